@@ -1,0 +1,52 @@
+"""The diagnostic model every stage of the compiler reports through."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from shapescript.syntax.source import Span
+
+
+class Severity(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    HINT = "hint"
+
+    @classmethod
+    def from_code(cls, code: str) -> Severity:
+        """A code's letter is its severity: E error, W warning, H hint."""
+        return {"E": cls.ERROR, "W": cls.WARNING, "H": cls.HINT}[code[0]]
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """A span of source with a short text shown under it."""
+
+    span: Span
+    message: str = ""
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    """One reported problem: a code, a message, where, and how to fix it."""
+
+    code: str
+    message: str
+    primary: Label
+    secondary: list[Label] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    help: str | None = None
+    path: str = ""
+
+    @property
+    def severity(self) -> Severity:
+        return Severity.from_code(self.code)
+
+    @property
+    def span(self) -> Span:
+        return self.primary.span
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR

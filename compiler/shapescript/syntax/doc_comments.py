@@ -1,0 +1,84 @@
+"""Attach `##` doc comments to the declarations directly below them (W0201 otherwise)."""
+
+from __future__ import annotations
+
+from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.syntax import ast
+from shapescript.syntax.source import SourceFile, Span
+from shapescript.syntax.tokens import Comment
+
+
+def _documentable(module: ast.Module):
+    for item in module.items:
+        if isinstance(item, ast.DOCUMENTABLE):
+            yield item
+        if isinstance(item, ast.ModelDecl | ast.DataDecl):
+            yield from item.fields
+        elif isinstance(item, ast.LogsDecl):
+            yield from item.metrics
+
+
+def _doc_blocks(comments: list[Comment]) -> list[list[Comment]]:
+    """Group own-line doc comments on consecutive lines into blocks."""
+    blocks: list[list[Comment]] = []
+    for comment in comments:
+        if not comment.is_doc or comment.after_code:
+            continue
+        if blocks and blocks[-1][-1].line + 1 == comment.line:
+            blocks[-1].append(comment)
+        else:
+            blocks.append([comment])
+    return blocks
+
+
+def _doc_text(block: list[Comment]) -> str:
+    lines = []
+    for comment in block:
+        text = comment.text
+        lines.append(text[1:] if text.startswith(" ") else text)
+    return "\n".join(lines).rstrip()
+
+
+def _warning(span: Span, message: str, label: str) -> Diagnostic:
+    return Diagnostic(
+        "W0201",
+        message,
+        Label(span, label),
+        help="put the `##` comment on the line directly above a declaration, or use `#` for an "
+        "ordinary comment",
+    )
+
+
+def attach_doc_comments(
+    module: ast.Module, comments: list[Comment], source: SourceFile
+) -> list[Diagnostic]:
+    """Set `doc` on documented declarations; return W0201 for doc comments that document nothing."""
+    diagnostics: list[Diagnostic] = []
+    if not any(comment.is_doc for comment in comments):
+        return diagnostics
+    by_line = {}
+    for declaration in _documentable(module):
+        by_line.setdefault(source.position(declaration.span.start).line, declaration)
+    for comment in comments:
+        if comment.is_doc and comment.after_code:
+            diagnostics.append(
+                _warning(
+                    comment.span,
+                    "a doc comment after code documents nothing",
+                    "follows code on its line",
+                )
+            )
+    for block in _doc_blocks(comments):
+        span = block[0].span.cover(block[-1].span)
+        declaration = by_line.get(block[-1].line + 1)
+        if declaration is None:
+            diagnostics.append(
+                _warning(
+                    span,
+                    "doc comment isn't directly above a declaration",
+                    "documents nothing",
+                )
+            )
+            continue
+        declaration.doc = ast.DocComment(_doc_text(block), span)
+    return diagnostics

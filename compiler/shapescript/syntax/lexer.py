@@ -1,0 +1,329 @@
+"""The lexer and layout pass: text to tokens with NEWLINE, INDENT and DEDENT.
+
+One regular expression finds each token after the whitespace before it; the loop
+around it tracks brackets and indentation, so the parser sees the layout tokens the
+reference describes and never has to look at whitespace itself.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.syntax.source import SourceFile, Span
+from shapescript.syntax.tokens import (
+    CLOSE_BRACKETS,
+    DECLARATION_STARTERS,
+    DEDENT,
+    EOF,
+    FLOAT,
+    GROUPED_SIZE,
+    INDENT,
+    INT,
+    KEYWORDS,
+    NAME,
+    NEWLINE,
+    OPEN_BRACKETS,
+    STRING,
+    UNKNOWN_SIZE,
+    Comment,
+    Token,
+)
+
+MAX_INT_LITERAL = 2**64 - 1
+TAB_WIDTH = 8
+
+_TOKEN_RE = re.compile(
+    r"[ \t\f\r]*(?:"
+    r"(?P<nl>\n)"
+    r"|(?P<comment>\#[^\n]*)"
+    r"|(?P<float>\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)"
+    r"|(?P<grouped>\d+[^\W\d]\w*)"
+    r"|(?P<int>\d+)"
+    r"|(?P<name>[^\W\d]\w*)"
+    r"|(?P<unknown>\?[^\W\d]\w*)"
+    r'|(?P<string>"[^"\n]*"?)'
+    r"|(?P<op>\.\.\.|\|>|->|=>|\.\.|==|!=|<=|>=|[-+*/@!<>=(),:.\[\]])"
+    r"|(?P<bad>[^\s])"
+    r"|(?P<end>$)"
+    r")"
+)
+_MODEL_LIKE_DECL = re.compile(r"[ \t]+[^\W\d]\w*[ \t]*:")
+_GROUPED_PARTS = re.compile(r"(\d+)(.*)", re.S)
+
+
+@dataclass(slots=True)
+class LexResult:
+    tokens: list[Token]
+    comments: list[Comment]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def _error(code: str, message: str, span: Span, label: str = "", help: str | None = None):
+    return Diagnostic(code, message, Label(span, label), help=help)
+
+
+class _Layout:
+    """Turns raw tokens into the token stream with layout tokens, tracking brackets."""
+
+    def __init__(self, source: SourceFile, start: int = 0) -> None:
+        self.text = source.text
+        self.start = start
+        self.tokens: list[Token] = []
+        self.comments: list[Comment] = []
+        self.diagnostics: list[Diagnostic] = []
+        self.indents = [0]
+        self.brackets: list[Token] = []
+        self.pending_newline: Token | None = None
+        self.line_number = 1
+
+    def run(self) -> LexResult:
+        text = self.text
+        tokens = self.tokens
+        append = tokens.append
+
+        at_line_start = True
+        bad_run: list[int] | None = None
+        last_end = 0
+        line_start_offset = self.start
+        for match in _TOKEN_RE.finditer(text, self.start):
+            kind = match.lastgroup
+            start = match.start(kind)
+            end = match.end(kind)
+            if kind == "bad":
+                if bad_run is not None and bad_run[1] == start:
+                    bad_run[1] = end
+                else:
+                    self._flush_bad_run(bad_run)
+                    bad_run = [start, end]
+                continue
+            if kind == "nl":
+                if self.brackets == [] and not at_line_start and self.pending_newline is None:
+                    self.pending_newline = Token(NEWLINE, "", last_end, last_end)
+                at_line_start = True
+                line_start_offset = end
+                self.line_number += 1
+                continue
+            if kind == "comment":
+                body = match.group(kind)
+                is_doc = body.startswith("##")
+                self.comments.append(
+                    Comment(
+                        Span(start, end),
+                        body[2:] if is_doc else body[1:],
+                        is_doc,
+                        not at_line_start,
+                        self.line_number,
+                    )
+                )
+                continue
+            if kind == "end":
+                break
+            raw = match.group(kind)
+            if kind == "name":
+                token = Token(raw if raw in KEYWORDS else ("_" if raw == "_" else NAME), raw, start, end)
+            elif kind == "op":
+                token = Token(raw, raw, start, end)
+            elif kind == "int":
+                value = int(raw)
+                if value > MAX_INT_LITERAL:
+                    self.diagnostics.append(
+                        _error(
+                            "E0208",
+                            "integer literal is too large",
+                            Span(start, end),
+                            "larger than 2^64 - 1",
+                            help="the largest integer literal is 18446744073709551615",
+                        )
+                    )
+                token = Token(INT, raw, start, end, value)
+            elif kind == "float":
+                token = Token(FLOAT, raw, start, end, float(raw))
+            elif kind == "grouped":
+                digits, name = _GROUPED_PARTS.match(raw).groups()
+                token = Token(GROUPED_SIZE, raw, start, end, (int(digits), name))
+            elif kind == "unknown":
+                token = Token(UNKNOWN_SIZE, raw, start, end, raw[1:])
+            else:
+                closed = raw.endswith('"') and len(raw) > 1
+                if not closed:
+                    self.diagnostics.append(
+                        _error(
+                            "E0102",
+                            "unterminated string",
+                            Span(start, end),
+                            "this string has no closing `\"`",
+                            help="close the string on the same line: strings can't span lines",
+                        )
+                    )
+                token = Token(STRING, raw, start, end, raw[1:-1] if closed else raw[1:])
+            if at_line_start:
+                at_line_start = False
+                if self.brackets:
+                    if start == line_start_offset and self._starts_declaration(token):
+                        self._close_unclosed_brackets(token.start)
+                        self._begin_line(token, line_start_offset)
+                else:
+                    self._begin_line(token, line_start_offset)
+            tok_kind = token.kind
+            if tok_kind in OPEN_BRACKETS:
+                if self._opens_interval():
+                    token.value = "interval"
+                self.brackets.append(token)
+            elif tok_kind in CLOSE_BRACKETS:
+                if not self._close_bracket(token):
+                    last_end = end
+                    continue
+            append(token)
+            last_end = end
+        self._flush_bad_run(bad_run)
+        end_offset = len(text)
+        if self.brackets:
+            self._close_unclosed_brackets(end_offset)
+        if self.pending_newline is not None:
+            append(self.pending_newline)
+            self.pending_newline = None
+        for _ in range(len(self.indents) - 1):
+            append(Token(DEDENT, "", end_offset, end_offset))
+        append(Token(EOF, "", end_offset, end_offset))
+        return LexResult(tokens, self.comments, self.diagnostics)
+
+    def _flush_bad_run(self, run: list[int] | None) -> None:
+        if run is None:
+            return
+        chars = self.text[run[0] : run[1]]
+        what = f"`{chars}`" if len(chars) == 1 else f"characters `{chars}`"
+        self.diagnostics.append(
+            _error(
+                "E0101",
+                f"unexpected {what}",
+                Span(run[0], run[1]),
+                "no token starts with this",
+                help="outside comments and strings only names, numbers and operators may appear",
+            )
+        )
+
+    def _starts_declaration(self, token: Token) -> bool:
+        if token.kind in DECLARATION_STARTERS:
+            return True
+        if token.kind == NAME and token.text in ("model", "data", "logs"):
+            return _MODEL_LIKE_DECL.match(self.text, token.end) is not None
+        return False
+
+    def _opens_interval(self) -> bool:
+        """A bracket right after `domain NAME =` opens an interval, closed by `)` or `]`."""
+        tokens = self.tokens
+        return (
+            len(tokens) >= 3
+            and tokens[-1].kind == "="
+            and tokens[-2].kind == NAME
+            and tokens[-3].kind == "domain"
+        )
+
+    def _close_bracket(self, token: Token) -> bool:
+        """Match a closing bracket; False when it is dropped as unmatched."""
+        if not self.brackets:
+            self.diagnostics.append(
+                _error(
+                    "E0105",
+                    f"unmatched `{token.text}`",
+                    token.span,
+                    "nothing is open here for this to close",
+                    help="remove it, or add the opening bracket it was meant to close",
+                )
+            )
+            return False
+        opener = self.brackets.pop()
+        expected = OPEN_BRACKETS[opener.kind]
+        if expected != token.kind and opener.value != "interval":
+            diagnostic = _error(
+                "E0105",
+                f"`{token.text}` doesn't match the open `{opener.text}`",
+                token.span,
+                f"expected `{expected}`",
+            )
+            diagnostic.secondary.append(Label(opener.span, "opened here"))
+            self.diagnostics.append(diagnostic)
+            token.kind = expected
+        return True
+
+    def _close_unclosed_brackets(self, at: int) -> None:
+        """Report the innermost unclosed bracket and close them all with synthetic tokens."""
+        innermost = self.brackets[-1]
+        diagnostic = _error(
+            "E0106",
+            f"`{innermost.text}` is never closed",
+            innermost.span,
+            "unclosed bracket",
+            help=f"add the matching `{OPEN_BRACKETS[innermost.kind]}`",
+        )
+        for outer in reversed(self.brackets[:-1]):
+            diagnostic.secondary.append(Label(outer.span, "also unclosed"))
+        self.diagnostics.append(diagnostic)
+        while self.brackets:
+            opener = self.brackets.pop()
+            closer = OPEN_BRACKETS[opener.kind]
+            self.tokens.append(Token(closer, closer, at, at, synthetic=True))
+        if self.pending_newline is None:
+            self.pending_newline = Token(NEWLINE, "", at, at, synthetic=True)
+
+    def _begin_line(self, token: Token, line_start: int) -> None:
+        """Handle the first token of a logical line: continuation, NEWLINE, indentation."""
+        if token.kind == "|>":
+            self.pending_newline = None
+            return
+        if self.pending_newline is not None:
+            self.tokens.append(self.pending_newline)
+            self.pending_newline = None
+        prefix = self.text[line_start : token.start]
+        whitespace = prefix[: len(prefix) - len(prefix.lstrip(" \t\f\r"))]
+        has_tab = "\t" in whitespace
+        if has_tab:
+            width = 0
+            for char in whitespace:
+                width = (width // TAB_WIDTH + 1) * TAB_WIDTH if char == "\t" else width + 1
+            self.diagnostics.append(
+                _error(
+                    "E0103",
+                    "tab used for indentation",
+                    Span(line_start, token.start),
+                    "this indentation holds a tab",
+                    help="indent with spaces only",
+                )
+            )
+        else:
+            width = len(whitespace)
+        indents = self.indents
+        if width > indents[-1]:
+            indents.append(width)
+            self.tokens.append(Token(INDENT, "", token.start, token.start))
+            return
+        while width < indents[-1]:
+            if width > indents[-2]:
+                if not has_tab:
+                    levels = " or ".join(str(level) for level in reversed(indents))
+                    self.diagnostics.append(
+                        _error(
+                            "E0104",
+                            "indentation doesn't match any enclosing block",
+                            Span(line_start, token.start),
+                            f"{width} spaces",
+                            help=f"indent this line by {levels} spaces",
+                        )
+                    )
+                return
+            indents.pop()
+            self.tokens.append(Token(DEDENT, "", token.start, token.start))
+
+
+def lex(source: SourceFile, *, notebook: bool = False) -> LexResult:
+    """Tokens with layout, the comments, and the lexical diagnostics of one file.
+
+    In a notebook cell, a first line holding the `%%shapescript` magic is skipped.
+    """
+    start = 0
+    if notebook and source.text.startswith("%%"):
+        newline = source.text.find("\n")
+        start = len(source.text) if newline == -1 else newline
+    return _Layout(source, start).run()

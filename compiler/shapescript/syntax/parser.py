@@ -1,0 +1,1377 @@
+"""The recursive-descent parser: tokens to a syntax tree, reporting every syntax error.
+
+The parser never raises. Inside, a failed production raises `_Abort`, which the
+statement and item loops catch: they skip to the end of the line and past the block
+indented under it, put an error node in the tree, and go on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.syntax import ast
+from shapescript.syntax.doc_comments import attach_doc_comments
+from shapescript.syntax.lexer import lex
+from shapescript.syntax.source import SourceFile, Span
+from shapescript.syntax.tokens import (
+    DEDENT,
+    DTYPES,
+    EOF,
+    FLOAT,
+    GROUPED_SIZE,
+    INDENT,
+    INT,
+    NAME,
+    NEWLINE,
+    STRING,
+    UNKNOWN_SIZE,
+    Token,
+    describe,
+)
+
+PATTERN_OPERATIONS = frozenset({"rearrange", "reduce", "repeat", "einsum", "split"})
+
+_BINARY_PRECEDENCE = {
+    "or": 1,
+    "and": 2,
+    "==": 3,
+    "!=": 3,
+    "<": 3,
+    "<=": 3,
+    ">": 3,
+    ">=": 3,
+    "+": 4,
+    "-": 4,
+    "*": 5,
+    "/": 5,
+    "@": 5,
+}
+_COMPARISON_PRECEDENCE = 3
+_SIZE_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
+_DECLARATION_KEYWORDS = frozenset({"dim", "domain", "fn", "extern", "import"})
+_BLOCK_DECLARATIONS = frozenset({"model", "data", "logs"})
+
+
+class _Abort(Exception):
+    """Unwinds to the enclosing statement or item after a syntax error was reported."""
+
+
+@dataclass(slots=True)
+class ParseResult:
+    module: ast.Module
+    diagnostics: list[Diagnostic]
+    source: SourceFile
+
+
+def parse(source: SourceFile, *, notebook: bool = False) -> ParseResult:
+    """Parse one file (or notebook cell). Never raises; errors come back as diagnostics."""
+    lexed = lex(source, notebook=notebook)
+    parser = _Parser(source, lexed.tokens, notebook)
+    module = parser.parse_module()
+    diagnostics = lexed.diagnostics + parser.diagnostics
+    diagnostics.extend(attach_doc_comments(module, lexed.comments, source))
+    diagnostics.sort(key=lambda d: (d.primary.span.start, d.code))
+    return ParseResult(module, diagnostics, source)
+
+
+def parse_text(text: str, path: str = "<text>", *, notebook: bool = False) -> ParseResult:
+    return parse(SourceFile.from_text(path, text), notebook=notebook)
+
+
+def _span(start: int, end: int) -> Span:
+    return Span(start, end)
+
+
+class _Parser:
+    def __init__(self, source: SourceFile, tokens: list[Token], notebook: bool) -> None:
+        self.source = source
+        self.tokens = tokens
+        self.pos = 0
+        self.notebook = notebook
+        self.diagnostics: list[Diagnostic] = []
+        self._error_offsets: set[int] = set()
+        self._placeholders: list[ast.Placeholder] = []
+        self._matching = self._match_brackets(tokens)
+        self.alias_names = self._scan_alias_names(tokens)
+
+    # ------------------------------------------------------------ token helpers
+
+    @staticmethod
+    def _match_brackets(tokens: list[Token]) -> dict[int, int]:
+        matching: dict[int, int] = {}
+        stack: list[int] = []
+        for index, token in enumerate(tokens):
+            kind = token.kind
+            if kind == "(" or kind == "[":
+                stack.append(index)
+            elif (kind == ")" or kind == "]") and stack:
+                matching[stack.pop()] = index
+        return matching
+
+    @staticmethod
+    def _scan_alias_names(tokens: list[Token]) -> set[str]:
+        """Names declared as shape aliases (`dim X = [`) anywhere in the file."""
+        names = set()
+        for index, token in enumerate(tokens[:-3]):
+            if (
+                token.kind == "dim"
+                and tokens[index + 1].kind == NAME
+                and tokens[index + 2].kind == "="
+                and tokens[index + 3].kind == "["
+            ):
+                names.add(tokens[index + 1].text)
+        return names
+
+    def peek(self, offset: int = 0) -> Token:
+        index = self.pos + offset
+        tokens = self.tokens
+        return tokens[index] if index < len(tokens) else tokens[-1]
+
+    @property
+    def tok(self) -> Token:
+        return self.tokens[self.pos]
+
+    def at(self, kind: str) -> bool:
+        return self.tokens[self.pos].kind == kind
+
+    def at_word(self, word: str) -> bool:
+        token = self.tokens[self.pos]
+        return token.kind == NAME and token.text == word
+
+    def advance(self) -> Token:
+        token = self.tokens[self.pos]
+        if token.kind != EOF:
+            self.pos += 1
+        return token
+
+    def previous_end(self) -> int:
+        return self.tokens[self.pos - 1].end if self.pos > 0 else 0
+
+    def expect(self, kind: str, what: str) -> Token:
+        token = self.tokens[self.pos]
+        if token.kind == kind:
+            self.pos += 1
+            return token
+        self.fail_expected(what)
+        raise AssertionError("unreachable")
+
+    def expect_name(self, what: str) -> Token:
+        return self.expect(NAME, what)
+
+    # ------------------------------------------------------------ reporting
+
+    def report(
+        self,
+        code: str,
+        message: str,
+        span: Span,
+        label: str = "",
+        *,
+        help: str | None = None,
+        token: Token | None = None,
+    ) -> None:
+        """Record a diagnostic unless one is already at this place or the token is invented."""
+        if token is not None and token.synthetic:
+            return
+        if span.start in self._error_offsets:
+            return
+        self._error_offsets.add(span.start)
+        self.diagnostics.append(Diagnostic(code, message, Label(span, label), help=help))
+
+    def fail(self, code: str, message: str, span: Span, label: str = "", *, help=None, token=None):
+        self.report(code, message, span, label, help=help, token=token)
+        raise _Abort
+
+    def fail_expected(self, what: str, help: str | None = None) -> None:
+        token = self.tok
+        self.fail(
+            "E0201",
+            f"expected {what}, found {describe(token)}",
+            token.span,
+            f"expected {what}",
+            help=help,
+            token=token,
+        )
+
+    # ------------------------------------------------------------ recovery
+
+    def skip_block(self) -> None:
+        """Skip an INDENT ... DEDENT block (with any blocks nested in it)."""
+        depth = 0
+        while not self.at(EOF):
+            kind = self.advance().kind
+            if kind == INDENT:
+                depth += 1
+            elif kind == DEDENT:
+                depth -= 1
+                if depth <= 0:
+                    return
+
+    def synchronize(self, start: int) -> None:
+        """Skip to the end of the line that failed and past the block indented under it.
+
+        `start` is the token index where the failed statement or item began; when the
+        error came after its line ended, only the block under it is left to skip.
+        """
+        tokens = self.tokens
+        if self.pos > start and tokens[self.pos - 1].kind == NEWLINE and not self.at(NEWLINE):
+            if self.at(INDENT):
+                self.skip_block()
+            return
+        while not self.at(NEWLINE) and not self.at(EOF) and not self.at(DEDENT):
+            self.pos += 1
+        if self.at(NEWLINE):
+            self.pos += 1
+        if self.at(INDENT):
+            self.skip_block()
+        if self.pos == start and not self.at(EOF):
+            self.pos += 1
+
+    def flush_placeholders(self) -> None:
+        for placeholder in self._placeholders:
+            if not placeholder.in_stage:
+                self.report(
+                    "E0205",
+                    "`_` can only be an argument of a call in a pipe stage",
+                    placeholder.span,
+                    "not an argument of a pipe stage",
+                    help="pipe the value in: `x |> add(y, _)`, or pass it by name",
+                )
+        self._placeholders.clear()
+
+    # ------------------------------------------------------------ module and items
+
+    def parse_module(self) -> ast.Module:
+        items: list[ast.Item] = []
+        while not self.at(EOF):
+            kind = self.tok.kind
+            if kind == NEWLINE or kind == DEDENT:
+                self.pos += 1
+                continue
+            if kind == INDENT:
+                self.report_unexpected_indent()
+                continue
+            start = self.tok.start
+            start_index = self.pos
+            try:
+                item = self.parse_item()
+            except _Abort:
+                self.synchronize(start_index)
+                item = ast.ErrorItem(_span(start, self.previous_end()))
+            self.flush_placeholders()
+            if item is not None:
+                items.append(item)
+        return ast.Module(items, _span(0, len(self.source.text)), self.notebook)
+
+    def report_unexpected_indent(self) -> None:
+        token = self.tok
+        self.report(
+            "E0202",
+            "unexpected indentation",
+            token.span,
+            "this line is indented more than the one before it",
+            help="only the line after a `:` that ends a fn, for, if, else, model, data or logs "
+            "line starts a block; to continue an expression, use brackets or start the line "
+            "with `|>`",
+        )
+        self.skip_block()
+
+    def parse_item(self) -> ast.Item | None:
+        token = self.tok
+        kind = token.kind
+        if kind == "dim":
+            return self.parse_dim()
+        if kind == "domain":
+            return self.parse_domain()
+        if kind == "fn":
+            return self.parse_fn(export=False, start=token.start)
+        if kind == "extern":
+            return self.parse_extern()
+        if kind == "import":
+            return self.parse_import()
+        if kind == NAME:
+            following = self.peek(1)
+            word = token.text
+            if word == "export" and following.kind == "fn":
+                self.advance()
+                return self.parse_fn(export=True, start=token.start)
+            if word == "export" and following.kind == "extern":
+                self.fail(
+                    "E0201",
+                    "`export extern fn` isn't a declaration",
+                    _span(token.start, following.end),
+                    "an extern fn can't be exported",
+                    help="export a `fn` that calls the extern fn instead",
+                )
+            if following.kind == NAME:
+                if word == "model":
+                    return self.parse_model()
+                if word == "data":
+                    return self.parse_data()
+                if word == "logs":
+                    return self.parse_logs()
+                if word == "devices":
+                    return self.parse_devices()
+        if self.notebook:
+            stmt = self.parse_stmt(top_level=True)
+            return ast.StmtItem(stmt, stmt.span)
+        self.fail(
+            "E0207",
+            f"expected a declaration, found {describe(token)}",
+            token.span,
+            "statements can only be inside a function",
+            help="at the top level a file holds devices, dim, domain, fn, extern fn, import, "
+            "model, data and logs declarations",
+            token=token,
+        )
+        return None
+
+    def expect_line_end(self) -> None:
+        if self.at(NEWLINE):
+            self.pos += 1
+            return
+        if self.at(EOF) or self.at(DEDENT):
+            return
+        if self.at("->"):
+            self.report_pattern_outside(self.tok.span)
+            raise _Abort
+        self.fail_expected("the end of the line")
+
+    def parse_dim(self) -> ast.DimDecl | ast.AliasDecl:
+        start = self.advance().start
+        name = self.expect_name("the dim's name")
+        self.expect("=", "`=` and the dim's value")
+        if self.at("["):
+            shape = self.parse_shape()
+            self.expect_line_end()
+            return ast.AliasDecl(name.text, name.span, shape, _span(start, shape.span.end))
+        value = self.parse_size_expr()
+        end = self.previous_end()
+        self.expect_line_end()
+        return ast.DimDecl(name.text, name.span, value, _span(start, end))
+
+    def parse_domain(self) -> ast.DomainDecl:
+        start = self.advance().start
+        name = self.expect_name("the domain's name")
+        self.expect("=", "`=` and an interval such as `[0, 1]`")
+        opener = self.tok
+        if opener.kind not in ("[", "("):
+            self.fail_expected("an interval such as `[0, 1]` or `(0, inf)`")
+        self.advance()
+        lo = self.parse_expr()
+        self.expect(",", "`,` between the interval's ends")
+        hi = self.parse_expr()
+        closer = self.tok
+        if closer.kind not in ("]", ")"):
+            self.fail_expected("`]` or `)` to close the interval")
+        self.advance()
+        interval = ast.Interval(
+            lo, hi, opener.kind == "[", closer.kind == "]", _span(opener.start, closer.end)
+        )
+        self.expect_line_end()
+        return ast.DomainDecl(name.text, name.span, interval, _span(start, closer.end))
+
+    def parse_fn(self, *, export: bool, start: int) -> ast.FnDecl:
+        self.advance()
+        name = self.expect_name("the function's name")
+        params = self.parse_params()
+        return_type = None
+        if self.at("->"):
+            self.advance()
+            return_type = self.parse_type()
+        if self.at(":"):
+            self.advance()
+            body = self.parse_suite()
+            return ast.FnDecl(
+                name.text,
+                name.span,
+                params,
+                return_type,
+                body,
+                None,
+                _span(start, self.previous_end()),
+                export=export,
+            )
+        if self.at("="):
+            self.advance()
+            expr = self.parse_expr()
+            end = self.previous_end()
+            self.expect_line_end()
+            return ast.FnDecl(
+                name.text,
+                name.span,
+                params,
+                return_type,
+                None,
+                expr,
+                _span(start, end),
+                export=export,
+            )
+        what = "`:` or `=` after the signature" if return_type else "`->`, `:` or `=`"
+        self.fail_expected(
+            what, help="write `: ` and an indented block, or `= expr` for a one-line body"
+        )
+        raise AssertionError("unreachable")
+
+    def parse_params(self) -> list[ast.Param]:
+        self.expect("(", "`(` and the parameters")
+        params: list[ast.Param] = []
+        while not self.at(")"):
+            params.append(self.parse_param())
+            if self.at(","):
+                self.advance()
+            elif not self.at(")"):
+                self.fail_expected("`,` or `)` after a parameter")
+        self.advance()
+        return params
+
+    def parse_param(self) -> ast.Param:
+        start = self.tok.start
+        mut = False
+        if self.at_word("mut") and self.peek(1).kind == NAME:
+            self.advance()
+            mut = True
+        name = self.expect_name("a parameter name")
+        type_ = None
+        default = None
+        if self.at(":"):
+            self.advance()
+            type_ = self.parse_type()
+        if self.at("="):
+            self.advance()
+            default = self.parse_expr()
+        return ast.Param(
+            name.text, name.span, type_, default, _span(start, self.previous_end()), mut
+        )
+
+    def parse_extern(self) -> ast.ExternFnDecl:
+        start = self.advance().start
+        self.expect("fn", "`fn` after `extern`")
+        name = self.expect_name("the function's name")
+        params = self.parse_params()
+        return_type = None
+        if self.at("->"):
+            self.advance()
+            return_type = self.parse_type()
+        self.expect("=", "`=` and the Python function's dotted name as a string")
+        path_token = self.expect(STRING, 'the Python function\'s dotted name, as "torch.exp"')
+        path = ast.StringLit(str(path_token.value), path_token.span)
+        self.expect_line_end()
+        return ast.ExternFnDecl(
+            name.text, name.span, params, return_type, path, _span(start, path_token.end)
+        )
+
+    def parse_dotted(self, what: str) -> tuple[list[str], Span]:
+        first = self.expect_name(what)
+        parts = [first.text]
+        end = first.end
+        while self.at(".") and self.peek(1).kind == NAME:
+            self.advance()
+            part = self.advance()
+            parts.append(part.text)
+            end = part.end
+        return parts, _span(first.start, end)
+
+    def parse_import(self) -> ast.ImportPythonDecl | ast.ImportDecl:
+        start = self.advance().start
+        if self.at_word("python") and self.peek(1).kind == NAME:
+            self.advance()
+            parts, parts_span = self.parse_dotted("a Python module name")
+            self.expect_line_end()
+            return ast.ImportPythonDecl(parts, _span(start, parts_span.end), parts_span)
+        parts, parts_span = self.parse_dotted("a module name")
+        alias = None
+        alias_span = None
+        end = parts_span.end
+        if self.at("as"):
+            self.advance()
+            alias_token = self.expect_name("the name to bind the module to")
+            alias, alias_span, end = alias_token.text, alias_token.span, alias_token.end
+        self.expect_line_end()
+        return ast.ImportDecl(parts, alias, _span(start, end), parts_span, alias_span)
+
+    def parse_block_header(self, what: str) -> Token:
+        self.advance()
+        name = self.expect_name(f"the {what}'s name")
+        self.expect(":", f"`:` after the {what}'s name")
+        self.expect(NEWLINE, "the end of the line after `:`")
+        if not self.at(INDENT):
+            self.fail_expected(f"an indented block of the {what}'s fields")
+        self.advance()
+        return name
+
+    def parse_members(self, parse_one, what: str) -> list:
+        """Parse the lines of a model, data or logs block, recovering line by line."""
+        members = []
+        while not self.at(DEDENT) and not self.at(EOF):
+            if self.at(NEWLINE):
+                self.advance()
+                continue
+            if self.at(INDENT):
+                self.report_unexpected_indent()
+                continue
+            start_index = self.pos
+            try:
+                members.append(parse_one())
+            except _Abort:
+                self.synchronize(start_index)
+        if self.at(DEDENT):
+            self.advance()
+        return members
+
+    def parse_model(self) -> ast.ModelDecl:
+        start = self.tok.start
+        name = self.parse_block_header("model")
+        fields = self.parse_members(self.parse_model_field, "model")
+        return ast.ModelDecl(name.text, name.span, fields, _span(start, self.previous_end()))
+
+    def parse_model_field(self) -> ast.FieldDecl:
+        token = self.tok
+        if token.kind != NAME or token.text not in ("param", "buffer"):
+            self.fail(
+                "E0201",
+                f"expected `param` or `buffer`, found {describe(token)}",
+                token.span,
+                "a model's block holds only fields",
+                help="write each field as `param name: [D C] = normal(std=0.02)`",
+                token=token,
+            )
+        self.advance()
+        name = self.expect_name("the field's name")
+        self.expect(":", "`:` and the field's type")
+        type_ = self.parse_type()
+        init = None
+        if self.at("="):
+            self.advance()
+            init = self.parse_expr()
+        end = self.previous_end()
+        self.expect_line_end()
+        return ast.FieldDecl(token.text, name.text, name.span, type_, init, _span(token.start, end))
+
+    def parse_data(self) -> ast.DataDecl:
+        start = self.tok.start
+        name = self.parse_block_header("data record")
+        fields = self.parse_members(self.parse_data_field, "data record")
+        return ast.DataDecl(name.text, name.span, fields, _span(start, self.previous_end()))
+
+    def parse_data_field(self) -> ast.DataField:
+        name = self.tok
+        if name.kind != NAME:
+            self.fail(
+                "E0201",
+                f"expected a field name, found {describe(name)}",
+                name.span,
+                "a data record's block holds only fields",
+                help="write each field as `name: [D]`",
+                token=name,
+            )
+        self.advance()
+        self.expect(":", "`:` and the field's type")
+        type_ = self.parse_type()
+        end = self.previous_end()
+        self.expect_line_end()
+        return ast.DataField(name.text, name.span, type_, _span(name.start, end))
+
+    def parse_logs(self) -> ast.LogsDecl:
+        start = self.tok.start
+        name = self.parse_block_header("logs record")
+        metrics = self.parse_members(self.parse_metric, "logs record")
+        return ast.LogsDecl(name.text, name.span, metrics, _span(start, self.previous_end()))
+
+    def parse_metric(self) -> ast.Metric:
+        name = self.tok
+        if name.kind != NAME:
+            self.fail(
+                "E0201",
+                f"expected a metric name, found {describe(name)}",
+                name.span,
+                "a logs record's block holds only metrics",
+                help="write each metric as `loss: [] mean`",
+                token=name,
+            )
+        self.advance()
+        self.expect(":", "`:` and the metric's type")
+        type_ = self.parse_type()
+        combine = None
+        combine_span = None
+        if self.at(NAME):
+            word = self.advance()
+            combine, combine_span = word.text, word.span
+        elif type_.words and type_.dtype is None:
+            last = type_.words[-1]
+            if last.arg is None and last.over is None:
+                type_.words.pop()
+                combine, combine_span = last.name, last.span
+                type_.span = _span(type_.span.start, self._type_end(type_))
+        end = self.previous_end()
+        self.expect_line_end()
+        return ast.Metric(name.text, name.span, type_, combine, combine_span, _span(name.start, end))
+
+    @staticmethod
+    def _type_end(type_: ast.TypeExpr) -> int:
+        if type_.words:
+            return type_.words[-1].span.end
+        if type_.shape is not None:
+            return type_.shape.span.end
+        return type_.span.start
+
+    def parse_devices(self) -> ast.DevicesDecl:
+        start = self.advance().start
+        device = self.expect_name("a device such as `cpu` or `cuda`")
+        numbers = None
+        end = device.end
+        if self.at("["):
+            self.advance()
+            numbers = []
+            while self.at(INT):
+                numbers.append(int(self.advance().value))
+            end = self.expect("]", "device numbers and `]`").end
+        self.expect_line_end()
+        options: list[ast.DeviceOption] = []
+        if self.at(INDENT):
+            self.advance()
+            while not self.at(DEDENT) and not self.at(EOF):
+                if self.at(NEWLINE):
+                    self.advance()
+                    continue
+                if self.at(INDENT):
+                    self.report_unexpected_indent()
+                    continue
+                first = self.tok
+                words = []
+                while not self.at(NEWLINE) and not self.at(EOF) and not self.at(DEDENT):
+                    words.append(self.advance().text)
+                options.append(ast.DeviceOption(words, _span(first.start, self.previous_end())))
+            if self.at(DEDENT):
+                self.advance()
+        return ast.DevicesDecl(device.text, device.span, numbers, options, _span(start, end))
+
+    # ------------------------------------------------------------ statements
+
+    def parse_suite(self) -> list[ast.Stmt]:
+        """`:` was consumed: NEWLINE, INDENT, statements, DEDENT."""
+        self.expect(NEWLINE, "the end of the line after `:`")
+        if not self.at(INDENT):
+            self.fail_expected("an indented block")
+        self.advance()
+        body: list[ast.Stmt] = []
+        while not self.at(DEDENT) and not self.at(EOF):
+            if self.at(NEWLINE):
+                self.advance()
+                continue
+            if self.at(INDENT):
+                self.report_unexpected_indent()
+                continue
+            start = self.tok.start
+            start_index = self.pos
+            try:
+                body.append(self.parse_stmt(top_level=False))
+            except _Abort:
+                self.synchronize(start_index)
+                body.append(ast.ErrorStmt(_span(start, self.previous_end())))
+            self.flush_placeholders()
+        if self.at(DEDENT):
+            self.advance()
+        return body
+
+    def _looks_like_declaration(self) -> bool:
+        token = self.tok
+        if token.kind in _DECLARATION_KEYWORDS:
+            return True
+        if token.kind != NAME:
+            return False
+        following = self.peek(1)
+        if token.text == "export" and following.kind == "fn":
+            return True
+        return (
+            token.text in _BLOCK_DECLARATIONS
+            and following.kind == NAME
+            and self.peek(2).kind == ":"
+        )
+
+    def parse_stmt(self, *, top_level: bool) -> ast.Stmt:
+        token = self.tok
+        kind = token.kind
+        if kind == "return":
+            if top_level:
+                self.fail(
+                    "E0201",
+                    "`return` outside a function",
+                    token.span,
+                    "there is no function to return from",
+                    help="a notebook cell's statements run at the top level; show a value by "
+                    "ending the cell with it",
+                )
+            self.advance()
+            value = None
+            if not self.at(NEWLINE) and not self.at(EOF) and not self.at(DEDENT):
+                value = self.parse_expr()
+            end = self.previous_end()
+            self.expect_line_end()
+            return ast.Return(value, _span(token.start, end))
+        if kind == "for":
+            return self.parse_for()
+        if kind == "if":
+            return self.parse_if()
+        if kind == "else":
+            self.fail(
+                "E0201",
+                "`else` without an `if` block before it",
+                token.span,
+                "unexpected `else`",
+                help="`else:` goes on the line after the if block, indented like the `if`",
+            )
+        if self._looks_like_declaration():
+            self.fail(
+                "E0201",
+                "a declaration can't be inside a function",
+                token.span,
+                "declarations belong at the top level",
+                help="move it out of the function, to the top level of the file",
+            )
+        if kind == NAME:
+            following = self.peek(1).kind
+            if following == "=" or following == ",":
+                return self.parse_assign()
+            if following == "." and self.peek(2).kind == NAME and self.peek(3).kind == "=":
+                target = ast.Name(token.text, token.span)
+                self.advance()
+                self.advance()
+                field = self.advance()
+                self.advance()
+                value = self.parse_expr()
+                end = self.previous_end()
+                self.expect_line_end()
+                return ast.FieldAssign(
+                    target, field.text, field.span, value, _span(token.start, end)
+                )
+        expr = self.parse_expr()
+        end = self.previous_end()
+        self.expect_line_end()
+        return ast.ExprStmt(expr, _span(token.start, end))
+
+    def parse_assign(self) -> ast.Assign:
+        start = self.tok.start
+        targets = []
+        while True:
+            name = self.expect_name("a name to bind")
+            targets.append(ast.Target(name.text, name.span))
+            if not self.at(","):
+                break
+            self.advance()
+        self.expect("=", "`=` after the names")
+        value = self.parse_expr()
+        end = self.previous_end()
+        self.expect_line_end()
+        return ast.Assign(targets, value, _span(start, end))
+
+    def parse_for(self) -> ast.For:
+        start = self.advance().start
+        var = self.expect_name("the loop variable")
+        self.expect("in", "`in` after the loop variable")
+        iterable = self.parse_expr()
+        self.expect(":", "`:` at the end of the for line")
+        body = self.parse_suite()
+        return ast.For(
+            ast.Target(var.text, var.span), iterable, body, _span(start, self.previous_end())
+        )
+
+    def parse_if(self) -> ast.If:
+        start = self.advance().start
+        condition = self.parse_expr()
+        self.expect(":", "`:` at the end of the if line")
+        then_body = self.parse_suite()
+        else_body = None
+        else_span = None
+        if self.at("else"):
+            else_token = self.advance()
+            else_span = else_token.span
+            if self.at("if"):
+                self.fail(
+                    "E0201",
+                    "there is no `else if`",
+                    else_token.span.cover(self.tok.span),
+                    "expected `:` after `else`",
+                    help="nest an `if` inside the `else:` block",
+                )
+            self.expect(":", "`:` after `else`")
+            else_body = self.parse_suite()
+        return ast.If(condition, then_body, else_body, _span(start, self.previous_end()), else_span)
+
+    # ------------------------------------------------------------ expressions
+
+    def _lambda_ahead(self) -> bool:
+        token = self.tok
+        if token.kind == NAME or token.kind == "_":
+            return self.peek(1).kind == "=>"
+        if token.kind == "(":
+            close = self._matching.get(self.pos)
+            return close is not None and close + 1 < len(self.tokens) and (
+                self.tokens[close + 1].kind == "=>"
+            )
+        return False
+
+    def parse_expr(self) -> ast.Expr:
+        if self._lambda_ahead():
+            return self.parse_lambda()
+        start = self.tok.start
+        left = self.parse_binary(1)
+        if self.at(".."):
+            self.advance()
+            hi = self.parse_binary(1)
+            left = ast.Range(left, hi, _span(start, self.previous_end()))
+        if not self.at("|>"):
+            return left
+        stages: list[ast.Expr | ast.ToStage] = []
+        bars: list[Span] = []
+        while self.at("|>"):
+            bars.append(self.advance().span)
+            if self.at("to"):
+                to_start = self.advance().start
+                type_ = self.parse_type()
+                stages.append(ast.ToStage(type_, _span(to_start, self.previous_end())))
+                continue
+            stage = self.parse_binary(1)
+            stages.append(self.check_stage(stage))
+        return ast.Pipe(left, stages, _span(start, self.previous_end()), bars)
+
+    def check_stage(self, stage: ast.Expr) -> ast.Expr:
+        """A stage is a name, a member, or a call of one; mark its `_` arguments."""
+        callee = stage.callee if isinstance(stage, ast.Call) else stage
+        if not self._is_callable_path(callee):
+            self.report(
+                "E0204",
+                "a pipe stage must be a function name, a call or `to T`",
+                stage.span,
+                "this isn't a function to pipe into",
+                help="to use a pipeline's result, wrap it in parentheses: `(x |> f) + 1`, "
+                "`(x |> f) as T`",
+            )
+            return ast.ErrorExpr(stage.span)
+        if isinstance(stage, ast.Call):
+            seen = 0
+            for arg in stage.args:
+                if isinstance(arg.value, ast.Placeholder):
+                    seen += 1
+                    if seen > 1:
+                        self.report(
+                            "E0205",
+                            "a pipe stage can take `_` only once",
+                            arg.value.span,
+                            "second `_` in this stage",
+                            help="the piped value goes in one place; name it with a binding "
+                            "to use it twice",
+                        )
+                    arg.value.in_stage = True
+        return stage
+
+    @staticmethod
+    def _is_callable_path(expr: ast.Expr) -> bool:
+        while isinstance(expr, ast.Member):
+            expr = expr.target
+        return isinstance(expr, ast.Name)
+
+    def parse_lambda(self) -> ast.Lambda:
+        start = self.tok.start
+        params: list[ast.LambdaParam] = []
+        if self.at("("):
+            self.advance()
+            while not self.at(")"):
+                token = self.tok
+                if token.kind not in (NAME, "_"):
+                    self.fail_expected("a parameter name or `_`")
+                self.advance()
+                params.append(ast.LambdaParam(token.text, token.span))
+                if self.at(","):
+                    self.advance()
+                elif not self.at(")"):
+                    self.fail_expected("`,` or `)`")
+            self.advance()
+        else:
+            token = self.advance()
+            params.append(ast.LambdaParam(token.text, token.span))
+        self.expect("=>", "`=>`")
+        body = self.parse_expr()
+        return ast.Lambda(params, body, _span(start, self.previous_end()))
+
+    def parse_binary(self, min_precedence: int) -> ast.Expr:
+        left = self.parse_unary()
+        tokens = self.tokens
+        compared = False
+        while True:
+            op_token = tokens[self.pos]
+            precedence = _BINARY_PRECEDENCE.get(op_token.kind)
+            if precedence is None or precedence < min_precedence:
+                return left
+            self.pos += 1
+            if precedence == _COMPARISON_PRECEDENCE:
+                if compared:
+                    self.report(
+                        "E0206",
+                        "comparisons don't chain",
+                        op_token.span,
+                        "second comparison",
+                        help="compare twice and join them: `a < b and b < c`",
+                    )
+                compared = True
+            right = self.parse_binary(precedence + 1)
+            left = ast.Binary(
+                op_token.kind,
+                left,
+                right,
+                _span(left.span.start, right.span.end),
+                op_token.span,
+            )
+
+    def parse_unary(self) -> ast.Expr:
+        token = self.tokens[self.pos]
+        if token.kind == "-" or token.kind == "!":
+            self.pos += 1
+            operand = self.parse_unary()
+            return ast.Unary(token.kind, operand, _span(token.start, operand.span.end))
+        return self.parse_cast()
+
+    def parse_cast(self) -> ast.Expr:
+        expr = self.parse_postfix()
+        while True:
+            kind = self.tokens[self.pos].kind
+            if kind != "as" and kind != "to":
+                return expr
+            self.pos += 1
+            type_ = self.parse_type()
+            expr = ast.Cast(kind, expr, type_, _span(expr.span.start, type_.span.end))
+
+    def parse_postfix(self) -> ast.Expr:
+        expr = self.parse_atom()
+        tokens = self.tokens
+        while True:
+            kind = tokens[self.pos].kind
+            if kind == "(":
+                expr = self.parse_call(expr)
+            elif kind == "[":
+                expr = self.parse_index(expr)
+            elif kind == ".":
+                self.pos += 1
+                name = self.expect_name("a name after `.`")
+                expr = ast.Member(expr, name.text, name.span, _span(expr.span.start, name.end))
+            else:
+                return expr
+
+    def parse_atom(self) -> ast.Expr:
+        token = self.tokens[self.pos]
+        kind = token.kind
+        if kind == NAME:
+            self.pos += 1
+            return ast.Name(token.text, token.span)
+        if kind == INT:
+            self.pos += 1
+            return ast.IntLit(int(token.value), token.span)
+        if kind == FLOAT:
+            self.pos += 1
+            return ast.FloatLit(float(token.value), token.text, token.span)
+        if kind == "(":
+            self.pos += 1
+            inner = self.parse_expr()
+            close = self.expect(")", "`)`")
+            del close
+            return inner
+        if kind == STRING:
+            self.pos += 1
+            return ast.StringLit(str(token.value), token.span)
+        if kind == "true" or kind == "false":
+            self.pos += 1
+            return ast.BoolLit(kind == "true", token.span)
+        if kind == "inf":
+            self.pos += 1
+            return ast.InfLit(token.span)
+        if kind == "_":
+            self.pos += 1
+            placeholder = ast.Placeholder(token.span)
+            self._placeholders.append(placeholder)
+            return placeholder
+        if kind == "[":
+            return self.parse_list_literal()
+        if kind == GROUPED_SIZE:
+            self.pos += 1
+            self.report_grouped_size_outside_axis(token)
+            return ast.ErrorExpr(token.span)
+        if kind == "->":
+            self.report_pattern_outside(token.span)
+            raise _Abort
+        what = "an expression"
+        self.fail_expected(what)
+        raise AssertionError("unreachable")
+
+    def report_grouped_size_outside_axis(self, token: Token) -> None:
+        count, name = token.value
+        self.report(
+            "E2203",
+            f"`{token.text}` is a grouped size, which can only be an axis of a shape",
+            token.span,
+            "not an axis",
+            help=f"write the product as `{count} * {name}`",
+        )
+
+    def report_pattern_outside(self, span: Span) -> None:
+        self.report(
+            "E0203",
+            "a pattern can only be an argument of rearrange, reduce, repeat, einsum or split",
+            span,
+            "pattern here",
+            help="use one of the pattern operations, as in `rearrange(x, n D -> D n)`",
+        )
+
+    def parse_list_literal(self) -> ast.Expr:
+        open_token = self.tok
+        close_index = self._matching.get(self.pos)
+        if close_index is None:
+            self.fail_expected("an expression")
+        # A comprehension: `[e for i in n]`.
+        saved = self.pos
+        self.advance()
+        comprehension = None
+        try:
+            element = self.parse_expr()
+            if self.at("for"):
+                self.advance()
+                var = self.expect_name("a loop variable")
+                self.expect("in", "`in`")
+                iterable = self.parse_expr()
+                comprehension = (element, var, iterable)
+        except _Abort:
+            comprehension = None
+        self.pos = close_index + 1
+        span = _span(open_token.start, self.tokens[close_index].end)
+        if comprehension is not None:
+            element, var, iterable = comprehension
+            text = self.source.text
+            element_text = text[element.span.start : element.span.end]
+            iterable_text = text[iterable.span.start : iterable.span.end]
+            self.report(
+                "E3201",
+                "there are no list comprehensions: use an iterator chain",
+                span,
+                "comprehension",
+                help=f"write `{iterable_text} |> map({var.text} => {element_text})`",
+            )
+        else:
+            del saved
+            self.report(
+                "E0201",
+                "expected an expression, found `[`: there are no list literals",
+                span,
+                "list literal",
+                help="build tensors with operations such as stack or cat",
+            )
+        return ast.ErrorExpr(span)
+
+    # ------------------------------------------------------------ calls and indexing
+
+    def _argument_form(self) -> str:
+        """Look ahead to the next `,` or `)` outside brackets: "pattern", "operands" or "plain"."""
+        tokens = self.tokens
+        index = self.pos
+        matching = self._matching
+        while True:
+            kind = tokens[index].kind
+            if kind == "," or kind == ")" or kind == EOF or kind == NEWLINE:
+                return "plain"
+            if kind == "->":
+                return "pattern"
+            if kind == ":":
+                return "operands"
+            if kind == "(" or kind == "[":
+                close = matching.get(index)
+                if close is None:
+                    return "plain"
+                index = close
+            index += 1
+
+    def parse_call(self, callee: ast.Expr) -> ast.Call:
+        self.advance()
+        args: list[ast.Arg] = []
+        operands_form = False
+        while not self.at(")"):
+            token = self.tok
+            if token.kind == NAME and self.peek(1).kind == "=":
+                self.pos += 2
+                value = self.parse_arg_value()
+                args.append(
+                    ast.Arg(
+                        value,
+                        _span(token.start, value.span.end),
+                        name=token.text,
+                        name_span=token.span,
+                        mut=self._last_mut,
+                    )
+                )
+            else:
+                form = self._argument_form()
+                if form == "pattern":
+                    pattern = self.parse_pattern(many=False)
+                    args.append(ast.Arg(pattern, pattern.span))
+                elif form == "operands":
+                    operand = self.parse_expr()
+                    args.append(ast.Arg(operand, operand.span))
+                    self.expect(":", "`:` before the pattern")
+                    pattern = self.parse_pattern(many=True)
+                    args.append(ast.Arg(pattern, pattern.span))
+                    operands_form = True
+                else:
+                    value = self.parse_arg_value()
+                    args.append(ast.Arg(value, _span(token.start, value.span.end), mut=self._last_mut))
+            if self.at(","):
+                self.advance()
+            elif not self.at(")"):
+                self.fail_expected("`,` or `)` in the argument list")
+        close = self.advance()
+        call = ast.Call(callee, args, _span(callee.span.start, close.end), operands_form)
+        if any(isinstance(arg.value, ast.Pattern) for arg in args):
+            name = self._callee_name(callee)
+            if name not in PATTERN_OPERATIONS:
+                for arg in args:
+                    if isinstance(arg.value, ast.Pattern):
+                        self.report_pattern_outside(arg.value.span)
+                        arg.value = ast.ErrorExpr(arg.value.span)
+        return call
+
+    _last_mut = False
+
+    def parse_arg_value(self) -> ast.Expr:
+        self._last_mut = False
+        if self.at_word("mut") and self.peek(1).kind == NAME:
+            following = self.peek(2).kind
+            if following in (",", ")"):
+                self.advance()
+                self._last_mut = True
+                name = self.advance()
+                return ast.Name(name.text, name.span)
+        if self.at("to"):
+            start = self.advance().start
+            type_ = self.parse_type()
+            return ast.ToStage(type_, _span(start, self.previous_end()))
+        return self.parse_expr()
+
+    @staticmethod
+    def _callee_name(callee: ast.Expr) -> str | None:
+        if isinstance(callee, ast.Name):
+            return callee.name
+        if isinstance(callee, ast.Member):
+            return callee.name
+        return None
+
+    def parse_pattern(self, *, many: bool) -> ast.Pattern:
+        start = self.tok.start
+        inputs = [self.parse_pattern_side()]
+        if many:
+            while self.at(","):
+                self.advance()
+                inputs.append(self.parse_pattern_side())
+        arrow = self.expect("->", "`->` in the pattern")
+        output = self.parse_pattern_side()
+        return ast.Pattern(inputs, output, _span(start, self.previous_end()), arrow.span)
+
+    def parse_pattern_side(self) -> ast.PatternSide:
+        start = self.tok.start
+        axes: list[ast.PatternAxis] = []
+        while True:
+            axis = self.parse_pattern_axis()
+            if axis is None:
+                break
+            axes.append(axis)
+        end = axes[-1].span.end if axes else start
+        return ast.PatternSide(axes, _span(start, end))
+
+    def parse_pattern_axis(self) -> ast.PatternAxis | None:
+        token = self.tok
+        kind = token.kind
+        if kind == NAME:
+            self.pos += 1
+            return ast.PatternName(token.text, token.span)
+        if kind == INT:
+            self.pos += 1
+            return ast.PatternInt(int(token.value), token.span)
+        if kind == GROUPED_SIZE:
+            self.pos += 1
+            count, name = token.value
+            return ast.PatternGroupedSize(count, name, token.span)
+        if kind == "(":
+            self.pos += 1
+            items = []
+            while not self.at(")"):
+                item = self.parse_pattern_axis()
+                if item is None:
+                    self.fail_expected("an axis name, a number or `)` in the pattern group")
+                items.append(item)
+            close = self.advance()
+            return ast.PatternGroup(items, _span(token.start, close.end))
+        if kind in ("->", ",", ")"):
+            return None
+        self.fail_expected("an axis name, a number or a group in the pattern")
+        return None
+
+    def parse_index(self, target: ast.Expr) -> ast.Index:
+        self.advance()
+        items: list[ast.Expr | ast.Slice | ast.SpacedIndex] = []
+        while not self.at("]"):
+            items.append(self.parse_index_item())
+            if self.at(","):
+                self.advance()
+            elif not self.at("]"):
+                self.fail_expected("`,` or `]` in the index")
+        close = self.advance()
+        return ast.Index(target, items, _span(target.span.start, close.end))
+
+    def _at_slice_part_end(self) -> bool:
+        kind = self.tok.kind
+        return kind == ":" or kind == "," or kind == "]"
+
+    def parse_index_item(self) -> ast.Expr | ast.Slice | ast.SpacedIndex:
+        start = self.tok.start
+        lo = None
+        if not self.at(":"):
+            lo = self.parse_expr()
+            if not self.at(":"):
+                if self.at(",") or self.at("]"):
+                    return lo
+                items = [lo]
+                while not self.at(",") and not self.at("]") and not self.at(EOF):
+                    items.append(self.parse_expr())
+                return ast.SpacedIndex(items, _span(start, self.previous_end()))
+        self.advance()
+        hi = None if self._at_slice_part_end() else self.parse_expr()
+        step = None
+        if self.at(":"):
+            self.advance()
+            step = None if self._at_slice_part_end() else self.parse_expr()
+        return ast.Slice(lo, hi, step, _span(start, self.previous_end()))
+
+    # ------------------------------------------------------------ types and sizes
+
+    def parse_type(self) -> ast.TypeExpr:
+        start = self.tok.start
+        shape = self.parse_shape() if self.at("[") else None
+        words: list[ast.TypeWord] = []
+        dtype = None
+        dtype_span = None
+        while self.at(NAME) and len(words) < 2:
+            token = self.tok
+            if token.text in DTYPES:
+                self.advance()
+                dtype, dtype_span = token.text, token.span
+                break
+            if token.text == "over" or (words and token.text == "mut"):
+                break
+            words.append(self.parse_type_word())
+        if dtype is None and self.at(NAME) and self.tok.text in DTYPES:
+            token = self.advance()
+            dtype, dtype_span = token.text, token.span
+        if shape is None and not words and dtype is None:
+            self.fail_expected("a type, such as `[b n D]`, `Real` or `f32`")
+        return ast.TypeExpr(shape, words, dtype, _span(start, self.previous_end()), dtype_span)
+
+    def parse_type_word(self) -> ast.TypeWord:
+        parts, span = self.parse_dotted("a type name")
+        word = ast.TypeWord(".".join(parts), span)
+        if self.at("["):
+            self.advance()
+            word.arg = self.parse_size_expr()
+            self.expect("]", "`]`")
+        if self.at_word("over") and self.peek(1).kind == NAME:
+            self.advance()
+            axis = self.advance()
+            word.over, word.over_span = axis.text, axis.span
+        word.span = _span(span.start, self.previous_end())
+        return word
+
+    def parse_shape(self) -> ast.Shape:
+        open_token = self.advance()
+        axes: list[ast.Axis] = []
+        while not self.at("]"):
+            axes.append(self.parse_axis())
+        close = self.advance()
+        return ast.Shape(axes, _span(open_token.start, close.end))
+
+    def parse_axis(self) -> ast.Axis:
+        token = self.tok
+        kind = token.kind
+        if kind == "...":
+            self.advance()
+            return ast.RestAxis(token.span)
+        if kind == UNKNOWN_SIZE:
+            self.advance()
+            return ast.UnknownAxis(str(token.value), token.span)
+        if kind == GROUPED_SIZE:
+            self.advance()
+            if self.tok.kind in _SIZE_PRECEDENCE:
+                self.report(
+                    "E2203",
+                    f"a grouped size like `{token.text}` can't take part in arithmetic",
+                    token.span.cover(self.tok.span),
+                    "grouped size in arithmetic",
+                    help="write the group with parentheses and an explicit product, "
+                    f"as `({token.value[1]} {token.value[0]})`",
+                )
+                self.parse_size_binary(ast.SizeInt(token.value[0], token.span), 1)
+            count, name = token.value
+            return ast.GroupedSizeAxis(count, name, token.span)
+        if kind == "(":
+            self.advance()
+            items: list[ast.Axis] = []
+            while not self.at(")"):
+                if self.at("]") or self.at(EOF):
+                    self.fail_expected("`)` to close the group")
+                items.append(self.parse_axis())
+            close = self.advance()
+            span = _span(token.start, close.end)
+            if len(items) == 1 and isinstance(items[0], ast.SizeAxis):
+                if self.tok.kind in _SIZE_PRECEDENCE:
+                    size = self.parse_size_binary(items[0].size, 1)
+                    return ast.SizeAxis(size, _span(token.start, size.span.end))
+                return ast.SizeAxis(items[0].size, span)
+            return ast.GroupAxis(items, span)
+        size = self.parse_size_expr()
+        return ast.SizeAxis(size, size.span)
+
+    def parse_size_expr(self) -> ast.SizeExpr:
+        return self.parse_size_binary(self.parse_size_atom(), 1)
+
+    def parse_size_binary(self, left: ast.SizeExpr, min_precedence: int) -> ast.SizeExpr:
+        while True:
+            op = self.tok.kind
+            precedence = _SIZE_PRECEDENCE.get(op)
+            if precedence is None or precedence < min_precedence:
+                return left
+            self.advance()
+            right = self.parse_size_atom()
+            while True:
+                following = _SIZE_PRECEDENCE.get(self.tok.kind)
+                if following is None or following <= precedence:
+                    break
+                right = self.parse_size_binary(right, following)
+            left = ast.SizeBinary(op, left, right, _span(left.span.start, right.span.end))
+
+    def parse_size_atom(self) -> ast.SizeExpr:
+        token = self.tok
+        kind = token.kind
+        if kind == INT:
+            self.advance()
+            return ast.SizeInt(int(token.value), token.span)
+        if kind == NAME:
+            parts, span = self.parse_dotted("a size")
+            return ast.SizeName(".".join(parts), span)
+        if kind == "(":
+            self.advance()
+            inner = self.parse_size_expr()
+            self.expect(")", "`)`")
+            return inner
+        if kind == GROUPED_SIZE:
+            self.advance()
+            self.report_grouped_size_outside_axis(token)
+            count, name = token.value
+            return ast.SizeBinary(
+                "*", ast.SizeInt(count, token.span), ast.SizeName(name, token.span), token.span
+            )
+        self.fail_expected("a size: a number, a dim or an axis name")
+        raise AssertionError("unreachable")

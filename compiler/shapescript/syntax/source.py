@@ -1,0 +1,86 @@
+"""Source files, byte-offset spans and the line index that turns offsets into lines."""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A half-open range of character offsets [start, end) in one source file."""
+
+    start: int
+    end: int
+
+    def cover(self, other: Span) -> Span:
+        """The smallest span holding both spans."""
+        return Span(min(self.start, other.start), max(self.end, other.end))
+
+    def contains(self, offset: int) -> bool:
+        return self.start <= offset <= self.end
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A 1-based line and column (columns count Unicode code points)."""
+
+    line: int
+    column: int
+
+
+@dataclass(slots=True)
+class SourceFile:
+    """The text of one `.ss` file (BOM removed) with a lazily built line index."""
+
+    path: str
+    text: str
+    _line_starts: list[int] | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_text(cls, path: str, text: str) -> SourceFile:
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        return cls(path, text)
+
+    @property
+    def line_starts(self) -> list[int]:
+        if self._line_starts is None:
+            starts = [0]
+            text = self.text
+            index = text.find("\n")
+            while index != -1:
+                starts.append(index + 1)
+                index = text.find("\n", index + 1)
+            self._line_starts = starts
+        return self._line_starts
+
+    def position(self, offset: int) -> Position:
+        """The 1-based line and column of a character offset."""
+        offset = max(0, min(offset, len(self.text)))
+        line = bisect.bisect_right(self.line_starts, offset) - 1
+        return Position(line + 1, offset - self.line_starts[line] + 1)
+
+    def offset(self, line: int, column: int) -> int:
+        """The character offset of a 1-based line and column (clamped to the text)."""
+        starts = self.line_starts
+        if line < 1:
+            return 0
+        if line > len(starts):
+            return len(self.text)
+        start = starts[line - 1]
+        end = starts[line] - 1 if line < len(starts) else len(self.text)
+        return min(start + max(column - 1, 0), end)
+
+    def line_text(self, line: int) -> str:
+        """The text of a 1-based line without its line break."""
+        starts = self.line_starts
+        if not 1 <= line <= len(starts):
+            return ""
+        start = starts[line - 1]
+        end = starts[line] - 1 if line < len(starts) else len(self.text)
+        return self.text[start:end].rstrip("\r")
+
+    @property
+    def line_count(self) -> int:
+        return len(self.line_starts)

@@ -1,0 +1,59 @@
+"""Write test cases from the reference's diagnostic examples (run once per area, then reviewed).
+
+Usage: python tests/conformance/generate_cases.py PATH/TO/diagnostic-examples.json AREA...
+
+Each example program becomes `tests/data/diagnostics/<CODE>[-N].ss` with a marker comment
+giving the expected code on the line where it is reported: `# E0404` at the end of that line,
+or, where a comment can't follow the code (inside an unterminated string, after a doc comment),
+a line `#^ E0102` under it. The line is the last line of code unless `MARKER_LINES` says which.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent.parent / "data" / "diagnostics"
+
+#: 1-based line of the example program where the code is reported, when not the last line.
+MARKER_LINES: dict[str, int] = {
+    "E0103": 2,
+    "W0201": 1,
+}
+
+#: Codes whose marker goes on a line of its own under the reported line.
+MARK_BELOW = {"E0102", "W0201"}
+
+
+def _place_marker(code: str, program: str) -> str:
+    lines = program.rstrip("\n").split("\n")
+    code_lines = [i for i, line in enumerate(lines) if line.strip()]
+    index = MARKER_LINES.get(code, code_lines[-1] + 1) - 1
+    if code in MARK_BELOW:
+        lines.insert(index + 1, f"#^ {code}")
+    else:
+        lines[index] = f"{lines[index]}  # {code}"
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    examples_path, *areas = argv
+    data = json.loads(Path(examples_path).read_text(encoding="utf-8"))
+    counts: dict[str, int] = {}
+    for example in data["examples"]:
+        code = example["code"]
+        if code[1:3] not in areas or example["kind"] != "file":
+            continue
+        (program,) = example["files"].values()
+        counts[code] = counts.get(code, 0) + 1
+        suffix = "" if counts[code] == 1 else f"-{counts[code]}"
+        header = f"# From the reference's section on {code}.\n"
+        path = OUT / f"{code}{suffix}.ss"
+        path.write_text(header + _place_marker(code, program), encoding="utf-8")
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
