@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
 import shapescript
 from shapescript import analysis, cli
 from shapescript.diagnostics.diagnostic import Diagnostic, Label

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
+
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.diagnostics.render_text import render_diagnostic, render_summary
 from shapescript.syntax.source import SourceFile, Span
-
 from tests.snapshot import assert_matches_snapshot
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.syntax.source import SourceFile, Span
 from shapescript.syntax.tokens import (
-    CLOSE_BRACKETS,
     DECLARATION_STARTERS,
     DEDENT,
     EOF,
@@ -36,15 +35,15 @@ TAB_WIDTH = 8
 
 _TOKEN_RE = re.compile(
     r"[ \t\f\r]*(?:"
-    r"(?P<nl>\n)"
-    r"|(?P<comment>\#[^\n]*)"
+    r"(?P<name>[^\W\d]\w*)"
+    r"|(?P<op>\.\.\.|\|>|->|=>|\.\.|==|!=|<=|>=|[-+*/@!<>=(),:.\[\]])"
+    r"|(?P<nl>\n)"
     r"|(?P<float>\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)"
     r"|(?P<grouped>\d+[^\W\d]\w*)"
     r"|(?P<int>\d+)"
-    r"|(?P<name>[^\W\d]\w*)"
+    r"|(?P<comment>\#[^\n]*)"
     r"|(?P<unknown>\?[^\W\d]\w*)"
     r'|(?P<string>"[^"\n]*"?)'
-    r"|(?P<op>\.\.\.|\|>|->|=>|\.\.|==|!=|<=|>=|[-+*/@!<>=(),:.\[\]])"
     r"|(?P<bad>[^\s])"
     r"|(?P<end>$)"
     r")"
@@ -58,6 +57,10 @@ class LexResult:
     tokens: list[Token]
     comments: list[Comment]
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: Names declared as shape aliases (`dim X = [...]`), which the parser needs for types.
+    alias_names: set[str] = field(default_factory=set)
+    #: Spans read inside a bracket that was never closed: errors there are its knock-on.
+    unclosed_regions: list[Span] = field(default_factory=list)
 
 
 def _error(code: str, message: str, span: Span, label: str = "", help: str | None = None):
@@ -77,109 +80,78 @@ class _Layout:
         self.brackets: list[Token] = []
         self.pending_newline: Token | None = None
         self.line_number = 1
+        self.alias_names: set[str] = set()
+        self.unclosed_regions: list[Span] = []
 
     def run(self) -> LexResult:
         text = self.text
         tokens = self.tokens
         append = tokens.append
-
+        brackets = self.brackets
+        keywords = KEYWORDS
         at_line_start = True
         bad_run: list[int] | None = None
         last_end = 0
         line_start_offset = self.start
         for match in _TOKEN_RE.finditer(text, self.start):
             kind = match.lastgroup
-            start = match.start(kind)
-            end = match.end(kind)
-            if kind == "bad":
+            start, end = match.span(kind)
+            if kind == "name":
+                raw = text[start:end]
+                token = Token(
+                    raw if raw in keywords else ("_" if raw == "_" else NAME), raw, start, end
+                )
+            elif kind == "op":
+                raw = text[start:end]
+                token = Token(raw, raw, start, end)
+            elif kind == "nl":
+                if not brackets and not at_line_start and self.pending_newline is None:
+                    self.pending_newline = Token(NEWLINE, "", last_end, last_end)
+                at_line_start = True
+                line_start_offset = end
+                self.line_number += 1
+                continue
+            elif kind == "int":
+                token = self._integer(text[start:end], start, end)
+            elif kind == "comment":
+                self._comment(text[start:end], start, end, not at_line_start)
+                continue
+            elif kind == "end":
+                break
+            elif kind == "bad":
                 if bad_run is not None and bad_run[1] == start:
                     bad_run[1] = end
                 else:
                     self._flush_bad_run(bad_run)
                     bad_run = [start, end]
                 continue
-            if kind == "nl":
-                if self.brackets == [] and not at_line_start and self.pending_newline is None:
-                    self.pending_newline = Token(NEWLINE, "", last_end, last_end)
-                at_line_start = True
-                line_start_offset = end
-                self.line_number += 1
-                continue
-            if kind == "comment":
-                body = match.group(kind)
-                is_doc = body.startswith("##")
-                self.comments.append(
-                    Comment(
-                        Span(start, end),
-                        body[2:] if is_doc else body[1:],
-                        is_doc,
-                        not at_line_start,
-                        self.line_number,
-                    )
-                )
-                continue
-            if kind == "end":
-                break
-            raw = match.group(kind)
-            if kind == "name":
-                token = Token(raw if raw in KEYWORDS else ("_" if raw == "_" else NAME), raw, start, end)
-            elif kind == "op":
-                token = Token(raw, raw, start, end)
-            elif kind == "int":
-                value = int(raw)
-                if value > MAX_INT_LITERAL:
-                    self.diagnostics.append(
-                        _error(
-                            "E0208",
-                            "integer literal is too large",
-                            Span(start, end),
-                            "larger than 2^64 - 1",
-                            help="the largest integer literal is 18446744073709551615",
-                        )
-                    )
-                token = Token(INT, raw, start, end, value)
-            elif kind == "float":
-                token = Token(FLOAT, raw, start, end, float(raw))
-            elif kind == "grouped":
-                digits, name = _GROUPED_PARTS.match(raw).groups()
-                token = Token(GROUPED_SIZE, raw, start, end, (int(digits), name))
-            elif kind == "unknown":
-                token = Token(UNKNOWN_SIZE, raw, start, end, raw[1:])
             else:
-                closed = raw.endswith('"') and len(raw) > 1
-                if not closed:
-                    self.diagnostics.append(
-                        _error(
-                            "E0102",
-                            "unterminated string",
-                            Span(start, end),
-                            "this string has no closing `\"`",
-                            help="close the string on the same line: strings can't span lines",
-                        )
-                    )
-                token = Token(STRING, raw, start, end, raw[1:-1] if closed else raw[1:])
+                token = self._literal(kind, text[start:end], start, end)
             if at_line_start:
                 at_line_start = False
-                if self.brackets:
+                if brackets:
                     if start == line_start_offset and self._starts_declaration(token):
                         self._close_unclosed_brackets(token.start)
                         self._begin_line(token, line_start_offset)
                 else:
                     self._begin_line(token, line_start_offset)
             tok_kind = token.kind
-            if tok_kind in OPEN_BRACKETS:
-                if self._opens_interval():
-                    token.value = "interval"
-                self.brackets.append(token)
-            elif tok_kind in CLOSE_BRACKETS:
+            if tok_kind == "(" or tok_kind == "[":
+                if tokens and tokens[-1].kind == "=":
+                    self._note_declaration_bracket(token)
+                brackets.append(token)
+                token.partner = len(tokens)
+            elif tok_kind == ")" or tok_kind == "]":
                 if not self._close_bracket(token):
                     last_end = end
                     continue
+            elif (tok_kind == "->" or tok_kind == ":") and brackets:
+                brackets[-1].value = True
             append(token)
             last_end = end
         self._flush_bad_run(bad_run)
         end_offset = len(text)
-        if self.brackets:
+        if brackets:
             self._close_unclosed_brackets(end_offset)
         if self.pending_newline is not None:
             append(self.pending_newline)
@@ -187,7 +159,67 @@ class _Layout:
         for _ in range(len(self.indents) - 1):
             append(Token(DEDENT, "", end_offset, end_offset))
         append(Token(EOF, "", end_offset, end_offset))
-        return LexResult(tokens, self.comments, self.diagnostics)
+        return LexResult(
+            tokens, self.comments, self.diagnostics, self.alias_names, self.unclosed_regions
+        )
+
+    def _integer(self, raw: str, start: int, end: int) -> Token:
+        value = int(raw)
+        if value > MAX_INT_LITERAL:
+            self.diagnostics.append(
+                _error(
+                    "E0208",
+                    "integer literal is too large",
+                    Span(start, end),
+                    "larger than 2^64 - 1",
+                    help="the largest integer literal is 18446744073709551615",
+                )
+            )
+        return Token(INT, raw, start, end, value)
+
+    def _comment(self, body: str, start: int, end: int, after_code: bool) -> None:
+        is_doc = body.startswith("##")
+        self.comments.append(
+            Comment(
+                Span(start, end),
+                body[2:] if is_doc else body[1:],
+                is_doc,
+                after_code,
+                self.line_number,
+            )
+        )
+
+    def _literal(self, kind: str, raw: str, start: int, end: int) -> Token:
+        """Floats, grouped sizes, unknown sizes and strings."""
+        if kind == "float":
+            return Token(FLOAT, raw, start, end, float(raw))
+        if kind == "grouped":
+            digits, name = _GROUPED_PARTS.match(raw).groups()
+            return Token(GROUPED_SIZE, raw, start, end, (int(digits), name))
+        if kind == "unknown":
+            return Token(UNKNOWN_SIZE, raw, start, end, raw[1:])
+        closed = raw.endswith('"') and len(raw) > 1
+        if not closed:
+            self.diagnostics.append(
+                _error(
+                    "E0102",
+                    "unterminated string",
+                    Span(start, end),
+                    'this string has no closing `"`',
+                    help="close the string on the same line: strings can't span lines",
+                )
+            )
+        return Token(STRING, raw, start, end, raw[1:-1] if closed else raw[1:])
+
+    def _note_declaration_bracket(self, token: Token) -> None:
+        """`dim X = [` declares a shape alias; `domain X = [` or `(` opens an interval."""
+        tokens = self.tokens
+        if len(tokens) < 3 or tokens[-2].kind != NAME:
+            return
+        if tokens[-3].kind == "domain":
+            token.value = "interval"
+        elif tokens[-3].kind == "dim" and token.kind == "[":
+            self.alias_names.add(tokens[-2].text)
 
     def _flush_bad_run(self, run: list[int] | None) -> None:
         if run is None:
@@ -211,16 +243,6 @@ class _Layout:
             return _MODEL_LIKE_DECL.match(self.text, token.end) is not None
         return False
 
-    def _opens_interval(self) -> bool:
-        """A bracket right after `domain NAME =` opens an interval, closed by `)` or `]`."""
-        tokens = self.tokens
-        return (
-            len(tokens) >= 3
-            and tokens[-1].kind == "="
-            and tokens[-2].kind == NAME
-            and tokens[-3].kind == "domain"
-        )
-
     def _close_bracket(self, token: Token) -> bool:
         """Match a closing bracket; False when it is dropped as unmatched."""
         if not self.brackets:
@@ -235,6 +257,7 @@ class _Layout:
             )
             return False
         opener = self.brackets.pop()
+        opener.partner = len(self.tokens)
         expected = OPEN_BRACKETS[opener.kind]
         if expected != token.kind and opener.value != "interval":
             diagnostic = _error(
@@ -261,8 +284,10 @@ class _Layout:
         for outer in reversed(self.brackets[:-1]):
             diagnostic.secondary.append(Label(outer.span, "also unclosed"))
         self.diagnostics.append(diagnostic)
+        self.unclosed_regions.append(Span(self.brackets[0].start, at))
         while self.brackets:
             opener = self.brackets.pop()
+            opener.partner = len(self.tokens)
             closer = OPEN_BRACKETS[opener.kind]
             self.tokens.append(Token(closer, closer, at, at, synthetic=True))
         if self.pending_newline is None:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A half-open range of character offsets [start, end) in one source file."""
+class Span(NamedTuple):
+    """A half-open range of character offsets [start, end) in one source file.
+
+    A named tuple rather than a dataclass: the parser makes one per node, and tuples are
+    the cheapest immutable, hashable records Python has.
+    """
 
     start: int
     end: int

@@ -73,6 +73,8 @@ class Token:
     end: int
     value: object = None
     synthetic: bool = False
+    #: For a bracket, the index of its partner in the token list (-1 when unmatched).
+    partner: int = -1
 
     @property
     def span(self) -> Span:
