@@ -74,7 +74,14 @@ class RestAxis:
     span: Span
 
 
-Axis = SizeAxis | GroupAxis | GroupedSizeAxis | UnknownAxis | RestAxis
+@dataclass(slots=True)
+class ErrorAxis:
+    """An axis that didn't parse (already reported); its type is unknown."""
+
+    span: Span
+
+
+Axis = SizeAxis | GroupAxis | GroupedSizeAxis | UnknownAxis | RestAxis | ErrorAxis
 
 
 @dataclass(slots=True)

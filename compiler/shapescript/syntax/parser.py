@@ -1307,7 +1307,8 @@ class _Parser:
                     help="write the group with parentheses and an explicit product, "
                     f"as `({token.value[1]} {token.value[0]})`",
                 )
-                self.parse_size_binary(ast.SizeInt(token.value[0], token.span), 1)
+                rest = self.parse_size_binary(ast.SizeInt(token.value[0], token.span), 1)
+                return ast.ErrorAxis(token.span.cover(rest.span))
             count, name = token.value
             return ast.GroupedSizeAxis(count, name, token.span)
         if kind == "(":
@@ -1363,9 +1364,6 @@ class _Parser:
         if kind == GROUPED_SIZE:
             self.advance()
             self.report_grouped_size_outside_axis(token)
-            count, name = token.value
-            return ast.SizeBinary(
-                "*", ast.SizeInt(count, token.span), ast.SizeName(name, token.span), token.span
-            )
+            return ast.SizeInt(token.value[0], token.span)
         self.fail_expected("a size: a number, a dim or an axis name")
         raise AssertionError("unreachable")

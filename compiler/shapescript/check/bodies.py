@@ -1,0 +1,1157 @@
+"""Checking function bodies: statements, expressions, calls and the built-ins.
+
+One `BodyChecker` checks one function. It records the type of every expression it
+visits and the declaration each name refers to, for the query API.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shapescript.check import builtin_rules
+from shapescript.check.broadcast import ShapeError, broadcast, matmul
+from shapescript.check.module_scope import KIND_WORDS, ModuleScope, suggestion
+from shapescript.check.program import FunctionFacts, Reference, ScopeEntry, Symbol
+from shapescript.check.reporter import Reporter
+from shapescript.check.signatures import ParamSig, Signature
+from shapescript.check.sizes import Poly
+from shapescript.check.solver import Equation, solve, sizes_equal
+from shapescript.check.type_exprs import TypeContext, TypeResolver
+from shapescript.check.types import (
+    BOOL,
+    FLOAT,
+    INT,
+    MASK,
+    UNKNOWN,
+    Axis,
+    Domain,
+    FunctionType,
+    HostType,
+    NamedType,
+    PythonType,
+    SeveralType,
+    StringType,
+    TensorType,
+    Type,
+    UnknownType,
+    format_shape,
+    format_type,
+)
+from shapescript.diagnostics.diagnostic import Label
+from shapescript.syntax import ast
+from shapescript.syntax.source import Span
+
+ARITHMETIC = frozenset({"+", "-", "*", "/"})
+COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">="})
+
+
+@dataclass(slots=True)
+class Arg:
+    """A call argument after matching: its expression (None when piped) and its type."""
+
+    expr: ast.Expr | ast.Pattern | ast.ToStage | None
+    type: Type
+    span: Span
+    name: str | None = None
+    mut: bool = False
+
+
+@dataclass(slots=True)
+class Env:
+    """A block's names: values and axis names, each with the symbol that declared it."""
+
+    values: dict[str, tuple[Type, Symbol]] = field(default_factory=dict)
+    axes: dict[str, tuple[Poly, Symbol]] = field(default_factory=dict)
+
+    def copy(self) -> Env:
+        return Env(dict(self.values), dict(self.axes))
+
+    def axis_sizes(self) -> dict[str, Poly]:
+        return {name: size for name, (size, _) in self.axes.items()}
+
+
+class Program:
+    """What body checkers share: the module scope, the prelude, and where to record facts."""
+
+    def __init__(self, scope: ModuleScope, reporter: Reporter, prelude, source_text: str) -> None:
+        self.scope = scope
+        self.reporter = reporter
+        self.resolver = TypeResolver(reporter)
+        self.prelude = prelude
+        self.source_text = source_text
+        self.types_by_span: dict[Span, Type] = {}
+        self.references: list[Reference] = []
+        self.functions: list[FunctionFacts] = []
+        self.variable_counter = 0
+        self.inferred: dict[str, Type] = {}
+        self.inferring: list[str] = []
+
+    def fresh_variable(self, name: str) -> str:
+        self.variable_counter += 1
+        return f"${name}.{self.variable_counter}"
+
+    def record(self, span: Span, type_: Type) -> Type:
+        self.types_by_span[span] = type_
+        return type_
+
+    def refer(self, span: Span, symbol: Symbol) -> None:
+        self.references.append(Reference(span, symbol))
+
+    def lookup_function(self, name: str) -> Signature | None:
+        signature = self.scope.signatures.get(name)
+        if signature is not None:
+            return signature
+        return self.prelude.signatures.get(name)
+
+    def return_type_of(self, signature: Signature, call_span: Span) -> Type:
+        """The declared return type, or the one inferred from the body (checked on demand)."""
+        if signature.return_type is not None:
+            return signature.return_type
+        name = signature.name
+        if name in self.inferred:
+            return self.inferred[name]
+        if name in self.inferring:
+            self.reporter.report(
+                "E0306",
+                f"`{name}` has no return type, so it can't call itself",
+                call_span,
+                "recursive call",
+                help=f"give `{name}` a return type: `-> T`",
+            )
+            return UNKNOWN
+        decl = signature.decl
+        if not isinstance(decl, ast.FnDecl):
+            return UNKNOWN
+        self.inferring.append(name)
+        try:
+            checker = BodyChecker(self, decl, signature)
+            inferred = checker.check()
+        finally:
+            self.inferring.pop()
+        self.inferred[name] = inferred
+        return inferred
+
+
+class BodyChecker:
+    def __init__(self, program: Program, decl: ast.FnDecl, signature: Signature) -> None:
+        self.program = program
+        self.reporter = program.reporter
+        self.scope = program.scope
+        self.decl = decl
+        self.signature = signature
+        self.env = Env()
+        self.facts = FunctionFacts(decl.name, decl.span)
+        self.unknown_counts: dict[str, int] = {}
+        self.returned: list[Type] = []
+
+    # ------------------------------------------------------------------ setup
+
+    def symbol(self, name: str, kind: str, span: Span, detail: str = "") -> Symbol:
+        return Symbol(name, kind, span, self.scope.path, detail)
+
+    def bind_value(self, name: str, type_: Type, span: Span, kind: str, scope_span: Span) -> None:
+        symbol = self.symbol(name, kind, span, format_type(type_))
+        self.env.values[name] = (type_, symbol)
+        self.program.refer(span, symbol)
+        self.program.record(span, type_)
+        self.facts.entries.append(ScopeEntry(name, symbol, type_, span.end, scope_span))
+
+    def bind_axis(self, name: str, size: Poly, span: Span, scope_span: Span) -> None:
+        if name in self.env.axes or name in self.scope.dims:
+            return
+        symbol = self.symbol(name, "axis", span, str(size))
+        self.env.axes[name] = (size, symbol)
+        self.program.refer(span, symbol)
+        type_ = HostType("int", size)
+        self.program.record(span, type_)
+        self.facts.entries.append(ScopeEntry(name, symbol, type_, span.start, scope_span))
+
+    def fresh_unknown(self, name: str) -> str:
+        count = self.unknown_counts.get(name, 0) + 1
+        self.unknown_counts[name] = count
+        return f"?{name}" if count == 1 else f"?{name}{count}"
+
+    def type_context(self, mode: str) -> TypeContext:
+        ctx = self.scope.type_context(self._on_type_reference)
+        ctx.axes = self.env.axis_sizes()
+        ctx.mode = mode
+        ctx.fresh_unknown = self.fresh_unknown
+        return ctx
+
+    def _on_type_reference(self, name: str, span: Span) -> None:
+        symbol = self._axis_or_module_symbol(name)
+        if symbol is not None:
+            self.program.refer(span, symbol)
+
+    def _axis_or_module_symbol(self, name: str) -> Symbol | None:
+        if name in self.env.axes:
+            return self.env.axes[name][1]
+        return self.scope.symbols.get(name)
+
+    # ------------------------------------------------------------------ function
+
+    def check(self) -> Type:
+        """Check the body; return the type it returns (the inferred return type)."""
+        self.program.functions.append(self.facts)
+        body_span = self.decl.span
+        spans = dict(self._generic_spans())
+        for name, size in self.signature.generics.items():
+            self.bind_axis(name, size, spans.get(name, self.decl.name_span), body_span)
+        for param in self.signature.params:
+            if param.name in self.env.axes or param.name in self.scope.dims:
+                what = "an axis name" if param.name in self.env.axes else "a dim"
+                self.reporter.report(
+                    "E0303",
+                    f"parameter `{param.name}` has the name of {what}",
+                    param.decl.name_span,
+                    "name clash",
+                    help="rename the parameter",
+                )
+            self.bind_value(param.name, param.type, param.decl.name_span, "param", body_span)
+        if self.decl.expr_body is not None:
+            value = self.expr(self.decl.expr_body)
+            self.check_return(value, self.decl.expr_body.span)
+            return self.signature.return_type or value
+        body = self.decl.body or []
+        self.block(body)
+        if self.signature.return_type is not None and not _always_returns(body):
+            self.reporter.report(
+                "E0307",
+                f"`{self.decl.name}` doesn't return a value on every path",
+                self.decl.name_span,
+                f"declared to return {format_type(self.signature.return_type)}",
+                help="a loop may run no times and an if without else may not run: add a "
+                "return at the end",
+            )
+        if self.signature.return_type is not None:
+            return self.signature.return_type
+        return self.returned[0] if self.returned else UNKNOWN
+
+    def _generic_spans(self) -> list[tuple[str, Span]]:
+        spans: list[tuple[str, Span]] = []
+        seen: set[str] = set()
+        for param in self.decl.params:
+            if param.type is None:
+                continue
+            for name, span in _type_names(param.type):
+                if name in self.signature.generics and name not in seen:
+                    seen.add(name)
+                    spans.append((name, span))
+        return spans
+
+    def check_return(self, value: Type, span: Span) -> None:
+        self.returned.append(value)
+        expected = self.signature.return_type
+        if expected is None or _is_loose(value) or _is_loose(expected):
+            if isinstance(value, PythonType) and isinstance(expected, TensorType):
+                self._python_value_error(span, "returned as a typed result")
+            return
+        if isinstance(expected, TensorType) and isinstance(value, TensorType):
+            if expected.axes is None or value.axes is None:
+                return
+            problem = self._fit_axes(value.axes, expected.axes, allow_unknown=True)
+            if problem is not None:
+                code, notes = problem
+                self.reporter.report(
+                    code,
+                    f"`{self.decl.name}` returns {format_type(value)}, not the declared "
+                    f"{format_type(expected)}",
+                    span,
+                    "returned here",
+                    notes=notes,
+                )
+        elif isinstance(expected, TensorType) and isinstance(value, StringType):
+            self.reporter.report("E0412", "a string isn't a tensor", span, "string returned")
+
+    def _fit_axes(
+        self, actual: tuple[Axis, ...], expected: tuple[Axis, ...], allow_unknown: bool
+    ) -> tuple[str, list[str]] | None:
+        """Whether `actual` axes fit `expected` ones; unknown sizes in `expected` match any."""
+        if len(actual) != len(expected):
+            return (
+                "E0403",
+                [f"{format_shape(actual)} has {len(actual)} axes, {format_shape(expected)} "
+                 f"has {len(expected)}"],
+            )
+        renames: dict[str, Poly] = {}
+        equations = []
+        for index, (have, want) in enumerate(zip(actual, expected, strict=True)):
+            want_size = want.size
+            if allow_unknown:
+                for name in want.size.symbols():
+                    if name.startswith("?"):
+                        renames.setdefault(name, Poly.symbol(self.program.fresh_variable(name)))
+                want_size = want_size.substitute(renames)
+            equations.append(Equation(want_size, have.size, index))
+        solution = solve(equations, self.scope.dim_values)
+        if not solution.failures:
+            return None
+        failure = solution.failures[0]
+        index = failure.equation.origin
+        have, want = actual[index], expected[index]
+        return (
+            "E0401" if failure.code in ("E0409",) else failure.code,
+            [f"axis {index + 1}: {have.size} is not known to equal {want.size}"],
+        )
+
+    # ------------------------------------------------------------------ statements
+
+    def block(self, stmts: list[ast.Stmt]) -> None:
+        for stmt in stmts:
+            self.stmt(stmt)
+
+    def stmt(self, stmt: ast.Stmt) -> None:
+        if isinstance(stmt, ast.Assign):
+            self.assign(stmt)
+        elif isinstance(stmt, ast.Return):
+            if stmt.value is None:
+                if self.signature.return_type is not None:
+                    self.reporter.report(
+                        "E0307",
+                        "a bare `return` in a function that returns a value",
+                        stmt.span,
+                        "returns nothing",
+                    )
+                return
+            self.check_return(self.expr(stmt.value), stmt.value.span)
+        elif isinstance(stmt, ast.ExprStmt):
+            self.expr(stmt.expr)
+        elif isinstance(stmt, ast.For):
+            self.for_loop(stmt)
+        elif isinstance(stmt, ast.If):
+            self.if_stmt(stmt)
+        elif isinstance(stmt, ast.FieldAssign):
+            self.expr(stmt.target)
+            self.expr(stmt.value)
+
+    def assign(self, stmt: ast.Assign) -> None:
+        value = self.expr(stmt.value)
+        targets = stmt.targets
+        if isinstance(value, SeveralType):
+            if len(targets) != len(value.items):
+                self.reporter.report(
+                    "E0411",
+                    f"this gives {len(value.items)} results, bound to {len(targets)} names",
+                    _cover([t.span for t in targets]),
+                    f"{len(targets)} names",
+                    help=f"bind {len(value.items)} names, one per result",
+                )
+                results: list[Type] = [UNKNOWN] * len(targets)
+            else:
+                results = list(value.items)
+        elif len(targets) > 1:
+            if not _is_loose(value):
+                self.reporter.report(
+                    "E0411",
+                    f"one value can't be bound to {len(targets)} names",
+                    _cover([t.span for t in targets]),
+                    f"{len(targets)} names",
+                )
+            results = [UNKNOWN if not isinstance(value, PythonType) else value] * len(targets)
+        else:
+            results = [value]
+        scope_span = self._enclosing_block_span(stmt)
+        for target, type_ in zip(targets, results, strict=True):
+            if target.name in self.env.axes or target.name in self.scope.dims:
+                what = "an axis name" if target.name in self.env.axes else "a dim"
+                self.reporter.report(
+                    "E0303",
+                    f"a value can't take the name `{target.name}` of {what}",
+                    target.span,
+                    "name clash",
+                    help="choose another name for the value",
+                )
+                continue
+            self.bind_value(target.name, type_, target.span, "value", scope_span)
+
+    def _enclosing_block_span(self, stmt: ast.Stmt) -> Span:
+        return self._block_span or self.decl.span
+
+    _block_span: Span | None = None
+
+    def for_loop(self, stmt: ast.For) -> None:
+        outer = self.env
+        self.env = outer.copy()
+        previous = self._block_span
+        self._block_span = stmt.span
+        try:
+            iterable = stmt.iterable
+            if isinstance(iterable, ast.Range):
+                self.expr(iterable.lo)
+                self.expr(iterable.hi)
+                var_type: Type = INT
+            else:
+                source = self.expr(iterable)
+                var_type = source if isinstance(source, PythonType) else UNKNOWN
+            self.bind_value(stmt.var.name, var_type, stmt.var.span, "value", stmt.span)
+            self.block(stmt.body)
+        finally:
+            self.env = outer
+            self._block_span = previous
+
+    def if_stmt(self, stmt: ast.If) -> None:
+        self.expr(stmt.condition)
+        previous = self._block_span
+        for body in (stmt.then_body, stmt.else_body):
+            if body is None:
+                continue
+            outer = self.env
+            self.env = outer.copy()
+            self._block_span = stmt.span
+            try:
+                self.block(body)
+            finally:
+                self.env = outer
+                self._block_span = previous
+
+    # ------------------------------------------------------------------ expressions
+
+    def expr(self, node: ast.Expr) -> Type:
+        type_ = self._expr(node)
+        self.program.types_by_span[node.span] = type_
+        return type_
+
+    def _expr(self, node: ast.Expr) -> Type:
+        if isinstance(node, ast.Name):
+            return self.name(node)
+        if isinstance(node, ast.IntLit):
+            return HostType("int", Poly.const(node.value))
+        if isinstance(node, ast.FloatLit | ast.InfLit):
+            return FLOAT
+        if isinstance(node, ast.Binary):
+            return self.binary(node)
+        if isinstance(node, ast.Call):
+            return self.call(node, None)
+        if isinstance(node, ast.Pipe):
+            return self.pipe(node)
+        if isinstance(node, ast.Unary):
+            return self.unary(node)
+        if isinstance(node, ast.Cast):
+            return self.cast(node)
+        if isinstance(node, ast.Index):
+            return self.index(node)
+        if isinstance(node, ast.Member):
+            return self.member(node)
+        if isinstance(node, ast.StringLit):
+            return StringType()
+        if isinstance(node, ast.BoolLit):
+            return BOOL
+        return UNKNOWN
+
+    def name(self, node: ast.Name) -> Type:
+        name = node.name
+        found = self.env.values.get(name)
+        if found is not None:
+            self.program.refer(node.span, found[1])
+            return found[0]
+        axis = self.env.axes.get(name)
+        if axis is not None:
+            self.program.refer(node.span, axis[1])
+            return HostType("int", axis[0])
+        symbol = self.scope.symbols.get(name)
+        if symbol is not None:
+            self.program.refer(node.span, symbol)
+            kind = symbol.kind
+            if kind == "dim":
+                return HostType("int", Poly.symbol(name))
+            if kind in ("fn", "extern"):
+                return FunctionType(name, kind)
+            if kind == "python_module":
+                return PythonType(name)
+            if kind in ("model", "data", "logs", "import"):
+                return NamedType(name)
+            self.reporter.report(
+                "E0303",
+                f"`{name}` is {KIND_WORDS.get(kind, kind)}, not a value",
+                node.span,
+                "used as a value",
+            )
+            return UNKNOWN
+        if name in self.scope.broken_aliases:
+            return UNKNOWN
+        if name == "causal":
+            return FunctionType(name, "builtin")
+        if name in builtin_rules.KNOWN:
+            self.program.refer(node.span, builtin_rules.symbol(name))
+            return FunctionType(name, "builtin")
+        prelude = self.program.prelude.signatures.get(name)
+        if prelude is not None:
+            self.program.refer(node.span, self.program.prelude.symbols[name])
+            return FunctionType(name, "prelude")
+        if name == "none":
+            return UNKNOWN
+        candidates = (
+            list(self.env.values)
+            + list(self.env.axes)
+            + list(self.scope.symbols)
+            + list(builtin_rules.KNOWN)
+            + list(self.program.prelude.signatures)
+        )
+        self.reporter.report(
+            "E0301",
+            f"unknown name `{name}`",
+            node.span,
+            "not found",
+            help=suggestion(name, candidates),
+        )
+        return UNKNOWN
+
+    def unary(self, node: ast.Unary) -> Type:
+        operand = self.expr(node.operand)
+        if node.op == "!":
+            if isinstance(operand, TensorType):
+                return TensorType(operand.axes, MASK, "bool")
+            return BOOL if isinstance(operand, HostType) else operand
+        if isinstance(operand, TensorType):
+            return TensorType(operand.axes, Domain(), operand.dtype)
+        if isinstance(operand, HostType) and operand.size is not None:
+            return HostType(operand.kind, -operand.size)
+        return operand
+
+    def binary(self, node: ast.Binary) -> Type:
+        left = self.expr(node.left)
+        right = self.expr(node.right)
+        return self.combine(node.op, left, right, node.span, node.op_span)
+
+    def combine(self, op: str, left: Type, right: Type, span: Span, op_span: Span) -> Type:
+        """The type of `left op right`: broadcasting, matmul, comparisons, host arithmetic."""
+        for side in (left, right):
+            if isinstance(side, StringType):
+                self.reporter.report(
+                    "E0412", f"a string can't be an operand of `{op}`", span, "string operand"
+                )
+                return UNKNOWN
+        if isinstance(left, UnknownType) or isinstance(right, UnknownType):
+            return UNKNOWN
+        if isinstance(left, PythonType) or isinstance(right, PythonType):
+            return PythonType()
+        if isinstance(left, SeveralType) or isinstance(right, SeveralType):
+            self.reporter.report(
+                "E0412",
+                "several results can't be an operand: bind them to names first",
+                span,
+                "several results",
+            )
+            return UNKNOWN
+        if not isinstance(left, TensorType | HostType) or not isinstance(
+            right, TensorType | HostType
+        ):
+            return UNKNOWN
+        if isinstance(left, HostType) and isinstance(right, HostType):
+            return _host_result(op, left, right)
+        if op == "@":
+            return self.matmul(left, right, span)
+        left_axes = left.axes if isinstance(left, TensorType) else ()
+        right_axes = right.axes if isinstance(right, TensorType) else ()
+        if left_axes is None or right_axes is None:
+            return UNKNOWN
+        try:
+            axes = broadcast(left_axes, right_axes, self.scope.dim_values)
+        except ShapeError as error:
+            self.reporter.report(
+                error.code,
+                error.message,
+                op_span,
+                f"{format_type(left)} {op} {format_type(right)}",
+                notes=error.notes,
+                help="if the axes really are the same, give them the same name with "
+                "rearrange or as"
+                if error.code == "E0404"
+                else None,
+            )
+            return UNKNOWN
+        if op in COMPARISONS or op in ("and", "or"):
+            return TensorType(axes, MASK, "bool")
+        dtype = _tensor_dtype(left, right)
+        return TensorType(axes, Domain(), dtype)
+
+    def matmul(self, left: Type, right: Type, span: Span) -> Type:
+        if not isinstance(left, TensorType) or not isinstance(right, TensorType):
+            if isinstance(left, HostType) or isinstance(right, HostType):
+                self.reporter.report(
+                    "E0403", "`@` needs tensors with at least one axis", span, "a number"
+                )
+            return UNKNOWN
+        if left.axes is None or right.axes is None:
+            return UNKNOWN
+        try:
+            axes = matmul(left.axes, right.axes, self.scope.dim_values)
+        except ShapeError as error:
+            self.reporter.report(
+                error.code,
+                error.message,
+                span,
+                f"{format_type(left)} @ {format_type(right)}",
+                notes=error.notes,
+            )
+            return UNKNOWN
+        return TensorType(axes, Domain(), left.dtype)
+
+    def cast(self, node: ast.Cast) -> Type:
+        operand = self.expr(node.operand)
+        target = self.program.resolver.resolve(node.type, self.type_context("closed"))
+        if isinstance(target, UnknownType):
+            return UNKNOWN
+        if node.kind == "to":
+            if isinstance(operand, TensorType) and isinstance(target, TensorType):
+                axes = operand.axes if target.axes is None else target.axes
+                domain = target.domain if node.type.words else operand.domain
+                dtype = target.dtype if target.dtype is not None else operand.dtype
+                if node.type.words and target.dtype is None:
+                    dtype = None
+                return TensorType(axes, domain, dtype)
+            return operand if not isinstance(target, TensorType) else target
+        if isinstance(operand, PythonType) or isinstance(operand, UnknownType):
+            return target
+        if isinstance(operand, TensorType) and isinstance(target, TensorType):
+            if target.axes is None:
+                return TensorType(operand.axes, target.domain if node.type.words else operand.domain,
+                                  target.dtype or operand.dtype)
+            if operand.axes is None:
+                return target
+            if len(operand.axes) != len(target.axes):
+                self.reporter.report(
+                    "E0410",
+                    f"`as` can never succeed: {format_type(operand)} has {len(operand.axes)} "
+                    f"axes, not {len(target.axes)}",
+                    node.type.span,
+                    "different number of axes",
+                )
+                return target
+            for index, (have, want) in enumerate(zip(operand.axes, target.axes, strict=True)):
+                have_value = have.size.substitute(self.scope.dim_values).value
+                want_value = want.size.substitute(self.scope.dim_values).value
+                if have_value is not None and want_value is not None and have_value != want_value:
+                    self.reporter.report(
+                        "E0410",
+                        f"`as` can never succeed: axis {index + 1} is {have_value}, not "
+                        f"{want_value}",
+                        node.type.span,
+                        "size known to differ",
+                        notes=[f"the value is {format_type(operand)}"],
+                    )
+                    return target
+            domain = target.domain if node.type.words else operand.domain
+            dtype = target.dtype if target.dtype is not None else operand.dtype
+            return TensorType(target.axes, domain, dtype)
+        return target
+
+    def member(self, node: ast.Member) -> Type:
+        target = self.expr(node.target)
+        if isinstance(target, PythonType):
+            return PythonType()
+        if isinstance(target, NamedType) and target.name in self.scope.models:
+            return UNKNOWN
+        return UNKNOWN
+
+    def index(self, node: ast.Index) -> Type:
+        if isinstance(node.target, ast.Name) and node.target.name == "causal" and (
+            node.target.name not in self.env.values
+        ):
+            return builtin_rules.causal(self, node)
+        target = self.expr(node.target)
+        return builtin_rules.index(self, node, target)
+
+    # ------------------------------------------------------------------ calls and pipes
+
+    def pipe(self, node: ast.Pipe) -> Type:
+        current = self.expr(node.input)
+        for number, stage in enumerate(node.stages, start=1):
+            note = f"in stage {number} of this pipeline, whose input is {format_type(current)}"
+            self.reporter.context_notes.append(note)
+            try:
+                if isinstance(stage, ast.ToStage):
+                    cast = ast.Cast("to", node.input, stage.type, stage.span)
+                    current = self._to_stage(current, cast)
+                elif isinstance(stage, ast.Call):
+                    current = self.call(stage, Arg(None, current, node.input.span))
+                elif isinstance(stage, ast.ErrorExpr):
+                    current = UNKNOWN
+                else:
+                    call = ast.Call(stage, [], stage.span)
+                    current = self.call(call, Arg(None, current, node.input.span))
+            finally:
+                self.reporter.context_notes.pop()
+            self.program.types_by_span[stage.span] = current
+        return current
+
+    def _to_stage(self, current: Type, cast: ast.Cast) -> Type:
+        target = self.program.resolver.resolve(cast.type, self.type_context("closed"))
+        if isinstance(current, TensorType) and isinstance(target, TensorType):
+            axes = current.axes if target.axes is None else target.axes
+            return TensorType(axes, target.domain if cast.type.words else current.domain,
+                              target.dtype if target.dtype else (None if cast.type.words else current.dtype))
+        return current if isinstance(target, UnknownType) else target
+
+    def call(self, node: ast.Call, piped: Arg | None) -> Type:
+        callee = node.callee
+        args = self.collect_args(node, piped)
+        if any(isinstance(arg.expr, ast.ErrorExpr) for arg in args):
+            return UNKNOWN
+        if isinstance(callee, ast.Name):
+            name = callee.name
+            local = self.env.values.get(name)
+            if local is not None or name in self.env.axes or (
+                name in self.scope.symbols and self.scope.symbols[name].kind not in (
+                    "fn", "extern", "python_module", "model", "data", "logs", "import"
+                )
+            ):
+                what = self.expr(callee)
+                if isinstance(what, PythonType):
+                    return PythonType()
+                if isinstance(what, UnknownType):
+                    return UNKNOWN
+                kind = (
+                    "a value"
+                    if local is not None
+                    else KIND_WORDS.get(self.scope.symbols[name].kind, "an axis name")
+                    if name in self.scope.symbols
+                    else "an axis name"
+                )
+                self.reporter.report(
+                    "E0303",
+                    f"`{name}` is {kind}, not a function",
+                    callee.span,
+                    "called here",
+                )
+                return UNKNOWN
+            symbol = self.scope.symbols.get(name)
+            if symbol is not None and symbol.kind in ("fn", "extern"):
+                self.program.refer(callee.span, symbol)
+                signature = self.program.lookup_function(name)
+                if signature is None:
+                    return UNKNOWN
+                return self.call_signature(signature, args, node)
+            if symbol is not None:
+                self.program.refer(callee.span, symbol)
+                if symbol.kind == "python_module":
+                    return PythonType()
+                return UNKNOWN if symbol.kind != "logs" else NamedType(name)
+            if name in builtin_rules.KNOWN:
+                self.program.refer(callee.span, builtin_rules.symbol(name))
+                self.program.record(callee.span, FunctionType(name, "builtin"))
+                return builtin_rules.call(self, name, args, node)
+            signature = self.program.prelude.signatures.get(name)
+            if signature is not None:
+                self.program.refer(callee.span, self.program.prelude.symbols[name])
+                return self.call_signature(signature, args, node)
+            self.expr(callee)
+            return UNKNOWN
+        target = self.expr(callee)
+        if isinstance(target, PythonType):
+            return PythonType()
+        if isinstance(callee, ast.Member) and isinstance(callee.target, ast.Name):
+            owner = self.scope.symbols.get(callee.target.name)
+            if owner is not None and owner.kind == "model" and callee.name == "init":
+                return NamedType(owner.name)
+        return UNKNOWN
+
+    def collect_args(self, node: ast.Call, piped: Arg | None) -> list[Arg]:
+        """Type each argument (keyword sizes, patterns and `over=` names stay expressions)."""
+        args: list[Arg] = []
+        placeholder_used = False
+        types_follow = isinstance(node.callee, ast.Name) and node.callee.name == "load"
+        for position, arg in enumerate(node.args):
+            if types_follow and position > 0:
+                args.append(Arg(arg.value, UNKNOWN, arg.span, arg.name, arg.mut))
+                continue
+            value = arg.value
+            if isinstance(value, ast.Placeholder) and piped is not None:
+                args.append(Arg(piped.expr, piped.type, piped.span, arg.name, arg.mut))
+                placeholder_used = True
+                continue
+            if isinstance(value, ast.Pattern | ast.ToStage | ast.Lambda) or (
+                arg.name == "over" and isinstance(value, ast.Name)
+            ):
+                args.append(Arg(value, UNKNOWN, arg.span, arg.name, arg.mut))
+                continue
+            args.append(Arg(value, self.expr(value), arg.span, arg.name, arg.mut))
+        if piped is not None and not placeholder_used:
+            args.insert(0, piped)
+        return args
+
+    # ------------------------------------------------------------------ generic calls
+
+    def call_signature(self, signature: Signature, args: list[Arg], node: ast.Call) -> Type:
+        """A call to a fn, extern fn or prelude stub: match arguments, solve, instantiate."""
+        matched = self.match_arguments(signature.name, signature.params, args, node)
+        if matched is None:
+            return UNKNOWN
+        variables = {
+            name: Poly.symbol(self.program.fresh_variable(name)) for name in signature.generics
+        }
+        equations: list[Equation] = []
+        renames: dict[str, str | None] = {}
+        rest: tuple[Axis, ...] | None = None
+        elementwise_shapes: list[tuple[Axis, ...]] = []
+        failed = False
+        for param, arg in matched:
+            if arg is None:
+                continue
+            outcome = self._match_param(
+                signature, param, arg, variables, equations, renames, elementwise_shapes
+            )
+            if outcome is False:
+                failed = True
+            elif isinstance(outcome, tuple):
+                rest = outcome
+        if failed:
+            return UNKNOWN
+        solution = solve(equations, self.scope.dim_values)
+        if solution.failures:
+            by_arg: dict[int, list[str]] = {}
+            codes: dict[int, str] = {}
+            for failure in solution.failures:
+                arg_index, param, axis_index, arg_axis = failure.equation.origin
+                want = solution.apply(failure.lhs)
+                have = failure.rhs
+                by_arg.setdefault(arg_index, []).append(
+                    f"axis {axis_index + 1}: {_show_size(have)} is not known to equal "
+                    f"{_show_size(want)}"
+                    if failure.code != "E0402"
+                    else f"axis {axis_index + 1}: {_show_size(want)} can't be {_show_size(have)}"
+                )
+                codes.setdefault(arg_index, failure.code)
+            for arg_index, notes in by_arg.items():
+                param, arg = matched[arg_index]
+                self.reporter.report(
+                    codes[arg_index] if codes[arg_index] != "E0409" else "E0409",
+                    f"`{signature.name}` can't take this as `{param.name}`",
+                    arg.span,
+                    f"{format_type(arg.type)}",
+                    notes=notes + [f"`{param.name}` is {format_type(param.type)}"],
+                )
+            return UNKNOWN
+        values = {name: solution.apply(size) for name, size in variables.items()}
+        result_type = self.program.return_type_of(signature, node.span)
+        if signature.extern and signature.decl.return_type is not None:
+            result_type = self._extern_return(signature, values, node)
+        return self._instantiate(result_type, values, renames, rest, elementwise_shapes)
+
+    def _extern_return(self, signature: Signature, values: dict[str, Poly], node) -> Type:
+        ctx = self.scope.type_context()
+        ctx.axes = dict(values)
+        ctx.mode = "closed"
+        ctx.extern = True
+        ctx.rounding = True
+        result = self.program.resolver.resolve(signature.decl.return_type, ctx)
+        if isinstance(result, TensorType) and result.axes is not None:
+            for axis in result.axes:
+                value = axis.size.substitute(self.scope.dim_values).value
+                if value is not None and value < 1:
+                    self.reporter.report(
+                        "E0401",
+                        f"`{signature.name}` would give an axis of size {value}",
+                        node.span,
+                        "axis smaller than 1",
+                    )
+                    return UNKNOWN
+        return result
+
+    def _instantiate(self, result, values, renames, rest, elementwise_shapes) -> Type:
+        if not isinstance(result, TensorType):
+            return result
+        if result.axes is None:
+            if elementwise_shapes:
+                axes = elementwise_shapes[0]
+                for shape in elementwise_shapes[1:]:
+                    try:
+                        axes = broadcast(axes, shape, self.scope.dim_values)
+                    except ShapeError:
+                        return UNKNOWN
+                return TensorType(axes, result.domain, result.dtype)
+            return result
+        axes: list[Axis] = []
+        for axis in result.axes:
+            if axis.rest:
+                axes.extend(rest or ())
+                continue
+            size = axis.size.substitute(values)
+            generic = axis.size.single_symbol()
+            if generic is not None and generic in renames:
+                axes.append(Axis(size, renames[generic]))
+            elif generic is not None and generic in self.scope.dims:
+                axes.append(Axis(size, generic))
+            elif generic is not None and generic in values:
+                axes.append(Axis(size, None if size.single_symbol() is None else axis.name))
+            else:
+                axes.append(Axis(size, axis.name if generic is not None else None))
+        domain = result.domain
+        if domain.size is not None:
+            domain = Domain(domain.name, domain.over, domain.size.substitute(values))
+        if domain.over is not None and domain.over in renames and renames[domain.over]:
+            domain = Domain(domain.name, renames[domain.over], domain.size)
+        return TensorType(tuple(axes), domain, result.dtype)
+
+    def _match_param(self, signature, param, arg, variables, equations, renames, shapes):
+        """Add the equations one argument gives; False when it can't be matched at all."""
+        arg_index = arg[0]
+        value: Arg = arg[1]
+        if param.special is not None:
+            return self._special_argument(signature, param, value, variables, equations, arg_index)
+        expected = param.type
+        actual = value.type
+        if _is_loose(actual) or isinstance(expected, UnknownType):
+            if isinstance(actual, PythonType) and isinstance(expected, TensorType):
+                self._python_value_error(value.span, "passed as a tensor argument")
+                return False
+            return None
+        if isinstance(expected, TensorType):
+            if isinstance(actual, StringType):
+                self.reporter.report(
+                    "E0412",
+                    f"a string isn't a tensor: `{signature.name}` takes {format_type(expected)} "
+                    f"as `{param.name}`",
+                    value.span,
+                    "string",
+                )
+                return False
+            if isinstance(actual, HostType):
+                if expected.axes is None or not expected.axes:
+                    return None
+                self.reporter.report(
+                    "E0403",
+                    f"`{signature.name}` takes {format_type(expected)} as `{param.name}`, "
+                    f"not a number",
+                    value.span,
+                    format_type(actual),
+                )
+                return False
+            if not isinstance(actual, TensorType):
+                return None
+            if expected.axes is None:
+                if actual.axes is not None:
+                    shapes.append(actual.axes)
+                return None
+            if actual.axes is None:
+                return None
+            want_axes = expected.axes
+            rest_index = next((i for i, a in enumerate(want_axes) if a.rest), None)
+            have_axes = actual.axes
+            captured = None
+            if rest_index is not None:
+                fixed_after = len(want_axes) - rest_index - 1
+                if len(have_axes) < len(want_axes) - 1:
+                    self._rank_error(signature, param, value, len(want_axes) - 1, at_least=True)
+                    return False
+                captured = have_axes[rest_index : len(have_axes) - fixed_after]
+                have_axes = have_axes[:rest_index] + have_axes[len(have_axes) - fixed_after :]
+                want_axes = want_axes[:rest_index] + want_axes[rest_index + 1 :]
+            if len(have_axes) != len(want_axes):
+                self._rank_error(signature, param, value, len(want_axes), at_least=False)
+                return False
+            for axis_index, (want, have) in enumerate(zip(want_axes, have_axes, strict=True)):
+                generic = want.size.single_symbol()
+                if generic is not None and generic in signature.generics:
+                    renames.setdefault(generic, have.name)
+                equations.append(
+                    Equation(
+                        want.size.substitute(variables),
+                        have.size,
+                        (arg_index, param, axis_index, have),
+                    )
+                )
+            if expected.domain.size is not None and actual.domain.size is not None:
+                equations.append(
+                    Equation(
+                        expected.domain.size.substitute(variables),
+                        actual.domain.size,
+                        (arg_index, param, 0, None),
+                    )
+                )
+            return captured
+        return None
+
+    def _rank_error(self, signature, param, value, want: int, at_least: bool) -> None:
+        have = value.type.rank if isinstance(value.type, TensorType) else 0
+        self.reporter.report(
+            "E0403",
+            f"`{signature.name}` can't take this as `{param.name}`: it has {have} axes, "
+            f"not {'at least ' if at_least else ''}{want}",
+            value.span,
+            format_type(value.type),
+            notes=[f"`{param.name}` is {format_type(param.type)}"],
+        )
+
+    def _special_argument(self, signature, param, value: Arg, variables, equations, arg_index):
+        """Axis[n], Axes[n] and Size[S] arguments of an extern fn."""
+        expr = value.expr
+        if param.special in ("Axis", "Axes"):
+            if not isinstance(expr, ast.Name):
+                self.reporter.report(
+                    "E0406",
+                    f"`{param.name}` takes the name of an axis",
+                    value.span,
+                    "not an axis name",
+                )
+                return False
+            return None
+        size = self.static_size(expr, value.type)
+        if size is None:
+            self.reporter.report(
+                "E0406",
+                f"`{param.name}` takes a size known before the program runs",
+                value.span,
+                "not a static size",
+            )
+            return False
+        if param.special_size is not None:
+            equations.append(
+                Equation(param.special_size.substitute(variables), size, (arg_index, param, 0, None))
+            )
+        return None
+
+    def static_size(self, expr, type_: Type) -> Poly | None:
+        if isinstance(type_, HostType) and type_.kind == "int" and type_.size is not None:
+            return type_.size
+        return None
+
+    def match_arguments(self, name: str, params: list[ParamSig], args: list[Arg], node):
+        """Pair arguments with parameters by position and keyword (E0406)."""
+        slots: list[tuple[int, Arg] | None] = [None] * len(params)
+        by_name = {param.name: index for index, param in enumerate(params)}
+        position = 0
+        ok = True
+        for arg_index, arg in enumerate(args):
+            if arg.name is None:
+                if position >= len(params):
+                    self.reporter.report(
+                        "E0406",
+                        f"`{name}` takes {len(params)} argument(s), but got more",
+                        arg.span,
+                        "one too many",
+                    )
+                    ok = False
+                    break
+                slots[position] = (arg_index, arg)
+                position += 1
+                continue
+            index = by_name.get(arg.name)
+            if index is None:
+                self.reporter.report(
+                    "E0406",
+                    f"`{name}` has no parameter `{arg.name}`",
+                    arg.span,
+                    "unknown keyword",
+                    help=suggestion(arg.name, by_name),
+                )
+                ok = False
+                continue
+            if slots[index] is not None:
+                self.reporter.report(
+                    "E0406",
+                    f"`{arg.name}` is given twice",
+                    arg.span,
+                    "second time",
+                )
+                ok = False
+                continue
+            slots[index] = (arg_index, arg)
+        for index, param in enumerate(params):
+            if slots[index] is None and not param.has_default and ok:
+                self.reporter.report(
+                    "E0406",
+                    f"`{name}` is missing its argument `{param.name}`",
+                    node.span,
+                    f"no `{param.name}`",
+                )
+                ok = False
+        if not ok:
+            return None
+        return [(param, slots[index]) for index, param in enumerate(params)]
+
+    def _python_value_error(self, span: Span, how: str) -> None:
+        self.reporter.report(
+            "E0413",
+            f"a Python value's shape isn't known, so it can't be {how}",
+            span,
+            "Python value",
+            help="say what it is with `as`, as in `torch.load(path) as [D 3*D]`",
+        )
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _show_size(size: Poly) -> str:
+    return str(size)
+
+
+def _is_loose(type_: Type) -> bool:
+    """Types that fit anything without a check here."""
+    return isinstance(type_, UnknownType | PythonType | NamedType | FunctionType)
+
+
+def _tensor_dtype(left: Type, right: Type) -> str | None:
+    left_dtype = left.dtype if isinstance(left, TensorType) else None
+    right_dtype = right.dtype if isinstance(right, TensorType) else None
+    return left_dtype or right_dtype
+
+
+def _host_result(op: str, left: HostType, right: HostType) -> Type:
+    if op in COMPARISONS or op in ("and", "or"):
+        return BOOL
+    if left.kind == "int" and right.kind == "int":
+        if op == "/":
+            return FLOAT
+        size = None
+        if left.size is not None and right.size is not None:
+            if op == "+":
+                size = left.size + right.size
+            elif op == "-":
+                size = left.size - right.size
+            elif op == "*":
+                size = left.size * right.size
+        return HostType("int", size)
+    return FLOAT
+
+
+def _always_returns(stmts: list[ast.Stmt]) -> bool:
+    for stmt in stmts:
+        if isinstance(stmt, ast.Return):
+            return True
+        if (
+            isinstance(stmt, ast.If)
+            and stmt.else_body is not None
+            and _always_returns(stmt.then_body)
+            and _always_returns(stmt.else_body)
+        ):
+            return True
+        if isinstance(stmt, ast.ErrorStmt):
+            return True
+    return False
+
+
+def _cover(spans: list[Span]) -> Span:
+    return Span(min(s.start for s in spans), max(s.end for s in spans))
+
+
+def _type_names(written: ast.TypeExpr) -> list[tuple[str, Span]]:
+    names: list[tuple[str, Span]] = []
+
+    def size(node) -> None:
+        if isinstance(node, ast.SizeName):
+            names.append((node.name, node.span))
+        elif isinstance(node, ast.SizeBinary):
+            size(node.left)
+            size(node.right)
+
+    def axis(node) -> None:
+        if isinstance(node, ast.SizeAxis):
+            size(node.size)
+        elif isinstance(node, ast.GroupAxis):
+            for item in node.items:
+                axis(item)
+        elif isinstance(node, ast.GroupedSizeAxis):
+            names.append((node.name, node.span))
+
+    if written.shape is not None:
+        for item in written.shape.axes:
+            axis(item)
+    for word in written.words:
+        if word.arg is not None:
+            size(word.arg)
+    return names
+
+
+__all__ = ["BodyChecker", "Program", "Arg", "Label", "sizes_equal"]

@@ -1,0 +1,51 @@
+"""The prelude: the extern fn stubs of prelude.ss and nn.ss that every file sees."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from shapescript.check.module_scope import ModuleScope
+from shapescript.check.program import Symbol
+from shapescript.check.reporter import Reporter
+from shapescript.check.signatures import Signature, build_signature
+from shapescript.check.type_exprs import TypeResolver
+from shapescript.syntax import ast
+from shapescript.syntax.parser import parse_text
+
+PACKAGE = Path(__file__).resolve().parent.parent
+STUB_FILES = {"prelude": PACKAGE / "prelude.ss", "nn": PACKAGE / "nn.ss"}
+
+
+@dataclass(slots=True)
+class Prelude:
+    signatures: dict[str, Signature] = field(default_factory=dict)
+    symbols: dict[str, Symbol] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)
+
+
+@cache
+def load_prelude() -> Prelude:
+    """Parse and resolve the stub files once per process."""
+    prelude = Prelude()
+    for origin, path in STUB_FILES.items():
+        text = path.read_text(encoding="utf-8")
+        prelude.texts[origin] = text
+        display = f"<{origin}>"
+        module = parse_text(text, display).module
+        resolver = TypeResolver(Reporter())
+        base = ModuleScope(display).type_context()
+        for item in module.items:
+            if not isinstance(item, ast.ExternFnDecl):
+                continue
+            prelude.signatures[item.name] = build_signature(item, resolver, base, origin=origin)
+            prelude.symbols[item.name] = Symbol(
+                item.name,
+                "prelude",
+                item.name_span,
+                display,
+                text[item.span.start : item.span.end],
+                item.doc.text if item.doc else None,
+            )
+    return prelude

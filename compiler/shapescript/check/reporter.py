@@ -1,0 +1,45 @@
+"""Collects the checker's diagnostics: one per place, with notes from enclosing contexts."""
+
+from __future__ import annotations
+
+from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.syntax.source import Span
+
+
+class Reporter:
+    """Records diagnostics, dropping a second one at the same span and code.
+
+    While an enclosing construct is being checked (a pipe stage, say), it pushes a note
+    that every diagnostic made inside it gets, such as "in stage 2 of this pipeline".
+    """
+
+    def __init__(self) -> None:
+        self.diagnostics: list[Diagnostic] = []
+        self._seen: set[tuple[str, int, int]] = set()
+        self.context_notes: list[str] = []
+        self.muted = 0
+
+    def report(
+        self,
+        code: str,
+        message: str,
+        span: Span,
+        label: str = "",
+        *,
+        notes: list[str] | None = None,
+        help: str | None = None,
+        secondary: list[Label] | None = None,
+    ) -> None:
+        if self.muted:
+            return
+        key = (code, span.start, span.end)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        all_notes = list(notes or [])
+        all_notes.extend(reversed(self.context_notes))
+        self.diagnostics.append(
+            Diagnostic(
+                code, message, Label(span, label), list(secondary or []), all_notes, help
+            )
+        )

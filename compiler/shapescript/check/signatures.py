@@ -1,0 +1,310 @@
+"""Function signatures: parameters with their resolved types, generics and return type."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shapescript.check.sizes import Poly
+from shapescript.check.type_exprs import TypeContext, TypeResolver
+from shapescript.check.types import (
+    UNKNOWN,
+    HostType,
+    NamedType,
+    TensorType,
+    Type,
+    UnknownType,
+)
+from shapescript.syntax import ast
+
+SPECIAL_PARAMETERS = frozenset({"Axis", "Axes", "Size"})
+
+
+@dataclass(slots=True)
+class ParamSig:
+    """One parameter. `special` is "Axis", "Axes" or "Size" for an extern's such parameter."""
+
+    name: str
+    type: Type
+    decl: ast.Param
+    has_default: bool
+    special: str | None = None
+    special_size: Poly | None = None
+    mut: bool = False
+
+    @property
+    def is_shapeless(self) -> bool:
+        return isinstance(self.type, TensorType) and self.type.axes is None
+
+
+@dataclass(slots=True)
+class Signature:
+    name: str
+    params: list[ParamSig]
+    return_type: Type | None
+    decl: ast.FnDecl | ast.ExternFnDecl
+    generics: dict[str, Poly] = field(default_factory=dict)
+    extern: bool = False
+    path: str = ""
+    #: Where the declaration came from: "file", "prelude" or "nn".
+    origin: str = "file"
+
+    @property
+    def is_elementwise(self) -> bool:
+        """Every parameter and the return type have no shape."""
+        tensors = [p for p in self.params if isinstance(p.type, TensorType)]
+        if not tensors or any(not p.is_shapeless for p in tensors):
+            return False
+        return_type = self.return_type
+        return return_type is None or (
+            isinstance(return_type, TensorType) and return_type.axes is None
+        )
+
+    @property
+    def has_rounding(self) -> bool:
+        return self.extern and self.decl.return_type is not None
+
+
+def build_signature(
+    decl: ast.FnDecl | ast.ExternFnDecl,
+    resolver: TypeResolver,
+    base: TypeContext,
+    *,
+    origin: str = "file",
+) -> Signature:
+    """Resolve a declaration's parameter and return types, reporting E0306 and E0308."""
+    extern = isinstance(decl, ast.ExternFnDecl)
+    reporter = resolver.reporter
+    axes: dict[str, Poly] = {}
+    ctx = TypeContext(
+        base.dims,
+        base.aliases,
+        base.domains,
+        base.named_types,
+        axes,
+        mode="param",
+        extern=extern,
+        dim_values=base.dim_values,
+        on_reference=base.on_reference,
+    )
+    params: list[ParamSig] = []
+    seen: dict[str, ast.Param] = {}
+    for param in decl.params:
+        if param.name in seen:
+            reporter.report(
+                "E0302",
+                f"parameter `{param.name}` is declared twice",
+                param.name_span,
+                "second declaration",
+                secondary=[_label(seen[param.name].name_span, "first declared here")],
+            )
+        seen.setdefault(param.name, param)
+        params.append(_param(param, resolver, ctx, extern))
+    return_type = None
+    if decl.return_type is not None:
+        ctx.mode = "closed"
+        ctx.rounding = extern
+        # Names a broken parameter type would have introduced are unknown, silently.
+        broken = any(isinstance(p.type, UnknownType) and not p.has_default for p in params)
+        reporter.muted += broken
+        try:
+            return_type = resolver.resolve(decl.return_type, ctx)
+        finally:
+            reporter.muted -= broken
+    elif extern:
+        reporter.report(
+            "E0308",
+            f"extern fn `{decl.name}` needs a return type",
+            decl.name_span,
+            "no return type",
+            help="an extern fn has no body to infer it from: add `-> T`",
+        )
+        return_type = UNKNOWN
+    if extern:
+        _check_extern(decl, params, return_type, reporter)
+    else:
+        _hint_grouped_sizes(decl, reporter, base)
+    return Signature(
+        decl.name,
+        params,
+        return_type,
+        decl,
+        dict(axes),
+        extern,
+        decl.python_path.value if extern and decl.python_path else "",
+        origin,
+    )
+
+
+def _label(span, message):
+    from shapescript.diagnostics.diagnostic import Label
+
+    return Label(span, message)
+
+
+def _param(param: ast.Param, resolver: TypeResolver, ctx: TypeContext, extern: bool) -> ParamSig:
+    reporter = resolver.reporter
+    written = param.type
+    if written is None:
+        if param.default is None:
+            reporter.report(
+                "E0306",
+                f"parameter `{param.name}` has neither a type nor a default",
+                param.name_span,
+                "no type",
+                help=f"give it a type, as `{param.name}: [n]`, or a default, as "
+                f"`{param.name} = 1.0`",
+            )
+            return ParamSig(param.name, UNKNOWN, param, False, mut=param.mut)
+        kind = "float" if isinstance(param.default, ast.FloatLit) else "int"
+        if isinstance(param.default, ast.BoolLit):
+            kind = "bool"
+        if isinstance(param.default, ast.Name) and param.default.name == "none":
+            return ParamSig(param.name, UNKNOWN, param, True, mut=param.mut)
+        return ParamSig(param.name, HostType(kind), param, True, mut=param.mut)
+    special = _special(written)
+    if special is not None:
+        word = written.words[0]
+        if not extern:
+            reporter.report(
+                "E0306",
+                f"`{word.name}[..]` parameters are only for extern fns",
+                word.span,
+                "extern fn only",
+                help="take the axis with a pattern or a built-in's `over=` instead",
+            )
+            return ParamSig(param.name, UNKNOWN, param, param.default is not None)
+        size = resolver.size(word.arg, ctx) if word.arg is not None else None
+        return ParamSig(
+            param.name, UNKNOWN, param, param.default is not None, special, size, param.mut
+        )
+    type_ = resolver.resolve(written, ctx)
+    if param.default is not None and not extern and isinstance(type_, TensorType):
+        if type_.axes is not None and not _is_none(param.default):
+            reporter.report(
+                "E0306",
+                f"parameter `{param.name}` has a shape, so it can't have a default",
+                param.default.span,
+                "default on a tensor parameter",
+            )
+    if isinstance(type_, UnknownType | NamedType):
+        return ParamSig(param.name, type_, param, param.default is not None, mut=param.mut)
+    return ParamSig(param.name, type_, param, param.default is not None, mut=param.mut)
+
+
+def _is_none(expr: ast.Expr) -> bool:
+    return isinstance(expr, ast.Name) and expr.name == "none"
+
+
+def _special(written: ast.TypeExpr) -> str | None:
+    if written.shape is None and len(written.words) == 1:
+        word = written.words[0]
+        if word.name in SPECIAL_PARAMETERS and word.arg is not None:
+            return word.name
+    return None
+
+
+_PY_KEYWORDS = frozenset(
+    "False None True and as assert async await break class continue def del elif else "
+    "except finally for from global if import in is lambda nonlocal not or pass raise return "
+    "try while with yield".split()
+)
+
+
+def _check_extern(
+    decl: ast.ExternFnDecl, params: list[ParamSig], return_type: Type | None, reporter
+) -> None:
+    path = decl.python_path
+    if path is not None:
+        parts = path.value.split(".")
+        if len(parts) < 2 or any(not p.isidentifier() or p in _PY_KEYWORDS for p in parts):
+            reporter.report(
+                "E0308",
+                f"`{path.value}` isn't a Python function's dotted name",
+                path.span,
+                "expected a module and a function, as `torch.exp`",
+            )
+    has_rest = any(
+        isinstance(p.type, TensorType)
+        and p.type.axes is not None
+        and any(axis.rest for axis in p.type.axes)
+        for p in params
+    )
+    if (
+        isinstance(return_type, TensorType)
+        and return_type.axes is not None
+        and any(axis.rest for axis in return_type.axes)
+        and not has_rest
+    ):
+        reporter.report(
+            "E0308",
+            "the return type has `...` but no parameter does",
+            decl.return_type.span,
+            "rest axes from nowhere",
+        )
+    first = params[0] if params else None
+    for param in params:
+        if param.special in ("Axis", "Axes"):
+            if param.has_default:
+                reporter.report(
+                    "E0308",
+                    f"an `{param.special}[..]` parameter can't have a default",
+                    param.decl.span,
+                    "default",
+                )
+            elif first is None or not (
+                isinstance(first.type, TensorType) and first.type.axes is not None
+            ):
+                reporter.report(
+                    "E0308",
+                    f"an `{param.special}[..]` parameter needs a first parameter with a shape",
+                    param.decl.span,
+                    "no shape to take an axis of",
+                )
+
+
+def _hint_grouped_sizes(decl: ast.FnDecl, reporter, base: TypeContext) -> None:
+    """H2201: `16 gh`, two axes, where the grouped size `16gh` was probably meant."""
+    standalone: dict[str, int] = {}
+    grouped: set[str] = set()
+    written_grouped: set[str] = set()
+    candidates: list[tuple[ast.SizeAxis, ast.SizeAxis]] = []
+    types = [p.type for p in decl.params if p.type is not None]
+    if decl.return_type is not None:
+        types.append(decl.return_type)
+    for written in types:
+        if written.shape is None:
+            continue
+        axes = written.shape.axes
+        for index, axis in enumerate(axes):
+            if isinstance(axis, ast.SizeAxis) and isinstance(axis.size, ast.SizeName):
+                standalone[axis.size.name] = standalone.get(axis.size.name, 0) + 1
+                previous = axes[index - 1] if index else None
+                if (
+                    isinstance(previous, ast.SizeAxis)
+                    and isinstance(previous.size, ast.SizeInt)
+                    and previous.size.value > 1
+                ):
+                    candidates.append((previous, axis))
+            elif isinstance(axis, ast.GroupedSizeAxis):
+                written_grouped.add(axis.name)
+            elif isinstance(axis, ast.GroupAxis):
+                for part in axis.items:
+                    if isinstance(part, ast.SizeAxis) and isinstance(part.size, ast.SizeName):
+                        grouped.add(part.size.name)
+    for number, name_axis in candidates:
+        name = name_axis.size.name
+        if (
+            name in base.dims
+            or standalone.get(name, 0) > 1
+            or name not in grouped
+            or name in written_grouped
+        ):
+            continue
+        count = number.size.value
+        reporter.report(
+            "H2201",
+            f"`{count} {name}` is two axes: did you mean `{count}{name}`?",
+            number.span.cover(name_axis.span),
+            "two axes",
+            help=f"`{count}{name}` is one axis of size {count} × {name}",
+        )

@@ -1,0 +1,221 @@
+"""Sizes as polynomials with integer coefficients over size symbols, in a normal form.
+
+A monomial is a sorted tuple of symbol names (a symbol appears once per power), and a
+polynomial maps monomials to non-zero coefficients, so equal sizes are equal however
+they were written: `3*H*Dh` and `3*Dh*H` are the same `Poly`.
+
+Symbol names carry their kind: dims and generic axes are plain names (`D`, `n`),
+unknown sizes start with `?` (`?k`), and the solver's variables with `$` (`$n.3`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+Monomial = tuple[str, ...]
+
+LIMIT = 2**127
+
+
+class SizeOverflow(ArithmeticError):
+    """A size, or a step in working one out, doesn't fit in 128 bits (E0414)."""
+
+
+class InexactDivision(ArithmeticError):
+    """A division of sizes that doesn't come out whole (E0402)."""
+
+
+def _checked(value: int) -> int:
+    if not -LIMIT <= value < LIMIT:
+        raise SizeOverflow(value)
+    return value
+
+
+class Poly:
+    """An immutable polynomial size. Build with `Poly.const`, `Poly.symbol` and operators."""
+
+    __slots__ = ("terms", "_hash")
+
+    def __init__(self, terms: Mapping[Monomial, int]) -> None:
+        self.terms: dict[Monomial, int] = {m: c for m, c in terms.items() if c != 0}
+        self._hash: int | None = None
+
+    # ---------------------------------------------------------------- construction
+
+    @staticmethod
+    def const(value: int) -> Poly:
+        return Poly({(): _checked(value)}) if value else ZERO
+
+    @staticmethod
+    def symbol(name: str) -> Poly:
+        return Poly({(name,): 1})
+
+    # ---------------------------------------------------------------- queries
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Poly) and self.terms == other.terms
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(frozenset(self.terms.items()))
+        return self._hash
+
+    @property
+    def is_const(self) -> bool:
+        return not self.terms or (len(self.terms) == 1 and () in self.terms)
+
+    @property
+    def value(self) -> int | None:
+        """The number this size is, when it has no symbols."""
+        if not self.terms:
+            return 0
+        if len(self.terms) == 1 and () in self.terms:
+            return self.terms[()]
+        return None
+
+    def symbols(self) -> set[str]:
+        return {name for monomial in self.terms for name in monomial}
+
+    def single_symbol(self) -> str | None:
+        """The symbol when this size is exactly one symbol (`n`, not `2*n` or `n+1`)."""
+        if len(self.terms) == 1:
+            ((monomial, coefficient),) = self.terms.items()
+            if coefficient == 1 and len(monomial) == 1:
+                return monomial[0]
+        return None
+
+    # ---------------------------------------------------------------- arithmetic
+
+    def __add__(self, other: Poly | int) -> Poly:
+        other = _as_poly(other)
+        terms = dict(self.terms)
+        for monomial, coefficient in other.terms.items():
+            terms[monomial] = _checked(terms.get(monomial, 0) + coefficient)
+        return Poly(terms)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> Poly:
+        return Poly({m: -c for m, c in self.terms.items()})
+
+    def __sub__(self, other: Poly | int) -> Poly:
+        return self + (-_as_poly(other))
+
+    def __rsub__(self, other: Poly | int) -> Poly:
+        return _as_poly(other) - self
+
+    def __mul__(self, other: Poly | int) -> Poly:
+        other = _as_poly(other)
+        terms: dict[Monomial, int] = {}
+        for m1, c1 in self.terms.items():
+            for m2, c2 in other.terms.items():
+                monomial = tuple(sorted(m1 + m2)) if m1 and m2 else (m1 or m2)
+                terms[monomial] = _checked(terms.get(monomial, 0) + _checked(c1 * c2))
+        return Poly(terms)
+
+    __rmul__ = __mul__
+
+    def divide_exact(self, divisor: Poly) -> Poly:
+        """Exact division by a single term that divides every term, else InexactDivision."""
+        if len(divisor.terms) != 1:
+            raise InexactDivision(self, divisor)
+        ((d_monomial, d_coefficient),) = divisor.terms.items()
+        if d_coefficient == 0:
+            raise InexactDivision(self, divisor)
+        terms: dict[Monomial, int] = {}
+        for monomial, coefficient in self.terms.items():
+            rest = _remove_factors(monomial, d_monomial)
+            if rest is None or coefficient % d_coefficient != 0:
+                raise InexactDivision(self, divisor)
+            terms[rest] = coefficient // d_coefficient
+        return Poly(terms)
+
+    def substitute(self, values: Mapping[str, Poly]) -> Poly:
+        """Replace symbols by sizes (dims by their values, solver variables by solutions)."""
+        if not values or not any(name in values for name in self.symbols()):
+            return self
+        result = ZERO
+        for monomial, coefficient in self.terms.items():
+            term = Poly.const(coefficient)
+            for name in monomial:
+                term = term * values.get(name, Poly.symbol(name))
+            result = result + term
+        return result
+
+    def linear_in(self, name: str) -> tuple[Poly, Poly] | None:
+        """Write self as `a*name + b` with `name` in neither a nor b, or None if not linear."""
+        a_terms: dict[Monomial, int] = {}
+        b_terms: dict[Monomial, int] = {}
+        for monomial, coefficient in self.terms.items():
+            count = monomial.count(name)
+            if count > 1:
+                return None
+            if count == 1:
+                rest = list(monomial)
+                rest.remove(name)
+                a_terms[tuple(rest)] = coefficient
+            else:
+                b_terms[monomial] = coefficient
+        return Poly(a_terms), Poly(b_terms)
+
+    # ---------------------------------------------------------------- printing
+
+    def __repr__(self) -> str:
+        return f"Poly({format_size(self)!r})"
+
+    def __str__(self) -> str:
+        return format_size(self)
+
+
+def _as_poly(value: Poly | int) -> Poly:
+    return value if isinstance(value, Poly) else Poly.const(value)
+
+
+def _remove_factors(monomial: Monomial, factors: Monomial) -> Monomial | None:
+    rest = list(monomial)
+    for factor in factors:
+        if factor not in rest:
+            return None
+        rest.remove(factor)
+    return tuple(rest)
+
+
+ZERO = Poly({})
+ONE = Poly({(): 1})
+
+
+def _display_name(name: str) -> str:
+    """Solver variables print as the generic they stand for: `$n.3` is `n`."""
+    if name.startswith("$"):
+        return name[1:].split(".", 1)[0]
+    return name
+
+
+def _term_order(item: tuple[Monomial, int]) -> tuple[int, Monomial]:
+    monomial, _ = item
+    return (-len(monomial), monomial) if monomial else (1, monomial)
+
+
+def format_size(size: Poly) -> str:
+    """A size as the reference prints it: `D`, `3*D`, `n - 1`, `gh*gw`, `196`."""
+    if not size.terms:
+        return "0"
+    parts: list[str] = []
+    for index, (monomial, coefficient) in enumerate(sorted(size.terms.items(), key=_term_order)):
+        magnitude = abs(coefficient)
+        factors = [_display_name(name) for name in monomial]
+        if magnitude != 1 or not factors:
+            factors.insert(0, str(magnitude))
+        text = "*".join(factors)
+        if index == 0:
+            parts.append(f"-{text}" if coefficient < 0 else text)
+        else:
+            parts.append(f" - {text}" if coefficient < 0 else f" + {text}")
+    return "".join(parts)
+
+
+def product(sizes: Iterable[Poly]) -> Poly:
+    result = ONE
+    for size in sizes:
+        result = result * size
+    return result

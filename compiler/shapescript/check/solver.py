@@ -1,0 +1,115 @@
+"""The size solver: equations between sizes, solved one unknown at a time.
+
+Dims are replaced by their values first. Then the solver keeps looking for an equation
+with exactly one unsolved variable that appears linearly, `a*var + b = 0`, and solves
+it as `var = -b / a`, which must be exact. When no equation makes progress, equations
+without variables must hold, and variables left over can't be inferred.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from shapescript.check.sizes import InexactDivision, Poly, SizeOverflow
+
+
+def is_variable(name: str) -> bool:
+    return name.startswith("$")
+
+
+@dataclass(slots=True)
+class Equation:
+    """`lhs = rhs`, with whatever the caller needs to report a failure (`origin`)."""
+
+    lhs: Poly
+    rhs: Poly
+    origin: object = None
+
+
+@dataclass(slots=True)
+class Failure:
+    """An equation that failed, with the code it fails with."""
+
+    equation: Equation
+    code: str
+    lhs: Poly
+    rhs: Poly
+
+
+@dataclass(slots=True)
+class Solution:
+    values: dict[str, Poly] = field(default_factory=dict)
+    failures: list[Failure] = field(default_factory=list)
+
+    def apply(self, size: Poly) -> Poly:
+        return size.substitute(self.values)
+
+
+def _variables(size: Poly) -> set[str]:
+    return {name for name in size.symbols() if is_variable(name)}
+
+
+def solve(
+    equations: list[Equation],
+    dims: Mapping[str, Poly],
+    known: Mapping[str, Poly] | None = None,
+) -> Solution:
+    """Solve the equations; each one that can't hold is reported once in `failures`."""
+    solution = Solution(dict(known or {}))
+    pending: list[tuple[Equation, Poly]] = []
+    for equation in equations:
+        try:
+            difference = (equation.lhs - equation.rhs).substitute(dims)
+        except SizeOverflow:
+            solution.failures.append(Failure(equation, "E0414", equation.lhs, equation.rhs))
+            continue
+        pending.append((equation, difference))
+    progress = True
+    while progress:
+        progress = False
+        remaining: list[tuple[Equation, Poly]] = []
+        for equation, difference in pending:
+            try:
+                difference = difference.substitute(solution.values)
+            except SizeOverflow:
+                solution.failures.append(Failure(equation, "E0414", equation.lhs, equation.rhs))
+                continue
+            unsolved = _variables(difference)
+            if len(unsolved) != 1:
+                remaining.append((equation, difference))
+                continue
+            (name,) = unsolved
+            parts = difference.linear_in(name)
+            if parts is None:
+                remaining.append((equation, difference))
+                continue
+            a, b = parts
+            try:
+                value = (-b).divide_exact(a)
+            except InexactDivision:
+                solution.failures.append(Failure(equation, "E0402", equation.lhs, equation.rhs))
+                continue
+            except SizeOverflow:
+                solution.failures.append(Failure(equation, "E0414", equation.lhs, equation.rhs))
+                continue
+            solution.values[name] = value
+            progress = True
+        pending = remaining
+    for equation, difference in pending:
+        difference = difference.substitute(solution.values)
+        if _variables(difference):
+            solution.failures.append(Failure(equation, "E0409", equation.lhs, equation.rhs))
+        elif difference.terms:
+            solution.failures.append(Failure(equation, "E0401", equation.lhs, equation.rhs))
+    return solution
+
+
+def sizes_equal(a: Poly, b: Poly, dims: Mapping[str, Poly]) -> bool:
+    """Whether two sizes are provably equal once dims are replaced by their values."""
+    if a == b:
+        return True
+    try:
+        return not (a - b).substitute(dims).terms
+    except SizeOverflow:
+        return False

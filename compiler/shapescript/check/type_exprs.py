@@ -1,0 +1,360 @@
+"""Turning written types (`TypeExpr`) into checker types, introducing axis names as it goes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from shapescript.check.reporter import Reporter
+from shapescript.check.sizes import InexactDivision, Poly, SizeOverflow
+from shapescript.check.types import (
+    BOOL,
+    FLOAT,
+    INT,
+    UNKNOWN,
+    Axis,
+    Domain,
+    NamedType,
+    TensorType,
+    Type,
+)
+from shapescript.syntax import ast
+from shapescript.syntax.source import Span
+
+BUILTIN_DOMAINS = frozenset(
+    {
+        "Real",
+        "Logit",
+        "Prob",
+        "LogProb",
+        "Mask",
+        "Index",
+        "Binary",
+        "Additive",
+        "NonNeg",
+        "Pos",
+        "Unit",
+        "Signed",
+    }
+)
+WRAPPER_TYPES = frozenset({"Grad", "AdamW", "SGD", "Dataset"})
+OTHER_NAMED_TYPES = frozenset({"LogSink", "Mode", "Schedule"})
+
+
+class TypeError_(Exception):
+    """A written type that can't be used; already reported."""
+
+
+@dataclass(slots=True)
+class TypeContext:
+    """Where a type is written, and what its names may refer to.
+
+    `axes` maps axis names in scope to their sizes; in "param" mode a new name is added
+    to it as a generic axis. In "closed" mode (return types, `as`, `to`) a new name is an
+    unknown size (E0301). "field" allows only numbers and dims.
+    """
+
+    dims: dict[str, Poly]
+    aliases: dict[str, list[ast.Axis]]
+    domains: set[str]
+    named_types: set[str]
+    axes: dict[str, Poly]
+    mode: str = "param"
+    extern: bool = False
+    rounding: bool = False
+    introduced: list[tuple[str, Span]] = field(default_factory=list)
+    unknown_sizes: dict[str, str] = field(default_factory=dict)
+    fresh_unknown: Callable[[str], str] | None = None
+    dim_values: dict[str, Poly] = field(default_factory=dict)
+    on_reference: Callable[[str, Span], None] | None = None
+
+
+class TypeResolver:
+    def __init__(self, reporter: Reporter) -> None:
+        self.reporter = reporter
+
+    # ------------------------------------------------------------------ types
+
+    def resolve(self, written: ast.TypeExpr, ctx: TypeContext) -> Type:
+        """The type a `TypeExpr` denotes; UNKNOWN (after one diagnostic) when it can't."""
+        try:
+            return self._resolve(written, ctx)
+        except TypeError_:
+            return UNKNOWN
+
+    def _resolve(self, written: ast.TypeExpr, ctx: TypeContext) -> Type:
+        words = list(written.words)
+        axes_ast: list[ast.Axis] | None = None
+        if written.shape is not None:
+            axes_ast = list(written.shape.axes)
+        elif words and words[0].name in ctx.aliases and words[0].arg is None:
+            self._note_reference(ctx, words[0].name, words[0].span)
+            axes_ast = list(ctx.aliases[words[0].name])
+            words = words[1:]
+        if axes_ast is None and not words:
+            if written.dtype == "bool":
+                return BOOL
+            return TensorType(None, Domain(), written.dtype)
+        if axes_ast is None and len(words) == 1 and written.dtype is None:
+            single = self._single_word_type(words[0], ctx)
+            if single is not None:
+                return single
+        domain = Domain()
+        if words:
+            if axes_ast is not None and words[0].name in ctx.named_types:
+                self._note_reference(ctx, words[0].name, words[0].span)
+                return NamedType(words[0].name, ("batch",))
+            domain = self._domain(words[-1], ctx)
+        axes = None
+        if axes_ast is not None:
+            axes = tuple(self._axes(axes_ast, ctx))
+        if axes is None and written.dtype == "bool" and domain.name == "Real":
+            domain = Domain("Mask")
+        if axes is not None and written.dtype == "bool" and domain.name == "Real":
+            domain = Domain("Mask")
+        return TensorType(axes, domain, written.dtype)
+
+    def _single_word_type(self, word: ast.TypeWord, ctx: TypeContext) -> Type | None:
+        name = word.name
+        if name == "int" and word.arg is None:
+            return INT
+        if name == "float" and word.arg is None:
+            return FLOAT
+        if name in WRAPPER_TYPES:
+            inner = word.arg.name if isinstance(word.arg, ast.SizeName) else "?"
+            return NamedType(name, (inner,))
+        if name in OTHER_NAMED_TYPES or name in ctx.named_types:
+            self._note_reference(ctx, name, word.span)
+            return NamedType(name)
+        if len(name) <= 3 and name[:1].isupper() and (name[1:].isdigit() or len(name) == 1):
+            if name not in ctx.domains and name not in BUILTIN_DOMAINS:
+                return NamedType(name, ("type variable",))
+        return None
+
+    def _domain(self, word: ast.TypeWord, ctx: TypeContext) -> Domain:
+        name = word.name
+        if name not in BUILTIN_DOMAINS and name not in ctx.domains:
+            if "." in name:
+                return Domain(name)
+            self.reporter.report(
+                "E0301",
+                f"unknown domain `{name}`",
+                word.span,
+                "not a domain",
+                help="the built-in domains are Real, Logit, Prob, LogProb, Mask, Index, "
+                "Binary, Additive, NonNeg, Pos, Unit and Signed",
+            )
+            raise TypeError_
+        self._note_reference(ctx, name, Span(word.span.start, word.span.start + len(name)))
+        size = None
+        if word.arg is not None:
+            size = self._size_in_type(word.arg, ctx)
+        if word.over is not None and word.over_span is not None:
+            self._note_reference(ctx, word.over, word.over_span)
+        return Domain(name, word.over, size)
+
+    def _size_in_type(self, size: ast.SizeExpr, ctx: TypeContext) -> Poly:
+        if isinstance(size, ast.SizeName) and size.name not in ctx.dims and size.name not in ctx.axes:
+            if ctx.mode == "param":
+                ctx.axes[size.name] = Poly.symbol(size.name)
+                ctx.introduced.append((size.name, size.span))
+        return self.size(size, ctx)
+
+    # ------------------------------------------------------------------ axes
+
+    def _axes(self, written: list[ast.Axis], ctx: TypeContext) -> list[Axis]:
+        axes: list[Axis] = []
+        rest_seen = False
+        for axis in written:
+            if isinstance(axis, ast.SizeAxis) and isinstance(axis.size, ast.SizeName):
+                name = axis.size.name
+                if name in ctx.aliases:
+                    self._note_reference(ctx, name, axis.size.span)
+                    axes.extend(self._axes(ctx.aliases[name], ctx))
+                    continue
+            if isinstance(axis, ast.RestAxis):
+                if not ctx.extern:
+                    self.reporter.report(
+                        "E0306",
+                        "`...` can only be used in an extern fn",
+                        axis.span,
+                        "rest axes",
+                        help="name the axes, or declare the Python function as an extern fn",
+                    )
+                    raise TypeError_
+                if rest_seen:
+                    self.reporter.report(
+                        "E0306", "a type can have only one `...`", axis.span, "second `...`"
+                    )
+                    raise TypeError_
+                rest_seen = True
+                axes.append(Axis(Poly.const(0), "...", rest=True))
+                continue
+            axes.append(self._axis(axis, ctx))
+        return axes
+
+    def _axis(self, axis: ast.Axis, ctx: TypeContext) -> Axis:
+        if isinstance(axis, ast.SizeAxis):
+            size = axis.size
+            if isinstance(size, ast.SizeName) and "." not in size.name:
+                name = size.name
+                if name in ctx.dims:
+                    self._note_reference(ctx, name, size.span)
+                    return Axis(Poly.symbol(name), name)
+                return Axis(self._axis_name_size(name, size.span, ctx), name)
+            self._check_no_alias(size, ctx)
+            return Axis(self.size(size, ctx))
+        if isinstance(axis, ast.GroupedSizeAxis):
+            part = self._axis_name_size(axis.name, axis.span, ctx)
+            return Axis(part * axis.count)
+        if isinstance(axis, ast.UnknownAxis):
+            if ctx.mode == "param":
+                self.reporter.report(
+                    "E0306",
+                    f"`?{axis.name}` can't be in a parameter's type",
+                    axis.span,
+                    "unknown size",
+                    help=f"the caller chooses a parameter's sizes: write `{axis.name}`",
+                )
+                raise TypeError_
+            return Axis(Poly.symbol(self._unknown(axis.name, ctx)))
+        if isinstance(axis, ast.GroupAxis):
+            size = Poly.const(1)
+            for part in axis.items:
+                if isinstance(part, ast.SizeAxis) and isinstance(part.size, ast.SizeName):
+                    if part.size.name in ctx.aliases:
+                        self.report_alias_in_axis(part.size.name, part.size.span)
+                        raise TypeError_
+                if isinstance(part, ast.RestAxis):
+                    self.reporter.report(
+                        "E0306", "`...` can't be inside a group", part.span, "rest axes"
+                    )
+                    raise TypeError_
+                size = size * self._axis(part, ctx).size
+            return Axis(size)
+        if isinstance(axis, ast.ErrorAxis):
+            raise TypeError_
+        self.reporter.report("E0306", "`...` isn't allowed here", axis.span, "rest axes")
+        raise TypeError_
+
+    def report_alias_in_axis(self, name: str, span: Span) -> None:
+        self.reporter.report(
+            "E2202",
+            f"the shape alias `{name}` stands for several axes, so it can't be part of one",
+            span,
+            "alias inside a group or arithmetic",
+            help=f"use `{name}` among the shape's axes, as in `[{name} D]`",
+        )
+
+    def _check_no_alias(self, size: ast.SizeExpr, ctx: TypeContext) -> None:
+        if isinstance(size, ast.SizeBinary):
+            self._check_no_alias(size.left, ctx)
+            self._check_no_alias(size.right, ctx)
+        elif isinstance(size, ast.SizeName) and size.name in ctx.aliases:
+            self.report_alias_in_axis(size.name, size.span)
+            raise TypeError_
+
+    def _unknown(self, name: str, ctx: TypeContext) -> str:
+        if name in ctx.unknown_sizes:
+            return ctx.unknown_sizes[name]
+        symbol = ctx.fresh_unknown(name) if ctx.fresh_unknown else f"?{name}"
+        ctx.unknown_sizes[name] = symbol
+        return symbol
+
+    def _axis_name_size(self, name: str, span: Span, ctx: TypeContext) -> Poly:
+        if name in ctx.axes:
+            self._note_reference(ctx, name, span)
+            return ctx.axes[name]
+        if name in ctx.dims:
+            self._note_reference(ctx, name, span)
+            return Poly.symbol(name)
+        if ctx.mode == "param":
+            size = Poly.symbol(name)
+            ctx.axes[name] = size
+            ctx.introduced.append((name, span))
+            return size
+        if ctx.mode == "field":
+            self.reporter.report(
+                "E0301",
+                f"unknown size `{name}`",
+                span,
+                "not a dim",
+                help="a field's shape is made of numbers and dims only",
+            )
+            raise TypeError_
+        self.reporter.report(
+            "E0301",
+            f"unknown size `{name}`",
+            span,
+            "not in scope",
+            help=f"sizes here must already be in scope; write `?{name}` for a size the "
+            "function chooses or that is only known at run time",
+        )
+        raise TypeError_
+
+    # ------------------------------------------------------------------ sizes
+
+    def size(self, written: ast.SizeExpr, ctx: TypeContext) -> Poly:
+        """A size expression's polynomial; division exact unless `ctx.rounding`."""
+        try:
+            return self._size(written, ctx)
+        except SizeOverflow:
+            self.reporter.report(
+                "E0414",
+                "size too large: it doesn't fit in 128 bits",
+                written.span,
+                "overflows",
+            )
+            raise TypeError_ from None
+
+    def _size(self, written: ast.SizeExpr, ctx: TypeContext) -> Poly:
+        if isinstance(written, ast.SizeInt):
+            return Poly.const(written.value)
+        if isinstance(written, ast.SizeName):
+            if written.name in ctx.dims:
+                self._note_reference(ctx, written.name, written.span)
+                return Poly.symbol(written.name)
+            return self._axis_name_size(written.name, written.span, ctx)
+        left = self._size(written.left, ctx)
+        right = self._size(written.right, ctx)
+        if written.op == "+":
+            return left + right
+        if written.op == "-":
+            return left - right
+        if written.op == "*":
+            return left * right
+        return self.divide(left, right, written, ctx)
+
+    def divide(self, left: Poly, right: Poly, written: ast.SizeBinary, ctx: TypeContext) -> Poly:
+        try:
+            return left.divide_exact(right)
+        except InexactDivision:
+            pass
+        numeric_left = left.substitute(ctx.dim_values)
+        numeric_right = right.substitute(ctx.dim_values)
+        try:
+            return numeric_left.divide_exact(numeric_right)
+        except InexactDivision:
+            pass
+        if ctx.rounding and numeric_left.value is not None and numeric_right.value:
+            return Poly.const(numeric_left.value // numeric_right.value)
+        if ctx.rounding and numeric_right.value == 0:
+            self.reporter.report("E0406", "a size divides by 0", written.span, "division by 0")
+            raise TypeError_
+        self.reporter.report(
+            "E0402",
+            "size isn't divisible: the division doesn't come out whole",
+            written.span,
+            f"{_poly_text(numeric_left)} / {_poly_text(numeric_right)}",
+            help="write the other size as a multiple instead, as `[2*n]` and `[n]`",
+        )
+        raise TypeError_
+
+    @staticmethod
+    def _note_reference(ctx: TypeContext, name: str, span: Span) -> None:
+        if ctx.on_reference is not None:
+            ctx.on_reference(name, span)
+
+
+def _poly_text(size: Poly) -> str:
+    return str(size)

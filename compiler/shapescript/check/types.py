@@ -1,0 +1,176 @@
+"""The checker's types, and the one function that prints them for every consumer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shapescript.check.sizes import Poly, format_size
+
+DEFAULT_FLOAT = "f32"
+FLOAT_DTYPES = frozenset({"f16", "bf16", "f32", "f64"})
+INT_DTYPES = frozenset({"u8", "i8", "i16", "i32", "i64"})
+
+
+@dataclass(frozen=True, slots=True)
+class Domain:
+    """What a tensor's values may be: `Real`, `Prob over C`, `Index[V]`, `Mask`, ..."""
+
+    name: str = "Real"
+    over: str | None = None
+    size: Poly | None = None
+
+    @property
+    def default_dtype(self) -> str:
+        if self.name == "Mask":
+            return "bool"
+        if self.name == "Index":
+            return "i64"
+        return DEFAULT_FLOAT
+
+
+REAL = Domain()
+MASK = Domain("Mask")
+
+
+@dataclass(frozen=True, slots=True)
+class Axis:
+    """One axis: its size and, when it has one, its name (`D`, `n`); `rest` marks `...`."""
+
+    size: Poly
+    name: str | None = None
+    rest: bool = False
+
+
+class Type:
+    """Base of all types."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TensorType(Type):
+    """A tensor: its axes (None for a shapeless parameter type), domain and dtype."""
+
+    axes: tuple[Axis, ...] | None
+    domain: Domain = REAL
+    dtype: str | None = None
+
+    @property
+    def rank(self) -> int:
+        return len(self.axes) if self.axes is not None else -1
+
+    @property
+    def resolved_dtype(self) -> str:
+        return self.dtype or self.domain.default_dtype
+
+    def with_axes(self, axes: tuple[Axis, ...] | None) -> TensorType:
+        return TensorType(axes, self.domain, self.dtype)
+
+    def with_domain(self, domain: Domain) -> TensorType:
+        return TensorType(self.axes, domain, self.dtype)
+
+
+@dataclass(frozen=True, slots=True)
+class HostType(Type):
+    """A host scalar: `int`, `float` or `bool`. An int may know its size (`n`, `2*h`)."""
+
+    kind: str
+    size: Poly | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PythonType(Type):
+    """A value from Python: untyped until an `as` says what it is."""
+
+    module: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StringType(Type):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownType(Type):
+    """The type of what failed to check: fits everything and never causes another error."""
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionType(Type):
+    """A function used as a value: a fn, extern fn, prelude stub or built-in, by name."""
+
+    name: str
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class NamedType(Type):
+    """Types this checker passes through without looking inside yet: models, records, ..."""
+
+    name: str
+    args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SeveralType(Type):
+    """The several results of split, topk or value_and_grad, before they are named."""
+
+    items: tuple[Type, ...] = field(default_factory=tuple)
+
+
+UNKNOWN = UnknownType()
+INT = HostType("int")
+FLOAT = HostType("float")
+BOOL = HostType("bool")
+
+
+def is_unknown(type_: Type) -> bool:
+    return isinstance(type_, UnknownType)
+
+
+def axis_text(axis: Axis) -> str:
+    if axis.rest:
+        return "..."
+    if axis.name is not None:
+        return axis.name
+    text = format_size(axis.size)
+    return text.replace(" ", "") if " " in text else text
+
+
+def domain_text(domain: Domain) -> str:
+    text = domain.name
+    if domain.size is not None:
+        text += f"[{format_size(domain.size).replace(' ', '')}]"
+    if domain.over is not None:
+        text += f" over {domain.over}"
+    return text
+
+
+def format_type(type_: Type) -> str:
+    """A type exactly as the reference prints it: `[b n D]`, `[b C] Prob over C`, `int`."""
+    if isinstance(type_, TensorType):
+        parts = []
+        if type_.axes is not None:
+            parts.append("[" + " ".join(axis_text(axis) for axis in type_.axes) + "]")
+        if type_.domain != REAL or type_.axes is None:
+            parts.append(domain_text(type_.domain))
+        if type_.dtype is not None and type_.dtype != type_.domain.default_dtype:
+            parts.append(type_.dtype)
+        return " ".join(parts)
+    if isinstance(type_, HostType):
+        return type_.kind
+    if isinstance(type_, PythonType):
+        return "Python value"
+    if isinstance(type_, StringType):
+        return "string"
+    if isinstance(type_, FunctionType):
+        return f"fn {type_.name}"
+    if isinstance(type_, NamedType):
+        return type_.name + (f"[{', '.join(type_.args)}]" if type_.args else "")
+    if isinstance(type_, SeveralType):
+        return "(" + ", ".join(format_type(item) for item in type_.items) + ")"
+    return "unknown"
+
+
+def format_shape(axes: tuple[Axis, ...]) -> str:
+    return "[" + " ".join(axis_text(axis) for axis in axes) + "]"
