@@ -16,10 +16,17 @@ from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "data" / "diagnostics"
 
-#: 1-based line of the example program where the code is reported, when not the last line.
-MARKER_LINES: dict[str, int] = {
-    "E0103": 2,
-    "W0201": 1,
+#: 1-based lines of the example program where the code is reported, when not the last line
+#: (a line listed twice expects the code twice there).
+MARKER_LINES: dict[str, list[int]] = {
+    "E0103": [2],
+    "W0201": [1],
+    "E0304": [1],
+    "E0307": [1],
+    "E0411": [2],
+    "E0415": [4],
+    "E2201": [1, 2],
+    "H2201": [3, 3],
 }
 
 #: Codes whose marker goes on a line of its own under the reported line.
@@ -29,11 +36,14 @@ MARK_BELOW = {"E0102", "W0201"}
 def _place_marker(code: str, program: str) -> str:
     lines = program.rstrip("\n").split("\n")
     code_lines = [i for i, line in enumerate(lines) if line.strip()]
-    index = MARKER_LINES.get(code, code_lines[-1] + 1) - 1
-    if code in MARK_BELOW:
-        lines.insert(index + 1, f"#^ {code}")
-    else:
-        lines[index] = f"{lines[index]}  # {code}"
+    marked = MARKER_LINES.get(code, [code_lines[-1] + 1])
+    for number in sorted(set(marked), reverse=True):
+        index = number - 1
+        codes = ", ".join([code] * marked.count(number))
+        if code in MARK_BELOW:
+            lines.insert(index + 1, f"#^ {codes}")
+        else:
+            lines[index] = f"{lines[index]}  # {codes}"
     return "\n".join(lines) + "\n"
 
 

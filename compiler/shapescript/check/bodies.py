@@ -15,7 +15,7 @@ from shapescript.check.program import FunctionFacts, Reference, ScopeEntry, Symb
 from shapescript.check.reporter import Reporter
 from shapescript.check.signatures import ParamSig, Signature
 from shapescript.check.sizes import Poly
-from shapescript.check.solver import Equation, solve, sizes_equal
+from shapescript.check.solver import Equation, sizes_equal, solve
 from shapescript.check.type_exprs import TypeContext, TypeResolver
 from shapescript.check.types import (
     BOOL,
@@ -270,8 +270,10 @@ class BodyChecker:
         if len(actual) != len(expected):
             return (
                 "E0403",
-                [f"{format_shape(actual)} has {len(actual)} axes, {format_shape(expected)} "
-                 f"has {len(expected)}"],
+                [
+                    f"{format_shape(actual)} has {len(actual)} axes, {format_shape(expected)} "
+                    f"has {len(expected)}"
+                ],
             )
         renames: dict[str, Poly] = {}
         equations = []
@@ -392,6 +394,7 @@ class BodyChecker:
     def if_stmt(self, stmt: ast.If) -> None:
         self.expr(stmt.condition)
         previous = self._block_span
+        branches: list[Env] = []
         for body in (stmt.then_body, stmt.else_body):
             if body is None:
                 continue
@@ -400,9 +403,23 @@ class BodyChecker:
             self._block_span = stmt.span
             try:
                 self.block(body)
+                branches.append(self.env)
             finally:
                 self.env = outer
                 self._block_span = previous
+        if len(branches) == 2:
+            then_env, else_env = branches
+            for name, (type_, symbol) in then_env.values.items():
+                if name in self.env.values or name not in else_env.values:
+                    continue
+                other = else_env.values[name][0]
+                same = format_type(type_) == format_type(other)
+                self.env.values[name] = (type_ if same else UNKNOWN, symbol)
+                self.facts.entries.append(
+                    ScopeEntry(
+                        name, symbol, type_, stmt.span.end, self._block_span or self.decl.span
+                    )
+                )
 
     # ------------------------------------------------------------------ expressions
 
@@ -467,7 +484,7 @@ class BodyChecker:
                 "used as a value",
             )
             return UNKNOWN
-        if name in self.scope.broken_aliases:
+        if name in self.scope.broken_names:
             return UNKNOWN
         if name == "causal":
             return FunctionType(name, "builtin")
@@ -554,8 +571,7 @@ class BodyChecker:
                 op_span,
                 f"{format_type(left)} {op} {format_type(right)}",
                 notes=error.notes,
-                help="if the axes really are the same, give them the same name with "
-                "rearrange or as"
+                help="if the axes really are the same, give them the same name with rearrange or as"
                 if error.code == "E0404"
                 else None,
             )
@@ -601,12 +617,15 @@ class BodyChecker:
                     dtype = None
                 return TensorType(axes, domain, dtype)
             return operand if not isinstance(target, TensorType) else target
-        if isinstance(operand, PythonType) or isinstance(operand, UnknownType):
+        if isinstance(operand, PythonType | UnknownType):
             return target
         if isinstance(operand, TensorType) and isinstance(target, TensorType):
             if target.axes is None:
-                return TensorType(operand.axes, target.domain if node.type.words else operand.domain,
-                                  target.dtype or operand.dtype)
+                return TensorType(
+                    operand.axes,
+                    target.domain if node.type.words else operand.domain,
+                    target.dtype or operand.dtype,
+                )
             if operand.axes is None:
                 return target
             if len(operand.axes) != len(target.axes):
@@ -645,8 +664,10 @@ class BodyChecker:
         return UNKNOWN
 
     def index(self, node: ast.Index) -> Type:
-        if isinstance(node.target, ast.Name) and node.target.name == "causal" and (
-            node.target.name not in self.env.values
+        if (
+            isinstance(node.target, ast.Name)
+            and node.target.name == "causal"
+            and (node.target.name not in self.env.values)
         ):
             return builtin_rules.causal(self, node)
         target = self.expr(node.target)
@@ -679,8 +700,11 @@ class BodyChecker:
         target = self.program.resolver.resolve(cast.type, self.type_context("closed"))
         if isinstance(current, TensorType) and isinstance(target, TensorType):
             axes = current.axes if target.axes is None else target.axes
-            return TensorType(axes, target.domain if cast.type.words else current.domain,
-                              target.dtype if target.dtype else (None if cast.type.words else current.dtype))
+            return TensorType(
+                axes,
+                target.domain if cast.type.words else current.domain,
+                target.dtype if target.dtype else (None if cast.type.words else current.dtype),
+            )
         return current if isinstance(target, UnknownType) else target
 
     def call(self, node: ast.Call, piped: Arg | None) -> Type:
@@ -691,9 +715,13 @@ class BodyChecker:
         if isinstance(callee, ast.Name):
             name = callee.name
             local = self.env.values.get(name)
-            if local is not None or name in self.env.axes or (
-                name in self.scope.symbols and self.scope.symbols[name].kind not in (
-                    "fn", "extern", "python_module", "model", "data", "logs", "import"
+            if (
+                local is not None
+                or name in self.env.axes
+                or (
+                    name in self.scope.symbols
+                    and self.scope.symbols[name].kind
+                    not in ("fn", "extern", "python_module", "model", "data", "logs", "import")
                 )
             ):
                 what = self.expr(callee)
@@ -787,6 +815,7 @@ class BodyChecker:
         failed = False
         for param, arg in matched:
             if arg is None:
+                self._size_default(signature, param, variables, equations)
                 continue
             outcome = self._match_param(
                 signature, param, arg, variables, equations, renames, elementwise_shapes
@@ -812,21 +841,53 @@ class BodyChecker:
                     else f"axis {axis_index + 1}: {_show_size(want)} can't be {_show_size(have)}"
                 )
                 codes.setdefault(arg_index, failure.code)
+            by_index = {slot[0]: (param, slot[1]) for param, slot in matched if slot}
             for arg_index, notes in by_arg.items():
-                param, arg = matched[arg_index]
+                if arg_index not in by_index:
+                    self.reporter.report(
+                        codes[arg_index],
+                        f"the call of `{signature.name}` doesn't fit its signature",
+                        node.span,
+                        "this call",
+                        notes=notes,
+                    )
+                    continue
+                param, arg = by_index[arg_index]
+                shown = (
+                    format_type(param.type)
+                    if param.special is None
+                    else f"{param.special}[{param.special_size}]"
+                )
                 self.reporter.report(
-                    codes[arg_index] if codes[arg_index] != "E0409" else "E0409",
+                    codes[arg_index],
                     f"`{signature.name}` can't take this as `{param.name}`",
                     arg.span,
                     f"{format_type(arg.type)}",
-                    notes=notes + [f"`{param.name}` is {format_type(param.type)}"],
+                    notes=notes + [f"`{param.name}` is {shown}"],
                 )
             return UNKNOWN
         values = {name: solution.apply(size) for name, size in variables.items()}
+        unsolved = {
+            name
+            for name, size in values.items()
+            if any(symbol.startswith("$") for symbol in size.symbols())
+        }
         result_type = self.program.return_type_of(signature, node.span)
+        if unsolved & _type_symbols(result_type):
+            return UNKNOWN
         if signature.extern and signature.decl.return_type is not None:
             result_type = self._extern_return(signature, values, node)
-        return self._instantiate(result_type, values, renames, rest, elementwise_shapes)
+        for name in _unknown_symbols(result_type):
+            values[name] = Poly.symbol(self.fresh_unknown(name.lstrip("?").rstrip("0123456789")))
+        if (
+            signature.is_elementwise
+            and elementwise_shapes == []
+            and any(
+                isinstance(arg.type, HostType) for _, slot in matched if slot for arg in [slot[1]]
+            )
+        ):
+            return FLOAT
+        return self._instantiate(signature, result_type, values, renames, rest, elementwise_shapes)
 
     def _extern_return(self, signature: Signature, values: dict[str, Poly], node) -> Type:
         ctx = self.scope.type_context()
@@ -837,6 +898,8 @@ class BodyChecker:
         result = self.program.resolver.resolve(signature.decl.return_type, ctx)
         if isinstance(result, TensorType) and result.axes is not None:
             for axis in result.axes:
+                if axis.rest:
+                    continue
                 value = axis.size.substitute(self.scope.dim_values).value
                 if value is not None and value < 1:
                     self.reporter.report(
@@ -848,13 +911,14 @@ class BodyChecker:
                     return UNKNOWN
         return result
 
-    def _instantiate(self, result, values, renames, rest, elementwise_shapes) -> Type:
+    def _instantiate(self, signature, result, values, renames, rest, shapes) -> Type:
+        """The call's result: the return type with generics solved and caller's names kept."""
         if not isinstance(result, TensorType):
             return result
         if result.axes is None:
-            if elementwise_shapes:
-                axes = elementwise_shapes[0]
-                for shape in elementwise_shapes[1:]:
+            if shapes:
+                axes = shapes[0]
+                for shape in shapes[1:]:
                     try:
                         axes = broadcast(axes, shape, self.scope.dim_values)
                     except ShapeError:
@@ -867,19 +931,16 @@ class BodyChecker:
                 axes.extend(rest or ())
                 continue
             size = axis.size.substitute(values)
-            generic = axis.size.single_symbol()
-            if generic is not None and generic in renames:
-                axes.append(Axis(size, renames[generic]))
-            elif generic is not None and generic in self.scope.dims:
-                axes.append(Axis(size, generic))
-            elif generic is not None and generic in values:
-                axes.append(Axis(size, None if size.single_symbol() is None else axis.name))
+            if axis.name is not None and axis.name in signature.generics:
+                axes.append(Axis(size, renames.get(axis.name)))
+            elif axis.name is not None and axis.name in self.scope.dim_values:
+                axes.append(Axis(size, axis.name))
             else:
-                axes.append(Axis(size, axis.name if generic is not None else None))
+                axes.append(Axis(size))
         domain = result.domain
         if domain.size is not None:
             domain = Domain(domain.name, domain.over, domain.size.substitute(values))
-        if domain.over is not None and domain.over in renames and renames[domain.over]:
+        if domain.over is not None and renames.get(domain.over):
             domain = Domain(domain.name, renames[domain.over], domain.size)
         return TensorType(tuple(axes), domain, result.dtype)
 
@@ -962,6 +1023,23 @@ class BodyChecker:
             return captured
         return None
 
+    def _size_default(self, signature, param: ParamSig, variables, equations) -> None:
+        """A left-out `Size[S] = default` argument: S is the default's size."""
+        default = param.decl.default
+        if param.special != "Size" or param.special_size is None or default is None:
+            return
+        if isinstance(default, ast.IntLit):
+            value = Poly.const(default.value)
+        elif isinstance(default, ast.Name) and default.name in variables:
+            value = variables[default.name]
+        elif isinstance(default, ast.Name) and default.name in self.scope.dim_values:
+            value = Poly.symbol(default.name)
+        else:
+            return
+        equations.append(
+            Equation(param.special_size.substitute(variables), value, (-1, param, 0, None))
+        )
+
     def _rank_error(self, signature, param, value, want: int, at_least: bool) -> None:
         have = value.type.rank if isinstance(value.type, TensorType) else 0
         self.reporter.report(
@@ -997,7 +1075,9 @@ class BodyChecker:
             return False
         if param.special_size is not None:
             equations.append(
-                Equation(param.special_size.substitute(variables), size, (arg_index, param, 0, None))
+                Equation(
+                    param.special_size.substitute(variables), size, (arg_index, param, 0, None)
+                )
             )
         return None
 
@@ -1073,6 +1153,27 @@ class BodyChecker:
 # ---------------------------------------------------------------------- helpers
 
 
+def _type_symbols(type_: Type) -> set[str]:
+    """The size symbols a type's axes and domain use."""
+    if not isinstance(type_, TensorType):
+        return set()
+    names: set[str] = set()
+    for axis in type_.axes or ():
+        names |= axis.size.symbols()
+        if axis.name:
+            names.add(axis.name)
+    if type_.domain.size is not None:
+        names |= type_.domain.size.symbols()
+    return names
+
+
+def _unknown_symbols(type_: Type) -> list[str]:
+    if not isinstance(type_, TensorType) or type_.axes is None:
+        return []
+    names = {name for axis in type_.axes for name in axis.size.symbols() if name.startswith("?")}
+    return sorted(names)
+
+
 def _show_size(size: Poly) -> str:
     return str(size)
 
@@ -1083,9 +1184,12 @@ def _is_loose(type_: Type) -> bool:
 
 
 def _tensor_dtype(left: Type, right: Type) -> str | None:
-    left_dtype = left.dtype if isinstance(left, TensorType) else None
-    right_dtype = right.dtype if isinstance(right, TensorType) else None
-    return left_dtype or right_dtype
+    dtypes = [
+        side.dtype
+        for side in (left, right)
+        if isinstance(side, TensorType) and side.dtype not in (None, "bool")
+    ]
+    return dtypes[0] if dtypes else None
 
 
 def _host_result(op: str, left: HostType, right: HostType) -> Type:

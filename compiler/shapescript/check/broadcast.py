@@ -52,14 +52,9 @@ def _by_name(
             raise ShapeError(
                 "E0401",
                 f"the sizes of axis `{axis.name}` don't match",
-                [f"axis `{axis.name}`: {_size_text(axis)} is not known to equal {_size_text(other)}"],
+                [f"axis `{axis.name}`: {axis.size} is not known to equal {other.size}"],
             )
     return big
-
-
-def _size_text(axis: Axis) -> str:
-    text = str(axis.size)
-    return text
 
 
 def broadcast(

@@ -102,7 +102,7 @@ def _over_axis(
     expr = over.expr
     if not isinstance(expr, ast.Name):
         checker.reporter.report(
-            "E0406", f"`over=` takes the name of an axis", over.span, "not an axis name"
+            "E0406", "`over=` takes the name of an axis", over.span, "not an axis name"
         )
         return None
     for index, axis in enumerate(tensor.axes or ()):
@@ -165,6 +165,9 @@ def _reduction(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call)
     index = _over_axis(checker, name, tensor, over, node)
     if index is None:
         return UNKNOWN
+    semantic = tensor.domain.over
+    if name == "mean" and semantic is not None and semantic != tensor.axes[index].name:
+        domain = tensor.domain
     return TensorType(_without(tensor.axes, index), domain, dtype)
 
 
@@ -289,8 +292,9 @@ def _masked_fill(checker: BodyChecker, name: str, args: list[Arg], node: ast.Cal
     try:
         broadcast(tensor.axes, mask.axes, checker.scope.dim_values)
     except ShapeError as error:
-        checker.reporter.report(error.code, error.message, positional[1].span, "mask",
-                                notes=error.notes)
+        checker.reporter.report(
+            error.code, error.message, positional[1].span, "mask", notes=error.notes
+        )
         return UNKNOWN
     return tensor
 
@@ -398,8 +402,9 @@ def _elementwise(checker: BodyChecker, name: str, args: list[Arg], node: ast.Cal
     for arg in positional:
         type_ = arg.type
         if isinstance(type_, StringType):
-            checker.reporter.report("E0412", f"`{name}` needs numbers, not a string", arg.span,
-                                    "string")
+            checker.reporter.report(
+                "E0412", f"`{name}` needs numbers, not a string", arg.span, "string"
+            )
             return UNKNOWN
         if isinstance(type_, UnknownType):
             return UNKNOWN
@@ -443,9 +448,7 @@ def _pattern(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) -
     reduction = None
     if name == "reduce" and len(operand_args) == 2:
         reduction = operand_args.pop()
-        if not (
-            isinstance(reduction.expr, ast.Name) and reduction.expr.name in REDUCTION_NAMES
-        ):
+        if not (isinstance(reduction.expr, ast.Name) and reduction.expr.name in REDUCTION_NAMES):
             checker.reporter.report(
                 "E0406",
                 "reduce's reduction is one of sum, mean, max, min and prod",
@@ -556,6 +559,11 @@ _KIND_HANDLERS = {
     "matmul": _matmul,
 }
 _HANDLERS = {
+    "masked_fill": _masked_fill,
+    "cat": _join,
+    "stack": _join,
+    "gather": _gather_scatter,
+    "scatter": _gather_scatter,
     "value_and_grad": _several(2),
     "matmul": _matmul,
     "zeros_like": lambda checker, name, args, node: (
@@ -703,29 +711,37 @@ def _slice_size(checker: BodyChecker, item: ast.Slice, axis: Axis) -> Poly | Non
     step_value = 1 if step is None else step.substitute(dims).value
     if step_value is None or step_value <= 0:
         if step_value is not None:
-            checker.reporter.report("E0406", "a slice's step must be positive", item.step.span,
-                                    "step")
+            checker.reporter.report(
+                "E0406", "a slice's step must be positive", item.step.span, "step"
+            )
             return None
         return unknown
     numeric_length = length.substitute(dims).value
     lo_value = None if lo is None else lo.substitute(dims).value
     hi_value = None if hi is None else hi.substitute(dims).value
-    if numeric_length is not None and (lo is None or lo_value is not None) and (
-        hi is None or hi_value is not None
+    if (
+        numeric_length is not None
+        and (lo is None or lo_value is not None)
+        and (hi is None or hi_value is not None)
     ):
         return Poly.const(len(range(numeric_length)[lo_value:hi_value:step_value]))
     start = Poly.const(0) if lo is None else _from_end(lo, length, dims)
     stop = length if hi is None else _from_end(hi, length, dims)
-    if not (_non_negative(start, dims) and _non_negative(stop - start, dims)
-            and _non_negative(length - stop, dims)):
+    if not (
+        _non_negative(start, dims)
+        and _non_negative(stop - start, dims)
+        and _non_negative(length - stop, dims)
+    ):
         return unknown
     span = stop - start
     if step_value == 1:
         return span
-    try:
-        return span.divide_exact(Poly.const(step_value))
-    except ArithmeticError:
-        return unknown
+    for numerator in (span, span + (step_value - 1)):
+        try:
+            return numerator.divide_exact(Poly.const(step_value))
+        except ArithmeticError:
+            continue
+    return unknown
 
 
 def _from_end(bound: Poly, length: Poly, dims) -> Poly:

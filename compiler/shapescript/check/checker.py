@@ -54,9 +54,7 @@ def check_parsed(parsed: ParseResult) -> Checked:
         types_by_span=program.types_by_span,
         references=program.references,
         functions=program.functions,
-        dim_values={
-            name: value.value for name, value in scope.dim_values.items() if value.value
-        },
+        dim_values={name: value.value for name, value in scope.dim_values.items() if value.value},
     )
 
 

@@ -53,7 +53,8 @@ class ModuleScope:
     python_modules: set[str] = field(default_factory=set)
     models: dict[str, ast.ModelDecl] = field(default_factory=dict)
     records: dict[str, ast.DataDecl | ast.LogsDecl] = field(default_factory=dict)
-    broken_aliases: set[str] = field(default_factory=set)
+    #: Dims and aliases whose declaration failed: their uses are unknown, silently.
+    broken_names: set[str] = field(default_factory=set)
 
     def type_context(self, on_reference=None) -> TypeContext:
         return TypeContext(
@@ -196,7 +197,10 @@ def evaluate_dims(module: ast.Module, scope: ModuleScope, reporter: Reporter) ->
         return result
 
     for name in decls:
-        if scope.symbols.get(name) is not None and scope.symbols[name].span == decls[name].name_span:
+        if (
+            scope.symbols.get(name) is not None
+            and scope.symbols[name].span == decls[name].name_span
+        ):
             value_of(name)
     for name, decl in decls.items():
         value = values.get(name)
@@ -205,7 +209,7 @@ def evaluate_dims(module: ast.Module, scope: ModuleScope, reporter: Reporter) ->
             scope.dim_values[name] = value
         else:
             scope.dims.pop(name)
-            scope.broken_aliases.add(name)
+            scope.broken_names.add(name)
         del decl
 
 
@@ -319,7 +323,7 @@ def check_aliases(module: ast.Module, scope: ModuleScope, reporter: Reporter) ->
                 help="an alias may use other aliases, but not in a cycle",
             )
             scope.aliases.pop(name, None)
-            scope.broken_aliases.add(name)
+            scope.broken_names.add(name)
 
 
 # ---------------------------------------------------------------------- signatures
@@ -329,9 +333,7 @@ def build_signatures(
     module: ast.Module, scope: ModuleScope, resolver: TypeResolver, on_reference=None
 ) -> None:
     for name, decl in scope.functions.items():
-        scope.signatures[name] = build_signature(
-            decl, resolver, scope.type_context(on_reference)
-        )
+        scope.signatures[name] = build_signature(decl, resolver, scope.type_context(on_reference))
     for item in module.items:
         if isinstance(item, ast.FnDecl) and item.name not in scope.signatures:
             scope.signatures.setdefault(

@@ -171,7 +171,9 @@ def check_pattern(
     solution = solve(equations, dims)
     for failure in solution.failures:
         entry = failure.equation.origin
-        raise _failure_error(failure.code, entry, failure.lhs, failure.rhs, solution, dims, source_text)
+        raise _failure_error(
+            failure.code, entry, failure.lhs, failure.rhs, solution, dims, source_text
+        )
 
     sizes = {name: solution.apply(Poly.symbol(var)) for name, var in variables.items()}
     sizes.update(known)

@@ -39,7 +39,5 @@ class Reporter:
         all_notes = list(notes or [])
         all_notes.extend(reversed(self.context_notes))
         self.diagnostics.append(
-            Diagnostic(
-                code, message, Label(span, label), list(secondary or []), all_notes, help
-            )
+            Diagnostic(code, message, Label(span, label), list(secondary or []), all_notes, help)
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import keyword
 from dataclasses import dataclass, field
 
 from shapescript.check.sizes import Poly
@@ -101,7 +102,7 @@ def build_signature(
         params.append(_param(param, resolver, ctx, extern))
     return_type = None
     if decl.return_type is not None:
-        ctx.mode = "closed"
+        ctx.mode = "declaration" if extern else "closed"
         ctx.rounding = extern
         # Names a broken parameter type would have introduced are unknown, silently.
         broken = any(isinstance(p.type, UnknownType) and not p.has_default for p in params)
@@ -178,14 +179,19 @@ def _param(param: ast.Param, resolver: TypeResolver, ctx: TypeContext, extern: b
             param.name, UNKNOWN, param, param.default is not None, special, size, param.mut
         )
     type_ = resolver.resolve(written, ctx)
-    if param.default is not None and not extern and isinstance(type_, TensorType):
-        if type_.axes is not None and not _is_none(param.default):
-            reporter.report(
-                "E0306",
-                f"parameter `{param.name}` has a shape, so it can't have a default",
-                param.default.span,
-                "default on a tensor parameter",
-            )
+    if (
+        param.default is not None
+        and not extern
+        and isinstance(type_, TensorType)
+        and type_.axes is not None
+        and not _is_none(param.default)
+    ):
+        reporter.report(
+            "E0306",
+            f"parameter `{param.name}` has a shape, so it can't have a default",
+            param.default.span,
+            "default on a tensor parameter",
+        )
     if isinstance(type_, UnknownType | NamedType):
         return ParamSig(param.name, type_, param, param.default is not None, mut=param.mut)
     return ParamSig(param.name, type_, param, param.default is not None, mut=param.mut)
@@ -203,11 +209,7 @@ def _special(written: ast.TypeExpr) -> str | None:
     return None
 
 
-_PY_KEYWORDS = frozenset(
-    "False None True and as assert async await break class continue def del elif else "
-    "except finally for from global if import in is lambda nonlocal not or pass raise return "
-    "try while with yield".split()
-)
+_PY_KEYWORDS = frozenset(keyword.kwlist)
 
 
 def _check_extern(

@@ -126,9 +126,9 @@ class TypeResolver:
         if name in OTHER_NAMED_TYPES or name in ctx.named_types:
             self._note_reference(ctx, name, word.span)
             return NamedType(name)
-        if len(name) <= 3 and name[:1].isupper() and (name[1:].isdigit() or len(name) == 1):
-            if name not in ctx.domains and name not in BUILTIN_DOMAINS:
-                return NamedType(name, ("type variable",))
+        is_type_variable = name[:1].isupper() and (len(name) == 1 or name[1:].isdigit())
+        if is_type_variable and name not in ctx.domains and name not in BUILTIN_DOMAINS:
+            return NamedType(name, ("type variable",))
         return None
 
     def _domain(self, word: ast.TypeWord, ctx: TypeContext) -> Domain:
@@ -154,10 +154,14 @@ class TypeResolver:
         return Domain(name, word.over, size)
 
     def _size_in_type(self, size: ast.SizeExpr, ctx: TypeContext) -> Poly:
-        if isinstance(size, ast.SizeName) and size.name not in ctx.dims and size.name not in ctx.axes:
-            if ctx.mode == "param":
-                ctx.axes[size.name] = Poly.symbol(size.name)
-                ctx.introduced.append((size.name, size.span))
+        if (
+            ctx.mode == "param"
+            and isinstance(size, ast.SizeName)
+            and size.name not in ctx.dims
+            and size.name not in ctx.axes
+        ):
+            ctx.axes[size.name] = Poly.symbol(size.name)
+            ctx.introduced.append((size.name, size.span))
         return self.size(size, ctx)
 
     # ------------------------------------------------------------------ axes
@@ -221,10 +225,13 @@ class TypeResolver:
         if isinstance(axis, ast.GroupAxis):
             size = Poly.const(1)
             for part in axis.items:
-                if isinstance(part, ast.SizeAxis) and isinstance(part.size, ast.SizeName):
-                    if part.size.name in ctx.aliases:
-                        self.report_alias_in_axis(part.size.name, part.size.span)
-                        raise TypeError_
+                if (
+                    isinstance(part, ast.SizeAxis)
+                    and isinstance(part.size, ast.SizeName)
+                    and part.size.name in ctx.aliases
+                ):
+                    self.report_alias_in_axis(part.size.name, part.size.span)
+                    raise TypeError_
                 if isinstance(part, ast.RestAxis):
                     self.reporter.report(
                         "E0306", "`...` can't be inside a group", part.span, "rest axes"
@@ -338,6 +345,8 @@ class TypeResolver:
             pass
         if ctx.rounding and numeric_left.value is not None and numeric_right.value:
             return Poly.const(numeric_left.value // numeric_right.value)
+        if ctx.rounding and ctx.mode == "declaration":
+            return Poly.symbol(f"({left})/{right}" if len(left.terms) > 1 else f"{left}/{right}")
         if ctx.rounding and numeric_right.value == 0:
             self.reporter.report("E0406", "a size divides by 0", written.span, "division by 0")
             raise TypeError_

@@ -1,4 +1,2 @@
-# A grouped size is only an axis of a shape: not in arithmetic, an expression or a dim.
-fn widths(img: [b 16gh*2]) -> [b] = sum(img, over=b)  # E2203
-fn scale(x: [n]) -> [n] = x * 16gh  # E2203
-dim P = 16gh  # E2203
+# From the reference's section on E2203.
+fn f(x: [b 16gh*2]) -> [b] = sum(x, over=b)  # E2203

@@ -4,9 +4,9 @@
 dim D = 64
 
 fn drops(x: [n D]) -> [n - 1 D]:
-    a = x[1:]  #= [n - 1 D]
-    z = x[:-1]  #= [n - 1 D]
-    e = x[0:n-1]  #= [n - 1 D]
+    a = x[1:]  #= [n-1 D]
+    z = x[:-1]  #= [n-1 D]
+    e = x[0:n-1]  #= [n-1 D]
     return a
 
 fn evens(x: [(2 h) D]) -> [h D]:

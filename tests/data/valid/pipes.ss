@@ -1,5 +1,6 @@
-# Pipes: the reference's own pipeline (layer_norm over D, matmul, gelu), a stage that
-# is a call with _ for the input, and the iterator-free stages of a small block.
+# Pipes: the reference's own pipeline (layer_norm over D, matmul, gelu), stages that
+# are calls with _ marking where the input goes (add(x, _), sub(1.0, _)), and a
+# residual block written as one pipeline.
 dim D = 64
 dim F = 4 * D
 
