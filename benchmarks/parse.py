@@ -16,7 +16,6 @@ import argparse
 import datetime
 import gc
 import json
-import math
 import os
 import platform
 import statistics
@@ -25,17 +24,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common import percentile
 from benchmarks.generate import generate_program
 
 BUDGET_MS = 60.0
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "parse.json"
-
-
-def percentile(samples: list[float], fraction: float) -> float:
-    """The nearest-rank percentile: the smallest sample with `fraction` of them at or below it."""
-    ordered = sorted(samples)
-    rank = max(1, math.ceil(fraction * len(ordered)))
-    return ordered[rank - 1]
 
 
 def time_parse(text: str, runs: int) -> tuple[list[float], int]:

@@ -16,6 +16,7 @@ from shapescript.check.checker import check_text
 from shapescript.check.program import Checked
 from shapescript.check.types import format_type
 from shapescript.syntax import ast
+from shapescript.syntax.source import Span
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 VALID = sorted((DATA / "valid").glob("*.ss"))
@@ -46,23 +47,30 @@ def _statements(stmts: list[ast.Stmt]):
             yield from _statements(stmt.else_body or [])
 
 
-def _marked_span(checked: Checked, line: int):
-    """The span whose type a marker on this line asserts."""
-    position = checked.source.position
-    for item in checked.module.items:
+def _marked_span(checked: Checked, line: int) -> Span | None:
+    """The (absolute) span whose type a marker on this line asserts."""
+    for index, item in enumerate(checked.module.items):
         if not isinstance(item, ast.FnDecl):
             continue
-        if item.expr_body is not None and position(item.expr_body.span.start).line == line:
-            return item.expr_body.span
+        base = checked.module.base_of(index)
+
+        def absolute(span: Span, base: int = base) -> Span:
+            return Span(span.start + base, span.end + base)
+
+        def on_line(span: Span) -> bool:
+            return checked.source.position(absolute(span).start).line == line
+
+        if item.expr_body is not None and on_line(item.expr_body.span):
+            return absolute(item.expr_body.span)
         for stmt in _statements(item.body or []):
-            if position(stmt.span.start).line != line:
+            if not on_line(stmt.span):
                 continue
             if isinstance(stmt, ast.Assign):
-                return stmt.targets[0].span
+                return absolute(stmt.targets[0].span)
             if isinstance(stmt, ast.Return) and stmt.value is not None:
-                return stmt.value.span
+                return absolute(stmt.value.span)
             if isinstance(stmt, ast.ExprStmt):
-                return stmt.expr.span
+                return absolute(stmt.expr.span)
     return None
 
 
@@ -81,6 +89,6 @@ def test_stated_types(path: Path) -> None:
     for line, _ in markers:
         span = _marked_span(checked, line)
         assert span is not None, f"line {line}: nothing to check a type of"
-        type_ = checked.types_by_span.get(span)
+        type_ = checked.type_of(span)
         actual.append((line, format_type(type_) if type_ is not None else None))
     assert actual == markers

@@ -11,7 +11,14 @@ from dataclasses import dataclass, field
 from shapescript.check import builtin_rules
 from shapescript.check.broadcast import ShapeError, broadcast, matmul
 from shapescript.check.module_scope import KIND_WORDS, ModuleScope, suggestion
-from shapescript.check.program import FunctionFacts, Reference, ScopeEntry, Symbol
+from shapescript.check.program import (
+    LOCAL_KINDS,
+    BodyResult,
+    Facts,
+    Reference,
+    ScopeEntry,
+    Symbol,
+)
 from shapescript.check.reporter import Reporter
 from shapescript.check.signatures import ParamSig, Signature
 from shapescript.check.sizes import Poly
@@ -71,31 +78,38 @@ class Env:
 
 
 class Program:
-    """What body checkers share: the module scope, the prelude, and where to record facts."""
+    """What body checkers share: the module scope, the prelude, and the body memo.
 
-    def __init__(self, scope: ModuleScope, reporter: Reporter, prelude, source_text: str) -> None:
+    Each function body is checked once per analysis, on demand (a call to a function
+    without a return type needs its body's type), and its result is reused by the next
+    analysis while the function's text and the module's declarations are unchanged.
+    """
+
+    def __init__(
+        self,
+        module: ast.Module,
+        scope: ModuleScope,
+        prelude,
+        source_text: str,
+        fingerprint: int,
+        previous_memo: dict | None = None,
+    ) -> None:
+        self.module = module
         self.scope = scope
-        self.reporter = reporter
-        self.resolver = TypeResolver(reporter)
+        self.resolver_reporter = Reporter()
         self.prelude = prelude
         self.source_text = source_text
-        self.types_by_span: dict[Span, Type] = {}
-        self.references: list[Reference] = []
-        self.functions: list[FunctionFacts] = []
+        self.fingerprint = fingerprint
+        self.previous_memo = previous_memo or {}
+        self.memo: dict[tuple[str, int], BodyResult] = {}
+        self.results: dict[int, BodyResult] = {}
         self.variable_counter = 0
-        self.inferred: dict[str, Type] = {}
         self.inferring: list[str] = []
+        self.item_index = {id(item): index for index, item in enumerate(module.items)}
 
     def fresh_variable(self, name: str) -> str:
         self.variable_counter += 1
         return f"${name}.{self.variable_counter}"
-
-    def record(self, span: Span, type_: Type) -> Type:
-        self.types_by_span[span] = type_
-        return type_
-
-    def refer(self, span: Span, symbol: Symbol) -> None:
-        self.references.append(Reference(span, symbol))
 
     def lookup_function(self, name: str) -> Signature | None:
         signature = self.scope.signatures.get(name)
@@ -103,46 +117,74 @@ class Program:
             return signature
         return self.prelude.signatures.get(name)
 
-    def return_type_of(self, signature: Signature, call_span: Span) -> Type:
-        """The declared return type, or the one inferred from the body (checked on demand)."""
+    def item_text(self, index: int) -> str:
+        item = self.module.items[index]
+        base = self.module.base_of(index)
+        return self.source_text[base + item.span.start : base + item.span.end]
+
+    def check_item(self, index: int) -> BodyResult | None:
+        """Check the function at `index` (or reuse its result); None while it is in progress."""
+        if index in self.results:
+            return self.results[index]
+        decl = self.module.items[index]
+        if not isinstance(decl, ast.FnDecl):
+            return None
+        signature = self.scope.signatures.get(decl.name)
+        if signature is None or signature.decl is not decl or decl.name in self.inferring:
+            return None
+        key = (self.item_text(index), self.fingerprint)
+        result = self.previous_memo.get(key) or self.memo.get(key)
+        if result is None:
+            self.inferring.append(decl.name)
+            try:
+                result = BodyChecker(self, decl, signature).check()
+            finally:
+                self.inferring.pop()
+        self.memo[key] = result
+        self.results[index] = result
+        return result
+
+    def return_type_of(self, signature: Signature) -> Type | None:
+        """The declared return type, or the one inferred from the body; None for recursion."""
         if signature.return_type is not None:
             return signature.return_type
-        name = signature.name
-        if name in self.inferred:
-            return self.inferred[name]
-        if name in self.inferring:
-            self.reporter.report(
-                "E0306",
-                f"`{name}` has no return type, so it can't call itself",
-                call_span,
-                "recursive call",
-                help=f"give `{name}` a return type: `-> T`",
-            )
+        index = self.item_index.get(id(signature.decl))
+        if index is None:
             return UNKNOWN
-        decl = signature.decl
-        if not isinstance(decl, ast.FnDecl):
-            return UNKNOWN
-        self.inferring.append(name)
-        try:
-            checker = BodyChecker(self, decl, signature)
-            inferred = checker.check()
-        finally:
-            self.inferring.pop()
-        self.inferred[name] = inferred
-        return inferred
+        result = self.check_item(index)
+        if result is None:
+            return None if signature.name in self.inferring else UNKNOWN
+        return result.inferred
 
 
 class BodyChecker:
     def __init__(self, program: Program, decl: ast.FnDecl, signature: Signature) -> None:
         self.program = program
-        self.reporter = program.reporter
+        self.reporter = Reporter()
         self.scope = program.scope
         self.decl = decl
         self.signature = signature
         self.env = Env()
-        self.facts = FunctionFacts(decl.name, decl.span)
+        self.facts = Facts()
         self.unknown_counts: dict[str, int] = {}
         self.returned: list[Type] = []
+        self.base = program.module.base_of(program.item_index.get(id(decl), 0))
+        self.resolver = TypeResolver(self.reporter)
+
+    def text_of(self, span: Span) -> str:
+        """The source text of an item-relative span."""
+        return self.program.source_text[self.base + span.start : self.base + span.end]
+
+    def record(self, span: Span, type_: Type) -> Type:
+        self.facts.types[span] = type_
+        return type_
+
+    def refer(self, span: Span, symbol: Symbol) -> None:
+        """Note that the name at `span` refers to `symbol` (module symbols by name)."""
+        if symbol.kind not in LOCAL_KINDS and symbol.path == self.scope.path:
+            self.facts.references.append(Reference(span, module_name=symbol.name))
+        else:
+            self.facts.references.append(Reference(span, symbol))
 
     # ------------------------------------------------------------------ setup
 
@@ -152,8 +194,8 @@ class BodyChecker:
     def bind_value(self, name: str, type_: Type, span: Span, kind: str, scope_span: Span) -> None:
         symbol = self.symbol(name, kind, span, format_type(type_))
         self.env.values[name] = (type_, symbol)
-        self.program.refer(span, symbol)
-        self.program.record(span, type_)
+        self.refer(span, symbol)
+        self.record(span, type_)
         self.facts.entries.append(ScopeEntry(name, symbol, type_, span.end, scope_span))
 
     def bind_axis(self, name: str, size: Poly, span: Span, scope_span: Span) -> None:
@@ -161,9 +203,9 @@ class BodyChecker:
             return
         symbol = self.symbol(name, "axis", span, str(size))
         self.env.axes[name] = (size, symbol)
-        self.program.refer(span, symbol)
+        self.refer(span, symbol)
         type_ = HostType("int", size)
-        self.program.record(span, type_)
+        self.record(span, type_)
         self.facts.entries.append(ScopeEntry(name, symbol, type_, span.start, scope_span))
 
     def fresh_unknown(self, name: str) -> str:
@@ -181,7 +223,7 @@ class BodyChecker:
     def _on_type_reference(self, name: str, span: Span) -> None:
         symbol = self._axis_or_module_symbol(name)
         if symbol is not None:
-            self.program.refer(span, symbol)
+            self.refer(span, symbol)
 
     def _axis_or_module_symbol(self, name: str) -> Symbol | None:
         if name in self.env.axes:
@@ -190,9 +232,12 @@ class BodyChecker:
 
     # ------------------------------------------------------------------ function
 
-    def check(self) -> Type:
-        """Check the body; return the type it returns (the inferred return type)."""
-        self.program.functions.append(self.facts)
+    def check(self) -> BodyResult:
+        """Check the body: its facts, diagnostics and the type it returns."""
+        inferred = self._check_body()
+        return BodyResult(self.facts, self.reporter.diagnostics, inferred)
+
+    def _check_body(self) -> Type:
         body_span = self.decl.span
         spans = dict(self._generic_spans())
         for name, size in self.signature.generics.items():
@@ -425,7 +470,7 @@ class BodyChecker:
 
     def expr(self, node: ast.Expr) -> Type:
         type_ = self._expr(node)
-        self.program.types_by_span[node.span] = type_
+        self.facts.types[node.span] = type_
         return type_
 
     def _expr(self, node: ast.Expr) -> Type:
@@ -459,15 +504,15 @@ class BodyChecker:
         name = node.name
         found = self.env.values.get(name)
         if found is not None:
-            self.program.refer(node.span, found[1])
+            self.refer(node.span, found[1])
             return found[0]
         axis = self.env.axes.get(name)
         if axis is not None:
-            self.program.refer(node.span, axis[1])
+            self.refer(node.span, axis[1])
             return HostType("int", axis[0])
         symbol = self.scope.symbols.get(name)
         if symbol is not None:
-            self.program.refer(node.span, symbol)
+            self.refer(node.span, symbol)
             kind = symbol.kind
             if kind == "dim":
                 return HostType("int", Poly.symbol(name))
@@ -489,11 +534,11 @@ class BodyChecker:
         if name == "causal":
             return FunctionType(name, "builtin")
         if name in builtin_rules.KNOWN:
-            self.program.refer(node.span, builtin_rules.symbol(name))
+            self.refer(node.span, builtin_rules.symbol(name))
             return FunctionType(name, "builtin")
         prelude = self.program.prelude.signatures.get(name)
         if prelude is not None:
-            self.program.refer(node.span, self.program.prelude.symbols[name])
+            self.refer(node.span, self.program.prelude.symbols[name])
             return FunctionType(name, "prelude")
         if name == "none":
             return UNKNOWN
@@ -605,7 +650,7 @@ class BodyChecker:
 
     def cast(self, node: ast.Cast) -> Type:
         operand = self.expr(node.operand)
-        target = self.program.resolver.resolve(node.type, self.type_context("closed"))
+        target = self.resolver.resolve(node.type, self.type_context("closed"))
         if isinstance(target, UnknownType):
             return UNKNOWN
         if node.kind == "to":
@@ -693,11 +738,11 @@ class BodyChecker:
                     current = self.call(call, Arg(None, current, node.input.span))
             finally:
                 self.reporter.context_notes.pop()
-            self.program.types_by_span[stage.span] = current
+            self.facts.types[stage.span] = current
         return current
 
     def _to_stage(self, current: Type, cast: ast.Cast) -> Type:
-        target = self.program.resolver.resolve(cast.type, self.type_context("closed"))
+        target = self.resolver.resolve(cast.type, self.type_context("closed"))
         if isinstance(current, TensorType) and isinstance(target, TensorType):
             axes = current.axes if target.axes is None else target.axes
             return TensorType(
@@ -745,23 +790,23 @@ class BodyChecker:
                 return UNKNOWN
             symbol = self.scope.symbols.get(name)
             if symbol is not None and symbol.kind in ("fn", "extern"):
-                self.program.refer(callee.span, symbol)
+                self.refer(callee.span, symbol)
                 signature = self.program.lookup_function(name)
                 if signature is None:
                     return UNKNOWN
                 return self.call_signature(signature, args, node)
             if symbol is not None:
-                self.program.refer(callee.span, symbol)
+                self.refer(callee.span, symbol)
                 if symbol.kind == "python_module":
                     return PythonType()
                 return UNKNOWN if symbol.kind != "logs" else NamedType(name)
             if name in builtin_rules.KNOWN:
-                self.program.refer(callee.span, builtin_rules.symbol(name))
-                self.program.record(callee.span, FunctionType(name, "builtin"))
+                self.refer(callee.span, builtin_rules.symbol(name))
+                self.record(callee.span, FunctionType(name, "builtin"))
                 return builtin_rules.call(self, name, args, node)
             signature = self.program.prelude.signatures.get(name)
             if signature is not None:
-                self.program.refer(callee.span, self.program.prelude.symbols[name])
+                self.refer(callee.span, self.program.prelude.symbols[name])
                 return self.call_signature(signature, args, node)
             self.expr(callee)
             return UNKNOWN
@@ -872,7 +917,16 @@ class BodyChecker:
             for name, size in values.items()
             if any(symbol.startswith("$") for symbol in size.symbols())
         }
-        result_type = self.program.return_type_of(signature, node.span)
+        result_type = self.program.return_type_of(signature)
+        if result_type is None:
+            self.reporter.report(
+                "E0306",
+                f"`{signature.name}` has no return type, so it can't call itself",
+                node.span,
+                "recursive call",
+                help=f"give `{signature.name}` a return type: `-> T`",
+            )
+            return UNKNOWN
         if unsolved & _type_symbols(result_type):
             return UNKNOWN
         if signature.extern and signature.decl.return_type is not None:
@@ -895,7 +949,7 @@ class BodyChecker:
         ctx.mode = "closed"
         ctx.extern = True
         ctx.rounding = True
-        result = self.program.resolver.resolve(signature.decl.return_type, ctx)
+        result = self.resolver.resolve(signature.decl.return_type, ctx)
         if isinstance(result, TensorType) and result.axes is not None:
             for axis in result.axes:
                 if axis.rest:

@@ -109,9 +109,9 @@ def _over_axis(
         if axis.name == expr.name:
             owner = checker.env.axes.get(expr.name)
             if owner is not None:
-                checker.program.refer(expr.span, owner[1])
+                checker.refer(expr.span, owner[1])
             elif expr.name in checker.scope.symbols:
-                checker.program.refer(expr.span, checker.scope.symbols[expr.name])
+                checker.refer(expr.span, checker.scope.symbols[expr.name])
             return index
     named = [axis.name for axis in tensor.axes or () if axis.name]
     checker.reporter.report(
@@ -502,7 +502,7 @@ def _pattern(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) -
             scope,
             checker.scope.dim_values,
             checker.program.fresh_variable,
-            checker.program.source_text,
+            checker.text_of,
         )
     except PatternError as error:
         checker.reporter.report(
@@ -577,7 +577,7 @@ _HANDLERS = {
 
 def causal(checker: BodyChecker, node: ast.Index) -> Type:
     """`causal[n m]`: a [n m] Mask, true where the m index is at most the n index."""
-    checker.program.refer(node.target.span, symbol("causal"))
+    checker.refer(node.target.span, symbol("causal"))
     items = node.items
     names: list[ast.Expr] = []
     if len(items) == 1 and isinstance(items[0], ast.SpacedIndex):
@@ -596,11 +596,11 @@ def causal(checker: BodyChecker, node: ast.Index) -> Type:
     for name in names:
         found = checker.env.axes.get(name.name)
         if found is not None:
-            checker.program.refer(name.span, found[1])
+            checker.refer(name.span, found[1])
             axes.append(Axis(found[0], name.name))
             continue
         if name.name in checker.scope.dims:
-            checker.program.refer(name.span, checker.scope.symbols[name.name])
+            checker.refer(name.span, checker.scope.symbols[name.name])
             axes.append(Axis(Poly.symbol(name.name), name.name))
             continue
         checker.reporter.report(
@@ -611,7 +611,7 @@ def causal(checker: BodyChecker, node: ast.Index) -> Type:
         )
         return UNKNOWN
     result = TensorType(tuple(axes), MASK, "bool")
-    checker.program.record(node.span, result)
+    checker.record(node.span, result)
     return result
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from shapescript.check import builtin_rules
-from shapescript.check.bodies import BodyChecker, Program
+from shapescript.check.bodies import Program
 from shapescript.check.module_scope import (
     build_signatures,
     check_aliases,
@@ -11,37 +11,72 @@ from shapescript.check.module_scope import (
     evaluate_dims,
 )
 from shapescript.check.prelude import load_prelude
-from shapescript.check.program import Checked
+from shapescript.check.program import Checked, ItemFacts, Reference
 from shapescript.check.reporter import Reporter
 from shapescript.check.type_exprs import TypeResolver
 from shapescript.syntax import ast
-from shapescript.syntax.parser import ParseResult, parse
-from shapescript.syntax.source import SourceFile
+from shapescript.syntax.parser import ParseResult, parse, shift_diagnostic
+from shapescript.syntax.source import SourceFile, Span
 
 
-def check_parsed(parsed: ParseResult) -> Checked:
-    """Check a parsed file: declarations first, then each function's body."""
+def declarations_fingerprint(module: ast.Module, text: str) -> int:
+    """A hash of everything a function body's check depends on outside the body itself.
+
+    That is every item's text, except that a function with a declared return type
+    counts only up to its body: editing inside such a body leaves the fingerprint, and so
+    every other function's memoized result, as it is.
+    """
+    parts = []
+    for index, item in enumerate(module.items):
+        base = module.base_of(index)
+        end = item.span.end
+        if isinstance(item, ast.FnDecl) and item.return_type is not None:
+            end = item.return_type.span.end
+        parts.append(text[base + item.span.start : base + end])
+    return hash((tuple(parts), module.notebook))
+
+
+def check_parsed(parsed: ParseResult, previous: Checked | None = None) -> Checked:
+    """Check a parsed file: declarations first, then each function's body.
+
+    With `previous`, the check of an earlier version of the file, function bodies whose
+    text and context haven't changed are not checked again.
+    """
     source = parsed.source
     module = parsed.module
     reporter = Reporter()
     scope = collect(module, source.path, reporter)
     evaluate_dims(module, scope, reporter)
     check_aliases(module, scope, reporter)
-    program = Program(scope, reporter, load_prelude(), source.text)
-    build_signatures(module, scope, TypeResolver(reporter), _module_reference(program, scope))
-    for item in module.items:
-        if isinstance(item, ast.FnDecl):
-            signature = scope.signatures.get(item.name)
-            if signature is None or signature.decl is not item:
-                continue
-            if item.name in program.inferred:
-                continue
-            inferred = BodyChecker(program, item, signature).check()
-            if signature.return_type is None:
-                program.inferred.setdefault(item.name, inferred)
-    diagnostics = sorted(
-        parsed.diagnostics + reporter.diagnostics, key=lambda d: (d.span.start, d.code)
+    items = [ItemFacts(item, module.base_of(index)) for index, item in enumerate(module.items)]
+    by_base = {}
+    for item_facts in items:
+        by_base.setdefault(item_facts.base, item_facts)
+
+    def on_reference(name: str, span: Span, base: int) -> None:
+        symbol = scope.symbols.get(name)
+        if symbol is not None and base in by_base:
+            by_base[base].declaration.references.append(Reference(span, module_name=name))
+
+    build_signatures(scope, TypeResolver(reporter), on_reference)
+    program = Program(
+        module,
+        scope,
+        load_prelude(),
+        source.text,
+        declarations_fingerprint(module, source.text),
+        previous.memo if previous is not None else None,
     )
+    diagnostics = parsed.diagnostics + reporter.diagnostics
+    for index, item in enumerate(module.items):
+        if not isinstance(item, ast.FnDecl):
+            continue
+        result = program.check_item(index)
+        if result is None:
+            continue
+        items[index].body = result
+        diagnostics.extend(shift_diagnostic(d, items[index].base) for d in result.diagnostics)
+    diagnostics.sort(key=lambda d: (d.span.start, d.code))
     for diagnostic in diagnostics:
         diagnostic.path = source.path
     return Checked(
@@ -51,24 +86,17 @@ def check_parsed(parsed: ParseResult) -> Checked:
         module_symbols=dict(scope.symbols),
         builtin_symbols={name: builtin_rules.symbol(name) for name in builtin_rules.KNOWN}
         | dict(program.prelude.symbols),
-        types_by_span=program.types_by_span,
-        references=program.references,
-        functions=program.functions,
+        items=items,
         dim_values={name: value.value for name, value in scope.dim_values.items() if value.value},
+        parse=parsed,
+        memo=program.memo,
     )
 
 
-def _module_reference(program: Program, scope):
-    def on_reference(name, span) -> None:
-        symbol = scope.symbols.get(name)
-        if symbol is not None:
-            program.refer(span, symbol)
-
-    return on_reference
-
-
-def check_source(source: SourceFile) -> Checked:
-    return check_parsed(parse(source))
+def check_source(source: SourceFile, previous: Checked | None = None) -> Checked:
+    """Parse and check a file, reusing what `previous` found for unchanged parts."""
+    previous_parse = previous.parse if previous is not None else None
+    return check_parsed(parse(source, previous=previous_parse), previous)
 
 
 def check_text(text: str, path: str = "<text>") -> Checked:

@@ -49,6 +49,7 @@ class ModuleScope:
     domains: set[str] = field(default_factory=set)
     named_types: set[str] = field(default_factory=set)
     functions: dict[str, ast.FnDecl | ast.ExternFnDecl] = field(default_factory=dict)
+    function_bases: dict[str, int] = field(default_factory=dict)
     signatures: dict[str, Signature] = field(default_factory=dict)
     python_modules: set[str] = field(default_factory=set)
     models: dict[str, ast.ModelDecl] = field(default_factory=dict)
@@ -87,12 +88,18 @@ def _first_param_model(decl: ast.FnDecl, models: set[str]) -> str | None:
     return None
 
 
+def _shift(span: Span, base: int) -> Span:
+    return Span(span.start + base, span.end + base)
+
+
 def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
     """Gather module-scope declarations, reporting names declared twice (E0302)."""
     scope = ModuleScope(path)
     models = {item.name for item in module.items if isinstance(item, ast.ModelDecl)}
     overloads: dict[str, list[ast.FnDecl]] = {}
-    for item in module.items:
+    for index, item in enumerate(module.items):
+        base = module.base_of(index)
+        reporter.base = base
         entries: list[tuple[str, str, Span]] = []
         if isinstance(item, ast.DimDecl):
             entries.append((item.name, "dim", item.name_span))
@@ -107,10 +114,6 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
             if model is not None:
                 overloads.setdefault(item.name, []).append(item)
                 if len(overloads[item.name]) > 1:
-                    scope.symbols.setdefault(
-                        item.name,
-                        Symbol(item.name, "fn", item.name_span, path, doc=_doc(item)),
-                    )
                     continue
             entries.append((item.name, "fn", item.name_span))
         elif isinstance(item, ast.ExternFnDecl):
@@ -129,7 +132,15 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
             scope.python_modules.add(name)
             span = Span(item.parts_span.start, item.parts_span.start + len(name))
             scope.symbols.setdefault(
-                name, Symbol(name, "python_module", span, path, ".".join(item.parts), _doc(item))
+                name,
+                Symbol(
+                    name,
+                    "python_module",
+                    _shift(span, base),
+                    path,
+                    ".".join(item.parts),
+                    _doc(item),
+                ),
             )
             continue
         elif isinstance(item, ast.ImportDecl):
@@ -143,139 +154,151 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
                     f"`{name}` is declared twice",
                     span,
                     "second declaration",
-                    secondary=[Label(previous.span, "first declared here")],
+                    secondary=[Label(reporter.local(previous.span), "first declared here")],
                     help="rename one of them",
                 )
                 continue
-            scope.symbols[name] = Symbol(name, kind, span, path, doc=_doc(item))
+            scope.symbols[name] = Symbol(name, kind, _shift(span, base), path, doc=_doc(item))
             if kind in ("fn", "extern"):
                 scope.functions[name] = item
+                scope.function_bases[name] = base
+    reporter.base = 0
     return scope
 
 
 # ---------------------------------------------------------------------- dims
 
 
-def evaluate_dims(module: ast.Module, scope: ModuleScope, reporter: Reporter) -> None:
-    """Work out every dim's value in dependency order (E0304, E0305, E0301, E0303, E0414)."""
-    decls = {item.name: item for item in module.items if isinstance(item, ast.DimDecl)}
-    values: dict[str, Poly | None] = {}
-    visiting: list[str] = []
+@dataclass(slots=True)
+class _Dims:
+    """The dim declarations and where each one's item starts."""
 
-    def value_of(name: str) -> Poly | None:
-        if name in values:
-            return values[name]
-        if name in visiting:
-            cycle = visiting[visiting.index(name) :] + [name]
-            decl = decls[name]
-            reporter.report(
-                "E0304",
-                f"dim `{name}` is defined in terms of itself",
-                decl.name_span,
-                "part of a cycle",
-                notes=["the cycle: " + " -> ".join(cycle)],
-                help="give one of these dims a value that doesn't use the others",
-            )
-            for member in cycle:
-                values[member] = None
+    decls: dict[str, ast.DimDecl]
+    bases: dict[str, int]
+    scope: ModuleScope
+    reporter: Reporter
+    values: dict[str, Poly | None] = field(default_factory=dict)
+    visiting: list[str] = field(default_factory=list)
+
+    def value_of(self, name: str) -> Poly | None:
+        """A dim's value, worked out on first use (so dims may come in any order)."""
+        if name in self.values:
+            return self.values[name]
+        reporter = self.reporter
+        decl = self.decls[name]
+        outer_base = reporter.base
+        reporter.base = self.bases[name]
+        try:
+            if name in self.visiting:
+                cycle = self.visiting[self.visiting.index(name) :] + [name]
+                reporter.report(
+                    "E0304",
+                    f"dim `{name}` is defined in terms of itself",
+                    decl.name_span,
+                    "part of a cycle",
+                    notes=["the cycle: " + " -> ".join(cycle)],
+                    help="give one of these dims a value that doesn't use the others",
+                )
+                for member in cycle:
+                    self.values[member] = None
+                return None
+            self.visiting.append(name)
+            try:
+                result = self._size(decl, decl.value)
+            except SizeOverflow:
+                reporter.report(
+                    "E0414",
+                    f"dim `{name}` is too large: it doesn't fit in 128 bits",
+                    decl.value.span,
+                    "overflows",
+                )
+                result = None
+            self.visiting.pop()
+            if name in self.values:
+                return self.values[name]
+            if result is not None and (result.value is None or result.value < 1):
+                reporter.report(
+                    "E0305",
+                    f"dim `{name}` must be a whole number of at least 1",
+                    decl.value.span,
+                    f"this is {result}",
+                )
+                result = None
+            self.values[name] = result
+            return result
+        finally:
+            reporter.base = outer_base
+
+    def _size(self, decl: ast.DimDecl, expr: ast.SizeExpr) -> Poly | None:
+        reporter = self.reporter
+        if isinstance(expr, ast.SizeInt):
+            return Poly.const(expr.value)
+        if isinstance(expr, ast.SizeName):
+            if expr.name in self.decls:
+                return self.value_of(expr.name)
+            symbol = self.scope.symbols.get(expr.name)
+            if symbol is not None:
+                reporter.report(
+                    "E0303",
+                    f"`{expr.name}` is {KIND_WORDS.get(symbol.kind, symbol.kind)}, not a dim",
+                    expr.span,
+                    "a dim's value may only use numbers and dims",
+                )
+            else:
+                reporter.report(
+                    "E0301",
+                    f"unknown name `{expr.name}`",
+                    expr.span,
+                    "not a dim",
+                    help=suggestion(expr.name, self.decls),
+                )
             return None
-        visiting.append(name)
-        decl = decls[name]
-        result = _evaluate(decl, decl.value, decls, scope, reporter, value_of)
-        visiting.pop()
-        if name in values and values[name] is None:
+        left = self._size(decl, expr.left)
+        right = self._size(decl, expr.right)
+        if left is None or right is None:
             return None
-        if result is not None and (result.value is None or result.value < 1):
+        if expr.op == "+":
+            return left + right
+        if expr.op == "-":
+            return left - right
+        if expr.op == "*":
+            return left * right
+        try:
+            return left.divide_exact(right)
+        except InexactDivision:
+            secondary = [
+                Label(
+                    reporter.local(_shift(self.decls[part.name].name_span, self.bases[part.name])),
+                    f"`{part.name}` = {self.value_of(part.name)}",
+                )
+                for part in (expr.left, expr.right)
+                if isinstance(part, ast.SizeName) and part.name in self.decls
+            ]
             reporter.report(
                 "E0305",
-                f"dim `{name}` must be a whole number of at least 1",
-                decl.value.span,
-                f"this is {result}",
+                f"dim `{decl.name}` isn't a whole number: {left} / {right} doesn't divide exactly",
+                expr.span,
+                "inexact division",
+                secondary=secondary,
+                help="choose sizes that divide exactly",
             )
-            result = None
-        values[name] = result
-        return result
+            return None
 
-    for name in decls:
-        if (
-            scope.symbols.get(name) is not None
-            and scope.symbols[name].span == decls[name].name_span
-        ):
-            value_of(name)
-    for name, decl in decls.items():
-        value = values.get(name)
-        scope.dims[name] = Poly.symbol(name)
+
+def evaluate_dims(module: ast.Module, scope: ModuleScope, reporter: Reporter) -> None:
+    """Work out every dim's value in dependency order (E0304, E0305, E0301, E0303, E0414)."""
+    dims = _Dims({}, {}, scope, reporter)
+    for index, item in enumerate(module.items):
+        if isinstance(item, ast.DimDecl) and item.name not in dims.decls:
+            dims.decls[item.name] = item
+            dims.bases[item.name] = module.base_of(index)
+    for name in dims.decls:
+        value = dims.value_of(name)
         if value is not None:
+            scope.dims[name] = Poly.symbol(name)
             scope.dim_values[name] = value
         else:
-            scope.dims.pop(name)
             scope.broken_names.add(name)
-        del decl
-
-
-def _evaluate(decl, expr, decls, scope, reporter, value_of) -> Poly | None:
-    try:
-        return _evaluate_size(decl, expr, decls, scope, reporter, value_of)
-    except SizeOverflow:
-        reporter.report(
-            "E0414",
-            f"dim `{decl.name}` is too large: it doesn't fit in 128 bits",
-            expr.span,
-            "overflows",
-        )
-        return None
-
-
-def _evaluate_size(decl, expr, decls, scope, reporter, value_of) -> Poly | None:
-    if isinstance(expr, ast.SizeInt):
-        return Poly.const(expr.value)
-    if isinstance(expr, ast.SizeName):
-        if expr.name in decls:
-            return value_of(expr.name)
-        symbol = scope.symbols.get(expr.name)
-        if symbol is not None:
-            reporter.report(
-                "E0303",
-                f"`{expr.name}` is {KIND_WORDS.get(symbol.kind, symbol.kind)}, not a dim",
-                expr.span,
-                "a dim's value may only use numbers and dims",
-            )
-        else:
-            reporter.report(
-                "E0301",
-                f"unknown name `{expr.name}`",
-                expr.span,
-                "not a dim",
-                help=suggestion(expr.name, decls),
-            )
-        return None
-    left = _evaluate_size(decl, expr.left, decls, scope, reporter, value_of)
-    right = _evaluate_size(decl, expr.right, decls, scope, reporter, value_of)
-    if left is None or right is None:
-        return None
-    if expr.op == "+":
-        return left + right
-    if expr.op == "-":
-        return left - right
-    if expr.op == "*":
-        return left * right
-    try:
-        return left.divide_exact(right)
-    except InexactDivision:
-        secondary = [
-            Label(decls[part.name].name_span, f"`{part.name}` = {value_of(part.name)}")
-            for part in (expr.left, expr.right)
-            if isinstance(part, ast.SizeName) and part.name in decls
-        ]
-        reporter.report(
-            "E0305",
-            f"dim `{decl.name}` isn't a whole number: {left} / {right} doesn't divide exactly",
-            expr.span,
-            "inexact division",
-            secondary=secondary,
-            help="choose sizes that divide exactly",
-        )
-        return None
 
 
 # ---------------------------------------------------------------------- aliases
@@ -283,18 +306,21 @@ def _evaluate_size(decl, expr, decls, scope, reporter, value_of) -> Poly | None:
 
 def check_aliases(module: ast.Module, scope: ModuleScope, reporter: Reporter) -> None:
     """Report aliases defined in terms of themselves (E2201), each alias of a cycle once."""
-    decls = {item.name: item for item in module.items if isinstance(item, ast.AliasDecl)}
+    decls: dict[str, ast.AliasDecl] = {}
+    bases: dict[str, int] = {}
+    for index, item in enumerate(module.items):
+        if isinstance(item, ast.AliasDecl) and item.name not in decls:
+            decls[item.name] = item
+            bases[item.name] = module.base_of(index)
 
     def uses(name: str) -> list[str]:
-        found = []
-        for axis in decls[name].shape.axes:
-            if (
-                isinstance(axis, ast.SizeAxis)
-                and isinstance(axis.size, ast.SizeName)
-                and axis.size.name in decls
-            ):
-                found.append(axis.size.name)
-        return found
+        return [
+            axis.size.name
+            for axis in decls[name].shape.axes
+            if isinstance(axis, ast.SizeAxis)
+            and isinstance(axis.size, ast.SizeName)
+            and axis.size.name in decls
+        ]
 
     state: dict[str, str] = {}
     in_cycle: set[str] = set()
@@ -315,6 +341,7 @@ def check_aliases(module: ast.Module, scope: ModuleScope, reporter: Reporter) ->
             visit(name, [])
     for name in decls:
         if name in in_cycle:
+            reporter.base = bases[name]
             reporter.report(
                 "E2201",
                 f"shape alias `{name}` is defined in terms of itself",
@@ -324,18 +351,21 @@ def check_aliases(module: ast.Module, scope: ModuleScope, reporter: Reporter) ->
             )
             scope.aliases.pop(name, None)
             scope.broken_names.add(name)
+    reporter.base = 0
 
 
 # ---------------------------------------------------------------------- signatures
 
 
-def build_signatures(
-    module: ast.Module, scope: ModuleScope, resolver: TypeResolver, on_reference=None
-) -> None:
+def build_signatures(scope: ModuleScope, resolver: TypeResolver, on_reference) -> None:
+    """Resolve every function's signature; `on_reference(name, span, base)` records names."""
+    reporter = resolver.reporter
     for name, decl in scope.functions.items():
-        scope.signatures[name] = build_signature(decl, resolver, scope.type_context(on_reference))
-    for item in module.items:
-        if isinstance(item, ast.FnDecl) and item.name not in scope.signatures:
-            scope.signatures.setdefault(
-                item.name, build_signature(item, resolver, scope.type_context(on_reference))
-            )
+        base = scope.function_bases[name]
+        reporter.base = base
+
+        def note(ref: str, span: Span, base: int = base) -> None:
+            on_reference(ref, span, base)
+
+        scope.signatures[name] = build_signature(decl, resolver, scope.type_context(note))
+    reporter.base = 0

@@ -33,8 +33,8 @@ class PatternResult:
     name_spans: list[tuple[str, Span]]
 
 
-def _side_text(side: ast.PatternSide, source_text: str) -> str:
-    return source_text[side.span.start : side.span.end]
+def _side_text(side: ast.PatternSide, text_of: Callable[[Span], str]) -> str:
+    return text_of(side.span)
 
 
 def _flat_names(axis: ast.PatternAxis) -> list[tuple[str, Span]]:
@@ -58,7 +58,7 @@ def check_pattern(
     scope: Mapping[str, Poly],
     dims: Mapping[str, Poly],
     fresh: Callable[[str], str],
-    source_text: str,
+    text_of: Callable[[Span], str],
 ) -> PatternResult:
     """Check a pattern against its operands' axes; raise PatternError for the first problem."""
     if len(pattern.inputs) != len(operands):
@@ -128,7 +128,7 @@ def check_pattern(
         if len(side.axes) != len(axes):
             raise PatternError(
                 "E0403",
-                f"the pattern side `{_side_text(side, source_text)}` has {len(side.axes)} "
+                f"the pattern side `{_side_text(side, text_of)}` has {len(side.axes)} "
                 f"axes, but the operand has {len(axes)}: {format_shape(axes)}",
                 side.span,
                 f"{len(side.axes)} axes",
@@ -171,9 +171,7 @@ def check_pattern(
     solution = solve(equations, dims)
     for failure in solution.failures:
         entry = failure.equation.origin
-        raise _failure_error(
-            failure.code, entry, failure.lhs, failure.rhs, solution, dims, source_text
-        )
+        raise _failure_error(failure.code, entry, failure.lhs, failure.rhs, solution, dims, text_of)
 
     sizes = {name: solution.apply(Poly.symbol(var)) for name, var in variables.items()}
     sizes.update(known)
@@ -309,8 +307,8 @@ def _named_size(name, span, sizes, scope, dims, op) -> Poly:
     )
 
 
-def _failure_error(code, entry, lhs, rhs, solution, dims, source_text) -> PatternError:
-    text = source_text[entry.span.start : entry.span.end]
+def _failure_error(code, entry, lhs, rhs, solution, dims, text_of) -> PatternError:
+    text = text_of(entry.span)
     left = solution.apply(lhs)
     numeric_left = left.substitute(dims)
     numeric_right = rhs.substitute(dims)

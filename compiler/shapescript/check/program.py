@@ -1,19 +1,26 @@
 """The checked program: what the checker found, and the queries every consumer asks it.
 
 The checker records each fact once, as it checks: the type of every expression and
-name by span, the declaration each name refers to, and each function's bindings. The
-language server, the compiler and the CLI read these; none works a type out again.
+name, the declaration each name refers to, and each function's bindings. The language
+server, the compiler and the CLI read these; none works a type out again.
+
+Facts are kept per top-level item, with spans relative to the item's chunk (as the
+parser gives them), so a function body's facts can be reused unchanged when an edit
+elsewhere moves it. The queries take and give absolute offsets.
 """
 
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from shapescript.check.types import Type, format_type
 from shapescript.diagnostics.diagnostic import Diagnostic
 from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
+
+#: Kinds of symbol declared inside a function; their spans are relative to its item.
+LOCAL_KINDS = frozenset({"param", "value", "axis"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,9 +28,9 @@ class Symbol:
     """A declaration a name can refer to.
 
     `kind` is one of: dim, alias, domain, fn, extern, model, data, logs, import,
-    python_module, param, value, axis, field, builtin, prelude. `path` is the file that
-    declares it ("<builtins>" for the checker's own built-ins, "<prelude>" and "<nn>" for
-    the stubs shipped with the compiler).
+    python_module, param, value, axis, builtin, prelude. `path` is the file that declares
+    it ("<builtins>" for the checker's own built-ins, "<prelude>" and "<nn>" for the stubs
+    shipped with the compiler).
     """
 
     name: str
@@ -36,8 +43,11 @@ class Symbol:
 
 @dataclass(slots=True)
 class Reference:
+    """A name at `span`: a local, built-in or prelude `symbol`, or a module declaration."""
+
     span: Span
-    symbol: Symbol
+    symbol: Symbol | None = None
+    module_name: str | None = None
 
 
 @dataclass(slots=True)
@@ -52,12 +62,38 @@ class ScopeEntry:
 
 
 @dataclass(slots=True)
-class FunctionFacts:
-    """What the checker learnt inside one function."""
+class Facts:
+    """Types, references and bindings found in one item, with item-relative spans."""
 
-    name: str
-    span: Span
+    types: dict[Span, Type] = field(default_factory=dict)
+    references: list[Reference] = field(default_factory=list)
     entries: list[ScopeEntry] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class BodyResult:
+    """What checking one function body gave; reused while its text and context are unchanged."""
+
+    facts: Facts
+    diagnostics: list[Diagnostic]
+    inferred: Type
+
+
+@dataclass(slots=True)
+class ItemFacts:
+    """One top-level item: where it is, and the facts about its declaration and body."""
+
+    item: ast.Item
+    base: int
+    declaration: Facts = field(default_factory=Facts)
+    body: BodyResult | None = None
+
+    @property
+    def span(self) -> Span:
+        return Span(self.base + self.item.span.start, self.base + self.item.span.end)
+
+    def fact_tables(self) -> list[Facts]:
+        return [self.declaration] + ([self.body.facts] if self.body is not None else [])
 
 
 @dataclass(slots=True)
@@ -69,34 +105,66 @@ class Checked:
     diagnostics: list[Diagnostic]
     module_symbols: dict[str, Symbol] = field(default_factory=dict)
     builtin_symbols: dict[str, Symbol] = field(default_factory=dict)
-    types_by_span: dict[Span, Type] = field(default_factory=dict)
-    references: list[Reference] = field(default_factory=list)
-    functions: list[FunctionFacts] = field(default_factory=list)
+    items: list[ItemFacts] = field(default_factory=list)
     dim_values: dict[str, int] = field(default_factory=dict)
-    _sorted_spans: list[Span] | None = None
-    _sorted_refs: list[Reference] | None = None
+    #: What the next check of an edited version of this file may reuse.
+    parse: object = None
+    memo: dict = field(default_factory=dict)
+    _bases: list[int] | None = None
 
-    # ------------------------------------------------------------------ queries
+    # ------------------------------------------------------------------ locating
 
     def offset(self, line: int, column: int) -> int:
         """A 1-based line and column as a character offset."""
         return self.source.offset(line, column)
 
+    def items_at(self, offset: int) -> list[ItemFacts]:
+        """The items whose span holds the offset (normally one): those of its chunk."""
+        if self._bases is None:
+            self._bases = [item.base for item in self.items]
+        index = bisect.bisect_right(self._bases, offset) - 1
+        if index < 0:
+            return []
+        chunk = self._bases[index]
+        found = []
+        while index >= 0 and self._bases[index] == chunk:
+            item = self.items[index]
+            if item.span.start <= offset <= item.span.end:
+                found.append(item)
+            index -= 1
+        return found
+
+    def _resolve(self, reference: Reference, base: int) -> Symbol | None:
+        if reference.module_name is not None:
+            return self.module_symbols.get(reference.module_name)
+        symbol = reference.symbol
+        if symbol is not None and symbol.kind in LOCAL_KINDS and symbol.path == self.source.path:
+            return replace(symbol, span=Span(symbol.span.start + base, symbol.span.end + base))
+        return symbol
+
+    # ------------------------------------------------------------------ queries
+
+    def type_of(self, span: Span) -> Type | None:
+        """The type recorded for exactly this (absolute) span."""
+        for item in self.items_at(span.start):
+            relative = Span(span.start - item.base, span.end - item.base)
+            for facts in item.fact_tables():
+                if relative in facts.types:
+                    return facts.types[relative]
+        return None
+
     def type_at(self, offset: int) -> Type | None:
         """The type of the innermost expression or name whose span holds the offset."""
-        if self._sorted_spans is None:
-            self._sorted_spans = sorted(self.types_by_span, key=lambda s: (s.start, -s.end))
-        best: Span | None = None
-        spans = self._sorted_spans
-        index = bisect.bisect_right(spans, (offset, float("inf")), key=lambda s: (s.start, -s.end))
-        for span in reversed(spans[:index]):
-            if span.start <= offset <= span.end and (
-                best is None or span.end - span.start < best.end - best.start
-            ):
-                best = span
-            if best is not None and span.end < best.start:
-                break
-        return self.types_by_span.get(best) if best is not None else None
+        best: tuple[int, Type] | None = None
+        for item in self.items_at(offset):
+            relative = offset - item.base
+            for facts in item.fact_tables():
+                for span, type_ in facts.types.items():
+                    if span.start <= relative <= span.end and (
+                        best is None or span.end - span.start < best[0]
+                    ):
+                        best = (span.end - span.start, type_)
+        return best[1] if best is not None else None
 
     def type_text_at(self, offset: int) -> str | None:
         type_ = self.type_at(offset)
@@ -104,31 +172,40 @@ class Checked:
 
     def definition_at(self, offset: int) -> Symbol | None:
         """The declaration the name at the offset refers to."""
-        if self._sorted_refs is None:
-            self._sorted_refs = sorted(self.references, key=lambda r: r.span.start)
-        refs = self._sorted_refs
-        index = bisect.bisect_right(refs, offset, key=lambda r: r.span.start)
-        for reference in reversed(refs[max(0, index - 4) : index]):
-            if reference.span.start <= offset <= reference.span.end:
-                return reference.symbol
+        for item in self.items_at(offset):
+            relative = offset - item.base
+            for facts in item.fact_tables():
+                for reference in facts.references:
+                    if reference.span.start <= relative <= reference.span.end:
+                        return self._resolve(reference, item.base)
         return None
 
     def references_to(self, symbol: Symbol) -> list[Span]:
         """Every span that names the declaration, the declaration's own name included."""
-        spans = [ref.span for ref in self.references if ref.symbol == symbol]
-        if symbol.path == self.source.path and symbol.span not in spans:
-            spans.append(symbol.span)
+        spans: set[Span] = set()
+        for item in self.items:
+            for facts in item.fact_tables():
+                for reference in facts.references:
+                    if self._resolve(reference, item.base) == symbol:
+                        spans.add(
+                            Span(reference.span.start + item.base, reference.span.end + item.base)
+                        )
+        if symbol.path == self.source.path:
+            spans.add(symbol.span)
         return sorted(spans)
 
     def names_in_scope(self, offset: int) -> dict[str, tuple[Symbol, Type | None]]:
         """The names visible at the offset, innermost first: function names, then module."""
         names: dict[str, tuple[Symbol, Type | None]] = {}
-        for function in self.functions:
-            if not function.span.start <= offset <= function.span.end:
-                continue
-            for entry in function.entries:
-                if entry.visible_from <= offset and entry.scope.start <= offset <= entry.scope.end:
-                    names[entry.name] = (entry.symbol, entry.type)
+        for item in self.items_at(offset):
+            relative = offset - item.base
+            for facts in item.fact_tables():
+                for entry in facts.entries:
+                    if entry.visible_from <= relative and (
+                        entry.scope.start <= relative <= entry.scope.end
+                    ):
+                        symbol = self._resolve(Reference(entry.scope, entry.symbol), item.base)
+                        names[entry.name] = (symbol, entry.type)
         for name, symbol in self.module_symbols.items():
             names.setdefault(name, (symbol, None))
         for name, symbol in self.builtin_symbols.items():

@@ -18,6 +18,13 @@ class Reporter:
         self._seen: set[tuple[str, int, int]] = set()
         self.context_notes: list[str] = []
         self.muted = 0
+        #: Added to every span reported: the start of the item being checked, whose spans
+        #: count from there.
+        self.base = 0
+
+    def local(self, span: Span) -> Span:
+        """An absolute span as the item being checked counts it (for cross-item labels)."""
+        return Span(span.start - self.base, span.end - self.base)
 
     def report(
         self,
@@ -32,6 +39,13 @@ class Reporter:
     ) -> None:
         if self.muted:
             return
+        base = self.base
+        if base:
+            span = Span(span.start + base, span.end + base)
+            secondary = [
+                Label(Span(label.span.start + base, label.span.end + base), label.message)
+                for label in secondary or []
+            ]
         key = (code, span.start, span.end)
         if key in self._seen:
             return

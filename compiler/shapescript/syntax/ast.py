@@ -661,8 +661,17 @@ DOCUMENTABLE = (
 
 @dataclass(slots=True)
 class Module:
-    """One parsed file or notebook cell: its items in source order."""
+    """One parsed file or notebook cell: its items in source order.
+
+    Items are parsed one chunk at a time, and their spans count from the start of their
+    chunk, so an unchanged item can be reused after an edit above it moved it.
+    """
 
     items: list[Item]
     span: Span
     notebook: bool = False
+    #: Where each item's chunk starts in the file: an item's spans are relative to it.
+    bases: list[int] = field(default_factory=list)
+
+    def base_of(self, index: int) -> int:
+        return self.bases[index] if self.bases else 0

@@ -57,8 +57,6 @@ class LexResult:
     tokens: list[Token]
     comments: list[Comment]
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    #: Names declared as shape aliases (`dim X = [...]`), which the parser needs for types.
-    alias_names: set[str] = field(default_factory=set)
     #: Spans read inside a bracket that was never closed: errors there are its knock-on.
     unclosed_regions: list[Span] = field(default_factory=list)
 
@@ -80,7 +78,6 @@ class _Layout:
         self.brackets: list[Token] = []
         self.pending_newline: Token | None = None
         self.line_number = 1
-        self.alias_names: set[str] = set()
         self.unclosed_regions: list[Span] = []
 
     def run(self) -> LexResult:
@@ -159,9 +156,7 @@ class _Layout:
         for _ in range(len(self.indents) - 1):
             append(Token(DEDENT, "", end_offset, end_offset))
         append(Token(EOF, "", end_offset, end_offset))
-        return LexResult(
-            tokens, self.comments, self.diagnostics, self.alias_names, self.unclosed_regions
-        )
+        return LexResult(tokens, self.comments, self.diagnostics, self.unclosed_regions)
 
     def _integer(self, raw: str, start: int, end: int) -> Token:
         value = int(raw)
@@ -212,14 +207,10 @@ class _Layout:
         return Token(STRING, raw, start, end, raw[1:-1] if closed else raw[1:])
 
     def _note_declaration_bracket(self, token: Token) -> None:
-        """`dim X = [` declares a shape alias; `domain X = [` or `(` opens an interval."""
+        """`domain X = [` or `(` opens an interval, which either bracket may close."""
         tokens = self.tokens
-        if len(tokens) < 3 or tokens[-2].kind != NAME:
-            return
-        if tokens[-3].kind == "domain":
+        if len(tokens) >= 3 and tokens[-2].kind == NAME and tokens[-3].kind == "domain":
             token.value = "interval"
-        elif tokens[-3].kind == "dim" and token.kind == "[":
-            self.alias_names.add(tokens[-2].text)
 
     def _flush_bad_run(self, run: list[int] | None) -> None:
         if run is None:

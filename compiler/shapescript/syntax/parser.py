@@ -8,7 +8,8 @@ indented under it, put an error node in the tree, and go on.
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.syntax import ast
@@ -63,26 +64,111 @@ class ParseResult:
     module: ast.Module
     diagnostics: list[Diagnostic]
     source: SourceFile
+    #: Each chunk's text with what parsing it gave, for the next parse of an edited file.
+    chunks: dict[tuple[str, bool], ChunkParse] = field(default_factory=dict)
 
 
-def parse(source: SourceFile, *, notebook: bool = False) -> ParseResult:
-    """Parse one file (or notebook cell). Never raises; errors come back as diagnostics."""
+@dataclass(slots=True)
+class ChunkParse:
+    """The items of one chunk, with spans relative to the chunk's start."""
+
+    items: list[ast.Item]
+    diagnostics: list[Diagnostic]
+
+
+_ITEM_START = re.compile(r"^(?!else\b)[^\W\d]", re.M)
+_COMMENT_LINE = re.compile(r"#[^\n]*\n?")
+
+
+def split_chunks(text: str) -> list[int]:
+    """Where each top-level chunk starts: a line at column 0 that begins with a name or
+    keyword (but not `else`), moved up over the comment lines directly above it."""
+    starts = [0]
+    for match in _ITEM_START.finditer(text):
+        start = match.start()
+        if start == 0:
+            continue
+        while True:
+            previous_end = start - 1
+            if previous_end <= 0:
+                break
+            line_start = text.rfind("\n", 0, previous_end) + 1
+            if text.startswith("#", line_start) and line_start >= starts[-1]:
+                start = line_start
+            else:
+                break
+        if start > starts[-1]:
+            starts.append(start)
+    return starts
+
+
+def parse(
+    source: SourceFile, *, notebook: bool = False, previous: ParseResult | None = None
+) -> ParseResult:
+    """Parse one file (or notebook cell). Never raises; errors come back as diagnostics.
+
+    The file is split into top-level chunks, each parsed on its own with spans relative to
+    its start (`module.bases` gives each item's chunk start). Chunks whose text is
+    unchanged since `previous` are reused, so an edit re-parses only its own chunk.
+    """
+    text = source.text
+    starts = split_chunks(text)
+    cache = previous.chunks if previous is not None else {}
+    chunks: dict[tuple[str, bool], ChunkParse] = {}
+    items: list[ast.Item] = []
+    bases: list[int] = []
+    diagnostics: list[Diagnostic] = []
     # Parsing allocates many small objects that all stay alive, so the cyclic collector
     # would only scan them again and again; pausing it makes parsing about a quarter faster.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        lexed = lex(source, notebook=notebook)
-        parser = _Parser(source, lexed.tokens, notebook, lexed.alias_names)
-        parser.quiet_regions = lexed.unclosed_regions
-        module = parser.parse_module()
+        for index, start in enumerate(starts):
+            end = starts[index + 1] if index + 1 < len(starts) else len(text)
+            key = (text[start:end], notebook)
+            chunk = cache.get(key)
+            if chunk is None or key in chunks:
+                chunk = _parse_chunk(source.path, key[0], notebook)
+            chunks[key] = chunk
+            items.extend(chunk.items)
+            bases.extend([start] * len(chunk.items))
+            diagnostics.extend(shift_diagnostic(d, start) for d in chunk.diagnostics)
     finally:
         if collecting:
             gc.enable()
+    diagnostics.sort(key=lambda d: (d.primary.span.start, d.code))
+    module = ast.Module(items, Span(0, len(text)), notebook, bases)
+    return ParseResult(module, diagnostics, source, chunks)
+
+
+def _parse_chunk(path: str, text: str, notebook: bool) -> ChunkParse:
+    source = SourceFile(path, text)
+    lexed = lex(source, notebook=notebook)
+    parser = _Parser(source, lexed.tokens, notebook)
+    parser.quiet_regions = lexed.unclosed_regions
+    module = parser.parse_module()
     diagnostics = lexed.diagnostics + parser.diagnostics
     diagnostics.extend(attach_doc_comments(module, lexed.comments, source))
-    diagnostics.sort(key=lambda d: (d.primary.span.start, d.code))
-    return ParseResult(module, diagnostics, source)
+    return ChunkParse(module.items, diagnostics)
+
+
+def shift_span(span: Span, offset: int) -> Span:
+    return Span(span.start + offset, span.end + offset)
+
+
+def shift_diagnostic(diagnostic: Diagnostic, offset: int) -> Diagnostic:
+    """A copy of a diagnostic with every span moved by `offset` characters."""
+    if offset == 0:
+        return diagnostic
+    return Diagnostic(
+        diagnostic.code,
+        diagnostic.message,
+        Label(shift_span(diagnostic.primary.span, offset), diagnostic.primary.message),
+        [Label(shift_span(label.span, offset), label.message) for label in diagnostic.secondary],
+        list(diagnostic.notes),
+        diagnostic.help,
+        diagnostic.path,
+    )
 
 
 def parse_text(text: str, path: str = "<text>", *, notebook: bool = False) -> ParseResult:
@@ -93,9 +179,7 @@ _span = Span
 
 
 class _Parser:
-    def __init__(
-        self, source: SourceFile, tokens: list[Token], notebook: bool, alias_names: set[str]
-    ) -> None:
+    def __init__(self, source: SourceFile, tokens: list[Token], notebook: bool) -> None:
         self.source = source
         self.tokens = tokens
         self.pos = 0
@@ -103,7 +187,6 @@ class _Parser:
         self.diagnostics: list[Diagnostic] = []
         self._error_offsets: set[int] = set()
         self._placeholders: list[ast.Placeholder] = []
-        self.alias_names = alias_names
         self.quiet_regions: list[Span] = []
         self.in_function = False
 

@@ -1,0 +1,75 @@
+"""Re-checking an edited file reuses what didn't change, and answers as a fresh check does."""
+
+from __future__ import annotations
+
+from shapescript.check.checker import check_source
+from shapescript.check.types import format_type
+from shapescript.syntax.source import SourceFile
+
+PROGRAM = """\
+dim D = 8
+
+fn first(x: [n D]) -> [n D]:
+    y = x * 2.0
+    return y
+
+fn second(x: [n D]) -> [n D]:
+    z = x + x
+    return z
+
+fn third(x: [t D]) -> [t D] = second(x)
+"""
+
+
+def checked(text: str, previous=None):
+    return check_source(SourceFile.from_text("main.ss", text), previous)
+
+
+def summary(result) -> list[tuple[str, int, int]]:
+    position = result.source.position
+    return [
+        (d.code, position(d.span.start).line, position(d.span.start).column)
+        for d in result.diagnostics
+    ]
+
+
+def test_edit_inside_one_body_reuses_the_others() -> None:
+    before = checked(PROGRAM)
+    after = checked(PROGRAM.replace("y = x * 2.0", "y = x * 3.0"), before)
+    bodies_before = {item.item.name: item.body for item in before.items if item.body}
+    bodies_after = {item.item.name: item.body for item in after.items if item.body}
+    assert bodies_after["second"] is bodies_before["second"]
+    assert bodies_after["third"] is bodies_before["third"]
+    assert bodies_after["first"] is not bodies_before["first"]
+
+
+def test_insertion_above_moves_reused_facts() -> None:
+    before = checked(PROGRAM)
+    edited = PROGRAM.replace("y = x * 2.0", "y = x * 2.0\n    extra = x")
+    after = checked(edited, before)
+    fresh = checked(edited)
+    second = next(item for item in after.items if item.item.name == "second")
+    assert second.body is next(item.body for item in before.items if item.item.name == "second")
+    offset = edited.index("z = x")
+    assert format_type(after.type_at(offset)) == "[n D]"
+    assert (
+        after.definition_at(edited.index("x + x")).span
+        == fresh.definition_at(edited.index("x + x")).span
+    )
+    assert summary(after) == summary(fresh) == []
+
+
+def test_errors_in_reused_bodies_keep_their_positions() -> None:
+    broken = PROGRAM.replace("z = x + x", "z = x + w")
+    before = checked(broken)
+    edited = "# a comment on top\n" + broken
+    after = checked(edited, before)
+    assert summary(after) == summary(checked(edited)) == [("E0301", 9, 13)]
+
+
+def test_signature_change_rechecks_callers() -> None:
+    before = checked(PROGRAM)
+    after = checked(
+        PROGRAM.replace("fn second(x: [n D]) -> [n D]", "fn second(x: [n 4]) -> [n 4]"), before
+    )
+    assert [d.code for d in after.diagnostics] == ["E0401"]
