@@ -754,7 +754,7 @@ class BodyChecker:
 
     def call(self, node: ast.Call, piped: Arg | None) -> Type:
         callee = node.callee
-        args = self.collect_args(node, piped)
+        args = self.collect_args(node, piped, self._axis_parameters(callee))
         if any(isinstance(arg.expr, ast.ErrorExpr) for arg in args):
             return UNKNOWN
         if isinstance(callee, ast.Name):
@@ -819,10 +819,37 @@ class BodyChecker:
                 return NamedType(owner.name)
         return UNKNOWN
 
-    def collect_args(self, node: ast.Call, piped: Arg | None) -> list[Arg]:
-        """Type each argument (keyword sizes, patterns and `over=` names stay expressions)."""
+    def _axis_parameters(self, callee: ast.Expr) -> tuple[set[str], set[int]]:
+        """The names and positions of a called extern's Axis[..] and Axes[..] parameters."""
+        if not isinstance(callee, ast.Name) or callee.name in self.env.values:
+            return set(), set()
+        signature = self.program.lookup_function(callee.name)
+        if signature is None:
+            return set(), set()
+        names = set()
+        positions = set()
+        for index, param in enumerate(signature.params):
+            if param.special in ("Axis", "Axes"):
+                names.add(param.name)
+                positions.add(index)
+        return names, positions
+
+    def collect_args(
+        self,
+        node: ast.Call,
+        piped: Arg | None,
+        axis_parameters: tuple[set[str], set[int]] = (set(), set()),
+    ) -> list[Arg]:
+        """Type each argument; keyword sizes, patterns and axis names stay expressions."""
         args: list[Arg] = []
         placeholder_used = False
+        axis_names, axis_positions = axis_parameters
+        position_offset = (
+            1
+            if piped is not None
+            and not any(isinstance(arg.value, ast.Placeholder) for arg in node.args)
+            else 0
+        )
         types_follow = isinstance(node.callee, ast.Name) and node.callee.name == "load"
         for position, arg in enumerate(node.args):
             if types_follow and position > 0:
@@ -833,9 +860,12 @@ class BodyChecker:
                 args.append(Arg(piped.expr, piped.type, piped.span, arg.name, arg.mut))
                 placeholder_used = True
                 continue
-            if isinstance(value, ast.Pattern | ast.ToStage | ast.Lambda) or (
-                arg.name == "over" and isinstance(value, ast.Name)
-            ):
+            names_an_axis = isinstance(value, ast.Name) and (
+                arg.name == "over"
+                or arg.name in axis_names
+                or (arg.name is None and position + position_offset in axis_positions)
+            )
+            if isinstance(value, ast.Pattern | ast.ToStage | ast.Lambda) or names_an_axis:
                 args.append(Arg(value, UNKNOWN, arg.span, arg.name, arg.mut))
                 continue
             args.append(Arg(value, self.expr(value), arg.span, arg.name, arg.mut))
@@ -858,12 +888,22 @@ class BodyChecker:
         rest: tuple[Axis, ...] | None = None
         elementwise_shapes: list[tuple[Axis, ...]] = []
         failed = False
+        index_equations: list[Equation] = []
+        first = matched[0][1][1].type if matched and matched[0][1] is not None else None
         for param, arg in matched:
             if arg is None:
                 self._size_default(signature, param, variables, equations)
                 continue
             outcome = self._match_param(
-                signature, param, arg, variables, equations, renames, elementwise_shapes
+                signature,
+                param,
+                arg,
+                variables,
+                equations,
+                renames,
+                elementwise_shapes,
+                first,
+                index_equations,
             )
             if outcome is False:
                 failed = True
@@ -871,7 +911,8 @@ class BodyChecker:
                 rest = outcome
         if failed:
             return UNKNOWN
-        solution = solve(equations, self.scope.dim_values)
+        # Index[V] sizes are matched after the shapes, so a shape decides V first.
+        solution = solve(equations + index_equations, self.scope.dim_values)
         if solution.failures:
             by_arg: dict[int, list[str]] = {}
             codes: dict[int, str] = {}
@@ -879,6 +920,12 @@ class BodyChecker:
                 arg_index, param, axis_index, arg_axis = failure.equation.origin
                 want = solution.apply(failure.lhs)
                 have = failure.rhs
+                if arg_axis == "index":
+                    by_arg.setdefault(arg_index, []).append(
+                        f"its indices are below {_show_size(have)}, not {_show_size(want)}"
+                    )
+                    codes.setdefault(arg_index, "E0507")
+                    continue
                 by_arg.setdefault(arg_index, []).append(
                     f"axis {axis_index + 1}: {_show_size(have)} is not known to equal "
                     f"{_show_size(want)}"
@@ -998,12 +1045,16 @@ class BodyChecker:
             domain = Domain(domain.name, renames[domain.over], domain.size)
         return TensorType(tuple(axes), domain, result.dtype)
 
-    def _match_param(self, signature, param, arg, variables, equations, renames, shapes):
+    def _match_param(
+        self, signature, param, arg, variables, equations, renames, shapes, first, index_equations
+    ):
         """Add the equations one argument gives; False when it can't be matched at all."""
         arg_index = arg[0]
         value: Arg = arg[1]
         if param.special is not None:
-            return self._special_argument(signature, param, value, variables, equations, arg_index)
+            return self._special_argument(
+                signature, param, value, variables, equations, arg_index, first
+            )
         expected = param.type
         actual = value.type
         if _is_loose(actual) or isinstance(expected, UnknownType):
@@ -1067,11 +1118,11 @@ class BodyChecker:
                     )
                 )
             if expected.domain.size is not None and actual.domain.size is not None:
-                equations.append(
+                index_equations.append(
                     Equation(
                         expected.domain.size.substitute(variables),
                         actual.domain.size,
-                        (arg_index, param, 0, None),
+                        (arg_index, param, -1, "index"),
                     )
                 )
             return captured
@@ -1105,7 +1156,9 @@ class BodyChecker:
             notes=[f"`{param.name}` is {format_type(param.type)}"],
         )
 
-    def _special_argument(self, signature, param, value: Arg, variables, equations, arg_index):
+    def _special_argument(
+        self, signature, param, value: Arg, variables, equations, arg_index, first: Type | None
+    ):
         """Axis[n], Axes[n] and Size[S] arguments of an extern fn."""
         expr = value.expr
         if param.special in ("Axis", "Axes"):
@@ -1117,7 +1170,30 @@ class BodyChecker:
                     "not an axis name",
                 )
                 return False
-            return None
+            if not isinstance(first, TensorType) or first.axes is None:
+                return None
+            for axis in first.axes:
+                if axis.name == expr.name:
+                    if param.special_size is not None:
+                        equations.append(
+                            Equation(
+                                param.special_size.substitute(variables),
+                                axis.size,
+                                (arg_index, param, 0, axis),
+                            )
+                        )
+                    return None
+            named = [f"`{axis.name}`" for axis in first.axes if axis.name]
+            self.reporter.report(
+                "E0405",
+                f"{format_type(first)} has no axis `{expr.name}`",
+                value.span,
+                "not an axis of the first argument",
+                notes=[
+                    "its named axes are " + ", ".join(named) if named else "it has no named axes"
+                ],
+            )
+            return False
         size = self.static_size(expr, value.type)
         if size is None:
             self.reporter.report(

@@ -171,7 +171,15 @@ def check_pattern(
     solution = solve(equations, dims)
     for failure in solution.failures:
         entry = failure.equation.origin
-        raise _failure_error(failure.code, entry, failure.lhs, failure.rhs, solution, dims, text_of)
+        parts = None
+        if isinstance(entry, ast.PatternGroup | ast.PatternGroupedSize):
+            parts = [
+                str(part) if isinstance(part, int) else str(solution.apply(size_of(*part)))
+                for part in _group_parts(entry)
+            ]
+        raise _failure_error(
+            failure.code, entry, failure.lhs, failure.rhs, solution, dims, text_of, parts
+        )
 
     sizes = {name: solution.apply(Poly.symbol(var)) for name, var in variables.items()}
     sizes.update(known)
@@ -307,7 +315,7 @@ def _named_size(name, span, sizes, scope, dims, op) -> Poly:
     )
 
 
-def _failure_error(code, entry, lhs, rhs, solution, dims, text_of) -> PatternError:
+def _failure_error(code, entry, lhs, rhs, solution, dims, text_of, parts=None) -> PatternError:
     text = text_of(entry.span)
     left = solution.apply(lhs)
     numeric_left = left.substitute(dims)
@@ -331,6 +339,10 @@ def _failure_error(code, entry, lhs, rhs, solution, dims, text_of) -> PatternErr
     if code == "E0414":
         return PatternError("E0414", "size too large", entry.span, "overflows 128 bits")
     shown_left = f"{text} = {left}" if str(left) != text else text
+    if parts and len(parts) > 1:
+        shown_left = f"{text} = {'*'.join(parts)}"
+        if "*".join(parts) != str(left):
+            shown_left += f" = {left}"
     if str(numeric_left) != str(left):
         shown_left += f" = {numeric_left}"
     shown_right = str(rhs)
