@@ -88,6 +88,7 @@ def check_parsed(parsed: ParseResult, previous: Checked | None = None) -> Checke
         | dict(program.prelude.symbols),
         items=items,
         dim_values={name: value.value for name, value in scope.dim_values.items() if value.value},
+        signatures=dict(program.prelude.signatures) | dict(scope.signatures),
         parse=parsed,
         memo=program.memo,
     )

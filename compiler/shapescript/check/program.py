@@ -107,6 +107,8 @@ class Checked:
     builtin_symbols: dict[str, Symbol] = field(default_factory=dict)
     items: list[ItemFacts] = field(default_factory=list)
     dim_values: dict[str, int] = field(default_factory=dict)
+    #: Every callable's signature by name: the file's functions, then the prelude's.
+    signatures: dict[str, object] = field(default_factory=dict)
     #: What the next check of an edited version of this file may reuse.
     parse: object = None
     memo: dict = field(default_factory=dict)
@@ -171,13 +173,16 @@ class Checked:
         return format_type(type_) if type_ is not None else None
 
     def definition_at(self, offset: int) -> Symbol | None:
-        """The declaration the name at the offset refers to."""
+        """The declaration the name at the offset refers to (or declares)."""
         for item in self.items_at(offset):
             relative = offset - item.base
             for facts in item.fact_tables():
                 for reference in facts.references:
                     if reference.span.start <= relative <= reference.span.end:
                         return self._resolve(reference, item.base)
+        for symbol in self.module_symbols.values():
+            if symbol.span.start <= offset <= symbol.span.end:
+                return symbol
         return None
 
     def references_to(self, symbol: Symbol) -> list[Span]:

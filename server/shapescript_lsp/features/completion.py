@@ -1,0 +1,392 @@
+"""Completion: what fits where the cursor is, ranked by the type expected there.
+
+Contexts, from most to least specific: after `over=` exactly the operand's axes; after
+`|>` the stages that take the piped value; in a type the types, domains and dtypes; in
+a call's parentheses its keyword arguments first; elsewhere the names in scope, the
+declarations, the built-ins and prelude, keywords and declaration snippets. Ranking is
+in the manner of gopls: exact fits of the expected type, then fits, then the rest,
+then misfits; the typed letters filter by fuzzy match.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lsprotocol import types
+
+from shapescript.check.builtin_table import BUILTINS
+from shapescript.check.program import Checked, Symbol
+from shapescript.check.type_exprs import BUILTIN_DOMAINS
+from shapescript.check.types import TensorType, Type, format_type
+from shapescript.syntax.tokens import DTYPES, KEYWORDS
+from shapescript_lsp.features.signature_help import CallSite, call_site, callable_params
+
+STAGE_KINDS = frozenset({"reduction", "along_axis", "elementwise", "pattern", "matmul"})
+KIND_OF_SYMBOL = {
+    "dim": types.CompletionItemKind.Constant,
+    "alias": types.CompletionItemKind.TypeParameter,
+    "domain": types.CompletionItemKind.Enum,
+    "fn": types.CompletionItemKind.Function,
+    "extern": types.CompletionItemKind.Function,
+    "prelude": types.CompletionItemKind.Function,
+    "builtin": types.CompletionItemKind.Function,
+    "model": types.CompletionItemKind.Class,
+    "data": types.CompletionItemKind.Struct,
+    "logs": types.CompletionItemKind.Struct,
+    "import": types.CompletionItemKind.Module,
+    "python_module": types.CompletionItemKind.Module,
+    "param": types.CompletionItemKind.Variable,
+    "value": types.CompletionItemKind.Variable,
+    "axis": types.CompletionItemKind.TypeParameter,
+}
+SNIPPETS = {
+    "fn": (
+        "fn ${1:name}(${2:x}: [${3:n D}]) -> [${4:n D}]:\n    ${0:return x}",
+        "fn name(...) -> T:",
+    ),
+    "for": ("for ${1:i} in ${2:0}..${3:n}:\n    ${0}", "for i in a..b:"),
+    "if": ("if ${1:condition}:\n    ${0}", "if condition:"),
+    "dim": ("dim ${1:D} = ${0:768}", "dim D = 768"),
+    "extern fn": (
+        'extern fn ${1:name}(${2:x}: ${3:Real}) -> ${4:Real} = "${0:torch.name}"',
+        'extern fn name(x) -> T = "module.function"',
+    ),
+}
+
+_WORD_BEFORE = re.compile(r"[\w?]*$")
+
+
+@dataclass(slots=True)
+class Candidate:
+    label: str
+    kind: types.CompletionItemKind
+    detail: str = ""
+    type: Type | None = None
+    rank: int = 2
+    insert: str | None = None
+    snippet: bool = False
+    data: dict | None = None
+
+
+def fuzzy(prefix: str, label: str) -> bool:
+    """Whether the typed letters appear in order in the label (case-insensitive)."""
+    if not prefix:
+        return True
+    position = 0
+    label = label.lower()
+    for char in prefix.lower():
+        position = label.find(char, position)
+        if position < 0:
+            return False
+        position += 1
+    return True
+
+
+def _fit(candidate: Type | None, expected: Type | None) -> int:
+    """0 exact fit, 1 fits, 2 unknown, 3 misfit."""
+    if expected is None or candidate is None:
+        return 2
+    if format_type(candidate) == format_type(expected):
+        return 0
+    if isinstance(expected, TensorType) and isinstance(candidate, TensorType):
+        if expected.axes is None or candidate.axes is None:
+            return 1
+        return 1 if len(expected.axes) == len(candidate.axes) else 3
+    if isinstance(expected, TensorType) != isinstance(candidate, TensorType):
+        return 3
+    return 1
+
+
+class Completer:
+    def __init__(self, snippets: bool) -> None:
+        self.snippets = snippets
+
+    def complete(self, checked: Checked | None, text: str, offset: int) -> types.CompletionList:
+        line_start = text.rfind("\n", 0, offset) + 1
+        before = text[line_start:offset]
+        prefix = _WORD_BEFORE.search(before).group()
+        head = before[: len(before) - len(prefix)]
+        candidates = self._candidates(checked, text, offset, head, prefix)
+        items = [self._item(c) for c in candidates if fuzzy(prefix, c.label)]
+        items.sort(key=lambda item: item.sort_text or item.label)
+        if items and candidates and items[0].sort_text and items[0].sort_text.startswith("0"):
+            items[0].preselect = True
+        return types.CompletionList(is_incomplete=False, items=items)
+
+    # ------------------------------------------------------------------ contexts
+
+    def _candidates(self, checked, text, offset, head, prefix) -> list[Candidate]:
+        stripped = head.rstrip()
+        site = call_site(text, offset)
+        if re.search(r"\bover\s*=\s*$", head) and site is not None:
+            return self._axes_of_operand(checked, text, site)
+        if stripped.endswith("|>") or (not stripped and _continues_pipe(text, offset, head)):
+            return self._stages(checked, text, offset - len(prefix) - (len(head) - len(stripped)))
+        if stripped.endswith(".") and not stripped.endswith(".."):
+            return self._members(checked, stripped[:-1])
+        if _in_type_position(stripped):
+            return self._types(checked, offset)
+        if (
+            site is not None
+            and site.callee in ("rearrange", "reduce", "repeat", "einsum", "split")
+            and site.argument_index > 0
+        ):
+            return self._axes_of_operand(checked, text, site) + self._general(checked, offset, None)
+        expected = None
+        keyword_items: list[Candidate] = []
+        if site is not None and not re.search(r"=\s*$", head):
+            params = callable_params(checked, site.callee)
+            if params is not None:
+                given = set(site.keywords)
+                for index, (name, type_text) in enumerate(params):
+                    if name in given or (index < site.argument_index and not site.keywords):
+                        continue
+                    keyword_items.append(
+                        Candidate(f"{name}=", types.CompletionItemKind.Property, type_text, rank=1)
+                    )
+                expected = _expected_type(checked, site, offset)
+        return keyword_items + self._general(checked, offset, expected)
+
+    def _general(self, checked, offset, expected: Type | None) -> list[Candidate]:
+        candidates: list[Candidate] = []
+        seen: set[str] = set()
+        if checked is not None:
+            for name, (symbol, type_) in checked.names_in_scope(offset).items():
+                if name in seen or symbol is None:
+                    continue
+                seen.add(name)
+                candidates.append(self._from_symbol(name, symbol, type_, expected))
+        for keyword in sorted(KEYWORDS):
+            if keyword not in seen:
+                candidates.append(Candidate(keyword, types.CompletionItemKind.Keyword, rank=4))
+        if self.snippets:
+            for label, (body, detail) in SNIPPETS.items():
+                candidates.append(
+                    Candidate(
+                        label,
+                        types.CompletionItemKind.Snippet,
+                        detail,
+                        rank=4,
+                        insert=body,
+                        snippet=True,
+                    )
+                )
+        return candidates
+
+    def _from_symbol(self, name: str, symbol: Symbol, type_, expected) -> Candidate:
+        kind = KIND_OF_SYMBOL.get(symbol.kind, types.CompletionItemKind.Text)
+        detail = format_type(type_) if type_ is not None else symbol.kind
+        if symbol.kind == "builtin" and name in BUILTINS:
+            detail = BUILTINS[name].signature
+        elif symbol.kind in ("prelude",):
+            detail = symbol.detail
+        rank = _fit(type_, expected) if symbol.kind in ("param", "value") else 2
+        if symbol.kind in ("builtin", "prelude"):
+            rank = max(rank, 3) if expected is not None else 3
+        return Candidate(name, kind, detail, type_, rank, data={"name": name, "kind": symbol.kind})
+
+    def _axes_of_operand(self, checked, text: str, site: CallSite) -> list[Candidate]:
+        operand = _operand_type(checked, text, site)
+        if not isinstance(operand, TensorType) or operand.axes is None:
+            return []
+        result = []
+        for axis in operand.axes:
+            if axis.name and axis.name not in {c.label for c in result}:
+                result.append(
+                    Candidate(
+                        axis.name,
+                        types.CompletionItemKind.TypeParameter,
+                        f"axis of {format_type(operand)}",
+                        rank=0,
+                    )
+                )
+        return result
+
+    def _stages(self, checked, text: str, bar_end: int) -> list[Candidate]:
+        piped = _type_ending_at(checked, text, bar_end)
+        candidates = []
+        for name, entry in BUILTINS.items():
+            if entry.kind in STAGE_KINDS:
+                candidates.append(
+                    Candidate(
+                        name,
+                        types.CompletionItemKind.Function,
+                        entry.signature,
+                        rank=2,
+                        data={"name": name, "kind": "builtin"},
+                    )
+                )
+        if checked is not None:
+            for name, symbol in list(checked.module_symbols.items()) + list(
+                checked.builtin_symbols.items()
+            ):
+                if symbol.kind not in ("fn", "extern", "prelude"):
+                    continue
+                params = callable_params(checked, name)
+                if not params:
+                    continue
+                rank = 1 if piped is None else _first_param_fit(checked, name, piped)
+                candidates.append(
+                    Candidate(
+                        name,
+                        types.CompletionItemKind.Function,
+                        symbol.detail or symbol.kind,
+                        rank=rank,
+                        data={"name": name, "kind": symbol.kind},
+                    )
+                )
+        candidates.append(Candidate("to", types.CompletionItemKind.Keyword, "to T", rank=3))
+        return candidates
+
+    def _members(self, checked, owner: str) -> list[Candidate]:
+        name = re.search(r"[\w.]*$", owner).group()
+        if checked is None or not name:
+            return []
+        symbol = checked.module_symbols.get(name)
+        if symbol is not None and symbol.kind == "model":
+            return [Candidate("init", types.CompletionItemKind.Method, f"{name}.init(seed=0)")]
+        return []
+
+    def _types(self, checked, offset) -> list[Candidate]:
+        candidates = [
+            Candidate(name, types.CompletionItemKind.Enum, "domain", rank=1)
+            for name in sorted(BUILTIN_DOMAINS)
+        ]
+        candidates += [
+            Candidate(name, types.CompletionItemKind.Keyword, "dtype", rank=2)
+            for name in sorted(DTYPES)
+        ]
+        candidates += [
+            Candidate(name, types.CompletionItemKind.Keyword, "host scalar", rank=2)
+            for name in ("int", "float")
+        ]
+        if checked is not None:
+            for name, (symbol, _) in checked.names_in_scope(offset).items():
+                if symbol is not None and symbol.kind in (
+                    "dim",
+                    "alias",
+                    "domain",
+                    "model",
+                    "data",
+                    "logs",
+                    "axis",
+                ):
+                    candidates.append(self._from_symbol(name, symbol, None, None))
+        return candidates
+
+    # ------------------------------------------------------------------ items
+
+    def _item(self, candidate: Candidate) -> types.CompletionItem:
+        item = types.CompletionItem(
+            label=candidate.label,
+            kind=candidate.kind,
+            detail=candidate.detail or None,
+            sort_text=f"{candidate.rank}{candidate.label.lower()}",
+            data=candidate.data,
+        )
+        if candidate.insert is not None:
+            item.insert_text = candidate.insert
+            item.insert_text_format = (
+                types.InsertTextFormat.Snippet
+                if candidate.snippet
+                else types.InsertTextFormat.PlainText
+            )
+        return item
+
+
+def resolve(item: types.CompletionItem, checked: Checked | None) -> types.CompletionItem:
+    """Fill in an item's Markdown documentation, which completion leaves out to stay fast."""
+    data = item.data if isinstance(item.data, dict) else None
+    if not data:
+        return item
+    name, kind = data.get("name"), data.get("kind")
+    text = None
+    if kind == "builtin" and name in BUILTINS:
+        entry = BUILTINS[name]
+        text = f"```shapescript\n{entry.signature}\n```\n\n{entry.summary}\n\n```shapescript\n{entry.example}\n```"
+    elif checked is not None:
+        symbol = checked.module_symbols.get(name) or checked.builtin_symbols.get(name)
+        if symbol is not None:
+            text = f"```shapescript\n{symbol.detail or symbol.name}\n```"
+            if symbol.doc:
+                text += f"\n\n{symbol.doc}"
+    if text:
+        item.documentation = types.MarkupContent(kind=types.MarkupKind.Markdown, value=text)
+    return item
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _continues_pipe(text: str, offset: int, head: str) -> bool:
+    return False
+
+
+def _in_type_position(stripped: str) -> bool:
+    if re.search(r"(->|\bas|\bto)\s*(\[[^\]]*\]\s*)?$", stripped):
+        return True
+    return bool(re.search(r"[(,]\s*(mut\s+)?\w+\s*:\s*(\[[^\]]*\]\s*)?$", stripped))
+
+
+def _type_ending_at(checked: Checked | None, text: str, end: int) -> Type | None:
+    """The type of the largest expression that ends just before `end` (skipping `|>`)."""
+    if checked is None:
+        return None
+    position = end
+    while position > 0 and text[position - 1] in " \t\n>|":
+        position -= 1
+    best = None
+    for item in checked.items_at(position):
+        relative = position - item.base
+        for facts in item.fact_tables():
+            for span, type_ in facts.types.items():
+                if span.end == relative and (best is None or span.end - span.start > best[0]):
+                    best = (span.end - span.start, type_)
+    return best[1] if best else None
+
+
+def _name_before(checked: Checked, text: str, end: int) -> Type | None:
+    """The type of the name that ends just before `end` (skipping spaces and `|>`)."""
+    position = end
+    while position > 0 and text[position - 1] in " \t\n>|":
+        position -= 1
+    match = re.search(r"[^\W\d]\w*$", text[max(0, position - 80) : position])
+    if match is None:
+        return None
+    found = checked.names_in_scope(position).get(match.group())
+    return found[1] if found is not None else None
+
+
+def _operand_type(checked: Checked | None, text: str, site: CallSite) -> Type | None:
+    if checked is None:
+        return None
+    if site.piped:
+        before = site.open_paren - len(site.callee)
+        return _type_ending_at(checked, text, before) or _name_before(checked, text, before)
+    first = site.first_argument.strip()
+    if re.fullmatch(r"[^\W\d]\w*", first):
+        found = checked.names_in_scope(site.open_paren).get(first)
+        if found is not None:
+            return found[1]
+    return _type_ending_at(checked, text, site.open_paren + 1 + len(site.first_argument.rstrip()))
+
+
+def _first_param_fit(checked: Checked, name: str, piped: Type) -> int:
+    params = callable_params(checked, name, with_types=True)
+    if not params:
+        return 3
+    first = params[0][2] if len(params[0]) > 2 else None
+    return _fit(piped, first) if first is not None else 2
+
+
+def _expected_type(checked: Checked | None, site: CallSite, offset: int) -> Type | None:
+    if checked is None:
+        return None
+    params = callable_params(checked, site.callee, with_types=True)
+    if not params:
+        return None
+    index = site.argument_index + (1 if site.piped else 0)
+    if index < len(params) and len(params[index]) > 2:
+        return params[index][2]
+    return None

@@ -1,0 +1,185 @@
+"""Hover: a type as the reference prints it, its docs, and a drawing of its shape."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from shapescript.check.builtin_table import BUILTINS
+from shapescript.check.program import Checked, Symbol
+from shapescript.check.sizes import Poly
+from shapescript.check.types import TensorType, Type, format_type
+from shapescript.syntax import ast
+from shapescript.syntax.source import Span
+from shapescript_lsp.features.context import bar_at, item_at, stage_input_span, word_at
+from shapescript_lsp.positions import range_of
+from shapescript_lsp.render.shapes import png_data_uri, svg_drawing, text_drawing
+
+MAX_GROUPS = 6
+MAX_PER_GROUP = 4
+
+
+def _fence(text: str) -> str:
+    return f"```shapescript\n{text}\n```"
+
+
+class HoverRenderer:
+    """Builds hover Markdown; `images` says whether the client shows `data:` images."""
+
+    def __init__(self, images: bool) -> None:
+        self.images = images
+
+    def drawing(self, type_: Type, checked: Checked) -> str:
+        if not isinstance(type_, TensorType) or type_.axes is None:
+            return ""
+        if self.images:
+            uri = png_data_uri(svg_drawing(type_, checked.dim_values))
+            if uri is not None:
+                return f"![{format_type(type_)}]({uri}|width=240)"
+        return "```text\n" + text_drawing(type_, checked.dim_values) + "\n```"
+
+    def hover(self, checked: Checked, offset: int) -> types.Hover | None:
+        item = item_at(checked, offset)
+        text = checked.source.text
+        if item is not None:
+            bar = bar_at(item, offset - item.base)
+            if bar is not None:
+                return self._stage(checked, item, bar)
+        found = word_at(text, offset)
+        if found is None:
+            return None
+        word, span = found
+        symbol = checked.definition_at(offset)
+        type_ = checked.type_of(span) or (checked.type_at(offset) if symbol is None else None)
+        sections = self._describe(checked, word, symbol, type_)
+        if not sections:
+            return None
+        return types.Hover(
+            contents=types.MarkupContent(
+                kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(s for s in sections if s)
+            ),
+            range=range_of(checked.source, span),
+        )
+
+    def _describe(
+        self, checked: Checked, word: str, symbol: Symbol | None, type_: Type | None
+    ) -> list[str]:
+        if symbol is None:
+            if type_ is None:
+                return []
+            return [_fence(format_type(type_)), self.drawing(type_, checked)]
+        kind = symbol.kind
+        if kind == "dim":
+            return self._dim(checked, symbol)
+        if kind == "alias":
+            return [_fence(_declaration_text(checked, symbol)), symbol.doc or ""]
+        if kind == "builtin":
+            entry = BUILTINS.get(symbol.name)
+            if entry is None:
+                return []
+            parts = [_fence(entry.signature), entry.summary, _fence(entry.example)]
+            if type_ is not None and not _is_function(type_):
+                parts.append(_fence(format_type(type_)))
+            return parts
+        if kind in ("prelude", "fn", "extern"):
+            header = symbol.detail if kind == "prelude" else _declaration_text(checked, symbol)
+            return [_fence(header), symbol.doc or ""]
+        if kind in ("param", "value", "axis"):
+            shown = type_ if type_ is not None else None
+            if shown is None:
+                return [_fence(f"{word}")]
+            if kind == "axis":
+                return [
+                    _fence(f"{word} = {symbol.detail}")
+                    if symbol.detail != word
+                    else _fence(f"axis {word}")
+                ]
+            return [_fence(f"{word}: {format_type(shown)}"), self.drawing(shown, checked)]
+        parts = [_fence(f"{kind} {symbol.name}"), symbol.doc or ""]
+        return parts
+
+    def _dim(self, checked: Checked, symbol: Symbol) -> list[str]:
+        declaration = _declaration_text(checked, symbol)
+        value = checked.dim_values.get(symbol.name)
+        written = declaration.split("=", 1)[1].strip() if "=" in declaration else ""
+        header = f"dim {symbol.name} = {written}"
+        if value is not None and written != str(value):
+            header += f" = {value}"
+        return [_fence(header), symbol.doc or "", _dim_uses(checked, symbol.name)]
+
+    def _stage(self, checked: Checked, item, bar) -> types.Hover | None:
+        before = checked.type_of(_absolute(stage_input_span(bar), item.base))
+        stage = bar.pipe.stages[bar.index]
+        after = checked.type_of(_absolute(stage.span, item.base))
+        if before is None or after is None:
+            return None
+        lines = [_fence(f"{format_type(before)}  →  {format_type(after)}")]
+        if self.images:
+            lines.append(self.drawing(before, checked) + " → " + self.drawing(after, checked))
+        else:
+            lines.append(self.drawing(before, checked))
+            lines.append("→")
+            lines.append(self.drawing(after, checked))
+        span = _absolute(bar.pipe.bar_spans[bar.index], item.base)
+        return types.Hover(
+            contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n".join(lines)),
+            range=range_of(checked.source, span),
+        )
+
+
+def _absolute(span: Span, base: int) -> Span:
+    return Span(span.start + base, span.end + base)
+
+
+def _is_function(type_: Type) -> bool:
+    return format_type(type_).startswith("fn ")
+
+
+def _declaration_text(checked: Checked, symbol: Symbol) -> str:
+    """The declaration's header as written: up to a function's body."""
+    for item in checked.items:
+        node = item.item
+        if getattr(node, "name", None) != symbol.name:
+            continue
+        end = node.span.end
+        if isinstance(node, ast.FnDecl):
+            body = node.body[0].span.start if node.body else None
+            if node.expr_body is not None:
+                body = node.expr_body.span.start
+            if body is not None:
+                end = body
+        text = checked.source.text[item.base + node.span.start : item.base + end]
+        return " ".join(text.split()).rstrip(":= ").rstrip()
+    return symbol.name
+
+
+def _dim_uses(checked: Checked, name: str) -> str:
+    """Named values whose types use the dim, grouped by function (at most six of four)."""
+    groups: dict[str, list[str]] = {}
+    for item in checked.items:
+        if item.body is None:
+            continue
+        for entry in item.body.facts.entries:
+            type_ = entry.type
+            if not isinstance(type_, TensorType) or type_.axes is None:
+                continue
+            if any(name in axis.size.symbols() or axis.name == name for axis in type_.axes):
+                groups.setdefault(item.item.name, []).append(
+                    f"`{entry.name}: {format_type(type_)}`"
+                )
+    if not groups:
+        return ""
+    lines = ["Used in:"]
+    hidden = 0
+    for index, (owner, values) in enumerate(groups.items()):
+        if index >= MAX_GROUPS:
+            hidden += len(values)
+            continue
+        shown = values[:MAX_PER_GROUP]
+        hidden += len(values) - len(shown)
+        lines.append(f"- **{owner}**: " + ", ".join(shown))
+    if hidden:
+        lines.append(f"- and {hidden} more")
+    return "\n".join(lines)
+
+
+__all__ = ["HoverRenderer", "Poly"]

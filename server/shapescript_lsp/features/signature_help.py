@@ -1,0 +1,163 @@
+"""Signature help, and finding the call the cursor is in (which completion shares)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from lsprotocol import types
+
+from shapescript.check.builtin_table import BUILTINS
+from shapescript.check.program import Checked
+from shapescript.check.types import Type, format_type
+
+_CALLEE = re.compile(r"([^\W\d][\w.]*)\s*$")
+_KEYWORD = re.compile(r"^\s*(?:mut\s+)?([^\W\d]\w*)\s*=(?!=)")
+
+
+@dataclass(slots=True)
+class CallSite:
+    """The call whose parentheses hold the cursor."""
+
+    callee: str
+    open_paren: int
+    argument_index: int
+    keywords: list[str] = field(default_factory=list)
+    current_keyword: str | None = None
+    first_argument: str = ""
+    piped: bool = False
+
+
+def call_site(text: str, offset: int) -> CallSite | None:
+    """Scan back from the cursor to the unmatched `(`, counting arguments on the way."""
+    depth = 0
+    position = offset - 1
+    limit = max(0, offset - 4000)
+    while position >= limit:
+        char = text[position]
+        if char in ")]":
+            depth += 1
+        elif char in "([":
+            if depth == 0:
+                if char == "[":
+                    return None
+                break
+            depth -= 1
+        position -= 1
+    else:
+        return None
+    open_paren = position
+    match = _CALLEE.search(text, 0, open_paren)
+    if match is None:
+        return None
+    callee = match.group(1)
+    arguments = _split_arguments(text[open_paren + 1 : offset])
+    keywords = [m.group(1) for part in arguments[:-1] if (m := _KEYWORD.match(part))]
+    current = _KEYWORD.match(arguments[-1])
+    before_callee = text[: match.start()].rstrip()
+    return CallSite(
+        callee.split(".")[-1] if "." in callee and callee.split(".")[0] != "torch" else callee,
+        open_paren,
+        len(arguments) - 1,
+        keywords,
+        current.group(1) if current else None,
+        arguments[0],
+        before_callee.endswith("|>"),
+    )
+
+
+def _split_arguments(text: str) -> list[str]:
+    parts = [""]
+    depth = 0
+    for char in text:
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append("")
+        else:
+            parts[-1] += char
+    return parts
+
+
+def callable_params(checked: Checked | None, name: str, with_types: bool = False):
+    """(name, type text[, Type]) of each parameter of a fn, extern, prelude stub or built-in."""
+    if checked is not None and name in checked.signatures:
+        signature = checked.signatures[name]
+        result = []
+        for param in signature.params:
+            shown = (
+                f"{param.special}[{param.special_size}]"
+                if param.special
+                else format_type(param.type)
+            )
+            result.append((param.name, shown, param.type) if with_types else (param.name, shown))
+        return result
+    entry = BUILTINS.get(name)
+    if entry is not None:
+        texts = _builtin_param_types(entry.signature)
+        return [
+            (param, texts.get(param, ""), None) if with_types else (param, texts.get(param, ""))
+            for param in entry.params
+        ]
+    return None
+
+
+def _builtin_param_types(signature: str) -> dict[str, str]:
+    inside = signature[signature.find("(") + 1 : signature.rfind(")")]
+    result = {}
+    for part in _split_arguments(inside):
+        if ":" in part:
+            name, _, type_text = part.partition(":")
+            result[name.strip()] = type_text.strip()
+    return result
+
+
+def _label(checked: Checked | None, name: str) -> tuple[str, list[str], str | None]:
+    if name in BUILTINS and (checked is None or name not in checked.signatures):
+        entry = BUILTINS[name]
+        inside = entry.signature[entry.signature.find("(") + 1 : entry.signature.rfind(")")]
+        return entry.signature, [p.strip() for p in _split_arguments(inside)], entry.summary
+    params = callable_params(checked, name)
+    if params is None:
+        return "", [], None
+    signature = checked.signatures[name]
+    parts = [f"{param}: {shown}" for param, shown in params]
+    result: Type | None = signature.return_type
+    tail = f" -> {format_type(result)}" if result is not None else ""
+    symbol = checked.module_symbols.get(name) or checked.builtin_symbols.get(name)
+    return f"fn {name}({', '.join(parts)}){tail}", parts, symbol.doc if symbol else None
+
+
+def signature_help(checked: Checked | None, text: str, offset: int) -> types.SignatureHelp | None:
+    site = call_site(text, offset)
+    if site is None:
+        return None
+    label, parameters, documentation = _label(checked, site.callee)
+    if not label:
+        return None
+    names = [part.split(":")[0].strip().lstrip("mut ").strip() for part in parameters]
+    if site.current_keyword is not None and site.current_keyword in names:
+        active = names.index(site.current_keyword)
+    else:
+        active = site.argument_index + (1 if site.piped else 0)
+        if site.keywords:
+            remaining = [i for i, n in enumerate(names) if n not in site.keywords]
+            position = site.argument_index - len(site.keywords)
+            active = remaining[position] if 0 <= position < len(remaining) else active
+        if active >= len(parameters) and "over" in names:
+            active = names.index("over")
+    information = types.SignatureInformation(
+        label=label,
+        documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=documentation)
+        if documentation
+        else None,
+        parameters=[types.ParameterInformation(label=part) for part in parameters],
+        active_parameter=active if 0 <= active < len(parameters) else None,
+    )
+    return types.SignatureHelp(
+        signatures=[information],
+        active_signature=0,
+        active_parameter=information.active_parameter,
+    )

@@ -1,0 +1,84 @@
+"""The library folder: read-only copies of builtins.ss, prelude.ss and nn.ss to jump into."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import sys
+from pathlib import Path
+
+from lsprotocol import types
+
+from shapescript import __version__
+from shapescript.check.builtin_table import builtins_ss
+from shapescript.check.prelude import load_prelude
+from shapescript.check.program import Symbol
+from shapescript.syntax.source import SourceFile
+from shapescript_lsp.positions import range_of
+
+LIBRARY_FILES = {"<builtins>": "builtins.ss", "<prelude>": "prelude.ss", "<nn>": "nn.ss"}
+
+
+def default_library_dir() -> Path:
+    """`shapescript/lsp-<version>` in the user's cache folder."""
+    if sys.platform == "darwin":
+        cache = Path.home() / "Library" / "Caches"
+    elif sys.platform == "win32":
+        cache = Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
+    else:
+        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "shapescript" / f"lsp-{__version__}"
+
+
+class Library:
+    """Writes the library files once and maps their symbols to locations."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder or default_library_dir()
+        self.texts: dict[str, str] = {}
+        self.sources: dict[str, SourceFile] = {}
+
+    def write(self) -> None:
+        prelude = load_prelude()
+        contents = {
+            "builtins.ss": builtins_ss(),
+            "prelude.ss": prelude.texts["prelude"],
+            "nn.ss": prelude.texts["nn"],
+        }
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for name, text in contents.items():
+            path = self.folder / name
+            self.texts[name] = text
+            self.sources[name] = SourceFile(str(path), text)
+            if path.exists():
+                if path.read_text(encoding="utf-8") == text:
+                    continue
+                path.chmod(stat.S_IWUSR | stat.S_IRUSR)
+            path.write_text(text, encoding="utf-8")
+            path.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+
+    def uri(self, file_name: str) -> str:
+        return (self.folder / file_name).as_uri()
+
+    def is_library_uri(self, uri: str) -> bool:
+        return uri.startswith(self.folder.as_uri())
+
+    def location(self, symbol: Symbol) -> types.Location | None:
+        """Where a built-in or prelude symbol is declared in the library folder."""
+        file_name = LIBRARY_FILES.get(symbol.path)
+        if file_name is None:
+            return None
+        if not self.sources:
+            self.write()
+        source = self.sources[file_name]
+        if symbol.path == "<builtins>":
+            match = re.search(rf"^fn {re.escape(symbol.name)}\(", source.text, re.M)
+            if match is None:
+                return None
+            start = match.start() + 3
+            span = (start, start + len(symbol.name))
+            from shapescript.syntax.source import Span
+
+            return types.Location(uri=self.uri(file_name), range=range_of(source, Span(*span)))
+        return types.Location(uri=self.uri(file_name), range=range_of(source, symbol.span))

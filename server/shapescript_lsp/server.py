@@ -1,0 +1,298 @@
+"""The ShapeScript language server: documents in, analyses off the event loop, features out.
+
+Every feature reads the checker's analysis (`Checked`) and never re-derives a type. A
+feature that fails logs the error and answers empty: the server never goes down
+because of a file's text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import traceback
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from shapescript import __version__
+from shapescript.check.program import Checked
+from shapescript_lsp.documents import Document, DocumentStore
+from shapescript_lsp.features.completion import Completer, resolve
+from shapescript_lsp.features.definition import declaration_of, definition, references
+from shapescript_lsp.features.diagnostics import publishable
+from shapescript_lsp.features.hover import HoverRenderer
+from shapescript_lsp.features.inlay_hints import inlay_hints
+from shapescript_lsp.features.signature_help import signature_help
+from shapescript_lsp.library import Library
+from shapescript_lsp.positions import offset_of
+
+log = logging.getLogger("shapescript_lsp")
+
+IMAGE_CLIENTS = ("visual studio code", "vscode", "code - oss", "code-server", "vscodium")
+DEFAULT_DEBOUNCE_S = 0.01
+
+
+class ShapeScriptServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("shapescript-lsp", __version__)
+        self.store = DocumentStore()
+        self.library = Library()
+        self.images = False
+        self.snippets = False
+        self.python: str | None = None
+        self.pictures = False
+        self.debounce = DEFAULT_DEBOUNCE_S
+        self.pending: dict[str, asyncio.Task] = {}
+
+    # ------------------------------------------------------------------ documents
+
+    def document(self, uri: str) -> Document | None:
+        return self.store.get(uri)
+
+    def sync(self, uri: str, version: int | None) -> Document:
+        """Bring our document up to the workspace's text, counting a new revision."""
+        text = self.workspace.get_text_document(uri).source
+        document = self.store.get(uri)
+        if document is None:
+            document = self.store.open(uri, text, version)
+        elif document.text != text or document.version != version:
+            document.text = text
+            document.version = version
+            document.revision += 1
+        return document
+
+    def schedule(self, document: Document) -> None:
+        """Check the document after a short pause and publish, unless a newer text came."""
+        previous = self.pending.pop(document.uri, None)
+        if previous is not None:
+            previous.cancel()
+        self.pending[document.uri] = asyncio.get_event_loop().create_task(
+            self._publish_later(document, document.revision)
+        )
+
+    async def _publish_later(self, document: Document, revision: int) -> None:
+        try:
+            await asyncio.sleep(self.debounce)
+            if document.revision != revision or self.library.is_library_uri(document.uri):
+                return
+            checked = await self.store.analysis(document)
+            if document.revision != revision or self.store.get(document.uri) is not document:
+                return
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(
+                    uri=document.uri,
+                    version=document.version,
+                    diagnostics=publishable(checked, document.uri),
+                )
+            )
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            log.error("checking %s failed:\n%s", document.uri, traceback.format_exc())
+
+    async def analysis(self, uri: str) -> tuple[Checked | None, Document | None]:
+        """The current analysis of a document, or None if it isn't open."""
+        document = self.store.get(uri)
+        if document is None:
+            return None, None
+        return await self.store.analysis(document), document
+
+
+server = ShapeScriptServer()
+
+
+def guarded(empty=None):
+    """Run a feature; on any exception, log it and answer `empty`."""
+
+    def decorate(function):
+        @functools.wraps(function)
+        async def wrapper(ls: ShapeScriptServer, params):
+            try:
+                return await function(ls, params)
+            except Exception:
+                log.error("%s failed:\n%s", function.__name__, traceback.format_exc())
+                ls.window_log_message(
+                    types.LogMessageParams(
+                        type=types.MessageType.Error,
+                        message=f"shapescript: {function.__name__} failed; see the server log",
+                    )
+                )
+                return empty
+
+        return wrapper
+
+    return decorate
+
+
+# ---------------------------------------------------------------------- lifecycle
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
+    options = (
+        params.initialization_options if isinstance(params.initialization_options, dict) else {}
+    )
+    client = (params.client_info.name if params.client_info else "") or ""
+    ls.images = bool(options.get("images", client.lower().startswith(IMAGE_CLIENTS)))
+    completion = params.capabilities.text_document and params.capabilities.text_document.completion
+    item = completion.completion_item if completion else None
+    ls.snippets = bool(item and item.snippet_support)
+    ls.python = options.get("python")
+    ls.pictures = bool(options.get("pictures", False))
+    if "debounceMs" in options:
+        ls.debounce = max(0.0, float(options["debounceMs"]) / 1000.0)
+    if options.get("libraryDir"):
+        ls.library = Library(Path(options["libraryDir"]))
+    try:
+        ls.library.write()
+    except OSError:
+        log.error("can't write the library folder:\n%s", traceback.format_exc())
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: ShapeScriptServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.schedule(ls.sync(params.text_document.uri, params.text_document.version))
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: ShapeScriptServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.schedule(ls.sync(params.text_document.uri, params.text_document.version))
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: ShapeScriptServer, params: types.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    task = ls.pending.pop(uri, None)
+    if task is not None:
+        task.cancel()
+    ls.store.close(uri)
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+# ---------------------------------------------------------------------- features
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+@guarded()
+async def hover(ls: ShapeScriptServer, params: types.HoverParams):
+    checked, document = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return None
+    offset = offset_of(checked.source, params.position)
+    answer = HoverRenderer(ls.images).hover(checked, offset)
+    if answer is None and document.last_good is not None and document.last_good is not checked:
+        good = document.last_good
+        answer = HoverRenderer(ls.images).hover(good, min(offset, len(good.source.text)))
+    return answer
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_COMPLETION,
+    types.CompletionOptions(
+        trigger_characters=[".", "=", ">", "(", ",", " ", ":"], resolve_provider=True
+    ),
+)
+@guarded(types.CompletionList(is_incomplete=False, items=[]))
+async def completion(ls: ShapeScriptServer, params: types.CompletionParams):
+    checked, document = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return types.CompletionList(is_incomplete=False, items=[])
+    offset = offset_of(checked.source, params.position)
+    basis = (
+        checked
+        if document.last_good is None or checked is document.last_good
+        else (checked if not checked.errors else document.last_good)
+    )
+    return Completer(ls.snippets).complete(basis, checked.source.text, offset)
+
+
+@server.feature(types.COMPLETION_ITEM_RESOLVE)
+@guarded()
+async def completion_resolve(ls: ShapeScriptServer, item: types.CompletionItem):
+    checked = None
+    for document in ls.store.documents.values():
+        checked = document.analysis or checked
+    return resolve(item, checked)
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_SIGNATURE_HELP,
+    types.SignatureHelpOptions(trigger_characters=["(", ","], retrigger_characters=["="]),
+)
+@guarded()
+async def signature(ls: ShapeScriptServer, params: types.SignatureHelpParams):
+    checked, document = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return None
+    offset = offset_of(checked.source, params.position)
+    return signature_help(checked, checked.source.text, offset)
+
+
+@server.feature(types.TEXT_DOCUMENT_DEFINITION)
+@guarded()
+async def goto_definition(ls: ShapeScriptServer, params: types.DefinitionParams):
+    checked, _ = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return None
+    offset = offset_of(checked.source, params.position)
+    return definition(checked, offset, params.text_document.uri, ls.library)
+
+
+@server.feature(types.TEXT_DOCUMENT_REFERENCES)
+@guarded([])
+async def find_references(ls: ShapeScriptServer, params: types.ReferenceParams):
+    checked, _ = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return []
+    offset = offset_of(checked.source, params.position)
+    return references(checked, offset, params.text_document.uri, params.context.include_declaration)
+
+
+@server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
+@guarded([])
+async def inlay_hint(ls: ShapeScriptServer, params: types.InlayHintParams):
+    checked, _ = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return []
+    start = offset_of(checked.source, params.range.start)
+    end = offset_of(checked.source, params.range.end)
+    return inlay_hints(checked, start, end)
+
+
+@server.feature("shapescript/declarationOf")
+@guarded()
+async def declaration_of_request(ls: ShapeScriptServer, params):
+    uri = _get(_get(params, "textDocument"), "uri")
+    position = _get(params, "position")
+    checked, _ = await ls.analysis(uri)
+    if checked is None:
+        return None
+    offset = offset_of(
+        checked.source,
+        types.Position(
+            line=int(_get(position, "line")), character=int(_get(position, "character"))
+        ),
+    )
+    return declaration_of(checked, offset, uri, ls.library)
+
+
+@server.feature("shapescript/setPython")
+def set_python(ls: ShapeScriptServer, params) -> None:
+    python = _get(params, "python")
+    ls.python = str(python) if python else None
+
+
+@server.feature("shapescript/setPictures")
+def set_pictures(ls: ShapeScriptServer, params) -> None:
+    ls.pictures = bool(_get(params, "enabled"))
+
+
+def _get(value, key: str):
+    """A field of a request's params, which pygls gives as an object or a mapping."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        return value.get(key)
+    return getattr(value, key, None)

@@ -1,0 +1,34 @@
+"""pytest-lsp fixtures: the real server over stdio, as VS Code and Neovim 0.7 start it."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+SERVER = [sys.executable, "-m", "shapescript_lsp"]
+
+
+def _initialize_params(client_name: str, tmp_path) -> types.InitializeParams:
+    capabilities = pytest_lsp.client_capabilities(client_name)
+    return types.InitializeParams(
+        capabilities=capabilities,
+        client_info=types.ClientInfo(
+            name="Visual Studio Code" if client_name.startswith("visual") else "Neovim"
+        ),
+        initialization_options={"libraryDir": str(tmp_path / "library"), "debounceMs": 0},
+    )
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=SERVER),
+    params=["visual-studio-code", "neovim@v0.7.0"],
+)
+async def client(request, lsp_client: LanguageClient, tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("lsp")
+    await lsp_client.initialize_session(_initialize_params(request.param, tmp_path))
+    lsp_client.client_name = request.param
+    yield
+    await lsp_client.shutdown_session()
