@@ -304,7 +304,10 @@ def resolve(item: types.CompletionItem, checked: Checked | None) -> types.Comple
     text = None
     if kind == "builtin" and name in BUILTINS:
         entry = BUILTINS[name]
-        text = f"```shapescript\n{entry.signature}\n```\n\n{entry.summary}\n\n```shapescript\n{entry.example}\n```"
+        text = (
+            f"```shapescript\n{entry.signature}\n```\n\n{entry.summary}\n\n"
+            f"```shapescript\n{entry.example}\n```"
+        )
     elif checked is not None:
         symbol = checked.module_symbols.get(name) or checked.builtin_symbols.get(name)
         if symbol is not None:

@@ -1,0 +1,238 @@
+// The ShapeScript extension: the language client for `python -m shapescript_lsp`.
+//
+// Language registration, the grammar and the settings are declared in
+// package.json; this file starts the server with the configured Python,
+// serves the read-only library documents and restarts the server when its
+// interpreter or arguments change. The logic it relies on lives in config.ts,
+// library.ts and hover.ts, which don't import `vscode` and are unit-tested.
+import { promises as fs } from 'fs';
+import * as vscode from 'vscode';
+import { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
+import {
+  choosePython,
+  displayCommand,
+  initializationOptions,
+  PYTHON_EXTENSION_ID,
+  PythonApiLike,
+  picturesAllowed,
+  readSettings,
+  RESTART_SETTINGS,
+  SECTION,
+  serverCommand,
+} from './config';
+import { trustHover } from './hover';
+import { LIBRARY_SCHEME, LibraryUris } from './library';
+
+const CLIENT_ID = 'shapescript'; // also the prefix of the `shapescript.trace.server` setting
+const CLIENT_NAME = 'ShapeScript Language Server';
+
+let client: LanguageClient | undefined;
+let output: vscode.OutputChannel | undefined;
+let library: LibraryUris<vscode.Uri> | undefined;
+let extensionCommands: string[] = [];
+/** Starts and stops run one after the other, never interleaved. */
+let queue: Promise<unknown> = Promise.resolve();
+
+function log(message: string): void {
+  output?.appendLine(`[${new Date().toISOString()}] ${message}`);
+}
+
+function serialize<T>(task: () => Promise<T>): Promise<T> {
+  const next = queue.then(task, task);
+  queue = next.catch(() => undefined);
+  return next;
+}
+
+/** Serves prelude.ss, nn.ss and builtins.ss from the library folder; VS Code shows them read-only. */
+class LibraryDocuments implements vscode.TextDocumentContentProvider {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const file = library?.libraryFile(uri);
+    if (file === undefined) {
+      throw new Error(`not a ShapeScript library file: ${uri.toString()}`);
+    }
+    try {
+      return await fs.readFile(file, 'utf8');
+    } catch (e) {
+      throw new Error(`can't read ${file}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /** A new server may have rewritten the files: reload the open library documents. */
+  refreshOpen(): void {
+    for (const doc of vscode.workspace.textDocuments) {
+      if (doc.uri.scheme === LIBRARY_SCHEME) {
+        this.changed.fire(doc.uri);
+      }
+    }
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+function hoverTrust(): boolean | { enabledCommands: string[] } {
+  return vscode.workspace.isTrusted ? true : { enabledCommands: extensionCommands };
+}
+
+async function startClient(context: vscode.ExtensionContext, documents: LibraryDocuments): Promise<void> {
+  const settings = readSettings(vscode.workspace.getConfiguration(SECTION));
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  const choice = await choosePython(
+    settings,
+    () => vscode.extensions.getExtension<PythonApiLike>(PYTHON_EXTENSION_ID),
+    { workspaceFolder: folder?.uri.fsPath, resource: folder?.uri },
+  );
+  const cmd = serverCommand(choice.python, settings.serverArgs);
+  const libraryDir = context.globalStorageUri.fsPath;
+  const serverOptions: ServerOptions = {
+    command: cmd.command,
+    args: cmd.args,
+    // Not the workspace: `python -m` puts the working directory first on
+    // sys.path, so a workspace's own shapescript_lsp.py would run instead.
+    options: { cwd: libraryDir },
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [
+      { scheme: 'file', language: 'shapescript' },
+      { scheme: 'untitled', language: 'shapescript' },
+      { scheme: LIBRARY_SCHEME, language: 'shapescript' },
+    ],
+    outputChannel: output,
+    initializationOptions: initializationOptions(
+      libraryDir,
+      choice.python,
+      vscode.workspace.isTrusted,
+      settings.hoverPictures,
+    ),
+    uriConverters: {
+      code2Protocol: (uri) => library!.toServer(uri),
+      protocol2Code: (value) => library!.fromServer(value),
+    },
+    middleware: {
+      provideHover: async (document, position, token, next) =>
+        trustHover(await next(document, position, token), hoverTrust()),
+    },
+  };
+  const why = choice.source === 'setting' ? 'shapescript.python'
+    : choice.source === 'python-extension' ? 'the Python extension\'s interpreter'
+      : `default${choice.note ? `; ${choice.note}` : ''}`;
+  log(`starting ${displayCommand(cmd)} (Python from ${why}), library in ${libraryDir}`);
+  const next = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+  client = next;
+  try {
+    await next.start();
+    log('language server started');
+    documents.refreshOpen();
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    log(`language server failed to start: ${message}`);
+    void vscode.window
+      .showErrorMessage(
+        `ShapeScript: the language server didn't start with ${displayCommand(cmd)}. ` +
+          `It needs the shapescript package in that Python (\`${choice.python} -m pip install shapescript\`), ` +
+          'or set shapescript.python to an interpreter that has it.',
+        'Open Settings',
+        'Show Output',
+      )
+      .then((pick) => {
+        if (pick === 'Open Settings') {
+          void vscode.commands.executeCommand('workbench.action.openSettings', 'shapescript.python');
+        } else if (pick === 'Show Output') {
+          output?.show(true);
+        }
+      });
+  }
+}
+
+async function stopClient(): Promise<void> {
+  const old = client;
+  client = undefined;
+  if (old) {
+    try {
+      await old.stop(5000);
+    } catch (e) {
+      log(`stopping the language server: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+}
+
+function sendPictures(): void {
+  const enabled = picturesAllowed(vscode.workspace.isTrusted, readSettings(vscode.workspace.getConfiguration(SECTION)).hoverPictures);
+  if (client?.isRunning()) {
+    void client.sendNotification('shapescript/setPictures', { enabled }).catch(() => undefined);
+  }
+}
+
+/** Restart when the Python extension's interpreter changes, unless shapescript.python overrides it. */
+function followPythonExtension(context: vscode.ExtensionContext, restart: () => Promise<void>): void {
+  const ext = vscode.extensions.getExtension<PythonApiLike>(PYTHON_EXTENSION_ID);
+  if (!ext) {
+    return;
+  }
+  void Promise.resolve(ext.isActive ? ext.exports : ext.activate()).then(
+    (api) => {
+      try {
+        const event = api?.environments?.onDidChangeActiveEnvironmentPath as vscode.Event<unknown> | undefined;
+        if (typeof event === 'function') {
+          context.subscriptions.push(
+            event(() => {
+              if (!readSettings(vscode.workspace.getConfiguration(SECTION)).python) {
+                log('the Python extension\'s interpreter changed: restarting');
+                void restart();
+              }
+            }),
+          );
+        }
+      } catch {
+        // an older Python extension without the environments API
+      }
+    },
+    () => undefined,
+  );
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel('ShapeScript');
+  library = new LibraryUris(context.globalStorageUri.fsPath, vscode.Uri);
+  const pkg = context.extension.packageJSON as { contributes?: { commands?: { command: string }[] } };
+  extensionCommands = (pkg.contributes?.commands ?? []).map((c) => c.command);
+  try {
+    await vscode.workspace.fs.createDirectory(context.globalStorageUri);
+  } catch (e) {
+    log(`can't create ${context.globalStorageUri.fsPath}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const documents = new LibraryDocuments();
+  const restart = () =>
+    serialize(async () => {
+      await stopClient();
+      await startClient(context, documents);
+    });
+  context.subscriptions.push(
+    output,
+    documents,
+    vscode.workspace.registerTextDocumentContentProvider(LIBRARY_SCHEME, documents),
+    vscode.commands.registerCommand('shapescript.restartServer', () => {
+      log('restart requested');
+      return restart();
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (RESTART_SETTINGS.some((s) => e.affectsConfiguration(s))) {
+        log('the server\'s Python or arguments changed: restarting');
+        void restart();
+      } else if (e.affectsConfiguration(`${SECTION}.hover.pictures`)) {
+        sendPictures();
+      }
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => sendPictures()),
+  );
+  followPythonExtension(context, restart);
+  await serialize(() => startClient(context, documents));
+}
+
+export function deactivate(): Promise<void> {
+  return serialize(stopClient);
+}
