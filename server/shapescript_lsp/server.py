@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import threading
 import traceback
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from shapescript_lsp.positions import offset_of
 log = logging.getLogger("shapescript_lsp")
 
 IMAGE_CLIENTS = ("visual studio code", "vscode", "code - oss", "code-server", "vscodium")
-DEFAULT_DEBOUNCE_S = 0.01
+DEFAULT_DEBOUNCE_S = 0.005
 
 
 class ShapeScriptServer(LanguageServer):
@@ -145,8 +146,13 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
         ls.debounce = max(0.0, float(options["debounceMs"]) / 1000.0)
     if options.get("libraryDir"):
         ls.library = Library(Path(options["libraryDir"]))
+    threading.Thread(target=_write_library, args=(ls.library,), daemon=True).start()
+
+
+def _write_library(library: Library) -> None:
+    """Write the library files off the request path; definition writes them if still missing."""
     try:
-        ls.library.write()
+        library.write()
     except OSError:
         log.error("can't write the library folder:\n%s", traceback.format_exc())
 

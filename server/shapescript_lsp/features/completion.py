@@ -67,6 +67,8 @@ class Candidate:
     insert: str | None = None
     snippet: bool = False
     data: dict | None = None
+    #: Orders items of one rank that have an order of their own (axes, parameters).
+    order: int = 0
 
 
 def fuzzy(prefix: str, label: str) -> bool:
@@ -83,8 +85,8 @@ def fuzzy(prefix: str, label: str) -> bool:
     return True
 
 
-def _fit(candidate: Type | None, expected: Type | None) -> int:
-    """0 exact fit, 1 fits, 2 unknown, 3 misfit."""
+def _fit(candidate: Type | None, expected: Type | None, dims=frozenset()) -> int:
+    """0 exact fit, 1 fits, 2 unknown, 3 misfit (for a parameter type `expected`)."""
     if expected is None or candidate is None:
         return 2
     if format_type(candidate) == format_type(expected):
@@ -92,7 +94,15 @@ def _fit(candidate: Type | None, expected: Type | None) -> int:
     if isinstance(expected, TensorType) and isinstance(candidate, TensorType):
         if expected.axes is None or candidate.axes is None:
             return 1
-        return 1 if len(expected.axes) == len(candidate.axes) else 3
+        if len(expected.axes) != len(candidate.axes):
+            return 3
+        for want, have in zip(expected.axes, candidate.axes, strict=True):
+            generic = want.size.single_symbol()
+            if generic is not None and generic not in dims:
+                continue
+            if str(want.size) != str(have.size):
+                return 3
+        return 0
     if isinstance(expected, TensorType) != isinstance(candidate, TensorType):
         return 3
     return 1
@@ -101,8 +111,10 @@ def _fit(candidate: Type | None, expected: Type | None) -> int:
 class Completer:
     def __init__(self, snippets: bool) -> None:
         self.snippets = snippets
+        self.dims: frozenset[str] = frozenset()
 
     def complete(self, checked: Checked | None, text: str, offset: int) -> types.CompletionList:
+        self.dims = frozenset(checked.dim_values) if checked is not None else frozenset()
         line_start = text.rfind("\n", 0, offset) + 1
         before = text[line_start:offset]
         prefix = _WORD_BEFORE.search(before).group()
@@ -143,7 +155,13 @@ class Completer:
                     if name in given or (index < site.argument_index and not site.keywords):
                         continue
                     keyword_items.append(
-                        Candidate(f"{name}=", types.CompletionItemKind.Property, type_text, rank=1)
+                        Candidate(
+                            f"{name}=",
+                            types.CompletionItemKind.Property,
+                            type_text,
+                            rank=1,
+                            order=index,
+                        )
                     )
                 expected = _expected_type(checked, site, offset)
         return keyword_items + self._general(checked, offset, expected)
@@ -181,7 +199,7 @@ class Completer:
             detail = BUILTINS[name].signature
         elif symbol.kind in ("prelude",):
             detail = symbol.detail
-        rank = _fit(type_, expected) if symbol.kind in ("param", "value") else 2
+        rank = _fit(type_, expected, self.dims) if symbol.kind in ("param", "value") else 2
         if symbol.kind in ("builtin", "prelude"):
             rank = max(rank, 3) if expected is not None else 3
         return Candidate(name, kind, detail, type_, rank, data={"name": name, "kind": symbol.kind})
@@ -191,7 +209,7 @@ class Completer:
         if not isinstance(operand, TensorType) or operand.axes is None:
             return []
         result = []
-        for axis in operand.axes:
+        for index, axis in enumerate(operand.axes):
             if axis.name and axis.name not in {c.label for c in result}:
                 result.append(
                     Candidate(
@@ -199,12 +217,15 @@ class Completer:
                         types.CompletionItemKind.TypeParameter,
                         f"axis of {format_type(operand)}",
                         rank=0,
+                        order=index,
                     )
                 )
         return result
 
     def _stages(self, checked, text: str, bar_end: int) -> list[Candidate]:
-        piped = _type_ending_at(checked, text, bar_end)
+        piped = _type_ending_at(checked, text, bar_end) or (
+            _name_before(checked, text, bar_end) if checked is not None else None
+        )
         candidates = []
         for name, entry in BUILTINS.items():
             if entry.kind in STAGE_KINDS:
@@ -282,7 +303,7 @@ class Completer:
             label=candidate.label,
             kind=candidate.kind,
             detail=candidate.detail or None,
-            sort_text=f"{candidate.rank}{candidate.label.lower()}",
+            sort_text=f"{candidate.rank}{candidate.order:03d}{candidate.label.lower()}",
             data=candidate.data,
         )
         if candidate.insert is not None:
@@ -380,7 +401,7 @@ def _first_param_fit(checked: Checked, name: str, piped: Type) -> int:
     if not params:
         return 3
     first = params[0][2] if len(params[0]) > 2 else None
-    return _fit(piped, first) if first is not None else 2
+    return _fit(piped, first, frozenset(checked.dim_values)) if first is not None else 2
 
 
 def _expected_type(checked: Checked | None, site: CallSite, offset: int) -> Type | None:

@@ -1,0 +1,188 @@
+"""Language-server latency over stdio on a generated 2,400-line file.
+
+Measures, with medians and 95th percentiles: server start to first diagnostics
+(budget 1 s), diagnostics after a one-character edit inside a function (50 ms),
+completion (25 ms) and hover. Results go to `benchmarks/results/lsp_latency.json`.
+
+    python -m benchmarks.lsp_latency [--runs 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from benchmarks.check import edit_point
+from benchmarks.common import environment, figures, line, write_results
+from benchmarks.generate import generate_program
+
+REPO = Path(__file__).resolve().parent.parent
+BUDGETS = {"first_diagnostics": 1000.0, "diagnostics_after_edit": 50.0, "completion": 25.0}
+
+
+class Client:
+    """A bare JSON-RPC client over a server's stdin and stdout."""
+
+    def __init__(self, command: list[str]) -> None:
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        self.messages: queue.Queue = queue.Queue()
+        self.next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        stream = self.process.stdout
+        while True:
+            header = b""
+            while not header.endswith(b"\r\n\r\n"):
+                chunk = stream.read(1)
+                if not chunk:
+                    return
+                header += chunk
+            length = int(header.split(b"Content-Length:")[1].split(b"\r\n")[0])
+            self.messages.put(json.loads(stream.read(length)))
+
+    def send(self, message: dict) -> None:
+        body = json.dumps(message).encode("utf-8")
+        self.process.stdin.write(f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        self.process.stdin.flush()
+
+    def notify(self, method: str, params: dict) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def request(self, method: str, params: dict) -> dict:
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        while True:
+            message = self.messages.get(timeout=30)
+            if message.get("id") == self.next_id:
+                return message
+
+    def wait_for(self, method: str, predicate=lambda params: True) -> dict:
+        while True:
+            message = self.messages.get(timeout=30)
+            if message.get("method") == method and predicate(message["params"]):
+                return message["params"]
+
+    def close(self) -> None:
+        self.request("shutdown", {})
+        self.notify("exit", {})
+        self.process.wait(timeout=10)
+
+
+def position(text: str, offset: int) -> dict:
+    line_number = text.count("\n", 0, offset)
+    return {"line": line_number, "character": offset - (text.rfind("\n", 0, offset) + 1)}
+
+
+def measure(runs: int, text: str, folder: Path) -> dict[str, list[float]]:
+    uri = (folder / "bench.ss").as_uri()
+    samples: dict[str, list[float]] = {name: [] for name in BUDGETS} | {"hover": []}
+    for _ in range(max(3, runs // 10)):
+        start = time.perf_counter()
+        client = Client([sys.executable, "-m", "shapescript_lsp"])
+        client.request(
+            "initialize",
+            {
+                "processId": None,
+                "rootUri": folder.as_uri(),
+                "capabilities": {},
+                "initializationOptions": {"libraryDir": str(folder / "library")},
+            },
+        )
+        client.notify("initialized", {})
+        client.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "shapescript", "version": 1, "text": text}},
+        )
+        client.wait_for("textDocument/publishDiagnostics", lambda p: p.get("version") == 1)
+        samples["first_diagnostics"].append((time.perf_counter() - start) * 1000)
+        client.close()
+
+    client = Client([sys.executable, "-m", "shapescript_lsp"])
+    client.request(
+        "initialize",
+        {
+            "processId": None,
+            "rootUri": folder.as_uri(),
+            "capabilities": {},
+            "initializationOptions": {"libraryDir": str(folder / "library")},
+        },
+    )
+    client.notify("initialized", {})
+    client.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "shapescript", "version": 1, "text": text}},
+    )
+    client.wait_for("textDocument/publishDiagnostics", lambda p: p.get("version") == 1)
+    at = edit_point(text)
+    version = 1
+    current = text
+    for run in range(runs):
+        version += 1
+        inserting = run % 2 == 0
+        change = {
+            "range": {
+                "start": position(current, at),
+                "end": position(current, at + (0 if inserting else 1)),
+            },
+            "text": " " if inserting else "",
+        }
+        start = time.perf_counter()
+        client.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
+        )
+        client.wait_for(
+            "textDocument/publishDiagnostics", lambda p, v=version: p.get("version") == v
+        )
+        samples["diagnostics_after_edit"].append((time.perf_counter() - start) * 1000)
+        current = (
+            current[:at] + " " + current[at:] if inserting else current[:at] + current[at + 1 :]
+        )
+        where = position(current, at)
+        start = time.perf_counter()
+        client.request("textDocument/completion", {"textDocument": {"uri": uri}, "position": where})
+        samples["completion"].append((time.perf_counter() - start) * 1000)
+        start = time.perf_counter()
+        client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": where})
+        samples["hover"].append((time.perf_counter() - start) * 1000)
+    client.close()
+    return samples
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.lsp_latency", description=__doc__)
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--lines", type=int, default=2400)
+    args = parser.parse_args(argv)
+    text = generate_program(args.lines, 0)
+    # An installed package has its bytecode compiled; an editable one may not have it yet.
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(REPO / "compiler"), str(REPO / "server")],
+        check=False,
+        capture_output=True,
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        samples = measure(args.runs, text, Path(folder))
+    result = {"benchmark": "lsp_latency", "lines": text.count("\n")}
+    for name, values in samples.items():
+        result[name] = figures(values, BUDGETS.get(name, float("inf")))
+    result |= environment()
+    print(f"lsp latency: {result['lines']} lines")
+    for name in samples:
+        print(line(name.replace("_", " "), result[name]))
+    print(f"  written to {write_results('lsp_latency', result)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

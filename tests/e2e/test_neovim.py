@@ -1,0 +1,310 @@
+"""The language server through real Neovim (0.7+), driven by `nvim_lsp_probe.py`.
+
+The probe (shared/clients, or `$SHAPESCRIPT_CLIENTS`) runs `nvim --headless --clean`, starts
+the server with Neovim's own LSP client (`vim.lsp.start_client` + `buf_attach_client`), runs
+scripted steps and prints one JSON object. Each document gets one probe run (about a second);
+the tests below read that JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CLIENTS = Path(os.environ.get("SHAPESCRIPT_CLIENTS") or REPO.parent / "shared" / "clients")
+PROBE = CLIENTS / "nvim_lsp_probe.py"
+NVIM = os.environ.get("NVIM_BIN", "nvim")
+SERVER_CMD = shlex.join([sys.executable, "-m", "shapescript_lsp"])
+
+pytestmark = [
+    pytest.mark.skipif(
+        shutil.which(NVIM) is None, reason=f"Neovim ({NVIM}) not found: apt-get install -y neovim"
+    ),
+    pytest.mark.skipif(
+        not PROBE.is_file(),
+        reason=f"no nvim_lsp_probe.py in {CLIENTS} (set SHAPESCRIPT_CLIENTS to its folder)",
+    ),
+]
+
+# What a user types in the middle of `causal_attention`: a call whose `over=` is still empty.
+TYPED = "s = softmax(x, over="
+
+ATTENTION_STEPS = [
+    {"op": "diagnostics", "name": "open"},
+    {"op": "hover", "name": "hover x", "find": "x @ w_qkv"},
+    {
+        "op": "definition",
+        "name": "definition of a call",
+        "find": "causal_attention(x,",
+        "jump": True,
+    },
+    {"op": "definition", "name": "definition of softmax", "find": "softmax(over=m)", "jump": True},
+    {
+        "op": "signature_help",
+        "name": "signature help in softmax",
+        "find": "softmax(over=m)",
+        "offset": len("softmax(over="),
+    },
+    {"op": "inlay_hint", "name": "inlay hints", "force": True},
+    {
+        "op": "request",
+        "name": "references",
+        "method": "textDocument/references",
+        "find": "causal_attention(x,",
+        "params": {"context": {"includeDeclaration": True}},
+    },
+    {
+        "op": "edit",
+        "name": "type a call",
+        "find": "|> softmax(over=m)",
+        "text": "|> softmax(over=m)\n    " + TYPED,
+    },
+    {"op": "completion", "name": "complete over=", "find": TYPED, "offset": len(TYPED)},
+    {
+        "op": "completion",
+        "name": "complete over= on trigger",
+        "find": TYPED,
+        "offset": len(TYPED),
+        "trigger_character": "=",
+    },
+    {
+        "op": "signature_help",
+        "name": "signature help while typing",
+        "find": TYPED,
+        "offset": len(TYPED),
+    },
+    {"op": "edit", "name": "finish the call", "find": TYPED, "text": "s = softmax(x, over=D)"},
+    {
+        "op": "edit",
+        "name": "break the return type",
+        "find": "|> matmul(w_o)",
+        "text": "|> matmul(w_qkv)",
+    },
+    {"op": "diagnostics", "name": "diagnostics after the error"},
+]
+
+BROKEN = "fn f(x: [n D], y: [k D]) = x + y\n"
+BROKEN_STEPS = [
+    {"op": "diagnostics", "name": "open"},
+    {"op": "edit", "name": "fix", "find": "y: [k D]", "text": "y: [n D]"},
+]
+
+
+class Run:
+    """One probe run: the report, the document it opened and the library folder."""
+
+    def __init__(self, report: dict, file: Path, library: Path) -> None:
+        self.report = report
+        self.file = file
+        self.library = library
+        self.steps = {step.get("name"): step for step in report.get("steps", [])}
+
+    def step(self, name: str) -> dict:
+        assert name in self.steps, f"no step {name!r}: {self.report.get('summary')}"
+        step = self.steps[name]
+        assert step.get("ok"), f"step {name!r} failed: {step.get('error')}\n{self.context()}"
+        return step
+
+    def context(self) -> str:
+        return json.dumps(
+            {key: self.report.get(key) for key in ("error", "summary", "server_stderr_tail")},
+            indent=1,
+        )
+
+
+def probe(folder: Path, name: str, text: str, steps: list[dict]) -> Run:
+    folder.mkdir(parents=True, exist_ok=True)
+    file = (folder / name).resolve()
+    file.write_text(text, encoding="utf-8")
+    library = (folder / "library").resolve()
+    process = subprocess.run(
+        [
+            sys.executable,
+            str(PROBE),
+            "--server-cmd",
+            SERVER_CMD,
+            "--nvim",
+            NVIM,
+            "--file",
+            str(file),
+            "--init-options",
+            json.dumps({"libraryDir": str(library)}),
+            "--steps-json",
+            json.dumps(steps),
+            "--compact",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert process.returncode in (0, 1), (
+        f"the probe could not run (exit {process.returncode}):\n"
+        f"{process.stdout[-3000:]}\n{process.stderr[-3000:]}"
+    )
+    return Run(json.loads(process.stdout), file, library)
+
+
+def line_of(text: str, needle: str) -> int:
+    """0-based line of the first occurrence of `needle`."""
+    return text[: text.index(needle)].count("\n")
+
+
+@pytest.fixture(scope="module")
+def attention(tmp_path_factory) -> Run:
+    text = (REPO / "examples" / "attention.ss").read_text(encoding="utf-8")
+    return probe(tmp_path_factory.mktemp("nvim-attention"), "attention.ss", text, ATTENTION_STEPS)
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory) -> Run:
+    return probe(tmp_path_factory.mktemp("nvim-broken"), "broken.ss", BROKEN, BROKEN_STEPS)
+
+
+# ---------------------------------------------------------------------- the clean example
+
+
+def test_every_step_passes_and_the_server_shuts_down_cleanly(attention: Run, broken: Run):
+    for run in (attention, broken):
+        report = run.report
+        assert report["error"] is None, run.context()
+        assert report["ok"], run.context()
+        assert report["document"]["filetype"] == "shapescript"
+        assert report["shutdown"]["ok"], report["shutdown"]
+        exit_ = report["server_exit"]
+        assert (exit_["code"], exit_["signal"]) == (0, 0), exit_
+
+
+def test_clean_file_has_no_diagnostics(attention: Run):
+    step = attention.step("open")
+    assert step["count"] == 0, step["result"]
+    assert step["nvim_view"] == []
+
+
+def test_hover_shows_the_type_and_a_text_drawing(attention: Run):
+    text = attention.step("hover x")["text"]
+    assert "x: [b n D]" in text
+    assert "```text" in text
+    assert "┌" in text and "┘" in text, text
+    assert "D = 768" in text, text
+    assert "data:image" not in text and "![" not in text, text
+
+
+def test_definition_of_a_call_lands_on_the_declaration(attention: Run):
+    step = attention.step("definition of a call")
+    text = attention.file.read_text(encoding="utf-8")
+    declaration = line_of(text, "fn causal_attention(")
+    (location,) = step["locations"]
+    assert location["uri"] == attention.file.as_uri()
+    assert location["range"]["start"]["line"] == declaration
+    assert step["jumped_to"]["file"] == str(attention.file)
+    assert step["jumped_to"]["line"] == declaration
+
+
+def test_definition_of_softmax_lands_in_builtins(attention: Run):
+    step = attention.step("definition of softmax")
+    builtins = attention.library / "builtins.ss"
+    (location,) = step["locations"]
+    assert location["uri"] == builtins.as_uri()
+    line = builtins.read_text(encoding="utf-8").splitlines()[location["range"]["start"]["line"]]
+    assert line.startswith("fn softmax("), line
+    assert step["jumped_to"]["file"] == str(builtins)
+    assert step["jumped_to"]["line"] == location["range"]["start"]["line"]
+
+
+def test_signature_help_marks_the_over_parameter(attention: Run):
+    for name in ("signature help in softmax", "signature help while typing"):
+        step = attention.step(name)
+        (label,) = step["labels"]
+        assert label.startswith("fn softmax("), label
+        assert step["active_signature"] == 0
+        assert step["active_parameter"] == 1, (name, step["result"])
+
+
+def test_inlay_hints_end_each_pipe_line_with_its_shape(attention: Run):
+    assert attention.report["initialize"]["capabilities"].get("inlayHintProvider")
+    step = attention.step("inlay hints")
+    text = attention.file.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    labels = {hint["line"]: hint["label"] for hint in step["hints"]}
+    assert len(labels) == len(step["hints"]), step["hints"]
+    rearranged = line_of(text, "|> rearrange(")
+    assert labels.pop(rearranged) in {": [b n H*Dh]", ": [b n Dh*H]"}
+    assert labels == {
+        line_of(text, "q, k, v = "): ": ([b H n Dh], [b H n Dh], [b H n Dh])",
+        line_of(text, "|> masked_fill("): ": [b H n m]",
+        line_of(text, "|> softmax(over=m)"): ": [b H n m] Prob over m",
+        line_of(text, "|> matmul(w_o)"): ": [b n D]",
+    }
+    for hint in step["hints"]:
+        assert hint["kind"] == 1
+        assert hint["character"] == len(lines[hint["line"]]), hint
+
+
+def test_references_find_the_declaration_and_the_call(attention: Run):
+    result = attention.step("references")["result"]
+    text = attention.file.read_text(encoding="utf-8")
+    assert {location["uri"] for location in result} == {attention.file.as_uri()}
+    assert sorted(location["range"]["start"]["line"] for location in result) == [
+        line_of(text, "fn causal_attention("),
+        line_of(text, "= causal_attention(x,"),
+    ]
+
+
+def test_completion_after_over_lists_exactly_the_operands_axes(attention: Run):
+    attention.step("type a call")
+    for name in ("complete over=", "complete over= on trigger"):
+        step = attention.step(name)
+        assert sorted(step["labels"]) == ["D", "b", "n"], (name, step["labels"])
+        assert sorted(step["nvim_menu"]) == ["D", "b", "n"], (name, step["nvim_menu"])
+
+
+def test_finishing_the_call_leaves_no_diagnostics(attention: Run):
+    step = attention.step("finish the call")
+    assert step["diagnostics_count"] == 0, step["diagnostics"]
+
+
+def test_an_edit_that_breaks_the_return_type_shows_one_error(attention: Run):
+    edit = attention.step("break the return type")
+    after = attention.step("diagnostics after the error")
+    assert edit["diagnostics_version"] == edit["buffer_version"]
+    (diagnostic,) = edit["diagnostics"]
+    assert diagnostic["code"] == "E0401"
+    assert diagnostic["severity"] == 1
+    # The buffer now has the typed line above the return, so count from the original text.
+    text = attention.file.read_text(encoding="utf-8")
+    start = line_of(text, "return einsum(att") + 1
+    end = line_of(text, "|> matmul(w_o)") + 1
+    assert diagnostic["range"]["start"]["line"] == start
+    assert diagnostic["range"]["end"]["line"] == end
+    (shown,) = after["nvim_view"]
+    assert (shown["code"], shown["severity"], shown["lnum"]) == ("E0401", "ERROR", start)
+
+
+# ---------------------------------------------------------------------- a file with one error
+
+
+def test_broken_file_has_exactly_one_diagnostic(broken: Run):
+    step = broken.step("open")
+    (diagnostic,) = step["result"]
+    assert diagnostic["code"] == "E0404"
+    assert diagnostic["severity"] == 1
+    assert diagnostic["source"] == "shapescript"
+    assert diagnostic["codeDescription"]["href"].endswith("docs/diagnostics/E0404.md")
+    assert diagnostic["range"]["start"] == {"line": 0, "character": BROKEN.index("+")}
+    (shown,) = step["nvim_view"]
+    assert (shown["code"], shown["severity"], shown["lnum"]) == ("E0404", "ERROR", 0)
+
+
+def test_fixing_the_error_clears_the_diagnostic(broken: Run):
+    step = broken.step("fix")
+    assert step["diagnostics_count"] == 0, step["diagnostics"]
+    assert step["nvim_view"] == []

@@ -1,0 +1,129 @@
+// What package.json, language-configuration.json and .vscodeignore promise VS Code.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const readJson = (rel: string) => JSON.parse(fs.readFileSync(path.join(ROOT, rel), 'utf8'));
+const pkg = readJson('package.json');
+
+describe('package.json', () => {
+  it('identifies the extension', () => {
+    assert.equal(pkg.name, 'shapescript');
+    assert.equal(pkg.publisher, 'shapescript');
+    assert.equal(pkg.version, '0.1.0');
+    assert.equal(pkg.engines.vscode, '^1.90.0');
+    assert.equal(pkg.main, './out/extension.js');
+    assert.deepEqual(pkg.activationEvents, ['onLanguage:shapescript']);
+  });
+
+  it('ships vscode-languageclient at run time and the tools only for development', () => {
+    assert.ok(pkg.dependencies['vscode-languageclient'], 'vscode-languageclient is a dependency');
+    assert.deepEqual(Object.keys(pkg.dependencies), ['vscode-languageclient']);
+    for (const dev of ['typescript', '@types/vscode', '@vscode/vsce']) {
+      assert.ok(pkg.devDependencies[dev], `${dev} is a devDependency`);
+    }
+    // @types/vscode must not be newer than the engine, or vsce refuses to package
+    assert.equal(pkg.devDependencies['@types/vscode'].replace(/^[~^]/, ''), '1.90.0');
+  });
+
+  it('declares the shapescript language for .ss files', () => {
+    const [lang] = pkg.contributes.languages;
+    assert.equal(lang.id, 'shapescript');
+    assert.deepEqual(lang.extensions, ['.ss']);
+    assert.equal(lang.aliases[0], 'ShapeScript');
+    assert.ok(fs.existsSync(path.join(ROOT, lang.configuration)), lang.configuration);
+  });
+
+  it('declares the grammar, whose file has the same scope name', () => {
+    const [grammar] = pkg.contributes.grammars;
+    assert.equal(grammar.language, 'shapescript');
+    assert.equal(grammar.scopeName, 'source.shapescript');
+    assert.equal(grammar.path, './syntaxes/shapescript.tmLanguage.json');
+    assert.equal(readJson(grammar.path).scopeName, 'source.shapescript');
+  });
+
+  it('declares the settings', () => {
+    const props = pkg.contributes.configuration.properties;
+    assert.equal(props['shapescript.python'].type, 'string');
+    assert.equal(props['shapescript.python'].default, '');
+    assert.equal(props['shapescript.server.args'].type, 'array');
+    assert.equal(props['shapescript.server.args'].items.type, 'string');
+    assert.deepEqual(props['shapescript.server.args'].default, []);
+    assert.equal(props['shapescript.hover.pictures'].type, 'boolean');
+    assert.equal(props['shapescript.hover.pictures'].default, true);
+    assert.deepEqual(props['shapescript.trace.server'].enum, ['off', 'messages', 'verbose']);
+    assert.equal(props['shapescript.trace.server'].default, 'off');
+  });
+
+  it('keeps the interpreter settings out of untrusted workspaces', () => {
+    const restricted = pkg.capabilities.untrustedWorkspaces.restrictedConfigurations;
+    assert.deepEqual([...restricted].sort(), ['shapescript.python', 'shapescript.server.args']);
+  });
+
+  it('contributes the restart command, and the extension registers it', () => {
+    const commands = pkg.contributes.commands.map((c: { command: string }) => c.command);
+    assert.ok(commands.includes('shapescript.restartServer'));
+    const source = fs.readFileSync(path.join(ROOT, 'src', 'extension.ts'), 'utf8');
+    for (const c of commands) {
+      assert.ok(source.includes(`'${c}'`), `extension.ts registers ${c}`);
+    }
+  });
+
+  it('has been compiled to its main file', () => {
+    assert.ok(fs.existsSync(path.join(ROOT, pkg.main)), `${pkg.main} exists (npm run compile)`);
+  });
+});
+
+describe('language-configuration.json', () => {
+  const conf = readJson('language-configuration.json');
+
+  it('comments with #, brackets () and []', () => {
+    assert.equal(conf.comments.lineComment, '#');
+    assert.deepEqual(conf.brackets, [['(', ')'], ['[', ']']]);
+    const pairs = conf.autoClosingPairs.map((p: { open: string; close: string }) => p.open + p.close);
+    for (const p of ['()', '[]', '""']) {
+      assert.ok(pairs.includes(p), p);
+    }
+  });
+
+  it('indents after a line that ends with a colon, not after a comment or string that does', () => {
+    const indent = conf.onEnterRules.find((r: { action: { indent: string } }) => r.action.indent === 'indent');
+    const enter = new RegExp(indent.beforeText);
+    const increase = new RegExp(conf.indentationRules.increaseIndentPattern);
+    for (const line of [
+      'fn causal_attention(x: [b n D], w_qkv: [D 3*D], w_o: [D D]) -> [b n D]:',
+      'model Attention:',
+      '    for i in 0..n:',
+      '    if x > 0:   # positive',
+      '    else:',
+    ]) {
+      assert.ok(enter.test(line), line);
+      assert.ok(increase.test(line), line);
+    }
+    for (const line of [
+      'dim D = 768',
+      '# a comment that ends with a colon:',
+      '    x = 1  # note:',
+      '    param w_o: [D D] = normal(std=0.02)',
+      '    s = "a:"',
+      'fn f(x: [b n D]) -> [b n D] = x',
+    ]) {
+      assert.ok(!enter.test(line), line);
+      assert.ok(!increase.test(line), line);
+    }
+    assert.ok(new RegExp(conf.indentationRules.decreaseIndentPattern).test('    else:'));
+  });
+});
+
+describe('.vscodeignore', () => {
+  const ignore = fs.readFileSync(path.join(ROOT, '.vscodeignore'), 'utf8').split('\n').map((l) => l.trim());
+
+  it('leaves sources, tests and maps out of the .vsix', () => {
+    for (const pattern of ['src/**', 'out/test/**', '**/*.map', 'tsconfig.json']) {
+      assert.ok(ignore.includes(pattern), pattern);
+    }
+    assert.ok(!ignore.some((l) => /^node_modules\/?(\*\*)?$/.test(l)), 'node_modules (run-time dependencies) stay in');
+  });
+});
