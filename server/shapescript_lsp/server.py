@@ -19,15 +19,18 @@ from pygls.lsp.server import LanguageServer
 
 from shapescript import __version__
 from shapescript.check.program import Checked
+from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp.documents import Document, DocumentStore
 from shapescript_lsp.features.completion import Completer, resolve
 from shapescript_lsp.features.definition import declaration_of, definition, references
 from shapescript_lsp.features.diagnostics import publishable
 from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.inlay_hints import inlay_hints
+from shapescript_lsp.features.python_names import python_definition
 from shapescript_lsp.features.signature_help import signature_help
 from shapescript_lsp.library import Library
-from shapescript_lsp.positions import offset_of
+from shapescript_lsp.positions import offset_of, range_of
+from shapescript_lsp.workspace import WorkspaceIndex
 
 log = logging.getLogger("shapescript_lsp")
 
@@ -46,6 +49,7 @@ class ShapeScriptServer(LanguageServer):
         self.pictures = False
         self.debounce = DEFAULT_DEBOUNCE_S
         self.pending: dict[str, asyncio.Task] = {}
+        self.index = WorkspaceIndex()
 
     # ------------------------------------------------------------------ documents
 
@@ -144,6 +148,10 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     ls.pictures = bool(options.get("pictures", False))
     if "debounceMs" in options:
         ls.debounce = max(0.0, float(options["debounceMs"]) / 1000.0)
+    roots = [Path(folder.uri.removeprefix("file://")) for folder in params.workspace_folders or []]
+    if not roots and params.root_uri:
+        roots = [Path(params.root_uri.removeprefix("file://"))]
+    ls.index.set_roots(roots)
     if options.get("libraryDir"):
         ls.library = Library(Path(options["libraryDir"]))
     threading.Thread(target=_write_library, args=(ls.library,), daemon=True).start()
@@ -211,7 +219,15 @@ async def completion(ls: ShapeScriptServer, params: types.CompletionParams):
         if document.last_good is None or checked is document.last_good
         else (checked if not checked.errors else document.last_good)
     )
-    return Completer(ls.snippets).complete(basis, checked.source.text, offset)
+    index = await asyncio.to_thread(ls.index.refresh)
+    own = Path(checked.source.path)
+    workspace = [
+        (indexed.module, name, kind)
+        for indexed in index
+        if indexed.path != own
+        for name, kind in indexed.names.items()
+    ]
+    return Completer(ls.snippets, workspace).complete(basis, checked.source.text, offset)
 
 
 @server.feature(types.COMPLETION_ITEM_RESOLVE)
@@ -243,7 +259,11 @@ async def goto_definition(ls: ShapeScriptServer, params: types.DefinitionParams)
     if checked is None:
         return None
     offset = offset_of(checked.source, params.position)
-    return definition(checked, offset, params.text_document.uri, ls.library)
+    found = definition(checked, offset, params.text_document.uri, ls.library)
+    if found is not None and checked.definition_at(offset).kind != "python_module":
+        return found
+    python = await asyncio.to_thread(python_definition, checked, offset, ls.python)
+    return python or found
 
 
 @server.feature(types.TEXT_DOCUMENT_REFERENCES)
@@ -253,7 +273,23 @@ async def find_references(ls: ShapeScriptServer, params: types.ReferenceParams):
     if checked is None:
         return []
     offset = offset_of(checked.source, params.position)
-    return references(checked, offset, params.text_document.uri, params.context.include_declaration)
+    found = references(
+        checked, offset, params.text_document.uri, params.context.include_declaration
+    )
+    symbol = checked.definition_at(offset)
+    if (
+        symbol is not None
+        and symbol.path == checked.source.path
+        and symbol.kind not in ("param", "value", "axis")
+    ):
+        module = Path(checked.source.path).stem
+        await asyncio.to_thread(ls.index.refresh)
+        for path, start, end in ls.index.uses_of(module, symbol.name):
+            if path.as_uri() == params.text_document.uri:
+                continue
+            other = SourceFile(str(path), ls.index.files[path].text)
+            found.append(types.Location(uri=path.as_uri(), range=range_of(other, Span(start, end))))
+    return found
 
 
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest_lsp
 from lsprotocol import types
@@ -19,6 +20,7 @@ def _initialize_params(client_name: str, tmp_path) -> types.InitializeParams:
             name="Visual Studio Code" if client_name.startswith("visual") else "Neovim"
         ),
         initialization_options={"libraryDir": str(tmp_path / "library"), "debounceMs": 0},
+        root_uri=Path("/tmp/lsp-tests").as_uri(),
     )
 
 

@@ -243,3 +243,50 @@ async def test_declaration_of(client: LanguageClient):
         {"textDocument": {"uri": uri}, "position": {"line": 9, "character": 9}},
     )
     assert answer.kind == "fn" and answer.name == "double"
+
+
+PYTHON_PROGRAM = """\
+import python json.decoder
+extern fn loads(s: Real) -> Real = "json.loads"
+fn f() = json.dumps(1)
+"""
+
+
+@pytest.mark.asyncio
+async def test_definition_into_python(client: LanguageClient):
+    uri = await open_document(client, PYTHON_PROGRAM, "python.ss")
+    client.protocol.notify("shapescript/setPython", {"python": None})
+
+    async def goto(needle: str, offset: int) -> types.Location:
+        result = await client.text_document_definition_async(
+            types.DefinitionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=position(PYTHON_PROGRAM, needle, offset),
+            )
+        )
+        return result[0] if isinstance(result, list) else result
+
+    module = await goto("json.decoder", 6)
+    assert module.uri.endswith("/json/decoder.py")
+    member = await goto("json.dumps", 6)
+    assert member.uri.endswith("/json/__init__.py") and member.range.start.line > 0
+    extern = await goto('"json.loads"', 7)
+    assert extern.uri.endswith("/json/__init__.py")
+
+
+@pytest.mark.asyncio
+async def test_other_files_names_complete_with_an_import(client: LanguageClient):
+    folder = Path("/tmp/lsp-tests")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "layers.ss").write_text("fn swish_layer(x: Real) -> Real = x\n")
+    text = "fn g(x: [n]) -> [n] = swish\n"
+    uri = await open_document(client, text, "uses_layers.ss")
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=position(text, "swish", 5),
+        )
+    )
+    (item,) = [item for item in result.items if item.label == "swish_layer"]
+    assert item.insert_text == "layers.swish_layer"
+    assert item.additional_text_edits[0].new_text == "import layers\n"

@@ -69,6 +69,7 @@ class Candidate:
     data: dict | None = None
     #: Orders items of one rank that have an order of their own (axes, parameters).
     order: int = 0
+    edits: list | None = None
 
 
 def fuzzy(prefix: str, label: str) -> bool:
@@ -109,9 +110,11 @@ def _fit(candidate: Type | None, expected: Type | None, dims=frozenset()) -> int
 
 
 class Completer:
-    def __init__(self, snippets: bool) -> None:
+    def __init__(self, snippets: bool, workspace: list[tuple[str, str, str]] | None = None) -> None:
         self.snippets = snippets
         self.dims: frozenset[str] = frozenset()
+        #: (module, name, kind) of other files' top-level declarations.
+        self.workspace = workspace or []
 
     def complete(self, checked: Checked | None, text: str, offset: int) -> types.CompletionList:
         self.dims = frozenset(checked.dim_values) if checked is not None else frozenset()
@@ -120,11 +123,49 @@ class Completer:
         prefix = _WORD_BEFORE.search(before).group()
         head = before[: len(before) - len(prefix)]
         candidates = self._candidates(checked, text, offset, head, prefix)
+        general = candidates and candidates[-1].kind in (
+            types.CompletionItemKind.Keyword,
+            types.CompletionItemKind.Snippet,
+        )
+        incomplete = False
+        if general and self.workspace:
+            if prefix:
+                candidates += self._other_files(checked, text)
+            else:
+                incomplete = True
         items = [self._item(c) for c in candidates if fuzzy(prefix, c.label)]
         items.sort(key=lambda item: item.sort_text or item.label)
         if items and candidates and items[0].sort_text and items[0].sort_text.startswith("0"):
             items[0].preselect = True
-        return types.CompletionList(is_incomplete=False, items=items)
+        return types.CompletionList(is_incomplete=incomplete, items=items)
+
+    def _other_files(self, checked, text: str) -> list[Candidate]:
+        """Other files' declarations, written `module.name`, with an edit adding the import."""
+        imported = set(re.findall(r"^import\s+(?!python\b)([\w.]+)", text, re.M))
+        local = set(checked.module_symbols) if checked is not None else set()
+        candidates = []
+        for module, name, kind in self.workspace:
+            if name in local:
+                continue
+            candidate = Candidate(
+                name,
+                KIND_OF_SYMBOL.get(kind, types.CompletionItemKind.Reference),
+                f"{kind} from {module}.ss",
+                rank=3,
+                insert=f"{module.split('.')[-1]}.{name}",
+            )
+            if module not in imported:
+                candidate.edits = [
+                    types.TextEdit(
+                        range=types.Range(
+                            start=types.Position(line=0, character=0),
+                            end=types.Position(line=0, character=0),
+                        ),
+                        new_text=f"import {module}\n",
+                    )
+                ]
+            candidates.append(candidate)
+        return candidates
 
     # ------------------------------------------------------------------ contexts
 
@@ -306,6 +347,8 @@ class Completer:
             sort_text=f"{candidate.rank}{candidate.order:03d}{candidate.label.lower()}",
             data=candidate.data,
         )
+        if candidate.edits:
+            item.additional_text_edits = candidate.edits
         if candidate.insert is not None:
             item.insert_text = candidate.insert
             item.insert_text_format = (

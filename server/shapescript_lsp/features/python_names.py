@@ -1,0 +1,98 @@
+"""Go to definition into Python: `import python` modules, their members, extern fn paths.
+
+Jedi finds the names in the interpreter the editor configured (the `python`
+initialization option or `shapescript/setPython`), or in the server's own.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from lsprotocol import types
+
+from shapescript.check.program import Checked
+from shapescript.syntax import ast
+
+_DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+
+
+def dotted_name_at(text: str, offset: int) -> tuple[list[str], int] | None:
+    """The dotted name around the offset, and which of its parts the offset is in."""
+    start = offset
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_."):
+        start -= 1
+    match = _DOTTED.match(text, start)
+    if match is None or not match.start() <= offset <= match.end():
+        return None
+    parts = match.group().split(".")
+    position = match.start()
+    for index, part in enumerate(parts):
+        if position <= offset <= position + len(part):
+            return parts, index
+        position += len(part) + 1
+    return None
+
+
+def _in_python_context(checked: Checked, offset: int, parts: list[str]) -> bool:
+    """Whether a dotted name names Python: an `import python` line, a Python module's
+    member, or the string of an extern fn."""
+    symbol = checked.module_symbols.get(parts[0])
+    if symbol is not None and symbol.kind == "python_module":
+        return True
+    for item in checked.items_at(offset):
+        node = item.item
+        relative = offset - item.base
+        if isinstance(node, ast.ImportPythonDecl) and node.span.start <= relative <= node.span.end:
+            return True
+        if isinstance(node, ast.ExternFnDecl) and node.python_path is not None:
+            path = node.python_path.span
+            if path.start <= relative <= path.end:
+                return True
+    return False
+
+
+@lru_cache(maxsize=8)
+def _environment(python: str | None):
+    import jedi
+
+    if python:
+        try:
+            return jedi.create_environment(python, safe=False)
+        except Exception:
+            return jedi.get_default_environment()
+    return jedi.get_default_environment()
+
+
+def python_definition(
+    checked: Checked, offset: int, python: str | None
+) -> list[types.Location] | None:
+    """Where jedi says the Python name at the offset is defined, or None if it isn't Python."""
+    found = dotted_name_at(checked.source.text, offset)
+    if found is None:
+        return None
+    parts, index = found
+    if not _in_python_context(checked, offset, parts):
+        return None
+    import jedi
+
+    wanted = parts[: index + 1]
+    module = ".".join(wanted[:-1]) if len(wanted) > 1 else wanted[0]
+    code = f"import {module}\n{'.'.join(wanted)}"
+    script = jedi.Script(code, environment=_environment(python))
+    names = script.goto(2, len(".".join(wanted)), follow_imports=True)
+    locations = []
+    for name in names:
+        if name.module_path is None:
+            continue
+        line = max((name.line or 1) - 1, 0)
+        column = name.column or 0
+        position = types.Position(line=line, character=column)
+        locations.append(
+            types.Location(
+                uri=Path(name.module_path).as_uri(),
+                range=types.Range(start=position, end=position),
+            )
+        )
+    return locations

@@ -1,0 +1,306 @@
+"""VS Code end to end: the packaged extension in a real VS Code, driven like a person.
+
+Packages `vscode-extension/` (npm ci, compile, vsce package) into a .vsix,
+installs it into VS Code 1.100 (code-server in headless Chromium) with the
+shared probe, `vscode_probe.py`, opens a workspace holding a copy of
+examples/attention.ss and a file with one deliberate error, and checks what
+is on the screen: the language mode, the Problems panel, a hover, completion,
+go to definition, and Problems after typing.
+
+The server runs as `<this Python> -m shapescript_lsp` (the workspace's
+`shapescript.python` setting). The probe lives outside the repository, in
+$SHAPESCRIPT_CLIENTS (default: <repo>/../shared/clients), and needs its own
+one-time install (`bash vscode_probe/install.sh`): the test is skipped only
+when that install (code-server, playwright-core, Chromium) or the probe is
+missing, and fails on anything else, packaging included.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+EXTENSION = REPO / "vscode-extension"
+CLIENTS = Path(os.environ.get("SHAPESCRIPT_CLIENTS") or REPO.parent / "shared" / "clients")
+PROBE_DIR = CLIENTS / "vscode_probe"
+PROBE = PROBE_DIR / "vscode_probe.py"
+PROBE_HOME = Path(
+    os.environ.get("VSCODE_PROBE_HOME") or Path(tempfile.gettempdir()) / "vscode-probe-home"
+)
+OUTPUT_CHANNEL = "ShapeScript"  # the extension's output channel (server stderr, client log)
+
+# The file opened in VS Code: one deliberate error (E0401, on line 11), and the
+# names the steps below act on.
+BROKEN = """\
+# A file with one deliberate mistake, for the VS Code end-to-end test.
+
+dim D = 64
+dim V = 1000
+
+## Vocabulary logits for each token.
+fn logits(x: [b n D], w: [D V]) -> [b n V] = x @ w
+
+## The same, with the weight the wrong way round: one error, on the call.
+fn scores(x: [b n D], w: [V D]) -> [b n V]:
+    h = logits(x, w)
+    return h
+"""
+ERROR_CODE = "E0401"  # `logits` can't take this as `w`: [V D] where [D V] is expected
+DEFINITION_LINE = 7  # fn logits
+# Where the probe acts, as TEXT#OCCURRENCE+OFFSET (the 2nd "logits(x" is the call on line 11).
+HOVER_AT = "logits(x#2+7"  # on x
+COMPLETION_AT = "logits(x#2+2"  # after "lo" of logits
+DEFINITION_AT = "logits(x#2+2"  # on logits
+EDIT_AT = "logits(x#2+8|5"  # type "5" after x: x5 is an unknown name
+EDIT_CODE = "E0301"
+
+# The probe builds and installs its own demo extension; this runs it with the
+# packaged .vsix instead, and points drive.js at our output channel. Both are
+# plain module attributes of vscode_probe.py, patched in this process only.
+RUNNER = """\
+import json, subprocess, sys
+from pathlib import Path
+
+probe_dir, vsix, channel = sys.argv[1:4]
+sys.argv = [str(Path(probe_dir) / "vscode_probe.py")] + sys.argv[4:]
+sys.path.insert(0, probe_dir)
+import vscode_probe as probe
+
+probe.build_vsix = lambda node_modules, dest: Path(vsix)
+_run = subprocess.run
+
+
+def run(cmd, *args, **kwargs):
+    if isinstance(cmd, list) and len(cmd) == 3 and cmd[0] == "node" and cmd[1].endswith("drive.js"):
+        cfg = Path(cmd[2])
+        cfg.write_text(json.dumps({**json.loads(cfg.read_text()), "output_channel": channel}))
+    return _run(cmd, *args, **kwargs)
+
+
+probe.subprocess.run = run
+sys.exit(probe.main())
+"""
+
+
+def _missing_prerequisites() -> str | None:
+    """Why the probe can't run here, if its own install is missing; None if it can."""
+    chromium = os.environ.get("CHROMIUM_BIN") or "chromium"
+    missing = []
+    if not PROBE.is_file():
+        missing.append(f"the probe {PROBE} (set SHAPESCRIPT_CLIENTS)")
+    if not (PROBE_HOME / "cs" / "node_modules" / ".bin" / "code-server").exists():
+        missing.append(f"code-server under {PROBE_HOME}/cs")
+    if not (PROBE_HOME / "pw" / "node_modules" / "playwright-core").is_dir():
+        missing.append(f"playwright-core under {PROBE_HOME}/pw")
+    if not shutil.which(chromium):
+        missing.append(f"chromium ({chromium})")
+    for tool in ("node", "npm"):
+        if not shutil.which(tool):
+            missing.append(tool)
+    if missing:
+        return (
+            "VS Code probe prerequisites missing: "
+            + ", ".join(missing)
+            + f"; install them with `bash {PROBE_DIR / 'install.sh'}`"
+        )
+    return None
+
+
+def _run(cmd: list[str], cwd: Path, timeout: int) -> None:
+    proc = subprocess.run(
+        cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )
+    if proc.returncode != 0:
+        pytest.fail(
+            f"`{' '.join(cmd)}` failed in {cwd} (exit {proc.returncode}):\n"
+            f"{(proc.stdout + proc.stderr)[-4000:]}"
+        )
+
+
+def package_extension(work: Path) -> Path:
+    """npm ci, compile and vsce package in a copy of vscode-extension/; returns the .vsix."""
+    src = work / "vscode-extension"
+    shutil.copytree(
+        EXTENSION,
+        src,
+        ignore=shutil.ignore_patterns("node_modules", "out", "*.vsix", ".vscode-test"),
+    )
+    _run(["npm", "ci", "--no-audit", "--no-fund"], src, timeout=600)
+    _run(["npm", "run", "compile"], src, timeout=300)
+    vsix = work / "shapescript.vsix"
+    _run(
+        [
+            "npx",
+            "--no-install",
+            "vsce",
+            "package",
+            "--allow-missing-repository",
+            "--out",
+            str(vsix),
+        ],
+        src,
+        timeout=300,
+    )
+    assert vsix.is_file(), "vsce package wrote no .vsix"
+    return vsix
+
+
+def make_workspace(root: Path) -> Path:
+    ws = root / "shapescript-e2e"
+    (ws / ".vscode").mkdir(parents=True)
+    shutil.copy(REPO / "examples" / "attention.ss", ws / "attention.ss")
+    (ws / "broken.ss").write_text(BROKEN)
+    (ws / ".vscode" / "settings.json").write_text(
+        json.dumps({"shapescript.python": sys.executable}, indent=2)
+    )
+    return ws
+
+
+def run_probe(vsix: Path, ws: Path, file: str, work: Path) -> dict:
+    runner = work / "run_probe.py"
+    runner.write_text(RUNNER)
+    shots = work / "shots"
+    cmd = [
+        sys.executable, str(runner), str(PROBE_DIR), str(vsix), OUTPUT_CHANNEL,
+        "--workspace", str(ws), "--file", file,
+        "--server-cmd", f"{sys.executable} -m shapescript_lsp",
+        "--home", str(PROBE_HOME), "--out", str(shots),
+        "--hover", HOVER_AT, "--completion", COMPLETION_AT,
+        "--definition", DEFINITION_AT, "--edit", EDIT_AT,
+    ]  # fmt: skip
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL
+    )
+    try:
+        report = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        pytest.fail(
+            f"the probe printed no JSON (exit {proc.returncode}):\n"
+            f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
+    report["_exit"] = proc.returncode
+    report["_stderr"] = proc.stderr[-2000:]
+    return report
+
+
+def _step(report: dict, name: str) -> dict:
+    return next((s for s in report.get("steps", []) if s.get("name") == name), {})
+
+
+def _error_count(problems_status: str | None) -> int | None:
+    """The number of errors in the status bar's Problems item, e.g. 'Errors: 1, Warnings: 0'."""
+    m = re.search(r"(\d+)\s*errors?|errors?:?\s*(\d+)", problems_status or "", re.I)
+    return int(m.group(1) or m.group(2)) if m else None
+
+
+def check_report(report: dict) -> list[str]:
+    """Everything a person would see, each failure as one line."""
+    failures: list[str] = []
+
+    def expect(ok: bool, what: str, seen: object) -> None:
+        if not ok:
+            failures.append(f"{what}; saw {json.dumps(seen)[:600]}")
+
+    if report.get("error"):
+        failures.append(f"the probe stopped: {report['error'][:1000]}")
+    install = report.get("install_extension", {})
+    expect(install.get("ok"), "the .vsix installs into VS Code", install.get("output"))
+
+    opened = _step(report, "open-file")
+    expect(
+        "ShapeScript" in (opened.get("language_mode") or ""),
+        "the status bar's language mode is ShapeScript",
+        opened.get("language_mode"),
+    )
+    expect(
+        (opened.get("distinct_token_classes") or 0) >= 5,
+        "the grammar colours the file (>= 5 token colours)",
+        opened.get("distinct_token_classes"),
+    )
+
+    diags = _step(report, "diagnostics")
+    rows = diags.get("problems") or []
+    expect(
+        diags.get("ok") and any(ERROR_CODE in r for r in rows),
+        f"the Problems panel lists the deliberate error with its code {ERROR_CODE}",
+        {"status": diags.get("problems_status"), "rows": rows, "error": diags.get("error")},
+    )
+    expect(
+        _error_count(diags.get("problems_status")) == 1,
+        "the status bar counts exactly one error",
+        diags.get("problems_status"),
+    )
+
+    hover = _step(report, "hover")
+    expect(
+        "[b n D]" in (hover.get("text") or ""),
+        "hover on x in `logits(x, w)` shows its type [b n D]",
+        {"text": hover.get("text"), "error": hover.get("error")},
+    )
+
+    completion = _step(report, "completion")
+    expect(
+        "logits" in (completion.get("labels") or []),
+        "Ctrl+Space after `lo` offers the name logits",
+        {"labels": (completion.get("labels") or [])[:20], "error": completion.get("error")},
+    )
+
+    definition = _step(report, "definition")
+    after = definition.get("cursor_after") or ""
+    expect(
+        definition.get("ok") and re.match(rf"Ln {DEFINITION_LINE}\b", after),
+        f"F12 on the call of logits moves the cursor to its definition on line {DEFINITION_LINE}",
+        {
+            "before": definition.get("cursor_before"),
+            "after": after,
+            "error": definition.get("error"),
+        },
+    )
+
+    edit = _step(report, "edit")
+    expect(
+        edit.get("ok") and any(EDIT_CODE in r for r in edit.get("problems_after") or []),
+        f"typing x5 (an unknown name) puts {EDIT_CODE} in the Problems panel",
+        {"problems_after": edit.get("problems_after"), "error": edit.get("error")},
+    )
+
+    expect(
+        report.get("server_crashes") == 0,
+        "the language server never crashed",
+        _step(report, "output-channel").get("text"),
+    )
+    failed_steps = [s for s in report.get("summary", []) if ": FAIL" in s]
+    expect(not failed_steps, "every probe step succeeded", failed_steps)
+    return failures
+
+
+def test_vscode_extension_end_to_end(tmp_path: Path) -> None:
+    reason = _missing_prerequisites()
+    if reason:
+        pytest.skip(reason)
+    vsix = package_extension(tmp_path)
+    ws = make_workspace(tmp_path)
+    report = run_probe(vsix, ws, "broken.ss", tmp_path)
+    failures = check_report(report)
+    if failures:
+        channel = _step(report, "output-channel").get("text")
+        pytest.fail(
+            "what VS Code showed isn't right:\n- "
+            + "\n- ".join(failures)
+            + f"\n\nprobe summary: {json.dumps(report.get('summary'), indent=1)}"
+            + f"\noutput channel ({OUTPUT_CHANNEL}):\n{channel}"
+            + f"\nextension host log:\n{report.get('exthost_log_tail')}"
+            + f"\nscreenshots: {report.get('out_dir')}",
+            pytrace=False,
+        )
