@@ -33,7 +33,7 @@ def test_type_at_names_and_expressions() -> None:
     assert checked.type_text_at(at(checked, "z = ")) == "[t D]"
     assert checked.type_text_at(at(checked, "double(y)", offset=8)) == "[t D]"
     assert checked.type_text_at(at(checked, "w = ")) == "[t D] Prob over D"
-    assert checked.type_text_at(at(checked, "p = ")) == "[t D] NonNeg"
+    assert checked.type_text_at(at(checked, "p = ")) == "[t D] [1, 2.71828]"
     assert checked.type_text_at(at(checked, "y", 2)) == "[t D]"
 
 

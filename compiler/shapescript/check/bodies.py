@@ -6,9 +6,10 @@ visits and the declaration each name refers to, for the query API.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
-from shapescript.check import builtin_rules
+from shapescript.check import builtin_rules, domains, ranges
 from shapescript.check.broadcast import ShapeError, broadcast, matmul
 from shapescript.check.module_scope import KIND_WORDS, ModuleScope, suggestion
 from shapescript.check.program import (
@@ -43,6 +44,8 @@ from shapescript.check.types import (
     UnknownType,
     format_shape,
     format_type,
+    interval_of,
+    range_domain,
 )
 from shapescript.diagnostics.diagnostic import Label
 from shapescript.syntax import ast
@@ -105,6 +108,7 @@ class Program:
         self.results: dict[int, BodyResult] = {}
         self.variable_counter = 0
         self.inferring: list[str] = []
+        self.range_cache: dict = {}
         self.item_index = {id(item): index for index, item in enumerate(module.items)}
 
     def fresh_variable(self, name: str) -> str:
@@ -144,6 +148,29 @@ class Program:
         self.results[index] = result
         return result
 
+    def body_range(self, signature: Signature, arguments: dict[str, Type]):
+        """The range an elementwise function's body gives at these arguments' ranges."""
+        decl = signature.decl
+        if not isinstance(decl, ast.FnDecl) or decl.name in self.inferring:
+            return None
+        key = (decl.name, tuple(sorted((k, format_type(v)) for k, v in arguments.items())))
+        if key in self.range_cache:
+            return self.range_cache[key]
+        self.inferring.append(decl.name)
+        try:
+            checker = BodyChecker(self, decl, signature, arguments)
+            checker.check()
+        finally:
+            self.inferring.pop()
+        intervals = [interval_of(returned) for returned in checker.returned]
+        interval = None
+        if intervals and all(found is not None for found in intervals):
+            interval = intervals[0]
+            for found in intervals[1:]:
+                interval = interval.hull(found)
+        self.range_cache[key] = interval
+        return interval
+
     def return_type_of(self, signature: Signature) -> Type | None:
         """The declared return type, or the one inferred from the body; None for recursion."""
         if signature.return_type is not None:
@@ -158,7 +185,16 @@ class Program:
 
 
 class BodyChecker:
-    def __init__(self, program: Program, decl: ast.FnDecl, signature: Signature) -> None:
+    def __init__(
+        self,
+        program: Program,
+        decl: ast.FnDecl,
+        signature: Signature,
+        param_types: dict[str, Type] | None = None,
+    ) -> None:
+        #: Argument types to check the body at instead of the parameters' own (the interval
+        #: interpreter of an elementwise call).
+        self.param_types = param_types or {}
         self.program = program
         self.reporter = Reporter()
         self.scope = program.scope
@@ -252,7 +288,8 @@ class BodyChecker:
                     "name clash",
                     help="rename the parameter",
                 )
-            self.bind_value(param.name, param.type, param.decl.name_span, "param", body_span)
+            type_ = self.param_types.get(param.name, param.type)
+            self.bind_value(param.name, type_, param.decl.name_span, "param", body_span)
         if self.decl.expr_body is not None:
             value = self.expr(self.decl.expr_body)
             self.check_return(value, self.decl.expr_body.span)
@@ -478,7 +515,9 @@ class BodyChecker:
             return self.name(node)
         if isinstance(node, ast.IntLit):
             return HostType("int", Poly.const(node.value))
-        if isinstance(node, ast.FloatLit | ast.InfLit):
+        if isinstance(node, ast.FloatLit):
+            return HostType("float", None, ranges.Interval.point(node.value))
+        if isinstance(node, ast.InfLit):
             return FLOAT
         if isinstance(node, ast.Binary):
             return self.binary(node)
@@ -561,14 +600,56 @@ class BodyChecker:
     def unary(self, node: ast.Unary) -> Type:
         operand = self.expr(node.operand)
         if node.op == "!":
+            if isinstance(operand, TensorType | HostType) and not _is_mask(operand):
+                self.reporter.report(
+                    "E0501",
+                    f"`!` takes a mask or a bool, not {format_type(operand)}",
+                    node.span,
+                    "not a mask",
+                    help="compare first, as in `!(x > 0)`; to negate numbers write `-x`",
+                )
+                return UNKNOWN
             if isinstance(operand, TensorType):
                 return TensorType(operand.axes, MASK, "bool")
             return BOOL if isinstance(operand, HostType) else operand
+        if _is_mask(operand):
+            self.reporter.report(
+                "E0505",
+                "arithmetic on a mask",
+                node.span,
+                "`-` on a mask",
+                help=domains.mask_arithmetic_help("-"),
+            )
+            return UNKNOWN
         if isinstance(operand, TensorType):
-            return TensorType(operand.axes, Domain(), operand.dtype)
-        if isinstance(operand, HostType) and operand.size is not None:
-            return HostType(operand.kind, -operand.size)
+            domain = domains.negated(operand.domain, interval_of(operand))
+            return TensorType(operand.axes, domain, operand.dtype)
+        if isinstance(operand, HostType):
+            interval = interval_of(operand)
+            return HostType(
+                operand.kind,
+                -operand.size if operand.size is not None else None,
+                ranges.neg(interval) if interval is not None else None,
+            )
         return operand
+
+    def _check_divisor(self, divisor: Type, span: Span) -> None:
+        """The divisor of `/` may not be 0 (E0506), and had better not reach it (W0501)."""
+        interval = interval_of(divisor)
+        if interval is None or interval == ranges.REAL:
+            return
+        if interval.lo == interval.hi == 0:
+            self.reporter.report(
+                "E0506", "division by a value that is always 0", span, "divisor is 0"
+            )
+        elif interval.holds(0.0):
+            self.reporter.report(
+                "W0501",
+                f"the divisor can be exactly 0: its values are in {interval}",
+                span,
+                "may divide by 0",
+                help="add a small positive number, or clamp the divisor away from 0",
+            )
 
     def binary(self, node: ast.Binary) -> Type:
         left = self.expr(node.left)
@@ -599,6 +680,30 @@ class BodyChecker:
             right, TensorType | HostType
         ):
             return UNKNOWN
+        if op in ARITHMETIC or op == "@":
+            for side in (left, right):
+                if _is_mask(side):
+                    self.reporter.report(
+                        "E0505",
+                        f"arithmetic on a {'bool' if isinstance(side, HostType) else 'Mask'}",
+                        op_span,
+                        f"`{op}` on a mask",
+                        help=domains.mask_arithmetic_help(op),
+                    )
+                    return UNKNOWN
+        if op in ("and", "or"):
+            for side in (left, right):
+                if not _is_mask(side):
+                    self.reporter.report(
+                        "E0501",
+                        f"`{op}` takes masks or bools, not {format_type(side)}",
+                        op_span,
+                        "not a mask",
+                        help="compare first, as in `x > 0`",
+                    )
+                    return UNKNOWN
+        if op == "/":
+            self._check_divisor(right, op_span)
         if isinstance(left, HostType) and isinstance(right, HostType):
             return _host_result(op, left, right)
         if op == "@":
@@ -624,6 +729,7 @@ class BodyChecker:
         if op in COMPARISONS or op in ("and", "or"):
             return TensorType(axes, MASK, "bool")
         dtype = _tensor_dtype(left, right)
+        return TensorType(axes, domains.arithmetic(op, left, right), dtype)
         return TensorType(axes, Domain(), dtype)
 
     def matmul(self, left: Type, right: Type, span: Span) -> Type:
@@ -988,7 +1094,66 @@ class BodyChecker:
             )
         ):
             return FLOAT
-        return self._instantiate(signature, result_type, values, renames, rest, elementwise_shapes)
+        result = self._instantiate(
+            signature, result_type, values, renames, rest, elementwise_shapes
+        )
+        return self._narrow_range(signature, matched, result, node)
+
+    def _narrow_range(self, signature: Signature, matched, result: Type, node) -> Type:
+        """An elementwise call's range: the math of a known Python function, or the body's
+        range at this call's arguments, narrowed by the declared return type."""
+        if not isinstance(result, TensorType | HostType) or not signature.is_elementwise:
+            return result
+        arguments = {param.name: slot[1].type for param, slot in matched if slot is not None}
+        first = next(iter(arguments.values()), None)
+        interval = None
+        if signature.extern:
+            known = ranges.KNOWN_FUNCTIONS.get(signature.path)
+            argument_range = interval_of(first) if first is not None else None
+            if known is None or argument_range is None:
+                return result
+            self._check_edges(signature, argument_range, node)
+            interval = known(argument_range)
+        else:
+            interval = self.program.body_range(signature, arguments)
+        if interval is None:
+            return result
+        declared = interval_of(result)
+        if (
+            declared is not None
+            and isinstance(result, TensorType)
+            and (result.domain.name not in ("Real",) and result.domain.interval is None)
+        ):
+            return result
+        if declared is not None and declared.meets(interval):
+            interval = declared.intersect(interval)
+        if isinstance(result, HostType):
+            return HostType(result.kind, result.size, interval)
+        return TensorType(result.axes, range_domain(interval), result.dtype)
+
+    def _check_edges(self, signature: Signature, argument: ranges.Interval, node) -> None:
+        """log, log1p, rsqrt and sqrt of values that reach or pass where they're undefined."""
+        edge = ranges.EDGES.get(signature.path)
+        if edge is None or math.isinf(argument.lo):
+            return
+        at, edge_allowed = edge
+        name = signature.name
+        if argument.hi < at or argument.lo < at:
+            self.reporter.report(
+                "E0506",
+                f"`{name}` of values in {argument}, past where it is defined (from {at:g})",
+                node.span,
+                "outside the function's domain",
+                help=_stable_alternative(name),
+            )
+        elif argument.lo == at and argument.lo_closed and not edge_allowed:
+            self.reporter.report(
+                "W0501",
+                f"`{name}` of values that can be exactly {at:g}, where it is undefined",
+                node.span,
+                f"can reach {at:g}",
+                help=_stable_alternative(name),
+            )
 
     def _extern_return(self, signature: Signature, values: dict[str, Poly], node) -> Type:
         ctx = self.scope.type_context()
@@ -1322,12 +1487,29 @@ def _tensor_dtype(left: Type, right: Type) -> str | None:
     return dtypes[0] if dtypes else None
 
 
+def _stable_alternative(name: str) -> str:
+    if name == "log":
+        return "add a small positive number first, or use log_sigmoid / log_softmax of the input"
+    return "keep the argument away from the edge, as with clamp"
+
+
+def _is_mask(type_: Type) -> bool:
+    if isinstance(type_, HostType):
+        return type_.kind == "bool"
+    return isinstance(type_, TensorType) and type_.domain.name == "Mask"
+
+
 def _host_result(op: str, left: HostType, right: HostType) -> Type:
     if op in COMPARISONS or op in ("and", "or"):
         return BOOL
+    interval = None
+    left_range, right_range = interval_of(left), interval_of(right)
+    if left_range is not None and right_range is not None and op in ARITHMETIC:
+        domain = domains.arithmetic(op, left, right)
+        interval = domain.interval or ranges.REAL
     if left.kind == "int" and right.kind == "int":
         if op == "/":
-            return FLOAT
+            return HostType("float", None, interval)
         size = None
         if left.size is not None and right.size is not None:
             if op == "+":
@@ -1336,8 +1518,8 @@ def _host_result(op: str, left: HostType, right: HostType) -> Type:
                 size = left.size - right.size
             elif op == "*":
                 size = left.size * right.size
-        return HostType("int", size)
-    return FLOAT
+        return HostType("int", size, interval if size is None else None)
+    return HostType("float", None, interval)
 
 
 def _always_returns(stmts: list[ast.Stmt]) -> bool:

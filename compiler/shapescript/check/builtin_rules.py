@@ -14,8 +14,11 @@ from shapescript.check.patterns import PatternError, check_pattern
 from shapescript.check.program import Symbol
 from shapescript.check.sizes import Poly
 from shapescript.check.solver import sizes_equal
+from shapescript.check import ranges
 from shapescript.check.types import (
     MASK,
+    interval_of,
+    range_domain,
     UNKNOWN,
     Axis,
     Domain,
@@ -394,11 +397,13 @@ def _gather_scatter(checker: BodyChecker, name: str, args: list[Arg], node: ast.
 # ---------------------------------------------------------------------- elementwise
 
 
+_ARITHMETIC_NAMES = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+
+
 def _elementwise(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) -> Type:
     positional = _positional(args)
     if not positional:
         return _report_arity(checker, name, node, f"`{name}` needs an argument")
-    result: Type | None = None
     for arg in positional:
         type_ = arg.type
         if isinstance(type_, StringType):
@@ -410,22 +415,122 @@ def _elementwise(checker: BodyChecker, name: str, args: list[Arg], node: ast.Cal
             return UNKNOWN
         if isinstance(type_, PythonType):
             return PythonType()
-        if result is None:
-            result = type_
-            continue
-        operator = {"add": "+", "sub": "-", "mul": "*", "div": "/"}.get(name, "+")
-        result = checker.combine(operator, result, type_, node.span, node.span)
-        if isinstance(result, UnknownType):
+    if name in _ARITHMETIC_NAMES:
+        if len(positional) != 2:
+            return _report_arity(checker, name, node, f"`{name}` takes two arguments")
+        return checker.combine(
+            _ARITHMETIC_NAMES[name], positional[0].type, positional[1].type, node.span, node.span
+        )
+    if name == "where":
+        return _where(checker, positional, node)
+    shape = positional[0].type
+    for arg in positional[1:]:
+        shape = checker.combine("*", shape, _numeric(arg.type), node.span, node.span)
+        if isinstance(shape, UnknownType):
             return UNKNOWN
-    if name == "where" and isinstance(result, TensorType):
-        return TensorType(result.axes, Domain(), result.dtype)
-    if name in ("add", "sub", "mul", "div", "maximum", "minimum", "clamp", "pow", "where"):
-        return result or UNKNOWN
-    if isinstance(result, TensorType):
-        return TensorType(result.axes, Domain(), result.dtype)
-    if isinstance(result, HostType):
-        return HostType("float") if name not in ("abs", "floor", "ceil", "round") else result
-    return result or UNKNOWN
+    first = positional[0].type
+    if isinstance(first, TensorType) and first.domain.name == "Mask":
+        checker.reporter.report(
+            "E0505",
+            f"`{name}` of a mask",
+            positional[0].span,
+            "a mask",
+            help="convert it first, as in `m to Binary`",
+        )
+        return UNKNOWN
+    interval = _elementwise_range(name, first, [arg.type for arg in positional[1:]], args)
+    if isinstance(shape, TensorType):
+        dtype = shape.dtype
+        return TensorType(shape.axes, range_domain(interval) if interval else Domain(), dtype)
+    if isinstance(shape, HostType):
+        kind = shape.kind if name in ("abs", "relu", "maximum", "minimum", "clamp") else "float"
+        return HostType(kind, None, interval)
+    return shape
+
+
+def _numeric(type_: Type) -> Type:
+    """An argument's type as a number, for broadcasting (a mask argument's shape counts)."""
+    if isinstance(type_, TensorType) and type_.domain.name == "Mask":
+        return TensorType(type_.axes, Domain(), None)
+    return type_
+
+
+def _bound_value(type_: Type) -> float | None:
+    interval = interval_of(type_)
+    if interval is not None and interval.lo == interval.hi:
+        return interval.lo
+    return None
+
+
+def _elementwise_range(name: str, first: Type, rest: list[Type], args: list[Arg]):
+    interval = interval_of(first)
+    if interval is None:
+        return None
+    if name == "abs":
+        return ranges.abs_(interval)
+    if name == "relu":
+        return ranges.relu(interval)
+    if name == "square":
+        return ranges.square(interval)
+    if name in ("floor", "ceil", "round"):
+        return ranges.whole(interval)
+    if name == "clamp":
+        lo = _bound_value(rest[0]) if rest else None
+        hi = _bound_value(rest[1]) if len(rest) > 1 else None
+        for arg in args:
+            if arg.name == "lo":
+                lo = _bound_value(arg.type)
+            elif arg.name == "hi":
+                hi = _bound_value(arg.type)
+        return ranges.clamp(interval, lo, hi)
+    if name in ("maximum", "minimum") and rest:
+        other = interval_of(rest[0]) or ranges.REAL
+        if name == "maximum":
+            return ranges.Interval(max(interval.lo, other.lo), max(interval.hi, other.hi))
+        return ranges.Interval(min(interval.lo, other.lo), min(interval.hi, other.hi))
+    if name == "pow" and rest:
+        exponent = _bound_value(rest[0])
+        if exponent == 1:
+            return interval
+        if exponent == 2:
+            return ranges.square(interval)
+        if interval.lo >= 0:
+            return ranges.NAMED_RANGES["NonNeg"]
+    return None
+
+
+def _where(checker: BodyChecker, positional: list[Arg], node: ast.Call) -> Type:
+    if len(positional) != 3:
+        return _report_arity(checker, "where", node, "where takes a mask and two values")
+    condition, first, second = positional
+    if not (
+        isinstance(condition.type, TensorType | HostType)
+        and (
+            (isinstance(condition.type, TensorType) and condition.type.domain.name == "Mask")
+            or (isinstance(condition.type, HostType) and condition.type.kind == "bool")
+        )
+    ):
+        checker.reporter.report(
+            "E0501",
+            f"where's condition must be a mask, not {format_type(condition.type)}",
+            condition.span,
+            "not a mask",
+            help="compare to get a mask, as in `x > 0`",
+        )
+        return UNKNOWN
+    shape = checker.combine(
+        "+", _numeric(condition.type), _numeric(first.type), node.span, node.span
+    )
+    shape = checker.combine("+", shape, _numeric(second.type), node.span, node.span)
+    if not isinstance(shape, TensorType):
+        return shape
+    a, b = interval_of(first.type), interval_of(second.type)
+    domain = Domain()
+    if isinstance(first.type, TensorType) and first.type.domain.name == "Logit":
+        domain = first.type.domain
+    elif a is not None and b is not None:
+        domain = range_domain(a.hull(b))
+    return TensorType(shape.axes, domain, shape.dtype)
 
 
 # ---------------------------------------------------------------------- patterns and matmul

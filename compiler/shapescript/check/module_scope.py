@@ -7,13 +7,16 @@ time against what it found.
 from __future__ import annotations
 
 import difflib
+import math
 from dataclasses import dataclass, field
 
 from shapescript.check.program import Symbol
 from shapescript.check.reporter import Reporter
 from shapescript.check.signatures import Signature, build_signature
 from shapescript.check.sizes import InexactDivision, Poly, SizeOverflow
-from shapescript.check.type_exprs import TypeContext, TypeResolver
+from shapescript.check.ranges import Interval
+from shapescript.check.type_exprs import BUILTIN_DOMAINS, TypeContext, TypeResolver
+from shapescript.syntax.tokens import DTYPES
 from shapescript.diagnostics.diagnostic import Label
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
@@ -56,6 +59,7 @@ class ModuleScope:
     records: dict[str, ast.DataDecl | ast.LogsDecl] = field(default_factory=dict)
     #: Dims and aliases whose declaration failed: their uses are unknown, silently.
     broken_names: set[str] = field(default_factory=set)
+    domain_intervals: dict[str, Interval] = field(default_factory=dict)
 
     def type_context(self, on_reference=None) -> TypeContext:
         return TypeContext(
@@ -66,6 +70,7 @@ class ModuleScope:
             {},
             dim_values=self.dim_values,
             on_reference=on_reference,
+            domain_intervals=self.domain_intervals,
         )
 
 
@@ -88,6 +93,47 @@ def _first_param_model(decl: ast.FnDecl, models: set[str]) -> str | None:
     return None
 
 
+def _interval_end(expr: ast.Expr) -> float | None:
+    """A user domain's end: a number, possibly negative, or inf."""
+    sign = 1.0
+    while isinstance(expr, ast.Unary) and expr.op == "-":
+        sign = -sign
+        expr = expr.operand
+    if isinstance(expr, ast.IntLit | ast.FloatLit):
+        return sign * float(expr.value)
+    if isinstance(expr, ast.InfLit):
+        return sign * math.inf
+    return None
+
+
+def _user_domain(decl: ast.DomainDecl, reporter: Reporter) -> Interval | None:
+    """A user domain's interval, or None after E0503."""
+    if decl.name in BUILTIN_DOMAINS or decl.name in DTYPES:
+        reporter.report(
+            "E0503",
+            f"`{decl.name}` is a built-in {'dtype' if decl.name in DTYPES else 'domain'}",
+            decl.name_span,
+            "name taken",
+            help="choose another name for the domain",
+        )
+        return None
+    bounds = decl.interval
+    lo, hi = _interval_end(bounds.lo), _interval_end(bounds.hi)
+    if lo is None or hi is None:
+        reporter.report(
+            "E0503",
+            "a domain's ends must be numbers or inf",
+            bounds.span,
+            "not a number",
+        )
+        return None
+    interval = Interval.make(lo, hi, bounds.lo_closed, bounds.hi_closed)
+    if lo > hi or (lo == hi and not (bounds.lo_closed and bounds.hi_closed)):
+        reporter.report("E0503", f"the range {interval} is empty", bounds.span, "empty")
+        return None
+    return interval
+
+
 def _shift(span: Span, base: int) -> Span:
     return Span(span.start + base, span.end + base)
 
@@ -107,8 +153,13 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
             entries.append((item.name, "alias", item.name_span))
             scope.aliases[item.name] = list(item.shape.axes)
         elif isinstance(item, ast.DomainDecl):
+            interval = _user_domain(item, reporter)
+            if interval is None:
+                scope.broken_names.add(item.name)
+                continue
             entries.append((item.name, "domain", item.name_span))
             scope.domains.add(item.name)
+            scope.domain_intervals[item.name] = interval
         elif isinstance(item, ast.FnDecl):
             model = _first_param_model(item, models)
             if model is not None:

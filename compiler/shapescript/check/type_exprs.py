@@ -7,7 +7,10 @@ from dataclasses import dataclass, field
 
 from shapescript.check.reporter import Reporter
 from shapescript.check.sizes import InexactDivision, Poly, SizeOverflow
+from shapescript.check.ranges import NAMED_RANGES, Interval
 from shapescript.check.types import (
+    FLOAT_DTYPES,
+    domain_text,
     BOOL,
     FLOAT,
     INT,
@@ -37,6 +40,7 @@ BUILTIN_DOMAINS = frozenset(
         "Signed",
     }
 )
+SEMANTIC_DOMAINS = frozenset({"Logit", "Prob", "LogProb"})
 WRAPPER_TYPES = frozenset({"Grad", "AdamW", "SGD", "Dataset"})
 OTHER_NAMED_TYPES = frozenset({"LogSink", "Mode", "Schedule"})
 
@@ -67,6 +71,7 @@ class TypeContext:
     fresh_unknown: Callable[[str], str] | None = None
     dim_values: dict[str, Poly] = field(default_factory=dict)
     on_reference: Callable[[str, Span], None] | None = None
+    domain_intervals: dict[str, Interval] = field(default_factory=dict)
 
 
 class TypeResolver:
@@ -112,6 +117,7 @@ class TypeResolver:
             domain = Domain("Mask")
         if axes is not None and written.dtype == "bool" and domain.name == "Real":
             domain = Domain("Mask")
+        self._check_domain_and_dtype(written, domain, axes, ctx)
         return TensorType(axes, domain, written.dtype)
 
     def _single_word_type(self, word: ast.TypeWord, ctx: TypeContext) -> Type | None:
@@ -148,10 +154,51 @@ class TypeResolver:
         self._note_reference(ctx, name, Span(word.span.start, word.span.start + len(name)))
         size = None
         if word.arg is not None:
+            if name != "Index":
+                self._invalid_domain(word.span, f"only Index takes a size, not `{name}`")
             size = self._size_in_type(word.arg, ctx)
         if word.over is not None and word.over_span is not None:
+            if name not in SEMANTIC_DOMAINS:
+                self._invalid_domain(
+                    word.span, f"only Logit, Prob and LogProb are over an axis, not `{name}`"
+                )
             self._note_reference(ctx, word.over, word.over_span)
+        if name in NAMED_RANGES:
+            return Domain("Real", interval=NAMED_RANGES[name])
+        if name in ctx.domain_intervals:
+            return Domain(name, interval=ctx.domain_intervals[name])
         return Domain(name, word.over, size)
+
+    def _invalid_domain(self, span: Span, message: str) -> None:
+        self.reporter.report("E0503", message, span, "invalid domain")
+        raise TypeError_
+
+    def _check_domain_and_dtype(
+        self, written: ast.TypeExpr, domain: Domain, axes, ctx: TypeContext
+    ) -> None:
+        """E0503: a domain and dtype that don't go together, or `over` a missing axis."""
+        dtype = written.dtype
+        span = written.dtype_span or written.span
+        if dtype is not None:
+            kind = "bool" if dtype == "bool" else "float" if dtype in FLOAT_DTYPES else "int"
+            name = domain.name
+            bad = (
+                (name == "Mask" and kind != "bool")
+                or (name == "Index" and kind != "int")
+                or (name in SEMANTIC_DOMAINS | {"Binary", "Additive"} and kind != "float")
+                or (domain.interval is not None and kind == "bool")
+            )
+            if bad:
+                shown = domain_text(domain)
+                self._invalid_domain(
+                    span,
+                    f"`{shown} {dtype}` makes no sense: {shown} values can't be stored as {dtype}",
+                )
+        if domain.over is not None and axes is not None:
+            if not any(axis.name == domain.over for axis in axes):
+                self._invalid_domain(
+                    written.span, f"`over {domain.over}` names no axis of the type"
+                )
 
     def _size_in_type(self, size: ast.SizeExpr, ctx: TypeContext) -> Poly:
         if (

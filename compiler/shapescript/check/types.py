@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from shapescript.check.ranges import LOG_PROB, NAMED_RANGES, PROB, REAL as REAL_RANGE
+from shapescript.check.ranges import Interval, name_of
 from shapescript.check.sizes import Poly, format_size
 
 DEFAULT_FLOAT = "f32"
@@ -18,6 +20,8 @@ class Domain:
     name: str = "Real"
     over: str | None = None
     size: Poly | None = None
+    #: For a range domain (name "Real", or a user domain's name): its interval.
+    interval: Interval | None = None
 
     @property
     def default_dtype(self) -> str:
@@ -30,6 +34,38 @@ class Domain:
 
 REAL = Domain()
 MASK = Domain("Mask")
+NUMERIC_DOMAINS = frozenset({"Real", "Logit", "Prob", "LogProb", "Binary", "Additive", "Index"})
+
+
+def range_domain(interval: Interval) -> Domain:
+    """The plain range domain of an interval (shown by name when it has one)."""
+    interval = interval.normalized()
+    return Domain() if interval == REAL_RANGE else Domain("Real", interval=interval)
+
+
+def interval_of(type_: Type) -> Interval | None:
+    """The range of a numeric value; None for masks and what isn't numeric."""
+    if isinstance(type_, HostType):
+        if type_.interval is not None:
+            return type_.interval
+        if type_.size is not None and type_.size.value is not None:
+            return Interval.point(float(type_.size.value))
+        return REAL_RANGE if type_.kind != "bool" else None
+    if not isinstance(type_, TensorType):
+        return None
+    domain = type_.domain
+    if domain.name == "Mask":
+        return None
+    if domain.interval is not None:
+        return domain.interval
+    if domain.name in ("Prob", "Binary"):
+        return PROB
+    if domain.name in ("LogProb", "Additive"):
+        return LOG_PROB
+    if domain.name == "Index":
+        top = domain.size.value if domain.size is not None else None
+        return Interval.make(0.0, float(top - 1)) if top else NAMED_RANGES["NonNeg"]
+    return REAL_RANGE
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +112,7 @@ class HostType(Type):
 
     kind: str
     size: Poly | None = None
+    interval: Interval | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +175,11 @@ def axis_text(axis: Axis) -> str:
 
 
 def domain_text(domain: Domain) -> str:
+    if domain.interval is not None:
+        named = name_of(domain.interval)
+        if domain.name != "Real":
+            return domain.name
+        return named or str(domain.interval)
     text = domain.name
     if domain.size is not None:
         text += f"[{format_size(domain.size).replace(' ', '')}]"

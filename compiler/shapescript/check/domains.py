@@ -1,0 +1,152 @@
+"""Domains through operations, and whether a value's domain fits where it goes (widening)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shapescript.check import ranges
+from shapescript.check.ranges import REAL as REAL_RANGE
+from shapescript.check.ranges import Interval
+from shapescript.check.types import (
+    Domain,
+    HostType,
+    TensorType,
+    Type,
+    domain_text,
+    interval_of,
+    range_domain,
+)
+
+#: The to table: (from, to) pairs of domains that a `to` converts between.
+TO_TABLE = {
+    ("u8", "Unit"): "x / 255",
+    ("Mask", "Binary"): "true is 1, false is 0",
+    ("Mask", "Additive"): "true is 0, false is -inf",
+    ("Unit", "Signed"): "2x - 1",
+    ("Signed", "Unit"): "(x + 1) / 2",
+    ("Binary", "Additive"): "1 is 0, 0 is -inf",
+    ("Additive", "Binary"): "0 is 1, -inf is 0",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Misfit:
+    """Why a value doesn't fit: a message and a help line (E0501)."""
+
+    message: str
+    help: str | None = None
+
+
+def shown(domain: Domain) -> str:
+    return domain_text(domain) if domain.name != "Real" or domain.interval else "Real"
+
+
+def arithmetic(op: str, left: Type, right: Type) -> Domain:
+    """The domain of `left op right` for + - * /, from the operands' ranges."""
+    left_interval = interval_of(left) or REAL_RANGE
+    right_interval = interval_of(right) or REAL_RANGE
+    for side, other in ((left, right), (right, left)):
+        if (
+            isinstance(side, TensorType)
+            and side.domain.name == "Logit"
+            and isinstance(other, HostType)
+        ):
+            return side.domain
+    if op == "+":
+        result = ranges.add(left_interval, right_interval)
+    elif op == "-":
+        result = ranges.sub(left_interval, right_interval)
+    elif op == "*":
+        result = ranges.mul(left_interval, right_interval)
+    else:
+        result = ranges.div(left_interval, right_interval)
+    return range_domain(result)
+
+
+def negated(domain: Domain, interval: Interval | None) -> Domain:
+    if domain.name == "Logit":
+        return domain
+    return range_domain(ranges.neg(interval or REAL_RANGE))
+
+
+def mask_arithmetic_help(op: str) -> str:
+    if op == "+":
+        return "convert it first: `m to Additive` adds 0 where true and -inf where false"
+    if op == "-":
+        return "to flip a mask, write `!m`"
+    return "convert it first: `m to Binary` gives 1 where true and 0 where false"
+
+
+def value_fits(value: Type, expected: Type) -> Misfit | None:
+    """Whether every value of `value` is allowed by `expected` (None when it fits)."""
+    if not isinstance(expected, TensorType):
+        return None
+    want = expected.domain
+    if isinstance(value, HostType):
+        if want.name == "Mask" and value.kind != "bool":
+            return Misfit("a number where a Mask is expected", "compare to get a mask: `x > 0`")
+        interval = interval_of(value)
+        if (
+            want.interval is not None
+            and interval is not None
+            and not want.interval.contains(interval)
+        ):
+            return Misfit(
+                f"{interval} isn't in the expected {shown(want)}",
+                f"write a number in {want.interval}",
+            )
+        return None
+    if not isinstance(value, TensorType):
+        return None
+    have = value.domain
+    if want.name == "Mask" or have.name == "Mask":
+        if want.name == have.name:
+            return None
+        if have.name == "Mask":
+            return Misfit(
+                "a Mask where numbers are expected",
+                f"convert it: `to Binary` or `to Additive`"
+                if want.name in ("Real", "Binary", "Additive")
+                else "convert it with `to Binary` first",
+            )
+        return Misfit(
+            f"{shown(have)} values where a Mask is expected", "compare to get a mask, as in `x > 0`"
+        )
+    if want.name in ("Binary", "Additive", "Index"):
+        if have.name == want.name:
+            return None
+        return Misfit(
+            f"{shown(have)} values where {shown(want)} is expected",
+            f"convert with `to {want.name}` if the table has it, or assert with `as {want.name}`",
+        )
+    if want.name == "Logit":
+        if have.name == "Prob":
+            return Misfit(
+                f"a Prob over {have.over} where logits are expected: softmax applied twice?",
+                "pass the logits, before the softmax",
+            )
+        return None
+    if want.name in ("Prob", "LogProb"):
+        if have.name == want.name:
+            return None
+        return Misfit(
+            f"{shown(have)} values where {shown(want)} is expected",
+            f"use {'softmax' if want.name == 'Prob' else 'log_softmax'}, "
+            f"or assert with `as {want.name} over {want.over}`",
+        )
+    if want.interval is not None:
+        interval = interval_of(value)
+        if interval is None or want.interval.contains(interval):
+            return None
+        conversion = TO_TABLE.get((shown(have), shown(want)))
+        help_ = (
+            f"convert it with `to {shown(want)}`"
+            if conversion
+            else f"if you know it is, assert it with `as {shown(want)}`"
+        )
+        return Misfit(
+            f"{shown(have) if have.interval or have.name != 'Real' else 'Real'} values "
+            f"({interval}) aren't all in {shown(want)} ({want.interval})",
+            help_,
+        )
+    return None
