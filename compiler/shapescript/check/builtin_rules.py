@@ -8,17 +8,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from shapescript.check import ranges
 from shapescript.check.broadcast import ShapeError, broadcast, matmul
 from shapescript.check.builtin_table import BUILTINS
 from shapescript.check.patterns import PatternError, check_pattern
 from shapescript.check.program import Symbol
 from shapescript.check.sizes import Poly
 from shapescript.check.solver import sizes_equal
-from shapescript.check import ranges
 from shapescript.check.types import (
     MASK,
-    interval_of,
-    range_domain,
     UNKNOWN,
     Axis,
     Domain,
@@ -31,6 +29,8 @@ from shapescript.check.types import (
     UnknownType,
     format_shape,
     format_type,
+    interval_of,
+    range_domain,
 )
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span

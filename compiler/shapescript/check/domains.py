@@ -105,7 +105,7 @@ def value_fits(value: Type, expected: Type) -> Misfit | None:
         if have.name == "Mask":
             return Misfit(
                 "a Mask where numbers are expected",
-                f"convert it: `to Binary` or `to Additive`"
+                "convert it: `to Binary` or `to Additive`"
                 if want.name in ("Real", "Binary", "Additive")
                 else "convert it with `to Binary` first",
             )

@@ -11,15 +11,15 @@ import math
 from dataclasses import dataclass, field
 
 from shapescript.check.program import Symbol
+from shapescript.check.ranges import Interval
 from shapescript.check.reporter import Reporter
 from shapescript.check.signatures import Signature, build_signature
 from shapescript.check.sizes import InexactDivision, Poly, SizeOverflow
-from shapescript.check.ranges import Interval
 from shapescript.check.type_exprs import BUILTIN_DOMAINS, TypeContext, TypeResolver
-from shapescript.syntax.tokens import DTYPES
 from shapescript.diagnostics.diagnostic import Label
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
+from shapescript.syntax.tokens import DTYPES
 
 KIND_WORDS = {
     "dim": "a dim",

@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from shapescript.check.ranges import NAMED_RANGES, Interval
 from shapescript.check.reporter import Reporter
 from shapescript.check.sizes import InexactDivision, Poly, SizeOverflow
-from shapescript.check.ranges import NAMED_RANGES, Interval
 from shapescript.check.types import (
-    FLOAT_DTYPES,
-    domain_text,
     BOOL,
     FLOAT,
+    FLOAT_DTYPES,
     INT,
     UNKNOWN,
     Axis,
@@ -20,6 +19,7 @@ from shapescript.check.types import (
     NamedType,
     TensorType,
     Type,
+    domain_text,
 )
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
@@ -194,11 +194,9 @@ class TypeResolver:
                     span,
                     f"`{shown} {dtype}` makes no sense: {shown} values can't be stored as {dtype}",
                 )
-        if domain.over is not None and axes is not None:
-            if not any(axis.name == domain.over for axis in axes):
-                self._invalid_domain(
-                    written.span, f"`over {domain.over}` names no axis of the type"
-                )
+        over = domain.over
+        if over is not None and axes is not None and all(axis.name != over for axis in axes):
+            self._invalid_domain(written.span, f"`over {over}` names no axis of the type")
 
     def _size_in_type(self, size: ast.SizeExpr, ctx: TypeContext) -> Poly:
         if (

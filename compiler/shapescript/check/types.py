@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from shapescript.check.ranges import LOG_PROB, NAMED_RANGES, PROB, REAL as REAL_RANGE
-from shapescript.check.ranges import Interval, name_of
+from shapescript.check.ranges import LOG_PROB, NAMED_RANGES, PROB, Interval, name_of
+from shapescript.check.ranges import REAL as REAL_RANGE
 from shapescript.check.sizes import Poly, format_size
 
 DEFAULT_FLOAT = "f32"
