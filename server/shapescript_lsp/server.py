@@ -20,7 +20,7 @@ from pygls.lsp.server import LanguageServer
 from shapescript import __version__
 from shapescript.check.program import Checked
 from shapescript.syntax.source import SourceFile, Span
-from shapescript_lsp.documents import Document, DocumentStore
+from shapescript_lsp.documents import Document, DocumentStore, path_of
 from shapescript_lsp.features.completion import Completer, resolve
 from shapescript_lsp.features.definition import declaration_of, definition, references
 from shapescript_lsp.features.diagnostics import publishable
@@ -148,12 +148,13 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     ls.pictures = bool(options.get("pictures", False))
     if "debounceMs" in options:
         ls.debounce = max(0.0, float(options["debounceMs"]) / 1000.0)
-    roots = [Path(folder.uri.removeprefix("file://")) for folder in params.workspace_folders or []]
+    roots = [Path(path_of(folder.uri)) for folder in params.workspace_folders or []]
     if not roots and params.root_uri:
-        roots = [Path(params.root_uri.removeprefix("file://"))]
+        roots = [Path(path_of(params.root_uri))]
     ls.index.set_roots(roots)
     if options.get("libraryDir"):
         ls.library = Library(Path(options["libraryDir"]))
+    ls.index.excluded = ls.library.folder
     threading.Thread(target=_write_library, args=(ls.library,), daemon=True).start()
 
 

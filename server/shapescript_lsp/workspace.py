@@ -29,6 +29,8 @@ class WorkspaceIndex:
     def __init__(self) -> None:
         self.roots: list[Path] = []
         self.files: dict[Path, IndexedFile] = {}
+        #: The library folder, whose read-only copies aren't the workspace's files.
+        self.excluded: Path | None = None
 
     def set_roots(self, roots: list[Path]) -> None:
         self.roots = list(roots)
@@ -44,6 +46,8 @@ class WorkspaceIndex:
                     if not name.endswith(".ss") or len(seen) >= MAX_FILES:
                         continue
                     path = Path(folder) / name
+                    if self.excluded is not None and path.is_relative_to(self.excluded):
+                        continue
                     seen.add(path)
                     self._index(root, path)
         for path in list(self.files):

@@ -27,10 +27,17 @@ MARKER_LINES: dict[str, list[int]] = {
     "E0415": [4],
     "E2201": [1, 2],
     "H2201": [3, 3],
+    "E0801": [5],
+    "H0601": [1],
+    "H0602": [1],
+    "E0802": [4],
+    "E0803": [4],
+    "E0804": [4],
 }
 
-#: Codes whose marker goes on a line of its own under the reported line.
+#: Codes whose marker goes on a line of its own under (or above) the reported line.
 MARK_BELOW = {"E0102", "W0201"}
+MARK_ABOVE = {"H0601", "H0602"}
 
 
 def _place_marker(code: str, program: str) -> str:
@@ -40,7 +47,9 @@ def _place_marker(code: str, program: str) -> str:
     for number in sorted(set(marked), reverse=True):
         index = number - 1
         codes = ", ".join([code] * marked.count(number))
-        if code in MARK_BELOW:
+        if code in MARK_ABOVE:
+            lines.insert(index, f"#v {codes}")
+        elif code in MARK_BELOW:
             lines.insert(index + 1, f"#^ {codes}")
         else:
             lines[index] = f"{lines[index]}  # {codes}"

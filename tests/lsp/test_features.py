@@ -287,6 +287,6 @@ async def test_other_files_names_complete_with_an_import(client: LanguageClient)
             position=position(text, "swish", 5),
         )
     )
-    (item,) = [item for item in result.items if item.label == "swish_layer"]
+    (item,) = [item for item in result.items if item.label == "layers.swish_layer"]
     assert item.insert_text == "layers.swish_layer"
     assert item.additional_text_edits[0].new_text == "import layers\n"

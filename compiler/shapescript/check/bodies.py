@@ -328,19 +328,33 @@ class BodyChecker:
             if isinstance(value, PythonType) and isinstance(expected, TensorType):
                 self._python_value_error(span, "returned as a typed result")
             return
-        if isinstance(expected, TensorType) and isinstance(value, TensorType):
-            if expected.axes is None or value.axes is None:
-                return
-            problem = self._fit_axes(value.axes, expected.axes, allow_unknown=True)
-            if problem is not None:
-                code, notes = problem
+        if isinstance(expected, TensorType) and isinstance(value, TensorType | HostType):
+            if (
+                isinstance(value, TensorType)
+                and expected.axes is not None
+                and (value.axes is not None)
+            ):
+                problem = self._fit_axes(value.axes, expected.axes, allow_unknown=True)
+                if problem is not None:
+                    code, notes = problem
+                    self.reporter.report(
+                        code,
+                        f"`{self.decl.name}` returns {format_type(value)}, not the declared "
+                        f"{format_type(expected)}",
+                        span,
+                        "returned here",
+                        notes=notes,
+                    )
+                    return
+            misfit = domains.value_fits(value, expected)
+            if misfit is not None:
                 self.reporter.report(
-                    code,
-                    f"`{self.decl.name}` returns {format_type(value)}, not the declared "
-                    f"{format_type(expected)}",
+                    "E0501",
+                    f"`{self.decl.name}` returns {misfit.message}",
                     span,
-                    "returned here",
-                    notes=notes,
+                    format_type(value),
+                    notes=[f"the declared return type is {format_type(expected)}"],
+                    help=misfit.help,
                 )
         elif isinstance(expected, TensorType) and isinstance(value, StringType):
             self.reporter.report("E0412", "a string isn't a tensor", span, "string returned")
@@ -446,35 +460,114 @@ class BodyChecker:
                     help="choose another name for the value",
                 )
                 continue
+            self._check_block_assignment(target, type_)
             self.bind_value(target.name, type_, target.span, "value", scope_span)
+
+    def _check_block_assignment(self, target: ast.Target, new: Type) -> None:
+        """A value from outside a block keeps its shape, axis names and dtype (E0801)."""
+        if not self._block_outers or target.name not in self._block_outers[-1]:
+            return
+        old = self._block_outers[-1][target.name][0]
+        if _is_loose(old) or _is_loose(new) or isinstance(new, UnknownType):
+            return
+        same = True
+        if isinstance(old, TensorType) and isinstance(new, TensorType):
+            same = (
+                old.axes is None
+                or new.axes is None
+                or (
+                    format_shape(old.axes) == format_shape(new.axes)
+                    and old.resolved_dtype == new.resolved_dtype
+                )
+            )
+        elif isinstance(old, HostType) and isinstance(new, HostType):
+            same = old.kind == new.kind
+        elif type(old) is not type(new):
+            same = False
+        if not same:
+            self.reporter.report(
+                "E0801",
+                f"`{target.name}` is {format_type(old)} outside this block, but is assigned "
+                f"{format_type(new)} in it",
+                target.span,
+                "changes its type",
+                help="a value assigned in a loop or an if keeps its shape, axis names and "
+                "dtype; give the new value another name",
+            )
 
     def _enclosing_block_span(self, stmt: ast.Stmt) -> Span:
         return self._block_span or self.decl.span
 
     _block_span: Span | None = None
+    _block_outers: list = []
 
     def for_loop(self, stmt: ast.For) -> None:
         outer = self.env
         self.env = outer.copy()
+        self._block_outers = [*self._block_outers, outer.values]
         previous = self._block_span
         self._block_span = stmt.span
         try:
             iterable = stmt.iterable
             if isinstance(iterable, ast.Range):
-                self.expr(iterable.lo)
-                self.expr(iterable.hi)
+                ends = [self.expr(iterable.lo), self.expr(iterable.hi)]
+                for end, node in zip(ends, (iterable.lo, iterable.hi), strict=True):
+                    if not (
+                        (isinstance(end, HostType) and end.kind == "int")
+                        or isinstance(end, PythonType | UnknownType)
+                    ):
+                        self.reporter.report(
+                            "E0803",
+                            f"a range's ends must be ints, not {format_type(end)}",
+                            node.span,
+                            "not an int",
+                            help="a range counts on the host: use an int, a dim or an axis name",
+                        )
+                low = interval_of(ends[0]) if isinstance(ends[0], HostType) else None
+                high = interval_of(ends[1]) if isinstance(ends[1], HostType) else None
                 var_type: Type = INT
+                if low is not None and high is not None:
+                    var_type = HostType(
+                        "int", None, ranges.Interval.make(low.lo, max(low.lo, high.hi - 1))
+                    )
             else:
                 source = self.expr(iterable)
+                if isinstance(source, TensorType | HostType | StringType):
+                    self.reporter.report(
+                        "E0804",
+                        f"a for loop can't loop over {format_type(source)}",
+                        iterable.span,
+                        "not iterable",
+                        help="loop over a range `0..n`, a Python value or a dataset's batches; "
+                        "for a tensor, use an iterator chain such as `x |> map(...)`",
+                    )
                 var_type = source if isinstance(source, PythonType) else UNKNOWN
             self.bind_value(stmt.var.name, var_type, stmt.var.span, "value", stmt.span)
             self.block(stmt.body)
         finally:
             self.env = outer
             self._block_span = previous
+            self._block_outers = self._block_outers[:-1]
 
     def if_stmt(self, stmt: ast.If) -> None:
-        self.expr(stmt.condition)
+        condition = self.expr(stmt.condition)
+        allowed = (
+            (isinstance(condition, HostType) and condition.kind == "bool")
+            or (
+                isinstance(condition, TensorType)
+                and condition.domain.name == "Mask"
+                and condition.axes == ()
+            )
+            or isinstance(condition, PythonType | UnknownType | NamedType)
+        )
+        if not allowed:
+            self.reporter.report(
+                "E0802",
+                f"an if needs a bool, a [] Mask or a Python value, not {format_type(condition)}",
+                stmt.condition.span,
+                "not true or false",
+                help="reduce a mask with any or all, as in `if any(x > 0):`",
+            )
         previous = self._block_span
         branches: list[Env] = []
         for body in (stmt.then_body, stmt.else_body):
@@ -483,12 +576,14 @@ class BodyChecker:
             outer = self.env
             self.env = outer.copy()
             self._block_span = stmt.span
+            self._block_outers = [*self._block_outers, outer.values]
             try:
                 self.block(body)
                 branches.append(self.env)
             finally:
                 self.env = outer
                 self._block_span = previous
+                self._block_outers = self._block_outers[:-1]
         if len(branches) == 2:
             then_env, else_env = branches
             for name, (type_, symbol) in then_env.values.items():
@@ -752,6 +847,16 @@ class BodyChecker:
                 notes=error.notes,
             )
             return UNKNOWN
+        if left.resolved_dtype != right.resolved_dtype:
+            self.reporter.report(
+                "E0502",
+                f"`@` needs one dtype, but these are {left.resolved_dtype} and "
+                f"{right.resolved_dtype}",
+                span,
+                "different dtypes",
+                help=f"convert one of them first, as in `to {left.resolved_dtype}`",
+            )
+            return UNKNOWN
         return TensorType(axes, Domain(), left.dtype)
 
     def cast(self, node: ast.Cast) -> Type:
@@ -760,7 +865,27 @@ class BodyChecker:
         if isinstance(target, UnknownType):
             return UNKNOWN
         if node.kind == "to":
+            if isinstance(target, HostType):
+                self.reporter.report(
+                    "E0504",
+                    f"no conversion makes a host {target.kind} of a tensor",
+                    node.type.span,
+                    "not a conversion",
+                    help="read a [] tensor on the host with `as` on a Python value, or keep "
+                    "it a tensor",
+                )
+                return UNKNOWN
             if isinstance(operand, TensorType) and isinstance(target, TensorType):
+                problem = domains.conversion_problem(operand, target, bool(node.type.words))
+                if problem is not None:
+                    self.reporter.report(
+                        "E0504",
+                        problem,
+                        node.type.span,
+                        "no such conversion",
+                        notes=domains.to_table_notes(),
+                    )
+                    return UNKNOWN
                 axes = operand.axes if target.axes is None else target.axes
                 domain = target.domain if node.type.words else operand.domain
                 dtype = target.dtype if target.dtype is not None else operand.dtype
@@ -1227,6 +1352,17 @@ class BodyChecker:
                 self._python_value_error(value.span, "passed as a tensor argument")
                 return False
             return None
+        if isinstance(expected, HostType) and isinstance(actual, TensorType):
+            self.reporter.report(
+                "E0805",
+                f"`{signature.name}` takes a host {expected.kind} as `{param.name}`, "
+                f"not the tensor {format_type(actual)}",
+                value.span,
+                "a tensor",
+                help="reading a tensor on the host waits for the device; compute the number "
+                "on the host, or make the parameter a [] tensor",
+            )
+            return False
         if isinstance(expected, TensorType):
             if isinstance(actual, StringType):
                 self.reporter.report(
@@ -1250,6 +1386,17 @@ class BodyChecker:
                 return False
             if not isinstance(actual, TensorType):
                 return None
+            misfit = domains.value_fits(actual, expected)
+            if misfit is not None:
+                self.reporter.report(
+                    "E0501",
+                    f"`{signature.name}` can't take this as `{param.name}`: {misfit.message}",
+                    value.span,
+                    format_type(actual),
+                    notes=[f"`{param.name}` is {format_type(expected)}"],
+                    help=misfit.help,
+                )
+                return False
             if expected.axes is None:
                 if actual.axes is not None:
                     shapes.append(actual.axes)

@@ -157,12 +157,21 @@ def _reduction(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call)
     tensor = _tensor_operand(checker, name, operand, needs_axes=over is not None)
     if tensor is None:
         return UNKNOWN
-    domain = Domain()
     dtype = tensor.dtype
+    if name not in MASK_REDUCTIONS and tensor.domain.name == "Mask":
+        checker.reporter.report(
+            "E0501",
+            f"`{name}` needs numbers, not a Mask",
+            operand.span,
+            "a mask",
+            help="convert it first: `m to Binary` counts true as 1",
+        )
+        return UNKNOWN
+    domain = _reduced_domain(name, tensor)
     if name in MASK_REDUCTIONS:
         domain, dtype = MASK, "bool"
-    elif name in NONNEG_REDUCTIONS:
-        domain = Domain("NonNeg")
+    elif name in ("sum", "prod") and dtype in (None, "bool", "u8", "i8", "i16", "i32", "i64"):
+        dtype = "i64" if dtype is not None else None
     if over is None:
         return TensorType((), domain, dtype)
     index = _over_axis(checker, name, tensor, over, node)
@@ -172,6 +181,22 @@ def _reduction(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call)
     if name == "mean" and semantic is not None and semantic != tensor.axes[index].name:
         domain = tensor.domain
     return TensorType(_without(tensor.axes, index), domain, dtype)
+
+
+def _reduced_domain(name: str, tensor: TensorType) -> Domain:
+    """What a reduction leaves of the values' range (Range inference)."""
+    interval = interval_of(tensor) or ranges.REAL
+    if name in NONNEG_REDUCTIONS:
+        return range_domain(ranges.NAMED_RANGES["NonNeg"])
+    if name in ("sum", "prod"):
+        return range_domain(ranges.sign_only(interval))
+    if name in ("max", "min"):
+        return range_domain(interval)
+    if name == "mean":
+        return range_domain(ranges.mean_of(interval))
+    if name == "logsumexp":
+        return range_domain(ranges.Interval(interval.lo, ranges.INF, interval.lo_closed, False))
+    return Domain()
 
 
 def _along_axis(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) -> Type:
@@ -208,6 +233,31 @@ def _along_axis(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call
     axes = tensor.axes
     axis = axes[index]
     axis_name = axis.name
+    if tensor.domain.name == "Mask":
+        checker.reporter.report(
+            "E0501",
+            f"`{name}` needs numbers, not a Mask",
+            positional[0].span,
+            "a mask",
+            help="convert it first, as in `m to Binary`",
+        )
+        return UNKNOWN
+    if name in ("softmax", "log_softmax", "cross_entropy") and tensor.domain.name == "Prob":
+        question = (
+            "softmax applied twice?"
+            if name != "cross_entropy"
+            else ("softmax applied before cross_entropy?")
+        )
+        checker.reporter.report(
+            "E0501",
+            f"`{name}` takes logits, but this is a Prob over {tensor.domain.over}: {question}",
+            positional[0].span,
+            format_type(tensor),
+            help="pass the logits, before the softmax"
+            if name != "cross_entropy"
+            else "cross_entropy applies log_softmax itself: pass the logits",
+        )
+        return UNKNOWN
     if name == "softmax":
         return TensorType(axes, Domain("Prob", axis_name), tensor.dtype)
     if name == "log_softmax":
@@ -259,6 +309,20 @@ def _topk(checker: BodyChecker, tensor: TensorType, index: int, k: Arg, node) ->
 
 def _cross_entropy(checker: BodyChecker, logits: TensorType, index: int, labels: Arg) -> Type:
     target = labels.type
+    classes = logits.axes[index].size
+    if (
+        isinstance(target, TensorType)
+        and target.domain.name == "Index"
+        and target.domain.size is not None
+        and not sizes_equal(target.domain.size, classes, checker.scope.dim_values)
+    ):
+        checker.reporter.report(
+            "E0507",
+            f"the labels are indices below {target.domain.size}, but there are {classes} classes",
+            labels.span,
+            format_type(target),
+        )
+        return UNKNOWN
     if isinstance(target, TensorType) and target.axes is not None:
         expected = _without(logits.axes, index)
         if len(target.axes) != len(expected):
@@ -270,7 +334,7 @@ def _cross_entropy(checker: BodyChecker, logits: TensorType, index: int, labels:
                 format_type(target),
             )
             return UNKNOWN
-    return TensorType((), Domain("NonNeg"), logits.dtype)
+    return TensorType((), range_domain(ranges.NAMED_RANGES["NonNeg"]), logits.dtype)
 
 
 def _masked_fill(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) -> Type:
@@ -766,6 +830,19 @@ def index(checker: BodyChecker, node: ast.Index, target: Type) -> Type:
                 result.extend(axes[position + type_.rank :])
                 return TensorType(tuple(result), target.domain, target.dtype)
             if type_.resolved_dtype in ("i64", "i32", "i16", "i8", "u8"):
+                bound = type_.domain.size if type_.domain.name == "Index" else None
+                if bound is not None and not sizes_equal(
+                    bound, axis.size, checker.scope.dim_values
+                ):
+                    checker.reporter.report(
+                        "E0507",
+                        f"indices below {bound} index an axis of {axis.size}",
+                        item.span,
+                        format_type(type_),
+                        help="these indices are for another axis: check which vocabulary or "
+                        "table they belong to",
+                    )
+                    return UNKNOWN
                 result.extend(type_.axes)
                 continue
         if isinstance(type_, UnknownType | PythonType):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from shapescript.check import builtin_rules
 from shapescript.check.bodies import Program
+from shapescript.check.math_comments import CommentLine, Math, check_math, find_math
 from shapescript.check.module_scope import (
     build_signatures,
     check_aliases,
@@ -14,6 +15,7 @@ from shapescript.check.prelude import load_prelude
 from shapescript.check.program import Checked, ItemFacts, Reference
 from shapescript.check.reporter import Reporter
 from shapescript.check.type_exprs import TypeResolver
+from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.syntax import ast
 from shapescript.syntax.parser import ParseResult, parse, shift_diagnostic
 from shapescript.syntax.source import SourceFile, Span
@@ -76,6 +78,8 @@ def check_parsed(parsed: ParseResult, previous: Checked | None = None) -> Checke
             continue
         items[index].body = result
         diagnostics.extend(shift_diagnostic(d, items[index].base) for d in result.diagnostics)
+    math = find_math(_comment_lines(parsed))
+    diagnostics.extend(_math_hints(math))
     diagnostics.sort(key=lambda d: (d.span.start, d.code))
     for diagnostic in diagnostics:
         diagnostic.path = source.path
@@ -91,7 +95,38 @@ def check_parsed(parsed: ParseResult, previous: Checked | None = None) -> Checke
         signatures=dict(program.prelude.signatures) | dict(scope.signatures),
         parse=parsed,
         memo=program.memo,
+        math=math,
     )
+
+
+def _comment_lines(parsed: ParseResult) -> list[CommentLine]:
+    """Every comment with file offsets and lines, as the math finder reads them."""
+    source = parsed.source
+    lines = []
+    for base, comment in parsed.comments:
+        start = base + comment.span.start + (2 if comment.is_doc else 1)
+        lines.append(
+            CommentLine(
+                comment.text,
+                start,
+                source.position(start).line,
+                comment.is_doc,
+                comment.after_code,
+            )
+        )
+    return lines
+
+
+def _math_hints(math: list[Math]) -> list[Diagnostic]:
+    return [
+        Diagnostic(
+            problem.code,
+            problem.message,
+            Label(Span(problem.start, problem.end), "math"),
+            help=problem.help,
+        )
+        for problem in check_math(math)
+    ]
 
 
 def check_source(source: SourceFile, previous: Checked | None = None) -> Checked:

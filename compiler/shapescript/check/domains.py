@@ -150,3 +150,35 @@ def value_fits(value: Type, expected: Type) -> Misfit | None:
             help_,
         )
     return None
+
+
+def _source_key(value: TensorType) -> str:
+    if value.dtype == "u8" and value.domain.name == "Real" and value.domain.interval is None:
+        return "u8"
+    return shown(value.domain)
+
+
+def conversion_problem(value: TensorType, target: TensorType, has_domain: bool) -> str | None:
+    """Why `value to target` isn't a conversion of the to table (E0504), or None."""
+    if not has_domain:
+        if target.dtype == "bool" and value.resolved_dtype != "bool":
+            return "converting to bool isn't a conversion: compare instead, as in `x != 0`"
+        return None
+    source = _source_key(value)
+    wanted = shown(target.domain)
+    if target.dtype is not None and target.dtype not in ("f16", "bf16", "f32", "f64"):
+        return f"a to with a domain makes floats, not {target.dtype}"
+    if source == wanted:
+        return f"the value is already {wanted}: nothing to convert"
+    if (source, wanted) not in TO_TABLE:
+        return f"there is no conversion from {source} to {wanted}"
+    return None
+
+
+def to_table_notes() -> list[str]:
+    return [
+        "the conversions are: "
+        + "; ".join(
+            f"{source} to {target} ({formula})" for (source, target), formula in TO_TABLE.items()
+        )
+    ]

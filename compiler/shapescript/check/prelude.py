@@ -13,6 +13,7 @@ from shapescript.check.signatures import Signature, build_signature
 from shapescript.check.type_exprs import TypeResolver
 from shapescript.syntax import ast
 from shapescript.syntax.parser import parse_text
+from shapescript.syntax.source import Span
 
 PACKAGE = Path(__file__).resolve().parent.parent
 STUB_FILES = {"prelude": PACKAGE / "prelude.ss", "nn": PACKAGE / "nn.ss"}
@@ -36,16 +37,17 @@ def load_prelude() -> Prelude:
         module = parse_text(text, display).module
         resolver = TypeResolver(Reporter())
         base = ModuleScope(display).type_context()
-        for item in module.items:
+        for index, item in enumerate(module.items):
             if not isinstance(item, ast.ExternFnDecl):
                 continue
+            offset = module.base_of(index)
             prelude.signatures[item.name] = build_signature(item, resolver, base, origin=origin)
             prelude.symbols[item.name] = Symbol(
                 item.name,
                 "prelude",
-                item.name_span,
+                Span(offset + item.name_span.start, offset + item.name_span.end),
                 display,
-                text[item.span.start : item.span.end],
+                " ".join(text[offset + item.span.start : offset + item.span.end].split()),
                 item.doc.text if item.doc else None,
             )
     return prelude

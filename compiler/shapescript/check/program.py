@@ -112,6 +112,8 @@ class Checked:
     #: What the next check of an edited version of this file may reuse.
     parse: object = None
     memo: dict = field(default_factory=dict)
+    #: The LaTeX math found in comments, parsed, for hovers to render.
+    math: list = field(default_factory=list)
     _bases: list[int] | None = None
 
     # ------------------------------------------------------------------ locating

@@ -163,6 +163,10 @@ class TypeResolver:
                     word.span, f"only Logit, Prob and LogProb are over an axis, not `{name}`"
                 )
             self._note_reference(ctx, word.over, word.over_span)
+        if name in ("Prob", "LogProb") and word.over is None:
+            self._invalid_domain(
+                word.span, f"{name} needs the axis it sums to 1 over, as in `{name} over C`"
+            )
         if name in NAMED_RANGES:
             return Domain("Real", interval=NAMED_RANGES[name])
         if name in ctx.domain_intervals:

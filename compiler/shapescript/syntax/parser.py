@@ -28,6 +28,7 @@ from shapescript.syntax.tokens import (
     NEWLINE,
     STRING,
     UNKNOWN_SIZE,
+    Comment,
     Token,
     describe,
 )
@@ -66,6 +67,8 @@ class ParseResult:
     source: SourceFile
     #: Each chunk's text with what parsing it gave, for the next parse of an edited file.
     chunks: dict[tuple[str, bool], ChunkParse] = field(default_factory=dict)
+    #: Every comment, with the start of its chunk (its span counts from there).
+    comments: list[tuple[int, Comment]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -74,6 +77,7 @@ class ChunkParse:
 
     items: list[ast.Item]
     diagnostics: list[Diagnostic]
+    comments: list[Comment] = field(default_factory=list)
 
 
 _ITEM_START = re.compile(r"^(?!else\b)[^\W\d]", re.M)
@@ -118,6 +122,7 @@ def parse(
     items: list[ast.Item] = []
     bases: list[int] = []
     diagnostics: list[Diagnostic] = []
+    comments: list[tuple[int, Comment]] = []
     # Parsing allocates many small objects that all stay alive, so the cyclic collector
     # would only scan them again and again; pausing it makes parsing about a quarter faster.
     collecting = gc.isenabled()
@@ -133,12 +138,13 @@ def parse(
             items.extend(chunk.items)
             bases.extend([start] * len(chunk.items))
             diagnostics.extend(shift_diagnostic(d, start) for d in chunk.diagnostics)
+            comments.extend((start, comment) for comment in chunk.comments)
     finally:
         if collecting:
             gc.enable()
     diagnostics.sort(key=lambda d: (d.primary.span.start, d.code))
     module = ast.Module(items, Span(0, len(text)), notebook, bases)
-    return ParseResult(module, diagnostics, source, chunks)
+    return ParseResult(module, diagnostics, source, chunks, comments)
 
 
 def _parse_chunk(path: str, text: str, notebook: bool) -> ChunkParse:
@@ -149,7 +155,7 @@ def _parse_chunk(path: str, text: str, notebook: bool) -> ChunkParse:
     module = parser.parse_module()
     diagnostics = lexed.diagnostics + parser.diagnostics
     diagnostics.extend(attach_doc_comments(module, lexed.comments, source))
-    return ChunkParse(module.items, diagnostics)
+    return ChunkParse(module.items, diagnostics, lexed.comments)
 
 
 def shift_span(span: Span, offset: int) -> Span:

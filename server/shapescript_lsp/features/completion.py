@@ -120,6 +120,8 @@ class Completer:
         self.dims = frozenset(checked.dim_values) if checked is not None else frozenset()
         line_start = text.rfind("\n", 0, offset) + 1
         before = text[line_start:offset]
+        if _in_comment(before):
+            return types.CompletionList(is_incomplete=False, items=[])
         prefix = _WORD_BEFORE.search(before).group()
         head = before[: len(before) - len(prefix)]
         candidates = self._candidates(checked, text, offset, head, prefix)
@@ -147,12 +149,13 @@ class Completer:
         for module, name, kind in self.workspace:
             if name in local:
                 continue
+            qualified = f"{module.split('.')[-1]}.{name}"
             candidate = Candidate(
-                name,
+                qualified,
                 KIND_OF_SYMBOL.get(kind, types.CompletionItemKind.Reference),
                 f"{kind} from {module}.ss",
                 rank=3,
-                insert=f"{module.split('.')[-1]}.{name}",
+                insert=qualified,
             )
             if module not in imported:
                 candidate.edits = [
@@ -387,6 +390,17 @@ def resolve(item: types.CompletionItem, checked: Checked | None) -> types.Comple
 
 
 def _continues_pipe(text: str, offset: int, head: str) -> bool:
+    return False
+
+
+def _in_comment(before: str) -> bool:
+    """Whether the text before the cursor on its line ends inside a comment."""
+    in_string = False
+    for char in before:
+        if char == '"':
+            in_string = not in_string
+        elif char == "#" and not in_string:
+            return True
     return False
 
 
