@@ -53,6 +53,15 @@ ATTENTION_STEPS = [
         "find": "softmax(over=m)",
         "offset": len("softmax(over="),
     },
+    {"op": "hover", "name": "hover sqrt", "find": "sqrt(Dh)"},
+    {"op": "definition", "name": "definition of sqrt", "find": "sqrt(Dh)", "jump": True},
+    {
+        "op": "completion",
+        "name": "complete in a comment",
+        "find": "# Each query against",
+        "offset": len("# Each query "),
+        "trigger_character": " ",
+    },
     {"op": "inlay_hint", "name": "inlay hints", "force": True},
     {
         "op": "request",
@@ -121,8 +130,10 @@ class Run:
 
 
 def probe(folder: Path, name: str, text: str, steps: list[dict]) -> Run:
-    folder.mkdir(parents=True, exist_ok=True)
-    file = (folder / name).resolve()
+    # The library folder lies outside the document's folder (the workspace root), as the
+    # default one in the user's cache does.
+    (folder / "work").mkdir(parents=True, exist_ok=True)
+    file = (folder / "work" / name).resolve()
     file.write_text(text, encoding="utf-8")
     library = (folder / "library").resolve()
     process = subprocess.run(
@@ -218,6 +229,27 @@ def test_definition_of_softmax_lands_in_builtins(attention: Run):
     assert line.startswith("fn softmax("), line
     assert step["jumped_to"]["file"] == str(builtins)
     assert step["jumped_to"]["line"] == location["range"]["start"]["line"]
+
+
+def test_hover_on_a_prelude_function_shows_its_signature(attention: Run):
+    text = attention.step("hover sqrt")["text"]
+    assert "sqrt(x: Real) -> NonNeg" in text, text
+
+
+def test_definition_of_a_prelude_function_lands_in_prelude(attention: Run):
+    step = attention.step("definition of sqrt")
+    prelude = attention.library / "prelude.ss"
+    (location,) = step["locations"]
+    assert location["uri"] == prelude.as_uri()
+    line = prelude.read_text(encoding="utf-8").splitlines()[location["range"]["start"]["line"]]
+    assert line.startswith("extern fn sqrt("), (location["range"], line)
+    assert step["jumped_to"]["file"] == str(prelude)
+
+
+def test_completion_offers_nothing_inside_a_comment(attention: Run):
+    # " " is one of the server's trigger characters, so an editor asks after each space.
+    step = attention.step("complete in a comment")
+    assert step["labels"] == [], f"{step['count']} items: {step['labels'][:10]}"
 
 
 def test_signature_help_marks_the_over_parameter(attention: Run):
