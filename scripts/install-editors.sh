@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what the editor tests need: Neovim (Debian's), the VS Code extension's npm
+# packages (compiled), and the headless VS Code the end-to-end test drives.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v nvim >/dev/null 2>&1; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim >/dev/null
+fi
+
+(cd vscode-extension && npm ci --no-audit --no-fund && npm run compile)
+
+clients="${SHAPESCRIPT_CLIENTS:-$(cd .. && pwd)/shared/clients}"
+if [ -f "$clients/vscode_probe/install.sh" ]; then
+  bash "$clients/vscode_probe/install.sh"
+else
+  echo "no VS Code probe at $clients: its end-to-end test will be skipped" >&2
+fi
