@@ -68,16 +68,38 @@ EDIT_CODE = "E0301"
 # The probe builds and installs its own demo extension; this runs it with the
 # packaged .vsix instead, and points drive.js at our output channel. Both are
 # plain module attributes of vscode_probe.py, patched in this process only.
+#
+# drive.js presses Enter 500 ms after typing the file name into Quick Open. On
+# a busy machine the file results come later ("No search provider registered
+# for scheme: vscode-remote, waiting"), Enter lands on an empty list, and no
+# editor ever opens, so every later step fails. The runner uses a copy of
+# drive.js that waits for the file in the list first (if the text it changes
+# is still there; otherwise drive.js runs as it is).
+QUICK_OPEN_RACE = """    await page.keyboard.type(cfg.file);
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Enter');"""
+QUICK_OPEN_WAIT = """    await page.keyboard.type(cfg.file);
+    await page.waitForTimeout(500);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: path.basename(cfg.file) })
+      .first().waitFor({ state: 'visible', timeout: cfg.timeout_ms });
+    await page.keyboard.press('Enter');"""
+
 RUNNER = """\
-import json, subprocess, sys
+import json, shutil, subprocess, sys, tempfile
 from pathlib import Path
 
-probe_dir, vsix, channel = sys.argv[1:4]
-sys.argv = [str(Path(probe_dir) / "vscode_probe.py")] + sys.argv[4:]
+probe_dir, vsix, channel, race, wait = sys.argv[1:6]
+sys.argv = [str(Path(probe_dir) / "vscode_probe.py")] + sys.argv[6:]
 sys.path.insert(0, probe_dir)
 import vscode_probe as probe
 
 probe.build_vsix = lambda node_modules, dest: Path(vsix)
+drive = (Path(probe_dir) / "drive.js").read_text()
+patched = None
+if race in drive:
+    patched = Path(tempfile.mkdtemp(prefix="vscode-probe-drive-"))
+    (patched / "drive.js").write_text(drive.replace(race, wait))
+    probe.HERE = patched  # only drive.js is read through HERE after import
 _run = subprocess.run
 
 
@@ -89,7 +111,11 @@ def run(cmd, *args, **kwargs):
 
 
 probe.subprocess.run = run
-sys.exit(probe.main())
+try:
+    sys.exit(probe.main())
+finally:
+    if patched is not None:
+        shutil.rmtree(patched, ignore_errors=True)
 """
 
 
@@ -173,6 +199,7 @@ def run_probe(vsix: Path, ws: Path, file: str, work: Path) -> dict:
     shots = work / "shots"
     cmd = [
         sys.executable, str(runner), str(PROBE_DIR), str(vsix), OUTPUT_CHANNEL,
+        QUICK_OPEN_RACE, QUICK_OPEN_WAIT,
         "--workspace", str(ws), "--file", file,
         "--server-cmd", f"{sys.executable} -m shapescript_lsp",
         "--home", str(PROBE_HOME), "--out", str(shots),

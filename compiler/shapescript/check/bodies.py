@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from shapescript.check import builtin_rules, domains, ranges
+from shapescript.check import builtin_rules, chains, domains, ranges
 from shapescript.check.broadcast import ShapeError, broadcast, matmul
 from shapescript.check.module_scope import KIND_WORDS, ModuleScope, suggestion
 from shapescript.check.program import (
@@ -109,6 +109,7 @@ class Program:
         self.variable_counter = 0
         self.inferring: list[str] = []
         self.range_cache: dict = {}
+        self.effects: dict = {}
         self.item_index = {id(item): index for index, item in enumerate(module.items)}
 
     def fresh_variable(self, name: str) -> str:
@@ -170,6 +171,49 @@ class Program:
                 interval = interval.hull(found)
         self.range_cache[key] = interval
         return interval
+
+    def effect_of(self, name: str):
+        """What a function of this file does beyond computing a value, and where (absolute
+        span), looking through the functions it calls; None if it only computes."""
+        if name in self.effects:
+            return self.effects[name]
+        self.effects[name] = None
+        decl = self.scope.functions.get(name)
+        if not isinstance(decl, ast.FnDecl):
+            return None
+        base = self.scope.function_bases.get(name, 0)
+        found = None
+        for node in _walk(decl):
+            if isinstance(node, ast.FieldAssign):
+                found = ("changes a model's field", node.span)
+            elif isinstance(node, ast.Call):
+                callee = node.callee
+                called = callee.name if isinstance(callee, ast.Name) else None
+                if called in chains.EFFECTFUL:
+                    found = (f"calls `{called}`", node.span)
+                elif any(arg.mut for arg in node.args):
+                    found = ("passes a mut argument", node.span)
+                elif isinstance(callee, ast.Member):
+                    root = callee
+                    while isinstance(root, ast.Member):
+                        root = root.target
+                    if isinstance(root, ast.Name) and root.name in self.scope.python_modules:
+                        found = ("calls into Python", node.span)
+                elif called is not None and called != name:
+                    inner = self.effect_of(called)
+                    if inner is not None:
+                        found = (
+                            f"calls `{called}`, which {inner[0].split(' ', 1)[-1]}",
+                            Span(node.span.start + base, node.span.end + base),
+                        )
+                        self.effects[name] = found
+                        return found
+            if found is not None:
+                what, span = found
+                found = (what, Span(span.start + base, span.end + base))
+                break
+        self.effects[name] = found
+        return found
 
     def return_type_of(self, signature: Signature) -> Type | None:
         """The declared return type, or the one inferred from the body; None for recursion."""
@@ -423,7 +467,13 @@ class BodyChecker:
             self.expr(stmt.value)
 
     def assign(self, stmt: ast.Assign) -> None:
-        value = self.expr(stmt.value)
+        self._building = frozenset(
+            target.name for target in stmt.targets if target.name not in self.env.values
+        )
+        try:
+            value = self.expr(stmt.value)
+        finally:
+            self._building = frozenset()
         targets = stmt.targets
         if isinstance(value, SeveralType):
             if len(targets) != len(value.items):
@@ -543,11 +593,92 @@ class BodyChecker:
                     )
                 var_type = source if isinstance(source, PythonType) else UNKNOWN
             self.bind_value(stmt.var.name, var_type, stmt.var.span, "value", stmt.span)
+            entry = dict(outer.values)
             self.block(stmt.body)
+            self._loop_fixpoint(stmt, outer, entry, var_type)
+            self._hint_chain(stmt, entry)
         finally:
             self.env = outer
             self._block_span = previous
             self._block_outers = self._block_outers[:-1]
+
+    def _hint_chain(self, stmt: ast.For, outer_values: dict) -> None:
+        """H2401: a loop over a whole axis whose iterations only add independent terms."""
+        iterable = stmt.iterable
+        if (
+            not (
+                isinstance(iterable, ast.Range)
+                and isinstance(iterable.lo, ast.IntLit)
+                and iterable.lo.value == 0
+                and isinstance(iterable.hi, ast.Name)
+                and iterable.hi.name in self.env.axes
+            )
+            or not stmt.body
+        ):
+            return
+        index = stmt.var.name
+        terms = []
+        for body_stmt in stmt.body:
+            if not (isinstance(body_stmt, ast.Assign) and len(body_stmt.targets) == 1):
+                return
+            accumulator = body_stmt.targets[0].name
+            value = body_stmt.value
+            if accumulator not in outer_values or not (
+                isinstance(value, ast.Binary) and value.op == "+"
+            ):
+                return
+            if isinstance(value.left, ast.Name) and value.left.name == accumulator:
+                term = value.right
+            elif isinstance(value.right, ast.Name) and value.right.name == accumulator:
+                term = value.left
+            else:
+                return
+            if not _independent_term(term, index, set(outer_values) & {accumulator}):
+                return
+            terms.append((accumulator, term))
+        axis = iterable.hi.name
+        accumulator, term = terms[0]
+        shown = self.text_of(term.span)
+        self.reporter.report(
+            "H2401",
+            "this loop's iterations don't depend on each other: it could be an iterator chain",
+            Span(stmt.span.start, stmt.var.span.end),
+            "independent iterations",
+            help=f"`{accumulator} = {accumulator} + ({axis} |> map({index} => {shown}) "
+            f"|> sum(over={axis}))`",
+        )
+
+    def _loop_fixpoint(self, stmt: ast.For, outer: Env, entry: dict, var_type: Type) -> None:
+        """Check the body again, silently, until the outer values' domains at its start hold
+        those at its end; a range still growing after two rounds widens to infinity, and a
+        domain still changing after six rounds becomes Real. The outer values then have the
+        joined types after the loop."""
+        start = dict(entry)
+        for round_number in range(1, 7):
+            changed = False
+            for name, (type_, symbol) in self.env.values.items():
+                if name not in start or name == stmt.var.name:
+                    continue
+                joined = _join(start[name][0], type_)
+                if round_number >= 2:
+                    joined = _widen(start[name][0], joined)
+                if round_number >= 6:
+                    joined = _erase_range(joined)
+                if _type_key(joined) != _type_key(start[name][0]):
+                    start[name] = (joined, symbol)
+                    changed = True
+            if not changed:
+                break
+            self.env = outer.copy()
+            self.env.values.update(start)
+            self.reporter.muted += 1
+            try:
+                self.bind_value(stmt.var.name, var_type, stmt.var.span, "value", stmt.span)
+                self.block(stmt.body)
+            finally:
+                self.reporter.muted -= 1
+        for name in entry:
+            outer.values[name] = start[name]
 
     def if_stmt(self, stmt: ast.If) -> None:
         condition = self.expr(stmt.condition)
@@ -584,6 +715,16 @@ class BodyChecker:
                 self.env = outer
                 self._block_span = previous
                 self._block_outers = self._block_outers[:-1]
+        original = dict(self.env.values)
+        for name, (type_, symbol) in original.items():
+            results = [branch.values.get(name, (type_, symbol))[0] for branch in branches]
+            if len(branches) == 1:
+                results.append(type_)
+            joined = results[0]
+            for other in results[1:]:
+                joined = _join(joined, other)
+            if _type_key(joined) != _type_key(type_):
+                self.env.values[name] = (joined, symbol)
         if len(branches) == 2:
             then_env, else_env = branches
             for name, (type_, symbol) in then_env.values.items():
@@ -632,10 +773,38 @@ class BodyChecker:
             return StringType()
         if isinstance(node, ast.BoolLit):
             return BOOL
+        if isinstance(node, ast.Lambda):
+            self.reporter.report(
+                "E3202",
+                "a lambda can only be the function of a map or filter stage",
+                node.span,
+                "lambdas aren't values",
+                help="write a fn for it, or use it in `|> map(...)`",
+            )
+            return UNKNOWN
+        if isinstance(node, ast.Range):
+            self.reporter.report(
+                "E3203",
+                "a range can only start an iterator chain or be what a for loop loops over",
+                node.span,
+                "not a value",
+                help="write `a..b |> map(i => ...)` or `for i in a..b:`",
+            )
+            return UNKNOWN
         return UNKNOWN
 
     def name(self, node: ast.Name) -> Type:
         name = node.name
+        if name in self._building and name not in self.env.values:
+            self.reporter.report(
+                "E2402",
+                f"the chain reads `{name}`, the result it is building",
+                node.span,
+                "another element of the result",
+                help="each element computed from the one before is a recurrence: use a for "
+                "loop, or bind the old value under another name first",
+            )
+            return UNKNOWN
         found = self.env.values.get(name)
         if found is not None:
             self.refer(node.span, found[1])
@@ -887,7 +1056,9 @@ class BodyChecker:
                     )
                     return UNKNOWN
                 axes = operand.axes if target.axes is None else target.axes
-                domain = target.domain if node.type.words else operand.domain
+                domain = (
+                    target.domain if node.type.words else _dtype_converted(operand, target.dtype)
+                )
                 dtype = target.dtype if target.dtype is not None else operand.dtype
                 if node.type.words and target.dtype is None:
                     dtype = None
@@ -952,11 +1123,33 @@ class BodyChecker:
     # ------------------------------------------------------------------ calls and pipes
 
     def pipe(self, node: ast.Pipe) -> Type:
-        current = self.expr(node.input)
+        first = node.stages[0] if node.stages else None
+        starts_chain = first is not None and chains.stage_name(first) is not None
+        if isinstance(node.input, ast.Range) and starts_chain:
+            current: object = UNKNOWN
+        else:
+            current = self.expr(node.input)
+        previous_input: ast.Expr = node.input
+        from_chain = False
         for number, stage in enumerate(node.stages, start=1):
-            note = f"in stage {number} of this pipeline, whose input is {format_type(current)}"
+            shown = (
+                format_type(chains.as_several(current))
+                if not isinstance(current, Type)
+                else format_type(current)
+            )
+            note = f"in stage {number} of this pipeline, whose input is {shown}"
             self.reporter.context_notes.append(note)
             try:
+                if chains.stage_name(stage) is not None:
+                    if not isinstance(current, chains.Iteration):
+                        current = chains.start(self, current, previous_input, stage, from_chain)
+                    current = chains.apply(self, current, stage) if current is not None else UNKNOWN
+                    from_chain = chains.stage_name(stage) in ("map", "filter")
+                    self.facts.types[stage.span] = chains.as_several(current)
+                    continue
+                from_chain = False
+                if isinstance(current, chains.Iteration):
+                    current = chains.finish(self, current, stage.span)
                 if isinstance(stage, ast.ToStage):
                     cast = ast.Cast("to", node.input, stage.type, stage.span)
                     current = self._to_stage(current, cast)
@@ -970,7 +1163,93 @@ class BodyChecker:
             finally:
                 self.reporter.context_notes.pop()
             self.facts.types[stage.span] = current
+            previous_input = stage
+        if isinstance(current, chains.Iteration):
+            return chains.finish(self, current, node.span)
         return current
+
+    # ------------------------------------------------------------------ chains
+
+    _stage_depth = 0
+    _building: frozenset = frozenset()
+
+    def lambda_body(self, function: ast.Lambda, parts: tuple[Type, ...]) -> Type:
+        """Check a map or filter lambda's body with its parameters bound to the parts."""
+        outer = self.env
+        self.env = outer.copy()
+        self._stage_depth += 1
+        try:
+            for param, part in zip(function.params, parts, strict=True):
+                if param.name == "_":
+                    continue
+                if param.name in self.env.axes or param.name in self.scope.dims:
+                    self.reporter.report(
+                        "E0303",
+                        f"a lambda's parameter can't take the name `{param.name}` of an axis "
+                        "or a dim",
+                        param.span,
+                        "name clash",
+                    )
+                    continue
+                self.bind_value(param.name, part, param.span, "value", function.span)
+            result = self.expr(function.body)
+            self.facts.stage_kinds[function.span] = (
+                "elementwise" if _elementwise_body(function.body) else "vmap"
+            )
+            return result
+        finally:
+            self.env = outer
+            self._stage_depth -= 1
+
+    def note_stage_function(self, function: ast.Expr) -> None:
+        """A stage's function given by name: record how it runs, check it only computes."""
+        callee = function.callee if isinstance(function, ast.Call) else function
+        elementwise = isinstance(function, ast.ToStage) or (
+            isinstance(callee, ast.Name)
+            and (
+                callee.name in builtin_rules.ELEMENTWISE
+                or (
+                    (signature := self.program.lookup_function(callee.name)) is not None
+                    and signature.is_elementwise
+                )
+            )
+        )
+        self.facts.stage_kinds[function.span] = "elementwise" if elementwise else "vmap"
+
+    def to_stage(self, current: Type, cast: ast.Cast) -> Type:
+        return self._to_stage(current, cast)
+
+    def _check_stage_call(self, node: ast.Call, name: str | None) -> bool:
+        """Inside a stage's function, calls may only compute a value (E2403)."""
+        if not self._stage_depth:
+            return True
+        problem = None
+        if name in chains.EFFECTFUL:
+            problem = f"`{name}` does more than compute a value"
+        elif any(arg.mut for arg in node.args):
+            problem = "a mut argument changes something"
+        elif isinstance(node.callee, ast.Member) and _python_call(self, node.callee):
+            problem = "a call into Python does more than compute a value"
+        secondary = []
+        if problem is None and name is not None:
+            found = self.program.effect_of(name)
+            if found is not None:
+                what, span = found
+                problem = f"`{name}` {what}"
+                secondary = [Label(span, "here")]
+        if problem is None:
+            return True
+        self.reporter.report(
+            "E2403",
+            f"an iterator stage's function may only compute a value: {problem}",
+            node.span,
+            "not independent",
+            secondary=[
+                Label(self.reporter.local(label.span), label.message) for label in secondary
+            ],
+            help="do this outside the chain, or use a for loop",
+        )
+        return False
 
     def _to_stage(self, current: Type, cast: ast.Cast) -> Type:
         target = self.resolver.resolve(cast.type, self.type_context("closed"))
@@ -985,6 +1264,9 @@ class BodyChecker:
 
     def call(self, node: ast.Call, piped: Arg | None) -> Type:
         callee = node.callee
+        callee_name = callee.name if isinstance(callee, ast.Name) else None
+        if not self._check_stage_call(node, callee_name):
+            return UNKNOWN
         args = self.collect_args(node, piped, self._axis_parameters(callee))
         if any(isinstance(arg.expr, ast.ErrorExpr) for arg in args):
             return UNKNOWN
@@ -1096,6 +1378,12 @@ class BodyChecker:
                 or arg.name in axis_names
                 or (arg.name is None and position + position_offset in axis_positions)
             )
+            if isinstance(value, ast.Lambda) and not (
+                isinstance(node.callee, ast.Name) and node.callee.name in ("map", "filter")
+            ):
+                self.expr(value)
+                args.append(Arg(value, UNKNOWN, arg.span, arg.name, arg.mut))
+                continue
             if isinstance(value, ast.Pattern | ast.ToStage | ast.Lambda) or names_an_axis:
                 args.append(Arg(value, UNKNOWN, arg.span, arg.name, arg.mut))
                 continue
@@ -1634,6 +1922,148 @@ def _tensor_dtype(left: Type, right: Type) -> str | None:
     return dtypes[0] if dtypes else None
 
 
+def _join(old: Type, new: Type) -> Type:
+    """The narrowest type holding what either of two values of one shape may hold."""
+    if isinstance(old, HostType) and isinstance(new, HostType) and old.kind == new.kind:
+        a, b = interval_of(old), interval_of(new)
+        if a is None or b is None:
+            return HostType(old.kind)
+        return HostType(old.kind, None, a.hull(b))
+    if isinstance(old, TensorType) and isinstance(new, TensorType):
+        if old.domain == new.domain:
+            return old
+        a, b = interval_of(old), interval_of(new)
+        if old.domain.name == new.domain.name and old.domain.name != "Real":
+            return old
+        domain = range_domain(a.hull(b)) if a is not None and b is not None else Domain()
+        return TensorType(old.axes, domain, old.dtype)
+    return old
+
+
+def _independent_term(term: ast.Expr, index: str, accumulators: set[str]) -> bool:
+    """A term that reads no accumulator, uses the loop index only as `x[i]`, and computes."""
+    allowed_index_spans = set()
+    for node in _walk(term):
+        if isinstance(node, ast.Index) and len(node.items) == 1:
+            item = node.items[0]
+            if isinstance(item, ast.Name) and item.name == index:
+                allowed_index_spans.add(item.span)
+    for node in _walk(term):
+        if isinstance(node, ast.Name):
+            if node.name in accumulators:
+                return False
+            if node.name == index and node.span not in allowed_index_spans:
+                return False
+        if isinstance(node, ast.Call) and (
+            (isinstance(node.callee, ast.Name) and node.callee.name in chains.EFFECTFUL)
+            or any(arg.mut for arg in node.args)
+        ):
+            return False
+    return True
+
+
+def _type_key(type_: Type) -> tuple:
+    return (format_type(type_), interval_of(type_))
+
+
+def _widen(before: Type, after: Type) -> Type:
+    """Move the ends of a range that is still growing to infinity."""
+    a, b = interval_of(before), interval_of(after)
+    if a is None or b is None:
+        return after
+    lo = -math.inf if b.lo < a.lo else b.lo
+    hi = math.inf if b.hi > a.hi else b.hi
+    widened = ranges.Interval(lo, hi, b.lo_closed, b.hi_closed).normalized()
+    if isinstance(after, HostType):
+        return HostType(after.kind, None, widened)
+    if isinstance(after, TensorType):
+        return TensorType(after.axes, range_domain(widened), after.dtype)
+    return after
+
+
+def _erase_range(type_: Type) -> Type:
+    if isinstance(type_, HostType):
+        return HostType(type_.kind)
+    if isinstance(type_, TensorType) and type_.domain.interval is not None:
+        return TensorType(type_.axes, Domain(), type_.dtype)
+    return type_
+
+
+def _dtype_converted(operand: TensorType, dtype: str | None) -> Domain:
+    """What a dtype-only `to` leaves of the domain: bool to float is Binary, an integer's
+    domain becomes a plain number, and floats keep theirs."""
+    if dtype is None:
+        return operand.domain
+    if operand.domain.name == "Mask":
+        if dtype in ("f16", "bf16", "f32", "f64"):
+            return Domain("Binary")
+        return range_domain(ranges.Interval(0.0, 1.0))
+    if operand.domain.name == "Index":
+        return Domain()
+    return operand.domain
+
+
+def _python_call(checker: BodyChecker, member: ast.Member) -> bool:
+    root = member
+    while isinstance(root, ast.Member):
+        root = root.target
+    return (
+        isinstance(root, ast.Name)
+        and root.name in checker.scope.python_modules
+        and (root.name not in checker.env.values)
+    )
+
+
+_ELEMENTWISE_CALLS = None
+
+
+def _elementwise_body(expr: ast.Expr) -> bool:
+    """Whether a lambda body is made only of elementwise parts (so no vmap is needed)."""
+    global _ELEMENTWISE_CALLS
+    if _ELEMENTWISE_CALLS is None:
+        _ELEMENTWISE_CALLS = builtin_rules.ELEMENTWISE | {
+            "exp",
+            "log",
+            "log1p",
+            "expm1",
+            "sqrt",
+            "rsqrt",
+            "sin",
+            "cos",
+            "tanh",
+            "sigmoid",
+            "erf",
+            "gelu",
+            "silu",
+            "softplus",
+            "log_sigmoid",
+        }
+    if isinstance(expr, ast.Name | ast.IntLit | ast.FloatLit | ast.BoolLit | ast.InfLit):
+        return True
+    if isinstance(expr, ast.Binary):
+        return expr.op != "@" and _elementwise_body(expr.left) and _elementwise_body(expr.right)
+    if isinstance(expr, ast.Unary):
+        return _elementwise_body(expr.operand)
+    if isinstance(expr, ast.Cast):
+        return expr.kind == "to" and _elementwise_body(expr.operand)
+    if isinstance(expr, ast.Index):
+        return (
+            isinstance(expr.target, ast.Name)
+            and len(expr.items) == 1
+            and isinstance(expr.items[0], ast.Name)
+        )
+    if isinstance(expr, ast.Call):
+        return (
+            isinstance(expr.callee, ast.Name)
+            and expr.callee.name in _ELEMENTWISE_CALLS
+            and all(
+                not isinstance(arg.value, ast.Pattern) and _elementwise_body(arg.value)
+                for arg in expr.args
+            )
+        )
+    return False
+
+
 def _stable_alternative(name: str) -> str:
     if name == "log":
         return "add a small positive number first, or use log_sigmoid / log_softmax of the input"
@@ -1718,3 +2148,16 @@ def _type_names(written: ast.TypeExpr) -> list[tuple[str, Span]]:
 
 
 __all__ = ["BodyChecker", "Program", "Arg", "Label", "sizes_equal"]
+
+
+def _walk(node):
+    """Every syntax node inside a node, depth first."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for name in getattr(current, "__slots__", ()):
+            value = getattr(current, name, None)
+            for child in value if isinstance(value, list) else [value]:
+                if hasattr(child, "__slots__") and hasattr(child, "span"):
+                    stack.append(child)

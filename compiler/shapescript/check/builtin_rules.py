@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 BUILTIN_PATH = "<builtins>"
 KNOWN = frozenset(BUILTINS)
+ELEMENTWISE = frozenset(name for name, entry in BUILTINS.items() if entry.kind == "elementwise")
 REDUCTION_NAMES = frozenset({"sum", "mean", "max", "min", "prod"})
 NONNEG_REDUCTIONS = frozenset({"std", "var", "norm"})
 MASK_REDUCTIONS = frozenset({"any", "all"})

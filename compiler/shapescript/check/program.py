@@ -68,6 +68,9 @@ class Facts:
     types: dict[Span, Type] = field(default_factory=dict)
     references: list[Reference] = field(default_factory=list)
     entries: list[ScopeEntry] = field(default_factory=list)
+    #: For the compiler: how each iterator stage's function runs, "elementwise" (one
+    #: operation on whole tensors) or "vmap" (torch.vmap over the elements).
+    stage_kinds: dict[Span, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

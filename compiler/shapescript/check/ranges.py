@@ -132,19 +132,23 @@ def name_of(interval: Interval, user: dict[str, Interval] | None = None) -> str 
 
 
 def _corners(a: Interval, b: Interval, op) -> Interval:
-    values = []
-    for x in (a.lo, a.hi):
-        for y in (b.lo, b.hi):
+    """The image of a binary operation monotone in each argument, from its four corners;
+    an end is closed when a corner made of closed ends reaches it."""
+    corners = []
+    for x, x_closed in ((a.lo, a.lo_closed), (a.hi, a.hi_closed)):
+        for y, y_closed in ((b.lo, b.lo_closed), (b.hi, b.hi_closed)):
             try:
                 value = op(x, y)
             except (ZeroDivisionError, OverflowError):
                 return REAL
             if math.isnan(value):
                 return REAL
-            values.append(value)
-    lo, hi = min(values), max(values)
-    closed = a.lo_closed and a.hi_closed and b.lo_closed and b.hi_closed
-    return Interval.make(lo, hi, closed, closed)
+            corners.append((value, x_closed and y_closed))
+    lo = min(value for value, _ in corners)
+    hi = max(value for value, _ in corners)
+    lo_closed = any(closed for value, closed in corners if value == lo)
+    hi_closed = any(closed for value, closed in corners if value == hi)
+    return Interval.make(lo, hi, lo_closed, hi_closed)
 
 
 def add(a: Interval, b: Interval) -> Interval:
@@ -170,6 +174,9 @@ def mul(a: Interval, b: Interval) -> Interval:
             return 0.0
         return x * y
 
+    zero = Interval.point(0.0)
+    if a == zero or b == zero:
+        return zero
     return _corners(a, b, product)
 
 

@@ -108,6 +108,7 @@ class TypeResolver:
         if words:
             if axes_ast is not None and words[0].name in ctx.named_types:
                 self._note_reference(ctx, words[0].name, words[0].span)
+                self._axes(axes_ast, ctx)
                 return NamedType(words[0].name, ("batch",))
             domain = self._domain(words[-1], ctx)
         axes = None
