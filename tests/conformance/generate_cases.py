@@ -28,6 +28,7 @@ MARKER_LINES: dict[str, list[int]] = {
     "E2201": [1, 2],
     "H2201": [3, 3],
     "E0801": [5],
+    "E2402": [4],
     "H0601": [1],
     "H0602": [1],
     "E0802": [4],
@@ -56,13 +57,19 @@ def _place_marker(code: str, program: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: Examples that need what isn't built yet (E2404 runs on several devices).
+NOT_YET = {"E2404"}
+
+
 def main(argv: list[str]) -> int:
     examples_path, *areas = argv
     data = json.loads(Path(examples_path).read_text(encoding="utf-8"))
     counts: dict[str, int] = {}
     for example in data["examples"]:
         code = example["code"]
-        if code[1:3] not in areas or example["kind"] != "file":
+        if code[1:3] not in areas or example["kind"] != "file" or code in NOT_YET:
+            continue
+        if not example.get("files"):
             continue
         (program,) = example["files"].values()
         counts[code] = counts.get(code, 0) + 1

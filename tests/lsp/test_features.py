@@ -290,3 +290,17 @@ async def test_other_files_names_complete_with_an_import(client: LanguageClient)
     (item,) = [item for item in result.items if item.label == "layers.swish_layer"]
     assert item.insert_text == "layers.swish_layer"
     assert item.additional_text_edits[0].new_text == "import layers\n"
+
+
+@pytest.mark.asyncio
+async def test_hover_shows_domains_by_name(client: LanguageClient):
+    text = "fn f(x: [n]) -> [n]:\n    u = sigmoid(x)\n    s = u * 2.0 - 1.0\n    return x\n"
+    uri = await open_document(client, text, "domains.ss")
+    for needle, expected in (("u = ", "u: [n] Unit"), ("s = ", "s: [n] Signed")):
+        hover = await client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=position(text, needle),
+            )
+        )
+        assert expected in markdown(hover)

@@ -1066,13 +1066,30 @@ class BodyChecker:
             return operand if not isinstance(target, TensorType) else target
         if isinstance(operand, PythonType | UnknownType):
             return target
+        if isinstance(operand, TensorType) and isinstance(target, HostType):
+            self.reporter.report(
+                "E0805",
+                f"`as {target.kind}` can't make a host scalar of a tensor",
+                node.type.span,
+                "a tensor",
+                help="a tensor stays on the device; keep it a [] tensor",
+            )
+            return UNKNOWN
         if isinstance(operand, TensorType) and isinstance(target, TensorType):
-            if target.axes is None:
-                return TensorType(
-                    operand.axes,
-                    target.domain if node.type.words else operand.domain,
-                    target.dtype or operand.dtype,
+            problem = _impossible_assertion(operand, target, bool(node.type.words))
+            if problem is not None:
+                self.reporter.report(
+                    "E0410",
+                    f"`as` can never succeed: {problem}",
+                    node.type.span,
+                    "contradicts what is known",
+                    notes=[f"the value is {format_type(operand)}"],
+                    help="convert with `to` instead, if a conversion is what you mean",
                 )
+                return target
+            domain = _asserted_domain(operand, target, bool(node.type.words))
+            if target.axes is None:
+                return TensorType(operand.axes, domain, target.dtype or operand.dtype)
             if operand.axes is None:
                 return target
             if len(operand.axes) != len(target.axes):
@@ -1097,7 +1114,6 @@ class BodyChecker:
                         notes=[f"the value is {format_type(operand)}"],
                     )
                     return target
-            domain = target.domain if node.type.words else operand.domain
             dtype = target.dtype if target.dtype is not None else operand.dtype
             return TensorType(target.axes, domain, dtype)
         return target
@@ -1914,12 +1930,17 @@ def _is_loose(type_: Type) -> bool:
 
 
 def _tensor_dtype(left: Type, right: Type) -> str | None:
-    dtypes = [
-        side.dtype
-        for side in (left, right)
-        if isinstance(side, TensorType) and side.dtype not in (None, "bool")
-    ]
-    return dtypes[0] if dtypes else None
+    tensors = [side for side in (left, right) if isinstance(side, TensorType)]
+    if not tensors:
+        return None
+    dtypes = [tensor.resolved_dtype for tensor in tensors]
+    hosts = [side for side in (left, right) if isinstance(side, HostType)]
+    if any(host.kind == "float" for host in hosts) and all(
+        _dtype_kind(d) != "float" for d in dtypes
+    ):
+        return None
+    result = promote(dtypes)
+    return None if result == "f32" else result
 
 
 def _join(old: Type, new: Type) -> Type:
@@ -1987,6 +2008,55 @@ def _erase_range(type_: Type) -> Type:
     if isinstance(type_, TensorType) and type_.domain.interval is not None:
         return TensorType(type_.axes, Domain(), type_.dtype)
     return type_
+
+
+def _asserted_domain(value: TensorType, target: TensorType, has_domain: bool) -> Domain:
+    """An `as` keeps what is known that is narrower than what it asserts."""
+    if not has_domain:
+        return value.domain
+    domain = target.domain
+    if domain.interval is not None:
+        known = interval_of(value)
+        if known is not None and domain.interval.meets(known):
+            return range_domain(domain.interval.intersect(known))
+    return domain
+
+
+def _dtype_kind(dtype: str) -> str:
+    if dtype == "bool":
+        return "bool"
+    return "float" if dtype in ("f16", "bf16", "f32", "f64") else "integer"
+
+
+def _impossible_assertion(value: TensorType, target: TensorType, has_domain: bool) -> str | None:
+    """Why `value as target` contradicts what is known of the values (E0410), or None."""
+    if target.dtype is not None and _dtype_kind(target.dtype) != _dtype_kind(value.resolved_dtype):
+        return (
+            f"{value.resolved_dtype} values aren't {_dtype_kind(target.dtype)}s; change the "
+            f"dtype with `to {target.dtype}`"
+        )
+    if not has_domain:
+        return None
+    want, have = target.domain, value.domain
+    if (want.name == "Mask") != (have.name == "Mask"):
+        return (
+            "a Mask asserted to be numbers"
+            if have.name == "Mask"
+            else ("numbers asserted to be a Mask")
+        )
+    if want.interval is not None:
+        known = interval_of(value)
+        if known is not None and not want.interval.meets(known):
+            return f"its values are in {known}, which doesn't meet {want.interval}"
+    if want.name == "Prob" and have.name == "Logit" and want.over == have.over:
+        return f"logits over {have.over} aren't probabilities; use softmax"
+    if want.name == "Index" and _dtype_kind(value.resolved_dtype) == "float":
+        return "floats aren't indices"
+    if want.name == "Binary":
+        known = interval_of(value)
+        if known is not None and not (known.holds(0.0) or known.holds(1.0)):
+            return f"values in {known} can't be 0 or 1"
+    return None
 
 
 def _dtype_converted(operand: TensorType, dtype: str | None) -> Domain:
@@ -2161,3 +2231,32 @@ def _walk(node):
             for child in value if isinstance(value, list) else [value]:
                 if hasattr(child, "__slots__") and hasattr(child, "span"):
                     stack.append(child)
+
+
+_RANK = {
+    "bool": 0,
+    "u8": 1,
+    "i8": 1,
+    "i16": 2,
+    "i32": 3,
+    "i64": 4,
+    "f16": 5,
+    "bf16": 5,
+    "f32": 6,
+    "f64": 7,
+}
+
+
+def promote(dtypes: list[str]) -> str:
+    """torch's result_type for tensors of these dtypes (of equal standing)."""
+    result = dtypes[0]
+    for dtype in dtypes[1:]:
+        if dtype == result:
+            continue
+        if {dtype, result} == {"f16", "bf16"}:
+            result = "f32"
+        elif {dtype, result} == {"u8", "i8"}:
+            result = "i16"
+        elif _RANK[dtype] > _RANK[result]:
+            result = dtype
+    return result
