@@ -32,6 +32,7 @@ from shapescript.check.types import (
     MASK,
     UNKNOWN,
     Axis,
+    BatchType,
     Domain,
     FunctionType,
     HostType,
@@ -248,6 +249,8 @@ class BodyChecker:
         self.facts = Facts()
         self.unknown_counts: dict[str, int] = {}
         self.returned: list[Type] = []
+        #: Batch axes split across several devices (the file declares more than one).
+        self.split_axes: set[str] = set()
         self.base = program.module.base_of(program.item_index.get(id(decl), 0))
         self.resolver = TypeResolver(self.reporter)
 
@@ -334,6 +337,8 @@ class BodyChecker:
                 )
             type_ = self.param_types.get(param.name, param.type)
             self.bind_value(param.name, type_, param.decl.name_span, "param", body_span)
+            if isinstance(type_, BatchType) and self.scope.device_count > 1:
+                self.split_axes |= {axis.name for axis in type_.axes if axis.name}
         if self.decl.expr_body is not None:
             value = self.expr(self.decl.expr_body)
             self.check_return(value, self.decl.expr_body.span)
@@ -1122,8 +1127,31 @@ class BodyChecker:
         target = self.expr(node.target)
         if isinstance(target, PythonType):
             return PythonType()
+        if isinstance(target, BatchType):
+            return self._batch_field(target, node)
         if isinstance(target, NamedType) and target.name in self.scope.models:
             return UNKNOWN
+        return UNKNOWN
+
+    def _batch_field(self, batch: BatchType, node: ast.Member) -> Type:
+        """`batch.x`: the record field's type with the batch's axes first (E1301 if none)."""
+        record = self.scope.records.get(batch.record)
+        if not isinstance(record, ast.DataDecl):
+            return UNKNOWN
+        for field_decl in record.fields:
+            if field_decl.name == node.name:
+                ctx = self.scope.type_context()
+                ctx.mode = "field"
+                self.reporter.muted += 1
+                try:
+                    field_type = self.resolver.resolve(field_decl.type, ctx)
+                finally:
+                    self.reporter.muted -= 1
+                if isinstance(field_type, TensorType) and field_type.axes is not None:
+                    return TensorType(
+                        batch.axes + field_type.axes, field_type.domain, field_type.dtype
+                    )
+                return UNKNOWN
         return UNKNOWN
 
     def index(self, node: ast.Index) -> Type:
@@ -1926,7 +1954,7 @@ def _show_size(size: Poly) -> str:
 
 def _is_loose(type_: Type) -> bool:
     """Types that fit anything without a check here."""
-    return isinstance(type_, UnknownType | PythonType | NamedType | FunctionType)
+    return isinstance(type_, UnknownType | PythonType | NamedType | FunctionType | BatchType)
 
 
 def _tensor_dtype(left: Type, right: Type) -> str | None:

@@ -110,6 +110,8 @@ def start(
         if over is not None and isinstance(over.value, ast.Name):
             for index, axis in enumerate(axes):
                 if axis.name == over.value.name:
+                    if _split_iteration(checker, axis, node):
+                        return None
                     return _slice(current, index)
             named = ", ".join(f"`{a.name}`" for a in axes if a.name)
             checker.reporter.report(
@@ -133,6 +135,22 @@ def start(
     if isinstance(current, UnknownType):
         return None
     return _not_iterable(checker, node, format_type(current))
+
+
+def _split_iteration(checker: BodyChecker, axis: Axis, node: ast.Expr) -> bool:
+    """E2404: a stage over a batch axis that is split across several devices."""
+    if axis.name is None or axis.name not in checker.split_axes:
+        return False
+    checker.reporter.report(
+        "E2404",
+        f"an iterator stage over `{axis.name}`, the batch axis split across the "
+        f"{checker.scope.device_count} devices, has no lowering on each device's part",
+        node.span,
+        "split across devices",
+        help="write it with operations on whole tensors, which the checker splits: "
+        "`x * 2.0` rather than `x |> map(row => row * 2.0, over=b)`",
+    )
+    return True
 
 
 def _slice(tensor: TensorType, index: int) -> Iteration:

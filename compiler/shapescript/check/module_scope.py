@@ -60,6 +60,8 @@ class ModuleScope:
     #: Dims and aliases whose declaration failed: their uses are unknown, silently.
     broken_names: set[str] = field(default_factory=set)
     domain_intervals: dict[str, Interval] = field(default_factory=dict)
+    #: How many devices the file's devices line declares (1 when it has none).
+    device_count: int = 1
 
     def type_context(self, on_reference=None) -> TypeContext:
         return TypeContext(
@@ -197,6 +199,8 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
         elif isinstance(item, ast.ImportDecl):
             span = item.alias_span or item.parts_span
             entries.append((item.bound_name, "import", span))
+        elif isinstance(item, ast.DevicesDecl):
+            scope.device_count = len(set(item.numbers or [])) or 1
         for name, kind, span in entries:
             previous = scope.symbols.get(name)
             if previous is not None:

@@ -15,6 +15,7 @@ from shapescript.check.types import (
     INT,
     UNKNOWN,
     Axis,
+    BatchType,
     Domain,
     NamedType,
     TensorType,
@@ -108,8 +109,8 @@ class TypeResolver:
         if words:
             if axes_ast is not None and words[0].name in ctx.named_types:
                 self._note_reference(ctx, words[0].name, words[0].span)
-                self._axes(axes_ast, ctx)
-                return NamedType(words[0].name, ("batch",))
+                batch_axes = tuple(self._axes(axes_ast, ctx))
+                return BatchType(words[0].name, batch_axes)
             domain = self._domain(words[-1], ctx)
         axes = None
         if axes_ast is not None:

@@ -149,6 +149,14 @@ class NamedType(Type):
 
 
 @dataclass(frozen=True, slots=True)
+class BatchType(Type):
+    """`[b] Digit`: a batch of a data record's examples, whose fields get the batch axes."""
+
+    record: str
+    axes: tuple[Axis, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class SeveralType(Type):
     """The several results of split, topk or value_and_grad, before they are named."""
 
@@ -211,6 +219,8 @@ def format_type(type_: Type) -> str:
         return type_.name + (f"[{', '.join(type_.args)}]" if type_.args else "")
     if isinstance(type_, SeveralType):
         return "(" + ", ".join(format_type(item) for item in type_.items) + ")"
+    if isinstance(type_, BatchType):
+        return format_shape(type_.axes) + " " + type_.record
     return "unknown"
 
 
