@@ -97,6 +97,13 @@ class ShapeScriptServer(LanguageServer):
         except Exception:
             log.error("checking %s failed:\n%s", document.uri, traceback.format_exc())
 
+    async def located(self, params) -> tuple[Checked, Document, int] | None:
+        """A position request's analysis, document and offset; None if the file isn't open."""
+        checked, document = await self.analysis(params.text_document.uri)
+        if checked is None:
+            return None
+        return checked, document, offset_of(checked.source, params.position)
+
     async def analysis(self, uri: str) -> tuple[Checked | None, Document | None]:
         """The current analysis of a document, or None if it isn't open."""
         document = self.store.get(uri)
@@ -192,10 +199,10 @@ def did_close(ls: ShapeScriptServer, params: types.DidCloseTextDocumentParams) -
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 @guarded()
 async def hover(ls: ShapeScriptServer, params: types.HoverParams):
-    checked, document = await ls.analysis(params.text_document.uri)
-    if checked is None:
+    located = await ls.located(params)
+    if located is None:
         return None
-    offset = offset_of(checked.source, params.position)
+    checked, document, offset = located
     answer = HoverRenderer(ls.images).hover(checked, offset)
     if answer is None and document.last_good is not None and document.last_good is not checked:
         good = document.last_good
@@ -211,10 +218,10 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
 )
 @guarded(types.CompletionList(is_incomplete=False, items=[]))
 async def completion(ls: ShapeScriptServer, params: types.CompletionParams):
-    checked, document = await ls.analysis(params.text_document.uri)
-    if checked is None:
+    located = await ls.located(params)
+    if located is None:
         return types.CompletionList(is_incomplete=False, items=[])
-    offset = offset_of(checked.source, params.position)
+    checked, document, offset = located
     basis = (
         checked
         if document.last_good is None or checked is document.last_good
@@ -246,20 +253,20 @@ async def completion_resolve(ls: ShapeScriptServer, item: types.CompletionItem):
 )
 @guarded()
 async def signature(ls: ShapeScriptServer, params: types.SignatureHelpParams):
-    checked, document = await ls.analysis(params.text_document.uri)
-    if checked is None:
+    located = await ls.located(params)
+    if located is None:
         return None
-    offset = offset_of(checked.source, params.position)
+    checked, document, offset = located
     return signature_help(checked, checked.source.text, offset)
 
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
 @guarded()
 async def goto_definition(ls: ShapeScriptServer, params: types.DefinitionParams):
-    checked, _ = await ls.analysis(params.text_document.uri)
-    if checked is None:
+    located = await ls.located(params)
+    if located is None:
         return None
-    offset = offset_of(checked.source, params.position)
+    checked, _, offset = located
     found = definition(checked, offset, params.text_document.uri, ls.library)
     if found is not None and checked.definition_at(offset).kind != "python_module":
         return found
@@ -270,10 +277,10 @@ async def goto_definition(ls: ShapeScriptServer, params: types.DefinitionParams)
 @server.feature(types.TEXT_DOCUMENT_REFERENCES)
 @guarded([])
 async def find_references(ls: ShapeScriptServer, params: types.ReferenceParams):
-    checked, _ = await ls.analysis(params.text_document.uri)
-    if checked is None:
+    located = await ls.located(params)
+    if located is None:
         return []
-    offset = offset_of(checked.source, params.position)
+    checked, _, offset = located
     found = references(
         checked, offset, params.text_document.uri, params.context.include_declaration
     )
