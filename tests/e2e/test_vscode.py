@@ -165,19 +165,7 @@ def package_extension(work: Path) -> Path:
     _run(["npm", "ci", "--no-audit", "--no-fund"], src, timeout=600)
     _run(["npm", "run", "compile"], src, timeout=300)
     vsix = work / "shapescript.vsix"
-    _run(
-        [
-            "npx",
-            "--no-install",
-            "vsce",
-            "package",
-            "--allow-missing-repository",
-            "--out",
-            str(vsix),
-        ],
-        src,
-        timeout=300,
-    )
+    _run(["npx", "--no-install", "vsce", "package", "--out", str(vsix)], src, timeout=300)
     assert vsix.is_file(), "vsce package wrote no .vsix"
     return vsix
 
@@ -319,6 +307,7 @@ def test_vscode_extension_end_to_end(tmp_path: Path) -> None:
     vsix = package_extension(tmp_path)
     ws = make_workspace(tmp_path)
     report = run_probe(vsix, ws, "broken.ss", tmp_path)
+    (tmp_path / "report.json").write_text(json.dumps(report, indent=2))
     failures = check_report(report)
     if failures:
         channel = _step(report, "output-channel").get("text")
@@ -328,6 +317,6 @@ def test_vscode_extension_end_to_end(tmp_path: Path) -> None:
             + f"\n\nprobe summary: {json.dumps(report.get('summary'), indent=1)}"
             + f"\noutput channel ({OUTPUT_CHANNEL}):\n{channel}"
             + f"\nextension host log:\n{report.get('exthost_log_tail')}"
-            + f"\nscreenshots: {report.get('out_dir')}",
+            + f"\nscreenshots: {report.get('out_dir')}, whole report: {tmp_path / 'report.json'}",
             pytrace=False,
         )

@@ -7,7 +7,13 @@
 // library.ts and hover.ts, which don't import `vscode` and are unit-tested.
 import { promises as fs } from 'fs';
 import * as vscode from 'vscode';
-import { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
+import {
+  CloseAction,
+  ErrorHandler,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+} from 'vscode-languageclient/node';
 import {
   choosePython,
   displayCommand,
@@ -95,6 +101,20 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
     // sys.path, so a workspace's own shapescript_lsp.py would run instead.
     options: { cwd: libraryDir },
   };
+  // A server that exits before it has answered initialize (no shapescript in
+  // that Python, a syntax error in a development checkout) isn't restarted:
+  // the message below says what to do. Once it has run, a crash restarts it
+  // as vscode-languageclient does by default (up to 4 times in 3 minutes).
+  let initialized = false;
+  let lastStartError: string | undefined;
+  let fallback: ErrorHandler | undefined;
+  const errorHandler: ErrorHandler = {
+    error: (error, message, count) => fallback!.error(error, message, count),
+    closed: () =>
+      initialized
+        ? fallback!.closed()
+        : { action: CloseAction.DoNotRestart, message: 'the language server exited while starting', handled: true },
+  };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [
       { scheme: 'file', language: 'shapescript' },
@@ -102,6 +122,12 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
       { scheme: LIBRARY_SCHEME, language: 'shapescript' },
     ],
     outputChannel: output,
+    errorHandler,
+    initializationFailedHandler: (error) => {
+      lastStartError = error instanceof Error ? error.message : String(error);
+      log(`initialize failed: ${lastStartError}`);
+      return false;
+    },
     initializationOptions: initializationOptions(
       libraryDir,
       choice.python,
@@ -122,9 +148,16 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
       : `default${choice.note ? `; ${choice.note}` : ''}`;
   log(`starting ${displayCommand(cmd)} (Python from ${why}), library in ${libraryDir}`);
   const next = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+  fallback = next.createDefaultErrorHandler(4);
   client = next;
   try {
     await next.start();
+    // start() resolves, rather than rejects, when the server exits before it
+    // answers initialize (vscode-languageclient 9 clears the promise it returns).
+    if (!next.isRunning()) {
+      throw new Error(lastStartError ?? 'the language server exited while starting');
+    }
+    initialized = true;
     log('language server started');
     documents.refreshOpen();
   } catch (e) {
@@ -132,8 +165,9 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
     log(`language server failed to start: ${message}`);
     void vscode.window
       .showErrorMessage(
-        `ShapeScript: the language server didn't start with ${displayCommand(cmd)}. ` +
-          `It needs the shapescript package in that Python (\`${choice.python} -m pip install shapescript\`), ` +
+        `ShapeScript: the language server didn't start (${displayCommand(cmd)}: ${message}). ` +
+          'The ShapeScript output channel shows why. The server is part of the shapescript package: ' +
+          `install it in that Python (\`${choice.python} -m pip install shapescript\`), ` +
           'or set shapescript.python to an interpreter that has it.',
         'Open Settings',
         'Show Output',
@@ -151,7 +185,8 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
 async function stopClient(): Promise<void> {
   const old = client;
   client = undefined;
-  if (old) {
+  // A client whose start failed has nothing to stop (and stop() would throw).
+  if (old?.isRunning()) {
     try {
       await old.stop(5000);
     } catch (e) {
