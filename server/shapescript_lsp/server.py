@@ -235,7 +235,9 @@ async def completion(ls: ShapeScriptServer, params: types.CompletionParams):
         if indexed.path != own
         for name, kind in indexed.names.items()
     ]
-    return Completer(ls.snippets, workspace).complete(basis, checked.source.text, offset)
+    completer = Completer(ls.snippets, workspace)
+    completer.python = ls.python
+    return await asyncio.to_thread(completer.complete, basis, checked.source.text, offset)
 
 
 @server.feature(types.COMPLETION_ITEM_RESOLVE)

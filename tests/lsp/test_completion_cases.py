@@ -34,5 +34,8 @@ def test_completion_case(path: Path) -> None:
     checked = check_text(text, path.name)
     for line, offset, expected in cases(text):
         result = Completer(snippets=True).complete(checked, text, offset)
-        labels = [item.label for item in sorted(result.items, key=lambda i: i.sort_text)]
+        ranked = sorted(result.items, key=lambda i: i.sort_text)
+        labels = [item.label for item in ranked]
         assert labels[: len(expected)] == expected, f"line {line}: {labels[:10]}"
+        if ranked and ranked[0].sort_text.startswith("0"):
+            assert ranked[0].preselect, "an exact fit first is preselected"

@@ -304,3 +304,17 @@ async def test_hover_shows_domains_by_name(client: LanguageClient):
             )
         )
         assert expected in markdown(hover)
+
+
+@pytest.mark.asyncio
+async def test_members_of_a_python_module(client: LanguageClient):
+    text = "import python json\nfn f() = json.\n"
+    uri = await open_document(client, text, "members.ss")
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=position(text, "json.\n", 5),
+        )
+    )
+    labels = {item.label for item in result.items}
+    assert {"dumps", "loads"} <= labels

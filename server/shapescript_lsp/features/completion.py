@@ -115,6 +115,8 @@ class Completer:
         self.dims: frozenset[str] = frozenset()
         #: (module, name, kind) of other files' top-level declarations.
         self.workspace = workspace or []
+        #: The Python interpreter whose modules `import python` names.
+        self.python: str | None = None
 
     def complete(self, checked: Checked | None, text: str, offset: int) -> types.CompletionList:
         self.dims = frozenset(checked.dim_values) if checked is not None else frozenset()
@@ -311,7 +313,39 @@ class Completer:
         symbol = checked.module_symbols.get(name)
         if symbol is not None and symbol.kind == "model":
             return [Candidate("init", types.CompletionItemKind.Method, f"{name}.init(seed=0)")]
+        root = checked.module_symbols.get(name.split(".")[0])
+        if root is not None and root.kind == "python_module":
+            return self._python_members(name)
         return []
+
+    def _python_members(self, dotted: str) -> list[Candidate]:
+        """Members of an `import python` module, as jedi sees them in the configured Python."""
+        import jedi
+
+        from shapescript_lsp.features.python_names import python_environment
+
+        parts = dotted.split(".")
+        code = f"import {'.'.join(parts)}\n{dotted}."
+        try:
+            script = jedi.Script(code, environment=python_environment(self.python))
+            completions = script.complete(2, len(dotted) + 1)
+        except Exception:
+            return []
+        kinds = {
+            "module": types.CompletionItemKind.Module,
+            "function": types.CompletionItemKind.Function,
+            "class": types.CompletionItemKind.Class,
+        }
+        return [
+            Candidate(
+                completion.name,
+                kinds.get(completion.type, types.CompletionItemKind.Variable),
+                f"Python {completion.type}",
+                rank=2,
+            )
+            for completion in completions[:300]
+            if not completion.name.startswith("_")
+        ]
 
     def _types(self, checked, offset) -> list[Candidate]:
         candidates = [

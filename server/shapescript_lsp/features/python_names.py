@@ -54,7 +54,7 @@ def _in_python_context(checked: Checked, offset: int, parts: list[str]) -> bool:
 
 
 @lru_cache(maxsize=8)
-def _environment(python: str | None):
+def python_environment(python: str | None):
     import jedi
 
     if python:
@@ -80,7 +80,7 @@ def python_definition(
     wanted = parts[: index + 1]
     module = ".".join(wanted[:-1]) if len(wanted) > 1 else wanted[0]
     code = f"import {module}\n{'.'.join(wanted)}"
-    script = jedi.Script(code, environment=_environment(python))
+    script = jedi.Script(code, environment=python_environment(python))
     names = script.goto(2, len(".".join(wanted)), follow_imports=True)
     locations = []
     for name in names:
