@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from shapescript.check import ranges
-from shapescript.check.broadcast import ShapeError, broadcast, matmul
+from shapescript.check.broadcast import ShapeError, broadcast
 from shapescript.check.builtin_table import BUILTINS
 from shapescript.check.patterns import PatternError, check_pattern
 from shapescript.check.program import Symbol
@@ -637,13 +637,25 @@ def _pattern(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) -
         )
         return UNKNOWN
     operands: list[tuple[Axis, ...]] = []
+    operand_types: list[TensorType] = []
     dtype = None
     for arg in operand_args:
         tensor = _tensor_operand(checker, name, arg, needs_axes=True)
         if tensor is None:
             return UNKNOWN
         operands.append(tensor.axes)
+        operand_types.append(tensor)
         dtype = dtype or tensor.dtype
+    if name == "einsum" and len({t.resolved_dtype for t in operand_types}) > 1:
+        shown = " and ".join(sorted({t.resolved_dtype for t in operand_types}))
+        checker.reporter.report(
+            "E0502",
+            f"einsum needs one dtype, but these are {shown}",
+            node.span,
+            "different dtypes",
+            help="convert the operands to one dtype first, with `to`",
+        )
+        return UNKNOWN
     keyword_sizes: dict[str, tuple[Poly, Span]] = {}
     for arg in args:
         if arg.name is None:
@@ -684,10 +696,33 @@ def _pattern(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) -
             checker.bind_axis(axis_name, result.introduced[axis_name], span, checker.decl.span)
     for axis_name, (size, span) in keyword_sizes.items():
         checker.bind_axis(axis_name, size, span, checker.decl.span)
-    tensors = tuple(TensorType(axes, Domain(), dtype) for axes in result.outputs)
+    domain = Domain()
+    if name in ("rearrange", "repeat", "split") and len(operand_types) == 1:
+        domain = _carried_domain(operand_types[0], pattern, result.outputs[0])
+    tensors = tuple(TensorType(axes, domain, dtype) for axes in result.outputs)
     if name == "split":
         return SeveralType(tensors)
     return tensors[0]
+
+
+def _carried_domain(operand: TensorType, pattern: ast.Pattern, output) -> Domain:
+    """A pattern that only renames the axis a semantic domain is over carries the domain to
+    the new name; grouping that axis leaves just its range; moves keep the domain."""
+    domain = operand.domain
+    if domain.over is None:
+        return domain
+    side = pattern.inputs[0]
+    for axis, entry in zip(operand.axes, side.axes, strict=False):
+        if axis.name != domain.over:
+            continue
+        if isinstance(entry, ast.PatternName) and any(
+            isinstance(out, ast.PatternName) and out.name == entry.name
+            for out in pattern.output.axes
+        ):
+            return Domain(domain.name, entry.name, domain.size, domain.interval)
+        break
+    interval = interval_of(operand)
+    return range_domain(interval) if interval is not None else Domain()
 
 
 def _matmul(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) -> Type:
@@ -699,12 +734,7 @@ def _matmul(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) ->
         return checker.combine("@", left, right, node.span, node.span)
     if left.axes is None or right.axes is None:
         return UNKNOWN
-    try:
-        axes = matmul(left.axes, right.axes, checker.scope.dim_values)
-    except ShapeError as error:
-        checker.reporter.report(error.code, error.message, node.span, "matmul", notes=error.notes)
-        return UNKNOWN
-    return TensorType(axes, Domain(), left.dtype)
+    return checker.matmul(left, right, node.span)
 
 
 # ---------------------------------------------------------------------- other built-ins
