@@ -11,8 +11,17 @@ fi
 
 (cd vscode-extension && npm ci --no-audit --no-fund && npm run compile)
 
-clients="${SHAPESCRIPT_CLIENTS:-$(cd .. && pwd)/shared/clients}"
-if [ -f "$clients/vscode_probe/install.sh" ]; then
+clients="${SHAPESCRIPT_CLIENTS:-}"
+if [ -z "$clients" ]; then
+  # The shared harnesses sit in a shared/clients folder beside the repository or above it.
+  folder="$(pwd)"
+  while [ "$folder" != "/" ] && [ -z "$clients" ]; do
+    [ -f "$folder/shared/clients/vscode_probe/install.sh" ] && clients="$folder/shared/clients"
+    folder="$(dirname "$folder")"
+  done
+  [ -z "$clients" ] && [ -f /work/shared/clients/vscode_probe/install.sh ] && clients=/work/shared/clients
+fi
+if [ -n "$clients" ] && [ -f "$clients/vscode_probe/install.sh" ]; then
   bash "$clients/vscode_probe/install.sh"
 else
   echo "no VS Code probe at $clients: its end-to-end test will be skipped" >&2

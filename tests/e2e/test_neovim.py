@@ -18,8 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.clients import clients_dir
+
 REPO = Path(__file__).resolve().parents[2]
-CLIENTS = Path(os.environ.get("SHAPESCRIPT_CLIENTS") or REPO.parent / "shared" / "clients")
+CLIENTS = clients_dir()
 PROBE = CLIENTS / "nvim_lsp_probe.py"
 NVIM = os.environ.get("NVIM_BIN", "nvim")
 SERVER_CMD = shlex.join([sys.executable, "-m", "shapescript_lsp"])

@@ -28,11 +28,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.clients import clients_dir
+
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION = REPO / "vscode-extension"
-CLIENTS = Path(os.environ.get("SHAPESCRIPT_CLIENTS") or REPO.parent / "shared" / "clients")
+CLIENTS = clients_dir()
 PROBE_DIR = CLIENTS / "vscode_probe"
 PROBE = PROBE_DIR / "vscode_probe.py"
 PROBE_HOME = Path(
