@@ -179,7 +179,11 @@ def _reduction(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call)
     if index is None:
         return UNKNOWN
     semantic = tensor.domain.over
-    if name == "mean" and semantic is not None and semantic != tensor.axes[index].name:
+    if (
+        semantic is not None
+        and semantic != tensor.axes[index].name
+        and (name == "mean" or tensor.domain.name == "Logit")
+    ):
         domain = tensor.domain
     return TensorType(_without(tensor.axes, index), domain, dtype)
 

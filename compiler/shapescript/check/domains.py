@@ -45,6 +45,15 @@ def arithmetic(op: str, left: Type, right: Type) -> Domain:
     """The domain of `left op right` for + - * /, from the operands' ranges."""
     left_interval = interval_of(left) or REAL_RANGE
     right_interval = interval_of(right) or REAL_RANGE
+    names = {side.domain.name for side in (left, right) if isinstance(side, TensorType)}
+    if names == {"Binary"} and op == "*" and all(isinstance(s, TensorType) for s in (left, right)):
+        return Domain("Binary")
+    if (
+        names == {"Additive"}
+        and op == "+"
+        and all(isinstance(s, TensorType) for s in (left, right))
+    ):
+        return Domain("Additive")
     for side, other in ((left, right), (right, left)):
         if (
             isinstance(side, TensorType)
