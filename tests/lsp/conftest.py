@@ -34,3 +34,13 @@ async def client(request, lsp_client: LanguageClient, tmp_path_factory):
     lsp_client.client_name = request.param
     yield
     await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def vscode_client(lsp_client: LanguageClient, tmp_path_factory):
+    """One client, with VS Code's capabilities, for tests that needn't run per editor."""
+    tmp_path = tmp_path_factory.mktemp("lsp")
+    await lsp_client.initialize_session(_initialize_params("visual-studio-code", tmp_path))
+    lsp_client.client_name = "visual-studio-code"
+    yield
+    await lsp_client.shutdown_session()

@@ -34,9 +34,8 @@ def position_of(text: str, offset: int) -> types.Position:
 
 @pytest.mark.slow
 @pytest.mark.asyncio
-async def test_random_edits_never_break_the_server(client: LanguageClient):
-    if not client.client_name.startswith("visual"):
-        pytest.skip("one client is enough for the edit storm")
+async def test_random_edits_never_break_the_server(vscode_client: LanguageClient):
+    client = vscode_client
     rng = random.Random(20261129)
     pieces = fragments()
     text = (REPO / "examples" / "attention.ss").read_text()
