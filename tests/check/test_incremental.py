@@ -73,3 +73,12 @@ def test_signature_change_rechecks_callers() -> None:
         PROGRAM.replace("fn second(x: [n D]) -> [n D]", "fn second(x: [n 4]) -> [n 4]"), before
     )
     assert [d.code for d in after.diagnostics] == ["E0401"]
+
+
+def test_signature_errors_of_reused_declarations_move_with_them() -> None:
+    broken = PROGRAM + "\nfn bad(x) -> [n] = x\n"
+    before = checked(broken)
+    edited = broken.replace("y = x * 2.0", "y = x * 2.0\n    extra = x")
+    after = checked(edited, before)
+    assert summary(after) == summary(checked(edited))
+    assert [code for code, _, _ in summary(after)] == ["E0306"]

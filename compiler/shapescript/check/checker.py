@@ -60,7 +60,13 @@ def check_parsed(parsed: ParseResult, previous: Checked | None = None) -> Checke
         if symbol is not None and base in by_base:
             by_base[base].declaration.references.append(Reference(span, module_name=name))
 
-    build_signatures(scope, TypeResolver(reporter), on_reference)
+    signature_memo = build_signatures(
+        scope,
+        TypeResolver(reporter),
+        on_reference,
+        _context_fingerprint(module, source.text),
+        previous.memo.get("signatures") if previous is not None else None,
+    )
     program = Program(
         module,
         scope,
@@ -94,13 +100,26 @@ def check_parsed(parsed: ParseResult, previous: Checked | None = None) -> Checke
         dim_values={name: value.value for name, value in scope.dim_values.items() if value.value},
         signatures=dict(program.prelude.signatures) | dict(scope.signatures),
         parse=parsed,
-        memo=program.memo,
+        memo=program.memo | {"signatures": signature_memo},
         math=math,
     )
 
 
+def _context_fingerprint(module: ast.Module, text: str) -> int:
+    """A hash of the declarations a signature can depend on: all but the functions."""
+    parts = []
+    for index, item in enumerate(module.items):
+        if isinstance(item, ast.FnDecl | ast.ExternFnDecl):
+            continue
+        base = module.base_of(index)
+        parts.append(text[base + item.span.start : base + item.span.end])
+    return hash(tuple(parts))
+
+
 def _comment_lines(parsed: ParseResult) -> list[CommentLine]:
-    """Every comment with file offsets and lines, as the math finder reads them."""
+    """The comments that may hold math, with file offsets and lines, as the math finder
+    reads them: only blocks of consecutive comment lines of one kind with a `$` in them,
+    since math never reaches past such a block."""
     source = parsed.source
     lines = []
     for base, comment in parsed.comments:
@@ -114,7 +133,21 @@ def _comment_lines(parsed: ParseResult) -> list[CommentLine]:
                 comment.after_code,
             )
         )
-    return lines
+    blocks: list[list[CommentLine]] = []
+    for line in lines:
+        previous = blocks[-1][-1] if blocks else None
+        joins = (
+            previous is not None
+            and not line.after_code
+            and not previous.after_code
+            and previous.line + 1 == line.line
+            and previous.is_doc == line.is_doc
+        )
+        if joins:
+            blocks[-1].append(line)
+        else:
+            blocks.append([line])
+    return [line for block in blocks if any("$" in part.text for part in block) for line in block]
 
 
 def _math_hints(math: list[Math]) -> list[Diagnostic]:

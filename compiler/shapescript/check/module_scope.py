@@ -412,15 +412,54 @@ def check_aliases(module: ast.Module, scope: ModuleScope, reporter: Reporter) ->
 # ---------------------------------------------------------------------- signatures
 
 
-def build_signatures(scope: ModuleScope, resolver: TypeResolver, on_reference) -> None:
-    """Resolve every function's signature; `on_reference(name, span, base)` records names."""
+@dataclass(slots=True)
+class _SignatureMemo:
+    """A signature with the names it referred to and its diagnostics, item-relative."""
+
+    decl: object
+    signature: Signature
+    references: list[tuple[str, Span]]
+    diagnostics: list
+
+
+def build_signatures(
+    scope: ModuleScope,
+    resolver: TypeResolver,
+    on_reference,
+    context_key: int = 0,
+    previous: dict | None = None,
+) -> dict:
+    """Resolve every function's signature; `on_reference(name, span, base)` records names.
+
+    A signature whose declaration (the same parsed object, so the same text) and context
+    (`context_key`: dims, aliases, domains, records) are unchanged since `previous` is
+    reused, with its references and diagnostics replayed where the item now is. Returns
+    the memo for the next check.
+    """
+    from shapescript.syntax.parser import shift_diagnostic
+
     reporter = resolver.reporter
+    memo: dict = {}
     for name, decl in scope.functions.items():
         base = scope.function_bases[name]
-        reporter.base = base
+        key = (id(decl), context_key)
+        entry = (previous or {}).get(key)
+        if entry is None or entry.decl is not decl:
+            references: list[tuple[str, Span]] = []
+            reporter.base = base
+            before = len(reporter.diagnostics)
 
-        def note(ref: str, span: Span, base: int = base) -> None:
+            def note(ref: str, span: Span, references=references) -> None:
+                references.append((ref, span))
+
+            signature = build_signature(decl, resolver, scope.type_context(note))
+            diagnostics = [shift_diagnostic(d, -base) for d in reporter.diagnostics[before:]]
+            entry = _SignatureMemo(decl, signature, references, diagnostics)
+        else:
+            reporter.diagnostics.extend(shift_diagnostic(d, base) for d in entry.diagnostics)
+        for ref, span in entry.references:
             on_reference(ref, span, base)
-
-        scope.signatures[name] = build_signature(decl, resolver, scope.type_context(note))
+        scope.signatures[name] = entry.signature
+        memo[key] = entry
     reporter.base = 0
+    return memo
