@@ -23,7 +23,7 @@ from shapescript.check.program import (
 from shapescript.check.reporter import Reporter
 from shapescript.check.signatures import ParamSig, Signature
 from shapescript.check.sizes import Poly
-from shapescript.check.solver import Equation, sizes_equal, solve
+from shapescript.check.solver import Equation, solve
 from shapescript.check.type_exprs import TypeContext, TypeResolver
 from shapescript.check.types import (
     BOOL,
@@ -1485,15 +1485,14 @@ class BodyChecker:
                 have = failure.rhs
                 if arg_axis == "index":
                     by_arg.setdefault(arg_index, []).append(
-                        f"its indices are below {_show_size(have)}, not {_show_size(want)}"
+                        f"its indices are below {str(have)}, not {str(want)}"
                     )
                     codes.setdefault(arg_index, "E0507")
                     continue
                 by_arg.setdefault(arg_index, []).append(
-                    f"axis {axis_index + 1}: {_show_size(have)} is not known to equal "
-                    f"{_show_size(want)}"
+                    f"axis {axis_index + 1}: {str(have)} is not known to equal {str(want)}"
                     if failure.code != "E0402"
-                    else f"axis {axis_index + 1}: {_show_size(want)} can't be {_show_size(have)}"
+                    else f"axis {axis_index + 1}: {str(want)} can't be {str(have)}"
                 )
                 codes.setdefault(arg_index, failure.code)
             by_index = {slot[0]: (param, slot[1]) for param, slot in matched if slot}
@@ -1948,10 +1947,6 @@ def _unknown_symbols(type_: Type) -> list[str]:
     return sorted(names)
 
 
-def _show_size(size: Poly) -> str:
-    return str(size)
-
-
 def _is_loose(type_: Type) -> bool:
     """Types that fit anything without a check here."""
     return isinstance(type_, UnknownType | PythonType | NamedType | FunctionType | BatchType)
@@ -2243,9 +2238,6 @@ def _type_names(written: ast.TypeExpr) -> list[tuple[str, Span]]:
         if word.arg is not None:
             size(word.arg)
     return names
-
-
-__all__ = ["BodyChecker", "Program", "Arg", "Label", "sizes_equal"]
 
 
 def _walk(node):

@@ -179,7 +179,7 @@ class Completer:
         site = call_site(text, offset)
         if re.search(r"\bover\s*=\s*$", head) and site is not None:
             return self._axes_of_operand(checked, text, site)
-        if stripped.endswith("|>") or (not stripped and _continues_pipe(text, offset, head)):
+        if stripped.endswith("|>"):
             return self._stages(checked, text, offset - len(prefix) - (len(head) - len(stripped)))
         if stripped.endswith(".") and not stripped.endswith(".."):
             return self._members(checked, stripped[:-1])
@@ -421,10 +421,6 @@ def resolve(item: types.CompletionItem, checked: Checked | None) -> types.Comple
 
 
 # ---------------------------------------------------------------------- helpers
-
-
-def _continues_pipe(text: str, offset: int, head: str) -> bool:
-    return False
 
 
 def _in_comment(before: str) -> bool:

@@ -6,7 +6,6 @@ from lsprotocol import types
 
 from shapescript.check.builtin_table import BUILTINS
 from shapescript.check.program import Checked, Symbol
-from shapescript.check.sizes import Poly
 from shapescript.check.types import TensorType, Type, format_type
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
@@ -180,6 +179,3 @@ def _dim_uses(checked: Checked, name: str) -> str:
     if hidden:
         lines.append(f"- and {hidden} more")
     return "\n".join(lines)
-
-
-__all__ = ["HoverRenderer", "Poly"]
