@@ -6,11 +6,10 @@ visits and the declaration each name refers to, for the query API.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
-
 from shapescript.check import builtin_rules, chains, domains, ranges
 from shapescript.check.broadcast import ShapeError, broadcast, matmul
+from shapescript.check.calls import CallChecker
+from shapescript.check.env import Arg, Env
 from shapescript.check.module_scope import KIND_WORDS, ModuleScope, suggestion
 from shapescript.check.program import (
     LOCAL_KINDS,
@@ -21,10 +20,34 @@ from shapescript.check.program import (
     Symbol,
 )
 from shapescript.check.reporter import Reporter
-from shapescript.check.signatures import ParamSig, Signature
+from shapescript.check.signatures import Signature
 from shapescript.check.sizes import Poly
 from shapescript.check.solver import Equation, solve
+from shapescript.check.syntax_facts import (
+    always_returns,
+    cover_spans,
+    elementwise_body,
+    independent_term,
+    python_call,
+    type_names,
+    walk,
+)
 from shapescript.check.type_exprs import TypeContext, TypeResolver
+from shapescript.check.type_rules import (
+    ARITHMETIC,
+    COMPARISONS,
+    asserted_domain,
+    dtype_converted,
+    erase_range,
+    host_result,
+    impossible_assertion,
+    is_loose,
+    is_mask,
+    join_types,
+    tensor_dtype,
+    type_key,
+    widen,
+)
 from shapescript.check.types import (
     BOOL,
     FLOAT,
@@ -46,39 +69,10 @@ from shapescript.check.types import (
     format_shape,
     format_type,
     interval_of,
-    range_domain,
 )
 from shapescript.diagnostics.diagnostic import Label
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
-
-ARITHMETIC = frozenset({"+", "-", "*", "/"})
-COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">="})
-
-
-@dataclass(slots=True)
-class Arg:
-    """A call argument after matching: its expression (None when piped) and its type."""
-
-    expr: ast.Expr | ast.Pattern | ast.ToStage | None
-    type: Type
-    span: Span
-    name: str | None = None
-    mut: bool = False
-
-
-@dataclass(slots=True)
-class Env:
-    """A block's names: values and axis names, each with the symbol that declared it."""
-
-    values: dict[str, tuple[Type, Symbol]] = field(default_factory=dict)
-    axes: dict[str, tuple[Poly, Symbol]] = field(default_factory=dict)
-
-    def copy(self) -> Env:
-        return Env(dict(self.values), dict(self.axes))
-
-    def axis_sizes(self) -> dict[str, Poly]:
-        return {name: size for name, (size, _) in self.axes.items()}
 
 
 class Program:
@@ -184,7 +178,7 @@ class Program:
             return None
         base = self.scope.function_bases.get(name, 0)
         found = None
-        for node in _walk(decl):
+        for node in walk(decl):
             if isinstance(node, ast.FieldAssign):
                 found = ("changes a model's field", node.span)
             elif isinstance(node, ast.Call):
@@ -229,7 +223,7 @@ class Program:
         return result.inferred
 
 
-class BodyChecker:
+class BodyChecker(CallChecker):
     def __init__(
         self,
         program: Program,
@@ -345,7 +339,7 @@ class BodyChecker:
             return self.signature.return_type or value
         body = self.decl.body or []
         self.block(body)
-        if self.signature.return_type is not None and not _always_returns(body):
+        if self.signature.return_type is not None and not always_returns(body):
             self.reporter.report(
                 "E0307",
                 f"`{self.decl.name}` doesn't return a value on every path",
@@ -364,7 +358,7 @@ class BodyChecker:
         for param in self.decl.params:
             if param.type is None:
                 continue
-            for name, span in _type_names(param.type):
+            for name, span in type_names(param.type):
                 if name in self.signature.generics and name not in seen:
                     seen.add(name)
                     spans.append((name, span))
@@ -373,7 +367,7 @@ class BodyChecker:
     def check_return(self, value: Type, span: Span) -> None:
         self.returned.append(value)
         expected = self.signature.return_type
-        if expected is None or _is_loose(value) or _is_loose(expected):
+        if expected is None or is_loose(value) or is_loose(expected):
             if isinstance(value, PythonType) and isinstance(expected, TensorType):
                 self._python_value_error(span, "returned as a typed result")
             return
@@ -485,7 +479,7 @@ class BodyChecker:
                 self.reporter.report(
                     "E0411",
                     f"this gives {len(value.items)} results, bound to {len(targets)} names",
-                    _cover([t.span for t in targets]),
+                    cover_spans([t.span for t in targets]),
                     f"{len(targets)} names",
                     help=f"bind {len(value.items)} names, one per result",
                 )
@@ -493,11 +487,11 @@ class BodyChecker:
             else:
                 results = list(value.items)
         elif len(targets) > 1:
-            if not _is_loose(value):
+            if not is_loose(value):
                 self.reporter.report(
                     "E0411",
                     f"one value can't be bound to {len(targets)} names",
-                    _cover([t.span for t in targets]),
+                    cover_spans([t.span for t in targets]),
                     f"{len(targets)} names",
                 )
             results = [UNKNOWN if not isinstance(value, PythonType) else value] * len(targets)
@@ -523,7 +517,7 @@ class BodyChecker:
         if not self._block_outers or target.name not in self._block_outers[-1]:
             return
         old = self._block_outers[-1][target.name][0]
-        if _is_loose(old) or _is_loose(new) or isinstance(new, UnknownType):
+        if is_loose(old) or is_loose(new) or isinstance(new, UnknownType):
             return
         same = True
         if isinstance(old, TensorType) and isinstance(new, TensorType):
@@ -638,7 +632,7 @@ class BodyChecker:
                 term = value.left
             else:
                 return
-            if not _independent_term(term, index, set(outer_values) & {accumulator}):
+            if not independent_term(term, index, set(outer_values) & {accumulator}):
                 return
             terms.append((accumulator, term))
         axis = iterable.hi.name
@@ -664,12 +658,12 @@ class BodyChecker:
             for name, (type_, symbol) in self.env.values.items():
                 if name not in start or name == stmt.var.name:
                     continue
-                joined = _join(start[name][0], type_)
+                joined = join_types(start[name][0], type_)
                 if round_number >= 2:
-                    joined = _widen(start[name][0], joined)
+                    joined = widen(start[name][0], joined)
                 if round_number >= 6:
-                    joined = _erase_range(joined)
-                if _type_key(joined) != _type_key(start[name][0]):
+                    joined = erase_range(joined)
+                if type_key(joined) != type_key(start[name][0]):
                     start[name] = (joined, symbol)
                     changed = True
             if not changed:
@@ -727,8 +721,8 @@ class BodyChecker:
                 results.append(type_)
             joined = results[0]
             for other in results[1:]:
-                joined = _join(joined, other)
-            if _type_key(joined) != _type_key(type_):
+                joined = join_types(joined, other)
+            if type_key(joined) != type_key(type_):
                 self.env.values[name] = (joined, symbol)
         if len(branches) == 2:
             then_env, else_env = branches
@@ -869,7 +863,7 @@ class BodyChecker:
     def unary(self, node: ast.Unary) -> Type:
         operand = self.expr(node.operand)
         if node.op == "!":
-            if isinstance(operand, TensorType | HostType) and not _is_mask(operand):
+            if isinstance(operand, TensorType | HostType) and not is_mask(operand):
                 self.reporter.report(
                     "E0501",
                     f"`!` takes a mask or a bool, not {format_type(operand)}",
@@ -881,7 +875,7 @@ class BodyChecker:
             if isinstance(operand, TensorType):
                 return TensorType(operand.axes, MASK, "bool")
             return BOOL if isinstance(operand, HostType) else operand
-        if _is_mask(operand):
+        if is_mask(operand):
             self.reporter.report(
                 "E0505",
                 "arithmetic on a mask",
@@ -951,7 +945,7 @@ class BodyChecker:
             return UNKNOWN
         if op in ARITHMETIC or op == "@":
             for side in (left, right):
-                if _is_mask(side):
+                if is_mask(side):
                     self.reporter.report(
                         "E0505",
                         f"arithmetic on a {'bool' if isinstance(side, HostType) else 'Mask'}",
@@ -962,7 +956,7 @@ class BodyChecker:
                     return UNKNOWN
         if op in ("and", "or"):
             for side in (left, right):
-                if not _is_mask(side):
+                if not is_mask(side):
                     self.reporter.report(
                         "E0501",
                         f"`{op}` takes masks or bools, not {format_type(side)}",
@@ -974,7 +968,7 @@ class BodyChecker:
         if op == "/":
             self._check_divisor(right, op_span)
         if isinstance(left, HostType) and isinstance(right, HostType):
-            return _host_result(op, left, right)
+            return host_result(op, left, right)
         if op == "@":
             return self.matmul(left, right, span)
         left_axes = left.axes if isinstance(left, TensorType) else ()
@@ -997,7 +991,7 @@ class BodyChecker:
             return UNKNOWN
         if op in COMPARISONS or op in ("and", "or"):
             return TensorType(axes, MASK, "bool")
-        dtype = _tensor_dtype(left, right)
+        dtype = tensor_dtype(left, right)
         return TensorType(axes, domains.arithmetic(op, left, right), dtype)
         return TensorType(axes, Domain(), dtype)
 
@@ -1062,7 +1056,7 @@ class BodyChecker:
                     return UNKNOWN
                 axes = operand.axes if target.axes is None else target.axes
                 domain = (
-                    target.domain if node.type.words else _dtype_converted(operand, target.dtype)
+                    target.domain if node.type.words else dtype_converted(operand, target.dtype)
                 )
                 dtype = target.dtype if target.dtype is not None else operand.dtype
                 if node.type.words and target.dtype is None:
@@ -1081,7 +1075,7 @@ class BodyChecker:
             )
             return UNKNOWN
         if isinstance(operand, TensorType) and isinstance(target, TensorType):
-            problem = _impossible_assertion(operand, target, bool(node.type.words))
+            problem = impossible_assertion(operand, target, bool(node.type.words))
             if problem is not None:
                 self.reporter.report(
                     "E0410",
@@ -1092,7 +1086,7 @@ class BodyChecker:
                     help="convert with `to` instead, if a conversion is what you mean",
                 )
                 return target
-            domain = _asserted_domain(operand, target, bool(node.type.words))
+            domain = asserted_domain(operand, target, bool(node.type.words))
             if target.axes is None:
                 return TensorType(operand.axes, domain, target.dtype or operand.dtype)
             if operand.axes is None:
@@ -1238,7 +1232,7 @@ class BodyChecker:
                 self.bind_value(param.name, part, param.span, "value", function.span)
             result = self.expr(function.body)
             self.facts.stage_kinds[function.span] = (
-                "elementwise" if _elementwise_body(function.body) else "vmap"
+                "elementwise" if elementwise_body(function.body) else "vmap"
             )
             return result
         finally:
@@ -1272,7 +1266,7 @@ class BodyChecker:
             problem = f"`{name}` does more than compute a value"
         elif any(arg.mut for arg in node.args):
             problem = "a mut argument changes something"
-        elif isinstance(node.callee, ast.Member) and _python_call(self, node.callee):
+        elif isinstance(node.callee, ast.Member) and python_call(self, node.callee):
             problem = "a call into Python does more than compute a value"
         secondary = []
         if problem is None and name is not None:
@@ -1305,978 +1299,3 @@ class BodyChecker:
                 target.dtype if target.dtype else (None if cast.type.words else current.dtype),
             )
         return current if isinstance(target, UnknownType) else target
-
-    def call(self, node: ast.Call, piped: Arg | None) -> Type:
-        callee = node.callee
-        callee_name = callee.name if isinstance(callee, ast.Name) else None
-        if not self._check_stage_call(node, callee_name):
-            return UNKNOWN
-        args = self.collect_args(node, piped, self._axis_parameters(callee))
-        if any(isinstance(arg.expr, ast.ErrorExpr) for arg in args):
-            return UNKNOWN
-        if isinstance(callee, ast.Name):
-            name = callee.name
-            local = self.env.values.get(name)
-            if (
-                local is not None
-                or name in self.env.axes
-                or (
-                    name in self.scope.symbols
-                    and self.scope.symbols[name].kind
-                    not in ("fn", "extern", "python_module", "model", "data", "logs", "import")
-                )
-            ):
-                what = self.expr(callee)
-                if isinstance(what, PythonType):
-                    return PythonType()
-                if isinstance(what, UnknownType):
-                    return UNKNOWN
-                kind = (
-                    "a value"
-                    if local is not None
-                    else KIND_WORDS.get(self.scope.symbols[name].kind, "an axis name")
-                    if name in self.scope.symbols
-                    else "an axis name"
-                )
-                self.reporter.report(
-                    "E0303",
-                    f"`{name}` is {kind}, not a function",
-                    callee.span,
-                    "called here",
-                )
-                return UNKNOWN
-            symbol = self.scope.symbols.get(name)
-            if symbol is not None and symbol.kind in ("fn", "extern"):
-                self.refer(callee.span, symbol)
-                signature = self.program.lookup_function(name)
-                if signature is None:
-                    return UNKNOWN
-                return self.call_signature(signature, args, node)
-            if symbol is not None:
-                self.refer(callee.span, symbol)
-                if symbol.kind == "python_module":
-                    return PythonType()
-                return UNKNOWN if symbol.kind != "logs" else NamedType(name)
-            if name in builtin_rules.KNOWN:
-                self.refer(callee.span, builtin_rules.symbol(name))
-                self.record(callee.span, FunctionType(name, "builtin"))
-                return builtin_rules.call(self, name, args, node)
-            signature = self.program.prelude.signatures.get(name)
-            if signature is not None:
-                self.refer(callee.span, self.program.prelude.symbols[name])
-                return self.call_signature(signature, args, node)
-            self.expr(callee)
-            return UNKNOWN
-        target = self.expr(callee)
-        if isinstance(target, PythonType):
-            return PythonType()
-        if isinstance(callee, ast.Member) and isinstance(callee.target, ast.Name):
-            owner = self.scope.symbols.get(callee.target.name)
-            if owner is not None and owner.kind == "model" and callee.name == "init":
-                return NamedType(owner.name)
-        return UNKNOWN
-
-    def _axis_parameters(self, callee: ast.Expr) -> tuple[set[str], set[int]]:
-        """The names and positions of a called extern's Axis[..] and Axes[..] parameters."""
-        if not isinstance(callee, ast.Name) or callee.name in self.env.values:
-            return set(), set()
-        signature = self.program.lookup_function(callee.name)
-        if signature is None:
-            return set(), set()
-        names = set()
-        positions = set()
-        for index, param in enumerate(signature.params):
-            if param.special in ("Axis", "Axes"):
-                names.add(param.name)
-                positions.add(index)
-        return names, positions
-
-    def collect_args(
-        self,
-        node: ast.Call,
-        piped: Arg | None,
-        axis_parameters: tuple[set[str], set[int]] = (set(), set()),
-    ) -> list[Arg]:
-        """Type each argument; keyword sizes, patterns and axis names stay expressions."""
-        args: list[Arg] = []
-        placeholder_used = False
-        axis_names, axis_positions = axis_parameters
-        position_offset = (
-            1
-            if piped is not None
-            and not any(isinstance(arg.value, ast.Placeholder) for arg in node.args)
-            else 0
-        )
-        types_follow = isinstance(node.callee, ast.Name) and node.callee.name == "load"
-        for position, arg in enumerate(node.args):
-            if types_follow and position > 0:
-                args.append(Arg(arg.value, UNKNOWN, arg.span, arg.name, arg.mut))
-                continue
-            value = arg.value
-            if isinstance(value, ast.Placeholder) and piped is not None:
-                args.append(Arg(piped.expr, piped.type, piped.span, arg.name, arg.mut))
-                placeholder_used = True
-                continue
-            names_an_axis = isinstance(value, ast.Name) and (
-                arg.name == "over"
-                or arg.name in axis_names
-                or (arg.name is None and position + position_offset in axis_positions)
-            )
-            if isinstance(value, ast.Lambda) and not (
-                isinstance(node.callee, ast.Name) and node.callee.name in ("map", "filter")
-            ):
-                self.expr(value)
-                args.append(Arg(value, UNKNOWN, arg.span, arg.name, arg.mut))
-                continue
-            if isinstance(value, ast.Pattern | ast.ToStage | ast.Lambda) or names_an_axis:
-                args.append(Arg(value, UNKNOWN, arg.span, arg.name, arg.mut))
-                continue
-            args.append(Arg(value, self.expr(value), arg.span, arg.name, arg.mut))
-        if piped is not None and not placeholder_used:
-            args.insert(0, piped)
-        return args
-
-    # ------------------------------------------------------------------ generic calls
-
-    def call_signature(self, signature: Signature, args: list[Arg], node: ast.Call) -> Type:
-        """A call to a fn, extern fn or prelude stub: match arguments, solve, instantiate."""
-        matched = self.match_arguments(signature.name, signature.params, args, node)
-        if matched is None:
-            return UNKNOWN
-        variables = {
-            name: Poly.symbol(self.program.fresh_variable(name)) for name in signature.generics
-        }
-        equations: list[Equation] = []
-        renames: dict[str, str | None] = {}
-        rest: tuple[Axis, ...] | None = None
-        elementwise_shapes: list[tuple[Axis, ...]] = []
-        failed = False
-        index_equations: list[Equation] = []
-        first = matched[0][1][1].type if matched and matched[0][1] is not None else None
-        for param, arg in matched:
-            if arg is None:
-                self._size_default(signature, param, variables, equations)
-                continue
-            outcome = self._match_param(
-                signature,
-                param,
-                arg,
-                variables,
-                equations,
-                renames,
-                elementwise_shapes,
-                first,
-                index_equations,
-            )
-            if outcome is False:
-                failed = True
-            elif isinstance(outcome, tuple):
-                rest = outcome
-        if failed:
-            return UNKNOWN
-        # Index[V] sizes are matched after the shapes, so a shape decides V first.
-        solution = solve(equations + index_equations, self.scope.dim_values)
-        if solution.failures:
-            by_arg: dict[int, list[str]] = {}
-            codes: dict[int, str] = {}
-            for failure in solution.failures:
-                arg_index, param, axis_index, arg_axis = failure.equation.origin
-                want = solution.apply(failure.lhs)
-                have = failure.rhs
-                if arg_axis == "index":
-                    by_arg.setdefault(arg_index, []).append(
-                        f"its indices are below {str(have)}, not {str(want)}"
-                    )
-                    codes.setdefault(arg_index, "E0507")
-                    continue
-                by_arg.setdefault(arg_index, []).append(
-                    f"axis {axis_index + 1}: {str(have)} is not known to equal {str(want)}"
-                    if failure.code != "E0402"
-                    else f"axis {axis_index + 1}: {str(want)} can't be {str(have)}"
-                )
-                codes.setdefault(arg_index, failure.code)
-            by_index = {slot[0]: (param, slot[1]) for param, slot in matched if slot}
-            for arg_index, notes in by_arg.items():
-                if arg_index not in by_index:
-                    self.reporter.report(
-                        codes[arg_index],
-                        f"the call of `{signature.name}` doesn't fit its signature",
-                        node.span,
-                        "this call",
-                        notes=notes,
-                    )
-                    continue
-                param, arg = by_index[arg_index]
-                shown = (
-                    format_type(param.type)
-                    if param.special is None
-                    else f"{param.special}[{param.special_size}]"
-                )
-                self.reporter.report(
-                    codes[arg_index],
-                    f"`{signature.name}` can't take this as `{param.name}`",
-                    arg.span,
-                    f"{format_type(arg.type)}",
-                    notes=notes + [f"`{param.name}` is {shown}"],
-                )
-            return UNKNOWN
-        values = {name: solution.apply(size) for name, size in variables.items()}
-        unsolved = {
-            name
-            for name, size in values.items()
-            if any(symbol.startswith("$") for symbol in size.symbols())
-        }
-        result_type = self.program.return_type_of(signature)
-        if result_type is None:
-            self.reporter.report(
-                "E0306",
-                f"`{signature.name}` has no return type, so it can't call itself",
-                node.span,
-                "recursive call",
-                help=f"give `{signature.name}` a return type: `-> T`",
-            )
-            return UNKNOWN
-        if unsolved & _type_symbols(result_type):
-            return UNKNOWN
-        if signature.extern and signature.decl.return_type is not None:
-            result_type = self._extern_return(signature, values, node)
-        for name in _unknown_symbols(result_type):
-            values[name] = Poly.symbol(self.fresh_unknown(name.lstrip("?").rstrip("0123456789")))
-        if (
-            signature.is_elementwise
-            and elementwise_shapes == []
-            and any(
-                isinstance(arg.type, HostType) for _, slot in matched if slot for arg in [slot[1]]
-            )
-        ):
-            return FLOAT
-        result = self._instantiate(
-            signature, result_type, values, renames, rest, elementwise_shapes
-        )
-        return self._narrow_range(signature, matched, result, node)
-
-    def _narrow_range(self, signature: Signature, matched, result: Type, node) -> Type:
-        """An elementwise call's range: the math of a known Python function, or the body's
-        range at this call's arguments, narrowed by the declared return type."""
-        if not isinstance(result, TensorType | HostType) or not signature.is_elementwise:
-            return result
-        arguments = {param.name: slot[1].type for param, slot in matched if slot is not None}
-        first = next(iter(arguments.values()), None)
-        interval = None
-        if signature.extern:
-            known = ranges.KNOWN_FUNCTIONS.get(signature.path)
-            argument_range = interval_of(first) if first is not None else None
-            if known is None or argument_range is None:
-                return result
-            self._check_edges(signature, argument_range, node)
-            interval = known(argument_range)
-        else:
-            interval = self.program.body_range(signature, arguments)
-        if interval is None:
-            return result
-        declared = interval_of(result)
-        if (
-            declared is not None
-            and isinstance(result, TensorType)
-            and (result.domain.name not in ("Real",) and result.domain.interval is None)
-        ):
-            return result
-        if declared is not None and declared.meets(interval):
-            interval = declared.intersect(interval)
-        if isinstance(result, HostType):
-            return HostType(result.kind, result.size, interval)
-        return TensorType(result.axes, range_domain(interval), result.dtype)
-
-    def _check_edges(self, signature: Signature, argument: ranges.Interval, node) -> None:
-        """log, log1p, rsqrt and sqrt of values that reach or pass where they're undefined."""
-        edge = ranges.EDGES.get(signature.path)
-        if edge is None or math.isinf(argument.lo):
-            return
-        at, edge_allowed = edge
-        name = signature.name
-        if argument.hi < at or argument.lo < at:
-            self.reporter.report(
-                "E0506",
-                f"`{name}` of values in {argument}, past where it is defined (from {at:g})",
-                node.span,
-                "outside the function's domain",
-                help=_stable_alternative(name),
-            )
-        elif argument.lo == at and argument.lo_closed and not edge_allowed:
-            self.reporter.report(
-                "W0501",
-                f"`{name}` of values that can be exactly {at:g}, where it is undefined",
-                node.span,
-                f"can reach {at:g}",
-                help=_stable_alternative(name),
-            )
-
-    def _extern_return(self, signature: Signature, values: dict[str, Poly], node) -> Type:
-        ctx = self.scope.type_context()
-        ctx.axes = dict(values)
-        ctx.mode = "closed"
-        ctx.extern = True
-        ctx.rounding = True
-        result = self.resolver.resolve(signature.decl.return_type, ctx)
-        if isinstance(result, TensorType) and result.axes is not None:
-            for axis in result.axes:
-                if axis.rest:
-                    continue
-                value = axis.size.substitute(self.scope.dim_values).value
-                if value is not None and value < 1:
-                    self.reporter.report(
-                        "E0401",
-                        f"`{signature.name}` would give an axis of size {value}",
-                        node.span,
-                        "axis smaller than 1",
-                    )
-                    return UNKNOWN
-        return result
-
-    def _instantiate(self, signature, result, values, renames, rest, shapes) -> Type:
-        """The call's result: the return type with generics solved and caller's names kept."""
-        if not isinstance(result, TensorType):
-            return result
-        if result.axes is None:
-            if shapes:
-                axes = shapes[0]
-                for shape in shapes[1:]:
-                    try:
-                        axes = broadcast(axes, shape, self.scope.dim_values)
-                    except ShapeError:
-                        return UNKNOWN
-                return TensorType(axes, result.domain, result.dtype)
-            return result
-        axes: list[Axis] = []
-        for axis in result.axes:
-            if axis.rest:
-                axes.extend(rest or ())
-                continue
-            size = axis.size.substitute(values)
-            if axis.name is not None and axis.name in signature.generics:
-                axes.append(Axis(size, renames.get(axis.name)))
-            elif axis.name is not None and axis.name in self.scope.dim_values:
-                axes.append(Axis(size, axis.name))
-            else:
-                axes.append(Axis(size))
-        domain = result.domain
-        if domain.size is not None:
-            domain = Domain(domain.name, domain.over, domain.size.substitute(values))
-        if domain.over is not None and renames.get(domain.over):
-            domain = Domain(domain.name, renames[domain.over], domain.size)
-        return TensorType(tuple(axes), domain, result.dtype)
-
-    def _match_param(
-        self, signature, param, arg, variables, equations, renames, shapes, first, index_equations
-    ):
-        """Add the equations one argument gives; False when it can't be matched at all."""
-        arg_index = arg[0]
-        value: Arg = arg[1]
-        if param.special is not None:
-            return self._special_argument(
-                signature, param, value, variables, equations, arg_index, first
-            )
-        expected = param.type
-        actual = value.type
-        if _is_loose(actual) or isinstance(expected, UnknownType):
-            if isinstance(actual, PythonType) and isinstance(expected, TensorType):
-                self._python_value_error(value.span, "passed as a tensor argument")
-                return False
-            return None
-        if isinstance(expected, HostType) and isinstance(actual, TensorType):
-            self.reporter.report(
-                "E0805",
-                f"`{signature.name}` takes a host {expected.kind} as `{param.name}`, "
-                f"not the tensor {format_type(actual)}",
-                value.span,
-                "a tensor",
-                help="reading a tensor on the host waits for the device; compute the number "
-                "on the host, or make the parameter a [] tensor",
-            )
-            return False
-        if isinstance(expected, TensorType):
-            if isinstance(actual, StringType):
-                self.reporter.report(
-                    "E0412",
-                    f"a string isn't a tensor: `{signature.name}` takes {format_type(expected)} "
-                    f"as `{param.name}`",
-                    value.span,
-                    "string",
-                )
-                return False
-            if isinstance(actual, HostType):
-                if expected.axes is None or not expected.axes:
-                    return None
-                self.reporter.report(
-                    "E0403",
-                    f"`{signature.name}` takes {format_type(expected)} as `{param.name}`, "
-                    f"not a number",
-                    value.span,
-                    format_type(actual),
-                )
-                return False
-            if not isinstance(actual, TensorType):
-                return None
-            misfit = domains.value_fits(actual, expected)
-            if misfit is not None:
-                self.reporter.report(
-                    "E0501",
-                    f"`{signature.name}` can't take this as `{param.name}`: {misfit.message}",
-                    value.span,
-                    format_type(actual),
-                    notes=[f"`{param.name}` is {format_type(expected)}"],
-                    help=misfit.help,
-                )
-                return False
-            if expected.axes is None:
-                if actual.axes is not None:
-                    shapes.append(actual.axes)
-                return None
-            if actual.axes is None:
-                return None
-            want_axes = expected.axes
-            rest_index = next((i for i, a in enumerate(want_axes) if a.rest), None)
-            have_axes = actual.axes
-            captured = None
-            if rest_index is not None:
-                fixed_after = len(want_axes) - rest_index - 1
-                if len(have_axes) < len(want_axes) - 1:
-                    self._rank_error(signature, param, value, len(want_axes) - 1, at_least=True)
-                    return False
-                captured = have_axes[rest_index : len(have_axes) - fixed_after]
-                have_axes = have_axes[:rest_index] + have_axes[len(have_axes) - fixed_after :]
-                want_axes = want_axes[:rest_index] + want_axes[rest_index + 1 :]
-            if len(have_axes) != len(want_axes):
-                self._rank_error(signature, param, value, len(want_axes), at_least=False)
-                return False
-            for axis_index, (want, have) in enumerate(zip(want_axes, have_axes, strict=True)):
-                generic = want.size.single_symbol()
-                if generic is not None and generic in signature.generics:
-                    renames.setdefault(generic, have.name)
-                equations.append(
-                    Equation(
-                        want.size.substitute(variables),
-                        have.size,
-                        (arg_index, param, axis_index, have),
-                    )
-                )
-            if expected.domain.size is not None and actual.domain.size is not None:
-                index_equations.append(
-                    Equation(
-                        expected.domain.size.substitute(variables),
-                        actual.domain.size,
-                        (arg_index, param, -1, "index"),
-                    )
-                )
-            return captured
-        return None
-
-    def _size_default(self, signature, param: ParamSig, variables, equations) -> None:
-        """A left-out `Size[S] = default` argument: S is the default's size."""
-        default = param.decl.default
-        if param.special != "Size" or param.special_size is None or default is None:
-            return
-        if isinstance(default, ast.IntLit):
-            value = Poly.const(default.value)
-        elif isinstance(default, ast.Name) and default.name in variables:
-            value = variables[default.name]
-        elif isinstance(default, ast.Name) and default.name in self.scope.dim_values:
-            value = Poly.symbol(default.name)
-        else:
-            return
-        equations.append(
-            Equation(param.special_size.substitute(variables), value, (-1, param, 0, None))
-        )
-
-    def _rank_error(self, signature, param, value, want: int, at_least: bool) -> None:
-        have = value.type.rank if isinstance(value.type, TensorType) else 0
-        self.reporter.report(
-            "E0403",
-            f"`{signature.name}` can't take this as `{param.name}`: it has {have} axes, "
-            f"not {'at least ' if at_least else ''}{want}",
-            value.span,
-            format_type(value.type),
-            notes=[f"`{param.name}` is {format_type(param.type)}"],
-        )
-
-    def _special_argument(
-        self, signature, param, value: Arg, variables, equations, arg_index, first: Type | None
-    ):
-        """Axis[n], Axes[n] and Size[S] arguments of an extern fn."""
-        expr = value.expr
-        if param.special in ("Axis", "Axes"):
-            if not isinstance(expr, ast.Name):
-                self.reporter.report(
-                    "E0406",
-                    f"`{param.name}` takes the name of an axis",
-                    value.span,
-                    "not an axis name",
-                )
-                return False
-            if not isinstance(first, TensorType) or first.axes is None:
-                return None
-            for axis in first.axes:
-                if axis.name == expr.name:
-                    if param.special_size is not None:
-                        equations.append(
-                            Equation(
-                                param.special_size.substitute(variables),
-                                axis.size,
-                                (arg_index, param, 0, axis),
-                            )
-                        )
-                    return None
-            named = [f"`{axis.name}`" for axis in first.axes if axis.name]
-            self.reporter.report(
-                "E0405",
-                f"{format_type(first)} has no axis `{expr.name}`",
-                value.span,
-                "not an axis of the first argument",
-                notes=[
-                    "its named axes are " + ", ".join(named) if named else "it has no named axes"
-                ],
-            )
-            return False
-        size = self.static_size(expr, value.type)
-        if size is None:
-            self.reporter.report(
-                "E0406",
-                f"`{param.name}` takes a size known before the program runs",
-                value.span,
-                "not a static size",
-            )
-            return False
-        if param.special_size is not None:
-            equations.append(
-                Equation(
-                    param.special_size.substitute(variables), size, (arg_index, param, 0, None)
-                )
-            )
-        return None
-
-    def static_size(self, expr, type_: Type) -> Poly | None:
-        if isinstance(type_, HostType) and type_.kind == "int" and type_.size is not None:
-            return type_.size
-        return None
-
-    def match_arguments(self, name: str, params: list[ParamSig], args: list[Arg], node):
-        """Pair arguments with parameters by position and keyword (E0406)."""
-        slots: list[tuple[int, Arg] | None] = [None] * len(params)
-        by_name = {param.name: index for index, param in enumerate(params)}
-        position = 0
-        ok = True
-        for arg_index, arg in enumerate(args):
-            if arg.name is None:
-                if position >= len(params):
-                    self.reporter.report(
-                        "E0406",
-                        f"`{name}` takes {len(params)} argument(s), but got more",
-                        arg.span,
-                        "one too many",
-                    )
-                    ok = False
-                    break
-                slots[position] = (arg_index, arg)
-                position += 1
-                continue
-            index = by_name.get(arg.name)
-            if index is None:
-                self.reporter.report(
-                    "E0406",
-                    f"`{name}` has no parameter `{arg.name}`",
-                    arg.span,
-                    "unknown keyword",
-                    help=suggestion(arg.name, by_name),
-                )
-                ok = False
-                continue
-            if slots[index] is not None:
-                self.reporter.report(
-                    "E0406",
-                    f"`{arg.name}` is given twice",
-                    arg.span,
-                    "second time",
-                )
-                ok = False
-                continue
-            slots[index] = (arg_index, arg)
-        for index, param in enumerate(params):
-            if slots[index] is None and not param.has_default and ok:
-                self.reporter.report(
-                    "E0406",
-                    f"`{name}` is missing its argument `{param.name}`",
-                    node.span,
-                    f"no `{param.name}`",
-                )
-                ok = False
-        if not ok:
-            return None
-        return [(param, slots[index]) for index, param in enumerate(params)]
-
-    def _python_value_error(self, span: Span, how: str) -> None:
-        self.reporter.report(
-            "E0413",
-            f"a Python value's shape isn't known, so it can't be {how}",
-            span,
-            "Python value",
-            help="say what it is with `as`, as in `torch.load(path) as [D 3*D]`",
-        )
-
-
-# ---------------------------------------------------------------------- helpers
-
-
-def _type_symbols(type_: Type) -> set[str]:
-    """The size symbols a type's axes and domain use."""
-    if not isinstance(type_, TensorType):
-        return set()
-    names: set[str] = set()
-    for axis in type_.axes or ():
-        names |= axis.size.symbols()
-        if axis.name:
-            names.add(axis.name)
-    if type_.domain.size is not None:
-        names |= type_.domain.size.symbols()
-    return names
-
-
-def _unknown_symbols(type_: Type) -> list[str]:
-    if not isinstance(type_, TensorType) or type_.axes is None:
-        return []
-    names = {name for axis in type_.axes for name in axis.size.symbols() if name.startswith("?")}
-    return sorted(names)
-
-
-def _is_loose(type_: Type) -> bool:
-    """Types that fit anything without a check here."""
-    return isinstance(type_, UnknownType | PythonType | NamedType | FunctionType | BatchType)
-
-
-def _tensor_dtype(left: Type, right: Type) -> str | None:
-    tensors = [side for side in (left, right) if isinstance(side, TensorType)]
-    if not tensors:
-        return None
-    dtypes = [tensor.resolved_dtype for tensor in tensors]
-    hosts = [side for side in (left, right) if isinstance(side, HostType)]
-    if any(host.kind == "float" for host in hosts) and all(
-        _dtype_kind(d) != "float" for d in dtypes
-    ):
-        return None
-    result = promote(dtypes)
-    return None if result == "f32" else result
-
-
-def _join(old: Type, new: Type) -> Type:
-    """The narrowest type holding what either of two values of one shape may hold."""
-    if isinstance(old, HostType) and isinstance(new, HostType) and old.kind == new.kind:
-        a, b = interval_of(old), interval_of(new)
-        if a is None or b is None:
-            return HostType(old.kind)
-        return HostType(old.kind, None, a.hull(b))
-    if isinstance(old, TensorType) and isinstance(new, TensorType):
-        if old.domain == new.domain:
-            return old
-        a, b = interval_of(old), interval_of(new)
-        if old.domain.name == new.domain.name and old.domain.name != "Real":
-            return old
-        domain = range_domain(a.hull(b)) if a is not None and b is not None else Domain()
-        return TensorType(old.axes, domain, old.dtype)
-    return old
-
-
-def _independent_term(term: ast.Expr, index: str, accumulators: set[str]) -> bool:
-    """A term that reads no accumulator, uses the loop index only as `x[i]`, and computes."""
-    allowed_index_spans = set()
-    for node in _walk(term):
-        if isinstance(node, ast.Index) and len(node.items) == 1:
-            item = node.items[0]
-            if isinstance(item, ast.Name) and item.name == index:
-                allowed_index_spans.add(item.span)
-    for node in _walk(term):
-        if isinstance(node, ast.Name):
-            if node.name in accumulators:
-                return False
-            if node.name == index and node.span not in allowed_index_spans:
-                return False
-        if isinstance(node, ast.Call) and (
-            (isinstance(node.callee, ast.Name) and node.callee.name in chains.EFFECTFUL)
-            or any(arg.mut for arg in node.args)
-        ):
-            return False
-    return True
-
-
-def _type_key(type_: Type) -> tuple:
-    return (format_type(type_), interval_of(type_))
-
-
-def _widen(before: Type, after: Type) -> Type:
-    """Move the ends of a range that is still growing to infinity."""
-    a, b = interval_of(before), interval_of(after)
-    if a is None or b is None:
-        return after
-    lo = -math.inf if b.lo < a.lo else b.lo
-    hi = math.inf if b.hi > a.hi else b.hi
-    widened = ranges.Interval(lo, hi, b.lo_closed, b.hi_closed).normalized()
-    if isinstance(after, HostType):
-        return HostType(after.kind, None, widened)
-    if isinstance(after, TensorType):
-        return TensorType(after.axes, range_domain(widened), after.dtype)
-    return after
-
-
-def _erase_range(type_: Type) -> Type:
-    if isinstance(type_, HostType):
-        return HostType(type_.kind)
-    if isinstance(type_, TensorType) and type_.domain.interval is not None:
-        return TensorType(type_.axes, Domain(), type_.dtype)
-    return type_
-
-
-def _asserted_domain(value: TensorType, target: TensorType, has_domain: bool) -> Domain:
-    """An `as` keeps what is known that is narrower than what it asserts."""
-    if not has_domain:
-        return value.domain
-    domain = target.domain
-    if domain.interval is not None:
-        known = interval_of(value)
-        if known is not None and domain.interval.meets(known):
-            return range_domain(domain.interval.intersect(known))
-    return domain
-
-
-def _dtype_kind(dtype: str) -> str:
-    if dtype == "bool":
-        return "bool"
-    return "float" if dtype in ("f16", "bf16", "f32", "f64") else "integer"
-
-
-def _impossible_assertion(value: TensorType, target: TensorType, has_domain: bool) -> str | None:
-    """Why `value as target` contradicts what is known of the values (E0410), or None."""
-    if target.dtype is not None and _dtype_kind(target.dtype) != _dtype_kind(value.resolved_dtype):
-        return (
-            f"{value.resolved_dtype} values aren't {_dtype_kind(target.dtype)}s; change the "
-            f"dtype with `to {target.dtype}`"
-        )
-    if not has_domain:
-        return None
-    want, have = target.domain, value.domain
-    if (want.name == "Mask") != (have.name == "Mask"):
-        return (
-            "a Mask asserted to be numbers"
-            if have.name == "Mask"
-            else ("numbers asserted to be a Mask")
-        )
-    if want.interval is not None:
-        known = interval_of(value)
-        if known is not None and not want.interval.meets(known):
-            return f"its values are in {known}, which doesn't meet {want.interval}"
-    if want.name == "Prob" and have.name == "Logit" and want.over == have.over:
-        return f"logits over {have.over} aren't probabilities; use softmax"
-    if want.name == "Index" and _dtype_kind(value.resolved_dtype) == "float":
-        return "floats aren't indices"
-    if want.name == "Binary":
-        known = interval_of(value)
-        if known is not None and not (known.holds(0.0) or known.holds(1.0)):
-            return f"values in {known} can't be 0 or 1"
-    return None
-
-
-def _dtype_converted(operand: TensorType, dtype: str | None) -> Domain:
-    """What a dtype-only `to` leaves of the domain: bool to float is Binary, an integer's
-    domain becomes a plain number, and floats keep theirs."""
-    if dtype is None:
-        return operand.domain
-    if operand.domain.name == "Mask":
-        if dtype in ("f16", "bf16", "f32", "f64"):
-            return Domain("Binary")
-        return range_domain(ranges.Interval(0.0, 1.0))
-    if operand.domain.name == "Index":
-        return Domain()
-    return operand.domain
-
-
-def _python_call(checker: BodyChecker, member: ast.Member) -> bool:
-    root = member
-    while isinstance(root, ast.Member):
-        root = root.target
-    return (
-        isinstance(root, ast.Name)
-        and root.name in checker.scope.python_modules
-        and (root.name not in checker.env.values)
-    )
-
-
-_ELEMENTWISE_CALLS = None
-
-
-def _elementwise_body(expr: ast.Expr) -> bool:
-    """Whether a lambda body is made only of elementwise parts (so no vmap is needed)."""
-    global _ELEMENTWISE_CALLS
-    if _ELEMENTWISE_CALLS is None:
-        _ELEMENTWISE_CALLS = builtin_rules.ELEMENTWISE | {
-            "exp",
-            "log",
-            "log1p",
-            "expm1",
-            "sqrt",
-            "rsqrt",
-            "sin",
-            "cos",
-            "tanh",
-            "sigmoid",
-            "erf",
-            "gelu",
-            "silu",
-            "softplus",
-            "log_sigmoid",
-        }
-    if isinstance(expr, ast.Name | ast.IntLit | ast.FloatLit | ast.BoolLit | ast.InfLit):
-        return True
-    if isinstance(expr, ast.Binary):
-        return expr.op != "@" and _elementwise_body(expr.left) and _elementwise_body(expr.right)
-    if isinstance(expr, ast.Unary):
-        return _elementwise_body(expr.operand)
-    if isinstance(expr, ast.Cast):
-        return expr.kind == "to" and _elementwise_body(expr.operand)
-    if isinstance(expr, ast.Index):
-        return (
-            isinstance(expr.target, ast.Name)
-            and len(expr.items) == 1
-            and isinstance(expr.items[0], ast.Name)
-        )
-    if isinstance(expr, ast.Call):
-        return (
-            isinstance(expr.callee, ast.Name)
-            and expr.callee.name in _ELEMENTWISE_CALLS
-            and all(
-                not isinstance(arg.value, ast.Pattern) and _elementwise_body(arg.value)
-                for arg in expr.args
-            )
-        )
-    return False
-
-
-def _stable_alternative(name: str) -> str:
-    if name == "log":
-        return "add a small positive number first, or use log_sigmoid / log_softmax of the input"
-    return "keep the argument away from the edge, as with clamp"
-
-
-def _is_mask(type_: Type) -> bool:
-    if isinstance(type_, HostType):
-        return type_.kind == "bool"
-    return isinstance(type_, TensorType) and type_.domain.name == "Mask"
-
-
-def _host_result(op: str, left: HostType, right: HostType) -> Type:
-    if op in COMPARISONS or op in ("and", "or"):
-        return BOOL
-    interval = None
-    left_range, right_range = interval_of(left), interval_of(right)
-    if left_range is not None and right_range is not None and op in ARITHMETIC:
-        domain = domains.arithmetic(op, left, right)
-        interval = domain.interval or ranges.REAL
-    if left.kind == "int" and right.kind == "int":
-        if op == "/":
-            return HostType("float", None, interval)
-        size = None
-        if left.size is not None and right.size is not None:
-            if op == "+":
-                size = left.size + right.size
-            elif op == "-":
-                size = left.size - right.size
-            elif op == "*":
-                size = left.size * right.size
-        return HostType("int", size, interval if size is None else None)
-    return HostType("float", None, interval)
-
-
-def _always_returns(stmts: list[ast.Stmt]) -> bool:
-    for stmt in stmts:
-        if isinstance(stmt, ast.Return):
-            return True
-        if (
-            isinstance(stmt, ast.If)
-            and stmt.else_body is not None
-            and _always_returns(stmt.then_body)
-            and _always_returns(stmt.else_body)
-        ):
-            return True
-        if isinstance(stmt, ast.ErrorStmt):
-            return True
-    return False
-
-
-def _cover(spans: list[Span]) -> Span:
-    return Span(min(s.start for s in spans), max(s.end for s in spans))
-
-
-def _type_names(written: ast.TypeExpr) -> list[tuple[str, Span]]:
-    names: list[tuple[str, Span]] = []
-
-    def size(node) -> None:
-        if isinstance(node, ast.SizeName):
-            names.append((node.name, node.span))
-        elif isinstance(node, ast.SizeBinary):
-            size(node.left)
-            size(node.right)
-
-    def axis(node) -> None:
-        if isinstance(node, ast.SizeAxis):
-            size(node.size)
-        elif isinstance(node, ast.GroupAxis):
-            for item in node.items:
-                axis(item)
-        elif isinstance(node, ast.GroupedSizeAxis):
-            names.append((node.name, node.span))
-
-    if written.shape is not None:
-        for item in written.shape.axes:
-            axis(item)
-    for word in written.words:
-        if word.arg is not None:
-            size(word.arg)
-    return names
-
-
-def _walk(node):
-    """Every syntax node inside a node, depth first."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        for name in getattr(current, "__slots__", ()):
-            value = getattr(current, name, None)
-            for child in value if isinstance(value, list) else [value]:
-                if hasattr(child, "__slots__") and hasattr(child, "span"):
-                    stack.append(child)
-
-
-_RANK = {
-    "bool": 0,
-    "u8": 1,
-    "i8": 1,
-    "i16": 2,
-    "i32": 3,
-    "i64": 4,
-    "f16": 5,
-    "bf16": 5,
-    "f32": 6,
-    "f64": 7,
-}
-
-
-def promote(dtypes: list[str]) -> str:
-    """torch's result_type for tensors of these dtypes (of equal standing)."""
-    result = dtypes[0]
-    for dtype in dtypes[1:]:
-        if dtype == result:
-            continue
-        if {dtype, result} == {"f16", "bf16"}:
-            result = "f32"
-        elif {dtype, result} == {"u8", "i8"}:
-            result = "i16"
-        elif _RANK[dtype] > _RANK[result]:
-            result = dtype
-    return result

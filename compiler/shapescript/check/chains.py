@@ -267,7 +267,7 @@ def _apply_function(checker: BodyChecker, iteration: Iteration, function, stage)
 
 
 def _element_arg(element: Type, span: Span):
-    from shapescript.check.bodies import Arg
+    from shapescript.check.env import Arg
 
     return Arg(None, element, span)
 

@@ -1,0 +1,156 @@
+"""Facts read off the syntax tree: walking it, and what a loop or a lambda body does."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from shapescript.check import builtin_rules, chains
+from shapescript.syntax import ast
+from shapescript.syntax.source import Span
+
+if TYPE_CHECKING:
+    from shapescript.check.bodies import BodyChecker
+
+
+def independent_term(term: ast.Expr, index: str, accumulators: set[str]) -> bool:
+    """A term that reads no accumulator, uses the loop index only as `x[i]`, and computes."""
+    allowed_index_spans = set()
+    for node in walk(term):
+        if isinstance(node, ast.Index) and len(node.items) == 1:
+            item = node.items[0]
+            if isinstance(item, ast.Name) and item.name == index:
+                allowed_index_spans.add(item.span)
+    for node in walk(term):
+        if isinstance(node, ast.Name):
+            if node.name in accumulators:
+                return False
+            if node.name == index and node.span not in allowed_index_spans:
+                return False
+        if isinstance(node, ast.Call) and (
+            (isinstance(node.callee, ast.Name) and node.callee.name in chains.EFFECTFUL)
+            or any(arg.mut for arg in node.args)
+        ):
+            return False
+    return True
+
+
+def python_call(checker: BodyChecker, member: ast.Member) -> bool:
+    root = member
+    while isinstance(root, ast.Member):
+        root = root.target
+    return (
+        isinstance(root, ast.Name)
+        and root.name in checker.scope.python_modules
+        and (root.name not in checker.env.values)
+    )
+
+
+_ELEMENTWISE_CALLS = None
+
+
+def elementwise_body(expr: ast.Expr) -> bool:
+    """Whether a lambda body is made only of elementwise parts (so no vmap is needed)."""
+    global _ELEMENTWISE_CALLS
+    if _ELEMENTWISE_CALLS is None:
+        _ELEMENTWISE_CALLS = builtin_rules.ELEMENTWISE | {
+            "exp",
+            "log",
+            "log1p",
+            "expm1",
+            "sqrt",
+            "rsqrt",
+            "sin",
+            "cos",
+            "tanh",
+            "sigmoid",
+            "erf",
+            "gelu",
+            "silu",
+            "softplus",
+            "log_sigmoid",
+        }
+    if isinstance(expr, ast.Name | ast.IntLit | ast.FloatLit | ast.BoolLit | ast.InfLit):
+        return True
+    if isinstance(expr, ast.Binary):
+        return expr.op != "@" and elementwise_body(expr.left) and elementwise_body(expr.right)
+    if isinstance(expr, ast.Unary):
+        return elementwise_body(expr.operand)
+    if isinstance(expr, ast.Cast):
+        return expr.kind == "to" and elementwise_body(expr.operand)
+    if isinstance(expr, ast.Index):
+        return (
+            isinstance(expr.target, ast.Name)
+            and len(expr.items) == 1
+            and isinstance(expr.items[0], ast.Name)
+        )
+    if isinstance(expr, ast.Call):
+        return (
+            isinstance(expr.callee, ast.Name)
+            and expr.callee.name in _ELEMENTWISE_CALLS
+            and all(
+                not isinstance(arg.value, ast.Pattern) and elementwise_body(arg.value)
+                for arg in expr.args
+            )
+        )
+    return False
+
+
+def always_returns(stmts: list[ast.Stmt]) -> bool:
+    for stmt in stmts:
+        if isinstance(stmt, ast.Return):
+            return True
+        if (
+            isinstance(stmt, ast.If)
+            and stmt.else_body is not None
+            and always_returns(stmt.then_body)
+            and always_returns(stmt.else_body)
+        ):
+            return True
+        if isinstance(stmt, ast.ErrorStmt):
+            return True
+    return False
+
+
+def cover_spans(spans: list[Span]) -> Span:
+    return Span(min(s.start for s in spans), max(s.end for s in spans))
+
+
+def type_names(written: ast.TypeExpr) -> list[tuple[str, Span]]:
+    names: list[tuple[str, Span]] = []
+
+    def size(node) -> None:
+        if isinstance(node, ast.SizeName):
+            names.append((node.name, node.span))
+        elif isinstance(node, ast.SizeBinary):
+            size(node.left)
+            size(node.right)
+
+    def axis(node) -> None:
+        if isinstance(node, ast.SizeAxis):
+            size(node.size)
+        elif isinstance(node, ast.GroupAxis):
+            for item in node.items:
+                axis(item)
+        elif isinstance(node, ast.GroupedSizeAxis):
+            names.append((node.name, node.span))
+
+    if written.shape is not None:
+        for item in written.shape.axes:
+            axis(item)
+    for word in written.words:
+        if word.arg is not None:
+            size(word.arg)
+    return names
+
+
+def walk(node):
+    """Every syntax node inside a node, depth first."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for name in getattr(current, "__slots__", ()):
+            value = getattr(current, name, None)
+            for child in value if isinstance(value, list) else [value]:
+                if hasattr(child, "__slots__") and hasattr(child, "span"):
+                    stack.append(child)
