@@ -69,3 +69,10 @@ def test_unexpected_indent_skips_only_that_block() -> None:
     result = parse_text(text)
     assert [d.code for d in result.diagnostics] == ["E0202"]
     assert [item.name for item in result.module.items] == ["f", "g"]
+
+
+def test_a_broken_declaration_under_a_doc_comment_is_one_error() -> None:
+    text = "## Scores.\nfn f(x: [n]) -> [n] =\n    x\n"
+    result = parse_text(text)
+    assert [d.code for d in result.diagnostics] == ["E0201"]
+    assert "on the same line" in result.diagnostics[0].message

@@ -1192,12 +1192,12 @@ class BodyChecker(CallChecker):
                     cast = ast.Cast("to", node.input, stage.type, stage.span)
                     current = self._to_stage(current, cast)
                 elif isinstance(stage, ast.Call):
-                    current = self.call(stage, Arg(None, current, node.input.span))
+                    current = self.call(stage, Arg(None, current, previous_input.span))
                 elif isinstance(stage, ast.ErrorExpr):
                     current = UNKNOWN
                 else:
                     call = ast.Call(stage, [], stage.span)
-                    current = self.call(call, Arg(None, current, node.input.span))
+                    current = self.call(call, Arg(None, current, previous_input.span))
             finally:
                 self.reporter.context_notes.pop()
             self.facts.types[stage.span] = current

@@ -59,6 +59,13 @@ def attach_doc_comments(
     by_line = {}
     for declaration in _documentable(module):
         by_line.setdefault(source.position(declaration.span.start).line, declaration)
+    # A declaration that failed to parse was reported already; its doc comment isn't a
+    # second problem.
+    broken = {
+        source.position(item.span.start).line
+        for item in module.items
+        if isinstance(item, ast.ErrorItem)
+    }
     for comment in comments:
         if comment.is_doc and comment.after_code:
             diagnostics.append(
@@ -71,6 +78,8 @@ def attach_doc_comments(
     for block in _doc_blocks(comments):
         span = block[0].span.cover(block[-1].span)
         declaration = by_line.get(block[-1].line + 1)
+        if declaration is None and block[-1].line + 1 in broken:
+            continue
         if declaration is None:
             diagnostics.append(
                 _warning(

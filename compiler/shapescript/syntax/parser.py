@@ -477,6 +477,12 @@ class _Parser:
             )
         if self.at("="):
             self.advance()
+            if self.at(NEWLINE):
+                self.fail_expected(
+                    "the body after `=` on the same line",
+                    help="a one-line body follows `=` on its line; for a longer body, end the "
+                    "signature with `:` and indent the body under it",
+                )
             expr = self.parse_expr()
             end = self.previous_end()
             self.expect_line_end()
