@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from shapescript.syntax import ast
 from shapescript.syntax.parser import parse_text
 
 MAX_FILES = 2000
+REFRESH_SECONDS = 2.0
 SKIPPED = {"node_modules", "__pycache__", ".git", ".venv", "venv"}
 
 
@@ -31,11 +33,17 @@ class WorkspaceIndex:
         self.files: dict[Path, IndexedFile] = {}
         #: The library folder, whose read-only copies aren't the workspace's files.
         self.excluded: Path | None = None
+        self._last_refresh = -REFRESH_SECONDS
 
     def set_roots(self, roots: list[Path]) -> None:
         self.roots = list(roots)
 
     def refresh(self) -> list[IndexedFile]:
+        """Re-read the workspace, at most once per `REFRESH_SECONDS` (completion asks often)."""
+        now = time.monotonic()
+        if now - self._last_refresh < REFRESH_SECONDS:
+            return list(self.files.values())
+        self._last_refresh = now
         seen = set()
         for root in self.roots:
             if not root.is_dir():

@@ -856,7 +856,7 @@ def _doc_lines(text: str) -> list[str]:
     return [f"## {line.replace(_NO_BREAK, ' ')}" for line in lines]
 
 
-def _split_top_level(text: str) -> list[str]:
+def split_top_level(text: str) -> list[str]:
     """Split at the commas that aren't inside brackets or parentheses."""
     parts: list[str] = []
     depth = 0
@@ -887,7 +887,7 @@ def _render_signature(signature: str) -> str:
             depth -= 1
             if depth == 0:
                 break
-    params = _split_top_level(signature[open_at + 1 : close_at])
+    params = split_top_level(signature[open_at + 1 : close_at])
     body = "".join(f"    {param},\n" for param in params)
     return f"{signature[: open_at + 1]}\n{body}){signature[close_at + 1 :]} = builtin"
 

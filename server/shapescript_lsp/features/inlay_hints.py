@@ -5,20 +5,15 @@ from __future__ import annotations
 from lsprotocol import types
 
 from shapescript.check.program import Checked
+from shapescript.check.syntax_facts import walk
 from shapescript.check.types import format_type
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
-from shapescript_lsp.features.context import children
 from shapescript_lsp.positions import position_of
 
 
 def _pipes(node):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, ast.Pipe):
-            yield current
-        stack.extend(children(current))
+    return (found for found in walk(node) if isinstance(found, ast.Pipe))
 
 
 def inlay_hints(checked: Checked, start: int, end: int) -> list[types.InlayHint]:

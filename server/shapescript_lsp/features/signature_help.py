@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from lsprotocol import types
 
-from shapescript.check.builtin_table import BUILTINS
+from shapescript.check.builtin_table import BUILTINS, split_top_level
 from shapescript.check.program import Checked
 from shapescript.check.types import Type, format_type
 
@@ -107,7 +107,7 @@ def callable_params(checked: Checked | None, name: str, with_types: bool = False
 def _builtin_param_types(signature: str) -> dict[str, str]:
     inside = signature[signature.find("(") + 1 : signature.rfind(")")]
     result = {}
-    for part in _split_arguments(inside):
+    for part in split_top_level(inside):
         if ":" in part:
             name, _, type_text = part.partition(":")
             result[name.strip()] = type_text.strip()
@@ -118,7 +118,7 @@ def _label(checked: Checked | None, name: str) -> tuple[str, list[str], str | No
     if name in BUILTINS and (checked is None or name not in checked.signatures):
         entry = BUILTINS[name]
         inside = entry.signature[entry.signature.find("(") + 1 : entry.signature.rfind(")")]
-        return entry.signature, [p.strip() for p in _split_arguments(inside)], entry.summary
+        return entry.signature, split_top_level(inside), entry.summary
     params = callable_params(checked, name)
     if params is None:
         return "", [], None
