@@ -140,11 +140,96 @@ def _shift(span: Span, base: int) -> Span:
     return Span(span.start + base, span.end + base)
 
 
+DEVICE_KINDS = ("cpu", "mps", "cuda")
+DEVICE_OPTIONS_HELP = "write `shard params` or `split H`"
+
+
+def _device_problem(decl: ast.DevicesDecl) -> tuple[str, str] | None:
+    """What is wrong with a devices line's device (E1001), as a message and help, if anything."""
+    kind, numbers = decl.device, decl.numbers
+    if kind not in DEVICE_KINDS:
+        return f"`{kind}` isn't a device", "the devices are `cpu`, `mps` and `cuda[...]`"
+    if numbers is not None:
+        repeated = sorted({number for number in numbers if numbers.count(number) > 1})
+        if repeated:
+            return (
+                f"device number {repeated[0]} is listed twice",
+                "list each device number once",
+            )
+    if kind == "mps" and numbers is not None:
+        return "`mps` takes no device numbers", "write `devices mps`"
+    if kind == "cuda" and not numbers:
+        return "`cuda` needs device numbers", "write the GPUs' numbers, as in `devices cuda[0]`"
+    if kind == "cpu" and numbers is not None and len(numbers) < 2:
+        return (
+            "`cpu[...]` needs two or more device numbers",
+            "write `devices cpu` for one CPU, or `cpu[0 1]` for two CPU workers",
+        )
+    return None
+
+
+def _option_ok(option: ast.DeviceOption) -> bool:
+    """`shard params` or `split NAME`: the two options for several devices."""
+    words = option.words
+    if words == ["shard", "params"]:
+        return True
+    return len(words) == 2 and words[0] == "split" and words[1].isidentifier()
+
+
+@dataclass(slots=True)
+class _DevicesLines:
+    """The file's devices lines as the declarations pass meets them (E1001-E1004)."""
+
+    first: tuple[ast.DevicesDecl, int] | None = None
+
+    def check(
+        self, decl: ast.DevicesDecl, index: int, module: ast.Module, reporter: Reporter
+    ) -> bool:
+        """Report what is wrong with one devices line; True when it is the file's devices."""
+        if self.first is not None:
+            first, first_base = self.first
+            reporter.report(
+                "E1003",
+                "the devices are declared twice",
+                decl.span,
+                "second devices line",
+                secondary=[Label(reporter.local(_shift(first.span, first_base)), "first here")],
+                help="a file has one devices line: remove this one",
+            )
+            return False
+        self.first = (decl, module.base_of(index))
+        earlier = [item for item in module.items[:index] if not isinstance(item, ast.ErrorItem)]
+        if earlier and not module.notebook:
+            reporter.report(
+                "E1004",
+                "the devices line comes after other declarations",
+                decl.span,
+                "move this line to the top of the file",
+                help="only comments and blank lines may come before the devices line",
+            )
+        problem = _device_problem(decl)
+        if problem is not None:
+            message, help_text = problem
+            span = Span(decl.device_span.start, decl.span.end)
+            reporter.report("E1001", message, span, "not a device this runs on", help=help_text)
+        for option in decl.options:
+            if not _option_ok(option):
+                reporter.report(
+                    "E1002",
+                    f"`{' '.join(option.words)}` isn't an option of the devices line",
+                    option.span,
+                    "unknown option",
+                    help=DEVICE_OPTIONS_HELP,
+                )
+        return problem is None
+
+
 def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
     """Gather module-scope declarations, reporting names declared twice (E0302)."""
     scope = ModuleScope(path)
     models = {item.name for item in module.items if isinstance(item, ast.ModelDecl)}
     overloads: dict[str, list[ast.FnDecl]] = {}
+    devices = _DevicesLines()
     for index, item in enumerate(module.items):
         base = module.base_of(index)
         reporter.base = base
@@ -199,7 +284,7 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
         elif isinstance(item, ast.ImportDecl):
             span = item.alias_span or item.parts_span
             entries.append((item.bound_name, "import", span))
-        elif isinstance(item, ast.DevicesDecl):
+        elif isinstance(item, ast.DevicesDecl) and devices.check(item, index, module, reporter):
             scope.device_count = len(set(item.numbers or [])) or 1
         for name, kind, span in entries:
             previous = scope.symbols.get(name)

@@ -1,0 +1,2 @@
+# `cuda` without device numbers.
+devices cuda  # E1001
