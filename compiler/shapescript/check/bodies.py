@@ -7,7 +7,7 @@ visits and the declaration each name refers to, for the query API.
 from __future__ import annotations
 
 from shapescript.check import builtin_rules, chains, domains, ranges
-from shapescript.check.broadcast import ShapeError, broadcast, matmul
+from shapescript.check.broadcast import ShapeError, broadcast, matmul, positions_in
 from shapescript.check.calls import CallChecker
 from shapescript.check.env import Arg, Env
 from shapescript.check.module_scope import KIND_WORDS, ModuleScope, suggestion
@@ -255,6 +255,20 @@ class BodyChecker(CallChecker):
     def record(self, span: Span, type_: Type) -> Type:
         self.facts.types[span] = type_
         return type_
+
+    def align(self, span: Span, operands: list[Type], result: Type) -> None:
+        """Record, for the compiler, how each operand of an elementwise operation lines up
+        with its result."""
+        if not isinstance(result, TensorType) or result.axes is None:
+            return
+        plans = tuple(
+            positions_in(operand.axes, result.axes)
+            if isinstance(operand, TensorType) and operand.axes is not None
+            else None
+            for operand in operands
+        )
+        if any(plan is not None for plan in plans):
+            self.facts.alignments[span] = plans
 
     def refer(self, span: Span, symbol: Symbol) -> None:
         """Note that the name at `span` refers to `symbol` (module symbols by name)."""
@@ -917,7 +931,10 @@ class BodyChecker(CallChecker):
     def binary(self, node: ast.Binary) -> Type:
         left = self.expr(node.left)
         right = self.expr(node.right)
-        return self.combine(node.op, left, right, node.span, node.op_span)
+        result = self.combine(node.op, left, right, node.span, node.op_span)
+        if node.op != "@":
+            self.align(node.span, [left, right], result)
+        return result
 
     def combine(self, op: str, left: Type, right: Type, span: Span, op_span: Span) -> Type:
         """The type of `left op right`: broadcasting, matmul, comparisons, host arithmetic."""

@@ -74,6 +74,32 @@ def broadcast(
     return from_the_right(left, right, dims)
 
 
+def positions_in(operand: tuple[Axis, ...], result: tuple[Axis, ...]) -> tuple[int, ...] | None:
+    """Where each axis of an operand of an elementwise operation goes in its result.
+
+    None when the operand lines up from the right as it is (torch's own broadcasting); a
+    tuple of result positions when the order rule lined it up by name elsewhere.
+    """
+    count = len(operand)
+    if count == 0 or not _names_within(operand, result):
+        return None
+    seen: Counter[str] = Counter()
+    places: dict[tuple[str, int], int] = {}
+    for index, axis in enumerate(result):
+        if axis.name is not None:
+            places[(axis.name, seen[axis.name])] = index
+            seen[axis.name] += 1
+    seen.clear()
+    positions = []
+    for axis in operand:
+        positions.append(places[(axis.name, seen[axis.name])])
+        seen[axis.name] += 1
+    start = len(result) - count
+    if positions == list(range(start, len(result))):
+        return None
+    return tuple(positions)
+
+
 def from_the_right(
     left: tuple[Axis, ...], right: tuple[Axis, ...], dims: Mapping[str, Poly]
 ) -> tuple[Axis, ...]:

@@ -368,6 +368,7 @@ def _masked_fill(checker: BodyChecker, name: str, args: list[Arg], node: ast.Cal
             error.code, error.message, positional[1].span, "mask", notes=error.notes
         )
         return UNKNOWN
+    checker.align(node.span, [tensor, mask], tensor)
     return tensor
 
 
@@ -487,11 +488,15 @@ def _elementwise(checker: BodyChecker, name: str, args: list[Arg], node: ast.Cal
     if name in _ARITHMETIC_NAMES:
         if len(positional) != 2:
             return _report_arity(checker, name, node, f"`{name}` takes two arguments")
-        return checker.combine(
+        result = checker.combine(
             _ARITHMETIC_NAMES[name], positional[0].type, positional[1].type, node.span, node.span
         )
+        checker.align(node.span, [arg.type for arg in positional], result)
+        return result
     if name == "where":
-        return _where(checker, positional, node)
+        result = _where(checker, positional, node)
+        checker.align(node.span, [arg.type for arg in positional], result)
+        return result
     shape = positional[0].type
     for arg in positional[1:]:
         shape = checker.combine("*", shape, _numeric(arg.type), node.span, node.span)
@@ -508,6 +513,7 @@ def _elementwise(checker: BodyChecker, name: str, args: list[Arg], node: ast.Cal
         )
         return UNKNOWN
     interval = _elementwise_range(name, first, [arg.type for arg in positional[1:]], args)
+    checker.align(node.span, [arg.type for arg in positional], shape)
     if isinstance(shape, TensorType):
         dtype = shape.dtype
         return TensorType(shape.axes, range_domain(interval) if interval else Domain(), dtype)

@@ -283,6 +283,8 @@ class CallChecker:
         result = self._instantiate(
             signature, result_type, values, renames, rest, elementwise_shapes
         )
+        if signature.is_elementwise:
+            self.align(node.span, [slot[1].type for _, slot in matched if slot], result)
         return self._narrow_range(signature, matched, result, node)
 
     def _narrow_range(self, signature: Signature, matched, result: Type, node) -> Type:

@@ -71,6 +71,10 @@ class Facts:
     #: For the compiler: how each iterator stage's function runs, "elementwise" (one
     #: operation on whole tensors) or "vmap" (torch.vmap over the elements).
     stage_kinds: dict[Span, str] = field(default_factory=dict)
+    #: For the compiler: how the operands of each elementwise operation (by its span) line
+    #: up with its result. One entry per operand, in order: the result position of each of
+    #: the operand's axes, or None when it lines up from the right as it is.
+    alignments: dict[Span, tuple[tuple[int, ...] | None, ...]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

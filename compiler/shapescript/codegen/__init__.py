@@ -1,0 +1,126 @@
+"""The compiler: a checked program to plain Python that calls PyTorch.
+
+It reads only what the checker recorded (types, alignments, how each iterator stage
+runs, signatures) and never works a type out itself.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from shapescript.check.program import Checked
+from shapescript.codegen.context import ModuleContext
+from shapescript.codegen.module import generate_module
+from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.syntax import ast as ss_ast
+
+CHECK_MODES = ("always", "debug", "never")
+
+
+@dataclass(slots=True)
+class BuildOptions:
+    """How to build: the devices (as a devices line says them), the check modes, and
+    whether the module may import `shapescript`."""
+
+    devices: str | None = None
+    checks: str = "always"
+    value_checks: str = "debug"
+    standalone: bool = False
+
+
+@dataclass(slots=True)
+class Generated:
+    """The compiled module: Python `ast` with the `.ss` lines, and readable source.
+
+    `tree` is None when `diagnostics` has errors or `unsupported` isn't empty.
+    """
+
+    tree: ast.Module | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    source: str = ""
+    #: Constructs this compiler can't compile yet: (message, absolute span or None).
+    unsupported: list[tuple[str, object]] = field(default_factory=list)
+    devices: str | None = None
+
+
+def devices_line(checked: Checked) -> tuple[str | None, ss_ast.DevicesDecl | None]:
+    """The file's devices, as the text of its devices line, and the declaration."""
+    for item in checked.module.items:
+        if isinstance(item, ss_ast.DevicesDecl):
+            numbers = "" if item.numbers is None else "[" + " ".join(map(str, item.numbers)) + "]"
+            return item.device + numbers, item
+    return None, None
+
+
+def _normal(text: str) -> str:
+    return (
+        " ".join(text.replace("[", " [ ").replace("]", " ] ").split())
+        .replace("[ ", "[")
+        .replace(" ]", "]")
+        .replace(" [", "[")
+    )
+
+
+def generate(checked: Checked, options: BuildOptions | None = None) -> Generated:
+    """Compile a checked file; a file with errors gives no tree, only its diagnostics."""
+    options = options or BuildOptions()
+    for mode in (options.checks, options.value_checks):
+        if mode not in CHECK_MODES:
+            raise ValueError(f"unknown check mode {mode!r}: use one of {', '.join(CHECK_MODES)}")
+    if checked.errors:
+        return Generated(None, list(checked.errors))
+    declared, decl = devices_line(checked)
+    devices = declared
+    problems: list[Diagnostic] = []
+    if options.devices is not None:
+        wanted = _normal(options.devices)
+        if declared is not None and _normal(declared) != wanted:
+            problems.append(
+                Diagnostic(
+                    "E1006",
+                    f"the file declares `devices {declared}`, but `--devices` says `{wanted}`",
+                    Label(_absolute_span(checked, decl), "declared here"),
+                    help="remove one of them, or make them say the same",
+                    path=checked.source.path,
+                )
+            )
+        devices = wanted
+    if options.standalone and devices is None:
+        problems.append(
+            Diagnostic(
+                "E1005",
+                "a standalone build needs to know its devices",
+                Label(_file_start(checked), "no devices line"),
+                help="add a devices line such as `devices cpu`, or build with `--devices cpu`",
+                path=checked.source.path,
+            )
+        )
+    if problems:
+        return Generated(None, problems)
+    context = ModuleContext(checked, options.standalone, options.checks, options.value_checks)
+    builder, unsupported = generate_module(checked, context, devices)
+    if unsupported:
+        return Generated(
+            None,
+            [],
+            unsupported=[(str(problem), problem.span) for problem in unsupported],
+            devices=devices,
+        )
+    return Generated(builder.tree(), [], builder.text, devices=devices)
+
+
+def _absolute_span(checked: Checked, decl):
+    from shapescript.syntax.source import Span
+
+    for index, item in enumerate(checked.module.items):
+        if item is decl:
+            base = checked.module.base_of(index)
+            return Span(base + item.span.start, base + item.span.end)
+    return _file_start(checked)
+
+
+def _file_start(checked: Checked):
+    from shapescript.syntax.source import Span
+
+    return Span(0, 0)

@@ -1,0 +1,392 @@
+"""Calls of the built-in operations, extern fns and the prelude, as torch calls.
+
+Axes named with `over=` (and an extern's `Axis[n]` parameters) become negative positions
+in the operand's recorded type, which stay right inside an elementwise iterator stage,
+where the operand has the iterated axis in front.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from shapescript.check.signatures import Signature
+from shapescript.check.types import HostType, TensorType
+from shapescript.codegen import patterns
+from shapescript.codegen.context import Unsupported, python_name
+from shapescript.syntax import ast
+
+if TYPE_CHECKING:
+    from shapescript.codegen.function import CallArgs, FunctionGenerator
+
+#: Reductions: the tensor method, and whether it needs a float operand.
+REDUCTIONS = {
+    "sum": ("sum", False),
+    "mean": ("mean", True),
+    "max": ("amax", False),
+    "min": ("amin", False),
+    "prod": ("prod", False),
+    "std": ("std", True),
+    "var": ("var", True),
+    "any": ("any", False),
+    "all": ("all", False),
+}
+
+#: Elementwise built-ins of one tensor: torch for tensors, Python for host numbers.
+UNARY = {
+    "abs": ("_ss_torch.abs({0})", "abs({0})"),
+    "square": ("_ss_torch.square({0})", "({0} ** 2)"),
+    "relu": ("_ss_torch.relu({0})", "max({0}, 0)"),
+    "floor": ("_ss_torch.floor({0})", "_ss_math.floor({0})"),
+    "ceil": ("_ss_torch.ceil({0})", "_ss_math.ceil({0})"),
+    "round": ("_ss_torch.round({0})", "round({0})"),
+    "zeros_like": ("_ss_torch.zeros_like({0})", "0"),
+}
+
+ARITHMETIC = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+
+#: Python functions whose host-number form the math module has (for `sqrt(Dh)`).
+HOST_MATH = {
+    "torch.exp": "_ss_math.exp({0})",
+    "torch.log": "_ss_math.log({0})",
+    "torch.log1p": "_ss_math.log1p({0})",
+    "torch.expm1": "_ss_math.expm1({0})",
+    "torch.sqrt": "_ss_math.sqrt({0})",
+    "torch.rsqrt": "(1 / _ss_math.sqrt({0}))",
+    "torch.sin": "_ss_math.sin({0})",
+    "torch.cos": "_ss_math.cos({0})",
+    "torch.tanh": "_ss_math.tanh({0})",
+    "torch.sigmoid": "(1 / (1 + _ss_math.exp(-{0})))",
+    "torch.erf": "_ss_math.erf({0})",
+    "torch.nn.functional.gelu": "({0} * (1 + _ss_math.erf({0} / _ss_math.sqrt(2))) / 2)",
+    "torch.nn.functional.silu": "({0} / (1 + _ss_math.exp(-{0})))",
+    "torch.nn.functional.softplus": "_ss_math.log1p(_ss_math.exp({0}))",
+    "torch.nn.functional.logsigmoid": "(-_ss_math.log1p(_ss_math.exp(-{0})))",
+}
+
+#: nn.ss stubs that name `shapescript.rt` functions, compiled straight to torch.
+RUNTIME_LAYERS = {
+    "shapescript.rt.layer_norm": "layer_norm",
+    "shapescript.rt.rms_norm": "rms_norm",
+}
+
+
+def dim_of(gen: FunctionGenerator, operand, axis_name: str, span) -> int:
+    """The negative position of the named axis in the operand's recorded type."""
+    type_ = gen.type(operand) if not isinstance(operand, str) else None
+    if not isinstance(type_, TensorType) or type_.axes is None:
+        raise Unsupported(f"`over={axis_name}` on a value without axes", span)
+    for index, axis in enumerate(type_.axes):
+        if axis.name == axis_name:
+            return index - len(type_.axes)
+    raise Unsupported(f"no axis `{axis_name}` to work along", span)
+
+
+def _over(args: CallArgs) -> str | None:
+    value = args.keywords.get("over")
+    return value.name if isinstance(value, ast.Name) else None
+
+
+def _operand_node(gen: FunctionGenerator, value, node: ast.Call):
+    """The node whose recorded type describes an argument (the piped input for `_`)."""
+    from shapescript.codegen.function import PIPED
+
+    if value is PIPED:
+        return gen.piped_nodes[-1] if gen.piped_nodes else node
+    return value
+
+
+def builtin_call(gen: FunctionGenerator, name: str, node: ast.Call, piped: str | None) -> str:
+    handler = HANDLERS.get(name)
+    if handler is None:
+        raise gen.unsupported(f"`{name}`", node.span)
+    return handler(gen, name, node, piped)
+
+
+def _reduction(gen, name, node, piped):
+    args = gen.call_args(node, piped)
+    operand = args.positional[0]
+    value = gen.arg(operand, piped)
+    over = _over(args)
+    type_ = gen.type(_operand_node(gen, operand, node))
+    method, needs_float = REDUCTIONS.get(name, (name, False))
+    if (
+        needs_float
+        and isinstance(type_, TensorType)
+        and type_.resolved_dtype not in ("f16", "bf16", "f32", "f64")
+    ):
+        value = f"{value}.to({gen.context.dtype('f32')})"
+    dim = dim_of(gen, _operand_node(gen, operand, node), over, node.span) if over else None
+    if name == "norm":
+        return f"_ss_torch.linalg.vector_norm({value}" + (f", dim={dim})" if over else ")")
+    if name == "logsumexp":
+        if over:
+            return f"_ss_torch.logsumexp({value}, {dim})"
+        return f"_ss_torch.logsumexp({value}.reshape(-1), 0)"
+    if dim is None:
+        return f"{value}.{method}()"
+    return f"{value}.{method}({dim})"
+
+
+def _along(gen, name, node, piped):
+    args = gen.call_args(node, piped)
+    operand = args.positional[0]
+    value = gen.arg(operand, piped)
+    operand_node = _operand_node(gen, operand, node)
+    over = _over(args)
+    dim = dim_of(gen, operand_node, over, node.span)
+    if name in ("softmax", "log_softmax", "cumsum", "cumprod"):
+        return f"_ss_torch.{name}({value}, {dim})"
+    if name == "sort":
+        return f"_ss_torch.sort({value}, {dim}).values"
+    if name == "argsort":
+        return f"_ss_torch.argsort({value}, dim={dim})"
+    if name in ("argmax", "argmin"):
+        return f"_ss_torch.{name}({value}, {dim})"
+    if name == "topk":
+        k = args.keywords.get("k", args.positional[1] if len(args.positional) > 1 else None)
+        return f"tuple(_ss_torch.topk({value}, {gen.arg(k, piped)}, {dim}))"
+    if name == "cross_entropy":
+        labels = args.keywords.get("y", args.positional[1] if len(args.positional) > 1 else None)
+        type_ = gen.type(operand_node)
+        rank = len(type_.axes) if isinstance(type_, TensorType) and type_.axes else 1
+        logits = value
+        if rank >= 2 and dim != 1 - rank:
+            logits = f"_ss_torch.movedim({value}, {dim}, 1)"
+        return f"_ss_F.cross_entropy({logits}, {gen.arg(labels, piped)})"
+    if name in ("cat", "stack"):
+        values = ", ".join(gen.arg(v, piped) for v in args.positional)
+        if name == "stack":
+            return f"_ss_torch.stack(({values},), 0)"
+        return f"_ss_torch.cat(({values},), {dim})"
+    if name == "gather":
+        index = gen.arg(args.positional[1], piped)
+        return f"_ss_torch.gather({value}, {dim}, {index})"
+    if name == "scatter":
+        index = gen.arg(args.positional[1], piped)
+        source = gen.arg(args.positional[2], piped)
+        return f"_ss_torch.scatter({value}, {dim}, {index}, {source})"
+    raise gen.unsupported(f"`{name}`", node.span)
+
+
+def _stack_over(gen, name, node, piped):
+    return _along(gen, name, node, piped)
+
+
+def _masked_fill(gen, name, node, piped):
+    args = gen.call_args(node, piped)
+    tensor, mask, fill = (args.positional + [None, None, None])[:3]
+    plans = gen.view.alignment(node.span) or (None, None)
+    result = gen.type(node)
+    mask_value = gen.arg(mask, piped)
+    mask_value = gen.aligned(mask_value, plans[1], _operand_node(gen, mask, node), result)
+    return f"{gen.arg(tensor, piped)}.masked_fill({mask_value}, {gen.arg(fill, piped)})"
+
+
+def _elementwise(gen, name, node, piped):
+    args = gen.call_args(node, piped)
+    values = list(args.positional)
+    for key in ("lo", "hi", "negative_slope", "alpha", "p", "a", "b", "x", "cond"):
+        if key in args.keywords:
+            values.append(args.keywords[key])
+    plans = gen.view.alignment(node.span) or (None,) * len(args.positional)
+    result = gen.type(node)
+    texts = []
+    for position, value in enumerate(args.positional):
+        text = gen.arg(value, piped)
+        if position < len(plans):
+            text = gen.aligned(text, plans[position], _operand_node(gen, value, node), result)
+        texts.append(text)
+    host = isinstance(result, HostType)
+    if name in ARITHMETIC:
+        return f"({texts[0]} {ARITHMETIC[name]} {texts[1]})"
+    if name in UNARY:
+        tensor_form, host_form = UNARY[name]
+        return (host_form if host else tensor_form).format(texts[0])
+    keywords = {key: gen.arg(value, piped) for key, value in args.keywords.items()}
+    if name == "pow":
+        return f"({texts[0]} ** {texts[1] if len(texts) > 1 else keywords['p']})"
+    if name in ("maximum", "minimum"):
+        first, second = texts[0], texts[1] if len(texts) > 1 else keywords["b"]
+        if host:
+            return f"{'max' if name == 'maximum' else 'min'}({first}, {second})"
+        types = [gen.type(_operand_node(gen, v, node)) for v in args.positional]
+        bound = "min" if name == "maximum" else "max"
+        if len(types) > 1 and not isinstance(types[1], TensorType):
+            return f"_ss_torch.clamp({first}, {bound}={second})"
+        if not isinstance(types[0], TensorType):
+            return f"_ss_torch.clamp({second}, {bound}={first})"
+        return f"_ss_torch.{name}({first}, {second})"
+    if name == "clamp":
+        lo = texts[1] if len(texts) > 1 else keywords.get("lo", "None")
+        hi = texts[2] if len(texts) > 2 else keywords.get("hi", "None")
+        if host:
+            return f"_ss_clamp({texts[0]}, {lo}, {hi})"
+        return f"_ss_torch.clamp({texts[0]}, {lo}, {hi})"
+    if name == "where":
+        return f"_ss_torch.where({texts[0]}, {texts[1]}, {texts[2]})"
+    if name == "leaky_relu":
+        slope = texts[1] if len(texts) > 1 else keywords.get("negative_slope", "0.01")
+        return f"_ss_F.leaky_relu({texts[0]}, {slope})"
+    if name == "elu":
+        alpha = texts[1] if len(texts) > 1 else keywords.get("alpha", "1.0")
+        return f"_ss_F.elu({texts[0]}, {alpha})"
+    raise gen.unsupported(f"`{name}`", node.span)
+
+
+def _matmul(gen, name, node, piped):
+    args = gen.call_args(node, piped)
+    first, second = (gen.arg(v, piped) for v in args.positional[:2])
+    return f"_ss_torch.matmul({first}, {second})"
+
+
+def _print(gen, name, node, piped):
+    args = gen.call_args(node, piped)
+    return f"print({', '.join(gen.arg(v, piped) for v in args.positional)})"
+
+
+def causal(gen: FunctionGenerator, node: ast.Index) -> str:
+    """`causal[n m]`: true where the m index is at most the n index."""
+    type_ = gen.type(node)
+    if not isinstance(type_, TensorType) or type_.axes is None or len(type_.axes) != 2:
+        raise gen.unsupported("this causal mask", node.span)
+    rows = gen.size(type_.axes[0].size, node.span)
+    columns = gen.size(type_.axes[1].size, node.span)
+    return f"_ss_torch.ones({rows}, {columns}, dtype=_ss_torch.bool, device=_ss_dev).tril()"
+
+
+def extern_call(
+    gen: FunctionGenerator, node: ast.Call, signature: Signature, piped: str | None
+) -> str:
+    """A call to an extern fn or a prelude stub: its Python function, with Axis and Axes
+    arguments as positions in the first argument and host numbers through `math`."""
+    args = gen.call_args(node, piped)
+    params = signature.params
+    path = signature.path
+    first_node = None
+    if args.positional:
+        first_node = _operand_node(gen, args.positional[0], node)
+    elif params and params[0].name in args.keywords:
+        first_node = _operand_node(gen, args.keywords[params[0].name], node)
+    result = gen.type(node)
+    if isinstance(result, HostType) and path in HOST_MATH and args.positional:
+        gen.context.need("import math as _ss_math")
+        return HOST_MATH[path].format(gen.arg(args.positional[0], piped))
+
+    def render(param_name: str | None, value) -> str:
+        param = next((p for p in params if p.name == param_name), None)
+        if param is not None and param.special in ("Axis", "Axes"):
+            axis_name = value.name if isinstance(value, ast.Name) else None
+            position = dim_of(gen, first_node, axis_name, node.span)
+            return str(position) if param.special == "Axis" else f"[{position}]"
+        if isinstance(value, ast.Name) and value.name == "none":
+            return "None"
+        return gen.arg(value, piped)
+
+    positional = []
+    for index, value in enumerate(args.positional):
+        name = params[index].name if index < len(params) else None
+        positional.append(render(name, value))
+    keywords = {key: render(key, value) for key, value in args.keywords.items()}
+    layer = RUNTIME_LAYERS.get(path)
+    if layer is not None:
+        return _layer(gen, layer, params, positional, keywords)
+    if path.startswith("shapescript.rt."):
+        raise gen.unsupported(f"`{signature.name}`", node.span)
+    function = gen.context_python_function(path)
+    parts = positional + [f"{python_name(key)}={value}" for key, value in keywords.items()]
+    return f"{function}({', '.join(parts)})"
+
+
+def _layer(gen, layer: str, params, positional: list[str], keywords: dict[str, str]) -> str:
+    """layer_norm and rms_norm over the last axis, which their stubs' types make `over`."""
+    values = dict(zip([p.name for p in params], positional, strict=False)) | keywords
+    x = values["x"]
+    weight = values.get("weight", "None")
+    eps = values.get("eps", "1e-05" if layer == "layer_norm" else "1e-06")
+    if layer == "layer_norm":
+        bias = values.get("bias", "None")
+        return f"_ss_F.layer_norm({x}, {x}.shape[-1:], {weight}, {bias}, {eps})"
+    return f"_ss_F.rms_norm({x}, {x}.shape[-1:], {weight}, {eps})"
+
+
+def _split_like(gen, name, node, piped):
+    return patterns.pattern_call(gen, name, node, piped)
+
+
+def _chain_only(gen, name, node, piped):
+    raise gen.unsupported(f"`{name}` outside a pipe", node.span)
+
+
+def _later(gen, name, node, piped):
+    raise gen.unsupported(f"`{name}`", node.span)
+
+
+HANDLERS = {
+    **{name: _reduction for name in ("sum", "mean", "max", "min", "prod", "std", "var")},
+    **{name: _reduction for name in ("norm", "logsumexp", "any", "all")},
+    **{
+        name: _along
+        for name in (
+            "softmax",
+            "log_softmax",
+            "cumsum",
+            "cumprod",
+            "sort",
+            "argsort",
+            "argmax",
+            "argmin",
+            "topk",
+            "cross_entropy",
+            "cat",
+            "gather",
+            "scatter",
+        )
+    },
+    "stack": _stack_over,
+    "masked_fill": _masked_fill,
+    **{
+        name: _elementwise
+        for name in (
+            "abs",
+            "square",
+            "pow",
+            "clamp",
+            "maximum",
+            "minimum",
+            "where",
+            "relu",
+            "leaky_relu",
+            "elu",
+            "floor",
+            "ceil",
+            "round",
+            "add",
+            "sub",
+            "mul",
+            "div",
+            "zeros_like",
+        )
+    },
+    **{name: _split_like for name in ("rearrange", "reduce", "repeat", "einsum", "split")},
+    "matmul": _matmul,
+    "print": _print,
+    **{name: _chain_only for name in ("map", "filter", "zip", "enumerate")},
+    **{
+        name: _later
+        for name in (
+            "save",
+            "load",
+            "value_and_grad",
+            "update",
+            "sgd",
+            "adamw",
+            "clip_norm",
+            "cosine",
+            "warmup",
+            "Train",
+            "Eval",
+            "shuffle",
+            "batches",
+        )
+    },
+}

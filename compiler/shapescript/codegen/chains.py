@@ -1,0 +1,184 @@
+"""Pipes, and the iterator chains in them.
+
+An iteration is a Python expression giving a tuple of whole tensors, each with the
+iterated axis first. Each map or filter runs as the checker recorded: on the whole
+tensors at once when its function is elementwise, or through torch.vmap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from shapescript.check.types import HostType, TensorType
+from shapescript.codegen import casts
+from shapescript.codegen.builtins import dim_of
+from shapescript.codegen.context import python_name
+from shapescript.syntax import ast
+
+if TYPE_CHECKING:
+    from shapescript.codegen.function import FunctionGenerator
+
+ITERATOR_STAGES = ("map", "filter", "zip", "enumerate")
+
+
+@dataclass(slots=True)
+class Iteration:
+    """A tuple of whole tensors (`parts` of them), iterated along their first axis."""
+
+    expr: str
+    parts: int
+    #: Per part: whether it is the indices 0, 1, ... of a size (so `x[i]` is `x`).
+    indices: tuple[bool, ...]
+
+
+def stage_name(stage) -> str | None:
+    callee = stage.callee if isinstance(stage, ast.Call) else stage
+    if isinstance(callee, ast.Name) and callee.name in ITERATOR_STAGES:
+        return callee.name
+    return None
+
+
+def pipe(gen: FunctionGenerator, node: ast.Pipe) -> str:
+    first = node.stages[0] if node.stages else None
+    current: str | Iteration
+    if first is not None and stage_name(first) is not None:
+        current = start(gen, node.input, first)
+    else:
+        current = gen.expr(node.input)
+    previous = node.input
+    for stage in node.stages:
+        name = stage_name(stage)
+        if name is not None:
+            if not isinstance(current, Iteration):
+                current = start(gen, previous, stage)
+            current = apply(gen, current, stage, name)
+            previous = stage
+            continue
+        if isinstance(current, Iteration):
+            current = finish(current)
+        if isinstance(stage, ast.ToStage):
+            current = casts.convert(
+                gen, gen.type(previous), gen.type(stage), stage.type, current, stage.span
+            )
+        else:
+            call = stage if isinstance(stage, ast.Call) else ast.Call(stage, [], stage.span)
+            gen.piped_nodes.append(previous)
+            try:
+                current = gen.call(call, current)
+            finally:
+                gen.piped_nodes.pop()
+        previous = stage
+    if isinstance(current, Iteration):
+        return finish(current)
+    return current
+
+
+def finish(iteration: Iteration) -> str:
+    if iteration.parts == 1:
+        return f"{iteration.expr}[0]"
+    return iteration.expr
+
+
+def _over_name(stage) -> str | None:
+    if isinstance(stage, ast.Call):
+        for arg in stage.args:
+            if arg.name == "over" and isinstance(arg.value, ast.Name):
+                return arg.value.name
+    return None
+
+
+def source(gen: FunctionGenerator, node, stage) -> tuple[str, bool]:
+    """What a chain iterates, as one whole tensor with the iterated axis first."""
+    if isinstance(node, ast.Range):
+        lo, hi = gen.expr(node.lo), gen.expr(node.hi)
+        from_zero = isinstance(node.lo, ast.IntLit) and node.lo.value == 0
+        return f"_ss_torch.arange({lo}, {hi}, device=_ss_dev)", from_zero
+    type_ = gen.type(node)
+    if isinstance(type_, HostType):
+        return f"_ss_torch.arange({gen.expr(node)}, device=_ss_dev)", True
+    value = gen.expr(node)
+    over = _over_name(stage)
+    if over is not None and isinstance(type_, TensorType) and type_.axes:
+        dim = dim_of(gen, node, over, stage.span)
+        if dim != -len(type_.axes):
+            value = f"_ss_torch.movedim({value}, {dim}, 0)"
+    return value, False
+
+
+def start(gen: FunctionGenerator, node, stage) -> Iteration:
+    value, indices = source(gen, node, stage)
+    return Iteration(f"({value},)", 1, (indices,))
+
+
+def apply(gen: FunctionGenerator, iteration: Iteration, stage, name: str) -> str | Iteration:
+    call = stage if isinstance(stage, ast.Call) else ast.Call(stage, [], stage.span)
+    if name == "zip":
+        other = next((arg.value for arg in call.args if arg.name is None), None)
+        if other is None:
+            raise gen.unsupported("zip without an iteration", stage.span)
+        value, indices = source(gen, other, ast.Call(ast.Name("zip", stage.span), [], stage.span))
+        return Iteration(
+            f"({iteration.expr} + ({value},))",
+            iteration.parts + 1,
+            iteration.indices + (indices,),
+        )
+    if name == "enumerate":
+        parts = ", ".join(f"_ss_p{index}" for index in range(iteration.parts))
+        return Iteration(
+            f"(lambda {parts}: (_ss_torch.arange(_ss_p0.shape[0], device=_ss_dev), {parts}))"
+            f"(*{iteration.expr})",
+            iteration.parts + 1,
+            (True,) + iteration.indices,
+        )
+    function = next((arg.value for arg in call.args if arg.name is None), None)
+    if function is None:
+        raise gen.unsupported(f"`{name}` without a function", stage.span)
+    body = _function(gen, iteration, function)
+    if name == "map":
+        return f"{body}(*{iteration.expr})"
+    parts = ", ".join(f"_ss_p{index}" for index in range(iteration.parts))
+    kept = ", ".join(f"_ss_p{index}[_ss_keep]" for index in range(iteration.parts))
+    return Iteration(
+        f"(lambda {parts}: (lambda _ss_keep: ({kept},))({body}({parts})))(*{iteration.expr})",
+        iteration.parts,
+        tuple(False for _ in range(iteration.parts)),
+    )
+
+
+def _function(gen: FunctionGenerator, iteration: Iteration, function) -> str:
+    """A callable taking the iteration's parts: a Python lambda, vmapped unless the
+    checker recorded the stage's function as elementwise."""
+    elementwise = gen.view.stage_kind(function.span) == "elementwise"
+    if isinstance(function, ast.Lambda):
+        names = []
+        saved = dict(gen.lowered)
+        saved_locals = set(gen.locals)
+        try:
+            if not elementwise:
+                gen.lowered = {}
+            for index, param in enumerate(function.params):
+                python = python_name(param.name) if param.name != "_" else f"_ss_unused{index}"
+                names.append(python)
+                if param.name == "_":
+                    continue
+                if elementwise:
+                    from shapescript.codegen.function import Lowered
+
+                    gen.lowered[param.name] = Lowered(python, iteration.indices[index])
+                else:
+                    gen.locals.add(param.name)
+            body = gen.expr(function.body)
+        finally:
+            gen.lowered = saved
+            gen.locals = saved_locals
+        callable_ = f"(lambda {', '.join(names)}: {body})"
+        return callable_ if elementwise else f"_ss_torch.vmap{callable_}"
+    element = "_ss_e"
+    if isinstance(function, ast.ToStage):
+        body = casts.convert(gen, None, gen.type(function), function.type, element, function.span)
+    else:
+        call = function if isinstance(function, ast.Call) else ast.Call(function, [], function.span)
+        body = gen.call(call, element)
+    callable_ = f"(lambda {element}: {body})"
+    return callable_ if elementwise else f"_ss_torch.vmap{callable_}"

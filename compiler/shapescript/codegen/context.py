@@ -1,0 +1,110 @@
+"""What generating one module needs to know: the checked file, options, names in use."""
+
+from __future__ import annotations
+
+import keyword
+from dataclasses import dataclass, field
+
+from shapescript.check.program import Checked, ItemFacts
+from shapescript.check.types import TensorType, Type
+from shapescript.codegen.emit import Origin
+from shapescript.syntax.source import Span
+
+#: torch's name for each ShapeScript dtype.
+TORCH_DTYPES = {
+    "bool": "bool",
+    "u8": "uint8",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "f16": "float16",
+    "bf16": "bfloat16",
+    "f32": "float32",
+    "f64": "float64",
+}
+
+
+class Unsupported(Exception):
+    """A construct the compiler doesn't compile yet; the message says which, at `span`."""
+
+    def __init__(self, message: str, span: Span | None = None) -> None:
+        super().__init__(message)
+        self.span = span
+
+
+def python_name(name: str) -> str:
+    """A ShapeScript name as a Python identifier: keywords and our own prefix get a `_`."""
+    if keyword.iskeyword(name) or name.startswith("_ss_") or name in ("None", "True", "False"):
+        return name + "_"
+    return name
+
+
+@dataclass(slots=True)
+class ModuleContext:
+    """State shared by the whole module's generation."""
+
+    checked: Checked
+    standalone: bool
+    checks: str
+    value_checks: str
+    #: Python import lines the module needs, in the order first asked for.
+    imports: dict[str, None] = field(default_factory=dict)
+    #: Module-level constants the generated code refers to (name -> Python expression).
+    constants: dict[str, str] = field(default_factory=dict)
+    uses_einops: bool = False
+
+    def need(self, line: str) -> None:
+        self.imports.setdefault(line, None)
+
+    def python_function(self, path: str) -> str:
+        """A name bound to the Python function at a dotted path, imported once."""
+        module, _, function = path.rpartition(".")
+        alias = "_ss_x_" + path.replace(".", "_")
+        self.need(f"from {module} import {function} as {alias}")
+        return alias
+
+    def dtype(self, name: str) -> str:
+        """The module constant holding a torch dtype."""
+        constant = f"_ss_{name}"
+        self.constants.setdefault(constant, f"_ss_torch.{TORCH_DTYPES[name]}")
+        return constant
+
+    def origin(self, base: int, span: Span) -> Origin:
+        position = self.checked.source.position(base + span.start)
+        return Origin(position.line, position.column - 1)
+
+    def location(self, base: int, span: Span) -> tuple[int, int]:
+        position = self.checked.source.position(base + span.start)
+        return position.line, position.column
+
+
+@dataclass(slots=True)
+class ItemView:
+    """The recorded facts of one function, read by item-relative span."""
+
+    item: ItemFacts
+
+    @property
+    def base(self) -> int:
+        return self.item.base
+
+    def type(self, span: Span) -> Type | None:
+        facts = self.item.body.facts if self.item.body is not None else None
+        if facts is not None and span in facts.types:
+            return facts.types[span]
+        return self.item.declaration.types.get(span)
+
+    def tensor(self, span: Span) -> TensorType | None:
+        found = self.type(span)
+        return found if isinstance(found, TensorType) else None
+
+    def alignment(self, span: Span) -> tuple[tuple[int, ...] | None, ...] | None:
+        if self.item.body is None:
+            return None
+        return self.item.body.facts.alignments.get(span)
+
+    def stage_kind(self, span: Span) -> str:
+        if self.item.body is None:
+            return "vmap"
+        return self.item.body.facts.stage_kinds.get(span, "vmap")

@@ -1,0 +1,525 @@
+"""One compiled function: the argument checks, then the body's statements and expressions.
+
+Expressions become Python source text, each fully parenthesized, built from the types
+the checker recorded for every node: the generator never works a type out itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shapescript.check.program import ItemFacts
+from shapescript.check.signatures import Signature
+from shapescript.check.types import (
+    FunctionType,
+    HostType,
+    PythonType,
+    TensorType,
+    Type,
+)
+from shapescript.codegen import arguments, builtins, casts, chains
+from shapescript.codegen.context import ItemView, ModuleContext, Unsupported, python_name
+from shapescript.codegen.emit import SourceBuilder
+from shapescript.codegen.sizes import MissingSize, size_expr
+from shapescript.syntax import ast
+from shapescript.syntax.source import Span
+
+#: The piped value in a list of call arguments.
+PIPED = object()
+
+
+@dataclass(slots=True)
+class Lowered:
+    """A lambda parameter bound to a whole tensor (iterated axis first) in a stage that the
+    checker recorded as elementwise; `indices` marks the indices of a size from 0."""
+
+    python: str
+    indices: bool = False
+
+
+@dataclass(slots=True)
+class CallArgs:
+    """A call's arguments as written, with the piped value put in its place."""
+
+    positional: list[object] = field(default_factory=list)
+    keywords: dict[str, object] = field(default_factory=dict)
+    spans: dict[str, Span] = field(default_factory=dict)
+
+
+class FunctionGenerator:
+    """Generates one `fn`: its `def`, argument checks and body."""
+
+    def __init__(
+        self,
+        context: ModuleContext,
+        item: ItemFacts,
+        signature: Signature,
+        out: SourceBuilder,
+    ) -> None:
+        self.context = context
+        self.view = ItemView(item)
+        self.decl: ast.FnDecl = item.item
+        self.signature = signature
+        self.out = out
+        self.locals: set[str] = set()
+        self.sizes: dict[str, str] = {}
+        self.lowered: dict[str, Lowered] = {}
+        self.temp_count = 0
+        self.piped: list[str] = []
+        #: The node whose value is being piped into the stage being generated.
+        self.piped_nodes: list[ast.Expr] = []
+
+    def context_python_function(self, path: str) -> str:
+        return self.context.python_function(path)
+
+    # ------------------------------------------------------------------ helpers
+
+    @property
+    def base(self) -> int:
+        return self.view.base
+
+    def origin(self, span: Span):
+        return self.context.origin(self.base, span)
+
+    def type(self, node) -> Type | None:
+        return self.view.type(node.span)
+
+    def tensor(self, node) -> TensorType | None:
+        return self.view.tensor(node.span)
+
+    def temp(self, stem: str = "t") -> str:
+        self.temp_count += 1
+        return f"_ss_{stem}{self.temp_count}"
+
+    def size(self, size, span: Span | None = None) -> str:
+        try:
+            return size_expr(size, self.sizes)
+        except MissingSize as missing:
+            raise Unsupported(
+                f"the size {missing.args[0]} has no value at run time here", span
+            ) from None
+
+    def unsupported(self, what: str, span: Span) -> Unsupported:
+        return Unsupported(f"{what} can't be compiled yet", span)
+
+    # ------------------------------------------------------------------ the function
+
+    def generate(self) -> None:
+        decl = self.decl
+        params = []
+        for param in self.signature.params:
+            name = python_name(param.name)
+            self.locals.add(param.name)
+            if param.mut:
+                raise self.unsupported("a `mut` parameter", param.decl.span)
+            if isinstance(param.type, TensorType) is False and not isinstance(
+                param.type, HostType | PythonType
+            ):
+                raise self.unsupported(f"a parameter of type `{param.type}`", param.decl.span)
+            if param.decl.default is not None:
+                params.append(f"{name}={self.default(param.decl.default)}")
+            else:
+                params.append(name)
+        origin = self.origin(decl.name_span)
+        self.out.add(0, f"def {python_name(decl.name)}({', '.join(params)}):", origin)
+        doc = decl.doc.text if decl.doc is not None else None
+        if doc:
+            self.out.add(1, repr(doc), origin)
+        self.prologue()
+        if decl.expr_body is not None:
+            value = self.expr(decl.expr_body)
+            self.out.add(
+                1,
+                f"return {self.returned(value, decl.expr_body)}",
+                self.origin(decl.expr_body.span),
+            )
+        else:
+            self.block(decl.body or [], 1)
+            if not decl.body:
+                self.out.add(1, "pass", origin)
+
+    def default(self, node: ast.Expr) -> str:
+        if isinstance(node, ast.Name) and node.name == "none":
+            return "None"
+        if isinstance(node, ast.IntLit | ast.FloatLit | ast.BoolLit | ast.StringLit):
+            return self.literal(node)
+        if isinstance(node, ast.Unary) and node.op == "-":
+            return f"(-{self.default(node.operand)})"
+        if isinstance(node, ast.Name) and node.name in self.context.checked.dim_values:
+            return python_name(node.name)
+        raise self.unsupported("this default value", node.span)
+
+    def prologue(self) -> None:
+        """Ask for the device, check the arguments, read the generic sizes."""
+        origin = self.origin(self.decl.name_span)
+        context = self.context
+        self.out.add(
+            1, "_ss_dev = " + ("_ss_device" if context.standalone else "_ss_rt.device()"), origin
+        )
+        plan = arguments.plan_arguments(self.signature, context.checked.dim_values)
+        self.sizes = dict(plan.sizes)
+        if not plan.tensors:
+            return
+        spec = f"_ss_fn_{self.decl.name}"
+        locations = [
+            context.location(self.base, param.decl.span) for param in self.signature.params
+        ]
+        context.constants[spec] = arguments.function_spec(
+            context,
+            self.signature,
+            plan,
+            context.location(self.base, self.decl.name_span),
+            locations,
+        )
+        fail = "_ss_argument_error" if context.standalone else "_ss_rt.argument_error"
+        rank_checks, reads, size_checks = arguments.check_lines(context, plan, spec, fail)
+        for index, name, _ in plan.tensors:
+            self.out.add(1, f"_ss_s{index} = {name}.shape", origin)
+        self.guarded(rank_checks, context.checks, origin)
+        for line in reads:
+            self.out.add(1, line, origin)
+        self.guarded(size_checks, context.checks, origin)
+        self.value_checks(origin)
+
+    def guarded(self, lines: list[str], mode: str, origin) -> None:
+        if not lines or mode == "never":
+            return
+        indent = 1
+        if mode == "debug":
+            self.out.add(1, "if __debug__:", origin)
+            indent = 2
+        for line in lines:
+            self.out.add(indent, line, origin)
+
+    def value_checks(self, origin) -> None:
+        lines = []
+        for index, param in enumerate(self.signature.params):
+            type_ = param.type
+            if not isinstance(type_, TensorType) or type_.axes is None:
+                continue
+            test = casts.domain_test(self, python_name(param.name), type_)
+            if test is None:
+                continue
+            condition, what = test
+            fail = "_ss_domain_error" if self.context.standalone else "_ss_rt.domain_error"
+            lines.append(f"{fail}({condition}, _ss_fn_{self.decl.name}, {index}, {what!r})")
+        self.guarded(lines, self.context.value_checks, origin)
+
+    def returned(self, value: str, node: ast.Expr) -> str:
+        return value
+
+    # ------------------------------------------------------------------ statements
+
+    def block(self, stmts: list[ast.Stmt], indent: int) -> None:
+        for stmt in stmts:
+            self.stmt(stmt, indent)
+
+    def stmt(self, stmt: ast.Stmt, indent: int) -> None:
+        origin = self.origin(stmt.span)
+        if isinstance(stmt, ast.Return):
+            if stmt.value is None:
+                self.out.add(indent, "return None", origin)
+            else:
+                self.out.add(indent, f"return {self.expr(stmt.value)}", origin)
+        elif isinstance(stmt, ast.Assign):
+            value = self.expr(stmt.value)
+            names = []
+            for target in stmt.targets:
+                self.locals.add(target.name)
+                names.append("_" if target.name == "_" else python_name(target.name))
+            self.out.add(indent, f"{', '.join(names)} = {value}", origin)
+            self.note_sizes(stmt)
+        elif isinstance(stmt, ast.ExprStmt):
+            self.out.add(indent, self.expr(stmt.expr), origin)
+        elif isinstance(stmt, ast.If):
+            self.out.add(indent, f"if {self.condition(stmt.condition)}:", origin)
+            self.block(stmt.then_body, indent + 1)
+            if not stmt.then_body:
+                self.out.add(indent + 1, "pass", origin)
+            if stmt.else_body is not None:
+                self.out.add(indent, "else:", self.origin(stmt.else_span or stmt.span))
+                self.block(stmt.else_body, indent + 1)
+                if not stmt.else_body:
+                    self.out.add(indent + 1, "pass", origin)
+        elif isinstance(stmt, ast.For):
+            self.locals.add(stmt.var.name)
+            variable = python_name(stmt.var.name)
+            iterable = stmt.iterable
+            if isinstance(iterable, ast.Range):
+                source = f"range({self.expr(iterable.lo)}, {self.expr(iterable.hi)})"
+            else:
+                source = self.expr(iterable)
+            self.out.add(indent, f"for {variable} in {source}:", origin)
+            self.block(stmt.body, indent + 1)
+            if not stmt.body:
+                self.out.add(indent + 1, "pass", origin)
+        elif isinstance(stmt, ast.FieldAssign):
+            raise self.unsupported("changing a model's field", stmt.span)
+        else:
+            raise self.unsupported("this statement", stmt.span)
+
+    def note_sizes(self, stmt: ast.Assign) -> None:
+        """Unknown sizes (`?k`) of a bound tensor become readable from its shape."""
+        for target in stmt.targets:
+            type_ = self.view.type(target.span)
+            if not isinstance(type_, TensorType) or type_.axes is None:
+                continue
+            for position, axis in enumerate(type_.axes):
+                symbol = axis.size.single_symbol()
+                if symbol is not None and symbol not in self.sizes:
+                    self.sizes[symbol] = f"{python_name(target.name)}.shape[{position}]"
+
+    def condition(self, node: ast.Expr) -> str:
+        value = self.expr(node)
+        type_ = self.type(node)
+        if isinstance(type_, TensorType):
+            return f"bool({value})"
+        return value
+
+    # ------------------------------------------------------------------ expressions
+
+    def expr(self, node: ast.Expr) -> str:
+        if isinstance(node, ast.Name):
+            return self.name(node)
+        if isinstance(node, ast.IntLit | ast.FloatLit | ast.BoolLit | ast.StringLit):
+            return self.literal(node)
+        if isinstance(node, ast.InfLit):
+            return "_ss_inf"
+        if isinstance(node, ast.Unary):
+            return self.unary(node)
+        if isinstance(node, ast.Binary):
+            return self.binary(node)
+        if isinstance(node, ast.Call):
+            return self.call(node, None)
+        if isinstance(node, ast.Pipe):
+            return self.pipe(node)
+        if isinstance(node, ast.Cast):
+            return casts.cast(self, node, self.expr(node.operand))
+        if isinstance(node, ast.Index):
+            return self.index(node)
+        if isinstance(node, ast.Member):
+            return self.member(node)
+        if isinstance(node, ast.Placeholder) and self.piped:
+            return self.piped[-1]
+        raise self.unsupported("this expression", node.span)
+
+    def literal(self, node) -> str:
+        if isinstance(node, ast.FloatLit):
+            return repr(node.value)
+        return repr(node.value)
+
+    def name(self, node: ast.Name) -> str:
+        name = node.name
+        lowered = self.lowered.get(name)
+        if lowered is not None:
+            return lowered.python
+        if name in self.locals:
+            return python_name(name)
+        type_ = self.type(node)
+        if isinstance(type_, HostType) and type_.kind == "int" and type_.size is not None:
+            if name in self.context.checked.dim_values:
+                return python_name(name)
+            return self.size(type_.size, node.span)
+        if isinstance(type_, FunctionType) and type_.kind in ("builtin", "prelude"):
+            raise self.unsupported(f"`{name}` as a value", node.span)
+        return python_name(name)
+
+    def unary(self, node: ast.Unary) -> str:
+        operand = self.expr(node.operand)
+        type_ = self.type(node.operand)
+        if node.op == "!":
+            if isinstance(type_, TensorType):
+                return f"(~{operand})"
+            return f"(not {operand})"
+        return f"(-{operand})"
+
+    def depends(self, node) -> bool:
+        """Whether an expression uses a lambda parameter bound to a whole tensor."""
+        if not self.lowered:
+            return False
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, ast.Name) and current.name in self.lowered:
+                return True
+            if isinstance(current, ast.Lambda):
+                stack.append(current.body)
+                continue
+            for name in getattr(current, "__slots__", ()):
+                child = getattr(current, name, None)
+                if isinstance(child, list):
+                    stack.extend(c for c in child if hasattr(c, "__slots__"))
+                elif hasattr(child, "__slots__") and not isinstance(child, Span):
+                    stack.append(child)
+        return False
+
+    def aligned(self, value: str, plan: tuple[int, ...] | None, operand, result) -> str:
+        """An operand permuted and unsqueezed as the checker lined it up with the result.
+
+        Inside an elementwise stage, a whole-tensor operand has the iterated axis in
+        front, which the leading `...` of the indexing keeps in place; a [] part that
+        uses a parameter gets size-1 axes to line up with the body.
+        """
+        result_rank = len(result.axes) if isinstance(result, TensorType) and result.axes else 0
+        if plan is None:
+            if (
+                self.lowered
+                and result_rank
+                and isinstance(self.type(operand), TensorType | HostType)
+                and _rank(self.type(operand)) == 0
+                and self.depends(operand)
+            ):
+                return f"{value}[(...,{' None,' * result_rank})]"
+            return value
+        order = sorted(range(len(plan)), key=lambda j: plan[j])
+        if order != list(range(len(plan))):
+            lead = 1 if self.lowered and self.depends(operand) else 0
+            dims = list(range(lead)) + [lead + j for j in order]
+            value = f"{value}.permute({', '.join(map(str, dims))})"
+        places = set(plan)
+        first = min(plan)
+        parts = ["..."] + [":" if q in places else "None" for q in range(first, result_rank)]
+        if "None" in parts:
+            value = f"{value}[{', '.join(parts)}]"
+        return value
+
+    def binary(self, node: ast.Binary) -> str:
+        left = self.expr(node.left)
+        right = self.expr(node.right)
+        op = node.op
+        left_type = self.type(node.left)
+        right_type = self.type(node.right)
+        tensors = isinstance(left_type, TensorType) or isinstance(right_type, TensorType)
+        if op == "@":
+            return f"_ss_torch.matmul({left}, {right})"
+        if tensors:
+            plans = self.view.alignment(node.span) or (None, None)
+            result = self.type(node)
+            left = self.aligned(left, plans[0], node.left, result)
+            right = self.aligned(right, plans[1], node.right, result)
+        if op in ("and", "or"):
+            if tensors:
+                op = "&" if op == "and" else "|"
+            return f"({left} {op} {right})"
+        return f"({left} {op} {right})"
+
+    def member(self, node: ast.Member) -> str:
+        target_type = self.type(node.target)
+        if isinstance(target_type, PythonType):
+            return f"{self.expr(node.target)}.{node.name}"
+        raise self.unsupported("a field of a model, batch or record", node.span)
+
+    def index(self, node: ast.Index) -> str:
+        if (
+            isinstance(node.target, ast.Name)
+            and node.target.name == "causal"
+            and node.target.name not in self.locals
+        ):
+            return builtins.causal(self, node)
+        target = self.expr(node.target)
+        if self.lowered and len(node.items) == 1:
+            item = node.items[0]
+            if isinstance(item, ast.Name) and item.name in self.lowered:
+                lowered = self.lowered[item.name]
+                if lowered.indices and not self.depends(node.target):
+                    return target
+                return f"{target}[{lowered.python}]"
+        parts = []
+        for item in node.items:
+            if isinstance(item, ast.Slice):
+                pieces = [
+                    "" if part is None else self.expr(part)
+                    for part in (item.lo, item.hi, item.step)
+                ]
+                text = f"{pieces[0]}:{pieces[1]}"
+                if item.step is not None:
+                    text += f":{pieces[2]}"
+                parts.append(text)
+            elif isinstance(item, ast.SpacedIndex):
+                raise self.unsupported("this index", item.span)
+            else:
+                parts.append(self.expr(item))
+        return f"{target}[{', '.join(parts)}]"
+
+    # ------------------------------------------------------------------ calls and pipes
+
+    def call_args(self, node: ast.Call, piped: str | None) -> CallArgs:
+        """The arguments as written, with the piped value first or at its `_`."""
+        found = CallArgs()
+        placed = piped is None
+        for arg in node.args:
+            value = arg.value
+            if isinstance(value, ast.Placeholder):
+                value = PIPED
+                placed = True
+            if arg.name is not None:
+                found.keywords[arg.name] = value
+                found.spans[arg.name] = arg.span
+            else:
+                found.positional.append(value)
+        if not placed:
+            found.positional.insert(0, PIPED)
+        return found
+
+    def arg(self, value, piped: str | None) -> str:
+        if value is PIPED:
+            return piped
+        return self.expr(value)
+
+    def call(self, node: ast.Call, piped: str | None) -> str:
+        callee = node.callee
+        if isinstance(callee, ast.Name) and callee.name not in self.locals:
+            callee_type = self.view.type(callee.span)
+            name = callee.name
+            signature = self.context.checked.signatures.get(name)
+            symbol = self.context.checked.module_symbols.get(name)
+            if symbol is not None and symbol.kind == "fn":
+                return self.fn_call(node, signature, piped)
+            if signature is not None and getattr(signature, "extern", False):
+                return builtins.extern_call(self, node, signature, piped)
+            if (
+                isinstance(callee_type, FunctionType)
+                and callee_type.kind == "builtin"
+                or (symbol is None and name in builtins.HANDLERS)
+            ):
+                return builtins.builtin_call(self, name, node, piped)
+            if symbol is not None and symbol.kind in ("model", "data", "logs", "import"):
+                raise self.unsupported(f"a {symbol.kind} call", node.span)
+        callee_type = self.type(callee)
+        if isinstance(callee_type, PythonType) or (
+            isinstance(callee, ast.Member) and isinstance(self.type(callee.target), PythonType)
+        ):
+            args = self.call_args(node, piped)
+            parts = [self.arg(value, piped) for value in args.positional]
+            parts += [f"{key}={self.arg(value, piped)}" for key, value in args.keywords.items()]
+            return f"{self.expr(callee)}({', '.join(parts)})"
+        raise self.unsupported("this call", node.span)
+
+    def fn_call(self, node: ast.Call, signature: Signature, piped: str | None) -> str:
+        args = self.call_args(node, piped)
+        plans = self.view.alignment(node.span) if signature.is_elementwise else None
+        result = self.type(node)
+        params = [p.name for p in signature.params]
+        parts = []
+        for position, value in enumerate(args.positional):
+            text = self.arg(value, piped)
+            if plans is not None and position < len(plans) and value is not PIPED:
+                text = self.aligned(text, plans[position], value, result)
+            parts.append(text)
+        for key, value in args.keywords.items():
+            text = self.arg(value, piped)
+            if plans is not None and key in params and value is not PIPED:
+                slot = params.index(key)
+                if slot < len(plans):
+                    text = self.aligned(text, plans[slot], value, result)
+            parts.append(f"{python_name(key)}={text}")
+        return f"{python_name(signature.name)}({', '.join(parts)})"
+
+    def pipe(self, node: ast.Pipe) -> str:
+        return chains.pipe(self, node)
+
+
+def _rank(type_) -> int:
+    if isinstance(type_, TensorType) and type_.axes is not None:
+        return len(type_.axes)
+    return 0
