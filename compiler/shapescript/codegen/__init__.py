@@ -33,7 +33,9 @@ class BuildOptions:
 class Generated:
     """The compiled module: Python `ast` with the `.ss` lines, and readable source.
 
-    `tree` is None when `diagnostics` has errors or `unsupported` isn't empty.
+    `tree` is None when `diagnostics` has errors. Declarations this compiler can't compile
+    yet (models, records, ...) are listed in `unsupported` and compiled to names that raise
+    NotImplementedError when used, so the rest of the file runs.
     """
 
     tree: ast.Module | None
@@ -100,14 +102,13 @@ def generate(checked: Checked, options: BuildOptions | None = None) -> Generated
         return Generated(None, problems)
     context = ModuleContext(checked, options.standalone, options.checks, options.value_checks)
     builder, unsupported = generate_module(checked, context, devices)
-    if unsupported:
-        return Generated(
-            None,
-            [],
-            unsupported=[(str(problem), problem.span) for problem in unsupported],
-            devices=devices,
-        )
-    return Generated(builder.tree(), [], builder.text, devices=devices)
+    return Generated(
+        builder.tree(),
+        [],
+        builder.text,
+        unsupported=[(str(problem), problem.span) for problem in unsupported],
+        devices=devices,
+    )
 
 
 def _absolute_span(checked: Checked, decl):

@@ -16,6 +16,7 @@ from shapescript.check.types import (
     PythonType,
     TensorType,
     Type,
+    format_type,
 )
 from shapescript.codegen import arguments, builtins, casts, chains
 from shapescript.codegen.context import ItemView, ModuleContext, Unsupported, python_name
@@ -115,7 +116,9 @@ class FunctionGenerator:
             if isinstance(param.type, TensorType) is False and not isinstance(
                 param.type, HostType | PythonType
             ):
-                raise self.unsupported(f"a parameter of type `{param.type}`", param.decl.span)
+                raise self.unsupported(
+                    f"a parameter of type `{format_type(param.type)}`", param.decl.span
+                )
             if param.decl.default is not None:
                 params.append(f"{name}={self.default(param.decl.default)}")
             else:

@@ -40,6 +40,15 @@ def generate_module(
                 if problem.span is not None:
                     problem.span = _absolute(problem.span, item_facts.base)
                 problems.append(problem)
+                _stub(
+                    context,
+                    body,
+                    f"def {python_name(item.name)}(*args, **kwargs):",
+                    item,
+                    item_facts.base,
+                    f"fn {item.name}",
+                    problem,
+                )
                 continue
             body.blank()
             body.lines.extend(out.lines)
@@ -52,9 +61,21 @@ def generate_module(
                 ast.LogsDecl: "a logs record",
                 ast.ImportDecl: "an import of another .ss file",
             }[type(item)]
-            problems.append(
-                Unsupported(f"{kind} can't be compiled yet", _absolute(item.span, item_facts.base))
+            problem = Unsupported(
+                f"{kind} can't be compiled yet", _absolute(item.span, item_facts.base)
             )
+            problems.append(problem)
+            if not isinstance(item, ast.ImportDecl):
+                _stub(
+                    context,
+                    body,
+                    f"class {python_name(item.name)}:\n    def __init__(self, *args, **kwargs):",
+                    item,
+                    item_facts.base,
+                    item.name,
+                    problem,
+                    indent=2,
+                )
         elif isinstance(item, ast.StmtItem):
             problems.append(
                 Unsupported(
@@ -84,6 +105,17 @@ def generate_module(
     out.lines.extend(body.lines)
     out.origins.extend(body.origins)
     return out, problems
+
+
+def _stub(context, body, header: str, item, base: int, what: str, problem, indent=1) -> None:
+    """A declaration this compiler can't compile yet: a name that raises when used."""
+    origin = context.origin(base, item.span)
+    line = origin.line
+    message = f"{context.checked.source.path}:{line}: {what} can't be compiled yet: {problem}"
+    body.blank()
+    body.add(0, header, origin)
+    body.add(indent, f"raise NotImplementedError({message!r})", origin)
+    body.blank()
 
 
 def _torch_device(text: str) -> str:
