@@ -7,6 +7,7 @@ runtime, which works out which axis failed and says so (`shapescript.rt.checks`)
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from shapescript.check.signatures import Signature
@@ -216,3 +217,21 @@ def _position(plan: ArgumentPlan, axis: AxisPlan) -> int:
             return axis.axis
         return axis.axis - len(type_.axes)
     return axis.axis
+
+
+def used_reads(plan: ArgumentPlan, body: str) -> list[str]:
+    """With checks off: reads of the sizes the body's code uses, straight from the shapes."""
+    lines = []
+    for axis in plan.axes:
+        if axis.reads is None:
+            continue
+        symbol = python_name(axis.reads)
+        if not re.search(rf"\b{re.escape(symbol)}\b", body):
+            continue
+        name = next(n for i, n, _ in plan.tensors if i == axis.param)
+        item = f"{name}.shape[{_position(plan, axis)}]"
+        if axis.factor == "1" and axis.offset == "0":
+            lines.append(f"{symbol} = {item}")
+        else:
+            lines.append(f"{symbol} = ({item} - {axis.offset}) // {axis.factor}")
+    return lines

@@ -124,11 +124,23 @@ class FunctionGenerator:
             else:
                 params.append(name)
         origin = self.origin(decl.name_span)
+        plan = arguments.plan_arguments(self.signature, self.context.checked.dim_values)
+        self.sizes = dict(plan.sizes)
+        outer = self.out
+        self.out = SourceBuilder()
+        self.body()
+        body, self.out = self.out, outer
         self.out.add(0, f"def {python_name(decl.name)}({', '.join(params)}):", origin)
         doc = decl.doc.text if decl.doc is not None else None
         if doc:
             self.out.add(1, repr(doc), origin)
-        self.prologue()
+        self.prologue(plan, body.text)
+        self.out.lines.extend(body.lines)
+        self.out.origins.extend(body.origins)
+
+    def body(self) -> None:
+        decl = self.decl
+        origin = self.origin(decl.name_span)
         if decl.expr_body is not None:
             value = self.expr(decl.expr_body)
             self.out.add(
@@ -152,16 +164,21 @@ class FunctionGenerator:
             return python_name(node.name)
         raise self.unsupported("this default value", node.span)
 
-    def prologue(self) -> None:
-        """Ask for the device, check the arguments, read the generic sizes."""
+    def prologue(self, plan: arguments.ArgumentPlan, body: str) -> None:
+        """Ask for the device, check the arguments, read the generic sizes.
+
+        With checks off, only the sizes the body uses are read.
+        """
         origin = self.origin(self.decl.name_span)
         context = self.context
-        self.out.add(
-            1, "_ss_dev = " + ("_ss_device" if context.standalone else "_ss_rt.device()"), origin
-        )
-        plan = arguments.plan_arguments(self.signature, context.checked.dim_values)
-        self.sizes = dict(plan.sizes)
+        device = "_ss_device" if context.standalone else "_ss_devices._device or _ss_rt.device()"
+        self.out.add(1, f"_ss_dev = {device}", origin)
         if not plan.tensors:
+            return
+        if context.checks == "never":
+            for line in arguments.used_reads(plan, body):
+                self.out.add(1, line, origin)
+            self.value_checks(origin)
             return
         spec = f"_ss_fn_{self.decl.name}"
         locations = [

@@ -92,6 +92,7 @@ def generate_module(
         out.add(0, line)
     if not context.standalone:
         out.add(0, "from shapescript import rt as _ss_rt")
+        out.add(0, "from shapescript.rt import devices as _ss_devices")
     out.blank()
     out.add(0, "_ss_inf = float('inf')")
     for name, value in context.constants.items():
