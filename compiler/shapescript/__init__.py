@@ -1,5 +1,56 @@
-"""ShapeScript: tensor programs whose shapes are checked before they run."""
+"""ShapeScript: tensor programs whose shapes are checked before they run.
+
+`install()`, `compile()`, `devices()` and the errors are loaded on first use, so that
+`import shapescript` (and `shapescript check`) never imports torch or the runtime.
+"""
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING
+
 __version__ = "0.1.0"
+
+#: Public names and the module that defines each.
+_LAZY = {
+    "ShapeScriptError": "shapescript.rt.errors",
+    "ShapeError": "shapescript.rt.errors",
+    "DomainError": "shapescript.rt.errors",
+    "DeviceError": "shapescript.rt.errors",
+    "devices": "shapescript.rt.devices",
+    "compile": "shapescript.rt.compiling",
+    "install": "shapescript.rt.hook",
+    "Mode": "shapescript.rt.randomness",
+    "Train": "shapescript.rt.randomness",
+    "Eval": "shapescript.rt.randomness",
+}
+
+if TYPE_CHECKING:
+    from shapescript.rt.compiling import compile
+    from shapescript.rt.devices import devices
+    from shapescript.rt.errors import DeviceError, DomainError, ShapeError, ShapeScriptError
+    from shapescript.rt.hook import install
+
+__all__ = [
+    "DeviceError",
+    "DomainError",
+    "ShapeError",
+    "ShapeScriptError",
+    "__version__",
+    "compile",
+    "devices",
+    "install",
+]
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

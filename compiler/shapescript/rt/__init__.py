@@ -1,0 +1,48 @@
+"""The runtime compiled ShapeScript modules import as `_ss_rt`: devices, errors, checks.
+
+Importing it doesn't import torch: `checks`, which does, loads when compiled code first
+calls one of its functions (`_ss_rt.argument_error`), and other submodules when first used.
+Compiled code reads `devices._device` directly, the declared device, on every call.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+from shapescript.rt.devices import declare_devices, device
+from shapescript.rt.errors import (
+    CheckFailure,
+    DeviceError,
+    DomainError,
+    ShapeError,
+    ShapeScriptError,
+)
+
+__all__ = [
+    "CheckFailure",
+    "DeviceError",
+    "DomainError",
+    "ShapeError",
+    "ShapeScriptError",
+    "declare_devices",
+    "device",
+]
+
+
+def __getattr__(name: str) -> object:
+    """A submodule, or a name of `checks` (the failure paths compiled code calls), on first use.
+
+    `checks` imports torch, so it is only loaded when compiled code first needs it.
+    """
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")
+    checks = importlib.import_module(f"{__name__}.checks")
+    try:
+        value = getattr(checks, name)
+    except AttributeError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    globals()[name] = value
+    return value

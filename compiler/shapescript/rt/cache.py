@@ -1,0 +1,98 @@
+"""The import hook's cache of compiled code: `__pycache__/model.<tag>.ssc` beside `model.ss`.
+
+An entry is a magic number, a JSON header and the marshalled code object. The header
+holds a hash of the file's text, the compiler's version, the check modes and Python's
+`-O` level; an entry whose header differs, or that doesn't load, is ignored and rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import marshal
+import os
+import sys
+import tempfile
+import types
+from functools import cache
+from pathlib import Path
+
+import shapescript
+from shapescript.rt.modes import CheckModes
+
+MAGIC = b"SSC\x01"
+
+
+@cache
+def compiler_version() -> str:
+    """The package's version and a fingerprint of its files, so an edited compiler recompiles."""
+    root = Path(shapescript.__file__).resolve().parent
+    digest = hashlib.sha256()
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(name for name in dirs if name != "__pycache__")
+        for name in sorted(files):
+            if name.endswith((".py", ".ss")):
+                stat = os.stat(os.path.join(folder, name))
+                digest.update(f"{folder}/{name}:{stat.st_mtime_ns}:{stat.st_size};".encode())
+    return f"{shapescript.__version__}+{digest.hexdigest()[:16]}"
+
+
+def cache_path(path: str, modes: CheckModes) -> str:
+    """Where the compiled code of `path` is kept for these modes."""
+    folder, name = os.path.split(path)
+    stem = os.path.splitext(name)[0]
+    tag = f"{sys.implementation.cache_tag}-{modes.cache_key()}"
+    return os.path.join(folder, "__pycache__", f"{stem}.{tag}.ssc")
+
+
+def header(data: bytes, modes: CheckModes) -> bytes:
+    """What an entry must say to be used for a file whose bytes are `data`."""
+    fields = {
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "compiler": compiler_version(),
+        "python": importlib.util.MAGIC_NUMBER.hex(),
+        "checks": modes.checks,
+        "value_checks": modes.value_checks,
+        "optimize": sys.flags.optimize,
+    }
+    return json.dumps(fields, sort_keys=True).encode()
+
+
+def load(entry: str, expected: bytes) -> types.CodeType | None:
+    """The cached code, or None when the entry is missing, stale or corrupt."""
+    try:
+        blob = Path(entry).read_bytes()
+    except OSError:
+        return None
+    start = len(MAGIC) + 4
+    if len(blob) < start or not blob.startswith(MAGIC):
+        return None
+    size = int.from_bytes(blob[len(MAGIC) : start], "little")
+    if blob[start : start + size] != expected:
+        return None
+    try:
+        code = marshal.loads(blob[start + size :])
+    except (EOFError, ValueError, TypeError):
+        return None
+    return code if isinstance(code, types.CodeType) else None
+
+
+def store(entry: str, expected: bytes, code: types.CodeType) -> None:
+    """Write an entry atomically; a folder that can't be written to is left alone."""
+    if sys.dont_write_bytecode:
+        return
+    blob = MAGIC + len(expected).to_bytes(4, "little") + expected + marshal.dumps(code)
+    folder = os.path.dirname(entry)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(blob)
+            os.replace(temporary, entry)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError:
+        return

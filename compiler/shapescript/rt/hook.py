@@ -1,0 +1,121 @@
+"""The import hook: `import model` finds `model.ss` on `sys.path` once `install()` ran."""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import types
+from collections.abc import Sequence
+from pathlib import Path
+
+from shapescript.rt import cache, modes
+from shapescript.rt.compiling import compile_code
+
+
+def read_text(path: str) -> tuple[bytes, str]:
+    """A file's bytes and its text, as `shapescript check` decodes it."""
+    data = Path(path).read_bytes()
+    return data, data.decode("utf-8", errors="replace")
+
+
+def load_code(path: str, check_modes: modes.CheckModes) -> types.CodeType:
+    """A file's compiled code: from the cache when it's current, else compiled and cached."""
+    data, text = read_text(path)
+    expected = cache.header(data, check_modes)
+    entry = cache.cache_path(path, check_modes)
+    code = cache.load(entry, expected)
+    if code is None:
+        code = compile_code(text, path, modes=check_modes)
+        cache.store(entry, expected, code)
+    return code
+
+
+class ShapeScriptLoader(importlib.abc.Loader):
+    """Runs one `.ss` file as a module, compiled with the installed check modes."""
+
+    def __init__(self, fullname: str, path: str) -> None:
+        self.name = fullname
+        self.path = path
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        exec(self.get_code(module.__name__), module.__dict__)
+
+    def get_code(self, fullname: str | None = None) -> types.CodeType:
+        return load_code(self.path, modes.installed())
+
+    def get_source(self, fullname: str | None = None) -> str:
+        return read_text(self.path)[1]
+
+    def get_filename(self, fullname: str | None = None) -> str:
+        return self.path
+
+    def is_package(self, fullname: str | None = None) -> bool:
+        return False
+
+
+def spec_for(fullname: str, path: str) -> importlib.machinery.ModuleSpec:
+    """The spec that imports the `.ss` file at `path` as module `fullname`."""
+    path = os.path.abspath(path)
+    loader = ShapeScriptLoader(fullname, path)
+    spec = importlib.util.spec_from_file_location(fullname, path, loader=loader)
+    assert spec is not None
+    return spec
+
+
+class ShapeScriptFinder(importlib.abc.MetaPathFinder):
+    """Finds `name.ss` in each folder of the search path, in order (a package's for a submodule)."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None = None,
+        target: types.ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        filename = fullname.rpartition(".")[2] + ".ss"
+        for folder in sys.path if path is None else path:
+            if not isinstance(folder, str):
+                continue
+            candidate = os.path.join(folder or os.getcwd(), filename)
+            if os.path.isfile(candidate):
+                return spec_for(fullname, candidate)
+        return None
+
+
+def installed_finder() -> ShapeScriptFinder | None:
+    for finder in sys.meta_path:
+        if isinstance(finder, ShapeScriptFinder):
+            return finder
+    return None
+
+
+def install(checks: str = modes.DEFAULT_CHECKS, value_checks: str = modes.DEFAULT_VALUE_CHECKS):
+    """Let `import model` find `model.ss`, compiled with these check modes (idempotent)."""
+    modes.install(checks, value_checks)
+    if installed_finder() is None:
+        sys.meta_path.insert(0, ShapeScriptFinder())
+
+
+def uninstall() -> None:
+    """Take the hook out of `sys.meta_path` (modules it imported stay imported)."""
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, ShapeScriptFinder)]
+
+
+def import_path(path: str, name: str | None = None) -> types.ModuleType:
+    """Import the `.ss` file at `path` through the hook's loader and cache, as module `name`."""
+    name = name or Path(path).stem
+    spec = spec_for(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        assert spec.loader is not None
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
