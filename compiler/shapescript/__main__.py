@@ -1,8 +1,29 @@
-"""`python -m shapescript`: the same command line as the `shapescript` script."""
+"""`python -m shapescript`: the command line, or a program run with the import hook.
+
+`python -m shapescript check ...` (any subcommand, or an option such as --help) is the
+`shapescript` command; `python -m shapescript PROGRAM.py|FILE.ss|-m MODULE [args...]` runs
+a program (see `shapescript.run_cli`).
+"""
 
 from __future__ import annotations
 
-from shapescript.cli import main
+import sys
+from collections.abc import Sequence
+
+SUBCOMMANDS = ("check", "explain", "build", "run")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Dispatch to the command line or to the program runner; return the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and (args[0] == "-m" or (args[0] not in SUBCOMMANDS and not args[0].startswith("-"))):
+        from shapescript.run_cli import run_program
+
+        return run_program(args)
+    from shapescript.cli import main as cli_main
+
+    return cli_main(args)
+
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 import shapescript
-from shapescript import analysis
+from shapescript import analysis, build_cli, run_cli
 from shapescript.diagnostics.codes import lookup
 from shapescript.diagnostics.diagnostic import Diagnostic, Severity
 from shapescript.diagnostics.render_json import render_json
@@ -214,6 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     explain.add_argument("code", metavar="CODE", help="a diagnostic code, such as E0401")
     explain.set_defaults(run=_run_explain)
+
+    build_cli.add_parser(commands)
+    run_cli.add_parser(commands)
     return parser
 
 
