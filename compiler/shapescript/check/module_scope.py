@@ -199,7 +199,7 @@ class _DevicesLines:
             return False
         self.first = (decl, module.base_of(index))
         earlier = [item for item in module.items[:index] if not isinstance(item, ast.ErrorItem)]
-        if earlier and not module.notebook:
+        if earlier:
             reporter.report(
                 "E1004",
                 "the devices line comes after other declarations",
