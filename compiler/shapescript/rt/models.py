@@ -1,0 +1,237 @@
+"""Compiled models: `nn.Module` subclasses whose fields are declared, seeded and checked.
+
+A compiled model is `class Mlp(Model): _ss_fields = (Field(...), ...)`. `Mlp.init(seed=s)`
+makes one on the declared device, each field drawn from a generator of its own, so the same
+seed gives the same values and adding or reordering fields leaves the others unchanged.
+"""
+
+from __future__ import annotations
+
+import keyword
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import torch
+
+from shapescript.rt import devices
+from shapescript.rt.checks import DTYPE_NAMES, DTYPES
+from shapescript.rt.errors import ShapeError
+from shapescript.rt.randomness import seed_for
+
+KINDS = ("param", "buffer")
+INITIALIZERS = ("zeros", "ones", "full", "normal", "uniform")
+FLOAT_DTYPES = ("f16", "bf16", "f32", "f64")
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One declared field: `param w1: [D Hd] = normal(std=0.02)`."""
+
+    name: str
+    kind: str
+    shape: tuple[int, ...]
+    dtype: str
+    init: tuple[str, dict[str, Any]]
+
+    @property
+    def torch_dtype(self) -> torch.dtype:
+        return DTYPES[self.dtype]
+
+    @property
+    def type_text(self) -> str:
+        """The field's type as ShapeScript writes it, `[784 256] f32`."""
+        return f"[{' '.join(str(size) for size in self.shape)}] {self.dtype}"
+
+
+def _field_problem(field: Field) -> str | None:
+    """Why a field can't be declared, or None."""
+    if not field.name.isidentifier() or field.name.startswith("_"):
+        return "a field's name is an identifier that doesn't start with _"
+    if (
+        keyword.iskeyword(field.name)
+        or field.name == "init"
+        or hasattr(torch.nn.Module, field.name)
+    ):
+        return "a field can't be named init, a Python keyword or an attribute of nn.Module"
+    if field.kind not in KINDS:
+        return f"a field is a param or a buffer, not {field.kind!r}"
+    if field.dtype not in DTYPES:
+        return f"{field.dtype!r} isn't a dtype"
+    if field.kind == "param" and field.dtype not in FLOAT_DTYPES:
+        return "a param holds floats"
+    name, arguments = field.init
+    if name not in INITIALIZERS:
+        return f"the initializers are {', '.join(INITIALIZERS)}, not {name!r}"
+    if name in ("normal", "uniform") and field.dtype not in FLOAT_DTYPES:
+        return f"{name} only fills float fields"
+    if name == "full" and "value" not in arguments:
+        return "full needs a value"
+    return None
+
+
+def draw(field: Field, seed: int, device: torch.device) -> torch.Tensor:
+    """The field's first value for a model seeded with `seed`, on `device`."""
+    name, arguments = field.init
+    dtype = field.torch_dtype
+    if name == "zeros":
+        return torch.zeros(field.shape, dtype=dtype, device=device)
+    if name == "ones":
+        return torch.ones(field.shape, dtype=dtype, device=device)
+    if name == "full":
+        return torch.full(field.shape, arguments["value"], dtype=dtype, device=device)
+    generator = torch.Generator(device="cpu")
+    generator.manual_seed(seed_for(f"{seed}/{field.name}"))
+    drawn = torch.empty(field.shape, dtype=torch.float64 if field.dtype == "f64" else torch.float32)
+    if name == "normal":
+        drawn.normal_(arguments.get("mean", 0.0), arguments.get("std", 1.0), generator=generator)
+    else:
+        drawn.uniform_(arguments.get("lo", 0.0), arguments.get("hi", 1.0), generator=generator)
+    return drawn.to(dtype=dtype).to(device=device)
+
+
+class Model(torch.nn.Module):
+    """The base of compiled models; make one with `Name.init(seed=...)`."""
+
+    _ss_fields: ClassVar[tuple[Field, ...]] = ()
+    _ss_by_name: ClassVar[dict[str, Field]] = {}
+    _ss_params: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        by_name: dict[str, Field] = {}
+        for field in cls._ss_fields:
+            problem = _field_problem(field)
+            if problem is None and field.name in by_name:
+                problem = "two fields have this name"
+            if problem is not None:
+                raise TypeError(f"model {cls.__name__}, field {field.name!r}: {problem}")
+            by_name[field.name] = field
+        cls._ss_by_name = by_name
+        cls._ss_params = tuple(field.name for field in cls._ss_fields if field.kind == "param")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        name = type(self).__name__
+        raise TypeError(f"make a {name} with {name}.init(seed=...), not {name}()")
+
+    @classmethod
+    def init(cls, *, seed: int) -> Model:
+        """A model whose fields are drawn from `seed`, on the declared device."""
+        if cls is Model:
+            raise TypeError("Model is the base of compiled models; call init on one of them")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise TypeError(f"{cls.__name__}.init: seed is an int, not {type(seed).__name__}")
+        device = devices.device()
+        model = cls.__new__(cls)
+        torch.nn.Module.__init__(model)
+        for field in cls._ss_fields:
+            value = draw(field, seed, device)
+            if field.kind == "param":
+                model.register_parameter(field.name, torch.nn.Parameter(value))
+            else:
+                model.register_buffer(field.name, value)
+        return model
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in self._ss_by_name or name == "training":
+            super().__setattr__(name, value)
+            return
+        storable = not isinstance(value, torch.Tensor | torch.nn.Module)
+        if name.startswith("_") and storable:
+            super().__setattr__(name, value)
+            return
+        fields = ", ".join(self._ss_by_name) or "none"
+        raise AttributeError(
+            f"{type(self).__name__} has only its declared fields ({fields}); "
+            f"it can't store {name!r}"
+        )
+
+
+def fields_of(model: Model) -> dict[str, torch.Tensor]:
+    """The model's declared fields in declaration order, by name."""
+    tensors = {**model._parameters, **model._buffers}
+    return {field.name: tensors[field.name] for field in model._ss_fields}
+
+
+def params_of(model: Model) -> tuple[torch.nn.Parameter, ...]:
+    """The model's params in declaration order."""
+    parameters = model._parameters
+    return tuple(parameters[name] for name in model._ss_params)
+
+
+def same_model_type(first: type, second: type) -> bool:
+    """One model type, or two of the same name with the same fields (a reloaded module)."""
+    if first is second:
+        return True
+    return (
+        isinstance(first, type)
+        and isinstance(second, type)
+        and issubclass(first, Model)
+        and issubclass(second, Model)
+        and first.__name__ == second.__name__
+        and _signature(first) == _signature(second)
+    )
+
+
+def _signature(cls: type[Model]) -> tuple[tuple[str, str, tuple[int, ...], str], ...]:
+    return tuple((f.name, f.kind, f.shape, f.dtype) for f in cls._ss_fields)
+
+
+def _shape_text(tensor: torch.Tensor) -> str:
+    sizes = " ".join(str(size) for size in tensor.shape)
+    return f"[{sizes}] {DTYPE_NAMES.get(tensor.dtype, str(tensor.dtype))}"
+
+
+def field_problem(field: Field, value: torch.Tensor) -> str | None:
+    """Why `value` can't be the field's tensor (shape or dtype), or None."""
+    if tuple(value.shape) != field.shape or value.dtype != field.torch_dtype:
+        return f"its field {field.name} is {_shape_text(value)}, not {field.type_text}"
+    return None
+
+
+def set_field(model: Model, name: str, value: Any) -> None:
+    """`m.w1 = e`: copy `value` into the field's tensor in place, outside autograd."""
+    field = type(model)._ss_by_name.get(name)
+    if field is None:
+        raise AttributeError(f"{type(model).__name__} has no field {name!r}")
+    target = fields_of(model)[name]
+    if isinstance(value, torch.Tensor):
+        problem = field_problem(field, value)
+        if problem is not None:
+            raise ShapeError(
+                f"can't assign {_shape_text(value)} to {type(model).__name__}.{name}, "
+                f"which is {field.type_text}"
+            )
+        with torch.no_grad():
+            target.copy_(value)
+        return
+    if isinstance(value, bool | int | float) and field.shape == ():
+        with torch.no_grad():
+            target.fill_(value)
+        return
+    raise ShapeError(
+        f"can't assign a {type(value).__name__} to {type(model).__name__}.{name}, "
+        f"which is {field.type_text}"
+    )
+
+
+def check_model(value: Any, cls: type[Model], where: dict[str, Any]) -> None:
+    """ShapeError unless `value` is a `cls` whose fields have their declared shapes and dtypes."""
+    if not isinstance(value, cls):
+        raise ShapeError(f"expected a {cls.__name__} model, got {type(value).__name__}", **where)
+    tensors = fields_of(value)
+    for field in cls._ss_fields:
+        problem = field_problem(field, tensors[field.name])
+        if problem is not None:
+            raise ShapeError(f"a {cls.__name__} whose {problem.removeprefix('its ')}", **where)
+
+
+__all__ = [
+    "Field",
+    "Model",
+    "check_model",
+    "draw",
+    "fields_of",
+    "params_of",
+    "same_model_type",
+    "set_field",
+]
