@@ -1,0 +1,190 @@
+"""Gradients: `value_and_grad`, the `Grad` it returns, its arithmetic, `norm` and `clip_norm`.
+
+Nothing here reads or writes a param's `.grad`: gradients are values, made by
+`torch.autograd.grad`, with zeros for the params a function doesn't use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import torch
+
+from shapescript.rt.errors import ShapeError
+from shapescript.rt.models import Model, field_problem, params_of, same_model_type
+
+
+class Grad:
+    """A gradient with respect to a model's params: `g.w1`, `g["w1"]`, in declaration order."""
+
+    __slots__ = ("_values", "model_type")
+
+    def __init__(self, model_type: type[Model], values: dict[str, torch.Tensor]) -> None:
+        if list(values) != list(model_type._ss_params):
+            raise ValueError(
+                f"a Grad[{model_type.__name__}] has the fields {', '.join(model_type._ss_params)}"
+            )
+        object.__setattr__(self, "model_type", model_type)
+        object.__setattr__(self, "_values", values)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("a Grad can't be changed; arithmetic makes a new one")
+
+    def __getattr__(self, name: str) -> torch.Tensor:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(
+                f"Grad[{self.model_type.__name__}] has no field {name!r}"
+            ) from None
+
+    def __getitem__(self, name: str) -> torch.Tensor:
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def keys(self) -> list[str]:
+        return list(self._values)
+
+    def values(self) -> list[torch.Tensor]:
+        return list(self._values.values())
+
+    def items(self) -> list[tuple[str, torch.Tensor]]:
+        return list(self._values.items())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}: {list(value.shape)}" for name, value in self._values.items())
+        return f"Grad[{self.model_type.__name__}]({fields})"
+
+    def _map(self, function: Callable[[torch.Tensor], torch.Tensor]) -> Grad:
+        values = {name: function(value) for name, value in self._values.items()}
+        return Grad(self.model_type, values)
+
+    def _zip(self, other: Any, symbol: str, function: Callable[..., torch.Tensor]) -> Grad:
+        if not isinstance(other, Grad):
+            raise TypeError(
+                f"Grad[{self.model_type.__name__}] {symbol} {type(other).__name__}: "
+                f"a gradient is added to or subtracted from another gradient of the same model"
+            )
+        if not same_model_type(self.model_type, other.model_type):
+            raise TypeError(
+                f"Grad[{self.model_type.__name__}] {symbol} Grad[{other.model_type.__name__}]: "
+                "gradients of different models"
+            )
+        theirs = other._values
+        values = {name: function(value, theirs[name]) for name, value in self._values.items()}
+        return Grad(self.model_type, values)
+
+    def __add__(self, other: Any) -> Grad:
+        return self._zip(other, "+", torch.add)
+
+    def __sub__(self, other: Any) -> Grad:
+        return self._zip(other, "-", torch.sub)
+
+    def __neg__(self) -> Grad:
+        return self._map(torch.neg)
+
+    def __mul__(self, other: Any) -> Grad:
+        factor = _scalar(other, f"Grad[{self.model_type.__name__}] *")
+        return self._map(lambda value: value * factor)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: Any) -> Grad:
+        divisor = _scalar(other, f"Grad[{self.model_type.__name__}] /")
+        return self._map(lambda value: value / divisor)
+
+    def __rtruediv__(self, other: Any) -> Grad:
+        raise TypeError(f"{type(other).__name__} / Grad: a gradient can only be the dividend")
+
+    def __radd__(self, other: Any) -> Grad:
+        return self._zip(other, "+", torch.add)
+
+    def __rsub__(self, other: Any) -> Grad:
+        return self._zip(other, "-", torch.sub)
+
+
+def _scalar(value: Any, what: str) -> float | torch.Tensor:
+    """A number or a [] tensor a gradient can be scaled by; TypeError for anything else."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value
+    if isinstance(value, torch.Tensor) and value.dim() == 0:
+        return value
+    shown = f"a tensor of shape {list(value.shape)}" if isinstance(value, torch.Tensor) else None
+    raise TypeError(
+        f"{what} {shown or type(value).__name__}: a gradient is scaled by a number or a [] tensor"
+    )
+
+
+def norm(g: Grad) -> torch.Tensor:
+    """The L2 norm of all of `g`'s values together, a [] tensor, as clip_grad_norm_ finds it."""
+    values = g.values()
+    if not values:
+        return torch.tensor(0.0)
+    return torch.nn.utils.get_total_norm(values)
+
+
+def clip_norm(g: Grad, max_norm: float) -> Grad:
+    """`g` scaled by min(1, max_norm / (norm(g) + 1e-6)), as torch's clip_grad_norm_ scales."""
+    if not isinstance(g, Grad):
+        raise TypeError(f"clip_norm takes a gradient, not {type(g).__name__}")
+    total = norm(g)
+    factor = torch.clamp(float(max_norm) / (total + 1e-6), max=1.0)
+    return g._map(lambda value: value * factor.to(value.device))
+
+
+def value_and_grad(
+    f: Callable[..., torch.Tensor], m: Model, *args: Any, **kwargs: Any
+) -> tuple[torch.Tensor, Grad]:
+    """`f(m, *args, **kwargs)`, detached, and its gradient with respect to `m`'s params."""
+    if not isinstance(m, Model):
+        raise TypeError(f"value_and_grad takes a model second, not {type(m).__name__}")
+    names = m._ss_params
+    params = params_of(m)
+    with torch.enable_grad():
+        value = f(m, *args, **kwargs)
+        if not isinstance(value, torch.Tensor) or value.dim() != 0:
+            shown = list(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
+            raise ShapeError(f"value_and_grad: {_name(f)} must return a [] tensor, not {shown}")
+        wanted = [index for index, param in enumerate(params) if param.requires_grad]
+        found: tuple[torch.Tensor | None, ...] = ()
+        if value.requires_grad and wanted:
+            found = torch.autograd.grad(value, [params[i] for i in wanted], allow_unused=True)
+    grads: list[torch.Tensor | None] = [None] * len(params)
+    for index, grad in zip(wanted, found, strict=False):
+        grads[index] = grad
+    values = {
+        name: torch.zeros_like(param) if grad is None else grad
+        for name, param, grad in zip(names, params, grads, strict=True)
+    }
+    return value.detach(), Grad(type(m), values)
+
+
+def _name(f: Callable[..., Any]) -> str:
+    return getattr(f, "__name__", repr(f))
+
+
+def check_grad(value: Any, cls: type[Model], where: dict[str, Any]) -> None:
+    """ShapeError unless `value` is a Grad of `cls` whose fields have the params' types."""
+    if not isinstance(value, Grad):
+        raise ShapeError(f"expected a Grad[{cls.__name__}], got {type(value).__name__}", **where)
+    if not same_model_type(value.model_type, cls):
+        raise ShapeError(
+            f"expected a Grad[{cls.__name__}], got a Grad[{value.model_type.__name__}]", **where
+        )
+    for name in cls._ss_params:
+        problem = field_problem(cls._ss_by_name[name], value[name])
+        if problem is not None:
+            raise ShapeError(
+                f"a Grad[{cls.__name__}] whose {problem.removeprefix('its ')}", **where
+            )
+
+
+__all__ = ["Grad", "check_grad", "clip_norm", "norm", "value_and_grad"]

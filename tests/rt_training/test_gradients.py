@@ -1,0 +1,143 @@
+from __future__ import annotations
+
+import pytest
+import torch
+
+from shapescript import ShapeError
+from shapescript.rt.gradients import Grad, check_grad, clip_norm, norm, value_and_grad
+from tests.rt_training.nets import Other, Tiny, tiny_loss
+
+WHERE = {"path": "t.ss", "line": 3, "column": 1, "function": "step", "parameter": "g"}
+
+
+def _grad(scale: float = 1.0) -> Grad:
+    values = {
+        "w": torch.arange(6.0).reshape(3, 2) * scale,
+        "b": torch.tensor([1.0, -2.0]) * scale,
+        "unused": torch.ones(4) * scale,
+    }
+    return Grad(Tiny, values)
+
+
+def _same(first: Grad, second: Grad) -> None:
+    assert first.keys() == second.keys()
+    for name in first:
+        torch.testing.assert_close(first[name], second[name], rtol=0, atol=0)
+
+
+def test_a_grad_has_its_fields_as_attributes_and_items_in_order() -> None:
+    g = _grad()
+    assert g.keys() == ["w", "b", "unused"]
+    assert g.w is g["w"]
+    assert g.model_type is Tiny
+    with pytest.raises(AttributeError):
+        g.count  # noqa: B018
+    with pytest.raises(AttributeError):
+        g.w = torch.zeros(3, 2)
+
+
+def test_grad_arithmetic() -> None:
+    g, h = _grad(), _grad(3.0)
+    _same(g + h, _grad(4.0))
+    _same(h - g, _grad(2.0))
+    _same(-g, _grad(-1.0))
+    _same(g * 2, _grad(2.0))
+    _same(2 * g, _grad(2.0))
+    _same(torch.tensor(2.0) * g, _grad(2.0))
+    _same(g * torch.tensor(2.0), _grad(2.0))
+    _same(h / 3, _grad(1.0))
+    _same(h / torch.tensor(3.0), _grad(1.0))
+
+
+def test_grad_arithmetic_refuses_anything_else() -> None:
+    g = _grad()
+    other = Grad(Other, {"w": torch.ones(3, 2)})
+    for bad in (
+        lambda: g + other,
+        lambda: g - other,
+        lambda: g * g,
+        lambda: g + torch.ones(3, 2),
+        lambda: torch.ones(3, 2) + g,
+        lambda: g * torch.ones(2),
+        lambda: torch.ones(2) * g,
+        lambda: 2 / g,
+        lambda: g + 1,
+        lambda: g * True,
+    ):
+        with pytest.raises(TypeError):
+            bad()
+
+
+def test_norm_is_the_norm_of_all_values_together() -> None:
+    g = _grad()
+    flat = torch.cat([value.flatten() for value in g.values()])
+    torch.testing.assert_close(norm(g), flat.norm())
+    assert norm(g).dim() == 0
+
+
+def test_clip_norm_scales_as_clip_grad_norm_does() -> None:
+    for max_norm in (1.0, 100.0):
+        g = _grad()
+        params = [torch.zeros_like(value, requires_grad=True) for value in g.values()]
+        for param, value in zip(params, g.values(), strict=True):
+            param.grad = value.clone()
+        torch.nn.utils.clip_grad_norm_(params, max_norm)
+        clipped = clip_norm(g, max_norm)
+        for param, value in zip(params, clipped.values(), strict=True):
+            torch.testing.assert_close(value, param.grad, rtol=0, atol=0)
+        _same(g, _grad())
+
+
+def test_value_and_grad_matches_autograd_and_gives_zeros_for_unused_params() -> None:
+    m = Tiny.init(seed=1)
+    x = torch.randn(5, 3, generator=torch.Generator().manual_seed(0))
+    value, g = value_and_grad(tiny_loss, m, x)
+    expected = tiny_loss(m, x)
+    dw, db = torch.autograd.grad(expected, [m.w, m.b])
+    assert torch.equal(value, expected.detach())
+    assert not value.requires_grad
+    torch.testing.assert_close(g.w, dw)
+    torch.testing.assert_close(g.b, db)
+    assert torch.equal(g.unused, torch.zeros(4))
+    assert g.keys() == ["w", "b", "unused"]
+    assert all(param.grad is None for param in m.parameters())
+
+
+def test_value_and_grad_works_under_no_grad_and_passes_keywords() -> None:
+    m = Tiny.init(seed=1)
+    x = torch.randn(5, 3, generator=torch.Generator().manual_seed(0))
+
+    def scaled(model: Tiny, x: torch.Tensor, *, k: float) -> torch.Tensor:
+        return tiny_loss(model, x) * k
+
+    with torch.no_grad():
+        value, g = value_and_grad(scaled, m, x, k=2.0)
+    _, plain = value_and_grad(tiny_loss, m, x)
+    torch.testing.assert_close(g.w, plain.w * 2)
+    assert value.dim() == 0
+
+
+def test_value_and_grad_of_a_function_that_reads_no_param_is_zeros() -> None:
+    m = Tiny.init(seed=1)
+    value, g = value_and_grad(lambda model, x: x.sum(), m, torch.ones(3))
+    assert value.item() == 3.0
+    assert all(torch.equal(v, torch.zeros_like(v)) for v in g.values())
+
+
+def test_value_and_grad_needs_a_scalar() -> None:
+    m = Tiny.init(seed=1)
+    with pytest.raises(ShapeError, match=r"must return a \[\] tensor"):
+        value_and_grad(lambda model: model.w * 2, m)
+
+
+def test_check_grad() -> None:
+    check_grad(_grad(), Tiny, WHERE)
+    with pytest.raises(
+        ShapeError, match="t.ss:3:1: .*expected a Grad\\[Tiny\\], got a Grad\\[Other\\]"
+    ):
+        check_grad(Grad(Other, {"w": torch.ones(3, 2)}), Tiny, WHERE)
+    with pytest.raises(ShapeError, match="got Tensor"):
+        check_grad(torch.ones(3), Tiny, WHERE)
+    bad = Grad(Tiny, {"w": torch.ones(2, 3), "b": torch.ones(2), "unused": torch.ones(4)})
+    with pytest.raises(ShapeError, match=r"field w is \[2 3\] f32, not \[3 2\] f32"):
+        check_grad(bad, Tiny, WHERE)
