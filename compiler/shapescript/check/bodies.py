@@ -1075,9 +1075,7 @@ class BodyChecker(CallChecker):
                 domain = (
                     target.domain if node.type.words else dtype_converted(operand, target.dtype)
                 )
-                dtype = target.dtype if target.dtype is not None else operand.dtype
-                if node.type.words and target.dtype is None:
-                    dtype = None
+                dtype = domains.converted_dtype(operand, target, bool(node.type.words))
                 return TensorType(axes, domain, dtype)
             return operand if not isinstance(target, TensorType) else target
         if isinstance(operand, PythonType | UnknownType):
@@ -1256,8 +1254,9 @@ class BodyChecker(CallChecker):
             self.env = outer
             self._stage_depth -= 1
 
-    def note_stage_function(self, function: ast.Expr) -> None:
-        """A stage's function given by name: record how it runs, check it only computes."""
+    def note_stage_function(self, function: ast.Expr, element: Type) -> None:
+        """A stage's function given by name: record how it runs and what it is applied to."""
+        self.facts.stage_elements[function.span] = element
         callee = function.callee if isinstance(function, ast.Call) else function
         elementwise = isinstance(function, ast.ToStage) or (
             isinstance(callee, ast.Name)
@@ -1313,6 +1312,6 @@ class BodyChecker(CallChecker):
             return TensorType(
                 axes,
                 target.domain if cast.type.words else current.domain,
-                target.dtype if target.dtype else (None if cast.type.words else current.dtype),
+                domains.converted_dtype(current, target, bool(cast.type.words)),
             )
         return current if isinstance(target, UnknownType) else target

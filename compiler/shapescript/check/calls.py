@@ -14,6 +14,7 @@ from shapescript.check.solver import Equation, solve
 from shapescript.check.type_rules import is_loose, stable_alternative, type_symbols, unknown_symbols
 from shapescript.check.types import (
     FLOAT,
+    FLOAT_DTYPES,
     UNKNOWN,
     Axis,
     Domain,
@@ -283,9 +284,28 @@ class CallChecker:
         result = self._instantiate(
             signature, result_type, values, renames, rest, elementwise_shapes
         )
+        if signature.extern:
+            result = self._call_float_dtype(matched, result)
         if signature.is_elementwise:
             self.align(node.span, [slot[1].type for _, slot in matched if slot], result)
         return self._narrow_range(signature, matched, result, node)
+
+    def _call_float_dtype(self, matched, result: Type) -> Type:
+        """An extern fn's result that names no dtype has the call's float dtype: that of the
+        tensor arguments given for parameters that name none, so an f64 call stays f64."""
+        if not isinstance(result, TensorType) or result.dtype is not None:
+            return result
+        for param, slot in matched:
+            if slot is None or not isinstance(param.type, TensorType) or param.type.dtype:
+                continue
+            actual = slot[1].type
+            if not isinstance(actual, TensorType):
+                continue
+            dtype = actual.resolved_dtype
+            if dtype in FLOAT_DTYPES and dtype != result.resolved_dtype:
+                return TensorType(result.axes, result.domain, dtype)
+            return result
+        return result
 
     def _narrow_range(self, signature: Signature, matched, result: Type, node) -> Type:
         """An elementwise call's range: the math of a known Python function, or the body's

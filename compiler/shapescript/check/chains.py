@@ -256,7 +256,7 @@ def _apply_function(checker: BodyChecker, iteration: Iteration, function, stage)
             help="use a lambda with one parameter per part: `(i, row) => ...`",
         )
         return UNKNOWN
-    checker.note_stage_function(function)
+    checker.note_stage_function(function, parts[0])
     if isinstance(function, ast.ToStage):
         cast = ast.Cast("to", function, function.type, function.span)
         return checker.to_stage(parts[0], cast)

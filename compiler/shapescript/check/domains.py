@@ -184,6 +184,17 @@ def conversion_problem(value: TensorType, target: TensorType, has_domain: bool) 
     return None
 
 
+def converted_dtype(value: TensorType, target: TensorType, has_domain: bool) -> str | None:
+    """The dtype of `value to target`: the one written; else, for a conversion of the to
+    table, the value's float dtype (u8 and Mask sources give the default float, None);
+    else, for a dtype-only `to`, the value's own."""
+    if target.dtype is not None:
+        return target.dtype
+    if has_domain and value.resolved_dtype not in ("f16", "bf16", "f32", "f64"):
+        return None
+    return value.dtype
+
+
 def to_table_notes() -> list[str]:
     return [
         "the conversions are: "

@@ -71,6 +71,9 @@ class Facts:
     #: For the compiler: how each iterator stage's function runs, "elementwise" (one
     #: operation on whole tensors) or "vmap" (torch.vmap over the elements).
     stage_kinds: dict[Span, str] = field(default_factory=dict)
+    #: For the compiler: the element type a stage's function given by name (not a lambda)
+    #: is applied to, by the function's span, so its `over=` finds the element's axes.
+    stage_elements: dict[Span, Type] = field(default_factory=dict)
     #: For the compiler: how the operands of each elementwise operation (by its span) line
     #: up with its result. One entry per operand, in order: the result position of each of
     #: the operand's axes, or None when it lines up from the right as it is.
