@@ -123,6 +123,7 @@ def function_spec(
     plan: ArgumentPlan,
     location: tuple[int, int],
     param_locations: list[tuple[int, int]],
+    written: list[str | None],
 ) -> str:
     """A module constant describing the function, for the runtime's error messages."""
     params = []
@@ -132,7 +133,7 @@ def function_spec(
     for index, param in enumerate(signature.params):
         type_ = param.type
         axes = by_param.get(index)
-        shown = format_type(type_) if isinstance(type_, TensorType) else None
+        shown = written[index] or (format_type(type_) if isinstance(type_, TensorType) else None)
         dtype = (
             type_.resolved_dtype
             if isinstance(type_, TensorType) and type_.axes is not None

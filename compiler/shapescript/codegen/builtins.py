@@ -153,10 +153,8 @@ def _along(gen, name, node, piped):
         if rank >= 2 and dim != 1 - rank:
             logits = f"_ss_torch.movedim({value}, {dim}, 1)"
         return f"_ss_F.cross_entropy({logits}, {gen.arg(labels, piped)})"
-    if name in ("cat", "stack"):
+    if name == "cat":
         values = ", ".join(gen.arg(v, piped) for v in args.positional)
-        if name == "stack":
-            return f"_ss_torch.stack(({values},), 0)"
         return f"_ss_torch.cat(({values},), {dim})"
     if name == "gather":
         index = gen.arg(args.positional[1], piped)
@@ -168,8 +166,11 @@ def _along(gen, name, node, piped):
     raise gen.unsupported(f"`{name}`", node.span)
 
 
-def _stack_over(gen, name, node, piped):
-    return _along(gen, name, node, piped)
+def _stack(gen, name, node, piped):
+    """`stack(xs..., over=s)`: the new axis s comes first."""
+    args = gen.call_args(node, piped)
+    values = ", ".join(gen.arg(value, piped) for value in args.positional)
+    return f"_ss_torch.stack(({values},), 0)"
 
 
 def _masked_fill(gen, name, node, piped):
@@ -220,7 +221,12 @@ def _elementwise(gen, name, node, piped):
         lo = texts[1] if len(texts) > 1 else keywords.get("lo", "None")
         hi = texts[2] if len(texts) > 2 else keywords.get("hi", "None")
         if host:
-            return f"_ss_clamp({texts[0]}, {lo}, {hi})"
+            value = texts[0]
+            if lo != "None":
+                value = f"max({value}, {lo})"
+            if hi != "None":
+                value = f"min({value}, {hi})"
+            return value
         return f"_ss_torch.clamp({texts[0]}, {lo}, {hi})"
     if name == "where":
         return f"_ss_torch.where({texts[0]}, {texts[1]}, {texts[2]})"
@@ -282,11 +288,20 @@ def extern_call(
             return "None"
         return gen.arg(value, piped)
 
+    plans = gen.argument_plans(node, signature, args)
+
+    def aligned(param_name: str | None, value, text: str) -> str:
+        if param_name not in plans:
+            return text
+        return gen.aligned(text, plans[param_name], _operand_node(gen, value, node), result)
+
     positional = []
     for index, value in enumerate(args.positional):
         name = params[index].name if index < len(params) else None
-        positional.append(render(name, value))
-    keywords = {key: render(key, value) for key, value in args.keywords.items()}
+        positional.append(aligned(name, value, render(name, value)))
+    keywords = {
+        key: aligned(key, value, render(key, value)) for key, value in args.keywords.items()
+    }
     layer = RUNTIME_LAYERS.get(path)
     if layer is not None:
         return _layer(gen, layer, params, positional, keywords)
@@ -342,7 +357,7 @@ HANDLERS = {
             "scatter",
         )
     },
-    "stack": _stack_over,
+    "stack": _stack,
     "masked_fill": _masked_fill,
     **{
         name: _elementwise

@@ -7,6 +7,7 @@ import math
 from typing import TYPE_CHECKING
 
 from shapescript.check.ranges import name_of
+from shapescript.check.sizes import Poly
 from shapescript.check.types import HostType, PythonType, TensorType, interval_of
 from shapescript.codegen.sizes import MissingSize, size_expr
 from shapescript.syntax import ast
@@ -46,7 +47,9 @@ def domain_test(gen: FunctionGenerator, name: str, type_: TensorType) -> tuple[s
             top = size_expr(domain.size, gen.sizes)
         except MissingSize:
             return None
-        return f"(({name} < 0) | ({name} >= {top})).any()", f"indices in [0, {domain.size})"
+        dims = {key: Poly.const(value) for key, value in gen.context.checked.dim_values.items()}
+        shown = domain.size.substitute(dims)
+        return f"(({name} < 0) | ({name} >= {top})).any()", f"indices in [0, {shown})"
     if domain.name in ("Mask", "Logit", "Prob", "LogProb"):
         return None
     interval = interval_of(type_)
@@ -59,9 +62,8 @@ def domain_test(gen: FunctionGenerator, name: str, type_: TensorType) -> tuple[s
         tests.append(f"({name} {'>' if interval.hi_closed else '>='} {interval.hi!r})")
     if not tests:
         return None
-    shown = name_of(interval) or str(interval)
-    if domain.name != "Real":
-        shown = domain.name
+    named = domain.name if domain.name != "Real" else name_of(interval)
+    shown = f"{named} {interval}" if named else str(interval)
     return f"({' | '.join(tests)}).any()", f"values in {shown}"
 
 
@@ -81,6 +83,8 @@ def convert(gen, before, after, written: ast.TypeExpr, value: str, span) -> str:
             return f"{value}.to({context.dtype(written.dtype)})"
         return value
     dtype = context.dtype(after.resolved_dtype)
+    if isinstance(before, HostType):
+        value = f"_ss_torch.tensor({value}, dtype={dtype}, device=_ss_dev)"
     if not written.words:
         return f"{value}.to({dtype})"
     target = written.words[0].name
@@ -91,6 +95,8 @@ def convert(gen, before, after, written: ast.TypeExpr, value: str, span) -> str:
         return f"_ss_torch.zeros_like({value}, dtype={dtype}).masked_fill(~{value}, -_ss_inf)"
     if source == "u8" and target == "Unit":
         return f"({value}.to({dtype}) / 255)"
+    if isinstance(before, TensorType) and before.resolved_dtype != after.resolved_dtype:
+        value = f"{value}.to({dtype})"
     if target == "Signed" and source == "Unit":
         return f"({value} * 2 - 1)"
     if target == "Unit" and source == "Signed":

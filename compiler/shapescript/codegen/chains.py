@@ -40,22 +40,20 @@ def stage_name(stage) -> str | None:
 
 
 def pipe(gen: FunctionGenerator, node: ast.Pipe) -> str:
-    first = node.stages[0] if node.stages else None
-    current: str | Iteration
-    if first is not None and stage_name(first) is not None:
-        current = start(gen, node.input, first)
-    else:
-        current = gen.expr(node.input)
+    #: None until the input is evaluated: the first stage decides how (a chain iterates it).
+    current: str | Iteration | None = None
     previous = node.input
     for stage in node.stages:
         name = stage_name(stage)
         if name is not None:
             if not isinstance(current, Iteration):
-                current = start(gen, previous, stage)
+                current = start(gen, previous, stage, current)
             current = apply(gen, current, stage, name)
             previous = stage
             continue
-        if isinstance(current, Iteration):
+        if current is None:
+            current = gen.expr(node.input)
+        elif isinstance(current, Iteration):
             current = finish(current)
         if isinstance(stage, ast.ToStage):
             current = casts.convert(
@@ -69,6 +67,8 @@ def pipe(gen: FunctionGenerator, node: ast.Pipe) -> str:
             finally:
                 gen.piped_nodes.pop()
         previous = stage
+    if current is None:
+        return gen.expr(node.input)
     if isinstance(current, Iteration):
         return finish(current)
     return current
@@ -88,16 +88,19 @@ def _over_name(stage) -> str | None:
     return None
 
 
-def source(gen: FunctionGenerator, node, stage) -> tuple[str, bool]:
-    """What a chain iterates, as one whole tensor with the iterated axis first."""
+def source(gen: FunctionGenerator, node, stage, value: str | None = None) -> tuple[str, bool]:
+    """What a chain iterates, as one whole tensor with the iterated axis first; `value` is
+    the node's code when it is already computed (the result of an earlier stage)."""
     if isinstance(node, ast.Range):
         lo, hi = gen.expr(node.lo), gen.expr(node.hi)
         from_zero = isinstance(node.lo, ast.IntLit) and node.lo.value == 0
         return f"_ss_torch.arange({lo}, {hi}, device=_ss_dev)", from_zero
     type_ = gen.type(node)
     if isinstance(type_, HostType):
-        return f"_ss_torch.arange({gen.expr(node)}, device=_ss_dev)", True
-    value = gen.expr(node)
+        size = gen.expr(node) if value is None else value
+        return f"_ss_torch.arange({size}, device=_ss_dev)", True
+    if value is None:
+        value = gen.expr(node)
     over = _over_name(stage)
     if over is not None and isinstance(type_, TensorType) and type_.axes:
         dim = dim_of(gen, node, over, stage.span)
@@ -106,8 +109,8 @@ def source(gen: FunctionGenerator, node, stage) -> tuple[str, bool]:
     return value, False
 
 
-def start(gen: FunctionGenerator, node, stage) -> Iteration:
-    value, indices = source(gen, node, stage)
+def start(gen: FunctionGenerator, node, stage, value: str | None = None) -> Iteration:
+    value, indices = source(gen, node, stage, value)
     return Iteration(f"({value},)", 1, (indices,))
 
 
@@ -174,11 +177,20 @@ def _function(gen: FunctionGenerator, iteration: Iteration, function) -> str:
             gen.locals = saved_locals
         callable_ = f"(lambda {', '.join(names)}: {body})"
         return callable_ if elementwise else f"_ss_torch.vmap{callable_}"
+    from shapescript.codegen.function import Element
+
     element = "_ss_e"
+    recorded = Element(gen.view.stage_element(function.span), function.span, elementwise)
     if isinstance(function, ast.ToStage):
-        body = casts.convert(gen, None, gen.type(function), function.type, element, function.span)
+        body = casts.convert(
+            gen, recorded.type, gen.type(function), function.type, element, function.span
+        )
     else:
         call = function if isinstance(function, ast.Call) else ast.Call(function, [], function.span)
-        body = gen.call(call, element)
+        gen.piped_nodes.append(recorded)
+        try:
+            body = gen.call(call, element)
+        finally:
+            gen.piped_nodes.pop()
     callable_ = f"(lambda {element}: {body})"
     return callable_ if elementwise else f"_ss_torch.vmap{callable_}"

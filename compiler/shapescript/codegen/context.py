@@ -104,6 +104,12 @@ class ItemView:
             return None
         return self.item.body.facts.alignments.get(span)
 
+    def stage_element(self, span: Span) -> Type | None:
+        """The element type a stage's function given by name is applied to."""
+        if self.item.body is None:
+            return None
+        return self.item.body.facts.stage_elements.get(span)
+
     def stage_kind(self, span: Span) -> str:
         if self.item.body is None:
             return "vmap"

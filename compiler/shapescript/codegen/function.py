@@ -39,6 +39,16 @@ class Lowered:
 
 
 @dataclass(slots=True)
+class Element:
+    """The element a stage's function given by name is applied to, standing in for the
+    piped node: its recorded type, and whether it is the whole iterated tensor."""
+
+    type: Type | None
+    span: Span
+    whole: bool
+
+
+@dataclass(slots=True)
 class CallArgs:
     """A call's arguments as written, with the piped value put in its place."""
 
@@ -83,6 +93,8 @@ class FunctionGenerator:
         return self.context.origin(self.base, span)
 
     def type(self, node) -> Type | None:
+        if isinstance(node, Element):
+            return node.type
         return self.view.type(node.span)
 
     def tensor(self, node) -> TensorType | None:
@@ -167,7 +179,7 @@ class FunctionGenerator:
     def prologue(self, plan: arguments.ArgumentPlan, body: str) -> None:
         """Ask for the device, check the arguments, read the generic sizes.
 
-        With checks off, only the sizes the body uses are read.
+        With checks off, only the sizes the body and the value checks use are read.
         """
         origin = self.origin(self.decl.name_span)
         context = self.context
@@ -175,12 +187,34 @@ class FunctionGenerator:
         self.out.add(1, f"_ss_dev = {device}", origin)
         if not plan.tensors:
             return
-        if context.checks == "never":
-            for line in arguments.used_reads(plan, body):
-                self.out.add(1, line, origin)
-            self.value_checks(origin)
-            return
         spec = f"_ss_fn_{self.decl.name}"
+        value_lines = self.value_check_lines(spec)
+        if context.checks != "never" or value_lines:
+            self.spec(plan, spec)
+        if context.checks == "never":
+            for line in arguments.used_reads(plan, body + "\n".join(value_lines)):
+                self.out.add(1, line, origin)
+            self.guarded(value_lines, context.value_checks, origin)
+            return
+        prefix = "_ss_" if context.standalone else "_ss_rt."
+        rank_checks, reads, size_checks = arguments.check_lines(
+            context, plan, spec, f"{prefix}argument_error"
+        )
+        # Anything without a shape fails here, and the runtime says which argument it is.
+        self.out.add(1, "try:", origin)
+        for index, name, _ in plan.tensors:
+            self.out.add(2, f"_ss_s{index} = {name}.shape", origin)
+        self.out.add(1, "except AttributeError:", origin)
+        self.out.add(2, f"{prefix}not_tensors({spec}, locals())", origin)
+        self.guarded(rank_checks, context.checks, origin)
+        for line in reads:
+            self.out.add(1, line, origin)
+        self.guarded(size_checks, context.checks, origin)
+        self.guarded(value_lines, context.value_checks, origin)
+
+    def spec(self, plan: arguments.ArgumentPlan, spec: str) -> None:
+        """The module constant describing this function, for the runtime's messages."""
+        context = self.context
         locations = [
             context.location(self.base, param.decl.span) for param in self.signature.params
         ]
@@ -190,16 +224,18 @@ class FunctionGenerator:
             plan,
             context.location(self.base, self.decl.name_span),
             locations,
+            [self.written_type(param) for param in self.signature.params],
         )
-        fail = "_ss_argument_error" if context.standalone else "_ss_rt.argument_error"
-        rank_checks, reads, size_checks = arguments.check_lines(context, plan, spec, fail)
-        for index, name, _ in plan.tensors:
-            self.out.add(1, f"_ss_s{index} = {name}.shape", origin)
-        self.guarded(rank_checks, context.checks, origin)
-        for line in reads:
-            self.out.add(1, line, origin)
-        self.guarded(size_checks, context.checks, origin)
-        self.value_checks(origin)
+
+    def written_type(self, param) -> str | None:
+        """A parameter's tensor type as the source writes it, when it writes a shape."""
+        written = param.decl.type
+        if not isinstance(param.type, TensorType) or written is None:
+            return None
+        start = self.base + written.span.start
+        text = self.context.checked.source.text[start : self.base + written.span.end]
+        text = " ".join(text.split())
+        return text if text.startswith("[") else None
 
     def guarded(self, lines: list[str], mode: str, origin) -> None:
         if not lines or mode == "never":
@@ -211,19 +247,23 @@ class FunctionGenerator:
         for line in lines:
             self.out.add(indent, line, origin)
 
-    def value_checks(self, origin) -> None:
+    def value_check_lines(self, spec: str) -> list[str]:
+        """The value checks of the arguments whose domains have a test."""
+        if self.context.value_checks == "never":
+            return []
         lines = []
+        fail = "_ss_domain_error" if self.context.standalone else "_ss_rt.domain_error"
         for index, param in enumerate(self.signature.params):
             type_ = param.type
             if not isinstance(type_, TensorType) or type_.axes is None:
                 continue
-            test = casts.domain_test(self, python_name(param.name), type_)
+            name = python_name(param.name)
+            test = casts.domain_test(self, name, type_)
             if test is None:
                 continue
             condition, what = test
-            fail = "_ss_domain_error" if self.context.standalone else "_ss_rt.domain_error"
-            lines.append(f"{fail}({condition}, _ss_fn_{self.decl.name}, {index}, {what!r})")
-        self.guarded(lines, self.context.value_checks, origin)
+            lines.append(f"{fail}({condition}, {spec}, {index}, {what!r}, {name})")
+        return lines
 
     def returned(self, value: str, node: ast.Expr) -> str:
         return value
@@ -355,6 +395,8 @@ class FunctionGenerator:
 
     def depends(self, node) -> bool:
         """Whether an expression uses a lambda parameter bound to a whole tensor."""
+        if isinstance(node, Element):
+            return node.whole
         if not self.lowered:
             return False
         stack = [node]
@@ -376,29 +418,28 @@ class FunctionGenerator:
     def aligned(self, value: str, plan: tuple[int, ...] | None, operand, result) -> str:
         """An operand permuted and unsqueezed as the checker lined it up with the result.
 
-        Inside an elementwise stage, a whole-tensor operand has the iterated axis in
-        front, which the leading `...` of the indexing keeps in place; a [] part that
-        uses a parameter gets size-1 axes to line up with the body.
+        `plan` is the recorded result position of each of the operand's axes, or None where
+        it lines up from the right as it is. Inside an elementwise stage, an operand that
+        uses a parameter is a whole tensor with the iterated axis in front, so it needs
+        its size-1 axes written out after that axis, even where torch would add them on the
+        left: a [] part becomes `x[:, None, ...]` to line up with the body.
         """
-        result_rank = len(result.axes) if isinstance(result, TensorType) and result.axes else 0
+        result_rank = _rank(result)
+        whole = self.depends(operand)
         if plan is None:
-            if (
-                self.lowered
-                and result_rank
-                and isinstance(self.type(operand), TensorType | HostType)
-                and _rank(self.type(operand)) == 0
-                and self.depends(operand)
-            ):
-                return f"{value}[(...,{' None,' * result_rank})]"
-            return value
+            operand_rank = _rank(self.type(operand))
+            if not whole or operand_rank >= result_rank:
+                return value
+            plan = tuple(range(result_rank - operand_rank, result_rank))
+        lead = 1 if whole else 0
         order = sorted(range(len(plan)), key=lambda j: plan[j])
         if order != list(range(len(plan))):
-            lead = 1 if self.lowered and self.depends(operand) else 0
             dims = list(range(lead)) + [lead + j for j in order]
             value = f"{value}.permute({', '.join(map(str, dims))})"
         places = set(plan)
-        first = min(plan)
-        parts = ["..."] + [":" if q in places else "None" for q in range(first, result_rank)]
+        first = 0 if whole or not plan else min(plan)
+        parts = [":"] if whole else ["..."]
+        parts += [":" if q in places else "None" for q in range(first, result_rank)]
         if "None" in parts:
             value = f"{value}[{', '.join(parts)}]"
         return value
@@ -517,23 +558,42 @@ class FunctionGenerator:
 
     def fn_call(self, node: ast.Call, signature: Signature, piped: str | None) -> str:
         args = self.call_args(node, piped)
-        plans = self.view.alignment(node.span) if signature.is_elementwise else None
+        plans = self.argument_plans(node, signature, args)
         result = self.type(node)
         params = [p.name for p in signature.params]
         parts = []
         for position, value in enumerate(args.positional):
             text = self.arg(value, piped)
-            if plans is not None and position < len(plans) and value is not PIPED:
-                text = self.aligned(text, plans[position], value, result)
+            if position < len(params) and params[position] in plans:
+                plan = plans[params[position]]
+                text = self.aligned(text, plan, self.operand_node(value), result)
             parts.append(text)
         for key, value in args.keywords.items():
             text = self.arg(value, piped)
-            if plans is not None and key in params and value is not PIPED:
-                slot = params.index(key)
-                if slot < len(plans):
-                    text = self.aligned(text, plans[slot], value, result)
+            if key in plans:
+                text = self.aligned(text, plans[key], self.operand_node(value), result)
             parts.append(f"{python_name(key)}={text}")
         return f"{python_name(signature.name)}({', '.join(parts)})"
+
+    def argument_plans(
+        self, node: ast.Call, signature: Signature, args: CallArgs
+    ) -> dict[str, tuple[int, ...] | None]:
+        """How the checker lined up each argument of a call to an elementwise function with
+        the result, by parameter name. It recorded one plan per parameter given an argument,
+        in the signature's order."""
+        recorded = self.view.alignment(node.span) if signature.is_elementwise else None
+        if recorded is None:
+            return {}
+        names = [param.name for param in signature.params]
+        given = set(names[: len(args.positional)]) | set(args.keywords)
+        present = [name for name in names if name in given]
+        return dict(zip(present, recorded, strict=False))
+
+    def operand_node(self, value):
+        """The node whose recorded type describes an argument: the piped input for `_`."""
+        if value is PIPED:
+            return self.piped_nodes[-1]
+        return value
 
     def pipe(self, node: ast.Pipe) -> str:
         return chains.pipe(self, node)

@@ -68,13 +68,13 @@ def _einops_entry(entry, numbers: dict, sizes: dict, output: bool) -> str:
             free = numbers["free"][entry.value]
             if free:
                 return free.pop(0)
-        label = f"_ss_k{len(sizes)}"
+        label = f"ss_k{len(sizes)}"
         sizes[label] = str(entry.value)
         if not output:
             numbers.setdefault("free", {}).setdefault(entry.value, []).append(label)
         return label
     if isinstance(entry, ast.PatternGroupedSize):
-        label = f"_ss_k{len(sizes)}"
+        label = f"ss_k{len(sizes)}"
         sizes[label] = str(entry.count)
         return f"({entry.name} {label})"
     if isinstance(entry, ast.PatternGroup):

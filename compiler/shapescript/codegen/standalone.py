@@ -21,11 +21,24 @@ def _ss_argument_error(spec, index, value, known):
     )
 
 
-def _ss_domain_error(bad, spec, index, what):
+def _ss_not_tensors(spec, known):
+    for index, param in enumerate(spec[4]):
+        value = known.get(param[0], known.get(param[0] + "_"))
+        if param[5] is not None and not isinstance(value, _ss_torch.Tensor):
+            _ss_argument_error(spec, index, value, known)
+
+
+def _ss_whole(bad):
+    while _ss_torch._C._functorch.is_batchedtensor(bad):
+        bad = _ss_torch._C._functorch.get_unwrapped(bad)
+    return bad.any()
+
+
+def _ss_domain_error(bad, spec, index, what, value=None):
     if bad.device.type == "cuda":
-        _ss_torch._assert_async(~bad)
+        _ss_torch._assert_async(~_ss_whole(bad))
         return
-    if bool(bad):
+    if bool(_ss_whole(bad)):
         path, line, column, function, params = spec
         name, pline, pcolumn = params[index][:3]
         raise ValueError(
@@ -48,7 +61,7 @@ def _ss_as_shape(value, sizes, dtype, site):
 
 
 def _ss_as_domain(value, bad, what, site):
-    if bool(bad):
+    if bool(_ss_whole(bad)):
         path, line, column, function = site
         raise ValueError(
             f"{path}:{line}:{column}: in fn {function}: `as` claimed {what}, and it isn't so"

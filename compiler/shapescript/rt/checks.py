@@ -138,17 +138,54 @@ def argument_error(spec, index: int, value: Any, known: dict[str, Any]) -> None:
     raise ShapeError(f"expected {shown}, got shape {shape}", **where)
 
 
-def domain_error(bad: torch.Tensor, spec, index: int, what: str) -> None:
+def _whole(tensor: Any) -> Any:
+    """Inside torch.vmap, the values of every element together: a value check in an
+    iterator stage checks them all at once, without branching on one element."""
+    while isinstance(tensor, torch.Tensor) and torch._C._functorch.is_batchedtensor(tensor):
+        tensor = torch._C._functorch.get_unwrapped(tensor)
+    return tensor
+
+
+def _failed(bad: torch.Tensor) -> bool:
+    return bool(_whole(bad).any())
+
+
+def _found(value: Any, what: str) -> str:
+    """What a value check found, for a range or index domain: the values' extent."""
+    if not isinstance(value, torch.Tensor) or value.numel() == 0 or value.dtype == torch.bool:
+        return ""
+    if not what.startswith(("values in", "indices in", "only")) or "sum" in what:
+        return ""
+    value = _whole(value)
+    low, high = value.min().item(), value.max().item()
+    return f", but they go from {low:g} to {high:g}"
+
+
+def not_tensors(spec, known: dict[str, Any]) -> None:
+    """Raise the error for the first argument that should be a tensor and isn't."""
+    from shapescript.codegen.context import python_name
+
+    for index, param in enumerate(spec[4]):
+        if param[5] is None:
+            continue
+        value = known.get(python_name(param[0]))
+        if not isinstance(value, torch.Tensor):
+            argument_error(spec, index, value, known)
+    raise AssertionError("an argument without a shape, but every one is a tensor")
+
+
+def domain_error(bad: torch.Tensor, spec, index: int, what: str, value: Any = None) -> None:
     """Raise DomainError when `bad` (a [] bool tensor) is true; on CUDA, assert on the
     device instead of waiting for it."""
     if bad.device.type == "cuda":
-        torch._assert_async(~bad)
+        torch._assert_async(~_whole(bad).any())
         return
-    if bool(bad):
+    if _failed(bad):
         path, _line, _column, function, params = spec
         name, line, column = params[index][:3]
         raise DomainError(
-            f"its values break the promise of its type {params[index][3]}: expected {what}",
+            f"its values break the promise of its type {params[index][3]}: expected {what}"
+            + _found(value, what),
             path=path,
             line=line,
             column=column,
@@ -190,10 +227,13 @@ def _shape_text(sizes: tuple) -> str:
 def as_domain(value: Any, bad: torch.Tensor, what: str, site) -> Any:
     """`x as D`: the value, if its values keep the domain's promise."""
     if bad.device.type == "cuda":
-        torch._assert_async(~bad)
+        torch._assert_async(~_whole(bad).any())
         return value
-    if bool(bad):
-        raise DomainError(f"`as` claimed {what}, and the values aren't", **_site(site))
+    if _failed(bad):
+        raise DomainError(
+            f"`as` claimed {what}" + (_found(value, what) or ", and the values aren't"),
+            **_site(site),
+        )
     return value
 
 

@@ -1,0 +1,95 @@
+"""Run-time errors of compiled programs, pinned as expected output in `errors/`.
+
+Each message names the `.ss` file, line and column, the function and, for an argument,
+the parameter. Rewrite the files with UPDATE_EXPECT=1 and read the diff.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import torch
+
+import shapescript
+from tests.codegen.compiled import load
+from tests.snapshot import assert_matches_snapshot
+
+EXPECTED = Path(__file__).resolve().parent / "errors"
+f64 = torch.float64
+
+PROGRAM = """\
+dim D = 4
+dim Dh = 16
+dim V = 10
+
+fn scaled(x: [b D] f64) -> [b D] f64 = x * 2.0
+fn pair(x: [b D] f64, y: [b D] f64) -> [b D] f64 = x + y
+fn heads(x: [b n (h Dh)] f64) -> [b n (h Dh)] f64 = x
+fn shifted(x: [b h+3] f64) -> [b h+3] f64 = x
+fn lookup(table: [V D] f64, ids: [b t] Index[V]) -> [b t D] f64 = table[ids]
+fn normalize(img: [b 3 h w]) -> [b 3 h w] Unit:
+    return img as Unit
+fn probabilities(p: [b D] Prob over D f64) -> [b D] f64 = p
+"""
+
+
+def zeros(*shape: int, **options) -> torch.Tensor:
+    return torch.zeros(*shape, dtype=f64, **options)
+
+
+CASES: dict[str, tuple[type[Exception], Callable]] = {
+    "wrong_rank": (shapescript.ShapeError, lambda m: m.scaled(zeros(2, 3, 4))),
+    "wrong_size": (shapescript.ShapeError, lambda m: m.scaled(zeros(2, 5))),
+    "wrong_dtype": (shapescript.ShapeError, lambda m: m.scaled(torch.zeros(2, 4))),
+    "not_a_tensor": (shapescript.ShapeError, lambda m: m.scaled([[1.0, 2.0]])),
+    "inconsistent_generic_size": (
+        shapescript.ShapeError,
+        lambda m: m.pair(zeros(2, 4), zeros(3, 4)),
+    ),
+    "some_whole_h": (shapescript.ShapeError, lambda m: m.heads(zeros(2, 5, 72))),
+    "some_whole_h_plus_3": (shapescript.ShapeError, lambda m: m.shifted(zeros(2, 2))),
+    "index_out_of_range": (
+        shapescript.DomainError,
+        lambda m: m.lookup(zeros(10, 4), torch.tensor([[1, 10], [0, 3]])),
+    ),
+    "as_unit_on_bytes": (
+        shapescript.DomainError,
+        lambda m: m.normalize(torch.arange(0, 256, 64.0).reshape(1, 1, 2, 2).expand(2, 3, 2, 2)),
+    ),
+    "probabilities_that_dont_sum_to_1": (
+        shapescript.DomainError,
+        lambda m: m.probabilities(torch.full((2, 4), 0.3, dtype=f64)),
+    ),
+    "other_device": (shapescript.DeviceError, lambda m: m.scaled(zeros(2, 4, device="meta"))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_runtime_error_message(name: str) -> None:
+    kind, call = CASES[name]
+    module = load(PROGRAM, "errors.ss", checks="always", value_checks="always")
+    with pytest.raises(kind) as raised:
+        call(module)
+    error = raised.value
+    assert error.path == "errors.ss"
+    assert error.line is not None and error.column is not None
+    assert error.function is not None
+    assert_matches_snapshot(f"{type(error).__name__}: {error}\n", EXPECTED / f"{name}.expected")
+
+
+def test_error_classes() -> None:
+    assert issubclass(shapescript.ShapeError, ValueError)
+    assert issubclass(shapescript.DomainError, ValueError)
+    assert issubclass(shapescript.DeviceError, RuntimeError)
+
+
+def test_arguments_that_fit_pass() -> None:
+    module = load(PROGRAM, "errors.ss", checks="always", value_checks="always")
+    assert module.heads(zeros(2, 5, 64)).shape == (2, 5, 64)
+    assert module.shifted(zeros(2, 3)).shape == (2, 3)
+    ids = torch.tensor([[1, 9]])
+    assert module.lookup(zeros(10, 4), ids).shape == (1, 2, 4)
+    assert module.normalize(torch.rand(2, 3, 2, 2)).shape == (2, 3, 2, 2)
+    assert module.probabilities(torch.full((2, 4), 0.25, dtype=f64)).shape == (2, 4)
