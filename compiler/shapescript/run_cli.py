@@ -38,7 +38,8 @@ class ProgramUsageError(Exception):
 
 
 def _traceback_wanted() -> bool:
-    return os.environ.get(TRACEBACK_VARIABLE, "") not in ("", "0")
+    """SHAPESCRIPT_TRACEBACK=1, or a debugger (debugpy's pydevd) that stops where it's raised."""
+    return os.environ.get(TRACEBACK_VARIABLE, "") not in ("", "0") or "pydevd" in sys.modules
 
 
 def _user_traceback(tb: types.TracebackType | None) -> types.TracebackType | None:

@@ -314,3 +314,29 @@ def test_run_shows_an_ss_error_without_traceback(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert done.stderr.startswith("ShapeError: `as` expected shape (3), got (2,)")
     assert "Traceback" not in done.stderr
+
+
+def test_device_error_at_import_names_the_import(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "on_gpu.ss", "devices cuda[0]\n\nfn f(x: [n]) -> [n] = x\n")
+    write(tmp_path / "prog.py", 'import shapescript\nshapescript.devices("cpu")\nimport on_gpu\n')
+    status, _, err = run_module(capsys, "prog.py")
+    assert status == 1
+    assert err.startswith("DeviceError: devices are declared twice, differently")
+    assert "on_gpu.ss:1:1" in err
+    assert "when the module is imported" in err
+    assert "= note: imported from prog.py:3: import on_gpu" in err
+
+
+def test_no_devices_error_is_placed_at_the_function(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "nodev.ss", "fn double(x: [n]) -> [n] = x * 2\n")
+    write(tmp_path / "prog.py", "import torch, nodev\nnodev.double(torch.ones(2))\n")
+    status, _, err = run_module(capsys, "prog.py")
+    assert status == 1
+    assert err.startswith("DeviceError: no devices have been declared")
+    assert "nodev.ss:1:" in err
+    assert "in fn double" in err
+    assert "called from prog.py:2: nodev.double(torch.ones(2))" in err

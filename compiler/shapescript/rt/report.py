@@ -100,6 +100,14 @@ def _failing(error: CheckFailure, entries: list[Place]) -> int | None:
     return chosen[-1] if chosen else None
 
 
+def _caller(entries: list[Place], failing: int | None, skip: tuple[str, ...]) -> Place | None:
+    """The entry that called the failing one, past the import machinery and the runner."""
+    for place in reversed(entries[:failing] if failing else []):
+        if not place.path.startswith(skip):
+            return place
+    return None
+
+
 def _call_label(error: CheckFailure) -> str:
     if error.parameter is not None:
         return f"the argument for `{error.parameter}` is given in this call"
@@ -107,6 +115,8 @@ def _call_label(error: CheckFailure) -> str:
 
 
 def _primary_label(error: CheckFailure, function: str | None) -> str:
+    if function == "<module>":
+        return "when the module is imported"
     if error.parameter is not None and function:
         return f"parameter `{error.parameter}` of fn {function}"
     return f"in fn {function}" if function else ""
@@ -136,14 +146,15 @@ def render_failure(
     span = _span(source, line, column or 1, end_line, end_column)
     secondary: list[Label] = []
     notes: list[str] = []
-    caller = entries[failing - 1] if failing else None
-    if caller is not None and not caller.path.startswith(skip):
+    caller = _caller(entries, failing, skip)
+    if caller is not None:
         if caller.path == path and caller.column is not None:
             where = _span(source, caller.line, caller.column, caller.end_line, caller.end_column)
             secondary.append(Label(where, _call_label(error)))
         else:
             code = linecache.getline(caller.path, caller.line).strip()
-            called = f"called from {caller.path}:{caller.line}"
+            how = "imported" if function == "<module>" else "called"
+            called = f"{how} from {caller.path}:{caller.line}"
             notes.append(f"{called}: {code}" if code else called)
             if error.parameter is not None:
                 notes.append(f"the argument for `{error.parameter}` is given in that call")
