@@ -189,3 +189,9 @@ def test_debug_checks_vanish_under_python_dash_o(tmp_path: Path) -> None:
         seen.append(done.stdout.strip())
     assert seen == ["unchecked", "checked"]
     assert len(list((tmp_path / "__pycache__").glob("model.*.ssc"))) == 2
+
+
+def test_an_ss_file_never_hides_pythons_own_modules(folder: Path) -> None:
+    (folder / "colorsys.ss").write_text(DOUBLE)
+    assert hook.ShapeScriptFinder().find_spec("colorsys") is None
+    assert hook.ShapeScriptFinder().find_spec("colorsys", [str(folder)]) is not None

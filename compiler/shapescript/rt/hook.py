@@ -68,8 +68,16 @@ def spec_for(fullname: str, path: str) -> importlib.machinery.ModuleSpec:
     return spec
 
 
+#: Python's own modules, which a `.ss` file of the same name never hides.
+_PYTHONS_OWN = frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names)
+
+
 class ShapeScriptFinder(importlib.abc.MetaPathFinder):
-    """Finds `name.ss` in each folder of the search path, in order (a package's for a submodule)."""
+    """Finds `name.ss` in each folder of the search path, in order (a package's for a submodule).
+
+    It comes first in `sys.meta_path`, so it never looks for Python's own modules: a
+    `random.ss` in the program's folder mustn't replace `random` for torch.
+    """
 
     def find_spec(
         self,
@@ -77,6 +85,8 @@ class ShapeScriptFinder(importlib.abc.MetaPathFinder):
         path: Sequence[str] | None = None,
         target: types.ModuleType | None = None,
     ) -> importlib.machinery.ModuleSpec | None:
+        if path is None and fullname in _PYTHONS_OWN:
+            return None
         filename = fullname.rpartition(".")[2] + ".ss"
         for folder in sys.path if path is None else path:
             if not isinstance(folder, str):
