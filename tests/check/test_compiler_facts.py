@@ -46,3 +46,11 @@ def test_the_element_of_a_stage_function_given_by_name_is_recorded() -> None:
     facts = checked.items[0].body.facts
     (element,) = facts.stage_elements.values()
     assert format_type(element) == "[D]"
+
+
+def test_a_user_domain_in_a_signature_has_its_interval() -> None:
+    checked = check_text("domain Temp = [0.05, 10]\nfn f(t: [n] Temp) -> [n] = t * 2.0\n")
+    assert checked.diagnostics == []
+    domain = checked.signatures["f"].params[0].type.domain
+    assert domain.name == "Temp"
+    assert (round(domain.interval.lo, 6), domain.interval.hi) == (0.05, 10.0)

@@ -86,6 +86,7 @@ def build_signature(
         extern=extern,
         dim_values=base.dim_values,
         on_reference=base.on_reference,
+        domain_intervals=base.domain_intervals,
     )
     params: list[ParamSig] = []
     seen: dict[str, ast.Param] = {}
