@@ -45,6 +45,7 @@ fn b_topk(x: [b n] f64) -> [b 3] f64:
     values, indices = topk(x, 3, over=n)
     return values + (indices to f64)
 fn b_cross_entropy(z: [b C] f64, y: [b] Index[C]) -> [] f64 = cross_entropy(z, y, over=C)
+fn b_cross_entropy_3d(z: [C b t] f64, y: [b t] Index[C]) -> [] f64 = cross_entropy(z, y, over=C)
 fn b_cat(x: [b n] f64, y: [b n] f64) -> [b 2*n] f64 = cat(x, y, over=n)
 fn b_stack(x: [b n] f64, y: [b n] f64) -> [2 b n] f64 = stack(x, y, over=s)
 fn b_gather(x: [b n] f64, idx: [b k] Index[n]) -> [b k] f64 = gather(x, idx, over=n)
@@ -147,7 +148,14 @@ CASES: dict[str, list[Case]] = {
             6,
         )
     ],
-    "cross_entropy": [Case("b_cross_entropy", lambda: (randn(4, 5), index(5, 4)), F.cross_entropy)],
+    "cross_entropy": [
+        Case("b_cross_entropy", lambda: (randn(4, 5), index(5, 4)), F.cross_entropy),
+        Case(
+            "b_cross_entropy_3d",
+            lambda: (randn(5, 2, 3), index(5, 2, 3)),
+            lambda z, y: F.cross_entropy(z.permute(1, 0, 2), y),
+        ),
+    ],
     "cat": [Case("b_cat", lambda: (randn(3, 4), randn(3, 4)), lambda x, y: torch.cat((x, y), 1))],
     "stack": [
         Case("b_stack", lambda: (randn(3, 4), randn(3, 4)), lambda x, y: torch.stack((x, y)))

@@ -23,6 +23,7 @@ PROGRAM = """\
 dim D = 4
 dim Dh = 16
 dim V = 10
+domain Temp = [0.05, 10]
 
 fn scaled(x: [b D] f64) -> [b D] f64 = x * 2.0
 fn pair(x: [b D] f64, y: [b D] f64) -> [b D] f64 = x + y
@@ -32,6 +33,7 @@ fn lookup(table: [V D] f64, ids: [b t] Index[V]) -> [b t D] f64 = table[ids]
 fn normalize(img: [b 3 h w]) -> [b 3 h w] Unit:
     return img as Unit
 fn probabilities(p: [b D] Prob over D f64) -> [b D] f64 = p
+fn heat(t: [n] Temp f64) -> [n] f64 = t * 2.0
 """
 
 
@@ -61,6 +63,10 @@ CASES: dict[str, tuple[type[Exception], Callable]] = {
     "probabilities_that_dont_sum_to_1": (
         shapescript.DomainError,
         lambda m: m.probabilities(torch.full((2, 4), 0.3, dtype=f64)),
+    ),
+    "outside_a_user_domain": (
+        shapescript.DomainError,
+        lambda m: m.heat(torch.tensor([0.0, 20.0], dtype=f64)),
     ),
     "other_device": (shapescript.DeviceError, lambda m: m.scaled(zeros(2, 4, device="meta"))),
 }

@@ -234,6 +234,8 @@ fn columns(x: [n D] f64) -> [D n] f64 = x |> map(column => column * 2.0, over=D)
 fn ranged(x: [n D] f64) -> [n-1 D] f64 = 1..n |> map(i => x[i] - x[i - 1])
 fn sizes() -> [2*D] f64 = 2 * D |> map(i => i to f64)
 fn broadcast_index(x: [n D] f64, v: [D] f64) -> [n D] f64 = n |> map(i => v * (i to f64) + x[i])
+fn constant(x: [n D] f64) -> [n] f32 = n |> map(i => 1.5)
+fn copies(x: [n D] f64, v: [D] f64) -> [n D] f64 = x |> map(_ => v, over=n)
 """
 
 
@@ -262,6 +264,8 @@ def test_chains_in_both_lowerings() -> None:
     same(module.sizes(), torch.arange(6, dtype=f64))
     v = randn(3)
     same(module.broadcast_index(x, v), torch.stack([v * i + x[i] for i in range(4)]))
+    same(module.constant(x), torch.full((4,), 1.5))
+    same(module.copies(x, v), torch.stack([v for _ in range(4)]))
 
 
 CALLS = """\
@@ -304,3 +308,29 @@ def test_checks_inside_a_vmapped_stage_check_every_element() -> None:
     with pytest.raises(shapescript.ShapeError) as raised:
         module.rows(randn(4, 2))
     assert raised.value.parameter == "x"
+
+
+SHADOWING = """\
+fn max(x: [n] f64) -> [n] f64 = x
+fn abs(x: [n] f64) -> [n] f64 = x
+fn range(x: [n] f64) -> [n] f64 = x
+fn bool(x: [n] f64) -> [n] f64 = x
+fn keyword(from: [n] f64, class: float = 1.0) -> [n] f64 = from * class
+fn host(a: float) -> float = clamp(a, 0.0, 1.0) + maximum(a, 0.5) + minimum(a, 9.0) + relu(a)
+fn loop(x: [n] f64, times: int) -> [n] f64:
+    y = x
+    for i in 0..times:
+        if any(y > 100.0):
+            y = y
+        else:
+            y = y + keyword(x, class=2.0)
+    return y
+"""
+
+
+def test_declarations_that_hide_python_builtins_and_keywords() -> None:
+    module = load(SHADOWING, "shadowing.ss")
+    assert module.host(2.0) == 1.0 + 2.0 + 2.0 + 2.0
+    x = randn(3)
+    same(module.loop(x, 3), x + 6 * x)
+    same(module.keyword(x), x)

@@ -77,3 +77,19 @@ def test_value_checks_on_with_shape_checks_off() -> None:
     assert module.scaled(WRONG).shape == (2, 5)
     with pytest.raises(shapescript.DomainError):
         module.normalized(BAD_PROB)
+
+
+def test_standalone_checks_raise_plain_errors_naming_the_line() -> None:
+    generated = build(PROGRAM, "standalone.ss", standalone=True, devices="cpu")
+    assert "import shapescript" not in generated.source
+    assert "from shapescript" not in generated.source
+    module: dict = {}
+    exec(compile(generated.tree, "standalone.ss", "exec"), module)
+    with pytest.raises(ValueError, match=r"^standalone\.ss:1:11: in fn scaled, .* `x`"):
+        module["scaled"](WRONG)
+    with pytest.raises(ValueError, match=r"^standalone\.ss:2:\d+: in fn claimed: `as`"):
+        module["claimed"](WRONG)
+    with pytest.raises(ValueError, match=r"^standalone\.ss:3:\d+: in fn normalized, .* `p`"):
+        module["normalized"](BAD_PROB)
+    with pytest.raises(ValueError, match=r"in fn scaled, .* `x`"):
+        module["scaled"]([1.0])

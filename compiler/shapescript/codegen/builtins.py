@@ -7,6 +7,7 @@ where the operand has the iterated axis in front.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from shapescript.check.signatures import Signature
@@ -33,12 +34,12 @@ REDUCTIONS = {
 
 #: Elementwise built-ins of one tensor: torch for tensors, Python for host numbers.
 UNARY = {
-    "abs": ("_ss_torch.abs({0})", "abs({0})"),
+    "abs": ("_ss_torch.abs({0})", "_ss_abs({0})"),
     "square": ("_ss_torch.square({0})", "({0} ** 2)"),
-    "relu": ("_ss_torch.relu({0})", "max({0}, 0)"),
+    "relu": ("_ss_torch.relu({0})", "_ss_max({0}, 0)"),
     "floor": ("_ss_torch.floor({0})", "_ss_math.floor({0})"),
     "ceil": ("_ss_torch.ceil({0})", "_ss_math.ceil({0})"),
-    "round": ("_ss_torch.round({0})", "round({0})"),
+    "round": ("_ss_torch.round({0})", "_ss_round({0})"),
     "zeros_like": ("_ss_torch.zeros_like({0})", "0"),
 }
 
@@ -144,7 +145,8 @@ def _along(gen, name, node, piped):
         return f"_ss_torch.{name}({value}, {dim})"
     if name == "topk":
         k = args.keywords.get("k", args.positional[1] if len(args.positional) > 1 else None)
-        return f"tuple(_ss_torch.topk({value}, {gen.arg(k, piped)}, {dim}))"
+        tuple_ = gen.context.builtin("tuple")
+        return f"{tuple_}(_ss_torch.topk({value}, {gen.arg(k, piped)}, {dim}))"
     if name == "cross_entropy":
         labels = args.keywords.get("y", args.positional[1] if len(args.positional) > 1 else None)
         type_ = gen.type(operand_node)
@@ -202,6 +204,9 @@ def _elementwise(gen, name, node, piped):
         return f"({texts[0]} {ARITHMETIC[name]} {texts[1]})"
     if name in UNARY:
         tensor_form, host_form = UNARY[name]
+        if host:
+            for builtin in re.findall(r"_ss_(abs|max|round)\(", host_form):
+                gen.context.builtin(builtin)
         return (host_form if host else tensor_form).format(texts[0])
     keywords = {key: gen.arg(value, piped) for key, value in args.keywords.items()}
     if name == "pow":
@@ -209,7 +214,8 @@ def _elementwise(gen, name, node, piped):
     if name in ("maximum", "minimum"):
         first, second = texts[0], texts[1] if len(texts) > 1 else keywords["b"]
         if host:
-            return f"{'max' if name == 'maximum' else 'min'}({first}, {second})"
+            function = gen.context.builtin("max" if name == "maximum" else "min")
+            return f"{function}({first}, {second})"
         types = [gen.type(_operand_node(gen, v, node)) for v in args.positional]
         bound = "min" if name == "maximum" else "max"
         if len(types) > 1 and not isinstance(types[1], TensorType):
@@ -223,9 +229,9 @@ def _elementwise(gen, name, node, piped):
         if host:
             value = texts[0]
             if lo != "None":
-                value = f"max({value}, {lo})"
+                value = f"{gen.context.builtin('max')}({value}, {lo})"
             if hi != "None":
-                value = f"min({value}, {hi})"
+                value = f"{gen.context.builtin('min')}({value}, {hi})"
             return value
         return f"_ss_torch.clamp({texts[0]}, {lo}, {hi})"
     if name == "where":
@@ -247,7 +253,8 @@ def _matmul(gen, name, node, piped):
 
 def _print(gen, name, node, piped):
     args = gen.call_args(node, piped)
-    return f"print({', '.join(gen.arg(v, piped) for v in args.positional)})"
+    values = ", ".join(gen.arg(v, piped) for v in args.positional)
+    return f"{gen.context.builtin('print')}({values})"
 
 
 def causal(gen: FunctionGenerator, node: ast.Index) -> str:

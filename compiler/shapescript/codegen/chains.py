@@ -172,6 +172,8 @@ def _function(gen: FunctionGenerator, iteration: Iteration, function) -> str:
                 else:
                     gen.locals.add(param.name)
             body = gen.expr(function.body)
+            if elementwise and not gen.depends(function.body):
+                body = _repeated(gen, body, function.body, names[0])
         finally:
             gen.lowered = saved
             gen.locals = saved_locals
@@ -194,3 +196,13 @@ def _function(gen: FunctionGenerator, iteration: Iteration, function) -> str:
             gen.piped_nodes.pop()
     callable_ = f"(lambda {element}: {body})"
     return callable_ if elementwise else f"_ss_torch.vmap{callable_}"
+
+
+def _repeated(gen: FunctionGenerator, body: str, node, part: str) -> str:
+    """An elementwise body that uses no parameter, as `n |> map(i => 1.0)`: the same value
+    for every element, so it is repeated along the iterated axis of `part`."""
+    type_ = gen.type(node)
+    if isinstance(type_, HostType):
+        dtype = {"float": "f32", "int": "i64", "bool": "bool"}[type_.kind]
+        body = f"_ss_torch.as_tensor({body}, dtype={gen.context.dtype(dtype)}, device=_ss_dev)"
+    return f"(lambda _ss_v: _ss_v.expand({part}.shape[0], *_ss_v.shape))({body})"

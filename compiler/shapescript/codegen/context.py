@@ -64,6 +64,13 @@ class ModuleContext:
         self.need(f"from {module} import {function} as {alias}")
         return alias
 
+    def builtin(self, name: str) -> str:
+        """A module constant bound to a Python built-in (`max`, `range`, ...) before the
+        file's own declarations, which may hide it."""
+        constant = f"_ss_{name}"
+        self.constants.setdefault(constant, name)
+        return constant
+
     def dtype(self, name: str) -> str:
         """The module constant holding a torch dtype."""
         constant = f"_ss_{name}"

@@ -306,7 +306,8 @@ class FunctionGenerator:
             variable = python_name(stmt.var.name)
             iterable = stmt.iterable
             if isinstance(iterable, ast.Range):
-                source = f"range({self.expr(iterable.lo)}, {self.expr(iterable.hi)})"
+                bounds = f"{self.expr(iterable.lo)}, {self.expr(iterable.hi)}"
+                source = f"{self.context.builtin('range')}({bounds})"
             else:
                 source = self.expr(iterable)
             self.out.add(indent, f"for {variable} in {source}:", origin)
@@ -333,7 +334,7 @@ class FunctionGenerator:
         value = self.expr(node)
         type_ = self.type(node)
         if isinstance(type_, TensorType):
-            return f"bool({value})"
+            return f"{self.context.builtin('bool')}({value})"
         return value
 
     # ------------------------------------------------------------------ expressions

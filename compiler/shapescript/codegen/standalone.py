@@ -17,7 +17,7 @@ def _ss_argument_error(spec, index, value, known):
         )
     raise ValueError(
         f"{path}:{pline}:{pcolumn}: in fn {function}, argument for parameter `{name}`: "
-        f"expected {shown} ({dtype}), got {got}"
+        f"expected {shown}, got {got}"
     )
 
 
