@@ -34,6 +34,7 @@ fn normalize(img: [b 3 h w]) -> [b 3 h w] Unit:
     return img as Unit
 fn probabilities(p: [b D] Prob over D f64) -> [b D] f64 = p
 fn heat(t: [n] Temp f64) -> [n] f64 = t * 2.0
+fn keyworded(x: [n] f64, from: [n] f64) -> [n] f64 = x + from
 """
 
 
@@ -46,6 +47,10 @@ CASES: dict[str, tuple[type[Exception], Callable]] = {
     "wrong_size": (shapescript.ShapeError, lambda m: m.scaled(zeros(2, 5))),
     "wrong_dtype": (shapescript.ShapeError, lambda m: m.scaled(torch.zeros(2, 4))),
     "not_a_tensor": (shapescript.ShapeError, lambda m: m.scaled([[1.0, 2.0]])),
+    "not_a_tensor_for_a_keyword_name": (
+        shapescript.ShapeError,
+        lambda m: m.keyworded(zeros(2), 3.0),
+    ),
     "inconsistent_generic_size": (
         shapescript.ShapeError,
         lambda m: m.pair(zeros(2, 4), zeros(3, 4)),

@@ -163,12 +163,12 @@ def _found(value: Any, what: str) -> str:
 
 def not_tensors(spec, known: dict[str, Any]) -> None:
     """Raise the error for the first argument that should be a tensor and isn't."""
-    from shapescript.codegen.context import python_name
-
     for index, param in enumerate(spec[4]):
         if param[5] is None:
             continue
-        value = known.get(python_name(param[0]))
+        # A parameter named like a Python keyword is a local with a `_` after its name.
+        name = param[0] if param[0] in known else param[0] + "_"
+        value = known.get(name)
         if not isinstance(value, torch.Tensor):
             argument_error(spec, index, value, known)
     raise AssertionError("an argument without a shape, but every one is a tensor")
