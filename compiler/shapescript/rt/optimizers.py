@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+from torch.optim import optimizer as torch_optimizer
 
 from shapescript.rt.errors import CheckFailure, ShapeError
 from shapescript.rt.gradients import Grad
@@ -20,8 +21,12 @@ from shapescript.rt.models import Model, field_problem, params_of, same_model_ty
 
 #: How each optimizer's state type is written, `AdamW[Mlp]`.
 TYPE_NAMES = {"sgd": "SGD", "adamw": "AdamW"}
-#: Devices where torch.optim.AdamW accepts capturable=True.
-CAPTURABLE_DEVICES = ("cuda", "xpu", "hpu", "xla")
+
+
+def _capturable_devices() -> tuple[str, ...]:
+    """The device types where torch.optim.AdamW accepts capturable=True, as torch lists them."""
+    listed = getattr(torch_optimizer, "_get_capturable_supported_devices", None)
+    return tuple(listed()) if listed is not None else ("cuda", "xpu", "hpu", "xla")
 
 
 def _is_number(value: Any) -> bool:
@@ -132,7 +137,17 @@ def schedule_from_state(state: Any) -> float | Schedule:
 class Optimizer:
     """Optimizer state for one model type: the torch optimizer, the update count, the lr."""
 
-    __slots__ = ("_copies", "_params", "capturable", "lr", "model_type", "name", "steps", "torch")
+    __slots__ = (
+        "_copied",
+        "_copies",
+        "_params",
+        "capturable",
+        "lr",
+        "model_type",
+        "name",
+        "steps",
+        "torch",
+    )
 
     def __init__(
         self,
@@ -155,6 +170,7 @@ class Optimizer:
             first = torch.tensor(first, dtype=torch.float32, device=self._params[0].device)
         self.torch = make(list(self._params), lr=first, **options)
         self._copies: list[torch.Tensor] = []
+        self._copied: list[torch.Tensor] = []
 
     @property
     def type_text(self) -> str:
@@ -237,7 +253,7 @@ def adamw(
     }
     if isinstance(m, Model):
         params = params_of(m)
-        if params and params[0].device.type in CAPTURABLE_DEVICES:
+        if params and params[0].device.type in _capturable_devices():
             options["capturable"] = True
     return Optimizer("adamw", m, lr, torch.optim.AdamW, options)
 
@@ -315,12 +331,12 @@ def _snapshot(opt: Optimizer, params: tuple[torch.nn.Parameter, ...]) -> _Snapsh
     for entry in entries.values():
         tensors.extend(value for value in entry.values() if isinstance(value, torch.Tensor))
     copies = opt._copies
-    if len(copies) != len(tensors) or any(
-        copy.shape != tensor.shape or copy.dtype != tensor.dtype or copy.device != tensor.device
-        for copy, tensor in zip(copies, tensors, strict=True)
+    copied = opt._copied
+    if len(copied) != len(tensors) or any(
+        old is not new for old, new in zip(copied, tensors, strict=True)
     ):
         copies = [torch.empty_like(tensor, requires_grad=False) for tensor in tensors]
-        opt._copies = copies
+        opt._copies, opt._copied = copies, tensors
     with torch.no_grad():
         torch._foreach_copy_(copies, tensors)
     lrs = [group["lr"] for group in opt.torch.param_groups]
