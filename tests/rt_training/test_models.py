@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import copy
 import hashlib
 
 import pytest
@@ -150,3 +151,24 @@ def test_making_a_model_leaves_the_global_random_state_alone() -> None:
     before = torch.get_rng_state()
     Mlp.init(seed=4)
     assert torch.equal(before, torch.get_rng_state())
+
+
+def test_a_model_works_with_pytorch_code_that_copies_moves_and_prints_it() -> None:
+    m = Tiny.init(seed=0)
+    twin = copy.deepcopy(m)
+    assert type(twin) is Tiny and torch.equal(twin.w, m.w) and twin.w is not m.w
+    m.eval()
+    m.to("cpu")
+    m.load_state_dict(Tiny.init(seed=1).state_dict())
+    assert torch.equal(m.w, Tiny.init(seed=1).w)
+    assert repr(m) == "Tiny(param w: [3 2] f32, param b: [2] f32, param unused: [4] f32, " + (
+        "buffer count: [] i64)"
+    )
+
+
+def test_the_runtime_modules_are_reachable_from_shapescript_rt() -> None:
+    import shapescript.rt as rt
+
+    assert rt.models.Model is Model
+    assert callable(rt.optimizers.adamw) and callable(rt.gradients.value_and_grad)
+    assert rt.randomness.Eval.training is False

@@ -131,6 +131,11 @@ class Model(torch.nn.Module):
                 model.register_buffer(field.name, value)
         return model
 
+    def extra_repr(self) -> str:
+        return ", ".join(
+            f"{field.kind} {field.name}: {field.type_text}" for field in self._ss_fields
+        )
+
     def __setattr__(self, name: str, value: Any) -> None:
         if name in self._ss_by_name or name == "training":
             super().__setattr__(name, value)
