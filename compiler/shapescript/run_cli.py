@@ -174,14 +174,19 @@ def _run_command(args: argparse.Namespace) -> int:
     from shapescript.__main__ import SUBCOMMANDS
     from shapescript.cli import UsageError
 
-    program, rest = args.program, list(args.args)
-    if rest[:1] == ["--"] and program == "--":
-        program, rest = rest[1], rest[2:]
+    rest = [args.program, *args.args] if args.program is not None else list(args.args)
+    if rest[:1] == ["--"]:
+        rest = rest[1:]
+    if args.module is not None:
+        rest = ["-m", args.module, *rest]
+    if not rest:
+        raise UsageError("no program given: pass a .py or .ss file, or -m MODULE")
+    program = rest[0]
     if program.startswith("-") and program != "-m":
         raise UsageError(f"`{program}` isn't a program: give a .py or .ss file, or -m MODULE")
     if program in SUBCOMMANDS and os.path.exists(program):
-        program = os.path.join(os.curdir, program)
-    command = [python_for(args.python), "-m", "shapescript", program, *rest]
+        rest[0] = os.path.join(os.curdir, program)
+    command = [python_for(args.python), "-m", "shapescript", *rest]
     try:
         child = subprocess.Popen(command)
     except OSError as exc:
@@ -211,6 +216,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         metavar="PY",
         help=f"the Python to run it with (default: ${PYTHON_VARIABLE}, else this Python)",
     )
-    run.add_argument("program", metavar="PROGRAM", help="a .py or .ss file, or -m MODULE")
+    run.add_argument("-m", dest="module", metavar="MODULE", help="run a module, as python -m")
+    run.add_argument("program", nargs="?", metavar="PROGRAM", help="a .py or .ss file")
     run.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the program's")
     run.set_defaults(run=_run_command)

@@ -340,3 +340,31 @@ def test_no_devices_error_is_placed_at_the_function(
     assert "nodev.ss:1:" in err
     assert "in fn double" in err
     assert "called from prog.py:2: nodev.double(torch.ones(2))" in err
+
+
+class _Child:
+    def __init__(self, command: list[str]) -> None:
+        _Child.command = command
+
+    def wait(self) -> int:
+        return 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["prog.py", "a", "-b"], ["prog.py", "a", "-b"]),
+        (["--", "prog.ss"], ["prog.ss"]),
+        (["-m", "tool", "a"], ["-m", "tool", "a"]),
+        (["--", "-m", "tool"], ["-m", "tool"]),
+    ],
+)
+def test_run_command_line(
+    monkeypatch: pytest.MonkeyPatch, argv: list[str], expected: list[str]
+) -> None:
+    monkeypatch.setattr(subprocess, "Popen", _Child)
+    monkeypatch.setenv("SHAPESCRIPT_PYTHON", "/opt/py/bin/python")
+    assert cli.main(["run", *argv]) == 0
+    assert _Child.command == ["/opt/py/bin/python", "-m", "shapescript", *expected]
+    assert cli.main(["run", "--python", "py3", *argv]) == 0
+    assert _Child.command[0] == "py3"
