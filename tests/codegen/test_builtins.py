@@ -74,6 +74,7 @@ fn b_zeros_like(x: [b n] f64) -> [b n] f64 = zeros_like(x)
 fn b_rearrange(x: [b n d] f64) -> [n (b d)] f64 = rearrange(x, b n d -> n (b d))
 fn b_reduce(x: [b n d] f64) -> [b d] f64 = reduce(x, b n d -> b d, mean)
 fn b_repeat(x: [n d] f64) -> [n 3 d] f64 = repeat(x, n d -> n r d, r=3)
+fn b_repeat_dim(x: [n d] f64) -> [(n C) d] f64 = repeat(x, n d -> (n C) d)
 fn b_einsum(p: [i j] f64, q: [j k] f64, r: [k l] f64) -> [i l] f64:
     return einsum(p, q, r: i j, j k, k l -> i l)
 fn b_split(x: [n 2*d] f64) -> [n d] f64:
@@ -198,7 +199,10 @@ CASES: dict[str, list[Case]] = {
     "zeros_like": [one("b_zeros_like", torch.zeros_like, 3, 4)],
     "rearrange": [one("b_rearrange", lambda x: x.permute(1, 0, 2).reshape(4, 6), 3, 4, 2)],
     "reduce": [one("b_reduce", lambda x: x.mean(1), 3, 4, 2)],
-    "repeat": [one("b_repeat", lambda x: x[:, None, :].expand(4, 3, 2), 4, 2)],
+    "repeat": [
+        one("b_repeat", lambda x: x[:, None, :].expand(4, 3, 2), 4, 2),
+        one("b_repeat_dim", lambda x: x.repeat_interleave(5, 0), 4, 2),
+    ],
     "einsum": [
         Case(
             "b_einsum",

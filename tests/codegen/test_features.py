@@ -334,3 +334,46 @@ def test_declarations_that_hide_python_builtins_and_keywords() -> None:
     x = randn(3)
     same(module.loop(x, 3), x + 6 * x)
     same(module.keyword(x), x)
+
+
+STAGES = """\
+dim D = 4
+
+fn nested(x: [n D] f64) -> [n D] f64 = x |> map(row => D |> map(j => row[j] * 2.0), over=n)
+fn zip_size(x: [n D] f64) -> [n D] f64 =
+    n |> zip(x, over=n) |> map((i, row) => row * (i to f64))
+fn filter_map(x: [n] f64) -> [?k] f64 = x |> filter(t => t > 0.0) |> map(t => t * 2.0)
+fn map_map(x: [n D] f64) -> [n] f64 = x |> map(row => row * 2.0, over=n) |> map(r => sum(r))
+fn map_sum(x: [n D] f64) -> [D] f64 = x |> map(row => relu(row), over=n) |> sum(over=n)
+fn enumerated(x: [n D] f64) -> [n D] f64 =
+    x |> map(row => row * 2.0, over=n) |> enumerate |> map((i, r) => r + (i to f64))
+fn triples(x: [n D] f64, w: [n] f64, v: [n] f64) -> [n D] f64 =
+    x |> zip(w, over=n) |> zip(v) |> map((row, a, b) => row * a + b)
+fn ranged(x: [n D] f64) -> [n-2 D] f64 = 2..n |> map(i => x[i] + x[i - 2])
+fn masked(x: [n D] f64, m: [n] Mask) -> [n D] f64 = n |> map(i => where(m[i], x[i], 0.0))
+fn middle(x: [b n D] f64) -> [n b] f64 = x |> map(s => sum(s, over=D), over=n)
+fn middle_whole(x: [b n D] f64) -> [n b D] f64 = x |> map(s => s * 2.0, over=n)
+"""
+STAGES = STAGES.replace(" =\n    ", ":\n    return ")
+
+
+@pytest.mark.parametrize(
+    ("name", "shapes", "reference"),
+    [
+        ("nested", [(3, 4)], lambda x: x * 2),
+        ("zip_size", [(3, 4)], lambda x: x * torch.arange(3, dtype=f64)[:, None]),
+        ("filter_map", [(6,)], lambda x: x[x > 0] * 2),
+        ("map_map", [(3, 4)], lambda x: (x * 2).sum(1)),
+        ("map_sum", [(3, 4)], lambda x: x.relu().sum(0)),
+        ("enumerated", [(3, 4)], lambda x: x * 2 + torch.arange(3, dtype=f64)[:, None]),
+        ("triples", [(3, 4), (3,), (3,)], lambda x, w, v: x * w[:, None] + v[:, None]),
+        ("ranged", [(5, 4)], lambda x: x[2:] + x[:-2]),
+        ("masked", [(3, 4), None], lambda x, m: torch.where(m[:, None], x, 0.0)),
+        ("middle", [(2, 3, 4)], lambda x: x.sum(2).T),
+        ("middle_whole", [(2, 3, 4)], lambda x: (x * 2).permute(1, 0, 2)),
+    ],
+)
+def test_stages_compose(name: str, shapes: list, reference) -> None:
+    module = load(STAGES, "stages.ss")
+    args = [torch.rand(3) > 0.5 if shape is None else randn(*shape) for shape in shapes]
+    same(getattr(module, name)(*args), reference(*args))

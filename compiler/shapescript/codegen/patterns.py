@@ -91,6 +91,8 @@ def _einops(gen, function: str, operand: str, pattern: ast.Pattern, sizes: dict,
     output = _einops_side(pattern.output, numbers, sizes, True)
     for name, value in _group_sizes(gen, pattern).items():
         sizes.setdefault(name, value)
+    for name, value in _new_sizes(gen, pattern).items():
+        sizes.setdefault(name, value)
     keywords = "".join(f", {key}={value}" for key, value in sizes.items())
     return f"_ss_einops.{function}({operand}, {f'{inputs} -> {output}'!r}{extra}{keywords})"
 
@@ -104,6 +106,25 @@ def _group_sizes(gen: FunctionGenerator, pattern: ast.Pattern) -> dict[str, str]
             items = [ast.PatternName(entry.name, entry.span)]
         for item in items:
             if isinstance(item, ast.PatternName):
+                size = _name_size(gen, item)
+                if size is not None:
+                    found[item.name] = size
+    return found
+
+
+def _new_sizes(gen: FunctionGenerator, pattern: ast.Pattern) -> dict[str, str]:
+    """Sizes of the output's names that no input has (repeat's new axes, such as a dim)."""
+    inputs = {
+        item.name
+        for side in pattern.inputs
+        for entry in side.axes
+        for item in (entry.items if isinstance(entry, ast.PatternGroup) else [entry])
+        if isinstance(item, ast.PatternName | ast.PatternGroupedSize)
+    }
+    found = {}
+    for entry in pattern.output.axes:
+        for item in entry.items if isinstance(entry, ast.PatternGroup) else [entry]:
+            if isinstance(item, ast.PatternName) and item.name not in inputs:
                 size = _name_size(gen, item)
                 if size is not None:
                     found[item.name] = size
