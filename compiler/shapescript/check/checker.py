@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.check import builtin_rules
 from shapescript.check.bodies import Program
 from shapescript.check.math_comments import CommentLine, Math, check_math, find_math
@@ -38,11 +39,14 @@ def declarations_fingerprint(module: ast.Module, text: str) -> int:
     return hash((tuple(parts), module.notebook))
 
 
-def check_parsed(parsed: ParseResult, previous: Checked | None = None) -> Checked:
+def check_parsed(
+    parsed: ParseResult, previous: Checked | None = None, cancelled: IsCancelled | None = None
+) -> Checked:
     """Check a parsed file: declarations first, then each function's body.
 
     With `previous`, the check of an earlier version of the file, function bodies whose
-    text and context haven't changed are not checked again.
+    text and context haven't changed are not checked again. `cancelled` is asked before
+    each function body; once it answers True the check raises `Cancelled`.
     """
     source = parsed.source
     module = parsed.module
@@ -79,6 +83,7 @@ def check_parsed(parsed: ParseResult, previous: Checked | None = None) -> Checke
     for index, item in enumerate(module.items):
         if not isinstance(item, ast.FnDecl):
             continue
+        stop_if(cancelled)
         result = program.check_item(index)
         if result is None:
             continue
@@ -162,10 +167,13 @@ def _math_hints(math: list[Math]) -> list[Diagnostic]:
     ]
 
 
-def check_source(source: SourceFile, previous: Checked | None = None) -> Checked:
+def check_source(
+    source: SourceFile, previous: Checked | None = None, cancelled: IsCancelled | None = None
+) -> Checked:
     """Parse and check a file, reusing what `previous` found for unchanged parts."""
     previous_parse = previous.parse if previous is not None else None
-    return check_parsed(parse(source, previous=previous_parse), previous)
+    parsed = parse(source, previous=previous_parse, cancelled=cancelled)
+    return check_parsed(parsed, previous, cancelled)
 
 
 def check_text(text: str, path: str = "<text>") -> Checked:
