@@ -43,6 +43,25 @@ class LineIndex:
         self.text = text
         self.starts = line_starts(text)
 
+    def edited(self, start: int, end: int, new_text: str) -> LineIndex:
+        """The index of the text with [start, end) replaced, rescanning only the lines
+        around the edit (a line break next to the edit may join or split, as `\r` + `\n`)."""
+        text = self.text[:start] + new_text + self.text[end:]
+        starts = self.starts
+        first = max(0, bisect.bisect_right(starts, start) - 2)
+        last = bisect.bisect_right(starts, end) + 1
+        delta = len(new_text) - (end - start)
+        window_start = starts[first]
+        window_end = starts[last] + delta if last < len(starts) else len(text)
+        inside = [window_start + offset for offset in line_starts(text[window_start:window_end])]
+        after = starts[last + 1 :]
+        if delta:
+            after = [offset + delta for offset in after]
+        index = LineIndex.__new__(LineIndex)
+        index.text = text
+        index.starts = starts[:first] + inside + after
+        return index
+
     def line_end(self, line: int) -> int:
         """The offset where a line's text ends, before its line break."""
         if line + 1 >= len(self.starts):
@@ -85,6 +104,11 @@ class LineIndex:
         return end
 
 
+def remember(index: LineIndex) -> None:
+    """Keep an index made elsewhere (by `LineIndex.edited`) for its text."""
+    _indexes.put(index)
+
+
 class _IndexCache:
     """The line indexes of the few texts in use, keyed by the text object itself."""
 
@@ -98,11 +122,14 @@ class _IndexCache:
             if index is not None and index.text is text:
                 return index
         index = LineIndex(text)
+        self.put(index)
+        return index
+
+    def put(self, index: LineIndex) -> None:
         with self._lock:
             if len(self._entries) >= _CACHE_SIZE:
                 self._entries.pop(next(iter(self._entries)))
-            self._entries[id(text)] = index
-        return index
+            self._entries[id(index.text)] = index
 
 
 _indexes = _IndexCache()

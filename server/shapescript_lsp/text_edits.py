@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from shapescript_lsp.positions import LineIndex, line_index
+from shapescript_lsp.positions import LineIndex, line_index, remember
 
 Change = types.TextDocumentContentChangePartial | types.TextDocumentContentChangeWholeDocument
 
@@ -17,7 +17,9 @@ def apply_change(text: str, change: Change) -> str:
     index = line_index(text)
     start = _offset(index, edit_range.start)
     end = max(start, _offset(index, edit_range.end))
-    return text[:start] + change.text + text[end:]
+    edited = index.edited(start, end, change.text)
+    remember(edited)
+    return edited.text
 
 
 def apply_changes(text: str, changes: list[Change]) -> str:

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 
 from shapescript_lsp.documents import Document
-from shapescript_lsp.positions import LineIndex
+from shapescript_lsp.positions import LineIndex, line_index, line_starts
 from shapescript_lsp.text_edits import Change
 from tests.lsp.raw_client import RawServer
 
@@ -136,6 +136,7 @@ def test_the_document_store_applies_edits_as_the_reference_does(data):
             text = apply_reference(text, edit)
         document.edit([change(edit) for edit in batch], step + 2)
         assert document.text == text
+        assert line_index(document.text).starts == line_starts(text)
 
 
 @settings(max_examples=300, deadline=None)
@@ -190,3 +191,19 @@ def test_the_server_text_follows_the_client_over_the_protocol(server, data):
     answer = server.request("shapescript/documentText", {"uri": uri})
     assert answer["result"]["text"] == text
     server.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+
+
+@pytest.mark.parametrize(
+    ("text", "edit", "expected"),
+    [
+        ("a\rb", ((1, 0), (1, 0), "\n"), "a\r\nb"),
+        ("a\r\rb", ((1, 0), (1, 0), "\nc"), "a\r\nc\rb"),
+        ("x\ra\rb", ((2, 0), (2, 0), "\n"), "x\ra\r\nb"),
+        ("a\r\nb", ((0, 1), (1, 0), "\r"), "a\rb"),
+    ],
+)
+def test_an_edit_next_to_a_carriage_return_joins_or_splits_lines(text, edit, expected):
+    document = Document("file:///t.ss", text, 1)
+    document.edit([change(edit)], 2)
+    assert document.text == expected == reference_edit(text, *edit)
+    assert line_index(document.text).starts == line_starts(expected)

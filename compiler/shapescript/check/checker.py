@@ -126,18 +126,17 @@ def _comment_lines(parsed: ParseResult) -> list[CommentLine]:
     reads them: only blocks of consecutive comment lines of one kind with a `$` in them,
     since math never reaches past such a block."""
     source = parsed.source
+    text = source.text
     lines = []
+    line, counted = 1, 0
     for base, comment in parsed.comments:
         start = base + comment.span.start + (2 if comment.is_doc else 1)
-        lines.append(
-            CommentLine(
-                comment.text,
-                start,
-                source.position(start).line,
-                comment.is_doc,
-                comment.after_code,
-            )
-        )
+        if start >= counted:
+            line += text.count("\n", counted, start)
+        else:
+            line = source.position(start).line
+        counted = start
+        lines.append(CommentLine(comment.text, start, line, comment.is_doc, comment.after_code))
     blocks: list[list[CommentLine]] = []
     for line in lines:
         previous = blocks[-1][-1] if blocks else None
