@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import socket
 import sys
 import threading
 import traceback
@@ -83,6 +84,15 @@ class ShapeScriptServer(LanguageServer):
             asyncio.run(run())
         except BrokenPipeError:
             log.error("the connection to the client is lost")
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve one client over TCP, read by the same reader as stdio."""
+        with socket.create_server((host, port)) as listener:
+            log.info("listening on %s:%d", host, port)
+            connection, _ = listener.accept()
+        reading, writing = connection.makefile("rb"), connection.makefile("wb")
+        with connection, reading, writing:
+            self.start_io(reading, writing)
 
     def _deliver(self, message: object) -> None:
         try:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import socket
+import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.lsp.raw_client import RawServer
+from tests.lsp.raw_client import SERVER, RawServer
 
 PROGRAM = "dim D = 4\nfn f(x: [n D]) -> [n D] = x\n"
 PARSE_ERROR = -32700
@@ -149,3 +153,44 @@ def test_exit_after_shutdown_exits_0_and_requests_in_between_are_refused(tmp_pat
     client.notify("exit")
     assert client.exit_status() == 0
     assert b"Traceback" not in client.stderr
+
+
+def test_tcp_uses_the_same_reader(tmp_path: Path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([*SERVER, "--tcp", str(port)], stderr=subprocess.DEVNULL)
+    try:
+        connection = _connect(port)
+        with connection:
+            for message in (
+                {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}},
+                {"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": None},
+                {"jsonrpc": "2.0", "id": 3, "method": "shutdown"},
+                {"jsonrpc": "2.0", "method": "exit"},
+            ):
+                body = json.dumps(message).encode()
+                connection.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            received = _read_all(connection)
+        assert b"-32602" in received
+        assert server.wait(timeout=60) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
+def _connect(port: int) -> socket.socket:
+    for _ in range(600):
+        try:
+            return socket.create_connection(("127.0.0.1", port), timeout=60)
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError("the server never listened")
+
+
+def _read_all(connection: socket.socket) -> bytes:
+    received = b""
+    while chunk := connection.recv(65536):
+        received += chunk
+    return received

@@ -20,6 +20,7 @@ from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.syntax import ast
 from shapescript.syntax.parser import ParseResult, parse, shift_diagnostic
 from shapescript.syntax.source import SourceFile, Span
+from shapescript.syntax.tokens import Comment
 
 
 def declarations_fingerprint(module: ast.Module, text: str) -> int:
@@ -127,8 +128,11 @@ def _comment_lines(parsed: ParseResult) -> list[CommentLine]:
     since math never reaches past such a block."""
     source = parsed.source
     text = source.text
-    lines = []
+    found: list[CommentLine] = []
+    block: list[tuple[Comment, int, int]] = []
+    has_math = False
     line, counted = 1, 0
+    previous: Comment | None = None
     for base, comment in parsed.comments:
         start = base + comment.span.start + (2 if comment.is_doc else 1)
         if start >= counted:
@@ -136,22 +140,30 @@ def _comment_lines(parsed: ParseResult) -> list[CommentLine]:
         else:
             line = source.position(start).line
         counted = start
-        lines.append(CommentLine(comment.text, start, line, comment.is_doc, comment.after_code))
-    blocks: list[list[CommentLine]] = []
-    for line in lines:
-        previous = blocks[-1][-1] if blocks else None
         joins = (
             previous is not None
-            and not line.after_code
+            and not comment.after_code
             and not previous.after_code
-            and previous.line + 1 == line.line
-            and previous.is_doc == line.is_doc
+            and block[-1][2] + 1 == line
+            and previous.is_doc == comment.is_doc
         )
-        if joins:
-            blocks[-1].append(line)
-        else:
-            blocks.append([line])
-    return [line for block in blocks if any("$" in part.text for part in block) for line in block]
+        if not joins:
+            if has_math:
+                found.extend(_as_lines(block))
+            block, has_math = [], False
+        block.append((comment, start, line))
+        has_math = has_math or "$" in comment.text
+        previous = comment
+    if has_math:
+        found.extend(_as_lines(block))
+    return found
+
+
+def _as_lines(block: list[tuple[Comment, int, int]]) -> list[CommentLine]:
+    return [
+        CommentLine(comment.text, start, line, comment.is_doc, comment.after_code)
+        for comment, start, line in block
+    ]
 
 
 def _math_hints(math: list[Math]) -> list[Diagnostic]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import re
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
@@ -144,8 +145,9 @@ def parse(
             chunks[key] = chunk
             items.extend(chunk.items)
             bases.extend([start] * len(chunk.items))
-            diagnostics.extend(shift_diagnostic(d, start) for d in chunk.diagnostics)
-            comments.extend((start, comment) for comment in chunk.comments)
+            if chunk.diagnostics:
+                diagnostics.extend(shift_diagnostic(d, start) for d in chunk.diagnostics)
+            comments.extend(zip(repeat(start), chunk.comments))
     finally:
         if collecting:
             gc.enable()
