@@ -70,9 +70,9 @@ def analyze(document: Document, text: str, revision: int, closing: threading.Eve
     # An analysis is millions of long-lived objects without reference cycles (an old one
     # is freed by reference counting). Left to the cyclic collector, they make every few
     # keystrokes on a big file pay a full collection (a second or more on 1 MB); frozen,
-    # the collector only scans what was made since. The young generations are collected
-    # first, so that recent cyclic garbage (from asyncio, say) isn't frozen with them.
-    gc.collect(1)
+    # the collector only scans what was made since. (No collection first: while another
+    # analysis parses with the collector paused, the young generation holds everything it
+    # made, and collecting it would stall every thread for a long while.)
     gc.freeze()
     return checked
 

@@ -43,6 +43,7 @@ log = logging.getLogger("shapescript_lsp")
 
 IMAGE_CLIENTS = ("visual studio code", "vscode", "code - oss", "code-server", "vscodium")
 DEFAULT_DEBOUNCE_S = 0.005
+SWITCH_INTERVAL_S = 0.001
 
 
 class ShapeScriptServer(LanguageServer):
@@ -71,6 +72,9 @@ class ShapeScriptServer(LanguageServer):
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdin and stdout with the server's own message reader (`transport`)."""
+        # Analyses run on threads; a shorter switch interval hands the GIL to the event
+        # loop (and to a small document's analysis) sooner while a big one is running.
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         protocol: ShapeScriptProtocol = self.protocol  # type: ignore[assignment]
 
