@@ -16,7 +16,7 @@ log = logging.getLogger("shapescript_lsp.indexing")
 
 #: Completion and references start a new walk at most this often.
 REFRESH_SECONDS = 2.0
-#: How long a feature waits for a walk in progress before answering with what is indexed.
+#: How long the first feature to ask waits for a walk before answering with what is indexed.
 WAIT_S = 0.5
 #: How many files between two progress reports.
 REPORT_EVERY = 100
@@ -35,25 +35,34 @@ class BackgroundIndexer:
         self.started_at = -REFRESH_SECONDS
         self.warned = False
         self.asked = False
+        #: Set once a walk has finished: from then on, a walk only refreshes the index.
+        self.complete_once = False
 
-    def start(self, report: bool = True) -> None:
-        """Index the workspace now unless a walk is running; `report` shows progress."""
-        if self.task is not None and not self.task.done():
-            return
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def start(self, report: bool = True) -> bool:
+        """Index the workspace now unless a walk is running (`report` shows progress);
+        whether a walk was started."""
+        if self.running:
+            return False
         self.started_at = time.monotonic()
         self.task = asyncio.get_running_loop().create_task(self._run(report))
+        return True
 
-    def refresh_soon(self) -> None:
-        """Start a quiet walk if none was asked for yet or the last began long enough ago."""
-        if not self.asked or time.monotonic() - self.started_at >= REFRESH_SECONDS:
+    async def settled(self) -> bool:
+        """Start a quiet walk in the background if the last began `REFRESH_SECONDS` ago;
+        the first time, also give the walk running up to `WAIT_S` to finish. Indexed files
+        stay in the index meanwhile. Whether the index is complete: False while the first
+        indexing runs."""
+        first = not self.asked
+        if first or time.monotonic() - self.started_at >= REFRESH_SECONDS:
             self.asked = True
             self.start(report=False)
-
-    async def settled(self) -> None:
-        """Refresh if due, and give the walk in progress up to `WAIT_S` to finish."""
-        self.refresh_soon()
-        if self.task is not None and not self.task.done():
-            await asyncio.wait({self.task}, timeout=WAIT_S)
+            if first and self.task is not None:
+                await asyncio.wait({self.task}, timeout=WAIT_S)
+        return not self.running or self.complete_once
 
     async def _run(self, report: bool) -> None:
         try:
@@ -66,6 +75,7 @@ class BackgroundIndexer:
                     loop.call_soon_threadsafe(self._report, token, done, len(candidates))
 
             await asyncio.to_thread(self.index.index, candidates, progress)
+            self.complete_once = True
             if token is not None:
                 message = f"{len(self.index.files)} files"
                 self.server.work_done_progress.end(

@@ -293,7 +293,7 @@ async def completion(ls: ShapeScriptServer, params: types.CompletionParams):
         if document.last_good is None or checked is document.last_good
         else (checked if not checked.errors else document.last_good)
     )
-    await ls.indexer.settled()
+    complete = await ls.indexer.settled()
     index = ls.index.snapshot()
     own = Path(checked.source.path)
     workspace = [
@@ -304,7 +304,10 @@ async def completion(ls: ShapeScriptServer, params: types.CompletionParams):
     ]
     completer = Completer(ls.snippets, workspace)
     completer.python = ls.python
-    return await asyncio.to_thread(completer.complete, basis, checked.source.text, offset)
+    answer = await asyncio.to_thread(completer.complete, basis, checked.source.text, offset)
+    if not complete:
+        answer.is_incomplete = True
+    return answer
 
 
 @server.feature(types.COMPLETION_ITEM_RESOLVE)
