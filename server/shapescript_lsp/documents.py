@@ -1,13 +1,23 @@
-"""Open documents and their analyses: newest text, last analysis, last good analysis."""
+"""Open documents and their analyses: newest text, last analysis, last good analysis.
+
+The store keeps its own copy of each document's text and applies the client's edits
+itself (`text_edits`), by LSP's line rules; it does not use pygls's workspace documents.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import gc
+import threading
 from dataclasses import dataclass, field
 
+from lsprotocol import types
+
+from shapescript.cancellation import Cancelled
 from shapescript.check.checker import check_source
 from shapescript.check.program import Checked
 from shapescript.syntax.source import SourceFile
+from shapescript_lsp.text_edits import Change, apply_changes
 
 
 def path_of(uri: str) -> str:
@@ -39,39 +49,82 @@ class Document:
     def source(self) -> SourceFile:
         return SourceFile.from_text(path_of(self.uri), self.text)
 
+    def edit(self, changes: list[Change], version: int | None) -> None:
+        """Apply the client's changes in order and count a new revision."""
+        self.text = apply_changes(self.text, changes)
+        self.version = version
+        self.revision += 1
 
-def analyze(document: Document, text: str, revision: int) -> Checked:
-    """Check `text` incrementally from the document's previous analysis (runs in a thread)."""
+
+def analyze(document: Document, text: str, revision: int, closing: threading.Event) -> Checked:
+    """Check `text` incrementally from the document's previous analysis (runs in a thread).
+
+    Raises `Cancelled` once a newer text came or the server is shutting down.
+    """
     source = SourceFile.from_text(path_of(document.uri), text)
-    checked = check_source(source, document.analysis)
+
+    def cancelled() -> bool:
+        return document.revision != revision or closing.is_set()
+
+    checked = check_source(source, document.analysis, cancelled)
+    # An analysis is millions of long-lived objects without reference cycles (an old one
+    # is freed by reference counting). Left to the cyclic collector, they make every few
+    # keystrokes on a big file pay a full collection (a second or more on 1 MB); frozen,
+    # the collector only scans what was made since. (No collection first: while another
+    # analysis parses with the collector paused, the young generation holds everything it
+    # made, and collecting it would stall every thread for a long while.)
+    gc.freeze()
     return checked
 
 
 class DocumentStore:
     def __init__(self) -> None:
         self.documents: dict[str, Document] = {}
+        #: Set at shutdown: every analysis in progress stops at its next item.
+        self.closing = threading.Event()
 
     def open(self, uri: str, text: str, version: int | None) -> Document:
-        document = Document(uri, text, version)
-        self.documents[uri] = document
+        document = self.documents.get(uri)
+        if document is None:
+            document = Document(uri, text, version)
+            self.documents[uri] = document
+        else:
+            document.edit([_whole(text)], version)
         return document
 
     def get(self, uri: str) -> Document | None:
         return self.documents.get(uri)
 
     def close(self, uri: str) -> None:
-        self.documents.pop(uri, None)
+        document = self.documents.pop(uri, None)
+        if document is not None:
+            document.revision += 1
 
-    async def analysis(self, document: Document) -> Checked:
-        """The analysis of the document's current text, made off the event loop if needed."""
-        async with document.lock:
-            revision = document.revision
-            if document.analysis is not None and document.analysis_revision == revision:
-                return document.analysis
-            text = document.text
-            checked = await asyncio.to_thread(analyze, document, text, revision)
-            document.analysis = checked
-            document.analysis_revision = revision
-            if not any(d.code[1:3] in ("01", "02") for d in checked.diagnostics):
-                document.last_good = checked
-            return checked
+    async def analysis(self, document: Document) -> Checked | None:
+        """The analysis of the document's current text, made off the event loop if needed.
+
+        An analysis that a newer text overtakes is abandoned and the newer text analysed;
+        None once the server is shutting down.
+        """
+        while not self.closing.is_set():
+            async with document.lock:
+                revision = document.revision
+                if document.analysis is not None and document.analysis_revision == revision:
+                    return document.analysis
+                text = document.text
+                try:
+                    checked = await asyncio.to_thread(
+                        analyze, document, text, revision, self.closing
+                    )
+                except Cancelled:
+                    continue
+                document.analysis = checked
+                document.analysis_revision = revision
+                if not any(d.code[1:3] in ("01", "02") for d in checked.diagnostics):
+                    document.last_good = checked
+                return checked
+        return None
+
+
+def _whole(text: str) -> Change:
+    return types.TextDocumentContentChangeWholeDocument(text=text)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
 import sys
+import tempfile
 from pathlib import Path
 
 from lsprotocol import types
@@ -51,12 +53,9 @@ class Library:
             path = self.folder / name
             self.texts[name] = text
             self.sources[name] = SourceFile(str(path), text)
-            if path.exists():
-                if path.read_text(encoding="utf-8") == text:
-                    continue
-                path.chmod(stat.S_IWUSR | stat.S_IRUSR)
-            path.write_text(text, encoding="utf-8")
-            path.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+            if _holds(path, text):
+                continue
+            _write_read_only(path, text)
 
     def uri(self, file_name: str) -> str:
         return (self.folder / file_name).as_uri()
@@ -82,3 +81,34 @@ class Library:
 
             return types.Location(uri=self.uri(file_name), range=range_of(source, Span(*span)))
         return types.Location(uri=self.uri(file_name), range=range_of(source, symbol.span))
+
+
+def _holds(path: Path, text: str) -> bool:
+    """Whether `path` is a regular file (not a link) whose text is `text`."""
+    data = text.encode("utf-8")
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    with os.fdopen(descriptor, "rb") as stream:
+        status = os.fstat(stream.fileno())
+        if not stat.S_ISREG(status.st_mode) or status.st_size != len(data):
+            return False
+        return stream.read(len(data) + 1) == data
+
+
+def _write_read_only(path: Path, text: str) -> None:
+    """Write a read-only file atomically: a temporary file renamed over `path`.
+
+    The rename replaces whatever `path` was, a link included, and never writes through it.
+    """
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(text.encode("utf-8"))
+        os.chmod(temporary, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

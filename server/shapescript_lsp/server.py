@@ -10,11 +10,15 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import socket
+import sys
 import threading
 import traceback
 from pathlib import Path
+from typing import BinaryIO
 
 from lsprotocol import types
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from shapescript import __version__
@@ -28,19 +32,28 @@ from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.inlay_hints import inlay_hints
 from shapescript_lsp.features.python_names import python_definition
 from shapescript_lsp.features.signature_help import signature_help
+from shapescript_lsp.indexing import BackgroundIndexer
 from shapescript_lsp.library import Library
 from shapescript_lsp.positions import offset_of, range_of
+from shapescript_lsp.protocol import ShapeScriptProtocol, strict_converter
+from shapescript_lsp.transport import serve
 from shapescript_lsp.workspace import WorkspaceIndex
 
 log = logging.getLogger("shapescript_lsp")
 
 IMAGE_CLIENTS = ("visual studio code", "vscode", "code - oss", "code-server", "vscodium")
 DEFAULT_DEBOUNCE_S = 0.005
+SWITCH_INTERVAL_S = 0.001
 
 
 class ShapeScriptServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("shapescript-lsp", __version__)
+        super().__init__(
+            "shapescript-lsp",
+            __version__,
+            protocol_cls=ShapeScriptProtocol,
+            converter_factory=strict_converter,
+        )
         self.store = DocumentStore()
         self.library = Library()
         self.images = False
@@ -50,23 +63,50 @@ class ShapeScriptServer(LanguageServer):
         self.debounce = DEFAULT_DEBOUNCE_S
         self.pending: dict[str, asyncio.Task] = {}
         self.index = WorkspaceIndex()
+        self.indexer = BackgroundIndexer(self, self.index)
 
     # ------------------------------------------------------------------ documents
 
     def document(self, uri: str) -> Document | None:
         return self.store.get(uri)
 
-    def sync(self, uri: str, version: int | None) -> Document:
-        """Bring our document up to the workspace's text, counting a new revision."""
-        text = self.workspace.get_text_document(uri).source
-        document = self.store.get(uri)
-        if document is None:
-            document = self.store.open(uri, text, version)
-        elif document.text != text or document.version != version:
-            document.text = text
-            document.version = version
-            document.revision += 1
-        return document
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdin and stdout with the server's own message reader (`transport`)."""
+        # Analyses run on threads; a shorter switch interval hands the GIL to the event
+        # loop (and to a small document's analysis) sooner while a big one is running.
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        protocol: ShapeScriptProtocol = self.protocol  # type: ignore[assignment]
+
+        async def run() -> None:
+            try:
+                await serve(stdin or sys.stdin.buffer, protocol.decode, self._deliver)
+            finally:
+                self.store.closing.set()
+
+        try:
+            asyncio.run(run())
+        except BrokenPipeError:
+            log.error("the connection to the client is lost")
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve one client over TCP, read by the same reader as stdio."""
+        with socket.create_server((host, port)) as listener:
+            log.info("listening on %s:%d", host, port)
+            connection, _ = listener.accept()
+        reading, writing = connection.makefile("rb"), connection.makefile("wb")
+        with connection, reading, writing:
+            self.start_io(reading, writing)
+
+    def _deliver(self, message: object) -> None:
+        try:
+            self.protocol.handle_message(message)
+        except Exception:
+            log.error("handling a message failed:\n%s", traceback.format_exc())
+
+    def report_server_error(self, error: Exception, source: object) -> None:
+        """Log a failure outside a request in one line; the client isn't bothered with it."""
+        log.error("%s: %s", getattr(source, "__name__", source), error)
 
     def schedule(self, document: Document) -> None:
         """Check the document after a short pause and publish, unless a newer text came."""
@@ -83,7 +123,11 @@ class ShapeScriptServer(LanguageServer):
             if document.revision != revision or self.library.is_library_uri(document.uri):
                 return
             checked = await self.store.analysis(document)
-            if document.revision != revision or self.store.get(document.uri) is not document:
+            if (
+                checked is None
+                or document.revision != revision
+                or self.store.get(document.uri) is not document
+            ):
                 return
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(
@@ -109,7 +153,8 @@ class ShapeScriptServer(LanguageServer):
         document = self.store.get(uri)
         if document is None:
             return None, None
-        return await self.store.analysis(document), document
+        checked = await self.store.analysis(document)
+        return checked, document if checked is not None else None
 
 
 server = ShapeScriptServer()
@@ -173,14 +218,35 @@ def _write_library(library: Library) -> None:
         log.error("can't write the library folder:\n%s", traceback.format_exc())
 
 
+@server.feature(types.INITIALIZED)
+def initialized(ls: ShapeScriptServer, params: types.InitializedParams) -> None:
+    """Index the workspace in the background, showing progress where the client can."""
+    ls.indexer.start()
+
+
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: ShapeScriptServer, params: object) -> None:
+    """Stop every analysis in progress so that `exit` finds nothing running."""
+    ls.store.closing.set()
+    for task in ls.pending.values():
+        task.cancel()
+    ls.pending.clear()
+
+
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: ShapeScriptServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.schedule(ls.sync(params.text_document.uri, params.text_document.version))
+    item = params.text_document
+    ls.schedule(ls.store.open(item.uri, item.text, item.version))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: ShapeScriptServer, params: types.DidChangeTextDocumentParams) -> None:
-    ls.schedule(ls.sync(params.text_document.uri, params.text_document.version))
+    document = ls.store.get(params.text_document.uri)
+    if document is None:
+        log.warning("didChange for %s, which isn't open: ignored", params.text_document.uri)
+        return
+    document.edit(list(params.content_changes), params.text_document.version)
+    ls.schedule(document)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -227,7 +293,8 @@ async def completion(ls: ShapeScriptServer, params: types.CompletionParams):
         if document.last_good is None or checked is document.last_good
         else (checked if not checked.errors else document.last_good)
     )
-    index = await asyncio.to_thread(ls.index.refresh)
+    complete = await ls.indexer.settled()
+    index = ls.index.snapshot()
     own = Path(checked.source.path)
     workspace = [
         (indexed.module, name, kind)
@@ -237,7 +304,10 @@ async def completion(ls: ShapeScriptServer, params: types.CompletionParams):
     ]
     completer = Completer(ls.snippets, workspace)
     completer.python = ls.python
-    return await asyncio.to_thread(completer.complete, basis, checked.source.text, offset)
+    answer = await asyncio.to_thread(completer.complete, basis, checked.source.text, offset)
+    if not complete:
+        answer.is_incomplete = True
+    return answer
 
 
 @server.feature(types.COMPLETION_ITEM_RESOLVE)
@@ -293,11 +363,12 @@ async def find_references(ls: ShapeScriptServer, params: types.ReferenceParams):
         and symbol.kind not in ("param", "value", "axis")
     ):
         module = Path(checked.source.path).stem
-        await asyncio.to_thread(ls.index.refresh)
+        await ls.indexer.settled()
+        texts = {indexed.path: indexed.text for indexed in ls.index.snapshot()}
         for path, start, end in ls.index.uses_of(module, symbol.name):
-            if path.as_uri() == params.text_document.uri:
+            if path.as_uri() == params.text_document.uri or path not in texts:
                 continue
-            other = SourceFile(str(path), ls.index.files[path].text)
+            other = SourceFile(str(path), texts[path])
             found.append(types.Location(uri=path.as_uri(), range=range_of(other, Span(start, end))))
     return found
 
@@ -315,19 +386,21 @@ async def inlay_hint(ls: ShapeScriptServer, params: types.InlayHintParams):
 
 @server.feature("shapescript/declarationOf")
 @guarded()
-async def declaration_of_request(ls: ShapeScriptServer, params):
-    uri = _get(_get(params, "textDocument"), "uri")
-    position = _get(params, "position")
-    checked, _ = await ls.analysis(uri)
-    if checked is None:
+async def declaration_of_request(ls: ShapeScriptServer, params: types.TextDocumentPositionParams):
+    located = await ls.located(params)
+    if located is None:
         return None
-    offset = offset_of(
-        checked.source,
-        types.Position(
-            line=int(_get(position, "line")), character=int(_get(position, "character"))
-        ),
-    )
-    return declaration_of(checked, offset, uri, ls.library)
+    checked, _, offset = located
+    return declaration_of(checked, offset, params.text_document.uri, ls.library)
+
+
+@server.feature("shapescript/documentText")
+def document_text(ls: ShapeScriptServer, params: types.TextDocumentIdentifier):
+    """The server's copy of an open document's text and version (null if it isn't open)."""
+    document = ls.store.get(params.uri)
+    if document is None:
+        return None
+    return {"text": document.text, "version": document.version}
 
 
 @server.feature("shapescript/setPython")

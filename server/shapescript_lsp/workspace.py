@@ -1,19 +1,44 @@
-"""The workspace's other `.ss` files: their top-level names, for completion and references."""
+"""The workspace's other `.ss` files: their top-level names, for completion and references.
+
+Reading the workspace is defensive: only regular files are read (never a pipe or a
+device), with a size limit, without following a link that leaves the workspace folders,
+and each file on its own, so that one file that breaks the parser is logged and skipped.
+The limits are documented in docs/architecture.md.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 import re
-import time
+import stat
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from shapescript.syntax import ast
 from shapescript.syntax.parser import parse_text
 
-MAX_FILES = 2000
-REFRESH_SECONDS = 2.0
+log = logging.getLogger("shapescript_lsp.workspace")
+
+#: A file bigger than this is skipped (one log line).
+MAX_FILE_BYTES = 4 * 1024 * 1024
+#: At most this many files are indexed; past it, the rest are skipped with a message.
+MAX_FILES = 20_000
+#: At most this much text is kept in all; past it, the rest are skipped with a message.
+MAX_TOTAL_BYTES = 256 * 1024 * 1024
 SKIPPED = {"node_modules", "__pycache__", ".git", ".venv", "venv"}
+_DECLARATIONS = (
+    ast.FnDecl
+    | ast.ExternFnDecl
+    | ast.DimDecl
+    | ast.AliasDecl
+    | ast.ModelDecl
+    | ast.DataDecl
+    | ast.LogsDecl
+    | ast.DomainDecl
+)
 
 
 @dataclass(slots=True)
@@ -25,6 +50,14 @@ class IndexedFile:
     names: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A `.ss` file found under a root: its path in the workspace and its module name."""
+
+    path: Path
+    module: str
+
+
 class WorkspaceIndex:
     """Top-level declarations of every `.ss` file under the workspace folders."""
 
@@ -33,68 +66,164 @@ class WorkspaceIndex:
         self.files: dict[Path, IndexedFile] = {}
         #: The library folder, whose read-only copies aren't the workspace's files.
         self.excluded: Path | None = None
-        self._last_refresh = -REFRESH_SECONDS
+        #: Why the last walk stopped short of the whole workspace, if it did.
+        self.truncated: str | None = None
+        self._skipped: dict[Path, float] = {}
+        self._lock = threading.Lock()
 
     def set_roots(self, roots: list[Path]) -> None:
         self.roots = list(roots)
 
-    def refresh(self) -> list[IndexedFile]:
-        """Re-read the workspace, at most once per `REFRESH_SECONDS` (completion asks often)."""
-        now = time.monotonic()
-        if now - self._last_refresh < REFRESH_SECONDS:
+    def snapshot(self) -> list[IndexedFile]:
+        """The files indexed so far (indexing may still be running)."""
+        with self._lock:
             return list(self.files.values())
-        self._last_refresh = now
-        seen = set()
+
+    def discover(self) -> list[Candidate]:
+        """Every `.ss` file under the roots that may be read, up to `MAX_FILES`."""
+        found: list[Candidate] = []
+        seen: set[Path] = set()
+        self.truncated = None
+        real_roots = [Path(os.path.realpath(root)) for root in self.roots]
         for root in self.roots:
             if not root.is_dir():
                 continue
             for folder, folders, names in os.walk(root):
                 folders[:] = [f for f in folders if f not in SKIPPED and not f.startswith(".")]
                 for name in names:
-                    if not name.endswith(".ss") or len(seen) >= MAX_FILES:
+                    if not name.endswith(".ss"):
                         continue
                     path = Path(folder) / name
-                    if self.excluded is not None and path.is_relative_to(self.excluded):
+                    if path in seen or self._is_excluded(path):
                         continue
+                    if not _readable_inside(path, real_roots):
+                        continue
+                    if len(found) >= MAX_FILES:
+                        self.truncated = (
+                            f"the workspace has more than {MAX_FILES} .ss files; "
+                            "only the first are offered in completion"
+                        )
+                        return found
                     seen.add(path)
-                    self._index(root, path)
-        for path in list(self.files):
-            if path not in seen:
-                del self.files[path]
-        return list(self.files.values())
+                    module = ".".join(path.relative_to(root).with_suffix("").parts)
+                    found.append(Candidate(path, module))
+        return found
 
-    def _index(self, root: Path, path: Path) -> None:
+    def _is_excluded(self, path: Path) -> bool:
+        return self.excluded is not None and path.is_relative_to(self.excluded)
+
+    def index(
+        self, candidates: list[Candidate], progress: Callable[[int], None] | None = None
+    ) -> None:
+        """Index these files (each in isolation) and forget files no longer there."""
+        wanted = {candidate.path for candidate in candidates}
+        with self._lock:
+            for path in [path for path in self.files if path not in wanted]:
+                del self.files[path]
+        total = sum(len(indexed.text) for indexed in self.snapshot())
+        for done, candidate in enumerate(candidates, 1):
+            total += self._index_one(candidate, total)
+            if progress is not None:
+                progress(done)
+
+    def _index_one(self, candidate: Candidate, total: int) -> int:
+        """Index one file if it changed; the number of characters it added."""
+        path = candidate.path
         try:
             mtime = path.stat().st_mtime
         except OSError:
-            return
+            return 0
         known = self.files.get(path)
-        if known is not None and known.mtime == mtime:
-            return
-        text = path.read_text(encoding="utf-8", errors="replace")
-        module = ".".join(path.relative_to(root).with_suffix("").parts)
-        indexed = IndexedFile(path, module, mtime, text)
-        for item in parse_text(text, str(path)).module.items:
-            name = getattr(item, "name", None)
-            if name and isinstance(
-                item,
-                ast.FnDecl
-                | ast.ExternFnDecl
-                | ast.DimDecl
-                | ast.AliasDecl
-                | ast.ModelDecl
-                | ast.DataDecl
-                | ast.LogsDecl
-                | ast.DomainDecl,
-            ):
-                indexed.names[name] = type(item).__name__.removesuffix("Decl").lower()
-        self.files[path] = indexed
+        if (known is not None and known.mtime == mtime) or self._skipped.get(path) == mtime:
+            return 0
+        text = _read_regular(path)
+        if text is None:
+            self._skipped[path] = mtime
+            return 0
+        if total + len(text) > MAX_TOTAL_BYTES:
+            if self.truncated is None:
+                self.truncated = (
+                    f"the workspace's .ss files hold more than {MAX_TOTAL_BYTES} bytes; "
+                    "the rest are not offered in completion"
+                )
+            return 0
+        try:
+            names = _top_level_names(text, str(path))
+        except Exception as error:
+            log.warning("skipping %s: reading its declarations failed (%r)", path, error)
+            self._skipped[path] = mtime
+            return 0
+        indexed = IndexedFile(path, candidate.module, mtime, text, names)
+        with self._lock:
+            self.files[path] = indexed
+        return len(text) - (len(known.text) if known is not None else 0)
+
+    def refresh(self) -> list[IndexedFile]:
+        """Walk and index the whole workspace now (in a thread: it reads files)."""
+        self.index(self.discover())
+        return self.snapshot()
 
     def uses_of(self, module: str, name: str) -> list[tuple[Path, int, int]]:
         """Where other files write `module.name` (path, start and end offsets)."""
         pattern = re.compile(rf"\b{re.escape(module)}\.{re.escape(name)}\b")
         found = []
-        for indexed in self.files.values():
+        for indexed in self.snapshot():
             for match in pattern.finditer(indexed.text):
                 found.append((indexed.path, match.start() + len(module) + 1, match.end()))
         return found
+
+
+def _top_level_names(text: str, path: str) -> dict[str, str]:
+    names = {}
+    for item in parse_text(text, path).module.items:
+        name = getattr(item, "name", None)
+        if name and isinstance(item, _DECLARATIONS):
+            names[name] = type(item).__name__.removesuffix("Decl").lower()
+    return names
+
+
+def _readable_inside(path: Path, real_roots: list[Path]) -> bool:
+    """Whether `path` is a regular file, or a link to one inside a workspace folder."""
+    try:
+        status = os.lstat(path)
+    except OSError:
+        return False
+    if stat.S_ISREG(status.st_mode):
+        return True
+    if not stat.S_ISLNK(status.st_mode):
+        return False
+    target = Path(os.path.realpath(path))
+    if not any(target.is_relative_to(root) for root in real_roots):
+        log.info("not following %s: it links outside the workspace, to %s", path, target)
+        return False
+    try:
+        return stat.S_ISREG(os.stat(target).st_mode)
+    except OSError:
+        return False
+
+
+def _read_regular(path: Path) -> str | None:
+    """The text of a regular file of at most `MAX_FILE_BYTES`, else None (logged once).
+
+    The file is opened without blocking and checked after opening, so a file swapped for
+    a pipe or a device after the walk is still never read.
+    """
+    try:
+        descriptor = os.open(os.path.realpath(path), os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError as error:
+        log.info("skipping %s: %s", path, error.strerror)
+        return None
+    with os.fdopen(descriptor, "rb") as stream:
+        status = os.fstat(stream.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            log.info("skipping %s: not a regular file", path)
+            return None
+        if status.st_size > MAX_FILE_BYTES:
+            size = status.st_size
+            log.warning("skipping %s: %d bytes, over the limit of %d", path, size, MAX_FILE_BYTES)
+            return None
+        data = stream.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        log.warning("skipping %s: over the limit of %d bytes", path, MAX_FILE_BYTES)
+        return None
+    return data.decode("utf-8", errors="replace")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.check import builtin_rules
 from shapescript.check.bodies import Program
 from shapescript.check.math_comments import CommentLine, Math, check_math, find_math
@@ -19,6 +20,7 @@ from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.syntax import ast
 from shapescript.syntax.parser import ParseResult, parse, shift_diagnostic
 from shapescript.syntax.source import SourceFile, Span
+from shapescript.syntax.tokens import Comment
 
 
 def declarations_fingerprint(module: ast.Module, text: str) -> int:
@@ -38,11 +40,14 @@ def declarations_fingerprint(module: ast.Module, text: str) -> int:
     return hash((tuple(parts), module.notebook))
 
 
-def check_parsed(parsed: ParseResult, previous: Checked | None = None) -> Checked:
+def check_parsed(
+    parsed: ParseResult, previous: Checked | None = None, cancelled: IsCancelled | None = None
+) -> Checked:
     """Check a parsed file: declarations first, then each function's body.
 
     With `previous`, the check of an earlier version of the file, function bodies whose
-    text and context haven't changed are not checked again.
+    text and context haven't changed are not checked again. `cancelled` is asked before
+    each function body; once it answers True the check raises `Cancelled`.
     """
     source = parsed.source
     module = parsed.module
@@ -79,6 +84,7 @@ def check_parsed(parsed: ParseResult, previous: Checked | None = None) -> Checke
     for index, item in enumerate(module.items):
         if not isinstance(item, ast.FnDecl):
             continue
+        stop_if(cancelled)
         result = program.check_item(index)
         if result is None:
             continue
@@ -121,33 +127,43 @@ def _comment_lines(parsed: ParseResult) -> list[CommentLine]:
     reads them: only blocks of consecutive comment lines of one kind with a `$` in them,
     since math never reaches past such a block."""
     source = parsed.source
-    lines = []
+    text = source.text
+    found: list[CommentLine] = []
+    block: list[tuple[Comment, int, int]] = []
+    has_math = False
+    line, counted = 1, 0
+    previous: Comment | None = None
     for base, comment in parsed.comments:
         start = base + comment.span.start + (2 if comment.is_doc else 1)
-        lines.append(
-            CommentLine(
-                comment.text,
-                start,
-                source.position(start).line,
-                comment.is_doc,
-                comment.after_code,
-            )
-        )
-    blocks: list[list[CommentLine]] = []
-    for line in lines:
-        previous = blocks[-1][-1] if blocks else None
+        if start >= counted:
+            line += text.count("\n", counted, start)
+        else:
+            line = source.position(start).line
+        counted = start
         joins = (
             previous is not None
-            and not line.after_code
+            and not comment.after_code
             and not previous.after_code
-            and previous.line + 1 == line.line
-            and previous.is_doc == line.is_doc
+            and block[-1][2] + 1 == line
+            and previous.is_doc == comment.is_doc
         )
-        if joins:
-            blocks[-1].append(line)
-        else:
-            blocks.append([line])
-    return [line for block in blocks if any("$" in part.text for part in block) for line in block]
+        if not joins:
+            if has_math:
+                found.extend(_as_lines(block))
+            block, has_math = [], False
+        block.append((comment, start, line))
+        has_math = has_math or "$" in comment.text
+        previous = comment
+    if has_math:
+        found.extend(_as_lines(block))
+    return found
+
+
+def _as_lines(block: list[tuple[Comment, int, int]]) -> list[CommentLine]:
+    return [
+        CommentLine(comment.text, start, line, comment.is_doc, comment.after_code)
+        for comment, start, line in block
+    ]
 
 
 def _math_hints(math: list[Math]) -> list[Diagnostic]:
@@ -162,10 +178,13 @@ def _math_hints(math: list[Math]) -> list[Diagnostic]:
     ]
 
 
-def check_source(source: SourceFile, previous: Checked | None = None) -> Checked:
+def check_source(
+    source: SourceFile, previous: Checked | None = None, cancelled: IsCancelled | None = None
+) -> Checked:
     """Parse and check a file, reusing what `previous` found for unchanged parts."""
     previous_parse = previous.parse if previous is not None else None
-    return check_parsed(parse(source, previous=previous_parse), previous)
+    parsed = parse(source, previous=previous_parse, cancelled=cancelled)
+    return check_parsed(parsed, previous, cancelled)
 
 
 def check_text(text: str, path: str = "<text>") -> Checked:

@@ -10,6 +10,7 @@ structural mistake can't be read reliably; H0601s found before it are kept.
 from __future__ import annotations
 
 import difflib
+import functools
 from dataclasses import dataclass, field
 
 # --------------------------------------------------------------------------------------------
@@ -439,7 +440,10 @@ _SPECIAL_CHARS = {"{": "{", "}": "}", "^": "^", "_": "_", "&": "&"}
 _ORDINALS = ("first", "second")
 
 
+@functools.lru_cache(maxsize=4096)
 def _parse(source: str) -> tuple[Node | None, list[_Problem]]:
+    """The tree and problems of one piece of math (cached: a file's math is mostly unchanged
+    from one edit to the next; callers don't change what they get)."""
     parser = _Parser(source)
     try:
         tree: Node | None = parser.parse()

@@ -10,7 +10,9 @@ from __future__ import annotations
 import gc
 import re
 from dataclasses import dataclass, field
+from itertools import repeat
 
+from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.syntax import ast
 from shapescript.syntax.doc_comments import attach_doc_comments
@@ -107,13 +109,18 @@ def split_chunks(text: str) -> list[int]:
 
 
 def parse(
-    source: SourceFile, *, notebook: bool = False, previous: ParseResult | None = None
+    source: SourceFile,
+    *,
+    notebook: bool = False,
+    previous: ParseResult | None = None,
+    cancelled: IsCancelled | None = None,
 ) -> ParseResult:
     """Parse one file (or notebook cell). Never raises; errors come back as diagnostics.
 
     The file is split into top-level chunks, each parsed on its own with spans relative to
     its start (`module.bases` gives each item's chunk start). Chunks whose text is
     unchanged since `previous` are reused, so an edit re-parses only its own chunk.
+    `cancelled` is asked before each chunk parsed anew (see `shapescript.cancellation`).
     """
     text = source.text
     starts = split_chunks(text)
@@ -133,12 +140,14 @@ def parse(
             key = (text[start:end], notebook)
             chunk = cache.get(key)
             if chunk is None or key in chunks:
+                stop_if(cancelled)
                 chunk = _parse_chunk(source.path, key[0], notebook)
             chunks[key] = chunk
             items.extend(chunk.items)
             bases.extend([start] * len(chunk.items))
-            diagnostics.extend(shift_diagnostic(d, start) for d in chunk.diagnostics)
-            comments.extend((start, comment) for comment in chunk.comments)
+            if chunk.diagnostics:
+                diagnostics.extend(shift_diagnostic(d, start) for d in chunk.diagnostics)
+            comments.extend(zip(repeat(start), chunk.comments))
     finally:
         if collecting:
             gc.enable()
