@@ -8,11 +8,7 @@ the import hook installed, and shows ShapeScript's errors as diagnostics.
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import inspect
 import os
-import runpy
-import subprocess
 import sys
 import types
 from collections.abc import Callable, Sequence
@@ -28,7 +24,7 @@ EXIT_USAGE = 2
 #: Frames of the runner itself, left out of the tracebacks a program's errors show.
 _RUNNER = (
     str(Path(shapescript.__file__).resolve().parent) + os.sep,
-    str(Path(runpy.__file__).resolve()),
+    str(Path(os.__file__).resolve().parent / "runpy.py"),
     "<frozen ",
 )
 
@@ -89,6 +85,8 @@ def _guarded(run: Callable[[], None]) -> int:
 
 
 def _call_main(module: types.ModuleType, shown: str) -> None:
+    import inspect
+
     main = getattr(module, "main", None)
     if not callable(main):
         raise ProgramUsageError(f"`{shown}` has no `fn main()` to run")
@@ -120,6 +118,8 @@ def _run_ss(program: str) -> None:
 
 
 def _run_py(program: str) -> None:
+    import runpy
+
     if not os.path.exists(program):
         raise ProgramUsageError(f"can't open `{program}`: no such file")
     sys.path[0] = os.path.dirname(os.path.abspath(program))
@@ -127,6 +127,9 @@ def _run_py(program: str) -> None:
 
 
 def _run_module(name: str) -> None:
+    import importlib.util
+    import runpy
+
     from shapescript.rt.hook import ShapeScriptLoader, import_path
 
     try:
@@ -171,6 +174,8 @@ def python_for(option: str | None) -> str:
 
 
 def _run_command(args: argparse.Namespace) -> int:
+    import subprocess
+
     from shapescript.__main__ import SUBCOMMANDS
     from shapescript.cli import UsageError
 
