@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import copy
+import pickle
+
 import pytest
 import torch
 
@@ -141,3 +144,9 @@ def test_check_grad() -> None:
     bad = Grad(Tiny, {"w": torch.ones(2, 3), "b": torch.ones(2), "unused": torch.ones(4)})
     with pytest.raises(ShapeError, match=r"field w is \[2 3\] f32, not \[3 2\] f32"):
         check_grad(bad, Tiny, WHERE)
+
+
+def test_a_grad_copies_and_pickles() -> None:
+    g = _grad()
+    _same(copy.deepcopy(g), g)
+    _same(pickle.loads(pickle.dumps(g)), g)

@@ -28,6 +28,9 @@ class Grad:
         object.__setattr__(self, "model_type", model_type)
         object.__setattr__(self, "_values", values)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Grad, (self.model_type, self._values))
+
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("a Grad can't be changed; arithmetic makes a new one")
 

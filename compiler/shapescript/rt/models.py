@@ -7,6 +7,7 @@ seed gives the same values and adding or reordering fields leaves the others unc
 
 from __future__ import annotations
 
+import dataclasses
 import keyword
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -31,7 +32,7 @@ class Field:
     kind: str
     shape: tuple[int, ...]
     dtype: str
-    init: tuple[str, dict[str, Any]]
+    init: tuple[str, dict[str, Any]] = dataclasses.field(hash=False)
 
     @property
     def torch_dtype(self) -> torch.dtype:
