@@ -102,6 +102,8 @@ def test_a_model_is_made_with_init_and_a_keyword_int_seed() -> None:
 def test_a_bad_field_declaration_fails_when_the_class_is_made() -> None:
     for field in (
         Field("train", "param", (2,), "f32", ("zeros", {})),
+        Field("training", "param", (2,), "f32", ("zeros", {})),
+        Field("class", "param", (2,), "f32", ("zeros", {})),
         Field("_w", "param", (2,), "f32", ("zeros", {})),
         Field("w", "param", (2,), "i64", ("zeros", {})),
         Field("w", "buffer", (2,), "i64", ("normal", {})),

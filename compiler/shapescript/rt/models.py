@@ -50,7 +50,7 @@ def _field_problem(field: Field) -> str | None:
         return "a field's name is an identifier that doesn't start with _"
     if (
         keyword.iskeyword(field.name)
-        or field.name == "init"
+        or field.name in ("init", "training")
         or hasattr(torch.nn.Module, field.name)
     ):
         return "a field can't be named init, a Python keyword or an attribute of nn.Module"

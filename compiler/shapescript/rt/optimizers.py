@@ -19,6 +19,8 @@ from shapescript.rt.errors import CheckFailure, ShapeError
 from shapescript.rt.gradients import Grad
 from shapescript.rt.models import Model, field_problem, params_of, same_model_type
 
+#: What `Optimizer.state_dict()` holds.
+STATE_KEYS = frozenset({"optimizer", "model", "params", "lr", "steps", "torch"})
 #: How each optimizer's state type is written, `AdamW[Mlp]`.
 TYPE_NAMES = {"sgd": "SGD", "adamw": "AdamW"}
 
@@ -194,7 +196,7 @@ class Optimizer:
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Continue from `state_dict()`'s state; ShapeError for another optimizer or model type."""
-        if not isinstance(state, dict) or not {"optimizer", "model", "params"} <= state.keys():
+        if not isinstance(state, dict) or not state.keys() >= STATE_KEYS:
             raise ShapeError(f"{type(state).__name__} isn't optimizer state from state_dict()")
         theirs = f"{TYPE_NAMES.get(state['optimizer'], state['optimizer'])}[{state['model']}]"
         if (
