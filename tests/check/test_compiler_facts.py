@@ -54,3 +54,32 @@ def test_a_user_domain_in_a_signature_has_its_interval() -> None:
     domain = checked.signatures["f"].params[0].type.domain
     assert domain.name == "Temp"
     assert (round(domain.interval.lo, 6), domain.interval.hi) == (0.05, 10.0)
+
+
+def test_a_reduction_gives_its_dtype_and_reduce_needs_one() -> None:
+    checked = check_text(
+        "fn f(x: [b n] i64, m: [b n] i32) -> [b]:\n"
+        "    a = reduce(x, b n -> b, mean)\n"
+        "    c = mean(m, over=n)\n"
+        "    d = reduce(m, b n -> b, sum)\n"
+        "    e = reduce(x, b n -> b, max)\n"
+        "    return a + c\n"
+    )
+    assert checked.diagnostics == []
+    assert type_at(checked, "a = ") == "[b]"
+    assert type_at(checked, "c = ") == "[b]"
+    assert type_at(checked, "d = ").endswith("i64")
+    assert type_at(checked, "e = ").endswith("i64")
+    missing = check_text("fn f(x: [b n]) -> [b] = reduce(x, b n -> b)\n")
+    assert [diag.code for diag in missing.diagnostics] == ["E0406"]
+
+
+def test_the_batch_axes_of_a_matmul_are_lined_up_by_name() -> None:
+    checked = check_text(
+        "fn f(x: [b H n d], y: [H b d m]) -> [b H n m] = x @ y\n"
+        "fn g(x: [b n d], y: [d m]) -> [b n m] = x @ y\n"
+    )
+    assert checked.diagnostics == []
+    transposed, plain = (item.body.facts.alignments for item in checked.items)
+    assert list(transposed.values()) == [(None, (1, 0, 2, 3))]
+    assert plain == {}

@@ -1042,7 +1042,21 @@ class BodyChecker(CallChecker):
                 help=f"convert one of them first, as in `to {left.resolved_dtype}`",
             )
             return UNKNOWN
+        self.align_matmul(span, left.axes, right.axes, axes)
         return TensorType(axes, Domain(), left.dtype)
+
+    def align_matmul(self, span: Span, left, right, result) -> None:
+        """Record, for the compiler, how the batch axes of `@` line up by name: the result
+        position of each operand's axis, its last two after the batch axes."""
+        if len(left) < 2 or len(right) < 2:
+            return
+        batch = result[:-2]
+        plans = []
+        for operand in (left, right):
+            plan = positions_in(operand[:-2], batch)
+            plans.append(None if plan is None else (*plan, len(batch), len(batch) + 1))
+        if any(plan is not None for plan in plans):
+            self.facts.alignments[span] = tuple(plans)
 
     def cast(self, node: ast.Cast) -> Type:
         operand = self.expr(node.operand)

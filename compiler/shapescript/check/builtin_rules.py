@@ -168,11 +168,7 @@ def _reduction(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call)
             help="convert it first: `m to Binary` counts true as 1",
         )
         return UNKNOWN
-    domain = _reduced_domain(name, tensor)
-    if name in MASK_REDUCTIONS:
-        domain, dtype = MASK, "bool"
-    elif name in ("sum", "prod") and dtype in (None, "bool", "u8", "i8", "i16", "i32", "i64"):
-        dtype = "i64" if dtype is not None else None
+    domain, dtype = reduced_element(name, tensor)
     if over is None:
         return TensorType((), domain, dtype)
     index = _over_axis(checker, name, tensor, over, node)
@@ -186,6 +182,21 @@ def _reduction(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call)
     ):
         domain = tensor.domain
     return TensorType(_without(tensor.axes, index), domain, dtype)
+
+
+def reduced_element(name: str, tensor: TensorType) -> tuple[Domain, str | None]:
+    """The domain and dtype a reduction gives: sum and prod of booleans and integers are
+    i64, and the reductions that average (mean, std, var, norm, logsumexp) of integers give
+    the default float."""
+    if name in MASK_REDUCTIONS:
+        return MASK, "bool"
+    dtype = tensor.dtype
+    whole = tensor.resolved_dtype in ("bool", "u8", "i8", "i16", "i32", "i64")
+    if name in ("sum", "prod") and whole:
+        dtype = "i64"
+    elif name not in ("sum", "prod", "max", "min") and whole:
+        dtype = None
+    return _reduced_domain(name, tensor), dtype
 
 
 def _reduced_domain(name: str, tensor: TensorType) -> Domain:
@@ -636,6 +647,15 @@ def _pattern(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) -
                 "unknown reduction",
             )
             return UNKNOWN
+    if name == "reduce" and reduction is None and len(operand_args) == 1:
+        checker.reporter.report(
+            "E0406",
+            "reduce needs its reduction after the pattern: sum, mean, max, min or prod",
+            node.span,
+            "no reduction",
+            help="as in `reduce(x, b n D -> b D, mean)`",
+        )
+        return UNKNOWN
     expected_operands = len(pattern.inputs) if name == "einsum" else 1
     if len(operand_args) != expected_operands:
         checker.reporter.report(
@@ -709,6 +729,8 @@ def _pattern(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) -
     domain = Domain()
     if name in ("rearrange", "repeat", "split") and len(operand_types) == 1:
         domain = _carried_domain(operand_types[0], pattern, result.outputs[0])
+    if name == "reduce" and reduction is not None:
+        domain, dtype = reduced_element(reduction.expr.name, operand_types[0])
     tensors = tuple(TensorType(axes, domain, dtype) for axes in result.outputs)
     if name == "split":
         return SeveralType(tensors)
