@@ -73,6 +73,9 @@ fn b_div(x: [b n] f64, y: [b] f64) -> [b n] f64 = div(x, y)
 fn b_zeros_like(x: [b n] f64) -> [b n] f64 = zeros_like(x)
 fn b_rearrange(x: [b n d] f64) -> [n (b d)] f64 = rearrange(x, b n d -> n (b d))
 fn b_reduce(x: [b n d] f64) -> [b d] f64 = reduce(x, b n d -> b d, mean)
+fn b_reduce_ints(x: [b n] i64) -> [b] = reduce(x, b n -> b, mean)
+fn b_mean_ints(x: [b n] i32) -> [b] = mean(x, over=n)
+fn b_sum_mask(x: [b n] f64) -> [b] i64 = sum((x > 0.0) to i32, over=n)
 fn b_repeat(x: [n d] f64) -> [n 3 d] f64 = repeat(x, n d -> n r d, r=3)
 fn b_repeat_dim(x: [n d] f64) -> [(n C) d] f64 = repeat(x, n d -> (n C) d)
 fn b_einsum(p: [i j] f64, q: [j k] f64, r: [k l] f64) -> [i l] f64:
@@ -122,8 +125,12 @@ CASES: dict[str, list[Case]] = {
     "sum": [
         one("b_sum", lambda x: x.sum(1), 3, 4),
         one("b_sum_all", lambda x: x.sum(), 3, 4),
+        one("b_sum_mask", lambda x: (x > 0).int().sum(1), 3, 4),
     ],
-    "mean": [one("b_mean", lambda x: x.mean(1), 3, 4)],
+    "mean": [
+        one("b_mean", lambda x: x.mean(1), 3, 4),
+        Case("b_mean_ints", lambda: (index(9, 3, 4).int(),), lambda x: x.float().mean(1)),
+    ],
     "max": [one("b_max", lambda x: x.amax(1), 3, 4)],
     "min": [one("b_min", lambda x: x.amin(0), 3, 4)],
     "prod": [one("b_prod", lambda x: x.prod(1), 3, 4)],
@@ -198,7 +205,10 @@ CASES: dict[str, list[Case]] = {
     "div": [Case("b_div", lambda: (randn(3, 4), randn(3)), lambda x, y: x / y[:, None])],
     "zeros_like": [one("b_zeros_like", torch.zeros_like, 3, 4)],
     "rearrange": [one("b_rearrange", lambda x: x.permute(1, 0, 2).reshape(4, 6), 3, 4, 2)],
-    "reduce": [one("b_reduce", lambda x: x.mean(1), 3, 4, 2)],
+    "reduce": [
+        one("b_reduce", lambda x: x.mean(1), 3, 4, 2),
+        Case("b_reduce_ints", lambda: (index(9, 3, 4),), lambda x: x.float().mean(1)),
+    ],
     "repeat": [
         one("b_repeat", lambda x: x[:, None, :].expand(4, 3, 2), 4, 2),
         one("b_repeat_dim", lambda x: x.repeat_interleave(5, 0), 4, 2),

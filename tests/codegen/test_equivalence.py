@@ -173,6 +173,9 @@ fn masked(x: [n m] f64, keep: [m n] Mask) -> [n m] f64 = masked_fill(x, keep, 0.
 fn masked_rows(x: [b n m] f64, keep: [b n] Mask) -> [b n m] f64 = masked_fill(x, !keep, -1.0)
 fn piped(x: [b n] f64, y: [b] f64) -> [b n] f64 = y |> add(x)
 fn in_chain(x: [n D] f64, w: [n] f64, v: [D] f64) -> [n D] f64 = n |> map(i => x[i] * w[i] + v)
+fn batch_by_name(x: [b H n d] f64, y: [H b d m] f64) -> [b H n m] f64 = x @ y
+fn batch_piped(y: [H b d m] f64, x: [b H n d] f64) -> [b H n m] f64 = x |> matmul(y)
+fn batch_fewer(x: [H n d] f64, y: [b H d m] f64) -> [b H n m] f64 = matmul(x, y)
 """
 
 
@@ -188,6 +191,9 @@ fn in_chain(x: [n D] f64, w: [n] f64, v: [D] f64) -> [n D] f64 = n |> map(i => x
         ("transposed_first", [(5, 4), (4, 5)], lambda y, x: y * x.T),
         ("piped", [(4, 5), (4,)], lambda x, y: y[:, None] + x),
         ("in_chain", [(4, 5), (4,), (5,)], lambda x, w, v: x * w[:, None] + v),
+        ("batch_by_name", [(2, 3, 4, 5), (3, 2, 5, 6)], lambda x, y: x @ y.transpose(0, 1)),
+        ("batch_piped", [(3, 2, 5, 6), (2, 3, 4, 5)], lambda y, x: x @ y.transpose(0, 1)),
+        ("batch_fewer", [(3, 4, 5), (2, 3, 5, 6)], lambda x, y: x @ y),
     ],
 )
 def test_broadcasting_by_name(name: str, shapes: list[tuple[int, ...]], reference) -> None:

@@ -104,3 +104,10 @@ def test_arguments_that_fit_pass() -> None:
     assert module.lookup(zeros(10, 4), ids).shape == (1, 2, 4)
     assert module.normalize(torch.rand(2, 3, 2, 2)).shape == (2, 3, 2, 2)
     assert module.probabilities(torch.full((2, 4), 0.25, dtype=f64)).shape == (2, 4)
+    assert module.heat(torch.tensor([0.05, 10.0], dtype=f64)).shape == (2,)
+
+
+def test_dims_and_domains_are_on_the_module() -> None:
+    module = load(PROGRAM, "errors.ss", checks="always", value_checks="always")
+    assert (module.D, module.Dh, module.V) == (4, 16, 10)
+    assert (module.Temp.name, module.Temp.interval) == ("Temp", "[0.05, 10]")

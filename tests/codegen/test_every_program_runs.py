@@ -13,6 +13,7 @@ import types
 from pathlib import Path
 
 import pytest
+import torch
 
 from shapescript.analysis import check
 from shapescript.codegen import BuildOptions, generate
@@ -76,3 +77,55 @@ def test_reference_programs_run() -> None:
             continue
         problems += run_program(f"reference{index}.ss", text)
     assert problems == []
+
+
+def chain_programs() -> list[tuple[str, str]]:
+    from tests.codegen import test_builtins, test_equivalence, test_features
+
+    programs = [
+        ("builtins", test_builtins.PROGRAM),
+        ("equivalence_chains", test_equivalence.CHAINS),
+        ("broadcasting", test_equivalence.BROADCASTING),
+        ("features_chains", test_features.CHAINS),
+        ("stages", test_features.STAGES),
+        ("calls", test_features.CALLS),
+    ]
+    programs += [(path.stem, path.read_text()) for path in FILES]
+    return [(name, text) for name, text in programs if "map(" in text or "filter(" in text]
+
+
+def compiled_module(text: str, path: str) -> tuple[types.ModuleType, object]:
+    checked = check(SourceFile.from_text(path, text))
+    generated = generate(checked, BuildOptions(checks="never", value_checks="never"))
+    module = types.ModuleType("program")
+    exec(compile(generated.tree, path, "exec"), module.__dict__)
+    return module, checked
+
+
+@pytest.mark.parametrize(("name", "text"), chain_programs(), ids=lambda value: str(value)[:20])
+def test_whole_tensor_stages_agree_with_vmap(name: str, text: str, monkeypatch) -> None:
+    """Each stage the checker recorded as elementwise runs as whole-tensor code; run through
+    torch.vmap instead, it must give the same values."""
+    from shapescript.codegen.context import ItemView
+
+    if "import python" in text:
+        return
+    lowered, checked = compiled_module(text, f"{name}.ss")
+    monkeypatch.setattr(ItemView, "stage_kind", lambda self, span: "vmap")
+    vmapped, _ = compiled_module(text, f"{name}.ss")
+    for function, signature in checked.signatures.items():
+        if signature.extern or not hasattr(lowered, function):
+            continue
+        try:
+            arguments = arguments_for(signature, checked.dim_values)
+        except NoArguments:
+            continue
+        try:
+            expected = getattr(vmapped, function)(*arguments)
+        except Exception:  # noqa: BLE001 - what vmap can't run (a body that uses no
+            continue  # parameter, an empty range) or the arguments can't (topk's k > n)
+        actual = getattr(lowered, function)(*arguments)
+        if isinstance(expected, torch.Tensor):
+            assert actual.shape == expected.shape, function
+            assert actual.dtype == expected.dtype, function
+            torch.testing.assert_close(actual, expected, msg=function, equal_nan=True)

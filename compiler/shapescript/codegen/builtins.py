@@ -87,15 +87,6 @@ def _over(args: CallArgs) -> str | None:
     return value.name if isinstance(value, ast.Name) else None
 
 
-def _operand_node(gen: FunctionGenerator, value, node: ast.Call):
-    """The node whose recorded type describes an argument (the piped input for `_`)."""
-    from shapescript.codegen.function import PIPED
-
-    if value is PIPED:
-        return gen.piped_nodes[-1] if gen.piped_nodes else node
-    return value
-
-
 def builtin_call(gen: FunctionGenerator, name: str, node: ast.Call, piped: str | None) -> str:
     handler = HANDLERS.get(name)
     if handler is None:
@@ -108,7 +99,7 @@ def _reduction(gen, name, node, piped):
     operand = args.positional[0]
     value = gen.arg(operand, piped)
     over = _over(args)
-    type_ = gen.type(_operand_node(gen, operand, node))
+    type_ = gen.type(gen.operand_node(operand))
     method, needs_float = REDUCTIONS.get(name, (name, False))
     if (
         needs_float
@@ -116,7 +107,7 @@ def _reduction(gen, name, node, piped):
         and type_.resolved_dtype not in ("f16", "bf16", "f32", "f64")
     ):
         value = f"{value}.to({gen.context.dtype('f32')})"
-    dim = dim_of(gen, _operand_node(gen, operand, node), over, node.span) if over else None
+    dim = dim_of(gen, gen.operand_node(operand), over, node.span) if over else None
     if name == "norm":
         return f"_ss_torch.linalg.vector_norm({value}" + (f", dim={dim})" if over else ")")
     if name == "logsumexp":
@@ -132,7 +123,7 @@ def _along(gen, name, node, piped):
     args = gen.call_args(node, piped)
     operand = args.positional[0]
     value = gen.arg(operand, piped)
-    operand_node = _operand_node(gen, operand, node)
+    operand_node = gen.operand_node(operand)
     over = _over(args)
     dim = dim_of(gen, operand_node, over, node.span)
     if name in ("softmax", "log_softmax", "cumsum", "cumprod"):
@@ -181,7 +172,7 @@ def _masked_fill(gen, name, node, piped):
     plans = gen.view.alignment(node.span) or (None, None)
     result = gen.type(node)
     mask_value = gen.arg(mask, piped)
-    mask_value = gen.aligned(mask_value, plans[1], _operand_node(gen, mask, node), result)
+    mask_value = gen.aligned(mask_value, plans[1], gen.operand_node(mask), result)
     return f"{gen.arg(tensor, piped)}.masked_fill({mask_value}, {gen.arg(fill, piped)})"
 
 
@@ -197,7 +188,7 @@ def _elementwise(gen, name, node, piped):
     for position, value in enumerate(args.positional):
         text = gen.arg(value, piped)
         if position < len(plans):
-            text = gen.aligned(text, plans[position], _operand_node(gen, value, node), result)
+            text = gen.aligned(text, plans[position], gen.operand_node(value), result)
         texts.append(text)
     host = isinstance(result, HostType)
     if name in ARITHMETIC:
@@ -216,7 +207,7 @@ def _elementwise(gen, name, node, piped):
         if host:
             function = gen.context.builtin("max" if name == "maximum" else "min")
             return f"{function}({first}, {second})"
-        types = [gen.type(_operand_node(gen, v, node)) for v in args.positional]
+        types = [gen.type(gen.operand_node(v)) for v in args.positional]
         bound = "min" if name == "maximum" else "max"
         if len(types) > 1 and not isinstance(types[1], TensorType):
             return f"_ss_torch.clamp({first}, {bound}={second})"
@@ -247,8 +238,9 @@ def _elementwise(gen, name, node, piped):
 
 def _matmul(gen, name, node, piped):
     args = gen.call_args(node, piped)
-    first, second = (gen.arg(v, piped) for v in args.positional[:2])
-    return f"_ss_torch.matmul({first}, {second})"
+    operands = tuple(args.positional[:2])
+    values = tuple(gen.arg(value, piped) for value in operands)
+    return gen.matmul(node, values, tuple(gen.operand_node(value) for value in operands))
 
 
 def _print(gen, name, node, piped):
@@ -277,9 +269,9 @@ def extern_call(
     path = signature.path
     first_node = None
     if args.positional:
-        first_node = _operand_node(gen, args.positional[0], node)
+        first_node = gen.operand_node(args.positional[0])
     elif params and params[0].name in args.keywords:
-        first_node = _operand_node(gen, args.keywords[params[0].name], node)
+        first_node = gen.operand_node(args.keywords[params[0].name])
     result = gen.type(node)
     if isinstance(result, HostType) and path in HOST_MATH and args.positional:
         gen.context.need("import math as _ss_math")
@@ -300,7 +292,7 @@ def extern_call(
     def aligned(param_name: str | None, value, text: str) -> str:
         if param_name not in plans:
             return text
-        return gen.aligned(text, plans[param_name], _operand_node(gen, value, node), result)
+        return gen.aligned(text, plans[param_name], gen.operand_node(value), result)
 
     positional = []
     for index, value in enumerate(args.positional):

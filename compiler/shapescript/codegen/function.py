@@ -453,7 +453,7 @@ class FunctionGenerator:
         right_type = self.type(node.right)
         tensors = isinstance(left_type, TensorType) or isinstance(right_type, TensorType)
         if op == "@":
-            return f"_ss_torch.matmul({left}, {right})"
+            return self.matmul(node, (left, right), (node.left, node.right))
         if tensors:
             plans = self.view.alignment(node.span) or (None, None)
             result = self.type(node)
@@ -464,6 +464,18 @@ class FunctionGenerator:
                 op = "&" if op == "and" else "|"
             return f"({left} {op} {right})"
         return f"({left} {op} {right})"
+
+    def matmul(self, node, values: tuple[str, str], operands: tuple) -> str:
+        """`x @ y`, with the batch axes permuted and unsqueezed as the checker lined them
+        up by name."""
+        plans = self.view.alignment(node.span)
+        if plans is not None:
+            result = self.type(node)
+            values = tuple(
+                self.aligned(value, plan, operand, result)
+                for value, plan, operand in zip(values, plans, operands, strict=True)
+            )
+        return f"_ss_torch.matmul({values[0]}, {values[1]})"
 
     def member(self, node: ast.Member) -> str:
         target_type = self.type(node.target)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shapescript.check.types import HostType
+from shapescript.check.types import HostType, TensorType
 from shapescript.codegen.sizes import MissingSize, size_expr
 from shapescript.syntax import ast
 
@@ -36,8 +36,18 @@ def pattern_call(gen: FunctionGenerator, name: str, node: ast.Call, piped: str |
     operand = gen.arg(operands[0], piped)
     if name == "reduce":
         reduction = operands[1] if len(operands) > 1 else args.keywords.get("reduction")
-        how = reduction.name if isinstance(reduction, ast.Name) else "sum"
-        return _einops(gen, "reduce", operand, pattern, sizes, f", {how!r}")
+        if not isinstance(reduction, ast.Name):
+            raise gen.unsupported("a reduction that isn't a name", node.span)
+        before = gen.type(gen.operand_node(operands[0]))
+        after = gen.type(node)
+        if (
+            isinstance(before, TensorType)
+            and isinstance(after, TensorType)
+            and before.resolved_dtype != after.resolved_dtype
+        ):
+            # mean of integers gives floats: torch only averages floats.
+            operand = f"{operand}.to({gen.context.dtype(after.resolved_dtype)})"
+        return _einops(gen, "reduce", operand, pattern, sizes, f", {reduction.name!r}")
     if name == "repeat":
         return _einops(gen, "repeat", operand, pattern, sizes, "")
     view = _view(gen, operand, pattern, sizes, split=name == "split")
