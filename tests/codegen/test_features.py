@@ -169,6 +169,8 @@ fn parts(x: [n 3*d] f64) -> [n d] f64:
     a, b, c = split(x, n (3 d) -> n d)
     return a * 100.0 + b * 10.0 + c
 fn heads(x: [b n 8] f64) -> [b 2 n 4] f64 = rearrange(x, b n (h e) -> b h n e, h=2)
+fn underscored(x: [b n_ d] f64) -> [b d 3] f64:
+    return repeat(reduce(x, b n_ d -> b d, sum), b d -> b d r_, r_=3)
 """
 
 
@@ -191,6 +193,7 @@ def test_pipes_and_patterns() -> None:
     same(module.parts(rows), a * 100 + b * 10 + c)
     x8 = randn(2, 3, 8)
     same(module.heads(x8), x8.view(2, 3, 2, 4).permute(0, 2, 1, 3))
+    same(module.underscored(x3), x3.sum(1)[..., None].expand(2, 4, 3))
 
 
 PYTHON = """\

@@ -6,6 +6,8 @@ The sizes a view needs come from what the checker recorded for each pattern name
 
 from __future__ import annotations
 
+import keyword
+import re
 from typing import TYPE_CHECKING
 
 from shapescript.check.types import HostType, TensorType
@@ -103,8 +105,31 @@ def _einops(gen, function: str, operand: str, pattern: ast.Pattern, sizes: dict,
         sizes.setdefault(name, value)
     for name, value in _new_sizes(gen, pattern).items():
         sizes.setdefault(name, value)
+    text = f"{inputs} -> {output}"
+    safe = {name: _einops_name(name, index) for index, name in enumerate(_pattern_names(pattern))}
+    if any(name != label for name, label in safe.items()):
+        text = re.sub(r"[A-Za-z_][A-Za-z0-9_]*", lambda m: safe.get(m[0], m[0]), text)
+        sizes = {safe.get(key, key): value for key, value in sizes.items()}
     keywords = "".join(f", {key}={value}" for key, value in sizes.items())
-    return f"_ss_einops.{function}({operand}, {f'{inputs} -> {output}'!r}{extra}{keywords})"
+    return f"_ss_einops.{function}({operand}, {text!r}{extra}{keywords})"
+
+
+def _pattern_names(pattern: ast.Pattern) -> list[str]:
+    names: list[str] = []
+    for side in (*pattern.inputs, pattern.output):
+        for entry in side.axes:
+            for item in entry.items if isinstance(entry, ast.PatternGroup) else [entry]:
+                named = isinstance(item, ast.PatternName | ast.PatternGroupedSize)
+                if named and item.name not in names:
+                    names.append(item.name)
+    return names
+
+
+def _einops_name(name: str, index: int) -> str:
+    """A name einops takes: not a Python keyword, no `_` at either end."""
+    if keyword.iskeyword(name) or name.startswith("_") or name.endswith("_"):
+        return f"ss_a{index}"
+    return name
 
 
 def _group_sizes(gen: FunctionGenerator, pattern: ast.Pattern) -> dict[str, str]:
