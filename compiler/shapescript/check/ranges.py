@@ -15,10 +15,19 @@ import numpy as np
 INF = math.inf
 
 
+#: The largest finite f32; numbers past it round outward to infinity, without numpy's
+#: overflow warnings.
+F32_MAX = float(np.finfo(np.float32).max)
+
+
 def _down(value: float) -> float:
     """The largest f32 at or below `value`."""
     if math.isinf(value) or value == 0:
         return value
+    if value > F32_MAX:
+        return F32_MAX
+    if value < -F32_MAX:
+        return -INF
     single = float(np.float32(value))
     return single if single <= value else float(np.nextafter(np.float32(value), np.float32(-INF)))
 
@@ -26,6 +35,10 @@ def _down(value: float) -> float:
 def _up(value: float) -> float:
     if math.isinf(value) or value == 0:
         return value
+    if value > F32_MAX:
+        return INF
+    if value < -F32_MAX:
+        return -F32_MAX
     single = float(np.float32(value))
     return single if single >= value else float(np.nextafter(np.float32(value), np.float32(INF)))
 

@@ -31,6 +31,9 @@ from shapescript.syntax.tokens import (
 )
 
 MAX_INT_LITERAL = 2**64 - 1
+#: Digits in MAX_INT_LITERAL: a literal with more (after leading zeros) is too large,
+#: and is never handed to `int()`, which refuses strings of over 4,300 digits.
+_MAX_INT_DIGITS = len(str(MAX_INT_LITERAL))
 TAB_WIDTH = 8
 
 _TOKEN_RE = re.compile(
@@ -59,6 +62,14 @@ class LexResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: Spans read inside a bracket that was never closed: errors there are its knock-on.
     unclosed_regions: list[Span] = field(default_factory=list)
+
+
+def _int_value(digits: str) -> int:
+    """The value of a run of digits, or MAX_INT_LITERAL + 1 for any that is too large."""
+    significant = digits.lstrip("0")
+    if len(significant) > _MAX_INT_DIGITS:
+        return MAX_INT_LITERAL + 1
+    return int(significant or "0")
 
 
 def _error(code: str, message: str, span: Span, label: str = "", help: str | None = None):
@@ -159,7 +170,7 @@ class _Layout:
         return LexResult(tokens, self.comments, self.diagnostics, self.unclosed_regions)
 
     def _integer(self, raw: str, start: int, end: int) -> Token:
-        value = int(raw)
+        value = _int_value(raw)
         if value > MAX_INT_LITERAL:
             self.diagnostics.append(
                 _error(
@@ -190,7 +201,18 @@ class _Layout:
             return Token(FLOAT, raw, start, end, float(raw))
         if kind == "grouped":
             digits, name = _GROUPED_PARTS.match(raw).groups()
-            return Token(GROUPED_SIZE, raw, start, end, (int(digits), name))
+            count = _int_value(digits)
+            if count > MAX_INT_LITERAL:
+                self.diagnostics.append(
+                    _error(
+                        "E0208",
+                        "integer literal is too large",
+                        Span(start, start + len(digits)),
+                        "larger than 2^64 - 1",
+                        help="the largest integer literal is 18446744073709551615",
+                    )
+                )
+            return Token(GROUPED_SIZE, raw, start, end, (count, name))
         if kind == "unknown":
             return Token(UNKNOWN_SIZE, raw, start, end, raw[1:])
         closed = raw.endswith('"') and len(raw) > 1
