@@ -89,6 +89,8 @@ class _Layout:
         self.brackets: list[Token] = []
         self.pending_newline: Token | None = None
         self.line_number = 1
+        #: The last line where a bad character or an unmatched closer was reported.
+        self.bad_line = 0
         self.unclosed_regions: list[Span] = []
 
     def run(self) -> LexResult:
@@ -131,7 +133,7 @@ class _Layout:
                     bad_run[1] = end
                 else:
                     self._flush_bad_run(bad_run)
-                    bad_run = [start, end]
+                    bad_run = [start, end, self.line_number]
                 continue
             else:
                 token = self._literal(kind, text[start:end], start, end)
@@ -235,8 +237,11 @@ class _Layout:
             token.value = "interval"
 
     def _flush_bad_run(self, run: list[int] | None) -> None:
-        if run is None:
+        """Report a run of characters no token starts with: the first run of a line only,
+        since what follows it on that line is seldom more than its knock-on."""
+        if run is None or run[2] == self.bad_line:
             return
+        self.bad_line = run[2]
         chars = self.text[run[0] : run[1]]
         what = f"`{chars}`" if len(chars) == 1 else f"characters `{chars}`"
         self.diagnostics.append(
@@ -259,15 +264,17 @@ class _Layout:
     def _close_bracket(self, token: Token) -> bool:
         """Match a closing bracket; False when it is dropped as unmatched."""
         if not self.brackets:
-            self.diagnostics.append(
-                _error(
-                    "E0105",
-                    f"unmatched `{token.text}`",
-                    token.span,
-                    "nothing is open here for this to close",
-                    help="remove it, or add the opening bracket it was meant to close",
+            if self.bad_line != self.line_number:
+                self.bad_line = self.line_number
+                self.diagnostics.append(
+                    _error(
+                        "E0105",
+                        f"unmatched `{token.text}`",
+                        token.span,
+                        "nothing is open here for this to close",
+                        help="remove it, or add the opening bracket it was meant to close",
+                    )
                 )
-            )
             return False
         opener = self.brackets.pop()
         opener.partner = len(self.tokens)

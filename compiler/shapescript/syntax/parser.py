@@ -15,7 +15,7 @@ from shapescript.deep import run_deep
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.syntax import ast
 from shapescript.syntax.doc_comments import attach_doc_comments
-from shapescript.syntax.lexer import lex
+from shapescript.syntax.lexer import LexResult, lex
 from shapescript.syntax.limits import MAX_NESTING, MAX_TREE_DEPTH, NODES_PER_TOKEN, too_deep
 from shapescript.syntax.source import SourceFile, Span
 from shapescript.syntax.tokens import (
@@ -161,9 +161,20 @@ def _parse_chunk(path: str, text: str, notebook: bool) -> ChunkParse:
     module = parser.parse_module()
     if len(lexed.tokens) * NODES_PER_TOKEN > MAX_TREE_DEPTH:
         _replace_too_deep_items(module, parser.diagnostics)
-    diagnostics = lexed.diagnostics + parser.diagnostics
+    diagnostics = lexed.diagnostics + _off_lexed_lines(parser.diagnostics, lexed, source)
     diagnostics.extend(attach_doc_comments(module, lexed.comments, source))
     return ChunkParse(module.items, diagnostics, lexed.comments)
+
+
+def _off_lexed_lines(
+    diagnostics: list[Diagnostic], lexed: LexResult, source: SourceFile
+) -> list[Diagnostic]:
+    """The parser's diagnostics but those on a line the lexer already reported an error
+    on: after a bad character or bracket, the parser's complaint is its knock-on."""
+    if not lexed.diagnostics or not diagnostics:
+        return diagnostics
+    lexed_lines = {source.position(d.primary.span.start).line for d in lexed.diagnostics}
+    return [d for d in diagnostics if source.position(d.primary.span.start).line not in lexed_lines]
 
 
 def _replace_too_deep_items(module: ast.Module, diagnostics: list[Diagnostic]) -> None:
