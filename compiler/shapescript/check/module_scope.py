@@ -441,23 +441,28 @@ def check_aliases(module: ast.Module, scope: ModuleScope, reporter: Reporter) ->
             and axis.size.name in decls
         ]
 
-    state: dict[str, str] = {}
+    # A depth-first search with an explicit stack: aliases may chain without bound.
+    done: set[str] = set()
     in_cycle: set[str] = set()
-
-    def visit(name: str, stack: list[str]) -> None:
-        state[name] = "active"
-        stack.append(name)
-        for used in uses(name):
-            if state.get(used) == "active":
-                in_cycle.update(stack[stack.index(used) :])
-            elif used not in state:
-                visit(used, stack)
-        stack.pop()
-        state[name] = "done"
-
-    for name in decls:
-        if name not in state:
-            visit(name, [])
+    for root in decls:
+        if root in done:
+            continue
+        path = [root]
+        on_path = {root: 0}
+        pending = [iter(uses(root))]
+        while pending:
+            used = next(pending[-1], None)
+            if used is None:
+                pending.pop()
+                finished = path.pop()
+                del on_path[finished]
+                done.add(finished)
+            elif used in on_path:
+                in_cycle.update(path[on_path[used] :])
+            elif used not in done:
+                on_path[used] = len(path)
+                path.append(used)
+                pending.append(iter(uses(used)))
     for name in decls:
         if name in in_cycle:
             reporter.base = bases[name]
