@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import os
 import sys
 import traceback
@@ -125,22 +126,17 @@ def read_source(path: str) -> SourceFile:
 
 def _print_text(checked: list[tuple[Diagnostic, SourceFile]], limit: int, color: bool) -> None:
     """Each file's diagnostics, at most `limit` of them (0: all), then a count of the rest."""
-    shown: dict[str, int] = {}
-    hidden: dict[str, int] = {}
-    for diag, source in checked:
-        count = shown.get(diag.path, 0)
-        if limit and count >= limit:
-            hidden[diag.path] = hidden.get(diag.path, 0) + 1
-            continue
-        shown[diag.path] = count + 1
-        print(render_diagnostic(diag, source, color=color))
-        print()
-    for path, count in hidden.items():
-        more = "diagnostic" if count == 1 else "diagnostics"
-        print(
-            f"{path}: {count} more {more} not shown (--max-diagnostics {limit}; pass 0 to show all)"
-        )
-        print()
+    for path, group in itertools.groupby(checked, key=lambda item: item[0].path):
+        found = list(group)
+        shown = found[:limit] if limit else found
+        for diag, source in shown:
+            print(render_diagnostic(diag, source, color=color))
+            print()
+        hidden = len(found) - len(shown)
+        if hidden:
+            more = "diagnostic" if hidden == 1 else "diagnostics"
+            print(f"{path}: {hidden} more {more} not shown (--max-diagnostics 0 shows all)")
+            print()
 
 
 def _run_check(args: argparse.Namespace) -> int:

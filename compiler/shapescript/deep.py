@@ -71,16 +71,34 @@ def run_deep(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
 
     _raise_limit()
     try:
-        with _lock:
-            previous_size = threading.stack_size(STACK_BYTES)
+        thread = _start(body)
+        if thread is None:
+            _inside.deep = True
             try:
-                thread = threading.Thread(target=body, name="shapescript-deep", daemon=True)
-                thread.start()
+                return function(*args, **kwargs)
             finally:
-                threading.stack_size(previous_size)
+                _inside.deep = False
         thread.join()
     finally:
         _restore_limit()
     if failure:
         raise failure[0]
     return outcome[0]
+
+
+def _start(body: Callable[[], None]) -> threading.Thread | None:
+    """Start `body` in a thread with the biggest stack the system grants, down to a
+    sixteenth of STACK_BYTES; None when it grants none of them."""
+    with _lock:
+        size = STACK_BYTES
+        while size >= STACK_BYTES // 16:
+            previous_size = threading.stack_size(size)
+            try:
+                thread = threading.Thread(target=body, name="shapescript-deep", daemon=True)
+                thread.start()
+                return thread
+            except (RuntimeError, MemoryError):
+                size //= 2
+            finally:
+                threading.stack_size(previous_size)
+    return None

@@ -1,4 +1,7 @@
-"""Hostile programs: each class of deep or long input, generated at a chosen size."""
+"""Hostile programs: each class of deep or long input, generated at a chosen size.
+
+Each function takes the depth or length `n` and returns the text of a whole file.
+"""
 
 from __future__ import annotations
 
@@ -27,9 +30,9 @@ def nested_parens_in_shape(n: int) -> str:
 def nested_blocks(n: int, keyword: str = "if") -> str:
     header = "if true:" if keyword == "if" else "for i in 0..2:"
     lines = ["fn f(x: [n]) -> [n]:"]
-    lines += [f"{'  ' * (level + 1)}{header}" for level in range(n)]
-    lines.append(f"{'  ' * (n + 1)}x")
-    lines.append("  return x")
+    lines += [f"{' ' * (level + 1)}{header}" for level in range(n)]
+    lines.append(f"{' ' * (n + 1)}x")
+    lines.append(" return x")
     return "\n".join(lines) + "\n"
 
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from shapescript import cli
+from shapescript import cli, deep
 from shapescript.analysis import analyze
+from shapescript.check.checker import check_source
 from shapescript.deep import run_deep
 from shapescript.syntax import ast
 from shapescript.syntax.limits import MAX_NESTING, MAX_TREE_DEPTH
@@ -153,3 +154,22 @@ def test_integer_overflow_is_e0414_without_numpy_warnings() -> None:
         assert codes(programs.overflowing_product()) == ["E0414"]
         assert codes("fn f() -> float = 1e38 * 1e38 * 18446744073709551615.0\n") == []
     assert [str(warning.message) for warning in caught] == []
+
+
+def test_run_deep_still_runs_when_no_big_stack_is_granted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(self: object) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(deep.threading.Thread, "start", refuse)
+    assert run_deep(sum, [1, 2]) == 3
+    assert codes(programs.nested_parens(100)) == []
+
+
+def test_an_edit_of_a_deep_file_is_checked_incrementally_without_crashing() -> None:
+    text = programs.binary_chain(programs.DEPTH) + programs.nested_calls(programs.DEPTH)
+    first = check_source(SourceFile.from_text("deep.ss", text))
+    edited = check_source(SourceFile.from_text("deep.ss", "dim D = 4\n" + text), first)
+    assert [d.code for d in first.diagnostics] == ["E0209"]
+    assert [d.code for d in edited.diagnostics] == ["E0209"]
