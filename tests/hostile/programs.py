@@ -172,3 +172,7 @@ def nested_math_fractions(n: int) -> str:
 
 DEEP["nested_math"] = nested_math
 DEEP["nested_math_fractions"] = nested_math_fractions
+
+
+def unclosed_calls(n: int) -> str:
+    return f"fn f(x: [n]) -> [n] = {'gelu(' * n}x\n"

@@ -172,3 +172,16 @@ def test_the_real_command_on_a_deep_file_exits_1_not_3(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stderr
     assert "error[E0209]" in result.stdout
     assert result.stderr == ""
+
+
+def test_ten_thousand_unclosed_brackets_are_one_short_e0106(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "open.ss"
+    text = programs.unclosed_calls(programs.DEPTH)
+    path.write_text(text, encoding="utf-8")
+    status, out, _ = run_check(capsys, str(path))
+    assert status == 1
+    assert out.count("error[") == 1 and "error[E0106]" in out
+    assert "and 9996 more unclosed brackets" in out
+    assert len(out) < 10 * len(text)

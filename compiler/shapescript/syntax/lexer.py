@@ -34,6 +34,8 @@ MAX_INT_LITERAL = 2**64 - 1
 #: Digits in MAX_INT_LITERAL: a literal with more (after leading zeros) is too large,
 #: and is never handed to `int()`, which refuses strings of over 4,300 digits.
 _MAX_INT_DIGITS = len(str(MAX_INT_LITERAL))
+#: Outer unclosed brackets an E0106 points at; it counts the others in a note.
+_MAX_UNCLOSED_LABELS = 3
 TAB_WIDTH = 8
 
 _TOKEN_RE = re.compile(
@@ -301,8 +303,12 @@ class _Layout:
             "unclosed bracket",
             help=f"add the matching `{OPEN_BRACKETS[innermost.kind]}`",
         )
-        for outer in reversed(self.brackets[:-1]):
+        outers = self.brackets[:-1]
+        for outer in reversed(outers[-_MAX_UNCLOSED_LABELS:]):
             diagnostic.secondary.append(Label(outer.span, "also unclosed"))
+        if len(outers) > _MAX_UNCLOSED_LABELS:
+            hidden = len(outers) - _MAX_UNCLOSED_LABELS
+            diagnostic.notes.append(f"and {hidden} more unclosed brackets around these")
         self.diagnostics.append(diagnostic)
         self.unclosed_regions.append(Span(self.brackets[0].start, at))
         while self.brackets:
