@@ -176,3 +176,23 @@ DEEP["nested_math_fractions"] = nested_math_fractions
 
 def unclosed_calls(n: int) -> str:
     return f"fn f(x: [n]) -> [n] = {'gelu(' * n}x\n"
+
+
+def typed_functions_in_reverse(n: int) -> str:
+    lines = [f"fn f{i}(x: [n]) -> [n] = f{i + 1}(x) * 2.0" for i in range(n)]
+    lines.append(f"fn f{n}(x: [n]) -> [n] = sigmoid(x)")
+    lines.append("fn g(x: [n]) -> [n] Unit = f0(x)")
+    return "\n".join(lines) + "\n"
+
+
+DEEP["typed_functions_in_reverse"] = typed_functions_in_reverse
+
+
+def effects_through_functions(n: int) -> str:
+    lines = [f"fn f{i}(x: [n]) -> [n] = f{i + 1}(x)" for i in range(n)]
+    lines.append(f"fn f{n}(x: [n]) -> [n] = x")
+    lines.append("fn g(x: [k n]) -> [k n] = x |> map(v => f0(v), over=k)")
+    return "\n".join(lines) + "\n"
+
+
+DEEP["effects_through_functions"] = effects_through_functions

@@ -42,6 +42,8 @@ SLOW = {
     "nested_for",
     "inferred_functions_in_reverse",
     "inferred_functions_in_a_cycle",
+    "typed_functions_in_reverse",
+    "effects_through_functions",
 }
 
 
