@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import os
 import sys
 import traceback
@@ -17,6 +18,7 @@ from shapescript.diagnostics.codes import lookup
 from shapescript.diagnostics.diagnostic import Diagnostic, Severity
 from shapescript.diagnostics.render_json import render_json
 from shapescript.diagnostics.render_text import render_diagnostic, render_summary
+from shapescript.syntax.encoding import decode
 from shapescript.syntax.source import SourceFile
 
 PROG = "shapescript"
@@ -25,6 +27,7 @@ EXIT_ERRORS = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 DEBUG_VARIABLE = "SHAPESCRIPT_DEBUG"
+DEFAULT_MAX_DIAGNOSTICS = 100
 
 
 class UsageError(Exception):
@@ -59,10 +62,17 @@ def wants_color(stream: TextIO, environ: Mapping[str, str] | None = None) -> boo
     return bool(isatty and isatty())
 
 
+def _unreadable_folder(exc: OSError) -> None:
+    raise UsageError(f"can't read the folder `{exc.filename}`: {exc.strerror or exc}") from exc
+
+
 def _files_in_folder(folder: str) -> list[str]:
-    """The `.ss` files under a folder, recursively and sorted, skipping hidden entries."""
+    """The `.ss` files under a folder, recursively and sorted, skipping hidden entries.
+
+    A folder that can't be listed is a usage error, never silently skipped.
+    """
     found: list[tuple[tuple[str, ...], str]] = []
-    for root, dirs, files in os.walk(folder):
+    for root, dirs, files in os.walk(folder, onerror=_unreadable_folder):
         dirs[:] = [name for name in dirs if not name.startswith(".")]
         relative_root = os.path.relpath(root, folder)
         for name in files:
@@ -99,27 +109,53 @@ def collect_files(paths: Sequence[str]) -> list[str]:
     return files
 
 
-def read_source(path: str) -> SourceFile:
-    """Read a file as UTF-8, replacing bytes that aren't, and keeping its line endings."""
+def read_decoded(path: str) -> tuple[SourceFile, Diagnostic | None]:
+    """Read a file, keeping its line endings; one that isn't UTF-8 comes with its E0107."""
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise UsageError(f"can't read `{path}`: {exc.strerror or exc}") from exc
-    return SourceFile.from_text(path, data.decode("utf-8", errors="replace"))
+    decoded = decode(data)
+    return SourceFile.from_text(path, decoded.text), decoded.problem
+
+
+def read_source(path: str) -> SourceFile:
+    """Read a file as UTF-8, replacing bytes that aren't, and keeping its line endings."""
+    return read_decoded(path)[0]
+
+
+def _print_text(checked: list[tuple[Diagnostic, SourceFile]], limit: int, color: bool) -> None:
+    """Each file's diagnostics, at most `limit` of them (0: all), then a count of the rest."""
+    for path, group in itertools.groupby(checked, key=lambda item: item[0].path):
+        found = list(group)
+        shown = found[:limit] if limit else found
+        for diag, source in shown:
+            print(render_diagnostic(diag, source, color=color))
+            print()
+        hidden = len(found) - len(shown)
+        if hidden:
+            more = "diagnostic" if hidden == 1 else "diagnostics"
+            print(f"{path}: {hidden} more {more} not shown (--max-diagnostics 0 shows all)")
+            print()
 
 
 def _run_check(args: argparse.Namespace) -> int:
-    sources = [read_source(path) for path in collect_files(args.paths)]
+    if args.max_diagnostics < 0:
+        raise UsageError("--max-diagnostics takes a count of 0 or more (0 shows all)")
+    sources = [read_decoded(path) for path in collect_files(args.paths)]
     checked: list[tuple[Diagnostic, SourceFile]] = []
-    crashed = False
+    crashed = 0
     files_checked = 0
-    for source in sources:
-        try:
-            found = analysis.analyze(source)
-        except Exception as exc:
-            _internal_error(f"internal error while checking {source.path}", exc)
-            crashed = True
-            continue
+    for source, problem in sources:
+        if problem is not None:
+            found = [problem]
+        else:
+            try:
+                found = analysis.analyze(source)
+            except Exception as exc:
+                _internal_error(f"internal error while checking {source.path}", exc)
+                crashed += 1
+                continue
         files_checked += 1
         for diag in found:
             diag.path = source.path
@@ -130,22 +166,26 @@ def _run_check(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(render_json(checked, files_checked))
     else:
-        color = wants_color(sys.stdout)
-        for diag, source in checked:
-            print(render_diagnostic(diag, source, color=color))
-            print()
-        print(
-            render_summary(
-                severities.count(Severity.ERROR),
-                severities.count(Severity.WARNING),
-                severities.count(Severity.HINT),
-                files_checked,
+        _print_text(checked, args.max_diagnostics, wants_color(sys.stdout))
+        if crashed and not checked:
+            print(f"{_files(crashed)} could not be checked, because of an internal error")
+        else:
+            print(
+                render_summary(
+                    severities.count(Severity.ERROR),
+                    severities.count(Severity.WARNING),
+                    severities.count(Severity.HINT),
+                    files_checked,
+                )
             )
-        )
     if crashed:
         _bug_hint()
         return EXIT_INTERNAL
     return EXIT_ERRORS if Severity.ERROR in severities else EXIT_OK
+
+
+def _files(count: int) -> str:
+    return "1 file" if count == 1 else f"{count} files"
 
 
 def explanation_dirs() -> Iterator[Path]:
@@ -204,6 +244,14 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("text", "json"),
         default="text",
         help="text for people (the default), json for tools",
+    )
+    check.add_argument(
+        "--max-diagnostics",
+        type=int,
+        default=DEFAULT_MAX_DIAGNOSTICS,
+        metavar="N",
+        help=f"in text output, show at most N diagnostics per file and count the rest "
+        f"(default {DEFAULT_MAX_DIAGNOSTICS}; 0 shows all; json output always has all)",
     )
     check.set_defaults(run=_run_check)
 

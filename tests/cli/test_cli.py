@@ -302,15 +302,27 @@ def test_diagnostics_are_sorted_by_file_offset_and_code(
     assert out.endswith("found 6 errors and 1 warning in 2 files\n")
 
 
-def test_files_are_read_as_utf8_with_replacement(
+def test_files_are_read_as_utf8_keeping_line_endings(
     run: Run, analyzed: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     texts: list[str] = []
     monkeypatch.setattr(analysis, "analyze", lambda source: texts.append(source.text) or [])
     path = tmp_path / "a.ss"
-    path.write_bytes(b"\xef\xbb\xbfdim D = 4 # caf\xc3\xa9 \xff\r\n")
+    path.write_bytes(b"\xef\xbb\xbfdim D = 4 # caf\xc3\xa9\r\n")
     assert run("check", str(path))[0] == 0
-    assert texts == ["dim D = 4 # caf\u00e9 \ufffd\r\n"]
+    assert texts == ["dim D = 4 # caf\u00e9\r\n"]
+
+
+def test_a_file_that_is_not_utf8_is_one_e0107_and_not_analyzed(
+    run: Run, analyzed: list[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "a.ss"
+    path.write_bytes(b"dim D = 4 # caf\xe9\n")
+    status, out, _ = run("check", str(path))
+    assert status == 1
+    assert analyzed == []
+    assert out.count("error[") == 1
+    assert "error[E0107]: this file is not UTF-8: byte 0xE9 at offset 15" in out
 
 
 # check --format json
@@ -470,3 +482,43 @@ def test_python_dash_m_usage_error() -> None:
     assert result.returncode == 2
     assert result.stderr.startswith("shapescript: error: ")
     assert "Traceback" not in result.stderr
+
+
+# check: what the command line reports about itself
+
+
+def test_internal_crash_never_claims_no_problems(
+    run: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def crash(source: SourceFile) -> list[Diagnostic]:
+        raise RecursionError("too deep")
+
+    monkeypatch.setattr(analysis, "analyze", crash)
+    monkeypatch.delenv("SHAPESCRIPT_DEBUG", raising=False)
+    status, out, _ = run("check", str(write(tmp_path, "a.ss")))
+    assert status == 3
+    assert "no problems found" not in out
+    assert out == "1 file could not be checked, because of an internal error\n"
+
+
+def test_text_output_caps_diagnostics_per_file(
+    run: Run, analyzed: list[str], tmp_path: Path
+) -> None:
+    write(tmp_path, "a.ss", "!E0301 " * 7 + "\n")
+    write(tmp_path, "b.ss", "!E0302\n")
+    status, out, _ = run("check", str(tmp_path), "--max-diagnostics", "3")
+    assert status == 1
+    assert out.count("error[E0301]") == 3
+    assert out.count("error[E0302]") == 1
+    assert f"{tmp_path / 'a.ss'}: 4 more diagnostics not shown" in out
+    assert out.endswith("found 8 errors in 2 files\n")
+    _, everything, _ = run("check", str(tmp_path), "--max-diagnostics", "0")
+    assert everything.count("error[E0301]") == 7 and "not shown" not in everything
+    _, as_json, _ = run("check", str(tmp_path), "--format", "json", "--max-diagnostics", "1")
+    assert len(json.loads(as_json)["diagnostics"]) == 8
+
+
+def test_negative_max_diagnostics_is_a_usage_error(run: Run, tmp_path: Path) -> None:
+    status, _, err = run("check", str(write(tmp_path, "a.ss")), "--max-diagnostics", "-1")
+    assert status == 2
+    assert_one_line_error(err)

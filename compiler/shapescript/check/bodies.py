@@ -10,6 +10,7 @@ from shapescript.check import builtin_rules, chains, domains, ranges
 from shapescript.check.broadcast import ShapeError, broadcast, matmul, positions_in
 from shapescript.check.calls import CallChecker
 from shapescript.check.env import Arg, Env
+from shapescript.check.limits import inference_too_deep
 from shapescript.check.module_scope import KIND_WORDS, ModuleScope, suggestion
 from shapescript.check.program import (
     LOCAL_KINDS,
@@ -21,7 +22,7 @@ from shapescript.check.program import (
 )
 from shapescript.check.reporter import Reporter
 from shapescript.check.signatures import Signature
-from shapescript.check.sizes import Poly
+from shapescript.check.sizes import Poly, SizeOverflow
 from shapescript.check.solver import Equation, solve
 from shapescript.check.syntax_facts import (
     always_returns,
@@ -103,6 +104,8 @@ class Program:
         self.results: dict[int, BodyResult] = {}
         self.variable_counter = 0
         self.inferring: list[str] = []
+        #: Functions whose return type wasn't inferred, because that went too deep.
+        self.refused: set[str] = set()
         self.range_cache: dict = {}
         self.effects: dict = {}
         self.item_index = {id(item): index for index, item in enumerate(module.items)}
@@ -135,6 +138,9 @@ class Program:
         key = (self.item_text(index), self.fingerprint)
         result = self.previous_memo.get(key) or self.memo.get(key)
         if result is None:
+            if self.inferring and inference_too_deep(len(self.inferring)):
+                self.refused.add(decl.name)
+                return None
             self.inferring.append(decl.name)
             try:
                 result = BodyChecker(self, decl, signature).check()
@@ -219,7 +225,8 @@ class Program:
             return UNKNOWN
         result = self.check_item(index)
         if result is None:
-            return None if signature.name in self.inferring else UNKNOWN
+            refused = signature.name in self.inferring or signature.name in self.refused
+            return None if refused else UNKNOWN
         return result.inferred
 
 
@@ -985,7 +992,17 @@ class BodyChecker(CallChecker):
         if op == "/":
             self._check_divisor(right, op_span)
         if isinstance(left, HostType) and isinstance(right, HostType):
-            return host_result(op, left, right)
+            try:
+                return host_result(op, left, right)
+            except SizeOverflow:
+                self.reporter.report(
+                    "E0414",
+                    "this integer is too large: it doesn't fit in 128 bits",
+                    span,
+                    "overflows 128 bits",
+                    help="sizes and integers are checked exactly up to 128 bits",
+                )
+                return UNKNOWN
         if op == "@":
             return self.matmul(left, right, span)
         left_axes = left.axes if isinstance(left, TensorType) else ()

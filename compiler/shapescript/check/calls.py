@@ -258,6 +258,15 @@ class CallChecker:
             if any(symbol.startswith("$") for symbol in size.symbols())
         }
         result_type = self.program.return_type_of(signature)
+        if result_type is None and signature.name in self.program.refused:
+            self.reporter.report(
+                "E0306",
+                f"`{signature.name}` has no return type, and inferring it goes too deep",
+                node.span,
+                "return type not inferred",
+                help=f"give `{signature.name}` a return type: `-> T`",
+            )
+            return UNKNOWN
         if result_type is None:
             self.reporter.report(
                 "E0306",

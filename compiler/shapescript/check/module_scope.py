@@ -320,6 +320,68 @@ class _Dims:
     values: dict[str, Poly | None] = field(default_factory=dict)
     visiting: list[str] = field(default_factory=list)
 
+    def uses(self, name: str) -> list[str]:
+        """The dims a dim's value names, left to right."""
+        found = []
+        stack: list[ast.SizeExpr] = [self.decls[name].value]
+        while stack:
+            expr = stack.pop()
+            if isinstance(expr, ast.SizeBinary):
+                stack.append(expr.right)
+                stack.append(expr.left)
+            elif isinstance(expr, ast.SizeName) and expr.name in self.decls:
+                found.append(expr.name)
+        return found
+
+    def dependency_order(self) -> list[str]:
+        """Every dim after the dims it uses, by a depth-first search with an explicit stack.
+
+        Each cycle met on the way is reported (E0304) and its dims get no value, so that
+        working the values out in this order never recurses more than one dim deep.
+        """
+        order: list[str] = []
+        done: set[str] = set()
+        for root in self.decls:
+            if root in done:
+                continue
+            path = [root]
+            on_path = {root: 0}
+            pending = [iter(self.uses(root))]
+            while pending:
+                used = next(pending[-1], None)
+                if used is None:
+                    pending.pop()
+                    finished = path.pop()
+                    del on_path[finished]
+                    done.add(finished)
+                    order.append(finished)
+                elif used in on_path:
+                    self._report_cycle(path[on_path[used] :] + [used])
+                elif used not in done:
+                    on_path[used] = len(path)
+                    path.append(used)
+                    pending.append(iter(self.uses(used)))
+        return order
+
+    def _report_cycle(self, cycle: list[str]) -> None:
+        name = cycle[0]
+        if name in self.values:
+            return
+        reporter = self.reporter
+        outer_base = reporter.base
+        reporter.base = self.bases[name]
+        reporter.report(
+            "E0304",
+            f"dim `{name}` is defined in terms of itself",
+            self.decls[name].name_span,
+            "part of a cycle",
+            notes=["the cycle: " + " -> ".join(cycle)],
+            help="give one of these dims a value that doesn't use the others",
+        )
+        reporter.base = outer_base
+        for member in cycle:
+            self.values[member] = None
+
     def value_of(self, name: str) -> Poly | None:
         """A dim's value, worked out on first use (so dims may come in any order)."""
         if name in self.values:
@@ -432,6 +494,8 @@ def evaluate_dims(module: ast.Module, scope: ModuleScope, reporter: Reporter) ->
         if isinstance(item, ast.DimDecl) and item.name not in dims.decls:
             dims.decls[item.name] = item
             dims.bases[item.name] = module.base_of(index)
+    for name in dims.dependency_order():
+        dims.value_of(name)
     for name in dims.decls:
         value = dims.value_of(name)
         if value is not None:
@@ -462,23 +526,28 @@ def check_aliases(module: ast.Module, scope: ModuleScope, reporter: Reporter) ->
             and axis.size.name in decls
         ]
 
-    state: dict[str, str] = {}
+    # A depth-first search with an explicit stack: aliases may chain without bound.
+    done: set[str] = set()
     in_cycle: set[str] = set()
-
-    def visit(name: str, stack: list[str]) -> None:
-        state[name] = "active"
-        stack.append(name)
-        for used in uses(name):
-            if state.get(used) == "active":
-                in_cycle.update(stack[stack.index(used) :])
-            elif used not in state:
-                visit(used, stack)
-        stack.pop()
-        state[name] = "done"
-
-    for name in decls:
-        if name not in state:
-            visit(name, [])
+    for root in decls:
+        if root in done:
+            continue
+        path = [root]
+        on_path = {root: 0}
+        pending = [iter(uses(root))]
+        while pending:
+            used = next(pending[-1], None)
+            if used is None:
+                pending.pop()
+                finished = path.pop()
+                del on_path[finished]
+                done.add(finished)
+            elif used in on_path:
+                in_cycle.update(path[on_path[used] :])
+            elif used not in done:
+                on_path[used] = len(path)
+                path.append(used)
+                pending.append(iter(uses(used)))
     for name in decls:
         if name in in_cycle:
             reporter.base = bases[name]

@@ -8,26 +8,54 @@ written: `sigmoid(x)` is Unit, `sigmoid(x) * 2 - 1` is Signed.
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass
 
-import numpy as np
-
 INF = math.inf
+
+_F32 = struct.Struct("<f")
+_F32_BITS = struct.Struct("<I")
+#: The largest finite f32; numbers past it round outward to infinity.
+F32_MAX = _F32.unpack(_F32_BITS.pack(0x7F7FFFFF))[0]
+#: The smallest positive f32 (a subnormal).
+_F32_TINY = _F32.unpack(_F32_BITS.pack(1))[0]
+
+
+def _f32(value: float) -> float:
+    """`value` rounded to the nearest f32 (it must be within ±F32_MAX)."""
+    return _F32.unpack(_F32.pack(value))[0]
+
+
+def _f32_next(single: float, upward: bool) -> float:
+    """The f32 next to the f32 `single`, toward +inf or -inf."""
+    if single == 0:
+        return _F32_TINY if upward else -_F32_TINY
+    bits = _F32_BITS.unpack(_F32.pack(single))[0]
+    bits += 1 if (single > 0) == upward else -1
+    return _F32.unpack(_F32_BITS.pack(bits))[0]
 
 
 def _down(value: float) -> float:
     """The largest f32 at or below `value`."""
-    if math.isinf(value) or value == 0:
+    if math.isinf(value) or value == 0 or value != value:
         return value
-    single = float(np.float32(value))
-    return single if single <= value else float(np.nextafter(np.float32(value), np.float32(-INF)))
+    if value > F32_MAX:
+        return F32_MAX
+    if value < -F32_MAX:
+        return -INF
+    single = _f32(value)
+    return single if single <= value else _f32_next(single, upward=False)
 
 
 def _up(value: float) -> float:
-    if math.isinf(value) or value == 0:
+    if math.isinf(value) or value == 0 or value != value:
         return value
-    single = float(np.float32(value))
-    return single if single >= value else float(np.nextafter(np.float32(value), np.float32(INF)))
+    if value > F32_MAX:
+        return INF
+    if value < -F32_MAX:
+        return -F32_MAX
+    single = _f32(value)
+    return single if single >= value else _f32_next(single, upward=True)
 
 
 @dataclass(frozen=True, slots=True)

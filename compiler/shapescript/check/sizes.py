@@ -37,7 +37,10 @@ class Poly:
     __slots__ = ("terms", "_hash")
 
     def __init__(self, terms: Mapping[Monomial, int]) -> None:
-        self.terms: dict[Monomial, int] = {m: c for m, c in terms.items() if c != 0}
+        if 0 in terms.values():
+            self.terms: dict[Monomial, int] = {m: c for m, c in terms.items() if c != 0}
+        else:
+            self.terms = dict(terms)
         self._hash: int | None = None
 
     # ---------------------------------------------------------------- construction
@@ -132,7 +135,7 @@ class Poly:
 
     def substitute(self, values: Mapping[str, Poly]) -> Poly:
         """Replace symbols by sizes (dims by their values, solver variables by solutions)."""
-        if not values or not any(name in values for name in self.symbols()):
+        if not values or not any(name in values for term in self.terms for name in term):
             return self
         result = ZERO
         for monomial, coefficient in self.terms.items():

@@ -31,6 +31,11 @@ from shapescript.syntax.tokens import (
 )
 
 MAX_INT_LITERAL = 2**64 - 1
+#: Digits in MAX_INT_LITERAL: a literal with more (after leading zeros) is too large,
+#: and is never handed to `int()`, which refuses strings of over 4,300 digits.
+_MAX_INT_DIGITS = len(str(MAX_INT_LITERAL))
+#: Outer unclosed brackets an E0106 points at; it counts the others in a note.
+_MAX_UNCLOSED_LABELS = 3
 TAB_WIDTH = 8
 
 _TOKEN_RE = re.compile(
@@ -61,6 +66,14 @@ class LexResult:
     unclosed_regions: list[Span] = field(default_factory=list)
 
 
+def _int_value(digits: str) -> int:
+    """The value of a run of digits, or MAX_INT_LITERAL + 1 for any that is too large."""
+    significant = digits.lstrip("0")
+    if len(significant) > _MAX_INT_DIGITS:
+        return MAX_INT_LITERAL + 1
+    return int(significant or "0")
+
+
 def _error(code: str, message: str, span: Span, label: str = "", help: str | None = None):
     return Diagnostic(code, message, Label(span, label), help=help)
 
@@ -78,6 +91,8 @@ class _Layout:
         self.brackets: list[Token] = []
         self.pending_newline: Token | None = None
         self.line_number = 1
+        #: The last line where a bad character or an unmatched closer was reported.
+        self.bad_line = 0
         self.unclosed_regions: list[Span] = []
 
     def run(self) -> LexResult:
@@ -120,7 +135,7 @@ class _Layout:
                     bad_run[1] = end
                 else:
                     self._flush_bad_run(bad_run)
-                    bad_run = [start, end]
+                    bad_run = [start, end, self.line_number]
                 continue
             else:
                 token = self._literal(kind, text[start:end], start, end)
@@ -159,7 +174,7 @@ class _Layout:
         return LexResult(tokens, self.comments, self.diagnostics, self.unclosed_regions)
 
     def _integer(self, raw: str, start: int, end: int) -> Token:
-        value = int(raw)
+        value = _int_value(raw)
         if value > MAX_INT_LITERAL:
             self.diagnostics.append(
                 _error(
@@ -190,7 +205,18 @@ class _Layout:
             return Token(FLOAT, raw, start, end, float(raw))
         if kind == "grouped":
             digits, name = _GROUPED_PARTS.match(raw).groups()
-            return Token(GROUPED_SIZE, raw, start, end, (int(digits), name))
+            count = _int_value(digits)
+            if count > MAX_INT_LITERAL:
+                self.diagnostics.append(
+                    _error(
+                        "E0208",
+                        "integer literal is too large",
+                        Span(start, start + len(digits)),
+                        "larger than 2^64 - 1",
+                        help="the largest integer literal is 18446744073709551615",
+                    )
+                )
+            return Token(GROUPED_SIZE, raw, start, end, (count, name))
         if kind == "unknown":
             return Token(UNKNOWN_SIZE, raw, start, end, raw[1:])
         closed = raw.endswith('"') and len(raw) > 1
@@ -213,8 +239,11 @@ class _Layout:
             token.value = "interval"
 
     def _flush_bad_run(self, run: list[int] | None) -> None:
-        if run is None:
+        """Report a run of characters no token starts with: the first run of a line only,
+        since what follows it on that line is seldom more than its knock-on."""
+        if run is None or run[2] == self.bad_line:
             return
+        self.bad_line = run[2]
         chars = self.text[run[0] : run[1]]
         what = f"`{chars}`" if len(chars) == 1 else f"characters `{chars}`"
         self.diagnostics.append(
@@ -237,15 +266,17 @@ class _Layout:
     def _close_bracket(self, token: Token) -> bool:
         """Match a closing bracket; False when it is dropped as unmatched."""
         if not self.brackets:
-            self.diagnostics.append(
-                _error(
-                    "E0105",
-                    f"unmatched `{token.text}`",
-                    token.span,
-                    "nothing is open here for this to close",
-                    help="remove it, or add the opening bracket it was meant to close",
+            if self.bad_line != self.line_number:
+                self.bad_line = self.line_number
+                self.diagnostics.append(
+                    _error(
+                        "E0105",
+                        f"unmatched `{token.text}`",
+                        token.span,
+                        "nothing is open here for this to close",
+                        help="remove it, or add the opening bracket it was meant to close",
+                    )
                 )
-            )
             return False
         opener = self.brackets.pop()
         opener.partner = len(self.tokens)
@@ -272,8 +303,12 @@ class _Layout:
             "unclosed bracket",
             help=f"add the matching `{OPEN_BRACKETS[innermost.kind]}`",
         )
-        for outer in reversed(self.brackets[:-1]):
+        outers = self.brackets[:-1]
+        for outer in reversed(outers[-_MAX_UNCLOSED_LABELS:]):
             diagnostic.secondary.append(Label(outer.span, "also unclosed"))
+        if len(outers) > _MAX_UNCLOSED_LABELS:
+            hidden = len(outers) - _MAX_UNCLOSED_LABELS
+            diagnostic.notes.append(f"and {hidden} more unclosed brackets around these")
         self.diagnostics.append(diagnostic)
         self.unclosed_regions.append(Span(self.brackets[0].start, at))
         while self.brackets:

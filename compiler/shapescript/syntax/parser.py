@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 from itertools import repeat
 
 from shapescript.cancellation import IsCancelled, stop_if
+from shapescript.deep import run_deep
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.syntax import ast
 from shapescript.syntax.doc_comments import attach_doc_comments
-from shapescript.syntax.lexer import lex
+from shapescript.syntax.lexer import LexResult, lex
+from shapescript.syntax.limits import MAX_NESTING, MAX_TREE_DEPTH, NODES_PER_TOKEN, too_deep
 from shapescript.syntax.source import SourceFile, Span
 from shapescript.syntax.tokens import (
     DEDENT,
@@ -122,6 +124,15 @@ def parse(
     unchanged since `previous` are reused, so an edit re-parses only its own chunk.
     `cancelled` is asked before each chunk parsed anew (see `shapescript.cancellation`).
     """
+    return run_deep(_parse_file, source, notebook, previous, cancelled)
+
+
+def _parse_file(
+    source: SourceFile,
+    notebook: bool,
+    previous: ParseResult | None,
+    cancelled: IsCancelled | None,
+) -> ParseResult:
     text = source.text
     starts = split_chunks(text)
     cache = previous.chunks if previous is not None else {}
@@ -162,9 +173,39 @@ def _parse_chunk(path: str, text: str, notebook: bool) -> ChunkParse:
     parser = _Parser(source, lexed.tokens, notebook)
     parser.quiet_regions = lexed.unclosed_regions
     module = parser.parse_module()
-    diagnostics = lexed.diagnostics + parser.diagnostics
+    if len(lexed.tokens) * NODES_PER_TOKEN > MAX_TREE_DEPTH:
+        _replace_too_deep_items(module, parser.diagnostics)
+    diagnostics = lexed.diagnostics + _off_lexed_lines(parser.diagnostics, lexed, source)
     diagnostics.extend(attach_doc_comments(module, lexed.comments, source))
     return ChunkParse(module.items, diagnostics, lexed.comments)
+
+
+def _off_lexed_lines(
+    diagnostics: list[Diagnostic], lexed: LexResult, source: SourceFile
+) -> list[Diagnostic]:
+    """The parser's diagnostics but those on a line the lexer already reported an error
+    on: after a bad character or bracket, the parser's complaint is its knock-on."""
+    if not lexed.diagnostics or not diagnostics:
+        return diagnostics
+    lexed_lines = {source.position(d.primary.span.start).line for d in lexed.diagnostics}
+    return [d for d in diagnostics if source.position(d.primary.span.start).line not in lexed_lines]
+
+
+def _replace_too_deep_items(module: ast.Module, diagnostics: list[Diagnostic]) -> None:
+    """Turn each item whose tree is deeper than the limit into an error node (E0209)."""
+    for index, item in enumerate(module.items):
+        deepest = too_deep(item)
+        if deepest is None:
+            continue
+        module.items[index] = ast.ErrorItem(item.span)
+        diagnostics.append(
+            Diagnostic(
+                "E0209",
+                f"this declaration is more than {MAX_TREE_DEPTH} levels deep",
+                Label(deepest.span, "too deep from here on"),
+                help="split the expression: bind parts of it to names first",
+            )
+        )
 
 
 def shift_span(span: Span, offset: int) -> Span:
@@ -204,6 +245,7 @@ class _Parser:
         self._placeholders: list[ast.Placeholder] = []
         self.quiet_regions: list[Span] = []
         self.in_function = False
+        self.nesting = 0
 
     # ------------------------------------------------------------ token helpers
 
@@ -280,6 +322,20 @@ class _Parser:
             help=help,
             token=token,
         )
+
+    def enter(self) -> None:
+        """One level deeper into brackets, blocks or lambdas; E0209 past the limit."""
+        self.nesting += 1
+        if self.nesting > MAX_NESTING:
+            self.nesting -= 1
+            token = self.tok
+            self.fail(
+                "E0209",
+                f"brackets, blocks and lambdas are nested more than {MAX_NESTING} levels deep",
+                token.span,
+                "too deep here",
+                help="bind the inner parts to names, or move them into functions of their own",
+            )
 
     # ------------------------------------------------------------ recovery
 
@@ -750,6 +806,13 @@ class _Parser:
 
     def parse_suite(self) -> list[ast.Stmt]:
         """`:` was consumed: NEWLINE, INDENT, statements, DEDENT."""
+        self.enter()
+        try:
+            return self._parse_suite()
+        finally:
+            self.nesting -= 1
+
+    def _parse_suite(self) -> list[ast.Stmt]:
         self.expect(NEWLINE, "the end of the line after `:`")
         if not self.at(INDENT):
             self.fail_expected("an indented block")
@@ -910,6 +973,13 @@ class _Parser:
         return False
 
     def parse_expr(self) -> ast.Expr:
+        self.enter()
+        try:
+            return self._parse_expr()
+        finally:
+            self.nesting -= 1
+
+    def _parse_expr(self) -> ast.Expr:
         if self._lambda_ahead():
             return self.parse_lambda()
         start = self.tok.start
@@ -1022,12 +1092,19 @@ class _Parser:
             )
 
     def parse_unary(self) -> ast.Expr:
-        token = self.tokens[self.pos]
-        if token.kind == "-" or token.kind == "!":
+        tokens = self.tokens
+        token = tokens[self.pos]
+        if token.kind != "-" and token.kind != "!":
+            return self.parse_cast()
+        operators: list[Token] = []
+        while token.kind == "-" or token.kind == "!":
+            operators.append(token)
             self.pos += 1
-            operand = self.parse_unary()
-            return ast.Unary(token.kind, operand, _span(token.start, operand.span.end))
-        return self.parse_cast()
+            token = tokens[self.pos]
+        expr = self.parse_cast()
+        for operator in reversed(operators):
+            expr = ast.Unary(operator.kind, expr, _span(operator.start, expr.span.end))
+        return expr
 
     def parse_cast(self) -> ast.Expr:
         expr = self.parse_postfix()
@@ -1297,11 +1374,15 @@ class _Parser:
         if kind == "(":
             self.pos += 1
             items = []
-            while not self.at(")"):
-                item = self.parse_pattern_axis()
-                if item is None:
-                    self.fail_expected("an axis name, a number or `)` in the pattern group")
-                items.append(item)
+            self.enter()
+            try:
+                while not self.at(")"):
+                    item = self.parse_pattern_axis()
+                    if item is None:
+                        self.fail_expected("an axis name, a number or `)` in the pattern group")
+                    items.append(item)
+            finally:
+                self.nesting -= 1
             close = self.advance()
             return ast.PatternGroup(items, _span(token.start, close.end))
         if kind in ("->", ",", ")"):
@@ -1418,10 +1499,14 @@ class _Parser:
         if kind == "(":
             self.advance()
             items: list[ast.Axis] = []
-            while not self.at(")"):
-                if self.at("]") or self.at(EOF):
-                    self.fail_expected("`)` to close the group")
-                items.append(self.parse_axis())
+            self.enter()
+            try:
+                while not self.at(")"):
+                    if self.at("]") or self.at(EOF):
+                        self.fail_expected("`)` to close the group")
+                    items.append(self.parse_axis())
+            finally:
+                self.nesting -= 1
             close = self.advance()
             span = _span(token.start, close.end)
             if len(items) == 1 and isinstance(items[0], ast.SizeAxis):
@@ -1462,7 +1547,11 @@ class _Parser:
             return ast.SizeName(".".join(parts), span)
         if kind == "(":
             self.advance()
-            inner = self.parse_size_expr()
+            self.enter()
+            try:
+                inner = self.parse_size_expr()
+            finally:
+                self.nesting -= 1
             self.expect(")", "`)`")
             return inner
         if kind == GROUPED_SIZE:
