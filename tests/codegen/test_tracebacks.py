@@ -55,6 +55,8 @@ def test_a_torch_error_inside_a_body_is_raised_from_its_line() -> None:
     frames = ss_frames(raised.value)
     assert [(frame.name, frame.lineno) for frame in frames] == [("broken", 13)]
     assert frames[-1].line.startswith("z = torch.matmul(")
+    line = PROGRAM.splitlines()[12]
+    assert (frames[-1].colno, frames[-1].end_colno) == (4, len(line))
 
 
 def test_an_argument_check_is_raised_from_the_function_line() -> None:

@@ -79,7 +79,9 @@ class ModuleContext:
 
     def origin(self, base: int, span: Span) -> Origin:
         position = self.checked.source.position(base + span.start)
-        return Origin(position.line, position.column - 1)
+        text = self.checked.source.line_text(position.line).rstrip("\r\n")
+        column = len(text[: position.column - 1].encode())
+        return Origin(position.line, column, max(len(text.encode()), column))
 
     def location(self, base: int, span: Span) -> tuple[int, int]:
         position = self.checked.source.position(base + span.start)

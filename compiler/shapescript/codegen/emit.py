@@ -8,10 +8,12 @@ from dataclasses import dataclass, field
 
 @dataclass(slots=True)
 class Origin:
-    """A 1-based line and a 0-based column of the `.ss` file."""
+    """A 1-based line and a 0-based column of the `.ss` file (UTF-8 bytes, as Python's
+    positions are), and where the line ends."""
 
     line: int
     column: int
+    end_column: int | None = None
 
 
 @dataclass(slots=True)
@@ -55,5 +57,8 @@ class SourceBuilder:
             node.lineno = start.line
             node.col_offset = start.column
             node.end_lineno = max(end.line, start.line)
-            node.end_col_offset = start.column if end.line == start.line else end.column
+            # To the end of the .ss line: tracebacks underline the rest of the line from
+            # where the code starts (nothing when that is the whole line).
+            last = end if end.line > start.line else start
+            node.end_col_offset = last.column if last.end_column is None else last.end_column
         return tree
