@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from shapescript.check import ranges
 from shapescript.check.ranges import REAL as REAL_RANGE
 from shapescript.check.ranges import Interval
@@ -16,6 +14,7 @@ from shapescript.check.types import (
     interval_of,
     range_domain,
 )
+from shapescript.records import record
 
 #: The to table: (from, to) pairs of domains that a `to` converts between.
 TO_TABLE = {
@@ -29,7 +28,7 @@ TO_TABLE = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Misfit:
     """Why a value doesn't fit: a message and a help line (E0501)."""
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 import math
-from dataclasses import dataclass, field
 
 from shapescript.check.program import Symbol
 from shapescript.check.ranges import Interval
@@ -17,6 +16,7 @@ from shapescript.check.signatures import Signature, build_signature
 from shapescript.check.sizes import InexactDivision, Poly, SizeOverflow
 from shapescript.check.type_exprs import BUILTIN_DOMAINS, TypeContext, TypeResolver
 from shapescript.diagnostics.diagnostic import Label
+from shapescript.records import field, record
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript.syntax.tokens import DTYPES
@@ -40,7 +40,7 @@ KIND_WORDS = {
 }
 
 
-@dataclass(slots=True)
+@record
 class ModuleScope:
     """What the file declares, resolved."""
 
@@ -224,7 +224,7 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
 # ---------------------------------------------------------------------- dims
 
 
-@dataclass(slots=True)
+@record
 class _Dims:
     """The dim declarations and where each one's item starts."""
 
@@ -412,7 +412,7 @@ def check_aliases(module: ast.Module, scope: ModuleScope, reporter: Reporter) ->
 # ---------------------------------------------------------------------- signatures
 
 
-@dataclass(slots=True)
+@record
 class _SignatureMemo:
     """A signature with the names it referred to and its diagnostics, item-relative."""
 

@@ -8,29 +8,53 @@ written: `sigmoid(x)` is Unit, `sigmoid(x) * 2 - 1` is Signed.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import struct
 
-import numpy as np
+from shapescript.records import record
 
 INF = math.inf
+_F32 = struct.Struct("<f")
+_BITS = struct.Struct("<I")
+
+
+def _to_f32(value: float) -> float:
+    """`value` rounded to the nearest f32 (ties to even), infinite past the f32 range."""
+    try:
+        return _F32.unpack(_F32.pack(value))[0]
+    except OverflowError:
+        return math.copysign(INF, value)
+
+
+def _f32_step(single: float, upward: bool) -> float:
+    """The f32 next to the f32 `single`, towards +inf when `upward`, else towards -inf."""
+    (bits,) = _BITS.unpack(_F32.pack(single))
+    negative = bits >> 31
+    if single == 0:
+        bits = 0x00000001 if upward else 0x80000001
+    elif upward != bool(negative):
+        bits += 1
+    else:
+        bits -= 1
+    return _F32.unpack(_BITS.pack(bits))[0]
 
 
 def _down(value: float) -> float:
     """The largest f32 at or below `value`."""
     if math.isinf(value) or value == 0:
         return value
-    single = float(np.float32(value))
-    return single if single <= value else float(np.nextafter(np.float32(value), np.float32(-INF)))
+    single = _to_f32(value)
+    return single if single <= value else _f32_step(single, upward=False)
 
 
 def _up(value: float) -> float:
+    """The smallest f32 at or above `value`."""
     if math.isinf(value) or value == 0:
         return value
-    single = float(np.float32(value))
-    return single if single >= value else float(np.nextafter(np.float32(value), np.float32(INF)))
+    single = _to_f32(value)
+    return single if single >= value else _f32_step(single, upward=True)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Interval:
     """[lo, hi] with each end open or closed; an infinite end is always open."""
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from shapescript.check.ranges import NAMED_RANGES, Interval
 from shapescript.check.reporter import Reporter
@@ -22,6 +21,7 @@ from shapescript.check.types import (
     Type,
     domain_text,
 )
+from shapescript.records import field, record
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
@@ -50,7 +50,7 @@ class TypeError_(Exception):
     """A written type that can't be used; already reported."""
 
 
-@dataclass(slots=True)
+@record
 class TypeContext:
     """Where a type is written, and what its names may refer to.
 

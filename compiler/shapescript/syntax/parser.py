@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import gc
 import re
-from dataclasses import dataclass, field
 
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.records import field, record
 from shapescript.syntax import ast
 from shapescript.syntax.doc_comments import attach_doc_comments
 from shapescript.syntax.lexer import lex
@@ -60,7 +60,7 @@ class _Abort(Exception):
     """Unwinds to the enclosing statement or item after a syntax error was reported."""
 
 
-@dataclass(slots=True)
+@record
 class ParseResult:
     module: ast.Module
     diagnostics: list[Diagnostic]
@@ -71,7 +71,7 @@ class ParseResult:
     comments: list[tuple[int, Comment]] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@record
 class ChunkParse:
     """The items of one chunk, with spans relative to the chunk's start."""
 
