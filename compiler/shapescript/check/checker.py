@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 from shapescript.check import builtin_rules
 from shapescript.check.bodies import Program
 from shapescript.check.math_comments import CommentLine, Math, check_math, find_math
@@ -44,6 +46,18 @@ def check_parsed(parsed: ParseResult, previous: Checked | None = None) -> Checke
     With `previous`, the check of an earlier version of the file, function bodies whose
     text and context haven't changed are not checked again.
     """
+    # As in parsing: what a check allocates mostly stays alive, so the cyclic collector
+    # would scan it again and again; pausing it makes a whole-file check about a third faster.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _check_parsed(parsed, previous)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _check_parsed(parsed: ParseResult, previous: Checked | None) -> Checked:
     source = parsed.source
     module = parsed.module
     reporter = Reporter()
