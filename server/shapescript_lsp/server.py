@@ -30,6 +30,7 @@ from shapescript_lsp.features.python_names import python_definition
 from shapescript_lsp.features.signature_help import signature_help
 from shapescript_lsp.library import Library
 from shapescript_lsp.positions import offset_of, range_of
+from shapescript_lsp.warmup import warm_up
 from shapescript_lsp.workspace import WorkspaceIndex
 
 log = logging.getLogger("shapescript_lsp")
@@ -163,6 +164,7 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
         ls.library = Library(Path(options["libraryDir"]))
     ls.index.excluded = ls.library.folder
     threading.Thread(target=_write_library, args=(ls.library,), daemon=True).start()
+    warm_up()
 
 
 def _write_library(library: Library) -> None:
