@@ -20,6 +20,7 @@ from shapescript.check.program import Checked, Symbol
 from shapescript.check.type_exprs import BUILTIN_DOMAINS
 from shapescript.check.types import TensorType, Type, format_type
 from shapescript.syntax.tokens import DTYPES, KEYWORDS
+from shapescript_lsp.features.math_completion import math_items
 from shapescript_lsp.features.signature_help import CallSite, call_site, callable_params
 
 STAGE_KINDS = frozenset({"reduction", "along_axis", "elementwise", "pattern", "matmul"})
@@ -123,7 +124,7 @@ class Completer:
         line_start = text.rfind("\n", 0, offset) + 1
         before = text[line_start:offset]
         if _in_comment(before):
-            return types.CompletionList(is_incomplete=False, items=[])
+            return types.CompletionList(is_incomplete=False, items=math_items(before))
         prefix = _WORD_BEFORE.search(before).group()
         head = before[: len(before) - len(prefix)]
         candidates = self._candidates(checked, text, offset, head, prefix)
@@ -178,7 +179,7 @@ class Completer:
         stripped = head.rstrip()
         site = call_site(text, offset)
         if re.search(r"\bover\s*=\s*$", head) and site is not None:
-            return self._axes_of_operand(checked, text, site)
+            return self._axes_of_operand(checked, text, site, last_first=True)
         if stripped.endswith("|>"):
             return self._stages(checked, text, offset - len(prefix) - (len(head) - len(stripped)))
         if stripped.endswith(".") and not stripped.endswith(".."):
@@ -250,12 +251,17 @@ class Completer:
             rank = max(rank, 3) if expected is not None else 3
         return Candidate(name, kind, detail, type_, rank, data={"name": name, "kind": symbol.kind})
 
-    def _axes_of_operand(self, checked, text: str, site: CallSite) -> list[Candidate]:
+    def _axes_of_operand(
+        self, checked, text: str, site: CallSite, last_first: bool = False
+    ) -> list[Candidate]:
+        """The operand's named axes in order; after `over=` last first, as the stage snippet
+        `softmax(over=${1|D,n,b|})` offers them."""
         operand = _operand_type(checked, text, site)
         if not isinstance(operand, TensorType) or operand.axes is None:
             return []
         result = []
-        for index, axis in enumerate(operand.axes):
+        axes = list(enumerate(operand.axes))
+        for index, axis in reversed(axes) if last_first else axes:
             if axis.name and axis.name not in {c.label for c in result}:
                 result.append(
                     Candidate(
@@ -263,7 +269,7 @@ class Completer:
                         types.CompletionItemKind.TypeParameter,
                         f"axis of {format_type(operand)}",
                         rank=0,
-                        order=index,
+                        order=len(axes) - 1 - index if last_first else index,
                     )
                 )
         return result
