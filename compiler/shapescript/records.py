@@ -74,13 +74,13 @@ def _own_fields(cls: type) -> list[Field]:
     return fields
 
 
-def _all_fields(cls: type) -> list[Field]:
+def _all_fields(cls: type, own: list[Field]) -> list[Field]:
     by_name: dict[str, Field] = {}
     for base in reversed(cls.__mro__[1:]):
         for inherited in base.__dict__.get("__record_fields__", ()):
             by_name[inherited.name] = inherited
-    for own in _own_fields(cls):
-        by_name[own.name] = own
+    for field_ in own:
+        by_name[field_.name] = field_
     return list(by_name.values())
 
 
@@ -174,8 +174,9 @@ def _frozen_setstate(self: Any, state: Any) -> None:
 def _build(cls: type, frozen: bool) -> type:
     """The slotted class; its generated methods are compiled when first called, since a
     check uses only some of the package's records and compiling is most of the cost."""
-    fields = _all_fields(cls)
-    own = {item.name for item in _own_fields(cls)}
+    own_fields = _own_fields(cls)
+    fields = _all_fields(cls, own_fields)
+    own = {item.name for item in own_fields}
     inherited_slots = {
         name for base in cls.__mro__[1:] for name in base.__dict__.get("__slots__", ())
     }
