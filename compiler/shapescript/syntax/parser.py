@@ -952,6 +952,10 @@ class _Parser:
                             "to use it twice",
                         )
                     arg.value.in_stage = True
+            if isinstance(stage.callee, ast.Name) and stage.callee.name in ("map", "filter"):
+                function = next((arg.value for arg in stage.args if arg.name is None), None)
+                if isinstance(function, ast.Call) and self._is_callable_path(function.callee):
+                    self.check_stage(function)
         return stage
 
     @staticmethod
