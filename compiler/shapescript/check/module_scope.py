@@ -18,6 +18,7 @@ from shapescript.check.type_exprs import BUILTIN_DOMAINS, TypeContext, TypeResol
 from shapescript.diagnostics.diagnostic import Label
 from shapescript.records import field, record
 from shapescript.syntax import ast
+from shapescript.syntax.lexer import MAX_INT_LITERAL
 from shapescript.syntax.source import Span
 from shapescript.syntax.tokens import DTYPES
 
@@ -73,6 +74,7 @@ class ModuleScope:
             dim_values=self.dim_values,
             on_reference=on_reference,
             domain_intervals=self.domain_intervals,
+            broken=self.broken_names,
         )
 
 
@@ -287,6 +289,8 @@ class _Dims:
     def _size(self, decl: ast.DimDecl, expr: ast.SizeExpr) -> Poly | None:
         reporter = self.reporter
         if isinstance(expr, ast.SizeInt):
+            if expr.value > MAX_INT_LITERAL:
+                return None  # E0208 already said the literal is too large
             return Poly.const(expr.value)
         if isinstance(expr, ast.SizeName):
             if expr.name in self.decls:

@@ -86,6 +86,7 @@ def build_signature(
         extern=extern,
         dim_values=base.dim_values,
         on_reference=base.on_reference,
+        broken=base.broken,
     )
     params: list[ParamSig] = []
     seen: dict[str, ast.Param] = {}

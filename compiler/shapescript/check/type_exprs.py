@@ -73,6 +73,8 @@ class TypeContext:
     dim_values: dict[str, Poly] = field(default_factory=dict)
     on_reference: Callable[[str, Span], None] | None = None
     domain_intervals: dict[str, Interval] = field(default_factory=dict)
+    #: Dims and aliases whose declaration is an error: a type using one is unknown, silently.
+    broken: set[str] = field(default_factory=set)
 
 
 class TypeResolver:
@@ -326,6 +328,9 @@ class TypeResolver:
         if name in ctx.dims:
             self._note_reference(ctx, name, span)
             return Poly.symbol(name)
+        if name in ctx.broken:
+            self._note_reference(ctx, name, span)
+            raise TypeError_
         if ctx.mode == "param":
             size = Poly.symbol(name)
             ctx.axes[name] = size
