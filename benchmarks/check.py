@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import gc
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -48,17 +50,30 @@ def check_command(path: Path) -> list[str]:
     return [sys.executable, "-m", "shapescript", "check", str(path)]
 
 
-def time_process(command: list[str], runs: int) -> tuple[list[float], str]:
-    """Wall times of `runs` fresh processes (after one untimed run), and the last output line."""
+def _children_cpu_ms() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def time_process(command: list[str], runs: int) -> tuple[list[float], list[float], str]:
+    """Wall times and CPU times (user + system) of `runs` fresh processes, after one untimed
+    run, and the last output line. On a busy machine the CPU time is the steadier figure."""
     subprocess.run(command, capture_output=True, check=False)
     samples = []
+    cpu = []
     output = ""
     for _ in range(runs):
+        cpu_before = _children_cpu_ms()
         start = time.perf_counter_ns()
         completed = subprocess.run(command, capture_output=True, text=True, check=False)
         samples.append((time.perf_counter_ns() - start) / 1e6)
+        cpu.append(_children_cpu_ms() - cpu_before)
         output = completed.stdout.strip().splitlines()[-1] if completed.stdout else ""
-    return samples, output
+    return samples, cpu, output
+
+
+def cpu_figure(samples: list[float]) -> dict[str, float]:
+    return {"cpu_median_ms": round(statistics.median(samples), 3)}
 
 
 def compile_bytecode() -> None:
@@ -107,21 +122,24 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     text = generate_program(args.lines, args.seed)
     compile_bytecode()
-    floor, _ = time_process([sys.executable, "-c", "pass"], args.runs)
-    small, small_summary = time_process(check_command(SMALL_FILE), args.runs)
+    floor, floor_cpu, _ = time_process([sys.executable, "-c", "pass"], args.runs)
+    small, small_cpu, small_summary = time_process(check_command(SMALL_FILE), args.runs)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "bench.ss"
         path.write_text(text, encoding="utf-8")
-        cold, summary = time_process(check_command(path), args.runs)
+        cold, cold_cpu, summary = time_process(check_command(path), args.runs)
     recheck = time_recheck(text, max(args.runs * 3, 30))
     result = {
         "benchmark": "check",
         "lines": text.count("\n"),
         "seed": args.seed,
-        "python_c_pass": figures(floor, None),
+        "python_c_pass": figures(floor, None) | cpu_figure(floor_cpu),
         "small_file_check": figures(small, SMALL_BUDGET_MS)
+        | cpu_figure(small_cpu)
         | {"file": SMALL_FILE.name, "summary_line": small_summary},
-        "cold_check": figures(cold, COLD_BUDGET_MS) | {"summary_line": summary},
+        "cold_check": figures(cold, COLD_BUDGET_MS)
+        | cpu_figure(cold_cpu)
+        | {"summary_line": summary},
         "recheck_after_edit": figures(recheck, RECHECK_BUDGET_MS),
     } | environment()
     print(f"check: {result['lines']} lines ({summary}); small file: {SMALL_FILE.name}")

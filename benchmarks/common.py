@@ -57,7 +57,8 @@ def line(label: str, result: dict[str, Any]) -> str:
         if budget is None
         else f"budget {budget:.0f} ms: " + ("PASS" if result["pass"] else "FAIL")
     )
+    cpu = f"   cpu {result['cpu_median_ms']:7.1f} ms" if "cpu_median_ms" in result else ""
     return (
         f"  {label:<28} median {result['median_ms']:8.2f} ms   p95 {result['p95_ms']:8.2f} ms   "
-        f"min {result['min_ms']:8.2f} ms   {verdict}"
+        f"min {result['min_ms']:8.2f} ms{cpu}   {verdict}"
     )
