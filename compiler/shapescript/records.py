@@ -164,6 +164,19 @@ def _frozen_delattr(self: Any, name: str) -> None:
     raise FrozenInstanceError(f"cannot delete field {name!r}")
 
 
+def _check_order(cls: type, fields: list[Field]) -> None:
+    """As `dataclass` does at once: a field without a default can't follow one with one."""
+    defaulted = None
+    for item in fields:
+        has_default = item.default is not MISSING or item.default_factory is not MISSING
+        if has_default:
+            defaulted = item.name
+        elif defaulted is not None:
+            raise TypeError(
+                f"{cls.__name__}: field {item.name!r} without a default follows {defaulted!r}"
+            )
+
+
 def _frozen_setstate(self: Any, state: Any) -> None:
     """Unpickling: a frozen record's fields are set past its `__setattr__`."""
     slots = state[1] if isinstance(state, tuple) else state
@@ -177,6 +190,7 @@ def _build(cls: type, frozen: bool) -> type:
     own_fields = _own_fields(cls)
     fields = _all_fields(cls, own_fields)
     own = {item.name for item in own_fields}
+    _check_order(cls, fields)
     inherited_slots = {
         name for base in cls.__mro__[1:] for name in base.__dict__.get("__slots__", ())
     }

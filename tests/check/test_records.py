@@ -77,3 +77,12 @@ def test_replace() -> None:
 def test_pickle_round_trip() -> None:
     for value in (Pair(1, "x"), Point(2, 3, ["a"]), Leaf(1.5)):
         assert pickle.loads(pickle.dumps(value)) == value
+
+
+def test_a_field_without_default_after_one_with_is_refused_at_once() -> None:
+    with pytest.raises(TypeError, match="follows"):
+
+        @record
+        class Wrong:
+            first: int = 0
+            second: int
