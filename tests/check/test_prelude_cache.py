@@ -58,7 +58,7 @@ def test_a_corrupt_entry_is_rebuilt(folder: Path) -> None:
     for junk in (b"", b"not a pickle", pickle.dumps({"wrong": "type"})):
         entry.write_bytes(junk)
         assert _summary(_load(texts)) == expected
-        assert isinstance(pickle.loads(entry.read_bytes()), Prelude)
+        assert isinstance(pickle.loads(entry.read_bytes())[1], Prelude)
 
 
 def test_other_stub_text_uses_another_entry(folder: Path) -> None:
@@ -78,6 +78,17 @@ def test_an_unwritable_folder_still_gives_the_prelude(
     blocker.write_text("", encoding="utf-8")
     monkeypatch.setenv(prelude_cache.CACHE_VARIABLE, str(blocker / "below"))
     assert _summary(_load(_texts())) == _summary(build_prelude(_texts()))
+
+
+def test_an_entry_made_from_other_inputs_is_not_used(folder: Path) -> None:
+    """Even under the same file name (a checksum collision), other inputs mean rebuild."""
+    texts = _texts()
+    _load(texts)
+    (entry,) = folder.glob("prelude-*.pickle")
+    source, value = pickle.loads(entry.read_bytes())
+    value.signatures.clear()
+    entry.write_bytes(pickle.dumps((source + "changed", value)))
+    assert _summary(_load(texts)) == _summary(build_prelude(texts))
 
 
 def test_load_prelude_is_the_built_one() -> None:

@@ -1,19 +1,21 @@
 """The prelude's analysis, kept between runs in the user's cache folder.
 
-The entry's name is a hash of everything the analysis is made from: the package's
-version, the Python version, the stub files' text and the size and time of each module
-of the checker and the syntax package (so an edited checker never reads a stale
-entry). An entry that can't be read, or isn't what it should be, is built anew and
-written again; a cache folder that can't be written only costs the time to build.
+An entry holds the analysis with everything it was made from: the package's version,
+the Python version, the stub files' text and the size and time of each module of the
+checker and the syntax package (so an edited checker never reads a stale entry); its
+file name is a checksum of that. An entry is used only when what it was made from is
+what the analysis would be made from now; one that can't be read, or isn't, is built
+anew and written again. A cache folder that can't be written only costs the time to
+build. (The standard library's checksum and the lazy `tempfile` keep this cheap to
+import: it runs on every `shapescript check`.)
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 import sys
-import tempfile
+import zlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
@@ -55,32 +57,38 @@ def _code_stamp() -> list[tuple[str, int, int]]:
     return sorted(stamp)
 
 
-def cache_key(texts: Mapping[str, str]) -> str:
-    digest = hashlib.sha256()
-    digest.update(f"{__version__}\0{sys.version}\0".encode())
+def made_from(texts: Mapping[str, str]) -> str:
+    """Everything the analysis of `texts` depends on, as one string."""
+    parts = [__version__, sys.version]
     for origin in sorted(texts):
-        digest.update(f"{origin}\0{texts[origin]}\0".encode())
-    digest.update(repr(_code_stamp()).encode())
-    return digest.hexdigest()[:24]
+        parts += [origin, texts[origin]]
+    parts.append(repr(_code_stamp()))
+    return "\0".join(parts)
 
 
 def cached(texts: Mapping[str, str], kind: type[T], build: Callable[[], T]) -> T:
     """The cached analysis of `texts` if there is a sound one, else `build()`, then stored."""
-    path = cache_folder() / f"prelude-{__version__}-{cache_key(texts)}.pickle"
+    source = made_from(texts)
+    checksum = zlib.crc32(source.encode("utf-8", "surrogatepass"))
+    path = cache_folder() / f"prelude-{__version__}-{checksum:08x}.pickle"
     try:
         with open(path, "rb") as stored:
-            value = pickle.load(stored)
-        if isinstance(value, kind):
-            return value
+            entry = pickle.load(stored)
+        if isinstance(entry, tuple) and len(entry) == 2:
+            stored_source, value = entry
+            if stored_source == source and isinstance(value, kind):
+                return value
     except Exception:
         pass
     value = build()
-    _store(path, value)
+    _store(path, (source, value))
     return value
 
 
 def _store(path: Path, value: object) -> None:
     """Write atomically (a reader never sees half a file); give up quietly on any error."""
+    import tempfile
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".prelude-", suffix=".tmp")
