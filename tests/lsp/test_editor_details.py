@@ -126,6 +126,19 @@ async def test_over_offers_the_operands_axes_last_first(client: LanguageClient):
 
 
 @pytest.mark.asyncio
+async def test_the_stage_snippet_orders_the_axes_the_same_way(client: LanguageClient):
+    items = await complete(client, HEAD + "    y = x |> ‸\n    return x\n", " ")
+    by_label = {item.label: item for item in items}
+    completion = client.capabilities.text_document.completion
+    if completion.completion_item and completion.completion_item.snippet_support:
+        assert by_label["softmax"].insert_text == "softmax(over=${1|D,n,b|})"
+        assert by_label["softmax"].insert_text_format == types.InsertTextFormat.Snippet
+    else:
+        assert by_label["softmax"].insert_text is None
+    assert by_label["sum"].insert_text is None and by_label["topk"].insert_text is None
+
+
+@pytest.mark.asyncio
 async def test_math_completion_after_a_backslash(client: LanguageClient):
     labels = [item.label for item in await complete(client, OPENS[-1][0], "\\")]
     assert "\\frac" in labels and "\\sqrt" in labels

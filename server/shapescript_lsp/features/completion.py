@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 
-from shapescript.check.builtin_table import BUILTINS
+from shapescript.check.builtin_table import BUILTINS, split_top_level
 from shapescript.check.program import Checked, Symbol
 from shapescript.check.type_exprs import BUILTIN_DOMAINS
 from shapescript.check.types import TensorType, Type, format_type
@@ -281,6 +281,7 @@ class Completer:
         candidates = []
         for name, entry in BUILTINS.items():
             if entry.kind in STAGE_KINDS:
+                snippet = self._over_snippet(name, entry.signature, piped)
                 candidates.append(
                     Candidate(
                         name,
@@ -288,6 +289,8 @@ class Completer:
                         entry.signature,
                         rank=2,
                         data={"name": name, "kind": "builtin"},
+                        insert=snippet,
+                        snippet=snippet is not None,
                     )
                 )
         if checked is not None:
@@ -311,6 +314,20 @@ class Completer:
                 )
         candidates.append(Candidate("to", types.CompletionItemKind.Keyword, "to T", rank=3))
         return candidates
+
+    def _over_snippet(self, name: str, signature: str, piped: Type | None) -> str | None:
+        """`softmax(over=${1|D,n,b|})`: a stage whose only other required parameter is
+        `over`, with the piped value's axes to choose from, last first."""
+        if not self.snippets or not isinstance(piped, TensorType) or piped.axes is None:
+            return None
+        inside = signature[signature.index("(") + 1 : signature.rindex(") ->")]
+        required = [part for part in split_top_level(inside)[1:] if "=" not in part]
+        if len(required) != 1 or not required[0].strip().startswith("over:"):
+            return None
+        names = list(dict.fromkeys(axis.name for axis in reversed(piped.axes) if axis.name))
+        if not names:
+            return None
+        return f"{name}(over=${{1|{','.join(names)}|}})"
 
     def _members(self, checked, owner: str) -> list[Candidate]:
         name = re.search(r"[\w.]*$", owner).group()
