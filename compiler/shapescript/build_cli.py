@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from shapescript.rt.modes import ALIASES, DEFAULT_CHECKS, DEFAULT_VALUE_CHECKS, MODES, normalize
+from shapescript.check_modes import ALIASES, DEFAULT_CHECKS, DEFAULT_VALUE_CHECKS, MODES, normalize
 
 EXIT_OK = 0
 EXIT_ERRORS = 1

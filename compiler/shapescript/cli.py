@@ -7,7 +7,6 @@ import io
 import itertools
 import os
 import sys
-import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
@@ -16,7 +15,6 @@ import shapescript
 from shapescript import analysis, build_cli, run_cli
 from shapescript.diagnostics.codes import lookup
 from shapescript.diagnostics.diagnostic import Diagnostic, Severity
-from shapescript.diagnostics.render_json import render_json
 from shapescript.diagnostics.render_text import render_diagnostic, render_summary
 from shapescript.syntax.encoding import decode
 from shapescript.syntax.source import SourceFile
@@ -42,6 +40,8 @@ def _internal_error(what: str, exc: BaseException) -> None:
     """Report a crash of the compiler itself, with the traceback only when debugging."""
     print(f"{PROG}: {what}: {type(exc).__name__}: {exc}", file=sys.stderr)
     if _debugging():
+        import traceback
+
         traceback.print_exception(exc, file=sys.stderr)
 
 
@@ -164,6 +164,8 @@ def _run_check(args: argparse.Namespace) -> int:
 
     severities = [diag.severity for diag, _ in checked]
     if args.format == "json":
+        from shapescript.diagnostics.render_json import render_json
+
         print(render_json(checked, files_checked))
     else:
         _print_text(checked, args.max_diagnostics, wants_color(sys.stdout))

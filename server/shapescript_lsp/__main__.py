@@ -7,6 +7,7 @@ import logging
 import sys
 
 from shapescript import __version__
+from shapescript_lsp.quiet_logs import quiet_cancellations
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
         handlers=[handler],
     )
     logging.getLogger("pygls").setLevel(logging.WARNING)
+    quiet_cancellations()
     from shapescript_lsp.server import server
 
     if args.tcp is not None:

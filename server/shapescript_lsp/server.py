@@ -29,14 +29,16 @@ from shapescript_lsp.features.completion import Completer, resolve
 from shapescript_lsp.features.definition import declaration_of, definition, references
 from shapescript_lsp.features.diagnostics import publishable
 from shapescript_lsp.features.hover import HoverRenderer
-from shapescript_lsp.features.inlay_hints import inlay_hints
+from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hints
 from shapescript_lsp.features.python_names import python_definition
 from shapescript_lsp.features.signature_help import signature_help
+from shapescript_lsp.features.triggers import TRIGGER_CHARACTERS, opens_list
 from shapescript_lsp.indexing import BackgroundIndexer
 from shapescript_lsp.library import Library
 from shapescript_lsp.positions import offset_of, range_of
 from shapescript_lsp.protocol import ShapeScriptProtocol, strict_converter
 from shapescript_lsp.transport import serve
+from shapescript_lsp.warmup import warm_up
 from shapescript_lsp.workspace import WorkspaceIndex
 
 log = logging.getLogger("shapescript_lsp")
@@ -60,6 +62,8 @@ class ShapeScriptServer(LanguageServer):
         self.snippets = False
         self.python: str | None = None
         self.pictures = False
+        #: The `inlayHints.bindings` option: hints after bound names (on by default).
+        self.binding_hints = True
         self.debounce = DEFAULT_DEBOUNCE_S
         self.pending: dict[str, asyncio.Task] = {}
         self.index = WorkspaceIndex()
@@ -198,6 +202,7 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     ls.snippets = bool(item and item.snippet_support)
     ls.python = options.get("python")
     ls.pictures = bool(options.get("pictures", False))
+    ls.binding_hints = binding_hints_option(options)
     if "debounceMs" in options:
         ls.debounce = max(0.0, float(options["debounceMs"]) / 1000.0)
     roots = [Path(path_of(folder.uri)) for folder in params.workspace_folders or []]
@@ -208,6 +213,7 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
         ls.library = Library(Path(options["libraryDir"]))
     ls.index.excluded = ls.library.folder
     threading.Thread(target=_write_library, args=(ls.library,), daemon=True).start()
+    warm_up()
 
 
 def _write_library(library: Library) -> None:
@@ -278,9 +284,7 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
 
 @server.feature(
     types.TEXT_DOCUMENT_COMPLETION,
-    types.CompletionOptions(
-        trigger_characters=[".", "=", ">", "(", ",", " ", ":"], resolve_provider=True
-    ),
+    types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS, resolve_provider=True),
 )
 @guarded(types.CompletionList(is_incomplete=False, items=[]))
 async def completion(ls: ShapeScriptServer, params: types.CompletionParams):
@@ -293,6 +297,14 @@ async def completion(ls: ShapeScriptServer, params: types.CompletionParams):
         if document.last_good is None or checked is document.last_good
         else (checked if not checked.errors else document.last_good)
     )
+    context = params.context
+    if (
+        context is not None
+        and context.trigger_kind == types.CompletionTriggerKind.TriggerCharacter
+        and context.trigger_character
+        and not opens_list(context.trigger_character, checked.source.text, offset, basis)
+    ):
+        return types.CompletionList(is_incomplete=False, items=[])
     complete = await ls.indexer.settled()
     index = ls.index.snapshot()
     own = Path(checked.source.path)
@@ -381,7 +393,7 @@ async def inlay_hint(ls: ShapeScriptServer, params: types.InlayHintParams):
         return []
     start = offset_of(checked.source, params.range.start)
     end = offset_of(checked.source, params.range.end)
-    return inlay_hints(checked, start, end)
+    return inlay_hints(checked, start, end, bindings=ls.binding_hints)
 
 
 @server.feature("shapescript/declarationOf")

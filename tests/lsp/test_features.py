@@ -232,7 +232,8 @@ async def test_inlay_hints_end_each_pipe_line_with_its_shape(client: LanguageCli
         )
     )
     labels = {hint.position.line: hint.label for hint in hints}
-    assert labels == {11: ": [t D] Prob over D", 12: ": [t D]"}
+    # Lines 9 and 10 are the bindings `z = ...` and `w = ...`, hinted after the name.
+    assert labels == {9: ": [t D]", 10: ": [t D]", 11: ": [t D] Prob over D", 12: ": [t D]"}
 
 
 @pytest.mark.asyncio

@@ -46,6 +46,8 @@ export interface Settings {
   serverArgs: string[];
   /** `shapescript.hover.pictures`. */
   hoverPictures: boolean;
+  /** `shapescript.inlayHints.bindings`: a type hint after each bound name. */
+  bindingHints: boolean;
 }
 
 /** Reads the `shapescript` section, tolerating values of the wrong type (a hand-edited settings.json). */
@@ -53,10 +55,12 @@ export function readSettings(config: ConfigurationLike): Settings {
   const python = config.get<unknown>('python');
   const args = config.get<unknown>('server.args');
   const pictures = config.get<unknown>('hover.pictures');
+  const bindings = config.get<unknown>('inlayHints.bindings');
   return {
     python: typeof python === 'string' ? python.trim() : '',
     serverArgs: Array.isArray(args) ? args.filter((a): a is string => typeof a === 'string') : [],
     hoverPictures: typeof pictures === 'boolean' ? pictures : true,
+    bindingHints: typeof bindings === 'boolean' ? bindings : true,
   };
 }
 
@@ -163,6 +167,8 @@ export interface InitializationOptions {
   python: string;
   /** Whether hovers may run the file's functions to draw pictures. */
   pictures: boolean;
+  /** `bindings`: whether bound names get type hints (the server's `inlayHints.bindings`). */
+  inlayHints: { bindings: boolean };
 }
 
 /** Pictures run the user's code: only in a trusted workspace, and only if the setting allows it. */
@@ -175,9 +181,18 @@ export function initializationOptions(
   python: string,
   workspaceTrusted: boolean,
   hoverPictures: boolean,
+  bindingHints = true,
 ): InitializationOptions {
-  return { libraryDir, python, pictures: picturesAllowed(workspaceTrusted, hoverPictures) };
+  return {
+    libraryDir,
+    python,
+    pictures: picturesAllowed(workspaceTrusted, hoverPictures),
+    inlayHints: { bindings: bindingHints },
+  };
 }
+
+/** Settings the server reads once, at start: a change restarts it. */
+export const START_OPTION_SETTINGS = [`${SECTION}.inlayHints.bindings`] as const;
 
 /** The settings whose change needs a new server process (the interpreter, or its arguments). */
 export const RESTART_SETTINGS = [`${SECTION}.python`, `${SECTION}.server.args`] as const;

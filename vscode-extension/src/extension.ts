@@ -25,6 +25,7 @@ import {
   RESTART_SETTINGS,
   SECTION,
   serverCommand,
+  START_OPTION_SETTINGS,
 } from './config';
 import { trustHover } from './hover';
 import { LIBRARY_SCHEME, LibraryUris } from './library';
@@ -133,6 +134,7 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
       choice.python,
       vscode.workspace.isTrusted,
       settings.hoverPictures,
+      settings.bindingHints,
     ),
     uriConverters: {
       code2Protocol: (uri) => library!.toServer(uri),
@@ -257,6 +259,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (RESTART_SETTINGS.some((s) => e.affectsConfiguration(s))) {
         log('the server\'s Python or arguments changed: restarting');
+        void restart();
+      } else if (START_OPTION_SETTINGS.some((s) => e.affectsConfiguration(s))) {
+        log('an option the server reads at start changed: restarting');
         void restart();
       } else if (e.affectsConfiguration(`${SECTION}.hover.pictures`)) {
         sendPictures();

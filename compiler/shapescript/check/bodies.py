@@ -1132,6 +1132,12 @@ class BodyChecker(CallChecker):
                     help="convert with `to` instead, if a conversion is what you mean",
                 )
                 return target
+            moved = domains.axis_moved(operand, target.with_axes(target.axes or operand.axes))
+            if moved is not None and node.type.words:
+                self.reporter.report(
+                    "E0501", f"`as` asserts {moved.message}", node.type.span, format_type(operand)
+                )
+                return target
             domain = asserted_domain(operand, target, bool(node.type.words))
             if target.axes is None:
                 return TensorType(operand.axes, domain, target.dtype or operand.dtype)

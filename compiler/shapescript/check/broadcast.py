@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from shapescript.check.sizes import Poly
 from shapescript.check.solver import sizes_equal
 from shapescript.check.types import Axis, axis_text, format_shape
+from shapescript.records import record
 
 
-@dataclass(slots=True)
+@record
 class ShapeError(Exception):
     """Axes that don't line up: the code, a message and notes saying which axis and why."""
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 import textwrap
-from dataclasses import dataclass
+
+from shapescript.records import record
 
 KINDS: frozenset[str] = frozenset(
     {
@@ -39,7 +40,7 @@ OVER_MODES: frozenset[str] = frozenset({"required", "optional", "none"})
 VARIABLE_RESULTS = -1
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Builtin:
     """One built-in operation.
 

@@ -7,7 +7,6 @@ one; `filter` keeps some elements, along a new unknown size.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from shapescript.check.sizes import Poly
@@ -23,6 +22,7 @@ from shapescript.check.types import (
     UnknownType,
     format_type,
 )
+from shapescript.records import record
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
@@ -52,7 +52,7 @@ EFFECTFUL = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Iteration:
     """What a chain iterates: the axis, and each element's parts (two for pairs)."""
 

@@ -52,6 +52,20 @@ def check_parsed(
     text and context haven't changed are not checked again. `cancelled` is asked before
     each function body; once it answers True the check raises `Cancelled`.
     """
+    # As in parsing: what a check allocates mostly stays alive, so the cyclic collector
+    # would scan it again and again; pausing it makes a whole-file check about a third faster.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _check_parsed(parsed, previous, cancelled)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _check_parsed(
+    parsed: ParseResult, previous: Checked | None, cancelled: IsCancelled | None
+) -> Checked:
     source = parsed.source
     module = parsed.module
     reporter = Reporter()
@@ -195,16 +209,8 @@ def _check_source(
     source: SourceFile, previous: Checked | None, cancelled: IsCancelled | None
 ) -> Checked:
     previous_parse = previous.parse if previous is not None else None
-    # As in the parser: the check allocates many objects that all stay alive, and the
-    # cyclic collector would scan them over and over (it tripled the time of a 1 MB file).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        parsed = parse(source, previous=previous_parse, cancelled=cancelled)
-        return check_parsed(parsed, previous, cancelled)
-    finally:
-        if collecting:
-            gc.enable()
+    parsed = parse(source, previous=previous_parse, cancelled=cancelled)
+    return check_parsed(parsed, previous, cancelled)
 
 
 def check_text(text: str, path: str = "<text>") -> Checked:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from shapescript.check import ranges
 from shapescript.check.ranges import REAL as REAL_RANGE
 from shapescript.check.ranges import Interval
@@ -16,6 +14,7 @@ from shapescript.check.types import (
     interval_of,
     range_domain,
 )
+from shapescript.records import record
 
 #: The to table: (from, to) pairs of domains that a `to` converts between.
 TO_TABLE = {
@@ -29,7 +28,7 @@ TO_TABLE = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Misfit:
     """Why a value doesn't fit: a message and a help line (E0501)."""
 
@@ -137,7 +136,7 @@ def value_fits(value: Type, expected: Type) -> Misfit | None:
         return None
     if want.name in ("Prob", "LogProb"):
         if have.name == want.name:
-            return None
+            return axis_moved(value, expected)
         return Misfit(
             f"{shown(have)} values where {shown(want)} is expected",
             f"use {'softmax' if want.name == 'Prob' else 'log_softmax'}, "
@@ -159,6 +158,30 @@ def value_fits(value: Type, expected: Type) -> Misfit | None:
             help_,
         )
     return None
+
+
+def _over_position(type_: TensorType) -> int | None:
+    """Where the axis a semantic domain is over sits, counted from the last axis."""
+    over = type_.domain.over
+    if over is None or type_.axes is None:
+        return None
+    names = [axis.name for axis in type_.axes]
+    return len(names) - names.index(over) if over in names else None
+
+
+def axis_moved(value: TensorType, expected: TensorType) -> Misfit | None:
+    """A semantic domain over another axis position than the expected one (matched by
+    position, so a generic's other name for the same axis still fits)."""
+    have, want = value.domain, expected.domain
+    if have.name != want.name or have.name not in ("Prob", "LogProb"):
+        return None
+    here, there = _over_position(value), _over_position(expected)
+    if here is None or there is None or here == there:
+        return None
+    return Misfit(
+        f"a {shown(have)} where {shown(want)} is expected: the distribution is along another axis",
+        f"compute it along the axis that is expected, as in `softmax(x, over={want.over})`",
+    )
 
 
 def _source_key(value: TensorType) -> str:

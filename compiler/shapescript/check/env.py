@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from shapescript.check.program import (
     Symbol,
 )
@@ -11,11 +9,12 @@ from shapescript.check.sizes import Poly
 from shapescript.check.types import (
     Type,
 )
+from shapescript.records import field, record
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
 
-@dataclass(slots=True)
+@record
 class Arg:
     """A call argument after matching: its expression (None when piped) and its type."""
 
@@ -26,7 +25,7 @@ class Arg:
     mut: bool = False
 
 
-@dataclass(slots=True)
+@record
 class Env:
     """A block's names: values and axis names, each with the symbol that declared it."""
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import difflib
 import functools
-from dataclasses import dataclass, field
+
+from shapescript.records import field, record
 
 # --------------------------------------------------------------------------------------------
 # The supported subset
@@ -92,7 +93,7 @@ _MAX_DEPTH = 64
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class CommentLine:
     """One comment: its text after `#` or `##`, exactly as in the file."""
 
@@ -103,7 +104,7 @@ class CommentLine:
     after_code: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Math:
     """A piece of math found in comments.
 
@@ -130,7 +131,7 @@ class Math:
         return base_offset + index - base_index
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class MathProblem:
     code: str
     message: str
@@ -145,7 +146,7 @@ class MathProblem:
 # Offsets in nodes are indexes into `Math.source`.
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Symbol:
     """A character: a letter, digit, operator or bracket."""
 
@@ -154,7 +155,7 @@ class Symbol:
     end: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Command:
     """A command with its arguments; `optional` is `\\sqrt`'s index."""
 
@@ -166,7 +167,7 @@ class Command:
     supported: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Text:
     """`\\text{...}` or `\\operatorname{...}`: the argument is kept as written."""
 
@@ -176,14 +177,14 @@ class Text:
     end: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Group:
     items: tuple[Node, ...]
     start: int
     end: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Scripts:
     """A base with a superscript, a subscript, or both. The base is None for a leading `^`."""
 
@@ -194,7 +195,7 @@ class Scripts:
     end: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Delimited:
     """`\\left` ... `\\right`; the delimiters are as written, `.` for none."""
 
@@ -205,7 +206,7 @@ class Delimited:
     end: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Environment:
     """`\\begin{name}` ... `\\end{name}`: rows of cells split by `\\\\` and `&`."""
 
@@ -216,7 +217,7 @@ class Environment:
     supported: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class LineBreak:
     """`\\\\` outside an environment."""
 
@@ -296,7 +297,7 @@ def _continues(previous: CommentLine, following: CommentLine) -> bool:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class _Display:
     math: Math | None  # None when the display math is empty
     index: int  # the comment holding the closing `$$`
@@ -413,7 +414,7 @@ def parse_math(source: str) -> Node | None:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class _Token:
     kind: str  # "command", "char", "{", "}", "^", "_", "&" or "end"
     text: str
@@ -421,7 +422,7 @@ class _Token:
     end: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class _Problem:
     code: str
     message: str

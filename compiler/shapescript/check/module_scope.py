@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 import math
-from dataclasses import dataclass, field
 
 from shapescript.check.program import Symbol
 from shapescript.check.ranges import Interval
@@ -17,7 +16,9 @@ from shapescript.check.signatures import Signature, build_signature
 from shapescript.check.sizes import InexactDivision, Poly, SizeOverflow
 from shapescript.check.type_exprs import BUILTIN_DOMAINS, TypeContext, TypeResolver
 from shapescript.diagnostics.diagnostic import Label
+from shapescript.records import field, record
 from shapescript.syntax import ast
+from shapescript.syntax.lexer import MAX_INT_LITERAL
 from shapescript.syntax.source import Span
 from shapescript.syntax.tokens import DTYPES
 
@@ -40,7 +41,7 @@ KIND_WORDS = {
 }
 
 
-@dataclass(slots=True)
+@record
 class ModuleScope:
     """What the file declares, resolved."""
 
@@ -73,6 +74,7 @@ class ModuleScope:
             dim_values=self.dim_values,
             on_reference=on_reference,
             domain_intervals=self.domain_intervals,
+            broken=self.broken_names,
         )
 
 
@@ -176,7 +178,7 @@ def _option_ok(option: ast.DeviceOption) -> bool:
     return len(words) == 2 and words[0] == "split" and words[1].isidentifier()
 
 
-@dataclass(slots=True)
+@record
 class _DevicesLines:
     """The file's devices lines as the declarations pass meets them (E1001-E1004)."""
 
@@ -309,7 +311,7 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
 # ---------------------------------------------------------------------- dims
 
 
-@dataclass(slots=True)
+@record
 class _Dims:
     """The dim declarations and where each one's item starts."""
 
@@ -434,6 +436,8 @@ class _Dims:
     def _size(self, decl: ast.DimDecl, expr: ast.SizeExpr) -> Poly | None:
         reporter = self.reporter
         if isinstance(expr, ast.SizeInt):
+            if expr.value > MAX_INT_LITERAL:
+                return None  # E0208 already said the literal is too large
             return Poly.const(expr.value)
         if isinstance(expr, ast.SizeName):
             if expr.name in self.decls:
@@ -566,7 +570,7 @@ def check_aliases(module: ast.Module, scope: ModuleScope, reporter: Reporter) ->
 # ---------------------------------------------------------------------- signatures
 
 
-@dataclass(slots=True)
+@record
 class _SignatureMemo:
     """A signature with the names it referred to and its diagnostics, item-relative."""
 

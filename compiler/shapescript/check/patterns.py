@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 
 from shapescript.check.sizes import Poly, product
 from shapescript.check.solver import Equation, solve
 from shapescript.check.types import Axis, format_shape
+from shapescript.records import field, record
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
 PATTERN_OPERATIONS = ("rearrange", "reduce", "repeat", "einsum", "split")
 
 
-@dataclass(slots=True)
+@record
 class PatternError(Exception):
     code: str
     message: str
@@ -24,7 +24,7 @@ class PatternError(Exception):
     help: str | None = None
 
 
-@dataclass(slots=True)
+@record
 class PatternResult:
     """The output axes (one list per result for split) and the names the pattern introduced."""
 

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 from shapescript.check.module_scope import ModuleScope
+from shapescript.check.prelude_cache import cached
 from shapescript.check.program import Symbol
 from shapescript.check.reporter import Reporter
 from shapescript.check.signatures import Signature, build_signature
 from shapescript.check.type_exprs import TypeResolver
+from shapescript.records import field, record
 from shapescript.syntax import ast
 from shapescript.syntax.parser import parse_text
 from shapescript.syntax.source import Span
@@ -19,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent
 STUB_FILES = {"prelude": PACKAGE / "prelude.ss", "nn": PACKAGE / "nn.ss"}
 
 
-@dataclass(slots=True)
+@record
 class Prelude:
     signatures: dict[str, Signature] = field(default_factory=dict)
     symbols: dict[str, Symbol] = field(default_factory=dict)
@@ -28,10 +29,15 @@ class Prelude:
 
 @cache
 def load_prelude() -> Prelude:
-    """Parse and resolve the stub files once per process."""
+    """The stub files' analysis: once per process, from the user's cache when it has it."""
+    texts = {origin: path.read_text(encoding="utf-8") for origin, path in STUB_FILES.items()}
+    return cached(texts, Prelude, lambda: build_prelude(texts))
+
+
+def build_prelude(texts: dict[str, str]) -> Prelude:
+    """Parse and resolve the stub files."""
     prelude = Prelude()
-    for origin, path in STUB_FILES.items():
-        text = path.read_text(encoding="utf-8")
+    for origin, text in texts.items():
         prelude.texts[origin] = text
         display = f"<{origin}>"
         module = parse_text(text, display).module

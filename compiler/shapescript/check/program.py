@@ -12,10 +12,10 @@ elsewhere moves it. The queries take and give absolute offsets.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field, replace
 
 from shapescript.check.types import Type, format_type
 from shapescript.diagnostics.diagnostic import Diagnostic
+from shapescript.records import field, record, replace
 from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
 
@@ -23,7 +23,7 @@ from shapescript.syntax.source import SourceFile, Span
 LOCAL_KINDS = frozenset({"param", "value", "axis"})
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Symbol:
     """A declaration a name can refer to.
 
@@ -41,7 +41,7 @@ class Symbol:
     doc: str | None = None
 
 
-@dataclass(slots=True)
+@record
 class Reference:
     """A name at `span`: a local, built-in or prelude `symbol`, or a module declaration."""
 
@@ -50,7 +50,7 @@ class Reference:
     module_name: str | None = None
 
 
-@dataclass(slots=True)
+@record
 class ScopeEntry:
     """A name bound in a function from `visible_from` to the end of `scope`."""
 
@@ -61,7 +61,7 @@ class ScopeEntry:
     scope: Span
 
 
-@dataclass(slots=True)
+@record
 class Facts:
     """Types, references and bindings found in one item, with item-relative spans."""
 
@@ -80,7 +80,7 @@ class Facts:
     alignments: dict[Span, tuple[tuple[int, ...] | None, ...]] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
+@record
 class BodyResult:
     """What checking one function body gave; reused while its text and context are unchanged."""
 
@@ -89,7 +89,7 @@ class BodyResult:
     inferred: Type
 
 
-@dataclass(slots=True)
+@record
 class ItemFacts:
     """One top-level item: where it is, and the facts about its declaration and body."""
 
@@ -106,7 +106,7 @@ class ItemFacts:
         return [self.declaration] + ([self.body.facts] if self.body is not None else [])
 
 
-@dataclass(slots=True)
+@record
 class Checked:
     """A checked file: tree, diagnostics, and the facts the query API reads."""
 

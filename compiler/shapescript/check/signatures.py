@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import keyword
-from dataclasses import dataclass, field
 
 from shapescript.check.sizes import Poly
 from shapescript.check.type_exprs import TypeContext, TypeResolver
@@ -15,12 +14,13 @@ from shapescript.check.types import (
     Type,
     UnknownType,
 )
+from shapescript.records import field, record
 from shapescript.syntax import ast
 
 SPECIAL_PARAMETERS = frozenset({"Axis", "Axes", "Size"})
 
 
-@dataclass(slots=True)
+@record
 class ParamSig:
     """One parameter. `special` is "Axis", "Axes" or "Size" for an extern's such parameter."""
 
@@ -37,7 +37,7 @@ class ParamSig:
         return isinstance(self.type, TensorType) and self.type.axes is None
 
 
-@dataclass(slots=True)
+@record
 class Signature:
     name: str
     params: list[ParamSig]
@@ -87,6 +87,7 @@ def build_signature(
         dim_values=base.dim_values,
         on_reference=base.on_reference,
         domain_intervals=base.domain_intervals,
+        broken=base.broken,
     )
     params: list[ParamSig] = []
     seen: dict[str, ast.Param] = {}

@@ -43,15 +43,27 @@ class Poly:
             self.terms = dict(terms)
         self._hash: int | None = None
 
+    def __reduce__(self) -> tuple[type[Poly], tuple[dict[Monomial, int]]]:
+        """Pickle the terms only: the cached hash of strings differs between processes."""
+        return (Poly, (self.terms,))
+
     # ---------------------------------------------------------------- construction
 
     @staticmethod
+    def _of(terms: dict[Monomial, int]) -> Poly:
+        """A Poly of terms that already have no zero coefficient, without copying them."""
+        made = object.__new__(Poly)
+        made.terms = terms
+        made._hash = None
+        return made
+
+    @staticmethod
     def const(value: int) -> Poly:
-        return Poly({(): _checked(value)}) if value else ZERO
+        return Poly._of({(): _checked(value)}) if value else ZERO
 
     @staticmethod
     def symbol(name: str) -> Poly:
-        return Poly({(name,): 1})
+        return Poly._of({(name,): 1})
 
     # ---------------------------------------------------------------- queries
 
@@ -99,7 +111,7 @@ class Poly:
     __radd__ = __add__
 
     def __neg__(self) -> Poly:
-        return Poly({m: -c for m, c in self.terms.items()})
+        return Poly._of({m: -c for m, c in self.terms.items()})
 
     def __sub__(self, other: Poly | int) -> Poly:
         return self + (-_as_poly(other))
@@ -141,7 +153,8 @@ class Poly:
         for monomial, coefficient in self.terms.items():
             term = Poly.const(coefficient)
             for name in monomial:
-                term = term * values.get(name, Poly.symbol(name))
+                found = values.get(name)
+                term = term * (found if found is not None else Poly.symbol(name))
             result = result + term
         return result
 
@@ -183,8 +196,8 @@ def _remove_factors(monomial: Monomial, factors: Monomial) -> Monomial | None:
     return tuple(rest)
 
 
-ZERO = Poly({})
-ONE = Poly({(): 1})
+ZERO = Poly._of({})
+ONE = Poly._of({(): 1})
 
 
 def _display_name(name: str) -> str:

@@ -9,16 +9,16 @@ without variables must hold, and variables left over can't be inferred.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from shapescript.check.sizes import InexactDivision, Poly, SizeOverflow
+from shapescript.records import field, record
 
 
 def is_variable(name: str) -> bool:
     return name.startswith("$")
 
 
-@dataclass(slots=True)
+@record
 class Equation:
     """`lhs = rhs`, with whatever the caller needs to report a failure (`origin`)."""
 
@@ -27,7 +27,7 @@ class Equation:
     origin: object = None
 
 
-@dataclass(slots=True)
+@record
 class Failure:
     """An equation that failed, with the code it fails with."""
 
@@ -37,7 +37,7 @@ class Failure:
     rhs: Poly
 
 
-@dataclass(slots=True)
+@record
 class Solution:
     values: dict[str, Poly] = field(default_factory=dict)
     failures: list[Failure] = field(default_factory=list)

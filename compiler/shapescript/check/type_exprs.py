@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from shapescript.check.ranges import NAMED_RANGES, Interval
 from shapescript.check.reporter import Reporter
@@ -22,6 +21,7 @@ from shapescript.check.types import (
     Type,
     domain_text,
 )
+from shapescript.records import field, record
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
@@ -50,7 +50,7 @@ class TypeError_(Exception):
     """A written type that can't be used; already reported."""
 
 
-@dataclass(slots=True)
+@record
 class TypeContext:
     """Where a type is written, and what its names may refer to.
 
@@ -73,6 +73,8 @@ class TypeContext:
     dim_values: dict[str, Poly] = field(default_factory=dict)
     on_reference: Callable[[str, Span], None] | None = None
     domain_intervals: dict[str, Interval] = field(default_factory=dict)
+    #: Dims and aliases whose declaration is an error: a type using one is unknown, silently.
+    broken: set[str] = field(default_factory=set)
 
 
 class TypeResolver:
@@ -326,6 +328,9 @@ class TypeResolver:
         if name in ctx.dims:
             self._note_reference(ctx, name, span)
             return Poly.symbol(name)
+        if name in ctx.broken:
+            self._note_reference(ctx, name, span)
+            raise TypeError_
         if ctx.mode == "param":
             size = Poly.symbol(name)
             ctx.axes[name] = size

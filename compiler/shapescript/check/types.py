@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from shapescript.check.ranges import LOG_PROB, NAMED_RANGES, PROB, Interval, name_of
 from shapescript.check.ranges import REAL as REAL_RANGE
 from shapescript.check.sizes import Poly, format_size
+from shapescript.records import field, record
 
 DEFAULT_FLOAT = "f32"
 FLOAT_DTYPES = frozenset({"f16", "bf16", "f32", "f64"})
 INT_DTYPES = frozenset({"u8", "i8", "i16", "i32", "i64"})
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Domain:
     """What a tensor's values may be: `Real`, `Prob over C`, `Index[V]`, `Mask`, ..."""
 
@@ -68,7 +67,7 @@ def interval_of(type_: Type) -> Interval | None:
     return REAL_RANGE
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Axis:
     """One axis: its size and, when it has one, its name (`D`, `n`); `rest` marks `...`."""
 
@@ -83,7 +82,7 @@ class Type:
     __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class TensorType(Type):
     """A tensor: its axes (None for a shapeless parameter type), domain and dtype."""
 
@@ -106,7 +105,7 @@ class TensorType(Type):
         return TensorType(self.axes, domain, self.dtype)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class HostType(Type):
     """A host scalar: `int`, `float` or `bool`. An int may know its size (`n`, `2*h`)."""
 
@@ -115,24 +114,24 @@ class HostType(Type):
     interval: Interval | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class PythonType(Type):
     """A value from Python: untyped until an `as` says what it is."""
 
     module: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class StringType(Type):
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class UnknownType(Type):
     """The type of what failed to check: fits everything and never causes another error."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class FunctionType(Type):
     """A function used as a value: a fn, extern fn, prelude stub or built-in, by name."""
 
@@ -140,7 +139,7 @@ class FunctionType(Type):
     kind: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class NamedType(Type):
     """Types this checker passes through without looking inside yet: models, records, ..."""
 
@@ -148,7 +147,7 @@ class NamedType(Type):
     args: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class BatchType(Type):
     """`[b] Digit`: a batch of a data record's examples, whose fields get the batch axes."""
 
@@ -156,7 +155,7 @@ class BatchType(Type):
     axes: tuple[Axis, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class SeveralType(Type):
     """The several results of split, topk or value_and_grad, before they are named."""
 

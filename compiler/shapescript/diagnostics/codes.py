@@ -5,9 +5,8 @@ A code is never reused. Its letter gives the severity and its first two digits t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from shapescript.diagnostics.diagnostic import Severity
+from shapescript.records import record
 
 AREAS: dict[str, str] = {
     "01": "lexing and layout",
@@ -41,7 +40,7 @@ AREAS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class CodeInfo:
     """What the registry knows of one code."""
 

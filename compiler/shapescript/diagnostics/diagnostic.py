@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
 
+from shapescript.records import field, record
 from shapescript.syntax.source import Span
 
 
@@ -19,7 +19,7 @@ class Severity(enum.Enum):
         return {"E": cls.ERROR, "W": cls.WARNING, "H": cls.HINT}[code[0]]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Label:
     """A span of source with a short text shown under it."""
 
@@ -27,7 +27,7 @@ class Label:
     message: str = ""
 
 
-@dataclass(slots=True)
+@record
 class Diagnostic:
     """One reported problem: a code, a message, where, and how to fix it."""
 

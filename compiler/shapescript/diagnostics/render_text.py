@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
 
 from shapescript.diagnostics.diagnostic import Diagnostic, Label, Severity
+from shapescript.records import record
 from shapescript.syntax.source import SourceFile
 
 TAB_WIDTH = 4
@@ -24,7 +24,7 @@ _STYLES: dict[str, str] = {
 _Cell = tuple[str, str | None]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class _Mark:
     """A label placed on one displayed line, in display columns [start, end)."""
 

@@ -10,20 +10,13 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-MODES = ("always", "debug", "never")
-ALIASES = {"off": "never"}
-DEFAULT_CHECKS = "always"
-DEFAULT_VALUE_CHECKS = "debug"
-
-
-def normalize(mode: str, option: str = "checks") -> str:
-    """The mode's canonical name; ValueError naming the valid ones for anything else."""
-    if isinstance(mode, str):
-        canonical = ALIASES.get(mode, mode)
-        if canonical in MODES:
-            return canonical
-    valid = ", ".join(MODES)
-    raise ValueError(f"{option} must be one of {valid} (or off for never), not {mode!r}")
+from shapescript.check_modes import (  # noqa: F401 - re-exported
+    ALIASES,
+    DEFAULT_CHECKS,
+    DEFAULT_VALUE_CHECKS,
+    MODES,
+    normalize,
+)
 
 
 @dataclass(frozen=True, slots=True)

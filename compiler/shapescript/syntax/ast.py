@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from shapescript.records import field, record
 from shapescript.syntax.source import Span
 
 # ---------------------------------------------------------------- sizes and types
 
 
-@dataclass(slots=True)
+@record
 class SizeName:
     """A name used as a size: a dim, an axis name, an alias or another file's `mod.D`."""
 
@@ -17,13 +16,13 @@ class SizeName:
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class SizeInt:
     value: int
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class SizeBinary:
     op: str
     left: SizeExpr
@@ -34,7 +33,7 @@ class SizeBinary:
 SizeExpr = SizeName | SizeInt | SizeBinary
 
 
-@dataclass(slots=True)
+@record
 class SizeAxis:
     """An axis given by a size expression: `n`, `3*D`, `(n+1)*2`."""
 
@@ -42,7 +41,7 @@ class SizeAxis:
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class GroupAxis:
     """A group of axes forming one axis: `(h d)`."""
 
@@ -50,7 +49,7 @@ class GroupAxis:
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class GroupedSizeAxis:
     """`16gh`: one axis of size 16 × gh, the group `(gh 16)`."""
 
@@ -59,7 +58,7 @@ class GroupedSizeAxis:
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class UnknownAxis:
     """`?k`: a size the checker can't see."""
 
@@ -67,14 +66,14 @@ class UnknownAxis:
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class RestAxis:
     """`...`: any number of other axes (extern fn only)."""
 
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class ErrorAxis:
     """An axis that didn't parse (already reported); its type is unknown."""
 
@@ -84,13 +83,13 @@ class ErrorAxis:
 Axis = SizeAxis | GroupAxis | GroupedSizeAxis | UnknownAxis | RestAxis | ErrorAxis
 
 
-@dataclass(slots=True)
+@record
 class Shape:
     axes: list[Axis]
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class TypeWord:
     """A named part of a type: a domain, alias, model, record or `Grad[M]`-style wrapper."""
 
@@ -101,7 +100,7 @@ class TypeWord:
     over_span: Span | None = None
 
 
-@dataclass(slots=True)
+@record
 class TypeExpr:
     """`[b n D] Signed bf16`, `Images Unit`, `Real`, `i64`, `Mlp`, `[b] Digit`, `Grad[Mlp]`."""
 
@@ -115,25 +114,25 @@ class TypeExpr:
 # ---------------------------------------------------------------- patterns
 
 
-@dataclass(slots=True)
+@record
 class PatternName:
     name: str
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class PatternInt:
     value: int
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class PatternGroup:
     items: list[PatternAxis]
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class PatternGroupedSize:
     """`16gh` in a pattern: the group `(gh 16)`."""
 
@@ -145,13 +144,13 @@ class PatternGroupedSize:
 PatternAxis = PatternName | PatternInt | PatternGroup | PatternGroupedSize
 
 
-@dataclass(slots=True)
+@record
 class PatternSide:
     axes: list[PatternAxis]
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class Pattern:
     """`inputs -> output`, a plain-syntax argument of a pattern operation."""
 
@@ -164,43 +163,43 @@ class Pattern:
 # ---------------------------------------------------------------- expressions
 
 
-@dataclass(slots=True)
+@record
 class Name:
     name: str
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class IntLit:
     value: int
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class FloatLit:
     value: float
     text: str
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class StringLit:
     value: str
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class BoolLit:
     value: bool
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class InfLit:
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class Placeholder:
     """`_` in a pipe stage's call: where the piped value goes."""
 
@@ -208,14 +207,14 @@ class Placeholder:
     in_stage: bool = False
 
 
-@dataclass(slots=True)
+@record
 class Unary:
     op: str
     operand: Expr
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class Binary:
     """Arithmetic, comparison, `and`, `or` and `@`."""
 
@@ -226,7 +225,7 @@ class Binary:
     op_span: Span
 
 
-@dataclass(slots=True)
+@record
 class Cast:
     """`x as T` (assert) or `x to T` (convert)."""
 
@@ -236,7 +235,7 @@ class Cast:
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class Arg:
     """A call argument: positional or keyword, maybe `mut`, maybe a pattern."""
 
@@ -247,7 +246,7 @@ class Arg:
     mut: bool = False
 
 
-@dataclass(slots=True)
+@record
 class Call:
     callee: Expr
     args: list[Arg]
@@ -256,7 +255,7 @@ class Call:
     operands_form: bool = False
 
 
-@dataclass(slots=True)
+@record
 class Slice:
     lo: Expr | None
     hi: Expr | None
@@ -264,7 +263,7 @@ class Slice:
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class SpacedIndex:
     """Several expressions separated by spaces, as in `causal[n m]`."""
 
@@ -272,14 +271,14 @@ class SpacedIndex:
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class Index:
     target: Expr
     items: list[Expr | Slice | SpacedIndex]
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class Member:
     target: Expr
     name: str
@@ -287,7 +286,7 @@ class Member:
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class ToStage:
     """`|> to T` in a pipeline."""
 
@@ -295,7 +294,7 @@ class ToStage:
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class Pipe:
     """`input |> stage |> stage`; stages in order."""
 
@@ -305,7 +304,7 @@ class Pipe:
     bar_spans: list[Span] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@record
 class Range:
     """`a..b`: only the start of an iterator chain or a for loop's iterable."""
 
@@ -314,20 +313,20 @@ class Range:
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class LambdaParam:
     name: str
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class Lambda:
     params: list[LambdaParam]
     body: Expr
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class ErrorExpr:
     """Stands for an expression that didn't parse; checked as unknown, never reported again."""
 
@@ -357,19 +356,19 @@ Expr = (
 # ---------------------------------------------------------------- statements
 
 
-@dataclass(slots=True)
+@record
 class Target:
     name: str
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class Return:
     value: Expr | None
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class Assign:
     """`x = e` or `a, b = e` (one name per result of split, topk or value_and_grad)."""
 
@@ -378,7 +377,7 @@ class Assign:
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class FieldAssign:
     """`m.w = e`: changes a model's field."""
 
@@ -389,7 +388,7 @@ class FieldAssign:
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class For:
     var: Target
     iterable: Expr
@@ -397,7 +396,7 @@ class For:
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class If:
     condition: Expr
     then_body: list[Stmt]
@@ -406,13 +405,13 @@ class If:
     else_span: Span | None = None
 
 
-@dataclass(slots=True)
+@record
 class ExprStmt:
     expr: Expr
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class ErrorStmt:
     """A statement that didn't parse."""
 
@@ -424,19 +423,19 @@ Stmt = Return | Assign | FieldAssign | For | If | ExprStmt | ErrorStmt
 # ---------------------------------------------------------------- declarations
 
 
-@dataclass(slots=True)
+@record
 class DocComment:
     text: str
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class DeviceOption:
     words: list[str]
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class DevicesDecl:
     device: str
     device_span: Span
@@ -445,7 +444,7 @@ class DevicesDecl:
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class DimDecl:
     name: str
     name_span: Span
@@ -454,7 +453,7 @@ class DimDecl:
     doc: DocComment | None = None
 
 
-@dataclass(slots=True)
+@record
 class AliasDecl:
     """`dim Images = [b 3 16gh 16gw]`: a shape alias."""
 
@@ -465,7 +464,7 @@ class AliasDecl:
     doc: DocComment | None = None
 
 
-@dataclass(slots=True)
+@record
 class Interval:
     lo: Expr
     hi: Expr
@@ -474,7 +473,7 @@ class Interval:
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class DomainDecl:
     name: str
     name_span: Span
@@ -483,7 +482,7 @@ class DomainDecl:
     doc: DocComment | None = None
 
 
-@dataclass(slots=True)
+@record
 class Param:
     name: str
     name_span: Span
@@ -493,7 +492,7 @@ class Param:
     mut: bool = False
 
 
-@dataclass(slots=True)
+@record
 class FnDecl:
     name: str
     name_span: Span
@@ -507,7 +506,7 @@ class FnDecl:
     doc: DocComment | None = None
 
 
-@dataclass(slots=True)
+@record
 class ExternFnDecl:
     name: str
     name_span: Span
@@ -518,7 +517,7 @@ class ExternFnDecl:
     doc: DocComment | None = None
 
 
-@dataclass(slots=True)
+@record
 class ImportPythonDecl:
     """`import python torch.nn` binds `torch`."""
 
@@ -532,7 +531,7 @@ class ImportPythonDecl:
         return self.parts[0]
 
 
-@dataclass(slots=True)
+@record
 class ImportDecl:
     """`import models.mlp [as m]`: another .ss file; binds the last part or the alias."""
 
@@ -548,7 +547,7 @@ class ImportDecl:
         return self.alias or self.parts[-1]
 
 
-@dataclass(slots=True)
+@record
 class FieldDecl:
     """`param w: [D C] = normal(std=0.02)` or `buffer mean: [D] = zeros` in a model."""
 
@@ -561,7 +560,7 @@ class FieldDecl:
     doc: DocComment | None = None
 
 
-@dataclass(slots=True)
+@record
 class ModelDecl:
     name: str
     name_span: Span
@@ -570,7 +569,7 @@ class ModelDecl:
     doc: DocComment | None = None
 
 
-@dataclass(slots=True)
+@record
 class DataField:
     name: str
     name_span: Span
@@ -579,7 +578,7 @@ class DataField:
     doc: DocComment | None = None
 
 
-@dataclass(slots=True)
+@record
 class DataDecl:
     name: str
     name_span: Span
@@ -588,7 +587,7 @@ class DataDecl:
     doc: DocComment | None = None
 
 
-@dataclass(slots=True)
+@record
 class Metric:
     """`loss: [] mean` in a logs record: a type and how its values combine."""
 
@@ -601,7 +600,7 @@ class Metric:
     doc: DocComment | None = None
 
 
-@dataclass(slots=True)
+@record
 class LogsDecl:
     name: str
     name_span: Span
@@ -610,7 +609,7 @@ class LogsDecl:
     doc: DocComment | None = None
 
 
-@dataclass(slots=True)
+@record
 class StmtItem:
     """A statement at the top level of a notebook cell."""
 
@@ -618,7 +617,7 @@ class StmtItem:
     span: Span
 
 
-@dataclass(slots=True)
+@record
 class ErrorItem:
     """A top-level line (and its block) that didn't parse."""
 
@@ -659,7 +658,7 @@ DOCUMENTABLE = (
 )
 
 
-@dataclass(slots=True)
+@record
 class Module:
     """One parsed file or notebook cell: its items in source order.
 

@@ -8,9 +8,9 @@ reference describes and never has to look at whitespace itself.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.records import field, record
 from shapescript.syntax.source import SourceFile, Span
 from shapescript.syntax.tokens import (
     DECLARATION_STARTERS,
@@ -57,7 +57,7 @@ _MODEL_LIKE_DECL = re.compile(r"[ \t]+[^\W\d]\w*[ \t]*:")
 _GROUPED_PARTS = re.compile(r"(\d+)(.*)", re.S)
 
 
-@dataclass(slots=True)
+@record
 class LexResult:
     tokens: list[Token]
     comments: list[Comment]

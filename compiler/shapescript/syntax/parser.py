@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import gc
 import re
-from dataclasses import dataclass, field
 from itertools import repeat
 
 from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.deep import run_deep
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.records import field, record
 from shapescript.syntax import ast
 from shapescript.syntax.doc_comments import attach_doc_comments
 from shapescript.syntax.lexer import LexResult, lex
@@ -64,7 +64,7 @@ class _Abort(Exception):
     """Unwinds to the enclosing statement or item after a syntax error was reported."""
 
 
-@dataclass(slots=True)
+@record
 class ParseResult:
     module: ast.Module
     diagnostics: list[Diagnostic]
@@ -75,7 +75,7 @@ class ParseResult:
     comments: list[tuple[int, Comment]] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@record
 class ChunkParse:
     """The items of one chunk, with spans relative to the chunk's start."""
 
@@ -1031,6 +1031,10 @@ class _Parser:
                             "to use it twice",
                         )
                     arg.value.in_stage = True
+            if isinstance(stage.callee, ast.Name) and stage.callee.name in ("map", "filter"):
+                function = next((arg.value for arg in stage.args if arg.name is None), None)
+                if isinstance(function, ast.Call) and self._is_callable_path(function.callee):
+                    self.check_stage(function)
         return stage
 
     @staticmethod

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
 from typing import NamedTuple
+
+from shapescript.records import field, record
 
 
 class Span(NamedTuple):
@@ -25,7 +26,7 @@ class Span(NamedTuple):
         return self.start <= offset <= self.end
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Position:
     """A 1-based line and column (columns count Unicode code points)."""
 
@@ -33,7 +34,7 @@ class Position:
     column: int
 
 
-@dataclass(slots=True)
+@record
 class SourceFile:
     """The text of one `.ss` file (BOM removed) with a lazily built line index."""
 

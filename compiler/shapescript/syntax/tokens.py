@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from shapescript.records import record
 from shapescript.syntax.source import Span
 
 # Kinds that carry a value. Operators, punctuation and keywords use their own text as kind.
@@ -63,7 +62,7 @@ KIND_DESCRIPTIONS = {
 }
 
 
-@dataclass(slots=True)
+@record
 class Token:
     """One token. `value` holds the parsed number, string contents or (count, name) pair."""
 
@@ -92,7 +91,7 @@ def describe_kind(kind: str) -> str:
     return KIND_DESCRIPTIONS.get(kind, f"`{kind}`")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Comment:
     """A `#` or `##` comment: its text after the marker, and whether code precedes it."""
 

@@ -15,11 +15,12 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 
-from shapescript.check.builtin_table import BUILTINS
+from shapescript.check.builtin_table import BUILTINS, split_top_level
 from shapescript.check.program import Checked, Symbol
 from shapescript.check.type_exprs import BUILTIN_DOMAINS
 from shapescript.check.types import TensorType, Type, format_type
 from shapescript.syntax.tokens import DTYPES, KEYWORDS
+from shapescript_lsp.features.math_completion import math_items
 from shapescript_lsp.features.signature_help import CallSite, call_site, callable_params
 
 STAGE_KINDS = frozenset({"reduction", "along_axis", "elementwise", "pattern", "matmul"})
@@ -123,7 +124,7 @@ class Completer:
         line_start = text.rfind("\n", 0, offset) + 1
         before = text[line_start:offset]
         if _in_comment(before):
-            return types.CompletionList(is_incomplete=False, items=[])
+            return types.CompletionList(is_incomplete=False, items=math_items(before))
         prefix = _WORD_BEFORE.search(before).group()
         head = before[: len(before) - len(prefix)]
         candidates = self._candidates(checked, text, offset, head, prefix)
@@ -178,7 +179,7 @@ class Completer:
         stripped = head.rstrip()
         site = call_site(text, offset)
         if re.search(r"\bover\s*=\s*$", head) and site is not None:
-            return self._axes_of_operand(checked, text, site)
+            return self._axes_of_operand(checked, text, site, last_first=True)
         if stripped.endswith("|>"):
             return self._stages(checked, text, offset - len(prefix) - (len(head) - len(stripped)))
         if stripped.endswith(".") and not stripped.endswith(".."):
@@ -250,12 +251,17 @@ class Completer:
             rank = max(rank, 3) if expected is not None else 3
         return Candidate(name, kind, detail, type_, rank, data={"name": name, "kind": symbol.kind})
 
-    def _axes_of_operand(self, checked, text: str, site: CallSite) -> list[Candidate]:
+    def _axes_of_operand(
+        self, checked, text: str, site: CallSite, last_first: bool = False
+    ) -> list[Candidate]:
+        """The operand's named axes in order; after `over=` last first, as the stage snippet
+        `softmax(over=${1|D,n,b|})` offers them."""
         operand = _operand_type(checked, text, site)
         if not isinstance(operand, TensorType) or operand.axes is None:
             return []
         result = []
-        for index, axis in enumerate(operand.axes):
+        axes = list(enumerate(operand.axes))
+        for index, axis in reversed(axes) if last_first else axes:
             if axis.name and axis.name not in {c.label for c in result}:
                 result.append(
                     Candidate(
@@ -263,7 +269,7 @@ class Completer:
                         types.CompletionItemKind.TypeParameter,
                         f"axis of {format_type(operand)}",
                         rank=0,
-                        order=index,
+                        order=len(axes) - 1 - index if last_first else index,
                     )
                 )
         return result
@@ -275,6 +281,7 @@ class Completer:
         candidates = []
         for name, entry in BUILTINS.items():
             if entry.kind in STAGE_KINDS:
+                snippet = self._over_snippet(name, entry.signature, piped)
                 candidates.append(
                     Candidate(
                         name,
@@ -282,6 +289,8 @@ class Completer:
                         entry.signature,
                         rank=2,
                         data={"name": name, "kind": "builtin"},
+                        insert=snippet,
+                        snippet=snippet is not None,
                     )
                 )
         if checked is not None:
@@ -305,6 +314,20 @@ class Completer:
                 )
         candidates.append(Candidate("to", types.CompletionItemKind.Keyword, "to T", rank=3))
         return candidates
+
+    def _over_snippet(self, name: str, signature: str, piped: Type | None) -> str | None:
+        """`softmax(over=${1|D,n,b|})`: a stage whose only other required parameter is
+        `over`, with the piped value's axes to choose from, last first."""
+        if not self.snippets or not isinstance(piped, TensorType) or piped.axes is None:
+            return None
+        inside = signature[signature.index("(") + 1 : signature.rindex(") ->")]
+        required = [part for part in split_top_level(inside)[1:] if "=" not in part]
+        if len(required) != 1 or not required[0].strip().startswith("over:"):
+            return None
+        names = list(dict.fromkeys(axis.name for axis in reversed(piped.axes) if axis.name))
+        if not names:
+            return None
+        return f"{name}(over=${{1|{','.join(names)}|}})"
 
     def _members(self, checked, owner: str) -> list[Candidate]:
         name = re.search(r"[\w.]*$", owner).group()

@@ -10,6 +10,7 @@ from shapescript.check.types import TensorType, Type, format_type
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript_lsp.features.context import bar_at, item_at, stage_input_span, word_at
+from shapescript_lsp.features.pattern_hover import pattern_axis_hover
 from shapescript_lsp.positions import range_of
 from shapescript_lsp.render.shapes import png_data_uri, svg_drawing, text_drawing
 
@@ -43,6 +44,13 @@ class HoverRenderer:
             bar = bar_at(item, offset - item.base)
             if bar is not None:
                 return self._stage(checked, item, bar)
+            axis = pattern_axis_hover(checked, item, offset)
+            if axis is not None:
+                markdown, span = axis
+                return types.Hover(
+                    contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown),
+                    range=range_of(checked.source, span),
+                )
         found = word_at(text, offset)
         if found is None:
             return None

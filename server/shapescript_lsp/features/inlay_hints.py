@@ -1,4 +1,5 @@
-"""Inlay hints: each line of a pipeline ends with the shape of what it gives."""
+"""Inlay hints: each line of a pipeline ends with the shape of what it gives, and (unless
+switched off) each bound name is followed by its type."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from shapescript.check.syntax_facts import walk
 from shapescript.check.types import format_type
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
+from shapescript_lsp.features.binding_hints import binding_hints
 from shapescript_lsp.positions import position_of
 
 
@@ -16,12 +18,25 @@ def _pipes(node):
     return (found for found in walk(node) if isinstance(found, ast.Pipe))
 
 
-def inlay_hints(checked: Checked, start: int, end: int) -> list[types.InlayHint]:
+def binding_hints_option(options: dict) -> bool:
+    """`inlayHints.bindings` of the initialization options, nested or dotted; on by default."""
+    nested = options.get("inlayHints")
+    value = nested.get("bindings") if isinstance(nested, dict) else None
+    if value is None:
+        value = options.get("inlayHints.bindings")
+    return value if isinstance(value, bool) else True
+
+
+def inlay_hints(
+    checked: Checked, start: int, end: int, bindings: bool = True
+) -> list[types.InlayHint]:
     text = checked.source.text
     hints: list[types.InlayHint] = []
     for item in checked.items:
         if item.span.end < start or item.span.start > end:
             continue
+        if bindings:
+            hints.extend(binding_hints(checked, item))
         for pipe in _pipes(item.item):
             for stage in pipe.stages:
                 stage_end = item.base + stage.span.end
@@ -44,6 +59,7 @@ def inlay_hints(checked: Checked, start: int, end: int) -> list[types.InlayHint]
                         padding_left=True,
                     )
                 )
+    hints.sort(key=lambda hint: (hint.position.line, hint.position.character))
     return [hint for hint in hints if start <= _offset(checked, hint) <= end]
 
 

@@ -11,20 +11,20 @@ import {
 } from '../config';
 import { Configuration, PythonExtension } from './stubs/vscode';
 
-const settings = (python = '', serverArgs: string[] = []): Settings => ({ python, serverArgs, hoverPictures: true });
+const settings = (python = '', serverArgs: string[] = []): Settings => ({ python, serverArgs, hoverPictures: true, bindingHints: true });
 
 describe('readSettings', () => {
   it('has the documented defaults', () => {
-    assert.deepEqual(readSettings(new Configuration()), { python: '', serverArgs: [], hoverPictures: true });
+    assert.deepEqual(readSettings(new Configuration()), { python: '', serverArgs: [], hoverPictures: true, bindingHints: true });
   });
 
   it('reads the values and ignores wrongly typed ones', () => {
     assert.deepEqual(
-      readSettings(new Configuration({ python: '  /venv/bin/python ', 'server.args': ['--log', 3, 'debug'], 'hover.pictures': false })),
-      { python: '/venv/bin/python', serverArgs: ['--log', 'debug'], hoverPictures: false },
+      readSettings(new Configuration({ python: '  /venv/bin/python ', 'server.args': ['--log', 3, 'debug'], 'hover.pictures': false, 'inlayHints.bindings': false })),
+      { python: '/venv/bin/python', serverArgs: ['--log', 'debug'], hoverPictures: false, bindingHints: false },
     );
-    assert.deepEqual(readSettings(new Configuration({ python: 7, 'server.args': '--x', 'hover.pictures': 'no' })),
-      { python: '', serverArgs: [], hoverPictures: true });
+    assert.deepEqual(readSettings(new Configuration({ python: 7, 'server.args': '--x', 'hover.pictures': 'no', 'inlayHints.bindings': 'off' })),
+      { python: '', serverArgs: [], hoverPictures: true, bindingHints: true });
   });
 });
 
@@ -117,9 +117,14 @@ describe('serverCommand', () => {
 describe('initializationOptions', () => {
   it('sends libraryDir and python, and pictures only in a trusted workspace with the setting on', () => {
     assert.deepEqual(initializationOptions('/gs/shapescript.shapescript', '/venv/bin/python', true, true),
-      { libraryDir: '/gs/shapescript.shapescript', python: '/venv/bin/python', pictures: true });
+      { libraryDir: '/gs/shapescript.shapescript', python: '/venv/bin/python', pictures: true, inlayHints: { bindings: true } });
     assert.equal(initializationOptions('/l', 'p', false, true).pictures, false);
     assert.equal(initializationOptions('/l', 'p', true, false).pictures, false);
     assert.equal(initializationOptions('/l', 'p', false, false).pictures, false);
+  });
+
+  it('passes shapescript.inlayHints.bindings as the server\'s inlayHints.bindings', () => {
+    assert.deepEqual(initializationOptions('/l', 'p', true, true, false).inlayHints, { bindings: false });
+    assert.deepEqual(initializationOptions('/l', 'p', true, true, true).inlayHints, { bindings: true });
   });
 });

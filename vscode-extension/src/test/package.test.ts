@@ -53,6 +53,8 @@ describe('package.json', () => {
     assert.deepEqual(props['shapescript.server.args'].default, []);
     assert.equal(props['shapescript.hover.pictures'].type, 'boolean');
     assert.equal(props['shapescript.hover.pictures'].default, true);
+    assert.equal(props['shapescript.inlayHints.bindings'].type, 'boolean');
+    assert.equal(props['shapescript.inlayHints.bindings'].default, true);
     assert.deepEqual(props['shapescript.trace.server'].enum, ['off', 'messages', 'verbose']);
     assert.equal(props['shapescript.trace.server'].default, 'off');
   });
