@@ -25,6 +25,13 @@ fn broken(x: [b 4] f64) -> [b 4] f64:
     y = x * 2.0
     z = torch.matmul(y, torch.ones(3, 3, dtype=torch.float64))
     return z as [b 4] f64
+
+fn staged(x: [b 4] f64) -> [b 4] f64:
+    y = x
+        |> mul(2.0)
+        |> torch.matmul(torch.ones(3, 3, dtype=torch.float64))
+        |> add(1.0)
+    return y as [b 4] f64
 """
 
 
@@ -65,3 +72,12 @@ def test_an_argument_check_is_raised_from_the_function_line() -> None:
         module.project(torch.zeros(2, 3, dtype=torch.float64))
     assert [frame.lineno for frame in ss_frames(raised.value)] == [7]
     assert (raised.value.line, raised.value.parameter) == (7, "x")
+
+
+def test_an_error_in_a_stage_of_a_pipe_is_raised_from_the_stage_line() -> None:
+    module = load(PROGRAM, "trace.ss")
+    with pytest.raises(RuntimeError) as raised:
+        module.staged(torch.zeros(2, 4, dtype=torch.float64))
+    frames = ss_frames(raised.value)
+    assert [(frame.name, frame.lineno) for frame in frames] == [("staged", 19)]
+    assert frames[-1].line == "|> torch.matmul(torch.ones(3, 3, dtype=torch.float64))"

@@ -43,7 +43,20 @@ def pipe(gen: FunctionGenerator, node: ast.Pipe) -> str:
     #: None until the input is evaluated: the first stage decides how (a chain iterates it).
     current: str | Iteration | None = None
     previous = node.input
+    # A statement's pipe is computed a line of stages at a time, each in a variable whose
+    # line is the stages' .ss line, so a traceback names the stage that failed.
+    indent = gen.pipe_lines.pop(id(node), None)
+    line_start = node.input
+    if indent is not None and node.stages and stage_name(node.stages[0]) is None:
+        current = gen.expr(node.input)
     for stage in node.stages:
+        if (
+            indent is not None
+            and isinstance(current, str)
+            and _line(gen, stage) != _line(gen, line_start)
+        ):
+            current = _line_of_stages(gen, current, line_start, indent)
+            line_start = stage
         name = stage_name(stage)
         if name is not None:
             if not isinstance(current, Iteration):
@@ -71,7 +84,22 @@ def pipe(gen: FunctionGenerator, node: ast.Pipe) -> str:
         return gen.expr(node.input)
     if isinstance(current, Iteration):
         return finish(current)
+    if indent is not None and line_start is not node.input:
+        gen.pipe_ends[id(node)] = gen.origin(line_start.span)
     return current
+
+
+def _line_of_stages(gen: FunctionGenerator, value: str, start, indent: int) -> str:
+    """The value of a line of stages in a variable of its own, on that .ss line."""
+    if value.isidentifier():
+        return value
+    temp = gen.temp("p")
+    gen.out.add(indent, f"{temp} = {value}", gen.origin(start.span))
+    return temp
+
+
+def _line(gen: FunctionGenerator, node) -> int:
+    return gen.origin(node.span).line
 
 
 def finish(iteration: Iteration) -> str:

@@ -20,7 +20,7 @@ from shapescript.check.types import (
 )
 from shapescript.codegen import arguments, builtins, casts, chains
 from shapescript.codegen.context import ItemView, ModuleContext, Unsupported, python_name
-from shapescript.codegen.emit import SourceBuilder
+from shapescript.codegen.emit import Origin, SourceBuilder
 from shapescript.codegen.sizes import MissingSize, size_expr
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
@@ -79,6 +79,10 @@ class FunctionGenerator:
         self.piped: list[str] = []
         #: The node whose value is being piped into the stage being generated.
         self.piped_nodes: list[ast.Expr] = []
+        #: Statement-level pipes (by id), with the indentation of their statement, and
+        #: where the last line of stages of each that is on several lines starts.
+        self.pipe_lines: dict[int, int] = {}
+        self.pipe_ends: dict[int, Origin] = {}
 
     def context_python_function(self, path: str) -> str:
         return self.context.python_function(path)
@@ -154,11 +158,11 @@ class FunctionGenerator:
         decl = self.decl
         origin = self.origin(decl.name_span)
         if decl.expr_body is not None:
-            value = self.expr(decl.expr_body)
+            value, last = self.statement_value(decl.expr_body, 1)
             self.out.add(
                 1,
                 f"return {self.returned(value, decl.expr_body)}",
-                self.origin(decl.expr_body.span),
+                last or self.origin(decl.expr_body.span),
             )
         else:
             self.block(decl.body or [], 1)
@@ -280,17 +284,19 @@ class FunctionGenerator:
             if stmt.value is None:
                 self.out.add(indent, "return None", origin)
             else:
-                self.out.add(indent, f"return {self.expr(stmt.value)}", origin)
+                value, last = self.statement_value(stmt.value, indent)
+                self.out.add(indent, f"return {value}", last or origin)
         elif isinstance(stmt, ast.Assign):
-            value = self.expr(stmt.value)
+            value, last = self.statement_value(stmt.value, indent)
             names = []
             for target in stmt.targets:
                 self.locals.add(target.name)
                 names.append("_" if target.name == "_" else python_name(target.name))
-            self.out.add(indent, f"{', '.join(names)} = {value}", origin)
+            self.out.add(indent, f"{', '.join(names)} = {value}", last or origin)
             self.note_sizes(stmt)
         elif isinstance(stmt, ast.ExprStmt):
-            self.out.add(indent, self.expr(stmt.expr), origin)
+            value, last = self.statement_value(stmt.expr, indent)
+            self.out.add(indent, value, last or origin)
         elif isinstance(stmt, ast.If):
             self.out.add(indent, f"if {self.condition(stmt.condition)}:", origin)
             self.block(stmt.then_body, indent + 1)
@@ -318,6 +324,16 @@ class FunctionGenerator:
             raise self.unsupported("changing a model's field", stmt.span)
         else:
             raise self.unsupported("this statement", stmt.span)
+
+    def statement_value(self, node: ast.Expr, indent: int) -> tuple[str, Origin | None]:
+        """A statement's value, and the line of its last stages when it is a pipe whose
+        stages are on lines of their own: such a pipe is computed a line at a time, so a
+        traceback names the line of the stage that failed."""
+        if not isinstance(node, ast.Pipe):
+            return self.expr(node), None
+        self.pipe_lines[id(node)] = indent
+        value = self.expr(node)
+        return value, self.pipe_ends.pop(id(node), None)
 
     def note_sizes(self, stmt: ast.Assign) -> None:
         """Unknown sizes (`?k`) of a bound tensor become readable from its shape."""
