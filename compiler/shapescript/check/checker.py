@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from shapescript.check import builtin_rules
 from shapescript.check.bodies import Program
+from shapescript.check.gradients import reads_of_functions
 from shapescript.check.math_comments import CommentLine, Math, check_math, find_math
+from shapescript.check.models import check_models
 from shapescript.check.module_scope import (
     build_signatures,
     check_aliases,
@@ -54,6 +56,7 @@ def check_parsed(parsed: ParseResult, previous: Checked | None = None) -> Checke
     by_base = {}
     for item_facts in items:
         by_base.setdefault(item_facts.base, item_facts)
+    scope.model_infos = check_models(module, scope, reporter, items)
 
     def on_reference(name: str, span: Span, base: int) -> None:
         symbol = scope.symbols.get(name)
@@ -102,6 +105,8 @@ def check_parsed(parsed: ParseResult, previous: Checked | None = None) -> Checke
         parse=parsed,
         memo=program.memo | {"signatures": signature_memo},
         math=math,
+        models=dict(scope.model_infos),
+        param_reads=reads_of_functions(program),
     )
 
 

@@ -56,6 +56,8 @@ class ModuleScope:
     signatures: dict[str, Signature] = field(default_factory=dict)
     python_modules: set[str] = field(default_factory=set)
     models: dict[str, ast.ModelDecl] = field(default_factory=dict)
+    #: Each model's checked fields (`models.check_models`), by the model's name.
+    model_infos: dict = field(default_factory=dict)
     records: dict[str, ast.DataDecl | ast.LogsDecl] = field(default_factory=dict)
     #: Dims and aliases whose declaration failed: their uses are unknown, silently.
     broken_names: set[str] = field(default_factory=set)
@@ -73,6 +75,7 @@ class ModuleScope:
             dim_values=self.dim_values,
             on_reference=on_reference,
             domain_intervals=self.domain_intervals,
+            models=frozenset(self.models),
         )
 
 

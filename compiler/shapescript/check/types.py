@@ -149,6 +149,42 @@ class NamedType(Type):
 
 
 @dataclass(frozen=True, slots=True)
+class ModelType(Type):
+    """A model declared with `model Name:`; models are matched by name."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class GradType(Type):
+    """`Grad[M]`: a gradient with respect to the params of the model M."""
+
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class OptimizerType(Type):
+    """Optimizer state, `AdamW[M]` or `SGD[M]`: `kind` is "AdamW" or "SGD"."""
+
+    kind: str
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleType(Type):
+    """A learning rate that changes with the step count, made by `cosine` or `warmup`."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModeType(Type):
+    """A mode: `Train(seed=s)` or `Eval`."""
+
+
+#: The types of training state and modes: not tensors, never operands of arithmetic.
+TRAINING_TYPES = ModelType | GradType | OptimizerType | ScheduleType | ModeType
+
+
+@dataclass(frozen=True, slots=True)
 class BatchType(Type):
     """`[b] Digit`: a batch of a data record's examples, whose fields get the batch axes."""
 
@@ -164,6 +200,8 @@ class SeveralType(Type):
 
 
 UNKNOWN = UnknownType()
+MODE = ModeType()
+SCHEDULE = ScheduleType()
 INT = HostType("int")
 FLOAT = HostType("float")
 BOOL = HostType("bool")
@@ -215,6 +253,16 @@ def format_type(type_: Type) -> str:
         return "string"
     if isinstance(type_, FunctionType):
         return f"fn {type_.name}"
+    if isinstance(type_, ModelType):
+        return type_.name
+    if isinstance(type_, GradType):
+        return f"Grad[{type_.model}]"
+    if isinstance(type_, OptimizerType):
+        return f"{type_.kind}[{type_.model}]"
+    if isinstance(type_, ScheduleType):
+        return "Schedule"
+    if isinstance(type_, ModeType):
+        return "Mode"
     if isinstance(type_, NamedType):
         return type_.name + (f"[{', '.join(type_.args)}]" if type_.args else "")
     if isinstance(type_, SeveralType):
