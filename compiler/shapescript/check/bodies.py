@@ -1115,7 +1115,11 @@ class BodyChecker(CallChecker):
                 if node.type.words and target.dtype is None:
                     dtype = None
                 return TensorType(axes, domain, dtype)
+            if isinstance(operand, UnknownType) and not _has_shape(target):
+                return UNKNOWN
             return operand if not isinstance(target, TensorType) else target
+        if isinstance(operand, UnknownType) and not _has_shape(target):
+            return UNKNOWN
         if isinstance(operand, PythonType | UnknownType):
             return target
         if isinstance(operand, TensorType) and isinstance(target, HostType):
@@ -1352,4 +1356,11 @@ class BodyChecker(CallChecker):
                 target.domain if cast.type.words else current.domain,
                 target.dtype if target.dtype else (None if cast.type.words else current.dtype),
             )
+        if isinstance(current, UnknownType) and not _has_shape(target):
+            return UNKNOWN
         return current if isinstance(target, UnknownType) else target
+
+
+def _has_shape(type_: Type) -> bool:
+    """Whether a type says all there is to know of a value's shape (a host scalar does)."""
+    return not isinstance(type_, TensorType) or type_.axes is not None

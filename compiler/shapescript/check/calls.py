@@ -106,6 +106,8 @@ class CallChecker:
                 kind = BUILTINS[name].kind
                 if kind == "training":
                     return training.call(self, name, args, node)
+                if not mutation.check_builtin_args(self, name, args):
+                    return UNKNOWN
                 special = gradients.builtin_call(self, name, kind, args, node)
                 if special is not None:
                     return special
@@ -222,6 +224,16 @@ class CallChecker:
             elif isinstance(outcome, tuple):
                 rest = outcome
         if failed:
+            return UNKNOWN
+        # An argument the checker knows nothing about leaves the result unknown too,
+        # whenever the result's shape or range would come from it.
+        if (signature.is_elementwise or _has_rest(signature.return_type)) and any(
+            slot is not None
+            and param.special is None
+            and isinstance(slot[1].type, UnknownType)
+            and not (isinstance(slot[1].expr, ast.Name) and slot[1].expr.name == "none")
+            for param, slot in matched
+        ):
             return UNKNOWN
         # Index[V] sizes are matched after the shapes, so a shape decides V first.
         solution = solve(equations + index_equations, self.scope.dim_values)
@@ -401,7 +413,9 @@ class CallChecker:
         axes: list[Axis] = []
         for axis in result.axes:
             if axis.rest:
-                axes.extend(rest or ())
+                if rest is None:
+                    return UNKNOWN
+                axes.extend(rest)
                 continue
             size = axis.size.substitute(values)
             if axis.name is not None and axis.name in signature.generics:
@@ -681,3 +695,11 @@ class CallChecker:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _has_rest(type_: Type | None) -> bool:
+    return (
+        isinstance(type_, TensorType)
+        and type_.axes is not None
+        and any(axis.rest for axis in type_.axes)
+    )

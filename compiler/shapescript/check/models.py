@@ -440,6 +440,11 @@ class _ModelChecker:
         if type_.domain.name == "Mask":
             return True
         allowed = interval_of(type_)
+        domain = type_.domain
+        if domain.name == "Index" and domain.size is not None:
+            top = domain.size.substitute(self.scope.dim_values).value
+            if top is not None:
+                allowed = Interval.make(0.0, float(top - 1))
         if allowed is None:
             return True
         if name == "normal":

@@ -207,6 +207,20 @@ def check_call(checker: BodyChecker, name: str, matched, node: ast.Call) -> bool
     return ok
 
 
+def check_builtin_args(checker: BodyChecker, name: str, args: list[Arg]) -> bool:
+    """A built-in other than update changes none of its arguments (E1101)."""
+    for arg in args:
+        if arg.mut:
+            checker.reporter.report(
+                "E1101",
+                f"`{name}` changes none of its arguments, so none is mut",
+                arg.span,
+                "mut not allowed",
+            )
+            return False
+    return True
+
+
 def check_update_mut(checker: BodyChecker, m: Arg, opt: Arg, g: Arg) -> None:
     """`update(mut m, mut opt, g)`: m and opt are changed, g isn't."""
     for arg, what in ((m, "model"), (opt, "optimizer state")):

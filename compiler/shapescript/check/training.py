@@ -25,17 +25,10 @@ if TYPE_CHECKING:
 def call(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) -> Type:
     """Type a call of one of the training built-ins."""
     from shapescript.check import gradients, modes, optimizers
+    from shapescript.check.mutation import check_builtin_args
 
-    if name != "update":
-        for arg in args:
-            if arg.mut:
-                checker.reporter.report(
-                    "E1101",
-                    f"`{name}` changes none of its arguments, so none is mut",
-                    arg.span,
-                    "mut not allowed",
-                )
-                return UNKNOWN
+    if name != "update" and not check_builtin_args(checker, name, args):
+        return UNKNOWN
     if name == "value_and_grad":
         return gradients.value_and_grad(checker, args, node)
     if name in ("Train", "Eval"):
