@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from shapescript.check.module_scope import suggestion
+from shapescript.check.program import Reference
 from shapescript.check.types import (
     TRAINING_TYPES,
     UNKNOWN,
@@ -158,7 +159,7 @@ def field_type(
             help=suggestion(name, candidates),
         )
         return UNKNOWN
-    checker.refer(name_span, found.symbol)
+    checker.facts.references.append(Reference(name_span, field=(model, name)))
     checker.facts.fields[span] = (model, name)
     return found.type
 

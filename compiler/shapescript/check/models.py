@@ -172,7 +172,7 @@ class _ModelChecker:
             f"{decl.kind} {decl.name}: {format_type(type_)}",
             decl.doc.text if decl.doc is not None else None,
         )
-        self.facts.references.append(Reference(decl.name_span, symbol))
+        self.facts.references.append(Reference(decl.name_span, field=(model.name, decl.name)))
         self.facts.types[decl.name_span] = type_
         return FieldInfo(
             decl.name,

@@ -48,11 +48,13 @@ class Symbol:
 
 @dataclass(slots=True)
 class Reference:
-    """A name at `span`: a local, built-in or prelude `symbol`, or a module declaration."""
+    """A name at `span`: a local, built-in or prelude `symbol`, a module declaration, or a
+    model's field (`field`: the model's name and the field's)."""
 
     span: Span
     symbol: Symbol | None = None
     module_name: str | None = None
+    field: tuple[str, str] | None = None
 
 
 @dataclass(slots=True)
@@ -165,6 +167,11 @@ class Checked:
         return found
 
     def _resolve(self, reference: Reference, base: int) -> Symbol | None:
+        if reference.field is not None:
+            model, name = reference.field
+            info = self.models.get(model)
+            found = info.fields.get(name) if info is not None else None
+            return found.symbol if found is not None else None
         if reference.module_name is not None:
             return self.module_symbols.get(reference.module_name)
         symbol = reference.symbol

@@ -20,6 +20,7 @@ from shapescript.check.program import Checked, Symbol
 from shapescript.check.type_exprs import BUILTIN_DOMAINS
 from shapescript.check.types import TensorType, Type, format_type
 from shapescript.syntax.tokens import DTYPES, KEYWORDS
+from shapescript_lsp.features.model_members import member_candidates
 from shapescript_lsp.features.signature_help import CallSite, call_site, callable_params
 
 STAGE_KINDS = frozenset({"reduction", "along_axis", "elementwise", "pattern", "matmul"})
@@ -32,6 +33,7 @@ KIND_OF_SYMBOL = {
     "prelude": types.CompletionItemKind.Function,
     "builtin": types.CompletionItemKind.Function,
     "model": types.CompletionItemKind.Class,
+    "field": types.CompletionItemKind.Field,
     "data": types.CompletionItemKind.Struct,
     "logs": types.CompletionItemKind.Struct,
     "import": types.CompletionItemKind.Module,
@@ -70,6 +72,9 @@ class Candidate:
     #: Orders items of one rank that have an order of their own (axes, parameters).
     order: int = 0
     edits: list | None = None
+    #: Replaces more than the word typed (`m.fo` becomes `forward(m, …)`).
+    text_edit: types.TextEdit | None = None
+    filter_text: str | None = None
 
 
 def fuzzy(prefix: str, label: str) -> bool:
@@ -182,7 +187,8 @@ class Completer:
         if stripped.endswith("|>"):
             return self._stages(checked, text, offset - len(prefix) - (len(head) - len(stripped)))
         if stripped.endswith(".") and not stripped.endswith(".."):
-            return self._members(checked, stripped[:-1])
+            dot = offset - len(prefix) - (len(head) - len(stripped)) - 1
+            return self._members(checked, stripped[:-1], text, dot, offset)
         if _in_type_position(stripped):
             return self._types(checked, offset)
         if (
@@ -306,10 +312,15 @@ class Completer:
         candidates.append(Candidate("to", types.CompletionItemKind.Keyword, "to T", rank=3))
         return candidates
 
-    def _members(self, checked, owner: str) -> list[Candidate]:
+    def _members(self, checked, owner: str, text: str, dot: int, offset: int) -> list[Candidate]:
         name = re.search(r"[\w.]*$", owner).group()
         if checked is None or not name:
             return []
+        found = checked.names_in_scope(dot).get(name) if "." not in name else None
+        if found is not None and found[0] is not None and found[0].kind in ("param", "value"):
+            return member_candidates(
+                checked, text, name, found[1], dot - len(name), offset, self.snippets
+            )
         symbol = checked.module_symbols.get(name)
         if symbol is not None and symbol.kind == "model":
             return [Candidate("init", types.CompletionItemKind.Method, f"{name}.init(seed=0)")]
@@ -386,6 +397,9 @@ class Completer:
         )
         if candidate.edits:
             item.additional_text_edits = candidate.edits
+        if candidate.text_edit is not None:
+            item.text_edit = candidate.text_edit
+            item.filter_text = candidate.filter_text
         if candidate.insert is not None:
             item.insert_text = candidate.insert
             item.insert_text_format = (
