@@ -371,6 +371,24 @@ class Completer:
             Candidate(name, types.CompletionItemKind.Keyword, "host scalar", rank=2)
             for name in ("int", "float")
         ]
+        candidates += [
+            Candidate("Mode", types.CompletionItemKind.Class, "Train(seed=…) or Eval", rank=2),
+            Candidate("Schedule", types.CompletionItemKind.Class, "a learning rate", rank=2),
+        ]
+        for model in checked.models if checked is not None else ():
+            for wrapper, detail in (
+                ("Grad", "gradient"),
+                ("AdamW", "optimizer state"),
+                ("SGD", "optimizer state"),
+            ):
+                candidates.append(
+                    Candidate(
+                        f"{wrapper}[{model}]",
+                        types.CompletionItemKind.Class,
+                        f"{detail} of {model}",
+                        rank=2,
+                    )
+                )
         if checked is not None:
             for name, (symbol, _) in checked.names_in_scope(offset).items():
                 if symbol is not None and symbol.kind in (
