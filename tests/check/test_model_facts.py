@@ -83,3 +83,11 @@ def test_field_references_survive_an_edit_above_the_model() -> None:
     symbol = second.definition_at(offset)
     assert symbol is not None and symbol.span.start == edited.index("w1: [D Hd]")
     assert len(second.references_to(symbol)) == 2
+
+
+def test_reading_a_param_in_the_loss_clears_the_warning_after_an_edit() -> None:
+    first = check_text(PROGRAM, "m.ss")
+    assert [d.code for d in first.diagnostics] == ["W1101"]
+    edited = PROGRAM.replace("sum(m |> forward(x))", "sum(m |> forward(x)) + sum(m.b1 to f32)")
+    second = check_source(SourceFile.from_text("m.ss", edited), first)
+    assert [d.code for d in second.diagnostics] == []

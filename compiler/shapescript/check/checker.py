@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from shapescript.check import builtin_rules
 from shapescript.check.bodies import Program
-from shapescript.check.gradients import reads_of_functions
+from shapescript.check.gradients import read_diagnostics, reads_of_functions
 from shapescript.check.math_comments import CommentLine, Math, check_math, find_math
 from shapescript.check.models import check_models
 from shapescript.check.module_scope import (
@@ -87,6 +87,7 @@ def check_parsed(parsed: ParseResult, previous: Checked | None = None) -> Checke
             continue
         items[index].body = result
         diagnostics.extend(shift_diagnostic(d, items[index].base) for d in result.diagnostics)
+    diagnostics.extend(read_diagnostics(program, items))
     math = find_math(_comment_lines(parsed))
     diagnostics.extend(_math_hints(math))
     diagnostics.sort(key=lambda d: (d.span.start, d.code))

@@ -68,7 +68,7 @@ def value_and_grad(checker: BodyChecker, args: list[Arg], node: ast.Call) -> Typ
             help="reduce it to one number first, with mean or sum",
         )
     else:
-        _check_reads(checker, signature, model.name, function)
+        checker.facts.gradients.append((function.span, signature.name, model.name))
     return SeveralType((value, GradType(model.name)))
 
 
@@ -103,28 +103,41 @@ def _differentiable(checker: BodyChecker, function: Arg):
     return signature
 
 
-def _check_reads(checker: BodyChecker, signature, model: str, function: Arg) -> None:
-    """E1107 when f reads no param of its model; W1101 for each param it never reads."""
-    reads = param_reads(checker.program, signature.name, 0)
-    info = checker.scope.model_infos.get(model)
+def read_diagnostics(program: Program, items: list) -> list:
+    """E1107 where a differentiated fn reads no param of its model, W1101 for each param
+    it never reads; reported after every body is checked, with absolute spans."""
+    from shapescript.check.reporter import Reporter
+
+    reporter = Reporter()
+    for item in items:
+        if item.body is None:
+            continue
+        reporter.base = item.base
+        for span, name, model in item.body.facts.gradients:
+            _check_reads(reporter, program, name, model, span)
+    return reporter.diagnostics
+
+
+def _check_reads(reporter, program: Program, name: str, model: str, span) -> None:
+    reads = param_reads(program, name, 0)
+    info = program.scope.model_infos.get(model)
     if reads is None or info is None:
         return
     if not reads:
-        checker.reporter.report(
+        reporter.report(
             "E1107",
-            f"`{signature.name}` reads no param of its model, so its gradient is always zero",
-            function.span,
+            f"`{name}` reads no param of its model, so its gradient is always zero",
+            span,
             "reads no param",
             help="differentiate a function that uses the model's params",
         )
         return
     for param in info.params:
         if param.name not in reads:
-            checker.reporter.report(
+            reporter.report(
                 "W1101",
-                f"`{signature.name}` never reads the param `{param.name}`, so its gradient is "
-                "always zero",
-                function.span,
+                f"`{name}` never reads the param `{param.name}`, so its gradient is always zero",
+                span,
                 f"doesn't read `{param.name}`",
                 help="remove the param, or make it a buffer if it isn't trained",
             )

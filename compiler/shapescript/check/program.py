@@ -86,6 +86,11 @@ class Facts:
     #: the whole member expression, and of a field assignment `m.w1 = e`), as the model's
     #: name and the field's name; `Checked.models` has the field itself.
     fields: dict[Span, tuple[str, str]] = field(default_factory=dict)
+    #: Each `value_and_grad` whose function could be differentiated: the span of its
+    #: function argument, the fn's name and the model's. Which params the fn reads is
+    #: worked out after every body is checked (E1107, W1101), since it depends on the
+    #: bodies of other functions.
+    gradients: list[tuple[Span, str, str]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
