@@ -125,3 +125,16 @@ async def test_definition_and_references_of_a_field(client: LanguageClient):
         )
     )
     assert sorted(loc.range.start.line for loc in locations) == [6, 11, 22]
+
+
+@pytest.mark.asyncio
+async def test_completion_after_a_gradient_offers_its_params(client: LanguageClient):
+    text = MODELS.replace("update(mut m, mut opt, g)", "update(mut m, mut opt, g)\n    h = g.")
+    uri = await open_document(client, text, "gradient.ss")
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=position(text, "g.\n", 2),
+        )
+    )
+    assert sorted(item.label for item in result.items) == ["b1", "w1"]

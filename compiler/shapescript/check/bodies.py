@@ -1085,6 +1085,9 @@ class BodyChecker(CallChecker):
         target = self.resolver.resolve(node.type, self.type_context("closed"))
         if isinstance(target, UnknownType):
             return UNKNOWN
+        special = model_values.cast(self, node, operand, target)
+        if special is not None:
+            return special
         if node.kind == "to":
             if isinstance(target, HostType):
                 self.reporter.report(

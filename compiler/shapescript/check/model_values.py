@@ -223,3 +223,35 @@ def model_called(checker: BodyChecker, name: str, span) -> None:
         span,
         "called here",
     )
+
+
+def cast(checker: BodyChecker, node: ast.Cast, operand: Type, target: Type) -> Type | None:
+    """`as` and `to` with a model, gradient, optimizer state, schedule or mode on either
+    side; None when neither is one. Only a Python value can be asserted to be a model,
+    optimizer state, a schedule or a mode; nothing is converted to one, and nothing is
+    asserted to be a gradient (E0303)."""
+    if isinstance(operand, TRAINING_TYPES) and not isinstance(target, TRAINING_TYPES):
+        checker.reporter.report(
+            "E0412",
+            f"{format_type(operand)} isn't a tensor, so `{node.kind}` can't make one of it",
+            node.span,
+            "not a tensor",
+        )
+        return UNKNOWN
+    if not isinstance(target, TRAINING_TYPES):
+        return None
+    asserted = node.kind == "as" and not isinstance(target, GradType)
+    if asserted and (isinstance(operand, PythonType | UnknownType) or operand == target):
+        return target
+    checker.reporter.report(
+        "E0303",
+        f"`{node.kind} {format_type(target)}` isn't possible: "
+        + (
+            "a gradient comes from value_and_grad"
+            if isinstance(target, GradType)
+            else "only a Python value can be asserted to be one"
+        ),
+        node.type.span,
+        "not a type for `as` or `to`",
+    )
+    return UNKNOWN

@@ -129,14 +129,7 @@ def _may_be_frozen(checker: BodyChecker, expr: ast.Expr, type_: Type, tracked: M
 
 def can_change(checker: BodyChecker, name: str) -> bool:
     tracked = state(checker)
-    if name in tracked.mut_params:
-        return True
-    if name in tracked.frozen:
-        return False
-    found = checker.env.values.get(name)
-    if found is not None and isinstance(found[0], PythonType):
-        return False
-    return not _is_param(checker, name) or name not in checker.env.values
+    return name in tracked.mut_params or name not in tracked.frozen
 
 
 def check_changeable(checker: BodyChecker, arg: Arg, what: str) -> bool:
@@ -159,18 +152,13 @@ def check_changeable(checker: BodyChecker, arg: Arg, what: str) -> bool:
 
 def _report_unchangeable(checker: BodyChecker, name: str, span, how: str) -> None:
     param = _is_param(checker, name)
+    what = "is a parameter without mut" if param else "may be a parameter without mut"
     checker.reporter.report(
         "E1102",
-        f"this {how}, but `{name}` "
-        + (
-            "is a parameter without mut"
-            if param
-            and name not in state(checker).frozen - {p.name for p in checker.signature.params}
-            else "may be a parameter without mut"
-        ),
+        f"this {how}, but `{name}` {what}",
         span,
         "can't change it here",
-        help="declare the parameter `mut`, and pass it with `mut`"
+        help="declare the parameter `mut` and pass it with `mut`"
         if param
         else "change a model this function made, or one passed to it as mut",
     )
