@@ -180,6 +180,15 @@ def check_call(checker: BodyChecker, name: str, matched, node: ast.Call) -> bool
                 help="remove `mut`",
             )
             ok = False
+        elif param.mut and arg.expr is None:
+            checker.reporter.report(
+                "E1101",
+                f"`{name}` changes `{param.name}`, and the input of a pipe can't be passed as mut",
+                arg.span,
+                "piped into a mut parameter",
+                help=f"call it instead: `{name}(mut …)`",
+            )
+            ok = False
         elif param.mut and not arg.mut and not isinstance(arg.type, UnknownType):
             shown = checker.text_of(arg.span) if arg.expr is not None else "…"
             checker.reporter.report(

@@ -16,3 +16,9 @@ fn c(mut m: Mlp, mut o: SGD[Mlp], g: Grad[Mlp]):
     update(mut m, mut o, mut g)  # E1101
 
 fn e(mut s: Schedule) -> Schedule = s  # E1101
+
+fn reset(mut m: Mlp):
+    m.w = m.w * 0
+
+fn f(mut m: Mlp):
+    m |> reset  # E1101
