@@ -121,7 +121,13 @@ class ItemFacts:
 
 @dataclass(slots=True)
 class Checked:
-    """A checked file: tree, diagnostics, and the facts the query API reads."""
+    """A checked file: tree, diagnostics, and the facts the query API reads.
+
+    For the compiler, besides each item's `Facts` (the type of every expression, models,
+    gradients, optimizer state, schedules and modes included; the field each `m.w1`
+    reads): `models`, every model declaration with its fields resolved, and
+    `param_reads`, which params of a model parameter each fn reads.
+    """
 
     source: SourceFile
     module: ast.Module
