@@ -123,6 +123,9 @@ class CallChecker:
             return made
         target = self.expr(callee)
         if isinstance(target, PythonType):
+            for arg in args:
+                if arg.mut:
+                    mutation.check_changeable(self, arg, "a Python function's argument")
             return PythonType()
         return UNKNOWN
 

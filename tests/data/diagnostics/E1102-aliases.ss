@@ -1,4 +1,5 @@
 # Changing what may be a parameter without mut: directly, through an alias, after an if.
+import python torch
 dim D = 4
 
 model Mlp:
@@ -30,3 +31,7 @@ fn d(m: Mlp):
 
 fn e(m: Mlp, mut o: SGD[Mlp], g: Grad[Mlp]):
     update(mut m, mut o, g)  # E1102
+
+fn g(m: Mlp, mut n: Mlp):
+    torch.nn.init.zeros_(mut n)
+    torch.nn.init.zeros_(mut m)  # E1102
