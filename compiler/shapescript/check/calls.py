@@ -89,7 +89,7 @@ class CallChecker:
             if symbol is not None and symbol.kind in ("fn", "extern"):
                 self.refer(callee.span, symbol)
                 signature = self.program.lookup_function(name)
-                if signature is None:
+                if signature is None or model_values.another_overload(self, signature, args):
                     return UNKNOWN
                 return self.call_signature(signature, args, node)
             if symbol is not None:

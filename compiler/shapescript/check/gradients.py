@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from shapescript.check.model_values import another_overload
 from shapescript.check.syntax_facts import walk
 from shapescript.check.types import (
     FLOAT_DTYPES,
@@ -50,6 +51,8 @@ def value_and_grad(checker: BodyChecker, args: list[Arg], node: ast.Call) -> Typ
     if signature is None:
         return failed
     model = signature.params[0].type
+    if another_overload(checker, signature, args[1:]):
+        return SeveralType((UNKNOWN, GradType(args[1].type.name)))
     value = checker.call_signature(signature, args[1:], node)
     if isinstance(value, UnknownType):
         return SeveralType((UNKNOWN, GradType(model.name)))
