@@ -20,6 +20,7 @@ from shapescript.check.types import (
     Type,
     UnknownType,
     format_type,
+    is_type_variable,
 )
 from shapescript.syntax import ast
 
@@ -47,6 +48,9 @@ def value_and_grad(checker: BodyChecker, args: list[Arg], node: ast.Call) -> Typ
         )
         return failed
     function = args[0]
+    if is_type_variable(args[1].type):
+        # A generic function's model (a type variable): its instances are checked.
+        return failed
     signature = _differentiable(checker, function)
     if signature is None:
         return failed

@@ -18,6 +18,7 @@ from shapescript.check.types import (
     UnknownType,
     format_shape,
     format_type,
+    is_type_variable,
 )
 from shapescript.syntax import ast
 
@@ -42,7 +43,7 @@ def check_params(decl, params, reporter: Reporter, extern: bool) -> None:
                 param.span,
                 "mut on an extern fn",
             )
-        elif not isinstance(type_, STATE_TYPES | UnknownType):
+        elif not isinstance(type_, STATE_TYPES | UnknownType) and not is_type_variable(type_):
             reporter.report(
                 "E1101",
                 f"only a model or optimizer state can be mut, not {format_type(type_)}",

@@ -18,6 +18,7 @@ from shapescript.check.types import (
     Type,
     UnknownType,
     format_type,
+    is_type_variable,
 )
 from shapescript.syntax import ast
 
@@ -64,7 +65,7 @@ def call(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) -> Ty
 
 
 def _loose(type_: Type) -> bool:
-    return isinstance(type_, UnknownType | PythonType)
+    return isinstance(type_, UnknownType | PythonType) or is_type_variable(type_)
 
 
 def learning_rate_fits(checker: BodyChecker, what: str, arg: Arg) -> bool:
@@ -91,7 +92,7 @@ def optimizer(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) 
     kind, hyper = OPTIMIZERS[name]
     first = args[0] if args and args[0].name is None else None
     model = first.type if first is not None else None
-    if first is None or not isinstance(model, ModelType | UnknownType):
+    if first is None or not (isinstance(model, ModelType) or _loose(model)):
         checker.reporter.report(
             "E1501",
             f"`{name}` makes optimizer state for a model, given first, not "

@@ -153,8 +153,7 @@ class TypeResolver:
         if name in OTHER_NAMED_TYPES or name in ctx.named_types:
             self._note_reference(ctx, name, word.span)
             return NamedType(name)
-        is_type_variable = name[:1].isupper() and (len(name) == 1 or name[1:].isdigit())
-        if is_type_variable and name not in ctx.domains and name not in BUILTIN_DOMAINS:
+        if _is_type_variable(name, ctx):
             return NamedType(name, ("type variable",))
         return None
 
@@ -166,6 +165,13 @@ class TypeResolver:
             if word.name == "Grad":
                 return GradType(inner.name)
             return OptimizerType(word.name, inner.name)
+        if (
+            isinstance(inner, ast.SizeName)
+            and _is_type_variable(inner.name, ctx)
+            and inner.name not in ctx.dims
+            and inner.name not in ctx.named_types
+        ):
+            return NamedType(word.name, (inner.name,))
         shown = inner.name if isinstance(inner, ast.SizeName) else "this"
         self.reporter.report(
             "E0303",
@@ -469,3 +475,9 @@ class TypeResolver:
 
 def _poly_text(size: Poly) -> str:
     return str(size)
+
+
+def _is_type_variable(name: str, ctx: TypeContext) -> bool:
+    """A generic function's type variable: `M`, `T2` (a capital letter, maybe digits)."""
+    shaped = name[:1].isupper() and (len(name) == 1 or name[1:].isdigit())
+    return shaped and name not in ctx.domains and name not in BUILTIN_DOMAINS

@@ -207,6 +207,14 @@ FLOAT = HostType("float")
 BOOL = HostType("bool")
 
 
+def is_type_variable(type_: Type) -> bool:
+    """A generic function's type variable (`M`), or `Grad[M]`, `AdamW[M]`, `SGD[M]` of one:
+    what it stands for is checked in each instance."""
+    return isinstance(type_, NamedType) and (
+        type_.args == ("type variable",) or type_.name in ("Grad", "AdamW", "SGD")
+    )
+
+
 def is_unknown(type_: Type) -> bool:
     return isinstance(type_, UnknownType)
 
