@@ -21,6 +21,7 @@ from shapescript.check.types import (
     UnknownType,
     format_type,
     is_type_variable,
+    is_unknown,
 )
 from shapescript.syntax import ast
 
@@ -96,7 +97,9 @@ def _differentiable(checker: BodyChecker, function: Arg):
             problem = f"`{name}`'s first parameter isn't a model"
         elif any(param.mut for param in signature.params):
             problem = f"`{name}` has a mut parameter"
-    if isinstance(function.type, UnknownType) and problem is not None and name is None:
+    if problem is not None and isinstance(function.type, UnknownType):
+        return None
+    if signature is not None and signature.params and is_unknown(signature.params[0].type):
         return None
     if problem is not None:
         checker.reporter.report(

@@ -173,6 +173,15 @@ class TypeResolver:
         ):
             return NamedType(word.name, (inner.name,))
         shown = inner.name if isinstance(inner, ast.SizeName) else "this"
+        if isinstance(inner, ast.SizeName) and not _declared(inner.name, ctx):
+            self.reporter.report(
+                "E0301",
+                f"unknown model `{shown}`",
+                inner.span,
+                "not declared",
+                help=f"declare it with `model {shown}:`",
+            )
+            raise TypeError_
         self.reporter.report(
             "E0303",
             f"`{word.name}[..]` takes a model, and `{shown}` isn't one",
@@ -481,3 +490,14 @@ def _is_type_variable(name: str, ctx: TypeContext) -> bool:
     """A generic function's type variable: `M`, `T2` (a capital letter, maybe digits)."""
     shaped = name[:1].isupper() and (len(name) == 1 or name[1:].isdigit())
     return shaped and name not in ctx.domains and name not in BUILTIN_DOMAINS
+
+
+def _declared(name: str, ctx: TypeContext) -> bool:
+    return (
+        name in ctx.dims
+        or name in ctx.named_types
+        or name in ctx.domains
+        or name in ctx.aliases
+        or name in BUILTIN_DOMAINS
+        or name in ctx.axes
+    )

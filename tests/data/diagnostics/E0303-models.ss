@@ -16,9 +16,11 @@ fn e() -> Mode = Eval()  # E0303
 
 fn f() -> Mode = Train  # E0303
 
-fn g(o: AdamW[x]) -> [] = 0  # E0303
+fn g(o: AdamW[D]) -> [] = 0  # E0303
 
 fn h(m: Mlp) -> [D D]:
     m2 = m
     x = m2.w
     return x
+
+fn k(g: Grad[Nothing]) -> [D] = 0  # E0301
