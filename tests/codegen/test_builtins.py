@@ -236,9 +236,10 @@ LATER: dict[str, tuple[str, str]] = {
     "save": ('fn f(x: [n] f64):\n    save("a.pt", x)\n', "`save`"),
     "load": ('fn f() -> int:\n    a = load("a.pt", int)\n    return a\n', "`load`"),
     "value_and_grad": (
-        "import python torch\nfn f(x: [n] f64):\n    m = torch.nn.Linear(2, 2)\n"
-        "    l, g = value_and_grad(torch.sum, m, x)\n",
-        "`value_and_grad`",
+        "model M:\n    param w: [3] = zeros\n"
+        "fn loss(m: M, x: [3]) -> [] = sum(x * m.w)\n"
+        "fn f(m: M, x: [3]):\n    l, g = value_and_grad(loss, m, x)\n",
+        "`M`",
     ),
     "update": (
         "import python torch\nfn f():\n    m = torch.nn.Linear(2, 2)\n"

@@ -34,6 +34,10 @@ MARKER_LINES: dict[str, list[int]] = {
     "E0802": [4],
     "E0803": [4],
     "E0804": [4],
+    "E1105": [9],
+    "E1106": [9],
+    "E1107": [9],
+    "W1101": [10],
 }
 
 #: Codes whose marker goes on a line of its own under (or above) the reported line.

@@ -6,7 +6,16 @@ visits and the declaration each name refers to, for the query API.
 
 from __future__ import annotations
 
-from shapescript.check import builtin_rules, chains, domains, ranges
+from shapescript.check import (
+    builtin_rules,
+    chains,
+    domains,
+    gradients,
+    model_values,
+    modes,
+    mutation,
+    ranges,
+)
 from shapescript.check.broadcast import ShapeError, broadcast, matmul, positions_in
 from shapescript.check.calls import CallChecker
 from shapescript.check.env import Arg, Env
@@ -388,6 +397,16 @@ class BodyChecker(CallChecker):
     def check_return(self, value: Type, span: Span) -> None:
         self.returned.append(value)
         expected = self.signature.return_type
+        problem = model_values.fit_problem(expected, value)
+        if problem is not None:
+            model_values.report_misfit(
+                self,
+                problem,
+                f"`{self.decl.name}` returns a value that isn't its declared "
+                f"{format_type(expected)}",
+                span,
+            )
+            return
         if expected is None or is_loose(value) or is_loose(expected):
             if isinstance(value, PythonType) and isinstance(expected, TensorType):
                 self._python_value_error(span, "returned as a typed result")
@@ -483,8 +502,7 @@ class BodyChecker(CallChecker):
         elif isinstance(stmt, ast.If):
             self.if_stmt(stmt)
         elif isinstance(stmt, ast.FieldAssign):
-            self.expr(stmt.target)
-            self.expr(stmt.value)
+            mutation.field_assign(self, stmt)
 
     def assign(self, stmt: ast.Assign) -> None:
         self._building = frozenset(
@@ -532,6 +550,7 @@ class BodyChecker(CallChecker):
                 continue
             self._check_block_assignment(target, type_)
             self.bind_value(target.name, type_, target.span, "value", scope_span)
+        mutation.note_assign(self, stmt, results)
 
     def _check_block_assignment(self, target: ast.Target, new: Type) -> None:
         """A value from outside a block keeps its shape, axis names and dtype (E0801)."""
@@ -612,6 +631,7 @@ class BodyChecker(CallChecker):
                         "for a tensor, use an iterator chain such as `x |> map(...)`",
                     )
                 var_type = source if isinstance(source, PythonType) else UNKNOWN
+            mutation.note_loop_variable(self, stmt.var)
             self.bind_value(stmt.var.name, var_type, stmt.var.span, "value", stmt.span)
             entry = dict(outer.values)
             self.block(stmt.body)
@@ -843,7 +863,16 @@ class BodyChecker(CallChecker):
                 return FunctionType(name, kind)
             if kind == "python_module":
                 return PythonType(name)
-            if kind in ("model", "data", "logs", "import"):
+            if kind == "model":
+                self.reporter.report(
+                    "E0303",
+                    f"`{name}` is a model: as a value, its name only makes one, as in "
+                    f"`{name}.init(seed=0)`",
+                    node.span,
+                    "used as a value",
+                )
+                return UNKNOWN
+            if kind in ("data", "logs", "import"):
                 return NamedType(name)
             self.reporter.report(
                 "E0303",
@@ -858,7 +887,8 @@ class BodyChecker(CallChecker):
             return FunctionType(name, "builtin")
         if name in builtin_rules.KNOWN:
             self.refer(node.span, builtin_rules.symbol(name))
-            return FunctionType(name, "builtin")
+            mode = modes.name_value(self, node)
+            return mode if mode is not None else FunctionType(name, "builtin")
         prelude = self.program.prelude.signatures.get(name)
         if prelude is not None:
             self.refer(node.span, self.program.prelude.symbols[name])
@@ -883,6 +913,9 @@ class BodyChecker(CallChecker):
 
     def unary(self, node: ast.Unary) -> Type:
         operand = self.expr(node.operand)
+        special = gradients.negate(self, node.op, operand, node.span)
+        if special is not None:
+            return special
         if node.op == "!":
             if isinstance(operand, TensorType | HostType) and not is_mask(operand):
                 self.reporter.report(
@@ -945,6 +978,9 @@ class BodyChecker(CallChecker):
 
     def combine(self, op: str, left: Type, right: Type, span: Span, op_span: Span) -> Type:
         """The type of `left op right`: broadcasting, matmul, comparisons, host arithmetic."""
+        special = gradients.combine(self, op, left, right, span, op_span)
+        if special is not None:
+            return special
         for side in (left, right):
             if isinstance(side, StringType):
                 self.reporter.report(
@@ -1080,6 +1116,9 @@ class BodyChecker(CallChecker):
         target = self.resolver.resolve(node.type, self.type_context("closed"))
         if isinstance(target, UnknownType):
             return UNKNOWN
+        special = model_values.cast(self, node, operand, target)
+        if special is not None:
+            return special
         if node.kind == "to":
             if isinstance(target, HostType):
                 self.reporter.report(
@@ -1108,7 +1147,11 @@ class BodyChecker(CallChecker):
                 )
                 dtype = domains.converted_dtype(operand, target, bool(node.type.words))
                 return TensorType(axes, domain, dtype)
+            if isinstance(operand, UnknownType) and not _has_shape(target):
+                return UNKNOWN
             return operand if not isinstance(target, TensorType) else target
+        if isinstance(operand, UnknownType) and not _has_shape(target):
+            return UNKNOWN
         if isinstance(operand, PythonType | UnknownType):
             return target
         if isinstance(operand, TensorType) and isinstance(target, HostType):
@@ -1170,14 +1213,15 @@ class BodyChecker(CallChecker):
         return target
 
     def member(self, node: ast.Member) -> Type:
+        if model_values.names_model(self, node):
+            return model_values.model_name_member(self, node)
         target = self.expr(node.target)
         if isinstance(target, PythonType):
             return PythonType()
         if isinstance(target, BatchType):
             return self._batch_field(target, node)
-        if isinstance(target, NamedType) and target.name in self.scope.models:
-            return UNKNOWN
-        return UNKNOWN
+        special = model_values.member(self, node, target)
+        return special if special is not None else UNKNOWN
 
     def _batch_field(self, batch: BatchType, node: ast.Member) -> Type:
         """`batch.x`: the record field's type with the batch's axes first (E1301 if none)."""
@@ -1351,4 +1395,11 @@ class BodyChecker(CallChecker):
                 target.domain if cast.type.words else current.domain,
                 domains.converted_dtype(current, target, bool(cast.type.words)),
             )
+        if isinstance(current, UnknownType) and not _has_shape(target):
+            return UNKNOWN
         return current if isinstance(target, UnknownType) else target
+
+
+def _has_shape(type_: Type) -> bool:
+    """Whether a type says all there is to know of a value's shape (a host scalar does)."""
+    return not isinstance(type_, TensorType) or type_.axes is not None

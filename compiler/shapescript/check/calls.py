@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import math
 
-from shapescript.check import builtin_rules, domains, ranges
+from shapescript.check import (
+    builtin_rules,
+    domains,
+    gradients,
+    model_values,
+    modes,
+    mutation,
+    ranges,
+    training,
+)
 from shapescript.check.broadcast import ShapeError, broadcast
+from shapescript.check.builtin_table import BUILTINS
 from shapescript.check.env import Arg
 from shapescript.check.module_scope import KIND_WORDS, suggestion
 from shapescript.check.signatures import ParamSig, Signature
@@ -80,17 +90,28 @@ class CallChecker:
             if symbol is not None and symbol.kind in ("fn", "extern"):
                 self.refer(callee.span, symbol)
                 signature = self.program.lookup_function(name)
-                if signature is None:
+                if signature is None or model_values.another_overload(self, signature, args):
                     return UNKNOWN
                 return self.call_signature(signature, args, node)
             if symbol is not None:
                 self.refer(callee.span, symbol)
                 if symbol.kind == "python_module":
                     return PythonType()
+                if symbol.kind == "model":
+                    model_values.model_called(self, name, callee.span)
+                    return UNKNOWN
                 return UNKNOWN if symbol.kind != "logs" else NamedType(name)
             if name in builtin_rules.KNOWN:
                 self.refer(callee.span, builtin_rules.symbol(name))
                 self.record(callee.span, FunctionType(name, "builtin"))
+                kind = BUILTINS[name].kind
+                if kind == "training":
+                    return training.call(self, name, args, node)
+                if not mutation.check_builtin_args(self, name, args):
+                    return UNKNOWN
+                special = gradients.builtin_call(self, name, kind, args, node)
+                if special is not None:
+                    return special
                 return builtin_rules.call(self, name, args, node)
             signature = self.program.prelude.signatures.get(name)
             if signature is not None:
@@ -98,13 +119,15 @@ class CallChecker:
                 return self.call_signature(signature, args, node)
             self.expr(callee)
             return UNKNOWN
+        made = model_values.init_call(self, node, args)
+        if made is not None:
+            return made
         target = self.expr(callee)
         if isinstance(target, PythonType):
+            for arg in args:
+                if arg.mut:
+                    mutation.check_changeable(self, arg, "a Python function's argument")
             return PythonType()
-        if isinstance(callee, ast.Member) and isinstance(callee.target, ast.Name):
-            owner = self.scope.symbols.get(callee.target.name)
-            if owner is not None and owner.kind == "model" and callee.name == "init":
-                return NamedType(owner.name)
         return UNKNOWN
 
     def _axis_parameters(self, callee: ast.Expr) -> tuple[set[str], set[int]]:
@@ -174,6 +197,7 @@ class CallChecker:
         matched = self.match_arguments(signature.name, signature.params, args, node)
         if matched is None:
             return UNKNOWN
+        mutation.check_call(self, signature.name, matched, node)
         variables = {
             name: Poly.symbol(self.program.fresh_variable(name)) for name in signature.generics
         }
@@ -204,6 +228,16 @@ class CallChecker:
             elif isinstance(outcome, tuple):
                 rest = outcome
         if failed:
+            return UNKNOWN
+        # An argument the checker knows nothing about leaves the result unknown too,
+        # whenever the result's shape or range would come from it.
+        if (signature.is_elementwise or _has_rest(signature.return_type)) and any(
+            slot is not None
+            and param.special is None
+            and isinstance(slot[1].type, UnknownType)
+            and not (isinstance(slot[1].expr, ast.Name) and slot[1].expr.name == "none")
+            for param, slot in matched
+        ):
             return UNKNOWN
         # Index[V] sizes are matched after the shapes, so a shape decides V first.
         solution = solve(equations + index_equations, self.scope.dim_values)
@@ -411,7 +445,9 @@ class CallChecker:
         axes: list[Axis] = []
         for axis in result.axes:
             if axis.rest:
-                axes.extend(rest or ())
+                if rest is None:
+                    return UNKNOWN
+                axes.extend(rest)
                 continue
             size = axis.size.substitute(values)
             if axis.name is not None and axis.name in signature.generics:
@@ -439,6 +475,12 @@ class CallChecker:
             )
         expected = param.type
         actual = value.type
+        problem = model_values.fit_problem(expected, actual)
+        if problem is not None:
+            model_values.report_misfit(
+                self, problem, f"`{signature.name}` can't take this as `{param.name}`", value.span
+            )
+            return False
         if is_loose(actual) or isinstance(expected, UnknownType):
             if isinstance(actual, PythonType) and isinstance(expected, TensorType):
                 self._python_value_error(value.span, "passed as a tensor argument")
@@ -664,7 +706,7 @@ class CallChecker:
         for index, param in enumerate(params):
             if slots[index] is None and not param.has_default and ok:
                 self.reporter.report(
-                    "E0406",
+                    modes.missing_code(param.type),
                     f"`{name}` is missing its argument `{param.name}`",
                     node.span,
                     f"no `{param.name}`",
@@ -685,3 +727,11 @@ class CallChecker:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _has_rest(type_: Type | None) -> bool:
+    return (
+        isinstance(type_, TensorType)
+        and type_.axes is not None
+        and any(axis.rest for axis in type_.axes)
+    )

@@ -7,7 +7,9 @@ import gc
 from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.check import builtin_rules
 from shapescript.check.bodies import Program
+from shapescript.check.gradients import read_diagnostics, reads_of_functions
 from shapescript.check.math_comments import CommentLine, Math, check_math, find_math
+from shapescript.check.models import check_models
 from shapescript.check.module_scope import (
     build_signatures,
     check_aliases,
@@ -76,6 +78,7 @@ def _check_parsed(
     by_base = {}
     for item_facts in items:
         by_base.setdefault(item_facts.base, item_facts)
+    scope.model_infos = check_models(module, scope, reporter, items)
 
     def on_reference(name: str, span: Span, base: int) -> None:
         symbol = scope.symbols.get(name)
@@ -107,6 +110,7 @@ def _check_parsed(
             continue
         items[index].body = result
         diagnostics.extend(shift_diagnostic(d, items[index].base) for d in result.diagnostics)
+    diagnostics.extend(read_diagnostics(program, items))
     math = find_math(_comment_lines(parsed))
     diagnostics.extend(_math_hints(math))
     diagnostics.sort(key=lambda d: (d.span.start, d.code))
@@ -125,6 +129,8 @@ def _check_parsed(
         parse=parsed,
         memo=program.memo | {"signatures": signature_memo},
         math=math,
+        models=dict(scope.model_infos),
+        param_reads=reads_of_functions(program),
     )
 
 

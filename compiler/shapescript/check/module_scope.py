@@ -57,6 +57,10 @@ class ModuleScope:
     signatures: dict[str, Signature] = field(default_factory=dict)
     python_modules: set[str] = field(default_factory=set)
     models: dict[str, ast.ModelDecl] = field(default_factory=dict)
+    #: Each model's checked fields (`models.check_models`), by the model's name.
+    model_infos: dict = field(default_factory=dict)
+    #: Functions declared more than once, each taking another model first (overloads).
+    overloaded: set[str] = field(default_factory=set)
     records: dict[str, ast.DataDecl | ast.LogsDecl] = field(default_factory=dict)
     #: Dims and aliases whose declaration failed: their uses are unknown, silently.
     broken_names: set[str] = field(default_factory=set)
@@ -75,6 +79,7 @@ class ModuleScope:
             on_reference=on_reference,
             domain_intervals=self.domain_intervals,
             broken=self.broken_names,
+            models=frozenset(self.models),
         )
 
 
@@ -254,6 +259,7 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
             if model is not None:
                 overloads.setdefault(item.name, []).append(item)
                 if len(overloads[item.name]) > 1:
+                    scope.overloaded.add(item.name)
                     continue
             entries.append((item.name, "fn", item.name_span))
         elif isinstance(item, ast.ExternFnDecl):

@@ -12,12 +12,16 @@ elsewhere moves it. The queries take and give absolute offsets.
 from __future__ import annotations
 
 import bisect
+from typing import TYPE_CHECKING
 
 from shapescript.check.types import Type, format_type
 from shapescript.diagnostics.diagnostic import Diagnostic
 from shapescript.records import field, record, replace
 from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
+
+if TYPE_CHECKING:
+    from shapescript.check.model_info import ModelInfo
 
 #: Kinds of symbol declared inside a function; their spans are relative to its item.
 LOCAL_KINDS = frozenset({"param", "value", "axis"})
@@ -28,7 +32,8 @@ class Symbol:
     """A declaration a name can refer to.
 
     `kind` is one of: dim, alias, domain, fn, extern, model, data, logs, import,
-    python_module, param, value, axis, builtin, prelude. `path` is the file that declares
+    python_module, param, value, axis, builtin, prelude, field (a model's field, whose
+    `detail` is `param w1: [D Hd]`). `path` is the file that declares
     it ("<builtins>" for the checker's own built-ins, "<prelude>" and "<nn>" for the stubs
     shipped with the compiler).
     """
@@ -43,11 +48,13 @@ class Symbol:
 
 @record
 class Reference:
-    """A name at `span`: a local, built-in or prelude `symbol`, or a module declaration."""
+    """A name at `span`: a local, built-in or prelude `symbol`, a module declaration, or a
+    model's field (`field`: the model's name and the field's)."""
 
     span: Span
     symbol: Symbol | None = None
     module_name: str | None = None
+    field: tuple[str, str] | None = None
 
 
 @record
@@ -78,6 +85,15 @@ class Facts:
     #: up with its result. One entry per operand, in order: the result position of each of
     #: the operand's axes, or None when it lines up from the right as it is.
     alignments: dict[Span, tuple[tuple[int, ...] | None, ...]] = field(default_factory=dict)
+    #: For the compiler and the editor: each field read, `m.w1` or `g.w1` (by the span of
+    #: the whole member expression, and of a field assignment `m.w1 = e`), as the model's
+    #: name and the field's name; `Checked.models` has the field itself.
+    fields: dict[Span, tuple[str, str]] = field(default_factory=dict)
+    #: Each `value_and_grad` whose function could be differentiated: the span of its
+    #: function argument, the fn's name and the model's. Which params the fn reads is
+    #: worked out after every body is checked (E1107, W1101), since it depends on the
+    #: bodies of other functions.
+    gradients: list[tuple[Span, str, str]] = field(default_factory=list)
 
 
 @record
@@ -108,7 +124,13 @@ class ItemFacts:
 
 @record
 class Checked:
-    """A checked file: tree, diagnostics, and the facts the query API reads."""
+    """A checked file: tree, diagnostics, and the facts the query API reads.
+
+    For the compiler, besides each item's `Facts` (the type of every expression, models,
+    gradients, optimizer state, schedules and modes included; the field each `m.w1`
+    reads): `models`, every model declaration with its fields resolved, and
+    `param_reads`, which params of a model parameter each fn reads.
+    """
 
     source: SourceFile
     module: ast.Module
@@ -124,6 +146,16 @@ class Checked:
     memo: dict = field(default_factory=dict)
     #: The LaTeX math found in comments, parsed, for hovers to render.
     math: list = field(default_factory=list)
+    #: For the compiler and the editor: each model declaration, by name, with its fields
+    #: in order (`model_info.ModelInfo`: kind, type, shape as ints, dtype, initializer
+    #: with its arguments as Python numbers, doc, span).
+    models: dict[str, ModelInfo] = field(default_factory=dict)
+    #: For the compiler and the architecture view: for each fn of the file, for each of
+    #: its parameters whose type is a model, the names of the params of that model its
+    #: body reads (directly as `m.w1`, or through the fns, pipes and `value_and_grad` it
+    #: passes the model to), in declaration order; None when it may read any (it passes
+    #: the model to Python or somewhere the checker can't follow).
+    param_reads: dict[str, dict[str, tuple[str, ...] | None]] = field(default_factory=dict)
     _bases: list[int] | None = None
 
     # ------------------------------------------------------------------ locating
@@ -149,6 +181,11 @@ class Checked:
         return found
 
     def _resolve(self, reference: Reference, base: int) -> Symbol | None:
+        if reference.field is not None:
+            model, name = reference.field
+            info = self.models.get(model)
+            found = info.fields.get(name) if info is not None else None
+            return found.symbol if found is not None else None
         if reference.module_name is not None:
             return self.module_symbols.get(reference.module_name)
         symbol = reference.symbol

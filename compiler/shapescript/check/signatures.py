@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import keyword
 
+from shapescript.check.mutation import check_params as check_mut_params
 from shapescript.check.sizes import Poly
 from shapescript.check.type_exprs import TypeContext, TypeResolver
 from shapescript.check.types import (
+    TRAINING_TYPES,
     UNKNOWN,
     HostType,
     NamedType,
+    ScheduleType,
     TensorType,
     Type,
     UnknownType,
+    format_type,
 )
 from shapescript.records import field, record
 from shapescript.syntax import ast
@@ -88,6 +92,7 @@ def build_signature(
         on_reference=base.on_reference,
         domain_intervals=base.domain_intervals,
         broken=base.broken,
+        models=base.models,
     )
     params: list[ParamSig] = []
     seen: dict[str, ast.Param] = {}
@@ -122,6 +127,7 @@ def build_signature(
             help="an extern fn has no body to infer it from: add `-> T`",
         )
         return_type = UNKNOWN
+    check_mut_params(decl, params, reporter, extern)
     if extern:
         _check_extern(decl, params, return_type, reporter)
     else:
@@ -193,6 +199,18 @@ def _param(param: ast.Param, resolver: TypeResolver, ctx: TypeContext, extern: b
             f"parameter `{param.name}` has a shape, so it can't have a default",
             param.default.span,
             "default on a tensor parameter",
+        )
+    if (
+        param.default is not None
+        and isinstance(type_, TRAINING_TYPES)
+        and not isinstance(type_, ScheduleType)
+    ):
+        reporter.report(
+            "E0306",
+            f"parameter `{param.name}` is {format_type(type_)}, so it can't have a default",
+            param.default.span,
+            "default not allowed",
+            help="every call passes it",
         )
     if isinstance(type_, UnknownType | NamedType):
         return ParamSig(param.name, type_, param, param.default is not None, mut=param.mut)

@@ -12,11 +12,16 @@ from shapescript.check.types import (
     FLOAT,
     FLOAT_DTYPES,
     INT,
+    MODE,
+    SCHEDULE,
     UNKNOWN,
     Axis,
     BatchType,
     Domain,
+    GradType,
+    ModelType,
     NamedType,
+    OptimizerType,
     TensorType,
     Type,
     domain_text,
@@ -43,6 +48,8 @@ BUILTIN_DOMAINS = frozenset(
 )
 SEMANTIC_DOMAINS = frozenset({"Logit", "Prob", "LogProb"})
 WRAPPER_TYPES = frozenset({"Grad", "AdamW", "SGD", "Dataset"})
+#: Wrapper types whose argument must be a model.
+MODEL_WRAPPERS = frozenset({"Grad", "AdamW", "SGD"})
 OTHER_NAMED_TYPES = frozenset({"LogSink", "Mode", "Schedule"})
 
 
@@ -75,6 +82,8 @@ class TypeContext:
     domain_intervals: dict[str, Interval] = field(default_factory=dict)
     #: Dims and aliases whose declaration is an error: a type using one is unknown, silently.
     broken: set[str] = field(default_factory=set)
+    #: The names of the file's models (a subset of `named_types`).
+    models: frozenset[str] = frozenset()
 
 
 class TypeResolver:
@@ -109,6 +118,7 @@ class TypeResolver:
                 return single
         domain = Domain()
         if words:
+            self._check_no_training_word(words, ctx)
             if axes_ast is not None and words[0].name in ctx.named_types:
                 self._note_reference(ctx, words[0].name, words[0].span)
                 batch_axes = tuple(self._axes(axes_ast, ctx))
@@ -130,16 +140,72 @@ class TypeResolver:
             return INT
         if name == "float" and word.arg is None:
             return FLOAT
+        if name in MODEL_WRAPPERS:
+            return self._model_wrapper(word, ctx)
         if name in WRAPPER_TYPES:
             inner = word.arg.name if isinstance(word.arg, ast.SizeName) else "?"
             return NamedType(name, (inner,))
+        if name == "Mode" and word.arg is None:
+            return MODE
+        if name == "Schedule" and word.arg is None:
+            return SCHEDULE
+        if name in ctx.models and word.arg is None:
+            self._note_reference(ctx, name, word.span)
+            return ModelType(name)
         if name in OTHER_NAMED_TYPES or name in ctx.named_types:
             self._note_reference(ctx, name, word.span)
             return NamedType(name)
-        is_type_variable = name[:1].isupper() and (len(name) == 1 or name[1:].isdigit())
-        if is_type_variable and name not in ctx.domains and name not in BUILTIN_DOMAINS:
+        if _is_type_variable(name, ctx):
             return NamedType(name, ("type variable",))
         return None
+
+    def _model_wrapper(self, word: ast.TypeWord, ctx: TypeContext) -> Type:
+        """`Grad[M]`, `AdamW[M]`, `SGD[M]`: M must be a model (E0303)."""
+        inner = word.arg
+        if isinstance(inner, ast.SizeName) and inner.name in ctx.models:
+            self._note_reference(ctx, inner.name, inner.span)
+            if word.name == "Grad":
+                return GradType(inner.name)
+            return OptimizerType(word.name, inner.name)
+        if (
+            isinstance(inner, ast.SizeName)
+            and _is_type_variable(inner.name, ctx)
+            and inner.name not in ctx.dims
+            and inner.name not in ctx.named_types
+        ):
+            return NamedType(word.name, (inner.name,))
+        shown = inner.name if isinstance(inner, ast.SizeName) else "this"
+        if isinstance(inner, ast.SizeName) and not _declared(inner.name, ctx):
+            self.reporter.report(
+                "E0301",
+                f"unknown model `{shown}`",
+                inner.span,
+                "not declared",
+                help=f"declare it with `model {shown}:`",
+            )
+            raise TypeError_
+        self.reporter.report(
+            "E0303",
+            f"`{word.name}[..]` takes a model, and `{shown}` isn't one",
+            word.span,
+            "not a model",
+            help=f"write the name of a model, as in `{word.name}[Mlp]`",
+        )
+        raise TypeError_
+
+    def _check_no_training_word(self, words: list[ast.TypeWord], ctx: TypeContext) -> None:
+        """A model, Mode, Schedule or Grad/AdamW/SGD is a type of its own, never a part of
+        another (E0303)."""
+        for word in words:
+            if word.name in ctx.models or word.name in MODEL_WRAPPERS | {"Mode", "Schedule"}:
+                self.reporter.report(
+                    "E0303",
+                    f"`{word.name}` is a type of its own, so it can't be part of another type",
+                    word.span,
+                    "not a domain",
+                    help=f"write `{word.name}` alone",
+                )
+                raise TypeError_
 
     def _domain(self, word: ast.TypeWord, ctx: TypeContext) -> Domain:
         name = word.name
@@ -423,3 +489,20 @@ class TypeResolver:
 
 def _poly_text(size: Poly) -> str:
     return str(size)
+
+
+def _is_type_variable(name: str, ctx: TypeContext) -> bool:
+    """A generic function's type variable: `M`, `T2` (a capital letter, maybe digits)."""
+    shaped = name[:1].isupper() and (len(name) == 1 or name[1:].isdigit())
+    return shaped and name not in ctx.domains and name not in BUILTIN_DOMAINS
+
+
+def _declared(name: str, ctx: TypeContext) -> bool:
+    return (
+        name in ctx.dims
+        or name in ctx.named_types
+        or name in ctx.domains
+        or name in ctx.aliases
+        or name in BUILTIN_DOMAINS
+        or name in ctx.axes
+    )

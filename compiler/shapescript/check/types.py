@@ -148,6 +148,42 @@ class NamedType(Type):
 
 
 @record(frozen=True)
+class ModelType(Type):
+    """A model declared with `model Name:`; models are matched by name."""
+
+    name: str
+
+
+@record(frozen=True)
+class GradType(Type):
+    """`Grad[M]`: a gradient with respect to the params of the model M."""
+
+    model: str
+
+
+@record(frozen=True)
+class OptimizerType(Type):
+    """Optimizer state, `AdamW[M]` or `SGD[M]`: `kind` is "AdamW" or "SGD"."""
+
+    kind: str
+    model: str
+
+
+@record(frozen=True)
+class ScheduleType(Type):
+    """A learning rate that changes with the step count, made by `cosine` or `warmup`."""
+
+
+@record(frozen=True)
+class ModeType(Type):
+    """A mode: `Train(seed=s)` or `Eval`."""
+
+
+#: The types of training state and modes: not tensors, never operands of arithmetic.
+TRAINING_TYPES = ModelType | GradType | OptimizerType | ScheduleType | ModeType
+
+
+@record(frozen=True)
 class BatchType(Type):
     """`[b] Digit`: a batch of a data record's examples, whose fields get the batch axes."""
 
@@ -163,9 +199,19 @@ class SeveralType(Type):
 
 
 UNKNOWN = UnknownType()
+MODE = ModeType()
+SCHEDULE = ScheduleType()
 INT = HostType("int")
 FLOAT = HostType("float")
 BOOL = HostType("bool")
+
+
+def is_type_variable(type_: Type) -> bool:
+    """A generic function's type variable (`M`), or `Grad[M]`, `AdamW[M]`, `SGD[M]` of one:
+    what it stands for is checked in each instance."""
+    return isinstance(type_, NamedType) and (
+        type_.args == ("type variable",) or type_.name in ("Grad", "AdamW", "SGD")
+    )
 
 
 def is_unknown(type_: Type) -> bool:
@@ -214,6 +260,16 @@ def format_type(type_: Type) -> str:
         return "string"
     if isinstance(type_, FunctionType):
         return f"fn {type_.name}"
+    if isinstance(type_, ModelType):
+        return type_.name
+    if isinstance(type_, GradType):
+        return f"Grad[{type_.model}]"
+    if isinstance(type_, OptimizerType):
+        return f"{type_.kind}[{type_.model}]"
+    if isinstance(type_, ScheduleType):
+        return "Schedule"
+    if isinstance(type_, ModeType):
+        return "Mode"
     if isinstance(type_, NamedType):
         return type_.name + (f"[{', '.join(type_.args)}]" if type_.args else "")
     if isinstance(type_, SeveralType):

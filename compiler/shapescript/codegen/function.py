@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from shapescript.check.program import ItemFacts
 from shapescript.check.signatures import Signature
 from shapescript.check.types import (
+    TRAINING_TYPES,
     FunctionType,
     HostType,
     PythonType,
@@ -393,6 +394,8 @@ class FunctionGenerator:
         if name in self.locals:
             return python_name(name)
         type_ = self.type(node)
+        if isinstance(type_, TRAINING_TYPES):
+            raise self.unsupported(f"`{name}`", node.span)
         if isinstance(type_, HostType) and type_.kind == "int" and type_.size is not None:
             if name in self.context.checked.dim_values:
                 return python_name(name)

@@ -21,6 +21,7 @@ from shapescript.check.type_exprs import BUILTIN_DOMAINS
 from shapescript.check.types import TensorType, Type, format_type
 from shapescript.syntax.tokens import DTYPES, KEYWORDS
 from shapescript_lsp.features.math_completion import math_items
+from shapescript_lsp.features.model_members import member_candidates
 from shapescript_lsp.features.signature_help import CallSite, call_site, callable_params
 
 STAGE_KINDS = frozenset({"reduction", "along_axis", "elementwise", "pattern", "matmul"})
@@ -33,6 +34,7 @@ KIND_OF_SYMBOL = {
     "prelude": types.CompletionItemKind.Function,
     "builtin": types.CompletionItemKind.Function,
     "model": types.CompletionItemKind.Class,
+    "field": types.CompletionItemKind.Field,
     "data": types.CompletionItemKind.Struct,
     "logs": types.CompletionItemKind.Struct,
     "import": types.CompletionItemKind.Module,
@@ -71,6 +73,9 @@ class Candidate:
     #: Orders items of one rank that have an order of their own (axes, parameters).
     order: int = 0
     edits: list | None = None
+    #: Replaces more than the word typed (`m.fo` becomes `forward(m, …)`).
+    text_edit: types.TextEdit | None = None
+    filter_text: str | None = None
 
 
 def fuzzy(prefix: str, label: str) -> bool:
@@ -183,7 +188,8 @@ class Completer:
         if stripped.endswith("|>"):
             return self._stages(checked, text, offset - len(prefix) - (len(head) - len(stripped)))
         if stripped.endswith(".") and not stripped.endswith(".."):
-            return self._members(checked, stripped[:-1])
+            dot = offset - len(prefix) - (len(head) - len(stripped)) - 1
+            return self._members(checked, stripped[:-1], text, dot, offset)
         if _in_type_position(stripped):
             return self._types(checked, offset)
         if (
@@ -329,10 +335,15 @@ class Completer:
             return None
         return f"{name}(over=${{1|{','.join(names)}|}})"
 
-    def _members(self, checked, owner: str) -> list[Candidate]:
+    def _members(self, checked, owner: str, text: str, dot: int, offset: int) -> list[Candidate]:
         name = re.search(r"[\w.]*$", owner).group()
         if checked is None or not name:
             return []
+        found = checked.names_in_scope(dot).get(name) if "." not in name else None
+        if found is not None and found[0] is not None and found[0].kind in ("param", "value"):
+            return member_candidates(
+                checked, text, name, found[1], dot - len(name), offset, self.snippets
+            )
         symbol = checked.module_symbols.get(name)
         if symbol is not None and symbol.kind == "model":
             return [Candidate("init", types.CompletionItemKind.Method, f"{name}.init(seed=0)")]
@@ -383,6 +394,24 @@ class Completer:
             Candidate(name, types.CompletionItemKind.Keyword, "host scalar", rank=2)
             for name in ("int", "float")
         ]
+        candidates += [
+            Candidate("Mode", types.CompletionItemKind.Class, "Train(seed=…) or Eval", rank=2),
+            Candidate("Schedule", types.CompletionItemKind.Class, "a learning rate", rank=2),
+        ]
+        for model in checked.models if checked is not None else ():
+            for wrapper, detail in (
+                ("Grad", "gradient"),
+                ("AdamW", "optimizer state"),
+                ("SGD", "optimizer state"),
+            ):
+                candidates.append(
+                    Candidate(
+                        f"{wrapper}[{model}]",
+                        types.CompletionItemKind.Class,
+                        f"{detail} of {model}",
+                        rank=2,
+                    )
+                )
         if checked is not None:
             for name, (symbol, _) in checked.names_in_scope(offset).items():
                 if symbol is not None and symbol.kind in (
@@ -409,6 +438,9 @@ class Completer:
         )
         if candidate.edits:
             item.additional_text_edits = candidate.edits
+        if candidate.text_edit is not None:
+            item.text_edit = candidate.text_edit
+            item.filter_text = candidate.filter_text
         if candidate.insert is not None:
             item.insert_text = candidate.insert
             item.insert_text_format = (

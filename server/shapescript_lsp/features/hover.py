@@ -10,6 +10,7 @@ from shapescript.check.types import TensorType, Type, format_type
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript_lsp.features.context import bar_at, item_at, stage_input_span, word_at
+from shapescript_lsp.features.model_hover import field_hover, model_hover
 from shapescript_lsp.features.pattern_hover import pattern_axis_hover
 from shapescript_lsp.positions import range_of
 from shapescript_lsp.render.shapes import png_data_uri, svg_drawing, text_drawing
@@ -75,6 +76,10 @@ class HoverRenderer:
                 return []
             return [_fence(format_type(type_)), self.drawing(type_, checked)]
         kind = symbol.kind
+        if kind == "model":
+            return model_hover(checked, symbol)
+        if kind == "field":
+            return field_hover(checked, symbol, self.drawing)
         if kind == "dim":
             return self._dim(checked, symbol)
         if kind == "alias":

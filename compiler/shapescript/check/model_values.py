@@ -1,0 +1,271 @@
+"""Models, gradients, optimizer state and modes as values in a function body.
+
+Which value fits where one of these types is expected (E0904, E1502, E1503, E1504,
+E1202, E0412, E1108), reading a field (`m.w1`, `g.w1`, E0901) and making a model
+(`Mlp.init(seed=…)`, E0303, E0301).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from shapescript.check.module_scope import suggestion
+from shapescript.check.program import Reference
+from shapescript.check.types import (
+    TRAINING_TYPES,
+    UNKNOWN,
+    GradType,
+    HostType,
+    ModelType,
+    ModeType,
+    OptimizerType,
+    PythonType,
+    ScheduleType,
+    TensorType,
+    Type,
+    UnknownType,
+    format_type,
+)
+from shapescript.syntax import ast
+
+if TYPE_CHECKING:
+    from shapescript.check.bodies import BodyChecker
+    from shapescript.check.env import Arg
+
+
+def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
+    """Why a value of type `actual` can't be where `expected` is wanted, as (code, reason),
+    for the types of models, gradients, optimizer state, schedules and modes; None if it
+    fits or isn't one of these cases. A Python value or an unknown one fits anything."""
+    if expected is None or isinstance(actual, UnknownType | PythonType):
+        return None
+    shown = format_type(actual)
+    if isinstance(expected, ModelType):
+        if isinstance(actual, ModelType) and actual.name == expected.name:
+            return None
+        if isinstance(actual, ModelType):
+            return "E0904", f"it is a {actual.name}, not a {expected.name}"
+        if isinstance(actual, TensorType | HostType | TRAINING_TYPES):
+            return "E0904", f"{shown} isn't the model {expected.name}"
+        return None
+    if isinstance(expected, GradType):
+        if isinstance(actual, GradType) and actual.model == expected.model:
+            return None
+        if isinstance(actual, TensorType | HostType | TRAINING_TYPES):
+            return "E0904", f"{shown} isn't a gradient of {expected.model}"
+        return None
+    if isinstance(expected, OptimizerType):
+        if isinstance(actual, OptimizerType) and actual.kind == expected.kind:
+            if actual.model == expected.model:
+                return None
+            return "E1502", f"it is state for a {actual.model}, not a {expected.model}"
+        if isinstance(actual, TensorType | HostType | TRAINING_TYPES):
+            return "E1503", f"{shown} isn't {format_type(expected)}"
+        return None
+    if isinstance(expected, ScheduleType):
+        if isinstance(actual, ScheduleType) or (
+            isinstance(actual, HostType) and actual.kind in ("int", "float")
+        ):
+            return None
+        if isinstance(actual, TensorType | HostType | TRAINING_TYPES):
+            return "E1504", f"{shown} isn't a number or a Schedule"
+        return None
+    if isinstance(expected, ModeType):
+        if isinstance(actual, ModeType):
+            return None
+        if isinstance(actual, TensorType | HostType | TRAINING_TYPES):
+            return "E1202", f"{shown} isn't a Mode: pass Train(seed=…) or Eval"
+        return None
+    if isinstance(expected, TensorType | HostType):
+        if isinstance(actual, GradType):
+            return "E1108", "a gradient isn't a tensor: only its fields are"
+        if isinstance(actual, TRAINING_TYPES):
+            return "E0412", f"{shown} isn't a tensor"
+    return None
+
+
+def report_misfit(checker: BodyChecker, problem: tuple[str, str], message: str, span) -> None:
+    code, reason = problem
+    checker.reporter.report(code, f"{message}: {reason}", span, "doesn't fit")
+
+
+# ---------------------------------------------------------------------- fields
+
+
+def names_model(checker: BodyChecker, node: ast.Member) -> bool:
+    """Whether `node` is `Mlp.something`, with `Mlp` a model's name."""
+    target = node.target
+    return isinstance(target, ast.Name) and _is_model_name(checker, target.name)
+
+
+def model_name_member(checker: BodyChecker, node: ast.Member) -> Type:
+    """`Mlp.init` not called (E0303), or `Mlp.other` (E0301)."""
+    target = node.target
+    checker.refer(target.span, checker.scope.symbols[target.name])
+    if node.name == "init":
+        checker.reporter.report(
+            "E0303",
+            f"`{target.name}.init` makes a model when called: `{target.name}.init(seed=0)`",
+            node.span,
+            "not called",
+        )
+    else:
+        checker.reporter.report(
+            "E0301",
+            f"a model has nothing named `{node.name}`: `init` is all its name offers",
+            node.name_span,
+            "unknown",
+            help=f"make one with `{target.name}.init(seed=0)`",
+        )
+    return UNKNOWN
+
+
+def member(checker: BodyChecker, node: ast.Member, target: Type) -> Type | None:
+    """`m.w1` and `g.w1`; None when the target is none of the training types."""
+    if isinstance(target, ModelType):
+        return field_type(checker, target.name, node.name, node.name_span, node.span, False)
+    if isinstance(target, GradType):
+        return field_type(checker, target.model, node.name, node.name_span, node.span, True)
+    if isinstance(target, ModeType | OptimizerType | ScheduleType):
+        checker.reporter.report(
+            "E0901",
+            f"{format_type(target)} has no fields",
+            node.name_span,
+            "no such field",
+        )
+        return UNKNOWN
+    return None
+
+
+def field_type(
+    checker: BodyChecker, model: str, name: str, name_span, span, gradient: bool
+) -> Type:
+    """The type of field `name` of `model` (a param's, for a gradient), after E0901."""
+    info = checker.scope.model_infos.get(model)
+    if info is None:
+        return UNKNOWN
+    found = info.fields.get(name)
+    if found is None or (gradient and not found.is_param):
+        candidates = [f.name for f in info.fields.values() if f.is_param or not gradient]
+        if found is not None:
+            message = f"`{name}` is a buffer of {model}, and a gradient has only its params"
+        else:
+            message = f"{model} has no field `{name}`"
+        checker.reporter.report(
+            "E0901",
+            message,
+            name_span,
+            "no such field",
+            help=suggestion(name, candidates),
+        )
+        return UNKNOWN
+    checker.facts.references.append(Reference(name_span, field=(model, name)))
+    checker.facts.fields[span] = (model, name)
+    return found.type
+
+
+def _is_model_name(checker: BodyChecker, name: str) -> bool:
+    if name in checker.env.values or name in checker.env.axes:
+        return False
+    symbol = checker.scope.symbols.get(name)
+    return symbol is not None and symbol.kind == "model"
+
+
+# ---------------------------------------------------------------------- Mlp.init
+
+
+def init_call(checker: BodyChecker, node: ast.Call, args: list[Arg]) -> Type | None:
+    """`Mlp.init(seed=s)` and `Mlp.other(...)`; None when the callee isn't a model's."""
+    callee = node.callee
+    if not (
+        isinstance(callee, ast.Member)
+        and isinstance(callee.target, ast.Name)
+        and _is_model_name(checker, callee.target.name)
+    ):
+        return None
+    model = callee.target.name
+    checker.refer(callee.target.span, checker.scope.symbols[model])
+    if callee.name != "init":
+        checker.reporter.report(
+            "E0301",
+            f"a model has nothing named `{callee.name}`: `init` is all its name offers",
+            callee.name_span,
+            "unknown",
+            help=f"make one with `{model}.init(seed=0)`",
+        )
+        return UNKNOWN
+    from shapescript.check.training import host_argument, match_named
+
+    for arg in args:
+        if arg.mut:
+            checker.reporter.report(
+                "E1101",
+                f"`{model}.init` changes nothing, so its arguments aren't mut",
+                arg.span,
+                "mut not allowed",
+            )
+            return UNKNOWN
+    matched = match_named(
+        checker, f"{model}.init", args, node, ("seed",), required=("seed",), keyword=("seed",)
+    )
+    if matched is None:
+        return UNKNOWN
+    if not host_argument(checker, f"{model}.init", "seed", matched["seed"], "int"):
+        return UNKNOWN
+    return ModelType(model)
+
+
+def model_called(checker: BodyChecker, name: str, span) -> None:
+    """`Mlp(...)`: a model's name isn't a function."""
+    checker.reporter.report(
+        "E0303",
+        f"`{name}` is a model, not a function: make one with `{name}.init(seed=0)`",
+        span,
+        "called here",
+    )
+
+
+def cast(checker: BodyChecker, node: ast.Cast, operand: Type, target: Type) -> Type | None:
+    """`as` and `to` with a model, gradient, optimizer state, schedule or mode on either
+    side; None when neither is one. Only a Python value can be asserted to be a model,
+    optimizer state, a schedule or a mode; nothing is converted to one, and nothing is
+    asserted to be a gradient (E0303)."""
+    if isinstance(operand, TRAINING_TYPES) and not isinstance(target, TRAINING_TYPES):
+        checker.reporter.report(
+            "E0412",
+            f"{format_type(operand)} isn't a tensor, so `{node.kind}` can't make one of it",
+            node.span,
+            "not a tensor",
+        )
+        return UNKNOWN
+    if not isinstance(target, TRAINING_TYPES):
+        return None
+    asserted = node.kind == "as" and not isinstance(target, GradType)
+    if asserted and (isinstance(operand, PythonType | UnknownType) or operand == target):
+        return target
+    checker.reporter.report(
+        "E0303",
+        f"`{node.kind} {format_type(target)}` isn't possible: "
+        + (
+            "a gradient comes from value_and_grad"
+            if isinstance(target, GradType)
+            else "only a Python value can be asserted to be one"
+        ),
+        node.type.span,
+        "not a type for `as` or `to`",
+    )
+    return UNKNOWN
+
+
+def another_overload(checker: BodyChecker, signature, args: list[Arg]) -> bool:
+    """Whether a call of an overloaded fn is for another overload than `signature` (the
+    first declared): its first argument is another model. Overloads are chosen elsewhere
+    (modules and overloads); until then such a call's result is unknown."""
+    if signature.name not in checker.scope.overloaded or not args or not signature.params:
+        return False
+    first, expected = args[0].type, signature.params[0].type
+    return (
+        isinstance(first, ModelType)
+        and isinstance(expected, ModelType)
+        and first.name != expected.name
+    )

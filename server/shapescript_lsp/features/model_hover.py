@@ -1,0 +1,91 @@
+"""Hover on a model's name (its fields, their shapes and docs) and on a field (`m.w1`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from shapescript.check.model_info import FieldInfo, ModelInfo
+from shapescript.check.program import Checked, Symbol
+from shapescript.check.types import Type, format_type
+from shapescript.syntax import ast
+
+
+def _fence(text: str) -> str:
+    return f"```shapescript\n{text}\n```"
+
+
+def model_hover(checked: Checked, symbol: Symbol) -> list[str]:
+    """The model's declaration, field by field with each initializer, then the docs."""
+    info = checked.models.get(symbol.name)
+    if info is None:
+        return [_fence(f"model {symbol.name}"), symbol.doc or ""]
+    initializers = _initializer_texts(checked, symbol.name)
+    lines = [f"model {info.name}:"]
+    for field in info.fields.values():
+        line = f"    {_field_line(field)}"
+        if field.name in initializers:
+            line += f" = {initializers[field.name]}"
+        lines.append(line)
+    parts = [_fence("\n".join(lines)), info.doc or ""]
+    documented = [field for field in info.fields.values() if field.doc]
+    if documented:
+        parts.append(
+            "\n".join(f"- `{field.name}`: {' '.join(field.doc.split())}" for field in documented)
+        )
+    parts.append(_sizes(info))
+    return parts
+
+
+def field_hover(
+    checked: Checked, symbol: Symbol, drawing: Callable[[Type, Checked], str]
+) -> list[str]:
+    """The field's kind, name and type, the model it belongs to, its doc and its shape."""
+    for info in checked.models.values():
+        for field in info.fields.values():
+            if field.symbol == symbol:
+                return [
+                    _fence(_field_line(field)),
+                    f"{field.kind.capitalize()} of `{info.name}`"
+                    + ("" if field.is_param else ", saved with the model but not trained"),
+                    field.doc or "",
+                    drawing(field.type, checked),
+                ]
+    return [_fence(symbol.detail or symbol.name), symbol.doc or ""]
+
+
+def _field_line(field: FieldInfo) -> str:
+    return f"{field.kind} {field.name}: {format_type(field.type)}"
+
+
+def _sizes(info: ModelInfo) -> str:
+    """How many numbers the params and buffers hold, when every shape is known."""
+    counts = {"param": 0, "buffer": 0}
+    for field in info.fields.values():
+        if field.shape is None:
+            return ""
+        size = 1
+        for value in field.shape:
+            size *= value
+        counts[field.kind] += size
+    text = f"{counts['param']:,} trained values"
+    if counts["buffer"]:
+        text += f", {counts['buffer']:,} in buffers"
+    return text
+
+
+def _initializer_texts(checked: Checked, model: str) -> dict[str, str]:
+    """Each field's initializer as written."""
+    for item in checked.items:
+        node = item.item
+        if isinstance(node, ast.ModelDecl) and node.name == model:
+            text = checked.source.text
+            return {
+                field.name: " ".join(
+                    text[
+                        item.base + field.init.span.start : item.base + field.init.span.end
+                    ].split()
+                )
+                for field in node.fields
+                if field.init is not None
+            }
+    return {}

@@ -1,0 +1,98 @@
+"""Completion after `m.` for a model (its fields and the functions that take it first)
+and after `g.` for a gradient (its params)."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from shapescript.check.program import Checked
+from shapescript.check.types import GradType, ModelType, Type, format_type
+from shapescript.syntax.source import SourceFile, Span
+from shapescript_lsp.positions import range_of
+
+
+def member_candidates(
+    checked: Checked,
+    text: str,
+    value: str,
+    value_type: Type | None,
+    value_start: int,
+    offset: int,
+    snippets: bool,
+) -> list:
+    """The fields of a model or gradient value, then (for a model) each function of the
+    file whose first parameter takes that model, rewritten as a call."""
+    from shapescript_lsp.features.completion import Candidate
+
+    if isinstance(value_type, GradType):
+        model, gradient = value_type.model, True
+    elif isinstance(value_type, ModelType):
+        model, gradient = value_type.name, False
+    else:
+        return []
+    info = checked.models.get(model)
+    if info is None:
+        return []
+    candidates = []
+    for order, field in enumerate(info.fields.values()):
+        if gradient and not field.is_param:
+            continue
+        candidates.append(
+            Candidate(
+                field.name,
+                types.CompletionItemKind.Field,
+                f"{field.kind} {field.name}: {format_type(field.type)}",
+                field.type,
+                rank=0,
+                order=order,
+                insert=field.name,
+                data={"field": field.name, "model": model},
+            )
+        )
+    if gradient:
+        return candidates
+    replaced = range_of(SourceFile.from_text(checked.source.path, text), Span(value_start, offset))
+    for name, signature in checked.signatures.items():
+        symbol = checked.module_symbols.get(name)
+        params = getattr(signature, "params", None)
+        if symbol is None or symbol.kind != "fn" or not params:
+            continue
+        first = params[0]
+        if not isinstance(first.type, ModelType) or first.type.name != model:
+            continue
+        call = _call_text(name, value, params, snippets)
+        candidates.append(
+            Candidate(
+                name,
+                types.CompletionItemKind.Function,
+                _signature_text(name, signature),
+                rank=1,
+                insert=call,
+                snippet=snippets,
+                data={"name": name, "kind": "fn"},
+                text_edit=types.TextEdit(range=replaced, new_text=call),
+                filter_text=f"{value}.{name}",
+            )
+        )
+    return candidates
+
+
+def _call_text(name: str, value: str, params, snippets: bool) -> str:
+    """`forward(m, ${1:x}, ${2:mode})`, with mut where a parameter is mut."""
+    parts = [("mut " if params[0].mut else "") + value]
+    stop = 0
+    for param in params[1:]:
+        if param.has_default:
+            continue
+        stop += 1
+        shown = f"${{{stop}:{param.name}}}" if snippets else param.name
+        parts.append(("mut " if param.mut else "") + shown)
+    return f"{name}({', '.join(parts)})"
+
+
+def _signature_text(name: str, signature) -> str:
+    params = ", ".join(
+        ("mut " if p.mut else "") + f"{p.name}: {format_type(p.type)}" for p in signature.params
+    )
+    returned = signature.return_type
+    return f"fn {name}({params})" + (f" -> {format_type(returned)}" if returned else "")
