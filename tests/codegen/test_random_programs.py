@@ -126,3 +126,34 @@ def test_rearrange(seed: int) -> None:
     x = torch.randn([size(group) for group in inputs], dtype=torch.float64)
     expected = einops.rearrange(x, f"{side(inputs)} -> {side(outputs)}", **keywords)
     torch.testing.assert_close(load(text, f"rearrange{seed}.ss").f(x), expected, msg=text)
+
+
+ALONG = {
+    "sum": lambda x, dim: x.sum(dim),
+    "mean": lambda x, dim: x.mean(dim),
+    "max": lambda x, dim: x.amax(dim),
+    "logsumexp": torch.logsumexp,
+    "norm": lambda x, dim: torch.linalg.vector_norm(x, dim=dim),
+    "softmax": torch.softmax,
+    "cumsum": torch.cumsum,
+}
+
+
+@pytest.mark.parametrize("seed", range(TRIALS))
+def test_operations_along_a_named_axis(seed: int) -> None:
+    """over= on any axis, directly, in a vmapped lambda, and as a stage given by name."""
+    rng = random.Random(seed)
+    names = rng.sample(["a", "b", "c", "d"], rng.randint(2, 4))
+    over = rng.choice(names)
+    name = rng.choice(sorted(ALONG))
+    keeps = name in ("softmax", "cumsum")
+    iterated = rng.choice([axis for axis in names if axis != over])
+    inner = [axis for axis in names if axis != iterated]
+    function = rng.choice([f"row => {name}(row, over={over})", f"{name}(over={over})"])
+    result = [iterated, *(inner if keeps else [axis for axis in inner if axis != over])]
+    text = f"fn f(x: {shape(names)}) -> {shape(result)} = x |> map({function}, over={iterated})\n"
+    assert checks(text), text
+    x = tensor(names)
+    rows = x.movedim(names.index(iterated), 0)
+    expected = torch.stack([ALONG[name](row, inner.index(over)) for row in rows])
+    torch.testing.assert_close(load(text, f"along{seed}.ss").f(x), expected, msg=text)
