@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import einops
 import pytest
 import torch
 import torch.nn.functional as F
 
-from tests.codegen.compiled import load
+from tests.codegen.compiled import build, load
 
 TOLERANCE = 1e-10
 f64 = torch.float64
@@ -208,3 +210,15 @@ def test_masked_fill_with_a_permuted_mask() -> None:
     close(module.masked(x, keep), x.masked_fill(keep.T, 0.0))
     x3, rows = randn(2, 4, 5), torch.rand(2, 4) > 0.5
     close(module.masked_rows(x3, rows), x3.masked_fill(~rows[:, :, None], -1.0))
+
+
+def test_chains_run_as_the_checker_recorded() -> None:
+    """An elementwise stage is whole-tensor code, with no torch.vmap and no Python loop;
+    the others go through torch.vmap."""
+    source = build(CHAINS, "chains.ss", checks="never", value_checks="never").source
+    bodies = dict(re.findall(r"\ndef (\w+)\(.*\n((?:    .*\n)+)", source))
+    assert "vmap" not in bodies["scale_rows"]
+    assert "w[:, None]" in bodies["scale_rows"]
+    for name in ("per_row", "gram", "positive"):
+        assert "_ss_torch.vmap" in bodies[name]
+    assert all(" for " not in body for body in bodies.values())
