@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from shapescript.check.program import Checked
 from shapescript.codegen.context import ModuleContext
 from shapescript.codegen.module import generate_module
+from shapescript.deep import run_deep
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.syntax import ast as ss_ast
 
@@ -65,8 +66,15 @@ def _normal(text: str) -> str:
 
 
 def generate(checked: Checked, options: BuildOptions | None = None) -> Generated:
-    """Compile a checked file; a file with errors gives no tree, only its diagnostics."""
-    options = options or BuildOptions()
+    """Compile a checked file; a file with errors gives no tree, only its diagnostics.
+
+    The walks over the tree recurse, so they run where the deepest tree the parser lets
+    through fits (`shapescript.deep.run_deep`).
+    """
+    return run_deep(_generate, checked, options or BuildOptions())
+
+
+def _generate(checked: Checked, options: BuildOptions) -> Generated:
     for mode in (options.checks, options.value_checks):
         if mode not in CHECK_MODES:
             raise ValueError(f"unknown check mode {mode!r}: use one of {', '.join(CHECK_MODES)}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ast import PyCF_ONLY_AST
+
 from shapescript import __version__
 from shapescript.check.program import Checked
 from shapescript.codegen.context import ModuleContext, Unsupported, python_name
@@ -36,6 +38,7 @@ def generate_module(
             out = SourceBuilder()
             try:
                 FunctionGenerator(context, item_facts, signature, out).generate()
+                _python_accepts(out, item)
             except Unsupported as problem:
                 if problem.span is not None:
                     problem.span = _absolute(problem.span, item_facts.base)
@@ -106,6 +109,20 @@ def generate_module(
     out.lines.extend(body.lines)
     out.origins.extend(body.origins)
     return out, problems
+
+
+def _python_accepts(out: SourceBuilder, item: ast.FnDecl) -> None:
+    """Python's own parser and compiler have nesting limits of their own (200 levels of
+    brackets): a function nested deeper than they allow is reported, not crashed on."""
+    try:
+        compile(out.text, "<check>", "exec", dont_inherit=True, flags=PyCF_ONLY_AST)
+    except (SyntaxError, RecursionError, MemoryError) as error:
+        reason = error.msg if isinstance(error, SyntaxError) else type(error).__name__
+        raise Unsupported(
+            f"its code is nested too deeply for Python to compile ({reason}); "
+            "split the expression over several lines with names",
+            item.name_span,
+        ) from None
 
 
 def _stub(context, body, header: str, item, base: int, what: str, problem, indent=1) -> None:
