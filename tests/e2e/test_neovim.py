@@ -268,8 +268,22 @@ def test_inlay_hints_end_each_pipe_line_with_its_shape(attention: Run):
     step = attention.step("inlay hints")
     text = attention.file.read_text(encoding="utf-8")
     lines = text.splitlines()
-    labels = {hint["line"]: hint["label"] for hint in step["hints"]}
-    assert len(labels) == len(step["hints"]), step["hints"]
+    # Two kinds: a pipe line's shape at the end of the line, and a bound name's type
+    # right after the name.
+    pipe = [hint for hint in step["hints"] if hint["character"] == len(lines[hint["line"]])]
+    bound = [hint for hint in step["hints"] if hint not in pipe]
+    named = {
+        (lines[hint["line"]][: hint["character"]].split()[-1].rstrip(","), hint["label"])
+        for hint in bound
+    }
+    assert named == {
+        ("q", ": [b H n Dh]"),
+        ("k", ": [b H n Dh]"),
+        ("v", ": [b H n Dh]"),
+        ("att", ": [b H n m] Prob over m"),
+    }, bound
+    labels = {hint["line"]: hint["label"] for hint in pipe}
+    assert len(labels) == len(pipe), pipe
     rearranged = line_of(text, "|> rearrange(")
     assert labels.pop(rearranged) in {": [b n H*Dh]", ": [b n Dh*H]"}
     assert labels == {
@@ -280,7 +294,6 @@ def test_inlay_hints_end_each_pipe_line_with_its_shape(attention: Run):
     }
     for hint in step["hints"]:
         assert hint["kind"] == 1
-        assert hint["character"] == len(lines[hint["line"]]), hint
 
 
 def test_references_find_the_declaration_and_the_call(attention: Run):
