@@ -10,19 +10,23 @@ from __future__ import annotations
 
 from shapescript.check.model_info import FieldInfo, ModelInfo
 from shapescript.diagnostics.diagnostic import Diagnostic
-from shapescript.records import record, replace
+from shapescript.records import field, record, replace
 from shapescript.syntax.parser import shift_diagnostic
 from shapescript.syntax.source import Span
 
 
-@record(frozen=True)
+@record
 class ModelResult:
-    """One model's check at base 0: what it records, its facts and its diagnostics."""
+    """One model's check at base 0: what it records, its facts and its diagnostics.
+
+    `placed_at` keeps the last `placed` answer by its base, since most models stay put.
+    """
 
     info: ModelInfo
     references: tuple
     types: tuple
     diagnostics: tuple[Diagnostic, ...]
+    placed_at: dict = field(default_factory=dict)
 
 
 def _shift(span: Span, offset: int) -> Span:
@@ -36,6 +40,15 @@ def _shift_field(field: FieldInfo, offset: int) -> FieldInfo:
 
 def placed(result: ModelResult, base: int) -> tuple[ModelInfo, list[Diagnostic]]:
     """The model's info and diagnostics with absolute spans, for a model starting at `base`."""
+    found = result.placed_at.get(base)
+    if found is None:
+        found = _placed(result, base)
+        result.placed_at.clear()
+        result.placed_at[base] = found
+    return found[0], list(found[1])
+
+
+def _placed(result: ModelResult, base: int) -> tuple[ModelInfo, list[Diagnostic]]:
     diagnostics = [shift_diagnostic(d, base) for d in result.diagnostics]
     if base == 0:
         return result.info, diagnostics
