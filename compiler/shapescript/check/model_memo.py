@@ -1,32 +1,30 @@
-"""Model checks reused across analyses, counted from the model's own start.
+"""Model checks reused across analyses.
 
 A model's check depends on its text and on the declarations around it (dims, aliases,
 domains, the names the file declares), so a result is kept by the model's text and the
-declarations fingerprint, with spans relative to the model's chunk, and moved to where
-the model now starts.
+declarations fingerprint, with the position it was made at, and moved when an edit
+above has moved the model.
 """
 
 from __future__ import annotations
 
 from shapescript.check.model_info import FieldInfo, ModelInfo
 from shapescript.diagnostics.diagnostic import Diagnostic
-from shapescript.records import field, record, replace
+from shapescript.records import record, replace
 from shapescript.syntax.parser import shift_diagnostic
 from shapescript.syntax.source import Span
 
 
-@record
+@record(frozen=True)
 class ModelResult:
-    """One model's check at base 0: what it records, its facts and its diagnostics.
-
-    `placed_at` keeps the last `placed` answer by its base, since most models stay put.
-    """
+    """One model's check for a model starting at `base`: what it records (absolute spans),
+    its facts (spans relative to the model's chunk) and its diagnostics (absolute)."""
 
     info: ModelInfo
     references: tuple
     types: tuple
     diagnostics: tuple[Diagnostic, ...]
-    placed_at: dict = field(default_factory=dict)
+    base: int
 
 
 def _shift(span: Span, offset: int) -> Span:
@@ -38,20 +36,17 @@ def _shift_field(field: FieldInfo, offset: int) -> FieldInfo:
     return replace(field, span=span, symbol=replace(field.symbol, span=span))
 
 
-def placed(result: ModelResult, base: int) -> tuple[ModelInfo, list[Diagnostic]]:
-    """The model's info and diagnostics with absolute spans, for a model starting at `base`."""
-    found = result.placed_at.get(base)
-    if found is None:
-        found = _placed(result, base)
-        result.placed_at.clear()
-        result.placed_at[base] = found
-    return found[0], list(found[1])
-
-
-def _placed(result: ModelResult, base: int) -> tuple[ModelInfo, list[Diagnostic]]:
-    diagnostics = [shift_diagnostic(d, base) for d in result.diagnostics]
-    if base == 0:
-        return result.info, diagnostics
+def moved(result: ModelResult, base: int) -> ModelResult:
+    """The same check for the model now starting at `base`."""
+    offset = base - result.base
+    if offset == 0:
+        return result
     info = result.info
-    fields = {name: _shift_field(field, base) for name, field in info.fields.items()}
-    return replace(info, span=_shift(info.span, base), fields=fields), diagnostics
+    fields = {name: _shift_field(field, offset) for name, field in info.fields.items()}
+    return ModelResult(
+        replace(info, span=_shift(info.span, offset), fields=fields),
+        result.references,
+        result.types,
+        tuple(shift_diagnostic(d, offset) for d in result.diagnostics),
+        base,
+    )

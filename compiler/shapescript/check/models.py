@@ -6,7 +6,7 @@ import keyword
 import math
 
 from shapescript.check.model_info import FieldInfo, Initializer, ModelInfo, Number
-from shapescript.check.model_memo import ModelResult, placed
+from shapescript.check.model_memo import ModelResult, moved
 from shapescript.check.module_scope import ModuleScope, suggestion
 from shapescript.check.program import Facts, Reference, Symbol
 from shapescript.check.ranges import Interval
@@ -123,25 +123,28 @@ def check_models(
         base = module.base_of(index)
         key = (text[base + item.span.start : base + item.span.end], context, scope.path)
         result = memo.get(key) or previous.get(key)
-        if result is None:
-            result = _check_model(scope, item)
+        result = _check_model(scope, item, base) if result is None else moved(result, base)
         memo[key] = result
         facts = items_facts[index].declaration
         facts.references.extend(result.references)
         facts.types.update(result.types)
-        info, diagnostics = placed(result, base)
-        reporter.diagnostics.extend(diagnostics)
-        infos[item.name] = info
+        reporter.diagnostics.extend(result.diagnostics)
+        infos[item.name] = result.info
     return infos
 
 
-def _check_model(scope: ModuleScope, item: ast.ModelDecl) -> ModelResult:
-    """One model's check, with spans counted from its chunk's start."""
+def _check_model(scope: ModuleScope, item: ast.ModelDecl, base: int) -> ModelResult:
+    """One model's check, for the model starting at `base`."""
     reporter = Reporter()
+    reporter.base = base
     facts = Facts()
-    info = _ModelChecker(scope, reporter, facts, 0).check(item)
+    info = _ModelChecker(scope, reporter, facts, base).check(item)
     return ModelResult(
-        info, tuple(facts.references), tuple(facts.types.items()), tuple(reporter.diagnostics)
+        info,
+        tuple(facts.references),
+        tuple(facts.types.items()),
+        tuple(reporter.diagnostics),
+        base,
     )
 
 
