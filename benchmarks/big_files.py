@@ -65,7 +65,7 @@ def first_diagnostics(text: str, folder: Path, runs: int) -> list[float]:
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
-        client = open_file(folder, uri, text)
+        client, _ = open_file(folder, uri, text)
         samples.append((time.perf_counter() - start) * 1000)
         client.close()
     return samples
@@ -84,7 +84,7 @@ def keystrokes(text: str, folder: Path, runs: int) -> tuple[list[float], list[fl
     """Diagnostics after each keystroke: wall time, and the server's CPU time for it (a
     loaded machine stretches the first, hardly the second)."""
     uri = (folder / "big.ss").as_uri()
-    client = open_file(folder, uri, text)
+    client, _ = open_file(folder, uri, text)
     at = typed_edit_point(text)
     current = text
     samples, cpu = [], []

@@ -29,6 +29,7 @@ from shapescript.check.program import (
     ScopeEntry,
     Symbol,
 )
+from shapescript.check.read_summary import ReadSummary
 from shapescript.check.reporter import Reporter
 from shapescript.check.signatures import Signature
 from shapescript.check.sizes import Poly, SizeOverflow
@@ -118,6 +119,10 @@ class Program:
         self.range_cache: dict = {}
         self.effects: dict = {}
         self.item_index = {id(item): index for index, item in enumerate(module.items)}
+        #: `read_summary.ReadSummary` by function text and parameter, this analysis's and
+        #: the previous one's.
+        self.read_summaries: dict[tuple[str, str], ReadSummary] = {}
+        self.previous_read_summaries: dict = self.previous_memo.get("reads", {})
 
     def fresh_variable(self, name: str) -> str:
         self.variable_counter += 1

@@ -78,7 +78,18 @@ def _check_parsed(
     by_base = {}
     for item_facts in items:
         by_base.setdefault(item_facts.base, item_facts)
-    scope.model_infos = check_models(module, scope, reporter, items)
+    fingerprint = declarations_fingerprint(module, source.text)
+    model_memo: dict = {}
+    scope.model_infos = check_models(
+        module,
+        scope,
+        reporter,
+        items,
+        source.text,
+        fingerprint,
+        model_memo,
+        previous.memo.get("models") if previous is not None else None,
+    )
 
     def on_reference(name: str, span: Span, base: int) -> None:
         symbol = scope.symbols.get(name)
@@ -97,7 +108,7 @@ def _check_parsed(
         scope,
         load_prelude(),
         source.text,
-        declarations_fingerprint(module, source.text),
+        fingerprint,
         previous.memo if previous is not None else None,
     )
     diagnostics = parsed.diagnostics + reporter.diagnostics
@@ -127,7 +138,8 @@ def _check_parsed(
         dim_values={name: value.value for name, value in scope.dim_values.items() if value.value},
         signatures=dict(program.prelude.signatures) | dict(scope.signatures),
         parse=parsed,
-        memo=program.memo | {"signatures": signature_memo},
+        memo=program.memo
+        | {"signatures": signature_memo, "reads": program.read_summaries, "models": model_memo},
         math=math,
         models=dict(scope.model_infos),
         param_reads=reads_of_functions(program),

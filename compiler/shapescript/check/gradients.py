@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from shapescript.check.model_values import another_overload
-from shapescript.check.syntax_facts import walk
+from shapescript.check.read_summary import ReadSummary, summarise
 from shapescript.check.types import (
     FLOAT_DTYPES,
     TRAINING_TYPES,
@@ -182,75 +182,34 @@ def param_reads(program: Program, name: str, index: int) -> tuple[str, ...] | No
 
 
 def _reads_in(program: Program, decl: ast.FnDecl, param: str) -> set[str] | None:
-    roots: list = list(decl.body or []) + ([decl.expr_body] if decl.expr_body else [])
-    nodes = [node for root in roots for node in walk(root)]
-    aliases = {param}
-    changed = True
-    while changed:
-        changed = False
-        for node in nodes:
-            if (
-                isinstance(node, ast.Assign)
-                and isinstance(node.value, ast.Name)
-                and node.value.name in aliases
-                and len(node.targets) == 1
-                and node.targets[0].name not in aliases
-            ):
-                aliases.add(node.targets[0].name)
-                changed = True
-    reads: set[str] = set()
-    handled: set = set()
-
-    def passed(callee: str, position: int, expr: ast.Expr) -> bool:
-        """The model given to a fn of the file: add what that fn reads; False if it may be
-        anything."""
-        handled.add(id(expr))
-        found = param_reads(program, callee, position)
+    summary = _summary(program, decl, param)
+    reads = set(summary.reads)
+    unexplained = summary.opaque
+    for passed in summary.passed_on:
+        callee = program.scope.functions.get(passed.callee)
+        if not isinstance(callee, ast.FnDecl):
+            unexplained = True
+            continue
+        index = passed.position
+        if not passed.pipe:
+            params = [p.name for p in callee.params]
+            index = params.index(passed.name) if passed.name in params else passed.position
+        found = param_reads(program, passed.callee, index)
         if found is None:
-            return False
-        reads.update(found)
-        return True
-
-    for node in nodes:
-        if isinstance(node, ast.Member) and isinstance(node.target, ast.Name):
-            if node.target.name in aliases:
-                reads.add(node.name)
-                handled.add(id(node.target))
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
-            if node.value.name in aliases:
-                handled.add(id(node.value))
-        elif isinstance(node, ast.Call) and isinstance(node.callee, ast.Name):
-            callee = node.callee.name
-            args = node.args
-            if callee == "value_and_grad" and args and isinstance(args[0].value, ast.Name):
-                callee, args = args[0].value.name, args[1:]
-            if not isinstance(program.scope.functions.get(callee), ast.FnDecl):
-                continue
-            params = [p.name for p in program.scope.functions[callee].params]
-            for position, arg in enumerate(args):
-                value = arg.value
-                if not (isinstance(value, ast.Name) and value.name in aliases):
-                    continue
-                index = params.index(arg.name) if arg.name in params else position
-                if not passed(callee, index, value):
-                    return None
-        elif (
-            isinstance(node, ast.Pipe)
-            and isinstance(node.input, ast.Name)
-            and node.input.name in aliases
-            and node.stages
-        ):
-            stage = node.stages[0]
-            callee = stage.callee if isinstance(stage, ast.Call) else stage
-            known = isinstance(callee, ast.Name) and isinstance(
-                program.scope.functions.get(callee.name), ast.FnDecl
-            )
-            if known and not passed(callee.name, 0, node.input):
-                return None
-    for node in nodes:
-        if isinstance(node, ast.Name) and node.name in aliases and id(node) not in handled:
             return None
-    return reads
+        reads.update(found)
+    return None if unexplained else reads
+
+
+def _summary(program: Program, decl: ast.FnDecl, param: str) -> ReadSummary:
+    """`decl`'s read summary, reused from the previous analysis while its text is the same."""
+    base = program.scope.function_bases.get(decl.name, 0)
+    key = (program.source_text[base + decl.span.start : base + decl.span.end], param)
+    summary = program.read_summaries.get(key) or program.previous_read_summaries.get(key)
+    if summary is None:
+        summary = summarise(decl, param)
+    program.read_summaries[key] = summary
+    return summary
 
 
 def reads_of_functions(program: Program) -> dict[str, dict[str, tuple[str, ...] | None]]:

@@ -6,6 +6,7 @@ import keyword
 import math
 
 from shapescript.check.model_info import FieldInfo, Initializer, ModelInfo, Number
+from shapescript.check.model_memo import ModelResult, moved
 from shapescript.check.module_scope import ModuleScope, suggestion
 from shapescript.check.program import Facts, Reference, Symbol
 from shapescript.check.ranges import Interval
@@ -98,19 +99,53 @@ BUFFER_FORBIDDEN_DOMAINS = frozenset({"Logit", "Prob", "LogProb", "Binary", "Add
 
 
 def check_models(
-    module: ast.Module, scope: ModuleScope, reporter: Reporter, items_facts: list
+    module: ast.Module,
+    scope: ModuleScope,
+    reporter: Reporter,
+    items_facts: list,
+    text: str,
+    context: int = 0,
+    memo: dict | None = None,
+    previous: dict | None = None,
 ) -> dict[str, ModelInfo]:
-    """Check every model declaration; the declaration facts of each go to its item."""
+    """Check every model declaration; the declaration facts of each go to its item.
+
+    A model whose text (in `text`, the file's) and `context` (the declarations
+    fingerprint) are those of one in `previous` reuses its result; `memo` receives this
+    analysis's results.
+    """
     infos: dict[str, ModelInfo] = {}
+    memo = {} if memo is None else memo
+    previous = previous or {}
     for index, item in enumerate(module.items):
         if not isinstance(item, ast.ModelDecl) or scope.models.get(item.name) is not item:
             continue
         base = module.base_of(index)
-        reporter.base = base
+        key = (text[base + item.span.start : base + item.span.end], context, scope.path)
+        result = memo.get(key) or previous.get(key)
+        result = _check_model(scope, item, base) if result is None else moved(result, base)
+        memo[key] = result
         facts = items_facts[index].declaration
-        infos[item.name] = _ModelChecker(scope, reporter, facts, base).check(item)
-    reporter.base = 0
+        facts.references.extend(result.references)
+        facts.types.update(result.types)
+        reporter.diagnostics.extend(result.diagnostics)
+        infos[item.name] = result.info
     return infos
+
+
+def _check_model(scope: ModuleScope, item: ast.ModelDecl, base: int) -> ModelResult:
+    """One model's check, for the model starting at `base`."""
+    reporter = Reporter()
+    reporter.base = base
+    facts = Facts()
+    info = _ModelChecker(scope, reporter, facts, base).check(item)
+    return ModelResult(
+        info,
+        tuple(facts.references),
+        tuple(facts.types.items()),
+        tuple(reporter.diagnostics),
+        base,
+    )
 
 
 class _ModelChecker:

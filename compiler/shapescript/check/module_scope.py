@@ -79,13 +79,17 @@ class ModuleScope:
             on_reference=on_reference,
             domain_intervals=self.domain_intervals,
             broken=self.broken_names,
-            models=frozenset(self.models),
+            models=self.models.keys(),
         )
 
 
 def suggestion(name: str, candidates) -> str | None:
     """A did-you-mean help for a misspelt name, if a close one exists."""
-    matches = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.75)
+    # A ratio of at least 0.75 needs lengths within that ratio: the bound difflib's
+    # real_quick_ratio checks, here without making a matcher for each candidate.
+    size = len(name)
+    close = [c for c in candidates if 8 * min(len(c), size) >= 3 * (len(c) + size)]
+    matches = difflib.get_close_matches(name, close, n=1, cutoff=0.75)
     return f"did you mean `{matches[0]}`?" if matches else None
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Set
 
 from shapescript.check.ranges import NAMED_RANGES, Interval
 from shapescript.check.reporter import Reporter
@@ -83,7 +83,7 @@ class TypeContext:
     #: Dims and aliases whose declaration is an error: a type using one is unknown, silently.
     broken: set[str] = field(default_factory=set)
     #: The names of the file's models (a subset of `named_types`).
-    models: frozenset[str] = frozenset()
+    models: Set[str] = frozenset()
 
 
 class TypeResolver:

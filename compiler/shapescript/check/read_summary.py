@@ -1,0 +1,92 @@
+"""What one function does with a model parameter, from its syntax alone.
+
+`gradients.param_reads` follows a model through the functions it is passed to; the part
+that needs only the function's own tree (aliases, fields read, where the model is passed
+on) is summarised here once, and reused while the function's text is unchanged.
+"""
+
+from __future__ import annotations
+
+from shapescript.check.syntax_facts import walk
+from shapescript.records import record
+from shapescript.syntax import ast
+
+
+@record(frozen=True)
+class PassedOn:
+    """The model passed to `callee`: as its argument `name`, else at `position`.
+
+    `pipe` marks the input of a pipe, whose first stage must be a fn of the file.
+    """
+
+    callee: str
+    name: str | None
+    position: int
+    pipe: bool = False
+
+
+@record(frozen=True)
+class ReadSummary:
+    """The fields read directly, where the model goes on (in tree order), and whether it
+    is used in a way no function of the file explains (`opaque`)."""
+
+    reads: frozenset[str]
+    passed_on: tuple[PassedOn, ...]
+    opaque: bool
+
+
+def summarise(decl: ast.FnDecl, param: str) -> ReadSummary:
+    """The syntax-only part of what `decl` does with its parameter `param`."""
+    roots: list = list(decl.body or []) + ([decl.expr_body] if decl.expr_body else [])
+    nodes = [node for root in roots for node in walk(root)]
+    aliases = {param}
+    changed = True
+    while changed:
+        changed = False
+        for node in nodes:
+            if (
+                isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Name)
+                and node.value.name in aliases
+                and len(node.targets) == 1
+                and node.targets[0].name not in aliases
+            ):
+                aliases.add(node.targets[0].name)
+                changed = True
+    reads: set[str] = set()
+    handled: set[int] = set()
+    passed_on: list[PassedOn] = []
+    for node in nodes:
+        if isinstance(node, ast.Member) and isinstance(node.target, ast.Name):
+            if node.target.name in aliases:
+                reads.add(node.name)
+                handled.add(id(node.target))
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
+            if node.value.name in aliases:
+                handled.add(id(node.value))
+        elif isinstance(node, ast.Call) and isinstance(node.callee, ast.Name):
+            callee = node.callee.name
+            args = node.args
+            if callee == "value_and_grad" and args and isinstance(args[0].value, ast.Name):
+                callee, args = args[0].value.name, args[1:]
+            for position, arg in enumerate(args):
+                value = arg.value
+                if isinstance(value, ast.Name) and value.name in aliases:
+                    handled.add(id(value))
+                    passed_on.append(PassedOn(callee, arg.name, position))
+        elif (
+            isinstance(node, ast.Pipe)
+            and isinstance(node.input, ast.Name)
+            and node.input.name in aliases
+            and node.stages
+        ):
+            stage = node.stages[0]
+            callee = stage.callee if isinstance(stage, ast.Call) else stage
+            if isinstance(callee, ast.Name):
+                handled.add(id(node.input))
+                passed_on.append(PassedOn(callee.name, None, 0, pipe=True))
+    opaque = any(
+        isinstance(node, ast.Name) and node.name in aliases and id(node) not in handled
+        for node in nodes
+    )
+    return ReadSummary(frozenset(reads), tuple(passed_on), opaque)
