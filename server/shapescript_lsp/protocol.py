@@ -85,10 +85,12 @@ class Faulty:
     answer: bool
 
 
-def _strict_int(value: Any, _type: type) -> int:
+def _strict_int(value: Any, kind: type) -> int:
     if type(value) is not int:
         raise ValueError(f"expected an integer, got {value!r}")
-    return value
+    # The hook for int is also the one for integer enums (InsertTextFormat, ...): they
+    # must come out as the enum, which turns them back into numbers when answering.
+    return value if kind is int else kind(value)
 
 
 def _strict_bool(value: Any, _type: type) -> bool:
@@ -97,10 +99,10 @@ def _strict_bool(value: Any, _type: type) -> bool:
     return value
 
 
-def _strict_str(value: Any, _type: type) -> str:
+def _strict_str(value: Any, kind: type) -> str:
     if type(value) is not str:
         raise ValueError(f"expected a string, got {value!r}")
-    return value
+    return value if kind is str else kind(value)
 
 
 def strict_converter() -> Converter:

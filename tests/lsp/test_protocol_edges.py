@@ -90,6 +90,23 @@ def test_every_invalid_request_gets_invalid_params(server):
     hover_answers(client, uri)
 
 
+def test_enums_in_params_stay_enums_in_the_answer(server):
+    """A resolve request carries enums as numbers and strings; they come back the same."""
+    client, uri = server
+    item = {
+        "label": "softmax",
+        "kind": 3,
+        "insertText": "softmax(over=${1:n})",
+        "insertTextFormat": 2,
+        "documentation": {"kind": "markdown", "value": "x"},
+    }
+    answer = client.request("completionItem/resolve", item)
+    assert "error" not in answer, answer
+    assert answer["result"]["insertTextFormat"] == 2
+    assert answer["result"]["kind"] == 3
+    hover_answers(client, uri)
+
+
 def test_a_request_without_params_gets_invalid_params(server):
     client, uri = server
     answer = client.call({"method": "textDocument/hover"})
