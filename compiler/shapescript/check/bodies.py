@@ -42,7 +42,7 @@ from shapescript.check.syntax_facts import (
     type_names,
     walk,
 )
-from shapescript.check.type_exprs import TypeContext, TypeResolver
+from shapescript.check.type_exprs import BUILTIN_DOMAINS, TypeContext, TypeResolver
 from shapescript.check.type_rules import (
     ARITHMETIC,
     COMPARISONS,
@@ -895,6 +895,11 @@ class BodyChecker(CallChecker):
             return FunctionType(name, "prelude")
         if name == "none":
             return UNKNOWN
+        if name in BUILTIN_DOMAINS:
+            self.reporter.report(
+                "E0303", f"`{name}` is a domain, not a value", node.span, "used as a value"
+            )
+            return UNKNOWN
         candidates = (
             list(self.env.values)
             + list(self.env.axes)
@@ -999,6 +1004,15 @@ class BodyChecker(CallChecker):
                 "several results",
             )
             return UNKNOWN
+        for side in (left, right):
+            if isinstance(side, FunctionType):
+                self.reporter.report(
+                    "E0303",
+                    f"`{side.name}` is a function, not a value: call it",
+                    span,
+                    "a function as an operand",
+                )
+                return UNKNOWN
         if not isinstance(left, TensorType | HostType) or not isinstance(
             right, TensorType | HostType
         ):
