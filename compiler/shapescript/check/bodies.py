@@ -46,9 +46,12 @@ from shapescript.check.type_exprs import BUILTIN_DOMAINS, TypeContext, TypeResol
 from shapescript.check.type_rules import (
     ARITHMETIC,
     COMPARISONS,
+    article,
     asserted_domain,
     dtype_converted,
+    dtype_kind,
     erase_range,
+    host_kind_fits,
     host_result,
     impossible_assertion,
     is_loose,
@@ -405,6 +408,30 @@ class BodyChecker(CallChecker):
                 f"`{self.decl.name}` returns a value that isn't its declared "
                 f"{format_type(expected)}",
                 span,
+            )
+            return
+        if isinstance(expected, HostType) and isinstance(value, TensorType):
+            self.reporter.report(
+                "E0805",
+                f"`{self.decl.name}` returns a host {expected.kind}, not the tensor "
+                f"{format_type(value)}",
+                span,
+                "a tensor",
+                help="reading a tensor on the host waits for the device; compute the number "
+                "on the host, or return a [] tensor",
+            )
+            return
+        if (
+            isinstance(expected, HostType)
+            and isinstance(value, HostType)
+            and not host_kind_fits(value.kind, expected.kind)
+        ):
+            self.reporter.report(
+                "E0502",
+                f"`{self.decl.name}` returns {article(value.kind)} {value.kind}, not the "
+                f"declared {expected.kind}",
+                span,
+                "returned here",
             )
             return
         if expected is None or is_loose(value) or is_loose(expected):
@@ -1076,6 +1103,8 @@ class BodyChecker(CallChecker):
         if op in COMPARISONS or op in ("and", "or"):
             return TensorType(axes, MASK, "bool")
         dtype = tensor_dtype(left, right)
+        if op == "/" and dtype is not None and dtype_kind(dtype) != "float":
+            dtype = None
         return TensorType(axes, domains.arithmetic(op, left, right), dtype)
         return TensorType(axes, Domain(), dtype)
 
