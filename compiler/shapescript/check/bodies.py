@@ -469,6 +469,25 @@ class BodyChecker(CallChecker):
         elif isinstance(expected, TensorType) and isinstance(value, StringType):
             self.reporter.report("E0412", "a string isn't a tensor", span, "string returned")
 
+    def _to_keeps_shape(self, operand: TensorType, target: TensorType, span: Span) -> bool:
+        """A shape written in `to` must be the value's own (E0401, E0403 for a rank)."""
+        if operand.axes is None or target.axes is None:
+            return True
+        problem = self._fit_axes(operand.axes, target.axes, allow_unknown=False)
+        if problem is None:
+            return True
+        code, notes = problem
+        self.reporter.report(
+            code,
+            f"`to` keeps the shape, so {format_type(target)} must have the shape of "
+            f"{format_type(operand)}",
+            span,
+            "another shape",
+            notes=notes,
+            help="change the shape with rearrange, or leave it out of the `to`",
+        )
+        return False
+
     def _fit_axes(
         self, actual: tuple[Axis, ...], expected: tuple[Axis, ...], allow_unknown: bool
     ) -> tuple[str, list[str]] | None:
@@ -1184,6 +1203,8 @@ class BodyChecker(CallChecker):
                         notes=domains.to_table_notes(),
                     )
                     return UNKNOWN
+                if not self._to_keeps_shape(operand, target, node.type.span):
+                    return UNKNOWN
                 axes = operand.axes if target.axes is None else target.axes
                 domain = (
                     target.domain if node.type.words else dtype_converted(operand, target.dtype)
@@ -1432,6 +1453,8 @@ class BodyChecker(CallChecker):
     def _to_stage(self, current: Type, cast: ast.Cast) -> Type:
         target = self.resolver.resolve(cast.type, self.type_context("closed"))
         if isinstance(current, TensorType) and isinstance(target, TensorType):
+            if not self._to_keeps_shape(current, target, cast.type.span):
+                return UNKNOWN
             axes = current.axes if target.axes is None else target.axes
             return TensorType(
                 axes,

@@ -30,3 +30,9 @@ fn prob_to_signed(x: [n C] Prob over C) = x to Signed  # E0504
 fn to_integer_dtype(x: [n D] Unit) = x to Unit i32  # E0504
 fn to_bool(x: [n D]) = x to bool  # E0504
 fn to_host_int(x: [n D]) = x to int  # E0504
+
+# A shape written in `to` must be the value's own.
+fn to_other_shape(x: [n D] Unit) = x to [n C] Signed  # E0401
+fn to_other_rank(x: [n D] Unit) = x to [n] Signed  # E0403
+fn pipe_to_other_shape(x: [n D] Unit) = x |> to [n C] Signed  # E0401
+fn to_own_shape(x: [n 8] Unit) -> [n D] Signed = x to [n D] Signed
