@@ -456,6 +456,8 @@ class BodyChecker(CallChecker):
                         notes=notes,
                     )
                     return
+            if isinstance(value, TensorType) and self._other_index_size(value, expected, span):
+                return
             misfit = domains.value_fits(value, expected)
             if misfit is not None:
                 self.reporter.report(
@@ -468,6 +470,23 @@ class BodyChecker(CallChecker):
                 )
         elif isinstance(expected, TensorType) and isinstance(value, StringType):
             self.reporter.report("E0412", "a string isn't a tensor", span, "string returned")
+
+    def _other_index_size(self, value: TensorType, expected: TensorType, span: Span) -> bool:
+        """Whether a returned Index[V] has another V than the declared one (E0507)."""
+        have, want = value.domain.size, expected.domain.size
+        if value.domain.name != "Index" or expected.domain.name != "Index":
+            return False
+        if have is None or want is None:
+            return False
+        if not solve([Equation(want, have, 0)], self.scope.dim_values).failures:
+            return False
+        self.reporter.report(
+            "E0507",
+            f"`{self.decl.name}` returns indices below {have}, not the declared Index[{want}]",
+            span,
+            "returned here",
+        )
+        return True
 
     def _to_keeps_shape(self, operand: TensorType, target: TensorType, span: Span) -> bool:
         """A shape written in `to` must be the value's own (E0401, E0403 for a rank)."""

@@ -36,3 +36,8 @@ fn to_other_shape(x: [n D] Unit) = x to [n C] Signed  # E0401
 fn to_other_rank(x: [n D] Unit) = x to [n] Signed  # E0403
 fn pipe_to_other_shape(x: [n D] Unit) = x |> to [n C] Signed  # E0401
 fn to_own_shape(x: [n 8] Unit) -> [n D] Signed = x to [n D] Signed
+
+# Index[V] fits only an equal V at returns too.
+fn returns_other_vocabulary(i: [n] Index[C]) -> [n] Index[D] = i  # E0507
+fn argmax_other_vocabulary(x: [n C]) -> [n] Index[D] = argmax(x, over=C)  # E0507
+fn returns_own_vocabulary(x: [n C]) -> [n] Index[C] = argmax(x, over=C)
