@@ -43,13 +43,16 @@ from shapescript.check.syntax_facts import (
     type_names,
     walk,
 )
-from shapescript.check.type_exprs import TypeContext, TypeResolver
+from shapescript.check.type_exprs import BUILTIN_DOMAINS, TypeContext, TypeResolver
 from shapescript.check.type_rules import (
     ARITHMETIC,
     COMPARISONS,
+    article,
     asserted_domain,
     dtype_converted,
+    dtype_kind,
     erase_range,
+    host_kind_fits,
     host_result,
     impossible_assertion,
     is_loose,
@@ -412,6 +415,30 @@ class BodyChecker(CallChecker):
                 span,
             )
             return
+        if isinstance(expected, HostType) and isinstance(value, TensorType):
+            self.reporter.report(
+                "E0805",
+                f"`{self.decl.name}` returns a host {expected.kind}, not the tensor "
+                f"{format_type(value)}",
+                span,
+                "a tensor",
+                help="reading a tensor on the host waits for the device; compute the number "
+                "on the host, or return a [] tensor",
+            )
+            return
+        if (
+            isinstance(expected, HostType)
+            and isinstance(value, HostType)
+            and not host_kind_fits(value.kind, expected.kind)
+        ):
+            self.reporter.report(
+                "E0502",
+                f"`{self.decl.name}` returns {article(value.kind)} {value.kind}, not the "
+                f"declared {expected.kind}",
+                span,
+                "returned here",
+            )
+            return
         if expected is None or is_loose(value) or is_loose(expected):
             if isinstance(value, PythonType) and isinstance(expected, TensorType):
                 self._python_value_error(span, "returned as a typed result")
@@ -434,6 +461,8 @@ class BodyChecker(CallChecker):
                         notes=notes,
                     )
                     return
+            if isinstance(value, TensorType) and self._other_index_size(value, expected, span):
+                return
             misfit = domains.value_fits(value, expected)
             if misfit is not None:
                 self.reporter.report(
@@ -446,6 +475,42 @@ class BodyChecker(CallChecker):
                 )
         elif isinstance(expected, TensorType) and isinstance(value, StringType):
             self.reporter.report("E0412", "a string isn't a tensor", span, "string returned")
+
+    def _other_index_size(self, value: TensorType, expected: TensorType, span: Span) -> bool:
+        """Whether a returned Index[V] has another V than the declared one (E0507)."""
+        have, want = value.domain.size, expected.domain.size
+        if value.domain.name != "Index" or expected.domain.name != "Index":
+            return False
+        if have is None or want is None:
+            return False
+        if not solve([Equation(want, have, 0)], self.scope.dim_values).failures:
+            return False
+        self.reporter.report(
+            "E0507",
+            f"`{self.decl.name}` returns indices below {have}, not the declared Index[{want}]",
+            span,
+            "returned here",
+        )
+        return True
+
+    def _to_keeps_shape(self, operand: TensorType, target: TensorType, span: Span) -> bool:
+        """A shape written in `to` must be the value's own (E0401, E0403 for a rank)."""
+        if operand.axes is None or target.axes is None:
+            return True
+        problem = self._fit_axes(operand.axes, target.axes, allow_unknown=False)
+        if problem is None:
+            return True
+        code, notes = problem
+        self.reporter.report(
+            code,
+            f"`to` keeps the shape, so {format_type(target)} must have the shape of "
+            f"{format_type(operand)}",
+            span,
+            "another shape",
+            notes=notes,
+            help="change the shape with rearrange, or leave it out of the `to`",
+        )
+        return False
 
     def _fit_axes(
         self, actual: tuple[Axis, ...], expected: tuple[Axis, ...], allow_unknown: bool
@@ -900,6 +965,11 @@ class BodyChecker(CallChecker):
             return FunctionType(name, "prelude")
         if name == "none":
             return UNKNOWN
+        if name in BUILTIN_DOMAINS:
+            self.reporter.report(
+                "E0303", f"`{name}` is a domain, not a value", node.span, "used as a value"
+            )
+            return UNKNOWN
         candidates = (
             list(self.env.values)
             + list(self.env.axes)
@@ -1004,6 +1074,15 @@ class BodyChecker(CallChecker):
                 "several results",
             )
             return UNKNOWN
+        for side in (left, right):
+            if isinstance(side, FunctionType):
+                self.reporter.report(
+                    "E0303",
+                    f"`{side.name}` is a function, not a value: call it",
+                    span,
+                    "a function as an operand",
+                )
+                return UNKNOWN
         if not isinstance(left, TensorType | HostType) or not isinstance(
             right, TensorType | HostType
         ):
@@ -1067,6 +1146,8 @@ class BodyChecker(CallChecker):
         if op in COMPARISONS or op in ("and", "or"):
             return TensorType(axes, MASK, "bool")
         dtype = tensor_dtype(left, right)
+        if op == "/" and dtype is not None and dtype_kind(dtype) != "float":
+            dtype = None
         return TensorType(axes, domains.arithmetic(op, left, right), dtype)
         return TensorType(axes, Domain(), dtype)
 
@@ -1145,6 +1226,8 @@ class BodyChecker(CallChecker):
                         "no such conversion",
                         notes=domains.to_table_notes(),
                     )
+                    return UNKNOWN
+                if not self._to_keeps_shape(operand, target, node.type.span):
                     return UNKNOWN
                 axes = operand.axes if target.axes is None else target.axes
                 domain = (
@@ -1394,6 +1477,8 @@ class BodyChecker(CallChecker):
     def _to_stage(self, current: Type, cast: ast.Cast) -> Type:
         target = self.resolver.resolve(cast.type, self.type_context("closed"))
         if isinstance(current, TensorType) and isinstance(target, TensorType):
+            if not self._to_keeps_shape(current, target, cast.type.span):
+                return UNKNOWN
             axes = current.axes if target.axes is None else target.axes
             return TensorType(
                 axes,

@@ -227,6 +227,12 @@ def _along_axis(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call
         return _gather_scatter(checker, name, args, node)
     if not positional:
         return _report_arity(checker, name, node, f"`{name}` needs a tensor")
+    for arg in args:
+        if arg.name not in (None, "over"):
+            checker.reporter.report(
+                "E0406", f"`{name}` has no parameter `{arg.name}`", arg.span, "unknown keyword"
+            )
+            return UNKNOWN
     if over is None:
         checker.reporter.report(
             "E0406",
@@ -399,6 +405,17 @@ def _join(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) -> T
         tensors.append((arg, tensor))
     if not tensors:
         return _report_arity(checker, name, node, f"`{name}` needs tensors to join")
+    masks = [tensor.domain.name == "Mask" for _, tensor in tensors]
+    if any(masks) and not all(masks):
+        odd = next(arg for arg, tensor in tensors if tensor.domain.name == "Mask")
+        checker.reporter.report(
+            "E0501",
+            f"`{name}` can't join a Mask with numbers",
+            odd.span,
+            "a mask",
+            help="convert the mask first, as in `m to Binary`",
+        )
+        return UNKNOWN
     first_arg, first = tensors[0]
     axis_name = over.expr.name
     dims = checker.scope.dim_values

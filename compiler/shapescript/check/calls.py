@@ -21,7 +21,14 @@ from shapescript.check.module_scope import KIND_WORDS, suggestion
 from shapescript.check.signatures import ParamSig, Signature
 from shapescript.check.sizes import Poly
 from shapescript.check.solver import Equation, solve
-from shapescript.check.type_rules import is_loose, stable_alternative, type_symbols, unknown_symbols
+from shapescript.check.type_rules import (
+    article,
+    host_kind_fits,
+    is_loose,
+    stable_alternative,
+    type_symbols,
+    unknown_symbols,
+)
 from shapescript.check.types import (
     FLOAT,
     FLOAT_DTYPES,
@@ -497,6 +504,17 @@ class CallChecker:
                 "on the host, or make the parameter a [] tensor",
             )
             return False
+        if isinstance(expected, HostType) and isinstance(actual, HostType):
+            if not host_kind_fits(actual.kind, expected.kind):
+                self.reporter.report(
+                    "E0502",
+                    f"`{signature.name}` takes {article(expected.kind)} {expected.kind} as "
+                    f"`{param.name}`, not {article(actual.kind)} {actual.kind}",
+                    value.span,
+                    actual.kind,
+                )
+                return False
+            return None
         if isinstance(expected, TensorType):
             if isinstance(actual, StringType):
                 self.reporter.report(

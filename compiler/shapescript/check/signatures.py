@@ -5,7 +5,9 @@ from __future__ import annotations
 import keyword
 
 from shapescript.check.mutation import check_params as check_mut_params
+from shapescript.check.reporter import Reporter
 from shapescript.check.sizes import Poly
+from shapescript.check.syntax_facts import walk
 from shapescript.check.type_exprs import TypeContext, TypeResolver
 from shapescript.check.types import (
     TRAINING_TYPES,
@@ -132,6 +134,7 @@ def build_signature(
         _check_extern(decl, params, return_type, reporter)
     else:
         _hint_grouped_sizes(decl, reporter, base)
+        _check_defaults(decl, params, set(ctx.axes), reporter)
     return Signature(
         decl.name,
         params,
@@ -215,6 +218,65 @@ def _param(param: ast.Param, resolver: TypeResolver, ctx: TypeContext, extern: b
     if isinstance(type_, UnknownType | NamedType):
         return ParamSig(param.name, type_, param, param.default is not None, mut=param.mut)
     return ParamSig(param.name, type_, param, param.default is not None, mut=param.mut)
+
+
+def _check_defaults(
+    decl: ast.FnDecl, params: list[ParamSig], axes: set[str], reporter: Reporter
+) -> None:
+    """A fn's defaults are worked out where it is defined: they can't name its parameters or
+    axis names (E0306), and a written number must fit the parameter's type, as an argument
+    would (E0502 for a float as an int, E0501 for a number outside a range domain)."""
+    names = {param.name for param in decl.params} | axes
+    for param in params:
+        default = param.decl.default
+        if default is None:
+            continue
+        used = next(
+            (node for node in walk(default) if isinstance(node, ast.Name) and node.name in names),
+            None,
+        )
+        if used is not None:
+            reporter.report(
+                "E0306",
+                f"the default of `{param.name}` can't use `{used.name}`: a default is worked "
+                "out once, where the function is defined",
+                used.span,
+                "a parameter or axis name",
+            )
+            continue
+        number = _written_number(default)
+        if number is None:
+            continue
+        type_ = param.type
+        if isinstance(type_, HostType) and type_.kind == "int" and isinstance(number, float):
+            reporter.report(
+                "E0502",
+                f"`{param.name}` is an int, so its default can't be the float {number}",
+                default.span,
+                "a float",
+            )
+        elif (
+            isinstance(type_, TensorType)
+            and type_.axes is None
+            and type_.domain.interval is not None
+            and not type_.domain.interval.holds(float(number))
+        ):
+            reporter.report(
+                "E0501",
+                f"the default {number} of `{param.name}` isn't a value of {format_type(type_)}",
+                default.span,
+                "outside the domain",
+            )
+
+
+def _written_number(expr: ast.Expr) -> int | float | None:
+    """The value of a number written as a literal, possibly negated."""
+    if isinstance(expr, ast.IntLit | ast.FloatLit):
+        return expr.value
+    if isinstance(expr, ast.Unary) and expr.op == "-":
+        inner = _written_number(expr.operand)
+        return None if inner is None else -inner
+    return None
 
 
 def _is_none(expr: ast.Expr) -> bool:

@@ -127,9 +127,7 @@ class TypeResolver:
         axes = None
         if axes_ast is not None:
             axes = tuple(self._axes(axes_ast, ctx))
-        if axes is None and written.dtype == "bool" and domain.name == "Real":
-            domain = Domain("Mask")
-        if axes is not None and written.dtype == "bool" and domain.name == "Real":
+        if written.dtype == "bool" and domain.name == "Real" and domain.interval is None:
             domain = Domain("Mask")
         self._check_domain_and_dtype(written, domain, axes, ctx)
         return TensorType(axes, domain, written.dtype)

@@ -122,6 +122,16 @@ def asserted_domain(value: TensorType, target: TensorType, has_domain: bool) -> 
     return domain
 
 
+def host_kind_fits(actual: str, expected: str) -> bool:
+    """Whether a host scalar of one kind fits where another is expected: an int fits a
+    float, and nothing else converts (Host scalars)."""
+    return actual == expected or (actual == "int" and expected == "float")
+
+
+def article(kind: str) -> str:
+    return "an" if kind == "int" else "a"
+
+
 def dtype_kind(dtype: str) -> str:
     if dtype == "bool":
         return "bool"
@@ -156,6 +166,10 @@ def impossible_assertion(value: TensorType, target: TensorType, has_domain: bool
         known = interval_of(value)
         if known is not None and not (known.holds(0.0) or known.holds(1.0)):
             return f"values in {known} can't be 0 or 1"
+    if want.name == "Additive" and have.name != "Additive":
+        known = interval_of(value)
+        if known is not None and known.lo > -math.inf:
+            return f"values in {known} are bounded below, so they can't be 0 or -inf"
     return None
 
 
