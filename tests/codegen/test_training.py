@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from shapescript.rt.errors import ShapeError
-from shapescript.rt.randomness import Eval, Train
+from shapescript.rt.gradients import value_and_grad
+from shapescript.rt.randomness import Eval, Mode, Train
 from tests.codegen.compiled import build, load
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -288,3 +289,58 @@ def test_a_loop_over_a_python_value_is_keyed_by_its_iteration_index() -> None:
     assert torch.equal(kept, module.nested(x, Train(seed=5)))
     # Four different masks: some values are kept by some of the draws only.
     assert ((kept > 0) & (kept < 8)).any()
+
+
+GRADIENTS = (
+    CLASSIFIER
+    + """
+fn halve(g: Grad[Mlp]) -> Grad[Mlp] = g * 0.5 + g - g
+
+fn size_of(g: Grad[Mlp]) -> [] = norm(g)
+
+fn train_loss(m: Mlp, x: [b D], y: [b] Index[C], mode: Mode) -> []:
+    l, g = value_and_grad(loss, m, x, y, mode)
+    return l
+"""
+)
+
+
+def test_gradient_arithmetic_norm_and_a_mode_through_value_and_grad() -> None:
+    module = load(GRADIENTS, "gradients.ss")
+    m = module.Mlp.init(seed=0)
+    x, y = torch.randn(4, 784), torch.randint(0, 10, (4,))
+    mode = Train(seed=9)
+    value = module.train_loss(m, x, y, mode)
+    assert torch.equal(value, module.loss(m, x, y, mode.child("loss#0")).detach())
+    assert not torch.equal(value, module.loss(m, x, y, mode.child("loss#1")).detach())
+    _, g = value_and_grad(module.loss, m, x, y, Eval)
+    half = module.halve(g)
+    torch.testing.assert_close(half.w1, g.w1 * 0.5)
+    expected = torch.cat([value.flatten() for value in g.values()]).norm()
+    torch.testing.assert_close(module.size_of(g), expected)
+
+
+#: The modes the Python function `seen` was given, as compiled code passes them.
+SEEN: list[Mode] = []
+
+
+def seen(x: torch.Tensor, mode: Mode) -> torch.Tensor:
+    SEEN.append(mode)
+    return x
+
+
+def test_a_mode_passed_to_a_python_function_is_extended_with_its_name() -> None:
+    module = load(
+        """\
+import python tests
+
+fn call(x: [n], mode: Mode) -> [n]:
+    for epoch in 0..2:
+        x = tests.codegen.test_training.seen(x, mode)
+    return x
+""",
+        "python_mode.ss",
+    )
+    SEEN.clear()
+    module.call(torch.ones(3), Train(seed=1))
+    assert [mode.path for mode in SEEN] == [("seen@0#0",), ("seen@1#0",)]
