@@ -344,3 +344,46 @@ fn call(x: [n], mode: Mode) -> [n]:
     SEEN.clear()
     module.call(torch.ones(3), Train(seed=1))
     assert [mode.path for mode in SEEN] == [("seen@0#0",), ("seen@1#0",)]
+
+
+SGD_BY_HAND = """\
+dim D = 6
+dim C = 3
+
+model Mlp:
+    param w1: [D C] = normal(std=0.1)
+    param w2: [C] = zeros
+
+fn loss(m: Mlp, x: [b D], y: [b] Index[C]) -> []:
+    return cross_entropy(x @ m.w1 + m.w2, y, over=C) |> mean
+
+fn step(mut m: Mlp, x: [b D], y: [b] Index[C], lr: float):
+    l, g = value_and_grad(loss, m, x, y)
+    m.w1 = m.w1 - lr * g.w1
+    m.w2 = m.w2 - lr * g.w2
+
+fn fit(mut m: Mlp, x: [b D], y: [b] Index[C], steps: int):
+    for i in 0..steps:
+        step(mut m, x, y, 0.1)
+"""
+
+
+@pytest.mark.parametrize("checks", ["always", "never"])
+def test_the_references_sgd_by_hand_changes_the_model_in_place(checks: str) -> None:
+    module = load(SGD_BY_HAND, "sgd_by_hand.ss", checks=checks)
+    m = module.Mlp.init(seed=0)
+    w1 = m.w1
+    x, y = torch.randn(16, 6), torch.randint(0, 3, (16,))
+    before = module.loss(m, x, y).item()
+    params = [torch.nn.Parameter(p.detach().clone()) for p in m.parameters()]
+    module.fit(m, x, y, 20)
+    for _ in range(20):
+        loss = torch.nn.functional.cross_entropy(x @ params[0] + params[1], y)
+        grads = torch.autograd.grad(loss, params)
+        with torch.no_grad():
+            for param, grad in zip(params, grads, strict=True):
+                param -= 0.1 * grad
+    assert m.w1 is w1
+    assert module.loss(m, x, y).item() < before
+    for mine, theirs in zip(m.parameters(), params, strict=True):
+        torch.testing.assert_close(mine, theirs)

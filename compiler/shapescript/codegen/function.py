@@ -6,6 +6,7 @@ the checker recorded for every node: the generator never works a type out itself
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from shapescript.check.program import ItemFacts
@@ -347,7 +348,7 @@ class FunctionGenerator:
             self.out.add(indent + 1, "pass", origin)
         body, self.out = self.out, outer
         self.loops.pop()
-        if not isinstance(iterable, ast.Range) and index in body.text:
+        if not isinstance(iterable, ast.Range) and re.search(rf"\b{index}\b", body.text):
             source = f"{self.context.builtin('enumerate')}({source})"
             variable = f"{index}, {variable}"
         self.out.add(indent, f"for {variable} in {source}:", origin)

@@ -83,6 +83,8 @@ def check_line(gen: FunctionGenerator, index: int, param) -> str | None:
     if not is_training(type_):
         return None
     require_runtime(gen, param.decl.span)
+    if gen.context.checks == "never":
+        return None
     name = python_name(param.name)
     where = f"_ss_where_{gen.decl.name}_{param.name}"
     line, column = gen.context.location(gen.base, param.decl.span)
