@@ -138,12 +138,12 @@ NN_CASES = {
         ),
     ],
 }
-#: nn.ss stubs that take a Mode, which a later issue compiles.
-NN_LATER = {"batch_norm", "dropout"}
+#: nn.ss stubs that take a Mode, compiled to the runtime's (see test_training.py).
+NN_MODES = {"batch_norm", "dropout"}
 
 
 def test_every_nn_stub_is_here() -> None:
-    assert set(NN_CASES) | NN_LATER == stubs("nn.ss")
+    assert set(NN_CASES) | NN_MODES == stubs("nn.ss")
 
 
 @pytest.mark.parametrize("name", sorted(NN_CASES))
@@ -156,14 +156,14 @@ def test_nn_stub_matches_torch(name: str) -> None:
         torch.testing.assert_close(actual, reference(*values), rtol=0, atol=1e-10, msg=function)
 
 
-@pytest.mark.parametrize("name", sorted(NN_LATER))
-def test_nn_stubs_with_a_mode_are_reported_unsupported(name: str) -> None:
+@pytest.mark.parametrize("name", sorted(NN_MODES))
+def test_nn_stubs_with_a_mode_call_the_runtime(name: str) -> None:
     call = {"batch_norm": "batch_norm(x, mode, over=n)", "dropout": "dropout(x, 0.1, mode)"}
     text = f"fn f(x: [b n] f64, mode: Mode) -> [b n] f64 = {call[name]}\n"
     generated = build(text, f"nn_{name}.ss")
-    assert [message for message, _ in generated.unsupported] == [
-        "a parameter of type `Mode` can't be compiled yet"
-    ]
+    assert generated.unsupported == []
+    assert f"_ss_rt.randomness.{name}(" in generated.source
+    assert f"mode.child(_ss_calls.key('{name}'))" in generated.source
 
 
 EXTERN = """\

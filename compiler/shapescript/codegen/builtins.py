@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from shapescript.check.signatures import Signature
 from shapescript.check.types import HostType, TensorType
-from shapescript.codegen import patterns
+from shapescript.codegen import patterns, training
 from shapescript.codegen.context import Unsupported, python_name
 from shapescript.syntax import ast
 
@@ -95,6 +95,10 @@ def builtin_call(gen: FunctionGenerator, name: str, node: ast.Call, piped: str |
 
 
 def _reduction(gen, name, node, piped):
+    if name == "norm":
+        of_grad = training.grad_norm(gen, node, piped)
+        if of_grad is not None:
+            return of_grad
     args = gen.call_args(node, piped)
     operand = args.positional[0]
     value = gen.arg(operand, piped)
@@ -285,7 +289,7 @@ def extern_call(
             return str(position) if param.special == "Axis" else f"[{position}]"
         if isinstance(value, ast.Name) and value.name == "none":
             return "None"
-        return gen.arg(value, piped)
+        return gen.passed(value, piped, signature.name)
 
     plans = gen.argument_plans(node, signature, args)
 
@@ -304,9 +308,13 @@ def extern_call(
     layer = RUNTIME_LAYERS.get(path)
     if layer is not None:
         return _layer(gen, layer, params, positional, keywords)
-    if path.startswith("shapescript.rt."):
+    if path in training.MODE_EXTERNS:
+        training.require_runtime(gen, node.span)
+        function = training.MODE_EXTERNS[path]
+    elif path.startswith("shapescript.rt."):
         raise gen.unsupported(f"`{signature.name}`", node.span)
-    function = gen.context_python_function(path)
+    else:
+        function = gen.context_python_function(path)
     parts = positional + [f"{python_name(key)}={value}" for key, value in keywords.items()]
     return f"{function}({', '.join(parts)})"
 
@@ -329,6 +337,10 @@ def _split_like(gen, name, node, piped):
 
 def _chain_only(gen, name, node, piped):
     raise gen.unsupported(f"`{name}` outside a pipe", node.span)
+
+
+def _training(gen, name, node, piped):
+    return training.builtin(gen, name, node, piped)
 
 
 def _later(gen, name, node, piped):
@@ -356,6 +368,7 @@ HANDLERS = {
             "scatter",
         )
     },
+    **{name: _training for name in (*training.RUNTIME_FUNCTIONS, "value_and_grad")},
     "stack": _stack,
     "masked_fill": _masked_fill,
     **{
@@ -390,15 +403,6 @@ HANDLERS = {
         for name in (
             "save",
             "load",
-            "value_and_grad",
-            "update",
-            "sgd",
-            "adamw",
-            "clip_norm",
-            "cosine",
-            "warmup",
-            "Train",
-            "Eval",
             "shuffle",
             "batches",
         )

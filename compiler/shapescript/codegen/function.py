@@ -6,6 +6,7 @@ the checker recorded for every node: the generator never works a type out itself
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from shapescript.check.program import ItemFacts
@@ -19,7 +20,7 @@ from shapescript.check.types import (
     Type,
     format_type,
 )
-from shapescript.codegen import arguments, builtins, casts, chains
+from shapescript.codegen import arguments, builtins, casts, chains, training
 from shapescript.codegen.context import ItemView, ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import Origin, SourceBuilder
 from shapescript.codegen.sizes import MissingSize, size_expr
@@ -84,6 +85,10 @@ class FunctionGenerator:
         #: where the last line of stages of each that is on several lines starts.
         self.pipe_lines: dict[int, int] = {}
         self.pipe_ends: dict[int, Origin] = {}
+        #: Whether the body passes a mode on, so it needs a CallCounter; and the key of
+        #: each enclosing loop's iteration, outermost first.
+        self.uses_calls = False
+        self.loops: list[str] = []
 
     def context_python_function(self, path: str) -> str:
         return self.context.python_function(path)
@@ -128,10 +133,8 @@ class FunctionGenerator:
         for param in self.signature.params:
             name = python_name(param.name)
             self.locals.add(param.name)
-            if param.mut:
-                raise self.unsupported("a `mut` parameter", param.decl.span)
-            if isinstance(param.type, TensorType) is False and not isinstance(
-                param.type, HostType | PythonType
+            if not isinstance(param.type, TensorType | HostType | PythonType) and not (
+                training.is_training(param.type)
             ):
                 raise self.unsupported(
                     f"a parameter of type `{format_type(param.type)}`", param.decl.span
@@ -190,6 +193,14 @@ class FunctionGenerator:
         context = self.context
         device = "_ss_device" if context.standalone else "_ss_devices._device or _ss_rt.device()"
         self.out.add(1, f"_ss_dev = {device}", origin)
+        model_checks = [
+            line
+            for index, param in enumerate(self.signature.params)
+            if (line := training.check_line(self, index, param)) is not None
+        ]
+        self.guarded(model_checks, context.checks, origin)
+        if self.uses_calls:
+            self.out.add(1, "_ss_calls = _ss_rt.randomness.CallCounter()", origin)
         if not plan.tensors:
             return
         spec = f"_ss_fn_{self.decl.name}"
@@ -309,22 +320,46 @@ class FunctionGenerator:
                 if not stmt.else_body:
                     self.out.add(indent + 1, "pass", origin)
         elif isinstance(stmt, ast.For):
-            self.locals.add(stmt.var.name)
-            variable = python_name(stmt.var.name)
-            iterable = stmt.iterable
-            if isinstance(iterable, ast.Range):
-                bounds = f"{self.expr(iterable.lo)}, {self.expr(iterable.hi)}"
-                source = f"{self.context.builtin('range')}({bounds})"
-            else:
-                source = self.expr(iterable)
-            self.out.add(indent, f"for {variable} in {source}:", origin)
-            self.block(stmt.body, indent + 1)
-            if not stmt.body:
-                self.out.add(indent + 1, "pass", origin)
+            self.for_loop(stmt, indent)
         elif isinstance(stmt, ast.FieldAssign):
-            raise self.unsupported("changing a model's field", stmt.span)
+            self.out.add(indent, training.field_assign(self, stmt), origin)
         else:
             raise self.unsupported("this statement", stmt.span)
+
+    def for_loop(self, stmt: ast.For, indent: int) -> None:
+        """A loop; a call that passes a mode on in it is keyed by the iteration: the range's
+        value, or the index of the iteration in a loop over anything else."""
+        origin = self.origin(stmt.span)
+        self.locals.add(stmt.var.name)
+        variable = python_name(stmt.var.name)
+        iterable = stmt.iterable
+        index = self.temp("i")
+        if isinstance(iterable, ast.Range):
+            bounds = f"{self.expr(iterable.lo)}, {self.expr(iterable.hi)}"
+            source = f"{self.context.builtin('range')}({bounds})"
+            self.loops.append(variable)
+        else:
+            source = self.expr(iterable)
+            self.loops.append(index)
+        outer = self.out
+        self.out = SourceBuilder()
+        self.block(stmt.body, indent + 1)
+        if not stmt.body:
+            self.out.add(indent + 1, "pass", origin)
+        body, self.out = self.out, outer
+        self.loops.pop()
+        if not isinstance(iterable, ast.Range) and re.search(rf"\b{index}\b", body.text):
+            source = f"{self.context.builtin('enumerate')}({source})"
+            variable = f"{index}, {variable}"
+        self.out.add(indent, f"for {variable} in {source}:", origin)
+        self.out.lines.extend(body.lines)
+        self.out.origins.extend(body.origins)
+
+    def loop_key(self) -> str | None:
+        """The Python expression naming the current loop iteration, `f'{epoch}.{i}'`."""
+        if not self.loops:
+            return None
+        return "f'" + ".".join("{" + part + "}" for part in self.loops) + "'"
 
     def statement_value(self, node: ast.Expr, indent: int) -> tuple[str, Origin | None]:
         """A statement's value, and the line of its last stages when it is a pipe whose
@@ -393,6 +428,9 @@ class FunctionGenerator:
             return lowered.python
         if name in self.locals:
             return python_name(name)
+        known = training.name(self, node)
+        if known is not None:
+            return known
         type_ = self.type(node)
         if isinstance(type_, TRAINING_TYPES):
             raise self.unsupported(f"`{name}`", node.span)
@@ -500,6 +538,9 @@ class FunctionGenerator:
         target_type = self.type(node.target)
         if isinstance(target_type, PythonType):
             return f"{self.expr(node.target)}.{node.name}"
+        field = training.member(self, node)
+        if field is not None:
+            return field
         raise self.unsupported("a field of a model, batch or record", node.span)
 
     def index(self, node: ast.Index) -> str:
@@ -559,6 +600,10 @@ class FunctionGenerator:
             return piped
         return self.expr(value)
 
+    def passed(self, value, piped: str | None, callee: str) -> str:
+        """An argument of a call, a mode extended with the call's path."""
+        return training.passed(self, value, self.arg(value, piped), callee)
+
     def call(self, node: ast.Call, piped: str | None) -> str:
         callee = node.callee
         if isinstance(callee, ast.Name) and callee.name not in self.locals:
@@ -578,13 +623,19 @@ class FunctionGenerator:
                 return builtins.builtin_call(self, name, node, piped)
             if symbol is not None and symbol.kind in ("model", "data", "logs", "import"):
                 raise self.unsupported(f"a {symbol.kind} call", node.span)
+        made = training.model_init(self, node)
+        if made is not None:
+            return made
         callee_type = self.type(callee)
         if isinstance(callee_type, PythonType) or (
             isinstance(callee, ast.Member) and isinstance(self.type(callee.target), PythonType)
         ):
             args = self.call_args(node, piped)
-            parts = [self.arg(value, piped) for value in args.positional]
-            parts += [f"{key}={self.arg(value, piped)}" for key, value in args.keywords.items()]
+            called = node.callee.name if isinstance(node.callee, ast.Member | ast.Name) else "?"
+            parts = [self.passed(value, piped, called) for value in args.positional]
+            parts += [
+                f"{key}={self.passed(value, piped, called)}" for key, value in args.keywords.items()
+            ]
             return f"{self.expr(callee)}({', '.join(parts)})"
         raise self.unsupported("this call", node.span)
 
@@ -595,13 +646,13 @@ class FunctionGenerator:
         params = [p.name for p in signature.params]
         parts = []
         for position, value in enumerate(args.positional):
-            text = self.arg(value, piped)
+            text = self.passed(value, piped, signature.name)
             if position < len(params) and params[position] in plans:
                 plan = plans[params[position]]
                 text = self.aligned(text, plan, self.operand_node(value), result)
             parts.append(text)
         for key, value in args.keywords.items():
-            text = self.arg(value, piped)
+            text = self.passed(value, piped, signature.name)
             if key in plans:
                 text = self.aligned(text, plans[key], self.operand_node(value), result)
             parts.append(f"{python_name(key)}={text}")

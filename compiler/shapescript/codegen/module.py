@@ -6,6 +6,7 @@ from ast import PyCF_ONLY_AST
 
 from shapescript import __version__
 from shapescript.check.program import Checked
+from shapescript.codegen import training
 from shapescript.codegen.context import ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import SourceBuilder
 from shapescript.codegen.function import FunctionGenerator
@@ -57,6 +58,23 @@ def generate_module(
             body.lines.extend(out.lines)
             body.origins.extend(out.origins)
             body.blank()
+        elif isinstance(item, ast.ModelDecl) and item.name in checked.models:
+            origin = context.origin(item_facts.base, item.name_span)
+            try:
+                training.model_class(context, checked.models[item.name], origin, body)
+            except Unsupported as problem:
+                problem.span = _absolute(item.span, item_facts.base)
+                problems.append(problem)
+                _stub(
+                    context,
+                    body,
+                    f"class {python_name(item.name)}:\n    def __init__(self, *args, **kwargs):",
+                    item,
+                    item_facts.base,
+                    item.name,
+                    problem,
+                    indent=2,
+                )
         elif isinstance(item, ast.ModelDecl | ast.DataDecl | ast.LogsDecl | ast.ImportDecl):
             kind = {
                 ast.ModelDecl: "a model",
