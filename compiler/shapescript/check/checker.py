@@ -62,6 +62,10 @@ def check_parsed(
         return _check_parsed(parsed, previous, cancelled)
     finally:
         if collecting:
+            # Everything made meanwhile is still in the youngest generation, so the
+            # first allocation after enabling would scan all of it; it has no
+            # reference cycles to find, so it is moved out of the collector's way.
+            gc.freeze()
             gc.enable()
 
 

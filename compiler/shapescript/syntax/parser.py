@@ -161,6 +161,10 @@ def _parse_file(
             comments.extend(zip(repeat(start), chunk.comments))
     finally:
         if collecting:
+            # Everything made meanwhile is still in the youngest generation, so the
+            # first allocation after enabling would scan all of it; it has no
+            # reference cycles to find, so it is moved out of the collector's way.
+            gc.freeze()
             gc.enable()
     diagnostics.sort(key=lambda d: (d.primary.span.start, d.code))
     module = ast.Module(items, Span(0, len(text)), notebook, bases)
