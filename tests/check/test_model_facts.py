@@ -26,7 +26,7 @@ fn loss(m: Mlp, x: [b D]) -> [] = sum(m |> forward(x))
 
 fn through(m: Mlp, x: [b D]) -> [] = sum(x) + loss(m, x)
 
-fn anything(m: Mlp) -> [] = sum(m.b1) + 0 * sum(other(m))
+fn anything(m: Mlp) -> [] f64 = sum(m.b1) + 0 * sum(other(m))
 
 extern fn other(m: Mlp) -> [D] = "mod.other"
 

@@ -51,6 +51,7 @@ from shapescript.check.type_rules import (
     asserted_domain,
     dtype_converted,
     dtype_kind,
+    dtype_misfit,
     erase_range,
     host_kind_fits,
     host_result,
@@ -472,6 +473,15 @@ class BodyChecker(CallChecker):
                     format_type(value),
                     notes=[f"the declared return type is {format_type(expected)}"],
                     help=misfit.help,
+                )
+            elif isinstance(value, TensorType) and dtype_misfit(expected, value):
+                self.reporter.report(
+                    "E0502",
+                    f"`{self.decl.name}` returns {value.resolved_dtype} values, not the "
+                    f"declared {expected.resolved_dtype}",
+                    span,
+                    format_type(value),
+                    help=f"convert it first, as in `to {expected.resolved_dtype}`",
                 )
         elif isinstance(expected, TensorType) and isinstance(value, StringType):
             self.reporter.report("E0412", "a string isn't a tensor", span, "string returned")

@@ -23,6 +23,7 @@ from shapescript.check.sizes import Poly
 from shapescript.check.solver import Equation, solve
 from shapescript.check.type_rules import (
     article,
+    dtype_misfit,
     host_kind_fits,
     is_loose,
     stable_alternative,
@@ -334,16 +335,19 @@ class CallChecker:
         result = self._instantiate(
             signature, result_type, values, renames, rest, elementwise_shapes
         )
-        if signature.extern:
+        if signature.extern or signature.is_elementwise:
             result = self._call_float_dtype(matched, result)
         if signature.is_elementwise:
             self.align(node.span, [slot[1].type for _, slot in matched if slot], result)
         return self._narrow_range(signature, matched, result, node)
 
     def _call_float_dtype(self, matched, result: Type) -> Type:
-        """An extern fn's result that names no dtype has the call's float dtype: that of the
-        tensor arguments given for parameters that name none, so an f64 call stays f64."""
+        """The result of an extern fn or of an elementwise fn, when it names no dtype, has the
+        call's float dtype: that of the tensor arguments given for parameters that name
+        none, so an f64 call stays f64."""
         if not isinstance(result, TensorType) or result.dtype is not None:
+            return result
+        if result.resolved_dtype not in FLOAT_DTYPES:
             return result
         for param, slot in matched:
             if slot is None or not isinstance(param.type, TensorType) or param.type.dtype:
@@ -352,7 +356,9 @@ class CallChecker:
             if not isinstance(actual, TensorType):
                 continue
             dtype = actual.resolved_dtype
-            if dtype in FLOAT_DTYPES and dtype != result.resolved_dtype:
+            if dtype not in FLOAT_DTYPES:
+                continue
+            if dtype != result.resolved_dtype:
                 return TensorType(result.axes, result.domain, dtype)
             return result
         return result
@@ -547,6 +553,17 @@ class CallChecker:
                     format_type(actual),
                     notes=[f"`{param.name}` is {format_type(expected)}"],
                     help=misfit.help,
+                )
+                return False
+            if not signature.extern and dtype_misfit(expected, actual):
+                self.reporter.report(
+                    "E0502",
+                    f"`{signature.name}` takes {expected.resolved_dtype} values as "
+                    f"`{param.name}`, not {actual.resolved_dtype}",
+                    value.span,
+                    format_type(actual),
+                    notes=[f"`{param.name}` is {format_type(expected)}"],
+                    help=f"convert it first, as in `to {expected.resolved_dtype}`",
                 )
                 return False
             if expected.axes is None:

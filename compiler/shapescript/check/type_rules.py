@@ -249,3 +249,12 @@ def promote(dtypes: list[str]) -> str:
         elif _RANK[dtype] > _RANK[result]:
             result = dtype
     return result
+
+
+def dtype_misfit(expected: TensorType, actual: TensorType) -> bool:
+    """Whether a tensor's dtype differs from a parameter's or return type's: calls and
+    returns compare dtypes exactly, but a type without a shape that names no dtype takes
+    any."""
+    if expected.axes is None and expected.dtype is None:
+        return False
+    return expected.resolved_dtype != actual.resolved_dtype

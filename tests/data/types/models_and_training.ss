@@ -13,7 +13,7 @@ fn weights(m: Net) -> [D C] = m.w  #= [D C]
 
 fn scale(m: Net) -> [C] Pos = m.scale  #= [C] Pos
 
-fn loss(m: Net, x: [n D], mode: Mode) -> [] NonNeg = mean(square(dropout(x @ m.w + m.b, 0.1, mode)))
+fn loss(m: Net, x: [n D], mode: Mode) -> [] NonNeg f64 = mean(square(dropout(x @ m.w + m.b, 0.1, mode)))
 
 fn grad(m: Net, x: [n D], seed: int) -> Grad[Net]:
     l, g = value_and_grad(loss, m, x, Train(seed=seed))
