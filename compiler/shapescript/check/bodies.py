@@ -1262,7 +1262,9 @@ class BodyChecker(CallChecker):
             )
             return UNKNOWN
         if isinstance(operand, TensorType) and isinstance(target, TensorType):
-            problem = impossible_assertion(operand, target, bool(node.type.words))
+            problem = impossible_assertion(
+                operand, target, bool(node.type.words), self.scope.dim_values
+            )
             if problem is not None:
                 self.reporter.report(
                     "E0410",

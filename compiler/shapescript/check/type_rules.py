@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 from shapescript.check import domains, ranges
+from shapescript.check.sizes import Poly
 from shapescript.check.types import (
     BOOL,
     BatchType,
@@ -138,8 +140,13 @@ def dtype_kind(dtype: str) -> str:
     return "float" if dtype in ("f16", "bf16", "f32", "f64") else "integer"
 
 
-def impossible_assertion(value: TensorType, target: TensorType, has_domain: bool) -> str | None:
-    """Why `value as target` contradicts what is known of the values (E0410), or None."""
+def impossible_assertion(
+    value: TensorType, target: TensorType, has_domain: bool, dims: Mapping[str, Poly] | None = None
+) -> str | None:
+    """Why `value as target` contradicts what is known of the values (E0410), or None.
+
+    `dims` gives the dims' sizes, so that `Index[C]` and `Index[D]` can be told apart.
+    """
     if target.dtype is not None and dtype_kind(target.dtype) != dtype_kind(value.resolved_dtype):
         return (
             f"{value.resolved_dtype} values aren't {dtype_kind(target.dtype)}s; change the "
@@ -162,6 +169,11 @@ def impossible_assertion(value: TensorType, target: TensorType, has_domain: bool
         return f"logits over {have.over} aren't probabilities; use softmax"
     if want.name == "Index" and dtype_kind(value.resolved_dtype) == "float":
         return "floats aren't indices"
+    if want.name == "Index" and have.name == "Index" and want.size and have.size:
+        wanted = want.size.substitute(dims or {}).value
+        known = have.size.substitute(dims or {}).value
+        if wanted is not None and known is not None and wanted != known:
+            return f"indices below {known} aren't Index[{want.size}] ({wanted})"
     if want.name == "Binary":
         known = interval_of(value)
         if known is not None and not (known.holds(0.0) or known.holds(1.0)):
