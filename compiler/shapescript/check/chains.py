@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shapescript.check.sizes import Poly
+from shapescript.check.sizes import Poly, format_size
+from shapescript.check.solver import sizes_equal
 from shapescript.check.types import (
     UNKNOWN,
     Axis,
@@ -153,6 +154,29 @@ def _split_iteration(checker: BodyChecker, axis: Axis, node: ast.Expr) -> bool:
     return True
 
 
+def _zip_tensor(
+    checker: BodyChecker, iteration: Iteration, tensor: TensorType, node: ast.Expr, stage
+) -> Iteration | None:
+    """zip's other tensor, of several axes: iterated along its first axis when it is a map
+    or filter's result, else along the axis named like the chain's (E0406 otherwise)."""
+    axes = tensor.axes
+    from_chain = isinstance(node, ast.Pipe) and stage_name(node.stages[-1]) in ("map", "filter")
+    index = 0 if from_chain else None
+    if index is None and iteration.axis.name is not None:
+        index = next((i for i, a in enumerate(axes) if a.name == iteration.axis.name), None)
+    if index is None:
+        checker.reporter.report(
+            "E0406",
+            f"which axis of {format_type(tensor)} to zip with? none is named like the chain's axis",
+            node.span,
+            "no axis to zip along",
+            help="give the axis the chain's name, or iterate it with `|> map(...)` first",
+        )
+        return None
+    checker.facts.zip_axes[stage.span] = index
+    return _slice(tensor, index)
+
+
 def _slice(tensor: TensorType, index: int) -> Iteration:
     axes = tensor.axes
     element = TensorType(axes[:index] + axes[index + 1 :], tensor.domain, tensor.dtype)
@@ -198,8 +222,24 @@ def apply(checker: BodyChecker, iteration: Iteration, stage: ast.Expr) -> Type |
         if other_arg is None:
             checker.reporter.report("E0406", "zip needs what to zip with", stage.span, "zip()")
             return UNKNOWN
-        other = start(checker, checker.expr(other_arg.value), other_arg.value, stage, True)
+        other_type = checker.expr(other_arg.value)
+        if isinstance(other_type, TensorType) and other_type.axes and len(other_type.axes) > 1:
+            other = _zip_tensor(checker, iteration, other_type, other_arg.value, stage)
+        else:
+            other = start(checker, other_type, other_arg.value, stage, True)
         if other is None:
+            return UNKNOWN
+        if not sizes_equal(iteration.axis.size, other.axis.size, checker.scope.dim_values):
+            checker.reporter.report(
+                "E0401",
+                "zip's two iterations have different lengths",
+                other_arg.span,
+                f"{format_size(other.axis.size)} long",
+                notes=[
+                    f"the chain iterates {format_size(iteration.axis.size)} elements, this "
+                    f"{format_size(other.axis.size)}"
+                ],
+            )
             return UNKNOWN
         return Iteration(iteration.axis, iteration.parts + other.parts)
     function = _function_arg(stage)

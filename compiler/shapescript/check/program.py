@@ -81,6 +81,8 @@ class Facts:
     #: For the compiler: the element type a stage's function given by name (not a lambda)
     #: is applied to, by the function's span, so its `over=` finds the element's axes.
     stage_elements: dict[Span, Type] = field(default_factory=dict)
+    #: For the compiler: the axis of zip's other tensor that is iterated, by zip stage.
+    zip_axes: dict[Span, int] = field(default_factory=dict)
     #: For the compiler: how the operands of each elementwise operation (by its span) line
     #: up with its result. One entry per operand, in order: the result position of each of
     #: the operand's axes, or None when it lines up from the right as it is.

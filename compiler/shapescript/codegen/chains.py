@@ -149,6 +149,9 @@ def apply(gen: FunctionGenerator, iteration: Iteration, stage, name: str) -> str
         if other is None:
             raise gen.unsupported("zip without an iteration", stage.span)
         value, indices = source(gen, other, ast.Call(ast.Name("zip", stage.span), [], stage.span))
+        axis = gen.view.zip_axis(stage.span)
+        if axis:
+            value = f"_ss_torch.movedim({value}, {axis}, 0)"
         return Iteration(
             f"({iteration.expr} + ({value},))",
             iteration.parts + 1,

@@ -119,6 +119,12 @@ class ItemView:
             return None
         return self.item.body.facts.stage_elements.get(span)
 
+    def zip_axis(self, span: Span) -> int:
+        """The axis of zip's other tensor the checker found to iterate (0 if none)."""
+        if self.item.body is None:
+            return 0
+        return self.item.body.facts.zip_axes.get(span, 0)
+
     def stage_kind(self, span: Span) -> str:
         if self.item.body is None:
             return "vmap"
