@@ -334,6 +334,7 @@ class BodyChecker(CallChecker):
         ctx.axes = self.env.axis_sizes()
         ctx.mode = mode
         ctx.fresh_unknown = self.fresh_unknown
+        ctx.values = frozenset(self.env.values)
         return ctx
 
     def _on_type_reference(self, name: str, span: Span) -> None:

@@ -111,6 +111,7 @@ def build_signature(
         params.append(_param(param, resolver, ctx, extern))
     return_type = None
     if decl.return_type is not None:
+        ctx.values = frozenset(param.name for param in decl.params)
         ctx.mode = "declaration" if extern else "closed"
         ctx.rounding = extern
         # Names a broken parameter type would have introduced are unknown, silently.

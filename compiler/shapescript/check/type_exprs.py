@@ -84,6 +84,9 @@ class TypeContext:
     broken: set[str] = field(default_factory=set)
     #: The names of the file's models (a subset of `named_types`).
     models: Set[str] = frozenset()
+    #: Values in scope where the type is written (parameters, locals): such a name where
+    #: a size or a domain is expected is E0303, not an unknown name.
+    values: Set[str] = frozenset()
 
 
 class TypeResolver:
@@ -210,6 +213,15 @@ class TypeResolver:
         if name not in BUILTIN_DOMAINS and name not in ctx.domains:
             if "." in name:
                 return Domain(name)
+            if name in ctx.values:
+                self.reporter.report(
+                    "E0303",
+                    f"`{name}` is a value, not a domain",
+                    word.span,
+                    "not a domain",
+                    help="a domain is a built-in one or one declared with `domain`",
+                )
+                raise TypeError_
             self.reporter.report(
                 "E0301",
                 f"unknown domain `{name}`",
@@ -407,6 +419,16 @@ class TypeResolver:
                 span,
                 "not a dim",
                 help="a field's shape is made of numbers and dims only",
+            )
+            raise TypeError_
+        if name in ctx.values:
+            self.reporter.report(
+                "E0303",
+                f"`{name}` is a value, not a size",
+                span,
+                "a value",
+                help="sizes are numbers, dims and axis names; a size known only when the "
+                "program runs is written `?k`",
             )
             raise TypeError_
         self.reporter.report(
