@@ -87,6 +87,8 @@ def check_pattern(
                 )
             if isinstance(axis, ast.PatternInt):
                 input_numbers.add(axis.value)
+            # A number inside a group (`(gh 16)`, `16gh`) is on the input side too.
+            input_numbers.update(_numbers_within(axis))
             for name, span in _flat_names(axis):
                 if name in seen:
                     raise PatternError(
@@ -221,6 +223,17 @@ def _group_numbers(axis: ast.PatternAxis) -> list[int]:
         return [axis.value]
     if isinstance(axis, ast.PatternGroup):
         return [item.value for item in axis.items if isinstance(item, ast.PatternInt)]
+    return []
+
+
+def _numbers_within(axis: ast.PatternAxis) -> list[int]:
+    """The numbers a group or grouped size holds (`(gh 16)` and `16gh` hold 16)."""
+    if isinstance(axis, ast.PatternGroupedSize):
+        return [axis.count]
+    if isinstance(axis, ast.PatternGroup):
+        return [number for item in axis.items for number in _numbers_within(item)] + [
+            item.value for item in axis.items if isinstance(item, ast.PatternInt)
+        ]
     return []
 
 
