@@ -120,6 +120,12 @@ def value_fits(value: Type, expected: Type) -> Misfit | None:
         return Misfit(
             f"{shown(have)} values where a Mask is expected", "compare to get a mask, as in `x > 0`"
         )
+    if have.name in ("Binary", "Additive") and want.name != have.name:
+        return Misfit(
+            f"{shown(have)} values where {shown(want)} is expected: {shown(have)} fits only "
+            f"{shown(have)}",
+            f"convert with `to` if the table has a row for it, or assert with `as {shown(want)}`",
+        )
     if want.name in ("Binary", "Additive", "Index"):
         if have.name == want.name:
             return None
