@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 import pytest
@@ -307,10 +308,20 @@ def test_vscode_extension_end_to_end(tmp_path: Path) -> None:
     if reason:
         pytest.skip(reason)
     vsix = package_extension(tmp_path)
-    ws = make_workspace(tmp_path)
-    report = run_probe(vsix, ws, "broken.ss", tmp_path)
-    (tmp_path / "report.json").write_text(json.dumps(report, indent=2))
-    failures = check_report(report)
+    # A real editor driven through its UI: the Problems panel can be read a moment before
+    # it updates. One more run, in a fresh workspace, tells a slow panel from a wrong one;
+    # the test fails only if both runs see something wrong.
+    for attempt in (1, 2):
+        work = tmp_path / f"run{attempt}"
+        work.mkdir()
+        ws = make_workspace(work)
+        report = run_probe(vsix, ws, "broken.ss", work)
+        (tmp_path / "report.json").write_text(json.dumps(report, indent=2))
+        failures = check_report(report)
+        if not failures:
+            break
+        if attempt == 1:
+            warnings.warn(f"VS Code run 1 saw: {failures}; running it again", stacklevel=1)
     if failures:
         channel = _step(report, "output-channel").get("text")
         pytest.fail(
