@@ -14,31 +14,6 @@ from shapescript.records import record
 
 INF = math.inf
 _F32 = struct.Struct("<f")
-_BITS = struct.Struct("<I")
-
-
-def _to_f32(value: float) -> float:
-    """`value` rounded to the nearest f32 (ties to even), infinite past the f32 range."""
-    try:
-        return _F32.unpack(_F32.pack(value))[0]
-    except OverflowError:
-        return math.copysign(INF, value)
-
-
-def _f32_step(single: float, upward: bool) -> float:
-    """The f32 next to the f32 `single`, towards +inf when `upward`, else towards -inf."""
-    (bits,) = _BITS.unpack(_F32.pack(single))
-    negative = bits >> 31
-    if single == 0:
-        bits = 0x00000001 if upward else 0x80000001
-    elif upward != bool(negative):
-        bits += 1
-    else:
-        bits -= 1
-    return _F32.unpack(_BITS.pack(bits))[0]
-
-
-_F32 = struct.Struct("<f")
 _F32_BITS = struct.Struct("<I")
 #: The largest finite f32; numbers past it round outward to infinity.
 F32_MAX = _F32.unpack(_F32_BITS.pack(0x7F7FFFFF))[0]
