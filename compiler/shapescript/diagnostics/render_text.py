@@ -207,8 +207,13 @@ def _note_lines(kind: str, text: str, pad: str, painter: _Painter) -> list[str]:
     return [f"{head}{first}".rstrip()] + [f"{indent}{more}".rstrip() for more in rest]
 
 
-def render_diagnostic(diag: Diagnostic, source: SourceFile, *, color: bool = False) -> str:
-    """The diagnostic as terminal text (no trailing newline), with ANSI colour if asked."""
+def render_diagnostic(
+    diag: Diagnostic, source: SourceFile, *, color: bool = False, heading: str | None = None
+) -> str:
+    """The diagnostic as terminal text (no trailing newline), with ANSI colour if asked.
+
+    `heading` replaces `error[CODE]`, for what has no code, such as a run-time error.
+    """
     painter = _Painter(color, diag.severity)
     lines: dict[int, _Line] = {}
     marks: dict[int, list[_Mark]] = {}
@@ -224,7 +229,7 @@ def render_diagnostic(diag: Diagnostic, source: SourceFile, *, color: bool = Fal
     where = source.position(diag.primary.span.start)
     path = diag.path or source.path
     out = [
-        painter.paint(f"{diag.severity.value}[{diag.code}]", "primary")
+        painter.paint(heading or f"{diag.severity.value}[{diag.code}]", "primary")
         + painter.paint(f": {diag.message}", "bold"),
         f"{pad}{painter.paint('-->', 'gutter')} {path}:{where.line}:{where.column}",
         f"{pad} {bar}",

@@ -16,8 +16,9 @@ from shapescript.diagnostics.render_text import render_diagnostic
 from shapescript.rt.errors import CheckFailure, ShapeScriptError
 from shapescript.syntax.source import SourceFile, Span
 
-#: The code the rendered header is drawn with, then replaced by the exception's class name.
-_PLACEHOLDER = "E0000"
+#: A run-time error has no code of its own; "E" gives it an error's severity, and its
+#: heading is the exception's class name.
+_ERROR = "E"
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
@@ -159,14 +160,14 @@ def render_failure(
             if error.parameter is not None:
                 notes.append(f"the argument for `{error.parameter}` is given in that call")
     diag = Diagnostic(
-        _PLACEHOLDER,
+        _ERROR,
         error.message,
         Label(span, _primary_label(error, function)),
         secondary,
         notes,
         path=path,
     )
-    return render_diagnostic(diag, source, color=color).replace(f"error[{_PLACEHOLDER}]", title, 1)
+    return render_diagnostic(diag, source, color=color, heading=title)
 
 
 def render_error(
