@@ -8,6 +8,7 @@ from shapescript.check import (
     builtin_rules,
     domains,
     gradients,
+    imports,
     model_values,
     modes,
     mutation,
@@ -56,6 +57,12 @@ class CallChecker:
     """The part of `BodyChecker` that checks calls (a mixin: it uses the checker's state)."""
 
     def call(self, node: ast.Call, piped: Arg | None) -> Type:
+        qualified = imports.qualified_call(self, node)
+        if qualified is False:
+            self.collect_args(node, piped)
+            return UNKNOWN
+        if isinstance(qualified, ast.Call):
+            node = qualified
         callee = node.callee
         callee_name = callee.name if isinstance(callee, ast.Name) else None
         if not self._check_stage_call(node, callee_name):
@@ -174,7 +181,7 @@ class CallChecker:
             if types_follow and position > 0:
                 args.append(Arg(arg.value, UNKNOWN, arg.span, arg.name, arg.mut))
                 continue
-            value = arg.value
+            value = imports.as_name(self, arg.value)
             if isinstance(value, ast.Placeholder) and piped is not None:
                 args.append(Arg(piped.expr, piped.type, piped.span, arg.name, arg.mut))
                 placeholder_used = True

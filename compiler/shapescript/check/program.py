@@ -96,6 +96,10 @@ class Facts:
     #: worked out after every body is checked (E1107, W1101), since it depends on the
     #: bodies of other functions.
     gradients: list[tuple[Span, str, str]] = field(default_factory=list)
+    #: For the compiler and the editor: each use of another file's name, `attention.f`
+    #: (by the span of the member expression), as the checker names it (`attention.f`;
+    #: `b.f` for `c.f` when the file is also imported as `b`).
+    qualified: dict[Span, str] = field(default_factory=dict)
 
 
 @record
@@ -158,6 +162,10 @@ class Checked:
     #: passes the model to), in declaration order; None when it may read any (it passes
     #: the model to Python or somewhere the checker can't follow).
     param_reads: dict[str, dict[str, tuple[str, ...] | None]] = field(default_factory=dict)
+    #: For the compiler and the editor: the other `.ss` files the file imports
+    #: (`imports.ImportTable`: each import line's file, the imported declarations by
+    #: qualified name, with their signatures and models), or None.
+    imports: object = None
     _bases: list[int] | None = None
 
     # ------------------------------------------------------------------ locating
@@ -186,10 +194,15 @@ class Checked:
         if reference.field is not None:
             model, name = reference.field
             info = self.models.get(model)
+            if info is None and self.imports is not None:
+                info = self.imports.model_infos.get(model)
             found = info.fields.get(name) if info is not None else None
             return found.symbol if found is not None else None
         if reference.module_name is not None:
-            return self.module_symbols.get(reference.module_name)
+            found = self.module_symbols.get(reference.module_name)
+            if found is None and self.imports is not None:
+                found = self.imports.symbols.get(reference.module_name)
+            return found
         symbol = reference.symbol
         if symbol is not None and symbol.kind in LOCAL_KINDS and symbol.path == self.source.path:
             return replace(symbol, span=Span(symbol.span.start + base, symbol.span.end + base))

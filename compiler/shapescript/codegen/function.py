@@ -20,7 +20,7 @@ from shapescript.check.types import (
     Type,
     format_type,
 )
-from shapescript.codegen import arguments, builtins, casts, chains, training
+from shapescript.codegen import arguments, builtins, casts, chains, imports, training
 from shapescript.codegen.context import ItemView, ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import Origin, SourceBuilder
 from shapescript.codegen.sizes import MissingSize, size_expr
@@ -411,7 +411,8 @@ class FunctionGenerator:
         if isinstance(node, ast.Index):
             return self.index(node)
         if isinstance(node, ast.Member):
-            return self.member(node)
+            named = imports.unqualified(self, node)
+            return self.name(named) if named is not node else self.member(node)
         if isinstance(node, ast.Placeholder) and self.piped:
             return self.piped[-1]
         raise self.unsupported("this expression", node.span)
@@ -582,7 +583,7 @@ class FunctionGenerator:
         found = CallArgs()
         placed = piped is None
         for arg in node.args:
-            value = arg.value
+            value = imports.unqualified(self, arg.value)
             if isinstance(value, ast.Placeholder):
                 value = PIPED
                 placed = True
@@ -605,12 +606,14 @@ class FunctionGenerator:
         return training.passed(self, value, self.arg(value, piped), callee)
 
     def call(self, node: ast.Call, piped: str | None) -> str:
-        callee = node.callee
+        callee = imports.unqualified(self, node.callee)
+        if callee is not node.callee:
+            node = ast.Call(callee, node.args, node.span, node.operands_form)
         if isinstance(callee, ast.Name) and callee.name not in self.locals:
             callee_type = self.view.type(callee.span)
             name = callee.name
-            signature = self.context.checked.signatures.get(name)
-            symbol = self.context.checked.module_symbols.get(name)
+            signature = self.context.checked.signatures.get(name) or imports.signature(self, name)
+            symbol = self.context.checked.module_symbols.get(name) or imports.symbol(self, name)
             if symbol is not None and symbol.kind == "fn":
                 return self.fn_call(node, signature, piped)
             if signature is not None and getattr(signature, "extern", False):
