@@ -306,7 +306,9 @@ def test_files_are_read_as_utf8_keeping_line_endings(
     run: Run, analyzed: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     texts: list[str] = []
-    monkeypatch.setattr(analysis, "analyze", lambda source, **options: texts.append(source.text) or [])
+    monkeypatch.setattr(
+        analysis, "analyze", lambda source, **options: texts.append(source.text) or []
+    )
     path = tmp_path / "a.ss"
     path.write_bytes(b"\xef\xbb\xbfdim D = 4 # caf\xc3\xa9\r\n")
     assert run("check", str(path))[0] == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from shapescript.check import imports
 from shapescript.check.model_values import another_overload
 from shapescript.check.read_summary import ReadSummary, summarise
 from shapescript.check.types import (
@@ -165,6 +166,9 @@ def param_reads(program: Program, name: str, index: int) -> tuple[str, ...] | No
     if key in memo:
         return memo[key]
     memo[key] = ()
+    if "." in name:
+        memo[key] = imports.param_reads(program.scope, name, index)
+        return memo[key]
     decl = program.scope.functions.get(name)
     signature = program.scope.signatures.get(name)
     result: tuple[str, ...] | None = ()

@@ -104,6 +104,9 @@ class ModuleExports:
     dependencies: tuple[Dependency, ...] = ()
     #: Its devices line's devices (`cuda[0 1]`), or None without one.
     devices: str | None = None
+    #: For each fn, for each parameter whose type is a model, the params it reads
+    #: (`Checked.param_reads`).
+    param_reads: dict = field(default_factory=dict)
 
     def type_names(self) -> list[str]:
         return [name for name, symbol in self.symbols.items() if symbol.kind in TYPE_KINDS]
@@ -125,6 +128,8 @@ class ImportTable:
     #: Every imported file's functions, by qualified name.
     signatures: dict[str, Signature] = field(default_factory=dict)
     model_infos: dict = field(default_factory=dict)
+    #: Every imported fn's `param_reads`, by qualified name.
+    param_reads: dict = field(default_factory=dict)
     dependencies: tuple[Dependency, ...] = ()
     #: Changes whenever an imported file's text, or the file an import finds, does.
     key: int = 0
@@ -375,7 +380,7 @@ def _resolve(
             f"`{shown}` has {count}",
             span,
             "imported file with errors",
-            notes=[_note(error, exports, shown) for error in errors],
+            notes=[note for error in errors for note in _notes(error, exports, shown)],
             help="fix the imported file; `shapescript check` on it shows the errors in full",
         )
     return exports
@@ -445,10 +450,17 @@ def _report_cycle(item: ast.ImportDecl, chain: list[str], own: str, reporter: Re
     )
 
 
-def _note(error: Diagnostic, exports: ModuleExports, shown: str) -> str:
+def _notes(error: Diagnostic, exports: ModuleExports, shown: str) -> list[str]:
+    """An imported file's error as notes: where it is and what it says, then, for an error
+    of a file it imports in turn, that error's notes."""
     source = SourceFile.from_text(exports.path, exports.text)
     position = source.position(error.span.start)
-    return f"{shown}:{position.line}:{position.column}: error[{error.code}]: {error.message}"
+    where = f"{shown}:{position.line}:{position.column}"
+    notes = [f"{where}: error[{error.code}]: {error.message}"]
+    if error.code == "E2303":
+        folder = os.path.dirname(shown)
+        notes.extend(f"{folder}/{note}" if folder else note for note in error.notes)
+    return notes
 
 
 def _shift(span: Span, base: int) -> Span:
@@ -461,13 +473,11 @@ def _name_files(table: ImportTable, loaded: list[tuple[ImportInfo, ModuleExports
     plain: set[str] = set()
     for info, exports in loaded:
         table.modules[exports.path] = exports
-        if exports.path not in table.prefixes or (
-            not info.aliased and exports.path not in plain
-        ):
+        if exports.path not in table.prefixes or (not info.aliased and exports.path not in plain):
             table.prefixes[exports.path] = info.name
         if not info.aliased:
             plain.add(exports.path)
-    for info, exports in loaded:
+    for _, exports in loaded:
         prefix = table.prefixes[exports.path]
         for path, inner in exports.prefixes.items():
             if path not in table.prefixes:
@@ -523,6 +533,8 @@ def _add_module(
         scope.records[qualified] = _renamed_record(decl, qualified, renamer)
     for name, signature in exports.functions.items():
         table.signatures[f"{prefix}.{name}"] = renamer.signature(signature, None)
+    for name, reads in exports.param_reads.items():
+        table.param_reads[f"{prefix}.{name}"] = reads
     if direct:
         for name, symbol in exports.symbols.items():
             qualified = f"{prefix}.{name}"
@@ -542,6 +554,16 @@ def finish(scope: ModuleScope) -> None:
     table = scope.imports
     if table is not None:
         scope.model_infos.update(table.model_infos)
+
+
+def param_reads(scope: ModuleScope, name: str, index: int) -> tuple[str, ...] | None:
+    """Which params of the model given to parameter `index` of the imported fn `name` it
+    reads, as its own file found; None when that may be any."""
+    table = scope.imports
+    signature = signature_of(scope, name)
+    if table is None or signature is None or index >= len(signature.params):
+        return None
+    return table.param_reads.get(name, {}).get(signature.params[index].name)
 
 
 def signature_of(scope: ModuleScope, name: str) -> Signature | None:
@@ -589,6 +611,7 @@ def exports_of(checked: Checked, scope: ModuleScope) -> ModuleExports:
         exports.modules = dict(table.modules)
         exports.dependencies = table.dependencies
     exports.errors = [error for error in checked.errors]
+    exports.param_reads = dict(checked.param_reads)
     return exports
 
 

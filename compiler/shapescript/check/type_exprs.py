@@ -405,7 +405,11 @@ class TypeResolver:
     def _axis_name_size(self, name: str, span: Span, ctx: TypeContext) -> Poly:
         if "." in name:
             self.reporter.report(
-                "E0303", f"`{name}` isn't a dim", span, "not a size", help="sizes are numbers, dims and axis names"
+                "E0303",
+                f"`{name}` isn't a dim",
+                span,
+                "not a size",
+                help="sizes are numbers, dims and axis names",
             )
             raise TypeError_
         if name in ctx.axes:

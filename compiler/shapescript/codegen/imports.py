@@ -20,7 +20,7 @@ def import_lines(
     the import binds, so Python sees `main.attention` too."""
     variable = module_variable(item.bound_name)
     dotted = ".".join(item.parts)
-    body.add(0, f"{variable} = _ss_rt.import_ss(__name__, __file__, {dotted!r})", origin)
+    body.add(0, f'{variable} = _ss_rt.import_ss(__name__, __file__, "{dotted}")', origin)
     body.add(0, f"{python_name(item.bound_name)} = {variable}", origin)
 
 
