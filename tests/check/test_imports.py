@@ -427,3 +427,25 @@ def test_the_functions_of_a_models_file(tmp_path: Path) -> None:
     assert theirs["forward"].name == "attention.forward"
     ours = imports.functions_for_model("Local", checked.signatures, checked.imports)
     assert ours["forward"].params[0].name == "x"
+
+
+def test_a_broken_file_imported_twice_is_reported_once(tmp_path: Path) -> None:
+    write(tmp_path, "broken.ss", "fn f(x: [n]) -> [n] = y\n")
+    main = write(tmp_path, "main.ss", "import broken\nimport broken as again\n")
+    checked = check(main)
+    assert codes(checked) == ["E2303"]
+    assert checked.diagnostics[0].notes == ["broken.ss:1:23: error[E0301]: unknown name `y`"]
+
+
+def test_an_axis_named_over_another_files_dim(tmp_path: Path) -> None:
+    write(tmp_path, "attention.ss", ATTENTION)
+    main = write(
+        tmp_path,
+        "main.ss",
+        "import attention\n\n"
+        "fn p(x: [b attention.D]) -> [b attention.D] Prob over attention.D = "
+        "softmax(x, over=attention.D)\n"
+        "fn q(x: [b attention.D]) -> [b attention.D] Prob over attention.Hd = "
+        "softmax(x, over=attention.D)\n",
+    )
+    assert codes(check(main)) == ["E0503"]

@@ -201,3 +201,42 @@ def test_the_standard_library_is_found_without_the_search_path(
     assert module.f(torch.ones(2)).tolist() == [2.0, 2.0]
     assert module.tools.__name__ == "shapescript.std.tools"
     sys.modules.pop("shapescript.std.tools", None)
+
+
+def test_training_a_model_of_another_file(folder: Path) -> None:
+    (folder / "classifier.ss").write_text(
+        """\
+dim D = 4
+dim C = 3
+
+model Linear:
+    param w: [D C] = normal(std=0.1)
+
+fn logits(m: Linear, x: [b D]) -> [b C] = x @ m.w
+
+fn loss(m: Linear, x: [b D], y: [b] Index[C]) -> [] = cross_entropy(logits(m, x), y, over=C)
+"""
+    )
+    (folder / "trainer.ss").write_text(
+        """\
+devices cpu
+
+import classifier
+
+fn step(mut m: classifier.Linear, x: [b classifier.D], y: [b] Index[classifier.C]) -> []:
+    opt = sgd(m, lr=0.5)
+    l, g = value_and_grad(classifier.loss, m, x, y)
+    update(mut m, mut opt, g)
+    return l
+
+fn probs(m: classifier.Linear, x: [b classifier.D]) -> [b classifier.C] Prob over classifier.C:
+    return x |> classifier.logits(m, _) |> softmax(over=classifier.C)
+"""
+    )
+    trainer = _import_fresh("trainer", "classifier")
+    model = sys.modules["classifier"].Linear.init(seed=0)
+    x = torch.randn(8, 4, generator=torch.Generator().manual_seed(0))
+    y = torch.tensor([0, 1, 2, 0, 1, 2, 0, 1])
+    losses = [float(trainer.step(model, x, y)) for _ in range(5)]
+    assert losses == sorted(losses, reverse=True)
+    assert torch.allclose(trainer.probs(model, x).sum(-1), torch.ones(8))

@@ -373,7 +373,7 @@ def _resolve(
     if not _devices_agree(item, module, scope, exports, shown, reporter):
         return None
     errors = exports.errors
-    if errors:
+    if errors and not any(other.path == path for other in scope.imports.infos[:-1]):
         count = "an error" if len(errors) == 1 else f"{len(errors)} errors"
         reporter.report(
             "E2303",
