@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shapescript.check.checker import check_source
-from shapescript.check.imports import Reader
+from shapescript.check.import_session import Reader
 from shapescript.check.program import Checked
 from shapescript.diagnostics.diagnostic import Diagnostic
 from shapescript.syntax.source import SourceFile

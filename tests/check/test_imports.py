@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shapescript.check import checker, imports, module_paths
+from shapescript.check import checker, import_session, module_exports, module_paths
 from shapescript.check.checker import check_source
 from shapescript.check.program import Checked
 from shapescript.check.types import format_type
@@ -48,9 +48,9 @@ fn loss(m: Mlp, batch: [b] Digit) -> []:
 
 @pytest.fixture(autouse=True)
 def fresh_cache():
-    imports.clear_cache()
+    import_session.clear_cache()
     yield
-    imports.clear_cache()
+    import_session.clear_cache()
 
 
 def write(folder: Path, name: str, text: str) -> Path:
@@ -331,7 +331,7 @@ def test_the_reader_gives_the_text_of_unsaved_files(tmp_path: Path) -> None:
     unsaved = {str(tmp_path / "attention.ss"): "dim E = 4\n"}
 
     def read(path: str) -> str | None:
-        return unsaved.get(path) or imports.read_from_disk(path)
+        return unsaved.get(path) or import_session.read_from_disk(path)
 
     assert codes(check(main)) == []
     assert codes(check(main, read=read)) == ["E2304"]
@@ -421,11 +421,13 @@ def test_the_functions_of_a_models_file(tmp_path: Path) -> None:
     write(tmp_path, "attention.ss", ATTENTION)
     main = write(tmp_path, "main.ss", "import attention\n\nfn forward(x: [n]) -> [n] = x\n")
     checked = check(main)
-    theirs = imports.functions_for_model("attention.Mlp", checked.signatures, checked.imports)
+    theirs = module_exports.functions_for_model(
+        "attention.Mlp", checked.signatures, checked.imports
+    )
     assert {"f", "forward", "loss"} <= set(theirs)
     assert format_type(theirs["forward"].params[0].type) == "attention.Mlp"
     assert theirs["forward"].name == "attention.forward"
-    ours = imports.functions_for_model("Local", checked.signatures, checked.imports)
+    ours = module_exports.functions_for_model("Local", checked.signatures, checked.imports)
     assert ours["forward"].params[0].name == "x"
 
 

@@ -12,8 +12,7 @@ import torch
 
 import shapescript
 from shapescript import analysis
-from shapescript.check import imports as check_imports
-from shapescript.check import module_paths
+from shapescript.check import import_session, module_paths
 from shapescript.rt import cache, modes
 from shapescript.rt.imports import import_ss
 
@@ -49,9 +48,9 @@ fn size() -> int = attention.D
 
 @pytest.fixture(autouse=True)
 def fresh_checks():
-    check_imports.clear_cache()
+    import_session.clear_cache()
     yield
-    check_imports.clear_cache()
+    import_session.clear_cache()
 
 
 @pytest.fixture

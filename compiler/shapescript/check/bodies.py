@@ -15,6 +15,7 @@ from shapescript.check import (
     model_values,
     modes,
     mutation,
+    qualified_uses,
     ranges,
 )
 from shapescript.check.broadcast import ShapeError, broadcast, matmul, positions_in
@@ -1317,7 +1318,7 @@ class BodyChecker(CallChecker):
         return target
 
     def member(self, node: ast.Member) -> Type:
-        qualified = imports.qualified_member(self, node)
+        qualified = qualified_uses.qualified_member(self, node)
         if qualified is not None:
             return self.name(qualified) if isinstance(qualified, ast.Name) else UNKNOWN
         if model_values.names_model(self, node):

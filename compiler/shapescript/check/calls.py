@@ -8,10 +8,10 @@ from shapescript.check import (
     builtin_rules,
     domains,
     gradients,
-    imports,
     model_values,
     modes,
     mutation,
+    qualified_uses,
     ranges,
     training,
 )
@@ -57,7 +57,7 @@ class CallChecker:
     """The part of `BodyChecker` that checks calls (a mixin: it uses the checker's state)."""
 
     def call(self, node: ast.Call, piped: Arg | None) -> Type:
-        qualified = imports.qualified_call(self, node)
+        qualified = qualified_uses.qualified_call(self, node)
         if qualified is False:
             self.collect_args(node, piped)
             return UNKNOWN
@@ -181,7 +181,7 @@ class CallChecker:
             if types_follow and position > 0:
                 args.append(Arg(arg.value, UNKNOWN, arg.span, arg.name, arg.mut))
                 continue
-            value = imports.as_name(self, arg.value)
+            value = qualified_uses.as_name(self, arg.value)
             if isinstance(value, ast.Placeholder) and piped is not None:
                 args.append(Arg(piped.expr, piped.type, piped.span, arg.name, arg.mut))
                 placeholder_used = True

@@ -7,12 +7,13 @@ import os
 from collections.abc import Sequence
 
 from shapescript.cancellation import IsCancelled, stop_if
-from shapescript.check import builtin_rules, imports
+from shapescript.check import builtin_rules, imports, module_exports
 from shapescript.check.bodies import Program
 from shapescript.check.gradients import read_diagnostics, reads_of_functions
-from shapescript.check.imports import ImportSession, ModuleExports, Reader
+from shapescript.check.import_session import ImportSession, Reader
 from shapescript.check.math_comments import CommentLine, Math, check_math, find_math
 from shapescript.check.models import check_models
+from shapescript.check.module_exports import ModuleExports
 from shapescript.check.module_scope import (
     ModuleScope,
     build_signatures,
@@ -90,7 +91,7 @@ def check_module(source: SourceFile, session: ImportSession) -> ModuleExports:
     """Check a file another file imports, in that file's session: what it declares."""
     parsed = parse(source, cancelled=session.cancelled)
     checked, scope = _check_parsed(parsed, None, session.cancelled, session)
-    return imports.exports_of(checked, scope)
+    return module_exports.exports_of(checked, scope)
 
 
 def _check_parsed(

@@ -1,9 +1,8 @@
 """Imports of other `.ss` files: finding them, checking them, and naming what they declare.
 
-Each imported file is checked on its own (once per text: checks are cached by path and
-text, and reused while every file it imports still resolves to the same text), and what
-it declares is added to the importing file's module scope under qualified names (see
-`qualified` and `renaming`). Problems are reported at the import line: no such file
+Each imported file is checked on its own (see `import_session`, which keeps those checks),
+and what it declares is added to the importing file's module scope under qualified names
+(see `qualified` and `renaming`). Problems are reported at the import line: no such file
 (E2301), files that import each other (E2302), an imported file with errors (E2303), and
 an import where none can be (E2306).
 """
@@ -11,270 +10,33 @@ an import where none can be (E2306).
 from __future__ import annotations
 
 import os
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from shapescript.cancellation import IsCancelled
 from shapescript.check import module_paths
-from shapescript.check.qualified import QualifiedNames, report_undeclared
+from shapescript.check.import_session import ImportSession
+from shapescript.check.module_exports import (
+    Dependency,
+    ImportInfo,
+    ImportTable,
+    ModuleExports,
+    devices_of,
+)
 from shapescript.check.renaming import Renamer
 from shapescript.check.sizes import Poly
 from shapescript.diagnostics.diagnostic import Diagnostic
-from shapescript.records import field, record, replace
+from shapescript.records import replace
 from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
 
 if TYPE_CHECKING:
-    from shapescript.check.bodies import BodyChecker
     from shapescript.check.module_scope import ModuleScope
-    from shapescript.check.program import Checked, Symbol
     from shapescript.check.reporter import Reporter
     from shapescript.check.signatures import Signature
 
-#: What a reader callback gives for a path: the file's text, or None if it can't be read.
-Reader = Callable[[str], "str | None"]
 
-#: The kinds of declaration another file can name with the file's import (not its own
-#: imports, nor its `import python` modules).
-EXPORTED_KINDS = frozenset({"dim", "alias", "domain", "fn", "extern", "model", "data", "logs"})
-TYPE_KINDS = frozenset({"dim", "alias", "domain", "model", "data", "logs"})
-
-
-def read_from_disk(path: str) -> str | None:
-    """A file's text as `shapescript check` reads it; None when it can't be read."""
-    from shapescript.syntax.encoding import decode
-
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return None
-    return decode(data).text
-
-
-@record(frozen=True)
-class Dependency:
-    """One import, somewhere among a file's imports: which file it found, with what text."""
-
-    importer: str
-    parts: tuple[str, ...]
-    path: str | None
-    text: str | None
-
-
-@record
-class ImportInfo:
-    """What one `import` line of the file resolved to, for the compiler and the editor."""
-
-    #: The name it binds, and the module as written (`models.mlp`).
-    name: str
-    module: str
-    #: The file found (absolute), or None after E2301, E2302 or E2306.
-    path: str | None
-    #: The import item's span (absolute) and its module name's.
-    span: Span
-    module_span: Span
-    #: Whether it has `as`.
-    aliased: bool = False
-    #: The name the checker gives that file's declarations (`mlp` in `mlp.Model`).
-    prefix: str | None = None
-
-
-@record
-class ModuleExports:
-    """What a checked file declares, named as that file names it, and what it imports."""
-
-    path: str
-    text: str
-    dims: dict[str, Poly] = field(default_factory=dict)
-    domains: dict = field(default_factory=dict)
-    aliases: dict[str, list] = field(default_factory=dict)
-    #: Model name -> (its declaration, its `ModelInfo`).
-    models: dict[str, tuple] = field(default_factory=dict)
-    records: dict[str, ast.DataDecl | ast.LogsDecl] = field(default_factory=dict)
-    #: Functions with their return types (inferred where not declared).
-    functions: dict[str, Signature] = field(default_factory=dict)
-    #: Every name another file may qualify: its top-level declarations.
-    symbols: dict[str, Symbol] = field(default_factory=dict)
-    #: For every file it imports, directly or not: the path's prefix in this file.
-    prefixes: dict[str, str] = field(default_factory=dict)
-    modules: dict[str, ModuleExports] = field(default_factory=dict)
-    errors: list[Diagnostic] = field(default_factory=list)
-    dependencies: tuple[Dependency, ...] = ()
-    #: Its devices line's devices (`cuda[0 1]`), or None without one.
-    devices: str | None = None
-    #: For each fn, for each parameter whose type is a model, the params it reads
-    #: (`Checked.param_reads`).
-    param_reads: dict = field(default_factory=dict)
-
-    def type_names(self) -> list[str]:
-        return [name for name, symbol in self.symbols.items() if symbol.kind in TYPE_KINDS]
-
-
-@record
-class ImportTable:
-    """A file's imports: each line's file, the qualified names, and the renamed declarations
-    that aren't kept in the module scope's own tables (signatures, model infos, symbols)."""
-
-    infos: list[ImportInfo] = field(default_factory=list)
-    names: QualifiedNames = field(default_factory=QualifiedNames)
-    #: Each imported file (directly or through others) -> its canonical prefix, and back.
-    prefixes: dict[str, str] = field(default_factory=dict)
-    paths: dict[str, str] = field(default_factory=dict)
-    modules: dict[str, ModuleExports] = field(default_factory=dict)
-    #: The declarations of directly imported files, by qualified name.
-    symbols: dict[str, Symbol] = field(default_factory=dict)
-    #: Every imported file's functions, by qualified name.
-    signatures: dict[str, Signature] = field(default_factory=dict)
-    model_infos: dict = field(default_factory=dict)
-    #: Every imported fn's `param_reads`, by qualified name.
-    param_reads: dict = field(default_factory=dict)
-    dependencies: tuple[Dependency, ...] = ()
-    #: Changes whenever an imported file's text, or the file an import finds, does.
-    key: int = 0
-
-    def functions_of(self, prefix: str) -> dict[str, Signature]:
-        """The functions of the file with this canonical prefix, by their own names."""
-        start = prefix + "."
-        return {
-            name[len(start) :]: signature
-            for name, signature in self.signatures.items()
-            if name.startswith(start) and "." not in name[len(start) :]
-        }
-
-
-def functions_for_model(
-    model: str, own: dict[str, Signature], table: ImportTable | None
-) -> dict[str, Signature]:
-    """The functions of the file that declares `model` (a checker's model name, such as
-    `Mlp` or `attention.Mlp`), by their names in that file: `own` for the file's own
-    models, else the imported file's, renamed as this file sees them."""
-    prefix, dot, _ = model.rpartition(".")
-    if not dot:
-        return dict(own)
-    if table is None:
-        return {}
-    return table.functions_of(prefix)
-
-
-# ---------------------------------------------------------------------- a check's imports
-
-_CACHE_SIZE = 64
-#: Checked imported files, by (path, text).
-_CHECKED: OrderedDict[tuple[str, str], ModuleExports] = OrderedDict()
-#: The import lines of files, by (path, text), for finding cycles without checking.
-_LINES: OrderedDict[tuple[str, str], tuple[tuple[str, ...], ...]] = OrderedDict()
-
-
-def _remember(cache: OrderedDict, key, value) -> None:
-    cache[key] = value
-    cache.move_to_end(key)
-    while len(cache) > _CACHE_SIZE:
-        cache.popitem(last=False)
-
-
-def clear_cache() -> None:
-    _CHECKED.clear()
-    _LINES.clear()
-
-
-class ImportSession:
-    """One check of a file and of everything it imports: the search path, how files are
-    read (each once per session), and the files being checked."""
-
-    def __init__(
-        self,
-        search_path: Sequence[str] = (),
-        read: Reader | None = None,
-        cancelled: IsCancelled | None = None,
-    ) -> None:
-        self.search_path = tuple(search_path)
-        self.reader = read or read_from_disk
-        self.cancelled = cancelled
-        self.texts: dict[str, str | None] = {}
-        self.found: dict[tuple[tuple[str, ...], str], str | None] = {}
-        self.checking: list[str] = []
-
-    def read(self, path: str) -> str | None:
-        if path not in self.texts:
-            self.texts[path] = self.reader(path)
-        return self.texts[path]
-
-    def find(self, parts: Sequence[str], importer: str) -> str | None:
-        key = (tuple(parts), os.path.dirname(importer) if importer else "")
-        if key not in self.found:
-            self.found[key] = module_paths.find(parts, importer, self.search_path)
-        return self.found[key]
-
-    def still_valid(self, exports: ModuleExports) -> bool:
-        """Whether every import of a cached check still finds the same file and text."""
-        for dependency in exports.dependencies:
-            path = self.find(dependency.parts, dependency.importer)
-            if path != dependency.path:
-                return False
-            if path is not None and self.read(path) != dependency.text:
-                return False
-        return True
-
-    def import_lines(self, path: str) -> tuple[tuple[str, ...], ...]:
-        """The modules a file imports, as written (parsed, not checked)."""
-        text = self.read(path)
-        if text is None:
-            return ()
-        key = (path, text)
-        found = _LINES.get(key)
-        if found is None:
-            from shapescript.syntax.parser import parse
-
-            module = parse(SourceFile.from_text(path, text)).module
-            found = tuple(
-                tuple(item.parts) for item in module.items if isinstance(item, ast.ImportDecl)
-            )
-            _remember(_LINES, key, found)
-        return found
-
-    def cycle(self, start: str, back_to: str) -> list[str] | None:
-        """A chain of files from `start` through imports to `back_to`, if there is one."""
-        if start == back_to:
-            return [start]
-        seen = {start}
-        stack: list[tuple[str, list[str]]] = [(start, [start])]
-        while stack:
-            path, chain = stack.pop()
-            for parts in reversed(self.import_lines(path)):
-                found = self.find(parts, path)
-                if found is None or found in seen:
-                    continue
-                if found == back_to:
-                    return chain + [found]
-                seen.add(found)
-                stack.append((found, chain + [found]))
-        return None
-
-    def load(self, path: str) -> ModuleExports:
-        """The check of an imported file: from the cache while it is current."""
-        text = self.read(path) or ""
-        key = (path, text)
-        cached = _CHECKED.get(key)
-        if cached is not None and self.still_valid(cached):
-            _CHECKED.move_to_end(key)
-            return cached
-        from shapescript.check.checker import check_module
-
-        self.checking.append(path)
-        try:
-            exports = check_module(SourceFile.from_text(path, text), self)
-        finally:
-            self.checking.pop()
-        _remember(_CHECKED, key, exports)
-        return exports
-
-
-# ---------------------------------------------------------------------- the import lines
-
-
-def attach(module: ast.Module, scope: ModuleScope, reporter: Reporter, session: ImportSession):
+def attach(
+    module: ast.Module, scope: ModuleScope, reporter: Reporter, session: ImportSession
+) -> ImportTable:
     """Resolve and check the file's imports and add what they declare to its scope."""
     table = ImportTable()
     scope.imports = table
@@ -384,15 +146,6 @@ def _resolve(
             help="fix the imported file; `shapescript check` on it shows the errors in full",
         )
     return exports
-
-
-def devices_of(module: ast.Module) -> str | None:
-    """The devices a file's devices line declares, as written without spaces."""
-    for item in module.items:
-        if isinstance(item, ast.DevicesDecl):
-            numbers = item.numbers
-            return item.device + ("" if numbers is None else f"[{' '.join(map(str, numbers))}]")
-    return None
 
 
 def _devices_agree(
@@ -570,133 +323,6 @@ def signature_of(scope: ModuleScope, name: str) -> Signature | None:
     """An imported function's signature, by its qualified name."""
     table = scope.imports
     return table.signatures.get(name) if table is not None and "." in name else None
-
-
-# ---------------------------------------------------------------------- a checked file
-
-
-def exports_of(checked: Checked, scope: ModuleScope) -> ModuleExports:
-    """What a checked file offers the files that import it."""
-    exports = ModuleExports(checked.source.path, checked.source.text)
-    exports.devices = devices_of(checked.module)
-    inferred = {
-        id(item.item): item.body.inferred for item in checked.items if item.body is not None
-    }
-    for name, symbol in checked.module_symbols.items():
-        kind = symbol.kind
-        if kind not in EXPORTED_KINDS:
-            continue
-        exports.symbols[name] = symbol
-        if kind == "dim" and name in scope.dim_values:
-            exports.dims[name] = scope.dim_values[name]
-        elif kind == "domain" and name in scope.domain_intervals:
-            exports.domains[name] = scope.domain_intervals[name]
-        elif kind == "alias" and name in scope.aliases:
-            exports.aliases[name] = scope.aliases[name]
-        elif kind == "model" and name in scope.models and name in scope.model_infos:
-            exports.models[name] = (scope.models[name], scope.model_infos[name])
-        elif kind in ("data", "logs") and name in scope.records:
-            exports.records[name] = scope.records[name]
-        elif kind in ("fn", "extern") and name in scope.signatures:
-            signature = scope.signatures[name]
-            if signature.return_type is None:
-                from shapescript.check.types import UNKNOWN
-
-                returned = inferred.get(id(signature.decl), UNKNOWN)
-                signature = replace(signature, return_type=returned)
-            exports.functions[name] = signature
-    table = scope.imports
-    if table is not None:
-        exports.prefixes = dict(table.prefixes)
-        exports.modules = dict(table.modules)
-        exports.dependencies = table.dependencies
-    exports.errors = [error for error in checked.errors]
-    exports.param_reads = dict(checked.param_reads)
-    return exports
-
-
-# ---------------------------------------------------------------------- in function bodies
-
-
-def qualified_member(checker: BodyChecker, node: ast.Member) -> ast.Name | bool | None:
-    """`attention.f` in a body: None when it isn't another file's name; False after E2304
-    (or when the import itself failed); else the name as the checker calls it, at the
-    member's span (the compiler finds it in `Facts.qualified`)."""
-    target = node.target
-    if not isinstance(target, ast.Name):
-        return None
-    bound = target.name
-    table = checker.scope.imports
-    if table is None or not table.names.is_import(bound):
-        return None
-    if bound in checker.env.values or bound in checker.env.axes:
-        return None
-    symbol = checker.scope.symbols.get(bound)
-    if symbol is None or symbol.kind != "import":
-        return None
-    checker.refer(target.span, symbol)
-    if bound in table.names.broken:
-        return False
-    canonical = table.names.canonical(bound, node.name)
-    if canonical is None:
-        report_undeclared(
-            checker.reporter.report,
-            table.names.files.get(bound, bound),
-            bound,
-            node.name,
-            node.name_span,
-        )
-        return False
-    checker.facts.qualified[node.span] = canonical
-    return ast.Name(canonical, node.span)
-
-
-def as_name(checker: BodyChecker, node):
-    """An expression, with another file's `attention.D` as the name `attention.D`."""
-    if isinstance(node, ast.Member):
-        found = qualified_member(checker, node)
-        if isinstance(found, ast.Name):
-            return found
-    return node
-
-
-def qualified_call(checker: BodyChecker, node: ast.Call) -> ast.Call | bool | None:
-    """A call of another file's function or model (`attention.f(x)`,
-    `attention.Mlp.init(seed=0)`) as a call of its qualified name; None when the callee
-    isn't one, False when it names nothing."""
-    callee = node.callee
-    if not isinstance(callee, ast.Member):
-        return None
-    found = qualified_member(checker, callee)
-    if found is False:
-        return False
-    if isinstance(found, ast.Name):
-        _check_exported_call(checker, found)
-        return ast.Call(found, node.args, node.span, node.operands_form)
-    if isinstance(callee.target, ast.Member):
-        inner = qualified_member(checker, callee.target)
-        if inner is False:
-            return False
-        if isinstance(inner, ast.Name):
-            member = ast.Member(inner, callee.name, callee.name_span, callee.span)
-            return ast.Call(member, node.args, node.span, node.operands_form)
-    return None
-
-
-def _check_exported_call(checker: BodyChecker, callee: ast.Name) -> None:
-    """E2306: an `export fn` can't call another file's functions."""
-    symbol = checker.scope.symbols.get(callee.name)
-    decl = checker.decl
-    if symbol is None or symbol.kind not in ("fn", "extern") or not decl.export:
-        return
-    checker.reporter.report(
-        "E2306",
-        f"the exported function `{decl.name}` calls `{callee.name}`, another file's function",
-        callee.span,
-        "call into another file",
-        notes=["an exported program holds only its own file's code"],
-        help="put the function into this file, or don't export this one",
-    )
 
 
 def imported_dim(scope: ModuleScope, expr: ast.SizeName, reporter: Reporter) -> Poly | None:

@@ -104,7 +104,7 @@ def recorded(checked) -> list[list]:
 
 def still_current(imports: object) -> bool:
     """Whether every recorded import still finds the same file, with the same text."""
-    from shapescript.check.imports import read_from_disk
+    from shapescript.check.import_session import read_from_disk
 
     if not isinstance(imports, list):
         return False
