@@ -24,7 +24,7 @@ from shapescript.check.module_exports import (
 from shapescript.check.renaming import Renamer
 from shapescript.check.sizes import Poly
 from shapescript.diagnostics.diagnostic import Diagnostic
-from shapescript.records import replace
+from shapescript.records import field, record, replace
 from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
 
@@ -260,11 +260,45 @@ def _renamer(table: ImportTable, exports: ModuleExports, prefix: str) -> Renamer
     return Renamer(names, functions)
 
 
+@record
+class _Renamed:
+    """One imported file's declarations renamed for one set of prefixes (kept with the
+    file's check, so a file re-checked on every edit doesn't rename them again)."""
+
+    aliases: dict = field(default_factory=dict)
+    models: dict = field(default_factory=dict)
+    records: dict = field(default_factory=dict)
+    signatures: dict = field(default_factory=dict)
+    symbols: dict = field(default_factory=dict)
+
+
+def _renamed(table: ImportTable, exports: ModuleExports, prefix: str) -> _Renamed:
+    key = (prefix, tuple((inner, table.prefixes[path]) for path, inner in exports.prefixes.items()))
+    found = exports.renamed.get(key)
+    if found is not None:
+        return found
+    renamer = _renamer(table, exports, prefix)
+    found = _Renamed()
+    for name, axes in exports.aliases.items():
+        found.aliases[f"{prefix}.{name}"] = renamer.written_axes(axes)
+    for name, (_, info) in exports.models.items():
+        found.models[f"{prefix}.{name}"] = renamer.model(info)
+    for name, decl in exports.records.items():
+        qualified = f"{prefix}.{name}"
+        found.records[qualified] = _renamed_record(decl, qualified, renamer)
+    for name, signature in exports.functions.items():
+        found.signatures[f"{prefix}.{name}"] = renamer.signature(signature, None)
+    for name, symbol in exports.symbols.items():
+        found.symbols[f"{prefix}.{name}"] = replace(symbol, name=f"{prefix}.{name}")
+    exports.renamed[key] = found
+    return found
+
+
 def _add_module(
     scope: ModuleScope, table: ImportTable, exports: ModuleExports, prefix: str, direct: bool
 ) -> None:
     """Put one imported file's declarations in the scope under their qualified names."""
-    renamer = _renamer(table, exports, prefix)
+    renamed = _renamed(table, exports, prefix)
     for name, value in exports.dims.items():
         qualified = f"{prefix}.{name}"
         scope.dims[qualified] = Poly.symbol(qualified)
@@ -273,26 +307,20 @@ def _add_module(
         qualified = f"{prefix}.{name}"
         scope.domains.add(qualified)
         scope.domain_intervals[qualified] = interval
-    for name, axes in exports.aliases.items():
-        scope.aliases[f"{prefix}.{name}"] = renamer.written_axes(axes)
-    for name, (decl, info) in exports.models.items():
+    scope.aliases.update(renamed.aliases)
+    for name, (decl, _) in exports.models.items():
         qualified = f"{prefix}.{name}"
         scope.named_types.add(qualified)
         scope.models[qualified] = decl
-        table.model_infos[qualified] = renamer.model(info)
-    for name, decl in exports.records.items():
-        qualified = f"{prefix}.{name}"
-        scope.named_types.add(qualified)
-        scope.records[qualified] = _renamed_record(decl, qualified, renamer)
-    for name, signature in exports.functions.items():
-        table.signatures[f"{prefix}.{name}"] = renamer.signature(signature, None)
+    table.model_infos.update(renamed.models)
+    scope.named_types.update(renamed.records)
+    scope.records.update(renamed.records)
+    table.signatures.update(renamed.signatures)
     for name, reads in exports.param_reads.items():
         table.param_reads[f"{prefix}.{name}"] = reads
     if direct:
-        for name, symbol in exports.symbols.items():
-            qualified = f"{prefix}.{name}"
-            table.symbols[qualified] = replace(symbol, name=qualified)
-            scope.symbols[qualified] = table.symbols[qualified]
+        table.symbols.update(renamed.symbols)
+        scope.symbols.update(renamed.symbols)
 
 
 def _renamed_record(decl, name: str, renamer: Renamer):

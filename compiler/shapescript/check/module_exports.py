@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 #: The kinds of declaration another file can name with the file's import (not its own
 #: imports, nor its `import python` modules).
 EXPORTED_KINDS = frozenset({"dim", "alias", "domain", "fn", "extern", "model", "data", "logs"})
-TYPE_KINDS = frozenset({"dim", "alias", "domain", "model", "data", "logs"})
 
 
 @record(frozen=True)
@@ -80,9 +79,9 @@ class ModuleExports:
     #: For each fn, for each parameter whose type is a model, the params it reads
     #: (`Checked.param_reads`).
     param_reads: dict = field(default_factory=dict)
-
-    def type_names(self) -> list[str]:
-        return [name for name, symbol in self.symbols.items() if symbol.kind in TYPE_KINDS]
+    #: Its declarations as importing files name them, by the prefixes they give it
+    #: (`imports._Renamed`).
+    renamed: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 @record
