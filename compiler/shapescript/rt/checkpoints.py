@@ -139,7 +139,8 @@ def _optimizer_entry(opt: Optimizer, values: tuple[Any, ...]) -> dict[str, Any]:
     }
 
 
-def _entry(value: Any, position: int, values: tuple[Any, ...], where: dict[str, Any]) -> dict:
+def _entry(value: Any, position: int, values: tuple[Any, ...], fields: dict[str, Any]) -> dict:
+    """The file's entry for one value; TypeError for a value a checkpoint can't hold."""
     if isinstance(value, Model):
         return _model_entry(value)
     if isinstance(value, Optimizer):
@@ -153,14 +154,15 @@ def _entry(value: Any, position: int, values: tuple[Any, ...], where: dict[str, 
         f"save: value {position + 1} is {what}, which a checkpoint can't hold: it holds "
         f"models, optimizer state, and int, float and bool values{hint}"
     )
-    raise TypeError(str(CheckFailure(message, **where)))
+    raise TypeError(str(CheckFailure(message, **fields)))
 
 
 def _write_atomically(path: str, checkpoint: dict[str, Any]) -> None:
     """torch.save to a new file beside `path`, synced to disk, then renamed over `path`."""
     directory, name = os.path.split(os.path.abspath(path))
     temporary = os.path.join(directory, f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    descriptor = os.open(temporary, flags, 0o666)
     try:
         with os.fdopen(descriptor, "wb") as file:
             torch.save(checkpoint, file)
@@ -187,13 +189,13 @@ def _sync_directory(directory: str) -> None:
         os.close(descriptor)
 
 
-def _path_text(path: Any, operation: str, where: dict[str, Any]) -> str:
+def _path_text(path: Any, operation: str, fields: dict[str, Any]) -> str:
     if isinstance(path, str | os.PathLike):
         text = os.fspath(path)
         if isinstance(text, str):
             return text
     message = f"{operation}: the path is a string or a path, not {type(path).__name__}"
-    raise TypeError(str(CheckFailure(message, **where)))
+    raise TypeError(str(CheckFailure(message, **fields)))
 
 
 def save(path: str | os.PathLike[str], *values: Any, where: str | None = None) -> None:
