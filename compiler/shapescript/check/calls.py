@@ -7,10 +7,12 @@ import math
 from shapescript.check import (
     builtin_rules,
     domains,
+    generics,
     gradients,
     model_values,
     modes,
     mutation,
+    overloads,
     ranges,
     training,
 )
@@ -97,8 +99,9 @@ class CallChecker:
             symbol = self.scope.symbols.get(name)
             if symbol is not None and symbol.kind in ("fn", "extern"):
                 self.refer(callee.span, symbol)
-                signature = self.program.lookup_function(name)
-                if signature is None or model_values.another_overload(self, signature, args):
+                first = overloads.first_argument(args)
+                signature = overloads.pick(self, name, first, callee.span, args)
+                if signature is None:
                     return UNKNOWN
                 return self.call_signature(signature, args, node)
             if symbol is not None:
@@ -125,6 +128,8 @@ class CallChecker:
             if signature is not None:
                 self.refer(callee.span, self.program.prelude.symbols[name])
                 return self.call_signature(signature, args, node)
+            if overloads.needed(self, name, args, callee.span):
+                return UNKNOWN
             self.expr(callee)
             return UNKNOWN
         made = model_values.init_call(self, node, args)
@@ -202,6 +207,8 @@ class CallChecker:
 
     def call_signature(self, signature: Signature, args: list[Arg], node: ast.Call) -> Type:
         """A call to a fn, extern fn or prelude stub: match arguments, solve, instantiate."""
+        if signature.is_generic:
+            return generics.call(self, signature, args, node)
         matched = self.match_arguments(signature.name, signature.params, args, node)
         if matched is None:
             return UNKNOWN
