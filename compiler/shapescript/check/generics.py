@@ -463,10 +463,12 @@ def instances_of(items: list[ItemFacts]) -> list[Instance]:
 
 def calls_on_type_variables(item: ItemFacts, signature: Signature) -> list[str]:
     """The functions a generic function's body calls with a value of a type variable
-    first (`loss(m, …)`, `value_and_grad(loss, m, …)`), in order, once each."""
+    first (`loss(m, …)`, `value_and_grad(loss, m, …)`), in order, once each: those each
+    type must bring, so not the built-ins."""
     facts = item.body.facts if item.body is not None else None
     if facts is None or not isinstance(item.item, ast.FnDecl):
         return []
+    from shapescript.check.builtin_rules import KNOWN
     from shapescript.check.syntax_facts import walk
     from shapescript.check.types import is_type_variable
 
@@ -482,7 +484,11 @@ def calls_on_type_variables(item: ItemFacts, signature: Signature) -> list[str]:
             function, first = positional[0], positional[1]
             if isinstance(function, ast.Name) and _of_variable(facts, first, is_type_variable):
                 found.setdefault(function.name, None)
-        elif positional and _of_variable(facts, positional[0], is_type_variable):
+        elif (
+            positional
+            and name not in KNOWN
+            and _of_variable(facts, positional[0], is_type_variable)
+        ):
             found.setdefault(name, None)
     return list(found)
 

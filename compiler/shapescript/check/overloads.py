@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shapescript.check.program import CallTarget
+from shapescript.check.program import CallTarget, Reference, Symbol
 from shapescript.check.type_variables import looks_generic
-from shapescript.check.types import ModelType, Type, UnknownType, format_type
+from shapescript.check.types import ModelType, PythonType, Type, UnknownType, format_type
 from shapescript.diagnostics.diagnostic import Label
 from shapescript.records import field, record
 from shapescript.syntax import ast
@@ -194,6 +194,7 @@ def pick(
         if member is not None and member.signature is not None:
             key = (first_type.name,)
             checker.facts.call_targets[where] = CallTarget(name, key, python_name(name, key))
+            _refer(checker, where, member)
             return member.signature
         if member is None and needs_model(checker, first_type):
             checker.instance.need(checker, name, first_type.name, where, args, returns)
@@ -241,9 +242,9 @@ def _no_overload(checker: BodyChecker, overloads: OverloadSet, first: Arg, where
             "declares it"
         )
     else:
+        shown = "a value from Python" if isinstance(type_, PythonType) else format_type(type_)
         message = (
-            f"`{overloads.name}` is chosen by its first argument's model, and this is "
-            f"{format_type(type_)}"
+            f"`{overloads.name}` is chosen by its first argument's model, and this is {shown}"
         )
         help_text = "pass a model first; a Python value can say which with `as`, as in `x as Mlp`"
     checker.reporter.report(
@@ -307,3 +308,22 @@ def function_for(
 
 def _shifted(span: Span, base: int) -> Span:
     return Span(span.start + base, span.end + base)
+
+
+def _refer(checker: BodyChecker, where: Span, member: Overload) -> None:
+    """The name at `where` refers to the overload picked, not the first of its name."""
+    if checker.scope.functions.get(member.decl.name) is member.decl:
+        return
+    doc = member.decl.doc.text if member.decl.doc is not None else None
+    symbol = Symbol(
+        member.decl.name,
+        "fn",
+        _shifted(member.decl.name_span, member.base),
+        checker.scope.path,
+        doc=doc,
+    )
+    references = checker.facts.references
+    for index in range(len(references) - 1, -1, -1):
+        if references[index].span == where:
+            references[index] = Reference(where, symbol)
+            return

@@ -6,7 +6,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from shapescript.check.program import Checked
-from shapescript.check.types import GradType, ModelType, Type, format_type
+from shapescript.check.types import GradType, ModelType, Type, format_type, is_type_variable
 from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp.positions import range_of
 
@@ -52,13 +52,15 @@ def member_candidates(
     if gradient:
         return candidates
     replaced = range_of(SourceFile.from_text(checked.source.path, text), Span(value_start, offset))
-    for name, signature in checked.signatures.items():
+    for name, signature in _functions(checked):
         symbol = checked.module_symbols.get(name)
         params = getattr(signature, "params", None)
         if symbol is None or symbol.kind != "fn" or not params:
             continue
         first = params[0]
-        if not isinstance(first.type, ModelType) or first.type.name != model:
+        takes = isinstance(first.type, ModelType) and first.type.name == model
+        generic = getattr(signature, "is_generic", False) and is_type_variable(first.type)
+        if not takes and not generic:
             continue
         call = _call_text(name, value, params, snippets)
         candidates.append(
@@ -75,6 +77,17 @@ def member_candidates(
             )
         )
     return candidates
+
+
+def _functions(checked: Checked):
+    """Every function of the file by name, each overload of a shared name included."""
+    for name, signature in checked.signatures.items():
+        overloads = checked.overloads.get(name)
+        if overloads:
+            for overload in overloads.values():
+                yield name, overload
+        else:
+            yield name, signature
 
 
 def _call_text(name: str, value: str, params, snippets: bool) -> str:
