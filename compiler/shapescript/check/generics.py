@@ -262,7 +262,7 @@ def instantiate(
         return Outcome(None)
     memo_key = ("instance", program.item_text(index), pairs, program.fingerprint)
     remembered = program.previous_memo.get(memo_key) or program.memo.get(memo_key)
-    if isinstance(remembered, Outcome) and reusable(program, remembered.instance):
+    if isinstance(remembered, Outcome) and _reusable(program, remembered):
         table[key] = remembered
         program.memo[memo_key] = remembered
         return remembered
@@ -409,10 +409,9 @@ def _location(program: Program, base: int, span: Span) -> str:
 # ---------------------------------------------------------------------- reuse
 
 
-def reusable(program: Program, instance: Instance | None) -> bool:
-    """Whether an instance from an earlier check may be reused: the generic function it
-    is of is still in the file at the same place (its errors name lines there), and so is
-    every instance it calls."""
+def _same_place(program: Program, instance: Instance | None) -> bool:
+    """Whether the generic function of an instance from an earlier check is still in the
+    file at the same place, and so is that of every instance it calls."""
     if instance is None:
         return True
     seen: set[int] = set()
@@ -435,10 +434,27 @@ def reusable(program: Program, instance: Instance | None) -> bool:
     return True
 
 
+def _reusable(program: Program, outcome: Outcome) -> bool:
+    """Whether an instance from an earlier check may be reused: one without errors always
+    (its facts count from its function's start), one with errors while its functions are
+    where they were, since the errors name lines."""
+    if not outcome.missing and not outcome.errors and outcome.too_deep is None:
+        return True
+    return _same_place(program, outcome.instance)
+
+
+#: The codes whose notes name lines in generic functions.
+LOCATED_CODES = frozenset({"E2311", "E2312"})
+
+
 def body_reusable(program: Program, result: BodyResult) -> bool:
-    """Whether a function body's result from an earlier check may be reused: every
-    instance it calls is (see `reusable`)."""
-    return all(reusable(program, target.instance) for target in result.facts.call_targets.values())
+    """Whether a function body's result from an earlier check may be reused: unless it
+    reports errors of instances it calls, which name their lines, it can."""
+    if not any(diagnostic.code in LOCATED_CODES for diagnostic in result.diagnostics):
+        return True
+    return all(
+        _same_place(program, target.instance) for target in result.facts.call_targets.values()
+    )
 
 
 def instances_of(items: list[ItemFacts]) -> list[Instance]:

@@ -132,7 +132,9 @@ class Instance:
     """A generic function with its type variables' types put in, checked as its own
     function: its bindings as (variable, type name) pairs in the variables' order, the
     compiled function's name, the substituted signature (`signatures.Signature`), and the
-    generic function's item with this instance's body facts."""
+    generic function's item with this instance's body facts. An instance may be reused
+    by a later check after its function moved: `item.base` is where it was then, and the
+    function's `ItemFacts` in `Checked.items` says where it is now."""
 
     function: str
     bindings: tuple[tuple[str, str], ...]

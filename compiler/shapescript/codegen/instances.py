@@ -39,7 +39,11 @@ def functions_of(checked: Checked, item: ItemFacts) -> list[Compiled]:
     if signature is not None and signature.decl is decl:
         if signature.is_generic:
             return [
-                Compiled(instance.item, instance.signature, instance.python_name)
+                Compiled(
+                    ItemFacts(decl, item.base, item.declaration, instance.item.body),
+                    instance.signature,
+                    instance.python_name,
+                )
                 for instance in checked.instances
                 if instance.item.item is decl
             ]
