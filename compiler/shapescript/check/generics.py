@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 
 from shapescript.check.overloads import python_name
 from shapescript.check.program import BodyResult, CallTarget, Facts, Instance, ItemFacts
-from shapescript.check.type_variables import MODEL, RECORD, binding_of, substitute
+from shapescript.check.reporter import Reporter
+from shapescript.check.type_exprs import TypeResolver
+from shapescript.check.type_variables import MODEL, RECORD, binding_of, with_types
 from shapescript.check.types import (
     UNKNOWN,
     ModelType,
@@ -131,10 +133,11 @@ def call(checker: BodyChecker, signature: Signature, args: list[Arg], node: ast.
         _pass_up(checker, frame, outcome, signature.name, where)
     else:
         _report(checker, signature, bindings, outcome, where)
-    instance_signature = instance_signature_of(signature, bindings)
     if outcome.instance is not None:
         instance_signature = outcome.instance.signature
-    elif outcome is _IN_PROGRESS and instance_signature.return_type is None:
+    else:
+        instance_signature = instance_signature_of(checker.program, signature, bindings)
+    if outcome is _IN_PROGRESS and instance_signature.return_type is None:
         checker.reporter.report(
             "E0306",
             f"`{signature.name}` has no return type, so it can't call itself",
@@ -225,15 +228,19 @@ def _variable_uses(signature: Signature, variable: str) -> str:
     return f"`{variable}` is the type of " + ", ".join(uses) if uses else f"`{variable}` is unused"
 
 
-def instance_signature_of(signature: Signature, bindings: dict[str, tuple[str, str]]) -> Signature:
-    """The signature with the type variables' types put in: no longer generic."""
-    params = [replace(param, type=substitute(param.type, bindings)) for param in signature.params]
-    return replace(
-        signature,
-        params=params,
-        return_type=substitute(signature.return_type, bindings),
-        type_variables={},
+def instance_signature_of(
+    program: Program, signature: Signature, bindings: dict[str, tuple[str, str]]
+) -> Signature:
+    """The signature with the type variables' types written in, resolved as the file's
+    own types are: no longer generic, and of the original declaration."""
+    from shapescript.check.signatures import build_signature
+
+    names = {variable: name for variable, (_, name) in bindings.items()}
+    written = with_types(signature.decl, names)
+    resolved = build_signature(
+        written, TypeResolver(Reporter()), program.scope.type_context(), origin=signature.origin
     )
+    return replace(resolved, decl=signature.decl, type_variables={})
 
 
 # ---------------------------------------------------------------------- instances
@@ -288,7 +295,7 @@ def _check_instance(
 
     decl = signature.decl
     base = program.module.base_of(index)
-    instance_signature = instance_signature_of(signature, bindings)
+    instance_signature = instance_signature_of(program, signature, bindings)
     checker = BodyChecker(program, decl, instance_signature)
     frame = Frame(signature.name, bindings, depth)
     checker.instance = frame

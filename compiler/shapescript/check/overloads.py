@@ -243,9 +243,7 @@ def _no_overload(checker: BodyChecker, overloads: OverloadSet, first: Arg, where
         )
     else:
         shown = "a value from Python" if isinstance(type_, PythonType) else format_type(type_)
-        message = (
-            f"`{overloads.name}` is chosen by its first argument's model, and this is {shown}"
-        )
+        message = f"`{overloads.name}` is chosen by its first argument's model, and this is {shown}"
         help_text = "pass a model first; a Python value can say which with `as`, as in `x as Mlp`"
     checker.reporter.report(
         "E2308",

@@ -1,5 +1,5 @@
 """Type variables of generic functions: finding them in a signature (E2309), working them
-out from a call's argument types, and putting the types they stand for in their place.
+out from a call's argument types, and writing the types they stand for in their place.
 
 A type variable (`M`, `E`, `T2`) stands for a model or a data record. It appears as the
 whole type of a parameter (`m: M`, `e: E`), inside `Grad[M]`, `AdamW[M]` and `SGD[M]`
@@ -109,62 +109,59 @@ def _is_wrapper_arg(written: ast.TypeExpr, span) -> bool:
 
 def binding_of(pattern: Type, actual: Type) -> list[tuple[str, str, str]]:
     """What an argument of type `actual` says about the type variables of a parameter of
-    type `pattern`: (variable, kind, type name) for each it gives."""
-    if isinstance(pattern, NamedType):
-        if pattern.args == TYPE_VARIABLE:
-            if isinstance(actual, ModelType):
-                return [(pattern.name, MODEL, actual.name)]
-            if isinstance(actual, NamedType) and not actual.args and actual.name != "LogSink":
-                return [(pattern.name, RECORD, actual.name)]
-            return []
-        if pattern.name == "Grad" and isinstance(actual, GradType):
-            return [(pattern.args[0], MODEL, actual.model)]
-        if pattern.name in ("AdamW", "SGD") and isinstance(actual, OptimizerType):
-            return [(pattern.args[0], MODEL, actual.model)]
-        if (
-            isinstance(actual, NamedType)
-            and actual.name == pattern.name
-            and len(actual.args) == len(pattern.args)
-        ):
-            return [
-                (want, RECORD, have)
-                for want, have in zip(pattern.args, actual.args, strict=True)
-                if want != have
-            ]
+    type `pattern`: (variable, kind, type name) for each it gives.
+
+    A data record's types are told by their `record`: a batch's, a dataset's, and one
+    example's (a batch with no axes); a record named as a plain type is a `NamedType`.
+    """
+    if isinstance(pattern, NamedType) and pattern.args == TYPE_VARIABLE:
+        if isinstance(actual, ModelType):
+            return [(pattern.name, MODEL, actual.name)]
+        if isinstance(actual, NamedType) and not actual.args and actual.name != "LogSink":
+            return [(pattern.name, RECORD, actual.name)]
+        if _record_of(actual) is not None and getattr(actual, "axes", None) == ():
+            return [(pattern.name, RECORD, _record_of(actual))]
         return []
-    want = getattr(pattern, "record", None)
-    have = getattr(actual, "record", None)
-    if isinstance(want, str) and type(pattern) is type(actual) and isinstance(have, str):
-        return [(want, RECORD, have)]
+    if isinstance(pattern, NamedType) and len(pattern.args) == 1:
+        variable = pattern.args[0]
+        if pattern.name == "Grad" and isinstance(actual, GradType):
+            return [(variable, MODEL, actual.model)]
+        if pattern.name in ("AdamW", "SGD") and isinstance(actual, OptimizerType):
+            return [(variable, MODEL, actual.model)]
+        if pattern.name == "Dataset":
+            if isinstance(actual, NamedType) and actual.name == "Dataset" and len(actual.args) == 1:
+                return [(variable, RECORD, actual.args[0])]
+            if _record_of(actual) is not None and not hasattr(actual, "axes"):
+                return [(variable, RECORD, _record_of(actual))]
+        return []
+    if isinstance(pattern, BatchType) and isinstance(actual, BatchType):
+        return [(pattern.record, RECORD, actual.record)]
     return []
 
 
-def substitute(type_: Type | None, bindings: dict[str, tuple[str, str]]) -> Type | None:
-    """The type with each bound type variable replaced by the model or record it stands
-    for: `bindings` maps a variable to (kind, name)."""
-    if type_ is None or not bindings:
-        return type_
-    if isinstance(type_, NamedType):
-        if type_.args == TYPE_VARIABLE:
-            bound = bindings.get(type_.name)
-            if bound is None:
-                return type_
-            kind, name = bound
-            return ModelType(name) if kind == MODEL else NamedType(name)
-        if type_.name in MODEL_WRAPPERS and len(type_.args) == 1:
-            bound = bindings.get(type_.args[0])
-            if bound is None:
-                return type_
-            if type_.name == "Grad":
-                return GradType(bound[1])
-            return OptimizerType(type_.name, bound[1])
-        args = tuple(bindings[arg][1] if arg in bindings else arg for arg in type_.args)
-        return NamedType(type_.name, args) if args != type_.args else type_
-    if isinstance(type_, BatchType) or hasattr(type_, "record"):
-        record_name = type_.record
-        if isinstance(record_name, str) and record_name in bindings:
-            return replace(type_, record=bindings[record_name][1])
-    return type_
+def _record_of(type_: Type) -> str | None:
+    found = getattr(type_, "record", None)
+    return found if isinstance(found, str) else None
+
+
+def with_types(decl: ast.FnDecl, names: dict[str, str]) -> ast.FnDecl:
+    """A copy of a generic function's declaration whose parameter and return types name,
+    where they named a type variable, the model or record it stands for: resolved, it is
+    the instance's signature, typed exactly as if the file had said so."""
+    params = [replace(param, type=_renamed(param.type, names)) for param in decl.params]
+    return replace(decl, params=params, return_type=_renamed(decl.return_type, names))
+
+
+def _renamed(written: ast.TypeExpr | None, names: dict[str, str]) -> ast.TypeExpr | None:
+    if written is None:
+        return None
+    words = []
+    for word in written.words:
+        arg = word.arg
+        if isinstance(arg, ast.SizeName) and arg.name in names and word.name != "Index":
+            arg = replace(arg, name=names[arg.name])
+        words.append(replace(word, name=names.get(word.name, word.name), arg=arg))
+    return replace(written, words=words)
 
 
 # ---------------------------------------------------------------------- as written
