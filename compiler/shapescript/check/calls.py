@@ -99,9 +99,8 @@ class CallChecker:
             symbol = self.scope.symbols.get(name)
             if symbol is not None and symbol.kind in ("fn", "extern"):
                 self.refer(callee.span, symbol)
-                first = overloads.first_argument(args)
-                signature = overloads.pick(self, name, first, callee.span, args)
-                if signature is None:
+                signature = overloads.pick(self, name, args, callee.span)
+                if signature is None or signature is overloads.NOT_DECLARED:
                     return UNKNOWN
                 return self.call_signature(signature, args, node)
             if symbol is not None:
@@ -128,8 +127,13 @@ class CallChecker:
             if signature is not None:
                 self.refer(callee.span, self.program.prelude.symbols[name])
                 return self.call_signature(signature, args, node)
-            if overloads.needed(self, name, args, callee.span):
+            # A name the file doesn't declare: a function of the first argument's model's
+            # file, or one a generic instance needs.
+            signature = overloads.pick(self, name, args, callee.span)
+            if signature is None:
                 return UNKNOWN
+            if signature is not overloads.NOT_DECLARED:
+                return self.call_signature(signature, args, node)
             self.expr(callee)
             return UNKNOWN
         made = model_values.init_call(self, node, args)

@@ -88,25 +88,18 @@ def _differentiable(checker: BodyChecker, function: Arg, args: list[Arg]):
     symbol = checker.scope.symbols.get(name) if name is not None else None
     problem = None
     signature = None
-    if (
-        not local
-        and name is not None
-        and symbol is None
-        and overloads.needed(checker, name, args, function.span, returns="[]")
-    ):
-        return None
-    if name is None or local or symbol is None or symbol.kind != "fn":
-        problem = "the first argument of value_and_grad is the name of a fn"
-    else:
-        signature = overloads.pick(checker, name, args[0], function.span, args, returns="[]")
+    if name is not None and not local and (symbol is None or symbol.kind == "fn"):
+        signature = overloads.pick(checker, name, args, function.span, returns="[]")
         if signature is None:
             return None
-        if signature.extern:
-            problem = "the first argument of value_and_grad is the name of a fn"
-        elif not signature.params or not isinstance(signature.params[0].type, ModelType):
-            problem = f"`{name}`'s first parameter isn't a model"
-        elif any(param.mut for param in signature.params):
-            problem = f"`{name}` has a mut parameter"
+        if signature is overloads.NOT_DECLARED:
+            signature = None
+    if signature is None or signature.extern:
+        problem = "the first argument of value_and_grad is the name of a fn"
+    elif not signature.params or not isinstance(signature.params[0].type, ModelType):
+        problem = f"`{name}`'s first parameter isn't a model"
+    elif any(param.mut for param in signature.params):
+        problem = f"`{name}` has a mut parameter"
     if problem is not None and isinstance(function.type, UnknownType):
         return None
     if signature is not None and signature.params and is_unknown(signature.params[0].type):

@@ -147,58 +147,61 @@ def _clash(first: _Seen, seen: _Seen, overloads: OverloadSet | None) -> tuple[st
 
 def functions_for(checker: BodyChecker, name: str, model: str) -> dict[str, Signature]:
     """The functions a call of `name` with a first argument of model `model` may mean, by
-    the model each takes first: the calling file's, then those of the file that declares
-    the model (today always the calling file, so nothing more)."""
+    the model each takes first: the calling file's functions of that name, and those of
+    the file that declares the model. Every model is the calling file's today, so that is
+    all; a model of another file brings that file's functions here."""
     scope = checker.scope
     overloads = scope.overload_sets.get(name)
     if overloads is not None:
         return overloads.signatures()
     own = scope.signatures.get(name)
-    if own is None or own.extern:
+    if own is None or own.extern or not own.params:
         return {}
-    first = own.params[0].type if own.params else None
+    first = own.params[0].type
     return {first.name: own} if isinstance(first, ModelType) else {}
+
+
+#: What `pick` gives for a name no file declares and no instance needs.
+NOT_DECLARED = object()
 
 
 def pick(
     checker: BodyChecker,
     name: str,
-    first: Arg | None,
+    args: list[Arg],
     where: Span,
-    args: list[Arg] | None = None,
     returns: str | None = None,
-) -> Signature | None:
-    """The function a call of the file's function `name` means, for its first argument;
+):
+    """The function a call of `name` means, for its first argument (`args` as given);
     None after E2308, after noting a function a generic instance needs (E2311), or when
-    an unknown type leaves it open.
+    an unknown type leaves it open; `NOT_DECLARED` for a name no function has.
 
-    A name of one function means it, whatever the argument (a misfit is reported as for
-    any call), except in a generic instance, where a model none takes is a need.
+    A generic function of the calling file is the function, whatever the argument. Of
+    the functions that take a model first (`functions_for`), the one for the argument's
+    model; a name of one function means it whatever the argument (a misfit is reported as
+    for any call), except in a generic instance, where a model none takes is a need.
+    `returns` is what the needed function must return, for E2311's help.
     """
     scope = checker.scope
     own = scope.signatures.get(name)
-    overloads = scope.overload_sets.get(name)
+    if own is not None and own.is_generic:
+        return own
+    first = first_argument(args)
     first_type = first.type if first is not None else None
-    if overloads is None:
-        if own is None:
-            return None
-        if own.is_generic or not needs_model(checker, first_type):
-            return own
-        taken = own.params[0].type if own.params else None
-        if isinstance(taken, ModelType) and taken.name == first_type.name:
-            return own
-        checker.instance.need(checker, name, first_type.name, where, args, returns)
-        return None
+    overloads = scope.overload_sets.get(name)
     if isinstance(first_type, ModelType):
-        member = overloads.members.get(first_type.name)
-        if member is not None and member.signature is not None:
-            key = (first_type.name,)
-            checker.facts.call_targets[where] = CallTarget(name, key, python_name(name, key))
-            _refer(checker, where, member)
-            return member.signature
-        if member is None and needs_model(checker, first_type):
+        chosen = functions_for(checker, name, first_type.name).get(first_type.name)
+        if chosen is not None:
+            if overloads is not None:
+                key = (first_type.name,)
+                checker.facts.call_targets[where] = CallTarget(name, key, python_name(name, key))
+                _refer(checker, where, overloads.members[first_type.name])
+            return chosen
+        if needs_model(checker, first_type):
             checker.instance.need(checker, name, first_type.name, where, args, returns)
             return None
+    if overloads is None:
+        return own if own is not None else NOT_DECLARED
     if first is None:
         return own  # the missing argument is reported as for any call
     if isinstance(first_type, UnknownType):
@@ -210,19 +213,6 @@ def pick(
 def first_argument(args: list[Arg]) -> Arg | None:
     """The argument a call picks its overload by: the first one given by position."""
     return next((arg for arg in args if arg.name is None), None)
-
-
-def needed(
-    checker: BodyChecker, name: str, args: list[Arg], where: Span, returns: str | None = None
-) -> bool:
-    """A call of a name the file doesn't declare, in a generic instance, with a model of a
-    type variable first: noted as a function the instance needs (E2311)."""
-    first = first_argument(args)
-    first_type = first.type if first is not None else None
-    if not needs_model(checker, first_type):
-        return False
-    checker.instance.need(checker, name, first_type.name, where, args, returns)
-    return True
 
 
 def needs_model(checker: BodyChecker, type_: Type | None) -> bool:
