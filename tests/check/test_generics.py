@@ -390,3 +390,14 @@ def test_lines_added_above_a_generic_function_move_its_notes() -> None:
     second = check_source(SourceFile.from_text("s.ss", moved), first)
     line = second.source.position(moved.index("x * m.w")).line
     assert f"s.ss:{line}:" in _only(second, "E2312").notes[0]
+
+
+def test_instances_stay_remembered_while_their_callers_are_reused() -> None:
+    first = check_source(SourceFile.from_text("step.ss", STEP))
+    # The caller's body is reused here, so no call asks for the instance...
+    loss_edit = STEP.replace("batch.x @ m.w, batch.y", "(batch.x @ m.w) * 1.0, batch.y")
+    second = check_source(SourceFile.from_text("step.ss", loss_edit), first)
+    # ...and the next edit, of the caller, still finds it.
+    caller_edit = loss_edit.replace("opt = sgd(m, lr=0.1)", "opt = sgd(m, lr=0.2)")
+    third = check_source(SourceFile.from_text("step.ss", caller_edit), second)
+    assert third.instances[0] is first.instances[0]

@@ -7,7 +7,7 @@ import gc
 from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.check import builtin_rules
 from shapescript.check.bodies import Program
-from shapescript.check.generics import instances_of
+from shapescript.check.generics import instances_of, keep_instances
 from shapescript.check.gradients import read_diagnostics, reads_of_functions
 from shapescript.check.math_comments import CommentLine, Math, check_math, find_math
 from shapescript.check.models import check_models
@@ -134,6 +134,7 @@ def _check_parsed(
         items[index].body = result
         diagnostics.extend(shift_diagnostic(d, items[index].base) for d in result.diagnostics)
     diagnostics.extend(read_diagnostics(program, items))
+    keep_instances(program)
     math = find_math(_comment_lines(parsed))
     diagnostics.extend(_math_hints(math))
     diagnostics.sort(key=lambda d: (d.span.start, d.code))

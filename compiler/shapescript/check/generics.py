@@ -519,3 +519,17 @@ def calls_on_type_variables(item: ItemFacts, signature: Signature) -> list[str]:
 def _of_variable(facts: Facts, node, is_type_variable) -> bool:
     type_ = facts.types.get(getattr(node, "span", None))
     return type_ is not None and is_type_variable(type_) and not isinstance(type_, ModelType)
+
+
+def keep_instances(program: Program) -> None:
+    """Carry the previous check's instances into this one's memo while the declarations
+    are the same, also those no body was checked again to ask for (their callers' results
+    were reused), so that a later edit of a caller still finds them."""
+    for key, value in program.previous_memo.items():
+        if (
+            isinstance(key, tuple)
+            and len(key) == 4
+            and key[0] == "instance"
+            and key[3] == program.fingerprint
+        ):
+            program.memo.setdefault(key, value)
