@@ -66,4 +66,8 @@ def test_m_dot_offers_the_overload_for_its_model_and_generic_functions() -> None
     details = {candidate.label: candidate.detail for candidate in candidates}
     assert details["forward"] == "fn forward(m: B, x: [D]) -> [D]"
     assert details["step"].startswith("fn step(mut m: M, ")
+    # B has a forward but no loss, which step needs: a call would be E2311.
+    assert details["step"].endswith("(no `loss` for B: a call would be E2311)")
     assert "loss" not in details
+    for_a = member_candidates(checked, text, "b", ModelType("A"), offset - 2, offset, False)
+    assert "E2311" not in {c.label: c.detail for c in for_a}["step"]

@@ -8,6 +8,7 @@ from lsprotocol import types
 from shapescript.check.program import Checked
 from shapescript.check.types import GradType, ModelType, Type, format_type, is_type_variable
 from shapescript.syntax.source import SourceFile, Span
+from shapescript_lsp.features.generic_hover import missing_for
 from shapescript_lsp.positions import range_of
 
 
@@ -63,11 +64,16 @@ def member_candidates(
         if not takes and not generic:
             continue
         call = _call_text(name, value, params, snippets)
+        detail = _signature_text(name, signature)
+        lacking = missing_for(checked, name, model) if generic else []
+        if lacking:
+            shown = ", ".join(f"`{function}`" for function in lacking)
+            detail += f" (no {shown} for {model}: a call would be E2311)"
         candidates.append(
             Candidate(
                 name,
                 types.CompletionItemKind.Function,
-                _signature_text(name, signature),
+                detail,
                 rank=1,
                 insert=call,
                 snippet=snippets,
