@@ -451,3 +451,100 @@ def test_an_axis_named_over_another_files_dim(tmp_path: Path) -> None:
         "softmax(x, over=attention.D)\n",
     )
     assert codes(check(main)) == ["E0503"]
+
+
+NETS = """\
+dim D = 4
+dim C = 3
+
+model A:
+    param w: [D C] = normal(std=0.1)
+
+model B:
+    param v: [D C] = normal(std=0.1)
+
+fn forward(m: A, x: [b D]) -> [b C] = x @ m.w
+fn forward(m: B, x: [b D]) -> [b C] = x @ m.v
+
+fn loss(m: A, x: [b D], y: [b] Index[C]) -> [] = cross_entropy(forward(m, x), y, over=C)
+
+fn weights(m: A) -> [D C] = m.w
+
+fn train(mut m: M, mut opt: SGD[M], x: [b D], y: [b] Index[C]) -> []:
+    l, g = value_and_grad(loss, m, x, y)
+    update(mut m, mut opt, g)
+    return l
+"""
+
+
+def test_a_call_looks_for_functions_in_the_models_file(tmp_path: Path) -> None:
+    write(tmp_path, "nets.ss", NETS)
+    main = write(
+        tmp_path,
+        "main.ss",
+        """\
+import nets
+
+fn of_a(m: nets.A, x: [b nets.D]) = forward(m, x)
+fn of_b(m: nets.B, x: [b nets.D]) = nets.forward(m, x)
+fn only_one(m: nets.A) = weights(m)
+fn gradient(m: nets.A, x: [b nets.D], y: [b] Index[nets.C]):
+    l, g = value_and_grad(loss, m, x, y)
+    return g
+fn none_for_b(m: nets.B, x: [b nets.D], y: [b] Index[nets.C]) = loss(m, x, y)
+fn nowhere(m: nets.A) = missing(m)
+fn generic_of_this_file(m: M, x: [b nets.D]) = forward(m, x)
+fn instance(m: nets.B, x: [b nets.D]) = generic_of_this_file(m, x)
+""",
+    )
+    checked = check(main)
+    assert codes(checked) == ["E2308", "E0301"]
+    assert checked.diagnostics[0].message == "no `loss` takes the model nets.B first"
+    assert returned(checked) == {
+        "of_a": "[b nets.C]",
+        "of_b": "[b nets.C]",
+        "only_one": "[nets.D nets.C]",
+        "gradient": "Grad[nets.A]",
+        "none_for_b": "unknown",
+        "nowhere": "unknown",
+        "generic_of_this_file": "unknown",
+        "instance": "[b nets.C]",
+    }
+    targets = {
+        target.python_name
+        for item in checked.items
+        if item.body is not None
+        for target in item.body.facts.call_targets.values()
+    }
+    assert {"nets._ss_forward__A", "nets._ss_forward__B", "nets.weights", "nets.loss"} <= targets
+
+
+def test_the_calling_files_own_function_for_a_model_comes_first(tmp_path: Path) -> None:
+    write(tmp_path, "nets.ss", NETS)
+    main = write(
+        tmp_path,
+        "main.ss",
+        "import nets\n\nfn weights(m: nets.A) -> [nets.D] = sum(m.w, over=nets.C)\n"
+        "fn use(m: nets.A) = weights(m)\n",
+    )
+    checked = check(main)
+    assert codes(checked) == []
+    assert returned(checked)["use"] == "[nets.D]"
+
+
+def test_another_files_generic_function_is_not_instantiated_here_yet(tmp_path: Path) -> None:
+    write(tmp_path, "nets.ss", NETS)
+    main = write(
+        tmp_path,
+        "main.ss",
+        """\
+import nets
+
+fn step(mut m: nets.A, x: [b nets.D], y: [b] Index[nets.C]):
+    opt = sgd(m, lr=0.1)
+    return nets.train(mut m, mut opt, x, y)
+""",
+    )
+    checked = check(main)
+    assert codes(checked) == []
+    assert returned(checked) == {"step": "unknown"}

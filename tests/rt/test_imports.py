@@ -239,3 +239,62 @@ fn probs(m: classifier.Linear, x: [b classifier.D]) -> [b classifier.C] Prob ove
     losses = [float(trainer.step(model, x, y)) for _ in range(5)]
     assert losses == sorted(losses, reverse=True)
     assert torch.allclose(trainer.probs(model, x).sum(-1), torch.ones(8))
+
+
+NETS = """\
+dim D = 4
+dim C = 3
+
+model A:
+    param w: [D C] = normal(std=0.1)
+
+model B:
+    param v: [D C] = normal(std=0.1)
+
+fn forward(m: A, x: [b D]) -> [b C] = x @ m.w
+fn forward(m: B, x: [b D]) -> [b C] = x @ m.v * 2
+
+fn loss(m: A, x: [b D], y: [b] Index[C]) -> [] = cross_entropy(forward(m, x), y, over=C)
+
+fn step(mut m: M, mut opt: SGD[M], x: [b D], y: [b] Index[C]) -> []:
+    l, g = value_and_grad(loss, m, x, y)
+    update(mut m, mut opt, g)
+    return l
+"""
+
+
+def test_calls_find_the_models_files_functions(folder: Path) -> None:
+    (folder / "nets.ss").write_text(NETS)
+    (folder / "uses_nets.ss").write_text(
+        """\
+devices cpu
+
+import nets
+
+fn of_a(m: nets.A, x: [b nets.D]) -> [b nets.C] = forward(m, x)
+fn of_b(m: nets.B, x: [b nets.D]) -> [b nets.C] = nets.forward(m, x)
+
+fn train(mut m: M, x: [b nets.D], y: [b] Index[nets.C]) -> []:
+    opt = sgd(m, lr=0.5)
+    l, g = value_and_grad(loss, m, x, y)
+    update(mut m, mut opt, g)
+    return l
+
+fn train_a(mut m: nets.A, x: [b nets.D], y: [b] Index[nets.C]) -> [] = train(mut m, x, y)
+
+fn theirs(mut m: nets.A, x: [b nets.D], y: [b] Index[nets.C]):
+    opt = sgd(m, lr=0.5)
+    return nets.step(mut m, mut opt, x, y)
+"""
+    )
+    module = _import_fresh("uses_nets", "nets")
+    nets = sys.modules["nets"]
+    a, b = nets.A.init(seed=0), nets.B.init(seed=0)
+    x = torch.randn(6, 4, generator=torch.Generator().manual_seed(1))
+    y = torch.tensor([0, 1, 2, 2, 1, 0])
+    assert torch.equal(module.of_a(a, x), x @ a.w)
+    assert torch.equal(module.of_b(b, x), x @ b.v * 2)
+    losses = [float(module.train_a(a, x, y)) for _ in range(4)]
+    assert losses == sorted(losses, reverse=True)
+    with pytest.raises(NotImplementedError, match="another file's generic function"):
+        module.theirs(a, x, y)

@@ -7,10 +7,12 @@ import math
 from shapescript.check import (
     builtin_rules,
     domains,
+    generics,
     gradients,
     model_values,
     modes,
     mutation,
+    overloads,
     qualified_uses,
     ranges,
     training,
@@ -104,8 +106,8 @@ class CallChecker:
             symbol = self.scope.symbols.get(name)
             if symbol is not None and symbol.kind in ("fn", "extern"):
                 self.refer(callee.span, symbol)
-                signature = self.program.lookup_function(name)
-                if signature is None or model_values.another_overload(self, signature, args):
+                signature = overloads.pick(self, name, args, callee.span)
+                if signature is None or signature is overloads.NOT_DECLARED:
                     return UNKNOWN
                 return self.call_signature(signature, args, node)
             if symbol is not None:
@@ -131,6 +133,13 @@ class CallChecker:
             signature = self.program.prelude.signatures.get(name)
             if signature is not None:
                 self.refer(callee.span, self.program.prelude.symbols[name])
+                return self.call_signature(signature, args, node)
+            # A name the file doesn't declare: a function of the first argument's model's
+            # file, or one a generic instance needs.
+            signature = overloads.pick(self, name, args, callee.span)
+            if signature is None:
+                return UNKNOWN
+            if signature is not overloads.NOT_DECLARED:
                 return self.call_signature(signature, args, node)
             self.expr(callee)
             return UNKNOWN
@@ -182,6 +191,9 @@ class CallChecker:
                 args.append(Arg(arg.value, UNKNOWN, arg.span, arg.name, arg.mut))
                 continue
             value = qualified_uses.as_name(self, arg.value)
+            if position == 0 and qualified_uses.function_found_by_model(self, node, value):
+                args.append(Arg(value, UNKNOWN, arg.span, arg.name, arg.mut))
+                continue
             if isinstance(value, ast.Placeholder) and piped is not None:
                 args.append(Arg(piped.expr, piped.type, piped.span, arg.name, arg.mut))
                 placeholder_used = True
@@ -209,6 +221,8 @@ class CallChecker:
 
     def call_signature(self, signature: Signature, args: list[Arg], node: ast.Call) -> Type:
         """A call to a fn, extern fn or prelude stub: match arguments, solve, instantiate."""
+        if signature.is_generic:
+            return generics.call(self, signature, args, node)
         matched = self.match_arguments(signature.name, signature.params, args, node)
         if matched is None:
             return UNKNOWN

@@ -21,8 +21,12 @@ from shapescript.check.module_exports import (
     ModuleExports,
     devices_of,
 )
+from shapescript.check.overloads import Overload, OverloadSet
+from shapescript.check.overloads import python_name as overload_python_name
+from shapescript.check.program import CallTarget
 from shapescript.check.renaming import Renamer
 from shapescript.check.sizes import Poly
+from shapescript.check.types import ModelType
 from shapescript.diagnostics.diagnostic import Diagnostic
 from shapescript.records import field, record, replace
 from shapescript.syntax import ast
@@ -270,6 +274,7 @@ class _Renamed:
     records: dict = field(default_factory=dict)
     signatures: dict = field(default_factory=dict)
     symbols: dict = field(default_factory=dict)
+    overloads: dict = field(default_factory=dict)
 
 
 def _renamed(table: ImportTable, exports: ModuleExports, prefix: str) -> _Renamed:
@@ -290,6 +295,14 @@ def _renamed(table: ImportTable, exports: ModuleExports, prefix: str) -> _Rename
         found.signatures[f"{prefix}.{name}"] = renamer.signature(signature, None)
     for name, symbol in exports.symbols.items():
         found.symbols[f"{prefix}.{name}"] = replace(symbol, name=f"{prefix}.{name}")
+    for name, members in exports.overloads.items():
+        found.overloads[f"{prefix}.{name}"] = {
+            renamer.name(model): (
+                renamer.signature(signature, None),
+                f"{prefix}.{overload_python_name(name, (model,))}",
+            )
+            for model, signature in members.items()
+        }
     exports.renamed[key] = found
     return found
 
@@ -316,6 +329,7 @@ def _add_module(
     scope.named_types.update(renamed.records)
     scope.records.update(renamed.records)
     table.signatures.update(renamed.signatures)
+    table.overloads.update(renamed.overloads)
     for name, reads in exports.param_reads.items():
         table.param_reads[f"{prefix}.{name}"] = reads
     if direct:
@@ -345,6 +359,47 @@ def param_reads(scope: ModuleScope, name: str, index: int) -> tuple[str, ...] | 
     if table is None or signature is None or index >= len(signature.params):
         return None
     return table.param_reads.get(name, {}).get(signature.params[index].name)
+
+
+def functions_in(scope: ModuleScope, prefix: str, name: str) -> dict[str, Signature]:
+    """The functions `name` of the imported file with this prefix that take a model first,
+    by the model (as this file names it)."""
+    table = scope.imports
+    if table is None:
+        return {}
+    qualified = f"{prefix}.{name}" if prefix else name
+    members = table.overloads.get(qualified)
+    if members is not None:
+        return {model: signature for model, (signature, _) in members.items()}
+    signature = table.signatures.get(qualified)
+    if signature is None or signature.extern or signature.is_generic or not signature.params:
+        return {}
+    first = signature.params[0].type
+    return {first.name: signature} if isinstance(first, ModelType) else {}
+
+
+def overload_set(scope: ModuleScope, name: str) -> OverloadSet | None:
+    """An imported file's overloaded function, by its qualified name, as the calls of this
+    file choose among them."""
+    table = scope.imports
+    members = table.overloads.get(name) if table is not None and "." in name else None
+    if members is None:
+        return None
+    found = OverloadSet(name)
+    for model, (signature, _) in members.items():
+        found.members[model] = Overload(model, signature.decl, 0, signature)
+    return found
+
+
+def call_target(scope: ModuleScope, chosen: Signature, model: str) -> CallTarget | None:
+    """What a call means when it picked another file's function: that file's function, or
+    its overload for the model; None for a function of this file."""
+    table = scope.imports
+    if table is None or chosen.origin != "import":
+        return None
+    members = table.overloads.get(chosen.name)
+    python = chosen.name if members is None else members[model][1]
+    return CallTarget(chosen.name, (model,), python)
 
 
 def signature_of(scope: ModuleScope, name: str) -> Signature | None:

@@ -79,6 +79,9 @@ class ModuleExports:
     #: For each fn, for each parameter whose type is a model, the params it reads
     #: (`Checked.param_reads`).
     param_reads: dict = field(default_factory=dict)
+    #: Functions that share a name, each taking another model first: by name, each one's
+    #: signature by its model (`Checked.overloads`).
+    overloads: dict[str, dict[str, Signature]] = field(default_factory=dict)
     #: Its declarations as importing files name them, by the prefixes they give it
     #: (`imports._Renamed`).
     renamed: dict = field(default_factory=dict, repr=False, compare=False)
@@ -102,6 +105,10 @@ class ImportTable:
     model_infos: dict = field(default_factory=dict)
     #: Every imported fn's `param_reads`, by qualified name.
     param_reads: dict = field(default_factory=dict)
+    #: Every imported file's overloaded functions, by qualified name: each one's signature
+    #: and its compiled function's qualified name (`attention._ss_forward__Mlp`), by its
+    #: model as this file names it.
+    overloads: dict[str, dict[str, tuple[Signature, str]]] = field(default_factory=dict)
     dependencies: tuple[Dependency, ...] = ()
     #: Changes whenever an imported file's text, or the file an import finds, does.
     key: int = 0
@@ -176,4 +183,5 @@ def exports_of(checked: Checked, scope: ModuleScope) -> ModuleExports:
         exports.dependencies = table.dependencies
     exports.errors = [error for error in checked.errors]
     exports.param_reads = dict(checked.param_reads)
+    exports.overloads = {name: dict(found) for name, found in checked.overloads.items()}
     return exports

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from shapescript.check.imports import signature_of
 from shapescript.check.qualified import report_undeclared
 from shapescript.syntax import ast
 
@@ -66,6 +67,11 @@ def qualified_call(checker: BodyChecker, node: ast.Call) -> ast.Call | bool | No
         return False
     if isinstance(found, ast.Name):
         _check_exported_call(checker, found)
+        signature = signature_of(checker.scope, found.name)
+        if signature is not None and signature.is_generic:
+            # Instances of another file's generic functions aren't made yet: the call's
+            # result is unknown, and the compiler says it can't compile it.
+            return False
         return ast.Call(found, node.args, node.span, node.operands_form)
     if isinstance(callee.target, ast.Member):
         inner = qualified_member(checker, callee.target)
@@ -90,4 +96,31 @@ def _check_exported_call(checker: BodyChecker, callee: ast.Name) -> None:
         "call into another file",
         notes=["an exported program holds only its own file's code"],
         help="put the function into this file, or don't export this one",
+    )
+
+
+def function_found_by_model(checker: BodyChecker, node: ast.Call, value) -> bool:
+    """Whether `value` is `value_and_grad`'s function given by a name this file doesn't
+    declare, which the call looks for next to its model (a name of another file, or one a
+    generic instance needs): it isn't a value of its own."""
+    callee = node.callee
+    if not (isinstance(callee, ast.Name) and callee.name == "value_and_grad"):
+        return False
+    if not isinstance(value, ast.Name) or "." in value.name:
+        return False
+    return not declared(checker, value.name)
+
+
+def declared(checker: BodyChecker, name: str) -> bool:
+    """Whether a plain name means something where the checker is: a local, an axis, a
+    declaration of the file, a built-in or a prelude function."""
+    from shapescript.check import builtin_rules
+
+    return (
+        name in builtin_rules.KNOWN
+        or name in checker.env.values
+        or name in checker.env.axes
+        or name in checker.scope.symbols
+        or name in checker.scope.broken_names
+        or name in checker.program.prelude.signatures
     )

@@ -184,6 +184,7 @@ class Renamer:
             signature.extern,
             signature.path,
             "import",
+            dict(signature.type_variables),
         )
 
     def model(self, info: ModelInfo) -> ModelInfo:

@@ -35,6 +35,24 @@ def unqualified(gen: FunctionGenerator, node):
     return node
 
 
+def called(python_name: str) -> str:
+    """A call target's compiled function; another file's, `attention._ss_forward__Mlp`, is
+    an attribute of the module the import binds."""
+    *modules, last = python_name.split(".")
+    return ".".join([*(module_variable(module) for module in modules), last])
+
+
+def target_signature(gen: FunctionGenerator, target):
+    """The signature of another file's function a call picked by its model."""
+    table = gen.context.checked.imports
+    if table is None or target is None or "." not in target.function:
+        return None
+    members = table.overloads.get(target.function)
+    if members is not None and target.key and target.key[0] in members:
+        return members[target.key[0]][0]
+    return table.signatures.get(target.function)
+
+
 def signature(gen: FunctionGenerator, name: str):
     """An imported function's signature, by its qualified name."""
     table = gen.context.checked.imports
