@@ -11,6 +11,7 @@ from shapescript.check import (
     chains,
     domains,
     gradients,
+    logs_values,
     model_values,
     modes,
     mutation,
@@ -67,6 +68,7 @@ from shapescript.check.types import (
     BOOL,
     FLOAT,
     INT,
+    LOGGING_TYPES,
     MASK,
     UNKNOWN,
     Axis,
@@ -1321,6 +1323,8 @@ class BodyChecker(CallChecker):
             return PythonType()
         if isinstance(target, BatchType):
             return self._batch_field(target, node)
+        if isinstance(target, LOGGING_TYPES):
+            return logs_values.member(self, node, target)
         special = model_values.member(self, node, target)
         return special if special is not None else UNKNOWN
 

@@ -8,6 +8,7 @@ from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.check import builtin_rules
 from shapescript.check.bodies import Program
 from shapescript.check.gradients import read_diagnostics, reads_of_functions
+from shapescript.check.logs_records import check_logs
 from shapescript.check.math_comments import CommentLine, Math, check_math, find_math
 from shapescript.check.models import check_models
 from shapescript.check.module_scope import (
@@ -94,6 +95,7 @@ def _check_parsed(
         model_memo,
         previous.memo.get("models") if previous is not None else None,
     )
+    scope.logs_infos = check_logs(module, scope, reporter, items)
 
     def on_reference(name: str, span: Span, base: int) -> None:
         symbol = scope.symbols.get(name)
@@ -146,6 +148,7 @@ def _check_parsed(
         | {"signatures": signature_memo, "reads": program.read_summaries, "models": model_memo},
         math=math,
         models=dict(scope.model_infos),
+        logs=dict(scope.logs_infos),
         param_reads=reads_of_functions(program),
     )
 

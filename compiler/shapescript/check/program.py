@@ -21,6 +21,7 @@ from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
 
 if TYPE_CHECKING:
+    from shapescript.check.logs_info import LogsInfo
     from shapescript.check.model_info import ModelInfo
 
 #: Kinds of symbol declared inside a function; their spans are relative to its item.
@@ -33,7 +34,8 @@ class Symbol:
 
     `kind` is one of: dim, alias, domain, fn, extern, model, data, logs, import,
     python_module, param, value, axis, builtin, prelude, field (a model's field, whose
-    `detail` is `param w1: [D Hd]`). `path` is the file that declares
+    `detail` is `param w1: [D Hd]`), metric (a logs record's metric, whose `detail` is
+    `loss: [] mean`). `path` is the file that declares
     it ("<builtins>" for the checker's own built-ins, "<prelude>" and "<nn>" for the stubs
     shipped with the compiler).
     """
@@ -49,7 +51,8 @@ class Symbol:
 @record
 class Reference:
     """A name at `span`: a local, built-in or prelude `symbol`, a module declaration, or a
-    model's field (`field`: the model's name and the field's)."""
+    model's field or a logs record's metric (`field`: the model's or record's name and the
+    field's or metric's)."""
 
     span: Span
     symbol: Symbol | None = None
@@ -158,6 +161,9 @@ class Checked:
     #: passes the model to), in declaration order; None when it may read any (it passes
     #: the model to Python or somewhere the checker can't follow).
     param_reads: dict[str, dict[str, tuple[str, ...] | None]] = field(default_factory=dict)
+    #: For the compiler and the editor: each logs record, by name, with its metrics in
+    #: order (`logs_info.LogsInfo`: type, dtype as the runtime names it, combining rule).
+    logs: dict[str, LogsInfo] = field(default_factory=dict)
     _bases: list[int] | None = None
 
     # ------------------------------------------------------------------ locating
@@ -184,9 +190,13 @@ class Checked:
 
     def _resolve(self, reference: Reference, base: int) -> Symbol | None:
         if reference.field is not None:
-            model, name = reference.field
-            info = self.models.get(model)
-            found = info.fields.get(name) if info is not None else None
+            owner, name = reference.field
+            info = self.models.get(owner)
+            if info is not None:
+                found = info.fields.get(name)
+            else:
+                record_info = self.logs.get(owner)
+                found = record_info.metrics.get(name) if record_info is not None else None
             return found.symbol if found is not None else None
         if reference.module_name is not None:
             return self.module_symbols.get(reference.module_name)

@@ -95,6 +95,7 @@ def build_signature(
         domain_intervals=base.domain_intervals,
         broken=base.broken,
         models=base.models,
+        logs=base.logs,
     )
     params: list[ParamSig] = []
     seen: dict[str, ast.Param] = {}
