@@ -275,3 +275,30 @@ def test_print_with_a_keyword_is_e0406() -> None:
 def test_print_inside_a_stage_is_e2403() -> None:
     lines = ["fn f(x: [n]) -> [n]:", "    return x |> map(v => print(v))"]
     assert [code for code, _ in body(*lines)] == ["E2403"]
+
+
+@pytest.mark.parametrize(
+    "stage",
+    [
+        "map(v => StepLogs(loss=v, grad_norm=abs(v), steps=1).loss)",
+        "map(v => write_one(sink, v))",
+    ],
+)
+def test_records_and_sinks_inside_a_stage_are_e2403(stage: str) -> None:
+    lines = [
+        "fn write_one(sink: LogSink, v: []) -> []:",
+        "    sink.write(StepLogs(loss=v, grad_norm=abs(v), steps=1))",
+        "    return v",
+        "fn f(sink: LogSink, x: [n]) -> [n]:",
+        f"    return x |> {stage}",
+    ]
+    assert [code for code, _ in body(*lines)] == ["E2403"]
+
+
+def test_a_sink_write_inside_a_lambda_is_e2403() -> None:
+    lines = [
+        "fn f(sink: LogSink, r: StepLogs, x: [n]) -> [n]:",
+        "    return x |> map(v => g(sink.write(r), v))",
+        "fn g(a: [], v: []) -> [] = v",
+    ]
+    assert [code for code, _ in body(*lines)] == ["E2403"]

@@ -214,6 +214,8 @@ class Program:
                     found = (f"calls `{called}`", node.span)
                 elif any(arg.mut for arg in node.args):
                     found = ("passes a mut argument", node.span)
+                elif (logged := logs_values.effect(self.scope, decl, node)) is not None:
+                    found = (logged, node.span)
                 elif isinstance(callee, ast.Member):
                     root = callee
                     while isinstance(root, ast.Member):
@@ -1470,6 +1472,8 @@ class BodyChecker(CallChecker):
             problem = "a mut argument changes something"
         elif isinstance(node.callee, ast.Member) and python_call(self, node.callee):
             problem = "a call into Python does more than compute a value"
+        elif (logged := logs_values.effect(self.scope, None, node, self.env.values)) is not None:
+            problem = f"this {logged}"
         secondary = []
         if problem is None and name is not None:
             found = self.program.effect_of(name)

@@ -212,6 +212,37 @@ def sink_call(checker: BodyChecker, method: Type, args: list[Arg], node: ast.Cal
     return UNKNOWN
 
 
+# ---------------------------------------------------------------------- effects
+
+
+def effect(scope, decl: ast.FnDecl | None, node: ast.Call, values=None) -> str | None:
+    """What a call does besides computing a value, when it makes a logs record or calls a
+    sink's method (E2403 in an iterator stage); None otherwise.
+
+    `values` are the names in scope with their types (a body's checker's), else the sinks
+    are `decl`'s LogSink parameters.
+    """
+    callee = node.callee
+    if isinstance(callee, ast.Name):
+        symbol = scope.symbols.get(callee.name)
+        shadowed = values is not None and callee.name in values
+        if symbol is not None and symbol.kind == "logs" and not shadowed:
+            return f"makes the logs record `{callee.name}`"
+        return None
+    if not (isinstance(callee, ast.Member) and isinstance(callee.target, ast.Name)):
+        return None
+    name = callee.target.name
+    if values is not None:
+        found = values.get(name)
+        is_sink = found is not None and isinstance(found[0], SinkType)
+    else:
+        signature = scope.signatures.get(decl.name) if decl is not None else None
+        is_sink = signature is not None and any(
+            param.name == name and isinstance(param.type, SinkType) for param in signature.params
+        )
+    return f"calls the sink's `{callee.name}`" if is_sink else None
+
+
 # ---------------------------------------------------------------------- print
 
 
