@@ -302,3 +302,17 @@ def test_a_sink_write_inside_a_lambda_is_e2403() -> None:
         "fn g(a: [], v: []) -> [] = v",
     ]
     assert [code for code, _ in body(*lines)] == ["E2403"]
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (["import python torch", "fn f() -> StepLogs = torch.x as StepLogs"], []),
+        (["import python torch", "fn f() -> LogSink = torch.x as LogSink"], []),
+        (["fn f(x: []) -> StepLogs = x as StepLogs"], [("E0303", "StepLogs")]),
+        (["fn f(r: StepLogs) -> [] = r as []"], [("E0412", "r as []")]),
+        (["fn f(r: StepLogs) -> StepLogs = r as StepLogs"], []),
+    ],
+)
+def test_as_with_records_and_sinks(lines: list[str], expected) -> None:
+    assert body(*lines) == expected

@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 #: Types that say for certain what a value is, so a value of one of them that is expected
 #: to be another is reported.
 _DEFINITE = TensorType | HostType | TRAINING_TYPES | LOGGING_TYPES
+#: Values that aren't tensors.
+_NOT_TENSORS = TRAINING_TYPES | LOGGING_TYPES
 #: What can't be where a logs record or a sink is expected, besides those.
 _NOT_LOGGING = _DEFINITE | StringType | BatchType
 
@@ -105,7 +107,7 @@ def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
     if isinstance(expected, TensorType | HostType):
         if isinstance(actual, GradType):
             return "E1108", "a gradient isn't a tensor: only its fields are"
-        if isinstance(actual, TRAINING_TYPES | LOGGING_TYPES):
+        if isinstance(actual, _NOT_TENSORS):
             return "E0412", f"{shown} isn't a tensor"
     return None
 
@@ -252,11 +254,11 @@ def model_called(checker: BodyChecker, name: str, span) -> None:
 
 
 def cast(checker: BodyChecker, node: ast.Cast, operand: Type, target: Type) -> Type | None:
-    """`as` and `to` with a model, gradient, optimizer state, schedule or mode on either
-    side; None when neither is one. Only a Python value can be asserted to be a model,
-    optimizer state, a schedule or a mode; nothing is converted to one, and nothing is
-    asserted to be a gradient (E0303)."""
-    if isinstance(operand, TRAINING_TYPES) and not isinstance(target, TRAINING_TYPES):
+    """`as` and `to` with a model, gradient, optimizer state, schedule, mode, logs record or
+    sink on either side; None when neither is one. Only a Python value can be asserted to
+    be a model, optimizer state, a schedule, a mode, a record or a sink; nothing is
+    converted to one, and nothing is asserted to be a gradient (E0303)."""
+    if isinstance(operand, _NOT_TENSORS) and not isinstance(target, _NOT_TENSORS):
         checker.reporter.report(
             "E0412",
             f"{format_type(operand)} isn't a tensor, so `{node.kind}` can't make one of it",
@@ -264,7 +266,7 @@ def cast(checker: BodyChecker, node: ast.Cast, operand: Type, target: Type) -> T
             "not a tensor",
         )
         return UNKNOWN
-    if not isinstance(target, TRAINING_TYPES):
+    if not isinstance(target, _NOT_TENSORS):
         return None
     asserted = node.kind == "as" and not isinstance(target, GradType)
     if asserted and (isinstance(operand, PythonType | UnknownType) or operand == target):
