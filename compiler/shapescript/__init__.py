@@ -23,15 +23,24 @@ _LAZY = {
     "Mode": "shapescript.rt.randomness",
     "Train": "shapescript.rt.randomness",
     "Eval": "shapescript.rt.randomness",
+    "sinks": "shapescript.rt",
+    "save": "shapescript.rt.checkpoints",
+    "load": "shapescript.rt.checkpoints",
+    "AdamW": "shapescript.rt.checkpoints",
+    "SGD": "shapescript.rt.checkpoints",
 }
 
 if TYPE_CHECKING:
+    from shapescript.rt import sinks
+    from shapescript.rt.checkpoints import SGD, AdamW, load, save
     from shapescript.rt.compiling import compile
     from shapescript.rt.devices import devices
     from shapescript.rt.errors import DeviceError, DomainError, ShapeError, ShapeScriptError
     from shapescript.rt.hook import install
 
 __all__ = [
+    "SGD",
+    "AdamW",
     "DeviceError",
     "DomainError",
     "ShapeError",
@@ -40,6 +49,9 @@ __all__ = [
     "compile",
     "devices",
     "install",
+    "load",
+    "save",
+    "sinks",
 ]
 
 
