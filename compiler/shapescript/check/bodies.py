@@ -10,11 +10,13 @@ from shapescript.check import (
     builtin_rules,
     chains,
     domains,
+    generics,
     gradients,
     logs_values,
     model_values,
     modes,
     mutation,
+    overloads,
     ranges,
 )
 from shapescript.check.broadcast import ShapeError, broadcast, matmul, positions_in
@@ -152,11 +154,13 @@ class Program:
         decl = self.module.items[index]
         if not isinstance(decl, ast.FnDecl):
             return None
-        signature = self.scope.signatures.get(decl.name)
-        if signature is None or signature.decl is not decl or decl.name in self.inferring:
+        signature = overloads.signature_of(self.scope, decl)
+        if signature is None or decl.name in self.inferring:
             return None
         key = (self.item_text(index), self.fingerprint)
         result = self.previous_memo.get(key) or self.memo.get(key)
+        if result is not None and not generics.body_reusable(self, result):
+            result = None
         if result is None:
             if self.inferring and inference_too_deep(len(self.inferring)):
                 self.refused.add(decl.name)
@@ -253,6 +257,9 @@ class Program:
 
 
 class BodyChecker(CallChecker):
+    #: The generic instance being checked (`generics.Frame`), if this body is one.
+    instance = None
+
     def __init__(
         self,
         program: Program,
@@ -354,7 +361,11 @@ class BodyChecker(CallChecker):
     # ------------------------------------------------------------------ function
 
     def check(self) -> BodyResult:
-        """Check the body: its facts, diagnostics and the type it returns."""
+        """Check the body: its facts, diagnostics and the type it returns. A generic
+        function's own body is only looked at for the editor's facts, silently: its
+        instances are what is checked (`generics`)."""
+        if self.signature.is_generic:
+            self.reporter.muted += 1
         inferred = self._check_body()
         return BodyResult(self.facts, self.reporter.diagnostics, inferred)
 

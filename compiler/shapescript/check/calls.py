@@ -8,11 +8,13 @@ from shapescript.check import (
     builtin_rules,
     checkpoints,
     domains,
+    generics,
     gradients,
     logs_values,
     model_values,
     modes,
     mutation,
+    overloads,
     ranges,
     training,
 )
@@ -98,8 +100,8 @@ class CallChecker:
             symbol = self.scope.symbols.get(name)
             if symbol is not None and symbol.kind in ("fn", "extern"):
                 self.refer(callee.span, symbol)
-                signature = self.program.lookup_function(name)
-                if signature is None or model_values.another_overload(self, signature, args):
+                signature = overloads.pick(self, name, args, callee.span)
+                if signature is None or signature is overloads.NOT_DECLARED:
                     return UNKNOWN
                 return self.call_signature(signature, args, node)
             if symbol is not None:
@@ -127,6 +129,13 @@ class CallChecker:
             signature = self.program.prelude.signatures.get(name)
             if signature is not None:
                 self.refer(callee.span, self.program.prelude.symbols[name])
+                return self.call_signature(signature, args, node)
+            # A name the file doesn't declare: a function of the first argument's model's
+            # file, or one a generic instance needs.
+            signature = overloads.pick(self, name, args, callee.span)
+            if signature is None:
+                return UNKNOWN
+            if signature is not overloads.NOT_DECLARED:
                 return self.call_signature(signature, args, node)
             self.expr(callee)
             return UNKNOWN
@@ -208,6 +217,8 @@ class CallChecker:
 
     def call_signature(self, signature: Signature, args: list[Arg], node: ast.Call) -> Type:
         """A call to a fn, extern fn or prelude stub: match arguments, solve, instantiate."""
+        if signature.is_generic:
+            return generics.call(self, signature, args, node)
         matched = self.match_arguments(signature.name, signature.params, args, node)
         if matched is None:
             return UNKNOWN

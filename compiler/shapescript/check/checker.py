@@ -7,6 +7,7 @@ import gc
 from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.check import builtin_rules
 from shapescript.check.bodies import Program
+from shapescript.check.generics import instances_of, keep_instances
 from shapescript.check.gradients import read_diagnostics, reads_of_functions
 from shapescript.check.logs_records import check_logs
 from shapescript.check.math_comments import CommentLine, Math, check_math, find_math
@@ -21,6 +22,7 @@ from shapescript.check.prelude import load_prelude
 from shapescript.check.program import Checked, ItemFacts, Reference
 from shapescript.check.reporter import Reporter
 from shapescript.check.type_exprs import TypeResolver
+from shapescript.check.type_variables import declared_type_names, looks_generic
 from shapescript.deep import run_deep
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.syntax import ast
@@ -34,13 +36,19 @@ def declarations_fingerprint(module: ast.Module, text: str) -> int:
 
     That is every item's text, except that a function with a declared return type
     counts only up to its body: editing inside such a body leaves the fingerprint, and so
-    every other function's memoized result, as it is.
+    every other function's memoized result, as it is. A generic function's body counts:
+    its callers check its instances.
     """
     parts = []
+    declared = declared_type_names(module)
     for index, item in enumerate(module.items):
         base = module.base_of(index)
         end = item.span.end
-        if isinstance(item, ast.FnDecl) and item.return_type is not None:
+        if (
+            isinstance(item, ast.FnDecl)
+            and item.return_type is not None
+            and not looks_generic(item, declared)
+        ):
             end = item.return_type.span.end
         parts.append(text[base + item.span.start : base + end])
     return hash((tuple(parts), module.notebook))
@@ -128,6 +136,7 @@ def _check_parsed(
         items[index].body = result
         diagnostics.extend(shift_diagnostic(d, items[index].base) for d in result.diagnostics)
     diagnostics.extend(read_diagnostics(program, items))
+    keep_instances(program)
     math = find_math(_comment_lines(parsed))
     diagnostics.extend(_math_hints(math))
     diagnostics.sort(key=lambda d: (d.span.start, d.code))
@@ -150,6 +159,8 @@ def _check_parsed(
         models=dict(scope.model_infos),
         logs=dict(scope.logs_infos),
         param_reads=reads_of_functions(program),
+        overloads={name: overloads.signatures() for name, overloads in scope.overload_sets.items()},
+        instances=instances_of(items),
     )
 
 

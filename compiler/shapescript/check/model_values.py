@@ -283,17 +283,3 @@ def cast(checker: BodyChecker, node: ast.Cast, operand: Type, target: Type) -> T
         "not a type for `as` or `to`",
     )
     return UNKNOWN
-
-
-def another_overload(checker: BodyChecker, signature, args: list[Arg]) -> bool:
-    """Whether a call of an overloaded fn is for another overload than `signature` (the
-    first declared): its first argument is another model. Overloads are chosen elsewhere
-    (modules and overloads); until then such a call's result is unknown."""
-    if signature.name not in checker.scope.overloaded or not args or not signature.params:
-        return False
-    first, expected = args[0].type, signature.params[0].type
-    return (
-        isinstance(first, ModelType)
-        and isinstance(expected, ModelType)
-        and first.name != expected.name
-    )

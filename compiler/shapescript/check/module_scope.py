@@ -9,12 +9,14 @@ from __future__ import annotations
 import difflib
 import math
 
+from shapescript.check.overloads import FunctionNames, note_signature, overload_members
 from shapescript.check.program import Symbol
 from shapescript.check.ranges import Interval
 from shapescript.check.reporter import Reporter
 from shapescript.check.signatures import Signature, build_signature
 from shapescript.check.sizes import InexactDivision, Poly, SizeOverflow
 from shapescript.check.type_exprs import BUILTIN_DOMAINS, TypeContext, TypeResolver
+from shapescript.check.type_variables import declared_type_names
 from shapescript.diagnostics.diagnostic import Label
 from shapescript.records import field, record
 from shapescript.syntax import ast
@@ -59,8 +61,9 @@ class ModuleScope:
     models: dict[str, ast.ModelDecl] = field(default_factory=dict)
     #: Each model's checked fields (`models.check_models`), by the model's name.
     model_infos: dict = field(default_factory=dict)
-    #: Functions declared more than once, each taking another model first (overloads).
-    overloaded: set[str] = field(default_factory=set)
+    #: Functions declared more than once, each taking another model first, by name
+    #: (`overloads.OverloadSet`); `functions` and `signatures` hold the first of each.
+    overload_sets: dict = field(default_factory=dict)
     records: dict[str, ast.DataDecl | ast.LogsDecl] = field(default_factory=dict)
     #: The names of the logs records, and each one's checked metrics
     #: (`logs_records.check_logs`), by the record's name.
@@ -101,14 +104,6 @@ def suggestion(name: str, candidates) -> str | None:
 def _doc(decl) -> str | None:
     doc = getattr(decl, "doc", None)
     return doc.text if doc is not None else None
-
-
-def _first_param_model(decl: ast.FnDecl, models: set[str]) -> str | None:
-    if decl.params and decl.params[0].type is not None:
-        written = decl.params[0].type
-        if written.shape is None and len(written.words) == 1 and written.words[0].name in models:
-            return written.words[0].name
-    return None
 
 
 def _interval_end(expr: ast.Expr) -> float | None:
@@ -244,7 +239,7 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
     """Gather module-scope declarations, reporting names declared twice (E0302)."""
     scope = ModuleScope(path)
     models = {item.name for item in module.items if isinstance(item, ast.ModelDecl)}
-    overloads: dict[str, list[ast.FnDecl]] = {}
+    function_names = FunctionNames(models, declared_type_names(module))
     devices = _DevicesLines()
     for index, item in enumerate(module.items):
         base = module.base_of(index)
@@ -264,12 +259,8 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
             scope.domains.add(item.name)
             scope.domain_intervals[item.name] = interval
         elif isinstance(item, ast.FnDecl):
-            model = _first_param_model(item, models)
-            if model is not None:
-                overloads.setdefault(item.name, []).append(item)
-                if len(overloads[item.name]) > 1:
-                    scope.overloaded.add(item.name)
-                    continue
+            if not function_names.admit(scope, item, base, reporter):
+                continue
             entries.append((item.name, "fn", item.name_span))
         elif isinstance(item, ast.ExternFnDecl):
             entries.append((item.name, "extern", item.name_span))
@@ -617,8 +608,9 @@ def build_signatures(
 
     reporter = resolver.reporter
     memo: dict = {}
-    for name, decl in scope.functions.items():
-        base = scope.function_bases[name]
+    functions = [(name, decl, scope.function_bases[name]) for name, decl in scope.functions.items()]
+    functions += overload_members(scope)
+    for name, decl, base in functions:
         key = (id(decl), context_key)
         entry = (previous or {}).get(key)
         if entry is None or entry.decl is not decl:
@@ -636,7 +628,9 @@ def build_signatures(
             reporter.diagnostics.extend(shift_diagnostic(d, base) for d in entry.diagnostics)
         for ref, span in entry.references:
             on_reference(ref, span, base)
-        scope.signatures[name] = entry.signature
+        if scope.functions.get(name) is decl:
+            scope.signatures[name] = entry.signature
+        note_signature(scope, decl, entry.signature)
         memo[key] = entry
     reporter.base = 0
     return memo

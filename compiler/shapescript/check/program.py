@@ -72,6 +72,22 @@ class ScopeEntry:
 
 
 @record
+class CallTarget:
+    """The function a call of a shared name means: one of several overloads, or an
+    instance of a generic function.
+
+    `key` is the overload's model, or the types an instance's type variables stand for,
+    in the variables' order; `python_name` is the compiled function's name
+    (`_ss_forward__Mlp`, `_ss_fit__Mlp__Digit`); `instance` is the instance itself.
+    """
+
+    function: str
+    key: tuple[str, ...]
+    python_name: str
+    instance: Instance | None = None
+
+
+@record
 class Facts:
     """Types, references and bindings found in one item, with item-relative spans."""
 
@@ -99,6 +115,10 @@ class Facts:
     #: worked out after every body is checked (E1107, W1101), since it depends on the
     #: bodies of other functions.
     gradients: list[tuple[Span, str, str]] = field(default_factory=list)
+    #: For the compiler: the overload or generic instance a call means, by the span of the
+    #: name that says which function (a call's callee, value_and_grad's first argument).
+    #: Calls of a function that doesn't share its name have none.
+    call_targets: dict[Span, CallTarget] = field(default_factory=dict)
 
 
 @record
@@ -108,6 +128,22 @@ class BodyResult:
     facts: Facts
     diagnostics: list[Diagnostic]
     inferred: Type
+
+
+@record
+class Instance:
+    """A generic function with its type variables' types put in, checked as its own
+    function: its bindings as (variable, type name) pairs in the variables' order, the
+    compiled function's name, the substituted signature (`signatures.Signature`), and the
+    generic function's item with this instance's body facts. An instance may be reused
+    by a later check after its function moved: `item.base` is where it was then, and the
+    function's `ItemFacts` in `Checked.items` says where it is now."""
+
+    function: str
+    bindings: tuple[tuple[str, str], ...]
+    python_name: str
+    signature: object
+    item: ItemFacts
 
 
 @record
@@ -164,6 +200,12 @@ class Checked:
     #: For the compiler and the editor: each logs record, by name, with its metrics in
     #: order (`logs_info.LogsInfo`: type, dtype as the runtime names it, combining rule).
     logs: dict[str, LogsInfo] = field(default_factory=dict)
+    #: Functions that share a name, each taking another model first: by name, each
+    #: overload's signature by its model (the name's entry in `signatures` is the first).
+    overloads: dict[str, dict[str, object]] = field(default_factory=dict)
+    #: Every instance of a generic function that the file's code calls, directly or
+    #: through other instances, in the order first called.
+    instances: list[Instance] = field(default_factory=list)
     _bases: list[int] | None = None
 
     # ------------------------------------------------------------------ locating

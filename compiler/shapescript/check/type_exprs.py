@@ -130,6 +130,9 @@ class TypeResolver:
                 self._note_reference(ctx, words[0].name, words[0].span)
                 batch_axes = tuple(self._axes(axes_ast, ctx))
                 return BatchType(words[0].name, batch_axes)
+            if axes_ast is not None and _batch_of_type_variable(written, words, ctx):
+                # `[b] E`: a batch of a generic function's data record, whatever it is.
+                return BatchType(words[0].name, tuple(self._axes(axes_ast, ctx)))
             domain = self._domain(words[-1], ctx)
         axes = None
         if axes_ast is not None:
@@ -524,10 +527,33 @@ def _poly_text(size: Poly) -> str:
     return str(size)
 
 
+def is_type_variable_name(name: str) -> bool:
+    """Shaped as a generic function's type variable: `M`, `T2` (a capital letter, maybe
+    digits); it is one where nothing in scope declares the name."""
+    return name[:1].isupper() and name[:1].isascii() and (len(name) == 1 or name[1:].isdigit())
+
+
 def _is_type_variable(name: str, ctx: TypeContext) -> bool:
-    """A generic function's type variable: `M`, `T2` (a capital letter, maybe digits)."""
-    shaped = name[:1].isupper() and (len(name) == 1 or name[1:].isdigit())
-    return shaped and name not in ctx.domains and name not in BUILTIN_DOMAINS
+    """A generic function's type variable: shaped as one, and not a dim or a domain."""
+    return (
+        is_type_variable_name(name)
+        and name not in ctx.domains
+        and name not in BUILTIN_DOMAINS
+        and name not in ctx.dims
+    )
+
+
+def _batch_of_type_variable(written: ast.TypeExpr, words: list[ast.TypeWord], ctx) -> bool:
+    """`[b] E`, E a type variable: a batch of some data record."""
+    return (
+        ctx.mode != "field"
+        and written.dtype is None
+        and len(words) == 1
+        and words[0].arg is None
+        and words[0].over is None
+        and _is_type_variable(words[0].name, ctx)
+        and words[0].name not in ctx.named_types
+    )
 
 
 def _declared(name: str, ctx: TypeContext) -> bool:

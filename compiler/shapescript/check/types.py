@@ -292,6 +292,8 @@ def format_type(type_: Type) -> str:
     if isinstance(type_, SinkType):
         return "LogSink"
     if isinstance(type_, NamedType):
+        if type_.args == ("type variable",):
+            return type_.name
         return type_.name + (f"[{', '.join(type_.args)}]" if type_.args else "")
     if isinstance(type_, SeveralType):
         return "(" + ", ".join(format_type(item) for item in type_.items) + ")"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import keyword
 from dataclasses import dataclass, field
 
-from shapescript.check.program import Checked, ItemFacts
+from shapescript.check.program import CallTarget, Checked, ItemFacts
 from shapescript.check.types import TensorType, Type
 from shapescript.codegen.emit import Origin
 from shapescript.syntax.source import Span
@@ -124,6 +124,12 @@ class ItemView:
         if self.item.body is None:
             return 0
         return self.item.body.facts.zip_axes.get(span, 0)
+
+    def call_target(self, span: Span) -> CallTarget | None:
+        """The overload or generic instance the function named at `span` is, if it is one."""
+        if self.item.body is None:
+            return None
+        return self.item.body.facts.call_targets.get(span)
 
     def stage_kind(self, span: Span) -> str:
         if self.item.body is None:

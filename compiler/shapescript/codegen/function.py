@@ -68,11 +68,16 @@ class FunctionGenerator:
         item: ItemFacts,
         signature: Signature,
         out: SourceBuilder,
+        python: str | None = None,
     ) -> None:
         self.context = context
         self.view = ItemView(item)
         self.decl: ast.FnDecl = item.item
         self.signature = signature
+        #: The compiled function's name: the fn's own, or an overload's or a generic
+        #: instance's (`_ss_forward__Mlp`); `key` names its module constants.
+        self.python = python or python_name(self.decl.name)
+        self.key = self.python.removeprefix("_ss_") if python else self.decl.name
         self.out = out
         self.locals: set[str] = set()
         self.sizes: dict[str, str] = {}
@@ -150,7 +155,7 @@ class FunctionGenerator:
         self.out = SourceBuilder()
         self.body()
         body, self.out = self.out, outer
-        self.out.add(0, f"def {python_name(decl.name)}({', '.join(params)}):", origin)
+        self.out.add(0, f"def {self.python}({', '.join(params)}):", origin)
         doc = decl.doc.text if decl.doc is not None else None
         if doc:
             self.out.add(1, repr(doc), origin)
@@ -204,7 +209,7 @@ class FunctionGenerator:
             self.out.add(1, "_ss_calls = _ss_rt.randomness.CallCounter()", origin)
         if not plan.tensors:
             return
-        spec = f"_ss_fn_{self.decl.name}"
+        spec = f"_ss_fn_{self.key}"
         value_lines = self.value_check_lines(spec)
         if context.checks != "never" or value_lines:
             self.spec(plan, spec)
@@ -659,7 +664,9 @@ class FunctionGenerator:
             if key in plans:
                 text = self.aligned(text, plans[key], self.operand_node(value), result)
             parts.append(f"{python_name(key)}={text}")
-        return f"{python_name(signature.name)}({', '.join(parts)})"
+        target = self.view.call_target(node.callee.span)
+        called = target.python_name if target is not None else python_name(signature.name)
+        return f"{called}({', '.join(parts)})"
 
     def argument_plans(
         self, node: ast.Call, signature: Signature, args: CallArgs

@@ -86,7 +86,7 @@ def check_line(gen: FunctionGenerator, index: int, param) -> str | None:
     if gen.context.checks == "never":
         return None
     name = python_name(param.name)
-    where = f"_ss_where_{gen.decl.name}_{param.name}"
+    where = f"_ss_where_{gen.key}_{param.name}"
     line, column = gen.context.location(gen.base, param.decl.span)
     gen.context.constants[where] = repr(
         {
@@ -177,7 +177,8 @@ def _value_and_grad(gen: FunctionGenerator, node: ast.Call, args: CallArgs, pipe
     if not isinstance(function, ast.Name):
         raise gen.unsupported("value_and_grad of this function", node.span)
     callee = function.name
-    parts = [python_name(callee)]
+    target = gen.view.call_target(function.span)
+    parts = [target.python_name if target is not None else python_name(callee)]
     parts += [passed(gen, v, gen.arg(v, piped), callee) for v in args.positional[1:]]
     parts += [
         f"{python_name(key)}={passed(gen, v, gen.arg(v, piped), callee)}"
