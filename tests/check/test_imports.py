@@ -548,3 +548,23 @@ fn step(mut m: nets.A, x: [b nets.D], y: [b] Index[nets.C]):
     checked = check(main)
     assert codes(checked) == []
     assert returned(checked) == {"step": "unknown"}
+
+
+def test_another_files_logs_record(tmp_path: Path) -> None:
+    write(tmp_path, "metrics.ss", "logs StepLogs:\n    loss: [] mean\n    count: int sum\n")
+    main = write(
+        tmp_path,
+        "main.ss",
+        """\
+import metrics
+
+fn make(l: []) = metrics.StepLogs(loss=l, count=1)
+fn read(r: metrics.StepLogs) = r.count
+fn misspelt(l: []) = metrics.StepLogs(los=l, count=1)
+""",
+    )
+    checked = check(main)
+    assert codes(checked) == ["E1401"]
+    assert checked.diagnostics[0].message == "`metrics.StepLogs` has no metric `los`"
+    assert returned(checked)["make"] == "metrics.StepLogs"
+    assert returned(checked)["read"] == "int"

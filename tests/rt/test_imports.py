@@ -298,3 +298,16 @@ fn theirs(mut m: nets.A, x: [b nets.D], y: [b] Index[nets.C]):
     assert losses == sorted(losses, reverse=True)
     with pytest.raises(NotImplementedError, match="another file's generic function"):
         module.theirs(a, x, y)
+
+
+def test_another_files_logs_record_is_its_class(folder: Path) -> None:
+    (folder / "metrics.ss").write_text("logs StepLogs:\n    loss: [] mean\n")
+    (folder / "logging_main.ss").write_text(
+        "devices cpu\n\nimport metrics\n\n"
+        "fn make(l: []) -> metrics.StepLogs = metrics.StepLogs(loss=l)\n"
+        "fn read(r: metrics.StepLogs) -> [] = r.loss\n"
+    )
+    module = _import_fresh("logging_main", "metrics")
+    made = module.make(torch.tensor(2.0))
+    assert type(made) is sys.modules["metrics"].StepLogs
+    assert float(module.read(made)) == 2.0

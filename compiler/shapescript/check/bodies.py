@@ -13,6 +13,7 @@ from shapescript.check import (
     generics,
     gradients,
     imports,
+    logs_values,
     model_values,
     modes,
     mutation,
@@ -71,6 +72,7 @@ from shapescript.check.types import (
     BOOL,
     FLOAT,
     INT,
+    LOGGING_TYPES,
     MASK,
     UNKNOWN,
     Axis,
@@ -220,6 +222,8 @@ class Program:
                     found = (f"calls `{called}`", node.span)
                 elif any(arg.mut for arg in node.args):
                     found = ("passes a mut argument", node.span)
+                elif (logged := logs_values.effect(self.scope, decl, node)) is not None:
+                    found = (logged, node.span)
                 elif isinstance(callee, ast.Member):
                     root = callee
                     while isinstance(root, ast.Member):
@@ -1339,6 +1343,8 @@ class BodyChecker(CallChecker):
             return PythonType()
         if isinstance(target, BatchType):
             return self._batch_field(target, node)
+        if isinstance(target, LOGGING_TYPES):
+            return logs_values.member(self, node, target)
         special = model_values.member(self, node, target)
         return special if special is not None else UNKNOWN
 
@@ -1484,6 +1490,8 @@ class BodyChecker(CallChecker):
             problem = "a mut argument changes something"
         elif isinstance(node.callee, ast.Member) and python_call(self, node.callee):
             problem = "a call into Python does more than compute a value"
+        elif (logged := logs_values.effect(self.scope, None, node, self.env.values)) is not None:
+            problem = f"this {logged}"
         secondary = []
         if problem is None and name is not None:
             found = self.program.effect_of(name)

@@ -6,9 +6,11 @@ import math
 
 from shapescript.check import (
     builtin_rules,
+    checkpoints,
     domains,
     generics,
     gradients,
+    logs_values,
     model_values,
     modes,
     mutation,
@@ -41,7 +43,6 @@ from shapescript.check.types import (
     Domain,
     FunctionType,
     HostType,
-    NamedType,
     PythonType,
     StringType,
     TensorType,
@@ -117,7 +118,9 @@ class CallChecker:
                 if symbol.kind == "model":
                     model_values.model_called(self, name, callee.span)
                     return UNKNOWN
-                return UNKNOWN if symbol.kind != "logs" else NamedType(name)
+                if symbol.kind == "logs":
+                    return logs_values.construct(self, name, args, node)
+                return UNKNOWN
             if name in builtin_rules.KNOWN:
                 self.refer(callee.span, builtin_rules.symbol(name))
                 self.record(callee.span, FunctionType(name, "builtin"))
@@ -152,7 +155,8 @@ class CallChecker:
                 if arg.mut:
                     mutation.check_changeable(self, arg, "a Python function's argument")
             return PythonType()
-        return UNKNOWN
+        sink = logs_values.sink_call(self, target, args, node)
+        return sink if sink is not None else UNKNOWN
 
     def _axis_parameters(self, callee: ast.Expr) -> tuple[set[str], set[int]]:
         """The names and positions of a called extern's Axis[..] and Axes[..] parameters."""
@@ -187,7 +191,9 @@ class CallChecker:
         )
         types_follow = isinstance(node.callee, ast.Name) and node.callee.name == "load"
         for position, arg in enumerate(node.args):
-            if types_follow and position > 0:
+            if types_follow and (
+                position + position_offset > 0 or checkpoints.names_a_type(self, arg.value)
+            ):
                 args.append(Arg(arg.value, UNKNOWN, arg.span, arg.name, arg.mut))
                 continue
             value = qualified_uses.as_name(self, arg.value)

@@ -12,6 +12,7 @@ from shapescript.check.bodies import Program
 from shapescript.check.generics import instances_of, keep_instances
 from shapescript.check.gradients import read_diagnostics, reads_of_functions
 from shapescript.check.import_session import ImportSession, Reader
+from shapescript.check.logs_records import check_logs
 from shapescript.check.math_comments import CommentLine, Math, check_math, find_math
 from shapescript.check.models import check_models
 from shapescript.check.module_exports import ModuleExports
@@ -133,6 +134,7 @@ def _check_parsed(
         model_memo,
         previous.memo.get("models") if previous is not None else None,
     )
+    scope.logs_infos = check_logs(module, scope, reporter, items)
     imports.finish(scope)
 
     def on_reference(name: str, span: Span, base: int) -> None:
@@ -195,6 +197,7 @@ def _check_parsed(
         | {"signatures": signature_memo, "reads": program.read_summaries, "models": model_memo},
         math=math,
         models={name: info for name, info in scope.model_infos.items() if "." not in name},
+        logs={name: info for name, info in scope.logs_infos.items() if "." not in name},
         param_reads=reads_of_functions(program),
         overloads={name: overloads.signatures() for name, overloads in scope.overload_sets.items()},
         instances=instances_of(items),

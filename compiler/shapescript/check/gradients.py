@@ -9,6 +9,7 @@ from shapescript.check import imports, overloads, qualified_uses
 from shapescript.check.read_summary import ReadSummary, summarise
 from shapescript.check.types import (
     FLOAT_DTYPES,
+    LOGGING_TYPES,
     TRAINING_TYPES,
     UNKNOWN,
     GradType,
@@ -242,11 +243,15 @@ def reads_of_functions(program: Program) -> dict[str, dict[str, tuple[str, ...] 
 
 # ---------------------------------------------------------------------- Grad values
 
+#: Values that aren't tensors, so no tensor operation takes them (a gradient, as a whole,
+#: only a few).
+_NOT_TENSORS = TRAINING_TYPES | LOGGING_TYPES
+
 
 def combine(checker: BodyChecker, op: str, left: Type, right: Type, span, op_span) -> Type | None:
-    """`left op right` when an operand is a gradient, model, mode, optimizer state or schedule;
-    None when neither is."""
-    if not isinstance(left, TRAINING_TYPES) and not isinstance(right, TRAINING_TYPES):
+    """`left op right` when an operand is a gradient, model, mode, optimizer state, schedule,
+    logs record or sink; None when neither is."""
+    if not isinstance(left, _NOT_TENSORS) and not isinstance(right, _NOT_TENSORS):
         return None
     if isinstance(left, UnknownType) or isinstance(right, UnknownType):
         return UNKNOWN
@@ -271,7 +276,7 @@ def combine(checker: BodyChecker, op: str, left: Type, right: Type, span, op_spa
             return grads[0]
     what = "a gradient" if grads else "it"
     code = "E1108" if grads else "E0412"
-    shown = next(format_type(side) for side in (left, right) if isinstance(side, TRAINING_TYPES))
+    shown = next(format_type(side) for side in (left, right) if isinstance(side, _NOT_TENSORS))
     checker.reporter.report(
         code,
         f"`{op}` can't take {format_type(left)} and {format_type(right)}: "
@@ -295,7 +300,7 @@ def _is_scalar(type_: Type) -> bool:
 
 def negate(checker: BodyChecker, op: str, operand: Type, span) -> Type | None:
     """`-g` is a gradient; any other unary operator on these types is an error."""
-    if not isinstance(operand, TRAINING_TYPES):
+    if not isinstance(operand, _NOT_TENSORS):
         return None
     if isinstance(operand, GradType) and op == "-":
         return operand
@@ -315,7 +320,7 @@ def builtin_call(checker: BodyChecker, name: str, kind: str, args: list[Arg], no
         return None
     for arg in args:
         type_ = arg.type
-        if not isinstance(type_, TRAINING_TYPES):
+        if not isinstance(type_, _NOT_TENSORS):
             continue
         if isinstance(type_, GradType):
             if name == "norm" and len(args) == 1 and arg.name is None:

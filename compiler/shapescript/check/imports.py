@@ -275,6 +275,7 @@ class _Renamed:
     signatures: dict = field(default_factory=dict)
     symbols: dict = field(default_factory=dict)
     overloads: dict = field(default_factory=dict)
+    logs: dict = field(default_factory=dict)
 
 
 def _renamed(table: ImportTable, exports: ModuleExports, prefix: str) -> _Renamed:
@@ -295,6 +296,12 @@ def _renamed(table: ImportTable, exports: ModuleExports, prefix: str) -> _Rename
         found.signatures[f"{prefix}.{name}"] = renamer.signature(signature, None)
     for name, symbol in exports.symbols.items():
         found.symbols[f"{prefix}.{name}"] = replace(symbol, name=f"{prefix}.{name}")
+    for name, info in exports.logs.items():
+        metrics = {
+            key: replace(metric, type=renamer.type(metric.type))
+            for key, metric in info.metrics.items()
+        }
+        found.logs[f"{prefix}.{name}"] = replace(info, name=f"{prefix}.{name}", metrics=metrics)
     for name, members in exports.overloads.items():
         found.overloads[f"{prefix}.{name}"] = {
             renamer.name(model): (
@@ -328,6 +335,10 @@ def _add_module(
     table.model_infos.update(renamed.models)
     scope.named_types.update(renamed.records)
     scope.records.update(renamed.records)
+    scope.logs.update(
+        name for name, decl in renamed.records.items() if isinstance(decl, ast.LogsDecl)
+    )
+    table.logs_infos.update(renamed.logs)
     table.signatures.update(renamed.signatures)
     table.overloads.update(renamed.overloads)
     for name, reads in exports.param_reads.items():
@@ -345,10 +356,11 @@ def _renamed_record(decl, name: str, renamer: Renamer):
 
 
 def finish(scope: ModuleScope) -> None:
-    """After the file's own models are checked: add the imported models' fields."""
+    """After the file's own models and logs records are checked: add the imported ones'."""
     table = scope.imports
     if table is not None:
         scope.model_infos.update(table.model_infos)
+        scope.logs_infos.update(table.logs_infos)
 
 
 def param_reads(scope: ModuleScope, name: str, index: int) -> tuple[str, ...] | None:

@@ -79,6 +79,8 @@ class ModuleExports:
     #: For each fn, for each parameter whose type is a model, the params it reads
     #: (`Checked.param_reads`).
     param_reads: dict = field(default_factory=dict)
+    #: Its logs records' checked metrics (`Checked.logs`).
+    logs: dict = field(default_factory=dict)
     #: Functions that share a name, each taking another model first: by name, each one's
     #: signature by its model (`Checked.overloads`).
     overloads: dict[str, dict[str, Signature]] = field(default_factory=dict)
@@ -105,6 +107,8 @@ class ImportTable:
     model_infos: dict = field(default_factory=dict)
     #: Every imported fn's `param_reads`, by qualified name.
     param_reads: dict = field(default_factory=dict)
+    #: Every imported logs record's metrics (`logs_info.LogsInfo`), by qualified name.
+    logs_infos: dict = field(default_factory=dict)
     #: Every imported file's overloaded functions, by qualified name: each one's signature
     #: and its compiled function's qualified name (`attention._ss_forward__Mlp`), by its
     #: model as this file names it.
@@ -183,5 +187,6 @@ def exports_of(checked: Checked, scope: ModuleScope) -> ModuleExports:
         exports.dependencies = table.dependencies
     exports.errors = [error for error in checked.errors]
     exports.param_reads = dict(checked.param_reads)
+    exports.logs = dict(checked.logs)
     exports.overloads = {name: dict(found) for name, found in checked.overloads.items()}
     return exports

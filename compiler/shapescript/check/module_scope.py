@@ -65,6 +65,10 @@ class ModuleScope:
     #: (`overloads.OverloadSet`); `functions` and `signatures` hold the first of each.
     overload_sets: dict = field(default_factory=dict)
     records: dict[str, ast.DataDecl | ast.LogsDecl] = field(default_factory=dict)
+    #: The names of the logs records, and each one's checked metrics
+    #: (`logs_records.check_logs`), by the record's name.
+    logs: set[str] = field(default_factory=set)
+    logs_infos: dict = field(default_factory=dict)
     #: Dims and aliases whose declaration failed: their uses are unknown, silently.
     broken_names: set[str] = field(default_factory=set)
     domain_intervals: dict[str, Interval] = field(default_factory=dict)
@@ -86,6 +90,7 @@ class ModuleScope:
             broken=self.broken_names,
             models=self.models.keys(),
             modules=self.imports.names if self.imports is not None else None,
+            logs=self.logs,
         )
 
 
@@ -271,6 +276,10 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
             entries.append((item.name, kind, item.name_span))
             scope.named_types.add(item.name)
             scope.records[item.name] = item
+            if kind == "logs":
+                scope.logs.add(item.name)
+            else:
+                scope.logs.discard(item.name)
         elif isinstance(item, ast.ImportPythonDecl):
             name = item.bound_name
             scope.python_modules.add(name)

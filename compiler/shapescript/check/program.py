@@ -21,6 +21,7 @@ from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
 
 if TYPE_CHECKING:
+    from shapescript.check.logs_info import LogsInfo
     from shapescript.check.model_info import ModelInfo
 
 #: Kinds of symbol declared inside a function; their spans are relative to its item.
@@ -33,7 +34,8 @@ class Symbol:
 
     `kind` is one of: dim, alias, domain, fn, extern, model, data, logs, import,
     python_module, param, value, axis, builtin, prelude, field (a model's field, whose
-    `detail` is `param w1: [D Hd]`). `path` is the file that declares
+    `detail` is `param w1: [D Hd]`), metric (a logs record's metric, whose `detail` is
+    `loss: [] mean`). `path` is the file that declares
     it ("<builtins>" for the checker's own built-ins, "<prelude>" and "<nn>" for the stubs
     shipped with the compiler).
     """
@@ -49,7 +51,8 @@ class Symbol:
 @record
 class Reference:
     """A name at `span`: a local, built-in or prelude `symbol`, a module declaration, or a
-    model's field (`field`: the model's name and the field's)."""
+    model's field or a logs record's metric (`field`: the model's or record's name and the
+    field's or metric's)."""
 
     span: Span
     symbol: Symbol | None = None
@@ -202,6 +205,9 @@ class Checked:
     #: (`imports.ImportTable`: each import line's file, the imported declarations by
     #: qualified name, with their signatures and models), or None.
     imports: object = None
+    #: For the compiler and the editor: each logs record, by name, with its metrics in
+    #: order (`logs_info.LogsInfo`: type, dtype as the runtime names it, combining rule).
+    logs: dict[str, LogsInfo] = field(default_factory=dict)
     #: Functions that share a name, each taking another model first: by name, each
     #: overload's signature by its model (the name's entry in `signatures` is the first).
     overloads: dict[str, dict[str, object]] = field(default_factory=dict)
@@ -234,11 +240,17 @@ class Checked:
 
     def _resolve(self, reference: Reference, base: int) -> Symbol | None:
         if reference.field is not None:
-            model, name = reference.field
-            info = self.models.get(model)
+            owner, name = reference.field
+            info = self.models.get(owner)
             if info is None and self.imports is not None:
-                info = self.imports.model_infos.get(model)
-            found = info.fields.get(name) if info is not None else None
+                info = self.imports.model_infos.get(owner)
+            if info is not None:
+                found = info.fields.get(name)
+            else:
+                record_info = self.logs.get(owner)
+                if record_info is None and self.imports is not None:
+                    record_info = self.imports.logs_infos.get(owner)
+                found = record_info.metrics.get(name) if record_info is not None else None
             return found.symbol if found is not None else None
         if reference.module_name is not None:
             found = self.module_symbols.get(reference.module_name)

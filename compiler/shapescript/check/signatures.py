@@ -104,6 +104,7 @@ def build_signature(
         broken=base.broken,
         models=base.models,
         modules=base.modules,
+        logs=base.logs,
     )
     params: list[ParamSig] = []
     seen: dict[str, ast.Param] = {}

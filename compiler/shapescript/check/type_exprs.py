@@ -15,11 +15,13 @@ from shapescript.check.types import (
     INT,
     MODE,
     SCHEDULE,
+    SINK,
     UNKNOWN,
     Axis,
     BatchType,
     Domain,
     GradType,
+    LogsType,
     ModelType,
     NamedType,
     OptimizerType,
@@ -85,6 +87,8 @@ class TypeContext:
     broken: set[str] = field(default_factory=set)
     #: The names of the file's models (a subset of `named_types`).
     models: Set[str] = frozenset()
+    #: The names of the file's logs records (a subset of `named_types`).
+    logs: Set[str] = frozenset()
     #: Values in scope where the type is written (parameters, locals): such a name where
     #: a size or a domain is expected is E0303, not an unknown name.
     values: Set[str] = frozenset()
@@ -161,6 +165,11 @@ class TypeResolver:
         if name in ctx.models and word.arg is None:
             self._note_reference(ctx, name, word.span)
             return ModelType(name)
+        if name in ctx.logs and word.arg is None:
+            self._note_reference(ctx, name, word.span)
+            return LogsType(name)
+        if name == "LogSink" and word.arg is None:
+            return SINK
         if name in OTHER_NAMED_TYPES or name in ctx.named_types:
             self._note_reference(ctx, name, word.span)
             return NamedType(name)
@@ -203,10 +212,14 @@ class TypeResolver:
         raise TypeError_
 
     def _check_no_training_word(self, words: list[ast.TypeWord], ctx: TypeContext) -> None:
-        """A model, Mode, Schedule or Grad/AdamW/SGD is a type of its own, never a part of
-        another (E0303)."""
+        """A model, logs record, Mode, Schedule, LogSink or Grad/AdamW/SGD is a type of its
+        own, never a part of another (E0303)."""
         for word in words:
-            if word.name in ctx.models or word.name in MODEL_WRAPPERS | {"Mode", "Schedule"}:
+            if (
+                word.name in ctx.models
+                or word.name in ctx.logs
+                or word.name in MODEL_WRAPPERS | {"Mode", "Schedule", "LogSink"}
+            ):
                 self.reporter.report(
                     "E0303",
                     f"`{word.name}` is a type of its own, so it can't be part of another type",

@@ -20,7 +20,7 @@ from shapescript.check.types import (
     Type,
     format_type,
 )
-from shapescript.codegen import arguments, builtins, casts, chains, imports, training
+from shapescript.codegen import arguments, builtins, casts, chains, imports, logs, training
 from shapescript.codegen.context import ItemView, ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import Origin, SourceBuilder
 from shapescript.codegen.sizes import MissingSize, size_expr
@@ -139,7 +139,7 @@ class FunctionGenerator:
             name = python_name(param.name)
             self.locals.add(param.name)
             if not isinstance(param.type, TensorType | HostType | PythonType) and not (
-                training.is_training(param.type)
+                training.is_training(param.type) or logs.is_logging(param.type)
             ):
                 raise self.unsupported(
                     f"a parameter of type `{format_type(param.type)}`", param.decl.span
@@ -201,7 +201,8 @@ class FunctionGenerator:
         model_checks = [
             line
             for index, param in enumerate(self.signature.params)
-            if (line := training.check_line(self, index, param)) is not None
+            if (line := training.check_line(self, index, param) or logs.check_line(self, param))
+            is not None
         ]
         self.guarded(model_checks, context.checks, origin)
         if self.uses_calls:
@@ -544,7 +545,7 @@ class FunctionGenerator:
         target_type = self.type(node.target)
         if isinstance(target_type, PythonType):
             return f"{self.expr(node.target)}.{node.name}"
-        field = training.member(self, node)
+        field = training.member(self, node) or logs.member(self, node)
         if field is not None:
             return field
         raise self.unsupported("a field of a model, batch or record", node.span)
@@ -634,9 +635,11 @@ class FunctionGenerator:
                 or (symbol is None and name in builtins.HANDLERS)
             ):
                 return builtins.builtin_call(self, name, node, piped)
-            if symbol is not None and symbol.kind in ("model", "data", "logs", "import"):
+            if symbol is not None and symbol.kind == "logs":
+                return logs.construct(self, name, node)
+            if symbol is not None and symbol.kind in ("model", "data", "import"):
                 raise self.unsupported(f"a {symbol.kind} call", node.span)
-        made = training.model_init(self, node)
+        made = training.model_init(self, node) or logs.sink_call(self, node, piped)
         if made is not None:
             return made
         callee_type = self.type(callee)

@@ -6,7 +6,7 @@ from ast import PyCF_ONLY_AST
 
 from shapescript import __version__
 from shapescript.check.program import Checked
-from shapescript.codegen import imports, instances, training
+from shapescript.codegen import imports, instances, logs, training
 from shapescript.codegen.context import ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import SourceBuilder
 from shapescript.codegen.function import FunctionGenerator
@@ -59,11 +59,27 @@ def generate_module(
                     problem,
                     indent=2,
                 )
-        elif isinstance(item, ast.ModelDecl | ast.DataDecl | ast.LogsDecl | ast.ImportDecl):
+        elif isinstance(item, ast.LogsDecl) and item.name in checked.logs:
+            origin = context.origin(item_facts.base, item.name_span)
+            try:
+                logs.logs_class(context, checked.logs[item.name], origin, body)
+            except Unsupported as problem:
+                problem.span = _absolute(item.span, item_facts.base)
+                problems.append(problem)
+                _stub(
+                    context,
+                    body,
+                    f"class {python_name(item.name)}:\n    def __init__(self, *args, **kwargs):",
+                    item,
+                    item_facts.base,
+                    item.name,
+                    problem,
+                    indent=2,
+                )
+        elif isinstance(item, ast.ModelDecl | ast.DataDecl | ast.ImportDecl):
             kind = {
                 ast.ModelDecl: "a model",
                 ast.DataDecl: "a data record",
-                ast.LogsDecl: "a logs record",
                 ast.ImportDecl: "an import of another .ss file",
             }[type(item)]
             problem = Unsupported(
