@@ -140,6 +140,10 @@ def clip_norm(g: Grad, max_norm: float) -> Grad:
         raise TypeError(f"clip_norm takes a gradient, not {type(g).__name__}")
     total = norm(g)
     factor = torch.clamp(float(max_norm) / (total + 1e-6), max=1.0)
+    values = g.values()
+    if all(value.device == factor.device for value in values):
+        scaled = torch._foreach_mul(values, factor)
+        return Grad(g.model_type, dict(zip(g._values, scaled, strict=True)))
     return g._map(lambda value: value * factor.to(value.device))
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 from torch.optim import optimizer as torch_optimizer
 
+from shapescript.rt import steps
 from shapescript.rt.errors import CheckFailure, ShapeError
 from shapescript.rt.gradients import Grad
 from shapescript.rt.models import Model, field_problem, params_of, same_model_type
@@ -143,6 +144,7 @@ class Optimizer:
         "_copied",
         "_copies",
         "_params",
+        "_spares",
         "capturable",
         "lr",
         "model_type",
@@ -173,6 +175,7 @@ class Optimizer:
         self.torch = make(list(self._params), lr=first, **options)
         self._copies: list[torch.Tensor] = []
         self._copied: list[torch.Tensor] = []
+        self._spares = steps.Spares()
 
     @property
     def type_text(self) -> str:
@@ -363,15 +366,28 @@ def _restore(opt: Optimizer, snapshot: _Snapshot) -> None:
 
 
 def update(m: Model, opt: Optimizer, g: Grad) -> None:
-    """One step of `opt` on `m` with `g`, at the schedule's rate for `opt.steps`; counts it."""
+    """One step of `opt` on `m` with `g`, at the schedule's rate for `opt.steps`; counts it.
+
+    Usually the step is worked out beside the params and the state and then applied
+    (`shapescript.rt.steps`); where that can't be exactly `opt.torch.step()` (step hooks,
+    params off the CPU), it is `step()` itself, with the params and the state copied first.
+    """
     _check_update(m, opt, g)
     params = params_of(m)
     if any(mine is not theirs for mine, theirs in zip(opt._params, params, strict=True)):
         _move_state(opt, params)
+    lr = learning_rate(opt.lr, opt.steps)
+    grads = g.values()
+    if steps.supported(opt.torch, params, grads):
+        prepared = steps.prepare(opt.torch, params, grads, lr, opt._spares)
+        count = opt.steps + 1
+        prepared.apply(lambda: _counted(opt, lr, count))
+        prepared.recycle(opt._spares)
+        return
     snapshot = _snapshot(opt, params)
     try:
-        _set_lr(opt, learning_rate(opt.lr, opt.steps))
-        for param, grad in zip(params, g.values(), strict=True):
+        _set_lr(opt, lr)
+        for param, grad in zip(params, grads, strict=True):
             param.grad = grad
         opt.torch.step()
     except BaseException:
@@ -381,6 +397,12 @@ def update(m: Model, opt: Optimizer, g: Grad) -> None:
         for param in params:
             param.grad = None
     opt.steps += 1
+
+
+def _counted(opt: Optimizer, lr: float, count: int) -> None:
+    """The end of a step: the rate it took, and the count; idempotent."""
+    _set_lr(opt, lr)
+    opt.steps = count
 
 
 def check_optimizer(value: Any, name: str, cls: type[Model], where: dict[str, Any]) -> None:

@@ -1,0 +1,280 @@
+"""`update`'s usual path (`rt.steps`): torch's step bit for bit, and never half done."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable
+
+import pytest
+import torch
+from torch.optim.optimizer import register_optimizer_step_post_hook
+
+from shapescript.rt import steps
+from shapescript.rt.gradients import Grad, value_and_grad
+from shapescript.rt.models import Field, Model, params_of
+from shapescript.rt.optimizers import Optimizer, adamw, cosine, sgd, update, warmup
+from tests.rt_training.nets import Tiny, tiny_loss
+
+
+class Mixed(Model):
+    """Params of every float dtype torch's CPU optimizers step."""
+
+    _ss_fields = (
+        Field("w", "param", (3, 2), "f32", ("normal", {"mean": 0.0, "std": 1.0})),
+        Field("v", "param", (5,), "f64", ("normal", {"mean": 0.0, "std": 1.0})),
+        Field("h", "param", (4,), "bf16", ("uniform", {"lo": -1.0, "hi": 1.0})),
+        Field("q", "param", (2, 2), "f16", ("uniform", {"lo": -1.0, "hi": 1.0})),
+    )
+
+
+def _mixed_grad(step: int) -> Grad:
+    generator = torch.Generator().manual_seed(100 + step)
+    values = {
+        field.name: torch.randn(field.shape, generator=generator).to(field.torch_dtype)
+        for field in Mixed._ss_fields
+    }
+    return Grad(Mixed, values)
+
+
+ADAMW_OPTIONS = [
+    {},
+    {"weight_decay": 0.0},
+    {"amsgrad": True},
+    {"maximize": True, "weight_decay": 0.1},
+    {"beta1": 0.8, "beta2": 0.99, "eps": 1e-6, "amsgrad": True},
+]
+SGD_OPTIONS = [
+    {},
+    {"momentum": 0.9},
+    {"momentum": 0.9, "dampening": 0.1, "weight_decay": 0.01},
+    {"momentum": 0.9, "nesterov": True},
+    {"maximize": True, "weight_decay": 0.1},
+]
+
+
+def _torch_optimizer(make, params: list[torch.Tensor], options: dict) -> torch.optim.Optimizer:
+    if make is adamw:
+        options = dict(options)
+        betas = (options.pop("beta1", 0.9), options.pop("beta2", 0.999))
+        return torch.optim.AdamW(params, lr=0.0, betas=betas, **options)
+    return torch.optim.SGD(params, lr=0.0, **options)
+
+
+def _state_tensors(opt: torch.optim.Optimizer, params: list[torch.Tensor]) -> list:
+    return [(key, value.clone()) for param in params for key, value in opt.state[param].items()]
+
+
+def _same_state(first: list, second: list) -> bool:
+    return len(first) == len(second) and all(
+        a_key == b_key and a.dtype == b.dtype and torch.equal(a, b)
+        for (a_key, a), (b_key, b) in zip(first, second, strict=True)
+    )
+
+
+@pytest.mark.parametrize(
+    ("make", "options"),
+    [(adamw, options) for options in ADAMW_OPTIONS] + [(sgd, options) for options in SGD_OPTIONS],
+)
+def test_the_staged_step_is_torchs_bit_for_bit(make, options: dict) -> None:
+    m = Mixed.init(seed=0)
+    schedule = warmup(2, cosine(0.05, 5))
+    opt = make(m, lr=schedule, **options)
+    reference = [p.detach().clone().requires_grad_() for p in m.parameters()]
+    torch_opt = _torch_optimizer(make, reference, options)
+    for step in range(7):
+        g = _mixed_grad(step)
+        assert steps.supported(opt.torch, params_of(m), g.values())
+        update(m, opt, g)
+        for group in torch_opt.param_groups:
+            group["lr"] = schedule(step)
+        for param, value in zip(reference, g.values(), strict=True):
+            param.grad = value.clone()
+        torch_opt.step()
+        for mine, theirs in zip(m.parameters(), reference, strict=True):
+            assert mine.dtype == theirs.dtype and torch.equal(mine, theirs)
+        mine_state = _state_tensors(opt.torch, list(m.parameters()))
+        assert _same_state(mine_state, _state_tensors(torch_opt, reference))
+    assert opt.steps == 7 and opt.torch.param_groups[0]["lr"] == schedule(6)
+    assert all(p.grad is None for p in m.parameters())
+
+
+def _tiny_grad(m: Tiny, step: int) -> Grad:
+    x = torch.randn(8, 3, generator=torch.Generator().manual_seed(step))
+    return value_and_grad(tiny_loss, m, x)[1]
+
+
+def _snapshot(m: Model, opt: Optimizer) -> tuple:
+    params = [p.detach().clone() for p in m.parameters()]
+    state = _state_tensors(opt.torch, list(m.parameters()))
+    return params, state, opt.steps, opt.torch.param_groups[0]["lr"]
+
+
+def _same(first: tuple, second: tuple) -> bool:
+    params_a, state_a, *rest_a = first
+    params_b, state_b, *rest_b = second
+    return (
+        all(torch.equal(a, b) for a, b in zip(params_a, params_b, strict=True))
+        and _same_state(state_a, state_b)
+        and rest_a == rest_b
+    )
+
+
+MAKERS = [
+    pytest.param(lambda m: adamw(m, lr=warmup(1, 0.1), amsgrad=True), id="adamw-amsgrad"),
+    pytest.param(lambda m: adamw(m, lr=0.1, weight_decay=0.0), id="adamw"),
+    pytest.param(lambda m: sgd(m, lr=0.1, momentum=0.9, weight_decay=0.01), id="sgd-momentum"),
+]
+
+
+def _fail_on_call(number: int, error: BaseException) -> Callable[..., None]:
+    """A stand-in for `steps._check_fits` that raises `error` on its `number`th call."""
+    calls = [0]
+    real = steps._check_fits
+
+    def check(param: torch.Tensor, *tensors: torch.Tensor) -> None:
+        calls[0] += 1
+        if calls[0] == number:
+            raise error
+        real(param, *tensors)
+
+    return check
+
+
+@pytest.mark.parametrize("make", MAKERS)
+@pytest.mark.parametrize("error", [RuntimeError("in the middle"), KeyboardInterrupt()])
+def test_an_exception_while_the_step_is_worked_out_changes_nothing(
+    make, error: BaseException, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    m, twin = Tiny.init(seed=0), Tiny.init(seed=0)
+    opt, reference = make(m), make(twin)
+    for step in range(2):
+        update(m, opt, _tiny_grad(m, step))
+        update(twin, reference, _tiny_grad(twin, step))
+    before = _snapshot(m, opt)
+    with monkeypatch.context() as patched:
+        patched.setattr(steps, "_check_fits", _fail_on_call(2, error))
+        with pytest.raises(type(error)):
+            update(m, opt, _tiny_grad(m, 2))
+    assert _same(_snapshot(m, opt), before)
+    assert all(p.grad is None for p in m.parameters())
+    for step in range(2, 5):
+        update(m, opt, _tiny_grad(m, step))
+        update(twin, reference, _tiny_grad(twin, step))
+        assert _same(_snapshot(m, opt), _snapshot(twin, reference))
+
+
+def _interrupt_after_first_op(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the first in-place op of the next step send SIGINT right after it runs."""
+    real = steps.Prepared.change
+    sent = [False]
+
+    def change(self: steps.Prepared, param: torch.Tensor, ops: list) -> None:
+        if not sent[0]:
+            first = ops[0]
+
+            def op_then_interrupt() -> object:
+                result = first()
+                if not sent[0]:
+                    sent[0] = True
+                    signal.raise_signal(signal.SIGINT)
+                return result
+
+            ops = [op_then_interrupt, *ops[1:]]
+        real(self, param, ops)
+
+    monkeypatch.setattr(steps.Prepared, "change", change)
+
+
+@pytest.mark.parametrize("make", MAKERS)
+def test_an_interrupt_while_params_change_finishes_the_step_then_raises(
+    make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    m, twin = Tiny.init(seed=0), Tiny.init(seed=0)
+    opt, reference = make(m), make(twin)
+    update(m, opt, _tiny_grad(m, 0))
+    update(twin, reference, _tiny_grad(twin, 0))
+    handler = signal.getsignal(signal.SIGINT)
+    with monkeypatch.context() as patched:
+        _interrupt_after_first_op(patched)
+        with pytest.raises(KeyboardInterrupt):
+            update(m, opt, _tiny_grad(m, 1))
+    update(twin, reference, _tiny_grad(twin, 1))
+    assert _same(_snapshot(m, opt), _snapshot(twin, reference))
+    assert opt.steps == 2 and signal.getsignal(signal.SIGINT) is handler
+    update(m, opt, _tiny_grad(m, 2))
+    update(twin, reference, _tiny_grad(twin, 2))
+    assert _same(_snapshot(m, opt), _snapshot(twin, reference))
+
+
+@pytest.mark.parametrize("make", MAKERS)
+def test_a_keyboard_interrupt_in_a_step_hook_restores_everything(make) -> None:
+    m = Tiny.init(seed=0)
+    opt = make(m)
+    update(m, opt, _tiny_grad(m, 0))
+    before = _snapshot(m, opt)
+
+    def interrupt(optimizer: torch.optim.Optimizer, *_: object) -> None:
+        with torch.no_grad():
+            m.w.add_(1.0)
+        raise KeyboardInterrupt
+
+    handle = opt.torch.register_step_post_hook(interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        update(m, opt, _tiny_grad(m, 1))
+    handle.remove()
+    assert _same(_snapshot(m, opt), before)
+    assert all(p.grad is None for p in m.parameters())
+
+
+def test_a_state_tensor_kept_elsewhere_is_never_written_again() -> None:
+    m = Tiny.init(seed=0)
+    opt = adamw(m, lr=0.1)
+    update(m, opt, _tiny_grad(m, 0))
+    entry = opt.torch.state[m.w]
+    kept, viewed, aliased = entry["exp_avg"], entry["exp_avg_sq"][0], entry["exp_avg_sq"].detach()
+    values = kept.clone(), viewed.clone(), aliased.clone()
+    for step in range(1, 5):
+        update(m, opt, _tiny_grad(m, step))
+    assert all(torch.equal(a, b) for a, b in zip((kept, viewed, aliased), values, strict=True))
+    assert opt.torch.state[m.w]["exp_avg"] is not kept
+
+
+def test_state_tensors_nothing_else_holds_are_written_again() -> None:
+    m = Tiny.init(seed=0)
+    opt = adamw(m, lr=0.1)
+    seen = []
+    for step in range(4):
+        update(m, opt, _tiny_grad(m, step))
+        seen.append(opt.torch.state[m.w]["exp_avg"].data_ptr())
+    assert seen[1] == seen[3] and seen[0] != seen[1]
+
+
+def test_steps_torch_would_take_differently_go_through_its_step() -> None:
+    m = Tiny.init(seed=0)
+    opt = adamw(m, lr=0.1)
+    params, g = params_of(m), _tiny_grad(m, 0)
+    assert steps.supported(opt.torch, params, g.values())
+    aliased = [params[0].detach(), *g.values()[1:]]
+    assert not steps.supported(opt.torch, params, aliased)
+    handle = opt.torch.register_step_pre_hook(lambda *_: None)
+    assert not steps.supported(opt.torch, params, g.values())
+    handle.remove()
+    handle = register_optimizer_step_post_hook(lambda *_: None)
+    try:
+        assert not steps.supported(opt.torch, params, g.values())
+    finally:
+        handle.remove()
+    foreach = torch.optim.SGD(params, lr=0.1, foreach=True)
+    assert not steps.supported(foreach, params, g.values())
+
+
+def test_a_gradient_sharing_a_params_memory_steps_as_torch_does() -> None:
+    m, twin = Tiny.init(seed=0), Tiny.init(seed=0)
+    opt = adamw(m, lr=0.1)
+    reference = [p.detach().clone().requires_grad_() for p in twin.parameters()]
+    torch_opt = torch.optim.AdamW(reference, lr=0.1)
+    update(m, opt, Grad(Tiny, {name: getattr(m, name).detach() for name in Tiny._ss_params}))
+    for param in reference:
+        param.grad = param.detach()
+    torch_opt.step()
+    assert all(torch.equal(a, b) for a, b in zip(m.parameters(), reference, strict=True))
