@@ -96,6 +96,8 @@ class Model(torch.nn.Module):
     _ss_fields: ClassVar[tuple[Field, ...]] = ()
     _ss_by_name: ClassVar[dict[str, Field]] = {}
     _ss_params: ClassVar[tuple[str, ...]] = ()
+    #: Each field as checks compare it: name, whether it's a param, shape, dtype.
+    _ss_types: ClassVar[tuple[tuple[str, bool, torch.Size, torch.dtype], ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -109,6 +111,10 @@ class Model(torch.nn.Module):
             by_name[field.name] = field
         cls._ss_by_name = by_name
         cls._ss_params = tuple(field.name for field in cls._ss_fields if field.kind == "param")
+        cls._ss_types = tuple(
+            (field.name, field.kind == "param", torch.Size(field.shape), field.torch_dtype)
+            for field in cls._ss_fields
+        )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         name = type(self).__name__
@@ -224,6 +230,13 @@ def check_model(value: Any, cls: type[Model], where: dict[str, Any]) -> None:
     """ShapeError unless `value` is a `cls` whose fields have their declared shapes and dtypes."""
     if not isinstance(value, cls):
         raise ShapeError(f"expected a {cls.__name__} model, got {type(value).__name__}", **where)
+    parameters, buffers = value._parameters, value._buffers
+    for name, is_param, shape, dtype in cls._ss_types:
+        tensor = parameters.get(name) if is_param else buffers.get(name)
+        if tensor is None or tensor.shape != shape or tensor.dtype is not dtype:
+            break
+    else:
+        return
     tensors = fields_of(value)
     for field in cls._ss_fields:
         problem = field_problem(field, tensors[field.name])

@@ -1,8 +1,10 @@
 """Optimizer state (`sgd`, `adamw`), learning-rate schedules, and `update`, one step of PyTorch's.
 
 An `Optimizer` wraps a `torch.optim` optimizer over a model's params in field order, with
-the update count and the learning rate (a number or a `Schedule`). `update` is
-transactional: a step that fails leaves the params and the state as they were.
+the update count and the learning rate (a number or a `Schedule`). `update` never leaves a
+step half done: a step that fails leaves the params and the state as they were, and a step
+an exception interrupts (a KeyboardInterrupt) is finished before it is raised
+(`shapescript.rt.steps`), or, where it runs `step()` itself, undone.
 """
 
 from __future__ import annotations
@@ -143,8 +145,8 @@ class Optimizer:
     __slots__ = (
         "_copied",
         "_copies",
+        "_buffers",
         "_params",
-        "_spares",
         "capturable",
         "lr",
         "model_type",
@@ -175,7 +177,7 @@ class Optimizer:
         self.torch = make(list(self._params), lr=first, **options)
         self._copies: list[torch.Tensor] = []
         self._copied: list[torch.Tensor] = []
-        self._spares = steps.Spares()
+        self._buffers = steps.Buffers()
 
     @property
     def type_text(self) -> str:
@@ -287,10 +289,15 @@ def _check_update(m: Any, opt: Any, g: Any) -> None:
         raise ShapeError(f"update: {opt.type_text} state can't update a {cls.__name__}")
     if not same_model_type(g.model_type, cls):
         raise ShapeError(f"update: a Grad[{g.model_type.__name__}] can't update a {cls.__name__}")
-    for name in cls._ss_params:
-        problem = field_problem(cls._ss_by_name[name], g[name])
-        if problem is not None:
-            raise ShapeError(f"update: a Grad[{cls.__name__}] whose {problem.removeprefix('its ')}")
+    values = g._values
+    for name, is_param, shape, dtype in cls._ss_types:
+        if is_param:
+            value = values[name]
+            if value.shape != shape or value.dtype is not dtype:
+                problem = field_problem(cls._ss_by_name[name], value) or ""
+                raise ShapeError(
+                    f"update: a Grad[{cls.__name__}] whose {problem.removeprefix('its ')}"
+                )
 
 
 def _move_state(opt: Optimizer, params: tuple[torch.nn.Parameter, ...]) -> None:
@@ -368,9 +375,10 @@ def _restore(opt: Optimizer, snapshot: _Snapshot) -> None:
 def update(m: Model, opt: Optimizer, g: Grad) -> None:
     """One step of `opt` on `m` with `g`, at the schedule's rate for `opt.steps`; counts it.
 
-    Usually the step is worked out beside the params and the state and then applied
-    (`shapescript.rt.steps`); where that can't be exactly `opt.torch.step()` (step hooks,
-    params off the CPU), it is `step()` itself, with the params and the state copied first.
+    Usually the step is checked whole, then run (`shapescript.rt.steps`); where that
+    wouldn't be exactly `opt.torch.step()` (step hooks, params off the CPU), it is `step()`
+    itself, with the params and the state copied first so that a step that fails can be
+    undone.
     """
     _check_update(m, opt, g)
     params = params_of(m)
@@ -379,10 +387,10 @@ def update(m: Model, opt: Optimizer, g: Grad) -> None:
     lr = learning_rate(opt.lr, opt.steps)
     grads = g.values()
     if steps.supported(opt.torch, params, grads):
-        prepared = steps.prepare(opt.torch, params, grads, lr, opt._spares)
         count = opt.steps + 1
-        prepared.apply(lambda: _counted(opt, lr, count))
-        prepared.recycle(opt._spares)
+        steps.prepare(opt.torch, params, grads, lr, opt._buffers).apply(
+            lambda: _counted(opt, lr, count)
+        )
         return
     snapshot = _snapshot(opt, params)
     try:
