@@ -10,9 +10,10 @@ learning rate set from the same schedule, and `torch.optim.AdamW.step()`.
 Each figure is the median of many short batches of steps, the two sides alternating batch
 by batch so that noise from other work on the machine falls on both; the ratio compiled /
 hand-written is taken with default checks and with checks off (budgets: at most 1.05x and
-1.02x). `update` snapshots the params and the optimizer state before each step, so that a
-step that fails can be undone (`shapescript.rt.optimizers`): that copy is part of the
-compiled side's cost. Results go to benchmarks/results/train_step.json.
+1.02x). `update` checks everything the step could fail on before it changes anything, so
+that a step that fails leaves the params and the optimizer state as they were, then runs
+torch's ops in place (`shapescript.rt.steps`): those checks are part of the compiled side's
+cost; nothing is copied. Results go to benchmarks/results/train_step.json.
 """
 
 from __future__ import annotations

@@ -276,6 +276,8 @@ def test_steps_torch_would_take_differently_go_through_its_step() -> None:
         handle.remove()
     foreach = torch.optim.SGD(params, lr=0.1, foreach=True)
     assert not steps.supported(foreach, params, g.values())
+    sparse = [g.values()[0].to_sparse(), *g.values()[1:]]
+    assert not steps.supported(opt.torch, params, sparse)
 
 
 def test_a_gradient_sharing_a_params_memory_steps_as_torch_does() -> None:

@@ -45,8 +45,8 @@ def supported(opt: torch.optim.Optimizer, params: Sequence[torch.Tensor], grads:
 
     So: an exact AdamW or SGD with one param group, no step hooks and no `step` of its
     own (an LR scheduler's wrapper), and torch's single-tensor algorithm (CPU params, not
-    foreach, fused, capturable or differentiable) on plain tensors. An inference-mode
-    param goes to `step()` too, which raises as it would.
+    foreach, fused, capturable or differentiable) on plain dense tensors. A sparse gradient
+    or an inference-mode param goes to `step()` too, which handles or refuses it as it does.
     """
     kind = type(opt)
     if kind is not torch.optim.AdamW and kind is not torch.optim.SGD:
@@ -75,6 +75,8 @@ def supported(opt: torch.optim.Optimizer, params: Sequence[torch.Tensor], grads:
         if (
             type(param) is not torch.nn.Parameter
             or type(grad) is not torch.Tensor
+            or param.layout is not torch.strided
+            or grad.layout is not torch.strided
             or not param.is_cpu
             or param.is_complex()
             or param.is_inference()
