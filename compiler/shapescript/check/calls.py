@@ -6,6 +6,7 @@ import math
 
 from shapescript.check import (
     builtin_rules,
+    data_values,
     domains,
     gradients,
     model_values,
@@ -108,6 +109,15 @@ class CallChecker:
                 if symbol.kind == "model":
                     model_values.model_called(self, name, callee.span)
                     return UNKNOWN
+                if symbol.kind == "data":
+                    self.reporter.report(
+                        "E0303",
+                        f"`{name}` is a data record, not a function: its examples come from "
+                        "a dataset",
+                        callee.span,
+                        "called here",
+                    )
+                    return UNKNOWN
                 return UNKNOWN if symbol.kind != "logs" else NamedType(name)
             if name in builtin_rules.KNOWN:
                 self.refer(callee.span, builtin_rules.symbol(name))
@@ -117,6 +127,8 @@ class CallChecker:
                     return training.call(self, name, args, node)
                 if not mutation.check_builtin_args(self, name, args):
                     return UNKNOWN
+                if kind == "dataset":
+                    return data_values.stage(self, name, args, node)
                 special = gradients.builtin_call(self, name, kind, args, node)
                 if special is not None:
                     return special
@@ -486,6 +498,11 @@ class CallChecker:
             return self._special_argument(
                 signature, param, value, variables, equations, arg_index, first
             )
+        fits = data_values.argument(
+            self, signature, param, arg_index, value, variables, equations, renames
+        )
+        if fits is not None:
+            return None if fits else False
         expected = param.type
         actual = value.type
         problem = model_values.fit_problem(expected, actual)

@@ -7,6 +7,7 @@ import gc
 from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.check import builtin_rules
 from shapescript.check.bodies import Program
+from shapescript.check.data_records import check_data_records
 from shapescript.check.gradients import read_diagnostics, reads_of_functions
 from shapescript.check.math_comments import CommentLine, Math, check_math, find_math
 from shapescript.check.models import check_models
@@ -95,6 +96,8 @@ def _check_parsed(
         previous.memo.get("models") if previous is not None else None,
     )
 
+    scope.data_infos = check_data_records(module, scope, reporter, items, source.text)
+
     def on_reference(name: str, span: Span, base: int) -> None:
         symbol = scope.symbols.get(name)
         if symbol is not None and base in by_base:
@@ -146,6 +149,7 @@ def _check_parsed(
         | {"signatures": signature_memo, "reads": program.read_summaries, "models": model_memo},
         math=math,
         models=dict(scope.model_infos),
+        data=dict(scope.data_infos),
         param_reads=reads_of_functions(program),
     )
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from shapescript.check import data_values
 from shapescript.check.module_scope import suggestion
 from shapescript.check.program import Reference
 from shapescript.check.types import (
+    DATA_TYPES,
     TRAINING_TYPES,
     UNKNOWN,
     GradType,
@@ -39,19 +41,22 @@ def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
     fits or isn't one of these cases. A Python value or an unknown one fits anything."""
     if expected is None or isinstance(actual, UnknownType | PythonType):
         return None
+    data = data_values.fit_problem(expected, actual)
+    if data is not None:
+        return data
     shown = format_type(actual)
     if isinstance(expected, ModelType):
         if isinstance(actual, ModelType) and actual.name == expected.name:
             return None
         if isinstance(actual, ModelType):
             return "E0904", f"it is a {actual.name}, not a {expected.name}"
-        if isinstance(actual, TensorType | HostType | TRAINING_TYPES):
+        if isinstance(actual, TensorType | HostType | TRAINING_TYPES | DATA_TYPES):
             return "E0904", f"{shown} isn't the model {expected.name}"
         return None
     if isinstance(expected, GradType):
         if isinstance(actual, GradType) and actual.model == expected.model:
             return None
-        if isinstance(actual, TensorType | HostType | TRAINING_TYPES):
+        if isinstance(actual, TensorType | HostType | TRAINING_TYPES | DATA_TYPES):
             return "E0904", f"{shown} isn't a gradient of {expected.model}"
         return None
     if isinstance(expected, OptimizerType):
@@ -59,7 +64,7 @@ def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
             if actual.model == expected.model:
                 return None
             return "E1502", f"it is state for a {actual.model}, not a {expected.model}"
-        if isinstance(actual, TensorType | HostType | TRAINING_TYPES):
+        if isinstance(actual, TensorType | HostType | TRAINING_TYPES | DATA_TYPES):
             return "E1503", f"{shown} isn't {format_type(expected)}"
         return None
     if isinstance(expected, ScheduleType):
@@ -67,19 +72,19 @@ def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
             isinstance(actual, HostType) and actual.kind in ("int", "float")
         ):
             return None
-        if isinstance(actual, TensorType | HostType | TRAINING_TYPES):
+        if isinstance(actual, TensorType | HostType | TRAINING_TYPES | DATA_TYPES):
             return "E1504", f"{shown} isn't a number or a Schedule"
         return None
     if isinstance(expected, ModeType):
         if isinstance(actual, ModeType):
             return None
-        if isinstance(actual, TensorType | HostType | TRAINING_TYPES):
+        if isinstance(actual, TensorType | HostType | TRAINING_TYPES | DATA_TYPES):
             return "E1202", f"{shown} isn't a Mode: pass Train(seed=…) or Eval"
         return None
     if isinstance(expected, TensorType | HostType):
         if isinstance(actual, GradType):
             return "E1108", "a gradient isn't a tensor: only its fields are"
-        if isinstance(actual, TRAINING_TYPES):
+        if isinstance(actual, TRAINING_TYPES | DATA_TYPES):
             return "E0412", f"{shown} isn't a tensor"
     return None
 

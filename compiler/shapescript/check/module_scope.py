@@ -62,6 +62,10 @@ class ModuleScope:
     #: Functions declared more than once, each taking another model first (overloads).
     overloaded: set[str] = field(default_factory=set)
     records: dict[str, ast.DataDecl | ast.LogsDecl] = field(default_factory=dict)
+    #: The names of the data records (a subset of `records`).
+    data_records: set[str] = field(default_factory=set)
+    #: Each data record's checked fields (`data_records.check_data_records`), by name.
+    data_infos: dict = field(default_factory=dict)
     #: Dims and aliases whose declaration failed: their uses are unknown, silently.
     broken_names: set[str] = field(default_factory=set)
     domain_intervals: dict[str, Interval] = field(default_factory=dict)
@@ -80,6 +84,7 @@ class ModuleScope:
             domain_intervals=self.domain_intervals,
             broken=self.broken_names,
             models=self.models.keys(),
+            data_records=self.data_records,
         )
 
 
@@ -277,6 +282,8 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
             entries.append((item.name, kind, item.name_span))
             scope.named_types.add(item.name)
             scope.records[item.name] = item
+            if kind == "data":
+                scope.data_records.add(item.name)
         elif isinstance(item, ast.ImportPythonDecl):
             name = item.bound_name
             scope.python_modules.add(name)

@@ -21,6 +21,7 @@ from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
 
 if TYPE_CHECKING:
+    from shapescript.check.data_info import DataInfo
     from shapescript.check.model_info import ModelInfo
 
 #: Kinds of symbol declared inside a function; their spans are relative to its item.
@@ -49,7 +50,8 @@ class Symbol:
 @record
 class Reference:
     """A name at `span`: a local, built-in or prelude `symbol`, a module declaration, or a
-    model's field (`field`: the model's name and the field's)."""
+    field of a model or data record (`field`: the model's or record's name and the
+    field's)."""
 
     span: Span
     symbol: Symbol | None = None
@@ -152,6 +154,13 @@ class Checked:
     #: in order (`model_info.ModelInfo`: kind, type, shape as ints, dtype, initializer
     #: with its arguments as Python numbers, doc, span).
     models: dict[str, ModelInfo] = field(default_factory=dict)
+    #: For the compiler and the editor: each data record, by name, with its valid fields in
+    #: order (`data_info.DataInfo`: type, shape as ints, dtype, the type as written, doc,
+    #: span). A batch's or example's type is `BatchType` (the record's name and the batch
+    #: axes; a loop over `batches(n)` records its variable as `[?b] Digit`, a fresh unknown
+    #: size per loop), and a field read `batch.img` has the field's type with those axes
+    #: first, its name a `Reference.field`.
+    data: dict[str, DataInfo] = field(default_factory=dict)
     #: For the compiler and the architecture view: for each fn of the file, for each of
     #: its parameters whose type is a model, the names of the params of that model its
     #: body reads (directly as `m.w1`, or through the fns, pipes and `value_and_grad` it
@@ -185,7 +194,7 @@ class Checked:
     def _resolve(self, reference: Reference, base: int) -> Symbol | None:
         if reference.field is not None:
             model, name = reference.field
-            info = self.models.get(model)
+            info = self.models.get(model) or self.data.get(model)
             found = info.fields.get(name) if info is not None else None
             return found.symbol if found is not None else None
         if reference.module_name is not None:

@@ -10,6 +10,7 @@ from shapescript.check.sizes import Poly
 from shapescript.check.syntax_facts import walk
 from shapescript.check.type_exprs import TypeContext, TypeResolver
 from shapescript.check.types import (
+    DATA_TYPES,
     TRAINING_TYPES,
     UNKNOWN,
     HostType,
@@ -95,6 +96,7 @@ def build_signature(
         domain_intervals=base.domain_intervals,
         broken=base.broken,
         models=base.models,
+        data_records=base.data_records,
     )
     params: list[ParamSig] = []
     seen: dict[str, ast.Param] = {}
@@ -206,7 +208,7 @@ def _param(param: ast.Param, resolver: TypeResolver, ctx: TypeContext, extern: b
         )
     if (
         param.default is not None
-        and isinstance(type_, TRAINING_TYPES)
+        and isinstance(type_, TRAINING_TYPES | DATA_TYPES)
         and not isinstance(type_, ScheduleType)
     ):
         reporter.report(
