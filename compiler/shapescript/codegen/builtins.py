@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from shapescript.check.signatures import Signature
 from shapescript.check.types import HostType, TensorType
-from shapescript.codegen import patterns, training
+from shapescript.codegen import data, patterns, training
 from shapescript.codegen.context import Unsupported, python_name
 from shapescript.syntax import ast
 
@@ -403,8 +403,8 @@ HANDLERS = {
         for name in (
             "save",
             "load",
-            "shuffle",
-            "batches",
         )
     },
+    "shuffle": data.stage,
+    "batches": data.stage,
 }

@@ -6,7 +6,7 @@ from ast import PyCF_ONLY_AST
 
 from shapescript import __version__
 from shapescript.check.program import Checked
-from shapescript.codegen import training
+from shapescript.codegen import data, training
 from shapescript.codegen.context import ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import SourceBuilder
 from shapescript.codegen.function import FunctionGenerator
@@ -75,10 +75,26 @@ def generate_module(
                     problem,
                     indent=2,
                 )
-        elif isinstance(item, ast.ModelDecl | ast.DataDecl | ast.LogsDecl | ast.ImportDecl):
+        elif isinstance(item, ast.DataDecl) and item.name in checked.data:
+            origin = context.origin(item_facts.base, item.name_span)
+            try:
+                data.record_class(context, checked.data[item.name], origin, body)
+            except Unsupported as problem:
+                problem.span = _absolute(item.span, item_facts.base)
+                problems.append(problem)
+                _stub(
+                    context,
+                    body,
+                    f"class {python_name(item.name)}:\n    def __init__(self, *args, **kwargs):",
+                    item,
+                    item_facts.base,
+                    item.name,
+                    problem,
+                    indent=2,
+                )
+        elif isinstance(item, ast.ModelDecl | ast.LogsDecl | ast.ImportDecl):
             kind = {
                 ast.ModelDecl: "a model",
-                ast.DataDecl: "a data record",
                 ast.LogsDecl: "a logs record",
                 ast.ImportDecl: "an import of another .ss file",
             }[type(item)]
