@@ -76,7 +76,10 @@ def test_domain_tests_follow_the_value_check_mode() -> None:
 
 def test_a_batch_parameter_becomes_a_batch_and_gives_its_sizes() -> None:
     source = _source()
-    assert "batch = _ss_rt.data.as_batch(batch, Digit, 'digits.ss:15:17', 'batch')" in source
+    assert (
+        "batch = _ss_rt.data.as_batch(batch, Digit, 'digits.ss:15:17', 'batch', function='loss')"
+        in source
+    )
     assert "b = _ss_len(batch)" in source
     assert "_ss_F.cross_entropy(forward(m, batch.img," in source
     assert ", batch.label)" in source
@@ -93,11 +96,13 @@ def test_a_batch_axis_given_by_a_tensor_too_is_checked_after_it() -> None:
     ) in body
     unchecked = _source(checks="never")
     assert "if _ss_len(x) != b:" not in unchecked
-    assert "x = _ss_rt.data.as_batch(x, Digit, 'digits.ss:25:9', 'x')" in unchecked
+    assert (
+        "x = _ss_rt.data.as_batch(x, Digit, 'digits.ss:25:9', 'x', function='pair', axes=2)"
+    ) in unchecked
 
 
 def test_a_dataset_parameter_is_checked_as_the_modes_say() -> None:
-    check = "_ss_rt.data.check_dataset(train, Digit, 'digits.ss:18:18', 'train')"
+    check = "_ss_rt.data.check_dataset(train, Digit, 'digits.ss:18:18', 'train', function='total')"
     assert check in _source()
     assert check not in _source(checks="never")
     debug = _source(checks="debug")

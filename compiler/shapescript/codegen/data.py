@@ -99,10 +99,12 @@ def parameter_lines(
         name = python_name(param.name)
         record = python_name(type_.record)
         located = where(gen.context, gen.base, param.decl.span)
-        arguments = f"{name}, {record}, {located!r}, {param.name!r}"
+        arguments = f"{name}, {record}, {located!r}, {param.name!r}, function={gen.decl.name!r}"
         if isinstance(type_, DatasetType):
             checks.append(f"_ss_rt.data.check_dataset({arguments})")
             continue
+        if len(type_.axes) != 1:
+            arguments += f", axes={len(type_.axes)}"
         lines.append(f"{name} = _ss_rt.data.as_batch({arguments})")
         for position, axis in enumerate(type_.axes):
             read = _axis_read(gen, name, type_.record, position)
