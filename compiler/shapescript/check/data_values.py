@@ -23,6 +23,7 @@ from shapescript.check.types import (
     BatchType,
     DatasetType,
     HostType,
+    NamedType,
     PythonType,
     StringType,
     TensorType,
@@ -263,7 +264,10 @@ def _dataset_record(checker: BodyChecker, name: str, data: Arg, node: ast.Call) 
     type_ = data.type
     if isinstance(type_, DatasetType):
         return type_.record
-    if isinstance(type_, UnknownType):
+    if isinstance(type_, UnknownType) or (
+        isinstance(type_, NamedType)
+        and (type_.name == "Dataset" or type_.args == ("type variable",))
+    ):
         return None
     if isinstance(type_, BatchesType):
         message = (

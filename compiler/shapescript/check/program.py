@@ -157,9 +157,10 @@ class Checked:
     #: For the compiler and the editor: each data record, by name, with its valid fields in
     #: order (`data_info.DataInfo`: type, shape as ints, dtype, the type as written, doc,
     #: span). A batch's or example's type is `BatchType` (the record's name and the batch
-    #: axes; a loop over `batches(n)` records its variable as `[?b] Digit`, a fresh unknown
-    #: size per loop), and a field read `batch.img` has the field's type with those axes
-    #: first, its name a `Reference.field`.
+    #: axes, none for an example). The variable of a loop over `batches(n)` has a batch
+    #: type whose axis is a fresh unknown size (`?b`, `?b2`, ...), named `b` when that name
+    #: is free; a field read `batch.img` has the field's type with the batch axes first,
+    #: and its name is a `Reference.field`.
     data: dict[str, DataInfo] = field(default_factory=dict)
     #: For the compiler and the architecture view: for each fn of the file, for each of
     #: its parameters whose type is a model, the names of the params of that model its
