@@ -37,3 +37,8 @@ fn as_batch(x: [b D]) -> int:
 fn to_dataset(train: Dataset[Digit]) -> int:
     y = train to Dataset[Digit]  # E0303
     return 0
+
+logs StepLogs:
+    loss: [] mean
+
+fn logs_batch(x: [b] StepLogs) -> int = 0  # E0303
