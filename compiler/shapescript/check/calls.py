@@ -7,6 +7,7 @@ import math
 from shapescript.check import (
     builtin_rules,
     checkpoints,
+    data_values,
     domains,
     generics,
     gradients,
@@ -113,6 +114,14 @@ class CallChecker:
                     return UNKNOWN
                 if symbol.kind == "logs":
                     return logs_values.construct(self, name, args, node)
+                if symbol.kind == "data":
+                    self.reporter.report(
+                        "E0303",
+                        f"`{name}` is a data record, not a function: its examples come from "
+                        "a dataset",
+                        callee.span,
+                        "called here",
+                    )
                 return UNKNOWN
             if name in builtin_rules.KNOWN:
                 self.refer(callee.span, builtin_rules.symbol(name))
@@ -122,6 +131,8 @@ class CallChecker:
                     return training.call(self, name, args, node)
                 if not mutation.check_builtin_args(self, name, args):
                     return UNKNOWN
+                if kind == "dataset":
+                    return data_values.stage(self, name, args, node)
                 special = gradients.builtin_call(self, name, kind, args, node)
                 if special is not None:
                     return special
@@ -503,6 +514,11 @@ class CallChecker:
             return self._special_argument(
                 signature, param, value, variables, equations, arg_index, first
             )
+        fits = data_values.argument(
+            self, signature, param, arg_index, value, variables, equations, renames
+        )
+        if fits is not None:
+            return None if fits else False
         expected = param.type
         actual = value.type
         problem = model_values.fit_problem(expected, actual)

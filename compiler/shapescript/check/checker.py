@@ -7,6 +7,7 @@ import gc
 from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.check import builtin_rules
 from shapescript.check.bodies import Program
+from shapescript.check.data_records import check_data_records
 from shapescript.check.generics import instances_of, keep_instances
 from shapescript.check.gradients import read_diagnostics, reads_of_functions
 from shapescript.check.logs_records import check_logs
@@ -105,6 +106,8 @@ def _check_parsed(
     )
     scope.logs_infos = check_logs(module, scope, reporter, items)
 
+    scope.data_infos = check_data_records(module, scope, reporter, items, source.text)
+
     def on_reference(name: str, span: Span, base: int) -> None:
         symbol = scope.symbols.get(name)
         if symbol is not None and base in by_base:
@@ -158,6 +161,7 @@ def _check_parsed(
         math=math,
         models=dict(scope.model_infos),
         logs=dict(scope.logs_infos),
+        data=dict(scope.data_infos),
         param_reads=reads_of_functions(program),
         overloads={name: overloads.signatures() for name, overloads in scope.overload_sets.items()},
         instances=instances_of(items),

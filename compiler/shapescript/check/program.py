@@ -21,6 +21,7 @@ from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
 
 if TYPE_CHECKING:
+    from shapescript.check.data_info import DataInfo
     from shapescript.check.logs_info import LogsInfo
     from shapescript.check.model_info import ModelInfo
 
@@ -51,8 +52,8 @@ class Symbol:
 @record
 class Reference:
     """A name at `span`: a local, built-in or prelude `symbol`, a module declaration, or a
-    model's field or a logs record's metric (`field`: the model's or record's name and the
-    field's or metric's)."""
+    field of a model or data record, or a logs record's metric (`field`: the model's or
+    record's name and the field's or metric's)."""
 
     span: Span
     symbol: Symbol | None = None
@@ -191,6 +192,14 @@ class Checked:
     #: in order (`model_info.ModelInfo`: kind, type, shape as ints, dtype, initializer
     #: with its arguments as Python numbers, doc, span).
     models: dict[str, ModelInfo] = field(default_factory=dict)
+    #: For the compiler and the editor: each data record, by name, with its valid fields in
+    #: order (`data_info.DataInfo`: type, shape as ints, dtype, the type as written, doc,
+    #: span). A batch's or example's type is `BatchType` (the record's name and the batch
+    #: axes, none for an example). The variable of a loop over `batches(n)` has a batch
+    #: type whose axis is a fresh unknown size (`?b`, `?b2`, ...), named `b` when that name
+    #: is free; a field read `batch.img` has the field's type with the batch axes first,
+    #: and its name is a `Reference.field`.
+    data: dict[str, DataInfo] = field(default_factory=dict)
     #: For the compiler and the architecture view: for each fn of the file, for each of
     #: its parameters whose type is a model, the names of the params of that model its
     #: body reads (directly as `m.w1`, or through the fns, pipes and `value_and_grad` it
@@ -233,7 +242,7 @@ class Checked:
     def _resolve(self, reference: Reference, base: int) -> Symbol | None:
         if reference.field is not None:
             owner, name = reference.field
-            info = self.models.get(owner)
+            info = self.models.get(owner) or self.data.get(owner)
             if info is not None:
                 found = info.fields.get(name)
             else:

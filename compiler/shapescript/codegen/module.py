@@ -6,7 +6,7 @@ from ast import PyCF_ONLY_AST
 
 from shapescript import __version__
 from shapescript.check.program import Checked
-from shapescript.codegen import instances, logs, training
+from shapescript.codegen import data, instances, logs, training
 from shapescript.codegen.context import ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import SourceBuilder
 from shapescript.codegen.function import FunctionGenerator
@@ -57,10 +57,15 @@ def generate_module(
                     problem,
                     indent=2,
                 )
-        elif isinstance(item, ast.LogsDecl) and item.name in checked.logs:
+        elif isinstance(item, ast.LogsDecl | ast.DataDecl) and (
+            item.name in checked.logs or item.name in checked.data
+        ):
             origin = context.origin(item_facts.base, item.name_span)
             try:
-                logs.logs_class(context, checked.logs[item.name], origin, body)
+                if isinstance(item, ast.LogsDecl):
+                    logs.logs_class(context, checked.logs[item.name], origin, body)
+                else:
+                    data.record_class(context, checked.data[item.name], origin, body)
             except Unsupported as problem:
                 problem.span = _absolute(item.span, item_facts.base)
                 problems.append(problem)
@@ -74,10 +79,9 @@ def generate_module(
                     problem,
                     indent=2,
                 )
-        elif isinstance(item, ast.ModelDecl | ast.DataDecl | ast.ImportDecl):
+        elif isinstance(item, ast.ModelDecl | ast.ImportDecl):
             kind = {
                 ast.ModelDecl: "a model",
-                ast.DataDecl: "a data record",
                 ast.ImportDecl: "an import of another .ss file",
             }[type(item)]
             problem = Unsupported(
