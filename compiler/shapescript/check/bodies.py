@@ -13,11 +13,13 @@ from shapescript.check import (
     domains,
     generics,
     gradients,
+    imports,
     logs_values,
     model_values,
     modes,
     mutation,
     overloads,
+    qualified_uses,
     ranges,
 )
 from shapescript.check.broadcast import ShapeError, broadcast, matmul, positions_in
@@ -138,7 +140,7 @@ class Program:
         return f"${name}.{self.variable_counter}"
 
     def lookup_function(self, name: str) -> Signature | None:
-        signature = self.scope.signatures.get(name)
+        signature = self.scope.signatures.get(name) or imports.signature_of(self.scope, name)
         if signature is not None:
             return signature
         return self.prelude.signatures.get(name)
@@ -179,6 +181,8 @@ class Program:
         """The range an elementwise function's body gives at these arguments' ranges."""
         decl = signature.decl
         if not isinstance(decl, ast.FnDecl) or decl.name in self.inferring:
+            return None
+        if signature.origin == "import":
             return None
         key = (decl.name, tuple(sorted((k, format_type(v)) for k, v in arguments.items())))
         if key in self.range_cache:
@@ -1337,6 +1341,9 @@ class BodyChecker(CallChecker):
         return target
 
     def member(self, node: ast.Member) -> Type:
+        qualified = qualified_uses.qualified_member(self, node)
+        if qualified is not None:
+            return self.name(qualified) if isinstance(qualified, ast.Name) else UNKNOWN
         if model_values.names_model(self, node):
             return model_values.model_name_member(self, node)
         target = self.expr(node.target)

@@ -16,6 +16,7 @@ from shapescript.check import (
     modes,
     mutation,
     overloads,
+    qualified_uses,
     ranges,
     training,
 )
@@ -60,6 +61,12 @@ class CallChecker:
     """The part of `BodyChecker` that checks calls (a mixin: it uses the checker's state)."""
 
     def call(self, node: ast.Call, piped: Arg | None) -> Type:
+        qualified = qualified_uses.qualified_call(self, node)
+        if qualified is False:
+            self.collect_args(node, piped)
+            return UNKNOWN
+        if isinstance(qualified, ast.Call):
+            node = qualified
         callee = node.callee
         callee_name = callee.name if isinstance(callee, ast.Name) else None
         if not self._check_stage_call(node, callee_name):
@@ -200,7 +207,10 @@ class CallChecker:
             ):
                 args.append(Arg(arg.value, UNKNOWN, arg.span, arg.name, arg.mut))
                 continue
-            value = arg.value
+            value = qualified_uses.as_name(self, arg.value)
+            if position == 0 and qualified_uses.function_found_by_model(self, node, value):
+                args.append(Arg(value, UNKNOWN, arg.span, arg.name, arg.mut))
+                continue
             if isinstance(value, ast.Placeholder) and piped is not None:
                 args.append(Arg(piped.expr, piped.type, piped.span, arg.name, arg.mut))
                 placeholder_used = True

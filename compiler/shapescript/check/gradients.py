@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shapescript.check import overloads
+from shapescript.check import imports, overloads, qualified_uses
 from shapescript.check.read_summary import ReadSummary, summarise
 from shapescript.check.types import (
     DATA_TYPES,
@@ -97,6 +97,11 @@ def _differentiable(checker: BodyChecker, function: Arg, args: list[Arg]):
         if signature is None:
             return None
         if signature is overloads.NOT_DECLARED:
+            if not qualified_uses.declared(checker, name):
+                checker.reporter.report(
+                    "E0301", f"unknown name `{name}`", function.span, "not found"
+                )
+                return None
             signature = None
     if signature is None or signature.extern:
         problem = "the first argument of value_and_grad is the name of a fn"
@@ -174,6 +179,9 @@ def param_reads(
     if key in memo:
         return memo[key]
     memo[key] = ()
+    if "." in name:
+        memo[key] = imports.param_reads(program.scope, name, index)
+        return memo[key]
     decl, base, signature = overloads.function_for(program.scope, name, model)
     result: tuple[str, ...] | None = ()
     if signature is not None and signature.is_generic:

@@ -78,6 +78,8 @@ class ModuleScope:
     domain_intervals: dict[str, Interval] = field(default_factory=dict)
     #: How many devices the file's devices line declares (1 when it has none).
     device_count: int = 1
+    #: The other `.ss` files it imports (`imports.ImportTable`), once they are read.
+    imports: object = None
 
     def type_context(self, on_reference=None) -> TypeContext:
         return TypeContext(
@@ -91,6 +93,7 @@ class ModuleScope:
             domain_intervals=self.domain_intervals,
             broken=self.broken_names,
             models=self.models.keys(),
+            modules=self.imports.names if self.imports is not None else None,
             logs=self.logs,
             data_records=self.data_records,
         )
@@ -459,6 +462,10 @@ class _Dims:
         if isinstance(expr, ast.SizeName):
             if expr.name in self.decls:
                 return self.value_of(expr.name)
+            if "." in expr.name:
+                from shapescript.check.imports import imported_dim
+
+                return imported_dim(self.scope, expr, reporter)
             symbol = self.scope.symbols.get(expr.name)
             if symbol is not None:
                 reporter.report(

@@ -148,17 +148,26 @@ def _clash(first: _Seen, seen: _Seen, overloads: OverloadSet | None) -> tuple[st
 def functions_for(checker: BodyChecker, name: str, model: str) -> dict[str, Signature]:
     """The functions a call of `name` with a first argument of model `model` may mean, by
     the model each takes first: the calling file's functions of that name, and those of
-    the file that declares the model. Every model is the calling file's today, so that is
-    all; a model of another file brings that file's functions here."""
+    the file that declares the model (the calling file's own first). A qualified name,
+    `attention.forward`, means only that file's."""
+    from shapescript.check import imports
+
     scope = checker.scope
+    if "." in name:
+        prefix, _, plain = name.rpartition(".")
+        return imports.functions_in(scope, prefix, plain)
+    found: dict[str, Signature] = {}
+    prefix, dot, _ = model.rpartition(".")
+    if dot:
+        found.update(imports.functions_in(scope, prefix, name))
     overloads = scope.overload_sets.get(name)
     if overloads is not None:
-        return overloads.signatures()
+        return found | overloads.signatures()
     own = scope.signatures.get(name)
     if own is None or own.extern or not own.params:
-        return {}
+        return found
     first = own.params[0].type
-    return {first.name: own} if isinstance(first, ModelType) else {}
+    return found | ({first.name: own} if isinstance(first, ModelType) else {})
 
 
 #: What `pick` gives for a name no file declares and no instance needs.
@@ -182,17 +191,29 @@ def pick(
     for any call), except in a generic instance, where a model none takes is a need.
     `returns` is what the needed function must return, for E2311's help.
     """
+    from shapescript.check import imports
+
     scope = checker.scope
-    own = scope.signatures.get(name)
+    own = scope.signatures.get(name) or imports.signature_of(scope, name)
     if own is not None and own.is_generic:
         return own
     first = first_argument(args)
     first_type = first.type if first is not None else None
-    overloads = scope.overload_sets.get(name)
+    overloads = scope.overload_sets.get(name) or imports.overload_set(scope, name)
     if isinstance(first_type, ModelType):
-        chosen = functions_for(checker, name, first_type.name).get(first_type.name)
+        found = functions_for(checker, name, first_type.name)
+        chosen = found.get(first_type.name)
+        if chosen is None and found and own is None and overloads is None:
+            # Only the model's file has functions of the name, for other models.
+            overloads = OverloadSet(name)
+            for model, signature in found.items():
+                overloads.members[model] = Overload(model, signature.decl, 0, signature)
         if chosen is not None:
-            if overloads is not None:
+            imported = imports.call_target(scope, chosen, first_type.name)
+            if imported is not None:
+                if imported.python_name != name:
+                    checker.facts.call_targets[where] = imported
+            elif overloads is not None:
                 key = (first_type.name,)
                 checker.facts.call_targets[where] = CallTarget(name, key, python_name(name, key))
                 _refer(checker, where, overloads.members[first_type.name])

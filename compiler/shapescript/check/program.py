@@ -116,6 +116,10 @@ class Facts:
     #: worked out after every body is checked (E1107, W1101), since it depends on the
     #: bodies of other functions.
     gradients: list[tuple[Span, str, str]] = field(default_factory=list)
+    #: For the compiler and the editor: each use of another file's name, `attention.f`
+    #: (by the span of the member expression), as the checker names it (`attention.f`;
+    #: `b.f` for `c.f` when the file is also imported as `b`).
+    qualified: dict[Span, str] = field(default_factory=dict)
     #: For the compiler: the overload or generic instance a call means, by the span of the
     #: name that says which function (a call's callee, value_and_grad's first argument).
     #: Calls of a function that doesn't share its name have none.
@@ -206,6 +210,10 @@ class Checked:
     #: passes the model to), in declaration order; None when it may read any (it passes
     #: the model to Python or somewhere the checker can't follow).
     param_reads: dict[str, dict[str, tuple[str, ...] | None]] = field(default_factory=dict)
+    #: For the compiler and the editor: the other `.ss` files the file imports
+    #: (`imports.ImportTable`: each import line's file, the imported declarations by
+    #: qualified name, with their signatures and models), or None.
+    imports: object = None
     #: For the compiler and the editor: each logs record, by name, with its metrics in
     #: order (`logs_info.LogsInfo`: type, dtype as the runtime names it, combining rule).
     logs: dict[str, LogsInfo] = field(default_factory=dict)
@@ -243,14 +251,21 @@ class Checked:
         if reference.field is not None:
             owner, name = reference.field
             info = self.models.get(owner) or self.data.get(owner)
+            if info is None and self.imports is not None:
+                info = self.imports.model_infos.get(owner)
             if info is not None:
                 found = info.fields.get(name)
             else:
                 record_info = self.logs.get(owner)
+                if record_info is None and self.imports is not None:
+                    record_info = self.imports.logs_infos.get(owner)
                 found = record_info.metrics.get(name) if record_info is not None else None
             return found.symbol if found is not None else None
         if reference.module_name is not None:
-            return self.module_symbols.get(reference.module_name)
+            found = self.module_symbols.get(reference.module_name)
+            if found is None and self.imports is not None:
+                found = self.imports.symbols.get(reference.module_name)
+            return found
         symbol = reference.symbol
         if symbol is not None and symbol.kind in LOCAL_KINDS and symbol.path == self.source.path:
             return replace(symbol, span=Span(symbol.span.start + base, symbol.span.end + base))

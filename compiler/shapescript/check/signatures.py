@@ -104,6 +104,7 @@ def build_signature(
         domain_intervals=base.domain_intervals,
         broken=base.broken,
         models=base.models,
+        modules=base.modules,
         logs=base.logs,
         data_records=base.data_records,
     )

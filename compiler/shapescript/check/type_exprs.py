@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Set
 
+from shapescript.check.qualified import BadName, QualifiedNames, canonical_type
 from shapescript.check.ranges import NAMED_RANGES, Interval
 from shapescript.check.reporter import Reporter
 from shapescript.check.sizes import InexactDivision, Poly, SizeOverflow
@@ -94,6 +95,8 @@ class TypeContext:
     #: Values in scope where the type is written (parameters, locals): such a name where
     #: a size or a domain is expected is E0303, not an unknown name.
     values: Set[str] = frozenset()
+    #: The file's imports, for qualified names such as `attention.Mlp`.
+    modules: QualifiedNames | None = None
 
 
 class TypeResolver:
@@ -105,8 +108,10 @@ class TypeResolver:
     def resolve(self, written: ast.TypeExpr, ctx: TypeContext) -> Type:
         """The type a `TypeExpr` denotes; UNKNOWN (after one diagnostic) when it can't."""
         try:
+            if ctx.modules is not None:
+                written = canonical_type(written, ctx.modules, self.reporter.report)
             return self._resolve(written, ctx)
-        except TypeError_:
+        except (TypeError_, BadName):
             return UNKNOWN
 
     def _resolve(self, written: ast.TypeExpr, ctx: TypeContext) -> Type:
@@ -422,7 +427,7 @@ class TypeResolver:
     def _axis(self, axis: ast.Axis, ctx: TypeContext) -> Axis:
         if isinstance(axis, ast.SizeAxis):
             size = axis.size
-            if isinstance(size, ast.SizeName) and "." not in size.name:
+            if isinstance(size, ast.SizeName):
                 name = size.name
                 if name in ctx.dims:
                     self._note_reference(ctx, name, size.span)
@@ -491,6 +496,15 @@ class TypeResolver:
         return symbol
 
     def _axis_name_size(self, name: str, span: Span, ctx: TypeContext) -> Poly:
+        if "." in name:
+            self.reporter.report(
+                "E0303",
+                f"`{name}` isn't a dim",
+                span,
+                "not a size",
+                help="sizes are numbers, dims and axis names",
+            )
+            raise TypeError_
         if name in ctx.axes:
             self._note_reference(ctx, name, span)
             return ctx.axes[name]

@@ -34,10 +34,21 @@ class Unsupported(Exception):
 
 
 def python_name(name: str) -> str:
-    """A ShapeScript name as a Python identifier: keywords and our own prefix get a `_`."""
+    """A ShapeScript name as a Python identifier: keywords and our own prefix get a `_`.
+
+    Another file's name, `attention.Mlp`, is an attribute of the module its import binds,
+    `_ss_mod_attention.Mlp` (through each file of a chain, `attention.layers.L`)."""
+    if "." in name:
+        *modules, last = name.split(".")
+        return ".".join([*(module_variable(module) for module in modules), python_name(last)])
     if keyword.iskeyword(name) or name.startswith("_ss_") or name in ("None", "True", "False"):
         return name + "_"
     return name
+
+
+def module_variable(bound: str) -> str:
+    """The module variable an import of another `.ss` file binds: `_ss_mod_attention`."""
+    return f"_ss_mod_{bound}"
 
 
 @dataclass(slots=True)

@@ -20,7 +20,7 @@ from shapescript.check.types import (
     Type,
     format_type,
 )
-from shapescript.codegen import arguments, builtins, casts, chains, data, logs, training
+from shapescript.codegen import arguments, builtins, casts, chains, data, imports, logs, training
 from shapescript.codegen.context import ItemView, ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import Origin, SourceBuilder
 from shapescript.codegen.sizes import MissingSize, size_expr
@@ -430,7 +430,8 @@ class FunctionGenerator:
         if isinstance(node, ast.Index):
             return self.index(node)
         if isinstance(node, ast.Member):
-            return self.member(node)
+            named = imports.unqualified(self, node)
+            return self.name(named) if named is not node else self.member(node)
         if isinstance(node, ast.Placeholder) and self.piped:
             return self.piped[-1]
         raise self.unsupported("this expression", node.span)
@@ -601,7 +602,7 @@ class FunctionGenerator:
         found = CallArgs()
         placed = piped is None
         for arg in node.args:
-            value = arg.value
+            value = imports.unqualified(self, arg.value)
             if isinstance(value, ast.Placeholder):
                 value = PIPED
                 placed = True
@@ -624,12 +625,19 @@ class FunctionGenerator:
         return training.passed(self, value, self.arg(value, piped), callee)
 
     def call(self, node: ast.Call, piped: str | None) -> str:
-        callee = node.callee
+        callee = imports.unqualified(self, node.callee)
+        if callee is not node.callee:
+            node = ast.Call(callee, node.args, node.span, node.operands_form)
         if isinstance(callee, ast.Name) and callee.name not in self.locals:
             callee_type = self.view.type(callee.span)
             name = callee.name
-            signature = self.context.checked.signatures.get(name)
-            symbol = self.context.checked.module_symbols.get(name)
+            signature = self.context.checked.signatures.get(name) or imports.signature(self, name)
+            symbol = self.context.checked.module_symbols.get(name) or imports.symbol(self, name)
+            imported = imports.target_signature(self, self.view.call_target(callee.span))
+            if imported is not None:
+                return self.fn_call(node, imported, piped)
+            if signature is not None and signature.is_generic and "." in name:
+                raise self.unsupported("a call of another file's generic function", node.span)
             if symbol is not None and symbol.kind == "fn":
                 return self.fn_call(node, signature, piped)
             if signature is not None and getattr(signature, "extern", False):
@@ -678,7 +686,7 @@ class FunctionGenerator:
                 text = self.aligned(text, plans[key], self.operand_node(value), result)
             parts.append(f"{python_name(key)}={text}")
         target = self.view.call_target(node.callee.span)
-        called = target.python_name if target is not None else python_name(signature.name)
+        called = imports.called(target.python_name) if target else python_name(signature.name)
         return f"{called}({', '.join(parts)})"
 
     def argument_plans(

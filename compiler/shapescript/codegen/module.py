@@ -6,7 +6,7 @@ from ast import PyCF_ONLY_AST
 
 from shapescript import __version__
 from shapescript.check.program import Checked
-from shapescript.codegen import data, instances, logs, training
+from shapescript.codegen import data, imports, instances, logs, training
 from shapescript.codegen.context import ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import SourceBuilder
 from shapescript.codegen.function import FunctionGenerator
@@ -32,6 +32,8 @@ def generate_module(
         elif isinstance(item, ast.ImportPythonDecl):
             origin = context.origin(item_facts.base, item.span)
             body.add(0, f"import {'.'.join(item.parts)}", origin)
+        elif isinstance(item, ast.ImportDecl):
+            imports.import_lines(context, item, context.origin(item_facts.base, item.span), body)
         elif isinstance(item, ast.FnDecl):
             for compiled in instances.functions_of(checked, item_facts):
                 _function(context, compiled, body, problems)
