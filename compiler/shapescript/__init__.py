@@ -23,10 +23,12 @@ _LAZY = {
     "Mode": "shapescript.rt.randomness",
     "Train": "shapescript.rt.randomness",
     "Eval": "shapescript.rt.randomness",
+    "loader_workers": "shapescript.rt.data",
 }
 
 if TYPE_CHECKING:
     from shapescript.rt.compiling import compile
+    from shapescript.rt.data import loader_workers
     from shapescript.rt.devices import devices
     from shapescript.rt.errors import DeviceError, DomainError, ShapeError, ShapeScriptError
     from shapescript.rt.hook import install
@@ -40,6 +42,7 @@ __all__ = [
     "compile",
     "devices",
     "install",
+    "loader_workers",
 ]
 
 
