@@ -284,3 +284,9 @@ def test_check_dataset_takes_map_style_datasets() -> None:
     )
     with pytest.raises(shapescript.ShapeError, match="TensorDataset"):
         data.check_dataset({"img": torch.zeros(2, 784)}, Digit, "m.ss:4:9", "train")
+
+
+def test_lists_of_python_numbers_keep_their_precision_in_a_float_field() -> None:
+    (batch,) = load([{"x": [1, 0.1], "flag": True}, {"x": (True, 1 / 3), "flag": False}], Pair)
+    assert batch.x.tolist() == [[1.0, 0.1], [1.0, 1 / 3]]
+    assert not batch.x.requires_grad

@@ -114,3 +114,23 @@ def test_another_number_of_tensors_is_loaded_item_by_item() -> None:
     dataset = TensorDataset(torch.zeros(3, 784))
     with pytest.raises(shapescript.ShapeError, match="item 0 is a tuple of 1 values"):
         list(batches(dataset, 2, Digit, WHERE))
+
+
+def test_fields_of_any_dtype_are_gathered() -> None:
+    class Mixed(Record):
+        _ss_name = "Mixed"
+        _ss_fields = (
+            RecordField("half", (2,), "bf16", "m.ss:2:5", "[2] bf16"),
+            RecordField("flag", (), "bool", "m.ss:3:5", "[] bool"),
+            RecordField("small", (3,), "u8", "m.ss:4:5", "[3] u8"),
+        )
+
+    half = torch.randn(9, 2).to(torch.bfloat16)
+    flags = torch.arange(9) % 3 == 0
+    small = torch.randint(0, 255, (9, 3), dtype=torch.uint8)
+    dataset = TensorDataset(half, flags, small.t().contiguous().t())
+    order = shuffle(dataset, 1).order
+    loaded = list(batches(shuffle(dataset, 1), 4, Mixed, WHERE))
+    assert torch.equal(torch.cat([batch.half for batch in loaded]), half[order])
+    assert torch.equal(torch.cat([batch.flag for batch in loaded]), flags[order])
+    assert torch.equal(torch.cat([batch.small for batch in loaded]), small[order])

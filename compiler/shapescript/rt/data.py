@@ -243,10 +243,19 @@ def _loop(dataset: Any, size: int, record: type[Record], where: str) -> Iterator
                 tensors = {key: value.to(device) for key, value in tensors.items()}
             yield made(record, tensors)
         return
+    copy = _copied if device.type == "cpu" else lambda view: view.to(device)
     for indices, views in pool.run(chunks, where):
         if checks:
             check_domains(fields, views, _example(indices))
-        yield made(record, {key: value.to(device, copy=True) for key, value in views.items()})
+        yield made(record, {key: copy(value) for key, value in views.items()})
+
+
+def _copied(view: torch.Tensor) -> torch.Tensor:
+    """A copy of a contiguous CPU tensor, made by one memcpy in this thread: torch's own
+    copy of a batch is split among its threads, which with loader workers busy on the same
+    cores can wait far longer than the copy takes."""
+    raw = view.reshape(-1).view(torch.uint8).numpy().copy()
+    return torch.from_numpy(raw).view(view.dtype).reshape(view.shape)
 
 
 def _example(indices: list[int]) -> Any:

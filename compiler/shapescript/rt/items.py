@@ -98,10 +98,11 @@ def _item_tensor(field: RecordField, value: Any, index: int) -> torch.Tensor:
     if isinstance(value, torch.Tensor):
         tensor = value
     else:
-        # Python floats are doubles: read them as f64 so that converting rounds once.
-        exact = torch.float64 if dtype.is_floating_point and _is_plain_numbers(value) else None
         try:
-            tensor = torch.as_tensor(value, dtype=exact)
+            tensor = torch.as_tensor(value)
+            if _python_floats(value, tensor, dtype):
+                # Python floats are doubles: read them as f64, so converting rounds once.
+                tensor = torch.as_tensor(value, dtype=torch.float64)
         except Exception as error:
             raise item_error(
                 field,
@@ -128,11 +129,15 @@ def _item_tensor(field: RecordField, value: Any, index: int) -> torch.Tensor:
     return tensor
 
 
-def _is_plain_numbers(value: Any) -> bool:
-    """A Python float, or a (nested) list or tuple whose first number is a float."""
-    while isinstance(value, list | tuple) and value:
-        value = value[0]
-    return isinstance(value, float)
+def _python_floats(value: Any, tensor: torch.Tensor, dtype: torch.dtype) -> bool:
+    """Whether `tensor` was read from Python floats (torch reads them as f32), for a float
+    field: a number or (nested) lists of them, not an array with a dtype of its own."""
+    return (
+        dtype.is_floating_point
+        and tensor.dtype.is_floating_point
+        and tensor.dtype != torch.float64
+        and (isinstance(value, float | list | tuple))
+    )
 
 
 def stack_field(field: RecordField, values: Sequence[Any], indices: Sequence[int]) -> torch.Tensor:
@@ -162,6 +167,8 @@ def stack_field(field: RecordField, values: Sequence[Any], indices: Sequence[int
                 for value, index in zip(values, indices, strict=True)
             ]
         )
+    if stacked.requires_grad:
+        stacked = stacked.detach()
     return stacked if stacked.dtype == dtype else stacked.to(dtype)
 
 

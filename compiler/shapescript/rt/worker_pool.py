@@ -30,7 +30,6 @@ from collections.abc import Iterator, Sequence
 from multiprocessing import spawn
 from typing import Any
 
-import numpy as np
 import torch
 import torch.multiprocessing  # noqa: F401 - registers how tensors travel between processes
 
@@ -79,7 +78,6 @@ def loader_workers(n: int | None = None) -> int:
 
 
 def _worker_main(
-    payload: torch.Tensor,
     fields: tuple[RecordField, ...],
     record_name: str,
     tasks: multiprocessing.connection.Connection,
@@ -90,11 +88,10 @@ def _worker_main(
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(1)
     try:
-        dataset = pickle.loads(memoryview(payload.numpy()))
+        dataset = pickle.loads(tasks.recv_bytes())
     except BaseException as error:  # noqa: BLE001 - reported to the loop, which falls back
         results.send(("failed", "".join(traceback.format_exception_only(error)).strip()))
         return
-    del payload
     loader = BatchLoader(dataset, fields, record_name)
     results.send(("ready",))
     slots: list[dict[str, torch.Tensor]] = []
@@ -194,19 +191,12 @@ def _pickled(dataset: Any) -> tuple[bytes | None, str | None]:
     return buffer.getvalue(), None
 
 
-def _shared_bytes(data: bytes) -> torch.Tensor:
-    shared = torch.empty(len(data), dtype=torch.uint8).share_memory_()
-    shared.numpy()[:] = np.frombuffer(data, dtype=np.uint8)
-    return shared
-
-
 class _Worker:
     """One worker process, the parent's ends of its pipes, and its batch slots."""
 
     def __init__(
         self,
         context: Any,
-        payload: torch.Tensor,
         fields: tuple[RecordField, ...],
         record_name: str,
     ) -> None:
@@ -215,7 +205,7 @@ class _Worker:
         self.current = context.RawValue("q", -1)
         self.process = context.Process(
             target=_worker_main,
-            args=(payload, fields, record_name, task_read, result_write, self.current),
+            args=(fields, record_name, task_read, result_write, self.current),
             daemon=True,
             name="shapescript-loader",
         )
@@ -296,13 +286,15 @@ class WorkerPool:
         self.broken = False
         self.loops = 0
         context = multiprocessing.get_context("spawn")
-        payload = _shared_bytes(data)
         # Domains are checked in the calling process; workers get the fields without them.
         plain = tuple(replace(field, domain_bad=None, domain_text=None) for field in fields)
         self.workers: list[_Worker] = []
         try:
             for _ in range(count):
-                self.workers.append(_Worker(context, payload, plain, record_name))
+                self.workers.append(_Worker(context, plain, record_name))
+            # Sent once each has started, so that they import torch meanwhile.
+            for worker in self.workers:
+                worker.tasks.send_bytes(data)
         except BaseException:
             self.shutdown()
             raise
@@ -363,6 +355,13 @@ class WorkerPool:
                         **location(where),
                     )
                 worker.pending -= 1
+                if message[1:3] != (loop, number):
+                    self.broken = True
+                    raise LoaderError(
+                        f"a loader worker process answered for batch {message[1:3]} when "
+                        f"batch {(loop, number)} was expected",
+                        **location(where),
+                    )
                 if message[0] == "error":
                     error = message[3]
                     if isinstance(error, BaseException):
@@ -452,10 +451,14 @@ def pool_for(
     data, reason = _pickled(dataset)
     pool = None
     if data is not None:
-        pool = WorkerPool(dataset, data, count, fields, record_name)
+        try:
+            pool = WorkerPool(dataset, data, count, fields, record_name)
+        except Exception as error:  # noqa: BLE001 - the dataset can still load here
+            reason = f"loader worker processes couldn't be started ({error})"
+        else:
+            reason = pool.wait_ready()
         del data
-        reason = pool.wait_ready()
-        if reason is not None:
+        if pool is not None and reason is not None:
             pool.shutdown()
             pool = None
     if pool is None:
