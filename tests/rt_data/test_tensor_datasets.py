@@ -134,3 +134,21 @@ def test_fields_of_any_dtype_are_gathered() -> None:
     assert torch.equal(torch.cat([batch.half for batch in loaded]), half[order])
     assert torch.equal(torch.cat([batch.flag for batch in loaded]), flags[order])
     assert torch.equal(torch.cat([batch.small for batch in loaded]), small[order])
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_on_a_gpu_batches_are_gathered_there() -> None:
+    from shapescript.rt import devices
+
+    devices._reset_for_tests()
+    shapescript.devices("cuda[0]")
+    dataset = tensor_digits(40)
+    loaded = list(batches(shuffle(dataset, 1), 16, Digit, WHERE))
+    assert all(batch.img.device.type == "cuda" for batch in loaded)
+    prepared = tensor_datasets.prepare(dataset, Digit._ss_fields, devices.device(), True)
+    assert prepared.on_device and prepared.fields["img"].device.type == "cuda"
+    items = [dataset[index] for index in range(40)]
+    by_item = list(batches(shuffle(items, 1), 16, Digit, WHERE))
+    assert all(batch.label.device.type == "cuda" for batch in by_item)
+    for fast, slow in zip(loaded, by_item, strict=True):
+        assert torch.equal(fast.img, slow.img)
