@@ -23,10 +23,17 @@ _LAZY = {
     "Mode": "shapescript.rt.randomness",
     "Train": "shapescript.rt.randomness",
     "Eval": "shapescript.rt.randomness",
+    "sinks": "shapescript.rt",
+    "save": "shapescript.rt.checkpoints",
+    "load": "shapescript.rt.checkpoints",
+    "AdamW": "shapescript.rt.checkpoints",
+    "SGD": "shapescript.rt.checkpoints",
     "loader_workers": "shapescript.rt.data",
 }
 
 if TYPE_CHECKING:
+    from shapescript.rt import sinks
+    from shapescript.rt.checkpoints import SGD, AdamW, load, save
     from shapescript.rt.compiling import compile
     from shapescript.rt.data import loader_workers
     from shapescript.rt.devices import devices
@@ -34,6 +41,8 @@ if TYPE_CHECKING:
     from shapescript.rt.hook import install
 
 __all__ = [
+    "SGD",
+    "AdamW",
     "DeviceError",
     "DomainError",
     "ShapeError",
@@ -42,7 +51,10 @@ __all__ = [
     "compile",
     "devices",
     "install",
+    "load",
     "loader_workers",
+    "save",
+    "sinks",
 ]
 
 

@@ -43,6 +43,7 @@ def _print_unsupported(generated, source) -> None:
 
 def _run_build(args: argparse.Namespace) -> int:
     from shapescript import analysis
+    from shapescript.check.module_paths import environment_search_path
     from shapescript.cli import UsageError, read_source
     from shapescript.codegen import BuildOptions, generate
     from shapescript.rt.devices import parse_devices
@@ -56,7 +57,7 @@ def _run_build(args: argparse.Namespace) -> int:
     if not args.file.endswith(".ss") or not Path(args.file).is_file():
         raise UsageError(f"`{args.file}` isn't a .ss file")
     source = read_source(args.file)
-    checked = analysis.check(source)
+    checked = analysis.check(source, search_path=environment_search_path())
     if checked.errors:
         _print_diagnostics(checked.diagnostics, source)
         return EXIT_ERRORS

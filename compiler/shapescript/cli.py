@@ -13,6 +13,7 @@ from typing import TextIO
 
 import shapescript
 from shapescript import analysis, build_cli, run_cli
+from shapescript.check.module_paths import environment_search_path
 from shapescript.diagnostics.codes import lookup
 from shapescript.diagnostics.diagnostic import Diagnostic, Severity
 from shapescript.diagnostics.render_text import render_diagnostic, render_summary
@@ -143,6 +144,7 @@ def _run_check(args: argparse.Namespace) -> int:
     if args.max_diagnostics < 0:
         raise UsageError("--max-diagnostics takes a count of 0 or more (0 shows all)")
     sources = [read_decoded(path) for path in collect_files(args.paths)]
+    search_path = environment_search_path()
     checked: list[tuple[Diagnostic, SourceFile]] = []
     crashed = 0
     files_checked = 0
@@ -151,7 +153,7 @@ def _run_check(args: argparse.Namespace) -> int:
             found = [problem]
         else:
             try:
-                found = analysis.analyze(source)
+                found = analysis.analyze(source, search_path=search_path)
             except Exception as exc:
                 _internal_error(f"internal error while checking {source.path}", exc)
                 crashed += 1

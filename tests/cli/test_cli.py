@@ -39,7 +39,7 @@ def analyzed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Replace the analysis with `fake_analyze`; the list collects the paths it was given."""
     seen: list[str] = []
 
-    def analyze(source: SourceFile) -> list[Diagnostic]:
+    def analyze(source: SourceFile, **options) -> list[Diagnostic]:
         seen.append(source.path)
         return fake_analyze(source)
 
@@ -169,7 +169,7 @@ def test_help_exits_0(run: Run) -> None:
 def test_internal_crash_exits_3_without_traceback(
     run: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    def crash(source: SourceFile) -> list[Diagnostic]:
+    def crash(source: SourceFile, **options) -> list[Diagnostic]:
         if source.path.endswith("b.ss"):
             raise ValueError("the checker tripped")
         return fake_analyze(source)
@@ -190,7 +190,7 @@ def test_internal_crash_exits_3_without_traceback(
 def test_internal_crash_shows_traceback_when_debugging(
     run: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    def crash(source: SourceFile) -> list[Diagnostic]:
+    def crash(source: SourceFile, **options) -> list[Diagnostic]:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(analysis, "analyze", crash)
@@ -281,7 +281,7 @@ def test_diagnostics_are_sorted_by_file_offset_and_code(
     monkeypatch.setattr(
         analysis,
         "analyze",
-        lambda source: [
+        lambda source, **options: [
             *fake_analyze(source),
             Diagnostic("E0207", "same place as the first", Label(Span(0, 1))),
         ],
@@ -306,7 +306,9 @@ def test_files_are_read_as_utf8_keeping_line_endings(
     run: Run, analyzed: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     texts: list[str] = []
-    monkeypatch.setattr(analysis, "analyze", lambda source: texts.append(source.text) or [])
+    monkeypatch.setattr(
+        analysis, "analyze", lambda source, **options: texts.append(source.text) or []
+    )
     path = tmp_path / "a.ss"
     path.write_bytes(b"\xef\xbb\xbfdim D = 4 # caf\xc3\xa9\r\n")
     assert run("check", str(path))[0] == 0
@@ -490,7 +492,7 @@ def test_python_dash_m_usage_error() -> None:
 def test_internal_crash_never_claims_no_problems(
     run: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    def crash(source: SourceFile) -> list[Diagnostic]:
+    def crash(source: SourceFile, **options) -> list[Diagnostic]:
         raise RecursionError("too deep")
 
     monkeypatch.setattr(analysis, "analyze", crash)

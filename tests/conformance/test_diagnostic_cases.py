@@ -16,7 +16,7 @@ CASE_FILES = sorted(CASES.glob("*.ss"))
 
 
 def reported(path: Path) -> Counter[tuple[int, str]]:
-    source = SourceFile.from_text(path.name, path.read_text(encoding="utf-8"))
+    source = SourceFile.from_text(str(path), path.read_text(encoding="utf-8"))
     return Counter((source.position(d.span.start).line, d.code) for d in analyze(source))
 
 

@@ -10,10 +10,15 @@ from shapescript.check import (
     builtin_rules,
     chains,
     domains,
+    generics,
     gradients,
+    imports,
+    logs_values,
     model_values,
     modes,
     mutation,
+    overloads,
+    qualified_uses,
     ranges,
 )
 from shapescript.check.broadcast import ShapeError, broadcast, matmul, positions_in
@@ -67,6 +72,7 @@ from shapescript.check.types import (
     BOOL,
     FLOAT,
     INT,
+    LOGGING_TYPES,
     MASK,
     UNKNOWN,
     Axis,
@@ -133,7 +139,7 @@ class Program:
         return f"${name}.{self.variable_counter}"
 
     def lookup_function(self, name: str) -> Signature | None:
-        signature = self.scope.signatures.get(name)
+        signature = self.scope.signatures.get(name) or imports.signature_of(self.scope, name)
         if signature is not None:
             return signature
         return self.prelude.signatures.get(name)
@@ -150,11 +156,13 @@ class Program:
         decl = self.module.items[index]
         if not isinstance(decl, ast.FnDecl):
             return None
-        signature = self.scope.signatures.get(decl.name)
-        if signature is None or signature.decl is not decl or decl.name in self.inferring:
+        signature = overloads.signature_of(self.scope, decl)
+        if signature is None or decl.name in self.inferring:
             return None
         key = (self.item_text(index), self.fingerprint)
         result = self.previous_memo.get(key) or self.memo.get(key)
+        if result is not None and not generics.body_reusable(self, result):
+            result = None
         if result is None:
             if self.inferring and inference_too_deep(len(self.inferring)):
                 self.refused.add(decl.name)
@@ -172,6 +180,8 @@ class Program:
         """The range an elementwise function's body gives at these arguments' ranges."""
         decl = signature.decl
         if not isinstance(decl, ast.FnDecl) or decl.name in self.inferring:
+            return None
+        if signature.origin == "import":
             return None
         key = (decl.name, tuple(sorted((k, format_type(v)) for k, v in arguments.items())))
         if key in self.range_cache:
@@ -212,6 +222,8 @@ class Program:
                     found = (f"calls `{called}`", node.span)
                 elif any(arg.mut for arg in node.args):
                     found = ("passes a mut argument", node.span)
+                elif (logged := logs_values.effect(self.scope, decl, node)) is not None:
+                    found = (logged, node.span)
                 elif isinstance(callee, ast.Member):
                     root = callee
                     while isinstance(root, ast.Member):
@@ -249,6 +261,9 @@ class Program:
 
 
 class BodyChecker(CallChecker):
+    #: The generic instance being checked (`generics.Frame`), if this body is one.
+    instance = None
+
     def __init__(
         self,
         program: Program,
@@ -350,7 +365,11 @@ class BodyChecker(CallChecker):
     # ------------------------------------------------------------------ function
 
     def check(self) -> BodyResult:
-        """Check the body: its facts, diagnostics and the type it returns."""
+        """Check the body: its facts, diagnostics and the type it returns. A generic
+        function's own body is only looked at for the editor's facts, silently: its
+        instances are what is checked (`generics`)."""
+        if self.signature.is_generic:
+            self.reporter.muted += 1
         inferred = self._check_body()
         return BodyResult(self.facts, self.reporter.diagnostics, inferred)
 
@@ -1314,6 +1333,9 @@ class BodyChecker(CallChecker):
         return target
 
     def member(self, node: ast.Member) -> Type:
+        qualified = qualified_uses.qualified_member(self, node)
+        if qualified is not None:
+            return self.name(qualified) if isinstance(qualified, ast.Name) else UNKNOWN
         if model_values.names_model(self, node):
             return model_values.model_name_member(self, node)
         target = self.expr(node.target)
@@ -1321,6 +1343,8 @@ class BodyChecker(CallChecker):
             return PythonType()
         if isinstance(target, BatchType):
             return self._batch_field(target, node)
+        if isinstance(target, LOGGING_TYPES):
+            return logs_values.member(self, node, target)
         special = model_values.member(self, node, target)
         return special if special is not None else UNKNOWN
 
@@ -1466,6 +1490,8 @@ class BodyChecker(CallChecker):
             problem = "a mut argument changes something"
         elif isinstance(node.callee, ast.Member) and python_call(self, node.callee):
             problem = "a call into Python does more than compute a value"
+        elif (logged := logs_values.effect(self.scope, None, node, self.env.values)) is not None:
+            problem = f"this {logged}"
         secondary = []
         if problem is None and name is not None:
             found = self.program.effect_of(name)

@@ -800,12 +800,24 @@ def _opaque(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) ->
     return UNKNOWN
 
 
+def _special(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) -> Type:
+    """`print`, `save` and `load`."""
+    from shapescript.check import checkpoints, logs_values
+
+    if name == "print":
+        return logs_values.print_call(checker, name, args, node)
+    if name == "save":
+        return checkpoints.save(checker, name, args, node)
+    return checkpoints.load(checker, name, args, node)
+
+
 _KIND_HANDLERS = {
     "reduction": _reduction,
     "along_axis": _along_axis,
     "elementwise": _elementwise,
     "pattern": _pattern,
     "matmul": _matmul,
+    "special": _special,
 }
 _HANDLERS = {
     "masked_fill": _masked_fill,

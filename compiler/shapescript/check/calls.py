@@ -6,11 +6,16 @@ import math
 
 from shapescript.check import (
     builtin_rules,
+    checkpoints,
     domains,
+    generics,
     gradients,
+    logs_values,
     model_values,
     modes,
     mutation,
+    overloads,
+    qualified_uses,
     ranges,
     training,
 )
@@ -38,7 +43,6 @@ from shapescript.check.types import (
     Domain,
     FunctionType,
     HostType,
-    NamedType,
     PythonType,
     StringType,
     TensorType,
@@ -56,6 +60,12 @@ class CallChecker:
     """The part of `BodyChecker` that checks calls (a mixin: it uses the checker's state)."""
 
     def call(self, node: ast.Call, piped: Arg | None) -> Type:
+        qualified = qualified_uses.qualified_call(self, node)
+        if qualified is False:
+            self.collect_args(node, piped)
+            return UNKNOWN
+        if isinstance(qualified, ast.Call):
+            node = qualified
         callee = node.callee
         callee_name = callee.name if isinstance(callee, ast.Name) else None
         if not self._check_stage_call(node, callee_name):
@@ -97,8 +107,8 @@ class CallChecker:
             symbol = self.scope.symbols.get(name)
             if symbol is not None and symbol.kind in ("fn", "extern"):
                 self.refer(callee.span, symbol)
-                signature = self.program.lookup_function(name)
-                if signature is None or model_values.another_overload(self, signature, args):
+                signature = overloads.pick(self, name, args, callee.span)
+                if signature is None or signature is overloads.NOT_DECLARED:
                     return UNKNOWN
                 return self.call_signature(signature, args, node)
             if symbol is not None:
@@ -108,7 +118,9 @@ class CallChecker:
                 if symbol.kind == "model":
                     model_values.model_called(self, name, callee.span)
                     return UNKNOWN
-                return UNKNOWN if symbol.kind != "logs" else NamedType(name)
+                if symbol.kind == "logs":
+                    return logs_values.construct(self, name, args, node)
+                return UNKNOWN
             if name in builtin_rules.KNOWN:
                 self.refer(callee.span, builtin_rules.symbol(name))
                 self.record(callee.span, FunctionType(name, "builtin"))
@@ -125,6 +137,13 @@ class CallChecker:
             if signature is not None:
                 self.refer(callee.span, self.program.prelude.symbols[name])
                 return self.call_signature(signature, args, node)
+            # A name the file doesn't declare: a function of the first argument's model's
+            # file, or one a generic instance needs.
+            signature = overloads.pick(self, name, args, callee.span)
+            if signature is None:
+                return UNKNOWN
+            if signature is not overloads.NOT_DECLARED:
+                return self.call_signature(signature, args, node)
             self.expr(callee)
             return UNKNOWN
         made = model_values.init_call(self, node, args)
@@ -136,7 +155,8 @@ class CallChecker:
                 if arg.mut:
                     mutation.check_changeable(self, arg, "a Python function's argument")
             return PythonType()
-        return UNKNOWN
+        sink = logs_values.sink_call(self, target, args, node)
+        return sink if sink is not None else UNKNOWN
 
     def _axis_parameters(self, callee: ast.Expr) -> tuple[set[str], set[int]]:
         """The names and positions of a called extern's Axis[..] and Axes[..] parameters."""
@@ -171,10 +191,15 @@ class CallChecker:
         )
         types_follow = isinstance(node.callee, ast.Name) and node.callee.name == "load"
         for position, arg in enumerate(node.args):
-            if types_follow and position > 0:
+            if types_follow and (
+                position + position_offset > 0 or checkpoints.names_a_type(self, arg.value)
+            ):
                 args.append(Arg(arg.value, UNKNOWN, arg.span, arg.name, arg.mut))
                 continue
-            value = arg.value
+            value = qualified_uses.as_name(self, arg.value)
+            if position == 0 and qualified_uses.function_found_by_model(self, node, value):
+                args.append(Arg(value, UNKNOWN, arg.span, arg.name, arg.mut))
+                continue
             if isinstance(value, ast.Placeholder) and piped is not None:
                 args.append(Arg(piped.expr, piped.type, piped.span, arg.name, arg.mut))
                 placeholder_used = True
@@ -202,6 +227,8 @@ class CallChecker:
 
     def call_signature(self, signature: Signature, args: list[Arg], node: ast.Call) -> Type:
         """A call to a fn, extern fn or prelude stub: match arguments, solve, instantiate."""
+        if signature.is_generic:
+            return generics.call(self, signature, args, node)
         matched = self.match_arguments(signature.name, signature.params, args, node)
         if matched is None:
             return UNKNOWN

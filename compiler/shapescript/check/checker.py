@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import gc
+import os
+from collections.abc import Sequence
 
 from shapescript.cancellation import IsCancelled, stop_if
-from shapescript.check import builtin_rules
+from shapescript.check import builtin_rules, imports, module_exports
 from shapescript.check.bodies import Program
+from shapescript.check.generics import instances_of, keep_instances
 from shapescript.check.gradients import read_diagnostics, reads_of_functions
+from shapescript.check.import_session import ImportSession, Reader
+from shapescript.check.logs_records import check_logs
 from shapescript.check.math_comments import CommentLine, Math, check_math, find_math
 from shapescript.check.models import check_models
+from shapescript.check.module_exports import ModuleExports
 from shapescript.check.module_scope import (
+    ModuleScope,
     build_signatures,
     check_aliases,
     collect,
@@ -20,6 +27,7 @@ from shapescript.check.prelude import load_prelude
 from shapescript.check.program import Checked, ItemFacts, Reference
 from shapescript.check.reporter import Reporter
 from shapescript.check.type_exprs import TypeResolver
+from shapescript.check.type_variables import declared_type_names, looks_generic
 from shapescript.deep import run_deep
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.syntax import ast
@@ -33,33 +41,52 @@ def declarations_fingerprint(module: ast.Module, text: str) -> int:
 
     That is every item's text, except that a function with a declared return type
     counts only up to its body: editing inside such a body leaves the fingerprint, and so
-    every other function's memoized result, as it is.
+    every other function's memoized result, as it is. A generic function's body counts:
+    its callers check its instances.
     """
     parts = []
+    declared = declared_type_names(module)
     for index, item in enumerate(module.items):
         base = module.base_of(index)
         end = item.span.end
-        if isinstance(item, ast.FnDecl) and item.return_type is not None:
+        if (
+            isinstance(item, ast.FnDecl)
+            and item.return_type is not None
+            and not looks_generic(item, declared)
+        ):
             end = item.return_type.span.end
         parts.append(text[base + item.span.start : base + end])
     return hash((tuple(parts), module.notebook))
 
 
 def check_parsed(
-    parsed: ParseResult, previous: Checked | None = None, cancelled: IsCancelled | None = None
+    parsed: ParseResult,
+    previous: Checked | None = None,
+    cancelled: IsCancelled | None = None,
+    *,
+    search_path: Sequence[str] = (),
+    read: Reader | None = None,
 ) -> Checked:
     """Check a parsed file: declarations first, then each function's body.
 
     With `previous`, the check of an earlier version of the file, function bodies whose
     text and context haven't changed are not checked again. `cancelled` is asked before
     each function body; once it answers True the check raises `Cancelled`.
+
+    Imported `.ss` files are looked for next to the file, then in each folder of
+    `search_path`, then in the standard library; `read(path)` gives a file's text (None
+    if it can't be read), by default from disk.
     """
     # As in parsing: what a check allocates mostly stays alive, so the cyclic collector
     # would scan it again and again; pausing it makes a whole-file check about a third faster.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _check_parsed(parsed, previous, cancelled)
+        session = ImportSession(search_path, read, cancelled)
+        path = parsed.source.path
+        if path:
+            session.checking.append(os.path.normpath(os.path.abspath(path)))
+        return _check_parsed(parsed, previous, cancelled, session)[0]
     finally:
         if collecting:
             # Everything made meanwhile is still in the youngest generation, so the
@@ -69,13 +96,24 @@ def check_parsed(
             gc.enable()
 
 
+def check_module(source: SourceFile, session: ImportSession) -> ModuleExports:
+    """Check a file another file imports, in that file's session: what it declares."""
+    parsed = parse(source, cancelled=session.cancelled)
+    checked, scope = _check_parsed(parsed, None, session.cancelled, session)
+    return module_exports.exports_of(checked, scope)
+
+
 def _check_parsed(
-    parsed: ParseResult, previous: Checked | None, cancelled: IsCancelled | None
-) -> Checked:
+    parsed: ParseResult,
+    previous: Checked | None,
+    cancelled: IsCancelled | None,
+    session: ImportSession,
+) -> tuple[Checked, ModuleScope]:
     source = parsed.source
     module = parsed.module
     reporter = Reporter()
     scope = collect(module, source.path, reporter)
+    table = imports.attach(module, scope, reporter, session)
     evaluate_dims(module, scope, reporter)
     check_aliases(module, scope, reporter)
     items = [ItemFacts(item, module.base_of(index)) for index, item in enumerate(module.items)]
@@ -83,6 +121,8 @@ def _check_parsed(
     for item_facts in items:
         by_base.setdefault(item_facts.base, item_facts)
     fingerprint = declarations_fingerprint(module, source.text)
+    if table.infos:
+        fingerprint = hash((fingerprint, table.key))
     model_memo: dict = {}
     scope.model_infos = check_models(
         module,
@@ -94,17 +134,27 @@ def _check_parsed(
         model_memo,
         previous.memo.get("models") if previous is not None else None,
     )
+    scope.logs_infos = check_logs(module, scope, reporter, items)
+    imports.finish(scope)
 
     def on_reference(name: str, span: Span, base: int) -> None:
         symbol = scope.symbols.get(name)
         if symbol is not None and base in by_base:
-            by_base[base].declaration.references.append(Reference(span, module_name=name))
+            reference = (
+                Reference(span, module_name=name)
+                if symbol.path == source.path
+                else Reference(span, symbol)
+            )
+            by_base[base].declaration.references.append(reference)
 
+    context_key = _context_fingerprint(module, source.text)
+    if table.infos:
+        context_key = hash((context_key, table.key))
     signature_memo = build_signatures(
         scope,
         TypeResolver(reporter),
         on_reference,
-        _context_fingerprint(module, source.text),
+        context_key,
         previous.memo.get("signatures") if previous is not None else None,
     )
     program = Program(
@@ -126,16 +176,17 @@ def _check_parsed(
         items[index].body = result
         diagnostics.extend(shift_diagnostic(d, items[index].base) for d in result.diagnostics)
     diagnostics.extend(read_diagnostics(program, items))
+    keep_instances(program)
     math = find_math(_comment_lines(parsed))
     diagnostics.extend(_math_hints(math))
     diagnostics.sort(key=lambda d: (d.span.start, d.code))
     for diagnostic in diagnostics:
         diagnostic.path = source.path
-    return Checked(
+    checked = Checked(
         source,
         module,
         diagnostics,
-        module_symbols=dict(scope.symbols),
+        module_symbols={name: symbol for name, symbol in scope.symbols.items() if "." not in name},
         builtin_symbols={name: builtin_rules.symbol(name) for name in builtin_rules.KNOWN}
         | dict(program.prelude.symbols),
         items=items,
@@ -145,9 +196,14 @@ def _check_parsed(
         memo=program.memo
         | {"signatures": signature_memo, "reads": program.read_summaries, "models": model_memo},
         math=math,
-        models=dict(scope.model_infos),
+        models={name: info for name, info in scope.model_infos.items() if "." not in name},
+        logs={name: info for name, info in scope.logs_infos.items() if "." not in name},
         param_reads=reads_of_functions(program),
+        overloads={name: overloads.signatures() for name, overloads in scope.overload_sets.items()},
+        instances=instances_of(items),
+        imports=table,
     )
+    return checked, scope
 
 
 def _context_fingerprint(module: ast.Module, text: str) -> int:
@@ -218,22 +274,32 @@ def _math_hints(math: list[Math]) -> list[Diagnostic]:
 
 
 def check_source(
-    source: SourceFile, previous: Checked | None = None, cancelled: IsCancelled | None = None
+    source: SourceFile,
+    previous: Checked | None = None,
+    cancelled: IsCancelled | None = None,
+    *,
+    search_path: Sequence[str] = (),
+    read: Reader | None = None,
 ) -> Checked:
-    """Parse and check a file, reusing what `previous` found for unchanged parts.
+    """Parse and check a file, reusing what `previous` found for unchanged parts; imports
+    are found and read as `check_parsed` says.
 
     Runs in a thread deep enough for the deepest tree the parser lets through.
     """
-    return run_deep(_check_source, source, previous, cancelled)
+    return run_deep(_check_source, source, previous, cancelled, search_path, read)
 
 
 def _check_source(
-    source: SourceFile, previous: Checked | None, cancelled: IsCancelled | None
+    source: SourceFile,
+    previous: Checked | None,
+    cancelled: IsCancelled | None,
+    search_path: Sequence[str],
+    read: Reader | None,
 ) -> Checked:
     previous_parse = previous.parse if previous is not None else None
     parsed = parse(source, previous=previous_parse, cancelled=cancelled)
-    return check_parsed(parsed, previous, cancelled)
+    return check_parsed(parsed, previous, cancelled, search_path=search_path, read=read)
 
 
-def check_text(text: str, path: str = "<text>") -> Checked:
-    return check_source(SourceFile.from_text(path, text))
+def check_text(text: str, path: str = "<text>", *, search_path: Sequence[str] = ()) -> Checked:
+    return check_source(SourceFile.from_text(path, text), search_path=search_path)

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shapescript.check.model_values import another_overload
+from shapescript.check import imports, overloads, qualified_uses
 from shapescript.check.read_summary import ReadSummary, summarise
 from shapescript.check.types import (
     FLOAT_DTYPES,
+    LOGGING_TYPES,
     TRAINING_TYPES,
     UNKNOWN,
     GradType,
@@ -52,12 +53,10 @@ def value_and_grad(checker: BodyChecker, args: list[Arg], node: ast.Call) -> Typ
     if is_type_variable(args[1].type):
         # A generic function's model (a type variable): its instances are checked.
         return failed
-    signature = _differentiable(checker, function)
+    signature = _differentiable(checker, function, args[1:])
     if signature is None:
         return failed
     model = signature.params[0].type
-    if another_overload(checker, signature, args[1:]):
-        return SeveralType((UNKNOWN, GradType(args[1].type.name)))
     value = checker.call_signature(signature, args[1:], node)
     if isinstance(value, UnknownType):
         return SeveralType((UNKNOWN, GradType(model.name)))
@@ -80,23 +79,33 @@ def value_and_grad(checker: BodyChecker, args: list[Arg], node: ast.Call) -> Typ
     return SeveralType((value, GradType(model.name)))
 
 
-def _differentiable(checker: BodyChecker, function: Arg):
-    """The signature of the fn value_and_grad differentiates; None after E1105."""
+def _differentiable(checker: BodyChecker, function: Arg, args: list[Arg]):
+    """The signature of the fn value_and_grad differentiates, the one for the model in
+    `args` where the name has several; None after E1105 or E2308, or where a generic
+    instance needs one for its model (E2311)."""
     expr = function.expr
     name = expr.name if isinstance(expr, ast.Name) else None
+    local = name is not None and name in checker.env.values
     symbol = checker.scope.symbols.get(name) if name is not None else None
     problem = None
     signature = None
-    if name is None or name in checker.env.values or symbol is None or symbol.kind != "fn":
+    if name is not None and not local and (symbol is None or symbol.kind == "fn"):
+        signature = overloads.pick(checker, name, args, function.span, returns="[]")
+        if signature is None:
+            return None
+        if signature is overloads.NOT_DECLARED:
+            if not qualified_uses.declared(checker, name):
+                checker.reporter.report(
+                    "E0301", f"unknown name `{name}`", function.span, "not found"
+                )
+                return None
+            signature = None
+    if signature is None or signature.extern:
         problem = "the first argument of value_and_grad is the name of a fn"
-    else:
-        signature = checker.program.lookup_function(name)
-        if signature is None or signature.extern:
-            problem = "the first argument of value_and_grad is the name of a fn"
-        elif not signature.params or not isinstance(signature.params[0].type, ModelType):
-            problem = f"`{name}`'s first parameter isn't a model"
-        elif any(param.mut for param in signature.params):
-            problem = f"`{name}` has a mut parameter"
+    elif not signature.params or not isinstance(signature.params[0].type, ModelType):
+        problem = f"`{name}`'s first parameter isn't a model"
+    elif any(param.mut for param in signature.params):
+        problem = f"`{name}` has a mut parameter"
     if problem is not None and isinstance(function.type, UnknownType):
         return None
     if signature is not None and signature.params and is_unknown(signature.params[0].type):
@@ -129,7 +138,7 @@ def read_diagnostics(program: Program, items: list) -> list:
 
 
 def _check_reads(reporter, program: Program, name: str, model: str, span) -> None:
-    reads = param_reads(program, name, 0)
+    reads = param_reads(program, name, 0, model)
     info = program.scope.model_infos.get(model)
     if reads is None or info is None:
         return
@@ -156,22 +165,28 @@ def _check_reads(reporter, program: Program, name: str, model: str, span) -> Non
 # ---------------------------------------------------------------------- params read
 
 
-def param_reads(program: Program, name: str, index: int) -> tuple[str, ...] | None:
+def param_reads(
+    program: Program, name: str, index: int, model: str | None = None
+) -> tuple[str, ...] | None:
     """The params of the model given to parameter `index` of fn `name` that it reads, in
     declaration order; None when it may read any (it passes the model where the checker
-    can't follow)."""
+    can't follow). Of several fns of the name, the one for `model` (given first)."""
     memo = program.__dict__.setdefault("_param_reads", {})
-    key = (name, index)
+    key = (name, index, model)
     if key in memo:
         return memo[key]
     memo[key] = ()
-    decl = program.scope.functions.get(name)
-    signature = program.scope.signatures.get(name)
+    if "." in name:
+        memo[key] = imports.param_reads(program.scope, name, index)
+        return memo[key]
+    decl, base, signature = overloads.function_for(program.scope, name, model)
     result: tuple[str, ...] | None = ()
-    if isinstance(decl, ast.FnDecl) and signature is not None and index < len(decl.params):
+    if signature is not None and signature.is_generic:
+        result = None  # what it reads depends on its instance
+    elif isinstance(decl, ast.FnDecl) and signature is not None and index < len(decl.params):
         model = signature.params[index].type
         if isinstance(model, ModelType):
-            found = _reads_in(program, decl, decl.params[index].name)
+            found = _reads_in(program, decl, base, decl.params[index].name, model.name)
             info = program.scope.model_infos.get(model.name)
             if found is None:
                 result = None
@@ -181,12 +196,14 @@ def param_reads(program: Program, name: str, index: int) -> tuple[str, ...] | No
     return result
 
 
-def _reads_in(program: Program, decl: ast.FnDecl, param: str) -> set[str] | None:
-    summary = _summary(program, decl, param)
+def _reads_in(
+    program: Program, decl: ast.FnDecl, base: int, param: str, model: str
+) -> set[str] | None:
+    summary = _summary(program, decl, base, param)
     reads = set(summary.reads)
     unexplained = summary.opaque
     for passed in summary.passed_on:
-        callee = program.scope.functions.get(passed.callee)
+        callee = overloads.function_for(program.scope, passed.callee, model)[0]
         if not isinstance(callee, ast.FnDecl):
             unexplained = True
             continue
@@ -194,16 +211,15 @@ def _reads_in(program: Program, decl: ast.FnDecl, param: str) -> set[str] | None
         if not passed.pipe:
             params = [p.name for p in callee.params]
             index = params.index(passed.name) if passed.name in params else passed.position
-        found = param_reads(program, passed.callee, index)
+        found = param_reads(program, passed.callee, index, model if index == 0 else None)
         if found is None:
             return None
         reads.update(found)
     return None if unexplained else reads
 
 
-def _summary(program: Program, decl: ast.FnDecl, param: str) -> ReadSummary:
+def _summary(program: Program, decl: ast.FnDecl, base: int, param: str) -> ReadSummary:
     """`decl`'s read summary, reused from the previous analysis while its text is the same."""
-    base = program.scope.function_bases.get(decl.name, 0)
     key = (program.source_text[base + decl.span.start : base + decl.span.end], param)
     summary = program.read_summaries.get(key) or program.previous_read_summaries.get(key)
     if summary is None:
@@ -227,11 +243,15 @@ def reads_of_functions(program: Program) -> dict[str, dict[str, tuple[str, ...] 
 
 # ---------------------------------------------------------------------- Grad values
 
+#: Values that aren't tensors, so no tensor operation takes them (a gradient, as a whole,
+#: only a few).
+_NOT_TENSORS = TRAINING_TYPES | LOGGING_TYPES
+
 
 def combine(checker: BodyChecker, op: str, left: Type, right: Type, span, op_span) -> Type | None:
-    """`left op right` when an operand is a gradient, model, mode, optimizer state or schedule;
-    None when neither is."""
-    if not isinstance(left, TRAINING_TYPES) and not isinstance(right, TRAINING_TYPES):
+    """`left op right` when an operand is a gradient, model, mode, optimizer state, schedule,
+    logs record or sink; None when neither is."""
+    if not isinstance(left, _NOT_TENSORS) and not isinstance(right, _NOT_TENSORS):
         return None
     if isinstance(left, UnknownType) or isinstance(right, UnknownType):
         return UNKNOWN
@@ -256,7 +276,7 @@ def combine(checker: BodyChecker, op: str, left: Type, right: Type, span, op_spa
             return grads[0]
     what = "a gradient" if grads else "it"
     code = "E1108" if grads else "E0412"
-    shown = next(format_type(side) for side in (left, right) if isinstance(side, TRAINING_TYPES))
+    shown = next(format_type(side) for side in (left, right) if isinstance(side, _NOT_TENSORS))
     checker.reporter.report(
         code,
         f"`{op}` can't take {format_type(left)} and {format_type(right)}: "
@@ -280,7 +300,7 @@ def _is_scalar(type_: Type) -> bool:
 
 def negate(checker: BodyChecker, op: str, operand: Type, span) -> Type | None:
     """`-g` is a gradient; any other unary operator on these types is an error."""
-    if not isinstance(operand, TRAINING_TYPES):
+    if not isinstance(operand, _NOT_TENSORS):
         return None
     if isinstance(operand, GradType) and op == "-":
         return operand
@@ -300,7 +320,7 @@ def builtin_call(checker: BodyChecker, name: str, kind: str, args: list[Arg], no
         return None
     for arg in args:
         type_ = arg.type
-        if not isinstance(type_, TRAINING_TYPES):
+        if not isinstance(type_, _NOT_TENSORS):
             continue
         if isinstance(type_, GradType):
             if name == "norm" and len(args) == 1 and arg.name is None:

@@ -12,15 +12,20 @@ from typing import TYPE_CHECKING
 from shapescript.check.module_scope import suggestion
 from shapescript.check.program import Reference
 from shapescript.check.types import (
+    LOGGING_TYPES,
     TRAINING_TYPES,
     UNKNOWN,
+    BatchType,
     GradType,
     HostType,
+    LogsType,
     ModelType,
     ModeType,
     OptimizerType,
     PythonType,
     ScheduleType,
+    SinkType,
+    StringType,
     TensorType,
     Type,
     UnknownType,
@@ -32,11 +37,20 @@ if TYPE_CHECKING:
     from shapescript.check.bodies import BodyChecker
     from shapescript.check.env import Arg
 
+#: Types that say for certain what a value is, so a value of one of them that is expected
+#: to be another is reported.
+_DEFINITE = TensorType | HostType | TRAINING_TYPES | LOGGING_TYPES
+#: Values that aren't tensors.
+_NOT_TENSORS = TRAINING_TYPES | LOGGING_TYPES
+#: What can't be where a logs record or a sink is expected, besides those.
+_NOT_LOGGING = _DEFINITE | StringType | BatchType
+
 
 def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
     """Why a value of type `actual` can't be where `expected` is wanted, as (code, reason),
-    for the types of models, gradients, optimizer state, schedules and modes; None if it
-    fits or isn't one of these cases. A Python value or an unknown one fits anything."""
+    for the types of models, gradients, optimizer state, schedules, modes, logs records and
+    sinks; None if it fits or isn't one of these cases. A Python value or an unknown one
+    fits anything."""
     if expected is None or isinstance(actual, UnknownType | PythonType):
         return None
     shown = format_type(actual)
@@ -45,13 +59,13 @@ def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
             return None
         if isinstance(actual, ModelType):
             return "E0904", f"it is a {actual.name}, not a {expected.name}"
-        if isinstance(actual, TensorType | HostType | TRAINING_TYPES):
+        if isinstance(actual, _DEFINITE):
             return "E0904", f"{shown} isn't the model {expected.name}"
         return None
     if isinstance(expected, GradType):
         if isinstance(actual, GradType) and actual.model == expected.model:
             return None
-        if isinstance(actual, TensorType | HostType | TRAINING_TYPES):
+        if isinstance(actual, _DEFINITE):
             return "E0904", f"{shown} isn't a gradient of {expected.model}"
         return None
     if isinstance(expected, OptimizerType):
@@ -59,7 +73,7 @@ def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
             if actual.model == expected.model:
                 return None
             return "E1502", f"it is state for a {actual.model}, not a {expected.model}"
-        if isinstance(actual, TensorType | HostType | TRAINING_TYPES):
+        if isinstance(actual, _DEFINITE):
             return "E1503", f"{shown} isn't {format_type(expected)}"
         return None
     if isinstance(expected, ScheduleType):
@@ -67,19 +81,33 @@ def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
             isinstance(actual, HostType) and actual.kind in ("int", "float")
         ):
             return None
-        if isinstance(actual, TensorType | HostType | TRAINING_TYPES):
+        if isinstance(actual, _DEFINITE):
             return "E1504", f"{shown} isn't a number or a Schedule"
         return None
     if isinstance(expected, ModeType):
         if isinstance(actual, ModeType):
             return None
-        if isinstance(actual, TensorType | HostType | TRAINING_TYPES):
+        if isinstance(actual, _DEFINITE):
             return "E1202", f"{shown} isn't a Mode: pass Train(seed=…) or Eval"
+        return None
+    if isinstance(expected, LogsType):
+        if isinstance(actual, LogsType) and actual.name == expected.name:
+            return None
+        if isinstance(actual, LogsType):
+            return "E1403", f"it is a {actual.name} record, not a {expected.name}"
+        if isinstance(actual, _NOT_LOGGING):
+            return "E1403", f"{shown} isn't a {expected.name} record"
+        return None
+    if isinstance(expected, SinkType):
+        if isinstance(actual, SinkType):
+            return None
+        if isinstance(actual, _NOT_LOGGING):
+            return "E1404", f"{shown} isn't a LogSink: a sink is a Python object passed in"
         return None
     if isinstance(expected, TensorType | HostType):
         if isinstance(actual, GradType):
             return "E1108", "a gradient isn't a tensor: only its fields are"
-        if isinstance(actual, TRAINING_TYPES):
+        if isinstance(actual, _NOT_TENSORS):
             return "E0412", f"{shown} isn't a tensor"
     return None
 
@@ -226,11 +254,11 @@ def model_called(checker: BodyChecker, name: str, span) -> None:
 
 
 def cast(checker: BodyChecker, node: ast.Cast, operand: Type, target: Type) -> Type | None:
-    """`as` and `to` with a model, gradient, optimizer state, schedule or mode on either
-    side; None when neither is one. Only a Python value can be asserted to be a model,
-    optimizer state, a schedule or a mode; nothing is converted to one, and nothing is
-    asserted to be a gradient (E0303)."""
-    if isinstance(operand, TRAINING_TYPES) and not isinstance(target, TRAINING_TYPES):
+    """`as` and `to` with a model, gradient, optimizer state, schedule, mode, logs record or
+    sink on either side; None when neither is one. Only a Python value can be asserted to
+    be a model, optimizer state, a schedule, a mode, a record or a sink; nothing is
+    converted to one, and nothing is asserted to be a gradient (E0303)."""
+    if isinstance(operand, _NOT_TENSORS) and not isinstance(target, _NOT_TENSORS):
         checker.reporter.report(
             "E0412",
             f"{format_type(operand)} isn't a tensor, so `{node.kind}` can't make one of it",
@@ -238,7 +266,7 @@ def cast(checker: BodyChecker, node: ast.Cast, operand: Type, target: Type) -> T
             "not a tensor",
         )
         return UNKNOWN
-    if not isinstance(target, TRAINING_TYPES):
+    if not isinstance(target, _NOT_TENSORS):
         return None
     asserted = node.kind == "as" and not isinstance(target, GradType)
     if asserted and (isinstance(operand, PythonType | UnknownType) or operand == target):
@@ -255,17 +283,3 @@ def cast(checker: BodyChecker, node: ast.Cast, operand: Type, target: Type) -> T
         "not a type for `as` or `to`",
     )
     return UNKNOWN
-
-
-def another_overload(checker: BodyChecker, signature, args: list[Arg]) -> bool:
-    """Whether a call of an overloaded fn is for another overload than `signature` (the
-    first declared): its first argument is another model. Overloads are chosen elsewhere
-    (modules and overloads); until then such a call's result is unknown."""
-    if signature.name not in checker.scope.overloaded or not args or not signature.params:
-        return False
-    first, expected = args[0].type, signature.params[0].type
-    return (
-        isinstance(first, ModelType)
-        and isinstance(expected, ModelType)
-        and first.name != expected.name
-    )

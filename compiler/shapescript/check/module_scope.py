@@ -9,12 +9,14 @@ from __future__ import annotations
 import difflib
 import math
 
+from shapescript.check.overloads import FunctionNames, note_signature, overload_members
 from shapescript.check.program import Symbol
 from shapescript.check.ranges import Interval
 from shapescript.check.reporter import Reporter
 from shapescript.check.signatures import Signature, build_signature
 from shapescript.check.sizes import InexactDivision, Poly, SizeOverflow
 from shapescript.check.type_exprs import BUILTIN_DOMAINS, TypeContext, TypeResolver
+from shapescript.check.type_variables import declared_type_names
 from shapescript.diagnostics.diagnostic import Label
 from shapescript.records import field, record
 from shapescript.syntax import ast
@@ -59,14 +61,21 @@ class ModuleScope:
     models: dict[str, ast.ModelDecl] = field(default_factory=dict)
     #: Each model's checked fields (`models.check_models`), by the model's name.
     model_infos: dict = field(default_factory=dict)
-    #: Functions declared more than once, each taking another model first (overloads).
-    overloaded: set[str] = field(default_factory=set)
+    #: Functions declared more than once, each taking another model first, by name
+    #: (`overloads.OverloadSet`); `functions` and `signatures` hold the first of each.
+    overload_sets: dict = field(default_factory=dict)
     records: dict[str, ast.DataDecl | ast.LogsDecl] = field(default_factory=dict)
+    #: The names of the logs records, and each one's checked metrics
+    #: (`logs_records.check_logs`), by the record's name.
+    logs: set[str] = field(default_factory=set)
+    logs_infos: dict = field(default_factory=dict)
     #: Dims and aliases whose declaration failed: their uses are unknown, silently.
     broken_names: set[str] = field(default_factory=set)
     domain_intervals: dict[str, Interval] = field(default_factory=dict)
     #: How many devices the file's devices line declares (1 when it has none).
     device_count: int = 1
+    #: The other `.ss` files it imports (`imports.ImportTable`), once they are read.
+    imports: object = None
 
     def type_context(self, on_reference=None) -> TypeContext:
         return TypeContext(
@@ -80,6 +89,8 @@ class ModuleScope:
             domain_intervals=self.domain_intervals,
             broken=self.broken_names,
             models=self.models.keys(),
+            modules=self.imports.names if self.imports is not None else None,
+            logs=self.logs,
         )
 
 
@@ -96,14 +107,6 @@ def suggestion(name: str, candidates) -> str | None:
 def _doc(decl) -> str | None:
     doc = getattr(decl, "doc", None)
     return doc.text if doc is not None else None
-
-
-def _first_param_model(decl: ast.FnDecl, models: set[str]) -> str | None:
-    if decl.params and decl.params[0].type is not None:
-        written = decl.params[0].type
-        if written.shape is None and len(written.words) == 1 and written.words[0].name in models:
-            return written.words[0].name
-    return None
 
 
 def _interval_end(expr: ast.Expr) -> float | None:
@@ -239,7 +242,7 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
     """Gather module-scope declarations, reporting names declared twice (E0302)."""
     scope = ModuleScope(path)
     models = {item.name for item in module.items if isinstance(item, ast.ModelDecl)}
-    overloads: dict[str, list[ast.FnDecl]] = {}
+    function_names = FunctionNames(models, declared_type_names(module))
     devices = _DevicesLines()
     for index, item in enumerate(module.items):
         base = module.base_of(index)
@@ -259,12 +262,8 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
             scope.domains.add(item.name)
             scope.domain_intervals[item.name] = interval
         elif isinstance(item, ast.FnDecl):
-            model = _first_param_model(item, models)
-            if model is not None:
-                overloads.setdefault(item.name, []).append(item)
-                if len(overloads[item.name]) > 1:
-                    scope.overloaded.add(item.name)
-                    continue
+            if not function_names.admit(scope, item, base, reporter):
+                continue
             entries.append((item.name, "fn", item.name_span))
         elif isinstance(item, ast.ExternFnDecl):
             entries.append((item.name, "extern", item.name_span))
@@ -277,6 +276,10 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
             entries.append((item.name, kind, item.name_span))
             scope.named_types.add(item.name)
             scope.records[item.name] = item
+            if kind == "logs":
+                scope.logs.add(item.name)
+            else:
+                scope.logs.discard(item.name)
         elif isinstance(item, ast.ImportPythonDecl):
             name = item.bound_name
             scope.python_modules.add(name)
@@ -452,6 +455,10 @@ class _Dims:
         if isinstance(expr, ast.SizeName):
             if expr.name in self.decls:
                 return self.value_of(expr.name)
+            if "." in expr.name:
+                from shapescript.check.imports import imported_dim
+
+                return imported_dim(self.scope, expr, reporter)
             symbol = self.scope.symbols.get(expr.name)
             if symbol is not None:
                 reporter.report(
@@ -608,8 +615,9 @@ def build_signatures(
 
     reporter = resolver.reporter
     memo: dict = {}
-    for name, decl in scope.functions.items():
-        base = scope.function_bases[name]
+    functions = [(name, decl, scope.function_bases[name]) for name, decl in scope.functions.items()]
+    functions += overload_members(scope)
+    for name, decl, base in functions:
         key = (id(decl), context_key)
         entry = (previous or {}).get(key)
         if entry is None or entry.decl is not decl:
@@ -627,7 +635,9 @@ def build_signatures(
             reporter.diagnostics.extend(shift_diagnostic(d, base) for d in entry.diagnostics)
         for ref, span in entry.references:
             on_reference(ref, span, base)
-        scope.signatures[name] = entry.signature
+        if scope.functions.get(name) is decl:
+            scope.signatures[name] = entry.signature
+        note_signature(scope, decl, entry.signature)
         memo[key] = entry
     reporter.base = 0
     return memo

@@ -21,6 +21,7 @@ from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
 
 if TYPE_CHECKING:
+    from shapescript.check.logs_info import LogsInfo
     from shapescript.check.model_info import ModelInfo
 
 #: Kinds of symbol declared inside a function; their spans are relative to its item.
@@ -33,7 +34,8 @@ class Symbol:
 
     `kind` is one of: dim, alias, domain, fn, extern, model, data, logs, import,
     python_module, param, value, axis, builtin, prelude, field (a model's field, whose
-    `detail` is `param w1: [D Hd]`). `path` is the file that declares
+    `detail` is `param w1: [D Hd]`), metric (a logs record's metric, whose `detail` is
+    `loss: [] mean`). `path` is the file that declares
     it ("<builtins>" for the checker's own built-ins, "<prelude>" and "<nn>" for the stubs
     shipped with the compiler).
     """
@@ -49,7 +51,8 @@ class Symbol:
 @record
 class Reference:
     """A name at `span`: a local, built-in or prelude `symbol`, a module declaration, or a
-    model's field (`field`: the model's name and the field's)."""
+    model's field or a logs record's metric (`field`: the model's or record's name and the
+    field's or metric's)."""
 
     span: Span
     symbol: Symbol | None = None
@@ -66,6 +69,22 @@ class ScopeEntry:
     type: Type
     visible_from: int
     scope: Span
+
+
+@record
+class CallTarget:
+    """The function a call of a shared name means: one of several overloads, or an
+    instance of a generic function.
+
+    `key` is the overload's model, or the types an instance's type variables stand for,
+    in the variables' order; `python_name` is the compiled function's name
+    (`_ss_forward__Mlp`, `_ss_fit__Mlp__Digit`); `instance` is the instance itself.
+    """
+
+    function: str
+    key: tuple[str, ...]
+    python_name: str
+    instance: Instance | None = None
 
 
 @record
@@ -96,6 +115,14 @@ class Facts:
     #: worked out after every body is checked (E1107, W1101), since it depends on the
     #: bodies of other functions.
     gradients: list[tuple[Span, str, str]] = field(default_factory=list)
+    #: For the compiler and the editor: each use of another file's name, `attention.f`
+    #: (by the span of the member expression), as the checker names it (`attention.f`;
+    #: `b.f` for `c.f` when the file is also imported as `b`).
+    qualified: dict[Span, str] = field(default_factory=dict)
+    #: For the compiler: the overload or generic instance a call means, by the span of the
+    #: name that says which function (a call's callee, value_and_grad's first argument).
+    #: Calls of a function that doesn't share its name have none.
+    call_targets: dict[Span, CallTarget] = field(default_factory=dict)
 
 
 @record
@@ -105,6 +132,22 @@ class BodyResult:
     facts: Facts
     diagnostics: list[Diagnostic]
     inferred: Type
+
+
+@record
+class Instance:
+    """A generic function with its type variables' types put in, checked as its own
+    function: its bindings as (variable, type name) pairs in the variables' order, the
+    compiled function's name, the substituted signature (`signatures.Signature`), and the
+    generic function's item with this instance's body facts. An instance may be reused
+    by a later check after its function moved: `item.base` is where it was then, and the
+    function's `ItemFacts` in `Checked.items` says where it is now."""
+
+    function: str
+    bindings: tuple[tuple[str, str], ...]
+    python_name: str
+    signature: object
+    item: ItemFacts
 
 
 @record
@@ -158,6 +201,19 @@ class Checked:
     #: passes the model to), in declaration order; None when it may read any (it passes
     #: the model to Python or somewhere the checker can't follow).
     param_reads: dict[str, dict[str, tuple[str, ...] | None]] = field(default_factory=dict)
+    #: For the compiler and the editor: the other `.ss` files the file imports
+    #: (`imports.ImportTable`: each import line's file, the imported declarations by
+    #: qualified name, with their signatures and models), or None.
+    imports: object = None
+    #: For the compiler and the editor: each logs record, by name, with its metrics in
+    #: order (`logs_info.LogsInfo`: type, dtype as the runtime names it, combining rule).
+    logs: dict[str, LogsInfo] = field(default_factory=dict)
+    #: Functions that share a name, each taking another model first: by name, each
+    #: overload's signature by its model (the name's entry in `signatures` is the first).
+    overloads: dict[str, dict[str, object]] = field(default_factory=dict)
+    #: Every instance of a generic function that the file's code calls, directly or
+    #: through other instances, in the order first called.
+    instances: list[Instance] = field(default_factory=list)
     _bases: list[int] | None = None
 
     # ------------------------------------------------------------------ locating
@@ -184,12 +240,23 @@ class Checked:
 
     def _resolve(self, reference: Reference, base: int) -> Symbol | None:
         if reference.field is not None:
-            model, name = reference.field
-            info = self.models.get(model)
-            found = info.fields.get(name) if info is not None else None
+            owner, name = reference.field
+            info = self.models.get(owner)
+            if info is None and self.imports is not None:
+                info = self.imports.model_infos.get(owner)
+            if info is not None:
+                found = info.fields.get(name)
+            else:
+                record_info = self.logs.get(owner)
+                if record_info is None and self.imports is not None:
+                    record_info = self.imports.logs_infos.get(owner)
+                found = record_info.metrics.get(name) if record_info is not None else None
             return found.symbol if found is not None else None
         if reference.module_name is not None:
-            return self.module_symbols.get(reference.module_name)
+            found = self.module_symbols.get(reference.module_name)
+            if found is None and self.imports is not None:
+                found = self.imports.symbols.get(reference.module_name)
+            return found
         symbol = reference.symbol
         if symbol is not None and symbol.kind in LOCAL_KINDS and symbol.path == self.source.path:
             return replace(symbol, span=Span(symbol.span.start + base, symbol.span.end + base))

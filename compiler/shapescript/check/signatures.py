@@ -9,6 +9,7 @@ from shapescript.check.reporter import Reporter
 from shapescript.check.sizes import Poly
 from shapescript.check.syntax_facts import walk
 from shapescript.check.type_exprs import TypeContext, TypeResolver
+from shapescript.check.type_variables import signature_variables
 from shapescript.check.types import (
     TRAINING_TYPES,
     UNKNOWN,
@@ -54,6 +55,13 @@ class Signature:
     path: str = ""
     #: Where the declaration came from: "file", "prelude" or "nn".
     origin: str = "file"
+    #: A generic function's type variables, in order, each with what it stands for
+    #: (`type_variables.MODEL`, `RECORD` or `EITHER`); empty for any other function.
+    type_variables: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_generic(self) -> bool:
+        return bool(self.type_variables)
 
     @property
     def is_elementwise(self) -> bool:
@@ -95,6 +103,8 @@ def build_signature(
         domain_intervals=base.domain_intervals,
         broken=base.broken,
         models=base.models,
+        modules=base.modules,
+        logs=base.logs,
     )
     params: list[ParamSig] = []
     seen: dict[str, ast.Param] = {}
@@ -131,6 +141,9 @@ def build_signature(
         )
         return_type = UNKNOWN
     check_mut_params(decl, params, reporter, extern)
+    variables = signature_variables(
+        decl, [p.type for p in params], return_type, ctx.axes, base.named_types, reporter
+    )
     if extern:
         _check_extern(decl, params, return_type, reporter)
     else:
@@ -145,6 +158,7 @@ def build_signature(
         extern,
         decl.python_path.value if extern and decl.python_path else "",
         origin,
+        variables,
     )
 
 

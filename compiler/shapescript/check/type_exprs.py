@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Set
 
+from shapescript.check.qualified import BadName, QualifiedNames, canonical_type
 from shapescript.check.ranges import NAMED_RANGES, Interval
 from shapescript.check.reporter import Reporter
 from shapescript.check.sizes import InexactDivision, Poly, SizeOverflow
@@ -14,11 +15,13 @@ from shapescript.check.types import (
     INT,
     MODE,
     SCHEDULE,
+    SINK,
     UNKNOWN,
     Axis,
     BatchType,
     Domain,
     GradType,
+    LogsType,
     ModelType,
     NamedType,
     OptimizerType,
@@ -84,9 +87,13 @@ class TypeContext:
     broken: set[str] = field(default_factory=set)
     #: The names of the file's models (a subset of `named_types`).
     models: Set[str] = frozenset()
+    #: The names of the file's logs records (a subset of `named_types`).
+    logs: Set[str] = frozenset()
     #: Values in scope where the type is written (parameters, locals): such a name where
     #: a size or a domain is expected is E0303, not an unknown name.
     values: Set[str] = frozenset()
+    #: The file's imports, for qualified names such as `attention.Mlp`.
+    modules: QualifiedNames | None = None
 
 
 class TypeResolver:
@@ -98,8 +105,10 @@ class TypeResolver:
     def resolve(self, written: ast.TypeExpr, ctx: TypeContext) -> Type:
         """The type a `TypeExpr` denotes; UNKNOWN (after one diagnostic) when it can't."""
         try:
+            if ctx.modules is not None:
+                written = canonical_type(written, ctx.modules, self.reporter.report)
             return self._resolve(written, ctx)
-        except TypeError_:
+        except (TypeError_, BadName):
             return UNKNOWN
 
     def _resolve(self, written: ast.TypeExpr, ctx: TypeContext) -> Type:
@@ -126,6 +135,9 @@ class TypeResolver:
                 self._note_reference(ctx, words[0].name, words[0].span)
                 batch_axes = tuple(self._axes(axes_ast, ctx))
                 return BatchType(words[0].name, batch_axes)
+            if axes_ast is not None and _batch_of_type_variable(written, words, ctx):
+                # `[b] E`: a batch of a generic function's data record, whatever it is.
+                return BatchType(words[0].name, tuple(self._axes(axes_ast, ctx)))
             domain = self._domain(words[-1], ctx)
         axes = None
         if axes_ast is not None:
@@ -153,6 +165,11 @@ class TypeResolver:
         if name in ctx.models and word.arg is None:
             self._note_reference(ctx, name, word.span)
             return ModelType(name)
+        if name in ctx.logs and word.arg is None:
+            self._note_reference(ctx, name, word.span)
+            return LogsType(name)
+        if name == "LogSink" and word.arg is None:
+            return SINK
         if name in OTHER_NAMED_TYPES or name in ctx.named_types:
             self._note_reference(ctx, name, word.span)
             return NamedType(name)
@@ -195,10 +212,14 @@ class TypeResolver:
         raise TypeError_
 
     def _check_no_training_word(self, words: list[ast.TypeWord], ctx: TypeContext) -> None:
-        """A model, Mode, Schedule or Grad/AdamW/SGD is a type of its own, never a part of
-        another (E0303)."""
+        """A model, logs record, Mode, Schedule, LogSink or Grad/AdamW/SGD is a type of its
+        own, never a part of another (E0303)."""
         for word in words:
-            if word.name in ctx.models or word.name in MODEL_WRAPPERS | {"Mode", "Schedule"}:
+            if (
+                word.name in ctx.models
+                or word.name in ctx.logs
+                or word.name in MODEL_WRAPPERS | {"Mode", "Schedule", "LogSink"}
+            ):
                 self.reporter.report(
                     "E0303",
                     f"`{word.name}` is a type of its own, so it can't be part of another type",
@@ -329,7 +350,7 @@ class TypeResolver:
     def _axis(self, axis: ast.Axis, ctx: TypeContext) -> Axis:
         if isinstance(axis, ast.SizeAxis):
             size = axis.size
-            if isinstance(size, ast.SizeName) and "." not in size.name:
+            if isinstance(size, ast.SizeName):
                 name = size.name
                 if name in ctx.dims:
                     self._note_reference(ctx, name, size.span)
@@ -398,6 +419,15 @@ class TypeResolver:
         return symbol
 
     def _axis_name_size(self, name: str, span: Span, ctx: TypeContext) -> Poly:
+        if "." in name:
+            self.reporter.report(
+                "E0303",
+                f"`{name}` isn't a dim",
+                span,
+                "not a size",
+                help="sizes are numbers, dims and axis names",
+            )
+            raise TypeError_
         if name in ctx.axes:
             self._note_reference(ctx, name, span)
             return ctx.axes[name]
@@ -511,10 +541,33 @@ def _poly_text(size: Poly) -> str:
     return str(size)
 
 
+def is_type_variable_name(name: str) -> bool:
+    """Shaped as a generic function's type variable: `M`, `T2` (a capital letter, maybe
+    digits); it is one where nothing in scope declares the name."""
+    return name[:1].isupper() and name[:1].isascii() and (len(name) == 1 or name[1:].isdigit())
+
+
 def _is_type_variable(name: str, ctx: TypeContext) -> bool:
-    """A generic function's type variable: `M`, `T2` (a capital letter, maybe digits)."""
-    shaped = name[:1].isupper() and (len(name) == 1 or name[1:].isdigit())
-    return shaped and name not in ctx.domains and name not in BUILTIN_DOMAINS
+    """A generic function's type variable: shaped as one, and not a dim or a domain."""
+    return (
+        is_type_variable_name(name)
+        and name not in ctx.domains
+        and name not in BUILTIN_DOMAINS
+        and name not in ctx.dims
+    )
+
+
+def _batch_of_type_variable(written: ast.TypeExpr, words: list[ast.TypeWord], ctx) -> bool:
+    """`[b] E`, E a type variable: a batch of some data record."""
+    return (
+        ctx.mode != "field"
+        and written.dtype is None
+        and len(words) == 1
+        and words[0].arg is None
+        and words[0].over is None
+        and _is_type_variable(words[0].name, ctx)
+        and words[0].name not in ctx.named_types
+    )
 
 
 def _declared(name: str, ctx: TypeContext) -> bool:

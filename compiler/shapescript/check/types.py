@@ -184,6 +184,22 @@ TRAINING_TYPES = ModelType | GradType | OptimizerType | ScheduleType | ModeType
 
 
 @record(frozen=True)
+class LogsType(Type):
+    """A logs record declared with `logs Name:`; records are matched by name."""
+
+    name: str
+
+
+@record(frozen=True)
+class SinkType(Type):
+    """`LogSink`: a Python object with a `write(dict)` method, passed in from Python."""
+
+
+#: Logs records and sinks: values that are neither tensors nor training state.
+LOGGING_TYPES = LogsType | SinkType
+
+
+@record(frozen=True)
 class BatchType(Type):
     """`[b] Digit`: a batch of a data record's examples, whose fields get the batch axes."""
 
@@ -201,6 +217,7 @@ class SeveralType(Type):
 UNKNOWN = UnknownType()
 MODE = ModeType()
 SCHEDULE = ScheduleType()
+SINK = SinkType()
 INT = HostType("int")
 FLOAT = HostType("float")
 BOOL = HostType("bool")
@@ -270,7 +287,13 @@ def format_type(type_: Type) -> str:
         return "Schedule"
     if isinstance(type_, ModeType):
         return "Mode"
+    if isinstance(type_, LogsType):
+        return type_.name
+    if isinstance(type_, SinkType):
+        return "LogSink"
     if isinstance(type_, NamedType):
+        if type_.args == ("type variable",):
+            return type_.name
         return type_.name + (f"[{', '.join(type_.args)}]" if type_.args else "")
     if isinstance(type_, SeveralType):
         return "(" + ", ".join(format_type(item) for item in type_.items) + ")"

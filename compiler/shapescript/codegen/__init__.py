@@ -106,6 +106,8 @@ def _generate(checked: Checked, options: BuildOptions) -> Generated:
                 path=checked.source.path,
             )
         )
+    if options.standalone:
+        problems.extend(_standalone_imports(checked))
     if problems:
         return Generated(None, problems)
     context = ModuleContext(checked, options.standalone, options.checks, options.value_checks)
@@ -117,6 +119,23 @@ def _generate(checked: Checked, options: BuildOptions) -> Generated:
         unsupported=[(str(problem), problem.span) for problem in unsupported],
         devices=devices,
     )
+
+
+def _standalone_imports(checked: Checked) -> list[Diagnostic]:
+    """E2305: a standalone module needs only torch, so it can't import other `.ss` files,
+    which come through the shapescript package's import hook."""
+    table = checked.imports
+    infos = getattr(table, "infos", None) or []
+    return [
+        Diagnostic(
+            "E2305",
+            "a standalone build can't import other `.ss` files",
+            Label(info.span, "imports another .ss file"),
+            help="build without --standalone, or put what you import into the file",
+            path=checked.source.path,
+        )
+        for info in infos[:1]
+    ]
 
 
 def _absolute_span(checked: Checked, decl):

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from shapescript.check.signatures import Signature
 from shapescript.check.types import HostType, TensorType
-from shapescript.codegen import patterns, training
+from shapescript.codegen import logs, patterns, training
 from shapescript.codegen.context import Unsupported, python_name
 from shapescript.syntax import ast
 
@@ -247,12 +247,6 @@ def _matmul(gen, name, node, piped):
     return gen.matmul(node, values, tuple(gen.operand_node(value) for value in operands))
 
 
-def _print(gen, name, node, piped):
-    args = gen.call_args(node, piped)
-    values = ", ".join(gen.arg(v, piped) for v in args.positional)
-    return f"{gen.context.builtin('print')}({values})"
-
-
 def causal(gen: FunctionGenerator, node: ast.Index) -> str:
     """`causal[n m]`: true where the m index is at most the n index."""
     type_ = gen.type(node)
@@ -396,13 +390,13 @@ HANDLERS = {
     },
     **{name: _split_like for name in ("rearrange", "reduce", "repeat", "einsum", "split")},
     "matmul": _matmul,
-    "print": _print,
+    "print": logs.print_call,
+    "save": logs.save_call,
+    "load": logs.load_call,
     **{name: _chain_only for name in ("map", "filter", "zip", "enumerate")},
     **{
         name: _later
         for name in (
-            "save",
-            "load",
             "shuffle",
             "batches",
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import keyword
 from dataclasses import dataclass, field
 
-from shapescript.check.program import Checked, ItemFacts
+from shapescript.check.program import CallTarget, Checked, ItemFacts
 from shapescript.check.types import TensorType, Type
 from shapescript.codegen.emit import Origin
 from shapescript.syntax.source import Span
@@ -34,10 +34,21 @@ class Unsupported(Exception):
 
 
 def python_name(name: str) -> str:
-    """A ShapeScript name as a Python identifier: keywords and our own prefix get a `_`."""
+    """A ShapeScript name as a Python identifier: keywords and our own prefix get a `_`.
+
+    Another file's name, `attention.Mlp`, is an attribute of the module its import binds,
+    `_ss_mod_attention.Mlp` (through each file of a chain, `attention.layers.L`)."""
+    if "." in name:
+        *modules, last = name.split(".")
+        return ".".join([*(module_variable(module) for module in modules), python_name(last)])
     if keyword.iskeyword(name) or name.startswith("_ss_") or name in ("None", "True", "False"):
         return name + "_"
     return name
+
+
+def module_variable(bound: str) -> str:
+    """The module variable an import of another `.ss` file binds: `_ss_mod_attention`."""
+    return f"_ss_mod_{bound}"
 
 
 @dataclass(slots=True)
@@ -124,6 +135,12 @@ class ItemView:
         if self.item.body is None:
             return 0
         return self.item.body.facts.zip_axes.get(span, 0)
+
+    def call_target(self, span: Span) -> CallTarget | None:
+        """The overload or generic instance the function named at `span` is, if it is one."""
+        if self.item.body is None:
+            return None
+        return self.item.body.facts.call_targets.get(span)
 
     def stage_kind(self, span: Span) -> str:
         if self.item.body is None:

@@ -20,7 +20,7 @@ from shapescript.check.types import (
     Type,
     format_type,
 )
-from shapescript.codegen import arguments, builtins, casts, chains, training
+from shapescript.codegen import arguments, builtins, casts, chains, imports, logs, training
 from shapescript.codegen.context import ItemView, ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import Origin, SourceBuilder
 from shapescript.codegen.sizes import MissingSize, size_expr
@@ -68,11 +68,16 @@ class FunctionGenerator:
         item: ItemFacts,
         signature: Signature,
         out: SourceBuilder,
+        python: str | None = None,
     ) -> None:
         self.context = context
         self.view = ItemView(item)
         self.decl: ast.FnDecl = item.item
         self.signature = signature
+        #: The compiled function's name: the fn's own, or an overload's or a generic
+        #: instance's (`_ss_forward__Mlp`); `key` names its module constants.
+        self.python = python or python_name(self.decl.name)
+        self.key = self.python.removeprefix("_ss_") if python else self.decl.name
         self.out = out
         self.locals: set[str] = set()
         self.sizes: dict[str, str] = {}
@@ -134,7 +139,7 @@ class FunctionGenerator:
             name = python_name(param.name)
             self.locals.add(param.name)
             if not isinstance(param.type, TensorType | HostType | PythonType) and not (
-                training.is_training(param.type)
+                training.is_training(param.type) or logs.is_logging(param.type)
             ):
                 raise self.unsupported(
                     f"a parameter of type `{format_type(param.type)}`", param.decl.span
@@ -150,7 +155,7 @@ class FunctionGenerator:
         self.out = SourceBuilder()
         self.body()
         body, self.out = self.out, outer
-        self.out.add(0, f"def {python_name(decl.name)}({', '.join(params)}):", origin)
+        self.out.add(0, f"def {self.python}({', '.join(params)}):", origin)
         doc = decl.doc.text if decl.doc is not None else None
         if doc:
             self.out.add(1, repr(doc), origin)
@@ -196,14 +201,15 @@ class FunctionGenerator:
         model_checks = [
             line
             for index, param in enumerate(self.signature.params)
-            if (line := training.check_line(self, index, param)) is not None
+            if (line := training.check_line(self, index, param) or logs.check_line(self, param))
+            is not None
         ]
         self.guarded(model_checks, context.checks, origin)
         if self.uses_calls:
             self.out.add(1, "_ss_calls = _ss_rt.randomness.CallCounter()", origin)
         if not plan.tensors:
             return
-        spec = f"_ss_fn_{self.decl.name}"
+        spec = f"_ss_fn_{self.key}"
         value_lines = self.value_check_lines(spec)
         if context.checks != "never" or value_lines:
             self.spec(plan, spec)
@@ -411,7 +417,8 @@ class FunctionGenerator:
         if isinstance(node, ast.Index):
             return self.index(node)
         if isinstance(node, ast.Member):
-            return self.member(node)
+            named = imports.unqualified(self, node)
+            return self.name(named) if named is not node else self.member(node)
         if isinstance(node, ast.Placeholder) and self.piped:
             return self.piped[-1]
         raise self.unsupported("this expression", node.span)
@@ -538,7 +545,7 @@ class FunctionGenerator:
         target_type = self.type(node.target)
         if isinstance(target_type, PythonType):
             return f"{self.expr(node.target)}.{node.name}"
-        field = training.member(self, node)
+        field = training.member(self, node) or logs.member(self, node)
         if field is not None:
             return field
         raise self.unsupported("a field of a model, batch or record", node.span)
@@ -582,7 +589,7 @@ class FunctionGenerator:
         found = CallArgs()
         placed = piped is None
         for arg in node.args:
-            value = arg.value
+            value = imports.unqualified(self, arg.value)
             if isinstance(value, ast.Placeholder):
                 value = PIPED
                 placed = True
@@ -605,12 +612,19 @@ class FunctionGenerator:
         return training.passed(self, value, self.arg(value, piped), callee)
 
     def call(self, node: ast.Call, piped: str | None) -> str:
-        callee = node.callee
+        callee = imports.unqualified(self, node.callee)
+        if callee is not node.callee:
+            node = ast.Call(callee, node.args, node.span, node.operands_form)
         if isinstance(callee, ast.Name) and callee.name not in self.locals:
             callee_type = self.view.type(callee.span)
             name = callee.name
-            signature = self.context.checked.signatures.get(name)
-            symbol = self.context.checked.module_symbols.get(name)
+            signature = self.context.checked.signatures.get(name) or imports.signature(self, name)
+            symbol = self.context.checked.module_symbols.get(name) or imports.symbol(self, name)
+            imported = imports.target_signature(self, self.view.call_target(callee.span))
+            if imported is not None:
+                return self.fn_call(node, imported, piped)
+            if signature is not None and signature.is_generic and "." in name:
+                raise self.unsupported("a call of another file's generic function", node.span)
             if symbol is not None and symbol.kind == "fn":
                 return self.fn_call(node, signature, piped)
             if signature is not None and getattr(signature, "extern", False):
@@ -621,9 +635,11 @@ class FunctionGenerator:
                 or (symbol is None and name in builtins.HANDLERS)
             ):
                 return builtins.builtin_call(self, name, node, piped)
-            if symbol is not None and symbol.kind in ("model", "data", "logs", "import"):
+            if symbol is not None and symbol.kind == "logs":
+                return logs.construct(self, name, node)
+            if symbol is not None and symbol.kind in ("model", "data", "import"):
                 raise self.unsupported(f"a {symbol.kind} call", node.span)
-        made = training.model_init(self, node)
+        made = training.model_init(self, node) or logs.sink_call(self, node, piped)
         if made is not None:
             return made
         callee_type = self.type(callee)
@@ -656,7 +672,9 @@ class FunctionGenerator:
             if key in plans:
                 text = self.aligned(text, plans[key], self.operand_node(value), result)
             parts.append(f"{python_name(key)}={text}")
-        return f"{python_name(signature.name)}({', '.join(parts)})"
+        target = self.view.call_target(node.callee.span)
+        called = imports.called(target.python_name) if target else python_name(signature.name)
+        return f"{called}({', '.join(parts)})"
 
     def argument_plans(
         self, node: ast.Call, signature: Signature, args: CallArgs

@@ -6,7 +6,7 @@ from ast import PyCF_ONLY_AST
 
 from shapescript import __version__
 from shapescript.check.program import Checked
-from shapescript.codegen import training
+from shapescript.codegen import imports, instances, logs, training
 from shapescript.codegen.context import ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import SourceBuilder
 from shapescript.codegen.function import FunctionGenerator
@@ -32,32 +32,16 @@ def generate_module(
         elif isinstance(item, ast.ImportPythonDecl):
             origin = context.origin(item_facts.base, item.span)
             body.add(0, f"import {'.'.join(item.parts)}", origin)
+        elif isinstance(item, ast.ImportDecl):
+            imports.import_lines(context, item, context.origin(item_facts.base, item.span), body)
         elif isinstance(item, ast.FnDecl):
-            signature = checked.signatures.get(item.name)
-            if signature is None:
-                continue
-            out = SourceBuilder()
+            for compiled in instances.functions_of(checked, item_facts):
+                _function(context, compiled, body, problems)
             try:
-                FunctionGenerator(context, item_facts, signature, out).generate()
-                _python_accepts(out, item)
+                instances.dispatcher(context, item_facts, body)
             except Unsupported as problem:
-                if problem.span is not None:
-                    problem.span = _absolute(problem.span, item_facts.base)
+                problem.span = _absolute(problem.span or item.name_span, item_facts.base)
                 problems.append(problem)
-                _stub(
-                    context,
-                    body,
-                    f"def {python_name(item.name)}(*args, **kwargs):",
-                    item,
-                    item_facts.base,
-                    f"fn {item.name}",
-                    problem,
-                )
-                continue
-            body.blank()
-            body.lines.extend(out.lines)
-            body.origins.extend(out.origins)
-            body.blank()
         elif isinstance(item, ast.ModelDecl) and item.name in checked.models:
             origin = context.origin(item_facts.base, item.name_span)
             try:
@@ -75,11 +59,27 @@ def generate_module(
                     problem,
                     indent=2,
                 )
-        elif isinstance(item, ast.ModelDecl | ast.DataDecl | ast.LogsDecl | ast.ImportDecl):
+        elif isinstance(item, ast.LogsDecl) and item.name in checked.logs:
+            origin = context.origin(item_facts.base, item.name_span)
+            try:
+                logs.logs_class(context, checked.logs[item.name], origin, body)
+            except Unsupported as problem:
+                problem.span = _absolute(item.span, item_facts.base)
+                problems.append(problem)
+                _stub(
+                    context,
+                    body,
+                    f"class {python_name(item.name)}:\n    def __init__(self, *args, **kwargs):",
+                    item,
+                    item_facts.base,
+                    item.name,
+                    problem,
+                    indent=2,
+                )
+        elif isinstance(item, ast.ModelDecl | ast.DataDecl | ast.ImportDecl):
             kind = {
                 ast.ModelDecl: "a model",
                 ast.DataDecl: "a data record",
-                ast.LogsDecl: "a logs record",
                 ast.ImportDecl: "an import of another .ss file",
             }[type(item)]
             problem = Unsupported(
@@ -127,6 +127,34 @@ def generate_module(
     out.lines.extend(body.lines)
     out.origins.extend(body.origins)
     return out, problems
+
+
+def _function(context, compiled: instances.Compiled, body: SourceBuilder, problems) -> None:
+    """One compiled function, or a stub that raises when it can't be compiled yet."""
+    item_facts = compiled.item
+    item = item_facts.item
+    out = SourceBuilder()
+    try:
+        FunctionGenerator(context, item_facts, compiled.signature, out, compiled.python).generate()
+        _python_accepts(out, item)
+    except Unsupported as problem:
+        if problem.span is not None:
+            problem.span = _absolute(problem.span, item_facts.base)
+        problems.append(problem)
+        _stub(
+            context,
+            body,
+            f"def {compiled.python or python_name(item.name)}(*args, **kwargs):",
+            item,
+            item_facts.base,
+            f"fn {item.name}",
+            problem,
+        )
+        return
+    body.blank()
+    body.lines.extend(out.lines)
+    body.origins.extend(out.origins)
+    body.blank()
 
 
 def _python_accepts(out: SourceBuilder, item: ast.FnDecl) -> None:

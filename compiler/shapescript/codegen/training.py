@@ -14,6 +14,7 @@ from shapescript.check.types import (
     ScheduleType,
     Type,
 )
+from shapescript.codegen import imports
 from shapescript.codegen.context import ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import SourceBuilder
 from shapescript.syntax import ast
@@ -86,7 +87,7 @@ def check_line(gen: FunctionGenerator, index: int, param) -> str | None:
     if gen.context.checks == "never":
         return None
     name = python_name(param.name)
-    where = f"_ss_where_{gen.decl.name}_{param.name}"
+    where = f"_ss_where_{gen.key}_{param.name}"
     line, column = gen.context.location(gen.base, param.decl.span)
     gen.context.constants[where] = repr(
         {
@@ -131,14 +132,20 @@ def field_assign(gen: FunctionGenerator, stmt: ast.FieldAssign) -> str:
 def model_init(gen: FunctionGenerator, node: ast.Call) -> str | None:
     """`Mlp.init(seed=s)`."""
     callee = node.callee
-    if not (isinstance(callee, ast.Member) and isinstance(callee.target, ast.Name)):
+    if not isinstance(callee, ast.Member):
         return None
-    if callee.target.name in gen.locals or callee.target.name not in gen.context.checked.models:
+    target = imports.unqualified(gen, callee.target)
+    if not isinstance(target, ast.Name) or target.name in gen.locals:
+        return None
+    imported = imports.symbol(gen, target.name)
+    if target.name not in gen.context.checked.models and (
+        imported is None or imported.kind != "model"
+    ):
         return None
     require_runtime(gen, node.span)
     parts = [f"{arg.name}={gen.expr(arg.value)}" for arg in node.args if arg.name]
     parts[:0] = [gen.expr(arg.value) for arg in node.args if not arg.name]
-    return f"{python_name(callee.target.name)}.init({', '.join(parts)})"
+    return f"{python_name(target.name)}.init({', '.join(parts)})"
 
 
 def name(gen: FunctionGenerator, node: ast.Name) -> str | None:
@@ -177,7 +184,8 @@ def _value_and_grad(gen: FunctionGenerator, node: ast.Call, args: CallArgs, pipe
     if not isinstance(function, ast.Name):
         raise gen.unsupported("value_and_grad of this function", node.span)
     callee = function.name
-    parts = [python_name(callee)]
+    target = gen.view.call_target(function.span)
+    parts = [imports.called(target.python_name) if target is not None else python_name(callee)]
     parts += [passed(gen, v, gen.arg(v, piped), callee) for v in args.positional[1:]]
     parts += [
         f"{python_name(key)}={passed(gen, v, gen.arg(v, piped), callee)}"

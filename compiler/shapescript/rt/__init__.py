@@ -27,7 +27,15 @@ __all__ = [
     "ShapeScriptError",
     "declare_devices",
     "device",
+    "import_ss",
 ]
+
+
+def import_ss(importer: str, importer_file: str | None, dotted: str):
+    """The module of another `.ss` file, for a compiled module's `import` of it."""
+    from shapescript.rt.imports import import_ss as find_and_import
+
+    return find_and_import(importer, importer_file, dotted)
 
 
 #: Classes Python code names as `shapescript.rt.X`, and the submodule of each.

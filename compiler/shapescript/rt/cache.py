@@ -2,7 +2,10 @@
 
 An entry is a magic number, a JSON header and the marshalled code object. The header
 holds a hash of the file's text, the compiler's version, the check modes and Python's
-`-O` level; an entry whose header differs, or that doesn't load, is ignored and rewritten.
+`-O` level, and, for a file that imports other `.ss` files, every import its check
+followed (directly or not): the importing file, the module, the file found and a hash of
+its text. An entry whose header differs, whose imports would now find another file or
+text, or that doesn't load, is ignored and rewritten.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import os
 import sys
 import tempfile
 import types
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -46,9 +50,10 @@ def cache_path(path: str, modes: CheckModes) -> str:
     return os.path.join(folder, "__pycache__", f"{stem}.{tag}.ssc")
 
 
-def header(data: bytes, modes: CheckModes) -> bytes:
-    """What an entry must say to be used for a file whose bytes are `data`."""
-    fields = {
+def header(data: bytes, modes: CheckModes, imports: list | None = None) -> bytes:
+    """What an entry must say to be used for a file whose bytes are `data`; an entry
+    written with `imports` says them too."""
+    fields: dict[str, object] = {
         "sha256": hashlib.sha256(data).hexdigest(),
         "compiler": compiler_version(),
         "python": importlib.util.MAGIC_NUMBER.hex(),
@@ -56,11 +61,34 @@ def header(data: bytes, modes: CheckModes) -> bytes:
         "value_checks": modes.value_checks,
         "optimize": sys.flags.optimize,
     }
+    if imports:
+        fields["imports"] = imports
     return json.dumps(fields, sort_keys=True).encode()
 
 
-def load(entry: str, expected: bytes) -> types.CodeType | None:
-    """The cached code, or None when the entry is missing, stale or corrupt."""
+def _matches(stored: bytes, expected: bytes, imports_current: Callable[[object], bool] | None):
+    """Whether a stored header is the expected one, but for imports that are still current."""
+    if stored == expected:
+        return True
+    if imports_current is None:
+        return False
+    try:
+        found = json.loads(stored)
+    except ValueError:
+        return False
+    if not isinstance(found, dict) or "imports" not in found:
+        return False
+    imports = found.pop("imports")
+    return found == json.loads(expected) and imports_current(imports)
+
+
+def load(
+    entry: str, expected: bytes, imports_current: Callable[[object], bool] | None = None
+) -> types.CodeType | None:
+    """The cached code, or None when the entry is missing, stale or corrupt.
+
+    An entry that recorded imports is used when `imports_current(imports)` says each
+    still finds the same file with the same text."""
     try:
         blob = Path(entry).read_bytes()
     except OSError:
@@ -69,7 +97,7 @@ def load(entry: str, expected: bytes) -> types.CodeType | None:
     if len(blob) < start or not blob.startswith(MAGIC):
         return None
     size = int.from_bytes(blob[len(MAGIC) : start], "little")
-    if blob[start : start + size] != expected:
+    if not _matches(blob[start : start + size], expected, imports_current):
         return None
     try:
         code = marshal.loads(blob[start + size :])

@@ -41,13 +41,28 @@ def raise_from_source(error: ShapeScriptError) -> NoReturn:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def compile_code(text: str, path: str, *, modes: CheckModes, devices: str | None = None):
-    """Check and generate a file's code; ShapeScriptError (from its line) when it has errors."""
+def compile_code(
+    text: str,
+    path: str,
+    *,
+    modes: CheckModes,
+    devices: str | None = None,
+    imports: list | None = None,
+):
+    """Check and generate a file's code; ShapeScriptError (from its line) when it has errors.
+
+    The `.ss` files it imports are found next to it, then on sys.path; `imports`, when
+    given, gets every import the check followed (`rt.imports.recorded`).
+    """
     from shapescript import analysis
     from shapescript.codegen import BuildOptions, generate
 
     source = SourceFile.from_text(path, text)
-    checked = analysis.check(source)
+    checked = analysis.check(source, search_path=list(sys.path))
+    if imports is not None:
+        from shapescript.rt.imports import recorded
+
+        imports.extend(recorded(checked))
     if checked.errors:
         raise_from_source(ShapeScriptError(checked.diagnostics, source))
     options = BuildOptions(devices=devices, checks=modes.checks, value_checks=modes.value_checks)

@@ -22,14 +22,22 @@ def read_text(path: str) -> tuple[bytes, str]:
 
 
 def load_code(path: str, check_modes: modes.CheckModes) -> types.CodeType:
-    """A file's compiled code: from the cache when it's current, else compiled and cached."""
+    """A file's compiled code: from the cache when it's current, else compiled and cached.
+
+    An entry is current when the file's text and the compiler are the same, and every
+    `.ss` file it imports, directly or not, still is what the entry recorded: the same
+    file found, with the same text.
+    """
+    from shapescript.rt import imports
+
     data, text = read_text(path)
     expected = cache.header(data, check_modes)
     entry = cache.cache_path(path, check_modes)
-    code = cache.load(entry, expected)
+    code = cache.load(entry, expected, imports.still_current)
     if code is None:
-        code = compile_code(text, path, modes=check_modes)
-        cache.store(entry, expected, code)
+        followed: list[list] = []
+        code = compile_code(text, path, modes=check_modes, imports=followed)
+        cache.store(entry, cache.header(data, check_modes, followed), code)
     return code
 
 
@@ -107,6 +115,11 @@ def installed_finder() -> ShapeScriptFinder | None:
 def install(checks: str = modes.DEFAULT_CHECKS, value_checks: str = modes.DEFAULT_VALUE_CHECKS):
     """Let `import model` find `model.ss`, compiled with these check modes (idempotent)."""
     modes.install(checks, value_checks)
+    ensure_installed()
+
+
+def ensure_installed() -> None:
+    """Put the finder in `sys.meta_path` if it isn't, leaving the check modes as they are."""
     if installed_finder() is None:
         sys.meta_path.insert(0, ShapeScriptFinder())
 

@@ -1467,8 +1467,8 @@ class _Parser:
             self.expect("]", "`]`")
         if self.at_word("over") and self.peek(1).kind == NAME:
             self.advance()
-            axis = self.advance()
-            word.over, word.over_span = axis.text, axis.span
+            axis, axis_span = self.parse_dotted("an axis name")
+            word.over, word.over_span = ".".join(axis), axis_span
         word.span = _span(span.start, self.previous_end())
         return word
 

@@ -10,6 +10,7 @@ from shapescript.check.types import TensorType, Type, format_type
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript_lsp.features.context import bar_at, item_at, stage_input_span, word_at
+from shapescript_lsp.features.generic_hover import generic_summary
 from shapescript_lsp.features.model_hover import field_hover, model_hover
 from shapescript_lsp.features.pattern_hover import pattern_axis_hover
 from shapescript_lsp.positions import range_of
@@ -94,7 +95,8 @@ class HoverRenderer:
             return parts
         if kind in ("prelude", "fn", "extern"):
             header = symbol.detail if kind == "prelude" else _declaration_text(checked, symbol)
-            return [_fence(header), symbol.doc or ""]
+            generic = generic_summary(checked, symbol.name) if kind == "fn" else ""
+            return [_fence(header), symbol.doc or "", generic]
         if kind in ("param", "value", "axis"):
             shown = type_ if type_ is not None else None
             if shown is None:

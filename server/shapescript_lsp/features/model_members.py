@@ -6,8 +6,9 @@ from __future__ import annotations
 from lsprotocol import types
 
 from shapescript.check.program import Checked
-from shapescript.check.types import GradType, ModelType, Type, format_type
+from shapescript.check.types import GradType, ModelType, Type, format_type, is_type_variable
 from shapescript.syntax.source import SourceFile, Span
+from shapescript_lsp.features.generic_hover import missing_for
 from shapescript_lsp.positions import range_of
 
 
@@ -52,20 +53,27 @@ def member_candidates(
     if gradient:
         return candidates
     replaced = range_of(SourceFile.from_text(checked.source.path, text), Span(value_start, offset))
-    for name, signature in checked.signatures.items():
+    for name, signature in _functions(checked):
         symbol = checked.module_symbols.get(name)
         params = getattr(signature, "params", None)
         if symbol is None or symbol.kind != "fn" or not params:
             continue
         first = params[0]
-        if not isinstance(first.type, ModelType) or first.type.name != model:
+        takes = isinstance(first.type, ModelType) and first.type.name == model
+        generic = getattr(signature, "is_generic", False) and is_type_variable(first.type)
+        if not takes and not generic:
             continue
         call = _call_text(name, value, params, snippets)
+        detail = _signature_text(name, signature)
+        lacking = missing_for(checked, name, model) if generic else []
+        if lacking:
+            shown = ", ".join(f"`{function}`" for function in lacking)
+            detail += f" (no {shown} for {model}: a call would be E2311)"
         candidates.append(
             Candidate(
                 name,
                 types.CompletionItemKind.Function,
-                _signature_text(name, signature),
+                detail,
                 rank=1,
                 insert=call,
                 snippet=snippets,
@@ -75,6 +83,17 @@ def member_candidates(
             )
         )
     return candidates
+
+
+def _functions(checked: Checked):
+    """Every function of the file by name, each overload of a shared name included."""
+    for name, signature in checked.signatures.items():
+        overloads = checked.overloads.get(name)
+        if overloads:
+            for overload in overloads.values():
+                yield name, overload
+        else:
+            yield name, signature
 
 
 def _call_text(name: str, value: str, params, snippets: bool) -> str:

@@ -1,5 +1,5 @@
-# Functions of one name, each taking another model first: a call of the second isn't
-# checked against the first (overloads are resolved with modules, issue 23).
+# Functions of one name, each taking another model first: a call picks the one for its
+# first argument's model, value_and_grad's function too.
 dim D = 4
 
 model A:

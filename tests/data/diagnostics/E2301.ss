@@ -1,0 +1,1 @@
+import attentoin  # E2301

@@ -1,0 +1,1 @@
+import second  # E2302

@@ -1,0 +1,1 @@
+import third  # E2302

@@ -1,0 +1,3 @@
+import first  # E2302
+
+fn f(x: [n]) -> [n] = x

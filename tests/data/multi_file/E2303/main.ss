@@ -1,0 +1,1 @@
+import broken  # E2303

@@ -1,0 +1,21 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import torch
+
+import shapescript
+from shapescript.rt import devices
+
+
+@pytest.fixture(autouse=True)
+def on_cpu() -> Iterator[None]:
+    """Each test runs on the declared CPU, in one thread (the machine is shared)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    devices._reset_for_tests()
+    shapescript.devices("cpu")
+    yield
+    devices._reset_for_tests()
+    torch.set_num_threads(threads)
