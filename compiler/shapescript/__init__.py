@@ -28,12 +28,14 @@ _LAZY = {
     "load": "shapescript.rt.checkpoints",
     "AdamW": "shapescript.rt.checkpoints",
     "SGD": "shapescript.rt.checkpoints",
+    "loader_workers": "shapescript.rt.data",
 }
 
 if TYPE_CHECKING:
     from shapescript.rt import sinks
     from shapescript.rt.checkpoints import SGD, AdamW, load, save
     from shapescript.rt.compiling import compile
+    from shapescript.rt.data import loader_workers
     from shapescript.rt.devices import devices
     from shapescript.rt.errors import DeviceError, DomainError, ShapeError, ShapeScriptError
     from shapescript.rt.hook import install
@@ -50,6 +52,7 @@ __all__ = [
     "devices",
     "install",
     "load",
+    "loader_workers",
     "save",
     "sinks",
 ]
