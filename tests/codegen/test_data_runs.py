@@ -11,13 +11,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-pytest.importorskip("shapescript.rt.data")
-
-from shapescript.rt import data as rt_data  # noqa: E402
-from shapescript.rt.compiling import remember_lines  # noqa: E402
-from shapescript.rt.errors import DomainError, ShapeError  # noqa: E402
-from shapescript.rt.randomness import Eval, Train  # noqa: E402
-from tests.codegen.compiled import build, load  # noqa: E402
+from shapescript.rt import data as rt_data
+from shapescript.rt.compiling import remember_lines
+from shapescript.rt.errors import DomainError, ShapeError
+from shapescript.rt.randomness import Eval, Train
+from tests.codegen.compiled import build, load
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

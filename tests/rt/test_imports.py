@@ -345,7 +345,6 @@ fn epoch_loss(m: digits.Net, train: Dataset[digits.Digit]) -> []:
 
 
 def test_batches_and_datasets_of_another_files_record(folder: Path) -> None:
-    pytest.importorskip("shapescript.rt.data")
     (folder / "digits.ss").write_text(DIGITS)
     (folder / "digits_main.ss").write_text(DIGITS_MAIN)
     module = _import_fresh("digits_main", "digits")
