@@ -103,7 +103,7 @@ def _in_process():
 
 
 def test_the_examples_loss_and_accuracy_on_a_dict_batch() -> None:
-    module = _example("mlp.ss")
+    module = _example("train_mlp.ss")
     m = module.Mlp.init(seed=0)
     images = torch.randn(5, 784)
     labels = torch.tensor([0, 3, 9, 2, 2])
