@@ -414,6 +414,44 @@ def call_target(scope: ModuleScope, chosen: Signature, model: str) -> CallTarget
     return CallTarget(chosen.name, (model,), python)
 
 
+@record
+class ForeignGeneric:
+    """Another file's generic function, as a calling file checks its instances: its own
+    declaration (body included) and where that starts in its file, and the names to put
+    in the body (`instance_decls`): that file's declarations as this file names them, and
+    its imports' bound names with the prefixes those names are known by."""
+
+    prefix: str
+    exports: ModuleExports
+    decl: ast.FnDecl
+    base: int
+    names: dict[str, str]
+    modules: dict[str, str]
+
+
+def foreign_generic(scope: ModuleScope, signature: Signature) -> ForeignGeneric | None:
+    """The generic function an imported signature (`std.fit`) stands for; None for this
+    file's own functions."""
+    table = scope.imports
+    if table is None or signature.origin != "import" or "." not in signature.name:
+        return None
+    prefix, _, plain = signature.name.rpartition(".")
+    path = table.paths.get(prefix)
+    exports = table.modules.get(path) if path is not None else None
+    original = exports.functions.get(plain) if exports is not None else None
+    if original is None or not isinstance(original.decl, ast.FnDecl):
+        return None
+    key = ("names", prefix, tuple(sorted(table.prefixes.items())))
+    names = exports.renamed.get(key)
+    if names is None:
+        renamer = _renamer(table, exports, prefix)
+        names = exports.renamed[key] = {**renamer.names, **renamer.functions}
+    modules = {bound: inner for bound, inner in exports.import_prefixes.items()}
+    return ForeignGeneric(
+        prefix, exports, original.decl, exports.bases.get(plain, 0), names, modules
+    )
+
+
 def signature_of(scope: ModuleScope, name: str) -> Signature | None:
     """An imported function's signature, by its qualified name."""
     table = scope.imports
