@@ -149,3 +149,35 @@ def test_the_generated_module_compiles(checks: str) -> None:
     generated = build(PROGRAM, "digits.ss", checks=checks)
     assert generated.tree is not None
     compile(generated.tree, "digits.ss", "exec")
+
+
+def test_another_files_record_is_the_class_of_the_module_its_import_binds(tmp_path) -> None:
+    (tmp_path / "digits.ss").write_text(PROGRAM, encoding="utf-8")
+    path = str(tmp_path / "main.ss")
+    text = """\
+import digits
+
+fn images(batch: [b t] digits.Digit) -> [b t digits.D] = batch.img
+fn total(m: digits.Net, train: Dataset[digits.Digit], mode: Mode) -> []:
+    s = sum(zeros_like(m.w))
+    for batch in train |> shuffle(seed=1) |> batches(2):
+        s = s + digits.loss(m, batch, mode)
+    return s
+"""
+    generated = build(text, path)
+    assert not generated.unsupported, generated.unsupported
+    source = ast.unparse(ast.parse(generated.source))
+    assert (
+        f"batch = _ss_rt.data.as_batch(batch, _ss_mod_digits.Digit, '{path}:3:11', 'batch', "
+        "function='images', axes=2)"
+    ) in source
+    assert "t = batch.img.shape[1]" in source
+    assert (
+        f"_ss_rt.data.check_dataset(train, _ss_mod_digits.Digit, '{path}:4:25', 'train', "
+        "function='total')"
+    ) in source
+    assert (
+        "_ss_rt.data.batches(_ss_rt.data.shuffle(train, 1), 2, _ss_mod_digits.Digit, "
+        f"'{path}:6:46')"
+    ) in source
+    assert "class Digit" not in source

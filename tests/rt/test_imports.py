@@ -317,3 +317,58 @@ def test_another_files_logs_record_is_its_class(folder: Path) -> None:
     made = module.make(torch.tensor(2.0))
     assert type(made) is sys.modules["metrics"].StepLogs
     assert float(module.read(made)) == 2.0
+
+
+DIGITS = """\
+dim D = 4
+dim C = 3
+
+data Digit:
+    img: [D]
+    label: [] Index[C]
+
+model Net:
+    param w: [D C] = normal(std=0.5)
+
+fn loss(m: Net, batch: [b] Digit) -> [] = cross_entropy(batch.img @ m.w, batch.label, over=C)
+"""
+
+DIGITS_MAIN = """\
+devices cpu
+
+import digits
+
+fn batch_loss(m: digits.Net, batch: [b] digits.Digit) -> [] = digits.loss(m, batch)
+
+fn images(batch: [b] digits.Digit) -> [b digits.D] = batch.img * 2
+
+fn epoch_loss(m: digits.Net, train: Dataset[digits.Digit]) -> []:
+    total = 0.0 to f32
+    for batch in train |> shuffle(seed=3) |> batches(4):
+        total = total + digits.loss(m, batch) * (b to f32)
+    return total
+"""
+
+
+def test_batches_and_datasets_of_another_files_record(folder: Path) -> None:
+    pytest.importorskip("shapescript.rt.data")
+    (folder / "digits.ss").write_text(DIGITS)
+    (folder / "digits_main.ss").write_text(DIGITS_MAIN)
+    module = _import_fresh("digits_main", "digits")
+    digits = sys.modules["digits"]
+    model = digits.Net.init(seed=0)
+    generator = torch.Generator().manual_seed(0)
+    images = torch.randn(10, 4, generator=generator)
+    labels = torch.randint(0, 3, (10,), generator=generator)
+
+    def expected(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.cross_entropy(x @ model.w, y)
+
+    batch = {"img": images, "label": labels}
+    assert torch.allclose(module.batch_loss(model, batch), expected(images, labels))
+    assert torch.equal(module.images(batch), images * 2)
+    dataset = torch.utils.data.TensorDataset(images, labels)
+    whole = expected(images, labels) * 10
+    assert torch.allclose(module.epoch_loss(model, dataset), whole, atol=1e-5)
+    with pytest.raises(shapescript.ShapeError, match="img"):
+        module.images({"img": torch.zeros(2, 5), "label": torch.zeros(2, dtype=torch.long)})

@@ -136,9 +136,8 @@ def _check_parsed(
         previous.memo.get("models") if previous is not None else None,
     )
     scope.logs_infos = check_logs(module, scope, reporter, items)
-    imports.finish(scope)
-
     scope.data_infos = check_data_records(module, scope, reporter, items, source.text)
+    imports.finish(scope)
 
     def on_reference(name: str, span: Span, base: int) -> None:
         symbol = scope.symbols.get(name)

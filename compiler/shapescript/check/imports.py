@@ -276,6 +276,7 @@ class _Renamed:
     symbols: dict = field(default_factory=dict)
     overloads: dict = field(default_factory=dict)
     logs: dict = field(default_factory=dict)
+    data: dict = field(default_factory=dict)
 
 
 def _renamed(table: ImportTable, exports: ModuleExports, prefix: str) -> _Renamed:
@@ -302,6 +303,12 @@ def _renamed(table: ImportTable, exports: ModuleExports, prefix: str) -> _Rename
             for key, metric in info.metrics.items()
         }
         found.logs[f"{prefix}.{name}"] = replace(info, name=f"{prefix}.{name}", metrics=metrics)
+    for name, info in exports.data.items():
+        fields = {
+            key: replace(data_field, type=renamer.type(data_field.type))
+            for key, data_field in info.fields.items()
+        }
+        found.data[f"{prefix}.{name}"] = replace(info, name=f"{prefix}.{name}", fields=fields)
     for name, members in exports.overloads.items():
         found.overloads[f"{prefix}.{name}"] = {
             renamer.name(model): (
@@ -339,6 +346,10 @@ def _add_module(
         name for name, decl in renamed.records.items() if isinstance(decl, ast.LogsDecl)
     )
     table.logs_infos.update(renamed.logs)
+    scope.data_records.update(
+        name for name, decl in renamed.records.items() if isinstance(decl, ast.DataDecl)
+    )
+    table.data_infos.update(renamed.data)
     table.signatures.update(renamed.signatures)
     table.overloads.update(renamed.overloads)
     for name, reads in exports.param_reads.items():
@@ -356,11 +367,13 @@ def _renamed_record(decl, name: str, renamer: Renamer):
 
 
 def finish(scope: ModuleScope) -> None:
-    """After the file's own models and logs records are checked: add the imported ones'."""
+    """After the file's own models, logs and data records are checked: add the imported
+    ones'."""
     table = scope.imports
     if table is not None:
         scope.model_infos.update(table.model_infos)
         scope.logs_infos.update(table.logs_infos)
+        scope.data_infos.update(table.data_infos)
 
 
 def param_reads(scope: ModuleScope, name: str, index: int) -> tuple[str, ...] | None:

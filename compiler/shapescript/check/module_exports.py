@@ -81,6 +81,8 @@ class ModuleExports:
     param_reads: dict = field(default_factory=dict)
     #: Its logs records' checked metrics (`Checked.logs`).
     logs: dict = field(default_factory=dict)
+    #: Its data records' checked fields (`Checked.data`).
+    data: dict = field(default_factory=dict)
     #: Functions that share a name, each taking another model first: by name, each one's
     #: signature by its model (`Checked.overloads`).
     overloads: dict[str, dict[str, Signature]] = field(default_factory=dict)
@@ -114,6 +116,8 @@ class ImportTable:
     param_reads: dict = field(default_factory=dict)
     #: Every imported logs record's metrics (`logs_info.LogsInfo`), by qualified name.
     logs_infos: dict = field(default_factory=dict)
+    #: Every imported data record's fields (`data_info.DataInfo`), by qualified name.
+    data_infos: dict = field(default_factory=dict)
     #: Every imported file's overloaded functions, by qualified name: each one's signature
     #: and its compiled function's qualified name (`attention._ss_forward__Mlp`), by its
     #: model as this file names it.
@@ -194,6 +198,7 @@ def exports_of(checked: Checked, scope: ModuleScope) -> ModuleExports:
     exports.errors = [error for error in checked.errors]
     exports.param_reads = dict(checked.param_reads)
     exports.logs = dict(checked.logs)
+    exports.data = dict(checked.data)
     exports.overloads = {name: dict(found) for name, found in checked.overloads.items()}
     exports.bases = dict(scope.function_bases)
     return exports

@@ -271,7 +271,7 @@ class Checked:
             owner, name = reference.field
             info = self.models.get(owner) or self.data.get(owner)
             if info is None and self.imports is not None:
-                info = self.imports.model_infos.get(owner)
+                info = self.imports.model_infos.get(owner) or self.imports.data_infos.get(owner)
             if info is not None:
                 found = info.fields.get(name)
             else:

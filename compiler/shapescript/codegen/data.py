@@ -167,11 +167,20 @@ def _axis_read(gen: FunctionGenerator, value: str, record: str, position: int) -
     field's size there."""
     if position == 0:
         return f"{gen.context.builtin('len')}({value})"
-    info = gen.context.checked.data.get(record)
+    info = record_info(gen.context, record)
     first = next(iter(info.fields), None) if info is not None else None
     if first is None:
         raise Unsupported(f"a batch axis of the record {record}, which has no fields")
     return f"{value}.{first}.shape[{position}]"
+
+
+def record_info(context: ModuleContext, record: str) -> DataInfo | None:
+    """A data record's fields: this file's, or another file's by its qualified name."""
+    checked = context.checked
+    info = checked.data.get(record)
+    if info is None and "." in record and checked.imports is not None:
+        info = checked.imports.data_infos.get(record)
+    return info
 
 
 # ---------------------------------------------------------------------- bodies
