@@ -372,3 +372,43 @@ def test_batches_and_datasets_of_another_files_record(folder: Path) -> None:
     assert torch.allclose(module.epoch_loss(model, dataset), whole, atol=1e-5)
     with pytest.raises(shapescript.ShapeError, match="img"):
         module.images({"img": torch.zeros(2, 5), "label": torch.zeros(2, dtype=torch.long)})
+
+
+LIBRARY = """\
+model Toy:
+    param w: [4] = zeros
+
+fn describe(m: Toy) -> [] = sum(m.w)
+
+fn summary(m: M) -> [] = describe(m) + size(m)
+
+fn size(m: M) -> [] = norm(m.w)
+"""
+
+
+def test_an_instance_of_another_files_generic_function_runs_here(folder: Path) -> None:
+    """library.summary's instance for this file's model is this module's function: it
+    calls this file's `describe` for the model, the library's own `size` (not this
+    file's), and the built-in `norm` (not this file's)."""
+    (folder / "library.ss").write_text(LIBRARY)
+    (folder / "uses_library.ss").write_text(
+        """\
+devices cpu
+
+import library
+
+model Mine:
+    param w: [4] = normal(std=1.0)
+
+fn describe(m: Mine) -> [] = mean(m.w)
+fn size(m: Mine) -> [] = mean(m.w) * 100
+fn norm(x: [4]) -> [4] = x
+
+fn use(m: Mine) -> [] = library.summary(m)
+"""
+    )
+    module = _import_fresh("uses_library", "library")
+    model = module.Mine.init(seed=0)
+    expected = model.w.mean() + torch.linalg.vector_norm(model.w)
+    assert torch.allclose(module.use(model), expected)
+    assert callable(module._ss_summary__Mine) and callable(module._ss_library_size__Mine)

@@ -200,7 +200,12 @@ def _import_span(checked: Checked, prefix: str) -> Span:
 
 def _shown_path(importer: str, path: str) -> str:
     """How the generated code names another file: from the importing file's folder when
-    it is inside it, as the importing file's path is written, else its full path."""
+    it is inside it, as the importing file's path is written, else (and for the standard
+    library's files) its full path."""
+    from shapescript.check.module_paths import STD_FOLDER
+
+    if path.startswith(STD_FOLDER + os.sep):
+        return path
     folder = os.path.dirname(os.path.abspath(importer))
     relative = os.path.relpath(path, folder)
     if relative.startswith(os.pardir) or os.path.isabs(relative):

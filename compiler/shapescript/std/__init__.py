@@ -2,17 +2,15 @@
 
 Each `X.ss` of this folder is the module `shapescript.std.X`, compiled by the import hook
 when it is first imported. Importing this package lets Python find them without
-`shapescript.install()`: it adds a finder for this package's modules only, and
-compiles them with the check modes installed then (the defaults when none were).
+`shapescript.install()`, for this package's modules only, compiled with the check modes
+installed then (the defaults when none were).
 `path("fit")` is the file's path, to read it or copy it and change the copy.
 """
 
 from __future__ import annotations
 
-import importlib.abc
 import os
 import sys
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -31,14 +29,11 @@ def path(name: str) -> str:
     return found
 
 
-class _StdFinder(importlib.abc.MetaPathFinder):
-    """Finds `shapescript.std.X` as this folder's `X.ss`, and nothing else."""
+class _StdFiles:
+    """This folder's entry in Python's path finder: `shapescript.std.X` is `X.ss` here."""
 
     def find_spec(
-        self,
-        fullname: str,
-        path_: Sequence[str] | None = None,
-        target: types.ModuleType | None = None,
+        self, fullname: str, target: types.ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
         package, _, name = fullname.rpartition(".")
         if package != __name__:
@@ -51,6 +46,11 @@ class _StdFinder(importlib.abc.MetaPathFinder):
 
         return spec_for(fullname, found)
 
+    def invalidate_caches(self) -> None:
+        pass
 
-if not any(isinstance(finder, _StdFinder) for finder in sys.meta_path):
-    sys.meta_path.append(_StdFinder())
+
+# Python looks for a package's submodules in the folders of its `__path__`, each through
+# the finder `sys.path_importer_cache` keeps for it.
+for _folder in {_FOLDER, *__path__}:
+    sys.path_importer_cache[_folder] = _StdFiles()
