@@ -412,3 +412,33 @@ fn use(m: Mine) -> [] = library.summary(m)
     expected = model.w.mean() + torch.linalg.vector_norm(model.w)
     assert torch.allclose(module.use(model), expected)
     assert callable(module._ss_summary__Mine) and callable(module._ss_library_size__Mine)
+
+
+def test_an_instance_names_what_the_generic_functions_file_imports(folder: Path) -> None:
+    """The library's generic function uses a file it imports itself, under its own name
+    for it; its instance here reaches that file through the library's module."""
+    (folder / "helpers.ss").write_text(
+        "logs Rec:\n    v: [] mean\n\nfn twice(x: []) -> [] = x * 2\n"
+    )
+    (folder / "chained_lib.ss").write_text(
+        "import helpers as h\n\nfn score(m: M) -> h.Rec = h.Rec(v=h.twice(total(m)))\n"
+    )
+    (folder / "chained_main.ss").write_text(
+        """\
+devices cpu
+
+import chained_lib
+
+model Mine:
+    param w: [4] = normal(std=1.0)
+
+fn total(m: Mine) -> [] = sum(m.w)
+
+fn use(m: Mine) = chained_lib.score(m)
+"""
+    )
+    module = _import_fresh("chained_main", "chained_lib", "helpers")
+    model = module.Mine.init(seed=0)
+    record = module.use(model)
+    assert type(record) is sys.modules["helpers"].Rec
+    assert torch.allclose(record.v, model.w.detach().sum() * 2)

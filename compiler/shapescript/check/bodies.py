@@ -350,6 +350,8 @@ class BodyChecker(CallChecker):
 
     def type_context(self, mode: str) -> TypeContext:
         ctx = self.scope.type_context(self._on_type_reference)
+        if self.instance is not None and self.instance.home.prefix is not None:
+            ctx.modules = self.instance.names
         ctx.axes = self.env.axis_sizes()
         ctx.mode = mode
         ctx.fresh_unknown = self.fresh_unknown

@@ -79,6 +79,9 @@ class Frame:
         self.function = function
         self.depth = depth
         self.home = home
+        #: How the instance's types name other files (`QualifiedNames`), for another
+        #: file's function, whose names were put in as the checker names them.
+        self.names = None
         self.models = {name for kind, name in bindings.values() if kind == MODEL}
         self.missing: list[Missing] = []
         self.errors: list[tuple[str, Span | None]] = []
@@ -363,6 +366,9 @@ def _check_instance(
     checker.base = home.base
     checker.source_text = home.text
     frame = Frame(decl.name, bindings, depth, home)
+    table = program.scope.imports
+    if home.prefix is not None and table is not None:
+        frame.names = replace(table.names, canonical_ok=True)
     checker.instance = frame
     program.inferring.append(signature.name)
     try:

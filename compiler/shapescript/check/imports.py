@@ -357,6 +357,12 @@ def _add_module(
     if direct:
         table.symbols.update(renamed.symbols)
         scope.symbols.update(renamed.symbols)
+    else:
+        # Source can't write these names (`lib.layers.f`), but an instance of a generic
+        # function of `lib` names them so.
+        for name, symbol in renamed.symbols.items():
+            table.chained_symbols.setdefault(name, symbol)
+            scope.symbols.setdefault(name, symbol)
 
 
 def _renamed_record(decl, name: str, renamer: Renamer):

@@ -109,6 +109,8 @@ class ImportTable:
     modules: dict[str, ModuleExports] = field(default_factory=dict)
     #: The declarations of directly imported files, by qualified name.
     symbols: dict[str, Symbol] = field(default_factory=dict)
+    #: The declarations of files imported only through others (`lib.layers.f`).
+    chained_symbols: dict[str, Symbol] = field(default_factory=dict)
     #: Every imported file's functions, by qualified name.
     signatures: dict[str, Signature] = field(default_factory=dict)
     model_infos: dict = field(default_factory=dict)

@@ -78,4 +78,4 @@ def symbol(gen: FunctionGenerator, name: str):
     table = gen.context.checked.imports
     if table is None or "." not in name:
         return None
-    return table.symbols.get(name)
+    return table.symbols.get(name) or table.chained_symbols.get(name)
