@@ -28,6 +28,7 @@ _LAZY = {
     "load": "shapescript.rt.checkpoints",
     "AdamW": "shapescript.rt.checkpoints",
     "SGD": "shapescript.rt.checkpoints",
+    "loader_workers": "shapescript.rt.data",
     "std": "shapescript.std",
 }
 
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from shapescript.rt import sinks
     from shapescript.rt.checkpoints import SGD, AdamW, load, save
     from shapescript.rt.compiling import compile
+    from shapescript.rt.data import loader_workers
     from shapescript.rt.devices import devices
     from shapescript.rt.errors import DeviceError, DomainError, ShapeError, ShapeScriptError
     from shapescript.rt.hook import install
@@ -52,6 +54,7 @@ __all__ = [
     "devices",
     "install",
     "load",
+    "loader_workers",
     "save",
     "sinks",
     "std",
