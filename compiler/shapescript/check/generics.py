@@ -10,10 +10,12 @@ doesn't have (E2311), any other error (E2312), instances that make instances too
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from shapescript.check import imports
 from shapescript.check.instance_decls import instance_decl
+from shapescript.check.module_paths import STD_FOLDER, shown_name
 from shapescript.check.overloads import python_name
 from shapescript.check.program import BodyResult, CallTarget, Facts, Home, Instance, ItemFacts
 from shapescript.check.reporter import Reporter
@@ -36,6 +38,7 @@ from shapescript.syntax.source import Span
 if TYPE_CHECKING:
     from shapescript.check.bodies import BodyChecker, Program
     from shapescript.check.env import Arg
+    from shapescript.check.module_scope import ModuleScope
     from shapescript.check.signatures import Signature
 
 #: Instances that make other instances may go this many levels deep (E2313).
@@ -319,10 +322,6 @@ def _declared(
 def _shown(program: Program, foreign: imports.ForeignGeneric) -> str:
     """How messages name another file: as its import does, `nets.ss`, `models/mlp.ss`;
     the standard library's files from the package's folder, `<shapescript>/std/fit.ss`."""
-    import os
-
-    from shapescript.check.module_paths import STD_FOLDER, shown_name
-
     path = foreign.exports.path
     if os.path.dirname(path) == STD_FOLDER or path.startswith(STD_FOLDER + os.sep):
         relative = os.path.relpath(path, STD_FOLDER).replace(os.sep, "/")
@@ -334,10 +333,10 @@ def _shown(program: Program, foreign: imports.ForeignGeneric) -> str:
     return os.path.basename(path)
 
 
-def instance_python_name(scope, function: str, key: tuple[str, ...]) -> str:
+def instance_python_name(scope: ModuleScope, function: str, key: tuple[str, ...]) -> str:
     """The compiled instance's name in this file's module: `_ss_fit__Mlp__Digit`, also for
-    another file's `std.fit`, unless this file has another function of that name, when
-    the file's prefix goes in too: `_ss_std_fit__Mlp__Digit`."""
+    another file's `std.fit`, unless this file declares a `fit` or imports another generic
+    `fit`, when the file's prefix goes in too: `_ss_std_fit__Mlp__Digit`."""
     prefix, dot, plain = function.rpartition(".")
     if not dot:
         return python_name(function, key)

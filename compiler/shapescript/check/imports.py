@@ -465,10 +465,8 @@ def foreign_generic(scope: ModuleScope, signature: Signature) -> ForeignGeneric 
     if names is None:
         renamer = _renamer(table, exports, prefix)
         names = exports.renamed[key] = {**renamer.names, **renamer.functions}
-    modules = {bound: inner for bound, inner in exports.import_prefixes.items()}
-    return ForeignGeneric(
-        prefix, exports, original.decl, exports.bases.get(plain, 0), names, modules
-    )
+    base = exports.bases.get(plain, 0)
+    return ForeignGeneric(prefix, exports, original.decl, base, names, exports.import_prefixes)
 
 
 def signature_of(scope: ModuleScope, name: str) -> Signature | None:
