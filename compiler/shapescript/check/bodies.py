@@ -287,11 +287,14 @@ class BodyChecker(CallChecker):
         #: Batch axes split across several devices (the file declares more than one).
         self.split_axes: set[str] = set()
         self.base = program.module.base_of(program.item_index.get(id(decl), 0))
+        #: The text `base` is in: the file's, or, for an instance of another file's
+        #: generic function, that file's.
+        self.source_text = program.source_text
         self.resolver = TypeResolver(self.reporter)
 
     def text_of(self, span: Span) -> str:
         """The source text of an item-relative span."""
-        return self.program.source_text[self.base + span.start : self.base + span.end]
+        return self.source_text[self.base + span.start : self.base + span.end]
 
     def record(self, span: Span, type_: Type) -> Type:
         self.facts.types[span] = type_
@@ -347,6 +350,8 @@ class BodyChecker(CallChecker):
 
     def type_context(self, mode: str) -> TypeContext:
         ctx = self.scope.type_context(self._on_type_reference)
+        if self.instance is not None and self.instance.home.prefix is not None:
+            ctx.modules = self.instance.names
         ctx.axes = self.env.axis_sizes()
         ctx.mode = mode
         ctx.fresh_unknown = self.fresh_unknown

@@ -77,11 +77,13 @@ class CallChecker:
         if isinstance(callee, ast.Name):
             name = callee.name
             local = self.env.values.get(name)
+            builtin = overloads.means_builtin(self, name)
             if (
                 local is not None
                 or name in self.env.axes
                 or (
-                    name in self.scope.symbols
+                    not builtin
+                    and name in self.scope.symbols
                     and self.scope.symbols[name].kind
                     not in ("fn", "extern", "python_module", "model", "data", "logs", "import")
                 )
@@ -105,7 +107,7 @@ class CallChecker:
                     "called here",
                 )
                 return UNKNOWN
-            symbol = self.scope.symbols.get(name)
+            symbol = None if builtin else self.scope.symbols.get(name)
             if symbol is not None and symbol.kind in ("fn", "extern"):
                 self.refer(callee.span, symbol)
                 signature = overloads.pick(self, name, args, callee.span)

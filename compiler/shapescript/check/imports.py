@@ -357,6 +357,12 @@ def _add_module(
     if direct:
         table.symbols.update(renamed.symbols)
         scope.symbols.update(renamed.symbols)
+    else:
+        # Source can't write these names (`lib.layers.f`), but an instance of a generic
+        # function of `lib` names them so.
+        for name, symbol in renamed.symbols.items():
+            table.chained_symbols.setdefault(name, symbol)
+            scope.symbols.setdefault(name, symbol)
 
 
 def _renamed_record(decl, name: str, renamer: Renamer):
@@ -425,6 +431,42 @@ def call_target(scope: ModuleScope, chosen: Signature, model: str) -> CallTarget
     members = table.overloads.get(chosen.name)
     python = chosen.name if members is None else members[model][1]
     return CallTarget(chosen.name, (model,), python)
+
+
+@record
+class ForeignGeneric:
+    """Another file's generic function, as a calling file checks its instances: its own
+    declaration (body included) and where that starts in its file, and the names to put
+    in the body (`instance_decls`): that file's declarations as this file names them, and
+    its imports' bound names with the prefixes those names are known by."""
+
+    prefix: str
+    exports: ModuleExports
+    decl: ast.FnDecl
+    base: int
+    names: dict[str, str]
+    modules: dict[str, str]
+
+
+def foreign_generic(scope: ModuleScope, signature: Signature) -> ForeignGeneric | None:
+    """The generic function an imported signature (`std.fit`) stands for; None for this
+    file's own functions."""
+    table = scope.imports
+    if table is None or signature.origin != "import" or "." not in signature.name:
+        return None
+    prefix, _, plain = signature.name.rpartition(".")
+    path = table.paths.get(prefix)
+    exports = table.modules.get(path) if path is not None else None
+    original = exports.functions.get(plain) if exports is not None else None
+    if original is None or not isinstance(original.decl, ast.FnDecl):
+        return None
+    key = ("names", prefix, tuple(sorted(table.prefixes.items())))
+    names = exports.renamed.get(key)
+    if names is None:
+        renamer = _renamer(table, exports, prefix)
+        names = exports.renamed[key] = {**renamer.names, **renamer.functions}
+    base = exports.bases.get(plain, 0)
+    return ForeignGeneric(prefix, exports, original.decl, base, names, exports.import_prefixes)
 
 
 def signature_of(scope: ModuleScope, name: str) -> Signature | None:

@@ -149,6 +149,25 @@ class Instance:
     python_name: str
     signature: object
     item: ItemFacts
+    #: The declaration checked (`instance_decls`): the generic function's, with the types
+    #: put in, and another file's names as this file gives them; its spans, and those of
+    #: the facts, are within the generic function's item.
+    decl: ast.FnDecl | None = None
+    #: Where the generic function is declared.
+    home: Home | None = None
+
+
+@record
+class Home:
+    """Where a generic function is declared: its file's path and text, and where its item
+    starts there; for another file's function, the prefix this file names that file by
+    (`std`) and how messages name the file (`shapescript/std/fit.ss`)."""
+
+    path: str
+    text: str
+    base: int
+    prefix: str | None = None
+    shown: str | None = None
 
 
 @record

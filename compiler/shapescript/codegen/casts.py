@@ -179,6 +179,6 @@ def _site(gen: FunctionGenerator, node) -> str:
     line, column = gen.context.location(gen.base, node.span)
     constant = f"_ss_at_{line}_{column}"
     gen.context.constants.setdefault(
-        constant, repr((gen.context.checked.source.path, line, column, gen.decl.name))
+        constant, repr((gen.context.source.path, line, column, gen.decl.name))
     )
     return constant

@@ -27,7 +27,7 @@ def is_data(type_: Type | None) -> bool:
 def where(context: ModuleContext, base: int, span: Span) -> str:
     """`path:line:column` of a `.ss` position, as the runtime names it in errors."""
     line, column = context.location(base, span)
-    return f"{context.checked.source.path}:{line}:{column}"
+    return f"{context.source.path}:{line}:{column}"
 
 
 # ---------------------------------------------------------------------- record classes
@@ -154,7 +154,7 @@ def batch_sizes(gen: FunctionGenerator) -> dict[str, str]:
 def _location(gen: FunctionGenerator, span: Span, parameter: str) -> dict[str, object]:
     line, column = gen.context.location(gen.base, span)
     return {
-        "path": gen.context.checked.source.path,
+        "path": gen.context.source.path,
         "line": line,
         "column": column,
         "function": gen.decl.name,

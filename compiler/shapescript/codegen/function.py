@@ -267,7 +267,7 @@ class FunctionGenerator:
         if not isinstance(param.type, TensorType) or written is None:
             return None
         start = self.base + written.span.start
-        text = self.context.checked.source.text[start : self.base + written.span.end]
+        text = self.context.source.text[start : self.base + written.span.end]
         text = " ".join(text.split())
         return text if text.startswith("[") else None
 
@@ -633,11 +633,12 @@ class FunctionGenerator:
             name = callee.name
             signature = self.context.checked.signatures.get(name) or imports.signature(self, name)
             symbol = self.context.checked.module_symbols.get(name) or imports.symbol(self, name)
-            imported = imports.target_signature(self, self.view.call_target(callee.span))
+            if self.context.foreign is not None and name in builtins.HANDLERS:
+                # A built-in in the other file, whatever this file declares.
+                signature = symbol = None
+            imported = imports.target_signature(self, self.view.call_target(callee.span), name)
             if imported is not None:
                 return self.fn_call(node, imported, piped)
-            if signature is not None and signature.is_generic and "." in name:
-                raise self.unsupported("a call of another file's generic function", node.span)
             if symbol is not None and symbol.kind == "fn":
                 return self.fn_call(node, signature, piped)
             if signature is not None and getattr(signature, "extern", False):
