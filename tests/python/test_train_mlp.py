@@ -96,3 +96,30 @@ def test_dropout_is_on_in_train_mode(example, tmp_path, monkeypatch):
         example.fit(example.Mlp.init(seed=0), data, sink, 1, mode)
         runs.append([row["loss"] for row in sink.rows])
     assert runs[0] != runs[1] != runs[2]
+
+
+STD_CALLER = """\
+import train_mlp
+import shapescript.std.fit as std
+
+fn train(mut m: train_mlp.Mlp, data: Dataset[train_mlp.Digit], sink: LogSink, epochs: int, mode: Mode):
+    std.fit(mut m, data, sink, epochs, 64, 3e-4, mode)
+"""
+
+
+def test_the_standard_librarys_fit_gives_the_readme_fits_losses_with_dropout_off(
+    example, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train_mlp.ss").write_text(EXAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
+    caller = tmp_path / "caller.ss"
+    caller.write_text(STD_CALLER, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = shapescript.compile(STD_CALLER, str(caller))
+    data = ListDigits(320)
+    theirs, ours = ListSink(), ListSink()
+    example.fit(example.Mlp.init(seed=0), data, theirs, 3, shapescript.Eval)
+    m = module.train_mlp.Mlp.init(seed=0)
+    module.train(m, data, ours, 3, shapescript.Eval)
+    assert [row["loss"] for row in ours.rows] == [row["loss"] for row in theirs.rows]
+    assert len(ours.rows) == 15
