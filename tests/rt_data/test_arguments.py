@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import shapescript
+from shapescript.rt import data as data_module
 from shapescript.rt import modes
 from shapescript.rt.data import Batch, Record, as_batch
 from tests.rt_data.records import Digit, Pair
@@ -99,3 +100,31 @@ def test_a_tensor_on_another_device() -> None:
     assert failure(meta, shapescript.DeviceError).startswith(
         "field `img` is on meta, but the program runs on cpu"
     )
+
+
+def test_a_checked_batch_is_not_checked_again_until_it_changes(monkeypatch) -> None:
+    batch = check(digits())
+    calls = []
+    real = data_module.check_domains
+    monkeypatch.setattr(
+        data_module, "check_domains", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
+    assert check(batch) is batch
+    assert not calls
+    batch.label[2] = 10
+    assert failure(batch, shapescript.DomainError).startswith("field `label` of example 2")
+    batch.label[2] = 2
+    batch.img = torch.zeros(4, 783)
+    assert failure(batch) == "field `img` should be [b D] = (b, 784), got shape (4, 783)"
+
+
+def test_a_batch_checked_without_value_checks_is_checked_for_its_values_once_they_are_on() -> None:
+    modes.install(value_checks="never")
+    batch = check(digits() | {"label": torch.tensor([1, 2, 10, 3])})
+    modes.install(value_checks="always")
+    assert failure(batch, shapescript.DomainError).startswith("field `label` of example 2")
+
+
+def test_a_batch_checked_with_other_batch_axes_is_checked_again() -> None:
+    batch = check(digits())
+    assert failure(batch, axes=2).startswith("field `img` should be [b1 b2 D]")

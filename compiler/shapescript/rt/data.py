@@ -99,11 +99,14 @@ class Batch:
         self._ss_record = record
 
     @classmethod
-    def _made(cls, record: type[Record], fields: dict[str, torch.Tensor]) -> Batch:
-        """A batch of fields already checked, in the record's order."""
+    def _made(
+        cls, record: type[Record], fields: dict[str, torch.Tensor], values_checked: bool
+    ) -> Batch:
+        """A batch of fields already checked, in the record's order, stamped as such."""
         batch = cls.__new__(cls)
         batch.__dict__.update(fields)
         batch._ss_record = record
+        _stamp(batch, record, 1, values_checked)
         return batch
 
     def __getattr__(self, name: str) -> Any:
@@ -125,6 +128,37 @@ class Batch:
     def __repr__(self) -> str:
         parts = ", ".join(f"{name}={_summary(value)}" for name, value in self._fields().items())
         return f"Batch[{self._ss_record._ss_name}]({parts})"
+
+
+def _stamp(batch: Batch, record: type[Record], axes: int, values_checked: bool) -> None:
+    """Remember that `batch` fits `record` with `axes` batch axes on the declared device (and
+    its values its domains, if checked), for these very tensors as they are now."""
+    batch.__dict__["_ss_checked"] = (
+        record,
+        axes,
+        values_checked,
+        devices.device(),
+        _versions(batch, record),
+    )
+
+
+def _versions(batch: Batch, record: type[Record]) -> tuple[tuple[int, int], ...]:
+    """Which tensors the batch holds and how often each was changed in place."""
+    fields = batch.__dict__
+    return tuple((id(fields[f.name]), fields[f.name]._version) for f in record._ss_fields)
+
+
+def _still_checked(batch: Batch, record: type[Record], axes: int, values: bool) -> bool:
+    """Whether `batch` was checked as `as_batch` would check it now, and hasn't changed."""
+    stamp = batch.__dict__.get("_ss_checked")
+    return (
+        stamp is not None
+        and stamp[0] is record
+        and stamp[1] == axes
+        and (stamp[2] or not values)
+        and stamp[3] == devices.device()
+        and stamp[4] == _versions(batch, record)
+    )
 
 
 # ---------------------------------------------------------------- shuffle
@@ -226,7 +260,7 @@ def _loop(dataset: Any, size: int, record: type[Record], where: str) -> Iterator
         prepared = tensor_datasets.prepare(base, fields, device, checks)
         if prepared.fields is not None:
             for tensors in prepared.batches(order, size, count):
-                yield made(record, tensors)
+                yield made(record, tensors, checks)
             return
         # An item doesn't fit: load it as any dataset, which names that item.
     elif count:
@@ -241,13 +275,13 @@ def _loop(dataset: Any, size: int, record: type[Record], where: str) -> Iterator
                 check_domains(fields, tensors, _example(indices))
             if not (on_cpu and all(value.device == device for value in tensors.values())):
                 tensors = {key: value.to(device) for key, value in tensors.items()}
-            yield made(record, tensors)
+            yield made(record, tensors, checks)
         return
     copy = _copied if device.type == "cpu" else lambda view: view.to(device)
     for indices, views in pool.run(chunks, where):
         if checks:
             check_domains(fields, views, _example(indices))
-        yield made(record, {key: copy(value) for key, value in views.items()})
+        yield made(record, {key: copy(value) for key, value in views.items()}, checks)
 
 
 def _copied(view: torch.Tensor) -> torch.Tensor:
@@ -341,6 +375,9 @@ def as_batch(
 ) -> Batch:
     """The argument for a `[b] Digit` parameter (`axes` batch axes): a Batch of the record,
     or a dict of its fields, each checked as a tensor argument is -> a Batch."""
+    values = value_checks_on()
+    if isinstance(value, Batch) and _still_checked(value, record, axes, values):
+        return value
     site: dict[str, Any] = location(where) | {"function": function, "parameter": parameter}
     name = record._ss_name
     if isinstance(value, Batch):
@@ -400,7 +437,7 @@ def as_batch(
                 **site,
             )
         checked[field.name] = tensor
-    if value_checks_on():
+    if values:
         check_domains(
             record._ss_fields,
             checked,
@@ -409,5 +446,8 @@ def as_batch(
             **site,
         )
     if isinstance(value, Batch):
+        _stamp(value, record, axes, values)
         return value
-    return Batch._made(record, checked)
+    batch = Batch._made(record, checked, values)
+    _stamp(batch, record, axes, values)
+    return batch
