@@ -10,11 +10,12 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.lsp.conftest import SERVER, _initialize_params
+from tests.lsp.conftest import SERVER, _initialize_params, accept_registrations
 from tests.lsp.imports_workspace import (
     ATTENTION,
     LIB,
     MAIN,
+    RECORDS,
     USER,
     at,
     codes,
@@ -37,12 +38,7 @@ async def workspace(request, lsp_client: LanguageClient, tmp_path_factory):
     params = _initialize_params(request.param, tmp_path_factory.mktemp("lsp"))
     params.root_uri = None
     params.workspace_folders = [types.WorkspaceFolder(uri=root.as_uri(), name="ws")]
-    lsp_client.registrations = []
-
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register(params: types.RegistrationParams) -> None:
-        lsp_client.registrations.extend(params.registrations)
-
+    accept_registrations(lsp_client)
     await lsp_client.initialize_session(params)
     lsp_client.client_name = request.param
     lsp_client.root = root
@@ -213,3 +209,125 @@ async def test_references_to_a_model_from_its_own_file_find_the_files_that_impor
         (file_uri(root, "train.ss"), span(train, "attention.Mlp, k", 0, 13)),
         (file_uri(root, "uses_main.ss"), span(uses_main, "attention.Mlp")),
     ]
+
+
+# ---------------------------------------------------------------------- completion
+
+
+async def _complete(client: LanguageClient, uri: str, position: types.Position):
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=position
+        )
+    )
+    return {item.label: item for item in result.items}
+
+
+def _snippets(client: LanguageClient) -> bool:
+    completion = pytest_lsp.client_capabilities(client.client_name).text_document.completion
+    return bool(completion.completion_item and completion.completion_item.snippet_support)
+
+
+def _insert(line: int, new_text: str) -> types.TextEdit:
+    place = types.Position(line=line, character=0)
+    return types.TextEdit(range=types.Range(start=place, end=place), new_text=new_text)
+
+
+async def test_m_dot_offers_fields_and_functions_of_every_file_that_take_the_model(
+    workspace: LanguageClient,
+):
+    text = MAIN.replace("    return y\n", "    m.\n    return y\n")
+    main = await open_file(workspace, workspace.root, "main.ss", text)
+    items = await _complete(workspace, main, at(text, "m.\n", 2))
+    assert sorted(items) == [
+        "attention.forward",
+        "attention.loss",
+        "bias",
+        "generic.describe",
+        "run",
+        "train.scale",
+        "train.step",
+        "w",
+    ]
+    replaced = span(text, "m.\n", 0, 2)
+
+    def stops(*names: str) -> str:
+        if _snippets(workspace):
+            return ", ".join(f"${{{number}:{name}}}" for number, name in enumerate(names, 1))
+        return ", ".join(names)
+
+    expected = {
+        "attention.forward": (f"attention.forward(m, {stops('x')})", None),
+        "run": (f"run(m, {stops('x')})", None),
+        "train.step": (f"train.step(mut m, {stops('x')})", [_insert(1, "import train\n")]),
+        "train.scale": (f"train.scale(m, {stops('k', 'x')})", [_insert(1, "import train\n")]),
+        "generic.describe": (
+            f"generic.describe(m, {stops('note')})",
+            [_insert(1, "import generic\n")],
+        ),
+    }
+    for label, (call, edits) in expected.items():
+        item = items[label]
+        assert item.text_edit == types.TextEdit(range=replaced, new_text=call)
+        assert list(item.additional_text_edits or []) == (edits or [])
+        assert item.filter_text == "m." + label.rpartition(".")[2]
+    assert items["w"].detail == "param w: [attention.D attention.D]"
+    assert items["attention.forward"].detail == (
+        "fn attention.forward(m: attention.Mlp, x: [b attention.D]) -> [b attention.D]"
+    )
+    assert items["train.step"].detail == (
+        "fn step(mut m: attention.Mlp, x: [b attention.D], lr: float = 0.1) -> [] from train.ss"
+    )
+
+
+async def test_after_an_import_name_the_files_declarations(workspace: LanguageClient):
+    text = MAIN.replace("    return y\n", "    attention.\n    return y\n")
+    main = await open_file(workspace, workspace.root, "main.ss", text)
+    items = await _complete(workspace, main, at(text, "attention.\n", 10))
+    assert sorted(items) == ["D", "Digit", "Mlp", "StepLogs", "forward", "loss"]
+    assert items["D"].detail == "dim D = 4"
+    assert items["loss"].detail == "fn attention.loss(m: attention.Mlp, x: [b attention.D]) -> []"
+
+
+async def test_other_files_names_come_with_the_import_after_the_files_imports(
+    workspace: LanguageClient,
+):
+    text = MAIN.replace("    return y\n", "    z = sca\n    return y\n")
+    main = await open_file(workspace, workspace.root, "main.ss", text)
+    items = await _complete(workspace, main, at(text, "sca\n", 3))
+    item = items["train.scale"]
+    assert item.insert_text == "train.scale"
+    assert list(item.additional_text_edits) == [_insert(1, "import train\n")]
+    # uses_main.ss imports main.ss: importing it back would be a cycle.
+    text = MAIN.replace("    return y\n", "    z = afte\n    return y\n")
+    workspace.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=main, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+    items = await _complete(workspace, main, at(text, "afte\n", 4))
+    assert not [label for label in items if label.startswith("uses_main.")]
+
+
+async def test_a_file_without_imports_gets_the_import_before_its_first_declaration(
+    workspace: LanguageClient,
+):
+    text = "## About this file.\n\n## Doubles.\nfn g(x: [n]) -> [n] = x * twi\n"
+    uri = await open_file(workspace, workspace.root, "fresh.ss", text)
+    items = await _complete(workspace, uri, at(text, "twi\n", 3))
+    assert list(items["lib.twice"].additional_text_edits) == [_insert(2, "import lib\n\n")]
+
+
+async def test_fields_of_a_batch_and_metrics_of_a_logs_record(workspace: LanguageClient):
+    uri = await open_file(workspace, workspace.root, "records.ss", RECORDS)
+    cases = {
+        "    u = batch.\n": [("x", "x: [b D]"), ("label", "label: [b] Index[D]")],
+        "    v = r.\n": [("loss", "loss: [] mean"), ("lr", "lr: float last")],
+        "    z = one.\n": [("x", "x: [D]"), ("label", "label: [] Index[D]")],
+        "        y = batch.\n": [("x", "x: [b D]"), ("label", "label: [b] Index[D]")],
+    }
+    for needle, expected in cases.items():
+        items = await _complete(workspace, uri, at(RECORDS, needle, len(needle) - 1))
+        shown = sorted(items.values(), key=lambda item: item.sort_text)
+        assert [(item.label, item.detail) for item in shown] == expected
