@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import stat
 import threading
 from collections.abc import Callable
@@ -192,15 +191,6 @@ class WorkspaceIndex:
         """Walk and index the whole workspace now (in a thread: it reads files)."""
         self.index(self.discover())
         return self.snapshot()
-
-    def uses_of(self, module: str, name: str) -> list[tuple[Path, int, int]]:
-        """Where other files write `module.name` (path, start and end offsets)."""
-        pattern = re.compile(rf"\b{re.escape(module)}\.{re.escape(name)}\b")
-        found = []
-        for indexed in self.snapshot():
-            for match in pattern.finditer(indexed.text):
-                found.append((indexed.path, match.start() + len(module) + 1, match.end()))
-        return found
 
 
 def _summary(text: str, path: str):
