@@ -29,12 +29,16 @@ def _analysed(root: Path, name: str) -> Document:
 
 def test_a_change_reaches_the_documents_that_import_the_file(tmp_path: Path):
     write_workspace(tmp_path)
-    main, user, lib = (_analysed(tmp_path, name) for name in ("main.ss", "user.ss", "lib.ss"))
-    documents = [main, user, lib]
+    (tmp_path / "far.ss").write_text("import train\n")
+    names = ("main.ss", "user.ss", "lib.ss", "far.ss", "generic.ss")
+    main, user, lib, far, generic = documents = [_analysed(tmp_path, n) for n in names]
     attention = str(tmp_path / "attention.ss")
-    assert list(dependents(documents, attention, any_import=False)) == [main]
+    # far.ss imports attention.ss only through train.ss.
+    assert list(dependents(documents, attention, any_import=False)) == [main, far]
+    assert list(dependents(documents, str(tmp_path / "train.ss"), any_import=False)) == [far]
     assert list(dependents(documents, str(tmp_path / "lib.ss"), any_import=False)) == [user]
-    assert list(dependents(documents, str(tmp_path / "new.ss"), any_import=True)) == [main, user]
+    new = str(tmp_path / "new.ss")
+    assert list(dependents(documents, new, any_import=True)) == [main, user, far]
     # A document being checked again may have read the old text.
     main.invalidate()
     assert list(dependents(documents, str(tmp_path / "other.ss"), any_import=False)) == [main]

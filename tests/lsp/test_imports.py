@@ -129,6 +129,32 @@ async def test_definition_of_another_files_names_is_in_that_file(workspace: Lang
     assert (location.uri, location.range) == (attention, types.Range(start=top, end=top))
 
 
+FIELDS = """\
+import attention
+
+fn f(m: attention.Mlp, r: attention.StepLogs) -> []:
+    l = r.loss
+    return sum(m.bias)
+"""
+
+
+async def test_definition_of_another_files_fields_and_metrics(workspace: LanguageClient):
+    uri = await open_file(workspace, workspace.root, "fields.ss", FIELDS)
+    assert codes(workspace, uri) == []
+    attention = file_uri(workspace.root, "attention.ss")
+    cases = (
+        (at(FIELDS, "m.bias", 3), span(ATTENTION, "bias: [D]", 0, 4)),
+        (at(FIELDS, "r.loss", 3), span(ATTENTION, "loss: [] mean", 0, 4)),
+    )
+    for position, expected in cases:
+        location = await _definition(workspace, uri, position)
+        assert (location.uri, location.range) == (attention, expected)
+    hover = await _hover(workspace, uri, at(FIELDS, "m.bias", 3))
+    assert hover.contents.value.startswith(
+        "```shapescript\nparam bias: [attention.D]\n```\n\n---\n\nParam of `attention.Mlp`"
+    )
+
+
 async def _hover(client: LanguageClient, uri: str, position: types.Position) -> types.Hover:
     hover = await client.text_document_hover_async(
         types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=position)
