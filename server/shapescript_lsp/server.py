@@ -374,6 +374,7 @@ async def completion(ls: ShapeScriptServer, params: types.CompletionParams):
     workspace = WorkspaceView(document.path, ls.index.snapshot(), ls.store.search_path)
     completer = Completer(ls.snippets, workspace)
     completer.python = ls.python
+    completer.current = checked
     answer = await asyncio.to_thread(completer.complete, basis, checked.source.text, offset)
     if not complete:
         answer.is_incomplete = True

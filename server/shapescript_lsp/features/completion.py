@@ -127,6 +127,10 @@ class Completer:
         self.workspace = workspace
         #: The Python interpreter whose modules `import python` names.
         self.python: str | None = None
+        #: The check of the very text being completed, when the one completion works from
+        #: is an earlier version's (the text has errors): locals are looked up in it first,
+        #: since the earlier version may not have the line being typed.
+        self.current: Checked | None = None
 
     def complete(self, checked: Checked | None, text: str, offset: int) -> types.CompletionList:
         self.dims = frozenset(checked.dim_values) if checked is not None else frozenset()
@@ -353,7 +357,16 @@ class Completer:
         name = re.search(r"[\w.]*$", owner).group()
         if checked is None or not name:
             return []
-        found = checked.names_in_scope(dot).get(name) if "." not in name else None
+        found = None
+        if "." not in name:
+            for source in (self.current, checked):
+                if source is not None and source.source.text == text:
+                    found = source.names_in_scope(dot).get(name)
+                    if found is not None:
+                        checked = source
+                        break
+            if found is None and checked.source.text != text:
+                found = checked.names_in_scope(dot).get(name)
         if found is not None and found[0] is not None and found[0].kind in ("param", "value"):
             records = record_members(checked, found[1])
             if records is not None:
