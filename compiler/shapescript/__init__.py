@@ -28,12 +28,16 @@ _LAZY = {
     "load": "shapescript.rt.checkpoints",
     "AdamW": "shapescript.rt.checkpoints",
     "SGD": "shapescript.rt.checkpoints",
+    "loader_workers": "shapescript.rt.data",
+    "std": "shapescript.std",
 }
 
 if TYPE_CHECKING:
+    from shapescript import std
     from shapescript.rt import sinks
     from shapescript.rt.checkpoints import SGD, AdamW, load, save
     from shapescript.rt.compiling import compile
+    from shapescript.rt.data import loader_workers
     from shapescript.rt.devices import devices
     from shapescript.rt.errors import DeviceError, DomainError, ShapeError, ShapeScriptError
     from shapescript.rt.hook import install
@@ -50,8 +54,10 @@ __all__ = [
     "devices",
     "install",
     "load",
+    "loader_workers",
     "save",
     "sinks",
+    "std",
 ]
 
 
@@ -59,7 +65,9 @@ def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    imported = importlib.import_module(module)
+    # A subpackage, such as `std`, is the module itself.
+    value = imported if module == f"{__name__}.{name}" else getattr(imported, name)
     globals()[name] = value
     return value
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import threading
 from dataclasses import dataclass, field
 
@@ -17,6 +18,7 @@ from shapescript.cancellation import Cancelled
 from shapescript.check.checker import check_source
 from shapescript.check.program import Checked
 from shapescript.syntax.source import SourceFile
+from shapescript_lsp.import_reading import OpenFirstReader, normalized
 from shapescript_lsp.text_edits import Change, apply_changes
 
 
@@ -49,6 +51,16 @@ class Document:
     def source(self) -> SourceFile:
         return SourceFile.from_text(path_of(self.uri), self.text)
 
+    @property
+    def path(self) -> str:
+        """The document's path as the checker names files (its URI when not a file)."""
+        path = path_of(self.uri)
+        return normalized(path) if os.path.isabs(path) else path
+
+    def invalidate(self) -> None:
+        """A file it imports changed: its analysis is stale though its text is not."""
+        self.revision += 1
+
     def edit(self, changes: list[Change], version: int | None) -> None:
         """Apply the client's changes in order and count a new revision."""
         self.text = apply_changes(self.text, changes)
@@ -56,17 +68,28 @@ class Document:
         self.revision += 1
 
 
-def analyze(document: Document, text: str, revision: int, closing: threading.Event) -> Checked:
-    """Check `text` incrementally from the document's previous analysis (runs in a thread).
+def analyze(
+    document: Document,
+    text: str,
+    revision: int,
+    closing: threading.Event,
+    search_path: list[str] | None = None,
+    read: OpenFirstReader | None = None,
+) -> Checked:
+    """Check `text` incrementally from the document's previous analysis (runs in a thread),
+    finding imported files on `search_path` and reading them with `read`.
 
-    Raises `Cancelled` once a newer text came or the server is shutting down.
+    Raises `Cancelled` once a newer text came, a file it imports changed, or the server is
+    shutting down.
     """
     source = SourceFile.from_text(path_of(document.uri), text)
 
     def cancelled() -> bool:
         return document.revision != revision or closing.is_set()
 
-    checked = check_source(source, document.analysis, cancelled)
+    checked = check_source(
+        source, document.analysis, cancelled, search_path=search_path or (), read=read
+    )
     # An analysis is millions of long-lived objects without reference cycles (an old one
     # is freed by reference counting). Left to the cyclic collector, they make every few
     # keystrokes on a big file pay a full collection (a second or more on 1 MB); frozen,
@@ -80,14 +103,20 @@ def analyze(document: Document, text: str, revision: int, closing: threading.Eve
 class DocumentStore:
     def __init__(self) -> None:
         self.documents: dict[str, Document] = {}
+        #: The open documents by path, for the reader of imported files.
+        self.by_path: dict[str, Document] = {}
         #: Set at shutdown: every analysis in progress stops at its next item.
         self.closing = threading.Event()
+        #: Where imports are looked for after the file's folder (`import_reading`).
+        self.search_path: list[str] = []
+        self.reader = OpenFirstReader(self.by_path)
 
     def open(self, uri: str, text: str, version: int | None) -> Document:
         document = self.documents.get(uri)
         if document is None:
             document = Document(uri, text, version)
             self.documents[uri] = document
+            self.by_path[document.path] = document
         else:
             document.edit([_whole(text)], version)
         return document
@@ -99,6 +128,8 @@ class DocumentStore:
         document = self.documents.pop(uri, None)
         if document is not None:
             document.revision += 1
+            if self.by_path.get(document.path) is document:
+                del self.by_path[document.path]
 
     async def analysis(self, document: Document) -> Checked | None:
         """The analysis of the document's current text, made off the event loop if needed.
@@ -114,7 +145,13 @@ class DocumentStore:
                 text = document.text
                 try:
                     checked = await asyncio.to_thread(
-                        analyze, document, text, revision, self.closing
+                        analyze,
+                        document,
+                        text,
+                        revision,
+                        self.closing,
+                        self.search_path,
+                        self.reader,
                     )
                 except Cancelled:
                     continue

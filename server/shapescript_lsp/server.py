@@ -22,10 +22,14 @@ from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from shapescript import __version__
+from shapescript.check.checker import check_source
+from shapescript.check.import_session import read_from_disk
 from shapescript.check.program import Checked
 from shapescript.syntax.source import SourceFile, Span
+from shapescript_lsp.dependents import dependents
 from shapescript_lsp.documents import Document, DocumentStore, path_of
 from shapescript_lsp.features.completion import Completer, resolve
+from shapescript_lsp.features.cross_references import importers, key_of, shared, uses_in
 from shapescript_lsp.features.definition import declaration_of, definition, references
 from shapescript_lsp.features.diagnostics import publishable
 from shapescript_lsp.features.hover import HoverRenderer
@@ -33,6 +37,8 @@ from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hin
 from shapescript_lsp.features.python_names import python_definition
 from shapescript_lsp.features.signature_help import signature_help
 from shapescript_lsp.features.triggers import TRIGGER_CHARACTERS, opens_list
+from shapescript_lsp.import_graph import WorkspaceView
+from shapescript_lsp.import_reading import normalized, search_path
 from shapescript_lsp.indexing import BackgroundIndexer
 from shapescript_lsp.library import Library
 from shapescript_lsp.positions import offset_of, range_of
@@ -45,6 +51,8 @@ log = logging.getLogger("shapescript_lsp")
 
 IMAGE_CLIENTS = ("visual studio code", "vscode", "code - oss", "code-server", "vscodium")
 DEFAULT_DEBOUNCE_S = 0.005
+#: How long a file that imports the one being edited waits for typing to pause.
+DEPENDENT_DELAY_S = 0.15
 SWITCH_INTERVAL_S = 0.001
 
 
@@ -112,18 +120,27 @@ class ShapeScriptServer(LanguageServer):
         """Log a failure outside a request in one line; the client isn't bothered with it."""
         log.error("%s: %s", getattr(source, "__name__", source), error)
 
-    def schedule(self, document: Document) -> None:
-        """Check the document after a short pause and publish, unless a newer text came."""
+    def schedule(self, document: Document, delay: float = 0.0) -> None:
+        """Check the document after a short pause (`delay` more) and publish, unless a
+        newer text came."""
         previous = self.pending.pop(document.uri, None)
         if previous is not None:
             previous.cancel()
         self.pending[document.uri] = asyncio.get_event_loop().create_task(
-            self._publish_later(document, document.revision)
+            self._publish_later(document, document.revision, self.debounce + delay)
         )
 
-    async def _publish_later(self, document: Document, revision: int) -> None:
+    def recheck_dependents(self, path: str, any_import: bool = False) -> None:
+        """Check again, once typing pauses, the open documents that import the file at
+        `path` directly or through others (with `any_import`, all that import a file)."""
+        open_documents = list(self.store.documents.values())
+        for document in list(dependents(open_documents, path, any_import=any_import)):
+            document.invalidate()
+            self.schedule(document, DEPENDENT_DELAY_S)
+
+    async def _publish_later(self, document: Document, revision: int, delay: float) -> None:
         try:
-            await asyncio.sleep(self.debounce)
+            await asyncio.sleep(delay)
             if document.revision != revision or self.library.is_library_uri(document.uri):
                 return
             checked = await self.store.analysis(document)
@@ -209,6 +226,7 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     if not roots and params.root_uri:
         roots = [Path(path_of(params.root_uri))]
     ls.index.set_roots(roots)
+    ls.store.search_path = search_path(roots)
     if options.get("libraryDir"):
         ls.library = Library(Path(options["libraryDir"]))
     ls.index.excluded = ls.library.folder
@@ -226,8 +244,29 @@ def _write_library(library: Library) -> None:
 
 @server.feature(types.INITIALIZED)
 def initialized(ls: ShapeScriptServer, params: types.InitializedParams) -> None:
-    """Index the workspace in the background, showing progress where the client can."""
+    """Index the workspace in the background, showing progress where the client can, and
+    ask the client to say when `.ss` files change on disk."""
     ls.indexer.start()
+    workspace = ls.client_capabilities.workspace
+    watched = workspace.did_change_watched_files if workspace is not None else None
+    if watched is not None and watched.dynamic_registration:
+        asyncio.get_event_loop().create_task(_watch_files(ls))
+
+
+async def _watch_files(ls: ShapeScriptServer) -> None:
+    registration = types.Registration(
+        id="shapescript-watch-ss-files",
+        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+        register_options=types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern="**/*.ss")]
+        ),
+    )
+    try:
+        await ls.client_register_capability_async(
+            types.RegistrationParams(registrations=[registration])
+        )
+    except Exception as error:
+        log.info("the client doesn't watch .ss files for the server: %r", error)
 
 
 @server.feature(types.SHUTDOWN)
@@ -242,7 +281,11 @@ def shutdown(ls: ShapeScriptServer, params: object) -> None:
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: ShapeScriptServer, params: types.DidOpenTextDocumentParams) -> None:
     item = params.text_document
-    ls.schedule(ls.store.open(item.uri, item.text, item.version))
+    document = ls.store.open(item.uri, item.text, item.version)
+    ls.schedule(document)
+    if read_from_disk(document.path) != document.text:
+        # The files that import it read it from disk until now.
+        ls.recheck_dependents(document.path)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -253,6 +296,7 @@ def did_change(ls: ShapeScriptServer, params: types.DidChangeTextDocumentParams)
         return
     document.edit(list(params.content_changes), params.text_document.version)
     ls.schedule(document)
+    ls.recheck_dependents(document.path)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -261,8 +305,29 @@ def did_close(ls: ShapeScriptServer, params: types.DidCloseTextDocumentParams) -
     task = ls.pending.pop(uri, None)
     if task is not None:
         task.cancel()
+    document = ls.store.get(uri)
     ls.store.close(uri)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+    if document is not None:
+        # The files that import it read it from disk from now on, unsaved edits lost.
+        ls.recheck_dependents(document.path)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(
+    ls: ShapeScriptServer, params: types.DidChangeWatchedFilesParams
+) -> None:
+    """A `.ss` file changed on disk: check the open documents that import it again (and
+    every one with imports when a file is created or deleted: an import may find another)."""
+    for change in params.changes:
+        path = path_of(change.uri)
+        if not path.endswith(".ss"):
+            continue
+        path = normalized(path)
+        changed = change.type == types.FileChangeType.Changed
+        if changed and path in ls.store.by_path:
+            continue  # the editor's text is what imports read
+        ls.recheck_dependents(path, any_import=not changed)
 
 
 # ---------------------------------------------------------------------- features
@@ -306,16 +371,10 @@ async def completion(ls: ShapeScriptServer, params: types.CompletionParams):
     ):
         return types.CompletionList(is_incomplete=False, items=[])
     complete = await ls.indexer.settled()
-    index = ls.index.snapshot()
-    own = Path(checked.source.path)
-    workspace = [
-        (indexed.module, name, kind)
-        for indexed in index
-        if indexed.path != own
-        for name, kind in indexed.names.items()
-    ]
+    workspace = WorkspaceView(document.path, ls.index.snapshot(), ls.store.search_path)
     completer = Completer(ls.snippets, workspace)
     completer.python = ls.python
+    completer.current = checked
     answer = await asyncio.to_thread(completer.complete, basis, checked.source.text, offset)
     if not complete:
         answer.is_incomplete = True
@@ -351,7 +410,7 @@ async def goto_definition(ls: ShapeScriptServer, params: types.DefinitionParams)
     if located is None:
         return None
     checked, _, offset = located
-    found = definition(checked, offset, params.text_document.uri, ls.library)
+    found = definition(checked, offset, params.text_document.uri, ls.library, ls.store.reader)
     if found is not None and checked.definition_at(offset).kind != "python_module":
         return found
     python = await asyncio.to_thread(python_definition, checked, offset, ls.python)
@@ -364,24 +423,53 @@ async def find_references(ls: ShapeScriptServer, params: types.ReferenceParams):
     located = await ls.located(params)
     if located is None:
         return []
-    checked, _, offset = located
-    found = references(
-        checked, offset, params.text_document.uri, params.context.include_declaration
-    )
+    checked, document, offset = located
+    include = params.context.include_declaration
     symbol = checked.definition_at(offset)
-    if (
-        symbol is not None
-        and symbol.path == checked.source.path
-        and symbol.kind not in ("param", "value", "axis")
-    ):
-        module = Path(checked.source.path).stem
-        await ls.indexer.settled()
-        texts = {indexed.path: indexed.text for indexed in ls.index.snapshot()}
-        for path, start, end in ls.index.uses_of(module, symbol.name):
-            if path.as_uri() == params.text_document.uri or path not in texts:
+    if symbol is None or not shared(symbol):
+        return references(checked, offset, params.text_document.uri, include)
+    key = key_of(symbol)
+    await ls.indexer.settled()
+    found = [(document.uri, checked.source, checked.references_to(symbol) + uses_in(checked, key))]
+    others = {key[0]}
+    for other in ls.store.documents.values():
+        table = other.analysis.imports if other.analysis is not None else None
+        if table is not None and any(info.path == key[0] for info in table.infos):
+            others.add(other.path)
+    others.update(
+        await asyncio.to_thread(importers, ls.index.snapshot(), key[0], ls.store.search_path)
+    )
+    others.discard(document.path)
+    unopened = []
+    for path in sorted(others):
+        other = ls.store.by_path.get(path)
+        analysis = await ls.store.analysis(other) if other is not None else None
+        if analysis is not None:
+            found.append((other.uri, analysis.source, uses_in(analysis, key)))
+        elif other is None:
+            unopened.append(path)
+    found += await asyncio.to_thread(_uses_in_files, unopened, key, ls.store)
+    locations = []
+    declaration = Span(key[1], key[2])
+    for uri, source, spans in found:
+        for span in sorted(set(spans)):
+            if not include and span == declaration and normalized(source.path) == key[0]:
                 continue
-            other = SourceFile(str(path), texts[path])
-            found.append(types.Location(uri=path.as_uri(), range=range_of(other, Span(start, end))))
+            locations.append(types.Location(uri=uri, range=range_of(source, span)))
+    return locations
+
+
+def _uses_in_files(paths: list[str], key, store: DocumentStore):
+    """Check files that aren't open (as they are on disk) for uses of the declaration."""
+    found = []
+    for path in paths:
+        text = store.reader(path)
+        if text is None:
+            continue
+        checked = check_source(
+            SourceFile.from_text(path, text), search_path=store.search_path, read=store.reader
+        )
+        found.append((Path(path).as_uri(), checked.source, uses_in(checked, key)))
     return found
 
 
@@ -403,7 +491,7 @@ async def declaration_of_request(ls: ShapeScriptServer, params: types.TextDocume
     if located is None:
         return None
     checked, _, offset = located
-    return declaration_of(checked, offset, params.text_document.uri, ls.library)
+    return declaration_of(checked, offset, params.text_document.uri, ls.library, ls.store.reader)
 
 
 @server.feature("shapescript/documentText")

@@ -1,4 +1,5 @@
-"""The workspace's other `.ss` files: their top-level names, for completion and references.
+"""The workspace's other `.ss` files: their top-level names, the files they import and
+their functions as written, for completion and references.
 
 Reading the workspace is defensive: only regular files are read (never a pipe or a
 device), with a size limit, without following a link that leaves the workspace folders,
@@ -10,15 +11,18 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from shapescript.check.type_exprs import is_type_variable_name
+from shapescript.check.type_variables import declared_type_names
+from shapescript.records import record
 from shapescript.syntax import ast
 from shapescript.syntax.parser import parse_text
+from shapescript_lsp.features.imported import header
 
 log = logging.getLogger("shapescript_lsp.workspace")
 
@@ -41,6 +45,28 @@ _DECLARATIONS = (
 )
 
 
+@record(frozen=True)
+class ParamSummary:
+    name: str
+    mut: bool
+    has_default: bool
+
+
+@record(frozen=True)
+class FunctionSummary:
+    """A function as written in its file, for offering it after `m.` in another file.
+
+    `first_type` is its first parameter's type when that is one name (`Mlp`,
+    `attention.Mlp`, `M`); `generic` says that name is a type variable.
+    """
+
+    name: str
+    params: tuple[ParamSummary, ...]
+    first_type: str | None
+    generic: bool
+    header: str
+
+
 @dataclass(slots=True)
 class IndexedFile:
     path: Path
@@ -48,6 +74,9 @@ class IndexedFile:
     mtime: float
     text: str
     names: dict[str, str] = field(default_factory=dict)
+    #: Its `import` lines (not `import python`): the module's parts and the alias.
+    imports: tuple[tuple[tuple[str, ...], str | None], ...] = ()
+    functions: tuple[FunctionSummary, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,12 +177,12 @@ class WorkspaceIndex:
                 )
             return 0
         try:
-            names = _top_level_names(text, str(path))
+            names, imports, functions = _summary(text, str(path))
         except Exception as error:
             log.warning("skipping %s: reading its declarations failed (%r)", path, error)
             self._skipped[path] = mtime
             return 0
-        indexed = IndexedFile(path, candidate.module, mtime, text, names)
+        indexed = IndexedFile(path, candidate.module, mtime, text, names, imports, functions)
         with self._lock:
             self.files[path] = indexed
         return len(text) - (len(known.text) if known is not None else 0)
@@ -163,23 +192,39 @@ class WorkspaceIndex:
         self.index(self.discover())
         return self.snapshot()
 
-    def uses_of(self, module: str, name: str) -> list[tuple[Path, int, int]]:
-        """Where other files write `module.name` (path, start and end offsets)."""
-        pattern = re.compile(rf"\b{re.escape(module)}\.{re.escape(name)}\b")
-        found = []
-        for indexed in self.snapshot():
-            for match in pattern.finditer(indexed.text):
-                found.append((indexed.path, match.start() + len(module) + 1, match.end()))
-        return found
 
-
-def _top_level_names(text: str, path: str) -> dict[str, str]:
-    names = {}
-    for item in parse_text(text, path).module.items:
+def _summary(text: str, path: str):
+    """A file's top-level names with their kinds, its imports and its functions."""
+    module = parse_text(text, path).module
+    declared = declared_type_names(module)
+    names: dict[str, str] = {}
+    imports = []
+    functions = []
+    for index, item in enumerate(module.items):
+        if isinstance(item, ast.ImportDecl):
+            imports.append((tuple(item.parts), item.alias))
+            continue
         name = getattr(item, "name", None)
         if name and isinstance(item, _DECLARATIONS):
             names[name] = type(item).__name__.removesuffix("Decl").lower()
-    return names
+        if isinstance(item, ast.FnDecl) and item.params:
+            functions.append(_function(item, text, module.base_of(index), declared))
+    return names, tuple(imports), tuple(functions)
+
+
+def _function(item: ast.FnDecl, text: str, base: int, declared: set[str]) -> FunctionSummary:
+    first = item.params[0].type
+    first_type = None
+    if first is not None and first.shape is None and len(first.words) == 1:
+        word = first.words[0]
+        first_type = word.name if word.arg is None else None
+    generic = (
+        first_type is not None and is_type_variable_name(first_type) and first_type not in declared
+    )
+    params = tuple(
+        ParamSummary(param.name, param.mut, param.default is not None) for param in item.params
+    )
+    return FunctionSummary(item.name, params, first_type, generic, header(text, item, base))
 
 
 def _readable_inside(path: Path, real_roots: list[Path]) -> bool:

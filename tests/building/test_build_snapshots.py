@@ -28,7 +28,7 @@ CALLS = {
     "patchify": (
         "embed224(torch.rand(2, 3, 224, 224), torch.randn(768, 768) * 0.02, torch.zeros(768)).shape"
     ),
-    "mlp": None,
+    "train_mlp": None,
 }
 EXPECTED_SHAPES = {"attention": "torch.Size([2, 5, 768])", "patchify": "torch.Size([2, 196, 768])"}
 

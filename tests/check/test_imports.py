@@ -532,7 +532,7 @@ def test_the_calling_files_own_function_for_a_model_comes_first(tmp_path: Path) 
     assert returned(checked)["use"] == "[nets.D]"
 
 
-def test_another_files_generic_function_is_not_instantiated_here_yet(tmp_path: Path) -> None:
+def test_another_files_generic_function_is_instantiated_here(tmp_path: Path) -> None:
     write(tmp_path, "nets.ss", NETS)
     main = write(
         tmp_path,
@@ -547,7 +547,8 @@ fn step(mut m: nets.A, x: [b nets.D], y: [b] Index[nets.C]):
     )
     checked = check(main)
     assert codes(checked) == []
-    assert returned(checked) == {"step": "unknown"}
+    assert returned(checked) == {"step": "[]"}
+    assert [instance.python_name for instance in checked.instances] == ["_ss_train__nets_A"]
 
 
 def test_another_files_logs_record(tmp_path: Path) -> None:

@@ -262,14 +262,6 @@ LATER: dict[str, tuple[str, str]] = {
     "warmup": ("fn f():\n    s = warmup(10, 0.1)\n", "`warmup`"),
     "Train": ("fn f():\n    s = Train(seed=1)\n", "`Train`"),
     "Eval": ("fn f():\n    s = Eval\n", "`Eval`"),
-    "shuffle": (
-        "import python torch\nfn f():\n    d = torch.x |> shuffle(seed=1)\n",
-        "`shuffle`",
-    ),
-    "batches": (
-        "import python torch\nfn f():\n    for b in torch.x |> batches(4):\n        print(b)\n",
-        "`batches`",
-    ),
 }
 
 
@@ -279,9 +271,24 @@ TRAINING_NAMES = ("value_and_grad", "update", "sgd", "adamw", "clip_norm", "cosi
 TRAINING = {name: LATER.pop(name)[0] for name in (*TRAINING_NAMES, "Train", "Eval", "save", "load")}
 
 
+_RECORD = "data R:\n    x: [3]\n"
+DATASET_STAGES = {
+    "shuffle": _RECORD + "fn f(d: Dataset[R]) -> Dataset[R] = d |> shuffle(seed=1)\n",
+    "batches": _RECORD
+    + "fn f(d: Dataset[R]):\n    for b in d |> batches(4):\n        print(b.x)\n",
+}
+
+
 def test_every_builtin_is_here() -> None:
-    assert set(CASES) | set(LATER) | set(TRAINING) == set(BUILTINS)
+    assert set(CASES) | set(LATER) | set(TRAINING) | set(DATASET_STAGES) == set(BUILTINS)
     assert not set(CASES) & set(LATER)
+
+
+@pytest.mark.parametrize("name", sorted(DATASET_STAGES))
+def test_dataset_stage_compiles(name: str) -> None:
+    generated = build(DATASET_STAGES[name], f"dataset_{name}.ss")
+    assert generated.unsupported == []
+    assert f"_ss_rt.data.{name}(" in generated.source
 
 
 @pytest.mark.parametrize("name", sorted(TRAINING))

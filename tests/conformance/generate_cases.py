@@ -38,6 +38,7 @@ MARKER_LINES: dict[str, list[int]] = {
     "E1106": [9],
     "E1107": [9],
     "W1101": [10],
+    "E1304": [8],
 }
 
 #: Codes whose marker goes on a line of its own under (or above) the reported line.

@@ -355,3 +355,68 @@ def test_fixing_the_error_clears_the_diagnostic(broken: Run):
     step = broken.step("fix")
     assert step["diagnostics_count"] == 0, step["diagnostics"]
     assert step["nvim_view"] == []
+
+
+# ---------------------------------------------------------------------- across files
+
+TRAINER = """\
+import train_mlp
+
+## The README model's loss on a batch, from another file.
+fn batch_loss(m: train_mlp.Mlp, batch: [b] train_mlp.Digit) -> []:
+    return train_mlp.loss(m, batch, Eval)
+"""
+
+TRAINER_STEPS = [
+    {"op": "diagnostics", "name": "open"},
+    {"op": "definition", "name": "definition of the other file's fn", "find": "loss(m, batch"},
+    {"op": "hover", "name": "hover the other file's model", "find": "Mlp, batch"},
+    {
+        "op": "edit",
+        "name": "type a field read",
+        "find": "return train_mlp.loss(m, batch, Eval)",
+        "text": "return train_mlp.loss(m, batch, Eval) + mean(batch.",
+        "wait_diagnostics": False,
+    },
+    {
+        "op": "completion",
+        "name": "complete a batch field",
+        "find": "mean(batch.",
+        "offset": len("mean(batch."),
+        "trigger_character": ".",
+    },
+    {
+        "op": "edit",
+        "name": "misspell the import",
+        "find": "import train_mlp",
+        "text": "import train_mpl",
+    },
+]
+
+
+@pytest.fixture(scope="module")
+def trainer(tmp_path_factory) -> Run:
+    folder = tmp_path_factory.mktemp("nvim-imports")
+    (folder / "work").mkdir()
+    example = (REPO / "examples" / "train_mlp.ss").read_text(encoding="utf-8")
+    (folder / "work" / "train_mlp.ss").write_text(example, encoding="utf-8")
+    return probe(folder, "trainer.ss", TRAINER, TRAINER_STEPS)
+
+
+def test_a_file_that_imports_another_checks_clean_and_follows_it(trainer: Run):
+    assert trainer.step("open")["count"] == 0, trainer.step("open")
+    locations = trainer.step("definition of the other file's fn")["locations"]
+    assert len(locations) == 1
+    assert locations[0]["uri"].endswith("/work/train_mlp.ss")
+    example = (REPO / "examples" / "train_mlp.ss").read_text(encoding="utf-8")
+    assert locations[0]["range"]["start"]["line"] == line_of(example, "fn loss(")
+    hover = trainer.step("hover the other file's model")["text"]
+    assert "A two-layer classifier." in hover
+    labels = trainer.step("complete a batch field")["labels"]
+    assert {"img", "label"} <= set(labels), labels
+
+
+def test_a_missing_import_is_reported_at_the_import_line(trainer: Run):
+    diagnostics = trainer.step("misspell the import")["diagnostics"]
+    codes = {(d.get("code"), d["range"]["start"]["line"]) for d in diagnostics}
+    assert ("E2301", 0) in codes, diagnostics

@@ -24,12 +24,23 @@ def _initialize_params(client_name: str, tmp_path) -> types.InitializeParams:
     )
 
 
+def accept_registrations(lsp_client: LanguageClient) -> None:
+    """Accept the server's `client/registerCapability` (the file watcher), as editors do,
+    keeping the registrations in `lsp_client.registrations`."""
+    lsp_client.registrations = []
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:
+        lsp_client.registrations.extend(params.registrations)
+
+
 @pytest_lsp.fixture(
     config=ClientServerConfig(server_command=SERVER),
     params=["visual-studio-code", "neovim@v0.7.0"],
 )
 async def client(request, lsp_client: LanguageClient, tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("lsp")
+    accept_registrations(lsp_client)
     await lsp_client.initialize_session(_initialize_params(request.param, tmp_path))
     lsp_client.client_name = request.param
     yield
@@ -40,6 +51,7 @@ async def client(request, lsp_client: LanguageClient, tmp_path_factory):
 async def vscode_client(lsp_client: LanguageClient, tmp_path_factory):
     """One client, with VS Code's capabilities, for tests that needn't run per editor."""
     tmp_path = tmp_path_factory.mktemp("lsp")
+    accept_registrations(lsp_client)
     await lsp_client.initialize_session(_initialize_params("visual-studio-code", tmp_path))
     lsp_client.client_name = "visual-studio-code"
     yield

@@ -18,7 +18,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.lsp.conftest import SERVER, _initialize_params
+from tests.lsp.conftest import SERVER, _initialize_params, accept_registrations
 from tests.lsp.test_features import markdown, open_document, position
 
 PROGRAM = """\
@@ -227,6 +227,7 @@ async def no_binding_hints(request, lsp_client: LanguageClient, tmp_path_factory
     """A client that turns binding hints off with `inlayHints.bindings`."""
     params = _initialize_params(request.param, tmp_path_factory.mktemp("lsp"))
     params.initialization_options["inlayHints"] = {"bindings": False}
+    accept_registrations(lsp_client)
     result = await lsp_client.initialize_session(params)
     lsp_client.client_name = request.param
     lsp_client.trigger_characters = result.capabilities.completion_provider.trigger_characters

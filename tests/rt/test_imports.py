@@ -296,8 +296,14 @@ fn theirs(mut m: nets.A, x: [b nets.D], y: [b] Index[nets.C]):
     assert torch.equal(module.of_b(b, x), x @ b.v * 2)
     losses = [float(module.train_a(a, x, y)) for _ in range(4)]
     assert losses == sorted(losses, reverse=True)
-    with pytest.raises(NotImplementedError, match="another file's generic function"):
-        module.theirs(a, x, y)
+    # nets.step is nets.ss's generic function: its instance for nets.A is made here, and
+    # takes the same steps as this file's own generic train.
+    fresh, again = nets.A.init(seed=0), nets.A.init(seed=0)
+    ours = [float(module.train_a(fresh, x, y)) for _ in range(3)]
+    theirs = [float(module.theirs(again, x, y)) for _ in range(3)]
+    assert theirs == ours
+    assert torch.equal(fresh.w, again.w)
+    assert callable(module._ss_step__nets_A)
 
 
 def test_another_files_logs_record_is_its_class(folder: Path) -> None:
@@ -311,3 +317,127 @@ def test_another_files_logs_record_is_its_class(folder: Path) -> None:
     made = module.make(torch.tensor(2.0))
     assert type(made) is sys.modules["metrics"].StepLogs
     assert float(module.read(made)) == 2.0
+
+
+DIGITS = """\
+dim D = 4
+dim C = 3
+
+data Digit:
+    img: [D]
+    label: [] Index[C]
+
+model Net:
+    param w: [D C] = normal(std=0.5)
+
+fn loss(m: Net, batch: [b] Digit) -> [] = cross_entropy(batch.img @ m.w, batch.label, over=C)
+"""
+
+DIGITS_MAIN = """\
+devices cpu
+
+import digits
+
+fn batch_loss(m: digits.Net, batch: [b] digits.Digit) -> [] = digits.loss(m, batch)
+
+fn images(batch: [b] digits.Digit) -> [b digits.D] = batch.img * 2
+
+fn epoch_loss(m: digits.Net, train: Dataset[digits.Digit]) -> []:
+    total = 0.0 to f32
+    for batch in train |> shuffle(seed=3) |> batches(4):
+        total = total + digits.loss(m, batch) * (b to f32)
+    return total
+"""
+
+
+def test_batches_and_datasets_of_another_files_record(folder: Path) -> None:
+    (folder / "digits.ss").write_text(DIGITS)
+    (folder / "digits_main.ss").write_text(DIGITS_MAIN)
+    module = _import_fresh("digits_main", "digits")
+    digits = sys.modules["digits"]
+    model = digits.Net.init(seed=0)
+    generator = torch.Generator().manual_seed(0)
+    images = torch.randn(10, 4, generator=generator)
+    labels = torch.randint(0, 3, (10,), generator=generator)
+
+    def expected(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.cross_entropy(x @ model.w, y)
+
+    batch = {"img": images, "label": labels}
+    assert torch.allclose(module.batch_loss(model, batch), expected(images, labels))
+    assert torch.equal(module.images(batch), images * 2)
+    dataset = torch.utils.data.TensorDataset(images, labels)
+    whole = expected(images, labels) * 10
+    assert torch.allclose(module.epoch_loss(model, dataset), whole, atol=1e-5)
+    with pytest.raises(shapescript.ShapeError, match="img"):
+        module.images({"img": torch.zeros(2, 5), "label": torch.zeros(2, dtype=torch.long)})
+
+
+LIBRARY = """\
+model Toy:
+    param w: [4] = zeros
+
+fn describe(m: Toy) -> [] = sum(m.w)
+
+fn summary(m: M) -> [] = describe(m) + size(m)
+
+fn size(m: M) -> [] = norm(m.w)
+"""
+
+
+def test_an_instance_of_another_files_generic_function_runs_here(folder: Path) -> None:
+    """library.summary's instance for this file's model is this module's function: it
+    calls this file's `describe` for the model, the library's own `size` (not this
+    file's), and the built-in `norm` (not this file's)."""
+    (folder / "library.ss").write_text(LIBRARY)
+    (folder / "uses_library.ss").write_text(
+        """\
+devices cpu
+
+import library
+
+model Mine:
+    param w: [4] = normal(std=1.0)
+
+fn describe(m: Mine) -> [] = mean(m.w)
+fn size(m: Mine) -> [] = mean(m.w) * 100
+fn norm(x: [4]) -> [4] = x
+
+fn use(m: Mine) -> [] = library.summary(m)
+"""
+    )
+    module = _import_fresh("uses_library", "library")
+    model = module.Mine.init(seed=0)
+    expected = model.w.mean() + torch.linalg.vector_norm(model.w)
+    assert torch.allclose(module.use(model), expected)
+    assert callable(module._ss_summary__Mine) and callable(module._ss_library_size__Mine)
+
+
+def test_an_instance_names_what_the_generic_functions_file_imports(folder: Path) -> None:
+    """The library's generic function uses a file it imports itself, under its own name
+    for it; its instance here reaches that file through the library's module."""
+    (folder / "helpers.ss").write_text(
+        "logs Rec:\n    v: [] mean\n\nfn twice(x: []) -> [] = x * 2\n"
+    )
+    (folder / "chained_lib.ss").write_text(
+        "import helpers as h\n\nfn score(m: M) -> h.Rec = h.Rec(v=h.twice(total(m)))\n"
+    )
+    (folder / "chained_main.ss").write_text(
+        """\
+devices cpu
+
+import chained_lib
+
+model Mine:
+    param w: [4] = normal(std=1.0)
+
+fn total(m: Mine) -> [] = sum(m.w)
+
+fn use(m: Mine) = chained_lib.score(m)
+"""
+    )
+    module = _import_fresh("chained_main", "chained_lib", "helpers")
+    model = module.Mine.init(seed=0)
+    record = module.use(model)
+    assert type(record) is sys.modules["helpers"].Rec
+    assert torch.allclose(record.v, model.w.detach().sum() * 2)

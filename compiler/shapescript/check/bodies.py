@@ -9,6 +9,7 @@ from __future__ import annotations
 from shapescript.check import (
     builtin_rules,
     chains,
+    data_values,
     domains,
     generics,
     gradients,
@@ -286,11 +287,14 @@ class BodyChecker(CallChecker):
         #: Batch axes split across several devices (the file declares more than one).
         self.split_axes: set[str] = set()
         self.base = program.module.base_of(program.item_index.get(id(decl), 0))
+        #: The text `base` is in: the file's, or, for an instance of another file's
+        #: generic function, that file's.
+        self.source_text = program.source_text
         self.resolver = TypeResolver(self.reporter)
 
     def text_of(self, span: Span) -> str:
         """The source text of an item-relative span."""
-        return self.program.source_text[self.base + span.start : self.base + span.end]
+        return self.source_text[self.base + span.start : self.base + span.end]
 
     def record(self, span: Span, type_: Type) -> Type:
         self.facts.types[span] = type_
@@ -346,6 +350,8 @@ class BodyChecker(CallChecker):
 
     def type_context(self, mode: str) -> TypeContext:
         ctx = self.scope.type_context(self._on_type_reference)
+        if self.instance is not None and self.instance.home.prefix is not None:
+            ctx.modules = self.instance.names
         ctx.axes = self.env.axis_sizes()
         ctx.mode = mode
         ctx.fresh_unknown = self.fresh_unknown
@@ -459,6 +465,8 @@ class BodyChecker(CallChecker):
                 span,
                 "returned here",
             )
+            return
+        if data_values.check_return(self, expected, value, span):
             return
         if expected is None or is_loose(value) or is_loose(expected):
             if isinstance(value, PythonType) and isinstance(expected, TensorType):
@@ -721,6 +729,7 @@ class BodyChecker(CallChecker):
                     )
             else:
                 source = self.expr(iterable)
+                batch = data_values.loop_variable(self, source, stmt)
                 if isinstance(source, TensorType | HostType | StringType):
                     self.reporter.report(
                         "E0804",
@@ -730,9 +739,10 @@ class BodyChecker(CallChecker):
                         help="loop over a range `0..n`, a Python value or a dataset's batches; "
                         "for a tensor, use an iterator chain such as `x |> map(...)`",
                     )
-                var_type = source if isinstance(source, PythonType) else UNKNOWN
+                var_type = source if isinstance(source, PythonType) else batch or UNKNOWN
             mutation.note_loop_variable(self, stmt.var)
             self.bind_value(stmt.var.name, var_type, stmt.var.span, "value", stmt.span)
+            data_values.bind_loop_axis(self, stmt, var_type)
             entry = dict(outer.values)
             self.block(stmt.body)
             self._loop_fixpoint(stmt, outer, entry, var_type)
@@ -814,6 +824,7 @@ class BodyChecker(CallChecker):
             self.reporter.muted += 1
             try:
                 self.bind_value(stmt.var.name, var_type, stmt.var.span, "value", stmt.span)
+                data_values.bind_loop_axis(self, stmt, var_type)
                 self.block(stmt.body)
             finally:
                 self.reporter.muted -= 1
@@ -972,7 +983,7 @@ class BodyChecker(CallChecker):
                     "used as a value",
                 )
                 return UNKNOWN
-            if kind in ("data", "logs", "import"):
+            if kind in ("logs", "import"):
                 return NamedType(name)
             self.reporter.report(
                 "E0303",
@@ -1233,6 +1244,8 @@ class BodyChecker(CallChecker):
         if isinstance(target, UnknownType):
             return UNKNOWN
         special = model_values.cast(self, node, operand, target)
+        if special is None:
+            special = data_values.cast(self, node, operand, target)
         if special is not None:
             return special
         if node.kind == "to":
@@ -1341,33 +1354,12 @@ class BodyChecker(CallChecker):
         target = self.expr(node.target)
         if isinstance(target, PythonType):
             return PythonType()
-        if isinstance(target, BatchType):
-            return self._batch_field(target, node)
         if isinstance(target, LOGGING_TYPES):
             return logs_values.member(self, node, target)
-        special = model_values.member(self, node, target)
+        special = data_values.field(self, target, node)
+        if special is None:
+            special = model_values.member(self, node, target)
         return special if special is not None else UNKNOWN
-
-    def _batch_field(self, batch: BatchType, node: ast.Member) -> Type:
-        """`batch.x`: the record field's type with the batch's axes first (E1301 if none)."""
-        record = self.scope.records.get(batch.record)
-        if not isinstance(record, ast.DataDecl):
-            return UNKNOWN
-        for field_decl in record.fields:
-            if field_decl.name == node.name:
-                ctx = self.scope.type_context()
-                ctx.mode = "field"
-                self.reporter.muted += 1
-                try:
-                    field_type = self.resolver.resolve(field_decl.type, ctx)
-                finally:
-                    self.reporter.muted -= 1
-                if isinstance(field_type, TensorType) and field_type.axes is not None:
-                    return TensorType(
-                        batch.axes + field_type.axes, field_type.domain, field_type.dtype
-                    )
-                return UNKNOWN
-        return UNKNOWN
 
     def index(self, node: ast.Index) -> Type:
         if (

@@ -7,6 +7,7 @@ import math
 from shapescript.check import (
     builtin_rules,
     checkpoints,
+    data_values,
     domains,
     generics,
     gradients,
@@ -76,11 +77,13 @@ class CallChecker:
         if isinstance(callee, ast.Name):
             name = callee.name
             local = self.env.values.get(name)
+            builtin = overloads.means_builtin(self, name)
             if (
                 local is not None
                 or name in self.env.axes
                 or (
-                    name in self.scope.symbols
+                    not builtin
+                    and name in self.scope.symbols
                     and self.scope.symbols[name].kind
                     not in ("fn", "extern", "python_module", "model", "data", "logs", "import")
                 )
@@ -104,7 +107,7 @@ class CallChecker:
                     "called here",
                 )
                 return UNKNOWN
-            symbol = self.scope.symbols.get(name)
+            symbol = None if builtin else self.scope.symbols.get(name)
             if symbol is not None and symbol.kind in ("fn", "extern"):
                 self.refer(callee.span, symbol)
                 signature = overloads.pick(self, name, args, callee.span)
@@ -120,6 +123,14 @@ class CallChecker:
                     return UNKNOWN
                 if symbol.kind == "logs":
                     return logs_values.construct(self, name, args, node)
+                if symbol.kind == "data":
+                    self.reporter.report(
+                        "E0303",
+                        f"`{name}` is a data record, not a function: its examples come from "
+                        "a dataset",
+                        callee.span,
+                        "called here",
+                    )
                 return UNKNOWN
             if name in builtin_rules.KNOWN:
                 self.refer(callee.span, builtin_rules.symbol(name))
@@ -129,6 +140,8 @@ class CallChecker:
                     return training.call(self, name, args, node)
                 if not mutation.check_builtin_args(self, name, args):
                     return UNKNOWN
+                if kind == "dataset":
+                    return data_values.stage(self, name, args, node)
                 special = gradients.builtin_call(self, name, kind, args, node)
                 if special is not None:
                     return special
@@ -513,6 +526,11 @@ class CallChecker:
             return self._special_argument(
                 signature, param, value, variables, equations, arg_index, first
             )
+        fits = data_values.argument(
+            self, signature, param, arg_index, value, variables, equations, renames
+        )
+        if fits is not None:
+            return None if fits else False
         expected = param.type
         actual = value.type
         problem = model_values.fit_problem(expected, actual)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.check import builtin_rules, imports, module_exports
 from shapescript.check.bodies import Program
+from shapescript.check.data_records import check_data_records
 from shapescript.check.generics import instances_of, keep_instances
 from shapescript.check.gradients import read_diagnostics, reads_of_functions
 from shapescript.check.import_session import ImportSession, Reader
@@ -135,6 +136,7 @@ def _check_parsed(
         previous.memo.get("models") if previous is not None else None,
     )
     scope.logs_infos = check_logs(module, scope, reporter, items)
+    scope.data_infos = check_data_records(module, scope, reporter, items, source.text)
     imports.finish(scope)
 
     def on_reference(name: str, span: Span, base: int) -> None:
@@ -198,6 +200,7 @@ def _check_parsed(
         math=math,
         models={name: info for name, info in scope.model_infos.items() if "." not in name},
         logs={name: info for name, info in scope.logs_infos.items() if "." not in name},
+        data={name: info for name, info in scope.data_infos.items() if "." not in name},
         param_reads=reads_of_functions(program),
         overloads={name: overloads.signatures() for name, overloads in scope.overload_sets.items()},
         instances=instances_of(items),

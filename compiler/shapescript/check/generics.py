@@ -10,10 +10,14 @@ doesn't have (E2311), any other error (E2312), instances that make instances too
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
+from shapescript.check import imports
+from shapescript.check.instance_decls import instance_decl
+from shapescript.check.module_paths import STD_FOLDER, shown_name
 from shapescript.check.overloads import python_name
-from shapescript.check.program import BodyResult, CallTarget, Facts, Instance, ItemFacts
+from shapescript.check.program import BodyResult, CallTarget, Facts, Home, Instance, ItemFacts
 from shapescript.check.reporter import Reporter
 from shapescript.check.type_exprs import TypeResolver
 from shapescript.check.type_variables import MODEL, RECORD, binding_of, with_types
@@ -34,6 +38,7 @@ from shapescript.syntax.source import Span
 if TYPE_CHECKING:
     from shapescript.check.bodies import BodyChecker, Program
     from shapescript.check.env import Arg
+    from shapescript.check.module_scope import ModuleScope
     from shapescript.check.signatures import Signature
 
 #: Instances that make other instances may go this many levels deep (E2313).
@@ -59,8 +64,8 @@ class Outcome:
     instance: Instance | None
     missing: list[Missing] = field(default_factory=list)
     #: Every other error in the instance and the instances it calls, as located notes,
-    #: and the absolute span of each in this file.
-    errors: list[tuple[str, Span]] = field(default_factory=list)
+    #: and the absolute span of each in this file (None for one in another file).
+    errors: list[tuple[str, Span | None]] = field(default_factory=list)
     #: The generic functions whose instances went too deep, outermost first; None if not.
     too_deep: list[str] | None = None
 
@@ -71,12 +76,18 @@ _IN_PROGRESS = Outcome(None)
 class Frame:
     """The instance a `BodyChecker` is checking: `checker.instance`."""
 
-    def __init__(self, function: str, bindings: dict[str, tuple[str, str]], depth: int) -> None:
+    def __init__(
+        self, function: str, bindings: dict[str, tuple[str, str]], depth: int, home: Home
+    ) -> None:
         self.function = function
         self.depth = depth
+        self.home = home
+        #: How the instance's types name other files (`QualifiedNames`), for another
+        #: file's function, whose names were put in as the checker names them.
+        self.names = None
         self.models = {name for kind, name in bindings.values() if kind == MODEL}
         self.missing: list[Missing] = []
-        self.errors: list[tuple[str, Span]] = []
+        self.errors: list[tuple[str, Span | None]] = []
         self.too_deep: list[str] | None = None
         #: Where the instance calls each function it needs: an unknown name reported
         #: there (value_and_grad's function, evaluated as a name) is that need.
@@ -92,7 +103,7 @@ class Frame:
         returns: str | None = None,
     ) -> None:
         """Note that the instance calls `name` on a model that has no such function."""
-        use = f"`{self.function}` uses it at {_location(checker.program, checker.base, where)}"
+        use = f"`{self.function}` uses it at {_location(self.home, where)}"
         self.needed_at.add(where)
         self.missing.append(Missing(name, model, [use], _declare_help(name, args, returns)))
 
@@ -127,7 +138,10 @@ def call(checker: BodyChecker, signature: Signature, args: list[Arg], node: ast.
     outcome = instantiate(checker.program, signature, bindings, frame.depth + 1 if frame else 1)
     key = tuple(bindings[variable][1] for variable in signature.type_variables)
     checker.facts.call_targets[where] = CallTarget(
-        signature.name, key, python_name(signature.name, key), outcome.instance
+        signature.name,
+        key,
+        instance_python_name(checker.scope, signature.name, key),
+        outcome.instance,
     )
     if frame is not None:
         _pass_up(checker, frame, outcome, signature.name, where)
@@ -256,25 +270,29 @@ def instantiate(
 ) -> Outcome:
     """The instance of a generic function for these types, checked once per check (and
     reused by the next while its text and the file's declarations are the same)."""
-    decl = signature.decl
+    found = _declared(program, signature)
+    if found is None:
+        return Outcome(None)
+    decl, home, names, modules = found
     pairs = tuple((variable, bindings[variable][1]) for variable in signature.type_variables)
     table = _table(program)
     key = (id(decl), pairs)
     if key in table:
         return table[key]
     if depth > MAX_DEPTH:
-        return Outcome(None, too_deep=[signature.name])
-    index = program.item_index.get(id(decl))
-    if index is None:
-        return Outcome(None)
-    memo_key = ("instance", program.item_text(index), pairs, program.fingerprint)
+        return Outcome(None, too_deep=[decl.name])
+    text = home.text[home.base + decl.span.start : home.base + decl.span.end]
+    place = text if home.prefix is None else (home.path, text)
+    memo_key = ("instance", place, pairs, program.fingerprint)
     remembered = program.previous_memo.get(memo_key) or program.memo.get(memo_key)
     if isinstance(remembered, Outcome) and _reusable(program, remembered):
         table[key] = remembered
         program.memo[memo_key] = remembered
         return remembered
     table[key] = _IN_PROGRESS
-    outcome = _check_instance(program, signature, bindings, pairs, depth, index)
+    variables = {variable: name for variable, (_, name) in bindings.items()}
+    checked = instance_decl(decl, names | variables, modules)
+    outcome = _check_instance(program, signature, bindings, pairs, depth, checked, home)
     if outcome.too_deep is None:
         table[key] = outcome
         program.memo[memo_key] = outcome
@@ -283,23 +301,75 @@ def instantiate(
     return outcome
 
 
+def _declared(
+    program: Program, signature: Signature
+) -> tuple[ast.FnDecl, Home, dict[str, str], dict[str, str]] | None:
+    """A generic function's own declaration, where it is, and the names its instances put
+    in besides the types (another file's names, as this file gives them)."""
+    decl = signature.decl
+    index = program.item_index.get(id(decl))
+    if index is not None:
+        home = Home(program.scope.path, program.source_text, program.module.base_of(index))
+        return decl, home, {}, {}
+    foreign = imports.foreign_generic(program.scope, signature)
+    if foreign is None:
+        return None
+    exports = foreign.exports
+    home = Home(exports.path, exports.text, foreign.base, foreign.prefix, _shown(program, foreign))
+    return foreign.decl, home, foreign.names, foreign.modules
+
+
+def _shown(program: Program, foreign: imports.ForeignGeneric) -> str:
+    """How messages name another file: as its import does, `nets.ss`, `models/mlp.ss`;
+    the standard library's files from the package's folder, `<shapescript>/std/fit.ss`."""
+    path = foreign.exports.path
+    if os.path.dirname(path) == STD_FOLDER or path.startswith(STD_FOLDER + os.sep):
+        relative = os.path.relpath(path, STD_FOLDER).replace(os.sep, "/")
+        return f"<shapescript>/std/{relative}"
+    table = program.scope.imports
+    for info in table.infos if table is not None else ():
+        if info.prefix == foreign.prefix and info.path == path:
+            return shown_name(info.module.split("."))
+    return os.path.basename(path)
+
+
+def instance_python_name(scope: ModuleScope, function: str, key: tuple[str, ...]) -> str:
+    """The compiled instance's name in this file's module: `_ss_fit__Mlp__Digit`, also for
+    another file's `std.fit`, unless this file declares a `fit` or imports another generic
+    `fit`, when the file's prefix goes in too: `_ss_std_fit__Mlp__Digit`."""
+    prefix, dot, plain = function.rpartition(".")
+    if not dot:
+        return python_name(function, key)
+    table = scope.imports
+    clash = plain in scope.functions or any(
+        other != function and other.rpartition(".")[2] == plain and signature.is_generic
+        for other, signature in (table.signatures.items() if table is not None else ())
+    )
+    stem = f"{prefix.replace('.', '_')}_{plain}" if clash else plain
+    return python_name(stem, key)
+
+
 def _check_instance(
     program: Program,
     signature: Signature,
     bindings: dict[str, tuple[str, str]],
     pairs: tuple[tuple[str, str], ...],
     depth: int,
-    index: int,
+    decl: ast.FnDecl,
+    home: Home,
 ) -> Outcome:
     from shapescript.check.bodies import BodyChecker
 
-    decl = signature.decl
-    base = program.module.base_of(index)
     instance_signature = instance_signature_of(program, signature, bindings)
     checker = BodyChecker(program, decl, instance_signature)
-    frame = Frame(signature.name, bindings, depth)
+    checker.base = home.base
+    checker.source_text = home.text
+    frame = Frame(decl.name, bindings, depth, home)
+    table = program.scope.imports
+    if home.prefix is not None and table is not None:
+        frame.names = replace(table.names, canonical_ok=True)
     checker.instance = frame
-    program.inferring.append(decl.name)
+    program.inferring.append(signature.name)
     try:
         result = checker.check()
     finally:
@@ -311,22 +381,24 @@ def _check_instance(
     for diagnostic in result.diagnostics:
         if not diagnostic.is_error or diagnostic.span in frame.needed_at:
             continue
-        span = Span(base + diagnostic.span.start, base + diagnostic.span.end)
-        where = _location(program, 0, span)
+        where = _location(home, diagnostic.span)
+        span = Span(home.base + diagnostic.span.start, home.base + diagnostic.span.end)
         errors.append(
             (
-                f"in `{signature.name}` with {shown}, at {where}: "
+                f"in `{decl.name}` with {shown}, at {where}: "
                 f"error[{diagnostic.code}]: {diagnostic.message}",
-                span,
+                span if home.prefix is None else None,
             )
         )
     body = BodyResult(result.facts, [], result.inferred)
     instance = Instance(
         signature.name,
         pairs,
-        python_name(signature.name, tuple(name for _, name in pairs)),
+        instance_python_name(program.scope, signature.name, tuple(name for _, name in pairs)),
         instance_signature,
-        ItemFacts(decl, base, Facts(), body),
+        ItemFacts(signature.decl if home.prefix is None else decl, home.base, Facts(), body),
+        decl,
+        home,
     )
     return Outcome(instance, frame.missing, errors, frame.too_deep)
 
@@ -334,7 +406,7 @@ def _check_instance(
 def _pass_up(checker: BodyChecker, frame: Frame, outcome: Outcome, name: str, where: Span) -> None:
     """An instance's call of another generic function: what went wrong in the callee's
     instance is the caller instance's, its uses now also going through this call."""
-    called_at = f"called by `{frame.function}` at {_location(checker.program, checker.base, where)}"
+    called_at = f"called by `{frame.function}` at {_location(frame.home, where)}"
     for missing in outcome.missing:
         frame.missing.append(replace(missing, uses=[*missing.uses, called_at]))
     frame.errors.extend(outcome.errors)
@@ -351,7 +423,8 @@ def _report(
 ) -> None:
     """E2311, E2312 and E2313 at a call of a generic function from non-generic code."""
     shown = _bindings_text(tuple((v, bindings[v][1]) for v in signature.type_variables))
-    name = signature.name
+    # Named as its own file names it, as the notes of its instance do.
+    name = signature.name.rpartition(".")[2]
     if outcome.too_deep is not None:
         chain = outcome.too_deep[: MAX_DEPTH + 1]
         checker.reporter.report(
@@ -387,8 +460,9 @@ def _report(
     if outcome.errors:
         secondary = []
         for _, span in outcome.errors:
-            local = Span(span.start - checker.base, span.end - checker.base)
-            secondary.append(Label(local, f"error in the instance with {shown}"))
+            if span is not None:
+                local = Span(span.start - checker.base, span.end - checker.base)
+                secondary.append(Label(local, f"error in the instance with {shown}"))
         checker.reporter.report(
             "E2312",
             f"`{name}` doesn't check with {shown}",
@@ -404,13 +478,13 @@ def _bindings_text(pairs: tuple[tuple[str, str], ...]) -> str:
     return ", ".join(f"{variable} = {name}" for variable, name in pairs)
 
 
-def _location(program: Program, base: int, span: Span) -> str:
-    """`path:line:column` of an item-relative span."""
-    text = program.source_text
-    offset = max(0, min(base + span.start, len(text)))
+def _location(home: Home, span: Span) -> str:
+    """`path:line:column` of a span within the generic function's item."""
+    text = home.text
+    offset = max(0, min(home.base + span.start, len(text)))
     line = text.count("\n", 0, offset) + 1
     column = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    return f"{program.scope.path}:{line}:{column}"
+    return f"{home.shown or home.path}:{line}:{column}"
 
 
 # ---------------------------------------------------------------------- reuse
@@ -428,8 +502,11 @@ def _same_place(program: Program, instance: Instance | None) -> bool:
         if id(current) in seen:
             continue
         seen.add(id(current))
+        foreign = current.home is not None and current.home.prefix is not None
+        # Another file's function is where it was while the files' texts are the same,
+        # which the check's fingerprint covers.
         index = program.item_index.get(id(current.item.item))
-        if index is None or program.module.base_of(index) != current.item.base:
+        if not foreign and (index is None or program.module.base_of(index) != current.item.base):
             return False
         body = current.item.body
         if body is not None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from shapescript.check import imports, overloads, qualified_uses
 from shapescript.check.read_summary import ReadSummary, summarise
 from shapescript.check.types import (
+    DATA_TYPES,
     FLOAT_DTYPES,
     LOGGING_TYPES,
     TRAINING_TYPES,
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from shapescript.check.bodies import BodyChecker, Program
     from shapescript.check.env import Arg
 
+#: Values that aren't tensors: training state, modes, batches, datasets, logs records, sinks.
+HOST_ONLY = TRAINING_TYPES | DATA_TYPES | LOGGING_TYPES
 #: Built-in kinds that work on tensors only: a model, mode or gradient there is an error.
 TENSOR_KINDS = frozenset({"reduction", "along_axis", "elementwise", "pattern", "matmul", "mask"})
 
@@ -243,21 +246,17 @@ def reads_of_functions(program: Program) -> dict[str, dict[str, tuple[str, ...] 
 
 # ---------------------------------------------------------------------- Grad values
 
-#: Values that aren't tensors, so no tensor operation takes them (a gradient, as a whole,
-#: only a few).
-_NOT_TENSORS = TRAINING_TYPES | LOGGING_TYPES
-
 
 def combine(checker: BodyChecker, op: str, left: Type, right: Type, span, op_span) -> Type | None:
-    """`left op right` when an operand is a gradient, model, mode, optimizer state, schedule,
-    logs record or sink; None when neither is."""
-    if not isinstance(left, _NOT_TENSORS) and not isinstance(right, _NOT_TENSORS):
+    """`left op right` when an operand is a gradient, model, mode, optimizer state or schedule;
+    None when neither is."""
+    if not isinstance(left, HOST_ONLY) and not isinstance(right, HOST_ONLY):
         return None
     if isinstance(left, UnknownType) or isinstance(right, UnknownType):
         return UNKNOWN
     grads = [side for side in (left, right) if isinstance(side, GradType)]
     others = [side for side in (left, right) if not isinstance(side, GradType)]
-    if grads and not any(isinstance(side, TRAINING_TYPES) for side in others):
+    if grads and not any(isinstance(side, HOST_ONLY) for side in others):
         if len(grads) == 2 and op in ("+", "-"):
             if grads[0].model != grads[1].model:
                 checker.reporter.report(
@@ -276,7 +275,7 @@ def combine(checker: BodyChecker, op: str, left: Type, right: Type, span, op_spa
             return grads[0]
     what = "a gradient" if grads else "it"
     code = "E1108" if grads else "E0412"
-    shown = next(format_type(side) for side in (left, right) if isinstance(side, _NOT_TENSORS))
+    shown = next(format_type(side) for side in (left, right) if isinstance(side, HOST_ONLY))
     checker.reporter.report(
         code,
         f"`{op}` can't take {format_type(left)} and {format_type(right)}: "
@@ -300,7 +299,7 @@ def _is_scalar(type_: Type) -> bool:
 
 def negate(checker: BodyChecker, op: str, operand: Type, span) -> Type | None:
     """`-g` is a gradient; any other unary operator on these types is an error."""
-    if not isinstance(operand, _NOT_TENSORS):
+    if not isinstance(operand, HOST_ONLY):
         return None
     if isinstance(operand, GradType) and op == "-":
         return operand
@@ -320,7 +319,7 @@ def builtin_call(checker: BodyChecker, name: str, kind: str, args: list[Arg], no
         return None
     for arg in args:
         type_ = arg.type
-        if not isinstance(type_, _NOT_TENSORS):
+        if not isinstance(type_, HOST_ONLY):
             continue
         if isinstance(type_, GradType):
             if name == "norm" and len(args) == 1 and arg.name is None:

@@ -4,6 +4,7 @@ kept between checks (by path and text, while every file they import is unchanged
 from __future__ import annotations
 
 import os
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
@@ -36,16 +37,31 @@ _CHECKED: OrderedDict[tuple[str, str], ModuleExports] = OrderedDict()
 _LINES: OrderedDict[tuple[str, str], tuple[tuple[str, ...], ...]] = OrderedDict()
 
 
+#: The language server checks on several threads, which share these caches.
+_LOCK = threading.Lock()
+
+
 def _remember(cache: OrderedDict, key, value) -> None:
-    cache[key] = value
-    cache.move_to_end(key)
-    while len(cache) > _CACHE_SIZE:
-        cache.popitem(last=False)
+    with _LOCK:
+        cache[key] = value
+        cache.move_to_end(key)
+        while len(cache) > _CACHE_SIZE:
+            cache.popitem(last=False)
+
+
+def _recall(cache: OrderedDict, key):
+    """The cached value for `key`, marked as recently used; None if there is none."""
+    with _LOCK:
+        value = cache.get(key)
+        if value is not None:
+            cache.move_to_end(key)
+        return value
 
 
 def clear_cache() -> None:
-    _CHECKED.clear()
-    _LINES.clear()
+    with _LOCK:
+        _CHECKED.clear()
+        _LINES.clear()
 
 
 class ImportSession:
@@ -92,7 +108,7 @@ class ImportSession:
         if text is None:
             return ()
         key = (path, text)
-        found = _LINES.get(key)
+        found = _recall(_LINES, key)
         if found is None:
             from shapescript.syntax.parser import parse
 
@@ -125,9 +141,8 @@ class ImportSession:
         """The check of an imported file: from the cache while it is current."""
         text = self.read(path) or ""
         key = (path, text)
-        cached = _CHECKED.get(key)
+        cached = _recall(_CHECKED, key)
         if cached is not None and self.still_valid(cached):
-            _CHECKED.move_to_end(key)
             return cached
         from shapescript.check.checker import check_module
 

@@ -276,6 +276,7 @@ class _Renamed:
     symbols: dict = field(default_factory=dict)
     overloads: dict = field(default_factory=dict)
     logs: dict = field(default_factory=dict)
+    data: dict = field(default_factory=dict)
 
 
 def _renamed(table: ImportTable, exports: ModuleExports, prefix: str) -> _Renamed:
@@ -302,6 +303,12 @@ def _renamed(table: ImportTable, exports: ModuleExports, prefix: str) -> _Rename
             for key, metric in info.metrics.items()
         }
         found.logs[f"{prefix}.{name}"] = replace(info, name=f"{prefix}.{name}", metrics=metrics)
+    for name, info in exports.data.items():
+        fields = {
+            key: replace(data_field, type=renamer.type(data_field.type))
+            for key, data_field in info.fields.items()
+        }
+        found.data[f"{prefix}.{name}"] = replace(info, name=f"{prefix}.{name}", fields=fields)
     for name, members in exports.overloads.items():
         found.overloads[f"{prefix}.{name}"] = {
             renamer.name(model): (
@@ -339,6 +346,10 @@ def _add_module(
         name for name, decl in renamed.records.items() if isinstance(decl, ast.LogsDecl)
     )
     table.logs_infos.update(renamed.logs)
+    scope.data_records.update(
+        name for name, decl in renamed.records.items() if isinstance(decl, ast.DataDecl)
+    )
+    table.data_infos.update(renamed.data)
     table.signatures.update(renamed.signatures)
     table.overloads.update(renamed.overloads)
     for name, reads in exports.param_reads.items():
@@ -346,6 +357,12 @@ def _add_module(
     if direct:
         table.symbols.update(renamed.symbols)
         scope.symbols.update(renamed.symbols)
+    else:
+        # Source can't write these names (`lib.layers.f`), but an instance of a generic
+        # function of `lib` names them so.
+        for name, symbol in renamed.symbols.items():
+            table.chained_symbols.setdefault(name, symbol)
+            scope.symbols.setdefault(name, symbol)
 
 
 def _renamed_record(decl, name: str, renamer: Renamer):
@@ -356,11 +373,13 @@ def _renamed_record(decl, name: str, renamer: Renamer):
 
 
 def finish(scope: ModuleScope) -> None:
-    """After the file's own models and logs records are checked: add the imported ones'."""
+    """After the file's own models, logs and data records are checked: add the imported
+    ones'."""
     table = scope.imports
     if table is not None:
         scope.model_infos.update(table.model_infos)
         scope.logs_infos.update(table.logs_infos)
+        scope.data_infos.update(table.data_infos)
 
 
 def param_reads(scope: ModuleScope, name: str, index: int) -> tuple[str, ...] | None:
@@ -412,6 +431,42 @@ def call_target(scope: ModuleScope, chosen: Signature, model: str) -> CallTarget
     members = table.overloads.get(chosen.name)
     python = chosen.name if members is None else members[model][1]
     return CallTarget(chosen.name, (model,), python)
+
+
+@record
+class ForeignGeneric:
+    """Another file's generic function, as a calling file checks its instances: its own
+    declaration (body included) and where that starts in its file, and the names to put
+    in the body (`instance_decls`): that file's declarations as this file names them, and
+    its imports' bound names with the prefixes those names are known by."""
+
+    prefix: str
+    exports: ModuleExports
+    decl: ast.FnDecl
+    base: int
+    names: dict[str, str]
+    modules: dict[str, str]
+
+
+def foreign_generic(scope: ModuleScope, signature: Signature) -> ForeignGeneric | None:
+    """The generic function an imported signature (`std.fit`) stands for; None for this
+    file's own functions."""
+    table = scope.imports
+    if table is None or signature.origin != "import" or "." not in signature.name:
+        return None
+    prefix, _, plain = signature.name.rpartition(".")
+    path = table.paths.get(prefix)
+    exports = table.modules.get(path) if path is not None else None
+    original = exports.functions.get(plain) if exports is not None else None
+    if original is None or not isinstance(original.decl, ast.FnDecl):
+        return None
+    key = ("names", prefix, tuple(sorted(table.prefixes.items())))
+    names = exports.renamed.get(key)
+    if names is None:
+        renamer = _renamer(table, exports, prefix)
+        names = exports.renamed[key] = {**renamer.names, **renamer.functions}
+    base = exports.bases.get(plain, 0)
+    return ForeignGeneric(prefix, exports, original.decl, base, names, exports.import_prefixes)
 
 
 def signature_of(scope: ModuleScope, name: str) -> Signature | None:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from shapescript.check import data_values
 from shapescript.check.module_scope import suggestion
 from shapescript.check.program import Reference
 from shapescript.check.types import (
+    DATA_TYPES,
     LOGGING_TYPES,
     TRAINING_TYPES,
     UNKNOWN,
@@ -39,9 +41,9 @@ if TYPE_CHECKING:
 
 #: Types that say for certain what a value is, so a value of one of them that is expected
 #: to be another is reported.
-_DEFINITE = TensorType | HostType | TRAINING_TYPES | LOGGING_TYPES
+_DEFINITE = TensorType | HostType | TRAINING_TYPES | LOGGING_TYPES | DATA_TYPES
 #: Values that aren't tensors.
-_NOT_TENSORS = TRAINING_TYPES | LOGGING_TYPES
+_NOT_TENSORS = TRAINING_TYPES | LOGGING_TYPES | DATA_TYPES
 #: What can't be where a logs record or a sink is expected, besides those.
 _NOT_LOGGING = _DEFINITE | StringType | BatchType
 
@@ -53,6 +55,9 @@ def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
     fits anything."""
     if expected is None or isinstance(actual, UnknownType | PythonType):
         return None
+    data = data_values.fit_problem(expected, actual)
+    if data is not None:
+        return data
     shown = format_type(actual)
     if isinstance(expected, ModelType):
         if isinstance(actual, ModelType) and actual.name == expected.name:

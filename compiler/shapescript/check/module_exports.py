@@ -81,9 +81,16 @@ class ModuleExports:
     param_reads: dict = field(default_factory=dict)
     #: Its logs records' checked metrics (`Checked.logs`).
     logs: dict = field(default_factory=dict)
+    #: Its data records' checked fields (`Checked.data`).
+    data: dict = field(default_factory=dict)
     #: Functions that share a name, each taking another model first: by name, each one's
     #: signature by its model (`Checked.overloads`).
     overloads: dict[str, dict[str, Signature]] = field(default_factory=dict)
+    #: Where each fn's item starts in its text (of an overloaded name, the first's), for
+    #: the instances importing files make of its generic functions.
+    bases: dict[str, int] = field(default_factory=dict)
+    #: The names its own imports bind -> the prefix its declarations are known by.
+    import_prefixes: dict[str, str] = field(default_factory=dict)
     #: Its declarations as importing files name them, by the prefixes they give it
     #: (`imports._Renamed`).
     renamed: dict = field(default_factory=dict, repr=False, compare=False)
@@ -102,6 +109,8 @@ class ImportTable:
     modules: dict[str, ModuleExports] = field(default_factory=dict)
     #: The declarations of directly imported files, by qualified name.
     symbols: dict[str, Symbol] = field(default_factory=dict)
+    #: The declarations of files imported only through others (`lib.layers.f`).
+    chained_symbols: dict[str, Symbol] = field(default_factory=dict)
     #: Every imported file's functions, by qualified name.
     signatures: dict[str, Signature] = field(default_factory=dict)
     model_infos: dict = field(default_factory=dict)
@@ -109,6 +118,8 @@ class ImportTable:
     param_reads: dict = field(default_factory=dict)
     #: Every imported logs record's metrics (`logs_info.LogsInfo`), by qualified name.
     logs_infos: dict = field(default_factory=dict)
+    #: Every imported data record's fields (`data_info.DataInfo`), by qualified name.
+    data_infos: dict = field(default_factory=dict)
     #: Every imported file's overloaded functions, by qualified name: each one's signature
     #: and its compiled function's qualified name (`attention._ss_forward__Mlp`), by its
     #: model as this file names it.
@@ -185,8 +196,11 @@ def exports_of(checked: Checked, scope: ModuleScope) -> ModuleExports:
         exports.prefixes = dict(table.prefixes)
         exports.modules = dict(table.modules)
         exports.dependencies = table.dependencies
+        exports.import_prefixes = dict(table.names.prefixes)
     exports.errors = [error for error in checked.errors]
     exports.param_reads = dict(checked.param_reads)
     exports.logs = dict(checked.logs)
+    exports.data = dict(checked.data)
     exports.overloads = {name: dict(found) for name, found in checked.overloads.items()}
+    exports.bases = dict(scope.function_bases)
     return exports

@@ -69,6 +69,10 @@ class ModuleScope:
     #: (`logs_records.check_logs`), by the record's name.
     logs: set[str] = field(default_factory=set)
     logs_infos: dict = field(default_factory=dict)
+    #: The names of the data records (a subset of `records`).
+    data_records: set[str] = field(default_factory=set)
+    #: Each data record's checked fields (`data_records.check_data_records`), by name.
+    data_infos: dict = field(default_factory=dict)
     #: Dims and aliases whose declaration failed: their uses are unknown, silently.
     broken_names: set[str] = field(default_factory=set)
     domain_intervals: dict[str, Interval] = field(default_factory=dict)
@@ -91,6 +95,7 @@ class ModuleScope:
             models=self.models.keys(),
             modules=self.imports.names if self.imports is not None else None,
             logs=self.logs,
+            data_records=self.data_records,
         )
 
 
@@ -280,6 +285,8 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
                 scope.logs.add(item.name)
             else:
                 scope.logs.discard(item.name)
+            if kind == "data":
+                scope.data_records.add(item.name)
         elif isinstance(item, ast.ImportPythonDecl):
             name = item.bound_name
             scope.python_modules.add(name)

@@ -153,21 +153,52 @@ def functions_for(checker: BodyChecker, name: str, model: str) -> dict[str, Sign
     from shapescript.check import imports
 
     scope = checker.scope
+    home = _foreign_home(checker)
     if "." in name:
         prefix, _, plain = name.rpartition(".")
-        return imports.functions_in(scope, prefix, plain)
+        found = imports.functions_in(scope, prefix, plain)
+        if prefix == home and model.rpartition(".")[0] != home:
+            # In an instance of that file's generic function, the model's file is
+            # looked in too, after the generic function's own.
+            return _model_files(checker, plain, model) | found
+        return found
+    if home is not None and "." in model:
+        # The generic function's file doesn't declare the name: only the model's file has
+        # it (not this file, unless it declares the model).
+        return _model_files(checker, name, model)
     found: dict[str, Signature] = {}
     prefix, dot, _ = model.rpartition(".")
     if dot:
         found.update(imports.functions_in(scope, prefix, name))
+    return found | _own_functions(scope, name)
+
+
+def _foreign_home(checker: BodyChecker) -> str | None:
+    """In an instance of another file's generic function, the prefix of that file."""
+    instance = getattr(checker, "instance", None)
+    return instance.home.prefix if instance is not None else None
+
+
+def _model_files(checker: BodyChecker, name: str, model: str) -> dict[str, Signature]:
+    """The functions `name` of the file that declares `model` that take a model first."""
+    from shapescript.check import imports
+
+    prefix, dot, _ = model.rpartition(".")
+    if dot:
+        return imports.functions_in(checker.scope, prefix, name)
+    return _own_functions(checker.scope, name)
+
+
+def _own_functions(scope: ModuleScope, name: str) -> dict[str, Signature]:
+    """This file's functions `name` that take a model first, by the model."""
     overloads = scope.overload_sets.get(name)
     if overloads is not None:
-        return found | overloads.signatures()
+        return overloads.signatures()
     own = scope.signatures.get(name)
     if own is None or own.extern or not own.params:
-        return found
+        return {}
     first = own.params[0].type
-    return found | ({first.name: own} if isinstance(first, ModelType) else {})
+    return {first.name: own} if isinstance(first, ModelType) else {}
 
 
 #: What `pick` gives for a name no file declares and no instance needs.
@@ -213,6 +244,13 @@ def pick(
             if imported is not None:
                 if imported.python_name != name:
                     checker.facts.call_targets[where] = imported
+            elif "." in name:
+                # Another file's name, in an instance of its generic function, that found
+                # this file's function for this file's model.
+                key = (first_type.name,)
+                own_set = scope.overload_sets.get(chosen.name)
+                python = python_name(chosen.name, key) if own_set is not None else chosen.name
+                checker.facts.call_targets[where] = CallTarget(chosen.name, key, python)
             elif overloads is not None:
                 key = (first_type.name,)
                 checker.facts.call_targets[where] = CallTarget(name, key, python_name(name, key))
@@ -234,6 +272,18 @@ def pick(
 def first_argument(args: list[Arg]) -> Arg | None:
     """The argument a call picks its overload by: the first one given by position."""
     return next((arg for arg in args if arg.name is None), None)
+
+
+def means_builtin(checker: BodyChecker, name: str) -> bool:
+    """Whether a plain name called in an instance of another file's generic function is a
+    built-in (or the prelude's) there, whatever this file declares: that file's names
+    mean what they mean in it."""
+    instance = getattr(checker, "instance", None)
+    if instance is None or instance.home.prefix is None or "." in name:
+        return False
+    from shapescript.check.builtin_rules import KNOWN
+
+    return name in KNOWN or name in checker.program.prelude.signatures
 
 
 def needs_model(checker: BodyChecker, type_: Type | None) -> bool:

@@ -21,6 +21,7 @@ from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
 
 if TYPE_CHECKING:
+    from shapescript.check.data_info import DataInfo
     from shapescript.check.logs_info import LogsInfo
     from shapescript.check.model_info import ModelInfo
 
@@ -51,8 +52,8 @@ class Symbol:
 @record
 class Reference:
     """A name at `span`: a local, built-in or prelude `symbol`, a module declaration, or a
-    model's field or a logs record's metric (`field`: the model's or record's name and the
-    field's or metric's)."""
+    field of a model or data record, or a logs record's metric (`field`: the model's or
+    record's name and the field's or metric's)."""
 
     span: Span
     symbol: Symbol | None = None
@@ -148,6 +149,25 @@ class Instance:
     python_name: str
     signature: object
     item: ItemFacts
+    #: The declaration checked (`instance_decls`): the generic function's, with the types
+    #: put in, and another file's names as this file gives them; its spans, and those of
+    #: the facts, are within the generic function's item.
+    decl: ast.FnDecl | None = None
+    #: Where the generic function is declared.
+    home: Home | None = None
+
+
+@record
+class Home:
+    """Where a generic function is declared: its file's path and text, and where its item
+    starts there; for another file's function, the prefix this file names that file by
+    (`std`) and how messages name the file (`shapescript/std/fit.ss`)."""
+
+    path: str
+    text: str
+    base: int
+    prefix: str | None = None
+    shown: str | None = None
 
 
 @record
@@ -195,6 +215,14 @@ class Checked:
     #: in order (`model_info.ModelInfo`: kind, type, shape as ints, dtype, initializer
     #: with its arguments as Python numbers, doc, span).
     models: dict[str, ModelInfo] = field(default_factory=dict)
+    #: For the compiler and the editor: each data record, by name, with its valid fields in
+    #: order (`data_info.DataInfo`: type, shape as ints, dtype, the type as written, doc,
+    #: span). A batch's or example's type is `BatchType` (the record's name and the batch
+    #: axes, none for an example). The variable of a loop over `batches(n)` has a batch
+    #: type whose axis is a fresh unknown size (`?b`, `?b2`, ...), named `b` when that name
+    #: is free; a field read `batch.img` has the field's type with the batch axes first,
+    #: and its name is a `Reference.field`.
+    data: dict[str, DataInfo] = field(default_factory=dict)
     #: For the compiler and the architecture view: for each fn of the file, for each of
     #: its parameters whose type is a model, the names of the params of that model its
     #: body reads (directly as `m.w1`, or through the fns, pipes and `value_and_grad` it
@@ -241,9 +269,9 @@ class Checked:
     def _resolve(self, reference: Reference, base: int) -> Symbol | None:
         if reference.field is not None:
             owner, name = reference.field
-            info = self.models.get(owner)
+            info = self.models.get(owner) or self.data.get(owner)
             if info is None and self.imports is not None:
-                info = self.imports.model_infos.get(owner)
+                info = self.imports.model_infos.get(owner) or self.imports.data_infos.get(owner)
             if info is not None:
                 found = info.fields.get(name)
             else:

@@ -32,6 +32,10 @@ class QualifiedNames:
     #: Bound names of imports that found no file, or a cycle: their names are unknown,
     #: silently, since the import line already has the error.
     broken: set[str] = field(default_factory=set)
+    #: Whether a name may also be written as the checker names it (`lib.layers.H`, which
+    #: source can't write): in an instance of another file's generic function, whose
+    #: names were put in that way.
+    canonical_ok: bool = False
 
     def is_import(self, name: str) -> bool:
         return name in self.prefixes or name in self.broken
@@ -46,6 +50,10 @@ class QualifiedNames:
     def resolve(self, dotted: str, span: Span, report: Callable[..., None]) -> str:
         """A dotted name written in a type, as the checker names it (BadName after E2304 or
         E0301)."""
+        if self.canonical_ok:
+            prefix, _, last = dotted.rpartition(".")
+            if last in self.declared.get(prefix, ()):
+                return dotted
         bound, _, rest = dotted.partition(".")
         if bound in self.broken:
             raise BadName

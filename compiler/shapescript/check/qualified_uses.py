@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shapescript.check.imports import signature_of
 from shapescript.check.qualified import report_undeclared
 from shapescript.syntax import ast
 
@@ -67,11 +66,6 @@ def qualified_call(checker: BodyChecker, node: ast.Call) -> ast.Call | bool | No
         return False
     if isinstance(found, ast.Name):
         _check_exported_call(checker, found)
-        signature = signature_of(checker.scope, found.name)
-        if signature is not None and signature.is_generic:
-            # Instances of another file's generic functions aren't made yet: the call's
-            # result is unknown, and the compiler says it can't compile it.
-            return False
         return ast.Call(found, node.args, node.span, node.operands_form)
     if isinstance(callee.target, ast.Member):
         inner = qualified_member(checker, callee.target)

@@ -11,6 +11,7 @@ from shapescript.check.syntax_facts import walk
 from shapescript.check.type_exprs import TypeContext, TypeResolver
 from shapescript.check.type_variables import signature_variables
 from shapescript.check.types import (
+    DATA_TYPES,
     TRAINING_TYPES,
     UNKNOWN,
     HostType,
@@ -105,6 +106,7 @@ def build_signature(
         models=base.models,
         modules=base.modules,
         logs=base.logs,
+        data_records=base.data_records,
     )
     params: list[ParamSig] = []
     seen: dict[str, ast.Param] = {}
@@ -220,7 +222,7 @@ def _param(param: ast.Param, resolver: TypeResolver, ctx: TypeContext, extern: b
         )
     if (
         param.default is not None
-        and isinstance(type_, TRAINING_TYPES)
+        and isinstance(type_, TRAINING_TYPES | DATA_TYPES)
         and not isinstance(type_, ScheduleType)
     ):
         reporter.report(

@@ -19,6 +19,7 @@ from shapescript.check.types import (
     UNKNOWN,
     Axis,
     BatchType,
+    DatasetType,
     Domain,
     GradType,
     LogsType,
@@ -89,6 +90,8 @@ class TypeContext:
     models: Set[str] = frozenset()
     #: The names of the file's logs records (a subset of `named_types`).
     logs: Set[str] = frozenset()
+    #: The names of the file's data records (a subset of `named_types`).
+    data_records: Set[str] = frozenset()
     #: Values in scope where the type is written (parameters, locals): such a name where
     #: a size or a domain is expected is E0303, not an unknown name.
     values: Set[str] = frozenset()
@@ -130,11 +133,10 @@ class TypeResolver:
                 return single
         domain = Domain()
         if words:
+            batch = self._data_type(written, words, axes_ast, ctx)
+            if batch is not None:
+                return batch
             self._check_no_training_word(words, ctx)
-            if axes_ast is not None and words[0].name in ctx.named_types:
-                self._note_reference(ctx, words[0].name, words[0].span)
-                batch_axes = tuple(self._axes(axes_ast, ctx))
-                return BatchType(words[0].name, batch_axes)
             if axes_ast is not None and _batch_of_type_variable(written, words, ctx):
                 # `[b] E`: a batch of a generic function's data record, whatever it is.
                 return BatchType(words[0].name, tuple(self._axes(axes_ast, ctx)))
@@ -155,9 +157,10 @@ class TypeResolver:
             return FLOAT
         if name in MODEL_WRAPPERS:
             return self._model_wrapper(word, ctx)
-        if name in WRAPPER_TYPES:
-            inner = word.arg.name if isinstance(word.arg, ast.SizeName) else "?"
-            return NamedType(name, (inner,))
+        if name == "Dataset":
+            return self._dataset(word, ctx)
+        if name in ctx.data_records:
+            return None
         if name == "Mode" and word.arg is None:
             return MODE
         if name == "Schedule" and word.arg is None:
@@ -210,6 +213,80 @@ class TypeResolver:
             help=f"write the name of a model, as in `{word.name}[Mlp]`",
         )
         raise TypeError_
+
+    def _dataset(self, word: ast.TypeWord, ctx: TypeContext) -> Type:
+        """`Dataset[Digit]`: what is in the brackets must be a data record (E0303)."""
+        inner = word.arg
+        if isinstance(inner, ast.SizeName) and inner.name in ctx.data_records:
+            self._note_reference(ctx, inner.name, inner.span)
+            return DatasetType(inner.name)
+        if (
+            isinstance(inner, ast.SizeName)
+            and _is_type_variable(inner.name, ctx)
+            and inner.name not in ctx.dims
+            and inner.name not in ctx.named_types
+        ):
+            return NamedType("Dataset", (inner.name,))
+        if isinstance(inner, ast.SizeName) and not _declared(inner.name, ctx):
+            self.reporter.report(
+                "E0301",
+                f"unknown data record `{inner.name}`",
+                inner.span,
+                "not declared",
+                help=f"declare it with `data {inner.name}:`",
+            )
+            raise TypeError_
+        shown = f"`{inner.name}` isn't one" if isinstance(inner, ast.SizeName) else "got none"
+        if inner is not None and not isinstance(inner, ast.SizeName):
+            shown = "this isn't one"
+        self.reporter.report(
+            "E0303",
+            f"`Dataset[..]` takes the name of a data record, and {shown}",
+            word.span,
+            "not a data record",
+            help="write the name of a data record, as in `Dataset[Digit]`",
+        )
+        raise TypeError_
+
+    def _data_type(
+        self,
+        written: ast.TypeExpr,
+        words: list[ast.TypeWord],
+        axes_ast: list[ast.Axis] | None,
+        ctx: TypeContext,
+    ) -> Type | None:
+        """`[b] Digit`, a batch; None when no word is a data record or `Dataset`. A record's
+        name takes only a shape before it, and `Dataset[..]` nothing else at all (E0303)."""
+        for word in words:
+            if word.name == "Dataset":
+                self.reporter.report(
+                    "E0303",
+                    "`Dataset[..]` is a type of its own: it has no shape, domain or dtype",
+                    written.span,
+                    "not a dataset type",
+                    help="write `Dataset[Digit]` alone; its batches get the batch axes",
+                )
+                raise TypeError_
+        record_word = next((word for word in words if word.name in ctx.data_records), None)
+        if record_word is None:
+            return None
+        name = record_word.name
+        if (
+            len(words) > 1
+            or record_word.arg is not None
+            or record_word.over is not None
+            or written.dtype is not None
+        ):
+            self.reporter.report(
+                "E0303",
+                f"`{name}` is a data record: it takes only a shape before it, as in `[b] {name}`",
+                written.span,
+                "not a tensor type",
+                help="the fields have their own domains and dtypes",
+            )
+            raise TypeError_
+        self._note_reference(ctx, name, record_word.span)
+        return BatchType(name, tuple(self._axes(axes_ast or [], ctx)))
 
     def _check_no_training_word(self, words: list[ast.TypeWord], ctx: TypeContext) -> None:
         """A model, logs record, Mode, Schedule, LogSink or Grad/AdamW/SGD is a type of its

@@ -201,10 +201,29 @@ LOGGING_TYPES = LogsType | SinkType
 
 @record(frozen=True)
 class BatchType(Type):
-    """`[b] Digit`: a batch of a data record's examples, whose fields get the batch axes."""
+    """`[b] Digit`: a batch of a data record's examples, whose fields get the batch axes.
+    With no axes it is one example, `Digit`, whose fields have their declared types."""
 
     record: str
     axes: tuple[Axis, ...]
+
+
+@record(frozen=True)
+class DatasetType(Type):
+    """`Dataset[Digit]`: a map-style dataset of a data record's examples, from Python."""
+
+    record: str
+
+
+@record(frozen=True)
+class BatchesType(Type):
+    """What `batches(n)` gives: a dataset cut into batches, only for a `for` loop."""
+
+    record: str
+
+
+#: Data records' values: not tensors, never operands of arithmetic.
+DATA_TYPES = BatchType | DatasetType | BatchesType
 
 
 @record(frozen=True)
@@ -298,7 +317,11 @@ def format_type(type_: Type) -> str:
     if isinstance(type_, SeveralType):
         return "(" + ", ".join(format_type(item) for item in type_.items) + ")"
     if isinstance(type_, BatchType):
-        return format_shape(type_.axes) + " " + type_.record
+        return (format_shape(type_.axes) + " " if type_.axes else "") + type_.record
+    if isinstance(type_, DatasetType):
+        return f"Dataset[{type_.record}]"
+    if isinstance(type_, BatchesType):
+        return f"Batches[{type_.record}]"
     return "unknown"
 
 

@@ -144,7 +144,7 @@ def function_spec(
             f"({param.name!r}, {line}, {column}, {shown!r}, "
             f"{'(' + ', '.join(axes) + ',)' if axes else '()'}, {dtype!r})"
         )
-    path = context.checked.source.path
+    path = context.source.path
     return (
         f"({path!r}, {location[0]}, {location[1]}, {signature.name!r}, (\n    "
         + ",\n    ".join(params)

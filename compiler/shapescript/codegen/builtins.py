@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from shapescript.check.signatures import Signature
 from shapescript.check.types import HostType, TensorType
-from shapescript.codegen import logs, patterns, training
+from shapescript.codegen import data, logs, patterns, training
 from shapescript.codegen.context import Unsupported, python_name
 from shapescript.syntax import ast
 
@@ -337,10 +337,6 @@ def _training(gen, name, node, piped):
     return training.builtin(gen, name, node, piped)
 
 
-def _later(gen, name, node, piped):
-    raise gen.unsupported(f"`{name}`", node.span)
-
-
 HANDLERS = {
     **{name: _reduction for name in ("sum", "mean", "max", "min", "prod", "std", "var")},
     **{name: _reduction for name in ("norm", "logsumexp", "any", "all")},
@@ -394,11 +390,6 @@ HANDLERS = {
     "save": logs.save_call,
     "load": logs.load_call,
     **{name: _chain_only for name in ("map", "filter", "zip", "enumerate")},
-    **{
-        name: _later
-        for name in (
-            "shuffle",
-            "batches",
-        )
-    },
+    "shuffle": data.stage,
+    "batches": data.stage,
 }

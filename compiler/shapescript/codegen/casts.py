@@ -13,12 +13,20 @@ from shapescript.codegen.sizes import MissingSize, size_expr
 from shapescript.syntax import ast
 
 if TYPE_CHECKING:
+    from shapescript.codegen.context import ModuleContext
     from shapescript.codegen.function import FunctionGenerator
 
 
 def domain_test(gen: FunctionGenerator, name: str, type_: TensorType) -> tuple[str, str] | None:
     """A Python expression that is a true [] tensor when `name`'s values break the domain's
     promise, and what the domain promises; None for domains without a test."""
+    return domain_test_with(gen.context, gen.sizes, name, type_)
+
+
+def domain_test_with(
+    context: ModuleContext, sizes: dict[str, str], name: str, type_: TensorType
+) -> tuple[str, str] | None:
+    """`domain_test` where `sizes` gives each size symbol's Python expression."""
     domain = type_.domain
     rank = len(type_.axes) if type_.axes is not None else 0
     tolerance = f"_ss_torch.finfo({name}.dtype).eps ** 0.5"
@@ -44,10 +52,10 @@ def domain_test(gen: FunctionGenerator, name: str, type_: TensorType) -> tuple[s
         return f"(({name} != 0) & ({name} != float('-inf'))).any()", "only 0 and -inf"
     if domain.name == "Index" and domain.size is not None:
         try:
-            top = size_expr(domain.size, gen.sizes)
+            top = size_expr(domain.size, sizes)
         except MissingSize:
             return None
-        dims = {key: Poly.const(value) for key, value in gen.context.checked.dim_values.items()}
+        dims = {key: Poly.const(value) for key, value in context.checked.dim_values.items()}
         shown = domain.size.substitute(dims)
         return f"(({name} < 0) | ({name} >= {top})).any()", f"indices in [0, {shown})"
     if domain.name in ("Mask", "Logit", "Prob", "LogProb"):
@@ -171,6 +179,6 @@ def _site(gen: FunctionGenerator, node) -> str:
     line, column = gen.context.location(gen.base, node.span)
     constant = f"_ss_at_{line}_{column}"
     gen.context.constants.setdefault(
-        constant, repr((gen.context.checked.source.path, line, column, gen.decl.name))
+        constant, repr((gen.context.source.path, line, column, gen.decl.name))
     )
     return constant

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from shapescript.check.program import CallTarget, Checked, ItemFacts
 from shapescript.check.types import TensorType, Type
 from shapescript.codegen.emit import Origin
-from shapescript.syntax.source import Span
+from shapescript.syntax.source import SourceFile, Span
 
 #: torch's name for each ShapeScript dtype.
 TORCH_DTYPES = {
@@ -52,6 +52,17 @@ def module_variable(bound: str) -> str:
 
 
 @dataclass(slots=True)
+class Foreign:
+    """An instance of another file's generic function, generated in this module: that
+    file's source, which its checks' locations name; the origin of all its lines (the
+    import that brings the function); and the prefix this file gives that file's names."""
+
+    source: SourceFile
+    origin: Origin
+    prefix: str
+
+
+@dataclass(slots=True)
 class ModuleContext:
     """State shared by the whole module's generation."""
 
@@ -64,6 +75,20 @@ class ModuleContext:
     #: Module-level constants the generated code refers to (name -> Python expression).
     constants: dict[str, str] = field(default_factory=dict)
     uses_einops: bool = False
+    #: While an instance of another file's generic function is generated: where it is.
+    foreign: Foreign | None = None
+
+    @property
+    def source(self) -> SourceFile:
+        """The `.ss` source of the function being generated."""
+        return self.foreign.source if self.foreign is not None else self.checked.source
+
+    def written(self, name: str) -> str:
+        """A function's name as the source of the function being generated writes it:
+        in another file's generic function, that file's own names have no prefix."""
+        if self.foreign is not None and name.startswith(self.foreign.prefix + "."):
+            return name[len(self.foreign.prefix) + 1 :]
+        return name
 
     def need(self, line: str) -> None:
         self.imports.setdefault(line, None)
@@ -89,13 +114,15 @@ class ModuleContext:
         return constant
 
     def origin(self, base: int, span: Span) -> Origin:
+        if self.foreign is not None:
+            return self.foreign.origin
         position = self.checked.source.position(base + span.start)
         text = self.checked.source.line_text(position.line).rstrip("\r\n")
         column = len(text[: position.column - 1].encode())
         return Origin(position.line, column, max(len(text.encode()), column))
 
     def location(self, base: int, span: Span) -> tuple[int, int]:
-        position = self.checked.source.position(base + span.start)
+        position = self.source.position(base + span.start)
         return position.line, position.column
 
 

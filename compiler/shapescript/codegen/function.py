@@ -20,7 +20,7 @@ from shapescript.check.types import (
     Type,
     format_type,
 )
-from shapescript.codegen import arguments, builtins, casts, chains, imports, logs, training
+from shapescript.codegen import arguments, builtins, casts, chains, data, imports, logs, training
 from shapescript.codegen.context import ItemView, ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import Origin, SourceBuilder
 from shapescript.codegen.sizes import MissingSize, size_expr
@@ -139,7 +139,9 @@ class FunctionGenerator:
             name = python_name(param.name)
             self.locals.add(param.name)
             if not isinstance(param.type, TensorType | HostType | PythonType) and not (
-                training.is_training(param.type) or logs.is_logging(param.type)
+                training.is_training(param.type)
+                or logs.is_logging(param.type)
+                or data.is_data(param.type)
             ):
                 raise self.unsupported(
                     f"a parameter of type `{format_type(param.type)}`", param.decl.span
@@ -150,7 +152,7 @@ class FunctionGenerator:
                 params.append(name)
         origin = self.origin(decl.name_span)
         plan = arguments.plan_arguments(self.signature, self.context.checked.dim_values)
-        self.sizes = dict(plan.sizes)
+        self.sizes = dict(plan.sizes) | data.batch_sizes(self)
         outer = self.out
         self.out = SourceBuilder()
         self.body()
@@ -204,9 +206,19 @@ class FunctionGenerator:
             if (line := training.check_line(self, index, param) or logs.check_line(self, param))
             is not None
         ]
-        self.guarded(model_checks, context.checks, origin)
+        data_checks, data_lines, batch_checks = data.parameter_lines(self, plan.sizes)
+        self.guarded(model_checks + data_checks, context.checks, origin)
+        for line in data_lines:
+            self.out.add(1, line, origin)
         if self.uses_calls:
             self.out.add(1, "_ss_calls = _ss_rt.randomness.CallCounter()", origin)
+        self.tensor_prologue(plan, body)
+        self.guarded(batch_checks, context.checks, origin)
+
+    def tensor_prologue(self, plan: arguments.ArgumentPlan, body: str) -> None:
+        """The tensor arguments' checks and the reads of the sizes they give."""
+        origin = self.origin(self.decl.name_span)
+        context = self.context
         if not plan.tensors:
             return
         spec = f"_ss_fn_{self.key}"
@@ -255,7 +267,7 @@ class FunctionGenerator:
         if not isinstance(param.type, TensorType) or written is None:
             return None
         start = self.base + written.span.start
-        text = self.context.checked.source.text[start : self.base + written.span.end]
+        text = self.context.source.text[start : self.base + written.span.end]
         text = " ".join(text.split())
         return text if text.startswith("[") else None
 
@@ -347,6 +359,7 @@ class FunctionGenerator:
         else:
             source = self.expr(iterable)
             self.loops.append(index)
+            data.loop_sizes(self, stmt)
         outer = self.out
         self.out = SourceBuilder()
         self.block(stmt.body, indent + 1)
@@ -545,7 +558,7 @@ class FunctionGenerator:
         target_type = self.type(node.target)
         if isinstance(target_type, PythonType):
             return f"{self.expr(node.target)}.{node.name}"
-        field = training.member(self, node) or logs.member(self, node)
+        field = training.member(self, node) or logs.member(self, node) or data.member(self, node)
         if field is not None:
             return field
         raise self.unsupported("a field of a model, batch or record", node.span)
@@ -620,11 +633,12 @@ class FunctionGenerator:
             name = callee.name
             signature = self.context.checked.signatures.get(name) or imports.signature(self, name)
             symbol = self.context.checked.module_symbols.get(name) or imports.symbol(self, name)
-            imported = imports.target_signature(self, self.view.call_target(callee.span))
+            if self.context.foreign is not None and name in builtins.HANDLERS:
+                # A built-in in the other file, whatever this file declares.
+                signature = symbol = None
+            imported = imports.target_signature(self, self.view.call_target(callee.span), name)
             if imported is not None:
                 return self.fn_call(node, imported, piped)
-            if signature is not None and signature.is_generic and "." in name:
-                raise self.unsupported("a call of another file's generic function", node.span)
             if symbol is not None and symbol.kind == "fn":
                 return self.fn_call(node, signature, piped)
             if signature is not None and getattr(signature, "extern", False):

@@ -42,10 +42,22 @@ def called(python_name: str) -> str:
     return ".".join([*(module_variable(module) for module in modules), last])
 
 
-def target_signature(gen: FunctionGenerator, target):
-    """The signature of another file's function a call picked by its model."""
+def target_signature(gen: FunctionGenerator, target, name: str | None = None):
+    """The signature of another file's function a call picked by its model; or of this
+    file's, where another file's name `name` found it (in an instance of that file's
+    generic function, for this file's model)."""
     table = gen.context.checked.imports
-    if table is None or target is None or "." not in target.function:
+    if target is None:
+        return None
+    if "." not in target.function:
+        if name is None or "." not in name or target.instance is not None:
+            return None
+        checked = gen.context.checked
+        members = checked.overloads.get(target.function)
+        if members is not None and target.key and target.key[0] in members:
+            return members[target.key[0]]
+        return checked.signatures.get(target.function)
+    if table is None:
         return None
     members = table.overloads.get(target.function)
     if members is not None and target.key and target.key[0] in members:
@@ -66,4 +78,4 @@ def symbol(gen: FunctionGenerator, name: str):
     table = gen.context.checked.imports
     if table is None or "." not in name:
         return None
-    return table.symbols.get(name)
+    return table.symbols.get(name) or table.chained_symbols.get(name)

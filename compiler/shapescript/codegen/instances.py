@@ -10,7 +10,7 @@ for its first model argument's class (`rt.generics`).
 from __future__ import annotations
 
 from shapescript.check.overloads import python_name as overload_name
-from shapescript.check.program import Checked, ItemFacts
+from shapescript.check.program import Checked, Facts, Instance, ItemFacts
 from shapescript.check.signatures import Signature
 from shapescript.check.type_variables import TYPE_VARIABLE
 from shapescript.check.types import NamedType, format_type
@@ -38,9 +38,12 @@ def functions_of(checked: Checked, item: ItemFacts) -> list[Compiled]:
     signature = checked.signatures.get(decl.name)
     if signature is not None and signature.decl is decl:
         if signature.is_generic:
+            # Each instance is made from the declaration it checked, types put in.
             return [
                 Compiled(
-                    ItemFacts(decl, item.base, item.declaration, instance.item.body),
+                    ItemFacts(
+                        instance.decl or decl, item.base, item.declaration, instance.item.body
+                    ),
                     instance.signature,
                     instance.python_name,
                 )
@@ -53,6 +56,23 @@ def functions_of(checked: Checked, item: ItemFacts) -> list[Compiled]:
         if member.decl is decl:
             return [Compiled(item, member, overload_name(decl.name, (model,)))]
     return []
+
+
+def foreign_functions(checked: Checked) -> list[tuple[Instance, Compiled]]:
+    """The instances of other files' generic functions that the file's code calls, each a
+    function of this file's module, made from the declaration the instance checked."""
+    return [
+        (
+            instance,
+            Compiled(
+                ItemFacts(instance.decl, instance.home.base, Facts(), instance.item.body),
+                instance.signature,
+                instance.python_name,
+            ),
+        )
+        for instance in checked.instances
+        if instance.home is not None and instance.home.prefix is not None
+    ]
 
 
 def dispatcher(context: ModuleContext, item: ItemFacts, body: SourceBuilder) -> None:

@@ -48,7 +48,7 @@ def is_logging(type_) -> bool:
 def _where(gen: FunctionGenerator, span) -> str:
     """`"path:line:col"` of a span of the function, as the runtime names places."""
     line, column = gen.context.location(gen.base, span)
-    return repr(f"{gen.context.checked.source.path}:{line}:{column}")
+    return repr(f"{gen.context.source.path}:{line}:{column}")
 
 
 def check_line(gen: FunctionGenerator, param) -> str | None:
@@ -71,7 +71,7 @@ def check_line(gen: FunctionGenerator, param) -> str | None:
     is_instance = gen.context.builtin("isinstance")
     message = f"expected a {type_.name} logs record, got {{{kind}({name}).__name__}}"
     location = (
-        f"path={gen.context.checked.source.path!r}, line={line}, column={column}, "
+        f"path={gen.context.source.path!r}, line={line}, column={column}, "
         f"function={gen.decl.name!r}, parameter={param.name!r}"
     )
     return (

@@ -91,7 +91,7 @@ def check_line(gen: FunctionGenerator, index: int, param) -> str | None:
     line, column = gen.context.location(gen.base, param.decl.span)
     gen.context.constants[where] = repr(
         {
-            "path": gen.context.checked.source.path,
+            "path": gen.context.source.path,
             "line": line,
             "column": column,
             "function": gen.decl.name,
@@ -164,6 +164,7 @@ def passed(gen: FunctionGenerator, value, text: str, callee: str) -> str:
     require_runtime(gen, node.span)
     gen.uses_calls = True
     loop = gen.loop_key()
+    callee = gen.context.written(callee)
     key = f"_ss_calls.key({callee!r}, {loop})" if loop else f"_ss_calls.key({callee!r})"
     return f"{text}.child({key})"
 

@@ -38,6 +38,10 @@ def import_ss(importer: str, importer_file: str | None, dotted: str):
     return find_and_import(importer, importer_file, dotted)
 
 
+#: Classes Python code names as `shapescript.rt.X`, and the submodule of each.
+_CLASSES = {"Batch": "data", "Dataset": "data", "Record": "data"}
+
+
 def __getattr__(name: str) -> object:
     """A submodule, or a name of `checks` (the failure paths compiled code calls), on first use.
 
@@ -45,6 +49,10 @@ def __getattr__(name: str) -> object:
     """
     if name.startswith("__"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name in _CLASSES:
+        value = getattr(importlib.import_module(f"{__name__}.{_CLASSES[name]}"), name)
+        globals()[name] = value
+        return value
     if importlib.util.find_spec(f"{__name__}.{name}") is not None:
         return importlib.import_module(f"{__name__}.{name}")
     checks = importlib.import_module(f"{__name__}.checks")

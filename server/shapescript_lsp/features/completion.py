@@ -20,9 +20,13 @@ from shapescript.check.program import Checked, Symbol
 from shapescript.check.type_exprs import BUILTIN_DOMAINS
 from shapescript.check.types import TensorType, Type, format_type
 from shapescript.syntax.tokens import DTYPES, KEYWORDS
+from shapescript_lsp.features.imported_names import imported_names
 from shapescript_lsp.features.math_completion import math_items
 from shapescript_lsp.features.model_members import member_candidates
+from shapescript_lsp.features.record_members import record_members
 from shapescript_lsp.features.signature_help import CallSite, call_site, callable_params
+from shapescript_lsp.import_edits import import_edit
+from shapescript_lsp.import_graph import WorkspaceView
 
 STAGE_KINDS = frozenset({"reduction", "along_axis", "elementwise", "pattern", "matmul"})
 KIND_OF_SYMBOL = {
@@ -116,13 +120,17 @@ def _fit(candidate: Type | None, expected: Type | None, dims=frozenset()) -> int
 
 
 class Completer:
-    def __init__(self, snippets: bool, workspace: list[tuple[str, str, str]] | None = None) -> None:
+    def __init__(self, snippets: bool, workspace: WorkspaceView | None = None) -> None:
         self.snippets = snippets
         self.dims: frozenset[str] = frozenset()
-        #: (module, name, kind) of other files' top-level declarations.
-        self.workspace = workspace or []
+        #: The workspace's other files, seen from the document.
+        self.workspace = workspace
         #: The Python interpreter whose modules `import python` names.
         self.python: str | None = None
+        #: The check of the very text being completed, when the one completion works from
+        #: is an earlier version's (the text has errors): locals are looked up in it first,
+        #: since the earlier version may not have the line being typed.
+        self.current: Checked | None = None
 
     def complete(self, checked: Checked | None, text: str, offset: int) -> types.CompletionList:
         self.dims = frozenset(checked.dim_values) if checked is not None else frozenset()
@@ -138,9 +146,9 @@ class Completer:
             types.CompletionItemKind.Snippet,
         )
         incomplete = False
-        if general and self.workspace:
+        if general and self.workspace is not None and self.workspace.files:
             if prefix:
-                candidates += self._other_files(checked, text)
+                candidates += self._other_files(checked, text, prefix)
             else:
                 incomplete = True
         items = [self._item(c) for c in candidates if fuzzy(prefix, c.label)]
@@ -149,33 +157,43 @@ class Completer:
             items[0].preselect = True
         return types.CompletionList(is_incomplete=incomplete, items=items)
 
-    def _other_files(self, checked, text: str) -> list[Candidate]:
-        """Other files' declarations, written `module.name`, with an edit adding the import."""
-        imported = set(re.findall(r"^import\s+(?!python\b)([\w.]+)", text, re.M))
-        local = set(checked.module_symbols) if checked is not None else set()
+    def _other_files(self, checked, text: str, prefix: str) -> list[Candidate]:
+        """Other files' declarations, written `module.name`, with an edit adding the import
+        when the file doesn't import that file yet (never one that would make a cycle)."""
+        workspace = self.workspace
+        table = checked.imports if checked is not None else None
+        bound_names = {}
+        for info in sorted(table.infos if table is not None else (), key=lambda i: i.aliased):
+            if info.path is not None:
+                bound_names.setdefault(info.path, info.name)
         candidates = []
-        for module, name, kind in self.workspace:
-            if name in local:
+        for path, indexed in sorted(workspace.files.items()):
+            bound = bound_names.get(path) or indexed.module.rpartition(".")[2]
+            offered = [
+                (name, kind)
+                for name, kind in indexed.names.items()
+                if fuzzy(prefix, f"{bound}.{name}")
+            ]
+            if not offered or (path not in bound_names and not workspace.importable(path)):
                 continue
-            qualified = f"{module.split('.')[-1]}.{name}"
-            candidate = Candidate(
-                qualified,
-                KIND_OF_SYMBOL.get(kind, types.CompletionItemKind.Reference),
-                f"{kind} from {module}.ss",
-                rank=3,
-                insert=qualified,
-            )
-            if module not in imported:
-                candidate.edits = [
-                    types.TextEdit(
-                        range=types.Range(
-                            start=types.Position(line=0, character=0),
-                            end=types.Position(line=0, character=0),
-                        ),
-                        new_text=f"import {module}\n",
+            edits = None
+            if path not in bound_names:
+                module = workspace.module_name(path)
+                if module is None:
+                    continue
+                edits = [import_edit(text, module)]
+            for name, kind in offered:
+                qualified = f"{bound}.{name}"
+                candidates.append(
+                    Candidate(
+                        qualified,
+                        KIND_OF_SYMBOL.get(kind, types.CompletionItemKind.Reference),
+                        f"{kind} from {indexed.module}.ss",
+                        rank=3,
+                        insert=qualified,
+                        edits=edits,
                     )
-                ]
-            candidates.append(candidate)
+                )
         return candidates
 
     # ------------------------------------------------------------------ contexts
@@ -339,13 +357,34 @@ class Completer:
         name = re.search(r"[\w.]*$", owner).group()
         if checked is None or not name:
             return []
-        found = checked.names_in_scope(dot).get(name) if "." not in name else None
+        found = None
+        if "." not in name:
+            for source in (self.current, checked):
+                if source is not None and source.source.text == text:
+                    found = source.names_in_scope(dot).get(name)
+                    if found is not None:
+                        checked = source
+                        break
+            if found is None and checked.source.text != text:
+                found = checked.names_in_scope(dot).get(name)
         if found is not None and found[0] is not None and found[0].kind in ("param", "value"):
+            records = record_members(checked, found[1])
+            if records is not None:
+                return records
             return member_candidates(
-                checked, text, name, found[1], dot - len(name), offset, self.snippets
+                checked,
+                text,
+                name,
+                found[1],
+                dot - len(name),
+                offset,
+                self.snippets,
+                self.workspace,
             )
         symbol = checked.module_symbols.get(name)
-        if symbol is not None and symbol.kind == "model":
+        if symbol is not None and symbol.kind == "import":
+            return imported_names(checked, name)
+        if symbol is not None and symbol.kind == "model" or _imported_model(checked, name):
             return [Candidate("init", types.CompletionItemKind.Method, f"{name}.init(seed=0)")]
         root = checked.module_symbols.get(name.split(".")[0])
         if root is not None and root.kind == "python_module":
@@ -476,6 +515,15 @@ def resolve(item: types.CompletionItem, checked: Checked | None) -> types.Comple
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _imported_model(checked: Checked, name: str) -> bool:
+    """Whether `attention.Mlp` names another file's model."""
+    table = checked.imports
+    bound, dot, rest = name.partition(".")
+    if not dot or table is None:
+        return False
+    return table.names.canonical(bound, rest) in table.model_infos
 
 
 def _in_comment(before: str) -> bool:

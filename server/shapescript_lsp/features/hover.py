@@ -11,6 +11,8 @@ from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript_lsp.features.context import bar_at, item_at, stage_input_span, word_at
 from shapescript_lsp.features.generic_hover import generic_summary
+from shapescript_lsp.features.imported import imported_file, in_other_file
+from shapescript_lsp.features.imported_hover import imported_hover
 from shapescript_lsp.features.model_hover import field_hover, model_hover
 from shapescript_lsp.features.pattern_hover import pattern_axis_hover
 from shapescript_lsp.positions import range_of
@@ -77,6 +79,10 @@ class HoverRenderer:
                 return []
             return [_fence(format_type(type_)), self.drawing(type_, checked)]
         kind = symbol.kind
+        if in_other_file(symbol, checked) and kind not in ("field", "metric"):
+            return imported_hover(checked, symbol)
+        if kind == "import":
+            return _import_hover(symbol)
         if kind == "model":
             return model_hover(checked, symbol)
         if kind == "field":
@@ -142,6 +148,12 @@ class HoverRenderer:
 
 def _absolute(span: Span, base: int) -> Span:
     return Span(span.start + base, span.end + base)
+
+
+def _import_hover(symbol: Symbol) -> list[str]:
+    """`import attention` and the file it found."""
+    found = imported_file(symbol)
+    return [_fence(f"import {symbol.name}"), f"`{found}`" if found else "no file found"]
 
 
 def _is_function(type_: Type) -> bool:

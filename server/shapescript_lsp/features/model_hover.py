@@ -8,18 +8,26 @@ from shapescript.check.model_info import FieldInfo, ModelInfo
 from shapescript.check.program import Checked, Symbol
 from shapescript.check.types import Type, format_type
 from shapescript.syntax import ast
+from shapescript_lsp.features.imported import declaration, text_of
 
 
 def _fence(text: str) -> str:
     return f"```shapescript\n{text}\n```"
 
 
+def model_infos(checked: Checked) -> dict[str, ModelInfo]:
+    """The file's models and those of the files it imports (`attention.Mlp`), by name."""
+    table = checked.imports
+    imported = table.model_infos if table is not None else {}
+    return {**imported, **checked.models}
+
+
 def model_hover(checked: Checked, symbol: Symbol) -> list[str]:
     """The model's declaration, field by field with each initializer, then the docs."""
-    info = checked.models.get(symbol.name)
+    info = model_infos(checked).get(symbol.name)
     if info is None:
         return [_fence(f"model {symbol.name}"), symbol.doc or ""]
-    initializers = _initializer_texts(checked, symbol.name)
+    initializers = _initializer_texts(checked, symbol)
     lines = [f"model {info.name}:"]
     for field in info.fields.values():
         line = f"    {_field_line(field)}"
@@ -40,7 +48,7 @@ def field_hover(
     checked: Checked, symbol: Symbol, drawing: Callable[[Type, Checked], str]
 ) -> list[str]:
     """The field's kind, name and type, the model it belongs to, its doc and its shape."""
-    for info in checked.models.values():
+    for info in model_infos(checked).values():
         for field in info.fields.values():
             if field.symbol == symbol:
                 return [
@@ -73,19 +81,27 @@ def _sizes(info: ModelInfo) -> str:
     return text
 
 
-def _initializer_texts(checked: Checked, model: str) -> dict[str, str]:
-    """Each field's initializer as written."""
-    for item in checked.items:
-        node = item.item
-        if isinstance(node, ast.ModelDecl) and node.name == model:
-            text = checked.source.text
-            return {
-                field.name: " ".join(
-                    text[
-                        item.base + field.init.span.start : item.base + field.init.span.end
-                    ].split()
-                )
-                for field in node.fields
-                if field.init is not None
-            }
-    return {}
+def _initializer_texts(checked: Checked, symbol: Symbol) -> dict[str, str]:
+    """Each field's initializer as written, in this file or in the model's own."""
+    if symbol.path == checked.source.path:
+        found = next(
+            (
+                (item.item, item.base)
+                for item in checked.items
+                if isinstance(item.item, ast.ModelDecl) and item.item.name == symbol.name
+            ),
+            None,
+        )
+        text = checked.source.text
+    else:
+        text = text_of(checked, symbol.path) or ""
+        found = declaration(symbol.path, text, symbol.name.rpartition(".")[2])
+    if found is None or not isinstance(found[0], ast.ModelDecl):
+        return {}
+    node, base = found
+    texts = {}
+    for field in node.fields:
+        if field.init is not None:
+            written = text[base + field.init.span.start : base + field.init.span.end]
+            texts[field.name] = " ".join(written.split())
+    return texts

@@ -1,7 +1,16 @@
 """Completion after `m.` for a model (its fields and the functions that take it first)
-and after `g.` for a gradient (its params)."""
+and after `g.` for a gradient (its params).
+
+The functions come from the file, from the files it imports (written `attention.forward`)
+and from the workspace's other files that it doesn't import yet, nor could without a
+cycle (written the same way, with an edit adding the import). Each is rewritten as the
+call `forward(m, …)`, with a tab stop for each parameter after the first that has no
+default, and `mut` where a parameter is mut.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 from lsprotocol import types
 
@@ -9,6 +18,9 @@ from shapescript.check.program import Checked
 from shapescript.check.types import GradType, ModelType, Type, format_type, is_type_variable
 from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp.features.generic_hover import missing_for
+from shapescript_lsp.features.model_hover import model_infos
+from shapescript_lsp.import_edits import import_edit
+from shapescript_lsp.import_graph import WorkspaceView
 from shapescript_lsp.positions import range_of
 
 
@@ -20,9 +32,10 @@ def member_candidates(
     value_start: int,
     offset: int,
     snippets: bool,
+    workspace: WorkspaceView | None = None,
 ) -> list:
-    """The fields of a model or gradient value, then (for a model) each function of the
-    file whose first parameter takes that model, rewritten as a call."""
+    """The fields of a model or gradient value, then (for a model) each function whose
+    first parameter takes that model, rewritten as a call."""
     from shapescript_lsp.features.completion import Candidate
 
     if isinstance(value_type, GradType):
@@ -31,7 +44,7 @@ def member_candidates(
         model, gradient = value_type.name, False
     else:
         return []
-    info = checked.models.get(model)
+    info = model_infos(checked).get(model)
     if info is None:
         return []
     candidates = []
@@ -53,47 +66,129 @@ def member_candidates(
     if gradient:
         return candidates
     replaced = range_of(SourceFile.from_text(checked.source.path, text), Span(value_start, offset))
-    for name, signature in _functions(checked):
-        symbol = checked.module_symbols.get(name)
-        params = getattr(signature, "params", None)
-        if symbol is None or symbol.kind != "fn" or not params:
-            continue
-        first = params[0]
-        takes = isinstance(first.type, ModelType) and first.type.name == model
-        generic = getattr(signature, "is_generic", False) and is_type_variable(first.type)
-        if not takes and not generic:
-            continue
-        call = _call_text(name, value, params, snippets)
-        detail = _signature_text(name, signature)
-        lacking = missing_for(checked, name, model) if generic else []
-        if lacking:
-            shown = ", ".join(f"`{function}`" for function in lacking)
-            detail += f" (no {shown} for {model}: a call would be E2311)"
+
+    def offer(label, qualified, params, detail, edits=None, data=None):
+        call = _call_text(qualified, value, params, snippets)
         candidates.append(
             Candidate(
-                name,
+                label,
                 types.CompletionItemKind.Function,
                 detail,
                 rank=1,
                 insert=call,
                 snippet=snippets,
-                data={"name": name, "kind": "fn"},
+                data=data,
+                edits=edits,
                 text_edit=types.TextEdit(range=replaced, new_text=call),
-                filter_text=f"{value}.{name}",
+                filter_text=f"{value}.{label.rpartition('.')[2]}",
             )
         )
+
+    for name, signature in _own_functions(checked, model):
+        detail = signature_text(name, signature)
+        if getattr(signature, "is_generic", False):
+            lacking = missing_for(checked, name, model)
+            if lacking:
+                shown = ", ".join(f"`{function}`" for function in lacking)
+                detail += f" (no {shown} for {model}: a call would be E2311)"
+        offer(name, name, signature.params, detail, data={"name": name, "kind": "fn"})
+    for bound, name, signature in _imported_functions(checked, model):
+        qualified = f"{bound}.{name}"
+        offer(qualified, qualified, signature.params, signature_text(qualified, signature))
+    if workspace is not None:
+        key = _model_key(checked, model, workspace)
+        for module, function in _workspace_functions(checked, key, workspace):
+            bound = module.rpartition(".")[2]
+            qualified = f"{bound}.{function.name}"
+            detail = f"{function.header} from {module}.ss"
+            offer(qualified, qualified, function.params, detail, [import_edit(text, module)])
     return candidates
 
 
-def _functions(checked: Checked):
-    """Every function of the file by name, each overload of a shared name included."""
+def _takes(signature, model: str) -> bool:
+    """Whether a function's first parameter takes the model, or any model (generic)."""
+    params = getattr(signature, "params", None)
+    if not params:
+        return False
+    first = params[0].type
+    if isinstance(first, ModelType):
+        return first.name == model
+    return getattr(signature, "is_generic", False) and is_type_variable(first)
+
+
+def _own_functions(checked: Checked, model: str) -> Iterator[tuple[str, object]]:
+    """The file's functions that take the model first, each overload of a shared name
+    included."""
     for name, signature in checked.signatures.items():
+        symbol = checked.module_symbols.get(name)
+        if symbol is None or symbol.kind != "fn":
+            continue
         overloads = checked.overloads.get(name)
-        if overloads:
-            for overload in overloads.values():
-                yield name, overload
-        else:
-            yield name, signature
+        for found in overloads.values() if overloads else (signature,):
+            if _takes(found, model):
+                yield name, found
+
+
+def _imported_functions(checked: Checked, model: str) -> Iterator[tuple[str, str, object]]:
+    """The functions of the files the file imports that take the model first: the name
+    the import binds, the function's name and its signature (types as this file names
+    them)."""
+    table = checked.imports
+    if table is None:
+        return
+    seen: set[str] = set()
+    for info in sorted(table.infos, key=lambda info: info.aliased):
+        if info.path is None or info.prefix is None or info.path in seen:
+            continue
+        seen.add(info.path)
+        for name, signature in table.functions_of(info.prefix).items():
+            overloads = table.overloads.get(f"{info.prefix}.{name}")
+            members = [found for found, _ in overloads.values()] if overloads else [signature]
+            for found in members:
+                if _takes(found, model):
+                    yield info.name, name, found
+
+
+def _model_key(checked: Checked, model: str, workspace: WorkspaceView) -> tuple[str, str]:
+    """The file that declares the model and its name there."""
+    prefix, dot, name = model.rpartition(".")
+    if not dot:
+        return workspace.own, model
+    table = checked.imports
+    path = table.paths.get(prefix) if table is not None else None
+    return path or "", name
+
+
+def _workspace_functions(checked: Checked, key: tuple[str, str], workspace: WorkspaceView):
+    """The functions of the workspace's files that the file doesn't import (and may
+    import) that take the model first, with the module name that imports each file."""
+    imported = {info.path for info in checked.imports.infos} if checked.imports else set()
+    for path, indexed in sorted(workspace.files.items()):
+        if path in imported or not indexed.functions or not workspace.importable(path):
+            continue
+        matching = [
+            function
+            for function in indexed.functions
+            if function.generic or _declared_model(workspace, path, function.first_type) == key
+        ]
+        if not matching:
+            continue
+        module = workspace.module_name(path)
+        if module is None:
+            continue
+        for function in matching:
+            yield module, function
+
+
+def _declared_model(workspace: WorkspaceView, path: str, written: str | None):
+    """The file that declares a model named as another file writes it, and its name there."""
+    if written is None:
+        return None
+    bound, dot, name = written.rpartition(".")
+    if not dot:
+        return (path, written) if workspace.files[path].names.get(written) == "model" else None
+    target = workspace.targets(path).get(bound)
+    return (target, name) if target is not None else None
 
 
 def _call_text(name: str, value: str, params, snippets: bool) -> str:
@@ -109,7 +204,7 @@ def _call_text(name: str, value: str, params, snippets: bool) -> str:
     return f"{name}({', '.join(parts)})"
 
 
-def _signature_text(name: str, signature) -> str:
+def signature_text(name: str, signature) -> str:
     params = ", ".join(
         ("mut " if p.mut else "") + f"{p.name}: {format_type(p.type)}" for p in signature.params
     )

@@ -1,3 +1,3 @@
-import imported.shapes as std
+import shapescript.std.fit as std
 
 fn f(x: [n]) -> [n] = std.nothing(x)  # E2304
