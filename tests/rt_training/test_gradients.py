@@ -150,3 +150,19 @@ def test_a_grad_copies_and_pickles() -> None:
     g = _grad()
     _same(copy.deepcopy(g), g)
     _same(pickle.loads(pickle.dumps(g)), g)
+
+
+def test_norm_is_worked_out_again_once_a_value_changes_in_place() -> None:
+    g = Grad(Tiny, {"w": torch.ones(4, 3), "b": torch.ones(4), "unused": torch.zeros(4)})
+    first = norm(g)
+    assert torch.equal(first, torch.tensor(4.0))
+    first.add_(1.0)
+    assert torch.equal(norm(g), torch.tensor(4.0))
+    g.w.mul_(2.0)
+    assert torch.allclose(norm(g), torch.tensor((48.0 + 4.0) ** 0.5))
+
+
+def test_norm_of_inference_tensors() -> None:
+    with torch.inference_mode():
+        g = Grad(Tiny, {"w": torch.ones(4, 3), "b": torch.ones(4), "unused": torch.zeros(4)})
+    assert torch.equal(norm(g), torch.tensor(4.0))

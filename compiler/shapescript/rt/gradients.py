@@ -18,7 +18,7 @@ from shapescript.rt.models import Model, field_problem, params_of, same_model_ty
 class Grad:
     """A gradient with respect to a model's params: `g.w1`, `g["w1"]`, in declaration order."""
 
-    __slots__ = ("_values", "model_type")
+    __slots__ = ("_norm", "_values", "model_type")
 
     def __init__(self, model_type: type[Model], values: dict[str, torch.Tensor]) -> None:
         if list(values) != list(model_type._ss_params):
@@ -27,6 +27,8 @@ class Grad:
             )
         object.__setattr__(self, "model_type", model_type)
         object.__setattr__(self, "_values", values)
+        #: The last norm worked out, with the values' versions it was worked out from.
+        object.__setattr__(self, "_norm", None)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Grad, (self.model_type, self._values))
@@ -127,11 +129,23 @@ def _scalar(value: Any, what: str) -> float | torch.Tensor:
 
 
 def norm(g: Grad) -> torch.Tensor:
-    """The L2 norm of all of `g`'s values together, a [] tensor, as clip_grad_norm_ finds it."""
+    """The L2 norm of all of `g`'s values together, a [] tensor, as clip_grad_norm_ finds it.
+
+    A training step often needs it twice (to clip, then to report), so it is kept with the
+    gradient until one of its values changes in place; each caller gets a tensor of its own.
+    """
     values = g.values()
     if not values:
         return torch.tensor(0.0)
-    return torch.nn.utils.get_total_norm(values)
+    try:
+        versions = tuple(value._version for value in values)
+    except RuntimeError:  # inference tensors keep no version counter
+        return torch.nn.utils.get_total_norm(values)
+    cached = g._norm
+    if cached is None or cached[0] != versions:
+        cached = (versions, torch.nn.utils.get_total_norm(values))
+        object.__setattr__(g, "_norm", cached)
+    return cached[1].clone()
 
 
 def clip_norm(g: Grad, max_norm: float) -> Grad:
