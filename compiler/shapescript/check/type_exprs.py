@@ -28,6 +28,7 @@ from shapescript.check.types import (
     OptimizerType,
     TensorType,
     Type,
+    axis_text,
     domain_text,
 )
 from shapescript.records import field, record
@@ -437,7 +438,8 @@ class TypeResolver:
             return Axis(self.size(size, ctx))
         if isinstance(axis, ast.GroupedSizeAxis):
             part = self._axis_name_size(axis.name, axis.span, ctx)
-            return Axis(part * axis.count)
+            parts = (Axis(part, axis.name), Axis(Poly.const(axis.count)))
+            return Axis(part * axis.count, written=f"{axis.count}{axis.name}", parts=parts)
         if isinstance(axis, ast.UnknownAxis):
             if ctx.mode == "param":
                 self.reporter.report(
@@ -451,6 +453,7 @@ class TypeResolver:
             return Axis(Poly.symbol(self._unknown(axis.name, ctx)))
         if isinstance(axis, ast.GroupAxis):
             size = Poly.const(1)
+            parts: list[Axis] = []
             for part in axis.items:
                 if (
                     isinstance(part, ast.SizeAxis)
@@ -464,8 +467,10 @@ class TypeResolver:
                         "E0306", "`...` can't be inside a group", part.span, "rest axes"
                     )
                     raise TypeError_
-                size = size * self._axis(part, ctx).size
-            return Axis(size)
+                parts.append(self._axis(part, ctx))
+                size = size * parts[-1].size
+            written = "(" + " ".join(axis_text(part) for part in parts) + ")"
+            return Axis(size, written=written, parts=tuple(parts))
         if isinstance(axis, ast.ErrorAxis):
             raise TypeError_
         self.reporter.report("E0306", "`...` isn't allowed here", axis.span, "rest axes")

@@ -69,11 +69,16 @@ def interval_of(type_: Type) -> Interval | None:
 
 @record(frozen=True)
 class Axis:
-    """One axis: its size and, when it has one, its name (`D`, `n`); `rest` marks `...`."""
+    """One axis: its size and, when it has one, its name (`D`, `n`); `rest` marks `...`.
+
+    A group keeps how it was written (`(H Dh)`, `16gh`) and its parts, for printing and
+    drawing only: two axes of the same size are the same axis whatever their spelling."""
 
     size: Poly
     name: str | None = None
     rest: bool = False
+    written: str | None = field(default=None, compare=False)
+    parts: tuple[Axis, ...] | None = field(default=None, compare=False)
 
 
 class Type:
@@ -259,6 +264,8 @@ def axis_text(axis: Axis) -> str:
         return "..."
     if axis.name is not None:
         return axis.name
+    if axis.written is not None:
+        return axis.written
     text = format_size(axis.size)
     return text.replace(" ", "") if " " in text else text
 

@@ -15,8 +15,8 @@ fn grouped_in_pattern(x: [b 64]) = reduce(x, b 16gh -> b gh, sum)  #= [b gh]
 fn dim_in_group(x: [b 32]) = rearrange(x, b (gh P) -> b gh P)  #= [b gh P]
 
 # An alias as a whole shape with a domain and a dtype, and among other axes.
-fn alias_with_domain(x: Images Unit f16) = x  #= [b 3 16*gh 16*gw] Unit f16
-fn alias_among(x: [Images D]) = x  #= [b 3 16*gh 16*gw D]
+fn alias_with_domain(x: Images Unit f16) = x  #= [b 3 16gh 16gw] Unit f16
+fn alias_among(x: [Images D]) = x  #= [b 3 16gh 16gw D]
 
 # An alias may use an alias declared after it.
 fn alias_before_after(x: Pair) = x  #= [n D 2]

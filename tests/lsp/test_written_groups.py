@@ -1,0 +1,66 @@
+"""Grouped axes are printed as the user wrote them, in every place a type is shown."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from shapescript.check.checker import check_text
+from shapescript.check.types import format_type
+from tests.lsp.test_features import markdown, open_document, position
+
+PROGRAM = """\
+dim D = 8
+dim H = 2
+dim Dh = D / H
+
+fn heads(x: [b n (H Dh)], img: [b 16gh 16gw]) -> [b n (H Dh)]:
+    y = x * 2.0
+    z = img
+    return y
+"""
+
+
+def test_format_type_keeps_the_written_group() -> None:
+    checked = check_text(PROGRAM)
+    y = checked.type_at(PROGRAM.index("y = "))
+    z = checked.type_at(PROGRAM.index("z = "))
+    assert format_type(y) == "[b n (H Dh)]"
+    assert format_type(z) == "[b 16gh 16gw]"
+
+
+def test_a_group_and_its_product_are_the_same_type() -> None:
+    checked = check_text(PROGRAM + "fn flat(x: [b n D]) -> [b n (H Dh)] = x\n")
+    assert not checked.diagnostics
+
+
+def test_a_diagnostic_prints_the_group_as_written() -> None:
+    checked = check_text("dim H = 2\ndim Dh = 4\nfn f(x: [n (H Dh)]) -> [n 3] = x\n")
+    assert any("[n (H Dh)]" in item.message for item in checked.diagnostics)
+
+
+@pytest.mark.asyncio
+async def test_hover_and_inlay_hints_print_groups_as_written(client: LanguageClient):
+    uri = await open_document(client, PROGRAM, "groups.ss")
+    for needle, expected in (("y = ", "y: [b n (H Dh)]"), ("z = ", "z: [b 16gh 16gw]")):
+        hover = await client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=position(PROGRAM, needle),
+            )
+        )
+        assert expected in markdown(hover)
+        assert "Dh*H" not in markdown(hover) and "16*gh" not in markdown(hover)
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(
+                start=types.Position(line=0, character=0),
+                end=types.Position(line=PROGRAM.count("\n"), character=0),
+            ),
+        )
+    )
+    labels = {hint.position.line: hint.label for hint in hints}
+    assert labels[5] == ": [b n (H Dh)]"
+    assert labels[6] == ": [b 16gh 16gw]"
