@@ -43,6 +43,7 @@ from shapescript_lsp.indexing import BackgroundIndexer
 from shapescript_lsp.library import Library
 from shapescript_lsp.positions import offset_of, range_of
 from shapescript_lsp.protocol import ShapeScriptProtocol, strict_converter
+from shapescript_lsp.render.themes import DEFAULT_THEME, theme_name
 from shapescript_lsp.transport import serve
 from shapescript_lsp.warmup import warm_up
 from shapescript_lsp.workspace import WorkspaceIndex
@@ -70,6 +71,10 @@ class ShapeScriptServer(LanguageServer):
         self.snippets = False
         self.python: str | None = None
         self.pictures = False
+        #: Whether hovers show images at all (`shapescript.hover.pictures`); text stays.
+        self.hover_images = True
+        #: The editor theme's kind pictures are drawn for (render/themes.py).
+        self.theme = DEFAULT_THEME
         #: The `inlayHints.bindings` option: hints after bound names (on by default).
         self.binding_hints = True
         self.debounce = DEFAULT_DEBOUNCE_S
@@ -219,6 +224,8 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     ls.snippets = bool(item and item.snippet_support)
     ls.python = options.get("python")
     ls.pictures = bool(options.get("pictures", False))
+    ls.hover_images = options.get("hoverImages", options.get("pictures", True)) is not False
+    ls.theme = theme_name(options.get("theme"))
     ls.binding_hints = binding_hints_option(options)
     if "debounceMs" in options:
         ls.debounce = max(0.0, float(options["debounceMs"]) / 1000.0)
@@ -340,10 +347,11 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
     if located is None:
         return None
     checked, document, offset = located
-    answer = HoverRenderer(ls.images).hover(checked, offset)
+    renderer = HoverRenderer(ls.images and ls.hover_images, ls.theme)
+    answer = renderer.hover(checked, offset)
     if answer is None and document.last_good is not None and document.last_good is not checked:
         good = document.last_good
-        answer = HoverRenderer(ls.images).hover(good, min(offset, len(good.source.text)))
+        answer = renderer.hover(good, min(offset, len(good.source.text)))
     return answer
 
 
@@ -512,6 +520,13 @@ def set_python(ls: ShapeScriptServer, params) -> None:
 @server.feature("shapescript/setPictures")
 def set_pictures(ls: ShapeScriptServer, params) -> None:
     ls.pictures = bool(_get(params, "enabled"))
+    images = _get(params, "images")
+    ls.hover_images = bool(images) if images is not None else ls.pictures
+
+
+@server.feature("shapescript/setTheme")
+def set_theme(ls: ShapeScriptServer, params) -> None:
+    ls.theme = theme_name(_get(params, "theme"))
 
 
 def _get(value, key: str):

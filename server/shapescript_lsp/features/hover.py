@@ -16,10 +16,14 @@ from shapescript_lsp.features.imported_hover import imported_hover
 from shapescript_lsp.features.model_hover import field_hover, model_hover
 from shapescript_lsp.features.pattern_hover import pattern_axis_hover
 from shapescript_lsp.positions import range_of
-from shapescript_lsp.render.shapes import png_data_uri, svg_drawing, text_drawing
+from shapescript_lsp.render.shapes import png_data_uri, svg_drawing, svg_width, text_drawing
+from shapescript_lsp.render.themes import DEFAULT_THEME
 
 MAX_GROUPS = 6
 MAX_PER_GROUP = 4
+#: VS Code drops a hover's Markdown over 100,000 characters: images stay well under it,
+#: together, and a picture that doesn't fit is drawn as text instead.
+IMAGE_BUDGET = 90_000
 
 
 def _fence(text: str) -> str:
@@ -27,19 +31,25 @@ def _fence(text: str) -> str:
 
 
 class HoverRenderer:
-    """Builds hover Markdown; `images` says whether the client shows `data:` images."""
+    """Builds hover Markdown; `images` says whether to show `data:` images (the client can
+    and the user wants them), `theme` the editor theme's kind the pictures are drawn for."""
 
-    def __init__(self, images: bool) -> None:
+    def __init__(self, images: bool, theme: str = DEFAULT_THEME) -> None:
         self.images = images
+        self.theme = theme
+        self.budget = IMAGE_BUDGET
 
-    def drawing(self, type_: Type, checked: Checked) -> str:
+    def drawing(self, type_: Type, checked: Checked, over: str | None = None) -> str:
         if not isinstance(type_, TensorType) or type_.axes is None:
             return ""
         if self.images:
-            uri = png_data_uri(svg_drawing(type_, checked.dim_values))
-            if uri is not None:
-                return f"![{format_type(type_)}]({uri}|width=240)"
-        return "```text\n" + text_drawing(type_, checked.dim_values) + "\n```"
+            svg = svg_drawing(type_, checked.dim_values, self.theme, over)
+            uri = png_data_uri(svg)
+            if uri is not None and len(uri) < self.budget:
+                self.budget -= len(uri)
+                alt = format_type(type_).replace("[", "").replace("]", "")
+                return f"![{alt}]({uri}|width={svg_width(svg)})"
+        return "```text\n" + text_drawing(type_, checked.dim_values, over) + "\n```"
 
     def hover(self, checked: Checked, offset: int) -> types.Hover | None:
         item = item_at(checked, offset)
@@ -133,17 +143,28 @@ class HoverRenderer:
         if before is None or after is None:
             return None
         lines = [_fence(f"{format_type(before)}  →  {format_type(after)}")]
-        if self.images:
-            lines.append(self.drawing(before, checked) + " → " + self.drawing(after, checked))
+        over = _over_axis(stage, after)
+        first, second = self.drawing(before, checked, over), self.drawing(after, checked, over)
+        if first.startswith("!") and second.startswith("!"):
+            lines.append(first + " → " + second)
         else:
-            lines.append(self.drawing(before, checked))
-            lines.append("→")
-            lines.append(self.drawing(after, checked))
+            lines.extend((first, "→", second))
         span = _absolute(bar.pipe.bar_spans[bar.index], item.base)
         return types.Hover(
             contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n".join(lines)),
             range=range_of(checked.source, span),
         )
+
+
+def _over_axis(stage: object, after: Type) -> str | None:
+    """The axis a stage works over: its `over=` argument, or the result's `over` domain."""
+    if isinstance(stage, ast.Call):
+        for arg in stage.args:
+            if arg.name == "over" and isinstance(arg.value, ast.Name):
+                return arg.value.name
+    if isinstance(after, TensorType):
+        return after.domain.over
+    return None
 
 
 def _absolute(span: Span, base: int) -> Span:

@@ -1,124 +1,327 @@
 """Drawings of a tensor's shape: a text picture for every editor, SVG for those with images.
 
-The last two axes are the rows and columns of a rectangle; the axes before them are
-drawn as copies stacked behind it.
+The last two axes are the rows and columns of a grid whose sides grow with the log of
+their sizes; the axes before them are copies stacked behind it, with a caption saying how
+many. A grouped axis (`(H Dh)`, `16gh`) is drawn as its blocks.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
 from html import escape
 
-from shapescript.check.sizes import format_size
+from shapescript.check.sizes import Poly, format_size
 from shapescript.check.types import Axis, TensorType, axis_text
+from shapescript.records import record
+from shapescript_lsp.render.themes import Palette, palette
+
+#: Side of an axis of size 1, pixels added per doubling, and the largest side.
+MIN_SIDE = 26
+STEP = 17
+MAX_SIDE = 210
+#: Side for a size the checker doesn't know in numbers.
+UNKNOWN_SIDE = 90
+#: Most stacked copies drawn behind the grid, and their offset.
+MAX_LAYERS = 3
+LAYER_OFFSET = 9
+#: Most cells or blocks drawn along one side; beyond that the side is plain.
+MAX_CELLS = 16
+MAX_BLOCKS = 16
+FONT = 12
+CHAR_W = 7.3
+MAX_CAPTION = 48
+PAD = 12
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class AxisLabel:
-    """How an axis is labelled: its name and, when known, its size in numbers."""
+    """How an axis is shown: its text as written, its size in numbers when known, and the
+    labels of its parts when it is a group."""
 
     text: str
+    value: int | None
     size: str | None
+    parts: tuple[AxisLabel, ...] = ()
 
 
-def _label(axis: Axis, dim_values: dict[str, int]) -> AxisLabel:
+def label_of(axis: Axis, dim_values: dict[str, int]) -> AxisLabel:
     name = axis_text(axis)
-    value = axis.size.substitute({k: _const(v) for k, v in dim_values.items()}).value
+    value = axis.size.substitute({k: Poly.const(v) for k, v in dim_values.items()}).value
     size = str(value) if value is not None and str(value) != name else None
-    if size is None and axis.name is not None and str(axis.size) != axis.name:
+    if size is None and value is None and axis.name is not None and str(axis.size) != axis.name:
         size = format_size(axis.size)
-    return AxisLabel(name, size)
+    parts = tuple(label_of(part, dim_values) for part in axis.parts or ())
+    return AxisLabel(name, value, size, parts)
 
 
-def _const(value: int):
-    from shapescript.check.sizes import Poly
+def caption(label: AxisLabel) -> str:
+    """`n`, `D = 8`, `(H Dh) = 2×4 = 8`."""
+    text = label.text
+    if label.parts and all(part.value is not None for part in label.parts):
+        inner = "×".join(str(part.value) for part in label.parts)
+        if inner != label.size:
+            text += f" = {inner}"
+    if label.size:
+        text += f" = {label.size}"
+    return _cut(text)
 
-    return Poly.const(value)
+
+def _cut(text: str, limit: int = MAX_CAPTION) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _caption(label: AxisLabel) -> str:
-    return f"{label.text} = {label.size}" if label.size else label.text
+def side(label: AxisLabel) -> float:
+    """A side's length: log-scaled in the size, never under a readable minimum."""
+    if label.value is None:
+        return UNKNOWN_SIDE
+    return min(MAX_SIDE, MIN_SIDE + STEP * math.log2(max(label.value, 1)))
 
 
-def text_drawing(type_: TensorType, dim_values: dict[str, int]) -> str:
-    """A small text picture of the shape, for editors that can't show images."""
+def _stack_caption(leading: list[AxisLabel]) -> str:
+    count = 1
+    for label in leading:
+        count = count * label.value if label.value is not None and count is not None else None
+    names = " × ".join(caption(label) for label in leading)
+    if count is None:
+        return _cut(f"stack of {names} grids", 2 * MAX_CAPTION)
+    return _cut(f"stack of {names}: {count} grids", 2 * MAX_CAPTION)
+
+
+#: Blocks drawn, dashed, for a group whose count isn't known in numbers.
+UNKNOWN_BLOCKS = 4
+
+
+def _blocks(label: AxisLabel) -> int:
+    """How many blocks a group is drawn as: its first part's size, when known and small."""
+    if not label.parts:
+        return 0
+    count = label.parts[0].value
+    if count is None:
+        return UNKNOWN_BLOCKS
+    return count if 1 < count <= MAX_BLOCKS else 0
+
+
+def _parts_caption(label: AxisLabel) -> str:
+    if len(label.parts) < 2:
+        return ""
+    first, rest = label.parts[0], label.parts[1:]
+    return _cut(f"{label.text}: {caption(first)} blocks of " + " × ".join(caption(p) for p in rest))
+
+
+# ---------------------------------------------------------------------- text drawing
+
+
+def text_drawing(type_: TensorType, dim_values: dict[str, int], over: str | None = None) -> str:
+    """A text picture of the shape for editors that can't show images: sides that grow with
+    the sizes, groups split into their blocks, the stack's count and the `over` axis."""
     axes = type_.axes or ()
     if not axes:
         return "[] one number"
-    labels = [_label(axis, dim_values) for axis in axes]
+    labels = [label_of(axis, dim_values) for axis in axes]
+    marks = {label.text: " ◀ over" for label in labels if over is not None and label.text == over}
+    columns = labels[-1]
+    width = max(6, round(side(columns) / 8))
+    top = _text_edge(columns, width, "┌", "┬", "┐")
     if len(labels) == 1:
-        return "▭▭▭▭▭▭▭▭  " + _caption(labels[0])
-    rows, columns = labels[-2], labels[-1]
-    width = max(10, len(_caption(columns)) + 2)
-    lines = [
-        " " + _caption(columns).center(width + 2),
-        "┌" + "─" * width + "┐",
-        "│" + " " * width + "│ " + _caption(rows),
-        "│" + " " * width + "│",
-        "└" + "─" * width + "┘",
-    ]
+        lines = [caption(columns) + marks.get(columns.text, ""), top, _text_row(columns, width)]
+        lines.append(_text_edge(columns, width, "└", "┴", "┘"))
+    else:
+        rows = labels[-2]
+        height = max(2, min(6, round(side(rows) / 30)))
+        lines = [caption(columns) + marks.get(columns.text, ""), top]
+        for index in range(height):
+            line = _text_row(columns, width)
+            if index == 0:
+                line += " " + caption(rows) + marks.get(rows.text, "")
+            lines.append(line)
+        lines.append(_text_edge(columns, width, "└", "┴", "┘"))
+    for label in labels[-2:]:
+        parts = _parts_caption(label)
+        if parts:
+            lines.append(parts)
     if len(labels) > 2:
-        lines.append(" × " + " × ".join(_caption(label) for label in labels[:-2]))
+        leading = labels[:-2]
+        lines.append(_stack_caption(leading) + "".join(marks.get(x.text, "") for x in leading))
     return "\n".join(lines)
 
 
-def svg_drawing(type_: TensorType, dim_values: dict[str, int], dark: bool = False) -> str:
-    """The same picture as SVG: stacked rectangles for the leading axes, labels outside."""
-    axes = type_.axes or ()
-    labels = [_label(axis, dim_values) for axis in axes]
-    stroke = "#c8c8c8" if dark else "#404040"
-    fill = "#3a6ea5" if dark else "#9cc3e6"
-    text_colour = "#e0e0e0" if dark else "#202020"
-    leading = labels[:-2] if len(labels) > 2 else []
-    depth = min(len(leading), 3)
-    box_w, box_h = 160, 90 if len(labels) >= 2 else 24
-    offset = 10
-    width = box_w + depth * offset + 150
-    height = box_h + depth * offset + 70
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'font-family="monospace" font-size="13">'
-    ]
-    x0, y0 = 20 + depth * offset, 30
-    for layer in range(depth, -1, -1):
-        x = x0 - layer * offset
-        y = y0 + layer * offset
-        parts.append(
-            f'<rect x="{x}" y="{y}" width="{box_w}" height="{box_h}" fill="{fill}" '
-            f'fill-opacity="{0.35 if layer else 0.8}" stroke="{stroke}" stroke-width="1.5"/>'
-        )
-    front_x, front_y = x0 - depth * offset, y0 + depth * offset
-    if labels:
-        columns = labels[-1]
-        parts.append(
-            f'<text x="{x0 + box_w / 2}" y="{y0 - 8}" text-anchor="middle" '
-            f'fill="{text_colour}">{escape(_caption(columns))}</text>'
-        )
-    if len(labels) >= 2:
-        rows = labels[-2]
-        parts.append(
-            f'<text x="{x0 + box_w + 8}" y="{y0 + box_h / 2 + 4}" '
-            f'fill="{text_colour}">{escape(_caption(rows))}</text>'
-        )
-    if leading:
-        caption = " × ".join(_caption(label) for label in leading)
-        parts.append(
-            f'<text x="{front_x}" y="{front_y + box_h + 20}" '
-            f'fill="{text_colour}">× {escape(caption)}</text>'
-        )
+def _cuts(label: AxisLabel, width: int) -> set[int]:
+    blocks = _blocks(label)
+    return {round(width * k / blocks) for k in range(1, blocks)} if blocks else set()
+
+
+def _text_edge(label: AxisLabel, width: int, left: str, cut: str, right: str) -> str:
+    cuts = _cuts(label, width)
+    return left + "".join(cut if i in cuts else "─" for i in range(width)) + right
+
+
+def _text_row(label: AxisLabel, width: int) -> str:
+    cuts = _cuts(label, width)
+    return "│" + "".join("│" if i in cuts else " " for i in range(width)) + "│"
+
+
+# ---------------------------------------------------------------------- SVG drawing
+
+
+def svg_drawing(
+    type_: TensorType,
+    dim_values: dict[str, int],
+    theme: str = "dark",
+    over: str | None = None,
+) -> str:
+    """The picture as SVG on an opaque background in the editor's theme."""
+    colours = palette(theme)
+    labels = [label_of(axis, dim_values) for axis in type_.axes or ()]
+    out: list[str] = []
     if not labels:
-        parts.append(f'<text x="20" y="40" fill="{text_colour}">[] one number</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+        width, height = 150, 56
+        out.append(_rect(PAD, PAD, 32, 32, colours.fill, colours.stroke, "grid"))
+        out.append(_text(PAD + 42, PAD + 21, "[] one number", colours.text, "caption"))
+        return _svg(width, height, colours, out)
+    columns = labels[-1]
+    rows = labels[-2] if len(labels) >= 2 else None
+    leading = labels[:-2]
+    layers = min(len(leading), MAX_LAYERS)
+    grid_w = side(columns)
+    grid_h = side(rows) if rows is not None else 22
+    shift = layers * LAYER_OFFSET
+    gx, gy = PAD, PAD + 20 + shift
+    right_text = caption(rows) if rows is not None else ""
+    below: list[tuple[str, str]] = []
+    for label in (rows, columns):
+        if label is not None and _parts_caption(label):
+            below.append((_parts_caption(label), "parts"))
+    if leading:
+        below.append((_stack_caption(leading), "stack"))
+    over_label = next((label for label in labels if over is not None and label.text == over), None)
+    if over_label is not None:
+        below.append((f"over {caption(over_label)}", "over"))
+    column_text = caption(columns)
+    width = max(
+        gx + grid_w + shift + 8 + len(right_text) * CHAR_W + PAD,
+        gx + shift + len(column_text) * CHAR_W + PAD,
+        *(PAD + len(text) * CHAR_W + PAD for text, _ in below),
+    )
+    grid_bottom = gy + grid_h
+    height = grid_bottom + 8 + 17 * len(below) + PAD
+    for layer in range(layers, 0, -1):
+        x, y = gx + layer * LAYER_OFFSET, gy - layer * LAYER_OFFSET
+        out.append(_rect(x, y, grid_w, grid_h, colours.layer, colours.stroke, "layer"))
+    out.append(_rect(gx, gy, grid_w, grid_h, colours.fill, colours.stroke, "grid"))
+    out.extend(_cells(columns, gx, gy, grid_w, grid_h, vertical=True, colours=colours))
+    if rows is not None:
+        out.extend(_cells(rows, gx, gy, grid_w, grid_h, vertical=False, colours=colours))
+    if over_label is not None:
+        out.extend(_over_mark(over_label, columns, rows, gx, gy, grid_w, grid_h, colours))
+    out.append(_text(gx + shift, gy - shift - 7, column_text, colours.text, "columns"))
+    if rows is not None:
+        out.append(
+            _text(gx + grid_w + shift + 8, gy + grid_h / 2 + 4, right_text, colours.text, "rows")
+        )
+    y = grid_bottom + 8 + 14
+    for text, kind in below:
+        colour = colours.accent if kind == "over" else colours.text
+        out.append(_text(PAD, y, text, colour, kind))
+        y += 17
+    return _svg(width, height, colours, out)
 
 
-def png_data_uri(svg: str) -> str | None:
-    """The SVG rasterised to a PNG `data:` URI, or None when cairosvg can't run here."""
+def _cells(
+    label: AxisLabel,
+    x: float,
+    y: float,
+    w: float,
+    h: float,
+    vertical: bool,
+    colours: Palette,
+) -> list[str]:
+    """Cell lines along one side when the size is small, block lines for a group's blocks."""
+    out = []
+    length = w if vertical else h
+    blocks = _blocks(label)
+    if blocks:
+        positions = [length * k / blocks for k in range(1, blocks)]
+        cls, colour, stroke = "block", colours.stroke, 2
+        dash = ' stroke-dasharray="5 3"' if label.parts[0].value is None else ""
+
+    elif label.value is not None and 1 < label.value <= MAX_CELLS:
+        positions = [length * k / label.value for k in range(1, label.value)]
+        cls, colour, stroke, dash = "cell", colours.faint, 1, ""
+    else:
+        return out
+    for at in positions:
+        if vertical:
+            x1 = x2 = x + at
+            y1, y2 = y, y + h
+        else:
+            y1 = y2 = y + at
+            x1, x2 = x, x + w
+        out.append(
+            f'<line class="{cls}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+            f'stroke="{colour}" stroke-width="{stroke}"{dash}/>'
+        )
+    return out
+
+
+def _over_mark(
+    label: AxisLabel,
+    columns: AxisLabel,
+    rows: AxisLabel | None,
+    x: float,
+    y: float,
+    w: float,
+    h: float,
+    colours: Palette,
+) -> list[str]:
+    """A thick accent edge along the axis a stage works over, with an arrow along it."""
+    if label is columns:
+        line = (x, y + h + 4, x + w, y + h + 4)
+    elif label is rows:
+        line = (x - 5, y, x - 5, y + h)
+    else:
+        return []
+    x1, y1, x2, y2 = line
+    return [
+        f'<line class="over" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+        f'stroke="{colours.accent}" stroke-width="3"/>'
+    ]
+
+
+def _rect(x: float, y: float, w: float, h: float, fill: str, stroke: str, cls: str) -> str:
+    return (
+        f'<rect class="{cls}" x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" '
+        f'fill="{fill}" stroke="{stroke}" stroke-width="1.5"/>'
+    )
+
+
+def _text(x: float, y: float, text: str, colour: str, cls: str) -> str:
+    return f'<text class="{cls}" x="{x:.1f}" y="{y:.1f}" fill="{colour}">{escape(text)}</text>'
+
+
+def _svg(width: float, height: float, colours: Palette, body: list[str]) -> str:
+    width, height = math.ceil(width), math.ceil(height)
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" font-size="{FONT}">'
+        f'<rect class="background" x="0" y="0" width="{width}" height="{height}" '
+        f'fill="{colours.background}"/>' + "".join(body) + "</svg>"
+    )
+
+
+def svg_width(svg: str) -> int:
+    """The width the SVG asks for, in CSS pixels: the size an editor should show it at."""
+    start = svg.index('width="') + 7
+    return int(svg[start : svg.index('"', start)])
+
+
+def png_data_uri(svg: str, scale: float = 2.0) -> str | None:
+    """The SVG rasterised to a PNG `data:` URI at `scale` × for sharp text on HiDPI screens,
+    or None when cairosvg can't run here."""
     import base64
 
     try:
         import cairosvg
     except (ImportError, OSError):
         return None
-    png = cairosvg.svg2png(bytestring=svg.encode("utf-8"))
+    png = cairosvg.svg2png(bytestring=svg.encode("utf-8"), scale=scale)
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
