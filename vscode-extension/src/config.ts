@@ -167,6 +167,10 @@ export interface InitializationOptions {
   python: string;
   /** Whether hovers may run the file's functions to draw pictures. */
   pictures: boolean;
+  /** `shapescript.hover.pictures`: whether hovers show images at all (shapes need no trust). */
+  hoverImages: boolean;
+  /** The colour theme's kind, so pictures are drawn on its background. */
+  theme: ThemeName;
   /** `bindings`: whether bound names get type hints (the server's `inlayHints.bindings`). */
   inlayHints: { bindings: boolean };
 }
@@ -176,17 +180,30 @@ export function picturesAllowed(workspaceTrusted: boolean, hoverPictures: boolea
   return workspaceTrusted && hoverPictures;
 }
 
+/** The theme kinds the server draws pictures for. */
+export type ThemeName = 'light' | 'dark' | 'highContrast' | 'highContrastLight';
+
+/** `vscode.ColorThemeKind` (1 light, 2 dark, 3 high contrast, 4 high contrast light) as the
+ * name the server takes in the `theme` option and `shapescript/setTheme`. */
+export function themeName(kind: number): ThemeName {
+  const names: Record<number, ThemeName> = { 1: 'light', 2: 'dark', 3: 'highContrast', 4: 'highContrastLight' };
+  return names[kind] ?? 'dark';
+}
+
 export function initializationOptions(
   libraryDir: string,
   python: string,
   workspaceTrusted: boolean,
   hoverPictures: boolean,
   bindingHints = true,
+  theme: ThemeName = 'dark',
 ): InitializationOptions {
   return {
     libraryDir,
     python,
     pictures: picturesAllowed(workspaceTrusted, hoverPictures),
+    hoverImages: hoverPictures,
+    theme,
     inlayHints: { bindings: bindingHints },
   };
 }

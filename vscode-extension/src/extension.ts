@@ -21,6 +21,7 @@ import {
   PYTHON_EXTENSION_ID,
   PythonApiLike,
   picturesAllowed,
+  themeName,
   readSettings,
   RESTART_SETTINGS,
   SECTION,
@@ -135,6 +136,7 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
       vscode.workspace.isTrusted,
       settings.hoverPictures,
       settings.bindingHints,
+      themeName(vscode.window.activeColorTheme.kind),
     ),
     uriConverters: {
       code2Protocol: (uri) => library!.toServer(uri),
@@ -198,9 +200,17 @@ async function stopClient(): Promise<void> {
 }
 
 function sendPictures(): void {
-  const enabled = picturesAllowed(vscode.workspace.isTrusted, readSettings(vscode.workspace.getConfiguration(SECTION)).hoverPictures);
+  const images = readSettings(vscode.workspace.getConfiguration(SECTION)).hoverPictures;
+  const enabled = picturesAllowed(vscode.workspace.isTrusted, images);
   if (client?.isRunning()) {
-    void client.sendNotification('shapescript/setPictures', { enabled }).catch(() => undefined);
+    void client.sendNotification('shapescript/setPictures', { enabled, images }).catch(() => undefined);
+  }
+}
+
+/** Pictures are drawn on the theme's background: tell the server when the theme changes. */
+function sendTheme(theme: vscode.ColorTheme): void {
+  if (client?.isRunning()) {
+    void client.sendNotification('shapescript/setTheme', { theme: themeName(theme.kind) }).catch(() => undefined);
   }
 }
 
@@ -268,6 +278,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => sendPictures()),
+    vscode.window.onDidChangeActiveColorTheme(sendTheme),
   );
   followPythonExtension(context, restart);
   await serialize(() => startClient(context, documents));

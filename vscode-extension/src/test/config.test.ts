@@ -5,6 +5,7 @@ import {
   defaultPython,
   expandPath,
   initializationOptions,
+  themeName,
   readSettings,
   serverCommand,
   Settings,
@@ -117,10 +118,21 @@ describe('serverCommand', () => {
 describe('initializationOptions', () => {
   it('sends libraryDir and python, and pictures only in a trusted workspace with the setting on', () => {
     assert.deepEqual(initializationOptions('/gs/shapescript.shapescript', '/venv/bin/python', true, true),
-      { libraryDir: '/gs/shapescript.shapescript', python: '/venv/bin/python', pictures: true, inlayHints: { bindings: true } });
+      { libraryDir: '/gs/shapescript.shapescript', python: '/venv/bin/python', pictures: true, hoverImages: true,
+        theme: 'dark', inlayHints: { bindings: true } });
     assert.equal(initializationOptions('/l', 'p', false, true).pictures, false);
     assert.equal(initializationOptions('/l', 'p', true, false).pictures, false);
     assert.equal(initializationOptions('/l', 'p', false, false).pictures, false);
+  });
+
+  it('sends the setting as hoverImages even where pictures may not run code', () => {
+    assert.equal(initializationOptions('/l', 'p', false, true).hoverImages, true);
+    assert.equal(initializationOptions('/l', 'p', true, false).hoverImages, false);
+  });
+
+  it('sends the theme kind by name', () => {
+    assert.equal(initializationOptions('/l', 'p', true, true, true, 'light').theme, 'light');
+    assert.deepEqual([1, 2, 3, 4, 99].map(themeName), ['light', 'dark', 'highContrast', 'highContrastLight', 'dark']);
   });
 
   it('passes shapescript.inlayHints.bindings as the server\'s inlayHints.bindings', () => {
