@@ -69,7 +69,7 @@ def test_16gh_is_drawn_as_strips_of_16_and_the_stack_says_how_many() -> None:
     root = parse("img")
     blocks = by_class(root, "line", "block")
     assert blocks and all(line.get("stroke-dasharray") for line in blocks)
-    assert texts(root)["stack"] == "stack of 4 × 3: 12 grids"
+    assert texts(root)["stack"] == "stack of 4 × 3 = 12 grids"
     assert len(by_class(root, "rect", "layer")) == 2
     assert [e.text for e in by_class(root, "text", "parts")] == [
         "16gh: gh blocks of 16",
@@ -124,3 +124,15 @@ def test_theme_names_from_clients() -> None:
     assert [theme_name(kind) for kind in (1, 2, 3, 4)] == list(THEMES)
     assert theme_name("high-contrast") == "highContrast"
     assert theme_name("sepia") == theme_name(None) == "dark"
+
+
+def test_the_stack_counts_in_numbers_and_names_and_over_marks_the_last_axis() -> None:
+    program = "dim H = 12\nfn f(q: [b H n n]) = q\n"
+    checked = check_text(program)
+    type_ = checked.type_at(program.index("q: ["))
+    drawing = text_drawing(type_, checked.dim_values, over="n").splitlines()
+    assert drawing[0] == "n ◀ over" and "◀" not in "".join(drawing[1:])
+    assert drawing[-1] == "stack of b × 12 grids (b × H)"
+    root = ET.fromstring(svg_drawing(type_, checked.dim_values, over="n"))
+    (mark,) = by_class(root, "line", "over")
+    assert mark.get("y1") == mark.get("y2")

@@ -27,8 +27,8 @@ LAYER_OFFSET = 9
 #: Most cells or blocks drawn along one side; beyond that the side is plain.
 MAX_CELLS = 16
 MAX_BLOCKS = 16
-FONT = 12
-CHAR_W = 7.3
+FONT = 13
+CHAR_W = 7.9
 MAX_CAPTION = 48
 PAD = 12
 
@@ -78,13 +78,16 @@ def side(label: AxisLabel) -> float:
 
 
 def _stack_caption(leading: list[AxisLabel]) -> str:
-    count = 1
-    for label in leading:
-        count = count * label.value if label.value is not None and count is not None else None
-    names = " × ".join(caption(label) for label in leading)
-    if count is None:
-        return _cut(f"stack of {names} grids", 2 * MAX_CAPTION)
-    return _cut(f"stack of {names}: {count} grids", 2 * MAX_CAPTION)
+    """`stack of b grids`, `stack of 4 × 3 = 12 grids`, `stack of b × 12 grids (b × H)`."""
+    numbers = [str(label.value) if label.value is not None else label.text for label in leading]
+    names = [label.text for label in leading]
+    text = "stack of " + " × ".join(numbers)
+    if len(leading) > 1 and all(label.value is not None for label in leading):
+        text += f" = {math.prod(label.value for label in leading)}"
+    text += " grids"
+    if names != numbers:
+        text += " (" + " × ".join(names) + ")"
+    return _cut(text, 2 * MAX_CAPTION)
 
 
 #: Blocks drawn, dashed, for a group whose count isn't known in numbers.
@@ -108,6 +111,12 @@ def _parts_caption(label: AxisLabel) -> str:
     return _cut(f"{label.text}: {caption(first)} blocks of " + " × ".join(caption(p) for p in rest))
 
 
+def over_index(labels: list[AxisLabel], over: str | None) -> int | None:
+    """Which axis a stage works over: the last one named `over` (`[b H n n]` over the last n)."""
+    found = [i for i, label in enumerate(labels) if over is not None and label.text == over]
+    return found[-1] if found else None
+
+
 # ---------------------------------------------------------------------- text drawing
 
 
@@ -118,21 +127,25 @@ def text_drawing(type_: TensorType, dim_values: dict[str, int], over: str | None
     if not axes:
         return "[] one number"
     labels = [label_of(axis, dim_values) for axis in axes]
-    marks = {label.text: " ◀ over" for label in labels if over is not None and label.text == over}
+    marked = over_index(labels, over)
+
+    def mark(index: int) -> str:
+        return " ◀ over" if index % len(labels) == marked else ""
+
     columns = labels[-1]
     width = max(6, round(side(columns) / 8))
     top = _text_edge(columns, width, "┌", "┬", "┐")
     if len(labels) == 1:
-        lines = [caption(columns) + marks.get(columns.text, ""), top, _text_row(columns, width)]
+        lines = [caption(columns) + mark(-1), top, _text_row(columns, width)]
         lines.append(_text_edge(columns, width, "└", "┴", "┘"))
     else:
         rows = labels[-2]
         height = max(2, min(6, round(side(rows) / 30)))
-        lines = [caption(columns) + marks.get(columns.text, ""), top]
+        lines = [caption(columns) + mark(-1), top]
         for index in range(height):
             line = _text_row(columns, width)
             if index == 0:
-                line += " " + caption(rows) + marks.get(rows.text, "")
+                line += " " + caption(rows) + mark(-2)
             lines.append(line)
         lines.append(_text_edge(columns, width, "└", "┴", "┘"))
     for label in labels[-2:]:
@@ -141,7 +154,7 @@ def text_drawing(type_: TensorType, dim_values: dict[str, int], over: str | None
             lines.append(parts)
     if len(labels) > 2:
         leading = labels[:-2]
-        lines.append(_stack_caption(leading) + "".join(marks.get(x.text, "") for x in leading))
+        lines.append(_stack_caption(leading) + "".join(mark(i) for i in range(len(leading))))
     return "\n".join(lines)
 
 
@@ -193,7 +206,8 @@ def svg_drawing(
             below.append((_parts_caption(label), "parts"))
     if leading:
         below.append((_stack_caption(leading), "stack"))
-    over_label = next((label for label in labels if over is not None and label.text == over), None)
+    marked = over_index(labels, over)
+    over_label = labels[marked] if marked is not None else None
     if over_label is not None:
         below.append((f"over {caption(over_label)}", "over"))
     column_text = caption(columns)
@@ -273,7 +287,7 @@ def _over_mark(
     h: float,
     colours: Palette,
 ) -> list[str]:
-    """A thick accent edge along the axis a stage works over, with an arrow along it."""
+    """A thick accent edge along the side of the axis a stage works over."""
     if label is columns:
         line = (x, y + h + 4, x + w, y + h + 4)
     elif label is rows:
