@@ -70,9 +70,12 @@ async def test_a_stage_marks_its_over_axis(client: LanguageClient):
     text = await hover_text(client, uri, "|> softmax")
     assert "[b n (H Dh)]  →  [b n (H Dh)] Prob over n" in text
     if client.client_name.startswith("visual"):
-        assert len(images(text)) == 2
+        before, after = images(text)
+        assert before[0].size == (after[0].size[0], before[0].size[1])
+        assert after[0].size[1] > before[0].size[1]
     else:
         assert text.count("n ◀ over") == 2
+        assert text.count("values: Prob over n") == 1
 
 
 @pytest.mark.asyncio

@@ -136,3 +136,12 @@ def test_the_stack_counts_in_numbers_and_names_and_over_marks_the_last_axis() ->
     root = ET.fromstring(svg_drawing(type_, checked.dim_values, over="n"))
     (mark,) = by_class(root, "line", "over")
     assert mark.get("y1") == mark.get("y2")
+
+
+def test_a_domain_is_named_under_the_picture() -> None:
+    program = "fn f(p: [b C] Prob over C, x: [b C]) = p\n"
+    checked = check_text(program)
+    prob = ET.fromstring(svg_drawing(checked.type_at(program.index("p: [")), {}))
+    plain = ET.fromstring(svg_drawing(checked.type_at(program.index("x: [")), {}))
+    assert texts(prob)["domain"] == "values: Prob over C"
+    assert "domain" not in texts(plain)

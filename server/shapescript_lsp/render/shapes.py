@@ -11,7 +11,7 @@ import math
 from html import escape
 
 from shapescript.check.sizes import Poly, format_size
-from shapescript.check.types import Axis, TensorType, axis_text
+from shapescript.check.types import REAL, Axis, TensorType, axis_text, domain_text
 from shapescript.records import record
 from shapescript_lsp.render.themes import Palette, palette
 
@@ -155,6 +155,8 @@ def text_drawing(type_: TensorType, dim_values: dict[str, int], over: str | None
     if len(labels) > 2:
         leading = labels[:-2]
         lines.append(_stack_caption(leading) + "".join(mark(i) for i in range(len(leading))))
+    if type_.domain != REAL:
+        lines.append(_cut("values: " + domain_text(type_.domain)))
     return "\n".join(lines)
 
 
@@ -210,6 +212,8 @@ def svg_drawing(
     over_label = labels[marked] if marked is not None else None
     if over_label is not None:
         below.append((f"over {caption(over_label)}", "over"))
+    if type_.domain != REAL:
+        below.append((_cut("values: " + domain_text(type_.domain)), "domain"))
     column_text = caption(columns)
     width = max(
         gx + grid_w + shift + 8 + len(right_text) * CHAR_W + PAD,
