@@ -64,3 +64,19 @@ async def test_hover_and_inlay_hints_print_groups_as_written(client: LanguageCli
     labels = {hint.position.line: hint.label for hint in hints}
     assert labels[5] == ": [b n (H Dh)]"
     assert labels[6] == ": [b 16gh 16gw]"
+
+
+@pytest.mark.asyncio
+async def test_completion_details_print_groups_as_written(client: LanguageClient):
+    text = PROGRAM.replace("    return y\n", "    return y + \n")
+    uri = await open_document(client, text, "complete_groups.ss")
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=position(text, "y + ", 4),
+        )
+    )
+    items = result.items if isinstance(result, types.CompletionList) else result
+    details = {item.label: item.detail for item in items}
+    assert details["y"] == "[b n (H Dh)]"
+    assert details["z"] == "[b 16gh 16gw]"
