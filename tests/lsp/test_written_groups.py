@@ -80,3 +80,17 @@ async def test_completion_details_print_groups_as_written(client: LanguageClient
     details = {item.label: item.detail for item in items}
     assert details["y"] == "[b n (H Dh)]"
     assert details["z"] == "[b 16gh 16gw]"
+
+
+def test_a_call_keeps_the_group_of_its_result_and_drops_a_solved_one() -> None:
+    program = PROGRAM + (
+        "fn strips(x: [b 16gh]) -> [b 16gh] = x\n"
+        "fn use(x: [b n D], img: [b 32 32], s: [b 32]):\n"
+        "    h = heads(x, img)\n"
+        "    t = strips(s)\n"
+        "    return h\n"
+    )
+    checked = check_text(program)
+    assert not checked.diagnostics
+    assert format_type(checked.type_at(program.index("    h = ") + 4)) == "[b n (H Dh)]"
+    assert format_type(checked.type_at(program.index("    t = ") + 4)) == "[b 32]"

@@ -507,6 +507,8 @@ class CallChecker:
                 axes.append(Axis(size, renames.get(axis.name)))
             elif axis.name is not None and axis.name in self.scope.dim_values:
                 axes.append(Axis(size, axis.name))
+            elif size == axis.size:
+                axes.append(Axis(size, written=axis.written, parts=axis.parts))
             else:
                 axes.append(Axis(size))
         domain = result.domain

@@ -49,7 +49,10 @@ class Renamer:
 
     def axis(self, axis: Axis) -> Axis:
         name = self.names.get(axis.name, axis.name) if axis.name is not None else None
-        return Axis(self.poly(axis.size), name, axis.rest)
+        size = self.poly(axis.size)
+        if size == axis.size:
+            return Axis(size, name, axis.rest, axis.written, axis.parts)
+        return Axis(size, name, axis.rest)
 
     def axes(self, axes):
         return tuple(self.axis(axis) for axis in axes) if axes is not None else None
