@@ -7,11 +7,13 @@ import io
 import re
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
 from PIL import Image
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from shapescript_lsp.render.themes import PALETTES
+from tests.lsp.conftest import SERVER, _initialize_params, accept_registrations
 from tests.lsp.test_features import markdown, open_document, position
 
 PROGRAM = """\
@@ -103,3 +105,35 @@ async def test_huge_shapes_stay_under_the_hover_limit(client: LanguageClient):
         text = await hover_text(client, uri, needle, program)
         assert len(text) < 100_000
         assert "Big = 1000000000000" in text or images(text)
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=SERVER),
+    params=[{"theme": "light"}, {"pictures": False}, {"pictures": False, "hoverImages": True}],
+)
+async def optioned_client(request, lsp_client: LanguageClient, tmp_path_factory):
+    """VS Code's capabilities, with initialization options for pictures added."""
+    params = _initialize_params("visual-studio-code", tmp_path_factory.mktemp("lsp"))
+    params.initialization_options.update(request.param)
+    accept_registrations(lsp_client)
+    await lsp_client.initialize_session(params)
+    lsp_client.options = request.param
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_initialization_options_choose_the_theme_and_turn_images_off(
+    optioned_client: LanguageClient,
+):
+    uri = await open_document(optioned_client, PROGRAM, "options.ss")
+    text = await hover_text(optioned_client, uri, "y = ")
+    assert "y: [b n (H Dh)]" in text
+    options = optioned_client.options
+    found = images(text)
+    if options.get("hoverImages", options.get("pictures", True)):
+        ((image, _),) = found
+        theme = options.get("theme", "dark")
+        assert hex_colour(image.getpixel((1, 1))) == PALETTES[theme].background
+    else:
+        assert not found and "(H Dh): H = 2 blocks of Dh = 4" in text
