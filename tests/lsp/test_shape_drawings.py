@@ -118,6 +118,8 @@ def test_huge_shapes_stay_small() -> None:
     assert len(svg) < 5000
     assert float(ET.fromstring(svg).get("width")) < 1000
     assert len(text_drawing(type_, checked.dim_values)) < 1000
+    stack = text_drawing(type_, checked.dim_values).splitlines()[-1]
+    assert stack == "stack of a0 × a1 × … × a59 grids, 60 axes"
 
 
 def test_theme_names_from_clients() -> None:

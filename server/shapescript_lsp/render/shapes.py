@@ -30,6 +30,8 @@ MAX_BLOCKS = 16
 FONT = 13
 CHAR_W = 7.9
 MAX_CAPTION = 48
+#: Most leading axes named in the stack's caption; beyond that the middle ones are `…`.
+MAX_STACK_NAMES = 4
 PAD = 12
 
 
@@ -81,12 +83,17 @@ def _stack_caption(leading: list[AxisLabel]) -> str:
     """`stack of b grids`, `stack of 4 × 3 = 12 grids`, `stack of b × 12 grids (b × H)`."""
     numbers = [str(label.value) if label.value is not None else label.text for label in leading]
     names = [label.text for label in leading]
+    if len(leading) > MAX_STACK_NAMES:
+        numbers = [*numbers[:2], "…", numbers[-1]]
+        names = [*names[:2], "…", names[-1]]
     text = "stack of " + " × ".join(numbers)
     if len(leading) > 1 and all(label.value is not None for label in leading):
         text += f" = {math.prod(label.value for label in leading)}"
     text += " grids"
     if names != numbers:
         text += " (" + " × ".join(names) + ")"
+    if len(leading) > MAX_STACK_NAMES:
+        text += f", {len(leading)} axes"
     return _cut(text, 2 * MAX_CAPTION)
 
 
