@@ -97,11 +97,11 @@ def test_the_text_drawing_shows_sizes_groups_and_the_stack() -> None:
     assert text_drawing(type_of("x"), CHECKED.dim_values, over="n") == "\n".join(
         [
             "(H Dh) = 2×4 = 8",
-            "┌─────┬────┐",
-            "│     │    │ n ◀ over",
-            "│     │    │",
-            "│     │    │",
-            "└─────┴────┘",
+            "┌────┬────┐",
+            "│    │    │ n ◀ over",
+            "│    │    │",
+            "│    │    │",
+            "└────┴────┘",
             "(H Dh): H = 2 blocks of Dh = 4",
             "stack of b grids",
         ]

@@ -167,19 +167,20 @@ def text_drawing(type_: TensorType, dim_values: dict[str, int], over: str | None
     return "\n".join(lines)
 
 
-def _cuts(label: AxisLabel, width: int) -> set[int]:
+def _segments(label: AxisLabel, width: int) -> list[int]:
+    """The widths of a side's blocks in characters: one for a plain axis, equal ones for a group."""
     blocks = _blocks(label)
-    return {round(width * k / blocks) for k in range(1, blocks)} if blocks else set()
+    if not blocks:
+        return [width]
+    return [max(1, (width - blocks + 1) // blocks)] * blocks
 
 
 def _text_edge(label: AxisLabel, width: int, left: str, cut: str, right: str) -> str:
-    cuts = _cuts(label, width)
-    return left + "".join(cut if i in cuts else "─" for i in range(width)) + right
+    return left + cut.join("─" * n for n in _segments(label, width)) + right
 
 
 def _text_row(label: AxisLabel, width: int) -> str:
-    cuts = _cuts(label, width)
-    return "│" + "".join("│" if i in cuts else " " for i in range(width)) + "│"
+    return "│" + "│".join(" " * n for n in _segments(label, width)) + "│"
 
 
 # ---------------------------------------------------------------------- SVG drawing
