@@ -16,6 +16,7 @@ from shapescript_lsp.features.imported_hover import imported_hover
 from shapescript_lsp.features.model_hover import field_hover, model_hover
 from shapescript_lsp.features.pattern_hover import pattern_axis_hover
 from shapescript_lsp.positions import range_of
+from shapescript_lsp.render.math import render_doc
 from shapescript_lsp.render.shapes import png_data_uri, svg_drawing, text_drawing
 
 MAX_GROUPS = 6
@@ -31,6 +32,10 @@ class HoverRenderer:
 
     def __init__(self, images: bool) -> None:
         self.images = images
+
+    def doc(self, text: str | None) -> str:
+        """A doc comment with its math rendered for this client."""
+        return render_doc(text, self.images)
 
     def drawing(self, type_: Type, checked: Checked) -> str:
         if not isinstance(type_, TensorType) or type_.axes is None:
@@ -90,7 +95,7 @@ class HoverRenderer:
         if kind == "dim":
             return self._dim(checked, symbol)
         if kind == "alias":
-            return [_fence(_declaration_text(checked, symbol)), symbol.doc or ""]
+            return [_fence(_declaration_text(checked, symbol)), self.doc(symbol.doc)]
         if kind == "builtin":
             entry = BUILTINS.get(symbol.name)
             if entry is None:
@@ -102,7 +107,7 @@ class HoverRenderer:
         if kind in ("prelude", "fn", "extern"):
             header = symbol.detail if kind == "prelude" else _declaration_text(checked, symbol)
             generic = generic_summary(checked, symbol.name) if kind == "fn" else ""
-            return [_fence(header), symbol.doc or "", generic]
+            return [_fence(header), self.doc(symbol.doc), generic]
         if kind in ("param", "value", "axis"):
             shown = type_ if type_ is not None else None
             if shown is None:
@@ -114,7 +119,7 @@ class HoverRenderer:
                     else _fence(f"axis {word}")
                 ]
             return [_fence(f"{word}: {format_type(shown)}"), self.drawing(shown, checked)]
-        parts = [_fence(f"{kind} {symbol.name}"), symbol.doc or ""]
+        parts = [_fence(f"{kind} {symbol.name}"), self.doc(symbol.doc)]
         return parts
 
     def _dim(self, checked: Checked, symbol: Symbol) -> list[str]:
@@ -124,7 +129,7 @@ class HoverRenderer:
         header = f"dim {symbol.name} = {written}"
         if value is not None and written != str(value):
             header += f" = {value}"
-        return [_fence(header), symbol.doc or "", _dim_uses(checked, symbol.name)]
+        return [_fence(header), self.doc(symbol.doc), _dim_uses(checked, symbol.name)]
 
     def _stage(self, checked: Checked, item, bar) -> types.Hover | None:
         before = checked.type_of(_absolute(stage_input_span(bar), item.base))
