@@ -21,7 +21,7 @@ fn use(y: [k]) -> [k] = scale(y, 0.2)
 def _images(text: str) -> list[bytes]:
     found = []
     for part in text.split("(data:image/png;base64,")[1:]:
-        found.append(base64.b64decode(part.split(")", 1)[0]))
+        found.append(base64.b64decode(part.split(")", 1)[0].split("|")[0]))
     return found
 
 
