@@ -503,7 +503,7 @@ def resolve(
     if kind == "builtin" and name in BUILTINS:
         entry = BUILTINS[name]
         text = (
-            f"```shapescript\n{entry.signature}\n```\n\n{entry.summary}\n\n"
+            f"```shapescript\n{entry.signature}\n```\n\n{render_doc(entry.summary, images)}\n\n"
             f"```shapescript\n{entry.example}\n```"
         )
     elif checked is not None:

@@ -10,6 +10,7 @@ from shapescript.check.types import TensorType, Type, format_type
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript_lsp.features.context import bar_at, item_at, stage_input_span, word_at
+from shapescript_lsp.features.curve_hover import CURVE_KINDS, curve_section
 from shapescript_lsp.features.generic_hover import generic_summary
 from shapescript_lsp.features.imported import imported_file, in_other_file
 from shapescript_lsp.features.imported_hover import imported_hover
@@ -67,6 +68,8 @@ class HoverRenderer:
         symbol = checked.definition_at(offset)
         type_ = checked.type_of(span) or (checked.type_at(offset) if symbol is None else None)
         sections = self._describe(checked, word, symbol, type_)
+        if symbol is not None and symbol.kind in CURVE_KINDS:
+            sections.append(curve_section(checked, symbol, offset, self.images))
         if not sections:
             return None
         return types.Hover(
@@ -100,7 +103,7 @@ class HoverRenderer:
             entry = BUILTINS.get(symbol.name)
             if entry is None:
                 return []
-            parts = [_fence(entry.signature), entry.summary, _fence(entry.example)]
+            parts = [_fence(entry.signature), self.doc(entry.summary), _fence(entry.example)]
             if type_ is not None and not _is_function(type_):
                 parts.append(_fence(format_type(type_)))
             return parts

@@ -25,6 +25,7 @@ from shapescript.check.math_comments import (
     Text,
     find_math,
 )
+from shapescript_lsp.render.raster import png_from_svg
 
 _SPACED = frozenset("=<>+")
 _BIG_OPERATORS = frozenset(["\\sum", "\\prod", "\\int"])
@@ -213,23 +214,11 @@ def _math_image(math: Math, dark: bool) -> str | None:
     except Exception:  # noqa: BLE001 - a typesetting failure falls back to text
         return None
     background = "#1e1e1e" if dark else "#ffffff"
-    uri = _png(svg, background)
+    uri = png_from_svg(svg, background)
     width = _WIDTH.search(svg)
     if uri is None or width is None:
         return uri
     return f"{uri}|width={round(float(width.group(1)))}"
-
-
-def _png(svg: str, background: str) -> str | None:
-    """The SVG at 2x on an opaque background, as a `data:` URI."""
-    import base64
-
-    try:
-        import cairosvg
-    except (ImportError, OSError):
-        return None
-    png = cairosvg.svg2png(bytestring=svg.encode("utf-8"), scale=2, background_color=background)
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
 def _markdown_escape(text: str) -> str:
