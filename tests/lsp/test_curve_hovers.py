@@ -105,3 +105,49 @@ async def test_a_reduction_has_no_curve(client: LanguageClient):
     uri = await open_document(client, PROGRAM, "curves_none.ss")
     text = await _hover(client, uri, "fn total", 4)
     assert "Range:" not in text and "curve of" not in text and "┤" not in text
+
+
+MORE = """\
+extern fn smooth(x: Real) -> Real = "torch.nn.functional.softplus"
+extern fn mish(x: Real) -> Real = "torch.nn.functional.mish"
+
+fn pick(x: [b D], smooth_it: bool = true, k: float = 0.5) -> [b D]:
+    if smooth_it:
+        y = x |> tanh
+    else:
+        y = x |> relu
+    return y * k
+
+fn needs(x: [b D], k: float) -> [b D] = x * k
+
+fn use(h: [b D], s: float) -> [b D]:
+    a = pick(h, false, k=s)
+    c = needs(h, 2.0)
+    return smooth(a) + mish(c)
+"""
+
+
+async def _hover_more(client: LanguageClient, uri: str, needle: str, offset: int = 1) -> str:
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=position(MORE, needle, offset),
+        )
+    )
+    return markdown(hover) if hover is not None else ""
+
+
+@pytest.mark.asyncio
+async def test_externs_ifs_and_missing_numbers(client: LanguageClient):
+    uri = await open_document(client, MORE, "curves_more.ss")
+    assert list(client.diagnostics[uri]) == []
+    text = await _hover_more(client, uri, "smooth(a)")
+    assert "`smooth(x) = ln(1 + eˣ)`" in text and "Range: [0, ∞)" in text
+    assert "Range:" not in await _hover_more(client, uri, "mish(c)")  # unknown Python math
+    text = await _hover_more(client, uri, "pick(h")
+    # A body with an if is shown as written; the call's false picks relu, s isn't a number.
+    assert "`pick(x)`" in text and "    y = x |> tanh" in text
+    assert "`k` isn't a number written in the source" in text and "Range: [0, ∞)" in text
+    assert "Range: [−0.5, 0.5]" in (await _hover_more(client, uri, "fn pick", 4))
+    assert "Range:" not in await _hover_more(client, uri, "fn needs", 4)  # k has no number
+    assert "`needs(x) = x · 2`" in await _hover_more(client, uri, "needs(h")

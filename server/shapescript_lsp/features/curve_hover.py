@@ -9,6 +9,7 @@ reference doesn't allow in such a body means no curve, and no message.
 from __future__ import annotations
 
 import math
+import textwrap
 
 from shapescript.check.builtin_table import BUILTINS
 from shapescript.check.program import Checked, Symbol
@@ -26,6 +27,7 @@ from shapescript_lsp.features.curve_math import (
     Tree,
     Var,
     builtin_formula,
+    evaluate,
     formula,
     interval,
 )
@@ -81,6 +83,8 @@ class Curve:
         self.whole = whole
         self.notes: list[str] = []
         self.bound: Interval | None = None
+        #: The body as written, shown instead of a formula (a body with an if, or a long one).
+        self.body: str | None = None
 
     def range(self) -> Interval:
         found = interval(self.tree, self.whole)
@@ -100,6 +104,8 @@ def curve_markdown(curve: Curve, images: bool, dark: bool = False) -> str:
     samples = sample(curve.tree, *curve.plotted)
     shown_range = range_text(curve.range())
     lines = [f"`{curve.title}`"]
+    if curve.body is not None:
+        lines.append(f"```shapescript\n{curve.body}\n```")
     picture = None
     if images:
         svg = svg_curve(samples, f"range {shown_range}   ─ f(x)   ╌ f′(x)", dark)
@@ -254,9 +260,10 @@ def _is_host(param: ast.Param) -> bool:
     written = param.type
     if written is None:
         return param.default is not None
-    return written.shape is None and [word.name for word in written.words] in (
-        [kind] for kind in _HOST_TYPES
-    )
+    if written.shape is not None:
+        return False
+    names = [word.name for word in written.words] + ([written.dtype] if written.dtype else [])
+    return len(names) == 1 and names[0] in _HOST_TYPES
 
 
 def _user_curve(checked: Checked, node: ast.FnDecl, call: _Call | None) -> Curve | None:
@@ -273,16 +280,18 @@ def _user_curve(checked: Checked, node: ast.FnDecl, call: _Call | None) -> Curve
     numbers, notes = _numbers(defaults, _without_tensor(call, node, tensor), first=0)
     scope: dict[str, Tree] = {tensor.name: Var()}
     scope.update({name: Num(value) for name, value in numbers.items()})
+    seen: set[str] = set()
     try:
-        tree = _body_tree(checked, node, scope, 0)
+        tree = _body_tree(checked, node, scope, 0, seen)
     except (_NoCurve, KeyError):
         return None
     domain = _domain_word(tensor)
     plotted, whole = _DOMAINS.get(domain, ((-4.0, 4.0), REAL))
     written = formula(tree, tensor.name)
-    if len(written) > _MAX_FORMULA:
-        written = _body_text(checked, node)
     curve = Curve(f"{node.name}({tensor.name}) = {written}", tree, plotted, whole)
+    if seen or len(written) > _MAX_FORMULA:
+        curve.title = f"{node.name}({tensor.name})"
+        curve.body = _body_text(checked, node)
     curve.bound = NAMED_RANGES.get(_domain_word_of(node.return_type))
     curve.notes = notes
     return curve
@@ -337,27 +346,66 @@ def _domain_word_of(written: ast.TypeExpr | None) -> str | None:
 
 
 def _body_text(checked: Checked, node: ast.FnDecl) -> str:
+    """The body as written: the expression, or the block's lines without their indentation."""
     base = _base(checked, node)
+    text = checked.source.text
     if node.expr_body is not None:
         span = node.expr_body.span
-        return " ".join(checked.source.text[base + span.start : base + span.end].split())
-    return "(the body as written)"
+        return " ".join(text[base + span.start : base + span.end].split())
+    body = node.body or []
+    block = text[base + body[0].span.start : base + body[-1].span.end]
+    return textwrap.dedent(" " * _column(text, base + body[0].span.start) + block)
 
 
-def _body_tree(checked: Checked, node: ast.FnDecl, scope: dict[str, Tree], depth: int) -> Tree:
+def _column(text: str, offset: int) -> int:
+    return offset - (text.rfind("\n", 0, offset) + 1)
+
+
+def _body_tree(
+    checked: Checked, node: ast.FnDecl, scope: dict[str, Tree], depth: int, seen: set | None = None
+) -> Tree:
+    """The function's result as a tree; `seen` collects "if" when an if chose a branch."""
     if depth > _MAX_DEPTH:
         raise _NoCurve
     if node.expr_body is not None:
         return _tree(checked, node.expr_body, scope, depth)
-    scope = dict(scope)
-    for statement in node.body or []:
+    seen = seen if seen is not None else set()
+    found = _statements(checked, node.body or [], dict(scope), depth, seen)
+    if found is None:
+        raise _NoCurve
+    return found
+
+
+def _statements(checked: Checked, statements, scope: dict[str, Tree], depth: int, seen: set):
+    for statement in statements:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
             scope[statement.targets[0].name] = _tree(checked, statement.value, scope, depth)
         elif isinstance(statement, ast.Return) and statement.value is not None:
             return _tree(checked, statement.value, scope, depth)
+        elif isinstance(statement, ast.If):
+            condition = _tree(checked, statement.condition, scope, depth)
+            if _uses_input(condition):
+                raise _NoCurve
+            seen.add("if")
+            taken = statement.then_body if evaluate(condition, 0.0) else statement.else_body
+            found = _statements(checked, taken or [], scope, depth, seen)
+            if found is not None:
+                return found
         else:
             raise _NoCurve
-    raise _NoCurve
+    return None
+
+
+def _uses_input(tree: Tree) -> bool:
+    if isinstance(tree, Var):
+        return True
+    if isinstance(tree, Neg | Not):
+        return _uses_input(tree.operand)
+    if isinstance(tree, Bin):
+        return _uses_input(tree.left) or _uses_input(tree.right)
+    if isinstance(tree, Apply):
+        return any(_uses_input(arg) for arg in tree.args)
+    return False
 
 
 _BINARY = frozenset({"+", "-", "*", "/", "==", "!=", "<", "<=", ">", ">=", "and", "or"})
