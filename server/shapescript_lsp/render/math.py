@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 
 from shapescript.check.math_comments import (
     Command,
@@ -81,9 +82,15 @@ _DELIMITERS = {
 _WIDTH = re.compile(r'<svg[^>]* width="([0-9.]+)"')
 _ROOTS = {"": "√", "3": "∛", "4": "∜"}
 _BRACKETS = {"cases": ("{ ", " }"), "pmatrix": ("(", ")"), "bmatrix": ("[", "]")}
-_SUPERSCRIPTS = dict(zip("0123456789+-=()ni", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ", strict=True))
+_SUPERSCRIPTS = dict(
+    zip(
+        "0123456789+-−=()abcdefghijklmnoprstuvwxyz",
+        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ",
+        strict=True,
+    )
+)
 _SUBSCRIPTS = dict(
-    zip("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True)
+    zip("0123456789+-−=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True)
 )
 
 
@@ -118,7 +125,7 @@ def unicode_math(node: Node | None) -> str:
     """A parsed piece of math as readable Unicode text."""
     if node is None:
         return ""
-    text = " ".join(_text(node).split())
+    text = unicodedata.normalize("NFC", " ".join(_text(node).split()))
     return _OPERATOR_PAREN.sub(r"\1(", text).replace(" ,", ",")
 
 
@@ -132,7 +139,7 @@ def _text(node: Node) -> str:
     if isinstance(node, Text):
         return node.text
     if isinstance(node, Group):
-        return "".join(_text(item) for item in node.items)
+        return _group(node)
     if isinstance(node, Scripts):
         base = _text(node.base).rstrip() if node.base is not None else ""
         sub = _script(node.sub, _SUBSCRIPTS, "_") if node.sub is not None else ""
@@ -151,6 +158,22 @@ def _text(node: Node) -> str:
     if isinstance(node, LineBreak):
         return "; "
     return _command(node)
+
+
+def _group(node: Group) -> str:
+    """The items in order; a minus with nothing before it to subtract from is a sign."""
+    out = ""
+    for item in node.items:
+        if isinstance(item, Symbol) and item.text == "-" and _opens(out):
+            out += "−"
+        else:
+            out += _text(item)
+    return out
+
+
+def _opens(text: str) -> bool:
+    stripped = text.rstrip()
+    return not stripped or stripped[-1] in "([{=<>+−,;≤≥≈⋅×"
 
 
 def _command(node: Command) -> str:
