@@ -151,3 +151,23 @@ async def test_externs_ifs_and_missing_numbers(client: LanguageClient):
     assert "Range: [−0.5, 0.5]" in (await _hover_more(client, uri, "fn pick", 4))
     assert "Range:" not in await _hover_more(client, uri, "fn needs", 4)  # k has no number
     assert "`needs(x) = x · 2`" in await _hover_more(client, uri, "needs(h")
+
+
+NARROWED = """\
+fn squash(x: [b D]) -> [b D] = sigmoid(x) * 2.0 - 1.0
+
+fn fold(x: [b D]) -> [b D] Unit = abs(tanh(x))
+"""
+
+
+@pytest.mark.asyncio
+async def test_ranges_are_narrowed_by_the_checker(client: LanguageClient):
+    uri = await open_document(client, NARROWED, "curves_narrowed.ss")
+    for needle, expected in (("fn squash", "Range: [−1, 1]"), ("fn fold", "Range: [0, 1]")):
+        hover = await client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=position(NARROWED, needle, 4),
+            )
+        )
+        assert expected in markdown(hover)

@@ -14,7 +14,9 @@ import textwrap
 from shapescript.check.builtin_table import BUILTINS
 from shapescript.check.program import Checked, Symbol
 from shapescript.check.ranges import NAMED_RANGES, REAL, Interval
+from shapescript.check.types import TensorType
 from shapescript.syntax import ast
+from shapescript.syntax.source import Span
 from shapescript_lsp.features.context import enclosing, item_at
 from shapescript_lsp.features.curve_math import (
     FORMULAS,
@@ -292,9 +294,28 @@ def _user_curve(checked: Checked, node: ast.FnDecl, call: _Call | None) -> Curve
     if seen or len(written) > _MAX_FORMULA:
         curve.title = f"{node.name}({tensor.name})"
         curve.body = _body_text(checked, node)
-    curve.bound = NAMED_RANGES.get(_domain_word_of(node.return_type))
+    curve.bound = _checked_bound(checked, node)
     curve.notes = notes
     return curve
+
+
+def _checked_bound(checked: Checked, node: ast.FnDecl) -> Interval | None:
+    """The declared return domain narrowed by the checker's range for the returned value."""
+    bound = NAMED_RANGES.get(_domain_word_of(node.return_type) or "")
+    returned = node.expr_body
+    if returned is None and node.body and isinstance(node.body[-1], ast.Return):
+        returned = node.body[-1].value
+    if returned is None:
+        return bound
+    base = _base(checked, node)
+    found = checked.type_of(Span(base + returned.span.start, base + returned.span.end))
+    domain = found.domain if isinstance(found, TensorType) else None
+    inferred = None
+    if domain is not None:
+        inferred = domain.interval or NAMED_RANGES.get(domain.name)
+    if inferred is None:
+        return bound
+    return inferred if bound is None else bound.intersect(inferred)
 
 
 def _without_tensor(call: _Call | None, node: ast.FnDecl, tensor: ast.Param) -> _Call | None:
