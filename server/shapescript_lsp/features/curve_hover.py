@@ -110,7 +110,7 @@ def curve_markdown(curve: Curve, images: bool, dark: bool = False) -> str:
         lines.append(f"```shapescript\n{curve.body}\n```")
     picture = None
     if images:
-        svg = svg_curve(samples, f"range {shown_range}   ─ f(x)   ╌ f′(x)", dark)
+        svg = svg_curve(samples, f"range {shown_range}", dark)
         picture = png_from_svg(svg, "#1e1e1e" if dark else "#ffffff")
         if picture is not None:
             lines.append(f"![curve of {curve.title}]({picture}|width=320)")

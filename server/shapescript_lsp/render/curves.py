@@ -50,7 +50,7 @@ def sample(tree: Tree, lo: float, hi: float, count: int = SAMPLES) -> Samples:
 # ------------------------------------------------------------------------ SVG
 
 _WIDTH, _HEIGHT = 320, 190
-_LEFT, _RIGHT, _TOP, _BOTTOM = 44, 14, 14, 40
+_LEFT, _RIGHT, _TOP, _BOTTOM = 56, 14, 14, 40
 
 
 def _colours(dark: bool) -> dict[str, str]:
@@ -109,9 +109,24 @@ def svg_curve(samples: Samples, caption: str, dark: bool = False) -> str:
         f'<text class="y-lo" x="{_LEFT - 5}" y="{_TOP + plot_h}" text-anchor="end" {label}>'
         f"{_tick(y_lo)}</text>",
         f'<text class="caption" x="{_LEFT}" y="{_HEIGHT - 7}" {label}>{escape(caption)}</text>',
+        *_legend(colour, label),
         "</svg>",
     ]
     return "".join(parts)
+
+
+def _legend(colour: dict[str, str], label: str) -> list[str]:
+    """A short solid line for the function and a dashed one for its derivative."""
+    y = _HEIGHT - 11
+    x = _WIDTH - _RIGHT - 118
+    return [
+        f'<line class="legend-curve" x1="{x}" y1="{y}" x2="{x + 18}" y2="{y}" '
+        f'stroke="{colour["curve"]}" stroke-width="2.4"/>',
+        f'<text x="{x + 22}" y="{y + 4}" {label}>f(x)</text>',
+        f'<line class="legend-slope" x1="{x + 58}" y1="{y}" x2="{x + 76}" y2="{y}" '
+        f'stroke="{colour["slope"]}" stroke-width="1.6" stroke-dasharray="5 4"/>',
+        f'<text x="{x + 80}" y="{y + 4}" {label}>f′(x)</text>',
+    ]
 
 
 def _tick(value: float) -> str:
