@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+import warnings
 
 from shapescript.check.math_comments import (
     Command,
@@ -224,10 +225,13 @@ def _script_text(text: str, table: dict[str, str], mark: str) -> str:
 
 def math_svg(source: str, dark: bool = False, size: int = 18) -> str:
     """One piece of math typeset as SVG, in the theme's text colour."""
-    import ziamath
+    with warnings.catch_warnings():
+        # ziamath finds its font with importlib.resources' deprecated `path`.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import ziamath
 
-    colour = "#e8e8e8" if dark else "#1e1e1e"
-    return ziamath.Latex(source, size=size, color=colour).svg()
+        colour = "#e8e8e8" if dark else "#1e1e1e"
+        return ziamath.Latex(source, size=size, color=colour).svg()
 
 
 def _math_image(math: Math, dark: bool) -> str | None:
