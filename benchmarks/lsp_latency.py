@@ -3,7 +3,8 @@
 Measures, with medians and 95th percentiles: server start to first diagnostics
 (budget 1 s), `initialized` to first diagnostics (300 ms: what an editor's user waits
 for once the server is up), diagnostics after a one-character edit inside a function
-(50 ms), completion (25 ms) and hover. Results go to `benchmarks/results/lsp_latency.json`.
+(50 ms), completion (25 ms), hover, and hover over a function of one number, which draws
+its curve as an image (50 ms). Results go to `benchmarks/results/lsp_latency.json`.
 
     python -m benchmarks.lsp_latency [--runs 30]
 """
@@ -30,7 +31,10 @@ BUDGETS = {
     "initialized_to_first_diagnostics": 300.0,
     "diagnostics_after_edit": 50.0,
     "completion": 25.0,
+    "hover_curve": 50.0,
 }
+#: A function of one number, added to the generated file for the curve hover.
+CURVE_FN = "\nfn bench_act(x: [b D]) -> [b D] = x * sigmoid(1.702 * x)\n"
 
 
 class Client:
@@ -89,7 +93,7 @@ def position(text: str, offset: int) -> dict:
     return {"line": line_number, "character": offset - (text.rfind("\n", 0, offset) + 1)}
 
 
-def open_file(folder: Path, uri: str, text: str) -> tuple[Client, float]:
+def open_file(folder: Path, uri: str, text: str, images: bool = False) -> tuple[Client, float]:
     """Start a server, initialize it and open the file; return once its diagnostics came,
     with the time `initialized` was sent."""
     client = Client([sys.executable, "-m", "shapescript_lsp"])
@@ -99,7 +103,7 @@ def open_file(folder: Path, uri: str, text: str) -> tuple[Client, float]:
             "processId": None,
             "rootUri": folder.as_uri(),
             "capabilities": {},
-            "initializationOptions": {"libraryDir": str(folder / "library")},
+            "initializationOptions": {"libraryDir": str(folder / "library"), "images": images},
         },
     )
     initialized = time.perf_counter()
@@ -157,7 +161,23 @@ def measure(runs: int, text: str, folder: Path) -> dict[str, list[float]]:
         client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": where})
         samples["hover"].append((time.perf_counter() - start) * 1000)
     client.close()
+    measure_curve(runs, text + CURVE_FN, folder, samples["hover_curve"])
     return samples
+
+
+def measure_curve(runs: int, text: str, folder: Path, samples: list[float]) -> None:
+    """Hover over the added function's name, in a client that shows images."""
+    uri = (folder / "curve.ss").as_uri()
+    client, _ = open_file(folder, uri, text, images=True)
+    where = position(text, text.rindex("bench_act") + 2)
+    for _ in range(runs):
+        start = time.perf_counter()
+        answer = client.request(
+            "textDocument/hover", {"textDocument": {"uri": uri}, "position": where}
+        )
+        samples.append((time.perf_counter() - start) * 1000)
+        assert "curve of bench_act" in str(answer), "the hover has no curve"
+    client.close()
 
 
 def main(argv: list[str] | None = None) -> int:

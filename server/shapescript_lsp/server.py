@@ -395,7 +395,7 @@ async def completion_resolve(ls: ShapeScriptServer, item: types.CompletionItem):
     checked = None
     for document in ls.store.documents.values():
         checked = document.analysis or checked
-    return resolve(item, checked)
+    return resolve(item, checked, ls.images)
 
 
 @server.feature(
@@ -408,7 +408,7 @@ async def signature(ls: ShapeScriptServer, params: types.SignatureHelpParams):
     if located is None:
         return None
     checked, document, offset = located
-    return signature_help(checked, checked.source.text, offset)
+    return signature_help(checked, checked.source.text, offset, ls.images)
 
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)

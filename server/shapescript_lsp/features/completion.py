@@ -27,6 +27,7 @@ from shapescript_lsp.features.record_members import record_members
 from shapescript_lsp.features.signature_help import CallSite, call_site, callable_params
 from shapescript_lsp.import_edits import import_edit
 from shapescript_lsp.import_graph import WorkspaceView
+from shapescript_lsp.render.math import render_doc
 
 STAGE_KINDS = frozenset({"reduction", "along_axis", "elementwise", "pattern", "matmul"})
 KIND_OF_SYMBOL = {
@@ -490,7 +491,9 @@ class Completer:
         return item
 
 
-def resolve(item: types.CompletionItem, checked: Checked | None) -> types.CompletionItem:
+def resolve(
+    item: types.CompletionItem, checked: Checked | None, images: bool = False
+) -> types.CompletionItem:
     """Fill in an item's Markdown documentation, which completion leaves out to stay fast."""
     data = item.data if isinstance(item.data, dict) else None
     if not data:
@@ -500,7 +503,7 @@ def resolve(item: types.CompletionItem, checked: Checked | None) -> types.Comple
     if kind == "builtin" and name in BUILTINS:
         entry = BUILTINS[name]
         text = (
-            f"```shapescript\n{entry.signature}\n```\n\n{entry.summary}\n\n"
+            f"```shapescript\n{entry.signature}\n```\n\n{render_doc(entry.summary, images)}\n\n"
             f"```shapescript\n{entry.example}\n```"
         )
     elif checked is not None:
@@ -508,7 +511,7 @@ def resolve(item: types.CompletionItem, checked: Checked | None) -> types.Comple
         if symbol is not None:
             text = f"```shapescript\n{symbol.detail or symbol.name}\n```"
             if symbol.doc:
-                text += f"\n\n{symbol.doc}"
+                text += "\n\n" + render_doc(symbol.doc, images)
     if text:
         item.documentation = types.MarkupContent(kind=types.MarkupKind.Markdown, value=text)
     return item

@@ -10,12 +10,14 @@ from shapescript.check.types import TensorType, Type, format_type
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript_lsp.features.context import bar_at, item_at, stage_input_span, word_at
+from shapescript_lsp.features.curve_hover import CURVE_KINDS, curve_section
 from shapescript_lsp.features.generic_hover import generic_summary
 from shapescript_lsp.features.imported import imported_file, in_other_file
 from shapescript_lsp.features.imported_hover import imported_hover
 from shapescript_lsp.features.model_hover import field_hover, model_hover
 from shapescript_lsp.features.pattern_hover import pattern_axis_hover
 from shapescript_lsp.positions import range_of
+from shapescript_lsp.render.math import render_doc
 from shapescript_lsp.render.shapes import png_data_uri, svg_drawing, svg_width, text_drawing
 from shapescript_lsp.render.themes import DEFAULT_THEME
 
@@ -38,6 +40,16 @@ class HoverRenderer:
         self.images = images
         self.theme = theme
         self.budget = IMAGE_BUDGET
+
+    @property
+    def dark(self) -> bool:
+        """Whether the theme's background is dark, for the pictures that only know light and
+        dark."""
+        return self.theme in ("dark", "highContrast")
+
+    def doc(self, text: str | None) -> str:
+        """A doc comment with its math rendered for this client."""
+        return render_doc(text, self.images, self.dark)
 
     def drawing(self, type_: Type, checked: Checked, over: str | None = None) -> str:
         if not isinstance(type_, TensorType) or type_.axes is None:
@@ -72,6 +84,8 @@ class HoverRenderer:
         symbol = checked.definition_at(offset)
         type_ = checked.type_of(span) or (checked.type_at(offset) if symbol is None else None)
         sections = self._describe(checked, word, symbol, type_)
+        if symbol is not None and symbol.kind in CURVE_KINDS:
+            sections.append(curve_section(checked, symbol, offset, self.images, self.dark))
         if not sections:
             return None
         return types.Hover(
@@ -100,19 +114,19 @@ class HoverRenderer:
         if kind == "dim":
             return self._dim(checked, symbol)
         if kind == "alias":
-            return [_fence(_declaration_text(checked, symbol)), symbol.doc or ""]
+            return [_fence(_declaration_text(checked, symbol)), self.doc(symbol.doc)]
         if kind == "builtin":
             entry = BUILTINS.get(symbol.name)
             if entry is None:
                 return []
-            parts = [_fence(entry.signature), entry.summary, _fence(entry.example)]
+            parts = [_fence(entry.signature), self.doc(entry.summary), _fence(entry.example)]
             if type_ is not None and not _is_function(type_):
                 parts.append(_fence(format_type(type_)))
             return parts
         if kind in ("prelude", "fn", "extern"):
             header = symbol.detail if kind == "prelude" else _declaration_text(checked, symbol)
             generic = generic_summary(checked, symbol.name) if kind == "fn" else ""
-            return [_fence(header), symbol.doc or "", generic]
+            return [_fence(header), self.doc(symbol.doc), generic]
         if kind in ("param", "value", "axis"):
             shown = type_ if type_ is not None else None
             if shown is None:
@@ -124,7 +138,7 @@ class HoverRenderer:
                     else _fence(f"axis {word}")
                 ]
             return [_fence(f"{word}: {format_type(shown)}"), self.drawing(shown, checked)]
-        parts = [_fence(f"{kind} {symbol.name}"), symbol.doc or ""]
+        parts = [_fence(f"{kind} {symbol.name}"), self.doc(symbol.doc)]
         return parts
 
     def _dim(self, checked: Checked, symbol: Symbol) -> list[str]:
@@ -134,7 +148,7 @@ class HoverRenderer:
         header = f"dim {symbol.name} = {written}"
         if value is not None and written != str(value):
             header += f" = {value}"
-        return [_fence(header), symbol.doc or "", _dim_uses(checked, symbol.name)]
+        return [_fence(header), self.doc(symbol.doc), _dim_uses(checked, symbol.name)]
 
     def _stage(self, checked: Checked, item, bar) -> types.Hover | None:
         before = checked.type_of(_absolute(stage_input_span(bar), item.base))

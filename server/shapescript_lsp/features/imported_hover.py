@@ -8,6 +8,7 @@ from shapescript.check.program import Checked, Symbol
 from shapescript_lsp.features.imported import shown_file, text_of, written_declaration
 from shapescript_lsp.features.model_hover import model_hover
 from shapescript_lsp.features.model_members import signature_text
+from shapescript_lsp.render.math import render_doc
 
 
 def _fence(text: str) -> str:
@@ -35,12 +36,12 @@ def imported_hover(checked: Checked, symbol: Symbol) -> list[str]:
         )
         if signatures:
             shown = "\n".join(signature_text(symbol.name, found) for found in signatures)
-            return [_fence(shown), symbol.doc or "", where]
+            return [_fence(shown), render_doc(symbol.doc), where]
     if kind == "dim":
         value = checked.dim_values.get(symbol.name)
         value_text = written.split("=", 1)[1].strip() if written and "=" in written else ""
         shown = f"dim {symbol.name} = {value_text}"
         if value is not None and value_text != str(value):
             shown += f" = {value}"
-        return [_fence(shown), symbol.doc or "", where]
-    return [_fence(written or f"{kind} {symbol.name}"), symbol.doc or "", where]
+        return [_fence(shown), render_doc(symbol.doc), where]
+    return [_fence(written or f"{kind} {symbol.name}"), render_doc(symbol.doc), where]

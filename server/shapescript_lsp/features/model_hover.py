@@ -9,6 +9,7 @@ from shapescript.check.program import Checked, Symbol
 from shapescript.check.types import Type, format_type
 from shapescript.syntax import ast
 from shapescript_lsp.features.imported import declaration, text_of
+from shapescript_lsp.render.math import render_doc
 
 
 def _fence(text: str) -> str:
@@ -26,7 +27,7 @@ def model_hover(checked: Checked, symbol: Symbol) -> list[str]:
     """The model's declaration, field by field with each initializer, then the docs."""
     info = model_infos(checked).get(symbol.name)
     if info is None:
-        return [_fence(f"model {symbol.name}"), symbol.doc or ""]
+        return [_fence(f"model {symbol.name}"), render_doc(symbol.doc)]
     initializers = _initializer_texts(checked, symbol)
     lines = [f"model {info.name}:"]
     for field in info.fields.values():
@@ -34,11 +35,14 @@ def model_hover(checked: Checked, symbol: Symbol) -> list[str]:
         if field.name in initializers:
             line += f" = {initializers[field.name]}"
         lines.append(line)
-    parts = [_fence("\n".join(lines)), info.doc or ""]
+    parts = [_fence("\n".join(lines)), render_doc(info.doc)]
     documented = [field for field in info.fields.values() if field.doc]
     if documented:
         parts.append(
-            "\n".join(f"- `{field.name}`: {' '.join(field.doc.split())}" for field in documented)
+            "\n".join(
+                f"- `{field.name}`: {render_doc(' '.join(field.doc.split()))}"
+                for field in documented
+            )
         )
     parts.append(_sizes(info))
     return parts
@@ -55,10 +59,10 @@ def field_hover(
                     _fence(_field_line(field)),
                     f"{field.kind.capitalize()} of `{info.name}`"
                     + ("" if field.is_param else ", saved with the model but not trained"),
-                    field.doc or "",
+                    render_doc(field.doc),
                     drawing(field.type, checked),
                 ]
-    return [_fence(symbol.detail or symbol.name), symbol.doc or ""]
+    return [_fence(symbol.detail or symbol.name), render_doc(symbol.doc)]
 
 
 def _field_line(field: FieldInfo) -> str:

@@ -10,6 +10,7 @@ from lsprotocol import types
 from shapescript.check.builtin_table import BUILTINS, split_top_level
 from shapescript.check.program import Checked
 from shapescript.check.types import Type, format_type
+from shapescript_lsp.render.math import render_doc
 
 _CALLEE = re.compile(r"([^\W\d][\w.]*)\s*$")
 _KEYWORD = re.compile(r"^\s*(?:mut\s+)?([^\W\d]\w*)\s*=(?!=)")
@@ -130,7 +131,9 @@ def _label(checked: Checked | None, name: str) -> tuple[str, list[str], str | No
     return f"fn {name}({', '.join(parts)}){tail}", parts, symbol.doc if symbol else None
 
 
-def signature_help(checked: Checked | None, text: str, offset: int) -> types.SignatureHelp | None:
+def signature_help(
+    checked: Checked | None, text: str, offset: int, images: bool = False
+) -> types.SignatureHelp | None:
     site = call_site(text, offset)
     if site is None:
         return None
@@ -150,7 +153,9 @@ def signature_help(checked: Checked | None, text: str, offset: int) -> types.Sig
             active = names.index("over")
     information = types.SignatureInformation(
         label=label,
-        documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=documentation)
+        documentation=types.MarkupContent(
+            kind=types.MarkupKind.Markdown, value=render_doc(documentation, images)
+        )
         if documentation
         else None,
         parameters=[types.ParameterInformation(label=part) for part in parameters],

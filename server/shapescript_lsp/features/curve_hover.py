@@ -1,0 +1,533 @@
+"""Activation curves on hover: built-in activations, prelude math and functions of one number.
+
+A function of one number becomes a `curve_math` tree: its one tensor parameter is the input,
+its host scalars take the numbers written at the hovered call (or their defaults), values
+defined with `=` and calls of other functions of one number are inlined. Anything the
+reference doesn't allow in such a body means no curve, and no message.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+
+from shapescript.check.builtin_table import BUILTINS
+from shapescript.check.program import Checked, Symbol
+from shapescript.check.ranges import NAMED_RANGES, REAL, Interval
+from shapescript.check.types import TensorType
+from shapescript.syntax import ast
+from shapescript.syntax.source import Span
+from shapescript_lsp.features.context import enclosing, item_at
+from shapescript_lsp.features.curve_math import (
+    FORMULAS,
+    FUNCTIONS,
+    Apply,
+    Bin,
+    Neg,
+    Not,
+    Num,
+    Tree,
+    Var,
+    builtin_formula,
+    evaluate,
+    formula,
+    interval,
+)
+from shapescript_lsp.render.curves import sample, svg_curve, text_curve
+from shapescript_lsp.render.raster import png_from_svg
+
+#: Python functions whose math is known, by the name of their math here.
+PYTHON_NAMES = {
+    "torch.exp": "exp",
+    "torch.log": "log",
+    "torch.log1p": "log1p",
+    "torch.expm1": "expm1",
+    "torch.sqrt": "sqrt",
+    "torch.rsqrt": "rsqrt",
+    "torch.sin": "sin",
+    "torch.cos": "cos",
+    "torch.tanh": "tanh",
+    "torch.sigmoid": "sigmoid",
+    "torch.erf": "erf",
+    "torch.nn.functional.gelu": "gelu",
+    "torch.nn.functional.silu": "silu",
+    "torch.nn.functional.softplus": "softplus",
+    "torch.nn.functional.logsigmoid": "log_sigmoid",
+    "torch.relu": "relu",
+}
+#: Built-ins of one number that get a curve when hovered.
+BUILTIN_CURVES = frozenset({"relu", "leaky_relu", "elu", "abs", "square"})
+#: The plotted part of [-4, 4] and the whole domain, for an input's domain word.
+_DOMAINS = {
+    "Unit": ((0.0, 1.0), NAMED_RANGES["Unit"]),
+    "Signed": ((-1.0, 1.0), NAMED_RANGES["Signed"]),
+    "NonNeg": ((0.0, 4.0), NAMED_RANGES["NonNeg"]),
+    "Pos": ((0.0, 4.0), NAMED_RANGES["Pos"]),
+}
+#: The kinds of symbol whose hover may hold a curve.
+CURVE_KINDS = frozenset({"builtin", "prelude", "fn", "extern"})
+_HOST_TYPES = frozenset({"int", "float", "bool"})
+_MAX_FORMULA = 72
+_MAX_DEPTH = 8
+
+
+class _NoCurve(Exception):
+    """The function isn't a function of one number, or a number is missing."""
+
+
+class Curve:
+    """What a curve hover shows: the formula, the tree, the plotted interval and the range."""
+
+    def __init__(self, title: str, tree: Tree, plotted: tuple[float, float], whole: Interval):
+        self.title = title
+        self.tree = tree
+        self.plotted = plotted
+        self.whole = whole
+        self.notes: list[str] = []
+        self.bound: Interval | None = None
+        #: The body as written, shown instead of a formula (a body with an if, or a long one).
+        self.body: str | None = None
+
+    def range(self) -> Interval:
+        found = interval(self.tree, self.whole)
+        if self.bound is not None:
+            narrowed = found.intersect(self.bound)
+            if narrowed.lo <= narrowed.hi:
+                found = narrowed
+        return found
+
+
+def range_text(value: Interval) -> str:
+    return str(value).replace("-inf", "−∞").replace("inf", "∞").replace("-", "−")
+
+
+def curve_markdown(curve: Curve, images: bool, dark: bool = False) -> str:
+    """The hover section: formula, picture or text plot, range and notes."""
+    samples = sample(curve.tree, *curve.plotted)
+    shown_range = range_text(curve.range())
+    lines = [f"`{curve.title}`"]
+    if curve.body is not None:
+        lines.append(f"```shapescript\n{curve.body}\n```")
+    picture = None
+    if images:
+        svg = svg_curve(samples, f"range {shown_range}", dark)
+        picture = png_from_svg(svg, "#1e1e1e" if dark else "#ffffff")
+        if picture is not None:
+            lines.append(f"![curve of {curve.title}]({picture}|width=320)")
+    if picture is None:
+        lines.append("```text\n" + text_curve(samples, f"range {shown_range}") + "\n```")
+    lines.append(f"Range: {shown_range}")
+    lines.extend(curve.notes)
+    return "\n\n".join(lines)
+
+
+def curve_section(
+    checked: Checked, symbol: Symbol, offset: int, images: bool, dark: bool = False
+) -> str:
+    """The curve of the hovered function, or "" when it has none."""
+    try:
+        curve = _curve(checked, symbol, offset)
+    except _NoCurve:
+        return ""
+    if curve is None:
+        return ""
+    return curve_markdown(curve, images, dark)
+
+
+def _curve(checked: Checked, symbol: Symbol, offset: int) -> Curve | None:
+    name = symbol.name
+    call = _call_at(checked, offset, name)
+    if symbol.kind == "builtin" and name in BUILTIN_CURVES:
+        return _builtin_curve(name, call, _declared_bound(BUILTINS[name].signature))
+    if symbol.kind == "prelude" and name in FUNCTIONS and name in FORMULAS:
+        return _builtin_curve(name, call, None)
+    declaration = _declaration(checked, name)
+    if isinstance(declaration, ast.ExternFnDecl):
+        path = declaration.python_path.value if declaration.python_path else ""
+        if path not in PYTHON_NAMES or len(declaration.params) != 1:
+            return None
+        curve = _builtin_curve(PYTHON_NAMES[path], call, None)
+        curve.title = f"{name}(x) = " + curve.title.split(" = ", 1)[1]
+        return curve
+    if isinstance(declaration, ast.FnDecl) and symbol.kind == "fn":
+        return _user_curve(checked, declaration, call)
+    return None
+
+
+def _builtin_curve(name: str, call: _Call | None, bound: Interval | None) -> Curve:
+    extra = FUNCTIONS[name][1]
+    numbers, notes = _numbers(extra, call, first=1)
+    tree = Apply(name, (Var(), *(Num(numbers[key]) for key, _ in extra)))
+    curve = Curve(f"{name}(x) = {builtin_formula(name, numbers)}", tree, (-4.0, 4.0), REAL)
+    if name in ("log", "log1p", "sqrt", "rsqrt"):
+        curve.plotted = {"log1p": (-1.0, 4.0)}.get(name, (0.0, 4.0))
+    curve.bound = bound
+    curve.notes = notes
+    return curve
+
+
+def _declared_bound(signature: str) -> Interval | None:
+    returned = signature.rsplit("->", 1)[-1].split()
+    return NAMED_RANGES.get(returned[-1]) if returned else None
+
+
+# ------------------------------------------------------------------------ the call
+
+
+class _Call:
+    """The arguments written at the hovered call, the piped input not among them."""
+
+    def __init__(self, positional: list, keywords: dict, piped: bool):
+        self.positional = positional
+        self.keywords = keywords
+        self.piped = piped
+
+
+def _call_at(checked: Checked, offset: int, name: str) -> _Call | None:
+    item = item_at(checked, offset)
+    if item is None:
+        return None
+    local = offset - item.base
+    for pipe in reversed(enclosing(item.item, local, (ast.Pipe,))):
+        for stage in pipe.stages:
+            callee = stage.callee if isinstance(stage, ast.Call) else stage
+            if isinstance(callee, ast.Name) and callee.span.start <= local <= callee.span.end:
+                args = stage.args if isinstance(stage, ast.Call) else []
+                return _split(args, piped=True)
+    for call in reversed(enclosing(item.item, local, (ast.Call,))):
+        callee = call.callee
+        named = isinstance(callee, ast.Name) and callee.name == name
+        if named and callee.span.start <= local <= callee.span.end:
+            return _split(call.args, piped=False)
+    return None
+
+
+def _split(args: list[ast.Arg], piped: bool) -> _Call:
+    positional = [arg.value for arg in args if arg.name is None]
+    keywords = {arg.name: arg.value for arg in args if arg.name is not None}
+    return _Call(positional, keywords, piped)
+
+
+def _literal(node) -> float | None:
+    if isinstance(node, ast.IntLit | ast.FloatLit):
+        return float(node.value)
+    if isinstance(node, ast.InfLit):
+        return math.inf
+    if isinstance(node, ast.BoolLit):
+        return 1.0 if node.value else 0.0
+    if isinstance(node, ast.Unary) and node.op == "-":
+        inner = _literal(node.operand)
+        return None if inner is None else -inner
+    return None
+
+
+def _numbers(
+    params: tuple[tuple[str, float | None], ...], call: _Call | None, first: int
+) -> tuple[dict[str, float], list[str]]:
+    """The number each host parameter takes: the call's, else its default."""
+    numbers: dict[str, float] = {}
+    notes: list[str] = []
+    positional = []
+    if call is not None:
+        positional = call.positional if call.piped else call.positional[first:]
+    for index, (name, default) in enumerate(params):
+        written = None
+        if call is not None:
+            written = call.keywords.get(name)
+            if written is None and index < len(positional):
+                written = positional[index]
+        value = _literal(written) if written is not None else None
+        if written is not None and value is None:
+            notes.append(f"`{name}` isn't a number written in the source, so its default is used.")
+        if value is None:
+            value = default
+        if value is None:
+            raise _NoCurve
+        numbers[name] = value
+    return numbers, notes
+
+
+# ------------------------------------------------------------------------ functions of one number
+
+
+def _declaration(checked: Checked, name: str):
+    for item in checked.items:
+        node = item.item
+        if isinstance(node, ast.FnDecl | ast.ExternFnDecl) and node.name == name:
+            return node
+    return None
+
+
+def _is_host(param: ast.Param) -> bool:
+    written = param.type
+    if written is None:
+        return param.default is not None
+    if written.shape is not None:
+        return False
+    names = [word.name for word in written.words] + ([written.dtype] if written.dtype else [])
+    return len(names) == 1 and names[0] in _HOST_TYPES
+
+
+def _user_curve(checked: Checked, node: ast.FnDecl, call: _Call | None) -> Curve | None:
+    if checked.errors:
+        return None
+    tensors = [param for param in node.params if not _is_host(param)]
+    if len(tensors) != 1 or any(param.mut for param in node.params):
+        return None
+    tensor = tensors[0]
+    if not _same_axes(checked, tensor, node):
+        return None
+    hosts = [param for param in node.params if param is not tensor]
+    defaults = tuple((param.name, _literal(param.default)) for param in hosts)
+    numbers, notes = _numbers(defaults, _without_tensor(call, node, tensor), first=0)
+    scope: dict[str, Tree] = {tensor.name: Var()}
+    scope.update({name: Num(value) for name, value in numbers.items()})
+    seen: set[str] = set()
+    try:
+        tree = _body_tree(checked, node, scope, 0, seen)
+    except (_NoCurve, KeyError):
+        return None
+    domain = _domain_word(tensor)
+    plotted, whole = _DOMAINS.get(domain, ((-4.0, 4.0), REAL))
+    written = formula(tree, tensor.name)
+    curve = Curve(f"{node.name}({tensor.name}) = {written}", tree, plotted, whole)
+    if seen or len(written) > _MAX_FORMULA:
+        curve.title = f"{node.name}({tensor.name})"
+        curve.body = _body_text(checked, node)
+    curve.bound = _checked_bound(checked, node)
+    curve.notes = notes
+    return curve
+
+
+def _checked_bound(checked: Checked, node: ast.FnDecl) -> Interval | None:
+    """The declared return domain narrowed by the checker's range for the returned value."""
+    bound = NAMED_RANGES.get(_domain_word_of(node.return_type) or "")
+    returned = node.expr_body
+    if returned is None and node.body and isinstance(node.body[-1], ast.Return):
+        returned = node.body[-1].value
+    if returned is None:
+        return bound
+    base = _base(checked, node)
+    found = checked.type_of(Span(base + returned.span.start, base + returned.span.end))
+    domain = found.domain if isinstance(found, TensorType) else None
+    inferred = None
+    if domain is not None:
+        inferred = domain.interval or NAMED_RANGES.get(domain.name)
+    if inferred is None:
+        return bound
+    return inferred if bound is None else bound.intersect(inferred)
+
+
+def _without_tensor(call: _Call | None, node: ast.FnDecl, tensor: ast.Param) -> _Call | None:
+    """The call's host arguments: the positional ones with the tensor's taken out."""
+    if call is None:
+        return None
+    positional = list(call.positional)
+    index = node.params.index(tensor)
+    if not call.piped and index < len(positional) and tensor.name not in call.keywords:
+        positional.pop(index)
+    keywords = {key: value for key, value in call.keywords.items() if key != tensor.name}
+    return _Call(positional, keywords, piped=True)
+
+
+def _same_axes(checked: Checked, tensor: ast.Param, node: ast.FnDecl) -> bool:
+    """Whether the declared result has the input's axes (as written)."""
+    if node.return_type is None or tensor.type is None:
+        return True
+    given, returned = tensor.type.shape, node.return_type.shape
+    if given is None or returned is None:
+        return given is None and returned is None
+    text = checked.source.text
+    base = _base(checked, node)
+
+    def written(shape: ast.Shape) -> str:
+        return " ".join(text[base + shape.span.start : base + shape.span.end].split())
+
+    return written(given) == written(returned)
+
+
+def _base(checked: Checked, node) -> int:
+    for item in checked.items:
+        if item.item is node:
+            return item.base
+    return 0
+
+
+def _domain_word(param: ast.Param) -> str | None:
+    return _domain_word_of(param.type)
+
+
+def _domain_word_of(written: ast.TypeExpr | None) -> str | None:
+    if written is None:
+        return None
+    for word in written.words:
+        if word.name in NAMED_RANGES or word.name == "Real":
+            return word.name
+    return None
+
+
+def _body_text(checked: Checked, node: ast.FnDecl) -> str:
+    """The body as written: the expression, or the block's lines without their indentation."""
+    base = _base(checked, node)
+    text = checked.source.text
+    if node.expr_body is not None:
+        span = node.expr_body.span
+        return " ".join(text[base + span.start : base + span.end].split())
+    body = node.body or []
+    block = text[base + body[0].span.start : base + body[-1].span.end]
+    return textwrap.dedent(" " * _column(text, base + body[0].span.start) + block)
+
+
+def _column(text: str, offset: int) -> int:
+    return offset - (text.rfind("\n", 0, offset) + 1)
+
+
+def _body_tree(
+    checked: Checked, node: ast.FnDecl, scope: dict[str, Tree], depth: int, seen: set | None = None
+) -> Tree:
+    """The function's result as a tree; `seen` collects "if" when an if chose a branch."""
+    if depth > _MAX_DEPTH:
+        raise _NoCurve
+    if node.expr_body is not None:
+        return _tree(checked, node.expr_body, scope, depth)
+    seen = seen if seen is not None else set()
+    found = _statements(checked, node.body or [], dict(scope), depth, seen)
+    if found is None:
+        raise _NoCurve
+    return found
+
+
+def _statements(checked: Checked, statements, scope: dict[str, Tree], depth: int, seen: set):
+    for statement in statements:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            scope[statement.targets[0].name] = _tree(checked, statement.value, scope, depth)
+        elif isinstance(statement, ast.Return) and statement.value is not None:
+            return _tree(checked, statement.value, scope, depth)
+        elif isinstance(statement, ast.If):
+            condition = _tree(checked, statement.condition, scope, depth)
+            if _uses_input(condition):
+                raise _NoCurve
+            seen.add("if")
+            taken = statement.then_body if evaluate(condition, 0.0) else statement.else_body
+            found = _statements(checked, taken or [], scope, depth, seen)
+            if found is not None:
+                return found
+        else:
+            raise _NoCurve
+    return None
+
+
+def _uses_input(tree: Tree) -> bool:
+    if isinstance(tree, Var):
+        return True
+    if isinstance(tree, Neg | Not):
+        return _uses_input(tree.operand)
+    if isinstance(tree, Bin):
+        return _uses_input(tree.left) or _uses_input(tree.right)
+    if isinstance(tree, Apply):
+        return any(_uses_input(arg) for arg in tree.args)
+    return False
+
+
+_BINARY = frozenset({"+", "-", "*", "/", "==", "!=", "<", "<=", ">", ">=", "and", "or"})
+
+
+def _tree(checked: Checked, node, scope: dict[str, Tree], depth: int) -> Tree:
+    number = _literal(node)
+    if number is not None and not isinstance(node, ast.Unary):
+        return Num(number)
+    if isinstance(node, ast.Name):
+        if node.name in scope:
+            return scope[node.name]
+        if node.name in checked.dim_values:
+            return Num(float(checked.dim_values[node.name]))
+        raise _NoCurve
+    if isinstance(node, ast.Unary):
+        operand = _tree(checked, node.operand, scope, depth)
+        return Neg(operand) if node.op == "-" else Not(operand)
+    if isinstance(node, ast.Binary) and node.op in _BINARY:
+        left = _tree(checked, node.left, scope, depth)
+        return Bin(node.op, left, _tree(checked, node.right, scope, depth))
+    if isinstance(node, ast.Pipe):
+        value = _tree(checked, node.input, scope, depth)
+        for stage in node.stages:
+            value = _stage(checked, stage, value, scope, depth)
+        return value
+    if isinstance(node, ast.Call):
+        return _call(checked, node, None, scope, depth)
+    raise _NoCurve
+
+
+def _stage(checked: Checked, stage, value: Tree, scope, depth: int) -> Tree:
+    if isinstance(stage, ast.Name):
+        return _apply(checked, stage.name, [value], {}, scope, depth)
+    if isinstance(stage, ast.Call):
+        return _call(checked, stage, value, scope, depth)
+    raise _NoCurve
+
+
+def _call(checked: Checked, node: ast.Call, piped: Tree | None, scope, depth: int) -> Tree:
+    if not isinstance(node.callee, ast.Name):
+        raise _NoCurve
+    positional: list[Tree] = []
+    keywords: dict[str, Tree] = {}
+    placed = False
+    for arg in node.args:
+        if isinstance(arg.value, ast.Placeholder):
+            if piped is None:
+                raise _NoCurve
+            tree, placed = piped, True
+        else:
+            tree = _tree(checked, arg.value, scope, depth)
+        if arg.name is None:
+            positional.append(tree)
+        else:
+            keywords[arg.name] = tree
+    if piped is not None and not placed:
+        positional.insert(0, piped)
+    return _apply(checked, node.callee.name, positional, keywords, scope, depth)
+
+
+def _apply(checked: Checked, name: str, positional, keywords, scope, depth: int) -> Tree:
+    declaration = _declaration(checked, name)
+    if isinstance(declaration, ast.FnDecl):
+        return _inline(checked, declaration, positional, keywords, depth)
+    if isinstance(declaration, ast.ExternFnDecl):
+        path = declaration.python_path.value if declaration.python_path else ""
+        if path not in PYTHON_NAMES:
+            raise _NoCurve
+        name = PYTHON_NAMES[path]
+    if name not in FUNCTIONS:
+        raise _NoCurve
+    params = FUNCTIONS[name][1]
+    first = ("cond",) if name == "where" else ("a",) if name in _TWO_SIDED else ("x",)
+    names = [*first, *(param for param, _ in params)]
+    args: list[Tree] = []
+    for index, param in enumerate(names):
+        if index < len(positional):
+            args.append(positional[index])
+        elif param in keywords:
+            args.append(keywords[param])
+        else:
+            default = params[index - 1][1] if index > 0 else None
+            if default is None:
+                raise _NoCurve
+            args.append(Num(default))
+    return Apply(name, tuple(args))
+
+
+_TWO_SIDED = frozenset({"maximum", "minimum", "add", "sub", "mul", "div"})
+
+
+def _inline(checked: Checked, node: ast.FnDecl, positional, keywords, depth: int) -> Tree:
+    scope: dict[str, Tree] = {}
+    for index, param in enumerate(node.params):
+        if index < len(positional):
+            scope[param.name] = positional[index]
+        elif param.name in keywords:
+            scope[param.name] = keywords[param.name]
+        elif param.default is not None and _literal(param.default) is not None:
+            scope[param.name] = Num(_literal(param.default))
+        else:
+            raise _NoCurve
+    return _body_tree(checked, node, scope, depth + 1)

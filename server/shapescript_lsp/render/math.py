@@ -1,0 +1,291 @@
+"""LaTeX math in doc comments, for hovers: Unicode text everywhere, typeset images where shown.
+
+The text is written from the checker's parse tree (`math_comments.parse_math`), with
+`unicodeit`'s tables for single symbols; images are typeset by `ziamath` and rasterised with
+cairosvg. Both libraries are imported only when a doc holding math is shown. Math outside the
+subset, or malformed, is shown as written in a code span (its H0601/H0602 hint stays).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+import warnings
+
+from shapescript.check.math_comments import (
+    Command,
+    CommentLine,
+    Delimited,
+    Environment,
+    Group,
+    LineBreak,
+    Math,
+    Node,
+    Scripts,
+    Symbol,
+    Text,
+    find_math,
+)
+from shapescript_lsp.render.raster import png_from_svg
+
+_SPACED = frozenset("=<>+")
+_BIG_OPERATORS = frozenset(["\\sum", "\\prod", "\\int"])
+_OPERATOR_PAREN = re.compile(r"\b(sin|cos|tan|tanh|exp|log|ln|max|min|arg|det) \(")
+_SPACED_COMMANDS = frozenset(
+    [
+        "\\le",
+        "\\leq",
+        "\\ge",
+        "\\geq",
+        "\\ne",
+        "\\neq",
+        "\\approx",
+        "\\sim",
+        "\\equiv",
+        "\\in",
+        "\\notin",
+        "\\subset",
+        "\\subseteq",
+        "\\to",
+        "\\mapsto",
+        "\\propto",
+        "\\cdot",
+        "\\times",
+        "\\odot",
+        "\\otimes",
+        "\\oplus",
+        "\\pm",
+        "\\circ",
+    ]
+)
+_FONT_COMMANDS = frozenset(["\\mathit", "\\mathrm", "\\mathbf", "\\boldsymbol"])
+_STYLED_COMMANDS = frozenset(["\\mathbb", "\\mathcal"])
+_ACCENTS = {
+    "\\hat": "\u0302",
+    "\\bar": "\u0304",
+    "\\tilde": "\u0303",
+    "\\vec": "\u20d7",
+    "\\dot": "\u0307",
+    "\\overline": "\u0305",
+}
+_SPACES = {"\\,": " ", "\\;": " ", "\\ ": " ", "\\!": "", "\\quad": "  ", "\\qquad": "    "}
+_DELIMITERS = {
+    ".": "",
+    "\\{": "{",
+    "\\}": "}",
+    "\\|": "‖",
+    "\\vert": "|",
+    "\\Vert": "‖",
+    "\\langle": "⟨",
+    "\\rangle": "⟩",
+}
+_WIDTH = re.compile(r'<svg[^>]* width="([0-9.]+)"')
+_ROOTS = {"": "√", "3": "∛", "4": "∜"}
+_BRACKETS = {"cases": ("{ ", " }"), "pmatrix": ("(", ")"), "bmatrix": ("[", "]")}
+_SUPERSCRIPTS = dict(
+    zip(
+        "0123456789+-−=()abcdefghijklmnoprstuvwxyz",
+        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ",
+        strict=True,
+    )
+)
+_SUBSCRIPTS = dict(
+    zip("0123456789+-−=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True)
+)
+
+
+@functools.cache
+def _symbols() -> dict[str, str]:
+    from unicodeit.data import REPLACEMENTS
+
+    return dict(REPLACEMENTS)
+
+
+def _symbol(name: str) -> str:
+    """A command without arguments as Unicode (`\\epsilon` as ε), or its name (`\\max` as max)."""
+    return _symbols().get(name, name[1:])
+
+
+def supported(node: object) -> bool:
+    """Whether every command and environment in the tree is in the subset."""
+    if isinstance(node, Command):
+        return node.supported and all(supported(arg) for arg in node.args)
+    if isinstance(node, Environment):
+        return node.supported and all(supported(cell) for row in node.rows for cell in row)
+    if isinstance(node, Group):
+        return all(supported(item) for item in node.items)
+    if isinstance(node, Scripts):
+        return all(supported(part) for part in (node.base, node.sup, node.sub) if part)
+    if isinstance(node, Delimited):
+        return supported(node.body)
+    return True
+
+
+def unicode_math(node: Node | None) -> str:
+    """A parsed piece of math as readable Unicode text."""
+    if node is None:
+        return ""
+    text = unicodedata.normalize("NFC", " ".join(_text(node).split()))
+    return _OPERATOR_PAREN.sub(r"\1(", text).replace(" ,", ",")
+
+
+def _text(node: Node) -> str:
+    if isinstance(node, Symbol):
+        if node.text == "-":
+            return " − "
+        if node.text == ",":
+            return ", "
+        return f" {node.text} " if node.text in _SPACED else node.text
+    if isinstance(node, Text):
+        return node.text
+    if isinstance(node, Group):
+        return _group(node)
+    if isinstance(node, Scripts):
+        base = _text(node.base).rstrip() if node.base is not None else ""
+        sub = _script(node.sub, _SUBSCRIPTS, "_") if node.sub is not None else ""
+        sup = _script(node.sup, _SUPERSCRIPTS, "^") if node.sup is not None else ""
+        big = isinstance(node.base, Command) and not node.base.args
+        return base + sub + sup + (" " if big else "")
+    if isinstance(node, Delimited):
+        left = _DELIMITERS.get(node.left, node.left)
+        right = _DELIMITERS.get(node.right, node.right)
+        return left + _text(node.body) + right
+    if isinstance(node, Environment):
+        between = ", " if node.name == "cases" else " "
+        rows = [between.join(_text(cell).strip() for cell in row) for row in node.rows]
+        left, right = _BRACKETS.get(node.name, ("", ""))
+        return left + "; ".join(rows) + right
+    if isinstance(node, LineBreak):
+        return "; "
+    return _command(node)
+
+
+def _group(node: Group) -> str:
+    """The items in order; a minus with nothing before it to subtract from is a sign."""
+    out = ""
+    for item in node.items:
+        if isinstance(item, Symbol) and item.text == "-" and _opens(out):
+            out += "−"
+        else:
+            out += _text(item)
+    return out
+
+
+def _opens(text: str) -> bool:
+    stripped = text.rstrip()
+    return not stripped or stripped[-1] in "([{=<>+−,;≤≥≈⋅×"
+
+
+def _command(node: Command) -> str:
+    name = node.name
+    args = [_text(arg).strip() for arg in node.args]
+    if name in ("\\frac", "\\dfrac", "\\tfrac") and len(args) == 2:
+        return f"{_operand(args[0])}/{_operand(args[1])}"
+    if name == "\\sqrt" and args:
+        index = _text(node.optional).strip() if node.optional is not None else ""
+        root = _ROOTS.get(index) or _script_text(index, _SUPERSCRIPTS, "^") + "√"
+        return root + (f"({args[0]})" if _compound(args[0]) else args[0])
+    if name in _ACCENTS and args:
+        return args[0] + _ACCENTS[name] if len(args[0]) == 1 else f"{args[0]}{_ACCENTS[name]}"
+    if name in _FONT_COMMANDS and args:
+        return args[0]
+    if name in _STYLED_COMMANDS and args:
+        return "".join(_symbol(f"{name}{{{char}}}") for char in args[0])
+    if name in _SPACES:
+        return _SPACES[name]
+    if name in ("\\{", "\\}", "\\$", "\\%", "\\&", "\\#", "\\_"):
+        return name[1]
+    if name in _SPACED_COMMANDS:
+        return f" {_symbol(name)} "
+    text = _symbol(name)
+    return f" {text} " if text.isalpha() and len(text) > 1 else text
+
+
+def _compound(text: str) -> bool:
+    """Whether a part is more than one term, so that it needs brackets."""
+    plain = text.replace("(", "").replace(")", "")
+    return any(char in plain for char in " +−-/")
+
+
+def _operand(text: str) -> str:
+    return f"({text})" if _compound(text) else text
+
+
+def _script(node: Node, table: dict[str, str], mark: str) -> str:
+    return _script_text(_text(node).strip(), table, mark)
+
+
+def _script_text(text: str, table: dict[str, str], mark: str) -> str:
+    compact = text.replace(" ", "")
+    if compact and all(char in table for char in compact):
+        return "".join(table[char] for char in compact)
+    return f"{mark}{text}" if len(text) == 1 else f"{mark}({text})"
+
+
+def math_svg(source: str, dark: bool = False, size: int = 18) -> str:
+    """One piece of math typeset as SVG, in the theme's text colour."""
+    with warnings.catch_warnings():
+        # ziamath finds its font with importlib.resources' deprecated `path`.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import ziamath
+
+        colour = "#e8e8e8" if dark else "#1e1e1e"
+        return ziamath.Latex(source, size=size, color=colour).svg()
+
+
+def _math_image(math: Math, dark: bool) -> str | None:
+    """A `data:` URI and the width to show it at (it is rendered at 2x), or None."""
+    try:
+        svg = math_svg(math.source.replace("\n", " "), dark)
+    except Exception:  # noqa: BLE001 - a typesetting failure falls back to text
+        return None
+    background = "#1e1e1e" if dark else "#ffffff"
+    uri = png_from_svg(svg, background)
+    width = _WIDTH.search(svg)
+    if uri is None or width is None:
+        return uri
+    return f"{uri}|width={round(float(width.group(1)))}"
+
+
+def _markdown_escape(text: str) -> str:
+    return "".join("\\" + char if char in "\\`*_[]<>" else char for char in text)
+
+
+def _comments(doc: str) -> list[CommentLine]:
+    lines: list[CommentLine] = []
+    start = 0
+    for number, line in enumerate(doc.split("\n")):
+        lines.append(CommentLine(line, start, number, True, False))
+        start += len(line) + 1
+    return lines
+
+
+def render_doc(doc: str | None, images: bool = False, dark: bool = False) -> str:
+    """A doc comment as hover Markdown, its math as images or Unicode text."""
+    if not doc or "$" not in doc:
+        return doc or ""
+    found = find_math(_comments(doc))
+    if not found:
+        return doc
+    parts: list[str] = []
+    position = 0
+    for math in found:
+        parts.append(doc[position : math.start])
+        parts.append(_render(doc[math.start : math.end], math, images, dark))
+        position = math.end
+    parts.append(doc[position:])
+    return "".join(parts)
+
+
+def _render(written: str, math: Math, images: bool, dark: bool) -> str:
+    if math.tree is None or not supported(math.tree):
+        return f"`{written}`"
+    text = unicode_math(math.tree)
+    if images:
+        uri = _math_image(math, dark)
+        if uri is not None:
+            image = f"![{_markdown_escape(text)}]({uri})"
+            return f"\n\n{image}\n\n" if math.display else image
+    shown = _markdown_escape(text)
+    return f"\n\n{shown}\n\n" if math.display else shown
