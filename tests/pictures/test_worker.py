@@ -20,7 +20,9 @@ DOUBLE = {
 }
 FOREVER = {"code": "def f():\n    while True:\n        pass\n", "call": "f"}
 TEN_GB = {
-    "code": "import torch\ndef f():\n    return torch.ones(10 * 1024**3, dtype=torch.uint8).sum()\n",
+    "code": (
+        "import torch\ndef f():\n    return torch.ones(10 * 1024**3, dtype=torch.uint8).sum()\n"
+    ),
     "call": "f",
 }
 TEN_GB_PYTHON = {"code": "def f():\n    return len(bytearray(10 * 1024**3))\n", "call": "f"}

@@ -95,7 +95,11 @@ def why_not_run(checked: Checked, name: str) -> str | None:
         item.parts[0] for item in checked.module.items if isinstance(item, ast.ImportPythonDecl)
     }
     functions = {item.name: item for item in checked.module.items if isinstance(item, ast.FnDecl)}
-    externs = {item.name for item in checked.module.items if isinstance(item, ast.ExternFnDecl)}
+    externs = {
+        item.name
+        for item in checked.module.items
+        if isinstance(item, ast.ExternFnDecl) and not _torch_path(item)
+    }
     if name not in functions:
         return "it isn't a function of this file"
     seen: set[str] = set()
@@ -121,12 +125,17 @@ def why_not_run(checked: Checked, name: str) -> str | None:
     if signature is None or getattr(signature, "is_generic", False):
         return "it is generic"
     defaults = [param.has_default for param in signature.params]
-    if any(later and not default for default, later in zip(defaults, defaults[1:])):
+    if any(later and not default for default, later in zip(defaults, defaults[1:], strict=False)):
         return "a parameter with a default comes before one without"
     for param in signature.params:
         if not param.has_default and not isinstance(param.type, (TensorType, HostType)):
             return f"`{param.name}` is neither a tensor nor a number"
     return None
+
+
+def _torch_path(declaration: ast.ExternFnDecl) -> bool:
+    path = declaration.python_path.value if declaration.python_path is not None else ""
+    return path.startswith("torch.")
 
 
 def _names(node: object) -> list[str]:
@@ -209,9 +218,7 @@ def _value(type_, dims, generics, rng: random.Random) -> tuple[Any, bool]:
         return None, False
     if any(axis.rest for axis in type_.axes):
         return None, False
-    weight = all(not (axis.size.symbols() - set(dims)) for axis in type_.axes) and bool(
-        type_.axes
-    )
+    weight = all(not (axis.size.symbols() - set(dims)) for axis in type_.axes) and bool(type_.axes)
     sizes = sizes_of(type_, dims, generics)
     domain = type_.domain
     dtype = DTYPES.get(type_.resolved_dtype, "float32")
@@ -223,8 +230,8 @@ def _value(type_, dims, generics, rng: random.Random) -> tuple[Any, bool]:
         flat = [rng.randrange(bound) for _ in range(count)]
     elif dtype == "uint8":
         flat = [rng.randrange(256) for _ in range(count)]
-    elif domain.interval is not None and _is_unit(domain.interval):
-        flat = [round(rng.random(), 4) for _ in range(count)]
+    elif domain.interval is not None:
+        flat = [_in_interval(domain.interval, rng) for _ in range(count)]
     else:
         flat = [round(rng.gauss(0.0, 1.0), 4) for _ in range(count)]
     if domain.name in ("Prob", "LogProb") and sizes:
@@ -241,9 +248,17 @@ def _index_bound(domain, dims, generics) -> int:
     return bound if bound is not None and bound > 0 else FIRST_AXIS
 
 
-def _is_unit(interval) -> bool:
-    low, high = getattr(interval, "low", None), getattr(interval, "high", None)
-    return low == 0 and high == 1
+def _in_interval(interval, rng: random.Random) -> float:
+    """A value the range allows: uniform when both ends are finite, else a normal folded
+    to the finite end's side."""
+    low, high = interval.lo, interval.hi
+    if math.isfinite(low) and math.isfinite(high):
+        return round(low + (high - low) * rng.random(), 4)
+    if math.isfinite(low):
+        return round(low + abs(rng.gauss(0.0, 1.0)), 4)
+    if math.isfinite(high):
+        return round(high - abs(rng.gauss(0.0, 1.0)), 4)
+    return round(rng.gauss(0.0, 1.0), 4)
 
 
 def _axis_position(type_: TensorType, name: str | None) -> int:
@@ -273,6 +288,6 @@ def _softmax(flat: list[float], sizes: list[int], position: int, log: bool) -> l
         top = max(flat[index] for index in indices)
         exps = [math.exp(flat[index] - top) for index in indices]
         total = sum(exps)
-        for index, value in zip(indices, exps):
+        for index, value in zip(indices, exps, strict=True):
             out[index] = math.log(value / total) if log else value / total
     return out

@@ -18,6 +18,8 @@ CELL_W, CELL_H = 46, 24
 PAD = 10
 CAPTION_H = 20
 SUM_W = 56
+#: About how wide a caption's character is, so captions don't run into the next grid.
+CAPTION_CHAR_W = 7.5
 SCALE = 2
 SHADES = "·░▒▓█"
 BACKGROUND, INK, LOW, HIGH = "#ffffff", "#1b1f24", (238, 242, 250), (25, 70, 170)
@@ -117,15 +119,13 @@ def svg(grids: list[Grid], arrow_after: int) -> str:
 
 
 def _arrow(x: float, y: float) -> str:
-    return (
-        f'<text class="arrow" x="{x + 8}" y="{y}" font-size="22" fill="{INK}">→</text>'
-    )
+    return f'<text class="arrow" x="{x + 8}" y="{y}" font-size="22" fill="{INK}">→</text>'
 
 
 def _svg_grid(grid_: Grid, x: float, y: float) -> tuple[str, float, float]:
     columns = max((len(row) for row in grid_.rows), default=1)
     sums = grid_.shading == "prob"
-    width = columns * CELL_W + (SUM_W if sums else 0)
+    width = max(columns * CELL_W + (SUM_W if sums else 0), len(grid_.caption) * CAPTION_CHAR_W)
     out = [
         f'<text class="caption" x="{x}" y="{y + 14}" font-size="13" fill="{INK}">'
         f"{escape(grid_.caption)}</text>",
@@ -146,8 +146,8 @@ def _svg_grid(grid_: Grid, x: float, y: float) -> tuple[str, float, float]:
                 )
                 continue
             level = _level(grid_, value)
-            fill = "#%02x%02x%02x" % tuple(
-                round(a + (b - a) * level) for a, b in zip(LOW, HIGH, strict=True)
+            fill = "#" + "".join(
+                f"{round(a + (b - a) * level):02x}" for a, b in zip(LOW, HIGH, strict=True)
             )
             ink = "#ffffff" if level > 0.55 else INK
             out.append(
