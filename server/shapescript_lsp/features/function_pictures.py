@@ -59,7 +59,8 @@ def markdown(drawn: list[grids.Grid], inputs: int, images: bool) -> str:
         uri = png_data_uri(svg)
         if uri is not None:
             width = svg.split('viewBox="0 0 ', 1)[1].split(" ", 1)[0]
-            return f"![what it does]({uri}|width={width})"
+            alt = " → ".join(grid.caption for grid in drawn)
+            return f"![{alt}]({uri}|width={width})"
     return "```text\n" + grids.text(drawn, inputs) + "\n```"
 
 

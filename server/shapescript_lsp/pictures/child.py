@@ -10,11 +10,13 @@ the reply is {"ok": true, "result": value} or {"ok": false, "kind": ..., "error"
 import json
 import os
 import resource
+import signal
 import struct
 import sys
 import traceback
 
 HEADER = struct.Struct(">I")
+PR_SET_PDEATHSIG = 1
 
 
 def read_message(stream):
@@ -38,6 +40,16 @@ def address_space():
             return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError):
         return 0
+
+
+def die_with_parent():
+    """Ask Linux to kill this process when the server goes, even mid-request."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
 
 
 def limit_memory(extra):
@@ -92,6 +104,7 @@ def answer(torch, request):
 def main():
     incoming, outgoing = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr
+    die_with_parent()
     try:
         import torch
     except ImportError as exc:
