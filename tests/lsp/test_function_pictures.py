@@ -28,7 +28,8 @@ fn classify(x: [n D], w: [D C]) -> [n C] Prob over C:
 async def _hover(client: LanguageClient, uri: str, text: str, needle: str) -> str:
     hover = await client.text_document_hover_async(
         types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri), position=position(text, needle, 2)
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=position(text, needle, len(needle) - 2),
         )
     )
     return markdown(hover)
@@ -105,3 +106,38 @@ async def test_minus_infinity_where_the_mask_was_is_dashed(client: LanguageClien
     result = drawing.split("\n\n")[-1].splitlines()
     assert result[0].startswith("hide(…): [n m]")
     assert any("╌" in line for line in result[1:])
+
+
+DEPENDS = """\
+dim D = 768
+
+fn mlp(x: [n D], w: [D D]) -> [n D]:
+    return relu(x @ w)
+
+fn running(x: [n D]) -> [n D]:
+    return cumsum(x, over=n)
+"""
+
+
+def _rows(text: str, block: int) -> list[list[str]]:
+    drawing = text.split("```text\n", 1)[1].split("```", 1)[0]
+    return [line.split() for line in drawing.split("\n\n")[block].splitlines()[1:]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "changes"),
+    [
+        ("mlp", [[], list(range(6)), []]),
+        ("running", [[], [0], [0]]),
+    ],
+)
+async def test_what_depends_on_what_is_outlined(client: LanguageClient, name, changes):
+    text = await _picture(client, DEPENDS, f"depends_{name}.ss", f"fn {name}")
+    if client.client_name.startswith("visual"):
+        assert f"{name}(…): [n D]" in text and "data:image/png" in text
+        return
+    changed_input = [[c for c, cell in enumerate(row) if cell == "●"] for row in _rows(text, 0)]
+    assert changed_input == [[], [0], []]
+    result = [[c for c, cell in enumerate(row) if cell == "●"] for row in _rows(text, 2)]
+    assert result == changes

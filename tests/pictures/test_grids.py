@@ -61,3 +61,10 @@ def test_the_inputs_and_the_result_are_separated_by_an_arrow():
     drawn = [grids.grid("x", [[1.0]]), grids.grid("y", [[2.0]])]
     assert grids.svg(drawn, 1).count('class="arrow"') == 1
     assert grids.text(drawn, 1).split("\n\n")[1] == "↓"
+
+
+def test_outlined_cells_are_what_depends_on_what():
+    grid = grids.grid("y", [[1.0, 2.0], [3.0, 4.0]], marks=frozenset({(1, 0)}))
+    svg = grids.svg([grid], 1)
+    assert re.findall(r'class="cell marked" data-value="([^"]+)"', svg) == ["3"]
+    assert grids.text([grid], 1).splitlines()[1:] == ["· ░", "● █"]

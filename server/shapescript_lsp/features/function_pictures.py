@@ -7,6 +7,7 @@ function must be one the reference allows running (`pictures.examples.why_not_ru
 from __future__ import annotations
 
 import asyncio
+import math
 from typing import Any
 
 from shapescript.check.program import Checked
@@ -68,27 +69,91 @@ def _drawn(built: Example):
     return [a for a in built.arguments if isinstance(a.type, TensorType) and not a.weight]
 
 
+#: Result domains that say something about the values, so the values are drawn.
+TELLING = frozenset({"Prob", "LogProb", "Index", "Mask"})
+
+
 def picture_grids(built: Example, answer: Any) -> list[grids.Grid]:
-    """The inputs that aren't weights, then the result, as grids."""
-    drawn = [
-        _grid(f"{a.name}: {format_type(a.type)}", a.type, a.value["tensor"], built)
-        for a in _drawn(built)
-    ]
+    """The inputs that aren't weights, then the result, as grids: their values, or, when
+    the values say nothing (matrix products on random numbers), what depends on what."""
+    runs = answer if isinstance(answer, list) and len(answer) in (1, 3) else [answer]
+    base = _results(runs[0])
+    types = list(getattr(built.return_type, "items", ()) or [built.return_type])
+    changed = built.changed()
+    depends = changed is not None and len(runs) == 3 and not _values_tell(built, types, base)
+    drawn = []
+    for index, argument in enumerate(built.arguments):
+        if argument.weight or not isinstance(argument.type, TensorType):
+            continue
+        caption = f"{argument.name}: {format_type(argument.type)}"
+        marks: frozenset[tuple[int, int]] = frozenset()
+        if depends and changed is not None and changed[0] == index:
+            path = [0, *changed[1]] if len(changed[1]) < 2 else changed[1]
+            marks = frozenset({(path[-2], path[-1])})
+        drawn.append(_grid(caption, argument.type, argument.value["tensor"], built, marks))
     weights = [a.name for a in built.arguments if a.weight]
-    results = answer if isinstance(answer, list) else [answer]
-    types = getattr(built.return_type, "elements", None) or [built.return_type]
-    for index, result in enumerate(results):
+    for index, result in enumerate(base):
         type_ = types[index] if index < len(types) else None
         shown = format_type(type_) if type_ is not None else "result"
         caption = f"{built.function}(…): {shown}"
         if weights and index == 0:
             caption += f"   (weights: {', '.join(weights)})"
-        value = result["tensor"] if isinstance(result, dict) else result
-        drawn.append(_grid(caption, type_, value, built))
+        marks = frozenset()
+        if depends:
+            moved = [_results(run)[index] for run in runs[1:]]
+            marks = _changed_cells(result, moved)
+        drawn.append(_grid(caption, type_, _tensor(result), built, marks))
     return drawn
 
 
-def _grid(caption: str, type_: Any, value: Any, built: Example) -> grids.Grid:
+def _results(run: Any) -> list[Any]:
+    return run if isinstance(run, list) else [run]
+
+
+def _tensor(result: Any) -> Any:
+    return result["tensor"] if isinstance(result, dict) else result
+
+
+def _values_tell(built: Example, types: list[Any], base: list[Any]) -> bool:
+    """Whether the values going in and out are the picture: a result whose type says
+    something about its values, one number, an index input, or −∞ in the result."""
+    for type_ in types:
+        domain = getattr(type_, "domain", None)
+        if not isinstance(type_, TensorType) or not type_.axes:
+            return True
+        if domain is not None and domain.name in TELLING:
+            return True
+    for argument in built.arguments:
+        domain = getattr(argument.type, "domain", None)
+        if domain is not None and domain.name in ("Index", "Mask"):
+            return True
+    return any(
+        value == -math.inf
+        for result in base
+        for row in grids.slice_2d(_tensor(result))
+        for value in row
+    )
+
+
+def _changed_cells(result: Any, moved: list[Any]) -> frozenset[tuple[int, int]]:
+    """The drawn cells of the result that aren't bit for bit the same in every run."""
+    rows = grids.slice_2d(_tensor(result))
+    others = [grids.slice_2d(_tensor(other)) for other in moved]
+    return frozenset(
+        (r, c)
+        for r, row in enumerate(rows)
+        for c, value in enumerate(row)
+        if any(other[r][c] != value for other in others)
+    )
+
+
+def _grid(
+    caption: str,
+    type_: Any,
+    value: Any,
+    built: Example,
+    marks: frozenset[tuple[int, int]] = frozenset(),
+) -> grids.Grid:
     domain = getattr(type_, "domain", None)
     if domain is not None and domain.name == "Prob":
         return grids.grid(caption, value, "prob")
@@ -98,4 +163,4 @@ def _grid(caption: str, type_: Any, value: Any, built: Example) -> grids.Grid:
         bound = domain.size.substitute(sizes).value
         if bound:
             return grids.grid(caption, value, "onehot", classes=min(bound, grids.MAX_COLUMNS))
-    return grids.grid(caption, value)
+    return grids.grid(caption, value, marks=marks)

@@ -3,8 +3,9 @@
 It imports only the standard library and torch (never shapescript), limits its own
 address space, and answers requests on stdin with replies on stdout, each a 4-byte
 big-endian length and UTF-8 JSON. A request is {"code": module source, "call": name,
-"args": [value, ...]} where a tensor value is {"tensor": nested lists, "dtype": name};
-the reply is {"ok": true, "result": value} or {"ok": false, "kind": ..., "error": ...}.
+"args": [value, ...]} (or "calls": [[value, ...], ...] to call it several times),
+where a tensor value is {"tensor": nested lists, "dtype": name}; the reply is
+{"ok": true, "result": value} or {"ok": false, "kind": ..., "error": ...}.
 """
 
 import json
@@ -87,10 +88,13 @@ def answer(torch, request):
     try:
         exec(compile(request["code"], request.get("path", "<picture>"), "exec"), namespace)
         function = namespace[request["call"]]
-        args = [to_torch(torch, value) for value in request.get("args", [])]
-        with torch.no_grad():
-            result = function(*args)
-        return {"ok": True, "result": to_plain(torch, result)}
+        calls = request.get("calls") or [request.get("args", [])]
+        results = []
+        for call in calls:
+            args = [to_torch(torch, value) for value in call]
+            with torch.no_grad():
+                results.append(to_plain(torch, function(*args)))
+        return {"ok": True, "result": results if "calls" in request else results[0]}
     except MemoryError:
         return {"ok": False, "kind": "memory", "error": "out of memory"}
     except RuntimeError as exc:

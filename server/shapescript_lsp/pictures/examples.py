@@ -7,6 +7,7 @@ into tensors.
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import re
@@ -25,6 +26,8 @@ SMALL_DIMS = (6, 4, 8, 12)
 #: A generic axis's size: the first one's, then the others'.
 FIRST_AXIS, OTHER_AXES = 3, 5
 SEED = 0
+#: How much the dependency picture changes one input value, up and down.
+CHANGE = 10.0
 #: Calls that read or write outside the function, or train: a function using one isn't run.
 NOT_RUN = frozenset(
     {
@@ -78,11 +81,36 @@ class Example:
     return_type: object = None
 
     def request(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "call": self.function,
-            "args": [argument.value for argument in self.arguments],
-        }
+        """Run it on the example, then with one value of the first data input changed
+        up and then down (when there is one that can change)."""
+        args = [argument.value for argument in self.arguments]
+        calls = [args]
+        changed = self.changed()
+        if changed is not None:
+            index, path = changed
+            for step in (CHANGE, -CHANGE):
+                varied = list(args)
+                varied[index] = _changed(args[index], path, step)
+                calls.append(varied)
+        return {"code": self.code, "call": self.function, "calls": calls}
+
+    def changed(self) -> tuple[int, list[int]] | None:
+        """Which argument and which element of it the dependency picture changes: the
+        first data input's value at index 0 along leading axes, row 1, column 0."""
+        for index, argument in enumerate(self.arguments):
+            type_ = argument.type
+            if argument.weight or not isinstance(type_, TensorType) or not type_.axes:
+                continue
+            if type_.domain.name not in ("Real", "Logit") or type_.domain.interval is not None:
+                return None
+            if not argument.value["dtype"].startswith(("float", "bfloat")):
+                return None
+            sizes = _shape(argument.value["tensor"])
+            path = [0] * len(sizes)
+            row = len(sizes) - 2 if len(sizes) >= 2 else 0
+            path[row] = min(1, sizes[row] - 1)
+            return index, path
+        return None
 
 
 def why_not_run(checked: Checked, name: str) -> str | None:
@@ -266,6 +294,24 @@ def _axis_position(type_: TensorType, name: str | None) -> int:
         if axis.name == name:
             return position
     return len(type_.axes or ()) - 1
+
+
+def _shape(value: Any) -> list[int]:
+    sizes = []
+    while isinstance(value, list):
+        sizes.append(len(value))
+        value = value[0] if value else None
+    return sizes
+
+
+def _changed(value: dict[str, Any], path: list[int], step: float) -> dict[str, Any]:
+    """A copy of a tensor value with the element at `path` moved by `step`."""
+    tensor = json.loads(json.dumps(value["tensor"]))
+    inner = tensor
+    for index in path[:-1]:
+        inner = inner[index]
+    inner[path[-1]] = inner[path[-1]] + step
+    return {**value, "tensor": tensor}
 
 
 def _nest(flat: list[Any], sizes: list[int]) -> Any:

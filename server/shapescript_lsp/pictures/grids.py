@@ -2,7 +2,7 @@
 
 A grid is shaded from its smallest value to its largest (which its caption says); a Prob
 row from 0 to 1, with its sum at the row's end; an Index of one axis as a 1 where it
-points among 0s; −∞ as a dashed cell.
+points among 0s; −∞ as a dashed cell. Outlined cells show what depends on what.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ CAPTION_CHAR_W = 7.5
 SCALE = 2
 SHADES = "·░▒▓█"
 BACKGROUND, INK, LOW, HIGH = "#ffffff", "#1b1f24", (238, 242, 250), (25, 70, 170)
+MARK = "#e8590c"
+DEPENDS = "●"
 
 
 @record
@@ -35,12 +37,20 @@ class Grid:
     shading: str = "range"
     low: float = 0.0
     high: float = 1.0
+    #: Cells outlined: the input value changed, or the result values that changed.
+    marks: frozenset[tuple[int, int]] = frozenset()
 
     def sums(self) -> list[float]:
         return [sum(value for value in row if value is not None) for row in self.rows]
 
 
-def grid(caption: str, value: Any, shading: str = "range", classes: int = 0) -> Grid:
+def grid(
+    caption: str,
+    value: Any,
+    shading: str = "range",
+    classes: int = 0,
+    marks: frozenset[tuple[int, int]] = frozenset(),
+) -> Grid:
     """The grid of a tensor's value (nested lists): index 0 along all but its last two axes,
     at most 8 rows and 10 columns. With `classes`, an index tensor is drawn one-hot."""
     rows = _slice(value)
@@ -52,7 +62,12 @@ def grid(caption: str, value: Any, shading: str = "range", classes: int = 0) -> 
     low, high = (min(values), max(values)) if values else (0.0, 1.0)
     if shading in ("prob", "onehot"):
         low, high = 0.0, 1.0
-    return Grid(caption, rows, shading, low, high)
+    return Grid(caption, rows, shading, low, high, marks)
+
+
+def slice_2d(value: Any) -> list[list[Any]]:
+    """The rows `grid` draws: index 0 along all but the last two axes, at most 8 × 10."""
+    return [row[:MAX_COLUMNS] for row in _slice(value)[:MAX_ROWS]]
 
 
 def _slice(value: Any) -> list[list[Any]]:
@@ -150,9 +165,11 @@ def _svg_grid(grid_: Grid, x: float, y: float) -> tuple[str, float, float]:
                 f"{round(a + (b - a) * level):02x}" for a, b in zip(LOW, HIGH, strict=True)
             )
             ink = "#ffffff" if level > 0.55 else INK
+            mark = f' stroke="{MARK}" stroke-width="3"' if (r, c) in grid_.marks else ""
+            kind = "cell marked" if mark else "cell"
             out.append(
-                f'<rect class="cell" data-value="{value:.4g}" x="{cx + 1}" y="{cy + 1}" '
-                f'width="{CELL_W - 2}" height="{CELL_H - 2}" fill="{fill}"/>'
+                f'<rect class="{kind}" data-value="{value:.4g}" x="{cx + 2}" y="{cy + 2}" '
+                f'width="{CELL_W - 4}" height="{CELL_H - 4}" fill="{fill}"{mark}/>'
                 f'<text x="{cx + CELL_W / 2}" y="{cy + 16}" font-size="11" fill="{ink}" '
                 f'text-anchor="middle">{_number(value)}</text>'
             )
@@ -169,8 +186,8 @@ def _svg_grid(grid_: Grid, x: float, y: float) -> tuple[str, float, float]:
 
 
 def text(grids: list[Grid], arrow_after: int) -> str:
-    """The grids one under the other, in shade characters, with an arrow line between
-    the inputs and the result."""
+    """The grids one under the other, in shade characters (● for an outlined cell), with
+    an arrow line between the inputs and the result."""
     blocks = []
     for index, grid_ in enumerate(grids):
         if index == arrow_after and index > 0:
@@ -184,7 +201,10 @@ def _text_grid(grid_: Grid) -> str:
     sums = grid_.sums()
     for r, row in enumerate(grid_.rows):
         cells = []
-        for value in row:
+        for c, value in enumerate(row):
+            if (r, c) in grid_.marks:
+                cells.append(DEPENDS)
+                continue
             if value is None:
                 cells.append("╌")
                 continue
