@@ -16,6 +16,7 @@ from shapescript.check.types import TensorType, format_type
 from shapescript_lsp.features.context import word_at
 from shapescript_lsp.pictures import grids
 from shapescript_lsp.pictures.examples import Example, example
+from shapescript_lsp.pictures.png import png_uri
 from shapescript_lsp.pictures.runs import Failed, PictureRuns
 
 
@@ -53,11 +54,10 @@ async def function_picture(
 
 
 def markdown(drawn: list[grids.Grid], inputs: int, images: bool) -> str:
+    """An image where the client shows them and it fits in a hover, else the text."""
     if images:
-        from shapescript_lsp.render.shapes import png_data_uri
-
         svg = grids.svg(drawn, inputs)
-        uri = png_data_uri(svg)
+        uri = png_uri(svg)
         if uri is not None:
             width = svg.split('viewBox="0 0 ', 1)[1].split(" ", 1)[0]
             alt = " → ".join(grid.caption for grid in drawn)
