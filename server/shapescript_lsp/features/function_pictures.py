@@ -13,6 +13,7 @@ from typing import Any
 from shapescript.check.program import Checked
 from shapescript.check.sizes import Poly
 from shapescript.check.types import TensorType, format_type
+from shapescript_lsp.features.call_pictures import PICTURED, call_function
 from shapescript_lsp.features.context import word_at
 from shapescript_lsp.pictures import grids
 from shapescript_lsp.pictures.examples import Example, example
@@ -37,11 +38,7 @@ async def function_picture(
     """The picture's Markdown for the function named at `offset`, or ""."""
     if not allowed(pictures, python):
         return ""
-    found = word_at(checked.source.text, offset)
-    symbol = checked.definition_at(offset)
-    if found is None or symbol is None or symbol.kind != "fn" or found[0] != symbol.name:
-        return ""
-    built = await asyncio.to_thread(example, checked, symbol.name)
+    built = await asyncio.to_thread(_example_at, checked, offset)
     if built is None:
         return ""
     assert python is not None
@@ -51,6 +48,21 @@ async def function_picture(
     if isinstance(answer, Failed):
         return f"*No picture: {answer.message}*" if answer.kind in ("time", "memory") else ""
     return markdown(picture_grids(built, answer), len(_drawn(built)), images)
+
+
+def _example_at(checked: Checked, offset: int) -> Example | None:
+    """The example for the function named at `offset`, or for the call there."""
+    found = word_at(checked.source.text, offset)
+    symbol = checked.definition_at(offset)
+    if found is not None and symbol is not None and symbol.kind == "fn":
+        return example(checked, symbol.name) if found[0] == symbol.name else None
+    made = call_function(checked, offset)
+    if made is None:
+        return None
+    built = example(made[0], PICTURED)
+    if built is not None:
+        built.label, built.return_type = made[1], made[2]
+    return built
 
 
 def markdown(drawn: list[grids.Grid], inputs: int, images: bool) -> str:
@@ -95,7 +107,7 @@ def picture_grids(built: Example, answer: Any) -> list[grids.Grid]:
     for index, result in enumerate(base):
         type_ = types[index] if index < len(types) else None
         shown = format_type(type_) if type_ is not None else "result"
-        caption = f"{built.function}(…): {shown}"
+        caption = f"{built.label or built.function + '(…)'}: {shown}"
         if weights and index == 0:
             caption += f"   (weights: {', '.join(weights)})"
         marks = frozenset()

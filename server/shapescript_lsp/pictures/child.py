@@ -2,9 +2,9 @@
 
 It imports only the standard library and torch (never shapescript), limits its own
 address space, and answers requests on stdin with replies on stdout, each a 4-byte
-big-endian length and UTF-8 JSON. A request is {"code": module source, "call": name,
-"args": [value, ...]} (or "calls": [[value, ...], ...] to call it several times),
-where a tensor value is {"tensor": nested lists, "dtype": name}; the reply is
+big-endian length and UTF-8 JSON. A request is {"code": module source, "call": name
+(which the compiled module may have suffixed with _), "args": [value, ...]} (or
+"calls": [[value, ...], ...] to call it several times), where a tensor value is {"tensor": nested lists, "dtype": name}; the reply is
 {"ok": true, "result": value} or {"ok": false, "kind": ..., "error": ...}.
 """
 
@@ -87,7 +87,8 @@ def answer(torch, request):
     namespace = {"__name__": "_ss_picture"}
     try:
         exec(compile(request["code"], request.get("path", "<picture>"), "exec"), namespace)
-        function = namespace[request["call"]]
+        name = request["call"]
+        function = namespace.get(name) or namespace[name + "_"]
         calls = request.get("calls") or [request.get("args", [])]
         results = []
         for call in calls:

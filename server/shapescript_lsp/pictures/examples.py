@@ -79,6 +79,8 @@ class Example:
     arguments: list[Argument]
     dims: dict[str, int]
     return_type: object = None
+    #: What the result's caption calls it: the call as written, for a call's picture.
+    label: str = ""
 
     def request(self) -> dict[str, Any]:
         """Run it on the example, then with one value of the first data input changed
@@ -209,7 +211,7 @@ def example(checked: Checked, name: str) -> Example | None:
     if small is None or why_not_run(small, name) is not None:
         return None
     generated = generate(small, BuildOptions(standalone=True, devices="cpu"))
-    if generated.tree is None or generated.unsupported:
+    if generated.tree is None:
         return None
     signature = small.signatures[name]
     dims = dict(small.dim_values)
