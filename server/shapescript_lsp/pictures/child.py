@@ -4,7 +4,8 @@ It imports only the standard library and torch (never shapescript), limits its o
 address space, and answers requests on stdin with replies on stdout, each a 4-byte
 big-endian length and UTF-8 JSON. A request is {"code": module source, "call": name
 (which the compiled module may have suffixed with _), "args": [value, ...]} (or
-"calls": [[value, ...], ...] to call it several times), where a tensor value is {"tensor": nested lists, "dtype": name}; the reply is
+"calls": [[value, ...], ...] to call it several times), where a tensor value is
+{"tensor": nested lists, "dtype": name}; the reply is
 {"ok": true, "result": value} or {"ok": false, "kind": ..., "error": ...}.
 """
 
