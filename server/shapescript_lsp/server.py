@@ -348,17 +348,17 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
     if answer is None and document.last_good is not None and document.last_good is not checked:
         good = document.last_good
         answer = HoverRenderer(ls.images).hover(good, min(offset, len(good.source.text)))
-    elif isinstance(answer, types.Hover) and isinstance(answer.contents, types.MarkupContent):
-        picture = await function_picture(
-            ls.picture_runs,
-            checked,
-            offset,
-            pictures=ls.pictures,
-            python=ls.python,
-            images=ls.images,
-        )
-        if picture:
-            answer.contents.value += "\n\n---\n\n" + picture
+        return answer
+    picture = await function_picture(
+        ls.picture_runs, checked, offset, pictures=ls.pictures, python=ls.python, images=ls.images
+    )
+    if not picture:
+        return answer
+    if answer is None:
+        markup = types.MarkupContent(kind=types.MarkupKind.Markdown, value=picture)
+        return types.Hover(contents=markup)
+    if isinstance(answer.contents, types.MarkupContent):
+        answer.contents.value += "\n\n---\n\n" + picture
     return answer
 
 

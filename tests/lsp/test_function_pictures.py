@@ -29,10 +29,15 @@ async def _hover(client: LanguageClient, uri: str, text: str, needle: str) -> st
     hover = await client.text_document_hover_async(
         types.HoverParams(
             text_document=types.TextDocumentIdentifier(uri=uri),
-            position=position(text, needle, len(needle) - 2),
+            position=position(text, needle, 0 if needle[0] in "|-" else len(needle) - 2),
         )
     )
     return markdown(hover)
+
+
+def _drawing(text: str) -> str:
+    """The function picture's text drawing: the hover's last text block."""
+    return text.rsplit("```text\n", 1)[1].split("```", 1)[0]
 
 
 async def test_nothing_runs_unless_pictures_are_allowed(client: LanguageClient, tmp_path):
@@ -80,7 +85,7 @@ async def test_a_function_picture_shows_its_input_and_its_prob_rows_with_their_s
         assert width > 2 * height > 0
         assert len(text) < 100_000
         return
-    drawing = text.split("```text\n", 1)[1].split("```", 1)[0]
+    drawing = _drawing(text)
     blocks = drawing.split("\n\n")
     assert blocks[0].startswith("x: [n D]   (−") and len(blocks[0].splitlines()) == 4
     assert blocks[1] == "↓"
@@ -102,7 +107,7 @@ async def test_minus_infinity_where_the_mask_was_is_dashed(client: LanguageClien
     if client.client_name.startswith("visual"):
         assert "hide(…): [n m]" in text and "data:image/png" in text
         return
-    drawing = text.split("```text\n", 1)[1].split("```", 1)[0]
+    drawing = _drawing(text)
     result = drawing.split("\n\n")[-1].splitlines()
     assert result[0].startswith("hide(…): [n m]")
     assert any("╌" in line for line in result[1:])
@@ -120,7 +125,7 @@ fn running(x: [n D]) -> [n D]:
 
 
 def _rows(text: str, block: int) -> list[list[str]]:
-    drawing = text.split("```text\n", 1)[1].split("```", 1)[0]
+    drawing = _drawing(text)
     return [line.split() for line in drawing.split("\n\n")[block].splitlines()[1:]]
 
 
@@ -141,3 +146,37 @@ async def test_what_depends_on_what_is_outlined(client: LanguageClient, name, ch
     assert changed_input == [[], [0], []]
     result = [[c for c, cell in enumerate(row) if cell == "●"] for row in _rows(text, 2)]
     assert result == changes
+
+
+CALLS = """\
+dim C = 10
+
+fn f(z: [n C], s: [n m], keep: [n m] Mask) -> [n C] Prob over C:
+    hidden = s |> masked_fill(!keep, -inf)
+    q = einsum(z, z: n C, k C -> n k)
+    return z |> softmax(over=C)
+"""
+
+
+@pytest.mark.slow
+async def test_a_stage_into_softmax_shows_its_rows_summing_to_one(client: LanguageClient):
+    text = await _picture(client, CALLS, "stage_softmax.ss", "|> softmax")
+    assert "[n C]  →  [n C] Prob over C" in text
+    if client.client_name.startswith("visual"):
+        assert "stage_input: [n C] → |> softmax(over=C): [n C] Prob over C" in text
+        return
+    drawing = _drawing(text)
+    result = drawing.split("\n\n")[-1].splitlines()
+    assert result[0] == "|> softmax(over=C): [n C] Prob over C   (0 … 1)"
+    assert all(line.endswith("   Σ 1") for line in result[1:])
+
+
+@pytest.mark.slow
+async def test_the_arrow_of_an_einsum_shows_what_depends_on_what(client: LanguageClient):
+    text = await _picture(client, CALLS, "einsum_arrow.ss", "-> n k")
+    assert "[n C]  →  [n k]" in text
+    if client.client_name.startswith("visual"):
+        assert "einsum(z, z: n C, k C -> n k): [n k]" in text and "data:image/png" in text
+        return
+    result = [[c for c, cell in enumerate(row) if cell == "●"] for row in _rows(text, 2)]
+    assert result == [[1], [0, 1, 2], [1]]

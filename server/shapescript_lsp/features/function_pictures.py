@@ -47,7 +47,17 @@ async def function_picture(
         return "*The picture is still being computed; hover again.*"
     if isinstance(answer, Failed):
         return f"*No picture: {answer.message}*" if answer.kind in ("time", "memory") else ""
-    return markdown(picture_grids(built, answer), len(_drawn(built)), images)
+    picture = markdown(picture_grids(built, answer), len(_drawn(built)), images)
+    if built.label and not built.label.startswith("|>"):
+        return f"{_types_line(built)}\n\n{picture}"
+    return picture
+
+
+def _types_line(built: Example) -> str:
+    """A pattern call's operand types and its result's, on a line."""
+    operands = ", ".join(format_type(a.type) for a in built.arguments)
+    result = format_type(built.return_type) if built.return_type is not None else "?"
+    return f"```shapescript\n{operands}  →  {result}\n```"
 
 
 def _example_at(checked: Checked, offset: int) -> Example | None:
