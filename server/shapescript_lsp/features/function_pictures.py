@@ -38,7 +38,12 @@ async def function_picture(
     """The picture's Markdown for the function named at `offset`, or ""."""
     if not allowed(pictures, python):
         return ""
-    built = await asyncio.to_thread(_example_at, checked, offset)
+    key = (checked.source.path, checked.source.text, offset)
+    if key in runs.examples:
+        built = runs.examples[key]
+    else:
+        built = await asyncio.to_thread(_example_at, checked, offset)
+        runs.keep_example(key, built)
     if built is None:
         return ""
     assert python is not None

@@ -36,6 +36,14 @@ class PictureRuns:
         self.worker: Worker | None = None
         self.answers: OrderedDict[str, Any] = OrderedDict()
         self.running: dict[str, asyncio.Task] = {}
+        #: The examples built for recent hovers, by file, text and offset (None: no picture).
+        self.examples: OrderedDict[tuple[str, str, int], Any] = OrderedDict()
+
+    def keep_example(self, key: tuple[str, str, int], example: Any) -> None:
+        """Keep a hover's example, so that hovering there again doesn't build it again."""
+        self.examples[key] = example
+        while len(self.examples) > KEPT:
+            self.examples.popitem(last=False)
 
     async def answer(self, python: str, request: dict[str, Any]) -> Any:
         """The request's answer (a `Failed` if it failed), or None if it is still running
