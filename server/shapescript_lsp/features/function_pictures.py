@@ -1,4 +1,5 @@
-"""Hovering a function's name: a picture of what it does, from a run on a small example.
+"""Hovering a function's name, or a call that computes (`call_pictures`): a picture of
+what it does, from a run on a small example by the torch worker.
 
 Nothing runs unless the client allows pictures and the server was given a Python; the
 function must be one the reference allows running (`pictures.examples.why_not_run`).
@@ -35,7 +36,8 @@ async def function_picture(
     python: str | None,
     images: bool,
 ) -> str:
-    """The picture's Markdown for the function named at `offset`, or ""."""
+    """The picture's Markdown for the function named at `offset` or the call there, or
+    "" when there is none (or it may not run)."""
     if not allowed(pictures, python):
         return ""
     key = (checked.source.path, checked.source.text, offset)
@@ -92,7 +94,8 @@ def markdown(drawn: list[grids.Grid], inputs: int, images: bool) -> str:
     return "```text\n" + grids.text(drawn, inputs) + "\n```"
 
 
-def _drawn(built: Example):
+def _drawn(built: Example) -> list:
+    """The arguments drawn: tensors that aren't weights."""
     return [a for a in built.arguments if isinstance(a.type, TensorType) and not a.weight]
 
 
@@ -103,7 +106,7 @@ TELLING = frozenset({"Prob", "LogProb", "Index", "Mask"})
 def picture_grids(built: Example, answer: Any) -> list[grids.Grid]:
     """The inputs that aren't weights, then the result, as grids: their values, or, when
     the values say nothing (matrix products on random numbers), what depends on what."""
-    runs = answer if isinstance(answer, list) and len(answer) in (1, 3) else [answer]
+    runs = answer if isinstance(answer, list) else [answer]
     base = _results(runs[0])
     types = list(getattr(built.return_type, "items", ()) or [built.return_type])
     changed = built.changed()
