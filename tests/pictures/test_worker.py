@@ -133,3 +133,18 @@ async def test_a_failed_request_is_kept_and_not_sent_again():
         assert runs.worker is not None and runs.worker.starts == 1
     finally:
         await runs.close()
+
+
+async def test_a_cancelled_request_doesnt_answer_the_next_one():
+    slow = {"code": "import time\ndef f():\n    time.sleep(0.5)\n    return 1\n", "call": "f"}
+    worker = Worker(sys.executable)
+    try:
+        await worker.run(DOUBLE)
+        task = asyncio.get_running_loop().create_task(worker.run(slow))
+        await asyncio.sleep(0.1)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert (await worker.run(DOUBLE))["tensor"] == [2.0, 5.0]
+    finally:
+        await worker.close()

@@ -69,6 +69,12 @@ class Worker:
             except (ConnectionError, asyncio.IncompleteReadError):
                 await self._kill()
                 raise self._failed("crash", "the worker stopped") from None
+            except asyncio.CancelledError:
+                # A reply may still come: a worker left half-way would answer the next
+                # request with this one's reply.
+                process.kill()
+                self.process = None
+                raise
             if reply.get("ok"):
                 return reply.get("result")
             kind = reply.get("kind", "error")
