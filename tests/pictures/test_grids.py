@@ -68,3 +68,10 @@ def test_outlined_cells_are_what_depends_on_what():
     svg = grids.svg([grid], 1)
     assert re.findall(r'class="cell marked" data-value="([^"]+)"', svg) == ["3"]
     assert grids.text([grid], 1).splitlines()[1:] == ["· ░", "● █"]
+
+
+def test_a_mask_says_true_and_false():
+    grid = grids.grid("keep: [n m] Mask", [[True, False]], "mask")
+    svg = grids.svg([grid], 1)
+    assert ">true</text>" in svg and ">false</text>" in svg and "false … true" in svg
+    assert grids.text([grid], 1).splitlines()[1] == "█ ·"

@@ -187,6 +187,8 @@ def _grid(
     domain = getattr(type_, "domain", None)
     if domain is not None and domain.name == "Prob":
         return grids.grid(caption, value, "prob")
+    if domain is not None and domain.name == "Mask":
+        return grids.grid(caption, value, "mask")
     one_axis = isinstance(value, list) and not (value and isinstance(value[0], list))
     if domain is not None and domain.name == "Index" and domain.size is not None and one_axis:
         sizes = {name: Poly.const(size) for name, size in built.dims.items()}

@@ -30,7 +30,7 @@ DEPENDS = "●"
 @record
 class Grid:
     """A slice to draw: its caption, rows of values (None for −∞), how it is shaded
-    ("range", "prob" or "onehot"), and the full range of the tensor's values."""
+    ("range", "prob", "onehot" or "mask"), and the full range of the tensor's values."""
 
     caption: str
     rows: list[list[float | None]]
@@ -60,7 +60,7 @@ def grid(
     rows = [[_finite(v) for v in row[:MAX_COLUMNS]] for row in rows[:MAX_ROWS]]
     values = [v for row in rows for v in row if v is not None]
     low, high = (min(values), max(values)) if values else (0.0, 1.0)
-    if shading in ("prob", "onehot"):
+    if shading in ("prob", "onehot", "mask"):
         low, high = 0.0, 1.0
     return Grid(caption, rows, shading, low, high, marks)
 
@@ -93,6 +93,12 @@ def _level(grid_: Grid, value: float) -> float:
     return max(0.0, min(1.0, (value - grid_.low) / (grid_.high - grid_.low)))
 
 
+def _cell_text(grid_: Grid, value: float) -> str:
+    if grid_.shading == "mask":
+        return "true" if value else "false"
+    return _number(value)
+
+
 def _number(value: float) -> str:
     if value == int(value) and abs(value) < 1000:
         return str(int(value))
@@ -104,6 +110,8 @@ def range_text(grid_: Grid) -> str:
         return "0 … 1"
     if grid_.shading == "onehot":
         return "one-hot"
+    if grid_.shading == "mask":
+        return "false … true"
     return f"{_number(grid_.low)} … {_number(grid_.high)}"
 
 
@@ -171,7 +179,7 @@ def _svg_grid(grid_: Grid, x: float, y: float) -> tuple[str, float, float]:
                 f'<rect class="{kind}" data-value="{value:.4g}" x="{cx + 2}" y="{cy + 2}" '
                 f'width="{CELL_W - 4}" height="{CELL_H - 4}" fill="{fill}"{mark}/>'
                 f'<text x="{cx + CELL_W / 2}" y="{cy + 16}" font-size="11" fill="{ink}" '
-                f'text-anchor="middle">{_number(value)}</text>'
+                f'text-anchor="middle">{_cell_text(grid_, value)}</text>'
             )
         if sums:
             total = grid_.sums()[r]
