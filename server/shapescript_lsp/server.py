@@ -32,6 +32,7 @@ from shapescript_lsp.features.completion import Completer, resolve
 from shapescript_lsp.features.cross_references import importers, key_of, shared, uses_in
 from shapescript_lsp.features.definition import declaration_of, definition, references
 from shapescript_lsp.features.diagnostics import publishable
+from shapescript_lsp.features.function_pictures import function_picture
 from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hints
 from shapescript_lsp.features.python_names import python_definition
@@ -41,6 +42,7 @@ from shapescript_lsp.import_graph import WorkspaceView
 from shapescript_lsp.import_reading import normalized, search_path
 from shapescript_lsp.indexing import BackgroundIndexer
 from shapescript_lsp.library import Library
+from shapescript_lsp.pictures.runs import PictureRuns
 from shapescript_lsp.positions import offset_of, range_of
 from shapescript_lsp.protocol import ShapeScriptProtocol, strict_converter
 from shapescript_lsp.render.themes import DEFAULT_THEME, theme_name
@@ -75,6 +77,8 @@ class ShapeScriptServer(LanguageServer):
         self.hover_images = True
         #: The editor theme's kind pictures are drawn for (render/themes.py).
         self.theme = DEFAULT_THEME
+        #: The torch worker's runs for pictures of what a function does.
+        self.picture_runs = PictureRuns()
         #: The `inlayHints.bindings` option: hints after bound names (on by default).
         self.binding_hints = True
         self.debounce = DEFAULT_DEBOUNCE_S
@@ -352,6 +356,22 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
     if answer is None and document.last_good is not None and document.last_good is not checked:
         good = document.last_good
         answer = renderer.hover(good, min(offset, len(good.source.text)))
+        return answer
+    picture = await function_picture(
+        ls.picture_runs,
+        checked,
+        offset,
+        pictures=ls.pictures,
+        python=ls.python,
+        images=ls.images and ls.hover_images,
+    )
+    if not picture:
+        return answer
+    if answer is None:
+        markup = types.MarkupContent(kind=types.MarkupKind.Markdown, value=picture)
+        return types.Hover(contents=markup)
+    if isinstance(answer.contents, types.MarkupContent):
+        answer.contents.value += "\n\n---\n\n" + picture
     return answer
 
 
