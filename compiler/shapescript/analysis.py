@@ -12,10 +12,18 @@ from shapescript.syntax.source import SourceFile
 
 
 def analyze(
-    source: SourceFile, *, search_path: Sequence[str] = (), read: Reader | None = None
+    source: SourceFile,
+    *,
+    search_path: Sequence[str] = (),
+    read: Reader | None = None,
+    retain: list[Checked] | None = None,
 ) -> list[Diagnostic]:
-    """Every diagnostic found in one source file."""
-    return check(source, search_path=search_path, read=read).diagnostics
+    """Every diagnostic found in one source file; the checked program is appended to
+    `retain`, when given, instead of being freed on return."""
+    checked = check(source, search_path=search_path, read=read)
+    if retain is not None:
+        retain.append(checked)
+    return checked.diagnostics
 
 
 def check(

@@ -140,6 +140,13 @@ def _print_text(checked: list[tuple[Diagnostic, SourceFile]], limit: int, color:
             print()
 
 
+#: Set to a list by `python -m shapescript check`, which ends the process without
+#: tearing the interpreter down (`shapescript.__main__`): each file's analysis is kept
+#: there, since freeing the millions of objects of a big one costs a few percent of its
+#: check, for nothing.
+retained: list | None = None
+
+
 def _run_check(args: argparse.Namespace) -> int:
     if args.max_diagnostics < 0:
         raise UsageError("--max-diagnostics takes a count of 0 or more (0 shows all)")
@@ -153,7 +160,7 @@ def _run_check(args: argparse.Namespace) -> int:
             found = [problem]
         else:
             try:
-                found = analysis.analyze(source, search_path=search_path)
+                found = analysis.analyze(source, search_path=search_path, retain=retained)
             except Exception as exc:
                 _internal_error(f"internal error while checking {source.path}", exc)
                 crashed += 1

@@ -231,10 +231,19 @@ def record(cls: type[T] | None = None, /, *, frozen: bool = False) -> Any:
     return _build(cls, frozen)
 
 
+#: Each record class's field names, in order, as `replace` reads them.
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def replace(instance: T, /, **changes: Any) -> T:
     """A copy of a record with some fields changed."""
-    values = {item.name: getattr(instance, item.name) for item in type(instance).__record_fields__}
-    unknown = set(changes) - set(values)
-    if unknown:
-        raise TypeError(f"{type(instance).__name__} has no field {sorted(unknown)[0]!r}")
-    return type(instance)(**(values | changes))  # type: ignore[call-arg]
+    cls = type(instance)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(item.name for item in cls.__record_fields__)
+    values = {name: getattr(instance, name) for name in names}
+    if not changes.keys() <= values.keys():
+        unknown = set(changes) - set(values)
+        raise TypeError(f"{cls.__name__} has no field {sorted(unknown)[0]!r}")
+    values.update(changes)
+    return cls(**values)  # type: ignore[call-arg]

@@ -37,16 +37,20 @@ from shapescript.syntax.source import SourceFile, Span
 from shapescript.syntax.tokens import Comment
 
 
-def declarations_fingerprint(module: ast.Module, text: str) -> int:
+def declarations_fingerprint(
+    module: ast.Module, text: str, declared: set[str] | None = None
+) -> int:
     """A hash of everything a function body's check depends on outside the body itself.
 
     That is every item's text, except that a function with a declared return type
     counts only up to its body: editing inside such a body leaves the fingerprint, and so
     every other function's memoized result, as it is. A generic function's body counts:
-    its callers check its instances.
+    its callers check its instances. `declared` is `declared_type_names(module)`, when
+    already known.
     """
     parts = []
-    declared = declared_type_names(module)
+    if declared is None:
+        declared = declared_type_names(module)
     for index, item in enumerate(module.items):
         base = module.base_of(index)
         end = item.span.end
@@ -121,7 +125,7 @@ def _check_parsed(
     by_base = {}
     for item_facts in items:
         by_base.setdefault(item_facts.base, item_facts)
-    fingerprint = declarations_fingerprint(module, source.text)
+    fingerprint = declarations_fingerprint(module, source.text, scope.declared_types)
     if table.infos:
         fingerprint = hash((fingerprint, table.key))
     model_memo: dict = {}
@@ -139,15 +143,20 @@ def _check_parsed(
     scope.data_infos = check_data_records(module, scope, reporter, items, source.text)
     imports.finish(scope)
 
-    def on_reference(name: str, span: Span, base: int) -> None:
-        symbol = scope.symbols.get(name)
-        if symbol is not None and base in by_base:
-            reference = (
-                Reference(span, module_name=name)
-                if symbol.path == source.path
-                else Reference(span, symbol)
-            )
-            by_base[base].declaration.references.append(reference)
+    def on_references(references: list[tuple[str, Span]], base: int) -> None:
+        facts = by_base.get(base)
+        if facts is None:
+            return
+        add = facts.declaration.references.append
+        symbols, path = scope.symbols, source.path
+        for name, span in references:
+            symbol = symbols.get(name)
+            if symbol is not None:
+                add(
+                    Reference(span, module_name=name)
+                    if symbol.path == path
+                    else Reference(span, symbol)
+                )
 
     context_key = _context_fingerprint(module, source.text)
     if table.infos:
@@ -155,7 +164,7 @@ def _check_parsed(
     signature_memo = build_signatures(
         scope,
         TypeResolver(reporter),
-        on_reference,
+        on_references,
         context_key,
         previous.memo.get("signatures") if previous is not None else None,
     )

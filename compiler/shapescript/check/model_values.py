@@ -58,20 +58,19 @@ def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
     data = data_values.fit_problem(expected, actual)
     if data is not None:
         return data
-    shown = format_type(actual)
     if isinstance(expected, ModelType):
         if isinstance(actual, ModelType) and actual.name == expected.name:
             return None
         if isinstance(actual, ModelType):
             return "E0904", f"it is a {actual.name}, not a {expected.name}"
         if isinstance(actual, _DEFINITE):
-            return "E0904", f"{shown} isn't the model {expected.name}"
+            return "E0904", f"{format_type(actual)} isn't the model {expected.name}"
         return None
     if isinstance(expected, GradType):
         if isinstance(actual, GradType) and actual.model == expected.model:
             return None
         if isinstance(actual, _DEFINITE):
-            return "E0904", f"{shown} isn't a gradient of {expected.model}"
+            return "E0904", f"{format_type(actual)} isn't a gradient of {expected.model}"
         return None
     if isinstance(expected, OptimizerType):
         if isinstance(actual, OptimizerType) and actual.kind == expected.kind:
@@ -79,7 +78,7 @@ def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
                 return None
             return "E1502", f"it is state for a {actual.model}, not a {expected.model}"
         if isinstance(actual, _DEFINITE):
-            return "E1503", f"{shown} isn't {format_type(expected)}"
+            return "E1503", f"{format_type(actual)} isn't {format_type(expected)}"
         return None
     if isinstance(expected, ScheduleType):
         if isinstance(actual, ScheduleType) or (
@@ -87,13 +86,13 @@ def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
         ):
             return None
         if isinstance(actual, _DEFINITE):
-            return "E1504", f"{shown} isn't a number or a Schedule"
+            return "E1504", f"{format_type(actual)} isn't a number or a Schedule"
         return None
     if isinstance(expected, ModeType):
         if isinstance(actual, ModeType):
             return None
         if isinstance(actual, _DEFINITE):
-            return "E1202", f"{shown} isn't a Mode: pass Train(seed=…) or Eval"
+            return "E1202", f"{format_type(actual)} isn't a Mode: pass Train(seed=…) or Eval"
         return None
     if isinstance(expected, LogsType):
         if isinstance(actual, LogsType) and actual.name == expected.name:
@@ -101,19 +100,22 @@ def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
         if isinstance(actual, LogsType):
             return "E1403", f"it is a {actual.name} record, not a {expected.name}"
         if isinstance(actual, _NOT_LOGGING):
-            return "E1403", f"{shown} isn't a {expected.name} record"
+            return "E1403", f"{format_type(actual)} isn't a {expected.name} record"
         return None
     if isinstance(expected, SinkType):
         if isinstance(actual, SinkType):
             return None
         if isinstance(actual, _NOT_LOGGING):
-            return "E1404", f"{shown} isn't a LogSink: a sink is a Python object passed in"
+            return (
+                "E1404",
+                f"{format_type(actual)} isn't a LogSink: a sink is a Python object passed in",
+            )
         return None
     if isinstance(expected, TensorType | HostType):
         if isinstance(actual, GradType):
             return "E1108", "a gradient isn't a tensor: only its fields are"
         if isinstance(actual, _NOT_TENSORS):
-            return "E0412", f"{shown} isn't a tensor"
+            return "E0412", f"{format_type(actual)} isn't a tensor"
     return None
 
 

@@ -80,6 +80,9 @@ class ModuleScope:
     device_count: int = 1
     #: The other `.ss` files it imports (`imports.ImportTable`), once they are read.
     imports: object = None
+    #: The names its declarations give, which a type variable can't have
+    #: (`type_variables.declared_type_names`).
+    declared_types: set[str] = field(default_factory=set)
 
     def type_context(self, on_reference=None) -> TypeContext:
         return TypeContext(
@@ -247,13 +250,19 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
     """Gather module-scope declarations, reporting names declared twice (E0302)."""
     scope = ModuleScope(path)
     models = {item.name for item in module.items if isinstance(item, ast.ModelDecl)}
-    function_names = FunctionNames(models, declared_type_names(module))
+    scope.declared_types = declared_type_names(module)
+    function_names = FunctionNames(models, scope.declared_types)
     devices = _DevicesLines()
     for index, item in enumerate(module.items):
         base = module.base_of(index)
         reporter.base = base
         entries: list[tuple[str, str, Span]] = []
-        if isinstance(item, ast.DimDecl):
+        # Functions first: most items are functions.
+        if isinstance(item, ast.FnDecl):
+            if not function_names.admit(scope, item, base, reporter):
+                continue
+            entries.append((item.name, "fn", item.name_span))
+        elif isinstance(item, ast.DimDecl):
             entries.append((item.name, "dim", item.name_span))
         elif isinstance(item, ast.AliasDecl):
             entries.append((item.name, "alias", item.name_span))
@@ -266,10 +275,6 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
             entries.append((item.name, "domain", item.name_span))
             scope.domains.add(item.name)
             scope.domain_intervals[item.name] = interval
-        elif isinstance(item, ast.FnDecl):
-            if not function_names.admit(scope, item, base, reporter):
-                continue
-            entries.append((item.name, "fn", item.name_span))
         elif isinstance(item, ast.ExternFnDecl):
             entries.append((item.name, "extern", item.name_span))
         elif isinstance(item, ast.ModelDecl):
@@ -607,11 +612,12 @@ class _SignatureMemo:
 def build_signatures(
     scope: ModuleScope,
     resolver: TypeResolver,
-    on_reference,
+    on_references,
     context_key: int = 0,
     previous: dict | None = None,
 ) -> dict:
-    """Resolve every function's signature; `on_reference(name, span, base)` records names.
+    """Resolve every function's signature; `on_references(references, base)` records the
+    names each one refers to, as `(name, span)` pairs relative to the item at `base`.
 
     A signature whose declaration (the same parsed object, so the same text) and context
     (`context_key`: dims, aliases, domains, records) are unchanged since `previous` is
@@ -638,10 +644,10 @@ def build_signatures(
             signature = build_signature(decl, resolver, scope.type_context(note))
             diagnostics = [shift_diagnostic(d, -base) for d in reporter.diagnostics[before:]]
             entry = _SignatureMemo(decl, signature, references, diagnostics)
-        else:
+        elif entry.diagnostics:
             reporter.diagnostics.extend(shift_diagnostic(d, base) for d in entry.diagnostics)
-        for ref, span in entry.references:
-            on_reference(ref, span, base)
+        if entry.references:
+            on_references(entry.references, base)
         if scope.functions.get(name) is decl:
             scope.signatures[name] = entry.signature
         note_signature(scope, decl, entry.signature)

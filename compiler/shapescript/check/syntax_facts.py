@@ -143,14 +143,25 @@ def type_names(written: ast.TypeExpr) -> list[tuple[str, Span]]:
     return names
 
 
+#: Each node class's slots, as `walk` reads them.
+_SLOTS: dict[type, tuple[str, ...]] = {}
+
+
 def walk(node):
     """Every syntax node inside a node, depth first."""
     stack = [node]
+    slots_of = _SLOTS
     while stack:
         current = stack.pop()
         yield current
-        for name in getattr(current, "__slots__", ()):
+        names = slots_of.get(current.__class__)
+        if names is None:
+            names = slots_of[current.__class__] = tuple(getattr(current, "__slots__", ()))
+        for name in names:
             value = getattr(current, name, None)
-            for child in value if isinstance(value, list) else [value]:
-                if hasattr(child, "__slots__") and hasattr(child, "span"):
-                    stack.append(child)
+            if isinstance(value, list):
+                for child in value:
+                    if hasattr(child, "__slots__") and hasattr(child, "span"):
+                        stack.append(child)
+            elif hasattr(value, "__slots__") and hasattr(value, "span"):
+                stack.append(value)

@@ -181,11 +181,17 @@ def looks_generic(decl: ast.FnDecl, declared: set[str]) -> bool:
         if written is None:
             continue
         for word in written.words:
-            names = [word.name]
+            name = word.name
+            if name not in declared and is_type_variable_name(name):
+                return True
             # `Grad[M]` and `Dataset[E]` name a variable in their argument; `Index[V]`
             # names an axis there.
-            if isinstance(word.arg, ast.SizeName) and word.name != "Index":
-                names.append(word.arg.name)
-            if any(is_type_variable_name(name) and name not in declared for name in names):
+            arg = word.arg
+            if (
+                isinstance(arg, ast.SizeName)
+                and name != "Index"
+                and arg.name not in declared
+                and is_type_variable_name(arg.name)
+            ):
                 return True
     return False
