@@ -5,10 +5,10 @@ from __future__ import annotations
 import keyword
 
 from shapescript.check.data_info import DataFieldInfo, DataInfo
+from shapescript.check.declaration_checker import DeclarationChecker, has_unknown_axis
 from shapescript.check.module_scope import ModuleScope
 from shapescript.check.program import Facts, Reference, Symbol
 from shapescript.check.reporter import Reporter
-from shapescript.check.type_exprs import TypeResolver
 from shapescript.check.types import (
     DATA_TYPES,
     TRAINING_TYPES,
@@ -20,7 +20,6 @@ from shapescript.check.types import (
 )
 from shapescript.diagnostics.diagnostic import Label
 from shapescript.syntax import ast
-from shapescript.syntax.source import Span
 
 FIELD_HELP = (
     "a field is a tensor whose shape has only numbers and dims, as `[D]`, or `[]` for one number"
@@ -46,23 +45,12 @@ def check_data_records(
     return infos
 
 
-class _RecordChecker:
+class _RecordChecker(DeclarationChecker):
     def __init__(
         self, scope: ModuleScope, reporter: Reporter, facts: Facts, base: int, text: str
     ) -> None:
-        self.scope = scope
-        self.reporter = reporter
-        self.facts = facts
-        self.base = base
+        super().__init__(scope, reporter, facts, base)
         self.text = text
-        self.ok = True
-
-    def _absolute(self, span: Span) -> Span:
-        return Span(span.start + self.base, span.end + self.base)
-
-    def _error(self, code: str, message: str, span: Span, label: str, **extra) -> None:
-        self.ok = False
-        self.reporter.report(code, message, span, label, **extra)
 
     def check(self, decl: ast.DataDecl) -> DataInfo:
         fields: dict[str, DataFieldInfo] = {}
@@ -144,7 +132,7 @@ class _RecordChecker:
 
     def _field_type(self, decl: ast.DataField) -> TensorType | None:
         written = decl.type
-        if written.shape is not None and _has_unknown_axis(written.shape.axes):
+        if written.shape is not None and has_unknown_axis(written.shape.axes):
             self._error(
                 "E1302",
                 "a data field's shape can't have an unknown size `?k`: every example of a "
@@ -154,11 +142,8 @@ class _RecordChecker:
                 help="pad the values to a dim and add a Mask field, as `mask: [T] Mask`",
             )
             return None
-        ctx = self.scope.type_context(self._on_reference)
-        ctx.mode = "field"
-        before = len(self.reporter.diagnostics)
-        type_ = TypeResolver(self.reporter).resolve(written, ctx)
-        if len(self.reporter.diagnostics) > before or isinstance(type_, UnknownType):
+        type_ = self._resolve_field_type(written)
+        if type_ is None or isinstance(type_, UnknownType):
             self.ok = False
             return None
         if isinstance(type_, TensorType) and type_.axes is not None:
@@ -172,10 +157,6 @@ class _RecordChecker:
         )
         return None
 
-    def _on_reference(self, name: str, span: Span) -> None:
-        if name in self.scope.symbols:
-            self.facts.references.append(Reference(span, module_name=name))
-
 
 def _what(type_: Type) -> str:
     """How an E1302 message names a type that can't be a field's."""
@@ -188,12 +169,3 @@ def _what(type_: Type) -> str:
     if isinstance(type_, TRAINING_TYPES):
         return format_type(type_)
     return f"`{format_type(type_)}`"
-
-
-def _has_unknown_axis(axes: list[ast.Axis]) -> bool:
-    for axis in axes:
-        if isinstance(axis, ast.UnknownAxis):
-            return True
-        if isinstance(axis, ast.GroupAxis) and _has_unknown_axis(axis.items):
-            return True
-    return False

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import keyword
 
+from shapescript.check.declaration_checker import DeclarationChecker
 from shapescript.check.logs_info import COMBINE_RULES, LogsInfo, MetricInfo
 from shapescript.check.module_scope import ModuleScope, suggestion
-from shapescript.check.program import Facts, Reference, Symbol
+from shapescript.check.program import Reference, Symbol
 from shapescript.check.reporter import Reporter
-from shapescript.check.type_exprs import TypeResolver
 from shapescript.check.types import HostType, TensorType, Type, UnknownType, format_type
 from shapescript.diagnostics.diagnostic import Label
 from shapescript.syntax import ast
@@ -35,21 +35,7 @@ def check_logs(
     return infos
 
 
-class _LogsChecker:
-    def __init__(self, scope: ModuleScope, reporter: Reporter, facts: Facts, base: int) -> None:
-        self.scope = scope
-        self.reporter = reporter
-        self.facts = facts
-        self.base = base
-        self.ok = True
-
-    def _absolute(self, span: Span) -> Span:
-        return Span(span.start + self.base, span.end + self.base)
-
-    def _error(self, code: str, message: str, span: Span, label: str, **extra) -> None:
-        self.ok = False
-        self.reporter.report(code, message, span, label, **extra)
-
+class _LogsChecker(DeclarationChecker):
     def check(self, decl: ast.LogsDecl) -> LogsInfo:
         metrics: dict[str, MetricInfo] = {}
         first_spans: dict[str, Span] = {}
@@ -147,11 +133,8 @@ class _LogsChecker:
         if written.shape is not None and written.shape.axes:
             self._not_a_number(metric, "a tensor with axes")
             return None
-        ctx = self.scope.type_context(self._on_reference)
-        ctx.mode = "field"
-        before = len(self.reporter.diagnostics)
-        type_ = TypeResolver(self.reporter).resolve(written, ctx)
-        if len(self.reporter.diagnostics) > before or isinstance(type_, UnknownType):
+        type_ = self._resolve_field_type(written)
+        if type_ is None or isinstance(type_, UnknownType):
             self.ok = False
             return None
         if isinstance(type_, HostType) or (isinstance(type_, TensorType) and type_.axes == ()):
@@ -169,7 +152,3 @@ class _LogsChecker:
             help="write `[]` (with any domain and dtype, as `[] NonNeg` or `[] i64`), "
             "or int, float or bool",
         )
-
-    def _on_reference(self, name: str, span: Span) -> None:
-        if name in self.scope.symbols:
-            self.facts.references.append(Reference(span, module_name=name))

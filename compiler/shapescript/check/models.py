@@ -5,13 +5,13 @@ from __future__ import annotations
 import keyword
 import math
 
+from shapescript.check.declaration_checker import DeclarationChecker, has_unknown_axis
 from shapescript.check.model_info import FieldInfo, Initializer, ModelInfo, Number
 from shapescript.check.model_memo import ModelResult, moved
 from shapescript.check.module_scope import ModuleScope, suggestion
 from shapescript.check.program import Facts, Reference, Symbol
 from shapescript.check.ranges import Interval
 from shapescript.check.reporter import Reporter
-from shapescript.check.type_exprs import TypeResolver
 from shapescript.check.types import (
     FLOAT_DTYPES,
     INT_DTYPES,
@@ -148,21 +148,7 @@ def _check_model(scope: ModuleScope, item: ast.ModelDecl, base: int) -> ModelRes
     )
 
 
-class _ModelChecker:
-    def __init__(self, scope: ModuleScope, reporter: Reporter, facts: Facts, base: int) -> None:
-        self.scope = scope
-        self.reporter = reporter
-        self.facts = facts
-        self.base = base
-        self.ok = True
-
-    def _absolute(self, span: Span) -> Span:
-        return Span(span.start + self.base, span.end + self.base)
-
-    def _error(self, code: str, message: str, span: Span, label: str, **extra) -> None:
-        self.ok = False
-        self.reporter.report(code, message, span, label, **extra)
-
+class _ModelChecker(DeclarationChecker):
     def check(self, decl: ast.ModelDecl) -> ModelInfo:
         fields: dict[str, FieldInfo] = {}
         for field_decl in decl.fields:
@@ -246,7 +232,7 @@ class _ModelChecker:
         if written is None:
             self._error("E0902", f"field `{decl.name}` has no type", decl.name_span, "no type")
             return UNKNOWN
-        if written.shape is not None and _has_unknown_axis(written.shape.axes):
+        if written.shape is not None and has_unknown_axis(written.shape.axes):
             self._error(
                 "E0902",
                 "a field's shape can't have an unknown size `?k`: every model of a type has "
@@ -256,12 +242,8 @@ class _ModelChecker:
                 help="use numbers and dims only",
             )
             return UNKNOWN
-        ctx = self.scope.type_context(self._on_reference)
-        ctx.mode = "field"
-        before = len(self.reporter.diagnostics)
-        type_ = TypeResolver(self.reporter).resolve(written, ctx)
-        if len(self.reporter.diagnostics) > before:
-            self.ok = False
+        type_ = self._resolve_field_type(written)
+        if type_ is None:
             return UNKNOWN
         if not isinstance(type_, TensorType) or type_.axes is None:
             what = (
@@ -309,10 +291,6 @@ class _ModelChecker:
             )
             return UNKNOWN
         return type_
-
-    def _on_reference(self, name: str, span: Span) -> None:
-        if name in self.scope.symbols:
-            self.facts.references.append(Reference(span, module_name=name))
 
     # ------------------------------------------------------------------ initializers
 
@@ -501,15 +479,6 @@ class _ModelChecker:
             help="choose an initializer whose values lie in the domain",
         )
         return False
-
-
-def _has_unknown_axis(axes: list[ast.Axis]) -> bool:
-    for axis in axes:
-        if isinstance(axis, ast.UnknownAxis):
-            return True
-        if isinstance(axis, ast.GroupAxis) and _has_unknown_axis(axis.items):
-            return True
-    return False
 
 
 def _dtype_kind(dtype: str) -> str:
