@@ -44,32 +44,11 @@ def generate_module(
             except Unsupported as problem:
                 problem.span = _absolute(problem.span or item.name_span, item_facts.base)
                 problems.append(problem)
-        elif isinstance(item, ast.ModelDecl) and item.name in checked.models:
+        elif (made := _class_maker(checked, item)) is not None:
+            make, info = made
             origin = context.origin(item_facts.base, item.name_span)
             try:
-                training.model_class(context, checked.models[item.name], origin, body)
-            except Unsupported as problem:
-                problem.span = _absolute(item.span, item_facts.base)
-                problems.append(problem)
-                _stub(
-                    context,
-                    body,
-                    f"class {python_name(item.name)}:\n    def __init__(self, *args, **kwargs):",
-                    item,
-                    item_facts.base,
-                    item.name,
-                    problem,
-                    indent=2,
-                )
-        elif isinstance(item, ast.LogsDecl | ast.DataDecl) and (
-            item.name in checked.logs or item.name in checked.data
-        ):
-            origin = context.origin(item_facts.base, item.name_span)
-            try:
-                if isinstance(item, ast.LogsDecl):
-                    logs.logs_class(context, checked.logs[item.name], origin, body)
-                else:
-                    data.record_class(context, checked.data[item.name], origin, body)
+                make(context, info, origin, body)
             except Unsupported as problem:
                 problem.span = _absolute(item.span, item_facts.base)
                 problems.append(problem)
@@ -211,6 +190,18 @@ def _shown_path(importer: str, path: str) -> str:
     if relative.startswith(os.pardir) or os.path.isabs(relative):
         return path
     return os.path.join(os.path.dirname(importer), relative)
+
+
+def _class_maker(checked: Checked, item: ast.Item):
+    """How a model, logs record or data record the checker recorded compiles to a class, with
+    what it recorded; None for any other item."""
+    if isinstance(item, ast.ModelDecl) and item.name in checked.models:
+        return training.model_class, checked.models[item.name]
+    if isinstance(item, ast.LogsDecl) and item.name in checked.logs:
+        return logs.logs_class, checked.logs[item.name]
+    if isinstance(item, ast.DataDecl) and item.name in checked.data:
+        return data.record_class, checked.data[item.name]
+    return None
 
 
 def _python_accepts(out: SourceBuilder, item: ast.FnDecl) -> None:
