@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from shapescript.check.program import Symbol
-from shapescript.check.types import TensorType
+from shapescript.check.types import Axis, TensorType
 from shapescript.records import record
 from shapescript.syntax.source import Span
 
@@ -25,6 +25,11 @@ class DataFieldInfo:
     span: Span
     symbol: Symbol
     doc: str | None = None
+
+    def in_batch(self, axes: tuple[Axis, ...]) -> TensorType:
+        """The field's type in a batch with these batch axes: theirs first, then its own."""
+        declared = self.type
+        return TensorType(axes + (declared.axes or ()), declared.domain, declared.dtype)
 
 
 @record(frozen=True)

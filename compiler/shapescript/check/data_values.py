@@ -184,10 +184,7 @@ def field(checker: BodyChecker, target: Type, node: ast.Member) -> Type | None:
         )
         return UNKNOWN
     checker.facts.references.append(Reference(node.name_span, field=(target.record, node.name)))
-    declared_type = found.type
-    return TensorType(
-        target.axes + (declared_type.axes or ()), declared_type.domain, declared_type.dtype
-    )
+    return found.in_batch(target.axes)
 
 
 # ---------------------------------------------------------------------- as and to

@@ -6,7 +6,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from shapescript.check.program import Checked
-from shapescript.check.types import BatchType, LogsType, TensorType, Type, format_type
+from shapescript.check.types import BatchType, LogsType, Type, format_type
 
 
 def record_members(checked: Checked, value_type: Type | None) -> list | None:
@@ -21,10 +21,7 @@ def record_members(checked: Checked, value_type: Type | None) -> list | None:
             return []
         candidates = []
         for order, field in enumerate(info.fields.values()):
-            declared = field.type
-            shown = TensorType(
-                value_type.axes + (declared.axes or ()), declared.domain, declared.dtype
-            )
+            shown = field.in_batch(value_type.axes)
             candidates.append(
                 Candidate(
                     field.name,
