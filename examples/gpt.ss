@@ -52,13 +52,14 @@ fn block(m: Gpt, x: [b n D], l: int) -> [b n D]:
     x = x + attention(m, layer_norm(x, over=D, weight=m.ln1_w[l], bias=m.ln1_b[l]), l)
     return x + mlp(m, layer_norm(x, over=D, weight=m.ln2_w[l], bias=m.ln2_b[l]), l)
 
-## Next-token logits for each position of each sequence.
+## Next-token logits for each position of each sequence. The output layer reads the
+## token embedding's table, so its weights are tied to it.
 fn forward(m: Gpt, ids: [b n] Index[V]) -> [b n V] Logit over V:
     x = embedding(ids, m.wte) + (m.wpe[0:n] as [n D])
     for l in 0..L:
         x = block(m, x, l)
     x = layer_norm(x, over=D, weight=m.lnf_w, bias=m.lnf_b)
-    return x @ m.wte.T
+    return linear(x, m.wte)
 
 ## Mean cross-entropy of predicting each next token.
 fn loss(m: Gpt, ids: [b n] Index[V], targets: [b n] Index[V]) -> [] NonNeg:
