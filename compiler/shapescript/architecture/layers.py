@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from shapescript.architecture.finish import fold_repeats
 from shapescript.architecture.nodes import Held, Node, walk
 from shapescript.architecture.operations import LOSSES, NORMS, RESHAPES, outside_inputs
 from shapescript.records import replace
@@ -68,7 +69,7 @@ class Grouper:
 
     def group(self, nodes: list[Node]) -> list[Node]:
         nodes = [self.frame(node) if node.kind == "frame" else node for node in nodes]
-        nodes = self.without_reshapes(nodes)
+        nodes = fold_repeats(self.without_reshapes(nodes))
         for node in nodes:
             node.inputs = [self.resolve(value) for value in node.inputs]
         nodes = self.attention(nodes)
@@ -302,12 +303,20 @@ class Grouper:
 
     @staticmethod
     def activated_linear(node: Node) -> bool:
-        return node.op == "linear" and bool(node.over) and "tied" not in node.label
+        return (
+            node.op == "linear" and bool(node.over) and "tied" not in node.label and not node.repeat
+        )
 
     # ------------------------------------------------------------------ names
 
     def name(self, node: Node, nodes: list[Node]) -> Node:
         op = node.op
+        if node.kind == "call" and node.function.lower() in NORM_FUNCTIONS:
+            node.kind, node.label = "norm", NORM_FUNCTIONS[node.function.lower()]
+            return node
+        if node.kind in ("call", "frame") and node.function in LOSSES:
+            node.kind, node.label, node.children = "loss", LOSSES[node.function], []
+            return node
         if node.kind in ("input", "output", "frame", "call", "linear", "mlp", "attention"):
             return node
         if node.kind == "patchify" or node.kind == "norm" and op == "norm":
@@ -352,6 +361,8 @@ class Grouper:
 def is_linear(node: Node) -> bool:
     """A matrix product of a computed value with one 2-D param (`linear` may add a bias)."""
     if node.op not in LINEAR_OPS or not node.params or not node.inputs:
+        return False
+    if node.label.startswith("Linear"):
         return False
     if node.op == "einsum" and len(node.inputs) != 1:
         return False

@@ -405,6 +405,8 @@ class Walker:
             stride = keyed.get("stride")
             if stride is not None:
                 box.consts = [f"stride={stride.text}", *consts]
+            if name == "dropout" and consts and not label:
+                box.label = f"dropout {consts[0]}"
             if name == "embedding":
                 self.embedding_tables.update(held.name for held in box.params)
         return found
@@ -440,10 +442,10 @@ class Walker:
                 target = key
             if target is not None:
                 inner.env[target] = value
-        self.body(inner)
         self.followed.append(
             (name, Span(item.base + decl.name_span.start, item.base + decl.name_span.end))
         )
+        self.body(inner)
         returned = inner.returned
         frame = Node(
             "frame",
