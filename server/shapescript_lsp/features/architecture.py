@@ -1,0 +1,186 @@
+"""A model's architecture in the editor: the hover section and `shapescript/architecture`.
+
+Both read `shapescript.architecture`, which reads only the checker's result. The hover
+names the functions read, with links, then shows the drawing: a PNG in clients that
+show images, the text list in others, or only the one-line summary with a link to the
+client's own view (`architecturePanel`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from pathlib import Path
+from urllib.parse import quote
+
+from shapescript.architecture import DETAILS, architecture, model_at
+from shapescript.architecture.nodes import Architecture, walk
+from shapescript.architecture.text import architecture_text
+from shapescript.check.program import Checked
+from shapescript.records import record
+from shapescript.syntax.source import Span
+from shapescript_lsp.features.context import word_at
+from shapescript_lsp.positions import range_of
+from shapescript_lsp.render.architecture_png import architecture_png
+from shapescript_lsp.render.architecture_svg import architecture_svg
+
+SHOW_COMMAND = "shapescript.architecture.show"
+TOGGLE_COMMAND = "shapescript.architecture.toggleDetail"
+CACHE_SIZE = 16
+
+
+@record
+class ArchitectureSettings:
+    """The initialization options: the level drawn (`architectureDetail`), whether the
+    client shows the drawing in a view of its own (`architecturePanel`), and whether it
+    runs the command that switches the level from a hover link (`architectureToggle`)."""
+
+    detail: str = "layers"
+    panel: bool = False
+    toggle: bool = False
+
+    @staticmethod
+    def from_options(options: dict) -> ArchitectureSettings:
+        return ArchitectureSettings(
+            detail=detail_name(options.get("architectureDetail")) or "layers",
+            panel=options.get("architecturePanel") is True,
+            toggle=options.get("architectureToggle") is True,
+        )
+
+
+def detail_name(value: object) -> str | None:
+    """`layers` or `operations`, or None for anything else."""
+    return value if isinstance(value, str) and value in DETAILS else None
+
+
+_cache: OrderedDict[tuple, tuple[object, object]] = OrderedDict()
+
+
+def _remember(key: tuple, owner: object, make):
+    """What `make` gives for `owner` (an analysis or a drawing), made once while it is
+    among the last few asked for."""
+    found = _cache.get(key)
+    if found is not None and found[0] is owner:
+        _cache.move_to_end(key)
+        return found[1]
+    value = make()
+    _cache[key] = (owner, value)
+    while len(_cache) > CACHE_SIZE:
+        _cache.popitem(last=False)
+    return value
+
+
+def drawn(checked: Checked, model: str, detail: str) -> Architecture | None:
+    return _remember(
+        (id(checked), model, detail), checked, lambda: architecture(checked, model, detail)
+    )
+
+
+def model_named_at(checked: Checked, offset: int) -> str | None:
+    """The model at a name: a model's name anywhere, or a function that takes one first."""
+    if word_at(checked.source.text, offset) is None:
+        return None
+    return model_at(checked, offset)
+
+
+def _uri_of(path: str, uri: str, checked: Checked) -> str:
+    return uri if path == checked.source.path else Path(path).as_uri()
+
+
+def _location(checked: Checked, uri: str, span: Span) -> dict:
+    found = range_of(checked.source, span)
+    return {
+        "uri": uri,
+        "range": {
+            "start": {"line": found.start.line, "character": found.start.character},
+            "end": {"line": found.end.line, "character": found.end.character},
+        },
+    }
+
+
+def architecture_answer(
+    checked: Checked, uri: str, offset: int, detail: str, probe: bool = False
+) -> dict | None:
+    """The answer to `shapescript/architecture`: null where no model is named."""
+    model = model_named_at(checked, offset)
+    if model is None:
+        return None
+    if probe:
+        return {"model": model}
+    found = drawn(checked, model, detail)
+    if found is None:
+        return None
+    svg, width, height = _remember((id(found), "svg"), found, lambda: architecture_svg(found))
+    return {
+        "model": model,
+        "title": found.title,
+        "summary": found.summary,
+        "detail": found.detail,
+        "svg": svg,
+        "width": width,
+        "height": height,
+        "text": architecture_text(found),
+        "declaration": _location(checked, uri, found.declaration),
+        "links": [
+            {
+                "label": link.label,
+                "place": link.place,
+                "kind": link.kind,
+                **_location(checked, _uri_of(link.path, uri, checked), link.span),
+            }
+            for link in found.links
+        ],
+        "nodes": [
+            {"id": node.id, **_location(checked, uri, node.span)}
+            for section in found.sections
+            for node in walk(section.nodes)
+            if node.span is not None and node.id
+        ],
+    }
+
+
+def _command(name: str, arguments: list) -> str:
+    return f"command:{name}?{quote(json.dumps(arguments))}"
+
+
+def architecture_hover(
+    checked: Checked,
+    uri: str,
+    offset: int,
+    settings: ArchitectureSettings,
+    images: bool,
+    theme: str,
+) -> str:
+    """The hover's architecture section, or "" where no model is named."""
+    model = model_named_at(checked, offset)
+    if model is None:
+        return ""
+    found = drawn(checked, model, settings.detail)
+    if found is None:
+        return ""
+    position = range_of(checked.source, found.declaration).start
+    show = _command(SHOW_COMMAND, [uri, position.line, position.character])
+    if settings.panel:
+        return f"{found.summary} · [Open architecture]({show})"
+    sources = [link for link in found.links if link.kind == "source"]
+    named = " and ".join(
+        f"[{link.label}]({_link_uri(checked, uri, link.path, link.span)}) ({link.place})"
+        for link in sources
+    )
+    lines = [f"**Architecture of {model}**" + (f", from {named}" if named else "")]
+    picture = ""
+    if images:
+        png = _remember((id(found), "png", theme), found, lambda: architecture_png(found, theme))
+        if png is not None:
+            picture = f"![architecture of {model}]({png[0]}|width={png[1]})"
+    lines.append(picture or "```text\n" + architecture_text(found) + "\n```")
+    if settings.toggle:
+        other = "operations" if settings.detail == "layers" else "layers"
+        label = "Show every operation" if other == "operations" else "Show layers"
+        lines.append(f"[{label}]({_command(TOGGLE_COMMAND, [other])})")
+    return "\n\n".join(lines)
+
+
+def _link_uri(checked: Checked, uri: str, path: str, span: Span) -> str:
+    line = range_of(checked.source, span).start.line + 1
+    return f"{_uri_of(path, uri, checked)}#L{line}"
