@@ -20,11 +20,12 @@ def architecture_png(found: Architecture, theme: str) -> tuple[str, int] | None:
     uri = png_from_svg(svg, palette(theme).background)
     if uri is None:
         return None
-    return _fewer_colors(uri), width
+    return _fewer_colors(uri, palette(theme).background), width
 
 
-def _fewer_colors(uri: str) -> str:
-    """The same picture with a palette of 32 colors, which PNG stores in a third the bytes."""
+def _fewer_colors(uri: str, background: str) -> str:
+    """The same picture with a palette of 32 colors, which PNG stores in a third the bytes;
+    the background keeps its exact color."""
     try:
         from PIL import Image
     except ImportError:
@@ -32,6 +33,12 @@ def _fewer_colors(uri: str) -> str:
     prefix, _, data = uri.partition(",")
     image = Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB")
     small = image.quantize(colors=COLORS, method=Image.Quantize.FASTOCTREE)
+    colors = small.getpalette() or []
+    index = small.getpixel((0, 0))
+    if isinstance(index, int) and len(colors) >= 3 * (index + 1):
+        exact = [int(background[i : i + 2], 16) for i in (1, 3, 5)]
+        colors[3 * index : 3 * index + 3] = exact
+        small.putpalette(colors)
     out = io.BytesIO()
     small.save(out, "PNG")
     return prefix + "," + base64.b64encode(out.getvalue()).decode("ascii")
