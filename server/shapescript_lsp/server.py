@@ -357,9 +357,11 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
     checked, document, offset = located
     renderer = HoverRenderer(ls.images and ls.hover_images, ls.theme)
     answer = renderer.hover(checked, offset)
+    room = [renderer.budget]
     drawing = architecture_hover(
-        checked, document.uri, offset, ls.architecture, renderer.images, ls.theme
+        checked, document.uri, offset, ls.architecture, renderer.images, ls.theme, room
     )
+    renderer.budget = room[0]
     if drawing and answer is not None and isinstance(answer.contents, types.MarkupContent):
         answer.contents.value = drawing + "\n\n---\n\n" + answer.contents.value
     if answer is None and document.last_good is not None and document.last_good is not checked:

@@ -99,7 +99,8 @@ export function architectureHtml(nonce: string): string {
 <style nonce="${nonce}">
   html, body { height: 100%; margin: 0; padding: 0; overflow: hidden; }
   body { color: var(--vscode-editor-foreground); background: var(--vscode-editor-background);
-         font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); }
+         font-family: var(--vscode-font-family); font-size: var(--vscode-font-size);
+         display: flex; flex-direction: column; }
   #bar { display: flex; gap: 6px; align-items: center; padding: 6px 8px; flex-wrap: wrap;
          border-bottom: 1px solid var(--vscode-panel-border, transparent); }
   #bar button { background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground);
@@ -107,7 +108,8 @@ export function architectureHtml(nonce: string): string {
   #bar button[aria-pressed="true"] { background: var(--vscode-button-background); color: var(--vscode-button-foreground); }
   #links a { margin-right: 8px; color: var(--vscode-textLink-foreground); cursor: pointer; }
   #summary { opacity: 0.8; width: 100%; }
-  #view { position: absolute; top: 64px; bottom: 0; left: 0; right: 0; overflow: auto; cursor: grab; }
+  #bar { flex: none; }
+  #view { flex: 1; min-height: 0; overflow: auto; cursor: grab; }
   #view.dragging { cursor: grabbing; }
   #drawing { transform-origin: 0 0; padding: 12px; }
   #drawing g[data-node] { cursor: pointer; }

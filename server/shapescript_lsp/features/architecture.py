@@ -150,8 +150,11 @@ def architecture_hover(
     settings: ArchitectureSettings,
     images: bool,
     theme: str,
+    budget: list[int] | None = None,
 ) -> str:
-    """The hover's architecture section, or "" where no model is named."""
+    """The hover's architecture section, or "" where no model is named. The picture is
+    drawn as text instead when it doesn't fit in what is left of `budget[0]`, the
+    characters the hover's images may still take (and takes its share of it)."""
     model = model_named_at(checked, offset)
     if model is None:
         return ""
@@ -171,8 +174,11 @@ def architecture_hover(
     picture = ""
     if images:
         png = _remember((id(found), "png", theme), found, lambda: architecture_png(found, theme))
-        if png is not None:
+        room = budget[0] if budget is not None else None
+        if png is not None and (room is None or len(png[0]) < room):
             picture = f"![architecture of {model}]({png[0]}|width={png[1]})"
+            if budget is not None:
+                budget[0] -= len(png[0])
     lines.append(picture or "```text\n" + architecture_text(found) + "\n```")
     if settings.toggle:
         other = "operations" if settings.detail == "layers" else "layers"
