@@ -62,7 +62,13 @@ export class ArchitectureView implements vscode.Disposable {
       vscode.commands.registerCommand(SHOW_COMMAND, (uri?: unknown, line?: number, character?: number) =>
         this.showCommand(uri, line, character),
       ),
-      vscode.commands.registerCommand(TOGGLE_COMMAND, (detail?: Detail) => this.toggle(detail)),
+      vscode.commands.registerCommand(TOGGLE_COMMAND, async (detail?: Detail) => {
+        await this.toggle(detail);
+        // From a hover's link: show the hover again, at the new level.
+        if (detail !== undefined && vscode.window.activeTextEditor) {
+          await vscode.commands.executeCommand('editor.action.showHover');
+        }
+      }),
       vscode.languages.registerCodeLensProvider({ language: 'shapescript' }, new ModelLenses()),
       vscode.window.onDidChangeTextEditorSelection((event) => this.cursorMoved(event)),
       vscode.workspace.onDidChangeConfiguration((event) => {
