@@ -359,7 +359,15 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
     answer = renderer.hover(checked, offset)
     room = [renderer.budget]
     drawing = architecture_hover(
-        checked, document.uri, offset, ls.architecture, renderer.images, ls.theme, room
+        checked,
+        document.uri,
+        offset,
+        ls.architecture,
+        renderer.images,
+        ls.theme,
+        room,
+        ls.store.search_path,
+        ls.store.reader,
     )
     renderer.budget = room[0]
     if drawing and answer is not None and isinstance(answer.contents, types.MarkupContent):

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import base64
 import io
+import shutil
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
 
+from shapescript.analysis import check
+from shapescript.syntax.source import SourceFile
+from shapescript_lsp.features.architecture import architecture_answer
 from shapescript_lsp.render.architecture_png import architecture_png
 from shapescript_lsp.render.architecture_svg import architecture_svg
 from shapescript_lsp.render.themes import PALETTES
@@ -53,3 +57,26 @@ def test_png_is_opaque_on_the_theme_background(theme: str) -> None:
     corner = "#{:02x}{:02x}{:02x}".format(*image.getpixel((1, 1)))
     assert corner == PALETTES[theme].background
     assert len(uri) < 90_000  # fits in a hover with room to spare
+
+
+def test_an_imported_model_is_drawn_from_its_own_file(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[2]
+    shutil.copy(root / "examples" / "attention.ss", tmp_path / "attention.ss")
+    text = (
+        "import attention\n\n"
+        "fn run(layer: attention.Attention, x: [b n attention.D]) -> [b n attention.D]:\n"
+        "    return attention.forward(layer, x)\n"
+    )
+    main = tmp_path / "main.ss"
+    main.write_text(text, encoding="utf-8")
+    checked = check(SourceFile.from_text(str(main), text))
+    assert not checked.errors
+    for needle in ("Attention,", "run("):
+        answer = architecture_answer(checked, main.as_uri(), text.index(needle) + 1, "layers")
+        assert answer is not None, needle
+        assert answer["model"] == "attention.Attention"
+        assert answer["summary"] == "Architecture of Attention: Multi-head attention"
+        home = (tmp_path / "attention.ss").as_uri()
+        assert answer["declaration"]["uri"] == home
+        assert {node["uri"] for node in answer["nodes"]} == {home}
+        assert [link["label"] for link in answer["links"]] == ["forward", "causal_attention"]

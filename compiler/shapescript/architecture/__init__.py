@@ -145,8 +145,9 @@ def model_at(checked: Checked, offset: int) -> str | None:
     symbol = checked.definition_at(offset)
     if symbol is None:
         return None
-    if symbol.kind == "model" and symbol.name in checked.models:
-        return symbol.name
+    imported = checked.imports.model_infos if checked.imports is not None else {}
+    if symbol.kind == "model":
+        return symbol.name if symbol.name in checked.models or symbol.name in imported else None
     if symbol.kind == "fn":
         for item in checked.items:
             decl = item.item
@@ -154,7 +155,7 @@ def model_at(checked: Checked, offset: int) -> str | None:
                 type_ = decl.params[0].type
                 if type_ is not None and type_.shape is None and len(type_.words) == 1:
                     name = type_.words[0].name
-                    if name in checked.models:
+                    if name in checked.models or name in imported:
                         return name
     return None
 

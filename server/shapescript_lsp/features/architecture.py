@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
 from shapescript.architecture import DETAILS, architecture, model_at
 from shapescript.architecture.nodes import Architecture, walk
 from shapescript.architecture.text import architecture_text
+from shapescript.check.checker import check_source
 from shapescript.check.program import Checked
 from shapescript.records import record
-from shapescript.syntax.source import Span
+from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp.features.context import word_at
+from shapescript_lsp.features.imported import Reader, text_of
 from shapescript_lsp.positions import range_of
 from shapescript_lsp.render.architecture_png import architecture_png
 from shapescript_lsp.render.architecture_svg import architecture_svg
@@ -70,10 +73,48 @@ def _remember(key: tuple, owner: object, make):
     return value
 
 
-def drawn(checked: Checked, model: str, detail: str) -> Architecture | None:
-    return _remember(
-        (id(checked), model, detail), checked, lambda: architecture(checked, model, detail)
+@record
+class Drawn:
+    """A drawing and the checked file it was read from (this one, or the file that
+    declares an imported model), with that file's URI."""
+
+    found: Architecture
+    home: Checked
+    uri: str
+
+
+def drawn(
+    checked: Checked,
+    uri: str,
+    model: str,
+    detail: str,
+    search_path: Sequence[str] = (),
+    read: Reader | None = None,
+) -> Drawn | None:
+    """The model's drawing; an imported model (`attention.Attention`) is drawn from its
+    own file, checked as the import read it."""
+    if model in checked.models:
+        found = _remember(
+            (id(checked), model, detail), checked, lambda: architecture(checked, model, detail)
+        )
+        return Drawn(found, checked, uri) if found is not None else None
+    table = checked.imports
+    symbol = table.symbols.get(model) if table is not None else None
+    if symbol is None or symbol.kind != "model":
+        return None
+    text = text_of(checked, symbol.path, read)
+    if text is None:
+        return None
+    home = _remember(
+        (id(checked), "file", symbol.path),
+        checked,
+        lambda: check_source(
+            SourceFile.from_text(symbol.path, text), search_path=search_path, read=read
+        ),
     )
+    name = model.rpartition(".")[2]
+    found = _remember((id(home), name, detail), home, lambda: architecture(home, name, detail))
+    return Drawn(found, home, Path(symbol.path).as_uri()) if found is not None else None
 
 
 def model_named_at(checked: Checked, offset: int) -> str | None:
@@ -99,7 +140,13 @@ def _location(checked: Checked, uri: str, span: Span) -> dict:
 
 
 def architecture_answer(
-    checked: Checked, uri: str, offset: int, detail: str, probe: bool = False
+    checked: Checked,
+    uri: str,
+    offset: int,
+    detail: str,
+    probe: bool = False,
+    search_path: Sequence[str] = (),
+    read: Reader | None = None,
 ) -> dict | None:
     """The answer to `shapescript/architecture`: null where no model is named."""
     model = model_named_at(checked, offset)
@@ -107,9 +154,10 @@ def architecture_answer(
         return None
     if probe:
         return {"model": model}
-    found = drawn(checked, model, detail)
-    if found is None:
+    drawing = drawn(checked, uri, model, detail, search_path, read)
+    if drawing is None:
         return None
+    found, checked, uri = drawing.found, drawing.home, drawing.uri
     svg, width, height = _remember((id(found), "svg"), found, lambda: architecture_svg(found))
     return {
         "model": model,
@@ -151,6 +199,8 @@ def architecture_hover(
     images: bool,
     theme: str,
     budget: list[int] | None = None,
+    search_path: Sequence[str] = (),
+    read: Reader | None = None,
 ) -> str:
     """The hover's architecture section, or "" where no model is named. The picture is
     drawn as text instead when it doesn't fit in what is left of `budget[0]`, the
@@ -158,9 +208,10 @@ def architecture_hover(
     model = model_named_at(checked, offset)
     if model is None:
         return ""
-    found = drawn(checked, model, settings.detail)
-    if found is None:
+    drawing = drawn(checked, uri, model, settings.detail, search_path, read)
+    if drawing is None:
         return ""
+    found, checked, uri = drawing.found, drawing.home, drawing.uri
     position = range_of(checked.source, found.declaration).start
     show = _command(SHOW_COMMAND, [uri, position.line, position.character])
     if settings.panel:

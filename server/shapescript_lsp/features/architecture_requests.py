@@ -28,7 +28,13 @@ async def architecture_request(ls: ShapeScriptServer, params):
     )
     detail = detail_name(_get(params, "detail")) or ls.architecture.detail
     return architecture_answer(
-        checked, uri, offset_of(checked.source, where), detail, probe=_get(params, "probe") is True
+        checked,
+        uri,
+        offset_of(checked.source, where),
+        detail,
+        probe=_get(params, "probe") is True,
+        search_path=ls.store.search_path,
+        read=ls.store.reader,
     )
 
 
