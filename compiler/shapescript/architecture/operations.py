@@ -496,6 +496,8 @@ class Walker:
             else [value.text for value in operands if value.kind == "const"]
         )
         node.label = label or (f"{name} over {over}" if over else name)
+        if not label and name in ("multiply", "divide") and len(node.consts) == 1 and values:
+            node.label = f"{name} by {node.consts[0]}"
         node.transposed = any(value.transposed for value in operands if value.kind == "param")
         return Value("value", node.value)
 

@@ -229,7 +229,7 @@ class Drawing:
             'stroke-opacity="0.55" stroke-dasharray="5 3"/>',
             self.text(left + 12, top + 17, title, weight=600),
         ]
-        if node.function:
+        if node.function and node.function != title:
             frame.append(
                 f'<text x="{left + width - 12:.1f}" y="{top + 17:.1f}" text-anchor="end" '
                 f'fill="currentColor" opacity="0.7" data-link="{escape(node.function)}">'
