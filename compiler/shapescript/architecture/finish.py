@@ -67,7 +67,6 @@ def arrows(nodes: list[Node], names: dict[int, str]) -> None:
             if previous is not None and len(others) == 1:
                 node.arrow = "⊕"
                 node.added = names.get(others[0], "")
-                node.kind = "residual" if node.kind == "residual" else node.kind
         previous = node
 
 

@@ -225,10 +225,7 @@ class Walker:
     def expr(self, context: Context, node: object) -> Value:
         if isinstance(node, ast.Name):
             found = context.env.get(node.name)
-            if found is not None:
-                return found
-            value = self.checked.dim_values.get(node.name)
-            return const(node.name if value is None else node.name)
+            return found if found is not None else const(node.name)
         if isinstance(node, (ast.IntLit, ast.FloatLit)):
             return const(self.text(context, node.span))
         if isinstance(node, ast.InfLit):
