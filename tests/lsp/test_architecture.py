@@ -122,7 +122,7 @@ async def test_set_architecture_detail_changes_the_hover(client: LanguageClient)
 @pytest_lsp.fixture(
     config=ClientServerConfig(server_command=SERVER),
     params=[
-        {"architecturePanel": True},
+        {"architecturePanel": True, "architectureToggle": True},
         {"architectureToggle": True},
         {"architectureDetail": "operations", "architectureToggle": True},
     ],
@@ -148,6 +148,7 @@ async def test_initialization_options(architecture_client: LanguageClient):
         first = text.split("\n\n")[0]
         assert first.startswith("Architecture of Gpt: Embedding → Transformer block × 6")
         assert "[Open architecture](command:shapescript.architecture.show?" in first
+        assert " · [Show every operation](command:shapescript.architecture.toggleDetail?" in first
         assert "┌" not in text
     elif options.get("architectureDetail") == "operations":
         assert "layer_norm over D" in text

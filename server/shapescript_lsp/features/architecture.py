@@ -214,8 +214,13 @@ def architecture_hover(
     found, checked, uri = drawing.found, drawing.home, drawing.uri
     position = range_of(checked.source, found.declaration).start
     show = _command(SHOW_COMMAND, [uri, position.line, position.character])
+    toggle = ""
+    if settings.toggle:
+        other = "operations" if settings.detail == "layers" else "layers"
+        label = "Show every operation" if other == "operations" else "Show layers"
+        toggle = f"[{label}]({_command(TOGGLE_COMMAND, [other])})"
     if settings.panel:
-        return f"{found.summary} · [Open architecture]({show})"
+        return f"{found.summary} · [Open architecture]({show})" + (f" · {toggle}" if toggle else "")
     sources = [link for link in found.links if link.kind == "source"]
     named = " and ".join(
         f"[{link.label}]({_link_uri(checked, uri, link.path, link.span)}) ({link.place})"
@@ -231,10 +236,8 @@ def architecture_hover(
             if budget is not None:
                 budget[0] -= len(png[0])
     lines.append(picture or "```text\n" + architecture_text(found) + "\n```")
-    if settings.toggle:
-        other = "operations" if settings.detail == "layers" else "layers"
-        label = "Show every operation" if other == "operations" else "Show layers"
-        lines.append(f"[{label}]({_command(TOGGLE_COMMAND, [other])})")
+    if toggle:
+        lines.append(toggle)
     return "\n\n".join(lines)
 
 
