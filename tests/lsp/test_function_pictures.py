@@ -227,3 +227,32 @@ async def test_hovering_to_additive_dashes_where_the_mask_was_false(client: Lang
     assert [[cell == "╌" for cell in row] for row in added] == [
         [cell == "·" for cell in row] for row in mask
     ]
+
+
+MODEL = """\
+dim D = 768
+dim C = 10
+
+model Mlp:
+    param w1: [D D] = normal(std=0.02)
+    param b1: [D] = zeros
+    param w2: [D C] = uniform(-0.1, 0.1)
+
+fn forward(m: Mlp, x: [n D]) -> [n C]:
+    h = relu(x @ m.w1 + m.b1)
+    return h @ m.w2
+"""
+
+
+@pytest.mark.slow
+async def test_a_function_that_takes_a_model_runs_with_init_seed_0_and_changes_only_its_row(
+    client: LanguageClient,
+):
+    text = await _picture(client, MODEL, "model_forward.ss", "fn forward")
+    if client.client_name.startswith("visual"):
+        assert "x: [n D] → forward(…): [n C]   (weights: m)" in text and "data:image/png" in text
+        return
+    caption = _drawing(text).split("\n\n")[2].splitlines()[0]
+    assert caption.startswith("forward(…): [n C]   (weights: m)")
+    result = [[c for c, cell in enumerate(row) if cell == "●"] for row in _rows(text, 2)]
+    assert result == [[], list(range(6)), []]

@@ -46,11 +46,11 @@ OPTIMIZER_NAMES = {"AdamW": "adamw", "SGD": "sgd"}
 
 
 def model_class(context: ModuleContext, info: ModelInfo, origin, body: SourceBuilder) -> None:
-    """`class Mlp(_ss_rt.models.Model):` with its doc and declared fields."""
-    if context.standalone:
-        raise Unsupported(STANDALONE)
+    """`class Mlp(_ss_rt.models.Model):` with its doc and declared fields; standalone,
+    the module's own `_ss_Model` and the fields as tuples."""
+    base = "_ss_Model" if context.standalone else "_ss_rt.models.Model"
     body.blank()
-    body.add(0, f"class {python_name(info.name)}(_ss_rt.models.Model):", origin)
+    body.add(0, f"class {python_name(info.name)}({base}):", origin)
     if info.doc:
         body.add(1, repr(info.doc), origin)
     fields = []
@@ -58,10 +58,13 @@ def model_class(context: ModuleContext, info: ModelInfo, origin, body: SourceBui
         if field.shape is None or field.initializer is None:
             raise Unsupported(f"the field `{field.name}` of model {info.name}")
         init = (field.initializer.name, dict(field.initializer.args))
-        fields.append(
-            f"_ss_rt.models.Field({field.name!r}, {field.kind!r}, {tuple(field.shape)!r}, "
-            f"{field.dtype!r}, {init!r}),"
+        parts = f"{field.name!r}, {field.kind!r}, {tuple(field.shape)!r}, {field.dtype!r}"
+        made = (
+            f"({parts}, {init!r})"
+            if context.standalone
+            else f"_ss_rt.models.Field({parts}, {init!r})"
         )
+        fields.append(f"{made},")
     body.add(1, "_ss_fields = (", origin)
     for line in fields:
         body.add(2, line, origin)
@@ -83,7 +86,8 @@ def check_line(gen: FunctionGenerator, index: int, param) -> str | None:
     type_ = param.type
     if not is_training(type_):
         return None
-    require_runtime(gen, param.decl.span)
+    if not isinstance(type_, ModelType):
+        require_runtime(gen, param.decl.span)
     if gen.context.checks == "never":
         return None
     name = python_name(param.name)
@@ -99,7 +103,8 @@ def check_line(gen: FunctionGenerator, index: int, param) -> str | None:
         }
     )
     if isinstance(type_, ModelType):
-        return f"_ss_rt.models.check_model({name}, {python_name(type_.name)}, {where})"
+        check = "_ss_check_model" if gen.context.standalone else "_ss_rt.models.check_model"
+        return f"{check}({name}, {python_name(type_.name)}, {where})"
     if isinstance(type_, GradType):
         return f"_ss_rt.gradients.check_grad({name}, {python_name(type_.model)}, {where})"
     if isinstance(type_, OptimizerType):
@@ -118,7 +123,6 @@ def member(gen: FunctionGenerator, node: ast.Member) -> str | None:
     facts = gen.view.item.body.facts if gen.view.item.body is not None else None
     if facts is None or node.span not in facts.fields:
         return None
-    require_runtime(gen, node.span)
     return f"{gen.expr(node.target)}.{node.name}"
 
 
@@ -142,7 +146,8 @@ def model_init(gen: FunctionGenerator, node: ast.Call) -> str | None:
         imported is None or imported.kind != "model"
     ):
         return None
-    require_runtime(gen, node.span)
+    if imported is not None and target.name not in gen.context.checked.models:
+        require_runtime(gen, node.span)
     parts = [f"{arg.name}={gen.expr(arg.value)}" for arg in node.args if arg.name]
     parts[:0] = [gen.expr(arg.value) for arg in node.args if not arg.name]
     return f"{python_name(target.name)}.init({', '.join(parts)})"

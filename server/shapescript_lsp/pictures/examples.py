@@ -16,7 +16,7 @@ from typing import Any
 from shapescript.analysis import check
 from shapescript.check.program import Checked
 from shapescript.check.sizes import Poly
-from shapescript.check.types import HostType, TensorType
+from shapescript.check.types import HostType, ModelType, TensorType
 from shapescript.records import record
 from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile
@@ -61,8 +61,9 @@ _DIM = re.compile(r"^(\s*(?:export\s+)?dim\s+\w+\s*=\s*)(\d+)(\s*(?:#.*)?)$", re
 
 @record
 class Argument:
-    """One argument: its parameter, type, value (a tensor as {"tensor", "dtype"} or a
-    number) and whether it is a weight (every size fixed), which isn't drawn."""
+    """One argument: its parameter, type, value (a tensor as {"tensor", "dtype"}, a model
+    as {"model": name, "seed"}, made by the module's `Name.init(seed=...)`, or a number)
+    and whether it is a weight (every size fixed, or a model), which isn't drawn."""
 
     name: str
     type: object
@@ -158,8 +159,8 @@ def why_not_run(checked: Checked, name: str) -> str | None:
     if any(later and not default for default, later in zip(defaults, defaults[1:], strict=False)):
         return "a parameter with a default comes before one without"
     for param in signature.params:
-        if not param.has_default and not isinstance(param.type, (TensorType, HostType)):
-            return f"`{param.name}` is neither a tensor nor a number"
+        if not param.has_default and not isinstance(param.type, (TensorType, HostType, ModelType)):
+            return f"`{param.name}` is neither a tensor, a number nor a model"
     return None
 
 
@@ -242,6 +243,8 @@ def sizes_of(type_: TensorType, dims: dict[str, int], generics: dict[str, Poly])
 
 
 def _value(type_, dims, generics, rng: random.Random) -> tuple[Any, bool]:
+    if isinstance(type_, ModelType):
+        return {"model": type_.name, "seed": SEED}, True
     if isinstance(type_, HostType):
         return {"int": 2, "float": 1.0, "bool": True}.get(type_.kind, 1), False
     if not isinstance(type_, TensorType) or type_.axes is None:
