@@ -86,6 +86,11 @@ class ShapeScriptServer(LanguageServer):
         self.index = WorkspaceIndex()
         self.indexer = BackgroundIndexer(self, self.index)
 
+    @property
+    def dark(self) -> bool:
+        """Whether the theme's background is dark, for pictures that know only light and dark."""
+        return self.theme in ("dark", "highContrast")
+
     # ------------------------------------------------------------------ documents
 
     def document(self, uri: str) -> Document | None:
@@ -415,7 +420,7 @@ async def completion_resolve(ls: ShapeScriptServer, item: types.CompletionItem):
     checked = None
     for document in ls.store.documents.values():
         checked = document.analysis or checked
-    return resolve(item, checked, ls.images)
+    return resolve(item, checked, ls.images, ls.dark)
 
 
 @server.feature(
@@ -428,7 +433,7 @@ async def signature(ls: ShapeScriptServer, params: types.SignatureHelpParams):
     if located is None:
         return None
     checked, document, offset = located
-    return signature_help(checked, checked.source.text, offset, ls.images)
+    return signature_help(checked, checked.source.text, offset, ls.images, ls.dark)
 
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
