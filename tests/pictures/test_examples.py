@@ -153,3 +153,10 @@ def test_a_mode_parameter_isnt_run():
     checked = _checked(text)
     assert not checked.errors, checked.errors
     assert "`mode` is neither" in (why_not_run(checked, "f") or "")
+
+
+def test_a_function_with_a_default_after_its_tensors_is_run_with_its_default():
+    text = "fn f(x: [n], k: float = 2.0, on: bool = true) -> [n] = x * k\n"
+    assert why_not_run(_checked(text), "f") is None
+    built, arguments = _arguments(text)
+    assert list(arguments) == ["x"]

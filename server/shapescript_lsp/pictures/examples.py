@@ -156,7 +156,7 @@ def why_not_run(checked: Checked, name: str) -> str | None:
     if signature is None or getattr(signature, "is_generic", False):
         return "it is generic"
     defaults = [param.has_default for param in signature.params]
-    if any(later and not default for default, later in zip(defaults, defaults[1:], strict=False)):
+    if any(default and not later for default, later in zip(defaults, defaults[1:], strict=False)):
         return "a parameter with a default comes before one without"
     for param in signature.params:
         if not param.has_default and not isinstance(param.type, (TensorType, HostType, ModelType)):
