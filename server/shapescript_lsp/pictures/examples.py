@@ -19,7 +19,7 @@ from shapescript.check.sizes import Poly
 from shapescript.check.types import HostType, ModelType, TensorType
 from shapescript.records import record
 from shapescript.syntax import ast
-from shapescript.syntax.source import SourceFile
+from shapescript.syntax.source import SourceFile, Span
 
 #: The sizes a file's literal dims are made, tried in order until the file checks.
 SMALL_DIMS = (6, 4, 8, 12)
@@ -226,7 +226,26 @@ def example(checked: Checked, name: str) -> Example | None:
         if value is None:
             return None
         arguments.append(Argument(param.name, param.type, value, weight))
-    return Example(name, generated.source, arguments, dims, signature.return_type)
+    returns = signature.return_type or _returned_type(small, name)
+    return Example(name, generated.source, arguments, dims, returns)
+
+
+def _returned_type(checked: Checked, name: str) -> object:
+    """The type the checker found for what a function without `->` returns: its `= expr`
+    body's, or its last top-level `return`'s."""
+    for item in checked.items:
+        declaration = item.item
+        if not isinstance(declaration, ast.FnDecl) or declaration.name != name:
+            continue
+        value = declaration.expr_body
+        for statement in declaration.body or ():
+            if isinstance(statement, ast.Return) and statement.value is not None:
+                value = statement.value
+        if value is None:
+            return None
+        span = value.span
+        return checked.type_of(Span(span.start + item.base, span.end + item.base))
+    return None
 
 
 def sizes_of(type_: TensorType, dims: dict[str, int], generics: dict[str, Poly]) -> list[int]:
