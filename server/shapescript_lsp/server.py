@@ -369,6 +369,7 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
         pictures=ls.pictures,
         python=ls.python,
         images=ls.images and ls.hover_images,
+        theme=ls.theme,
     )
     if not picture:
         return answer

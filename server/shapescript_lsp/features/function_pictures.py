@@ -20,6 +20,7 @@ from shapescript_lsp.pictures import grids
 from shapescript_lsp.pictures.examples import Example, example
 from shapescript_lsp.pictures.png import png_uri
 from shapescript_lsp.pictures.runs import Failed, PictureRuns
+from shapescript_lsp.render.themes import DEFAULT_THEME
 
 
 def allowed(pictures: bool, python: str | None) -> bool:
@@ -35,6 +36,7 @@ async def function_picture(
     pictures: bool,
     python: str | None,
     images: bool,
+    theme: str = DEFAULT_THEME,
 ) -> str:
     """The picture's Markdown for the function named at `offset` or the call there, or
     "" when there is none (or it may not run)."""
@@ -54,7 +56,7 @@ async def function_picture(
         return "*The picture is still being computed; hover again.*"
     if isinstance(answer, Failed):
         return f"*No picture: {answer.message}*" if answer.kind in ("time", "memory") else ""
-    picture = markdown(picture_grids(built, answer), len(_drawn(built)), images)
+    picture = markdown(picture_grids(built, answer), len(_drawn(built)), images, theme)
     if built.label and not built.label.startswith("|>"):
         return f"{_types_line(built)}\n\n{picture}"
     return picture
@@ -82,10 +84,11 @@ def _example_at(checked: Checked, offset: int) -> Example | None:
     return built
 
 
-def markdown(drawn: list[grids.Grid], inputs: int, images: bool) -> str:
-    """An image where the client shows them and it fits in a hover, else the text."""
+def markdown(drawn: list[grids.Grid], inputs: int, images: bool, theme: str = DEFAULT_THEME) -> str:
+    """An image in the theme's colours where the client shows them and it fits in a
+    hover, else the text."""
     if images:
-        svg = grids.svg(drawn, inputs)
+        svg = grids.svg(drawn, inputs, theme)
         uri = png_uri(svg)
         if uri is not None:
             width = svg.split('viewBox="0 0 ', 1)[1].split(" ", 1)[0]
