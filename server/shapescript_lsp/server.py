@@ -421,7 +421,7 @@ async def completion_resolve(ls: ShapeScriptServer, item: types.CompletionItem):
     checked = None
     for document in ls.store.documents.values():
         checked = document.analysis or checked
-    return resolve(item, checked, ls.images, ls.dark)
+    return resolve(item, checked, ls.images, ls.theme)
 
 
 @server.feature(

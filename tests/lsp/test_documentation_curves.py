@@ -87,3 +87,12 @@ async def test_signature_help_shows_the_curve_and_the_docs_math(client: Language
     if not client.client_name.startswith("visual"):
         assert "A swish whose slope is β." in text
     _shows_a_curve(client, text, "swish(x) = x · σ(1.5 · x)", "(−∞, ∞)")
+
+
+@pytest.mark.asyncio
+async def test_completion_documentation_is_the_hovers_markdown(client: LanguageClient):
+    await open_document(client, PROGRAM, "completion_hover_text.ss")
+    text = await _resolved(client, "swish", "fn")
+    assert text.startswith("```shapescript\nfn swish(x: Real, beta = 1.5) -> Real\n```")
+    total = await _resolved(client, "total", "fn")
+    assert total == "```shapescript\nfn total(x: [b D]) -> [b]\n```"

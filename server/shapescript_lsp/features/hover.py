@@ -95,6 +95,11 @@ class HoverRenderer:
             range=range_of(checked.source, span),
         )
 
+    def describe(self, checked: Checked, symbol: Symbol) -> list[str]:
+        """The hover's sections for a declared name, without a place it is used at (for
+        completion documentation)."""
+        return [part for part in self._describe(checked, symbol.name, symbol, None) if part]
+
     def _describe(
         self, checked: Checked, word: str, symbol: Symbol | None, type_: Type | None
     ) -> list[str]:
