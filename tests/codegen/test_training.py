@@ -262,6 +262,30 @@ def test_a_standalone_build_makes_models_with_the_runtimes_values_and_checks_the
         )
 
 
+MODES = """\
+fn drop(x: [n], mode: Mode) -> [n] = dropout(x, 0.5, mode)
+
+fn twice(x: [n], mode: Mode) -> [n] = drop(x, mode) + drop(x, mode)
+
+fn trained(x: [n]) -> [n] = twice(x, Train(seed=3))
+
+fn evaluated(x: [n]) -> [n] = twice(x, Eval)
+"""
+
+
+def test_a_standalone_build_has_modes_that_draw_as_the_runtimes_do() -> None:
+    generated = build(MODES, "modes.ss", standalone=True, devices="cpu")
+    assert not generated.unsupported and "_ss_rt" not in generated.source
+    standalone = load(MODES, "modes.ss", standalone=True, devices="cpu")
+    module = load(MODES, "modes.ss")
+    x = torch.randn(64)
+    assert torch.equal(standalone.trained(x), module.trained(x))
+    assert not torch.equal(standalone.trained(x), 2 * x)
+    assert torch.equal(standalone.evaluated(x), 2 * x)
+    with pytest.raises(ValueError, match="parameter `mode`: expected a Mode, got int"):
+        standalone.drop(x, 0)
+
+
 _WHERE = {"path": "seeded.ss", "line": 1, "column": 1, "function": "f", "parameter": "m"}
 
 

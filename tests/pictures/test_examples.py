@@ -148,11 +148,14 @@ def test_a_model_parameter_is_made_by_init_with_seed_0_and_is_a_weight():
     assert built.changed() == (1, [1, 0])
 
 
-def test_a_mode_parameter_isnt_run():
+def test_a_mode_parameter_is_eval():
     text = "fn f(x: [n], mode: Mode) -> [n] = dropout(x, 0.5, mode)\n"
     checked = _checked(text)
     assert not checked.errors, checked.errors
-    assert "`mode` is neither" in (why_not_run(checked, "f") or "")
+    assert why_not_run(checked, "f") is None
+    built, arguments = _arguments(text)
+    assert arguments["mode"].value == {"mode": "Eval"}
+    assert "_ss_Eval = _ss_Mode(None)" in built.code and "_ss_rt" not in built.code
 
 
 def test_a_function_with_a_default_after_its_tensors_is_run_with_its_default():

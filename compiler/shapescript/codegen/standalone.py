@@ -83,8 +83,6 @@ def _ss_as_host(value, kind, site):
 #: draws each field as `shapescript.rt.models` does (a generator per field, seeded from
 #: the SHA-256 of "{seed}/{field}"), so a model has the same values either way.
 MODEL_HELPERS = """
-import hashlib as _ss_hashlib
-
 _ss_model_dtypes = {
     "f16": _ss_torch.float16, "bf16": _ss_torch.bfloat16, "f32": _ss_torch.float32,
     "f64": _ss_torch.float64, "u8": _ss_torch.uint8, "i8": _ss_torch.int8,
@@ -154,3 +152,92 @@ def _ss_check_model(value, cls, where):
                 f"{list(shape)} {dtype}"
             )
 """
+
+#: What a standalone module that uses modes defines, as `shapescript.rt.randomness` does:
+#: Train and Eval, the call paths a mode is passed down, dropout and batch_norm.
+MODE_HELPERS = """
+class _ss_Mode:
+    __slots__ = ("seed", "path")
+
+    def __init__(self, seed, path=()):
+        self.seed = seed
+        self.path = path
+
+    @property
+    def training(self):
+        return self.seed is not None
+
+    def child(self, part):
+        if self.seed is None:
+            return self
+        return _ss_Mode(self.seed, (*self.path, part))
+
+    def generator_seed(self):
+        text = f"{self.seed}/{'/'.join(self.path)}"
+        return int.from_bytes(_ss_hashlib.sha256(text.encode()).digest()[:8], "big")
+
+    def __repr__(self):
+        return "Eval" if self.seed is None else f"Train(seed={self.seed})"
+
+
+def _ss_Train(*, seed):
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise TypeError(f"Train: seed is an int, not {type(seed).__name__}")
+    return _ss_Mode(seed)
+
+
+_ss_Eval = _ss_Mode(None)
+
+
+class _ss_CallCounter:
+    __slots__ = ("_counts",)
+
+    def __init__(self):
+        self._counts = {}
+
+    def key(self, name, loop=""):
+        count = self._counts.get((loop, name), 0)
+        self._counts[(loop, name)] = count + 1
+        return f"{name}@{loop}#{count}" if loop else f"{name}#{count}"
+
+
+def _ss_check_mode(value, where):
+    if not isinstance(value, _ss_Mode):
+        raise ValueError(
+            f"{where['path']}:{where['line']}:{where['column']}: in fn {where['function']}, "
+            f"argument for parameter `{where['parameter']}`: expected a Mode, "
+            f"got {type(value).__name__}"
+        )
+
+
+def _ss_dropout(x, p, mode):
+    if not 0 <= p < 1:
+        raise ValueError(f"dropout: p is at least 0 and less than 1, not {p}")
+    if mode.seed is None:
+        return x
+    generator = _ss_torch.Generator(device=x.device)
+    generator.manual_seed(mode.generator_seed())
+    drawn = _ss_torch.rand(x.shape, generator=generator, device=x.device, dtype=_ss_torch.float32)
+    return x * (drawn >= p) / (1 - p)
+
+
+def _ss_batch_norm(x, mode, over, weight=None, bias=None, running_mean=None,
+                   running_var=None, eps=1e-5):
+    training = mode.training
+    if not training and (running_mean is None or running_var is None):
+        raise ValueError("batch_norm with Eval needs running_mean and running_var")
+    moved = x.movedim(over, 1) if x.dim() > 1 else x.unsqueeze(0)
+    normed = _ss_F.batch_norm(
+        moved,
+        None if training else running_mean,
+        None if training else running_var,
+        weight,
+        bias,
+        training=training,
+        eps=eps,
+    )
+    return normed.movedim(1, over) if x.dim() > 1 else normed.squeeze(0)
+"""
+
+#: The helper blocks a standalone module may need beyond `HELPERS`, by what needs them.
+BLOCKS = {"models": MODEL_HELPERS, "modes": MODE_HELPERS}

@@ -48,7 +48,10 @@ OPTIMIZER_NAMES = {"AdamW": "adamw", "SGD": "sgd"}
 def model_class(context: ModuleContext, info: ModelInfo, origin, body: SourceBuilder) -> None:
     """`class Mlp(_ss_rt.models.Model):` with its doc and declared fields; standalone,
     the module's own `_ss_Model` and the fields as tuples."""
-    base = "_ss_Model" if context.standalone else "_ss_rt.models.Model"
+    base = "_ss_rt.models.Model"
+    if context.standalone:
+        context.standalone_helper("models")
+        base = "_ss_Model"
     body.blank()
     body.add(0, f"class {python_name(info.name)}({base}):", origin)
     if info.doc:
@@ -72,6 +75,15 @@ def model_class(context: ModuleContext, info: ModelInfo, origin, body: SourceBui
     body.blank()
 
 
+def randomness(context: ModuleContext, name: str) -> str:
+    """A name of `shapescript.rt.randomness` (Eval, Train, dropout, ...), or the standalone
+    module's own copy of it."""
+    if context.standalone:
+        context.standalone_helper("modes")
+        return f"_ss_{name}"
+    return f"_ss_rt.randomness.{name}"
+
+
 def is_training(type_: Type | None) -> bool:
     return isinstance(type_, ModelType | GradType | OptimizerType | ScheduleType | ModeType)
 
@@ -86,7 +98,7 @@ def check_line(gen: FunctionGenerator, index: int, param) -> str | None:
     type_ = param.type
     if not is_training(type_):
         return None
-    if not isinstance(type_, ModelType):
+    if not isinstance(type_, ModelType | ModeType):
         require_runtime(gen, param.decl.span)
     if gen.context.checks == "never":
         return None
@@ -115,7 +127,7 @@ def check_line(gen: FunctionGenerator, index: int, param) -> str | None:
         )
     if isinstance(type_, ScheduleType):
         return f"_ss_rt.optimizers.check_schedule({name}, {where})"
-    return f"_ss_rt.randomness.check_mode({name}, {where})"
+    return f"{randomness(gen.context, 'check_mode')}({name}, {where})"
 
 
 def member(gen: FunctionGenerator, node: ast.Member) -> str | None:
@@ -156,8 +168,7 @@ def model_init(gen: FunctionGenerator, node: ast.Call) -> str | None:
 def name(gen: FunctionGenerator, node: ast.Name) -> str | None:
     """`Eval`, the one training value written as a name."""
     if node.name == "Eval" and isinstance(gen.type(node), ModeType):
-        require_runtime(gen, node.span)
-        return "_ss_rt.randomness.Eval"
+        return randomness(gen.context, "Eval")
     return None
 
 
@@ -166,7 +177,6 @@ def passed(gen: FunctionGenerator, value, text: str, callee: str) -> str:
     node = gen.operand_node(value)
     if not isinstance(gen.type(node), ModeType):
         return text
-    require_runtime(gen, node.span)
     gen.uses_calls = True
     loop = gen.loop_key()
     callee = gen.context.written(callee)
@@ -176,13 +186,15 @@ def passed(gen: FunctionGenerator, value, text: str, callee: str) -> str:
 
 def builtin(gen: FunctionGenerator, name: str, node: ast.Call, piped: str | None) -> str:
     """value_and_grad, update, sgd, adamw, clip_norm, cosine, warmup and Train."""
-    require_runtime(gen, node.span)
+    if name != "Train":
+        require_runtime(gen, node.span)
     args = gen.call_args(node, piped)
     if name == "value_and_grad":
         return _value_and_grad(gen, node, args, piped)
     parts = [gen.arg(value, piped) for value in args.positional]
     parts += [f"{key}={gen.arg(value, piped)}" for key, value in args.keywords.items()]
-    return f"{RUNTIME_FUNCTIONS[name]}({', '.join(parts)})"
+    function = randomness(gen.context, name) if name == "Train" else RUNTIME_FUNCTIONS[name]
+    return f"{function}({', '.join(parts)})"
 
 
 def _value_and_grad(gen: FunctionGenerator, node: ast.Call, args: CallArgs, piped) -> str:

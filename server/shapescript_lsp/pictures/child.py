@@ -6,7 +6,7 @@ big-endian length and UTF-8 JSON. A request is {"code": module source, "call": n
 (which the compiled module may have suffixed with _), "args": [value, ...]} (or
 "calls": [[value, ...], ...] to call it several times), where a tensor value is
 {"tensor": nested lists, "dtype": name} and a model {"model": class name, "seed": int},
-made by the module's own class; the reply is
+made by the module's own class, and Eval {"mode": "Eval"}; the reply is
 {"ok": true, "result": value} or {"ok": false, "kind": ..., "error": ...}.
 """
 
@@ -68,6 +68,8 @@ def to_torch(torch, value, namespace):
         return torch.tensor(value["tensor"], dtype=getattr(torch, value["dtype"]))
     if isinstance(value, dict) and "model" in value:
         return namespace[value["model"]].init(seed=value["seed"])
+    if isinstance(value, dict) and value.get("mode") == "Eval":
+        return namespace["_ss_Eval"]
     if isinstance(value, list):
         return [to_torch(torch, part, namespace) for part in value]
     return value

@@ -16,7 +16,7 @@ from typing import Any
 from shapescript.analysis import check
 from shapescript.check.program import Checked
 from shapescript.check.sizes import Poly
-from shapescript.check.types import HostType, ModelType, TensorType
+from shapescript.check.types import HostType, ModelType, ModeType, TensorType
 from shapescript.records import record
 from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
@@ -62,7 +62,8 @@ _DIM = re.compile(r"^(\s*(?:export\s+)?dim\s+\w+\s*=\s*)(\d+)(\s*(?:#.*)?)$", re
 @record
 class Argument:
     """One argument: its parameter, type, value (a tensor as {"tensor", "dtype"}, a model
-    as {"model": name, "seed"}, made by the module's `Name.init(seed=...)`, or a number)
+    as {"model": name, "seed"}, made by the module's `Name.init(seed=...)`, a mode as
+    {"mode": "Eval"}, or a number)
     and whether it is a weight (every size fixed, or a model), which isn't drawn."""
 
     name: str
@@ -159,8 +160,9 @@ def why_not_run(checked: Checked, name: str) -> str | None:
     if any(default and not later for default, later in zip(defaults, defaults[1:], strict=False)):
         return "a parameter with a default comes before one without"
     for param in signature.params:
-        if not param.has_default and not isinstance(param.type, (TensorType, HostType, ModelType)):
-            return f"`{param.name}` is neither a tensor, a number nor a model"
+        takes = (TensorType, HostType, ModelType, ModeType)
+        if not param.has_default and not isinstance(param.type, takes):
+            return f"`{param.name}` is neither a tensor, a number, a model nor a mode"
     return None
 
 
@@ -264,6 +266,8 @@ def sizes_of(type_: TensorType, dims: dict[str, int], generics: dict[str, Poly])
 def _value(type_, dims, generics, rng: random.Random) -> tuple[Any, bool]:
     if isinstance(type_, ModelType):
         return {"model": type_.name, "seed": SEED}, True
+    if isinstance(type_, ModeType):
+        return {"mode": "Eval"}, False
     if isinstance(type_, HostType):
         return {"int": 2, "float": 1.0, "bool": True}.get(type_.kind, 1), False
     if not isinstance(type_, TensorType) or type_.axes is None:
