@@ -241,6 +241,8 @@ model Mlp:
 fn forward(m: Mlp, x: [n D]) -> [n C]:
     h = relu(x @ m.w1 + m.b1)
     return h @ m.w2
+
+fn dropped(m: Mlp, x: [n D], mode: Mode) -> [n C] = forward(m, x) |> dropout(0.5, mode)
 """
 
 
@@ -256,3 +258,15 @@ async def test_a_function_that_takes_a_model_runs_with_init_seed_0_and_changes_o
     assert caption.startswith("forward(…): [n C]   (weights: m)")
     result = [[c for c, cell in enumerate(row) if cell == "●"] for row in _rows(text, 2)]
     assert result == [[], list(range(6)), []]
+
+
+@pytest.mark.slow
+async def test_a_function_that_takes_a_mode_runs_with_eval(client: LanguageClient):
+    forward = await _picture(client, MODEL, "model_mode.ss", "fn forward")
+    dropped = await _picture(client, MODEL, "model_mode.ss", "fn dropped")
+    if client.client_name.startswith("visual"):
+        assert "dropped(…): [n C]   (weights: m)" in dropped and "data:image/png" in dropped
+        return
+    # Eval's dropout keeps every value: the same picture as forward's.
+    assert _rows(dropped, 2) == _rows(forward, 2)
+    assert _drawing(dropped).split("\n\n")[2].splitlines()[0].startswith("dropped(…): [n C]")
