@@ -121,6 +121,9 @@ def test_every_builtin_that_computes_is_pictured_on_its_small_example():
     assert all(row.split().count("█") == 1 for row in argmax[1:])
     ones = [row.split().index("█") for row in argmax[1:]]
     assert [row[one] for row, one in zip(inputs, ones, strict=True)] == [max(r) for r in inputs]
+    picks = drawn["cross_entropy"].split("\n\n")[1].splitlines()
+    assert picks[0].startswith("y: [n] Index[C], the values of z it picks")
+    assert [row.split().count("●") for row in picks[1:]] == [1, 1, 1]
     einsum = [row.split() for row in _result(drawn["einsum"])[1:]]
     assert [row.count("●") for row in einsum] == [0, len(einsum[1]), 0]  # q's row 1 changed
 
