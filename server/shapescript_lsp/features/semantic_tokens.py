@@ -1,0 +1,213 @@
+"""Semantic tokens: each name colored by what the checker says it is.
+
+Axes, dims, sizes, domains and dtypes get token types of their own, so that a theme (or
+the VS Code extension's defaults, `semanticTokenScopes` in its package.json) shows the
+shape parts of a program apart from its values. Names come from `name_spots` (the
+checker's references, and axis and dim names it bound); the declarations' own names from
+the module's symbols; dtypes, sizes, domains and `mut` from the syntax tree.
+"""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from shapescript.check.program import Checked, ItemFacts, Symbol
+from shapescript.check.syntax_facts import walk
+from shapescript.check.type_exprs import BUILTIN_DOMAINS
+from shapescript.syntax import ast
+from shapescript.syntax.source import Span
+from shapescript_lsp.features.name_spots import spots
+from shapescript_lsp.positions import line_index
+
+TOKEN_TYPES = [
+    "axis",
+    "dim",
+    "size",
+    "domain",
+    "dtype",
+    "class",
+    "struct",
+    "property",
+    "function",
+    "parameter",
+    "variable",
+    "keyword",
+    "type",
+    "namespace",
+    "pythonValue",
+]
+TOKEN_MODIFIERS = ["declaration", "readonly", "defaultLibrary", "generic"]
+LEGEND = types.SemanticTokensLegend(token_types=TOKEN_TYPES, token_modifiers=TOKEN_MODIFIERS)
+
+_TYPE = {name: index for index, name in enumerate(TOKEN_TYPES)}
+DECLARATION, READONLY, DEFAULT_LIBRARY, GENERIC = (1 << index for index in range(4))
+
+#: The token type of each kind of symbol.
+_BY_KIND = {
+    "axis": "axis",
+    "dim": "dim",
+    "alias": "type",
+    "domain": "domain",
+    "fn": "function",
+    "extern": "function",
+    "builtin": "function",
+    "prelude": "function",
+    "model": "class",
+    "data": "struct",
+    "logs": "struct",
+    "field": "property",
+    "metric": "property",
+    "param": "parameter",
+    "value": "variable",
+    "import": "namespace",
+    "python_module": "pythonValue",
+}
+_BUILT_IN_PATHS = frozenset({"<builtins>", "<prelude>", "<nn>"})
+
+#: A token: start offset, end offset, type index, modifier bits.
+Token = tuple[int, int, int, int]
+
+
+def _symbol_token(span: Span, symbol: Symbol, declaration: bool, generic_axes) -> Token | None:
+    kind = _BY_KIND.get(symbol.kind)
+    if kind is None:
+        return None
+    modifiers = DECLARATION if declaration else 0
+    if symbol.path in _BUILT_IN_PATHS:
+        modifiers |= DEFAULT_LIBRARY
+    if symbol.kind == "axis" and symbol.span in generic_axes:
+        modifiers |= GENERIC
+    return span.start, span.end, _TYPE[kind], modifiers
+
+
+def _signature_end(item: ItemFacts) -> int | None:
+    """Where a function's body starts (absolute): axes bound before it are generic."""
+    node = item.item
+    if isinstance(node, ast.ExternFnDecl):
+        return item.span.end
+    if not isinstance(node, ast.FnDecl):
+        return None
+    if node.expr_body is not None:
+        return item.base + node.expr_body.span.start
+    if node.body:
+        return item.base + node.body[0].span.start
+    return item.span.end
+
+
+def _tree_tokens(checked: Checked, item: ItemFacts, taken: set[int]) -> list[Token]:
+    """dtypes, sizes written as numbers, built-in domains and `mut`, from the tree."""
+    text = checked.source.text
+    base = item.base
+    found: list[Token] = []
+
+    def add(start: int, end: int, kind: str, modifiers: int = 0) -> None:
+        start += base
+        end += base
+        if start not in taken and end > start:
+            taken.add(start)
+            found.append((start, end, _TYPE[kind], modifiers))
+
+    for node in walk(item.item):
+        if isinstance(node, ast.TypeExpr):
+            if node.dtype_span is not None:
+                add(node.dtype_span.start, node.dtype_span.end, "dtype", DEFAULT_LIBRARY)
+            for word in node.words:
+                if word.name in BUILTIN_DOMAINS and word.name not in checked.module_symbols:
+                    add(
+                        word.span.start, word.span.start + len(word.name), "domain", DEFAULT_LIBRARY
+                    )
+        elif isinstance(node, (ast.SizeInt, ast.PatternInt)):
+            add(node.span.start, node.span.end, "size")
+        elif isinstance(node, (ast.GroupedSizeAxis, ast.PatternGroupedSize)):
+            add(node.span.start, node.span.end - len(node.name), "size")
+        elif isinstance(node, (ast.Param, ast.Arg)) and node.mut:
+            start = node.span.start
+            if text[base + start : base + start + 3] == "mut":
+                add(start, start + 3, "keyword")
+    return found
+
+
+def item_tokens(checked: Checked, item: ItemFacts) -> list[Token]:
+    """The tokens of one top-level item, unsorted, one per start."""
+    declared = {
+        symbol.span.start: symbol
+        for symbol in checked.module_symbols.values()
+        if item.span.start <= symbol.span.start < item.span.end
+    }
+    item_spots = spots(checked, item)
+    body_start = _signature_end(item)
+    generic_axes = (
+        {
+            spot.symbol.span
+            for spot in item_spots
+            if spot.symbol.kind == "axis" and spot.symbol.span.start < body_start
+        }
+        if body_start is not None
+        else set()
+    )
+    tokens: list[Token] = []
+    taken: set[int] = set()
+    for start, symbol in declared.items():
+        token = _symbol_token(symbol.span, symbol, True, generic_axes)
+        if token is not None and symbol.span.end - start == len(symbol.name):
+            tokens.append(token)
+            taken.add(start)
+    for spot in item_spots:
+        if spot.span.start in taken:
+            continue
+        declaration = spot.symbol.span == spot.span and spot.symbol.path == checked.source.path
+        declaration = (
+            declaration
+            or spot.symbol.kind in ("field", "metric")
+            and _declares_field(item, spot.span)
+        )
+        token = _symbol_token(spot.span, spot.symbol, declaration, generic_axes)
+        if token is not None:
+            tokens.append(token)
+            taken.add(spot.span.start)
+    tokens.extend(_tree_tokens(checked, item, taken))
+    return tokens
+
+
+def _declares_field(item: ItemFacts, span: Span) -> bool:
+    node = item.item
+    members = getattr(node, "fields", None) or getattr(node, "metrics", None) or ()
+    return any(member.name_span.start + item.base == span.start for member in members)
+
+
+def tokens_in(checked: Checked, start: int = 0, end: int | None = None) -> list[Token]:
+    """The file's tokens from `start` to `end` (offsets), in order."""
+    end = len(checked.source.text) if end is None else end
+    found: list[Token] = []
+    for item in checked.items:
+        if item.span.end < start or item.span.start > end:
+            continue
+        found.extend(token for token in item_tokens(checked, item) if start <= token[0] < end)
+    found.sort()
+    return found
+
+
+def encode(checked: Checked, tokens: list[Token], read_only: bool = False) -> list[int]:
+    """The tokens as LSP's relative five-number groups (lines and UTF-16 columns)."""
+    index = line_index(checked.source.text)
+    data: list[int] = []
+    previous_line = 0
+    previous_column = 0
+    extra = READONLY if read_only else 0
+    for start, end, kind, modifiers in tokens:
+        position = index.position(start)
+        line, column = position.line, position.character
+        length = index.position(end).character - column if end > start else 0
+        if length <= 0:
+            continue
+        delta_line = line - previous_line
+        delta_column = column - previous_column if delta_line == 0 else column
+        data += (delta_line, delta_column, length, kind, modifiers | extra)
+        previous_line, previous_column = line, column
+    return data
+
+
+def semantic_tokens(
+    checked: Checked, start: int = 0, end: int | None = None, read_only: bool = False
+) -> types.SemanticTokens:
+    return types.SemanticTokens(data=encode(checked, tokens_in(checked, start, end), read_only))
