@@ -36,7 +36,7 @@ from shapescript_lsp.features.function_pictures import function_picture
 from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hints
 from shapescript_lsp.features.python_names import python_definition
-from shapescript_lsp.features.rename import RenameRefused, workspace_rename
+from shapescript_lsp.features.rename import RenameRefused, plain, workspace_rename
 from shapescript_lsp.features.rename import target as rename_target
 from shapescript_lsp.features.semantic_tokens import LEGEND as TOKEN_LEGEND
 from shapescript_lsp.features.semantic_tokens import semantic_tokens
@@ -530,7 +530,7 @@ async def prepare_rename(ls: ShapeScriptServer, params: types.PrepareRenameParam
     except RenameRefused as refusal:
         raise JsonRpcException(str(refusal), code=REQUEST_FAILED) from None
     return types.PrepareRenamePlaceholder(
-        range=range_of(checked.source, spot.span), placeholder=spot.symbol.name
+        range=range_of(checked.source, spot.span), placeholder=plain(spot.symbol)
     )
 
 

@@ -18,6 +18,7 @@ from shapescript.check.program import LOCAL_KINDS, Checked, Symbol
 from shapescript.syntax.source import SourceFile, Span
 from shapescript.syntax.tokens import KEYWORDS
 from shapescript_lsp.features.name_spots import Spot, all_spots, spot_at
+from shapescript_lsp.import_reading import normalized
 from shapescript_lsp.positions import range_of
 
 #: Words that can't be a name: the keywords and the words the parser reads by place.
@@ -49,6 +50,11 @@ class RenameRefused(Exception):
     """The rename can't be done; the message says why, for the editor to show."""
 
 
+def plain(symbol: Symbol) -> str:
+    """The name as its own file writes it: `forward` for `attention.forward`."""
+    return symbol.name.rsplit(".", 1)[-1]
+
+
 def what(symbol: Symbol) -> str:
     return _WHAT.get(symbol.kind, symbol.kind)
 
@@ -73,23 +79,23 @@ def target(checked: Checked, offset: int, library_folder: str | None = None) -> 
         raise RenameRefused("there is no name here to rename")
     symbol = spot.symbol
     if symbol.path in BUILT_IN_PATHS or symbol.kind in ("builtin", "prelude"):
-        raise RenameRefused(f"`{symbol.name}` is built in: it can't be renamed")
+        raise RenameRefused(f"`{plain(symbol)}` is built in: it can't be renamed")
     if symbol.kind in ("import", "python_module"):
         raise RenameRefused(
-            f"`{symbol.name}` is the name an import binds: edit the import line instead"
+            f"`{plain(symbol)}` is the name an import binds: edit the import line instead"
         )
     if _inside(symbol.path, _PACKAGE) or (
         library_folder is not None and _inside(symbol.path, library_folder)
     ):
         raise RenameRefused(
-            f"`{symbol.name}` is declared in a library file, which can't be changed"
+            f"`{plain(symbol)}` is declared in a library file, which can't be changed"
         )
     text = checked.source.text
-    if symbol.path == checked.source.path and name_span(text, symbol.span, symbol.name) is None:
+    if symbol.path == checked.source.path and name_span(text, symbol.span, plain(symbol)) is None:
         raise RenameRefused(
-            f"`{symbol.name}` comes from a shape alias: rename it in the alias's declaration"
+            f"`{plain(symbol)}` comes from a shape alias: rename it in the alias's declaration"
         )
-    span = name_span(text, spot.span, symbol.name)
+    span = name_span(text, spot.span, plain(symbol))
     if span is None:
         raise RenameRefused("there is no name here to rename")
     return Spot(span, symbol)
@@ -105,7 +111,7 @@ def _inside(path: str, folder: str) -> bool:
 
 
 def check_new_name(symbol: Symbol, new_name: str) -> None:
-    if new_name == symbol.name:
+    if new_name == plain(symbol):
         raise RenameRefused(f"`{new_name}` is already its name")
     if not new_name.isidentifier() or not new_name.isascii():
         raise RenameRefused(f"`{new_name}` isn't a name: use letters, digits and _")
@@ -121,11 +127,11 @@ def local_spans(checked: Checked, symbol: Symbol) -> list[Span]:
     found = set()
     for spot in all_spots(checked):
         if spot.symbol == symbol:
-            span = name_span(text, spot.span, symbol.name)
+            span = name_span(text, spot.span, plain(symbol))
             if span is not None:
                 found.add(span)
     if symbol.path == checked.source.path:
-        span = name_span(text, symbol.span, symbol.name)
+        span = name_span(text, symbol.span, plain(symbol))
         if span is not None:
             found.add(span)
     return sorted(found)
@@ -194,7 +200,7 @@ def clash(checked: Checked, symbol: Symbol, new_name: str, spans: list[Span]) ->
             seen = checked.names_in_scope(span.start).get(new_name)
             if seen is not None and seen[0].kind in LOCAL_KINDS:
                 return (
-                    f"`{new_name}` is {what(seen[0])} where `{symbol.name}` is used"
+                    f"`{new_name}` is {what(seen[0])} where `{plain(symbol)}` is used"
                     f"{_line(checked, seen[0])}: the use would mean it instead"
                 )
         return None
@@ -259,23 +265,28 @@ async def workspace_rename(
     if shared(symbol):
         key = key_of(symbol)
         for uri, analysis, spans in await workspace_uses(ls, checked, document, symbol):
-            found = spans_of_key(analysis, key, spans, symbol.name)
+            found = spans_of_key(analysis, key, spans, plain(symbol))
             if found:
                 changes[uri] = (analysis, found)
             declared = {key_of(s): s for s in analysis.module_symbols.values()}.get(key)
             if declared is not None or symbol.kind in ("field", "metric") and uri == document.uri:
                 reason = clash(analysis, declared or symbol, new_name, found)
                 if reason is not None:
-                    raise RenameRefused(f"can't rename `{symbol.name}` to `{new_name}`: {reason}")
+                    raise RenameRefused(f"can't rename `{plain(symbol)}` to `{new_name}`: {reason}")
     else:
         spans = local_spans(checked, symbol)
         reason = clash(checked, symbol, new_name, spans)
         if reason is not None:
-            raise RenameRefused(f"can't rename `{symbol.name}` to `{new_name}`: {reason}")
+            raise RenameRefused(f"can't rename `{plain(symbol)}` to `{new_name}`: {reason}")
         changes[document.uri] = (checked, spans)
     own = changes.get(document.uri)
     if own is not None:
-        await _recheck(ls, checked, own[1], new_name, symbol)
+        others = {
+            normalized(analysis.source.path): apply(analysis.source.text, spans, new_name)
+            for uri, (analysis, spans) in changes.items()
+            if uri != document.uri
+        }
+        await _recheck(ls, checked, own[1], new_name, symbol, others)
     return types.WorkspaceEdit(
         changes={
             uri: edits(analysis.source, spans, new_name)
@@ -284,8 +295,16 @@ async def workspace_rename(
     )
 
 
-async def _recheck(ls, checked: Checked, spans: list[Span], new_name: str, symbol: Symbol) -> None:
-    """Check the renamed document; refuse if the checker finds an error it didn't before."""
+async def _recheck(
+    ls, checked: Checked, spans: list[Span], new_name: str, symbol: Symbol, others: dict
+) -> None:
+    """Check the renamed document, reading the other renamed files (`others`, by path) as
+    they will be; refuse if the checker finds an error it didn't before."""
+
+    def read(path: str) -> str | None:
+        renamed = others.get(normalized(path))
+        return renamed if renamed is not None else ls.store.reader(path)
+
     import asyncio
 
     from shapescript.check.checker import check_source
@@ -297,11 +316,11 @@ async def _recheck(ls, checked: Checked, spans: list[Span], new_name: str, symbo
         source,
         checked,
         search_path=ls.store.search_path,
-        read=ls.store.reader,
+        read=read,
     )
     errors = new_errors(checked, after)
     if errors:
         first = errors[0]
         raise RenameRefused(
-            f"can't rename `{symbol.name}` to `{new_name}`: {first.code}: {first.message}"
+            f"can't rename `{plain(symbol)}` to `{new_name}`: {first.code}: {first.message}"
         )
