@@ -39,9 +39,10 @@ from shapescript_lsp.features.python_names import python_definition
 from shapescript_lsp.features.rename import RenameRefused, plain, workspace_rename
 from shapescript_lsp.features.rename import target as rename_target
 from shapescript_lsp.features.semantic_tokens import LEGEND as TOKEN_LEGEND
-from shapescript_lsp.features.semantic_tokens import semantic_tokens
+from shapescript_lsp.features.semantic_tokens import TokenCache, semantic_tokens
 from shapescript_lsp.features.signature_help import signature_help
 from shapescript_lsp.features.symbols import (
+    OutlineCache,
     document_symbols,
     outlines,
     symbol_information,
@@ -487,13 +488,17 @@ async def find_references(ls: ShapeScriptServer, params: types.ReferenceParams):
 # ------------------------------------------------ outline, rename, semantic tokens
 
 
+#: Each item's outline entry from the last request, reused while the item is unchanged.
+outline_cache = OutlineCache()
+
+
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 @guarded([])
 async def document_symbol(ls: ShapeScriptServer, params: types.DocumentSymbolParams):
     checked, _ = await ls.analysis(params.text_document.uri)
     if checked is None:
         return []
-    found = document_symbols(checked)
+    found = document_symbols(checked, outline_cache)
     capabilities = ls.client_capabilities.text_document
     outline = capabilities.document_symbol if capabilities is not None else None
     if outline is None or not outline.hierarchical_document_symbol_support:
@@ -546,6 +551,10 @@ async def rename(ls: ShapeScriptServer, params: types.RenameParams):
         raise JsonRpcException(str(refusal), code=REQUEST_FAILED) from None
 
 
+#: Each item's tokens from the last request, reused while the item is unchanged.
+token_cache = TokenCache()
+
+
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, TOKEN_LEGEND)
 @guarded(types.SemanticTokens(data=[]))
 async def semantic_tokens_full(ls: ShapeScriptServer, params: types.SemanticTokensParams):
@@ -553,7 +562,7 @@ async def semantic_tokens_full(ls: ShapeScriptServer, params: types.SemanticToke
     if checked is None:
         return types.SemanticTokens(data=[])
     read_only = ls.library.is_library_uri(params.text_document.uri)
-    return semantic_tokens(checked, read_only=read_only)
+    return semantic_tokens(checked, read_only=read_only, cache=token_cache)
 
 
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, TOKEN_LEGEND)
@@ -565,7 +574,7 @@ async def semantic_tokens_range(ls: ShapeScriptServer, params: types.SemanticTok
     start = offset_of(checked.source, params.range.start)
     end = offset_of(checked.source, params.range.end)
     read_only = ls.library.is_library_uri(params.text_document.uri)
-    return semantic_tokens(checked, start, end, read_only=read_only)
+    return semantic_tokens(checked, start, end, read_only=read_only, cache=token_cache)
 
 
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)

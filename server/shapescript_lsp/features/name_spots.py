@@ -104,6 +104,21 @@ def tree_spots(checked: Checked, item: ItemFacts) -> Iterator[Spot]:
             yield Spot(absolute, symbol)
 
 
+def body_start_of(item: ItemFacts) -> int | None:
+    """Where a function's body starts (absolute; an extern fn has none, so its end), or
+    None for an item that isn't a function. Axes bound before it are generic."""
+    node = item.item
+    if isinstance(node, ast.ExternFnDecl):
+        return item.span.end
+    if not isinstance(node, ast.FnDecl):
+        return None
+    if node.expr_body is not None:
+        return item.base + node.expr_body.span.start
+    if node.body:
+        return item.base + node.body[0].span.start
+    return item.span.end
+
+
 def spots(checked: Checked, item: ItemFacts) -> list[Spot]:
     """Every name the item writes with what it means, one per span, facts first."""
     found: dict[Span, Spot] = {}

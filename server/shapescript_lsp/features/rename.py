@@ -17,7 +17,7 @@ import shapescript
 from shapescript.check.program import LOCAL_KINDS, Checked, Symbol
 from shapescript.syntax.source import SourceFile, Span
 from shapescript.syntax.tokens import KEYWORDS
-from shapescript_lsp.features.name_spots import Spot, all_spots, spot_at
+from shapescript_lsp.features.name_spots import Spot, all_spots, body_start_of, spot_at, spots
 from shapescript_lsp.import_reading import normalized
 from shapescript_lsp.positions import range_of
 
@@ -125,7 +125,13 @@ def local_spans(checked: Checked, symbol: Symbol) -> list[Span]:
     """Where the file writes a name that means the symbol (its declaration included)."""
     text = checked.source.text
     found = set()
-    for spot in all_spots(checked):
+    if symbol.kind in LOCAL_KINDS:
+        candidates = [
+            spot for item in checked.items_at(symbol.span.start) for spot in spots(checked, item)
+        ]
+    else:
+        candidates = all_spots(checked)
+    for spot in candidates:
         if spot.symbol == symbol:
             span = name_span(text, spot.span, plain(symbol))
             if span is not None:
@@ -143,12 +149,45 @@ def spans_of_key(checked: Checked, key, spans: Iterable[Span], name: str) -> lis
 
     text = checked.source.text
     found = {s for span in spans if (s := name_span(text, span, name)) is not None}
+    if key[3] not in ("dim", "alias"):
+        # Only dims and aliases are written where the facts hold no reference.
+        return sorted(found)
     for spot in all_spots(checked):
         if spot.symbol.kind not in LOCAL_KINDS and key_of(spot.symbol) == key:
             span = name_span(text, spot.span, name)
             if span is not None:
                 found.add(span)
     return sorted(found)
+
+
+def shared_uses(checked: Checked, key, name: str) -> list[Span]:
+    """Where a file's facts name the shared declaration `key` (called `name` in its own
+    file), its declaration included when the file declares it; only the references
+    written with that name are resolved."""
+    from shapescript_lsp.features.cross_references import key_of
+
+    found = []
+    for item in checked.items:
+        base = item.base
+        for facts in item.fact_tables():
+            for reference in facts.references:
+                if reference.field is not None:
+                    written = reference.field[1]
+                elif reference.module_name is not None:
+                    written = reference.module_name
+                elif reference.symbol is not None and reference.symbol.kind not in LOCAL_KINDS:
+                    written = reference.symbol.name
+                else:
+                    continue
+                if written != name and not written.endswith("." + name):
+                    continue
+                symbol = checked._resolve(reference, base)
+                if symbol is not None and key_of(symbol) == key:
+                    found.append(Span(reference.span.start + base, reference.span.end + base))
+    for symbol in checked.module_symbols.values():
+        if key_of(symbol) == key:
+            found.append(symbol.span)
+    return found
 
 
 def _line(checked: Checked, symbol: Symbol) -> str:
@@ -228,6 +267,16 @@ def clash(checked: Checked, symbol: Symbol, new_name: str, spans: list[Span]) ->
     return None
 
 
+def in_bodies(checked: Checked, spans: list[Span]) -> bool:
+    """Whether every span is inside a function's body, where checking the edited file
+    again redoes only those bodies (an edit to a declaration redoes the whole file)."""
+    for span in spans:
+        starts = [body_start_of(item) for item in checked.items_at(span.start)]
+        if not any(start is not None and start <= span.start for start in starts):
+            return False
+    return True
+
+
 def new_errors(before: Checked, after: Checked) -> list:
     """The errors of `after` that `before` didn't have (by code and message)."""
     had = {(d.code, d.message) for d in before.errors}
@@ -264,7 +313,8 @@ async def workspace_rename(
     changes: dict[str, tuple[Checked, list[Span]]] = {}
     if shared(symbol):
         key = key_of(symbol)
-        for uri, analysis, spans in await workspace_uses(ls, checked, document, symbol):
+        uses = await workspace_uses(ls, checked, document, symbol, shared_uses)
+        for uri, analysis, spans in uses:
             found = spans_of_key(analysis, key, spans, plain(symbol))
             if found:
                 changes[uri] = (analysis, found)
@@ -280,7 +330,7 @@ async def workspace_rename(
             raise RenameRefused(f"can't rename `{plain(symbol)}` to `{new_name}`: {reason}")
         changes[document.uri] = (checked, spans)
     own = changes.get(document.uri)
-    if own is not None:
+    if own is not None and in_bodies(checked, own[1]):
         others = {
             normalized(analysis.source.path): apply(analysis.source.text, spans, new_name)
             for uri, (analysis, spans) in changes.items()

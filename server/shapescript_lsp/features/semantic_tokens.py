@@ -16,8 +16,8 @@ from shapescript.check.syntax_facts import walk
 from shapescript.check.type_exprs import BUILTIN_DOMAINS
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
-from shapescript_lsp.features.name_spots import spots
-from shapescript_lsp.positions import line_index
+from shapescript_lsp.features.name_spots import body_start_of, spots
+from shapescript_lsp.positions import line_index, utf16_length
 
 TOKEN_TYPES = [
     "axis",
@@ -80,20 +80,6 @@ def _symbol_token(span: Span, symbol: Symbol, declaration: bool, generic_axes) -
     return span.start, span.end, _TYPE[kind], modifiers
 
 
-def _signature_end(item: ItemFacts) -> int | None:
-    """Where a function's body starts (absolute): axes bound before it are generic."""
-    node = item.item
-    if isinstance(node, ast.ExternFnDecl):
-        return item.span.end
-    if not isinstance(node, ast.FnDecl):
-        return None
-    if node.expr_body is not None:
-        return item.base + node.expr_body.span.start
-    if node.body:
-        return item.base + node.body[0].span.start
-    return item.span.end
-
-
 def _tree_tokens(checked: Checked, item: ItemFacts, taken: set[int]) -> list[Token]:
     """dtypes, sizes written as numbers, built-in domains and `mut`, from the tree."""
     text = checked.source.text
@@ -127,15 +113,12 @@ def _tree_tokens(checked: Checked, item: ItemFacts, taken: set[int]) -> list[Tok
     return found
 
 
-def item_tokens(checked: Checked, item: ItemFacts) -> list[Token]:
-    """The tokens of one top-level item, unsorted, one per start."""
-    declared = {
-        symbol.span.start: symbol
-        for symbol in checked.module_symbols.values()
-        if item.span.start <= symbol.span.start < item.span.end
-    }
+def item_tokens(checked: Checked, item: ItemFacts, declared: dict[int, Symbol]) -> list[Token]:
+    """The tokens of one top-level item, unsorted, one per start; `declared` holds the
+    module's symbols by where their names start."""
+    item_span = item.span
     item_spots = spots(checked, item)
-    body_start = _signature_end(item)
+    body_start = body_start_of(item)
     generic_axes = (
         {
             spot.symbol.span
@@ -147,7 +130,10 @@ def item_tokens(checked: Checked, item: ItemFacts) -> list[Token]:
     )
     tokens: list[Token] = []
     taken: set[int] = set()
-    for start, symbol in declared.items():
+    for start in range(item_span.start, item_span.end):
+        symbol = declared.get(start)
+        if symbol is None:
+            continue
         token = _symbol_token(symbol.span, symbol, True, generic_axes)
         if token is not None and symbol.span.end - start == len(symbol.name):
             tokens.append(token)
@@ -175,39 +161,115 @@ def _declares_field(item: ItemFacts, span: Span) -> bool:
     return any(member.name_span.start + item.base == span.start for member in members)
 
 
-def tokens_in(checked: Checked, start: int = 0, end: int | None = None) -> list[Token]:
+class _Cached:
+    """One item's tokens, relative to its base, with what they were worked out from."""
+
+    __slots__ = ("node", "body", "references", "tokens")
+
+    def __init__(self, item: ItemFacts, tokens: list[Token]) -> None:
+        self.node = item.item
+        self.body = item.body
+        self.references = list(item.declaration.references)
+        base = item.base
+        self.tokens = [(start - base, end - base, kind, bits) for start, end, kind, bits in tokens]
+
+    def fits(self, item: ItemFacts) -> bool:
+        return (
+            item.item is self.node
+            and item.body is self.body
+            and item.declaration.references == self.references
+        )
+
+
+class TokenCache:
+    """The tokens of each item of the last file asked for, reused for an item whose tree
+    and facts are the ones they came from while the module's names keep their kinds (an
+    edit elsewhere in the file moves an item, not its tokens)."""
+
+    def __init__(self) -> None:
+        self.names: tuple = ()
+        self.items: dict[int, _Cached] = {}
+
+    def tokens(self, checked: Checked, item: ItemFacts, declared: dict[int, Symbol]):
+        cached = self.items.get(id(item.item))
+        if cached is not None and cached.fits(item):
+            base = item.base
+            return [
+                (start + base, end + base, kind, bits) for start, end, kind, bits in cached.tokens
+            ]
+        tokens = item_tokens(checked, item, declared)
+        self.items[id(item.item)] = _Cached(item, tokens)
+        return tokens
+
+    def start(self, checked: Checked) -> None:
+        """Forget every item's tokens if a module name changed kind or came or went."""
+        names = tuple(
+            sorted((name, symbol.kind) for name, symbol in checked.module_symbols.items())
+        )
+        if names != self.names:
+            self.names = names
+            self.items = {}
+        elif len(self.items) > 4 * len(checked.items) + 64:
+            live = {id(item.item) for item in checked.items}
+            self.items = {key: value for key, value in self.items.items() if key in live}
+
+
+def tokens_in(
+    checked: Checked, start: int = 0, end: int | None = None, cache: TokenCache | None = None
+) -> list[Token]:
     """The file's tokens from `start` to `end` (offsets), in order."""
     end = len(checked.source.text) if end is None else end
+    declared = {symbol.span.start: symbol for symbol in checked.module_symbols.values()}
+    cache = cache if cache is not None else TokenCache()
+    cache.start(checked)
     found: list[Token] = []
     for item in checked.items:
-        if item.span.end < start or item.span.start > end:
+        span = item.span
+        if span.end < start or span.start > end:
             continue
-        found.extend(token for token in item_tokens(checked, item) if start <= token[0] < end)
+        tokens = cache.tokens(checked, item, declared)
+        if start <= span.start and span.end <= end:
+            found.extend(tokens)
+        else:
+            found.extend(token for token in tokens if start <= token[0] < end)
     found.sort()
     return found
 
 
 def encode(checked: Checked, tokens: list[Token], read_only: bool = False) -> list[int]:
-    """The tokens as LSP's relative five-number groups (lines and UTF-16 columns)."""
-    index = line_index(checked.source.text)
+    """The tokens (in order) as LSP's relative five-number groups (lines and UTF-16
+    columns); a token is on one line."""
+    text = checked.source.text
+    index = line_index(text)
+    starts = index.starts
+    ascii_text = text.isascii()
     data: list[int] = []
-    previous_line = 0
-    previous_column = 0
+    line = 0
+    last_line = len(starts) - 1
+    previous_line = previous_column = 0
     extra = READONLY if read_only else 0
     for start, end, kind, modifiers in tokens:
-        position = index.position(start)
-        line, column = position.line, position.character
-        length = index.position(end).character - column if end > start else 0
-        if length <= 0:
+        while line < last_line and starts[line + 1] <= start:
+            line += 1
+        if ascii_text:
+            column, length = start - starts[line], end - start
+        else:
+            column = utf16_length(text[starts[line] : start])
+            length = utf16_length(text[start:end])
+        if length <= 0 or "\n" in text[start:end]:
             continue
-        delta_line = line - previous_line
-        delta_column = column - previous_column if delta_line == 0 else column
-        data += (delta_line, delta_column, length, kind, modifiers | extra)
+        delta_column = column - previous_column if line == previous_line else column
+        data += (line - previous_line, delta_column, length, kind, modifiers | extra)
         previous_line, previous_column = line, column
     return data
 
 
 def semantic_tokens(
-    checked: Checked, start: int = 0, end: int | None = None, read_only: bool = False
+    checked: Checked,
+    start: int = 0,
+    end: int | None = None,
+    read_only: bool = False,
+    cache: TokenCache | None = None,
 ) -> types.SemanticTokens:
-    return types.SemanticTokens(data=encode(checked, tokens_in(checked, start, end), read_only))
+    tokens = tokens_in(checked, start, end, cache)
+    return types.SemanticTokens(data=encode(checked, tokens, read_only))

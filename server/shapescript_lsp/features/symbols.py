@@ -7,6 +7,7 @@ value the checker worked out, a function its signature as written.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 
 from lsprotocol import types
@@ -17,7 +18,7 @@ from shapescript.syntax.parser import parse_text
 from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp.features.completion import fuzzy
 from shapescript_lsp.features.imported import header
-from shapescript_lsp.positions import range_of
+from shapescript_lsp.positions import line_index, range_of
 
 Kind = types.SymbolKind
 
@@ -151,19 +152,61 @@ class _Outline:
         return None
 
 
-def outline(source: SourceFile, module: ast.Module, dim_values: dict[str, int]):
+def outline(
+    source: SourceFile,
+    module: ast.Module,
+    dim_values: dict[str, int],
+    cache: OutlineCache | None = None,
+):
     """The document symbols of a parsed file, in the order declared."""
     builder = _Outline(source, dim_values)
     found = []
+    lines = line_index(source.text).starts
     for index, node in enumerate(module.items):
-        symbol = builder.item(node, module.base_of(index))
+        base = module.base_of(index)
+        key = (
+            bisect.bisect_right(lines, base + node.span.start),
+            dim_values.get(node.name) if isinstance(node, ast.DimDecl) else None,
+        )
+        symbol = cache.get(node, key) if cache is not None else None
+        if symbol is None:
+            symbol = builder.item(node, base)
+            if cache is not None:
+                cache.put(node, key, symbol)
         if symbol is not None:
             found.append(symbol)
+    if cache is not None:
+        cache.keep(module.items)
     return found
 
 
-def document_symbols(checked: Checked) -> list[types.DocumentSymbol]:
-    return outline(checked.source, checked.module, checked.dim_values)
+class OutlineCache:
+    """Each item's symbol from the last outline, reused for the same parsed item on the
+    same line (its text, so its symbol, is the same) with the same dim value."""
+
+    def __init__(self) -> None:
+        self.items: dict[int, tuple[object, tuple, types.DocumentSymbol | None]] = {}
+
+    def get(self, node, key: tuple) -> types.DocumentSymbol | None:
+        cached = self.items.get(id(node))
+        if cached is not None and cached[0] is node and cached[1] == key:
+            return cached[2]
+        return None
+
+    def put(self, node, key: tuple, symbol: types.DocumentSymbol | None) -> None:
+        self.items[id(node)] = (node, key, symbol)
+
+    def keep(self, nodes: list) -> None:
+        """Forget the items of older files once there are many more than these."""
+        if len(self.items) > 4 * len(nodes) + 64:
+            live = {id(node) for node in nodes}
+            self.items = {key: value for key, value in self.items.items() if key in live}
+
+
+def document_symbols(
+    checked: Checked, cache: OutlineCache | None = None
+) -> list[types.DocumentSymbol]:
+    return outline(checked.source, checked.module, checked.dim_values, cache)
 
 
 def _flatten(
