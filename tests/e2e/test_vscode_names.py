@@ -57,14 +57,17 @@ STEPS = """\
     const box = page.locator('.rename-box input');
     await box.waitFor({ state: 'visible', timeout: cfg.timeout_ms });
     const placeholder = await box.inputValue();
-    await page.keyboard.press('Control+A');
-    await page.keyboard.type('@RENAMED@');
-    await page.keyboard.press('Enter');
+    await box.fill('@RENAMED@');                                // types into the box itself
+    await box.press('Enter');
     await box.waitFor({ state: 'hidden', timeout: cfg.timeout_ms });
     const t = Date.now();
     let text = '';
+    // The editor's own lines: the longest text among the editors (the box is one too).
+    const lines = () => page.evaluate(() => [...document.querySelectorAll(
+      '.editor-group-container.active .view-lines')].map((e) => e.innerText)
+      .sort((a, b) => b.length - a.length)[0] || '');
     while (since(t) < cfg.timeout_ms) {
-      text = (await editor.locator('.view-lines').first().innerText()).replace(/\\u00a0/g, ' ');
+      text = (await lines()).replace(/\\u00a0/g, ' ');
       if (text.includes('over=@RENAMED@')) break;
       await page.waitForTimeout(100);
     }
