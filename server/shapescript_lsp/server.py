@@ -510,18 +510,21 @@ async def document_symbol(ls: ShapeScriptServer, params: types.DocumentSymbolPar
 @guarded([])
 async def workspace_symbol(ls: ShapeScriptServer, params: types.WorkspaceSymbolParams):
     await ls.indexer.settled()
-    opened = {
-        document.uri: document.analysis or document.last_good
-        for document in ls.store.documents.values()
-        if not ls.library.is_library_uri(document.uri)
-    }
-    files = [(uri, checked) for uri, checked in opened.items() if checked is not None]
-    indexed = [
+    documents = [d for d in ls.store.documents.values() if not ls.library.is_library_uri(d.uri)]
+    files, texts = [], []
+    for document in documents:
+        checked = document.analysis or document.last_good
+        if checked is not None:
+            files.append((document.uri, checked))
+        else:
+            texts.append((document.uri, document.path, document.text))
+    opened = {document.uri for document in documents}
+    texts += [
         (indexed.path.as_uri(), str(indexed.path), indexed.text)
         for indexed in ls.index.snapshot()
         if indexed.path.as_uri() not in opened
     ]
-    return await asyncio.to_thread(workspace_symbols, params.query, outlines(files, indexed))
+    return await asyncio.to_thread(workspace_symbols, params.query, outlines(files, texts))
 
 
 @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)

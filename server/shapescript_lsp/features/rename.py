@@ -8,16 +8,20 @@ happen to be written. A refusal is a `RenameRefused` whose message the editor sh
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterable
 
 from lsprotocol import types
 
 import shapescript
+from shapescript.check.checker import check_source
 from shapescript.check.program import LOCAL_KINDS, Checked, Symbol
 from shapescript.syntax.source import SourceFile, Span
 from shapescript.syntax.tokens import KEYWORDS
+from shapescript_lsp.features.cross_references import key_of, shared
 from shapescript_lsp.features.name_spots import Spot, all_spots, body_start_of, spot_at, spots
+from shapescript_lsp.features.workspace_uses import workspace_uses
 from shapescript_lsp.import_reading import normalized
 from shapescript_lsp.positions import range_of
 
@@ -145,8 +149,6 @@ def local_spans(checked: Checked, symbol: Symbol) -> list[Span]:
 
 def spans_of_key(checked: Checked, key, spans: Iterable[Span], name: str) -> list[Span]:
     """A file's uses of another file's declaration, as the spans of the name alone."""
-    from shapescript_lsp.features.cross_references import key_of
-
     text = checked.source.text
     found = {s for span in spans if (s := name_span(text, span, name)) is not None}
     if key[3] not in ("dim", "alias"):
@@ -164,8 +166,6 @@ def shared_uses(checked: Checked, key, name: str) -> list[Span]:
     """Where a file's facts name the shared declaration `key` (called `name` in its own
     file), its declaration included when the file declares it; only the references
     written with that name are resolved."""
-    from shapescript_lsp.features.cross_references import key_of
-
     found = []
     for item in checked.items:
         base = item.base
@@ -304,9 +304,6 @@ async def workspace_rename(
 ) -> types.WorkspaceEdit:
     """The edits that rename the name at the offset in every file that writes it; raises
     `RenameRefused` when the new name isn't allowed."""
-    from shapescript_lsp.features.cross_references import key_of, shared
-    from shapescript_lsp.features.workspace_uses import workspace_uses
-
     spot = target(checked, offset, str(ls.library.folder))
     symbol = spot.symbol
     check_new_name(symbol, new_name)
@@ -354,10 +351,6 @@ async def _recheck(
     def read(path: str) -> str | None:
         renamed = others.get(normalized(path))
         return renamed if renamed is not None else ls.store.reader(path)
-
-    import asyncio
-
-    from shapescript.check.checker import check_source
 
     text = apply(checked.source.text, spans, new_name)
     source = SourceFile.from_text(checked.source.path, text)
