@@ -330,6 +330,13 @@ async def test_semantic_tokens_tell_axes_dims_and_values_apart(client: LanguageC
         ("D", "dim", ()),
         ("z", "variable", ("declaration",)),
     ]
+    alias = tokens.index(("Img", "type", ("declaration",)))
+    assert tokens[alias : alias + 4] == [
+        ("Img", "type", ("declaration",)),
+        ("b", "axis", ("generic",)),
+        ("3", "size", ()),
+        ("D", "dim", ()),
+    ]
     assert ("softmax", "function", ("defaultLibrary",)) in tokens
     assert ("Mlp", "class", ("declaration",)) in tokens
     assert ("w", "property", ("declaration",)) in tokens

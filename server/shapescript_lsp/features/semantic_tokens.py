@@ -16,7 +16,7 @@ from shapescript.check.syntax_facts import walk
 from shapescript.check.type_exprs import BUILTIN_DOMAINS
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
-from shapescript_lsp.features.name_spots import body_start_of, spots
+from shapescript_lsp.features.name_spots import body_start_of, spots, written_names
 from shapescript_lsp.positions import line_index, utf16_length
 
 TOKEN_TYPES = [
@@ -151,6 +151,13 @@ def item_tokens(checked: Checked, item: ItemFacts, declared: dict[int, Symbol]) 
         if token is not None:
             tokens.append(token)
             taken.add(spot.span.start)
+    if isinstance(item.item, ast.AliasDecl):
+        # The alias's own axis names: generic axes of each function that uses it.
+        for name, span in written_names(item.item.shape):
+            start = span.start + item.base
+            if name not in checked.module_symbols and start not in taken:
+                tokens.append((start, span.end + item.base, _TYPE["axis"], GENERIC))
+                taken.add(start)
     tokens.extend(_tree_tokens(checked, item, taken))
     return tokens
 
