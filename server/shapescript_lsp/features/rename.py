@@ -213,6 +213,17 @@ def _owner_fields(checked: Checked, symbol: Symbol) -> dict | None:
     return None
 
 
+def _uses_built_in(checked: Checked, items: Iterable, name: str) -> bool:
+    """Whether the items name a built-in or prelude declaration called `name`."""
+    for item in items:
+        for facts in item.fact_tables():
+            for reference in facts.references:
+                found = reference.symbol
+                if found is not None and found.name == name and found.path in BUILT_IN_PATHS:
+                    return True
+    return False
+
+
 def clash(checked: Checked, symbol: Symbol, new_name: str, spans: list[Span]) -> str | None:
     """Why the new name can't be given in this file (the rules of E0302 and E0303, and a
     name that would then mean another declaration), or None."""
@@ -222,6 +233,9 @@ def clash(checked: Checked, symbol: Symbol, new_name: str, spans: list[Span]) ->
             return f"E0302: the record already has a field `{new_name}`"
         return None
     other = checked.module_symbols.get(new_name)
+    scope = checked.items if symbol.kind in _TOP_LEVEL else checked.items_at(symbol.span.start)
+    if _uses_built_in(checked, scope, new_name):
+        return f"`{new_name}` is built in and used here: the new name would hide it"
     if symbol.kind in _TOP_LEVEL:
         if other is not None:
             line = _line(checked, other)
@@ -333,7 +347,7 @@ async def workspace_rename(
             for uri, (analysis, spans) in changes.items()
             if uri != document.uri
         }
-        await _recheck(ls, checked, own[1], new_name, symbol, others)
+        await recheck(ls, checked, own[1], new_name, symbol, others)
     return types.WorkspaceEdit(
         changes={
             uri: edits(analysis.source, spans, new_name)
@@ -342,7 +356,7 @@ async def workspace_rename(
     )
 
 
-async def _recheck(
+async def recheck(
     ls, checked: Checked, spans: list[Span], new_name: str, symbol: Symbol, others: dict
 ) -> None:
     """Check the renamed document, reading the other renamed files (`others`, by path) as
