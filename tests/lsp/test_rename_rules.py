@@ -11,10 +11,10 @@ from shapescript.check.checker import check_source
 from shapescript.syntax.source import SourceFile
 from shapescript_lsp.features.rename import (
     RenameRefused,
-    recheck,
     clash,
     in_bodies,
     local_spans,
+    recheck,
     target,
 )
 
