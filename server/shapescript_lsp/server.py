@@ -28,6 +28,7 @@ from shapescript.check.program import Checked
 from shapescript.syntax.source import Span
 from shapescript_lsp.dependents import dependents
 from shapescript_lsp.documents import Document, DocumentStore, path_of
+from shapescript_lsp.features.architecture import ArchitectureSettings, architecture_hover
 from shapescript_lsp.features.completion import Completer, resolve
 from shapescript_lsp.features.cross_references import key_of, shared
 from shapescript_lsp.features.definition import declaration_of, definition, references
@@ -99,6 +100,8 @@ class ShapeScriptServer(LanguageServer):
         self.pending: dict[str, asyncio.Task] = {}
         self.index = WorkspaceIndex()
         self.indexer = BackgroundIndexer(self, self.index)
+        #: How model architectures are shown (features/architecture.py).
+        self.architecture = ArchitectureSettings()
 
     # ------------------------------------------------------------------ documents
 
@@ -245,6 +248,7 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     ls.hover_images = options.get("hoverImages", options.get("pictures", True)) is not False
     ls.theme = theme_name(options.get("theme"))
     ls.binding_hints = binding_hints_option(options)
+    ls.architecture = ArchitectureSettings.from_options(options)
     if "debounceMs" in options:
         ls.debounce = max(0.0, float(options["debounceMs"]) / 1000.0)
     roots = [Path(path_of(folder.uri)) for folder in params.workspace_folders or []]
@@ -367,6 +371,21 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
     checked, document, offset = located
     renderer = HoverRenderer(ls.images and ls.hover_images, ls.theme)
     answer = renderer.hover(checked, offset)
+    room = [renderer.budget]
+    drawing = architecture_hover(
+        checked,
+        document.uri,
+        offset,
+        ls.architecture,
+        renderer.images,
+        ls.theme,
+        room,
+        ls.store.search_path,
+        ls.store.reader,
+    )
+    renderer.budget = room[0]
+    if drawing and answer is not None and isinstance(answer.contents, types.MarkupContent):
+        answer.contents.value = drawing + "\n\n---\n\n" + answer.contents.value
     if answer is None and document.last_good is not None and document.last_good is not checked:
         good = document.last_good
         answer = renderer.hover(good, min(offset, len(good.source.text)))
@@ -635,3 +654,7 @@ def _get(value, key: str):
     if isinstance(value, dict):
         return value.get(key)
     return getattr(value, key, None)
+
+
+# Registers the architecture view's requests on `server` (it imports this module).
+from shapescript_lsp.features import architecture_requests  # noqa: E402, F401
