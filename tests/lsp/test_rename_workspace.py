@@ -1,5 +1,6 @@
-"""Rename of a top-level name across the workspace's files: the declaring file, the open
-files that import it and the files on disk that do."""
+"""Rename of a top-level name across the workspace's files (the declaring file, the open
+files that import it and the files on disk that do), and workspace symbols of files that
+aren't open."""
 
 from __future__ import annotations
 
@@ -91,3 +92,16 @@ async def test_renaming_to_another_declarations_name_is_refused(workspace: Langu
     with pytest.raises(JsonRpcException) as raised:
         await _rename(workspace, main, at(MAIN, "attention.forward", 12), "loss")
     assert "E0302" in str(raised.value) and "`loss`" in str(raised.value)
+
+
+@pytest.mark.asyncio
+async def test_workspace_symbols_find_declarations_of_files_not_open(workspace: LanguageClient):
+    root: Path = workspace.root
+    await open_file(workspace, root, "main.ss")
+    found = await workspace.workspace_symbol_async(types.WorkspaceSymbolParams(query="steplogs"))
+    assert [(symbol.name, symbol.location.uri) for symbol in found] == [
+        ("StepLogs", file_uri(root, "attention.ss"))
+    ]
+    assert found[0].location.range.start == at(ATTENTION, "StepLogs")
+    fields = await workspace.workspace_symbol_async(types.WorkspaceSymbolParams(query="label"))
+    assert [(symbol.name, symbol.container_name) for symbol in fields] == [("label", "Digit")]
