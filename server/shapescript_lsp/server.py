@@ -40,7 +40,7 @@ from shapescript_lsp.features.python_names import python_definition
 from shapescript_lsp.features.rename import RenameRefused, plain, workspace_rename
 from shapescript_lsp.features.rename import target as rename_target
 from shapescript_lsp.features.semantic_tokens import LEGEND as TOKEN_LEGEND
-from shapescript_lsp.features.semantic_tokens import TokenCache, semantic_tokens
+from shapescript_lsp.features.semantic_tokens import TokenCache, TokenResults, semantic_tokens
 from shapescript_lsp.features.signature_help import signature_help
 from shapescript_lsp.features.symbols import (
     OutlineCache,
@@ -336,6 +336,7 @@ def did_close(ls: ShapeScriptServer, params: types.DidCloseTextDocumentParams) -
         task.cancel()
     document = ls.store.get(uri)
     ls.store.close(uri)
+    token_results.forget(uri)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
     if document is not None:
         # The files that import it read it from disk from now on, unsaved edits lost.
@@ -575,6 +576,8 @@ async def rename(ls: ShapeScriptServer, params: types.RenameParams):
 
 #: Each item's tokens from the last request, reused while the item is unchanged.
 token_cache = TokenCache()
+#: Each document's last full tokens, which `full/delta` answers against.
+token_results = TokenResults()
 
 
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, TOKEN_LEGEND)
@@ -584,7 +587,19 @@ async def semantic_tokens_full(ls: ShapeScriptServer, params: types.SemanticToke
     if checked is None:
         return types.SemanticTokens(data=[])
     read_only = ls.library.is_library_uri(params.text_document.uri)
-    return semantic_tokens(checked, read_only=read_only, cache=token_cache)
+    tokens = semantic_tokens(checked, read_only=read_only, cache=token_cache)
+    return token_results.full(params.text_document.uri, tokens)
+
+
+@server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, TOKEN_LEGEND)
+@guarded(types.SemanticTokens(data=[]))
+async def semantic_tokens_delta(ls: ShapeScriptServer, params: types.SemanticTokensDeltaParams):
+    uri = params.text_document.uri
+    checked, _ = await ls.analysis(uri)
+    if checked is None:
+        return types.SemanticTokens(data=[])
+    tokens = semantic_tokens(checked, read_only=ls.library.is_library_uri(uri), cache=token_cache)
+    return token_results.delta(uri, params.previous_result_id, tokens)
 
 
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, TOKEN_LEGEND)

@@ -12,7 +12,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.lsp.conftest import SERVER, _initialize_params, accept_registrations
-from tests.lsp.test_features import open_document, position
+from tests.lsp.test_features import open_document, position, wait_for_diagnostics
 
 PROGRAM = """\
 ## Features.
@@ -365,3 +365,43 @@ async def test_semantic_tokens_of_a_range_and_mut(client: LanguageClient):
         ("m", "parameter", ("declaration",)),
         ("Mlp", "class", ()),
     ]
+
+
+@pytest.mark.asyncio
+async def test_semantic_tokens_delta_edits_the_last_answer_into_the_new_one(
+    client: LanguageClient,
+):
+    uri = await _open(client, PROGRAM, "delta.ss")
+    document = types.TextDocumentIdentifier(uri=uri)
+    first = await client.text_document_semantic_tokens_full_async(
+        types.SemanticTokensParams(text_document=document)
+    )
+    assert first.result_id
+    at = position(PROGRAM, "    k = y")
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(start=at, end=at), text="    j = y + 1.0\n"
+                )
+            ],
+        )
+    )
+    await wait_for_diagnostics(client, uri, 2)
+    delta = await client.text_document_semantic_tokens_full_delta_async(
+        types.SemanticTokensDeltaParams(text_document=document, previous_result_id=first.result_id)
+    )
+    assert isinstance(delta, types.SemanticTokensDelta) and delta.edits
+    data = list(first.data)
+    for edit in sorted(delta.edits, key=lambda e: e.start, reverse=True):
+        data[edit.start : edit.start + edit.delete_count] = edit.data or []
+    fresh = await client.text_document_semantic_tokens_full_async(
+        types.SemanticTokensParams(text_document=document)
+    )
+    assert data == list(fresh.data)
+    assert len(delta.edits[0].data) < len(fresh.data) // 2
+    stale = await client.text_document_semantic_tokens_full_delta_async(
+        types.SemanticTokensDeltaParams(text_document=document, previous_result_id="old")
+    )
+    assert isinstance(stale, types.SemanticTokens) and list(stale.data) == list(fresh.data)

@@ -280,3 +280,48 @@ def semantic_tokens(
 ) -> types.SemanticTokens:
     tokens = tokens_in(checked, start, end, cache)
     return types.SemanticTokens(data=encode(checked, tokens, read_only))
+
+
+class TokenResults:
+    """The last full answer of each document, by its `resultId`, for `full/delta`: the
+    edit from that answer to the new one is the changed run of numbers between the
+    longest common beginning and end."""
+
+    def __init__(self) -> None:
+        self.last: dict[str, tuple[str, list[int]]] = {}
+        self.count = 0
+
+    def full(self, uri: str, tokens: types.SemanticTokens) -> types.SemanticTokens:
+        self.count += 1
+        result_id = str(self.count)
+        self.last[uri] = (result_id, tokens.data)
+        return types.SemanticTokens(data=tokens.data, result_id=result_id)
+
+    def delta(self, uri: str, previous: str, tokens: types.SemanticTokens):
+        """The edits from the answer `previous` of the document, or the full answer if
+        that isn't the last one given."""
+        last = self.last.get(uri)
+        if last is None or last[0] != previous:
+            return self.full(uri, tokens)
+        old, new = last[1], tokens.data
+        limit = min(len(old), len(new))
+        start = 0
+        while start < limit and old[start] == new[start]:
+            start += 1
+        end = 0
+        while end < limit - start and old[-1 - end] == new[-1 - end]:
+            end += 1
+        answer = self.full(uri, tokens)
+        edits = []
+        if start < len(old) - end or start < len(new) - end:
+            edits.append(
+                types.SemanticTokensEdit(
+                    start=start,
+                    delete_count=len(old) - end - start,
+                    data=new[start : len(new) - end],
+                )
+            )
+        return types.SemanticTokensDelta(edits=edits, result_id=answer.result_id)
+
+    def forget(self, uri: str) -> None:
+        self.last.pop(uri, None)
