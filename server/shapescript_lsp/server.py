@@ -103,6 +103,11 @@ class ShapeScriptServer(LanguageServer):
         #: How model architectures are shown (features/architecture.py).
         self.architecture = ArchitectureSettings()
 
+    @property
+    def dark(self) -> bool:
+        """Whether the theme's background is dark, for pictures that know only light and dark."""
+        return self.theme in ("dark", "highContrast")
+
     # ------------------------------------------------------------------ documents
 
     def document(self, uri: str) -> Document | None:
@@ -398,6 +403,7 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
         pictures=ls.pictures,
         python=ls.python,
         images=ls.images and ls.hover_images,
+        theme=ls.theme,
     )
     if not picture:
         return answer
@@ -449,7 +455,7 @@ async def completion_resolve(ls: ShapeScriptServer, item: types.CompletionItem):
     checked = None
     for document in ls.store.documents.values():
         checked = document.analysis or checked
-    return resolve(item, checked, ls.images)
+    return resolve(item, checked, ls.images, ls.theme)
 
 
 @server.feature(
@@ -462,7 +468,7 @@ async def signature(ls: ShapeScriptServer, params: types.SignatureHelpParams):
     if located is None:
         return None
     checked, document, offset = located
-    return signature_help(checked, checked.source.text, offset, ls.images)
+    return signature_help(checked, checked.source.text, offset, ls.images, ls.dark)
 
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
