@@ -97,7 +97,8 @@ def target(checked: Checked, offset: int, library_folder: str | None = None) -> 
     text = checked.source.text
     if symbol.path == checked.source.path and name_span(text, symbol.span, plain(symbol)) is None:
         raise RenameRefused(
-            f"`{plain(symbol)}` comes from a shape alias: rename it in the alias's declaration"
+            f"`{plain(symbol)}` isn't written where it is introduced (a shape alias or a loop"
+            " over batches brings it in): rename it where it comes from"
         )
     span = name_span(text, spot.span, plain(symbol))
     if span is None:
