@@ -79,3 +79,11 @@ def test_the_check_again_refuses_a_rename_that_leaves_a_new_error():
         asyncio.run(recheck(_Server(), checked, spans, "softmax", spot.symbol, {}))
     assert "E0303" in str(refused.value)
     asyncio.run(recheck(_Server(), checked, spans, "doubled", spot.symbol, {}))
+
+
+def test_an_axis_a_shape_alias_brings_in_is_renamed_where_it_comes_from():
+    text = "dim D = 8\ndim Img = [b D]\n\nfn g(i: Img) -> [b D] = i\n"
+    checked = _checked(text)
+    with pytest.raises(RenameRefused) as refused:
+        _spot(checked, "[b D] = i", 1)
+    assert "shape alias" in str(refused.value)
