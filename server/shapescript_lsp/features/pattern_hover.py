@@ -59,7 +59,17 @@ def pattern_axis_hover(checked: Checked, item: ItemFacts, offset: int) -> tuple[
         origin = f"Part of the grouped axis `{written}`. {origin}".rstrip()
     name = hit.node.name
     header = f"axis {name}"
-    if axis is not None:
+    if axis is None:
+        calls = [
+            call
+            for call in enclosing(item.item, relative, (ast.Call,))
+            if any(arg.value is pattern for arg in call.args)
+        ]
+        if calls and len(operands) == len(pattern.inputs):
+            known = _sizes(checked, calls[-1], pattern, operands, result)
+            if name in known:
+                header += f" = {known[name]}"
+    else:
         written = format_size(axis.size)
         if written != name:
             header += f" = {written}"
