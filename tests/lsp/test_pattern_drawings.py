@@ -33,12 +33,17 @@ fn heads(x: [b n D]) -> [b n D]:
     t = rearrange(x, b n D -> b D n)
     s = einsum(x, x: b n D, b m D -> b n m)
     return z
+
+fn qkv(x: [b n D], w: [D 3*D]) -> [b H n Dh]:
+    q, k, v = x @ w |> split(b n (3 H Dh) -> b H n Dh)
+    return q
 """
 CHECKED = check_text(PROGRAM)
 
 
 def picture(needle: str, program: str = PROGRAM, checked=CHECKED) -> PatternPicture:
-    offset = program.index(needle) + 1
+    """The picture of the first `->` at or after `needle`."""
+    offset = program.index("->", program.index(needle)) + 1
     item = item_at(checked, offset)
     pattern, call = arrow_pattern(item, offset)
     return pattern_picture(checked, item, pattern, call)[0]
@@ -140,6 +145,20 @@ def test_heads_merged_back_are_the_same_picture_reversed():
     assert labels(root, "columns")[1] == "(H Dh) = 2×24 = 48"
     assert len(by_class(root, "line", "block")) == 1
     assert labels(root, "legend") == ["shaded: H = 0, before and after"]
+
+
+def test_a_split_shades_the_first_head_of_each_of_its_results():
+    drawn = picture("split(")
+    assert tracked(drawn) == {"H"}
+    root = ET.fromstring(svg_pattern(drawn))
+    assert labels(root, "side")[1] == "each of 3 results: b H n Dh"
+    before, _ = grids(root)
+    heads = by_class(root, "rect", "tracked")[:-1]
+    assert len(heads) == 3
+    width = float(before.get("width"))
+    starts = [float(head.get("x")) - float(before.get("x")) for head in heads]
+    assert starts == pytest.approx([0, width / 3, 2 * width / 3], abs=0.2)
+    assert [float(head.get("width")) for head in heads] == pytest.approx([width / 6] * 3, abs=0.2)
 
 
 def test_a_transpose_has_no_shading_and_moves_the_labels():

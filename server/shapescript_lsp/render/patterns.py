@@ -116,18 +116,26 @@ def axis_names(picture: PatternPicture) -> list[str]:
 
 
 def tracked(picture: PatternPicture) -> frozenset[str]:
-    """The names held at their first index for the shaded block: the outer parts of the
-    inputs' groups, or of the output's groups when the inputs have none."""
+    """The names held at their first index for the shaded block: in each of the inputs'
+    groups (or the output's, when the inputs have none), the first name before its last part,
+    as `h` in `(h p1)` and `H` in `(3 H Dh)`."""
     for sides in (picture.inputs, (picture.output,)):
         names = {
-            entry.parts[0].name
+            name
             for side in sides
             for entry in side.entries
-            if entry.grouped and entry.parts[0].name is not None and entry.parts[0].size != 1
+            if (name := _held_part(entry)) is not None
         }
         if names:
-            return frozenset(names)  # type: ignore[arg-type]
+            return frozenset(names)
     return frozenset()
+
+
+def _held_part(entry: Entry) -> str | None:
+    for part in entry.parts[:-1]:
+        if part.name is not None and part.size != 1:
+            return part.name
+    return None
 
 
 def _nominal(part: Part) -> int:
