@@ -65,7 +65,7 @@ def by_class(root: ET.Element, tag: str, cls: str) -> list[ET.Element]:
 
 
 def text_of(element: ET.Element) -> str:
-    return "".join(span.text or "" for span in element.iter(SVG + "tspan"))
+    return "".join(element.itertext())
 
 
 def labels(root: ET.Element, cls: str) -> list[str]:

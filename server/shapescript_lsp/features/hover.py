@@ -77,6 +77,7 @@ class HoverRenderer:
             uri = pattern_png_uri(svg, self.budget)
             if uri is not None:
                 self.budget -= len(uri)
+                self.budget -= len(uri)
                 alt = " , ".join(side.text for side in picture.inputs)
                 alt = f"{alt} → {picture.output.text}".replace("[", "").replace("]", "")
                 return f"![{alt}]({uri}|width={svg_width(svg)})"

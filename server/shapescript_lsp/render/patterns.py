@@ -10,7 +10,10 @@ output's when the inputs have none) is shaded on both sides.
 
 from __future__ import annotations
 
+import base64
+import io
 import math
+from collections.abc import Iterator
 from html import escape
 
 from shapescript.records import record
@@ -407,11 +410,24 @@ class _Canvas:
         )
 
     def text(self, x, y, cls, pieces: list[tuple[str, str]], extra: str = "") -> None:
-        """Text made of (text, colour) pieces, each name in its axis's colour."""
-        spans = "".join(
-            f'<tspan fill="{colour}">{escape(text)}</tspan>' for text, colour in pieces if text
+        """Text made of (text, colour) pieces: the text colour's as plain text, the others
+        (names in their axis's colour) as tspans, few of them, since each costs cairosvg."""
+        merged: list[tuple[str, str]] = []
+        for text, colour in pieces:
+            if merged and merged[-1][1] == colour:
+                merged[-1] = (merged[-1][0] + text, colour)
+            elif text:
+                merged.append((text, colour))
+        body = "".join(
+            escape(text)
+            if colour == self.colours.text
+            else f'<tspan fill="{colour}">{escape(text)}</tspan>'
+            for text, colour in merged
         )
-        self.out.append(f'<text class="{cls}" x="{x:.1f}" y="{y:.1f}"{extra}>{spans}</text>')
+        self.out.append(
+            f'<text class="{cls}" x="{x:.1f}" y="{y:.1f}" fill="{self.colours.text}"{extra}>'
+            f"{body}</text>"
+        )
 
     def coloured(self, text: str) -> list[tuple[str, str]]:
         """`text` cut into names (in their colours) and the rest (in the text colour)."""
@@ -573,27 +589,52 @@ def _svg(width: float, height: float, colours: Palette, body: list[str]) -> str:
 def png_uri(svg: str, limit: int) -> str | None:
     """The SVG at 2x as a PNG `data:` URI of few colours, which keeps a wide picture small;
     None when no rendering fits in `limit` characters or cairosvg can't run here."""
-    import base64
-    import io
-
     try:
         import cairosvg
     except (ImportError, OSError):
         return None
-    png = cairosvg.svg2png(bytestring=svg.encode("utf-8"), scale=2)
     try:
-        from PIL import Image
+        import PIL  # noqa: F401 (only whether it is here)
     except ImportError:
-        candidates = [png]
+        candidates: Iterator[bytes] = iter([cairosvg.svg2png(bytestring=svg.encode(), scale=2)])
     else:
-        image = Image.open(io.BytesIO(png)).convert("RGB")
-        candidates = []
-        for colours in PNG_COLOURS:
-            buffer = io.BytesIO()
-            image.quantize(colors=colours).save(buffer, "PNG", optimize=True)
-            candidates.append(buffer.getvalue())
+        candidates = _fewer_colours(_pixels(svg))
     for data in candidates:
         uri = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
         if len(uri) <= limit:
             return uri
     return None
+
+
+def _pixels(svg: str):
+    """The SVG drawn at 2x, as a Pillow RGB image read from cairo's own pixels: cairosvg's
+    PNG would be compressed only to be read back."""
+    from cairosvg.parser import Tree
+    from cairosvg.surface import PNGSurface
+    from PIL import Image
+
+    surface = PNGSurface(Tree(bytestring=svg.encode("utf-8")), None, 96, scale=2).cairo
+    surface.flush()
+    size = (surface.get_width(), surface.get_height())
+    data = bytes(surface.get_data())
+    return Image.frombuffer("RGBA", size, data, "raw", "BGRA", surface.get_stride(), 1).convert(
+        "RGB"
+    )
+
+
+def _fewer_colours(image) -> Iterator[bytes]:
+    """The image as PNGs of fewer and fewer colours, each made only when the one before
+    was too big."""
+    from PIL import Image
+
+    background = image.getpixel((0, 0))
+    for colours in PNG_COLOURS:
+        quantized = image.quantize(colors=colours, method=Image.Quantize.FASTOCTREE)
+        # The fast quantizer moves colours a little: the background keeps its own.
+        palette = quantized.getpalette()
+        index = quantized.getpixel((0, 0))
+        palette[3 * index : 3 * index + 3] = background
+        quantized.putpalette(palette)
+        buffer = io.BytesIO()
+        quantized.save(buffer, "PNG")
+        yield buffer.getvalue()
