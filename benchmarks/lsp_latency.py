@@ -176,6 +176,8 @@ def measure(runs: int, text: str, folder: Path) -> dict[str, list[float]]:
     measure_curve(runs, text + CURVE_FN, folder, samples["hover_curve"])
     measure_shape_image(runs, text + SHAPE_FN, folder, samples["hover_shape_image"])
     measure_function_picture(runs, folder, samples["hover_function_picture"])
+    samples["hover_pattern_image"] = []
+    measure_pattern_image(runs, folder, samples["hover_pattern_image"])
     return samples
 
 
@@ -220,6 +222,29 @@ def measure_shape_image(runs: int, text: str, folder: Path, samples: list[float]
         )
         samples.append((time.perf_counter() - start) * 1000)
         assert "data:image/png" in str(answer), "the hover has no shape image"
+    client.close()
+
+
+#: A patchify for the pattern hover: `->` draws the image and the rows of patches.
+PATTERN_FILE = (
+    "fn bench_patchify(img: [b 3 224 224]) -> [b 196 768]:\n"
+    "    return img |> rearrange(b c (h p1) (w p2) -> b (h w) (p1 p2 c), p1=16, p2=16)\n"
+)
+
+
+def measure_pattern_image(runs: int, folder: Path, samples: list[float]) -> None:
+    """Hover over a patchify's `->` in a client that shows images (no budget: a figure to
+    watch, the widest picture a hover draws without the worker)."""
+    uri = (folder / "pattern.ss").as_uri()
+    client, _ = open_file(folder, uri, PATTERN_FILE, images=True)
+    where = position(PATTERN_FILE, PATTERN_FILE.index("-> b (h w)"))
+    for _ in range(runs):
+        start = time.perf_counter()
+        answer = client.request(
+            "textDocument/hover", {"textDocument": {"uri": uri}, "position": where}
+        )
+        samples.append((time.perf_counter() - start) * 1000)
+        assert "data:image/png" in str(answer), "the hover has no pattern image"
     client.close()
 
 
