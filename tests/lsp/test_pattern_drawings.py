@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -77,6 +78,16 @@ def colour_of(element: ET.Element, word: str) -> str:
     return span.get("fill")
 
 
+def lines(root: ET.Element, cls: str) -> list[dict[str, float | str]]:
+    """Each line of the paths of a class: its ends and its colour."""
+    found: list[dict[str, float | str]] = []
+    for path in by_class(root, "path", cls):
+        for x1, y1, x2, y2 in re.findall(r"M([\d.]+) ([\d.]+)L([\d.]+) ([\d.]+)", path.get("d")):
+            ends = dict(zip(("x1", "y1", "x2", "y2"), map(float, (x1, y1, x2, y2)), strict=True))
+            found.append({**ends, "stroke": path.get("stroke")})
+    return found
+
+
 def grids(root: ET.Element) -> list[ET.Element]:
     return by_class(root, "rect", "grid")
 
@@ -94,11 +105,11 @@ def test_the_sizes_of_the_names_come_from_types_dims_and_keywords():
 def test_a_patchify_draws_the_patch_grid_and_the_rows_of_patches():
     root = parse(PATCHIFY)
     image, result = grids(root)
-    blocks = by_class(root, "line", "block")
+    blocks = lines(root, "block")
     image_x = float(image.get("x"))
-    inside = [b for b in blocks if image_x <= float(b.get("x1")) <= image_x + 250]
-    vertical = [b for b in inside if b.get("x1") == b.get("x2")]
-    horizontal = [b for b in inside if b.get("y1") == b.get("y2")]
+    inside = [b for b in blocks if image_x <= b["x1"] <= image_x + 250]
+    vertical = [b for b in inside if b["x1"] == b["x2"]]
+    horizontal = [b for b in inside if b["y1"] == b["y2"]]
     assert len(vertical) == 3 and len(horizontal) == 3
     assert labels(root, "columns") == ["(w p2) = 4×4 = 16", "(p1 p2 c) = 4×4×3 = 48"]
     assert labels(root, "rows") == ["(h p1) = 4×4 = 16", "(h w) = 4×4 = 16"]
@@ -122,15 +133,15 @@ def test_each_axis_keeps_its_colour_from_before_to_after():
     (row_label,) = [e for e in by_class(root, "text", "rows") if "(h w)" in text_of(e)]
     assert colour_of(row_label, "h") == colour_of(before, "h")
     h_colour = colour_of(before, "h")
-    thick_h = [b for b in by_class(root, "line", "block") if b.get("stroke") == h_colour]
+    thick_h = [b for b in lines(root, "block") if b["stroke"] == h_colour]
     assert len(thick_h) == 6  # between the 4 patch rows before, and the 4 groups of rows after
 
 
 def test_heads_split_are_blocks_before_and_a_stack_after():
     root = parse(SPLIT)
     assert labels(root, "columns")[0] == "(H Dh) = 2×24 = 48"
-    (block,) = by_class(root, "line", "block")
-    assert block.get("stroke") == colour_of(by_class(root, "text", "side")[0], "H")
+    (block,) = lines(root, "block")
+    assert block["stroke"] == colour_of(by_class(root, "text", "side")[0], "H")
     assert labels(root, "stack") == ["stack of b", "stack of b × H (shaded: first)"]
     assert len(by_class(root, "rect", "layer")) == 1 + 2
     head, front = by_class(root, "rect", "tracked")
@@ -143,7 +154,7 @@ def test_heads_merged_back_are_the_same_picture_reversed():
     root = parse(MERGE)
     assert labels(root, "stack") == ["stack of b × H (shaded: first)", "stack of b"]
     assert labels(root, "columns")[1] == "(H Dh) = 2×24 = 48"
-    assert len(by_class(root, "line", "block")) == 1
+    assert len(lines(root, "block")) == 1
     assert labels(root, "legend") == ["shaded: H = 0, before and after"]
 
 

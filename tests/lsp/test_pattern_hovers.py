@@ -66,8 +66,8 @@ async def test_the_arrow_of_a_patchify_draws_the_patch_grid(client: LanguageClie
         assert hex_colour(image.getpixel((1, 1))) == PALETTES[theme].background
         assert "![b c (h p1) (w p2) → b (h w) (p1 p2 c)]" in text
         # The drawing the image is made from: the patch grid and the shaded first patch.
-        blocks = [e for e in svg.iter(SVG + "line") if e.get("class") == "block"]
-        assert len(blocks) == 3 + 3 + 3 + 3
+        blocks = [e for e in svg.iter(SVG + "path") if e.get("class") == "block"]
+        assert sum(block.get("d").count("M") for block in blocks) == 3 + 3 + 3 + 3
         first, _ = [e for e in svg.iter(SVG + "rect") if e.get("class") == "tracked"]
         x, y = float(first.get("x")) + 4, float(first.get("y")) + 4
         grid = next(e for e in svg.iter(SVG + "rect") if e.get("class") == "grid")

@@ -77,8 +77,7 @@ class HoverRenderer:
             uri = pattern_png_uri(svg, self.budget)
             if uri is not None:
                 self.budget -= len(uri)
-                self.budget -= len(uri)
-                alt = " , ".join(side.text for side in picture.inputs)
+                alt = ", ".join(side.text for side in picture.inputs)
                 alt = f"{alt} → {picture.output.text}".replace("[", "").replace("]", "")
                 return f"![{alt}]({uri}|width={svg_width(svg)})"
         return "```text\n" + text_pattern(picture) + "\n```"
@@ -93,12 +92,16 @@ class HoverRenderer:
                 if found is not None:
                     span = _absolute(bar.pipe.bar_spans[bar.index], item.base)
                     before = stage_input_span(bar)
-                    return self._pattern(checked, item, *found, span, before)
+                    answer = self._pattern(checked, item, *found, span, before)
+                    if answer is not None:
+                        return answer
                 return self._stage(checked, item, bar)
             arrow = arrow_pattern(item, offset)
             if arrow is not None:
                 span = _absolute(arrow[0].arrow_span, item.base)
-                return self._pattern(checked, item, *arrow, span)
+                answer = self._pattern(checked, item, *arrow, span)
+                if answer is not None:
+                    return answer
             axis = pattern_axis_hover(checked, item, offset)
             if axis is not None:
                 markdown, span = axis

@@ -341,7 +341,9 @@ def _text_panel(side: Side, held: frozenset[str]) -> list[str]:
     width = max(6, round(_side(columns) / 8))
     col_width = max(2, (width - col_blocks + 1) // col_blocks)
     row_blocks = _text_blocks(rows) if rows is not None else 1
-    row_height = 1 if row_blocks > 1 else max(1, min(4, round(_side(rows) / 40))) if rows else 1
+    row_height = 1
+    if rows is not None and row_blocks == 1:
+        row_height = max(1, min(4, round(_side(rows) / 40)))
     col_units = _covered(col_blocks, region(columns, held))
     row_units = _covered(row_blocks * row_height, region(rows, held) if rows else None)
     lines.append(entry_caption(columns))
@@ -391,25 +393,50 @@ def axis_colours(picture: PatternPicture, theme: str) -> dict[str, str]:
 
 
 class _Canvas:
+    """SVG elements in a theme's colours and the axes' colours."""
+
     def __init__(self, colours: Palette, axes: dict[str, str]) -> None:
         self.colours = colours
         self.axes = axes
         self.out: list[str] = []
 
-    def rect(self, x, y, w, h, fill, cls, stroke=None, extra="") -> None:
+    def rect(
+        self,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        fill: str,
+        cls: str,
+        stroke: str | None = None,
+        extra: str = "",
+    ) -> None:
         stroke = stroke or self.colours.stroke
         self.out.append(
             f'<rect class="{cls}" x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" '
             f'fill="{fill}" stroke="{stroke}" stroke-width="1.5"{extra}/>'
         )
 
-    def line(self, x1, y1, x2, y2, colour, width, cls, extra="") -> None:
+    def lines(
+        self,
+        segments: list[tuple[float, float, float, float]],
+        colour: str,
+        width: float,
+        cls: str,
+        extra: str = "",
+    ) -> None:
+        """Several lines of one look as one path: cairosvg's time goes with the elements."""
+        if not segments:
+            return
+        d = "".join(f"M{x1:.1f} {y1:.1f}L{x2:.1f} {y2:.1f}" for x1, y1, x2, y2 in segments)
         self.out.append(
-            f'<line class="{cls}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
-            f'stroke="{colour}" stroke-width="{width}"{extra}/>'
+            f'<path class="{cls}" d="{d}" fill="none" stroke="{colour}" '
+            f'stroke-width="{width}"{extra}/>'
         )
 
-    def text(self, x, y, cls, pieces: list[tuple[str, str]], extra: str = "") -> None:
+    def text(
+        self, x: float, y: float, cls: str, pieces: list[tuple[str, str]], extra: str = ""
+    ) -> None:
         """Text made of (text, colour) pieces: the text colour's as plain text, the others
         (names in their axis's colour) as tspans, few of them, since each costs cairosvg."""
         merged: list[tuple[str, str]] = []
@@ -505,7 +532,7 @@ def _draw_panel(canvas: _Canvas, side: Side, x: float, y: float, held: frozenset
                     max(3.0, (r1 - r0) * grid_h),
                     colours.text,
                     "tracked",
-                    stroke="none",
+                    stroke=colours.accent,
                     extra=f' fill-opacity="{SHADE_OPACITY}"',
                 )
     if leading:
@@ -513,7 +540,9 @@ def _draw_panel(canvas: _Canvas, side: Side, x: float, y: float, held: frozenset
         canvas.text(x, gy + grid_h + 18, "stack", canvas.coloured(caption))
 
 
-def _cuts(canvas: _Canvas, entry: Entry, x, y, w, h, vertical: bool) -> None:
+def _cuts(
+    canvas: _Canvas, entry: Entry, x: float, y: float, w: float, h: float, vertical: bool
+) -> None:
     """Lines between an entry's blocks: a group's outer level thick and its next level thin,
     each in its part's colour; a plain axis's cells thin, when there are few."""
     length = w if vertical else h
@@ -533,15 +562,17 @@ def _cuts(canvas: _Canvas, entry: Entry, x, y, w, h, vertical: bool) -> None:
         extra = ' stroke-dasharray="5 3"' if part.size is None else ""
         if not outer:
             extra += ' stroke-opacity="0.7"'
+        segments = []
         for k in range(1, count):
             if k * step in drawn:
                 continue
             drawn.add(k * step)
             at = length * k * step / total
             if vertical:
-                canvas.line(x + at, y, x + at, y + h, colour, width, cls, extra)
+                segments.append((x + at, y, x + at, y + h))
             else:
-                canvas.line(x, y + at, x + w, y + at, colour, width, cls, extra)
+                segments.append((x, y + at, x + w, y + at))
+        canvas.lines(segments, colour, width, cls, extra)
 
 
 def svg_pattern(picture: PatternPicture, theme: str = "dark") -> str:
