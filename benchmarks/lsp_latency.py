@@ -7,7 +7,8 @@ for once the server is up), diagnostics after a one-character edit inside a func
 tensor, which draws its shape (30 ms), over a function of one number, which draws its
 curve (50 ms), and over a function's name once the torch worker is warm, which runs it on
 an example and draws what it does (300 ms; each hover follows an edit of the function, so
-the worker runs every time rather than the kept answer being shown). Results go to
+the worker runs every time rather than the kept answer being shown); and
+`shapescript/architecture` on examples/gpt.ss, warm (50 ms). Results go to
 `benchmarks/results/lsp_latency.json`.
 
     python -m benchmarks.lsp_latency [--runs 30]
@@ -38,6 +39,7 @@ BUDGETS = {
     "hover_curve": 50.0,
     "hover_shape_image": 30.0,
     "hover_function_picture": 300.0,
+    "architecture": 50.0,
 }
 #: A function of one number, added to the generated file for the curve hover.
 CURVE_FN = "\nfn bench_act(x: [b D]) -> [b D] = x * sigmoid(1.702 * x)\n"
@@ -178,6 +180,7 @@ def measure(runs: int, text: str, folder: Path) -> dict[str, list[float]]:
     measure_function_picture(runs, folder, samples["hover_function_picture"])
     samples["hover_pattern_image"] = []
     measure_pattern_image(runs, folder, samples["hover_pattern_image"])
+    measure_architecture(runs, folder, samples["architecture"])
     return samples
 
 
@@ -276,6 +279,22 @@ def measure_function_picture(runs: int, folder: Path, samples: list[float]) -> N
         samples.append((time.perf_counter() - start) * 1000)
         assert "still being computed" not in answer, "the picture wasn't ready within the wait"
         assert answer.count("data:image/png") >= 1, "the hover has no function picture"
+    client.close()
+
+
+def measure_architecture(runs: int, folder: Path, samples: list[float]) -> None:
+    """`shapescript/architecture` on the GPT example's model name, once the file is checked
+    and drawn once (warm), as a view that follows the cursor asks for it."""
+    text = (REPO / "examples" / "gpt.ss").read_text(encoding="utf-8")
+    uri = (folder / "gpt.ss").as_uri()
+    client, _ = open_file(folder, uri, text)
+    params = {"textDocument": {"uri": uri}, "position": position(text, text.index("model Gpt") + 6)}
+    first = client.request("shapescript/architecture", params)
+    assert "Transformer block" in first["result"]["svg"], "the architecture has no GPT block"
+    for _ in range(runs):
+        start = time.perf_counter()
+        client.request("shapescript/architecture", params)
+        samples.append((time.perf_counter() - start) * 1000)
     client.close()
 
 
