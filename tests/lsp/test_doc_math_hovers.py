@@ -83,7 +83,7 @@ def _shows(client: LanguageClient, text: str, *formulas: str) -> None:
 
 async def test_a_models_hover_renders_its_docs_and_its_fields_docs(workspace: LanguageClient):
     text = await _hover(workspace, "layers.ss", LAYERS, "model Mlp", 7)
-    assert text.startswith("```shapescript\nmodel Mlp:")
+    assert "```shapescript\nmodel Mlp:" in text
     _shows(workspace, text, "frac", "sigma")
 
 
