@@ -66,7 +66,7 @@ class HoverRenderer:
             uri = png_data_uri(svg)
             if uri is not None and len(uri) < self.budget:
                 self.budget -= len(uri)
-                alt = format_type(type_).replace("[", "").replace("]", "")
+                alt = _alt_text(format_type(type_))
                 return f"![{alt}]({uri}|width={svg_width(svg)})"
         return "```text\n" + text_drawing(type_, checked.dim_values, over) + "\n```"
 
@@ -302,3 +302,8 @@ def _dim_uses(checked: Checked, name: str) -> str:
     if hidden:
         lines.append(f"- and {hidden} more")
     return "\n".join(lines)
+
+
+def _alt_text(text: str) -> str:
+    """A type as an image's alt text: brackets escaped, so intervals keep both ends."""
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
