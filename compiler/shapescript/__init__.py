@@ -30,10 +30,12 @@ _LAZY = {
     "SGD": "shapescript.rt.checkpoints",
     "loader_workers": "shapescript.rt.data",
     "std": "shapescript.std",
+    "export": "shapescript.export",
 }
 
 if TYPE_CHECKING:
     from shapescript import std
+    from shapescript.export import export
     from shapescript.rt import sinks
     from shapescript.rt.checkpoints import SGD, AdamW, load, save
     from shapescript.rt.compiling import compile
@@ -52,6 +54,7 @@ __all__ = [
     "__version__",
     "compile",
     "devices",
+    "export",
     "install",
     "load",
     "loader_workers",
