@@ -27,3 +27,35 @@ fn shout(x: [n D]) -> [n D]:
     print(x)
     return x
 """
+
+#: A loop over a dynamic range (torch.while_loop), one over a known range (unrolled), a
+#: counter carried through it, and an if on a tensor (torch.cond).
+CONTROL = """export fn f(x: [n], w: [n n]) -> [n]:
+    y = x
+    for i in 0..n:
+        y = y @ w
+    total = 0
+    for j in 0..3:
+        y = y + x
+        total = total + j
+    if sum(y) > 0:
+        y = y * 2
+    else:
+        y = -y
+    return y * total
+"""
+
+#: An `if` on a bool with a return in it stays a Python if.
+RETURNING = """export fn g(x: [n], flip: bool = false) -> [n]:
+    if flip:
+        return -x
+    return x
+"""
+
+#: Traces, but torch refuses: the `as` makes n 3, which the dynamic n can't be.
+REFUSED = """dim D = 4
+
+export fn f(x: [n D]) -> [3 D]:
+    y = x * 2
+    return y as [3 D]
+"""

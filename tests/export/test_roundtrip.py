@@ -14,7 +14,7 @@ import torch
 import shapescript
 from shapescript import cli
 from shapescript.rt import devices
-from tests.export.programs import ATTENTION
+from tests.export.programs import ATTENTION, CONTROL, REFUSED
 
 pytestmark = pytest.mark.slow
 
@@ -122,3 +122,24 @@ def test_the_aoti_package_of_attention_runs_with_torch_alone() -> None:
     got = run_without_shapescript(LOAD_AOTI, Path("attention.pt2"), inputs)
     for have, want in zip(got, expected(inputs), strict=True):
         torch.testing.assert_close(have, want, atol=1e-5, rtol=1e-5)
+
+
+def test_loops_and_ifs_on_tensors_export_and_keep_their_results() -> None:
+    Path("control.ss").write_text(CONTROL)
+    program = shapescript.export("control.ss").module()
+    compiled = shapescript.compile(CONTROL, "control.ss", devices="cpu")
+    generator = torch.Generator().manual_seed(1)
+    for n in (1, 2, 5):
+        x = torch.randn(n, generator=generator)
+        w = torch.randn(n, n, generator=generator) / n
+        torch.testing.assert_close(program(x, w), compiled.f(x, w), atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(program(-x, w), compiled.f(-x, w), atol=1e-5, rtol=1e-5)
+
+
+def test_a_torch_error_while_tracing_is_exit_1_with_the_ss_line(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    Path("refused.ss").write_text(REFUSED)
+    assert cli.main(["export", "refused.ss"]) == 1
+    assert "refused.ss:5: error: torch.export failed" in capfd.readouterr().err
+    assert not Path("refused.pt2").exists()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import sys
+import types
 from pathlib import Path
 
 from shapescript.export.helpers import HELPERS
@@ -47,8 +48,16 @@ def export(
         )
     except BuildFailed as failed:
         raise ShapeScriptError(failed.diagnostics, source) from None
-    namespace: dict = {"__name__": f"_ss_export_{name}"}
-    exec(builtins.compile(module.tree, str(path), "exec", dont_inherit=True), namespace)
-    exec(builtins.compile(HELPERS, "<shapescript export>", "exec", dont_inherit=True), namespace)
-    device = namespace.get("_ss_device", torch.device("cpu"))
-    return namespace["_ss_export"](namespace[name], module.spec.as_data(), device, output, aoti)
+    # torch.cond and torch.while_loop look the functions' module up by name.
+    module_name = f"_ss_export_{name}_{id(module)}"
+    made = types.ModuleType(module_name)
+    namespace = made.__dict__
+    sys.modules[module_name] = made
+    try:
+        exec(builtins.compile(module.tree, str(path), "exec", dont_inherit=True), namespace)
+        helpers = builtins.compile(HELPERS, "<shapescript export>", "exec", dont_inherit=True)
+        exec(helpers, namespace)
+        device = namespace.get("_ss_device", torch.device("cpu"))
+        return namespace["_ss_export"](namespace[name], module.spec.as_data(), device, output, aoti)
+    finally:
+        sys.modules.pop(module_name, None)

@@ -53,6 +53,57 @@ def _ss_as_domain(value, bad, what, site):
     return value
 
 
+def _ss_tensor(value):
+    """A block's value as torch.cond and torch.while_loop carry it: a number is a 0-d tensor."""
+    if isinstance(value, _ss_torch.Tensor):
+        return value.clone()
+    return _ss_torch.tensor(value)
+
+
+def _ss_block(function):
+    """The block's function giving tensors that don't alias its inputs, as torch asks."""
+
+    def run(*args):
+        return tuple(_ss_tensor(value) for value in function(*args))
+
+    return run
+
+
+def _ss_cond(condition, then, other, operands):
+    """An `if`: Python when the condition is known while tracing, else torch.cond."""
+    if isinstance(condition, bool):
+        return then(*operands) if condition else other(*operands)
+    operands = tuple(_ss_tensor(value) for value in operands)
+    return _ss_torch.cond(condition, _ss_block(then), _ss_block(other), operands)
+
+
+def _ss_counter(value):
+    if isinstance(value, int):
+        return _ss_torch.tensor(value)
+    return _ss_torch.scalar_tensor(value, dtype=_ss_torch.int64)
+
+
+def _ss_loop(low, high, body, carried):
+    """A `for` over a range: unrolled when both ends are numbers while tracing, else
+    torch.while_loop with the counter and the carried values as tensors."""
+    if isinstance(low, int) and isinstance(high, int):
+        for index in range(low, high):
+            carried = tuple(body(index, *carried))
+        return carried
+    start = _ss_counter(low)
+    end = _ss_counter(high)
+
+    def condition(index, end, *values):
+        return index < end
+
+    def step(index, end, *values):
+        made = tuple(_ss_tensor(value) for value in body(index, *values))
+        return (index + 1, end.clone(), *made)
+
+    values = tuple(_ss_tensor(value) for value in carried)
+    return tuple(_ss_torch._higher_order_ops.while_loop(condition, step, (start, end, *values))[2:])
+
+
 def _ss_example(item, device):
     shape = [axis[1] for axis in item["axes"]]
     dtype = getattr(_ss_torch, item["dtype"])

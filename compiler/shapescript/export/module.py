@@ -7,6 +7,7 @@ import ast
 import pprint
 
 from shapescript.check.program import Checked
+from shapescript.export.control import lower_control_flow
 from shapescript.export.helpers import HELPERS
 from shapescript.export.spec import ExportSpec, export_spec
 from shapescript.records import record
@@ -52,10 +53,18 @@ def build_export(
     errors = [diag for diag in generated.diagnostics if diag.is_error]
     if generated.tree is None or errors:
         raise BuildFailed(errors or generated.diagnostics)
+    tree = lower_control_flow(generated.tree)
+    source = ast.unparse(tree) + "\n"
     tail = _tail(spec, checked.source.path)
-    text = generated.source.rstrip("\n") + "\n\n" + HELPERS + tail
-    lines = _line_map(generated.tree, generated.source)
-    return ExportModule(text, generated.tree, spec, lines)
+    text = _header(generated.source) + source + "\n\n" + HELPERS + tail
+    lines = {line + 1: origin for line, origin in _line_map(tree, source).items()}
+    return ExportModule(text, tree, spec, lines)
+
+
+def _header(source: str) -> str:
+    """The build's first line, which says where the module came from (one line)."""
+    first = source.split("\n", 1)[0]
+    return first + "\n" if first.startswith("#") else "\n"
 
 
 def _spec_lines(spec: ExportSpec) -> str:
