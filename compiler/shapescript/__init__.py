@@ -31,11 +31,13 @@ _LAZY = {
     "loader_workers": "shapescript.rt.data",
     "std": "shapescript.std",
     "export": "shapescript.export",
+    "export_hf": "shapescript.export.hf",
 }
 
 if TYPE_CHECKING:
     from shapescript import std
     from shapescript.export import export
+    from shapescript.export.hf import export_hf
     from shapescript.rt import sinks
     from shapescript.rt.checkpoints import SGD, AdamW, load, save
     from shapescript.rt.compiling import compile
@@ -55,6 +57,7 @@ __all__ = [
     "compile",
     "devices",
     "export",
+    "export_hf",
     "install",
     "load",
     "loader_workers",

@@ -29,8 +29,13 @@ CALLS = {
         "embed224(torch.rand(2, 3, 224, 224), torch.randn(768, 768) * 0.02, torch.zeros(768)).shape"
     ),
     "train_mlp": None,
+    "gpt2": "gelu_tanh(torch.randn(2, 3, 256)).shape",
 }
-EXPECTED_SHAPES = {"attention": "torch.Size([2, 5, 768])", "patchify": "torch.Size([2, 196, 768])"}
+EXPECTED_SHAPES = {
+    "attention": "torch.Size([2, 5, 768])",
+    "patchify": "torch.Size([2, 196, 768])",
+    "gpt2": "torch.Size([2, 3, 256])",
+}
 
 
 def build(path: Path, standalone: bool) -> str:

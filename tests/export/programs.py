@@ -59,3 +59,22 @@ export fn f(x: [n D]) -> [3 D]:
     y = x * 2
     return y as [3 D]
 """
+
+#: A model that isn't a language model, with the model first, as a Hugging Face folder needs.
+ENCODER = """dim D = 8
+
+model Encoder:
+    param w: [D D] = normal(std=0.5)
+    param b: [D] = normal(std=0.1)
+
+fn forward(m: Encoder, x: [b t D]) -> [b t D] = tanh(x @ m.w + m.b)
+"""
+
+#: The reference's E3306 example: the model isn't the first parameter.
+MODEL_SECOND = """dim D = 8
+
+model Asr:
+    param w: [D D] = normal(std=0.02)
+
+fn transcribe(audio: [b t D], m: Asr) -> [b t D] = audio @ m.w
+"""

@@ -78,10 +78,13 @@ def add_export_diagnostics(checked: Checked) -> None:
         checked.diagnostics.sort(key=lambda d: (d.span.start, d.code))
 
 
-def export_diagnostics(checked: Checked, roots: Iterable[str]) -> list[Diagnostic]:
+def export_diagnostics(
+    checked: Checked, roots: Iterable[str], *, model_first: bool = False
+) -> list[Diagnostic]:
     """The export check of the functions `roots` (exported whether marked or not) and of
     every function of the file they reach; each place is reported once, naming the first
-    root that reaches it."""
+    root that reaches it. With `model_first` (a Hugging Face folder's function), the
+    first parameter is the model, which isn't an input."""
     functions = _functions(checked)
     found: list[Diagnostic] = []
     seen: set[tuple[str, int]] = set()
@@ -98,7 +101,7 @@ def export_diagnostics(checked: Checked, roots: Iterable[str]) -> list[Diagnosti
             item = functions[name]
             walker = _Walker(checked, item, root, name != root)
             if name == root:
-                walker.check_params()
+                walker.check_params(skip=1 if model_first else 0)
             walker.check_body()
             for diagnostic in walker.found:
                 key = (diagnostic.code, diagnostic.span.start)
@@ -180,8 +183,8 @@ class _Walker:
 
     # ------------------------------------------------------------------ parameters
 
-    def check_params(self) -> None:
-        for param in self.decl.params:
+    def check_params(self, skip: int = 0) -> None:
+        for param in self.decl.params[skip:]:
             type_ = self.types.get(param.name_span)
             if isinstance(type_, TensorType) and type_.axes is not None:
                 continue

@@ -35,6 +35,8 @@ def _run_export(args: argparse.Namespace) -> int:
         raise UsageError(f"`{args.file}` isn't a .ss file")
     source = read_source(args.file)
     checked = analysis.check(source, search_path=environment_search_path())
+    if args.hf is not None:
+        return _run_hf(args, checked, source)
     try:
         name = choose_function(checked, args.fn)
     except NoSuchFunction as exc:
@@ -77,6 +79,53 @@ def _run_export(args: argparse.Namespace) -> int:
     return EXIT_OK if status == 0 else EXIT_ERRORS
 
 
+def _run_hf(args: argparse.Namespace, checked, source) -> int:
+    """`--hf DIR`: the folder, or the diagnostics that say why it can't be written."""
+    from shapescript.build_cli import _print_diagnostics
+    from shapescript.cli import UsageError
+    from shapescript.export.hf import NotOurFolder, export_hf, hf_problems, serving_form
+    from shapescript.export.prepare import NoSuchFunction, choose_function
+    from shapescript.rt.errors import ShapeScriptError
+
+    if checked.errors:
+        _print_diagnostics(checked.diagnostics, source)
+        return EXIT_ERRORS
+    try:
+        name = choose_function(checked, args.fn or "forward")
+    except NoSuchFunction as exc:
+        raise UsageError(str(exc)) from None
+    found = hf_problems(checked, name)
+    if found:
+        _print_diagnostics(found, source)
+        return EXIT_ERRORS
+    unservable = serving_form(checked, name)[1]
+    if unservable is not None:
+        severity = "error" if args.vllm else "note"
+        print(f"{args.file}: {severity}: `{name}` can't be served: {unservable}", file=sys.stderr)
+        if args.vllm:
+            return EXIT_ERRORS
+    try:
+        export_hf(
+            args.file,
+            args.hf,
+            fn=name,
+            weights=args.weights,
+            seed=args.seed,
+            dtype=args.dtype,
+            tokenizer=args.tokenizer,
+            max_len=args.max_len,
+            verify=not args.no_verify,
+            vllm=args.vllm,
+        )
+    except ShapeScriptError as exc:
+        _print_diagnostics(exc.diagnostics, source)
+        return EXIT_ERRORS
+    except (NotOurFolder, ValueError, OSError) as exc:
+        print(f"{args.file}: error: {exc}", file=sys.stderr)
+        return EXIT_ERRORS
+    return EXIT_OK
+
+
 def _write(path: str, text: str) -> None:
     from shapescript.cli import UsageError
 
@@ -113,4 +162,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--emit-python", metavar="FILE", help="write the export module instead of running it"
     )
+    models = parser.add_argument_group("models (Hugging Face folders)")
+    models.add_argument("--hf", metavar="DIR", help="write a Hugging Face folder of the model")
+    models.add_argument("--vllm", action="store_true", help="make the serving rules errors")
+    models.add_argument("--weights", metavar="FILE", help="a checkpoint `save` wrote")
+    models.add_argument("--seed", type=int, default=0, help="new weights from this seed")
+    models.add_argument("--dtype", choices=("float32", "bfloat16", "float16"), default="float32")
+    models.add_argument("--tokenizer", metavar="DIR", help="a tokenizer folder to copy in")
+    models.add_argument("--max-len", type=int, metavar="N", help="max_position_embeddings")
+    models.add_argument("--no-verify", action="store_true", help="don't load it back to check")
     parser.set_defaults(run=_run_export)

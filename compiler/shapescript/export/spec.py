@@ -95,9 +95,10 @@ class ExportSpec:
         }
 
 
-def export_spec(checked: Checked, name: str) -> ExportSpec:
+def export_spec(checked: Checked, name: str, *, model_first: bool = False) -> ExportSpec:
     """The spec of the function `name` of a checked file; SpecError for a parameter that
-    isn't a tensor with a known rank or a host scalar with a default."""
+    isn't a tensor with a known rank or a host scalar with a default. With `model_first`,
+    the first parameter (the model, for a Hugging Face folder) isn't an input."""
     signature = checked.signatures.get(name)
     if signature is None or getattr(signature, "extern", False):
         raise SpecError(f"no function `{name}`")
@@ -106,6 +107,8 @@ def export_spec(checked: Checked, name: str) -> ExportSpec:
     spec = ExportSpec(name)
     shapes: list[tuple[object, TensorType, list[Poly]]] = []
     for position, param in enumerate(signature.params):
+        if model_first and position == 0:
+            continue
         type_ = param.type
         if isinstance(type_, HostType) and param.has_default:
             spec.fixed.append(param.name)

@@ -1,0 +1,175 @@
+"""`modeling_shapescript.py` of a Hugging Face folder: the compiled function and what it
+calls, with no ShapeScript left in them, and the transformers classes around them.
+
+It is the file's ordinary build, with checks off (the engine gives the inputs), whose
+Python tree is rewritten: the runtime's imports and the model classes go, the device
+the runtime kept is the model's, and only the functions the exported one reaches stay.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from shapescript.check.program import Checked
+
+RUNTIME_NAMES = frozenset({"_ss_rt", "_ss_devices"})
+
+
+class NeedsRuntime(ValueError):
+    """The function uses something only the ShapeScript runtime does."""
+
+
+def compiled_functions(checked: Checked, function: str, devices: str | None = None) -> str:
+    """The Python of `function` and everything it calls, needing torch and einops only."""
+    from shapescript.codegen import BuildOptions, generate
+
+    options = BuildOptions(devices=devices, checks="never", value_checks="never")
+    generated = generate(checked, options)
+    if generated.tree is None:
+        raise NeedsRuntime("the file doesn't compile")
+    tree = generated.tree
+    kept: list[ast.stmt] = []
+    functions: dict[str, ast.FunctionDef] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom) and _is_runtime_import(node):
+            continue
+        if isinstance(node, ast.ClassDef):
+            continue
+        if isinstance(node, ast.FunctionDef):
+            functions[node.name] = node
+            continue
+        if _uses_runtime(node):
+            continue
+        kept.append(node)
+    reached = _reached(functions, function)
+    for name in functions:
+        if name in reached:
+            node = _DeviceFromModel().visit(functions[name])
+            if _uses_runtime(node):
+                raise NeedsRuntime(f"`{name}` uses the ShapeScript runtime")
+            kept.append(node)
+    module = ast.fix_missing_locations(ast.Module(body=kept, type_ignores=[]))
+    return ast.unparse(module) + "\n"
+
+
+def _is_runtime_import(node: ast.Import | ast.ImportFrom) -> bool:
+    if isinstance(node, ast.ImportFrom):
+        return (node.module or "").split(".")[0] == "shapescript"
+    return any(alias.name.split(".")[0] == "shapescript" for alias in node.names)
+
+
+def _uses_runtime(node: ast.AST) -> bool:
+    return any(
+        isinstance(inner, ast.Name) and inner.id in RUNTIME_NAMES for inner in ast.walk(node)
+    )
+
+
+def _reached(functions: dict[str, ast.FunctionDef], root: str) -> set[str]:
+    reached: set[str] = set()
+    queue = [root]
+    while queue:
+        name = queue.pop()
+        if name in reached or name not in functions:
+            continue
+        reached.add(name)
+        queue.extend(
+            inner.id
+            for inner in ast.walk(functions[name])
+            if isinstance(inner, ast.Name) and inner.id in functions
+        )
+    return reached
+
+
+class _DeviceFromModel(ast.NodeTransformer):
+    """`_ss_devices._device or _ss_rt.device()` becomes the device the model is on."""
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
+        if _uses_runtime(node):
+            return ast.copy_location(ast.Name("_ss_hf_device", ast.Load()), node)
+        return self.generic_visit(node)
+
+
+MODELING = '''
+from transformers import GenerationMixin, PretrainedConfig, PreTrainedModel
+from transformers.modeling_outputs import CausalLMOutput
+
+_ss_hf_device = _ss_torch.device("cpu")
+
+
+class ShapeScriptConfig(PretrainedConfig):
+    """The model's fields (shape, dtype, param or buffer) and how its function is called."""
+
+    model_type = "shapescript"
+
+    def __init__(self, shapescript=None, **kwargs):
+        self.shapescript = shapescript or {}
+        kwargs.setdefault("use_cache", False)
+        super().__init__(**kwargs)
+
+
+class ShapeScriptModel(PreTrainedModel):
+    """The model's fields as parameters under their own names; forward is the function."""
+
+    config_class = ShapeScriptConfig
+    base_model_prefix = "model"
+    _no_split_modules = []
+
+    def __init__(self, config):
+        super().__init__(config)
+        for name, (kind, shape, dtype) in config.shapescript["fields"].items():
+            value = _ss_torch.zeros(shape, dtype=getattr(_ss_torch, dtype))
+            if kind == "param":
+                trained = value.is_floating_point()
+                self.register_parameter(name, _ss_torch.nn.Parameter(value, requires_grad=trained))
+            else:
+                self.register_buffer(name, value)
+        self.post_init()
+
+    def _init_weights(self, module):
+        pass
+
+    def forward(self, *args, **kwargs):
+        global _ss_hf_device
+        _ss_hf_device = next(iter(self.state_dict().values())).device
+        return {FUNCTION}(self, *args, **kwargs)
+
+
+class ShapeScriptForCausalLM(PreTrainedModel, GenerationMixin):
+    """A language model: token ids (and positions) in, next-token logits out."""
+
+    config_class = ShapeScriptConfig
+    base_model_prefix = "model"
+    _no_split_modules = []
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.model = ShapeScriptModel(config)
+        self.post_init()
+
+    def _init_weights(self, module):
+        pass
+
+    def forward(self, input_ids=None, position_ids=None, attention_mask=None, **kwargs):
+        if self.config.shapescript.get("positions"):
+            if position_ids is None:
+                count = input_ids.shape[-1]
+                position_ids = _ss_torch.arange(count, device=input_ids.device)
+                position_ids = position_ids.expand(input_ids.shape)
+            logits = self.model(input_ids, position_ids)
+        else:
+            logits = self.model(input_ids)
+        return CausalLMOutput(logits=logits)
+
+    def prepare_inputs_for_generation(self, input_ids, **kwargs):
+        return {"input_ids": input_ids}
+'''
+
+
+def modeling_source(checked: Checked, function: str) -> str:
+    """The whole `modeling_shapescript.py`."""
+    header = (
+        f"# Generated by ShapeScript from {checked.source.path}: `{function}` and what it "
+        "calls, for transformers.\n"
+    )
+    body = compiled_functions(checked, function)
+    return header + body + MODELING.replace("{FUNCTION}", function)

@@ -1,0 +1,104 @@
+"""Hugging Face folders load with transformers, in a Python without shapescript, and give
+the source's outputs; generate gives the source's greedy tokens."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import torch
+
+import shapescript
+from shapescript import cli
+from shapescript.rt import devices
+from tests.export.programs import ENCODER
+
+pytest.importorskip("transformers")
+pytest.importorskip("safetensors")
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+
+LANGUAGE = """
+import sys
+import torch
+from transformers import AutoModelForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained(sys.argv[1], trust_remote_code=True)
+prompt = torch.tensor([[1, 5, 7]])
+tokens = model.generate(prompt, max_new_tokens=16, do_sample=False)
+logits = model(input_ids=torch.tensor([[3, 4, 5, 6], [9, 8, 7, 6]])).logits
+assert not [name for name in sys.modules if name.split(".")[0] == "shapescript"]
+torch.save({"tokens": tokens, "logits": logits}, sys.argv[2])
+"""
+
+ANY_MODEL = """
+import sys
+import torch
+from transformers import AutoModel
+
+model = AutoModel.from_pretrained(sys.argv[1], trust_remote_code=True)
+x = torch.load(sys.argv[3])
+assert not [name for name in sys.modules if name.split(".")[0] == "shapescript"]
+torch.save(model(x), sys.argv[2])
+"""
+
+
+@pytest.fixture(autouse=True)
+def cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.chdir(tmp_path)
+    devices._reset_for_tests()
+    yield
+    devices._reset_for_tests()
+
+
+def without_shapescript(script: str, *args: str) -> None:
+    subprocess.run([sys.executable, "-c", script, *args], check=True, timeout=600)
+
+
+def test_the_gpt2_folder_loads_and_generates_the_sources_greedy_tokens() -> None:
+    text = (ROOT / "examples" / "gpt2.ss").read_text()
+    Path("gpt2.ss").write_text(text)
+    assert cli.main(["export", "gpt2.ss", "--hf", "gpt2_hf", "--seed", "3"]) == 0
+    config = json.loads(Path("gpt2_hf/config.json").read_text())
+    assert config["architectures"] == ["ShapeScriptForCausalLM"]
+    assert config["max_position_embeddings"] == 128
+    without_shapescript(LANGUAGE, "gpt2_hf", "out.pt")
+    got = torch.load("out.pt")
+    source = shapescript.compile(text, "gpt2.ss", devices="cpu")
+    model = source.Gpt2.init(seed=3)
+    with torch.no_grad():
+        ids = torch.tensor([[3, 4, 5, 6], [9, 8, 7, 6]])
+        want = source.forward(model, ids, torch.arange(4).expand(2, 4))
+        torch.testing.assert_close(got["logits"], want, atol=1e-5, rtol=1e-5)
+        tokens = torch.tensor([[1, 5, 7]])
+        for _ in range(16):
+            positions = torch.arange(tokens.shape[1])[None]
+            logits = source.forward(model, tokens, positions)
+            tokens = torch.cat([tokens, logits[:, -1].argmax(-1, keepdim=True)], dim=1)
+    assert got["tokens"].tolist() == tokens.tolist()
+
+
+def test_a_model_that_isnt_a_language_model_loads_with_automodel() -> None:
+    Path("enc.ss").write_text(ENCODER)
+    config = shapescript.export_hf("enc.ss", "enc_hf", seed=1)
+    assert config["architectures"] == ["ShapeScriptModel"]
+    assert config["shapescript"]["unservable"].startswith("E3301")
+    x = torch.randn(2, 5, 8)
+    torch.save(x, "x.pt")
+    without_shapescript(ANY_MODEL, "enc_hf", "y.pt", "x.pt")
+    source = shapescript.compile(ENCODER, "enc.ss", devices="cpu")
+    with torch.no_grad():
+        want = source.forward(source.Encoder.init(seed=1), x)
+    torch.testing.assert_close(torch.load("y.pt"), want, atol=1e-5, rtol=1e-5)
+
+
+def test_a_folder_shapescript_wrote_is_replaced() -> None:
+    Path("enc.ss").write_text(ENCODER)
+    shapescript.export_hf("enc.ss", "enc_hf", seed=1, verify=False)
+    shapescript.export_hf("enc.ss", "enc_hf", seed=2, verify=False)
+    assert Path("enc_hf/model.safetensors").is_file()
