@@ -32,11 +32,13 @@ _LAZY = {
     "std": "shapescript.std",
     "export": "shapescript.export",
     "export_hf": "shapescript.export.hf",
+    "export_gguf": "shapescript.export.gguf_export",
 }
 
 if TYPE_CHECKING:
     from shapescript import std
     from shapescript.export import export
+    from shapescript.export.gguf_export import export_gguf
     from shapescript.export.hf import export_hf
     from shapescript.rt import sinks
     from shapescript.rt.checkpoints import SGD, AdamW, load, save
@@ -57,6 +59,7 @@ __all__ = [
     "compile",
     "devices",
     "export",
+    "export_gguf",
     "export_hf",
     "install",
     "load",

@@ -37,6 +37,8 @@ def _run_export(args: argparse.Namespace) -> int:
     checked = analysis.check(source, search_path=environment_search_path())
     if args.hf is not None:
         return _run_hf(args, checked, source)
+    if args.gguf is not None:
+        return _run_gguf(args, checked, source)
     try:
         name = choose_function(checked, args.fn)
     except NoSuchFunction as exc:
@@ -126,6 +128,52 @@ def _run_hf(args: argparse.Namespace, checked, source) -> int:
     return EXIT_OK
 
 
+def _run_gguf(args: argparse.Namespace, checked, source) -> int:
+    """`--gguf FILE`: the GGUF file, or why the model isn't an architecture llama.cpp runs."""
+    from shapescript.build_cli import _print_diagnostics
+    from shapescript.cli import UsageError
+    from shapescript.export.gguf_export import export_gguf
+    from shapescript.export.hf import hf_problems, serving_form
+    from shapescript.export.prepare import NoSuchFunction, choose_function
+    from shapescript.rt.errors import ShapeScriptError
+
+    if checked.errors:
+        _print_diagnostics(checked.diagnostics, source)
+        return EXIT_ERRORS
+    try:
+        name = choose_function(checked, args.fn or "forward")
+    except NoSuchFunction as exc:
+        raise UsageError(str(exc)) from None
+    found = hf_problems(checked, name)
+    if found:
+        _print_diagnostics(found, source)
+        return EXIT_ERRORS
+    unservable = serving_form(checked, name)[1]
+    if unservable is not None:
+        print(f"{args.file}: error: `{name}` can't be served: {unservable}", file=sys.stderr)
+        return EXIT_ERRORS
+    try:
+        arch = export_gguf(
+            args.file,
+            args.gguf,
+            fn=name,
+            arch=args.arch,
+            weights=args.weights,
+            seed=args.seed,
+            dtype=args.dtype,
+            tokenizer=args.tokenizer,
+            max_len=args.max_len,
+        )
+    except ShapeScriptError as exc:
+        _print_diagnostics(exc.diagnostics, source)
+        return EXIT_ERRORS
+    except (ValueError, OSError) as exc:
+        print(f"{args.file}: error: {exc}", file=sys.stderr)
+        return EXIT_ERRORS
+    print(f"wrote {args.gguf} ({arch})", file=sys.stderr)
+    return EXIT_OK
+
+
 def _write(path: str, text: str) -> None:
     from shapescript.cli import UsageError
 
@@ -165,6 +213,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     models = parser.add_argument_group("models (Hugging Face folders)")
     models.add_argument("--hf", metavar="DIR", help="write a Hugging Face folder of the model")
     models.add_argument("--vllm", action="store_true", help="make the serving rules errors")
+    models.add_argument("--gguf", metavar="FILE", help="write a GGUF file for llama.cpp")
+    models.add_argument("--arch", choices=("llama", "gpt2"), help="the GGUF architecture")
     models.add_argument("--weights", metavar="FILE", help="a checkpoint `save` wrote")
     models.add_argument("--seed", type=int, default=0, help="new weights from this seed")
     models.add_argument("--dtype", choices=("float32", "bfloat16", "float16"), default="float32")
