@@ -78,3 +78,11 @@ model Asr:
 
 fn transcribe(audio: [b t D], m: Asr) -> [b t D] = audio @ m.w
 """
+
+#: A value check of an argument and one of an `as`, which the program keeps as asserts.
+VALUES = """dim D = 4
+
+export fn weigh(p: [n D] Prob over D, x: [n D]) -> [n D]:
+    y = x * p
+    return exp(y) as [n D] Unit
+"""

@@ -14,7 +14,7 @@ import torch
 import shapescript
 from shapescript import cli
 from shapescript.rt import devices
-from tests.export.programs import ATTENTION, CONTROL, REFUSED
+from tests.export.programs import ATTENTION, CONTROL, REFUSED, VALUES
 
 pytestmark = pytest.mark.slow
 
@@ -143,3 +143,14 @@ def test_a_torch_error_while_tracing_is_exit_1_with_the_ss_line(
     assert cli.main(["export", "refused.ss"]) == 1
     assert "refused.ss:5: error: torch.export failed" in capfd.readouterr().err
     assert not Path("refused.pt2").exists()
+
+
+def test_value_checks_are_asserts_in_the_program_naming_the_ss_line() -> None:
+    Path("values.ss").write_text(VALUES)
+    program = shapescript.export("values.ss", value_checks="always").module()
+    p = torch.softmax(torch.randn(3, 4), -1)
+    assert program(p, torch.zeros(3, 4)).shape == (3, 4)
+    with pytest.raises(RuntimeError, match="values.ss:3:17: .*parameter `p`"):
+        program(torch.full((3, 4), 0.5), torch.zeros(3, 4))
+    with pytest.raises(RuntimeError, match="values.ss:5:12: .*`as` claimed"):
+        program(p, torch.full((3, 4), 5.0))
