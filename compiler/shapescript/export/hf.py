@@ -43,9 +43,11 @@ def hf_problems(checked: Checked, name: str) -> list[Diagnostic]:
         return [
             Diagnostic(
                 "E3306",
-                f"`{name}` takes {shown} first, not a model, so it can't be a Hugging Face "
-                "model's forward",
-                Label(Span(item.base + where.start, item.base + where.end), "not a model"),
+                f"`{name}` doesn't take a model first",
+                Label(
+                    Span(item.base + where.start, item.base + where.end),
+                    f"{shown} isn't a model",
+                ),
                 help="make the model the function's first parameter",
                 path=checked.source.path,
             )
