@@ -49,7 +49,59 @@ def test_a_forward_that_isnt_a_language_models_is_a_note_or_with_vllm_an_error(
 ) -> None:
     Path("enc.ss").write_text(ENCODER)
     assert cli.main(["export", "enc.ss", "--hf", "enc_hf", "--vllm"]) == 1
-    assert "error: `forward` can't be served: E3301" in capsys.readouterr().err
+    assert "error[E3301]" in capsys.readouterr().err
+
+
+GPT2 = (ROOT / "examples" / "gpt2.ss").read_text()
+
+#: The gpt2 example broken one rule at a time: (code, line, old text, new text).
+BROKEN = [
+    (
+        "E3301",
+        62,
+        "pos: [b n] Index[P]) -> [b n V]",
+        "pos: [b n] Index[P], shift: [D]) -> [b n V]",
+    ),
+    ("E3302", 66, "|> linear(m.wte)\n", "|> linear(m.wte) |> tanh\n"),
+    (
+        "E3303",
+        63,
+        "embedding(ids, m.wte) + embedding(pos, m.wpe)",
+        "embedding(ids, m.wte) + embedding(pos, m.wpe) + mean(m.wte, over=V)",
+    ),
+    (
+        "E3304",
+        49,
+        "    return scaled_dot_product_attention(q, k, v, attn_mask=causal[n n])\n",
+        "    att = einsum(q, k: b H n Dh, b H m Dh -> b H n m) / sqrt(Dh)\n"
+        "        |> masked_fill(!causal[n m], -inf)\n"
+        "        |> softmax(over=m)\n"
+        "    return einsum(att, v: b H n m, b H m Dh -> b H n Dh)\n",
+    ),
+    (
+        "E3305",
+        62,
+        "    h = x + attention(m, layer_norm(x, over=D, weight=m.ln1_w[l], bias=m.ln1_b[l], "
+        "eps=1e-5), l)\n",
+        "    h = x\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "line", "old", "new"), BROKEN, ids=[case[0] for case in BROKEN])
+def test_each_serving_rule_is_an_error_with_vllm_and_gguf(
+    code: str, line: int, old: str, new: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert old in GPT2
+    Path("lm.ss").write_text(GPT2.replace(old, new))
+    assert cli.main(["check", "lm.ss"]) == 0
+    capsys.readouterr()
+    for target in (["--hf", "lm_hf", "--vllm"], ["--gguf", "lm.gguf"]):
+        assert cli.main(["export", "lm.ss", *target]) == 1
+        err = capsys.readouterr().err
+        assert f"error[{code}]" in err and f"lm.ss:{line}:" in err
+        assert err.count("error[") == 1
+    assert not Path("lm_hf").exists() and not Path("lm.gguf").exists()
 
 
 def test_the_gpt2_example_has_the_serving_form() -> None:

@@ -70,6 +70,7 @@ def test_the_examples_folder_loads_and_generates_the_sources_greedy_tokens(
     config = json.loads(Path("out_hf/config.json").read_text())
     assert config["architectures"] == ["ShapeScriptForCausalLM"]
     assert config["max_position_embeddings"] in (128, 256)
+    assert config["shapescript"]["vllm"] is True
     without_shapescript(LANGUAGE, "out_hf", "out.pt")
     got = torch.load("out.pt")
     source = shapescript.compile(text, f"{example}.ss", devices="cpu")
@@ -91,6 +92,7 @@ def test_a_model_that_isnt_a_language_model_loads_with_automodel() -> None:
     config = shapescript.export_hf("enc.ss", "enc_hf", seed=1)
     assert config["architectures"] == ["ShapeScriptModel"]
     assert config["shapescript"]["unservable"].startswith("E3301")
+    assert config["shapescript"]["vllm"] is False
     x = torch.randn(2, 5, 8)
     torch.save(x, "x.pt")
     without_shapescript(ANY_MODEL, "enc_hf", "y.pt", "x.pt")

@@ -85,8 +85,9 @@ def _run_hf(args: argparse.Namespace, checked, source) -> int:
     """`--hf DIR`: the folder, or the diagnostics that say why it can't be written."""
     from shapescript.build_cli import _print_diagnostics
     from shapescript.cli import UsageError
-    from shapescript.export.hf import NotOurFolder, export_hf, hf_problems, serving_form
+    from shapescript.export.hf import NotOurFolder, export_hf, hf_problems
     from shapescript.export.prepare import NoSuchFunction, choose_function
+    from shapescript.export.serving import serving_diagnostics
     from shapescript.rt.errors import ShapeScriptError
 
     if checked.errors:
@@ -100,12 +101,17 @@ def _run_hf(args: argparse.Namespace, checked, source) -> int:
     if found:
         _print_diagnostics(found, source)
         return EXIT_ERRORS
-    unservable = serving_form(checked, name)[1]
-    if unservable is not None:
-        severity = "error" if args.vllm else "note"
-        print(f"{args.file}: {severity}: `{name}` can't be served: {unservable}", file=sys.stderr)
-        if args.vllm:
-            return EXIT_ERRORS
+    serving = serving_diagnostics(checked, name)
+    if serving and args.vllm:
+        _print_diagnostics(serving, source)
+        return EXIT_ERRORS
+    for diag in serving:
+        line = source.position(diag.span.start).line
+        print(
+            f"{args.file}:{line}: note: [{diag.code}] {diag.message}; the folder is for "
+            "transformers only",
+            file=sys.stderr,
+        )
     try:
         export_hf(
             args.file,
@@ -133,8 +139,9 @@ def _run_gguf(args: argparse.Namespace, checked, source) -> int:
     from shapescript.build_cli import _print_diagnostics
     from shapescript.cli import UsageError
     from shapescript.export.gguf_export import export_gguf
-    from shapescript.export.hf import hf_problems, serving_form
+    from shapescript.export.hf import hf_problems
     from shapescript.export.prepare import NoSuchFunction, choose_function
+    from shapescript.export.serving import serving_diagnostics
     from shapescript.rt.errors import ShapeScriptError
 
     if checked.errors:
@@ -148,9 +155,9 @@ def _run_gguf(args: argparse.Namespace, checked, source) -> int:
     if found:
         _print_diagnostics(found, source)
         return EXIT_ERRORS
-    unservable = serving_form(checked, name)[1]
-    if unservable is not None:
-        print(f"{args.file}: error: `{name}` can't be served: {unservable}", file=sys.stderr)
+    serving = serving_diagnostics(checked, name)
+    if serving:
+        _print_diagnostics(serving, source)
         return EXIT_ERRORS
     try:
         arch = export_gguf(

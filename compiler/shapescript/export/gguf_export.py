@@ -233,7 +233,9 @@ def export_gguf(
     if checked.errors:
         raise ShapeScriptError(checked.diagnostics, source)
     name = choose_function(checked, fn)
-    found = hf_problems(checked, name)
+    from shapescript.export.serving import serving_diagnostics
+
+    found = hf_problems(checked, name) or serving_diagnostics(checked, name)
     if found:
         raise ShapeScriptError(found, source)
     model_name = checked.signatures[name].params[0].type.name

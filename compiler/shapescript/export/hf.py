@@ -124,11 +124,15 @@ def export_hf(
         raise ShapeScriptError(checked.diagnostics, source)
     name = choose_function(checked, fn)
     found = hf_problems(checked, name)
-    language, unservable, vocabulary = serving_form(checked, name)
-    if vllm and unservable is not None:
-        raise ValueError(f"`{name}` can't be served: {unservable}")
     if found:
         raise ShapeScriptError(found, source)
+    from shapescript.export.serving import serving_diagnostics
+
+    language, _reason, vocabulary = serving_form(checked, name)
+    serving = serving_diagnostics(checked, name)
+    if vllm and serving:
+        raise ShapeScriptError(serving, source)
+    unservable = f"{serving[0].code}: {serving[0].message}" if serving else None
     model_name = checked.signatures[name].params[0].type.name
     _claim(Path(output))
     if rt_devices._device is None:
@@ -168,9 +172,8 @@ def export_hf(
             "model": model_name,
             "fields": fields,
             "positions": positions,
-            "vllm": False,
-            "unservable": unservable
-            or "the serving rules E3302-E3305 aren't checked by this version",
+            "vllm": unservable is None,
+            "unservable": unservable,
         },
     }
     if language:
