@@ -107,3 +107,37 @@ def test_a_folder_shapescript_wrote_is_replaced() -> None:
     shapescript.export_hf("enc.ss", "enc_hf", seed=1, verify=False)
     shapescript.export_hf("enc.ss", "enc_hf", seed=2, verify=False)
     assert Path("enc_hf/model.safetensors").is_file()
+
+
+COUNTING = """
+import sys
+import torch
+from transformers import AttentionInterface, AutoModelForCausalLM
+from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+seen = []
+
+
+def counting(module, query, key, value, attention_mask, **kwargs):
+    seen.append([module.layer_idx, list(query.shape), module.scaling])
+    return sdpa_attention_forward(module, query, key, value, attention_mask, **kwargs)
+
+
+AttentionInterface.register("counting", counting)
+ids = torch.tensor([[3, 4, 5, 6, 7]])
+counted = AutoModelForCausalLM.from_pretrained(
+    sys.argv[1], trust_remote_code=True, attn_implementation="counting"
+)
+eager = AutoModelForCausalLM.from_pretrained(sys.argv[1], trust_remote_code=True)
+difference = (counted(input_ids=ids).logits - eager(input_ids=ids).logits).abs().max().item()
+torch.save({"seen": seen, "difference": difference}, sys.argv[2])
+"""
+
+
+def test_each_attention_goes_through_transformers_attention_table() -> None:
+    Path("llama.ss").write_text((ROOT / "examples" / "llama.ss").read_text())
+    shapescript.export_hf("llama.ss", "llama_hf", verify=False)
+    without_shapescript(COUNTING, "llama_hf", "seen.pt")
+    result = torch.load("seen.pt")
+    assert result["seen"] == [[0, [1, 4, 5, 16], 0.25], [1, [1, 4, 5, 16], 0.25]]
+    assert result["difference"] < 1e-5

@@ -44,7 +44,7 @@ def compiled_functions(checked: Checked, function: str, devices: str | None = No
     reached = _reached(functions, function)
     for name in functions:
         if name in reached:
-            node = _DeviceFromModel().visit(functions[name])
+            node = _Attention().visit(_DeviceFromModel().visit(functions[name]))
             if _uses_runtime(node):
                 raise NeedsRuntime(f"`{name}` uses the ShapeScript runtime")
             kept.append(node)
@@ -89,11 +89,54 @@ class _DeviceFromModel(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
+class _Attention(ast.NodeTransformer):
+    """Each `scaled_dot_product_attention` call goes through `_ss_attention`, which asks
+    transformers' attention-function table, so an engine can put its own in its place."""
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id.endswith("scaled_dot_product_attention"):
+            return ast.copy_location(ast.Name("_ss_attention", node.ctx), node)
+        return node
+
+
 MODELING = '''
 from transformers import GenerationMixin, PretrainedConfig, PreTrainedModel
 from transformers.modeling_outputs import CausalLMOutput
+from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
 _ss_hf_device = _ss_torch.device("cpu")
+#: The model running, and how many attentions it has run in this call.
+_ss_hf_state = {"model": None, "layer": 0}
+
+
+class ShapeScriptAttention(_ss_torch.nn.Module):
+    """One attention of the forward function, as transformers' attention functions take it:
+    its index in the order the forward function runs them, and its scale."""
+
+    def __init__(self, config, layer_idx, scaling):
+        super().__init__()
+        self.config = config
+        self.layer_idx = layer_idx
+        self.scaling = scaling
+        self.is_causal = True
+
+
+def _ss_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
+    """The source's attention with the model's attention function: eager is the source's
+    own; another (sdpa, an engine's) gets [b H n Dh] queries, keys and values."""
+    model = _ss_hf_state["model"]
+    implementation = getattr(model.config, "_attn_implementation", None) if model else None
+    if implementation in (None, "eager"):
+        return _ss_torch.nn.functional.scaled_dot_product_attention(
+            query, key, value, attn_mask=attn_mask, scale=scale
+        )
+    index = _ss_hf_state["layer"]
+    _ss_hf_state["layer"] = index + 1
+    scaling = scale if scale is not None else query.shape[-1] ** -0.5
+    module = ShapeScriptAttention(model.config, index, scaling)
+    function = ALL_ATTENTION_FUNCTIONS[implementation]
+    output, _ = function(module, query, key, value, None, scaling=scaling, is_causal=True)
+    return output.transpose(1, 2)
 
 
 class ShapeScriptConfig(PretrainedConfig):
@@ -113,6 +156,10 @@ class ShapeScriptModel(PreTrainedModel):
     config_class = ShapeScriptConfig
     base_model_prefix = "model"
     _no_split_modules = []
+    _supports_sdpa = True
+    _supports_flash_attn = True
+    _supports_flex_attn = True
+    _supports_attention_backend = True
 
     def __init__(self, config):
         super().__init__(config)
@@ -131,6 +178,8 @@ class ShapeScriptModel(PreTrainedModel):
     def forward(self, *args, **kwargs):
         global _ss_hf_device
         _ss_hf_device = next(iter(self.state_dict().values())).device
+        _ss_hf_state["model"] = self
+        _ss_hf_state["layer"] = 0
         return {FUNCTION}(self, *args, **kwargs)
 
 
@@ -140,6 +189,10 @@ class ShapeScriptForCausalLM(PreTrainedModel, GenerationMixin):
     config_class = ShapeScriptConfig
     base_model_prefix = "model"
     _no_split_modules = []
+    _supports_sdpa = True
+    _supports_flash_attn = True
+    _supports_flex_attn = True
+    _supports_attention_backend = True
 
     def __init__(self, config):
         super().__init__(config)
