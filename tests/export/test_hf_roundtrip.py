@@ -71,6 +71,8 @@ def test_the_examples_folder_loads_and_generates_the_sources_greedy_tokens(
     assert config["architectures"] == ["ShapeScriptForCausalLM"]
     assert config["max_position_embeddings"] in (128, 256)
     assert config["shapescript"]["vllm"] is True
+    assert config["num_hidden_layers"] == 2
+    assert config["attention_scales"] == [0.25, 0.25]  # torch's default, 1/sqrt(16)
     without_shapescript(LANGUAGE, "out_hf", "out.pt")
     got = torch.load("out.pt")
     source = shapescript.compile(text, f"{example}.ss", devices="cpu")

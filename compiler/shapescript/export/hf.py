@@ -179,6 +179,7 @@ def export_hf(
     if language:
         config["vocab_size"] = int(checked.dim_values.get(vocabulary, 0) or 0)
         config["max_position_embeddings"] = max_len or _positions_bound(checked, name) or 4096
+        config.update(_attentions(checked, name, module, model))
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
     (out / "modeling_shapescript.py").write_text(modeling_source(checked, name), encoding="utf-8")
@@ -196,6 +197,52 @@ def export_hf(
     if verify:
         _verify(checked, name, module, model, out, language, dtype)
     return config
+
+
+def _attentions(checked: Checked, name: str, module, model) -> dict:
+    """What an engine reads about the attentions, found by running the function once on
+    example arguments: how many it runs, their heads and head width, and their scales."""
+    import math
+
+    import torch
+
+    from shapescript.export.helpers import HELPERS
+    from shapescript.export.spec import export_spec
+
+    spec = export_spec(checked, name, model_first=True).as_data()
+    space: dict = {"_ss_torch": torch, "_ss_whole": lambda bad: bad.any()}
+    exec(compile(HELPERS, "<shapescript export>", "exec"), space)
+    examples = [space["_ss_example"](item, torch.device("cpu")) for item in spec["inputs"]]
+    namespace = vars(module)
+    names = [key for key in namespace if key.endswith("scaled_dot_product_attention")]
+    seen: list[tuple[int, int, float]] = []
+    originals = {key: namespace[key] for key in names}
+
+    def counting(query, key, value, *args, scale=None, **kwargs):
+        width = query.shape[-1]
+        seen.append((query.shape[1], width, scale if scale is not None else 1 / math.sqrt(width)))
+        return torch.nn.functional.scaled_dot_product_attention(
+            query, key, value, *args, scale=scale, **kwargs
+        )
+
+    try:
+        for key in names:
+            namespace[key] = counting
+        with torch.no_grad():
+            getattr(module, name)(model, *examples)
+    finally:
+        namespace.update(originals)
+    if not seen:
+        return {}
+    heads, width, _scale = seen[0]
+    return {
+        "num_hidden_layers": len(seen),
+        "num_attention_heads": heads,
+        "num_key_value_heads": heads,
+        "head_dim": width,
+        "hidden_size": heads * width,
+        "attention_scales": [scale for _heads, _width, scale in seen],
+    }
 
 
 def _claim(out: Path) -> None:
