@@ -143,3 +143,17 @@ def test_each_attention_goes_through_transformers_attention_table() -> None:
     result = torch.load("seen.pt")
     assert result["seen"] == [[0, [1, 4, 5, 16], 0.25], [1, [1, 4, 5, 16], 0.25]]
     assert result["difference"] < 1e-5
+
+
+def test_weights_from_a_checkpoint_in_bfloat16_are_verified() -> None:
+    from safetensors.torch import load_file
+
+    Path("enc.ss").write_text(ENCODER)
+    source = shapescript.compile(ENCODER, "enc.ss", devices="cpu")
+    trained = source.Encoder.init(seed=7)
+    shapescript.save("ckpt.pt", trained)
+    config = shapescript.export_hf("enc.ss", "enc_hf", weights="ckpt.pt", dtype="bfloat16")
+    assert config["dtype"] == "bfloat16"
+    stored = load_file("enc_hf/model.safetensors")
+    assert stored["w"].dtype == torch.bfloat16
+    torch.testing.assert_close(stored["w"], trained.w.detach().to(torch.bfloat16))

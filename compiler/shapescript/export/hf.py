@@ -303,7 +303,9 @@ def _verify(checked, name, module, model, out: Path, language: bool, dtype: str)
         auto = transformers.AutoModelForCausalLM if language else transformers.AutoModel
         loaded = auto.from_pretrained(str(out), trust_remote_code=True, dtype=getattr(torch, dtype))
         loaded.eval()
-        got = loaded(*examples)
+        target = getattr(torch, dtype)
+        given = [e.to(target) if e.is_floating_point() else e for e in examples]
+        got = loaded(*given)
         if language:
             got = got.logits
     scale = float(want.abs().max()) or 1.0
