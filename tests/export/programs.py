@@ -86,3 +86,11 @@ export fn weigh(p: [n D] Prob over D, x: [n D]) -> [n D]:
     y = x * p
     return exp(y) as [n D] Unit
 """
+
+#: A filter: the kept rows have a size known only from the values, a data-dependent size.
+FILTERED = """dim D = 4
+
+export fn positive_total(x: [n D]) -> []:
+    kept = x |> filter(row => sum(row) > 0.0, over=n)
+    return sum(sum(kept, over=D))
+"""

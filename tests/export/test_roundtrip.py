@@ -14,7 +14,7 @@ import torch
 import shapescript
 from shapescript import cli
 from shapescript.rt import devices
-from tests.export.programs import ATTENTION, CONTROL, REFUSED, VALUES
+from tests.export.programs import ATTENTION, CONTROL, FILTERED, REFUSED, VALUES
 
 pytestmark = pytest.mark.slow
 
@@ -154,3 +154,12 @@ def test_value_checks_are_asserts_in_the_program_naming_the_ss_line() -> None:
         program(torch.full((3, 4), 0.5), torch.zeros(3, 4))
     with pytest.raises(RuntimeError, match="values.ss:5:12: .*`as` claimed"):
         program(p, torch.full((3, 4), 5.0))
+
+
+def test_a_filter_exports_with_a_data_dependent_size() -> None:
+    Path("filtered.ss").write_text(FILTERED)
+    program = shapescript.export("filtered.ss").module()
+    for rows in (1, 6):
+        x = torch.randn(rows, 4)
+        want = x[x.sum(1) > 0].sum()
+        torch.testing.assert_close(program(x), want)
