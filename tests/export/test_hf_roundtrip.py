@@ -73,6 +73,13 @@ def test_the_examples_folder_loads_and_generates_the_sources_greedy_tokens(
     assert config["shapescript"]["vllm"] is True
     assert config["num_hidden_layers"] == 2
     assert config["attention_scales"] == [0.25, 0.25]  # torch's default, 1/sqrt(16)
+    from safetensors import safe_open
+
+    with safe_open("out_hf/model.safetensors", "pt") as stored:
+        names = set(stored.keys())
+    assert "model.embed_tokens.weight" in names
+    # gpt2 ties its output layer to the embedding table; llama has its own.
+    assert ("lm_head.weight" in names) == (example == "llama")
     without_shapescript(LANGUAGE, "out_hf", "out.pt")
     got = torch.load("out.pt")
     source = shapescript.compile(text, f"{example}.ss", devices="cpu")

@@ -143,13 +143,13 @@ def export_hf(
     target = getattr(torch, DTYPES[dtype])
     fields = {}
     tensors = {}
-    prefix = "model." if language else ""
+    engine = _engine_fields(checked, name) if language and not serving else (None, None)
     for field in type(model)._ss_fields:
         value = getattr(model, field.name).detach()
         if value.is_floating_point():
             value = value.to(target)
         fields[field.name] = [field.kind, list(value.shape), str(value.dtype).split(".")[-1]]
-        tensors[prefix + field.name] = value.contiguous().cpu()
+        tensors[_stored_name(field.name, language, engine)] = value.contiguous().cpu()
     positions = (
         language
         and len(checked.signatures[name].params) > 2
@@ -172,6 +172,8 @@ def export_hf(
             "model": model_name,
             "fields": fields,
             "positions": positions,
+            "embedding": engine[0],
+            "output": engine[1],
             "vllm": unservable is None,
             "unservable": unservable,
         },
@@ -197,6 +199,26 @@ def export_hf(
     if verify:
         _verify(checked, name, module, model, out, language, dtype)
     return config
+
+
+def _engine_fields(checked: Checked, name: str) -> tuple[str | None, str | None]:
+    """The fields of the embedding table and the output layer an engine runs itself."""
+    from shapescript.export.serving import engine_fields
+
+    return engine_fields(checked, name)
+
+
+def _stored_name(field: str, language: bool, engine: tuple[str | None, str | None]) -> str:
+    """A field's name in model.safetensors: model.embed_tokens.weight, lm_head.weight,
+    else model.<field> for a language model and <field> for any other model."""
+    table, output = engine
+    if not language:
+        return field
+    if field == table:
+        return "model.embed_tokens.weight"
+    if field == output:
+        return "lm_head.weight"
+    return f"model.{field}"
 
 
 def _attentions(checked: Checked, name: str, module, model) -> dict:

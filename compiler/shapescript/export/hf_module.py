@@ -9,6 +9,7 @@ the runtime kept is the model's, and only the functions the exported one reaches
 from __future__ import annotations
 
 import ast
+import copy
 
 from shapescript.check.program import Checked
 
@@ -42,6 +43,10 @@ def compiled_functions(checked: Checked, function: str, devices: str | None = No
             continue
         kept.append(node)
     reached = _reached(functions, function)
+    hidden = _hidden(functions[function]) if function in functions else None
+    if hidden is not None:
+        functions["_ss_hidden"] = hidden
+        reached.add("_ss_hidden")
     for name in functions:
         if name in reached:
             node = _Attention().visit(_DeviceFromModel().visit(functions[name]))
@@ -50,6 +55,24 @@ def compiled_functions(checked: Checked, function: str, devices: str | None = No
             kept.append(node)
     module = ast.fix_missing_locations(ast.Module(body=kept, type_ignores=[]))
     return ast.unparse(module) + "\n"
+
+
+def _hidden(function: ast.FunctionDef) -> ast.FunctionDef | None:
+    """A copy of a language model's forward that stops before the output layer: its final
+    `return linear(h, m.W)` returns h, which the engine's (or lm_head's) linear takes."""
+    last = function.body[-1] if function.body else None
+    value = last.value if isinstance(last, ast.Return) else None
+    if not (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id.endswith("linear")
+        and len(value.args) == 2
+    ):
+        return None
+    made = copy.deepcopy(function)
+    made.name = "_ss_hidden"
+    made.body[-1] = ast.copy_location(ast.Return(copy.deepcopy(value.args[0])), last)
+    return made
 
 
 def _is_runtime_import(node: ast.Import | ast.ImportFrom) -> bool:
@@ -100,6 +123,8 @@ class _Attention(ast.NodeTransformer):
 
 
 MODELING = '''
+import types as _ss_types
+
 from transformers import GenerationMixin, PretrainedConfig, PreTrainedModel
 from transformers.modeling_outputs import CausalLMOutput
 from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
@@ -150,8 +175,21 @@ class ShapeScriptConfig(PretrainedConfig):
         super().__init__(**kwargs)
 
 
+def _ss_fields(model):
+    """The fields as the compiled function reads them, `m.w`, whatever they're named here."""
+    spec = model.config.shapescript
+    values = {}
+    for name in spec["fields"]:
+        if name == spec.get("embedding"):
+            values[name] = model.embed_tokens.weight
+        elif name != spec.get("output") or spec.get("output") == spec.get("embedding"):
+            values[name] = getattr(model, name)
+    return _ss_types.SimpleNamespace(**values)
+
+
 class ShapeScriptModel(PreTrainedModel):
-    """The model's fields as parameters under their own names; forward is the function."""
+    """The model's fields as parameters; for a language model, up to the output layer, with
+    the embedding table as embed_tokens.weight. Its forward is the function."""
 
     config_class = ShapeScriptConfig
     base_model_prefix = "model"
@@ -163,9 +201,14 @@ class ShapeScriptModel(PreTrainedModel):
 
     def __init__(self, config):
         super().__init__(config)
-        for name, (kind, shape, dtype) in config.shapescript["fields"].items():
+        spec = config.shapescript
+        for name, (kind, shape, dtype) in spec["fields"].items():
             value = _ss_torch.zeros(shape, dtype=getattr(_ss_torch, dtype))
-            if kind == "param":
+            if name == spec.get("embedding"):
+                self.embed_tokens = _ss_torch.nn.Embedding(*shape, dtype=value.dtype)
+            elif name == spec.get("output"):
+                continue
+            elif kind == "param":
                 trained = value.is_floating_point()
                 self.register_parameter(name, _ss_torch.nn.Parameter(value, requires_grad=trained))
             else:
@@ -175,16 +218,21 @@ class ShapeScriptModel(PreTrainedModel):
     def _init_weights(self, module):
         pass
 
+    def get_input_embeddings(self):
+        return getattr(self, "embed_tokens", None)
+
     def forward(self, *args, **kwargs):
         global _ss_hf_device
         _ss_hf_device = next(iter(self.state_dict().values())).device
         _ss_hf_state["model"] = self
         _ss_hf_state["layer"] = 0
-        return {FUNCTION}(self, *args, **kwargs)
+        function = _ss_hidden if self.config.shapescript.get("embedding") else {FUNCTION}
+        return function(_ss_fields(self), *args, **kwargs)
 
 
 class ShapeScriptForCausalLM(PreTrainedModel, GenerationMixin):
-    """A language model: token ids (and positions) in, next-token logits out."""
+    """A language model: token ids (and positions) in, next-token logits out; the output
+    layer is lm_head.weight, or the embedding table when the source ties them."""
 
     config_class = ShapeScriptConfig
     base_model_prefix = "model"
@@ -197,10 +245,19 @@ class ShapeScriptForCausalLM(PreTrainedModel, GenerationMixin):
     def __init__(self, config):
         super().__init__(config)
         self.model = ShapeScriptModel(config)
+        spec = config.shapescript
+        if spec.get("output") not in (None, spec.get("embedding")):
+            _kind, shape, dtype = spec["fields"][spec["output"]]
+            self.lm_head = _ss_torch.nn.Linear(
+                shape[1], shape[0], bias=False, dtype=getattr(_ss_torch, dtype)
+            )
         self.post_init()
 
     def _init_weights(self, module):
         pass
+
+    def get_input_embeddings(self):
+        return self.model.embed_tokens
 
     def forward(self, input_ids=None, position_ids=None, attention_mask=None, **kwargs):
         if self.config.shapescript.get("positions"):
@@ -208,10 +265,12 @@ class ShapeScriptForCausalLM(PreTrainedModel, GenerationMixin):
                 count = input_ids.shape[-1]
                 position_ids = _ss_torch.arange(count, device=input_ids.device)
                 position_ids = position_ids.expand(input_ids.shape)
-            logits = self.model(input_ids, position_ids)
+            hidden = self.model(input_ids, position_ids)
         else:
-            logits = self.model(input_ids)
-        return CausalLMOutput(logits=logits)
+            hidden = self.model(input_ids)
+        head = getattr(self, "lm_head", None)
+        weight = head.weight if head is not None else self.model.embed_tokens.weight
+        return CausalLMOutput(logits=_ss_torch.nn.functional.linear(hidden, weight))
 
     def prepare_inputs_for_generation(self, input_ids, **kwargs):
         return {"input_ids": input_ids}

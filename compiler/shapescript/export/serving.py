@@ -72,6 +72,17 @@ def serving_diagnostics(checked: Checked, name: str) -> list[Diagnostic]:
     return found
 
 
+def engine_fields(checked: Checked, name: str) -> tuple[str | None, str | None]:
+    """The embedding table's and the output layer's fields of a forward function that
+    keeps the serving rules."""
+    functions = _functions(checked)
+    item = functions[name]
+    decl = item.item
+    table = _ids_embedding(item, decl, decl.params[1].name, lambda *args: None)
+    output = _output_field(item, decl)
+    return (table[0] if table else None, output[0] if output else None)
+
+
 def _reach(functions: dict[str, ItemFacts], root: str) -> list[ItemFacts]:
     order: list[str] = []
     queue = [root]
