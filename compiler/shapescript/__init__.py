@@ -30,10 +30,16 @@ _LAZY = {
     "SGD": "shapescript.rt.checkpoints",
     "loader_workers": "shapescript.rt.data",
     "std": "shapescript.std",
+    "export": "shapescript.export",
+    "export_hf": "shapescript.export.hf",
+    "export_gguf": "shapescript.export.gguf_export",
 }
 
 if TYPE_CHECKING:
     from shapescript import std
+    from shapescript.export import export
+    from shapescript.export.gguf_export import export_gguf
+    from shapescript.export.hf import export_hf
     from shapescript.rt import sinks
     from shapescript.rt.checkpoints import SGD, AdamW, load, save
     from shapescript.rt.compiling import compile
@@ -52,6 +58,9 @@ __all__ = [
     "__version__",
     "compile",
     "devices",
+    "export",
+    "export_gguf",
+    "export_hf",
     "install",
     "load",
     "loader_workers",

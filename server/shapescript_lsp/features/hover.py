@@ -11,6 +11,7 @@ from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript_lsp.features.context import bar_at, item_at, stage_input_span, word_at
 from shapescript_lsp.features.curve_hover import CURVE_KINDS, curve_section
+from shapescript_lsp.features.export_hover import export_keyword_at, export_section, is_export
 from shapescript_lsp.features.generic_hover import generic_summary
 from shapescript_lsp.features.imported import imported_file, in_other_file
 from shapescript_lsp.features.imported_hover import imported_hover
@@ -113,6 +114,17 @@ class HoverRenderer:
         if found is None:
             return None
         word, span = found
+        exported = export_keyword_at(item, offset)
+        if exported is not None:
+            symbol = checked.module_symbols.get(exported)
+            sections = self._describe(checked, exported, symbol, None) if symbol else []
+            return types.Hover(
+                contents=types.MarkupContent(
+                    kind=types.MarkupKind.Markdown,
+                    value="\n\n---\n\n".join(s for s in sections if s),
+                ),
+                range=range_of(checked.source, span),
+            )
         symbol = checked.definition_at(offset)
         type_ = checked.type_of(span) or (checked.type_at(offset) if symbol is None else None)
         sections = self._describe(checked, word, symbol, type_)
@@ -163,7 +175,10 @@ class HoverRenderer:
         if kind in ("prelude", "fn", "extern"):
             header = symbol.detail if kind == "prelude" else _declaration_text(checked, symbol)
             generic = generic_summary(checked, symbol.name) if kind == "fn" else ""
-            return [_fence(header), self.doc(symbol.doc), generic]
+            parts = [_fence(header), self.doc(symbol.doc), generic]
+            if kind == "fn" and is_export(checked, symbol.name):
+                parts.append(export_section(checked, symbol.name))
+            return parts
         if kind in ("param", "value", "axis"):
             shown = type_ if type_ is not None else None
             if shown is None:
