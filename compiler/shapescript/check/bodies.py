@@ -121,7 +121,7 @@ class Program:
         self.source_text = source_text
         self.fingerprint = fingerprint
         self.previous_memo = previous_memo or {}
-        self.memo: dict[tuple[str, int], BodyResult] = {}
+        self.memo: dict[tuple[str, int, int], BodyResult] = {}
         self.results: dict[int, BodyResult] = {}
         self.variable_counter = 0
         self.inferring: list[str] = []
@@ -160,7 +160,9 @@ class Program:
         signature = overloads.signature_of(self.scope, decl)
         if signature is None or decl.name in self.inferring:
             return None
-        key = (self.item_text(index), self.fingerprint)
+        # Facts and diagnostics count from the item's chunk, so the item's place in its
+        # chunk is part of the key: comment lines added above it move it there.
+        key = (self.item_text(index), decl.span.start, self.fingerprint)
         result = self.previous_memo.get(key) or self.memo.get(key)
         if result is not None and not generics.body_reusable(self, result):
             result = None

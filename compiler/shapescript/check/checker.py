@@ -11,7 +11,7 @@ from shapescript.check import builtin_rules, imports, module_exports
 from shapescript.check.bodies import Program
 from shapescript.check.data_records import check_data_records
 from shapescript.check.generics import instances_of, keep_instances
-from shapescript.check.gradients import read_diagnostics, reads_of_functions
+from shapescript.check.gradients import read_diagnostics, reads_memo, reads_of_functions
 from shapescript.check.import_session import ImportSession, Reader
 from shapescript.check.logs_records import check_logs
 from shapescript.check.math_comments import CommentLine, Math, check_math, find_math
@@ -24,8 +24,10 @@ from shapescript.check.module_scope import (
     collect,
     evaluate_dims,
 )
+from shapescript.check.overloads import overload_members
 from shapescript.check.prelude import load_prelude
 from shapescript.check.program import Checked, ItemFacts, Reference
+from shapescript.check.reads_memo import carried_over
 from shapescript.check.reporter import Reporter
 from shapescript.check.type_exprs import TypeResolver
 from shapescript.check.type_variables import declared_type_names, looks_generic
@@ -186,7 +188,16 @@ def _check_parsed(
             continue
         items[index].body = result
         diagnostics.extend(shift_diagnostic(d, items[index].base) for d in result.diagnostics)
-    diagnostics.extend(read_diagnostics(program, items))
+    functions = _function_decls(scope)
+    _reuse_param_reads(program, previous, fingerprint, functions)
+    found_reads = read_diagnostics(program, items)
+    param_reads = reads_of_functions(program)
+    if reads_memo(program).reused and reads_memo(program).cyclic:
+        # The edit made a cycle: work every result out afresh, in a full check's order.
+        program.__dict__.pop("_param_reads")
+        found_reads = read_diagnostics(program, items)
+        param_reads = reads_of_functions(program)
+    diagnostics.extend(found_reads)
     keep_instances(program)
     math = find_math(_comment_lines(parsed))
     diagnostics.extend(_math_hints(math))
@@ -205,17 +216,61 @@ def _check_parsed(
         signatures=dict(program.prelude.signatures) | dict(scope.signatures),
         parse=parsed,
         memo=program.memo
-        | {"signatures": signature_memo, "reads": program.read_summaries, "models": model_memo},
+        | {
+            "signatures": signature_memo,
+            "reads": program.read_summaries,
+            "models": model_memo,
+            "param_reads": (fingerprint, functions, reads_memo(program)),
+        },
         math=math,
         models={name: info for name, info in scope.model_infos.items() if "." not in name},
         logs={name: info for name, info in scope.logs_infos.items() if "." not in name},
         data={name: info for name, info in scope.data_infos.items() if "." not in name},
-        param_reads=reads_of_functions(program),
+        param_reads=param_reads,
         overloads={name: overloads.signatures() for name, overloads in scope.overload_sets.items()},
         instances=instances_of(items),
         imports=table,
     )
     return checked, scope
+
+
+def _function_decls(scope: ModuleScope) -> list[ast.FnDecl | ast.ExternFnDecl]:
+    """The file's functions, overloads included, in a fixed order."""
+    return list(scope.functions.values()) + [decl for _, decl, _ in overload_members(scope)]
+
+
+def _reuse_param_reads(
+    program: Program,
+    previous: Checked | None,
+    fingerprint: int,
+    functions: list[ast.FnDecl | ast.ExternFnDecl],
+) -> None:
+    """Start `program`'s params-read memo (`gradients.param_reads`) from the previous
+    analysis's when the declarations (`fingerprint`) are unchanged, less the results that
+    depend on a function whose body was edited."""
+    if previous is None:
+        return
+    found = previous.memo.get("param_reads")
+    if found is None:
+        return
+    old_fingerprint, old_functions, memo = found
+    if old_fingerprint != fingerprint or len(old_functions) != len(functions):
+        return
+    edited = set()
+    for old, new in zip(old_functions, functions, strict=True):
+        if old is not new:
+            if old.name != new.name:
+                return
+            edited.add(new.name)
+    kept = carried_over(memo, edited)
+    if kept is None:
+        return
+    program.__dict__["_param_reads"] = kept
+    summaries = previous.memo.get("reads", {})
+    if len(summaries) <= 2 * len(functions) + 16:
+        # For a later analysis that can't reuse the memo; the summaries an analysis
+        # works out are those of the functions it reaches, so that one prunes them.
+        program.read_summaries.update(summaries)
 
 
 def _context_fingerprint(module: ast.Module, text: str) -> int:

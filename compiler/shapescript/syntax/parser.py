@@ -84,30 +84,26 @@ class ChunkParse:
     comments: list[Comment] = field(default_factory=list)
 
 
-#: A line's first character that may start an item, found from the newline before it:
-#: a literal newline lets the regex engine skip ahead, where `^` with re.M tries every
-#: position (twice as fast on a big file). The file's first line is always a chunk start.
-_ITEM_START = re.compile(r"\n(?!else\b)[^\W\d]")
-_COMMENT_LINE = re.compile(r"#[^\n]*\n?")
+#: A chunk's start: a line at column 0 that begins with a name or keyword (not `else`),
+#: with the comment lines directly above it. Each match is a line start followed by a
+#: comment or a name; it takes the comment lines there without giving any back (so a
+#: long comment block is read once, not once per line), then the item's first character
+#: if there is one. A literal newline lets the regex engine skip ahead, where `^` with
+#: re.M tries every position.
+_CHUNK_START = re.compile(r"\n(?=#|(?!else\b)[^\W\d])(?:#[^\n]*\n)*+(?P<item>(?!else\b)[^\W\d])?")
+#: The comment lines at the start of a file, and the first item's first character: the
+#: first chunk starts at 0 whatever comes before its item.
+_FIRST_CHUNK = re.compile(r"(?:#[^\n]*\n)*+(?:(?!else\b)[^\W\d])?")
 
 
 def split_chunks(text: str) -> list[int]:
     """Where each top-level chunk starts: a line at column 0 that begins with a name or
     keyword (but not `else`), moved up over the comment lines directly above it."""
     starts = [0]
-    for match in _ITEM_START.finditer(text):
-        start = match.start() + 1
-        while True:
-            previous_end = start - 1
-            if previous_end <= 0:
-                break
-            line_start = text.rfind("\n", 0, previous_end) + 1
-            if text.startswith("#", line_start) and line_start >= starts[-1]:
-                start = line_start
-            else:
-                break
-        if start > starts[-1]:
-            starts.append(start)
+    append = starts.append
+    for match in _CHUNK_START.finditer(text, max(_FIRST_CHUNK.match(text).end() - 1, 0)):
+        if match.start("item") != -1:
+            append(match.start() + 1)
     return starts
 
 
@@ -142,24 +138,32 @@ def _parse_file(
     bases: list[int] = []
     diagnostics: list[Diagnostic] = []
     comments: list[tuple[int, Comment]] = []
+    ends = starts[1:]
+    ends.append(len(text))
+    keys = [(text[start:end], notebook) for start, end in zip(starts, ends)]
     # Parsing allocates many small objects that all stay alive, so the cyclic collector
     # would only scan them again and again; pausing it makes parsing about a quarter faster.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for index, start in enumerate(starts):
-            end = starts[index + 1] if index + 1 < len(starts) else len(text)
-            key = (text[start:end], notebook)
+        add_item, add_base, add_items = items.append, bases.append, items.extend
+        for start, key in zip(starts, keys):
             chunk = cache.get(key)
             if chunk is None or key in chunks:
                 stop_if(cancelled)
                 chunk = _parse_chunk(source.path, key[0], notebook)
             chunks[key] = chunk
-            items.extend(chunk.items)
-            bases.extend([start] * len(chunk.items))
+            parsed = chunk.items
+            if len(parsed) == 1:
+                add_item(parsed[0])
+                add_base(start)
+            else:
+                add_items(parsed)
+                bases.extend([start] * len(parsed))
             if chunk.diagnostics:
                 diagnostics.extend(shift_diagnostic(d, start) for d in chunk.diagnostics)
-            comments.extend(zip(repeat(start), chunk.comments))
+            if chunk.comments:
+                comments.extend(zip(repeat(start), chunk.comments))
     finally:
         if collecting:
             # Everything made meanwhile is still in the youngest generation, so the
