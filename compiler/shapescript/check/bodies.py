@@ -134,6 +134,8 @@ class Program:
         #: the previous one's.
         self.read_summaries: dict[tuple[str, str], ReadSummary] = {}
         self.previous_read_summaries: dict = self.previous_memo.get("reads", {})
+        #: Each item's text, when the caller has it already.
+        self.item_texts: list[str] | None = None
 
     def fresh_variable(self, name: str) -> str:
         self.variable_counter += 1
@@ -146,6 +148,8 @@ class Program:
         return self.prelude.signatures.get(name)
 
     def item_text(self, index: int) -> str:
+        if self.item_texts is not None:
+            return self.item_texts[index]
         item = self.module.items[index]
         base = self.module.base_of(index)
         return self.source_text[base + item.span.start : base + item.span.end]

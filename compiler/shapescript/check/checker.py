@@ -33,6 +33,7 @@ from shapescript.check.type_exprs import TypeResolver
 from shapescript.check.type_variables import declared_type_names, looks_generic
 from shapescript.deep import run_deep
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.records import record
 from shapescript.syntax import ast
 from shapescript.syntax.parser import ParseResult, parse, shift_diagnostic
 from shapescript.syntax.source import SourceFile, Span
@@ -127,7 +128,12 @@ def _check_parsed(
     by_base = {}
     for item_facts in items:
         by_base.setdefault(item_facts.base, item_facts)
-    fingerprint = declarations_fingerprint(module, source.text, scope.declared_types)
+    fingerprint, context_key, fingerprint_parts = _fingerprints(
+        module,
+        source.text,
+        scope.declared_types,
+        previous.memo.get("fingerprint_parts") if previous is not None else None,
+    )
     if table.infos:
         fingerprint = hash((fingerprint, table.key))
     model_memo: dict = {}
@@ -145,22 +151,37 @@ def _check_parsed(
     scope.data_infos = check_data_records(module, scope, reporter, items, source.text)
     imports.finish(scope)
 
+    # A signature reused from the previous analysis (`build_signatures`) gives the same
+    # list of names; while the declarations are the same, so are the references made of it.
+    made_before: dict = {}
+    if previous is not None and previous.memo.get("signature_references", (None,))[0] == (
+        fingerprint,
+        source.path,
+    ):
+        made_before = previous.memo["signature_references"][1]
+    made_now: dict = {}
+
     def on_references(references: list[tuple[str, Span]], base: int) -> None:
         facts = by_base.get(base)
         if facts is None:
             return
-        add = facts.declaration.references.append
-        symbols, path = scope.symbols, source.path
-        for name, span in references:
-            symbol = symbols.get(name)
-            if symbol is not None:
-                add(
-                    Reference(span, module_name=name)
-                    if symbol.path == path
-                    else Reference(span, symbol)
-                )
+        found = made_before.get(id(references))
+        if found is not None and found[0] is references:
+            made = found[1]
+        else:
+            made = []
+            symbols, path = scope.symbols, source.path
+            for name, span in references:
+                symbol = symbols.get(name)
+                if symbol is not None:
+                    made.append(
+                        Reference(span, module_name=name)
+                        if symbol.path == path
+                        else Reference(span, symbol)
+                    )
+        made_now[id(references)] = (references, made)
+        facts.declaration.references.extend(made)
 
-    context_key = _context_fingerprint(module, source.text)
     if table.infos:
         context_key = hash((context_key, table.key))
     signature_memo = build_signatures(
@@ -178,6 +199,7 @@ def _check_parsed(
         fingerprint,
         previous.memo if previous is not None else None,
     )
+    program.item_texts = fingerprint_parts.texts
     diagnostics = parsed.diagnostics + reporter.diagnostics
     for index, item in enumerate(module.items):
         if not isinstance(item, ast.FnDecl):
@@ -186,8 +208,11 @@ def _check_parsed(
         result = program.check_item(index)
         if result is None:
             continue
-        items[index].body = result
-        diagnostics.extend(shift_diagnostic(d, items[index].base) for d in result.diagnostics)
+        item_facts = items[index]
+        item_facts.body = result
+        if result.diagnostics:
+            base = item_facts.base
+            diagnostics.extend(shift_diagnostic(d, base) for d in result.diagnostics)
     functions = _function_decls(scope)
     _reuse_param_reads(program, previous, fingerprint, functions)
     found_reads = read_diagnostics(program, items)
@@ -221,6 +246,8 @@ def _check_parsed(
             "reads": program.read_summaries,
             "models": model_memo,
             "param_reads": (fingerprint, functions, reads_memo(program)),
+            "signature_references": ((fingerprint, source.path), made_now),
+            "fingerprint_parts": fingerprint_parts,
         },
         math=math,
         models={name: info for name, info in scope.model_infos.items() if "." not in name},
@@ -273,15 +300,56 @@ def _reuse_param_reads(
         program.read_summaries.update(summaries)
 
 
-def _context_fingerprint(module: ast.Module, text: str) -> int:
-    """A hash of the declarations a signature can depend on: all but the functions."""
-    parts = []
-    for index, item in enumerate(module.items):
-        if isinstance(item, ast.FnDecl | ast.ExternFnDecl):
-            continue
-        base = module.base_of(index)
-        parts.append(text[base + item.span.start : base + item.span.end])
-    return hash(tuple(parts))
+@record
+class _FingerprintParts:
+    """Each item's part of the two fingerprints, by the item object, with the declared
+    type names they were taken under (whether a function is generic depends on them)."""
+
+    declared: frozenset[str]
+    #: id(item) -> (item, its text or its text up to a typed function's body, whether
+    #: it is a function, its text).
+    parts: dict[int, tuple[ast.Item, str, bool, str]]
+    #: Each item's text, in order.
+    texts: list[str]
+
+
+def _fingerprints(
+    module: ast.Module, text: str, declared: set[str], previous: _FingerprintParts | None
+) -> tuple[int, int, _FingerprintParts]:
+    """`declarations_fingerprint`, and a hash of what a signature can depend on (every
+    item but the functions), taking each item's part from `previous` when the item is the
+    same object (the parser reuses an unchanged chunk's items, so their text is the same)
+    and so are the declared names."""
+    before = previous.parts if previous is not None and previous.declared == declared else {}
+    parts: dict[int, tuple[ast.Item, str, bool, str]] = {}
+    texts: list[str] = []
+    declaration_parts = []
+    context_parts = []
+    bases = module.bases or [0] * len(module.items)
+    for item, base in zip(module.items, bases, strict=True):
+        found = before.get(id(item))
+        if found is None or found[0] is not item:
+            function = isinstance(item, ast.FnDecl | ast.ExternFnDecl)
+            whole = text[base + item.span.start : base + item.span.end]
+            part = whole
+            if (
+                isinstance(item, ast.FnDecl)
+                and item.return_type is not None
+                and not looks_generic(item, declared)
+            ):
+                part = whole[: item.return_type.span.end - item.span.start]
+            found = (item, part, function, whole)
+        parts[id(item)] = found
+        declaration_parts.append(found[1])
+        if not found[2]:
+            context_parts.append(found[1])
+        texts.append(found[3])
+    fingerprint = hash((tuple(declaration_parts), module.notebook))
+    return (
+        fingerprint,
+        hash(tuple(context_parts)),
+        _FingerprintParts(frozenset(declared), parts, texts),
+    )
 
 
 def _comment_lines(parsed: ParseResult) -> list[CommentLine]:

@@ -605,8 +605,8 @@ def keep_instances(program: Program) -> None:
     for key, value in program.previous_memo.items():
         if (
             isinstance(key, tuple)
-            and len(key) == 4
+            and len(key) == 5
             and key[0] == "instance"
-            and key[3] == program.fingerprint
+            and key[4] == program.fingerprint
         ):
             program.memo.setdefault(key, value)

@@ -253,12 +253,31 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
     scope.declared_types = declared_type_names(module)
     function_names = FunctionNames(models, scope.declared_types)
     devices = _DevicesLines()
-    for index, item in enumerate(module.items):
-        base = module.base_of(index)
+    symbols, functions, function_bases = scope.symbols, scope.functions, scope.function_bases
+    bases = module.bases or [0] * len(module.items)
+    for index, (item, base) in enumerate(zip(module.items, bases, strict=True)):
         reporter.base = base
         entries: list[tuple[str, str, Span]] = []
-        # Functions first: most items are functions.
-        if isinstance(item, ast.FnDecl):
+        # Functions first: most items are functions, and most names are declared once.
+        if type(item) is ast.FnDecl:
+            if not function_names.admit(scope, item, base, reporter):
+                continue
+            name = item.name
+            if name not in symbols:
+                span = item.name_span
+                doc = item.doc
+                symbols[name] = Symbol(
+                    name,
+                    "fn",
+                    Span(span.start + base, span.end + base),
+                    path,
+                    doc=doc.text if doc is not None else None,
+                )
+                functions[name] = item
+                function_bases[name] = base
+                continue
+            entries.append((name, "fn", item.name_span))
+        elif isinstance(item, ast.FnDecl):
             if not function_names.admit(scope, item, base, reporter):
                 continue
             entries.append((item.name, "fn", item.name_span))

@@ -108,7 +108,7 @@ class FunctionNames:
         if isinstance(first, tuple):
             first = self.first[name] = self._seen(*first)
         seen = self._seen(decl, base)
-        if first.model is None and seen.model is None and not (first.generic or generic):
+        if first.model is None and seen.model is None and not (first.generic or seen.generic):
             return True  # neither takes a model first: E0302, as for any name
         overloads = scope.overload_sets.get(decl.name)
         if overloads is None and first.model is not None:
