@@ -37,7 +37,6 @@ from shapescript.records import record
 from shapescript.syntax import ast
 from shapescript.syntax.parser import ParseResult, parse, shift_diagnostic
 from shapescript.syntax.source import SourceFile, Span
-from shapescript.syntax.tokens import Comment
 
 
 def declarations_fingerprint(
@@ -124,10 +123,12 @@ def _check_parsed(
     table = imports.attach(module, scope, reporter, session)
     evaluate_dims(module, scope, reporter)
     check_aliases(module, scope, reporter)
-    items = [ItemFacts(item, module.base_of(index)) for index, item in enumerate(module.items)]
+    bases = module.bases or [0] * len(module.items)
+    items = [ItemFacts(item, base) for item, base in zip(module.items, bases, strict=True)]
+    # The first item of each chunk, by where the chunk starts.
     by_base = {}
-    for item_facts in items:
-        by_base.setdefault(item_facts.base, item_facts)
+    for item_facts in reversed(items):
+        by_base[item_facts.base] = item_facts
     fingerprint, context_key, fingerprint_parts = _fingerprints(
         module,
         source.text,
@@ -355,45 +356,48 @@ def _fingerprints(
 def _comment_lines(parsed: ParseResult) -> list[CommentLine]:
     """The comments that may hold math, with file offsets and lines, as the math finder
     reads them: only blocks of consecutive comment lines of one kind with a `$` in them,
-    since math never reaches past such a block."""
-    source = parsed.source
-    text = source.text
-    found: list[CommentLine] = []
-    block: list[tuple[Comment, int, int]] = []
-    has_math = False
-    line, counted = 1, 0
-    previous: Comment | None = None
-    for base, comment in parsed.comments:
-        start = base + comment.span.start + (2 if comment.is_doc else 1)
-        if start >= counted:
-            line += text.count("\n", counted, start)
-        else:
-            line = source.position(start).line
-        counted = start
-        joins = (
-            previous is not None
-            and not comment.after_code
+    since math never reaches past such a block. Only the blocks around a `$` are looked
+    at, so a file's many comments without math cost one test each."""
+    comments = parsed.comments
+    marked = [index for index, (_, comment) in enumerate(comments) if "$" in comment.text]
+    if not marked:
+        return []
+    text = parsed.source.text
+
+    def start_of(index: int) -> int:
+        base, comment = comments[index]
+        return base + comment.span.start + (2 if comment.is_doc else 1)
+
+    def joins(index: int) -> bool:
+        """Whether comment `index` continues the block of the comment before it."""
+        previous, comment = comments[index - 1][1], comments[index][1]
+        return (
+            not comment.after_code
             and not previous.after_code
-            and block[-1][2] + 1 == line
             and previous.is_doc == comment.is_doc
+            and text.count("\n", start_of(index - 1), start_of(index)) == 1
         )
-        if not joins:
-            if has_math:
-                found.extend(_as_lines(block))
-            block, has_math = [], False
-        block.append((comment, start, line))
-        has_math = has_math or "$" in comment.text
-        previous = comment
-    if has_math:
-        found.extend(_as_lines(block))
+
+    found: list[CommentLine] = []
+    line, counted = 1, 0
+    covered = -1
+    for index in marked:
+        if index <= covered:
+            continue
+        first = index
+        while first > 0 and joins(first):
+            first -= 1
+        last = index
+        while last + 1 < len(comments) and joins(last + 1):
+            last += 1
+        covered = last
+        for member in range(first, last + 1):
+            start = start_of(member)
+            line += text.count("\n", counted, start)
+            counted = start
+            comment = comments[member][1]
+            found.append(CommentLine(comment.text, start, line, comment.is_doc, comment.after_code))
     return found
-
-
-def _as_lines(block: list[tuple[Comment, int, int]]) -> list[CommentLine]:
-    return [
-        CommentLine(comment.text, start, line, comment.is_doc, comment.after_code)
-        for comment, start, line in block
-    ]
 
 
 def _math_hints(math: list[Math]) -> list[Diagnostic]:

@@ -52,5 +52,6 @@ def carried_over(previous: ReadsMemo, edited: set[str]) -> ReadsMemo | None:
     results = {key: value for key, value in previous.results.items() if key not in dead}
     if not results:
         return None
-    kept = {name: set(keys) for name, keys in users.items()}
-    return ReadsMemo(results, kept, reused=True)
+    # The sets are shared, not copied: what this analysis adds to one only makes the
+    # previous memo, which is done with, drop more if it were ever reused again.
+    return ReadsMemo(results, dict(users), reused=True)
