@@ -59,6 +59,8 @@ _NAME, _OP, _NL, _INT, _COMMENT, _BAD, _END = (
     _GROUPS[name] for name in ("name", "op", "nl", "int", "comment", "bad", "end")
 )
 _GROUP_NAMES = {index: name for name, index in _TOKEN_RE.groupindex.items()}
+#: Token kinds the layout pass looks at: brackets, and what makes a bracket a signature's.
+_LAYOUT_KINDS = frozenset({"(", "[", ")", "]", "->", ":"})
 #: The kind of a name token: a keyword's own text, `_`, else NAME.
 _NAME_KINDS = {word: word for word in KEYWORDS} | {"_": "_"}
 _MODEL_LIKE_DECL = re.compile(r"[ \t]+[^\W\d]\w*[ \t]*:")
@@ -154,17 +156,18 @@ class _Layout:
                 else:
                     self._begin_line(token, line_start_offset)
             tok_kind = token.kind
-            if tok_kind == "(" or tok_kind == "[":
-                if tokens and tokens[-1].kind == "=":
-                    self._note_declaration_bracket(token)
-                brackets.append(token)
-                token.partner = len(tokens)
-            elif tok_kind == ")" or tok_kind == "]":
-                if not self._close_bracket(token):
-                    last_end = end
-                    continue
-            elif (tok_kind == "->" or tok_kind == ":") and brackets:
-                brackets[-1].value = True
+            if tok_kind in _LAYOUT_KINDS:
+                if tok_kind == "(" or tok_kind == "[":
+                    if tokens and tokens[-1].kind == "=":
+                        self._note_declaration_bracket(token)
+                    brackets.append(token)
+                    token.partner = len(tokens)
+                elif tok_kind == ")" or tok_kind == "]":
+                    if not self._close_bracket(token):
+                        last_end = end
+                        continue
+                elif brackets:
+                    brackets[-1].value = True
             append(token)
             last_end = end
         self._flush_bad_run(bad_run)
