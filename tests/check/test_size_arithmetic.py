@@ -86,3 +86,16 @@ def test_sums_are_the_term_by_term_sums(left: Poly, right: Poly) -> None:
         return {m: c for m, c in terms.items() if c}
 
     assert outcome(lambda: (left + right).terms) == outcome(reference)
+
+
+@settings(max_examples=200, deadline=None)
+@given(polys, polys)
+def test_differences_are_sums_of_the_negation(left: Poly, right: Poly) -> None:
+    def reference() -> dict:
+        terms = dict(left.terms)
+        for monomial, coefficient in right.terms.items():
+            terms[monomial] = _checked(terms.get(monomial, 0) - coefficient)
+        return {m: c for m, c in terms.items() if c}
+
+    assert outcome(lambda: (left - right).terms) == outcome(reference)
+    assert (left - left).terms == {}

@@ -123,6 +123,8 @@ class Poly:
         return Poly._of({m: -c for m, c in self.terms.items()})
 
     def __sub__(self, other: Poly | int) -> Poly:
+        if other.__class__ is Poly and other.terms == self.terms:
+            return ZERO
         return self + (-_as_poly(other))
 
     def __rsub__(self, other: Poly | int) -> Poly:
