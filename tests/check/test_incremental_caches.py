@@ -164,3 +164,21 @@ def test_incremental_check_equals_fresh_check_on_random_edits(seed: int) -> None
         end = min(len(text), at + rng.choice([0, 0, 1, 2, 5, 40]))
         text = text[:at] + rng.choice(snippets) + text[end:]
         previous = same_as_fresh(text, previous)
+
+
+def test_dim_values_are_kept_while_the_declarations_are_the_same() -> None:
+    first = checked(DIMS)
+    second = same_as_fresh(DIMS.replace("y = x * 2.0", "y = x * 3.0"), first)
+    assert second.memo["dims"] is first.memo["dims"]
+    third = same_as_fresh(DIMS.replace("dim E = 4", "dim E = 5"), second)
+    assert third.memo["dims"] is not first.memo["dims"]
+    assert third.dim_values["E"] == 5
+
+
+def test_dims_that_reported_problems_report_them_again_where_they_now_are() -> None:
+    broken = DIMS.replace("dim E = 4", "dim E = 0")
+    first = checked(broken)
+    assert first.memo["dims"] is None
+    moved = "# a comment above everything\n" + broken
+    second = same_as_fresh(moved, first)
+    assert second.diagnostics[0].span.start == moved.index("0\n")

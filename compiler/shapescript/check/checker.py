@@ -121,14 +121,6 @@ def _check_parsed(
     reporter = Reporter()
     scope = collect(module, source.path, reporter)
     table = imports.attach(module, scope, reporter, session)
-    evaluate_dims(module, scope, reporter)
-    check_aliases(module, scope, reporter)
-    bases = module.bases or [0] * len(module.items)
-    items = [ItemFacts(item, base) for item, base in zip(module.items, bases, strict=True)]
-    # The first item of each chunk, by where the chunk starts.
-    by_base = {}
-    for item_facts in reversed(items):
-        by_base[item_facts.base] = item_facts
     fingerprint, context_key, fingerprint_parts = _fingerprints(
         module,
         source.text,
@@ -137,6 +129,14 @@ def _check_parsed(
     )
     if table.infos:
         fingerprint = hash((fingerprint, table.key))
+    dims_memo = _dims(module, scope, reporter, (fingerprint, source.path), previous)
+    check_aliases(module, scope, reporter)
+    bases = module.bases or [0] * len(module.items)
+    items = [ItemFacts(item, base) for item, base in zip(module.items, bases, strict=True)]
+    # The first item of each chunk, by where the chunk starts.
+    by_base = {}
+    for item_facts in reversed(items):
+        by_base[item_facts.base] = item_facts
     model_memo: dict = {}
     scope.model_infos = check_models(
         module,
@@ -249,6 +249,7 @@ def _check_parsed(
             "param_reads": (fingerprint, functions, reads_memo(program)),
             "signature_references": ((fingerprint, source.path), made_now),
             "fingerprint_parts": fingerprint_parts,
+            "dims": dims_memo,
         },
         math=math,
         models={name: info for name, info in scope.model_infos.items() if "." not in name},
@@ -260,6 +261,32 @@ def _check_parsed(
         imports=table,
     )
     return checked, scope
+
+
+def _dims(
+    module: ast.Module,
+    scope: ModuleScope,
+    reporter: Reporter,
+    key: tuple[int, str],
+    previous: Checked | None,
+) -> tuple | None:
+    """Work out the dims' values (`evaluate_dims`), or take them from the previous
+    analysis when the declarations (`key`: their fingerprint and the file's path) are the
+    same and working them out reported nothing then. Gives what the next analysis may
+    take."""
+    found = previous.memo.get("dims") if previous is not None else None
+    if found is not None and found[0] == key:
+        _, dims, values, broken = found
+        scope.dims.update(dims)
+        scope.dim_values.update(values)
+        scope.broken_names.update(broken)
+        return found
+    reported = len(reporter.diagnostics)
+    broken_before = set(scope.broken_names)
+    evaluate_dims(module, scope, reporter)
+    if len(reporter.diagnostics) != reported:
+        return None
+    return key, dict(scope.dims), dict(scope.dim_values), scope.broken_names - broken_before
 
 
 def _function_decls(scope: ModuleScope) -> list[ast.FnDecl | ast.ExternFnDecl]:
