@@ -649,9 +649,11 @@ def build_signatures(
     memo: dict = {}
     functions = [(name, decl, scope.function_bases[name]) for name, decl in scope.functions.items()]
     functions += overload_members(scope)
+    previous = previous or {}
+    declared, signatures, overload_sets = scope.functions, scope.signatures, scope.overload_sets
     for name, decl, base in functions:
         key = (id(decl), context_key)
-        entry = (previous or {}).get(key)
+        entry = previous.get(key)
         if entry is None or entry.decl is not decl:
             references: list[tuple[str, Span]] = []
             reporter.base = base
@@ -667,9 +669,10 @@ def build_signatures(
             reporter.diagnostics.extend(shift_diagnostic(d, base) for d in entry.diagnostics)
         if entry.references:
             on_references(entry.references, base)
-        if scope.functions.get(name) is decl:
-            scope.signatures[name] = entry.signature
-        note_signature(scope, decl, entry.signature)
+        if declared.get(name) is decl:
+            signatures[name] = entry.signature
+        if name in overload_sets:
+            note_signature(scope, decl, entry.signature)
         memo[key] = entry
     reporter.base = 0
     return memo

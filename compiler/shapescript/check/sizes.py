@@ -196,6 +196,12 @@ class Poly:
                 if found is None:
                     kept.append(name)
                     continue
+                found_terms = found.terms
+                if len(found_terms) == 1 and () in found_terms:
+                    # A number (a dim's value): each coefficient times it.
+                    factor = found_terms[()]
+                    partial = {m: _checked(c * factor) for m, c in partial.items()}
+                    continue
                 product_terms: dict[Monomial, int] = {}
                 for m1, c1 in partial.items():
                     for m2, c2 in found.terms.items():
