@@ -99,3 +99,29 @@ def test_differences_are_sums_of_the_negation(left: Poly, right: Poly) -> None:
 
     assert outcome(lambda: (left - right).terms) == outcome(reference)
     assert (left - left).terms == {}
+
+
+@settings(max_examples=300, deadline=None)
+@given(polys)
+def test_sizes_print_as_their_terms_in_order(size: Poly) -> None:
+    def reference() -> str:
+        if not size.terms:
+            return "0"
+        ordered = sorted(
+            size.terms.items(), key=lambda item: (-len(item[0]), item[0]) if item[0] else (1, ())
+        )
+        parts = []
+        for index, (monomial, coefficient) in enumerate(ordered):
+            factors = [
+                name[1:].split(".", 1)[0] if name.startswith("$") else name for name in monomial
+            ]
+            if abs(coefficient) != 1 or not factors:
+                factors.insert(0, str(abs(coefficient)))
+            text = "*".join(factors)
+            if index == 0:
+                parts.append(f"-{text}" if coefficient < 0 else text)
+            else:
+                parts.append(f" - {text}" if coefficient < 0 else f" + {text}")
+        return "".join(parts)
+
+    assert str(size) == reference()

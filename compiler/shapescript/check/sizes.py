@@ -279,8 +279,16 @@ def _term_order(item: tuple[Monomial, int]) -> tuple[int, Monomial]:
 
 def format_size(size: Poly) -> str:
     """A size as the reference prints it: `D`, `3*D`, `n - 1`, `gh*gw`, `196`."""
-    if not size.terms:
+    terms = size.terms
+    if not terms:
         return "0"
+    if len(terms) == 1:
+        # The common sizes: a number, or one symbol.
+        ((monomial, coefficient),) = terms.items()
+        if not monomial:
+            return str(coefficient)
+        if coefficient == 1 and len(monomial) == 1:
+            return _display_name(monomial[0])
     parts: list[str] = []
     for index, (monomial, coefficient) in enumerate(sorted(size.terms.items(), key=_term_order)):
         magnitude = abs(coefficient)
