@@ -5,6 +5,7 @@ answers as a fresh one does."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -138,10 +139,18 @@ def test_comment_lines_added_above_a_model_move_its_fields() -> None:
     assert second.models["Mlp"].fields["w"].span.start == commented.index("w: [D D]")
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_incremental_check_equals_fresh_check_on_random_edits(seed: int) -> None:
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.mark.parametrize(
+    ("seed", "example"), [(0, None), (1, None), (2, None), (3, "train_mlp.ss")]
+)
+def test_incremental_check_equals_fresh_check_on_random_edits(seed: int, example) -> None:
     rng = random.Random(seed)
-    text = generate_program(150, seed)
+    if example is None:
+        text = generate_program(150, seed)
+    else:
+        text = (EXAMPLES / example).read_text(encoding="utf-8")
     previous = checked(text)
     snippets = [
         "",
