@@ -51,6 +51,10 @@ def same_parse(incremental: ParseResult, fresh: ParseResult) -> None:
     assert incremental.chunks == fresh.chunks
 
 
+#: Pieces of text around chunk starts: line breaks of each kind, comments, `else`.
+SPLIT_PIECES = ["\n", "#", "a", "else", " ", "1", "fn", "#c\n", "\n\n", "\r\n", "\r", "é"]
+
+
 def reference_split(text: str) -> list[int]:
     """The chunk starts as first written: each item start, moved up over the comment
     lines directly above it, one line at a time."""
@@ -69,7 +73,7 @@ def reference_split(text: str) -> list[int]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["\n", "#", "a", "else", " ", "1", "fn", "#c\n", "\n\n"])))
+@given(st.lists(st.sampled_from(SPLIT_PIECES)))
 def test_chunks_start_where_the_reference_says(pieces: list[str]) -> None:
     text = "".join(pieces)
     assert split_chunks(text) == reference_split(text)
