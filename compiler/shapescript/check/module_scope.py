@@ -6,9 +6,9 @@ time against what it found.
 
 from __future__ import annotations
 
-import difflib
 import math
 
+from shapescript.check.fixes import closest, spelling
 from shapescript.check.overloads import FunctionNames, note_signature, overload_members
 from shapescript.check.program import Symbol
 from shapescript.check.ranges import Interval
@@ -104,12 +104,8 @@ class ModuleScope:
 
 def suggestion(name: str, candidates) -> str | None:
     """A did-you-mean help for a misspelt name, if a close one exists."""
-    # A ratio of at least 0.75 needs lengths within that ratio: the bound difflib's
-    # real_quick_ratio checks, here without making a matcher for each candidate.
-    size = len(name)
-    close = [c for c in candidates if 8 * min(len(c), size) >= 3 * (len(c) + size)]
-    matches = difflib.get_close_matches(name, close, n=1, cutoff=0.75)
-    return f"did you mean `{matches[0]}`?" if matches else None
+    match = closest(name, candidates)
+    return f"did you mean `{match}`?" if match is not None else None
 
 
 def _doc(decl) -> str | None:
@@ -486,6 +482,7 @@ class _Dims:
                     expr.span,
                     "not a dim",
                     help=suggestion(expr.name, self.decls),
+                    fixes=spelling(expr.name, self.decls, expr.span),
                 )
             return None
         left = self._size(decl, expr.left)
