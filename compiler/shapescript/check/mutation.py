@@ -236,6 +236,7 @@ def check_update_mut(checker: BodyChecker, m: Arg, opt: Arg, g: Arg) -> None:
                 arg.span,
                 "needs mut",
                 help="write `update(mut m, mut opt, g)`",
+                fixes=fixes.inserted(arg.span.start, "mut ", "Write `mut`"),
             )
             return
         if not check_changeable(checker, arg, what):
@@ -247,6 +248,9 @@ def check_update_mut(checker: BodyChecker, m: Arg, opt: Arg, g: Arg) -> None:
             g.span,
             "mut not allowed",
             help="write `update(mut m, mut opt, g)`",
+            fixes=[]
+            if g.expr is None
+            else fixes.replace(Span(g.span.start, g.expr.span.start), "", "Remove `mut`"),
         )
 
 

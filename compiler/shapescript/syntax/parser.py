@@ -1214,6 +1214,7 @@ class _Parser:
             token.span,
             "not an axis",
             help=f"write the product as `{count} * {name}`",
+            fixes=[Fix(f"Write `{count} * {name}`", (Edit(token.span, f"{count} * {name}"),))],
         )
 
     def report_pattern_outside(self, span: Span) -> None:
