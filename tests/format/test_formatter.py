@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shapescript.format import FormatError, format_text
+from shapescript.format.edits import line_edits
 from shapescript.format.same_tree import same_tree
 from shapescript.syntax.lexer import lex
 from shapescript.syntax.parser import parse_text
@@ -215,3 +216,21 @@ def test_random_edits_format_or_are_left_alone(text: str) -> None:
         return
     assert same_tree(parse_text(text).module, parse_text(formatted).module)
     assert format_text(formatted) == formatted
+
+
+_LINES = st.lists(st.sampled_from(["a\n", "b\n", "\n", "c d\n", "cd\n", "e\n"]), max_size=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_LINES, _LINES)
+def test_line_edits_turn_the_old_text_into_the_new(old: list[str], new: list[str]) -> None:
+    old_text, new_text = "".join(old), "".join(new)
+    edits = line_edits(old_text, new_text)
+    for left, right in zip(edits, edits[1:], strict=False):
+        assert left.end <= right.start
+        touching = left.end == right.start
+        assert not (touching and (left.start == left.end or right.start == right.end))
+    result = old_text
+    for edit in reversed(edits):
+        result = result[: edit.start] + edit.text + result[edit.end :]
+    assert result == new_text

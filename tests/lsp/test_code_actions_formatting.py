@@ -149,7 +149,7 @@ async def test_range_formatting_touches_only_its_lines(client: LanguageClient):
             options=types.FormattingOptions(tab_size=4, insert_spaces=True),
         )
     )
-    assert apply(MESSY, edits) == "dim D = 4\nfn f(x: [n D])->[n D] = x*2\n"
+    assert apply(MESSY, edits) == "dim D = 4\n\nfn f(x: [n D])->[n D] = x*2\n"
 
 
 @pytest.mark.asyncio

@@ -44,7 +44,37 @@ def line_edits(old: str, new: str) -> list[LineEdit]:
             if before != after:
                 line = i1 + offset
                 edits.append(LineEdit(line, line + 1, starts[line], starts[line + 1], after))
-    return edits
+    return _joined_insertions(edits)
+
+
+def _joined_insertions(edits: list[LineEdit]) -> list[LineEdit]:
+    """Each insertion joined to the edit it touches, so that no two edits share an offset
+    (editors disagree on the order of an insertion and a replacement at one place)."""
+    joined: list[LineEdit] = []
+    pending: LineEdit | None = None
+    for edit in edits:
+        if pending is not None:
+            if edit.start == pending.start:
+                edit = LineEdit(
+                    pending.first, edit.last, edit.start, edit.end, pending.text + edit.text
+                )
+            else:
+                joined.append(pending)
+            pending = None
+        if (
+            joined
+            and joined[-1].end == edit.start
+            and (edit.start == edit.end or joined[-1].start == joined[-1].end)
+        ):
+            last = joined.pop()
+            edit = LineEdit(last.first, edit.last, last.start, edit.end, last.text + edit.text)
+        if edit.start == edit.end:
+            pending = edit
+        else:
+            joined.append(edit)
+    if pending is not None:
+        joined.append(pending)
+    return joined
 
 
 def touching(edits: list[LineEdit], first_line: int, last_line: int) -> list[LineEdit]:
