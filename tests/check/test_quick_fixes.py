@@ -36,7 +36,7 @@ PROGRAMS: dict[str, tuple[str, str]] = {
     ),
     "E0306": ("fn f(x: [?k]) -> [k] = x\n", "x: [k]"),
     "E0501": ("fn f(x: [n]) -> [n] Unit = x * 2\n", "(x * 2) as Unit"),
-    "E0502": ("fn f(x: [n] bf16) -> [n] f16 = x\n", "= (x) to f16"),
+    "E0502": ("fn f(x: [n] bf16) -> [n] f16 = x\n", "= x to f16"),
     "E0901": (
         "dim D = 4\nmodel Net:\n    buffer mean: [D] = zeros\nfn h(m: Net) -> [D] = m.maen\n",
         "m.mean",

@@ -502,7 +502,7 @@ class BodyChecker(CallChecker):
                     format_type(value),
                     notes=[f"the declared return type is {format_type(expected)}"],
                     help=misfit.help,
-                    fixes=fixes.conversions(span, misfit.suffixes),
+                    fixes=fixes.conversions(span, misfit.suffixes, self.text_of(span)),
                 )
             elif isinstance(value, TensorType) and dtype_misfit(expected, value):
                 self.reporter.report(
@@ -512,7 +512,9 @@ class BodyChecker(CallChecker):
                     span,
                     format_type(value),
                     help=f"convert it first, as in `to {expected.resolved_dtype}`",
-                    fixes=fixes.conversions(span, [f"to {expected.resolved_dtype}"]),
+                    fixes=fixes.conversions(
+                        span, [f"to {expected.resolved_dtype}"], self.text_of(span)
+                    ),
                 )
         elif isinstance(expected, TensorType) and isinstance(value, StringType):
             self.reporter.report("E0412", "a string isn't a tensor", span, "string returned")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 
 from shapescript.diagnostics.diagnostic import Edit, Fix
 from shapescript.syntax import ast
@@ -44,11 +45,18 @@ def spelling(name: str, candidates, span: Span) -> list[Fix]:
     return replace(span, match, f"Change `{name}` to `{match}`")
 
 
-def suffixed(expr: ast.Expr | Span, suffix: str, title: str) -> list[Fix]:
+#: The text of an expression that `to T` / `as T` can follow without parentheses.
+_TIGHT_TEXT = re.compile(r"[^\W\d]\w*(\.[^\W\d]\w*)*|\d+(\.\d+)?")
+
+
+def suffixed(expr: ast.Expr | Span, suffix: str, title: str, text: str | None = None) -> list[Fix]:
     """A fix that writes `suffix` (such as `to f32` or `as Unit`) after an expression,
-    in parentheses unless the expression binds tighter than `to` and `as`."""
-    if isinstance(expr, _TIGHT):
-        return [Fix(title, (Edit(Span(expr.span.end, expr.span.end), f" {suffix}"),))]
+    in parentheses unless the expression (or its `text`, for a bare span) binds tighter
+    than `to` and `as`."""
+    tight_text = text is not None and _TIGHT_TEXT.fullmatch(text) is not None
+    if isinstance(expr, _TIGHT) or (isinstance(expr, Span) and tight_text):
+        end = expr.end if isinstance(expr, Span) else expr.span.end
+        return [Fix(title, (Edit(Span(end, end), f" {suffix}"),))]
     span = expr if isinstance(expr, Span) else expr.span
     return [
         Fix(
@@ -66,12 +74,12 @@ def inserted(offset: int, text: str, title: str) -> list[Fix]:
     return [Fix(title, (Edit(Span(offset, offset), text),))]
 
 
-def conversions(expr: ast.Expr | Span, suffixes) -> list[Fix]:
+def conversions(expr: ast.Expr | Span, suffixes, text: str | None = None) -> list[Fix]:
     """One fix per `to T` or `as T` a help suggests writing after the expression."""
     found = []
     for suffix in suffixes:
         verb = "Convert" if suffix.startswith("to ") else "Assert"
-        found += suffixed(expr, suffix, f"{verb} with `{suffix}`")
+        found += suffixed(expr, suffix, f"{verb} with `{suffix}`", text)
     return found
 
 

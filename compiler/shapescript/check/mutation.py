@@ -319,7 +319,7 @@ def _check_field_value(checker, stmt: ast.FieldAssign, expected: TensorType, val
             span,
             "another dtype",
             help=f"convert it with `to {expected.resolved_dtype}`",
-            fixes=fixes.conversions(span, [f"to {expected.resolved_dtype}"]),
+            fixes=fixes.conversions(span, [f"to {expected.resolved_dtype}"], checker.text_of(span)),
         )
         return
     misfit = domains.value_fits(value, expected)
@@ -330,5 +330,5 @@ def _check_field_value(checker, stmt: ast.FieldAssign, expected: TensorType, val
             span,
             format_type(value),
             help=misfit.help,
-            fixes=fixes.conversions(span, misfit.suffixes),
+            fixes=fixes.conversions(span, misfit.suffixes, checker.text_of(span)),
         )
