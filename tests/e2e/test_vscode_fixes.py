@@ -44,10 +44,10 @@ QUICK_FIX_STEP = r"""
       await editor.click();
       await gotoPos(at.line, at.column);
       const t = Date.now();
-      const bulb = page.locator('.lightBulbWidget .codicon').first();
+      const bulb = page.locator('.lightBulbWidget .codicon:visible').first();
       let from = 'light bulb';
       try {
-        await bulb.waitFor({ state: 'visible', timeout: cfg.timeout_ms });
+        await bulb.waitFor({ state: 'visible', timeout: 2 * cfg.timeout_ms });
         await bulb.click();
       } catch (e) {
         from = 'Ctrl+.';
@@ -57,18 +57,22 @@ QUICK_FIX_STEP = r"""
       await rows.first().waitFor({ state: 'visible', timeout: cfg.timeout_ms });
       const offered = (await rows.allInnerTexts()).map((r) => r.replace(/\s+/g, ' ').trim());
       await page.waitForTimeout(300);
-      await rows.filter({ hasText: cfg.quickfix.title }).first().click();
+      // The menu opens with its first fix focused, as a person sees it: Enter applies it.
+      const focused = (await page.locator('.action-widget .monaco-list-row.focused').first()
+        .innerText()).replace(/\s+/g, ' ').trim();
+      await page.keyboard.press('Enter');
       let line = '';
       while (since(t) < cfg.timeout_ms && !line.includes(cfg.quickfix.expect)) {
         await page.waitForTimeout(100);
-        line = (await editor.locator('.view-lines').innerText()).replace(/\u00a0/g, ' ');
+        line = (await page.evaluate(() => document.querySelector(
+          '.editor-group-container.active .view-lines')?.innerText || '')).replace(/\u00a0/g, ' ');
       }
       let status = await statusText(page, 'status.problems');
       while (since(t) < cfg.timeout_ms && !/\b0\b/.test(status || '')) {
         await page.waitForTimeout(100);
         status = await statusText(page, 'status.problems');
       }
-      return { from, offered, text: line, problems_status: status, ui_ms: since(t) };
+      return { from, offered, focused, text: line, problems_status: status, ui_ms: since(t) };
     });
   }
 
@@ -127,6 +131,7 @@ def run_probe(vsix: Path, work: Path) -> dict:
         "--workspace", str(ws), "--file", "typo.ss",
         "--server-cmd", f"{sys.executable} -m shapescript_lsp",
         "--home", str(PROBE_HOME), "--out", str(work / "shots"),
+        "--hover", "", "--completion", "", "--definition", "", "--edit", "",
     ]  # fmt: skip
     proc = subprocess.run(
         cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL
@@ -161,6 +166,7 @@ def test_a_quick_fix_from_the_light_bulb(tmp_path: Path) -> None:
     assert fix.get("ok"), (fix, report.get("error"), report.get("summary"))
     assert fix["from"] == "light bulb", fix
     assert any(FIX_TITLE.replace("`", "") in row.replace("`", "") for row in fix["offered"]), fix
+    assert FIX_TITLE.replace("`", "") in fix["focused"].replace("`", ""), fix
     assert "relu(x) |> gelu" in fix["text"], fix
     assert "gelo" not in fix["text"], fix
     assert fix["problems_status"] and "0" in fix["problems_status"], fix
