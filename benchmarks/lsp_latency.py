@@ -4,7 +4,8 @@ Measures, with medians and 95th percentiles: server start to first diagnostics
 (budget 1 s), `initialized` to first diagnostics (300 ms: what an editor's user waits
 for once the server is up), diagnostics after a one-character edit inside a function
 (50 ms), completion (25 ms), hover, and hover over a function of one number, which draws
-its curve as an image (50 ms). Results go to `benchmarks/results/lsp_latency.json`.
+its curve as an image (50 ms), and `shapescript/architecture` on examples/gpt.ss, warm
+(50 ms). Results go to `benchmarks/results/lsp_latency.json`.
 
     python -m benchmarks.lsp_latency [--runs 30]
 """
@@ -32,6 +33,7 @@ BUDGETS = {
     "diagnostics_after_edit": 50.0,
     "completion": 25.0,
     "hover_curve": 50.0,
+    "architecture": 50.0,
 }
 #: A function of one number, added to the generated file for the curve hover.
 CURVE_FN = "\nfn bench_act(x: [b D]) -> [b D] = x * sigmoid(1.702 * x)\n"
@@ -162,6 +164,7 @@ def measure(runs: int, text: str, folder: Path) -> dict[str, list[float]]:
         samples["hover"].append((time.perf_counter() - start) * 1000)
     client.close()
     measure_curve(runs, text + CURVE_FN, folder, samples["hover_curve"])
+    measure_architecture(runs, folder, samples["architecture"])
     return samples
 
 
@@ -177,6 +180,22 @@ def measure_curve(runs: int, text: str, folder: Path, samples: list[float]) -> N
         )
         samples.append((time.perf_counter() - start) * 1000)
         assert "curve of bench_act" in str(answer), "the hover has no curve"
+    client.close()
+
+
+def measure_architecture(runs: int, folder: Path, samples: list[float]) -> None:
+    """`shapescript/architecture` on the GPT example's model name, once the file is checked
+    and drawn once (warm), as a view that follows the cursor asks for it."""
+    text = (REPO / "examples" / "gpt.ss").read_text(encoding="utf-8")
+    uri = (folder / "gpt.ss").as_uri()
+    client, _ = open_file(folder, uri, text)
+    params = {"textDocument": {"uri": uri}, "position": position(text, text.index("model Gpt") + 6)}
+    first = client.request("shapescript/architecture", params)
+    assert "Transformer block" in first["result"]["svg"], "the architecture has no GPT block"
+    for _ in range(runs):
+        start = time.perf_counter()
+        client.request("shapescript/architecture", params)
+        samples.append((time.perf_counter() - start) * 1000)
     client.close()
 
 

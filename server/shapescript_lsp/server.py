@@ -28,6 +28,7 @@ from shapescript.check.program import Checked
 from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp.dependents import dependents
 from shapescript_lsp.documents import Document, DocumentStore, path_of
+from shapescript_lsp.features.architecture import ArchitectureSettings, architecture_hover
 from shapescript_lsp.features.code_actions import KINDS as CODE_ACTION_KINDS
 from shapescript_lsp.features.code_actions import code_actions
 from shapescript_lsp.features.completion import Completer, resolve
@@ -88,6 +89,13 @@ class ShapeScriptServer(LanguageServer):
         self.pending: dict[str, asyncio.Task] = {}
         self.index = WorkspaceIndex()
         self.indexer = BackgroundIndexer(self, self.index)
+        #: How model architectures are shown (features/architecture.py).
+        self.architecture = ArchitectureSettings()
+
+    @property
+    def dark(self) -> bool:
+        """Whether the theme's background is dark, for pictures that know only light and dark."""
+        return self.theme in ("dark", "highContrast")
 
     # ------------------------------------------------------------------ documents
 
@@ -234,6 +242,7 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     ls.hover_images = options.get("hoverImages", options.get("pictures", True)) is not False
     ls.theme = theme_name(options.get("theme"))
     ls.binding_hints = binding_hints_option(options)
+    ls.architecture = ArchitectureSettings.from_options(options)
     if "debounceMs" in options:
         ls.debounce = max(0.0, float(options["debounceMs"]) / 1000.0)
     roots = [Path(path_of(folder.uri)) for folder in params.workspace_folders or []]
@@ -356,6 +365,21 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
     checked, document, offset = located
     renderer = HoverRenderer(ls.images and ls.hover_images, ls.theme)
     answer = renderer.hover(checked, offset)
+    room = [renderer.budget]
+    drawing = architecture_hover(
+        checked,
+        document.uri,
+        offset,
+        ls.architecture,
+        renderer.images,
+        ls.theme,
+        room,
+        ls.store.search_path,
+        ls.store.reader,
+    )
+    renderer.budget = room[0]
+    if drawing and answer is not None and isinstance(answer.contents, types.MarkupContent):
+        answer.contents.value = drawing + "\n\n---\n\n" + answer.contents.value
     if answer is None and document.last_good is not None and document.last_good is not checked:
         good = document.last_good
         answer = renderer.hover(good, min(offset, len(good.source.text)))
@@ -367,6 +391,7 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
         pictures=ls.pictures,
         python=ls.python,
         images=ls.images and ls.hover_images,
+        theme=ls.theme,
     )
     if not picture:
         return answer
@@ -418,7 +443,7 @@ async def completion_resolve(ls: ShapeScriptServer, item: types.CompletionItem):
     checked = None
     for document in ls.store.documents.values():
         checked = document.analysis or checked
-    return resolve(item, checked, ls.images)
+    return resolve(item, checked, ls.images, ls.theme)
 
 
 @server.feature(
@@ -431,7 +456,7 @@ async def signature(ls: ShapeScriptServer, params: types.SignatureHelpParams):
     if located is None:
         return None
     checked, document, offset = located
-    return signature_help(checked, checked.source.text, offset, ls.images)
+    return signature_help(checked, checked.source.text, offset, ls.images, ls.dark)
 
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
@@ -609,3 +634,7 @@ def _get(value, key: str):
     if isinstance(value, dict):
         return value.get(key)
     return getattr(value, key, None)
+
+
+# Registers the architecture view's requests on `server` (it imports this module).
+from shapescript_lsp.features import architecture_requests  # noqa: E402, F401

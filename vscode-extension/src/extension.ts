@@ -28,6 +28,7 @@ import {
   serverCommand,
   START_OPTION_SETTINGS,
 } from './config';
+import { ArchitectureView, architectureOptions } from './architecture';
 import { trustHover } from './hover';
 import { LIBRARY_SCHEME, LibraryUris } from './library';
 
@@ -130,14 +131,17 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
       log(`initialize failed: ${lastStartError}`);
       return false;
     },
-    initializationOptions: initializationOptions(
-      libraryDir,
-      choice.python,
-      vscode.workspace.isTrusted,
-      settings.hoverPictures,
-      settings.bindingHints,
-      themeName(vscode.window.activeColorTheme.kind),
-    ),
+    initializationOptions: {
+      ...initializationOptions(
+        libraryDir,
+        choice.python,
+        vscode.workspace.isTrusted,
+        settings.hoverPictures,
+        settings.bindingHints,
+        themeName(vscode.window.activeColorTheme.kind),
+      ),
+      ...architectureOptions(),
+    },
     uriConverters: {
       code2Protocol: (uri) => library!.toServer(uri),
       protocol2Code: (value) => library!.fromServer(value),
@@ -242,7 +246,7 @@ function followPythonExtension(context: vscode.ExtensionContext, restart: () => 
   );
 }
 
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
+export async function activate(context: vscode.ExtensionContext): Promise<{ architecture: ArchitectureView }> {
   output = vscode.window.createOutputChannel('ShapeScript');
   library = new LibraryUris(context.globalStorageUri.fsPath, vscode.Uri);
   const pkg = context.extension.packageJSON as { contributes?: { commands?: { command: string }[] } };
@@ -281,7 +285,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.window.onDidChangeActiveColorTheme(sendTheme),
   );
   followPythonExtension(context, restart);
+  const architecture = new ArchitectureView(() => client);
+  context.subscriptions.push(...architecture.register());
   await serialize(() => startClient(context, documents));
+  return { architecture };
 }
 
 export function deactivate(): Promise<void> {
