@@ -10,8 +10,10 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from lsprotocol import types
 
 from tests.e2e.test_neovim import NVIM, PROBE, Run, line_of, probe
+from tests.lsp.test_code_actions_formatting import apply
 
 pytestmark = [
     pytest.mark.skipif(shutil.which(NVIM) is None, reason=f"Neovim ({NVIM}) not found"),
@@ -71,6 +73,14 @@ def test_neovim_formats_a_document(tmp_path_factory):
         },
     ]
     run = probe(tmp_path_factory.mktemp("nvim-format"), "messy.ss", MESSY, steps)
-    edits = run.step("format")["result"]
-    assert edits, run.context()
-    assert {edit["newText"] for edit in edits} >= {"dim D = 4\n"}
+    edits = [types.TextEdit(**converted(edit)) for edit in run.step("format")["result"]]
+    assert apply(MESSY, edits) == "dim D = 4\n\nfn f(x: [n D]) -> [n D] = x * 2\n"
+
+
+def converted(edit: dict) -> dict:
+    """A TextEdit's JSON as lsprotocol's constructor takes it."""
+    start, end = edit["range"]["start"], edit["range"]["end"]
+    return {
+        "range": types.Range(start=types.Position(**start), end=types.Position(**end)),
+        "new_text": edit["newText"],
+    }
