@@ -58,6 +58,7 @@ QUICK_FIX_STEP = r"""
       await rows.first().waitFor({ state: 'visible', timeout: cfg.timeout_ms });
       const offered = (await rows.allInnerTexts()).map((r) => r.replace(/\s+/g, ' ').trim());
       await page.waitForTimeout(300);
+      await page.screenshot({ path: path.join(cfg.out_dir, 'quick-fix-menu.png') });
       // The menu opens with its first fix focused, as a person sees it: Enter applies it.
       const focused = (await page.locator('.action-widget .monaco-list-row.focused').first()
         .innerText()).replace(/\s+/g, ' ').trim();
@@ -117,13 +118,15 @@ finally:
 """
 
 
-def run_probe(vsix: Path, work: Path) -> dict:
+def run_probe(vsix: Path, work: Path, theme: str | None = None) -> dict:
+    """One probe run; `theme` (a VS Code color theme's name) is for pictures of it."""
     ws = work / "shapescript-fixes"
     (ws / ".vscode").mkdir(parents=True)
     (ws / "typo.ss").write_text(TYPO, encoding="utf-8")
-    (ws / ".vscode" / "settings.json").write_text(
-        json.dumps({"shapescript.python": sys.executable}, indent=2)
-    )
+    settings = {"shapescript.python": sys.executable}
+    if theme is not None:
+        settings["workbench.colorTheme"] = theme
+    (ws / ".vscode" / "settings.json").write_text(json.dumps(settings, indent=2))
     runner = work / "run_probe.py"
     runner.write_text(RUNNER)
     quickfix = {"find": FIX_AT, "title": FIX_TITLE, "expect": "|> gelu"}
