@@ -8,6 +8,8 @@ type) are offered only when the changed text has no more errors than before.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
 from lsprotocol import types
@@ -16,13 +18,38 @@ from shapescript.check.program import Checked
 from shapescript.check.syntax_facts import walk
 from shapescript.check.types import TensorType, Type, format_type
 from shapescript.diagnostics.diagnostic import Diagnostic, Edit, Fix
-from shapescript.diagnostics.fixing import apply_edits, checked_fixes
+from shapescript.diagnostics.fixing import apply_edits, fixes_it
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript_lsp.features.diagnostics import to_lsp
 from shapescript_lsp.positions import range_of
 
 Recheck = Callable[[str], list[Diagnostic]]
+
+#: How many verdicts (does this edit of this text pass its re-check?) are remembered:
+#: editors ask for code actions at every move of the cursor.
+_MAX_VERDICTS = 256
+_verdicts: OrderedDict[tuple, bool] = OrderedDict()
+_verdicts_lock = threading.Lock()
+
+
+def _remembered(key: tuple, decide: Callable[[], bool]) -> bool:
+    """A verdict from the cache, or `decide()` remembered under `key`."""
+    with _verdicts_lock:
+        if key in _verdicts:
+            _verdicts.move_to_end(key)
+            return _verdicts[key]
+    verdict = decide()
+    with _verdicts_lock:
+        _verdicts[key] = verdict
+        while len(_verdicts) > _MAX_VERDICTS:
+            _verdicts.popitem(last=False)
+    return verdict
+
+
+def _text_key(text: str) -> tuple[int, int]:
+    return len(text), hash(text)
+
 
 KINDS = [
     types.CodeActionKind.QuickFix,
@@ -81,7 +108,16 @@ def quick_fixes(
         span = diagnostic.span
         if not diagnostic.fixes or span.start > end or span.end < start:
             continue
-        offered = checked_fixes(text, diagnostic, checked.diagnostics, recheck)
+        offered = [
+            fix
+            for fix in diagnostic.fixes
+            if _remembered(
+                ("fix", _text_key(text), diagnostic.code, fix.edits),
+                lambda fix=fix, diagnostic=diagnostic: fixes_it(
+                    text, diagnostic, fix, checked.diagnostics, recheck
+                ),
+            )
+        ]
         rewrite = diagnostic.code in _REWRITES
         kind = types.CodeActionKind.RefactorRewrite if rewrite else types.CodeActionKind.QuickFix
         for index, fix in enumerate(offered):
@@ -90,8 +126,14 @@ def quick_fixes(
 
 
 def _no_new_errors(checked: Checked, fix: Fix, recheck: Recheck) -> bool:
-    after = recheck(apply_edits(checked.source.text, fix.edits))
-    return sum(d.is_error for d in after) <= sum(d.is_error for d in checked.diagnostics)
+    """Whether the edited text has no more errors than the checked one."""
+    text = checked.source.text
+
+    def decide() -> bool:
+        after = recheck(apply_edits(text, fix.edits))
+        return sum(d.is_error for d in after) <= sum(d.is_error for d in checked.diagnostics)
+
+    return _remembered(("errors", _text_key(text), fix.edits), decide)
 
 
 def literal_sizes(checked: Checked) -> list[tuple[int, Span, int]]:
