@@ -15,9 +15,16 @@ from shapescript_lsp.features.generic_hover import generic_summary
 from shapescript_lsp.features.imported import imported_file, in_other_file
 from shapescript_lsp.features.imported_hover import imported_hover
 from shapescript_lsp.features.model_hover import field_hover, model_hover
-from shapescript_lsp.features.pattern_hover import pattern_axis_hover
+from shapescript_lsp.features.pattern_hover import (
+    arrow_pattern,
+    pattern_axis_hover,
+    pattern_picture,
+    stage_pattern,
+)
 from shapescript_lsp.positions import range_of
 from shapescript_lsp.render.math import render_doc
+from shapescript_lsp.render.patterns import PatternPicture, svg_pattern, text_pattern
+from shapescript_lsp.render.patterns import png_uri as pattern_png_uri
 from shapescript_lsp.render.shapes import png_data_uri, svg_drawing, svg_width, text_drawing
 from shapescript_lsp.render.themes import DEFAULT_THEME
 
@@ -63,13 +70,38 @@ class HoverRenderer:
                 return f"![{alt}]({uri}|width={svg_width(svg)})"
         return "```text\n" + text_drawing(type_, checked.dim_values, over) + "\n```"
 
+    def pattern_drawing(self, picture: PatternPicture) -> str:
+        """A pattern's before → after: one image, or the text drawings."""
+        if self.images:
+            svg = svg_pattern(picture, self.theme)
+            uri = pattern_png_uri(svg, self.budget)
+            if uri is not None:
+                self.budget -= len(uri)
+                alt = ", ".join(side.text for side in picture.inputs)
+                alt = f"{alt} → {picture.output.text}".replace("[", "").replace("]", "")
+                return f"![{alt}]({uri}|width={svg_width(svg)})"
+        return "```text\n" + text_pattern(picture) + "\n```"
+
     def hover(self, checked: Checked, offset: int) -> types.Hover | None:
         item = item_at(checked, offset)
         text = checked.source.text
         if item is not None:
             bar = bar_at(item, offset - item.base)
             if bar is not None:
+                found = stage_pattern(bar.pipe.stages[bar.index])
+                if found is not None:
+                    span = _absolute(bar.pipe.bar_spans[bar.index], item.base)
+                    before = stage_input_span(bar)
+                    answer = self._pattern(checked, item, *found, span, before)
+                    if answer is not None:
+                        return answer
                 return self._stage(checked, item, bar)
+            arrow = arrow_pattern(item, offset)
+            if arrow is not None:
+                span = _absolute(arrow[0].arrow_span, item.base)
+                answer = self._pattern(checked, item, *arrow, span)
+                if answer is not None:
+                    return answer
             axis = pattern_axis_hover(checked, item, offset)
             if axis is not None:
                 markdown, span = axis
@@ -171,6 +203,30 @@ class HoverRenderer:
         span = _absolute(bar.pipe.bar_spans[bar.index], item.base)
         return types.Hover(
             contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n".join(lines)),
+            range=range_of(checked.source, span),
+        )
+
+    def _pattern(
+        self,
+        checked: Checked,
+        item,
+        pattern: ast.Pattern,
+        call: ast.Call,
+        span: Span,
+        stage_input: Span | None = None,
+    ) -> types.Hover | None:
+        found = pattern_picture(checked, item, pattern, call, stage_input)
+        if found is None:
+            return None
+        picture, operands, after = found
+        shown = [format_type(type_) if type_ is not None else "?" for type_ in operands]
+        if len(shown) > 1:
+            shown = [f"{side.title}: {t}" for side, t in zip(picture.inputs, shown, strict=True)]
+        result = format_type(after) if after is not None else "?"
+        line = f"{', '.join(shown)}  →  {result}"
+        value = "\n\n".join((_fence(line), self.pattern_drawing(picture)))
+        return types.Hover(
+            contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value),
             range=range_of(checked.source, span),
         )
 
