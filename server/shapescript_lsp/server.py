@@ -23,9 +23,10 @@ from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from shapescript import __version__
+from shapescript.check.checker import check_source
 from shapescript.check.import_session import read_from_disk
 from shapescript.check.program import Checked
-from shapescript.syntax.source import Span
+from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp.dependents import dependents
 from shapescript_lsp.documents import Document, DocumentStore, path_of
 from shapescript_lsp.features.architecture import ArchitectureSettings, architecture_hover
