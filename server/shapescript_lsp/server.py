@@ -23,16 +23,20 @@ from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from shapescript import __version__
+from shapescript.check.checker import check_source
 from shapescript.check.import_session import read_from_disk
 from shapescript.check.program import Checked
-from shapescript.syntax.source import Span
+from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp.dependents import dependents
 from shapescript_lsp.documents import Document, DocumentStore, path_of
 from shapescript_lsp.features.architecture import ArchitectureSettings, architecture_hover
+from shapescript_lsp.features.code_actions import KINDS as CODE_ACTION_KINDS
+from shapescript_lsp.features.code_actions import code_actions
 from shapescript_lsp.features.completion import Completer, resolve
 from shapescript_lsp.features.cross_references import key_of, shared
 from shapescript_lsp.features.definition import declaration_of, definition, references
 from shapescript_lsp.features.diagnostics import publishable
+from shapescript_lsp.features.formatting import FormatError, formatting_edits
 from shapescript_lsp.features.function_pictures import function_picture
 from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hints
@@ -629,6 +633,56 @@ async def inlay_hint(ls: ShapeScriptServer, params: types.InlayHintParams):
     start = offset_of(checked.source, params.range.start)
     end = offset_of(checked.source, params.range.end)
     return inlay_hints(checked, start, end, bindings=ls.binding_hints)
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(code_action_kinds=CODE_ACTION_KINDS, resolve_provider=False),
+)
+@guarded([])
+async def code_action(ls: ShapeScriptServer, params: types.CodeActionParams):
+    checked, document = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return []
+    start = offset_of(checked.source, params.range.start)
+    end = offset_of(checked.source, params.range.end)
+    path, store = document.path, ls.store
+
+    def recheck(text: str):
+        source = SourceFile.from_text(path, text)
+        return check_source(source, search_path=store.search_path, read=store.reader).diagnostics
+
+    only = params.context.only if params.context else None
+    return await asyncio.to_thread(
+        code_actions, checked, params.text_document.uri, start, end, recheck, only
+    )
+
+
+@server.feature(types.TEXT_DOCUMENT_FORMATTING)
+@guarded([])
+async def formatting(ls: ShapeScriptServer, params: types.DocumentFormattingParams):
+    return await _format(ls, params.text_document.uri, None)
+
+
+@server.feature(types.TEXT_DOCUMENT_RANGE_FORMATTING)
+@guarded([])
+async def range_formatting(ls: ShapeScriptServer, params: types.DocumentRangeFormattingParams):
+    lines = (params.range.start.line, params.range.end.line)
+    return await _format(ls, params.text_document.uri, lines)
+
+
+async def _format(ls: ShapeScriptServer, uri: str, lines: tuple[int, int] | None):
+    """The formatter's edits, or none (with a message) for a file it leaves alone."""
+    document = ls.store.get(uri)
+    if document is None:
+        return []
+    try:
+        return await asyncio.to_thread(formatting_edits, document.path, document.text, lines)
+    except FormatError as error:
+        ls.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Warning, message=f"shapescript: {error}")
+        )
+        return []
 
 
 @server.feature("shapescript/declarationOf")

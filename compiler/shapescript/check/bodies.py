@@ -11,6 +11,7 @@ from shapescript.check import (
     chains,
     data_values,
     domains,
+    fixes,
     generics,
     gradients,
     imports,
@@ -92,7 +93,7 @@ from shapescript.check.types import (
     format_type,
     interval_of,
 )
-from shapescript.diagnostics.diagnostic import Label
+from shapescript.diagnostics.diagnostic import Fix, Label
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
@@ -507,6 +508,7 @@ class BodyChecker(CallChecker):
                     format_type(value),
                     notes=[f"the declared return type is {format_type(expected)}"],
                     help=misfit.help,
+                    fixes=fixes.conversions(span, misfit.suffixes, self.text_of(span)),
                 )
             elif isinstance(value, TensorType) and dtype_misfit(expected, value):
                 self.reporter.report(
@@ -516,6 +518,9 @@ class BodyChecker(CallChecker):
                     span,
                     format_type(value),
                     help=f"convert it first, as in `to {expected.resolved_dtype}`",
+                    fixes=fixes.conversions(
+                        span, [f"to {expected.resolved_dtype}"], self.text_of(span)
+                    ),
                 )
         elif isinstance(expected, TensorType) and isinstance(value, StringType):
             self.reporter.report("E0412", "a string isn't a tensor", span, "string returned")
@@ -802,7 +807,23 @@ class BodyChecker(CallChecker):
             "independent iterations",
             help=f"`{accumulator} = {accumulator} + ({axis} |> map({index} => {shown}) "
             f"|> sum(over={axis}))`",
+            fixes=self._chain_for_loop(stmt, axis, index, terms),
         )
+
+    def _chain_for_loop(self, stmt: ast.For, axis: str, index: str, terms) -> list[Fix]:
+        """The loop H2401 flags, as one iterator chain per value it sums into."""
+        text = self.source_text
+        start = self.base + stmt.span.start
+        indent = text[text.rfind("\n", 0, start) + 1 : start]
+        if indent.strip():
+            return []
+        lines = [
+            f"{acc} = {acc} + ({axis} |> map({index} => {self.text_of(term.span)}) "
+            f"|> sum(over={axis}))"
+            for acc, term in terms
+        ]
+        span = Span(stmt.span.start, stmt.body[-1].span.end)
+        return fixes.replace(span, f"\n{indent}".join(lines), "Write the loop as an iterator chain")
 
     def _loop_fixpoint(self, stmt: ast.For, outer: Env, entry: dict, var_type: Type) -> None:
         """Check the body again, silently, until the outer values' domains at its start hold
@@ -1030,6 +1051,7 @@ class BodyChecker(CallChecker):
             node.span,
             "not found",
             help=suggestion(name, candidates),
+            fixes=fixes.spelling(name, candidates, node.span),
         )
         return UNKNOWN
 
@@ -1072,7 +1094,7 @@ class BodyChecker(CallChecker):
             )
         return operand
 
-    def _check_divisor(self, divisor: Type, span: Span) -> None:
+    def _check_divisor(self, divisor: Type, span: Span, node: ast.Expr | None = None) -> None:
         """The divisor of `/` may not be 0 (E0506), and had better not reach it (W0501)."""
         interval = interval_of(divisor)
         if interval is None or interval == ranges.REAL:
@@ -1088,17 +1110,26 @@ class BodyChecker(CallChecker):
                 span,
                 "may divide by 0",
                 help="add a small positive number, or clamp the divisor away from 0",
+                fixes=[] if node is None else fixes.plus_epsilon(node.span),
             )
 
     def binary(self, node: ast.Binary) -> Type:
         left = self.expr(node.left)
         right = self.expr(node.right)
-        result = self.combine(node.op, left, right, node.span, node.op_span)
+        result = self.combine(node.op, left, right, node.span, node.op_span, node.right)
         if node.op != "@":
             self.align(node.span, [left, right], result)
         return result
 
-    def combine(self, op: str, left: Type, right: Type, span: Span, op_span: Span) -> Type:
+    def combine(
+        self,
+        op: str,
+        left: Type,
+        right: Type,
+        span: Span,
+        op_span: Span,
+        divisor: ast.Expr | None = None,
+    ) -> Type:
         """The type of `left op right`: broadcasting, matmul, comparisons, host arithmetic."""
         special = gradients.combine(self, op, left, right, span, op_span)
         if special is not None:
@@ -1157,7 +1188,7 @@ class BodyChecker(CallChecker):
                     )
                     return UNKNOWN
         if op == "/":
-            self._check_divisor(right, op_span)
+            self._check_divisor(right, op_span, divisor)
         if isinstance(left, HostType) and isinstance(right, HostType):
             try:
                 return host_result(op, left, right)

@@ -33,7 +33,7 @@ from shapescript.check.reporter import Reporter
 from shapescript.check.type_exprs import TypeResolver
 from shapescript.check.type_variables import declared_type_names, looks_generic
 from shapescript.deep import run_deep
-from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.diagnostics.diagnostic import Diagnostic, Edit, Fix, Label
 from shapescript.records import record
 from shapescript.syntax import ast
 from shapescript.syntax.parser import ParseResult, parse, shift_diagnostic
@@ -436,6 +436,14 @@ def _math_hints(math: list[Math]) -> list[Diagnostic]:
             problem.message,
             Label(Span(problem.start, problem.end), "math"),
             help=problem.help,
+            fixes=[]
+            if problem.replacement is None
+            else [
+                Fix(
+                    f"Write `{problem.replacement}`",
+                    (Edit(Span(problem.start, problem.end), problem.replacement),),
+                )
+            ],
         )
         for problem in check_math(math)
     ]

@@ -6,9 +6,9 @@ time against what it found.
 
 from __future__ import annotations
 
-import difflib
 import math
 
+from shapescript.check.fixes import closest, replace, spelling
 from shapescript.check.overloads import FunctionNames, note_signature, overload_members
 from shapescript.check.program import Symbol
 from shapescript.check.ranges import Interval
@@ -17,7 +17,7 @@ from shapescript.check.signatures import Signature, build_signature
 from shapescript.check.sizes import InexactDivision, Poly, SizeOverflow
 from shapescript.check.type_exprs import BUILTIN_DOMAINS, TypeContext, TypeResolver
 from shapescript.check.type_variables import declared_type_names
-from shapescript.diagnostics.diagnostic import Label
+from shapescript.diagnostics.diagnostic import Fix, Label
 from shapescript.records import field, record
 from shapescript.syntax import ast
 from shapescript.syntax.lexer import MAX_INT_LITERAL
@@ -104,12 +104,8 @@ class ModuleScope:
 
 def suggestion(name: str, candidates) -> str | None:
     """A did-you-mean help for a misspelt name, if a close one exists."""
-    # A ratio of at least 0.75 needs lengths within that ratio: the bound difflib's
-    # real_quick_ratio checks, here without making a matcher for each candidate.
-    size = len(name)
-    close = [c for c in candidates if 8 * min(len(c), size) >= 3 * (len(c) + size)]
-    matches = difflib.get_close_matches(name, close, n=1, cutoff=0.75)
-    return f"did you mean `{matches[0]}`?" if matches else None
+    match = closest(name, candidates)
+    return f"did you mean `{match}`?" if match is not None else None
 
 
 def _doc(decl) -> str | None:
@@ -190,6 +186,16 @@ def _device_problem(decl: ast.DevicesDecl) -> tuple[str, str] | None:
     return None
 
 
+def _mps_without_numbers(decl: ast.DevicesDecl) -> list[Fix]:
+    """`mps[0]` as `mps`, the one way to write the device."""
+    if decl.device != "mps" or decl.numbers is None:
+        return []
+    end = decl.options[0].span.start if decl.options else decl.span.end
+    return replace(
+        Span(decl.device_span.start, end), "mps " if decl.options else "mps", "Write `mps`"
+    )
+
+
 def _option_ok(option: ast.DeviceOption) -> bool:
     """`shard params` or `split NAME`: the two options for several devices."""
     words = option.words
@@ -233,7 +239,14 @@ class _DevicesLines:
         if problem is not None:
             message, help_text = problem
             span = Span(decl.device_span.start, decl.span.end)
-            reporter.report("E1001", message, span, "not a device this runs on", help=help_text)
+            reporter.report(
+                "E1001",
+                message,
+                span,
+                "not a device this runs on",
+                help=help_text,
+                fixes=_mps_without_numbers(decl),
+            )
         for option in decl.options:
             if not _option_ok(option):
                 reporter.report(
@@ -505,6 +518,7 @@ class _Dims:
                     expr.span,
                     "not a dim",
                     help=suggestion(expr.name, self.decls),
+                    fixes=spelling(expr.name, self.decls, expr.span),
                 )
             return None
         left = self._size(decl, expr.left)

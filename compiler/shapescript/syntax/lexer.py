@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.diagnostics.diagnostic import Diagnostic, Edit, Fix, Label
 from shapescript.records import field, record
 from shapescript.syntax.source import SourceFile, Span
 from shapescript.syntax.tokens import (
@@ -84,8 +84,15 @@ def _int_value(digits: str) -> int:
     return int(significant or "0")
 
 
-def _error(code: str, message: str, span: Span, label: str = "", help: str | None = None):
-    return Diagnostic(code, message, Label(span, label), help=help)
+def _error(
+    code: str,
+    message: str,
+    span: Span,
+    label: str = "",
+    help: str | None = None,
+    fixes: list[Fix] | None = None,
+):
+    return Diagnostic(code, message, Label(span, label), help=help, fixes=list(fixes or []))
 
 
 class _Layout:
@@ -350,6 +357,12 @@ class _Layout:
                     Span(line_start, token.start),
                     "this indentation holds a tab",
                     help="indent with spaces only",
+                    fixes=[
+                        Fix(
+                            "Indent with spaces",
+                            (Edit(Span(line_start, token.start), " " * width),),
+                        )
+                    ],
                 )
             )
         else:

@@ -14,7 +14,7 @@ from itertools import repeat
 
 from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.deep import run_deep
-from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.diagnostics.diagnostic import Diagnostic, Edit, Fix, Label
 from shapescript.records import field, record
 from shapescript.syntax import ast
 from shapescript.syntax.doc_comments import attach_doc_comments
@@ -425,6 +425,7 @@ def shift_diagnostic(diagnostic: Diagnostic, offset: int) -> Diagnostic:
         list(diagnostic.notes),
         diagnostic.help,
         diagnostic.path,
+        [fix.moved(offset) for fix in diagnostic.fixes],
     )
 
 
@@ -497,6 +498,7 @@ class _Parser:
         *,
         help: str | None = None,
         token: Token | None = None,
+        fixes: list[Fix] | None = None,
     ) -> None:
         """Record a diagnostic unless one is already at this place or the token is invented."""
         if token is not None and token.synthetic:
@@ -507,7 +509,9 @@ class _Parser:
             if region.start <= span.start <= region.end:
                 return
         self._error_offsets.add(span.start)
-        self.diagnostics.append(Diagnostic(code, message, Label(span, label), help=help))
+        self.diagnostics.append(
+            Diagnostic(code, message, Label(span, label), help=help, fixes=list(fixes or []))
+        )
 
     def fail(self, code: str, message: str, span: Span, label: str = "", *, help=None, token=None):
         self.report(code, message, span, label, help=help, token=token)
@@ -1201,10 +1205,10 @@ class _Parser:
                 stages.append(ast.ToStage(type_, _span(to_start, self.previous_end())))
                 continue
             stage = self.parse_binary(1)
-            stages.append(self.check_stage(stage))
+            stages.append(self.check_stage(stage, start))
         return ast.Pipe(left, stages, _span(start, self.previous_end()), bars)
 
-    def check_stage(self, stage: ast.Expr) -> ast.Expr:
+    def check_stage(self, stage: ast.Expr, pipe_start: int | None = None) -> ast.Expr:
         """A stage is a name, a member, or a call of one; mark its `_` arguments."""
         callee = stage.callee if isinstance(stage, ast.Call) else stage
         if not self._is_callable_path(callee):
@@ -1215,6 +1219,7 @@ class _Parser:
                 "this isn't a function to pipe into",
                 help="to use a pipeline's result, wrap it in parentheses: `(x |> f) + 1`, "
                 "`(x |> f) as T`",
+                fixes=self._pipeline_in_parentheses(stage, pipe_start),
             )
             return ast.ErrorExpr(stage.span)
         if isinstance(stage, ast.Call):
@@ -1237,6 +1242,21 @@ class _Parser:
                 if isinstance(function, ast.Call) and self._is_callable_path(function.callee):
                     self.check_stage(function)
         return stage
+
+    def _pipeline_in_parentheses(self, stage: ast.Expr, pipe_start: int | None) -> list[Fix]:
+        """`x |> f + 1` as `(x |> f) + 1`: the pipeline closed after the stage's first
+        operand, when that operand is a function to pipe into."""
+        head = stage
+        while isinstance(head, ast.Binary | ast.Cast):
+            head = head.left if isinstance(head, ast.Binary) else head.operand
+        callee = head.callee if isinstance(head, ast.Call) else head
+        if pipe_start is None or head is stage or not self._is_callable_path(callee):
+            return []
+        edits = (
+            Edit(Span(pipe_start, pipe_start), "("),
+            Edit(Span(head.span.end, head.span.end), ")"),
+        )
+        return [Fix("Put the pipeline in parentheses", edits)]
 
     @staticmethod
     def _is_callable_path(expr: ast.Expr) -> bool:
@@ -1390,6 +1410,7 @@ class _Parser:
             token.span,
             "not an axis",
             help=f"write the product as `{count} * {name}`",
+            fixes=[Fix(f"Write `{count} * {name}`", (Edit(token.span, f"{count} * {name}"),))],
         )
 
     def report_pattern_outside(self, span: Span) -> None:
@@ -1433,6 +1454,12 @@ class _Parser:
                 span,
                 "comprehension",
                 help=f"write `{iterable_text} |> map({var.text} => {element_text})`",
+                fixes=[
+                    Fix(
+                        "Write it as an iterator chain",
+                        (Edit(span, f"{iterable_text} |> map({var.text} => {element_text})"),),
+                    )
+                ],
             )
         else:
             del saved
