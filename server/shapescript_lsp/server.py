@@ -35,6 +35,7 @@ from shapescript_lsp.features.diagnostics import publishable
 from shapescript_lsp.features.function_pictures import function_picture
 from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hints
+from shapescript_lsp.features.python_members import PYTHON_NAMES, python_roots
 from shapescript_lsp.features.python_names import python_definition
 from shapescript_lsp.features.signature_help import signature_help
 from shapescript_lsp.features.triggers import TRIGGER_CHARACTERS, opens_list
@@ -171,6 +172,11 @@ class ShapeScriptServer(LanguageServer):
         except Exception:
             log.error("checking %s failed:\n%s", document.uri, traceback.format_exc())
 
+    def list_python_imports(self, document: Document) -> None:
+        """Start listing the Python modules the document imports, for completion."""
+        roots = python_roots(document.path, self.index.roots)
+        PYTHON_NAMES.prefetch(document.text, self.python, roots)
+
     async def located(self, params) -> tuple[Checked, Document, int] | None:
         """A position request's analysis, document and offset; None if the file isn't open."""
         checked, document = await self.analysis(params.text_document.uri)
@@ -294,6 +300,7 @@ def did_open(ls: ShapeScriptServer, params: types.DidOpenTextDocumentParams) -> 
     item = params.text_document
     document = ls.store.open(item.uri, item.text, item.version)
     ls.schedule(document)
+    ls.list_python_imports(document)
     if read_from_disk(document.path) != document.text:
         # The files that import it read it from disk until now.
         ls.recheck_dependents(document.path)
@@ -307,6 +314,7 @@ def did_change(ls: ShapeScriptServer, params: types.DidChangeTextDocumentParams)
         return
     document.edit(list(params.content_changes), params.text_document.version)
     ls.schedule(document)
+    ls.list_python_imports(document)
     ls.recheck_dependents(document.path)
 
 
@@ -402,6 +410,7 @@ async def completion(ls: ShapeScriptServer, params: types.CompletionParams):
     workspace = WorkspaceView(document.path, ls.index.snapshot(), ls.store.search_path)
     completer = Completer(ls.snippets, workspace)
     completer.python = ls.python
+    completer.python_roots = python_roots(document.path, ls.index.roots)
     completer.current = checked
     answer = await asyncio.to_thread(completer.complete, basis, checked.source.text, offset)
     if not complete:
@@ -535,6 +544,8 @@ def document_text(ls: ShapeScriptServer, params: types.TextDocumentIdentifier):
 def set_python(ls: ShapeScriptServer, params) -> None:
     python = _get(params, "python")
     ls.python = str(python) if python else None
+    for document in list(ls.store.documents.values()):
+        ls.list_python_imports(document)
 
 
 @server.feature("shapescript/setPictures")
