@@ -4,7 +4,9 @@ Measures, with medians and 95th percentiles: server start to first diagnostics
 (budget 1 s), `initialized` to first diagnostics (300 ms: what an editor's user waits
 for once the server is up), diagnostics after a one-character edit inside a function
 (50 ms), completion (25 ms), hover, and hover over a function of one number, which draws
-its curve as an image (50 ms). Results go to `benchmarks/results/lsp_latency.json`.
+its curve as an image (50 ms), and completion after `torch.` on a fresh server: the first
+one, asked as soon as the file is open, while torch is still being listed, and a warm
+one once it is listed (50 ms each). Results go to `benchmarks/results/lsp_latency.json`.
 
     python -m benchmarks.lsp_latency [--runs 30]
 """
@@ -32,6 +34,8 @@ BUDGETS = {
     "diagnostics_after_edit": 50.0,
     "completion": 25.0,
     "hover_curve": 50.0,
+    "first_torch_completion": 50.0,
+    "warm_torch_completion": 50.0,
 }
 #: A function of one number, added to the generated file for the curve hover.
 CURVE_FN = "\nfn bench_act(x: [b D]) -> [b D] = x * sigmoid(1.702 * x)\n"
@@ -93,9 +97,8 @@ def position(text: str, offset: int) -> dict:
     return {"line": line_number, "character": offset - (text.rfind("\n", 0, offset) + 1)}
 
 
-def open_file(folder: Path, uri: str, text: str, images: bool = False) -> tuple[Client, float]:
-    """Start a server, initialize it and open the file; return once its diagnostics came,
-    with the time `initialized` was sent."""
+def started_client(folder: Path, options: dict | None = None) -> Client:
+    """A fresh server, initialized (the `initialized` notification not sent yet)."""
     client = Client([sys.executable, "-m", "shapescript_lsp"])
     client.request(
         "initialize",
@@ -103,9 +106,16 @@ def open_file(folder: Path, uri: str, text: str, images: bool = False) -> tuple[
             "processId": None,
             "rootUri": folder.as_uri(),
             "capabilities": {},
-            "initializationOptions": {"libraryDir": str(folder / "library"), "images": images},
+            "initializationOptions": {"libraryDir": str(folder / "library")} | (options or {}),
         },
     )
+    return client
+
+
+def open_file(folder: Path, uri: str, text: str, images: bool = False) -> tuple[Client, float]:
+    """Start a server, initialize it and open the file; return once its diagnostics came,
+    with the time `initialized` was sent."""
+    client = started_client(folder, {"images": images})
     initialized = time.perf_counter()
     client.notify("initialized", {})
     client.notify(
@@ -162,7 +172,74 @@ def measure(runs: int, text: str, folder: Path) -> dict[str, list[float]]:
         samples["hover"].append((time.perf_counter() - start) * 1000)
     client.close()
     measure_curve(runs, text + CURVE_FN, folder, samples["hover_curve"])
+    first, warm = measure_torch_completion(max(5, runs // 3), folder)
+    samples["first_torch_completion"] = first
+    samples["warm_torch_completion"] = warm
     return samples
+
+
+TORCH_TEXT = "import python torch\n\nfn f() = torch.\n"
+
+
+def first_torch_completion(client: Client, uri: str) -> tuple[float, dict]:
+    """The first completion after `torch.`, asked once the file's first diagnostics came
+    (the file is open, torch is still being listed)."""
+    client.notify(
+        "textDocument/didOpen",
+        {
+            "textDocument": {
+                "uri": uri,
+                "languageId": "shapescript",
+                "version": 1,
+                "text": TORCH_TEXT,
+            }
+        },
+    )
+    client.wait_for("textDocument/publishDiagnostics", lambda p: p.get("version") == 1)
+    where = position(TORCH_TEXT, len(TORCH_TEXT) - 1)
+    start = time.perf_counter()
+    answer = client.request(
+        "textDocument/completion", {"textDocument": {"uri": uri}, "position": where}
+    )
+    return (time.perf_counter() - start) * 1000, answer
+
+
+def warm_torch_completion(client: Client, uri: str, timeout: float = 120.0) -> float:
+    """A completion after `torch.` once torch is listed (asked again until its functions
+    are there; the list stays incomplete, as torch has more names than one list holds)."""
+    where = position(TORCH_TEXT, len(TORCH_TEXT) - 1)
+    params = {"textDocument": {"uri": uri}, "position": where}
+    deadline = time.monotonic() + timeout
+
+    def listed() -> bool:
+        items = client.request("textDocument/completion", params)["result"]["items"]
+        return any(item["label"] == "abs" for item in items)
+
+    while not listed():
+        if time.monotonic() > deadline:
+            raise RuntimeError("torch was never listed")
+        time.sleep(0.1)
+    start = time.perf_counter()
+    answer = client.request("textDocument/completion", params)
+    elapsed = (time.perf_counter() - start) * 1000
+    labels = {item["label"] for item in answer["result"]["items"]}
+    assert "abs" in labels, "the warm list has no torch.abs"
+    return elapsed
+
+
+def measure_torch_completion(servers: int, folder: Path) -> tuple[list[float], list[float]]:
+    """First and warm completion after `torch.`, each on its own fresh server."""
+    first: list[float] = []
+    warm: list[float] = []
+    uri = (folder / "torch_members.ss").as_uri()
+    for _ in range(servers):
+        client = started_client(folder, {"python": sys.executable})
+        client.notify("initialized", {})
+        elapsed, _ = first_torch_completion(client, uri)
+        first.append(elapsed)
+        warm.append(warm_torch_completion(client, uri))
+        client.close()
+    return first, warm
 
 
 def measure_curve(runs: int, text: str, folder: Path, samples: list[float]) -> None:

@@ -48,7 +48,7 @@ from shapescript_lsp.positions import offset_of, range_of
 from shapescript_lsp.protocol import ShapeScriptProtocol, strict_converter
 from shapescript_lsp.render.themes import DEFAULT_THEME, theme_name
 from shapescript_lsp.transport import serve
-from shapescript_lsp.warmup import warm_up
+from shapescript_lsp.warmup import warm_messages, warm_up
 from shapescript_lsp.workspace import WorkspaceIndex
 
 log = logging.getLogger("shapescript_lsp")
@@ -249,6 +249,7 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     ls.index.excluded = ls.library.folder
     threading.Thread(target=_write_library, args=(ls.library,), daemon=True).start()
     warm_up()
+    warm_messages(ls.protocol._converter)
 
 
 def _write_library(library: Library) -> None:

@@ -154,6 +154,12 @@ def _answer(request):
 
 def main():
     global _OUT
+    # Background work: the editor's server comes first for the CPU.
+    if hasattr(os, "nice"):
+        try:
+            os.nice(10)
+        except OSError:
+            pass
     # What imported modules print goes to stderr, never into the answers.
     _OUT = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
