@@ -182,7 +182,7 @@ class _Renderer:
             return ", ".join(f"{param.name}: {ANY}" for param in node.params)
         params = []
         for sig_param, decl in zip(signature.params, node.params, strict=False):
-            text = f"{sig_param.name}: {self._python_type(sig_param.type)}"
+            text = f"{sig_param.name}: {self._python_type(sig_param.type, parameter=True)}"
             if decl.default is not None:
                 text += f" = {_python_default(self._source(decl.default.span, base))}"
             params.append(text)
@@ -193,8 +193,9 @@ class _Renderer:
             return "None"
         return self._python_type(signature.return_type)
 
-    def _python_type(self, type_) -> str:
-        """The Python type for a checker type, as the reference's table gives it."""
+    def _python_type(self, type_, parameter: bool = False) -> str:
+        """The Python type for a checker type, as the reference's table gives it (a batch
+        parameter also takes a dict of the record's fields)."""
         if type_ is None:
             return ANY
         if isinstance(type_, t.TensorType):
@@ -222,6 +223,8 @@ class _Renderer:
         if isinstance(type_, t.BatchType):
             if not type_.axes and type_.record in self.records:
                 return type_.record
+            if parameter:
+                return f"_ss_rt.Batch | _ss_typing.Mapping[str, {TENSOR}]"
             return "_ss_rt.Batch"
         if isinstance(type_, t.DatasetType):
             record = type_.record if type_.record in self.records else ANY
