@@ -31,7 +31,7 @@ from shapescript_lsp.documents import Document, DocumentStore, path_of
 from shapescript_lsp.features.completion import Completer, resolve
 from shapescript_lsp.features.cross_references import importers, key_of, shared, uses_in
 from shapescript_lsp.features.definition import declaration_of, definition, references
-from shapescript_lsp.features.diagnostics import publishable
+from shapescript_lsp.features.diagnostics import publishable, to_lsp
 from shapescript_lsp.features.function_pictures import function_picture
 from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hints
@@ -46,6 +46,7 @@ from shapescript_lsp.library import Library
 from shapescript_lsp.pictures.runs import PictureRuns
 from shapescript_lsp.positions import offset_of, range_of
 from shapescript_lsp.protocol import ShapeScriptProtocol, strict_converter
+from shapescript_lsp.python_modules import ModuleWriter
 from shapescript_lsp.render.themes import DEFAULT_THEME, theme_name
 from shapescript_lsp.transport import serve
 from shapescript_lsp.warmup import warm_messages, warm_up
@@ -86,6 +87,8 @@ class ShapeScriptServer(LanguageServer):
         self.pending: dict[str, asyncio.Task] = {}
         self.index = WorkspaceIndex()
         self.indexer = BackgroundIndexer(self, self.index)
+        #: The Python modules written beside `.ss` files on open and save.
+        self.python_modules = ModuleWriter()
 
     # ------------------------------------------------------------------ documents
 
@@ -160,13 +163,14 @@ class ShapeScriptServer(LanguageServer):
                 or self.store.get(document.uri) is not document
             ):
                 return
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(
-                    uri=document.uri,
-                    version=document.version,
-                    diagnostics=publishable(checked, document.uri),
-                )
-            )
+            self._publish(document, checked)
+            changed = await self.python_modules.after_check(document.uri, document.path, checked)
+            if (
+                changed
+                and document.revision == revision
+                and self.store.get(document.uri) is document
+            ):
+                self._publish(document, checked)
         except asyncio.CancelledError:
             pass
         except Exception:
@@ -176,6 +180,18 @@ class ShapeScriptServer(LanguageServer):
         """Start listing the Python modules the document imports, for completion."""
         roots = python_roots(document.path, self.index.roots)
         PYTHON_NAMES.prefetch(document.text, self.python, roots)
+
+    def _publish(self, document: Document, checked: Checked) -> None:
+        """The check's diagnostics, and W2501 if the file's Python module is hand-written."""
+        extra = self.python_modules.extra(document.uri)
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=document.uri,
+                version=document.version,
+                diagnostics=publishable(checked, document.uri)
+                + [to_lsp(diagnostic, checked, document.uri) for diagnostic in extra],
+            )
+        )
 
     async def located(self, params) -> tuple[Checked, Document, int] | None:
         """A position request's analysis, document and offset; None if the file isn't open."""
@@ -233,6 +249,7 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     item = completion.completion_item if completion else None
     ls.snippets = bool(item and item.snippet_support)
     ls.python = options.get("python")
+    ls.python_modules.enabled = options.get("pythonModules", True) is not False
     ls.pictures = bool(options.get("pictures", False))
     ls.hover_images = options.get("hoverImages", options.get("pictures", True)) is not False
     ls.theme = theme_name(options.get("theme"))
@@ -300,6 +317,7 @@ def shutdown(ls: ShapeScriptServer, params: object) -> None:
 def did_open(ls: ShapeScriptServer, params: types.DidOpenTextDocumentParams) -> None:
     item = params.text_document
     document = ls.store.open(item.uri, item.text, item.version)
+    ls.python_modules.want(item.uri)
     ls.schedule(document)
     ls.list_python_imports(document)
     if read_from_disk(document.path) != document.text:
@@ -319,6 +337,15 @@ def did_change(ls: ShapeScriptServer, params: types.DidChangeTextDocumentParams)
     ls.recheck_dependents(document.path)
 
 
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: ShapeScriptServer, params: types.DidSaveTextDocumentParams) -> None:
+    """Write the file's Python module once its check finds no errors."""
+    document = ls.store.get(params.text_document.uri)
+    if document is not None:
+        ls.python_modules.want(document.uri)
+        ls.schedule(document)
+
+
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: ShapeScriptServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
@@ -327,6 +354,7 @@ def did_close(ls: ShapeScriptServer, params: types.DidCloseTextDocumentParams) -
         task.cancel()
     document = ls.store.get(uri)
     ls.store.close(uri)
+    ls.python_modules.forget(uri)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
     if document is not None:
         # The files that import it read it from disk from now on, unsaved edits lost.

@@ -137,6 +137,7 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
       settings.hoverPictures,
       settings.bindingHints,
       themeName(vscode.window.activeColorTheme.kind),
+      settings.pythonModules,
     ),
     uriConverters: {
       code2Protocol: (uri) => library!.toServer(uri),

@@ -73,12 +73,19 @@ def write_module(
     *,
     check_only: bool = False,
     search_path: list[str] | None = None,
+    checked=None,
 ) -> Outcome:
-    """Write (or, with `check_only`, compare) the module beside `ss_path`."""
+    """Write (or, with `check_only`, compare) the module beside `ss_path`; `checked`, when
+    given, is the file's check already done (the language server's)."""
     target = module_path(ss_path)
     if not is_generated(target):
         return Outcome(ss_path, str(target), "hand_written")
-    _, generated = generate_text(ss_path, text, search_path)
+    if checked is not None:
+        from shapescript.pymodules.render import render
+
+        generated = None if checked.errors else render(checked, Path(ss_path).stem)
+    else:
+        _, generated = generate_text(ss_path, text, search_path)
     if generated is None:
         return Outcome(ss_path, str(target), "errors")
     try:

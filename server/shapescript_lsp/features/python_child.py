@@ -11,6 +11,7 @@ Reads one JSON request a line on stdin and writes JSON lines on stdout:
 It only uses the standard library, so that any interpreter runs it.
 """
 
+import contextlib
 import importlib
 import importlib.util
 import inspect
@@ -156,10 +157,8 @@ def main():
     global _OUT
     # Background work: the editor's server comes first for the CPU.
     if hasattr(os, "nice"):
-        try:
+        with contextlib.suppress(OSError):
             os.nice(10)
-        except OSError:
-            pass
     # What imported modules print goes to stderr, never into the answers.
     _OUT = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
