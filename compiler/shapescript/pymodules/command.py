@@ -25,6 +25,17 @@ def hand_written(source: SourceFile, module_name: str) -> Diagnostic:
     )
 
 
+def diagnostics_for(ss_path: str, outcome=None) -> list[Diagnostic]:
+    """What writing the file's module reports: W2501 when a hand-written `.py` is there."""
+    from shapescript.cli import read_source
+    from shapescript.pymodules.files import write_module
+
+    outcome = outcome or write_module(ss_path)
+    if outcome.state != "hand_written":
+        return []
+    return [hand_written(read_source(ss_path), Path(outcome.module_path).name)]
+
+
 def add_parser(commands) -> None:
     parser = commands.add_parser(
         "pymodules",
@@ -53,10 +64,9 @@ def run(args: argparse.Namespace) -> int:
     for path in collect_files(args.paths):
         outcome = write_module(path, check_only=args.check, search_path=environment_search_path())
         shown = Path(outcome.module_path).name
-        if outcome.state == "hand_written":
-            diagnostic = hand_written(read_source(path), shown)
+        for diagnostic in diagnostics_for(path, outcome):
             print(render_diagnostic(diagnostic, read_source(path), color=color), file=sys.stderr)
-        elif outcome.state == "errors":
+        if outcome.state == "errors":
             print(
                 f"{path}: has errors (see `shapescript check`); {shown} not written",
                 file=sys.stderr,
