@@ -30,6 +30,7 @@ from shapescript_lsp.dependents import dependents
 from shapescript_lsp.documents import Document, DocumentStore, path_of
 from shapescript_lsp.features.completion import Completer, resolve
 from shapescript_lsp.features.cross_references import importers, key_of, shared, uses_in
+from shapescript_lsp.features.declaration_path import declaration_in_file
 from shapescript_lsp.features.definition import declaration_of, definition, references
 from shapescript_lsp.features.diagnostics import publishable, to_lsp
 from shapescript_lsp.features.function_pictures import function_picture
@@ -37,6 +38,7 @@ from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hints
 from shapescript_lsp.features.python_members import PYTHON_NAMES, python_roots
 from shapescript_lsp.features.python_names import python_definition
+from shapescript_lsp.features.python_uses import TOP_LEVEL_KINDS, python_uses
 from shapescript_lsp.features.signature_help import signature_help
 from shapescript_lsp.features.triggers import TRIGGER_CHARACTERS, opens_list
 from shapescript_lsp.import_graph import WorkspaceView
@@ -45,7 +47,7 @@ from shapescript_lsp.indexing import BackgroundIndexer
 from shapescript_lsp.library import Library
 from shapescript_lsp.pictures.runs import PictureRuns
 from shapescript_lsp.positions import offset_of, range_of
-from shapescript_lsp.protocol import ShapeScriptProtocol, strict_converter
+from shapescript_lsp.protocol import DeclarationPath, ShapeScriptProtocol, strict_converter
 from shapescript_lsp.python_modules import ModuleWriter
 from shapescript_lsp.render.themes import DEFAULT_THEME, theme_name
 from shapescript_lsp.transport import serve
@@ -515,6 +517,10 @@ async def find_references(ls: ShapeScriptServer, params: types.ReferenceParams):
         elif other is None:
             unopened.append(path)
     found += await asyncio.to_thread(_uses_in_files, unopened, key, ls.store)
+    python: list[types.Location] = []
+    if symbol.kind in TOP_LEVEL_KINDS:
+        roots = python_roots(key[0], ls.index.roots)
+        python = await asyncio.to_thread(python_uses, key[0], symbol.name, roots)
     locations = []
     declaration = Span(key[1], key[2])
     for uri, source, spans in found:
@@ -522,7 +528,7 @@ async def find_references(ls: ShapeScriptServer, params: types.ReferenceParams):
             if not include and span == declaration and normalized(source.path) == key[0]:
                 continue
             locations.append(types.Location(uri=uri, range=range_of(source, span)))
-    return locations
+    return locations + python
 
 
 def _uses_in_files(paths: list[str], key, store: DocumentStore):
@@ -552,7 +558,12 @@ async def inlay_hint(ls: ShapeScriptServer, params: types.InlayHintParams):
 
 @server.feature("shapescript/declarationOf")
 @guarded()
-async def declaration_of_request(ls: ShapeScriptServer, params: types.TextDocumentPositionParams):
+async def declaration_of_request(ls: ShapeScriptServer, params):
+    if isinstance(params, DeclarationPath):
+        path = normalized(params.path)
+        return await asyncio.to_thread(
+            declaration_in_file, path, params.name, ls.store.reader(path)
+        )
     located = await ls.located(params)
     if located is None:
         return None
