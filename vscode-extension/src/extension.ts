@@ -29,6 +29,7 @@ import {
   START_OPTION_SETTINGS,
 } from './config';
 import { trustHover } from './hover';
+import { PythonDefinitions } from './pythonDefinition';
 import { LIBRARY_SCHEME, LibraryUris } from './library';
 
 const CLIENT_ID = 'shapescript'; // also the prefix of the `shapescript.trace.server` setting
@@ -280,6 +281,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => sendPictures()),
     vscode.window.onDidChangeActiveColorTheme(sendTheme),
+  );
+  const pythonDefinitions = new PythonDefinitions(async (file, name) =>
+    client?.isRunning() ? client.sendRequest('shapescript/declarationOf', { path: file, name }) : undefined);
+  context.subscriptions.push(
+    pythonDefinitions,
+    vscode.languages.registerDefinitionProvider({ language: 'python', scheme: 'file' }, pythonDefinitions),
   );
   followPythonExtension(context, restart);
   await serialize(() => startClient(context, documents));
