@@ -63,6 +63,8 @@ class Lister:
         self._lock = threading.Lock()
         self._requests: queue.Queue[dict] = queue.Queue()
         self._thread: threading.Thread | None = None
+        #: The worker couldn't start or has stopped: nothing more will be listed.
+        self._gone = False
 
     def ask(self, module: str, roots: list[str]) -> None:
         """List the module in the background, unless it was asked for already."""
@@ -70,6 +72,9 @@ class Lister:
             if module in self._asked:
                 return
             self._asked.add(module)
+            if self._gone:
+                self.listings[module] = Listing((), True)
+                return
         self._send({"module": module, "roots": roots})
 
     def ask_toplevel(self) -> None:
@@ -77,6 +82,9 @@ class Lister:
             if "" in self._asked:
                 return
             self._asked.add("")
+            if self._gone:
+                self.toplevel = ()
+                return
         self._send({"toplevel": True})
 
     def listing(self, module: str) -> Listing | None:
@@ -134,6 +142,7 @@ class Lister:
     def _give_up(self) -> None:
         """The worker is gone: whatever was asked and not answered stays as it is, complete."""
         with self._lock:
+            self._gone = True
             for module in self._asked:
                 if not module:
                     self.toplevel = self.toplevel or ()
