@@ -68,6 +68,7 @@ print(tuple(uses_mlp.scores(m, torch.ones(2, 4)).shape))
 print(records.report(torch.ones(3)).steps)
 print(records.total({"img": torch.ones(2, 4), "label": torch.zeros(2, dtype=torch.long)}).tolist())
 print(sorted(name for name in vars(mlp) if not name.startswith("_")))
+print(uses_mlp.mlp is mlp)  # the imported file is the module already loaded, not a copy
 """
 
 
@@ -78,7 +79,7 @@ def test_each_generated_module_loads_and_runs(tmp_path: Path):
     assert main(["pymodules", str(folder)]) == 0
     result = _python(folder, RUN_ALL)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split("\n")[:8] == [
+    assert result.stdout.split("\n")[:9] == [
         "(2, 3)",
         "[9.0, 9.0, 9.0]",
         "(2, 8)",
@@ -87,6 +88,7 @@ def test_each_generated_module_loads_and_runs(tmp_path: Path):
         "1",
         "[4.0, 4.0]",
         "['C', 'D', 'Mlp', 'forward', 'scale']",
+        "True",
     ]
 
 
