@@ -16,6 +16,7 @@ import logging
 import os
 import queue
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -46,6 +47,13 @@ class Listing:
 
     members: tuple[Member, ...]
     complete: bool
+
+
+def _niced(command: list[str]) -> list[str]:
+    """The command run at a lower priority where `nice` exists: listing is background work,
+    and its interpreter's start (and torch's import) mustn't slow the server's answers."""
+    nice = shutil.which("nice") if sys.platform != "win32" else None
+    return [nice, "-n", "10", *command] if nice else command
 
 
 def default_python() -> str:
@@ -102,7 +110,7 @@ class Lister:
         """Start the worker, then pass requests to it; another thread reads its answers."""
         try:
             process = subprocess.Popen(
-                [self.python, "-u", str(CHILD)],
+                _niced([self.python, "-u", str(CHILD)]),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
