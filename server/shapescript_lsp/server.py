@@ -166,6 +166,8 @@ class ShapeScriptServer(LanguageServer):
             ):
                 return
             self._publish(document, checked)
+            # Listing starts once the first check is out, not competing with it.
+            self.list_python_imports(document)
             changed = await self.python_modules.after_check(document.uri, document.path, checked)
             if (
                 changed
@@ -321,7 +323,6 @@ def did_open(ls: ShapeScriptServer, params: types.DidOpenTextDocumentParams) -> 
     document = ls.store.open(item.uri, item.text, item.version)
     ls.python_modules.want(item.uri)
     ls.schedule(document)
-    ls.list_python_imports(document)
     if read_from_disk(document.path) != document.text:
         # The files that import it read it from disk until now.
         ls.recheck_dependents(document.path)

@@ -166,6 +166,8 @@ class PythonNames:
         self._listers: dict[str, Lister] = {}
         self._lock = threading.Lock()
         self._parsed: dict[str, tuple[int, tuple[Member, ...]]] = {}
+        #: The (interpreter, roots, modules) prefetch has started listing already.
+        self._prefetched: set[tuple] = set()
         #: The user's modules' names as completion last offered them, by dotted name.
         self._users: dict[str, tuple[Member, ...]] = {}
 
@@ -182,8 +184,13 @@ class PythonNames:
         packages), unless it is the user's own."""
         if "python" not in text:
             return
-        for match in _IMPORT_PYTHON.finditer(text):
-            parts = match.group(1).strip(".").split(".")
+        modules = tuple(match.group(1) for match in _IMPORT_PYTHON.finditer(text))
+        key = (python, tuple(roots), modules)
+        if key in self._prefetched:
+            return  # typing elsewhere in the file: the same imports, already asked for
+        self._prefetched.add(key)
+        for module in modules:
+            parts = module.strip(".").split(".")
             if user_module(parts[:1], roots) is not None:
                 continue
             lister = self.lister(python)
