@@ -29,7 +29,7 @@ import {
   START_OPTION_SETTINGS,
 } from './config';
 import { trustHover } from './hover';
-import { PythonDefinitions } from './pythonDefinition';
+import { PythonDefinitions, withPythonReferences } from './pythonDefinition';
 import { LIBRARY_SCHEME, LibraryUris } from './library';
 
 const CLIENT_ID = 'shapescript'; // also the prefix of the `shapescript.trace.server` setting
@@ -147,6 +147,8 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
     middleware: {
       provideHover: async (document, position, token, next) =>
         trustHover(await next(document, position, token), hoverTrust()),
+      provideReferences: async (document, position, options, token, next) =>
+        withPythonReferences(await next(document, position, options, token), document, position),
     },
   };
   const why = choice.source === 'setting' ? 'shapescript.python'

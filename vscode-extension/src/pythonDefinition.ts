@@ -7,7 +7,9 @@
 // answer said, is replaced in the same tab by the `.ss` file at the same declaration.
 // A generated module opened on purpose (explorer, tab) is left alone.
 import * as vscode from 'vscode';
-import { importedNameAt, ssCandidates, ssOfGenerated } from './pythonNames';
+import {
+  GENERATED_PREFIX, generatedDeclaration, importedNameAt, nameAt, ssCandidates, ssOfGenerated,
+} from './pythonNames';
 
 /** How long after a go to definition an editor landing on a generated module counts. */
 const LANDING_MS = 5000;
@@ -102,4 +104,48 @@ export class PythonDefinitions implements vscode.DefinitionProvider, vscode.Disp
       viewColumn: column,
     });
   }
+}
+
+async function generatedText(file: string): Promise<string | undefined> {
+  try {
+    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(file)));
+    return text.startsWith(GENERATED_PREFIX) ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The references of a `.ss` declaration with the uses a Python language server finds of
+ * the generated module's declaration added, generated modules left out (the server's own
+ * answer already has the uses it reads from the workspace's Python files' imports).
+ */
+export async function withPythonReferences(
+  found: vscode.Location[] | null | undefined,
+  document: vscode.TextDocument,
+  position: vscode.Position,
+): Promise<vscode.Location[] | null | undefined> {
+  if (document.uri.scheme !== 'file' || !document.uri.fsPath.endsWith('.ss')) return found;
+  const name = nameAt(document.getText(), document.offsetAt(position));
+  const module = document.uri.fsPath.replace(/\.ss$/, '.py');
+  const text = name ? await generatedText(module) : undefined;
+  const at = text && name ? generatedDeclaration(text, name) : undefined;
+  if (!at) return found;
+  let python: vscode.Location[] = [];
+  try {
+    python = (await vscode.commands.executeCommand<vscode.Location[]>(
+      'vscode.executeReferenceProvider', vscode.Uri.file(module), new vscode.Position(at.line, at.character))) ?? [];
+  } catch {
+    return found;
+  }
+  const result = [...(found ?? [])];
+  const seen = new Set(result.map((l) => `${l.uri.toString()}#${l.range.start.line}:${l.range.start.character}`));
+  for (const location of python) {
+    const key = `${location.uri.toString()}#${location.range.start.line}:${location.range.start.character}`;
+    if (seen.has(key) || location.uri.scheme !== 'file') continue;
+    if (await generatedText(location.uri.fsPath)) continue;  // a generated module
+    seen.add(key);
+    result.push(location);
+  }
+  return result;
 }

@@ -104,3 +104,24 @@ export function ssCandidates(module: string, pythonFile: string, folders: readon
 export function ssOfGenerated(pythonFile: string): string {
   return pythonFile.replace(/\.py$/, '.ss');
 }
+
+/** Where a generated module declares `name` (0-based line and column), if it does:
+ * `def name(`, `class name(` or `name: ...` at the start of a line. */
+export function generatedDeclaration(text: string, name: string): { line: number; character: number } | undefined {
+  const lines = text.split('\n');
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(`^(?:def |class )?(${escaped})\\b\\s*[(:]`);
+  for (let line = 0; line < lines.length; line++) {
+    const match = pattern.exec(lines[line]);
+    if (match) return { line, character: match[0].indexOf(name) };
+  }
+  return undefined;
+}
+
+/** The word (a name) around `offset`, if any. */
+export function nameAt(text: string, offset: number): string | undefined {
+  let start = offset;
+  while (start > 0 && /[A-Za-z0-9_]/.test(text[start - 1])) start--;
+  const match = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(start));
+  return match && start + match[0].length >= offset ? match[0] : undefined;
+}
