@@ -54,11 +54,7 @@ async def test_torch_members_come_later_and_the_typed_letters_filter_them_all(
 ):
     pytest.importorskip("torch")
     vscode_client.protocol.notify("shapescript/setPython", {"python": sys.executable})
-    text = (
-        "import python torch.nn.functional\n"
-        "fn f() = torch.lo\n"
-        "fn g() = torch.nn.functional.\n"
-    )
+    text = "import python torch.nn.functional\nfn f() = torch.lo\nfn g() = torch.nn.functional.\n"
     uri = _open(vscode_client, tmp_path / "cold.ss", text)
     first = await _complete(vscode_client, uri, text, "torch.lo")
     # Importing torch takes far longer than a completion: the first answer can't wait.
@@ -97,9 +93,7 @@ class Crop:
 
 
 @pytest.mark.asyncio
-async def test_a_users_module_is_read_never_imported(
-    vscode_client: LanguageClient, tmp_path: Path
-):
+async def test_a_users_module_is_read_never_imported(vscode_client: LanguageClient, tmp_path: Path):
     (tmp_path / "augment.py").write_text(USER_MODULE)
     vscode_client.protocol.notify("shapescript/setPython", {"python": sys.executable})
     text = "import python augment\nfn f() = augment.\nfn g() = augment.Crop.\nimport python aug"
