@@ -156,3 +156,18 @@ def test_the_generated_module_rewrites_itself_when_stale(tmp_path: Path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[4.0]"
     assert "def half(" in py.read_text()
+
+
+def test_a_file_with_errors_raises_from_its_line(tmp_path: Path):
+    ss = tmp_path / "model.ss"
+    ss.write_text("devices cpu\nfn double(x: [n]) -> [n] = x * 2\n")
+    assert main(["pymodules", str(ss)]) == 0
+    py = tmp_path / "model.py"
+    os.utime(py, (1, 1))
+    ss.write_text("devices cpu\nfn double(x: [n]) -> [n] = x * missing\n")
+    result = _python(tmp_path, "import model")
+    assert result.returncode == 1
+    assert f'File "{ss}", line 2' in result.stderr
+    assert "ShapeScriptError" in result.stderr and "E0301" in result.stderr
+    # The module keeps its declarations until the file checks again.
+    assert "def double(" in py.read_text()
