@@ -4,9 +4,12 @@ Measures, with medians and 95th percentiles: server start to first diagnostics
 (budget 1 s), `initialized` to first diagnostics (300 ms: what an editor's user waits
 for once the server is up), diagnostics after a one-character edit inside a function
 (50 ms), completion (25 ms), hover, and hover over a function of one number, which draws
-its curve as an image (50 ms), and completion after `torch.` on a fresh server: the first
-one, asked as soon as the file is open, while torch is still being listed, and a warm
-one once it is listed (50 ms each). Results go to `benchmarks/results/lsp_latency.json`.
+its curve as an image (50 ms), `shapescript/architecture` on examples/gpt.ss, warm
+(50 ms); the outline (30 ms), semantic tokens of the whole file (50 ms) and a rename of
+a function across the workspace (100 ms); and completion after `torch.` on a fresh
+server: the first one, asked once the file is open, while torch is still being listed,
+and a warm one once it is listed (50 ms each). Results go to
+`benchmarks/results/lsp_latency.json`.
 
     python -m benchmarks.lsp_latency [--runs 30]
 """
@@ -36,7 +39,16 @@ BUDGETS = {
     "hover_curve": 50.0,
     "first_torch_completion": 50.0,
     "warm_torch_completion": 50.0,
+    "architecture": 50.0,
 }
+#: The outline, semantic tokens (full) and a rename of a function the file uses, each
+#: asked after a one-character edit, as an editor asks them (`measure_names`).
+NAME_BUDGETS = {
+    "document_symbols": 30.0,
+    "semantic_tokens_full": 50.0,
+    "workspace_rename": 100.0,
+}
+BUDGETS |= NAME_BUDGETS
 #: A function of one number, added to the generated file for the curve hover.
 CURVE_FN = "\nfn bench_act(x: [b D]) -> [b D] = x * sigmoid(1.702 * x)\n"
 
@@ -175,6 +187,60 @@ def measure(runs: int, text: str, folder: Path) -> dict[str, list[float]]:
     first, warm = measure_torch_completion(max(5, runs // 3), folder)
     samples["first_torch_completion"] = first
     samples["warm_torch_completion"] = warm
+    measure_architecture(runs, folder, samples["architecture"])
+    samples |= measure_names(runs, text, folder)
+    return samples
+
+
+def measure_names(runs: int, text: str, folder: Path) -> dict[str, list[float]]:
+    """documentSymbol, semanticTokens/full and rename of the first function (renamed in
+    its declaration and its calls, across the workspace), each after an edit inside a
+    function has been checked; the first semantic tokens, with nothing to reuse, apart."""
+    uri = (folder / "names.ss").as_uri()
+    client, _ = open_file(folder, uri, text)
+    document = {"textDocument": {"uri": uri}}
+    samples: dict[str, list[float]] = {name: [] for name in NAME_BUDGETS}
+    start = time.perf_counter()
+    answer = client.request("textDocument/semanticTokens/full", document)
+    samples["semantic_tokens_full_first"] = [(time.perf_counter() - start) * 1000]
+    assert answer["result"]["data"], "no semantic tokens"
+    at = edit_point(text)
+    current = text
+    for run in range(runs):
+        inserting = run % 2 == 0
+        change = {
+            "range": {
+                "start": position(current, at),
+                "end": position(current, at + (0 if inserting else 1)),
+            },
+            "text": " " if inserting else "",
+        }
+        version = run + 2
+        client.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
+        )
+        client.wait_for(
+            "textDocument/publishDiagnostics", lambda p, v=version: p.get("version") == v
+        )
+        current = (
+            current[:at] + " " + current[at:] if inserting else current[:at] + current[at + 1 :]
+        )
+        for name, method, params in (
+            ("document_symbols", "textDocument/documentSymbol", document),
+            ("semantic_tokens_full", "textDocument/semanticTokens/full", document),
+            (
+                "workspace_rename",
+                "textDocument/rename",
+                document
+                | {"position": position(current, current.index("fn ") + 3), "newName": "renamed"},
+            ),
+        ):
+            start = time.perf_counter()
+            answer = client.request(method, params)
+            samples[name].append((time.perf_counter() - start) * 1000)
+            assert answer.get("result"), f"{method} answered {answer}"
+    client.close()
     return samples
 
 
@@ -254,6 +320,22 @@ def measure_curve(runs: int, text: str, folder: Path, samples: list[float]) -> N
         )
         samples.append((time.perf_counter() - start) * 1000)
         assert "curve of bench_act" in str(answer), "the hover has no curve"
+    client.close()
+
+
+def measure_architecture(runs: int, folder: Path, samples: list[float]) -> None:
+    """`shapescript/architecture` on the GPT example's model name, once the file is checked
+    and drawn once (warm), as a view that follows the cursor asks for it."""
+    text = (REPO / "examples" / "gpt.ss").read_text(encoding="utf-8")
+    uri = (folder / "gpt.ss").as_uri()
+    client, _ = open_file(folder, uri, text)
+    params = {"textDocument": {"uri": uri}, "position": position(text, text.index("model Gpt") + 6)}
+    first = client.request("shapescript/architecture", params)
+    assert "Transformer block" in first["result"]["svg"], "the architecture has no GPT block"
+    for _ in range(runs):
+        start = time.perf_counter()
+        client.request("shapescript/architecture", params)
+        samples.append((time.perf_counter() - start) * 1000)
     client.close()
 
 

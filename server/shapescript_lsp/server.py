@@ -18,18 +18,19 @@ from pathlib import Path
 from typing import BinaryIO
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from shapescript import __version__
-from shapescript.check.checker import check_source
 from shapescript.check.import_session import read_from_disk
 from shapescript.check.program import Checked
-from shapescript.syntax.source import SourceFile, Span
+from shapescript.syntax.source import Span
 from shapescript_lsp.dependents import dependents
 from shapescript_lsp.documents import Document, DocumentStore, path_of
+from shapescript_lsp.features.architecture import ArchitectureSettings, architecture_hover
 from shapescript_lsp.features.completion import Completer, resolve
-from shapescript_lsp.features.cross_references import importers, key_of, shared, uses_in
+from shapescript_lsp.features.cross_references import key_of, shared
 from shapescript_lsp.features.declaration_path import declaration_in_file
 from shapescript_lsp.features.definition import declaration_of, definition, references
 from shapescript_lsp.features.diagnostics import publishable, to_lsp
@@ -39,8 +40,20 @@ from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hin
 from shapescript_lsp.features.python_members import PYTHON_NAMES, python_roots
 from shapescript_lsp.features.python_names import python_definition
 from shapescript_lsp.features.python_uses import TOP_LEVEL_KINDS, python_uses
+from shapescript_lsp.features.rename import RenameRefused, plain, workspace_rename
+from shapescript_lsp.features.rename import target as rename_target
+from shapescript_lsp.features.semantic_tokens import LEGEND as TOKEN_LEGEND
+from shapescript_lsp.features.semantic_tokens import TokenCache, TokenResults, semantic_tokens
 from shapescript_lsp.features.signature_help import signature_help
+from shapescript_lsp.features.symbols import (
+    OutlineCache,
+    document_symbols,
+    outlines,
+    symbol_information,
+    workspace_symbols,
+)
 from shapescript_lsp.features.triggers import TRIGGER_CHARACTERS, opens_list
+from shapescript_lsp.features.workspace_uses import workspace_uses
 from shapescript_lsp.import_graph import WorkspaceView
 from shapescript_lsp.import_reading import normalized, search_path
 from shapescript_lsp.indexing import BackgroundIndexer
@@ -61,6 +74,8 @@ DEFAULT_DEBOUNCE_S = 0.005
 #: How long a file that imports the one being edited waits for typing to pause.
 DEPENDENT_DELAY_S = 0.15
 SWITCH_INTERVAL_S = 0.001
+#: LSP's RequestFailed: a request understood but refused, with a message to show.
+REQUEST_FAILED = -32803
 
 
 class ShapeScriptServer(LanguageServer):
@@ -91,6 +106,13 @@ class ShapeScriptServer(LanguageServer):
         self.indexer = BackgroundIndexer(self, self.index)
         #: The Python modules written beside `.ss` files on open and save.
         self.python_modules = ModuleWriter()
+        #: How model architectures are shown (features/architecture.py).
+        self.architecture = ArchitectureSettings()
+
+    @property
+    def dark(self) -> bool:
+        """Whether the theme's background is dark, for pictures that know only light and dark."""
+        return self.theme in ("dark", "highContrast")
 
     # ------------------------------------------------------------------ documents
 
@@ -258,6 +280,7 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     ls.hover_images = options.get("hoverImages", options.get("pictures", True)) is not False
     ls.theme = theme_name(options.get("theme"))
     ls.binding_hints = binding_hints_option(options)
+    ls.architecture = ArchitectureSettings.from_options(options)
     if "debounceMs" in options:
         ls.debounce = max(0.0, float(options["debounceMs"]) / 1000.0)
     roots = [Path(path_of(folder.uri)) for folder in params.workspace_folders or []]
@@ -358,6 +381,7 @@ def did_close(ls: ShapeScriptServer, params: types.DidCloseTextDocumentParams) -
     document = ls.store.get(uri)
     ls.store.close(uri)
     ls.python_modules.forget(uri)
+    token_results.forget(uri)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
     if document is not None:
         # The files that import it read it from disk from now on, unsaved edits lost.
@@ -393,6 +417,21 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
     checked, document, offset = located
     renderer = HoverRenderer(ls.images and ls.hover_images, ls.theme)
     answer = renderer.hover(checked, offset)
+    room = [renderer.budget]
+    drawing = architecture_hover(
+        checked,
+        document.uri,
+        offset,
+        ls.architecture,
+        renderer.images,
+        ls.theme,
+        room,
+        ls.store.search_path,
+        ls.store.reader,
+    )
+    renderer.budget = room[0]
+    if drawing and answer is not None and isinstance(answer.contents, types.MarkupContent):
+        answer.contents.value = drawing + "\n\n---\n\n" + answer.contents.value
     if answer is None and document.last_good is not None and document.last_good is not checked:
         good = document.last_good
         answer = renderer.hover(good, min(offset, len(good.source.text)))
@@ -404,6 +443,7 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
         pictures=ls.pictures,
         python=ls.python,
         images=ls.images and ls.hover_images,
+        theme=ls.theme,
     )
     if not picture:
         return answer
@@ -456,7 +496,7 @@ async def completion_resolve(ls: ShapeScriptServer, item: types.CompletionItem):
     checked = None
     for document in ls.store.documents.values():
         checked = document.analysis or checked
-    return resolve(item, checked, ls.images)
+    return resolve(item, checked, ls.images, ls.theme)
 
 
 @server.feature(
@@ -469,7 +509,7 @@ async def signature(ls: ShapeScriptServer, params: types.SignatureHelpParams):
     if located is None:
         return None
     checked, document, offset = located
-    return signature_help(checked, checked.source.text, offset, ls.images)
+    return signature_help(checked, checked.source.text, offset, ls.images, ls.dark)
 
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
@@ -498,26 +538,10 @@ async def find_references(ls: ShapeScriptServer, params: types.ReferenceParams):
     if symbol is None or not shared(symbol):
         return references(checked, offset, params.text_document.uri, include)
     key = key_of(symbol)
-    await ls.indexer.settled()
-    found = [(document.uri, checked.source, checked.references_to(symbol) + uses_in(checked, key))]
-    others = {key[0]}
-    for other in ls.store.documents.values():
-        table = other.analysis.imports if other.analysis is not None else None
-        if table is not None and any(info.path == key[0] for info in table.infos):
-            others.add(other.path)
-    others.update(
-        await asyncio.to_thread(importers, ls.index.snapshot(), key[0], ls.store.search_path)
-    )
-    others.discard(document.path)
-    unopened = []
-    for path in sorted(others):
-        other = ls.store.by_path.get(path)
-        analysis = await ls.store.analysis(other) if other is not None else None
-        if analysis is not None:
-            found.append((other.uri, analysis.source, uses_in(analysis, key)))
-        elif other is None:
-            unopened.append(path)
-    found += await asyncio.to_thread(_uses_in_files, unopened, key, ls.store)
+    found = [
+        (uri, analysis.source, spans)
+        for uri, analysis, spans in await workspace_uses(ls, checked, document, symbol)
+    ]
     python: list[types.Location] = []
     if symbol.kind in TOP_LEVEL_KINDS:
         roots = python_roots(key[0], ls.index.roots)
@@ -532,18 +556,113 @@ async def find_references(ls: ShapeScriptServer, params: types.ReferenceParams):
     return locations + python
 
 
-def _uses_in_files(paths: list[str], key, store: DocumentStore):
-    """Check files that aren't open (as they are on disk) for uses of the declaration."""
-    found = []
-    for path in paths:
-        text = store.reader(path)
-        if text is None:
-            continue
-        checked = check_source(
-            SourceFile.from_text(path, text), search_path=store.search_path, read=store.reader
-        )
-        found.append((Path(path).as_uri(), checked.source, uses_in(checked, key)))
+# ------------------------------------------------ outline, rename, semantic tokens
+
+
+#: Each item's outline entry from the last request, reused while the item is unchanged.
+outline_cache = OutlineCache()
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+@guarded([])
+async def document_symbol(ls: ShapeScriptServer, params: types.DocumentSymbolParams):
+    checked, _ = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return []
+    found = document_symbols(checked, outline_cache)
+    capabilities = ls.client_capabilities.text_document
+    outline = capabilities.document_symbol if capabilities is not None else None
+    if outline is None or not outline.hierarchical_document_symbol_support:
+        return symbol_information(found, params.text_document.uri)
     return found
+
+
+@server.feature(types.WORKSPACE_SYMBOL)
+@guarded([])
+async def workspace_symbol(ls: ShapeScriptServer, params: types.WorkspaceSymbolParams):
+    await ls.indexer.settled()
+    documents = [d for d in ls.store.documents.values() if not ls.library.is_library_uri(d.uri)]
+    files, texts = [], []
+    for document in documents:
+        checked = document.analysis or document.last_good
+        if checked is not None:
+            files.append((document.uri, checked))
+        else:
+            texts.append((document.uri, document.path, document.text))
+    opened = {document.uri for document in documents}
+    texts += [
+        (indexed.path.as_uri(), str(indexed.path), indexed.text)
+        for indexed in ls.index.snapshot()
+        if indexed.path.as_uri() not in opened
+    ]
+    return await asyncio.to_thread(workspace_symbols, params.query, outlines(files, texts))
+
+
+@server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+async def prepare_rename(ls: ShapeScriptServer, params: types.PrepareRenameParams):
+    located = await ls.located(params)
+    if located is None:
+        return None
+    checked, _, offset = located
+    try:
+        spot = rename_target(checked, offset, str(ls.library.folder))
+    except RenameRefused as refusal:
+        raise JsonRpcException(str(refusal), code=REQUEST_FAILED) from None
+    return types.PrepareRenamePlaceholder(
+        range=range_of(checked.source, spot.span), placeholder=plain(spot.symbol)
+    )
+
+
+@server.feature(types.TEXT_DOCUMENT_RENAME)
+async def rename(ls: ShapeScriptServer, params: types.RenameParams):
+    located = await ls.located(params)
+    if located is None:
+        return None
+    checked, document, offset = located
+    try:
+        return await workspace_rename(ls, checked, document, offset, params.new_name)
+    except RenameRefused as refusal:
+        raise JsonRpcException(str(refusal), code=REQUEST_FAILED) from None
+
+
+#: Each item's tokens from the last request, reused while the item is unchanged.
+token_cache = TokenCache()
+#: Each document's last full tokens, which `full/delta` answers against.
+token_results = TokenResults()
+
+
+@server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, TOKEN_LEGEND)
+@guarded(types.SemanticTokens(data=[]))
+async def semantic_tokens_full(ls: ShapeScriptServer, params: types.SemanticTokensParams):
+    checked, _ = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return types.SemanticTokens(data=[])
+    read_only = ls.library.is_library_uri(params.text_document.uri)
+    tokens = semantic_tokens(checked, read_only=read_only, cache=token_cache)
+    return token_results.full(params.text_document.uri, tokens)
+
+
+@server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, TOKEN_LEGEND)
+@guarded(types.SemanticTokens(data=[]))
+async def semantic_tokens_delta(ls: ShapeScriptServer, params: types.SemanticTokensDeltaParams):
+    uri = params.text_document.uri
+    checked, _ = await ls.analysis(uri)
+    if checked is None:
+        return types.SemanticTokens(data=[])
+    tokens = semantic_tokens(checked, read_only=ls.library.is_library_uri(uri), cache=token_cache)
+    return token_results.delta(uri, params.previous_result_id, tokens)
+
+
+@server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, TOKEN_LEGEND)
+@guarded(types.SemanticTokens(data=[]))
+async def semantic_tokens_range(ls: ShapeScriptServer, params: types.SemanticTokensRangeParams):
+    checked, _ = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return types.SemanticTokens(data=[])
+    start = offset_of(checked.source, params.range.start)
+    end = offset_of(checked.source, params.range.end)
+    read_only = ls.library.is_library_uri(params.text_document.uri)
+    return semantic_tokens(checked, start, end, read_only=read_only, cache=token_cache)
 
 
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
@@ -608,3 +727,7 @@ def _get(value, key: str):
     if isinstance(value, dict):
         return value.get(key)
     return getattr(value, key, None)
+
+
+# Registers the architecture view's requests on `server` (it imports this module).
+from shapescript_lsp.features import architecture_requests  # noqa: E402, F401

@@ -29,6 +29,8 @@ CALLS = {
         "embed224(torch.rand(2, 3, 224, 224), torch.randn(768, 768) * 0.02, torch.zeros(768)).shape"
     ),
     "train_mlp": None,
+    "gpt": None,
+    "vit": None,
 }
 EXPECTED_SHAPES = {"attention": "torch.Size([2, 5, 768])", "patchify": "torch.Size([2, 196, 768])"}
 

@@ -28,6 +28,7 @@ import {
   serverCommand,
   START_OPTION_SETTINGS,
 } from './config';
+import { ArchitectureView, architectureOptions } from './architecture';
 import { trustHover } from './hover';
 import { PythonDefinitions, withPythonReferences } from './pythonDefinition';
 import { LIBRARY_SCHEME, LibraryUris } from './library';
@@ -131,15 +132,18 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
       log(`initialize failed: ${lastStartError}`);
       return false;
     },
-    initializationOptions: initializationOptions(
-      libraryDir,
-      choice.python,
-      vscode.workspace.isTrusted,
-      settings.hoverPictures,
-      settings.bindingHints,
-      themeName(vscode.window.activeColorTheme.kind),
-      settings.pythonModules,
-    ),
+    initializationOptions: {
+      ...initializationOptions(
+        libraryDir,
+        choice.python,
+        vscode.workspace.isTrusted,
+        settings.hoverPictures,
+        settings.bindingHints,
+        themeName(vscode.window.activeColorTheme.kind),
+        settings.pythonModules,
+      ),
+      ...architectureOptions(),
+    },
     uriConverters: {
       code2Protocol: (uri) => library!.toServer(uri),
       protocol2Code: (value) => library!.fromServer(value),
@@ -246,7 +250,7 @@ function followPythonExtension(context: vscode.ExtensionContext, restart: () => 
   );
 }
 
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
+export async function activate(context: vscode.ExtensionContext): Promise<{ architecture: ArchitectureView }> {
   output = vscode.window.createOutputChannel('ShapeScript');
   library = new LibraryUris(context.globalStorageUri.fsPath, vscode.Uri);
   const pkg = context.extension.packageJSON as { contributes?: { commands?: { command: string }[] } };
@@ -291,7 +295,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.languages.registerDefinitionProvider({ language: 'python', scheme: 'file' }, pythonDefinitions),
   );
   followPythonExtension(context, restart);
+  const architecture = new ArchitectureView(() => client);
+  context.subscriptions.push(...architecture.register());
   await serialize(() => startClient(context, documents));
+  return { architecture };
 }
 
 export function deactivate(): Promise<void> {

@@ -20,6 +20,8 @@ from shapescript.check.program import Checked, Symbol
 from shapescript.check.type_exprs import BUILTIN_DOMAINS
 from shapescript.check.types import TensorType, Type, format_type
 from shapescript.syntax.tokens import DTYPES, KEYWORDS
+from shapescript_lsp.features.curve_hover import CURVE_KINDS, documentation_curve
+from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.imported_names import imported_names
 from shapescript_lsp.features.math_completion import math_items
 from shapescript_lsp.features.model_members import member_candidates
@@ -28,7 +30,7 @@ from shapescript_lsp.features.record_members import record_members
 from shapescript_lsp.features.signature_help import CallSite, call_site, callable_params
 from shapescript_lsp.import_edits import import_edit
 from shapescript_lsp.import_graph import WorkspaceView
-from shapescript_lsp.render.math import render_doc
+from shapescript_lsp.render.themes import DEFAULT_THEME
 
 #: The most Python names one answer holds, after the typed letters filtered them.
 PYTHON_CAP = 300
@@ -514,28 +516,40 @@ class Completer:
 
 
 def resolve(
-    item: types.CompletionItem, checked: Checked | None, images: bool = False
+    item: types.CompletionItem,
+    checked: Checked | None,
+    images: bool = False,
+    theme: str = DEFAULT_THEME,
 ) -> types.CompletionItem:
-    """Fill in an item's Markdown documentation, which completion leaves out to stay fast."""
+    """Fill in an item's Markdown documentation, which completion leaves out to stay fast:
+    the hover's Markdown for the name (its declaration, its docs with their math
+    rendered) and a function of one number's curve, as images where the client shows them,
+    else Unicode math and a text plot."""
     data = item.data if isinstance(item.data, dict) else None
     if not data:
         return item
     name, kind = data.get("name"), data.get("kind")
-    text = None
+    renderer = HoverRenderer(images, theme)
+    parts: list[str] = []
     if kind == "python":
-        text = python_documentation(data)
+        parts = [python_documentation(data) or ""]
     elif kind == "builtin" and name in BUILTINS:
         entry = BUILTINS[name]
-        text = (
-            f"```shapescript\n{entry.signature}\n```\n\n{render_doc(entry.summary, images)}\n\n"
-            f"```shapescript\n{entry.example}\n```"
-        )
-    elif checked is not None:
+        parts = [
+            f"```shapescript\n{entry.signature}\n```",
+            renderer.doc(entry.summary),
+            f"```shapescript\n{entry.example}\n```",
+        ]
+    elif checked is not None and isinstance(name, str):
         symbol = checked.module_symbols.get(name) or checked.builtin_symbols.get(name)
         if symbol is not None:
-            text = f"```shapescript\n{symbol.detail or symbol.name}\n```"
-            if symbol.doc:
-                text += "\n\n" + render_doc(symbol.doc, images)
+            parts = renderer.describe(checked, symbol) or [
+                f"```shapescript\n{symbol.detail or symbol.name}\n```",
+                renderer.doc(symbol.doc),
+            ]
+    if parts and isinstance(name, str) and kind in CURVE_KINDS:
+        parts.append(documentation_curve(checked, name, images, renderer.dark))
+    text = "\n\n".join(part for part in parts if part)
     if text:
         item.documentation = types.MarkupContent(kind=types.MarkupKind.Markdown, value=text)
     return item

@@ -95,6 +95,11 @@ class HoverRenderer:
             range=range_of(checked.source, span),
         )
 
+    def describe(self, checked: Checked, symbol: Symbol) -> list[str]:
+        """The hover's sections for a declared name, without a place it is used at (for
+        completion documentation)."""
+        return [part for part in self._describe(checked, symbol.name, symbol, None) if part]
+
     def _describe(
         self, checked: Checked, word: str, symbol: Symbol | None, type_: Type | None
     ) -> list[str]:
@@ -104,13 +109,13 @@ class HoverRenderer:
             return [_fence(format_type(type_)), self.drawing(type_, checked)]
         kind = symbol.kind
         if in_other_file(symbol, checked) and kind not in ("field", "metric"):
-            return imported_hover(checked, symbol)
+            return imported_hover(checked, symbol, self.doc)
         if kind == "import":
             return _import_hover(symbol)
         if kind == "model":
-            return model_hover(checked, symbol)
+            return model_hover(checked, symbol, self.doc)
         if kind == "field":
-            return field_hover(checked, symbol, self.drawing)
+            return field_hover(checked, symbol, self.drawing, self.doc)
         if kind == "dim":
             return self._dim(checked, symbol)
         if kind == "alias":

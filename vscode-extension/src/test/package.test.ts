@@ -67,10 +67,21 @@ describe('package.json', () => {
   it('contributes the restart command, and the extension registers it', () => {
     const commands = pkg.contributes.commands.map((c: { command: string }) => c.command);
     assert.ok(commands.includes('shapescript.restartServer'));
-    const source = fs.readFileSync(path.join(ROOT, 'src', 'extension.ts'), 'utf8');
+    const source = ['extension.ts', 'architecture.ts']
+      .map((file) => fs.readFileSync(path.join(ROOT, 'src', file), 'utf8'))
+      .join('\n');
     for (const c of commands) {
-      assert.ok(source.includes(`'${c}'`), `extension.ts registers ${c}`);
+      assert.ok(source.includes(`'${c}'`), `extension.ts or architecture.ts registers ${c}`);
     }
+  });
+
+  it('contributes the Architecture tab: its commands, context menu entry and settings', () => {
+    const menu = pkg.contributes.menus['editor/context'];
+    assert.ok(menu.some((m: { command: string }) => m.command === 'shapescript.architecture.show'));
+    const props = pkg.contributes.configuration.properties;
+    assert.equal(props['shapescript.architecture.followCursor'].default, true);
+    assert.deepEqual(props['shapescript.architecture.detail'].enum, ['layers', 'operations']);
+    assert.equal(props['shapescript.architecture.detail'].default, 'layers');
   });
 
   it('has been compiled to its main file', () => {

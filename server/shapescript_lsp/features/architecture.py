@@ -1,0 +1,246 @@
+"""A model's architecture in the editor: the hover section and `shapescript/architecture`.
+
+Both read `shapescript.architecture`, which reads only the checker's result. The hover
+names the functions read, with links, then shows the drawing: a PNG in clients that
+show images, the text list in others, or only the one-line summary with a link to the
+client's own view (`architecturePanel`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import quote
+
+from shapescript.architecture import DETAILS, architecture, model_at
+from shapescript.architecture.nodes import Architecture, walk
+from shapescript.architecture.text import architecture_text
+from shapescript.check.checker import check_source
+from shapescript.check.program import Checked
+from shapescript.records import record
+from shapescript.syntax.source import SourceFile, Span
+from shapescript_lsp.features.context import word_at
+from shapescript_lsp.features.imported import Reader, text_of
+from shapescript_lsp.positions import range_of
+from shapescript_lsp.render.architecture_png import architecture_png
+from shapescript_lsp.render.architecture_svg import architecture_svg
+
+SHOW_COMMAND = "shapescript.architecture.show"
+TOGGLE_COMMAND = "shapescript.architecture.toggleDetail"
+CACHE_SIZE = 16
+
+
+@record
+class ArchitectureSettings:
+    """The initialization options: the level drawn (`architectureDetail`), whether the
+    client shows the drawing in a view of its own (`architecturePanel`), and whether it
+    runs the command that switches the level from a hover link (`architectureToggle`)."""
+
+    detail: str = "layers"
+    panel: bool = False
+    toggle: bool = False
+
+    @staticmethod
+    def from_options(options: dict) -> ArchitectureSettings:
+        return ArchitectureSettings(
+            detail=detail_name(options.get("architectureDetail")) or "layers",
+            panel=options.get("architecturePanel") is True,
+            toggle=options.get("architectureToggle") is True,
+        )
+
+
+def detail_name(value: object) -> str | None:
+    """`layers` or `operations`, or None for anything else."""
+    return value if isinstance(value, str) and value in DETAILS else None
+
+
+_cache: OrderedDict[tuple, tuple[object, object]] = OrderedDict()
+
+
+def _remember(key: tuple, owner: object, make):
+    """What `make` gives for `owner` (an analysis or a drawing), made once while it is
+    among the last few asked for."""
+    found = _cache.get(key)
+    if found is not None and found[0] is owner:
+        _cache.move_to_end(key)
+        return found[1]
+    value = make()
+    _cache[key] = (owner, value)
+    while len(_cache) > CACHE_SIZE:
+        _cache.popitem(last=False)
+    return value
+
+
+@record
+class Drawn:
+    """A drawing and the checked file it was read from (this one, or the file that
+    declares an imported model), with that file's URI."""
+
+    found: Architecture
+    home: Checked
+    uri: str
+
+
+def drawn(
+    checked: Checked,
+    uri: str,
+    model: str,
+    detail: str,
+    search_path: Sequence[str] = (),
+    read: Reader | None = None,
+) -> Drawn | None:
+    """The model's drawing; an imported model (`attention.Attention`) is drawn from its
+    own file, checked as the import read it."""
+    if model in checked.models:
+        found = _remember(
+            (id(checked), model, detail), checked, lambda: architecture(checked, model, detail)
+        )
+        return Drawn(found, checked, uri) if found is not None else None
+    table = checked.imports
+    symbol = table.symbols.get(model) if table is not None else None
+    if symbol is None or symbol.kind != "model":
+        return None
+    text = text_of(checked, symbol.path, read)
+    if text is None:
+        return None
+    home = _remember(
+        (id(checked), "file", symbol.path),
+        checked,
+        lambda: check_source(
+            SourceFile.from_text(symbol.path, text), search_path=search_path, read=read
+        ),
+    )
+    name = model.rpartition(".")[2]
+    found = _remember((id(home), name, detail), home, lambda: architecture(home, name, detail))
+    return Drawn(found, home, Path(symbol.path).as_uri()) if found is not None else None
+
+
+def model_named_at(checked: Checked, offset: int) -> str | None:
+    """The model at a name: a model's name anywhere, or a function that takes one first."""
+    if word_at(checked.source.text, offset) is None:
+        return None
+    return model_at(checked, offset)
+
+
+def _uri_of(path: str, uri: str, checked: Checked) -> str:
+    return uri if path == checked.source.path else Path(path).as_uri()
+
+
+def _location(checked: Checked, uri: str, span: Span) -> dict:
+    found = range_of(checked.source, span)
+    return {
+        "uri": uri,
+        "range": {
+            "start": {"line": found.start.line, "character": found.start.character},
+            "end": {"line": found.end.line, "character": found.end.character},
+        },
+    }
+
+
+def architecture_answer(
+    checked: Checked,
+    uri: str,
+    offset: int,
+    detail: str,
+    probe: bool = False,
+    search_path: Sequence[str] = (),
+    read: Reader | None = None,
+) -> dict | None:
+    """The answer to `shapescript/architecture`: null where no model is named."""
+    model = model_named_at(checked, offset)
+    if model is None:
+        return None
+    if probe:
+        return {"model": model}
+    drawing = drawn(checked, uri, model, detail, search_path, read)
+    if drawing is None:
+        return None
+    found, checked, uri = drawing.found, drawing.home, drawing.uri
+    svg, width, height = _remember((id(found), "svg"), found, lambda: architecture_svg(found))
+    return {
+        "model": model,
+        "title": found.title,
+        "summary": found.summary,
+        "detail": found.detail,
+        "svg": svg,
+        "width": width,
+        "height": height,
+        "text": architecture_text(found),
+        "declaration": _location(checked, uri, found.declaration),
+        "links": [
+            {
+                "label": link.label,
+                "place": link.place,
+                "kind": link.kind,
+                **_location(checked, _uri_of(link.path, uri, checked), link.span),
+            }
+            for link in found.links
+        ],
+        "nodes": [
+            {"id": node.id, **_location(checked, uri, node.span)}
+            for section in found.sections
+            for node in walk(section.nodes)
+            if node.span is not None and node.id
+        ],
+    }
+
+
+def _command(name: str, arguments: list) -> str:
+    return f"command:{name}?{quote(json.dumps(arguments))}"
+
+
+def architecture_hover(
+    checked: Checked,
+    uri: str,
+    offset: int,
+    settings: ArchitectureSettings,
+    images: bool,
+    theme: str,
+    budget: list[int] | None = None,
+    search_path: Sequence[str] = (),
+    read: Reader | None = None,
+) -> str:
+    """The hover's architecture section, or "" where no model is named. The picture is
+    drawn as text instead when it doesn't fit in what is left of `budget[0]`, the
+    characters the hover's images may still take (and takes its share of it)."""
+    model = model_named_at(checked, offset)
+    if model is None:
+        return ""
+    drawing = drawn(checked, uri, model, settings.detail, search_path, read)
+    if drawing is None:
+        return ""
+    found, checked, uri = drawing.found, drawing.home, drawing.uri
+    position = range_of(checked.source, found.declaration).start
+    show = _command(SHOW_COMMAND, [uri, position.line, position.character])
+    toggle = ""
+    if settings.toggle:
+        other = "operations" if settings.detail == "layers" else "layers"
+        label = "Show every operation" if other == "operations" else "Show layers"
+        toggle = f"[{label}]({_command(TOGGLE_COMMAND, [other])})"
+    if settings.panel:
+        return f"{found.summary} · [Open architecture]({show})" + (f" · {toggle}" if toggle else "")
+    sources = [link for link in found.links if link.kind == "source"]
+    named = " and ".join(
+        f"[{link.label}]({_link_uri(checked, uri, link.path, link.span)}) ({link.place})"
+        for link in sources
+    )
+    lines = [f"**Architecture of {model}**" + (f", from {named}" if named else "")]
+    picture = ""
+    if images:
+        png = _remember((id(found), "png", theme), found, lambda: architecture_png(found, theme))
+        room = budget[0] if budget is not None else None
+        if png is not None and (room is None or len(png[0]) < room):
+            picture = f"![architecture of {model}]({png[0]}|width={png[1]})"
+            if budget is not None:
+                budget[0] -= len(png[0])
+    lines.append(picture or "```text\n" + architecture_text(found) + "\n```")
+    if toggle:
+        lines.append(toggle)
+    return "\n\n".join(lines)
+
+
+def _link_uri(checked: Checked, uri: str, path: str, span: Span) -> str:
+    line = range_of(checked.source, span).start.line + 1
+    return f"{_uri_of(path, uri, checked)}#L{line}"

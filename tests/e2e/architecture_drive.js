@@ -1,0 +1,154 @@
+// architecture_drive.js -- the browser half of test_vscode_architecture.py, run by the
+// shared probe (vscode_probe.py) in place of its drive.js, with the same config.
+//
+// Opens examples/gpt.ss, clicks the model's name, waits for the Architecture tab, reads
+// the SVG inside its webview, clicks the attention box and reads the editor's selection,
+// and takes screenshots in a dark and a light theme. Writes result.json as drive.js does.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { chromium } = require('playwright-core');
+
+const cfg = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const out = { steps: [], console_errors: [] };
+const T0 = Date.now();
+const since = (t) => Date.now() - t;
+let browser = null;
+
+function save() {
+  out.total_ms = since(T0);
+  fs.writeFileSync(path.join(cfg.out_dir, 'result.json'), JSON.stringify(out, null, 2));
+}
+
+async function main() {
+  browser = await chromium.launchPersistentContext(cfg.browser_profile, {
+    executablePath: cfg.chromium,
+    headless: true,
+    viewport: { width: 1440, height: 900 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+           '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = browser.pages()[0] || await browser.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') out.console_errors.push(m.text().slice(0, 300)); });
+  const editor = page.locator('.editor-group-container .monaco-editor').first();
+
+  async function step(name, fn, shotName) {
+    const t = Date.now();
+    const rec = { name };
+    try {
+      Object.assign(rec, await fn());
+      rec.ok = rec.ok !== false;
+    } catch (e) {
+      rec.ok = false;
+      rec.error = String(e && e.message || e).split('\n')[0];
+    }
+    rec.ms = since(t);
+    const shot = path.join(cfg.out_dir, shotName || `${String(out.steps.length).padStart(2, '0')}-${name}.png`);
+    try { await page.screenshot({ path: shot }); rec.screenshot = path.basename(shot); } catch (e) { /* page gone */ }
+    out.steps.push(rec);
+    save();
+    return rec;
+  }
+
+  async function webviewFrame() {
+    for (let i = 0; i < 120; i++) {
+      for (const frame of page.frames()) {
+        try {
+          if (await frame.locator('#drawing svg').count() > 0) return frame;
+        } catch (e) { /* a frame that went away */ }
+      }
+      await page.waitForTimeout(250);
+    }
+    throw new Error('no webview with a drawing');
+  }
+
+  async function selectionText() {
+    const el = page.locator('[id="status.editor.selection"]');
+    if (await el.count() === 0) return null;
+    return ((await el.first().getAttribute('aria-label')) || (await el.first().innerText())).trim();
+  }
+
+  const open = await step('open-workbench', async () => {
+    await page.goto(`${cfg.url}/?folder=${encodeURIComponent(cfg.workspace)}`, { waitUntil: 'domcontentloaded' });
+    await page.locator('.monaco-workbench').waitFor({ timeout: cfg.timeout_ms * 4 });
+    await page.locator('[id="workbench.parts.statusbar"]').waitFor({ timeout: cfg.timeout_ms });
+    return {};
+  });
+  if (!open.ok) return;
+
+  await step('open-file', async () => {
+    await page.waitForTimeout(1000);
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: cfg.timeout_ms });
+    await page.keyboard.type(cfg.file);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: path.basename(cfg.file) })
+      .first().waitFor({ state: 'visible', timeout: cfg.timeout_ms });
+    await page.keyboard.press('Enter');
+    await editor.locator('.view-lines').waitFor({ timeout: cfg.timeout_ms });
+    await page.waitForFunction(() => document.querySelector('.editor-group-container .view-lines')?.innerText.includes('model Gpt'),
+      null, { timeout: cfg.timeout_ms });
+    return {};
+  });
+
+  // Let the server start and check the file before the click.
+  await page.waitForTimeout(4000);
+
+  await step('click-model-name', async () => {
+    const line = editor.locator('.view-line', { hasText: 'model Gpt:' }).first();
+    await line.waitFor({ timeout: cfg.timeout_ms });
+    const name = line.locator('span', { hasText: /^Gpt$/ }).first();
+    if (await name.count() > 0) {
+      await name.click();
+    } else {
+      const box = await line.boundingBox();
+      await page.mouse.click(box.x + 60, box.y + box.height / 2);
+    }
+    const tab = page.locator('.tab', { hasText: 'Architecture: Gpt' }).first();
+    await tab.waitFor({ state: 'visible', timeout: cfg.timeout_ms * 2 });
+    const frame = await webviewFrame();
+    await frame.locator('#drawing g[data-node]').first().waitFor({ timeout: cfg.timeout_ms });
+    await page.waitForTimeout(800);
+    const svg = await frame.locator('#drawing svg').evaluate((el) => el.outerHTML);
+    const texts = await frame.locator('#drawing svg text').evaluateAll((els) => els.map((e) => e.textContent));
+    const summary = await frame.locator('#summary').innerText();
+    const links = await frame.locator('#links a').allInnerTexts();
+    const focused = await page.evaluate(() => !!document.activeElement?.closest('.monaco-editor'));
+    return { tab: (await tab.innerText()).trim(), svg_length: svg.length, texts, summary, links,
+             editor_kept_focus: focused, svg_has_data_nodes: (svg.match(/data-node=/g) || []).length };
+  });
+
+  await step('click-box', async () => {
+    const frame = await webviewFrame();
+    const before = await selectionText();
+    const box = frame.locator(`#drawing g[data-node="${cfg.box || 'forward.6'}"]`).first();
+    await box.scrollIntoViewIfNeeded();
+    await box.click();
+    let after = before;
+    for (let i = 0; i < 40 && after === before; i++) { await page.waitForTimeout(250); after = await selectionText(); }
+    const frameNow = await webviewFrame();
+    const background = await frameNow.locator('body').evaluate((el) => getComputedStyle(el).backgroundColor);
+    return { box: cfg.box || 'forward.6', selection_before: before, selection_after: after, background };
+  }, 'architecture-light.png');
+
+  await step('dark-theme', async () => {
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+T');
+    await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: cfg.timeout_ms });
+    await page.keyboard.type('Dark Modern');
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark Modern' })
+      .first().waitFor({ state: 'visible', timeout: cfg.timeout_ms });
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(1500);
+    const frame = await webviewFrame();
+    const color = await frame.locator('body').evaluate((el) => getComputedStyle(el).color);
+    const background = await frame.locator('body').evaluate((el) => getComputedStyle(el).backgroundColor);
+    return { color, background };
+  }, 'architecture-dark.png');
+}
+
+main()
+  .catch((e) => { out.error = String(e && e.stack || e).slice(0, 2000); })
+  .finally(async () => {
+    save();
+    if (browser) { try { await browser.close(); } catch (e) { /* already closed */ } }
+  });

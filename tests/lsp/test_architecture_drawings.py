@@ -1,0 +1,82 @@
+"""The architecture SVG's structure (each `<g data-node>` box with its kind and texts) and
+its PNG, pinned for the examples (UPDATE_EXPECT=1 rewrites the snapshots)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import shutil
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import pytest
+
+from shapescript.analysis import check
+from shapescript.syntax.source import SourceFile
+from shapescript_lsp.features.architecture import architecture_answer
+from shapescript_lsp.render.architecture_png import architecture_png
+from shapescript_lsp.render.architecture_svg import architecture_svg
+from shapescript_lsp.render.themes import PALETTES
+from tests.architecture.test_architecture_snapshots import DRAWINGS, drawn
+from tests.snapshot import assert_matches_snapshot
+
+SNAPSHOTS = Path(__file__).resolve().parents[1] / "architecture" / "snapshots"
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def structure(svg: str) -> str:
+    """One line per box: its id, its kind, and the texts drawn in it."""
+    root = ElementTree.fromstring(svg)
+    lines = []
+    for group in root.iter(f"{SVG}g"):
+        node = group.get("data-node")
+        if node is None:
+            continue
+        texts = [text.text or "" for text in group.iter(f"{SVG}text")]
+        lines.append(f"{node} {group.get('data-kind')}: " + " | ".join(texts))
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    ("name", "path", "model", "detail"), DRAWINGS, ids=[drawing[0] for drawing in DRAWINGS]
+)
+def test_svg_structure_is_pinned(name: str, path: Path, model: str, detail: str) -> None:
+    svg, width, height = architecture_svg(drawn(path, model, detail))
+    assert 'color="currentColor"' in svg and "<rect width=" not in svg  # no background
+    assert width > 0 and height > 0
+    assert_matches_snapshot(structure(svg), SNAPSHOTS / f"{name}.svg.expected")
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_png_is_opaque_on_the_theme_background(theme: str) -> None:
+    image_module = pytest.importorskip("PIL.Image")
+    found = drawn(*DRAWINGS[2][1:])
+    uri, width = architecture_png(found, theme)
+    image = image_module.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1]))).convert("RGB")
+    assert image.width == 2 * width
+    corner = "#{:02x}{:02x}{:02x}".format(*image.getpixel((1, 1)))
+    assert corner == PALETTES[theme].background
+    assert len(uri) < 90_000  # fits in a hover with room to spare
+
+
+def test_an_imported_model_is_drawn_from_its_own_file(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[2]
+    shutil.copy(root / "examples" / "attention.ss", tmp_path / "attention.ss")
+    text = (
+        "import attention\n\n"
+        "fn run(layer: attention.Attention, x: [b n attention.D]) -> [b n attention.D]:\n"
+        "    return attention.forward(layer, x)\n"
+    )
+    main = tmp_path / "main.ss"
+    main.write_text(text, encoding="utf-8")
+    checked = check(SourceFile.from_text(str(main), text))
+    assert not checked.errors
+    for needle in ("Attention,", "run("):
+        answer = architecture_answer(checked, main.as_uri(), text.index(needle) + 1, "layers")
+        assert answer is not None, needle
+        assert answer["model"] == "attention.Attention"
+        assert answer["summary"] == "Architecture of Attention: Multi-head attention"
+        home = (tmp_path / "attention.ss").as_uri()
+        assert answer["declaration"]["uri"] == home
+        assert {node["uri"] for node in answer["nodes"]} == {home}
+        assert [link["label"] for link in answer["links"]] == ["forward", "causal_attention"]
