@@ -10,7 +10,9 @@ an example and draws what it does (300 ms; each hover follows an edit of the fun
 the worker runs every time rather than the kept answer being shown);
 `shapescript/architecture` on examples/gpt.ss, warm (50 ms); the outline (30 ms),
 semantic tokens of the whole file (50 ms) and a rename of a function across the
-workspace (100 ms). Results go to
+workspace (100 ms); and completion after `torch.` on a fresh server: the first one, asked
+once the file is open, while torch is still being listed, and a warm one once it is
+listed (50 ms each). Results go to
 `benchmarks/results/lsp_latency.json`.
 
     python -m benchmarks.lsp_latency [--runs 30]
@@ -41,6 +43,8 @@ BUDGETS = {
     "hover_curve": 50.0,
     "hover_shape_image": 30.0,
     "hover_function_picture": 300.0,
+    "first_torch_completion": 50.0,
+    "warm_torch_completion": 50.0,
     "architecture": 50.0,
 }
 #: The outline, semantic tokens (full) and a rename of a function the file uses, each
@@ -111,11 +115,8 @@ def position(text: str, offset: int) -> dict:
     return {"line": line_number, "character": offset - (text.rfind("\n", 0, offset) + 1)}
 
 
-def open_file(
-    folder: Path, uri: str, text: str, images: bool = False, **options: object
-) -> tuple[Client, float]:
-    """Start a server, initialize it and open the file; return once its diagnostics came,
-    with the time `initialized` was sent."""
+def started_client(folder: Path, options: dict | None = None) -> Client:
+    """A fresh server, initialized (the `initialized` notification not sent yet)."""
     client = Client([sys.executable, "-m", "shapescript_lsp"])
     client.request(
         "initialize",
@@ -123,13 +124,18 @@ def open_file(
             "processId": None,
             "rootUri": folder.as_uri(),
             "capabilities": {},
-            "initializationOptions": {
-                "libraryDir": str(folder / "library"),
-                "images": images,
-                **options,
-            },
+            "initializationOptions": {"libraryDir": str(folder / "library")} | (options or {}),
         },
     )
+    return client
+
+
+def open_file(
+    folder: Path, uri: str, text: str, images: bool = False, **options: object
+) -> tuple[Client, float]:
+    """Start a server, initialize it and open the file; return once its diagnostics came,
+    with the time `initialized` was sent."""
+    client = started_client(folder, {"images": images, **options})
     initialized = time.perf_counter()
     client.notify("initialized", {})
     client.notify(
@@ -190,6 +196,9 @@ def measure(runs: int, text: str, folder: Path) -> dict[str, list[float]]:
     measure_function_picture(runs, folder, samples["hover_function_picture"])
     samples["hover_pattern_image"] = []
     measure_pattern_image(runs, folder, samples["hover_pattern_image"])
+    first, warm = measure_torch_completion(max(5, runs // 3), folder)
+    samples["first_torch_completion"] = first
+    samples["warm_torch_completion"] = warm
     measure_architecture(runs, folder, samples["architecture"])
     samples |= measure_names(runs, text, folder)
     return samples
@@ -245,6 +254,70 @@ def measure_names(runs: int, text: str, folder: Path) -> dict[str, list[float]]:
             assert answer.get("result"), f"{method} answered {answer}"
     client.close()
     return samples
+
+
+TORCH_TEXT = "import python torch\n\nfn f() = torch.\n"
+
+
+def first_torch_completion(client: Client, uri: str) -> tuple[float, dict]:
+    """The first completion after `torch.`, asked once the file's first diagnostics came
+    (the file is open, torch is still being listed)."""
+    client.notify(
+        "textDocument/didOpen",
+        {
+            "textDocument": {
+                "uri": uri,
+                "languageId": "shapescript",
+                "version": 1,
+                "text": TORCH_TEXT,
+            }
+        },
+    )
+    client.wait_for("textDocument/publishDiagnostics", lambda p: p.get("version") == 1)
+    where = position(TORCH_TEXT, len(TORCH_TEXT) - 1)
+    start = time.perf_counter()
+    answer = client.request(
+        "textDocument/completion", {"textDocument": {"uri": uri}, "position": where}
+    )
+    return (time.perf_counter() - start) * 1000, answer
+
+
+def warm_torch_completion(client: Client, uri: str, timeout: float = 120.0) -> float:
+    """A completion after `torch.` once torch is listed (asked again until its functions
+    are there; the list stays incomplete, as torch has more names than one list holds)."""
+    where = position(TORCH_TEXT, len(TORCH_TEXT) - 1)
+    params = {"textDocument": {"uri": uri}, "position": where}
+    deadline = time.monotonic() + timeout
+
+    def listed() -> bool:
+        items = client.request("textDocument/completion", params)["result"]["items"]
+        return any(item["label"] == "abs" for item in items)
+
+    while not listed():
+        if time.monotonic() > deadline:
+            raise RuntimeError("torch was never listed")
+        time.sleep(0.1)
+    start = time.perf_counter()
+    answer = client.request("textDocument/completion", params)
+    elapsed = (time.perf_counter() - start) * 1000
+    labels = {item["label"] for item in answer["result"]["items"]}
+    assert "abs" in labels, "the warm list has no torch.abs"
+    return elapsed
+
+
+def measure_torch_completion(servers: int, folder: Path) -> tuple[list[float], list[float]]:
+    """First and warm completion after `torch.`, each on its own fresh server."""
+    first: list[float] = []
+    warm: list[float] = []
+    uri = (folder / "torch_members.ss").as_uri()
+    for _ in range(servers):
+        client = started_client(folder, {"python": sys.executable})
+        client.notify("initialized", {})
+        elapsed, _ = first_torch_completion(client, uri)
+        first.append(elapsed)
+        warm.append(warm_torch_completion(client, uri))
+        client.close()
+    return first, warm
 
 
 def measure_curve(runs: int, text: str, folder: Path, samples: list[float]) -> None:

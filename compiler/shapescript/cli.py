@@ -19,6 +19,7 @@ from shapescript.diagnostics.diagnostic import Diagnostic, Severity
 from shapescript.diagnostics.render_text import render_diagnostic, render_summary
 from shapescript.export import cli as export_cli
 from shapescript.format import command as fmt_command
+from shapescript.pymodules import command as pymodules_command
 from shapescript.syntax.encoding import decode
 from shapescript.syntax.source import SourceFile
 
@@ -280,6 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_cli.add_parser(commands)
     export_cli.add_parser(commands)
     fmt_command.add_parser(commands)
+    pymodules_command.add_parser(commands)
     return parser
 
 

@@ -34,13 +34,16 @@ from shapescript_lsp.features.code_actions import KINDS as CODE_ACTION_KINDS
 from shapescript_lsp.features.code_actions import code_actions
 from shapescript_lsp.features.completion import Completer, resolve
 from shapescript_lsp.features.cross_references import key_of, shared
+from shapescript_lsp.features.declaration_path import declaration_in_file
 from shapescript_lsp.features.definition import declaration_of, definition, references
-from shapescript_lsp.features.diagnostics import publishable
+from shapescript_lsp.features.diagnostics import publishable, to_lsp
 from shapescript_lsp.features.formatting import FormatError, formatting_edits
 from shapescript_lsp.features.function_pictures import function_picture
 from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hints
+from shapescript_lsp.features.python_members import PYTHON_NAMES, python_roots
 from shapescript_lsp.features.python_names import python_definition
+from shapescript_lsp.features.python_uses import TOP_LEVEL_KINDS, python_uses
 from shapescript_lsp.features.rename import RenameRefused, plain, workspace_rename
 from shapescript_lsp.features.rename import target as rename_target
 from shapescript_lsp.features.semantic_tokens import LEGEND as TOKEN_LEGEND
@@ -61,10 +64,11 @@ from shapescript_lsp.indexing import BackgroundIndexer
 from shapescript_lsp.library import Library
 from shapescript_lsp.pictures.runs import PictureRuns
 from shapescript_lsp.positions import offset_of, range_of
-from shapescript_lsp.protocol import ShapeScriptProtocol, strict_converter
+from shapescript_lsp.protocol import DeclarationPath, ShapeScriptProtocol, strict_converter
+from shapescript_lsp.python_modules import ModuleWriter
 from shapescript_lsp.render.themes import DEFAULT_THEME, theme_name
 from shapescript_lsp.transport import serve
-from shapescript_lsp.warmup import warm_up
+from shapescript_lsp.warmup import warm_messages, warm_up
 from shapescript_lsp.workspace import WorkspaceIndex
 
 log = logging.getLogger("shapescript_lsp")
@@ -104,6 +108,8 @@ class ShapeScriptServer(LanguageServer):
         self.pending: dict[str, asyncio.Task] = {}
         self.index = WorkspaceIndex()
         self.indexer = BackgroundIndexer(self, self.index)
+        #: The Python modules written beside `.ss` files on open and save.
+        self.python_modules = ModuleWriter()
         #: How model architectures are shown (features/architecture.py).
         self.architecture = ArchitectureSettings()
 
@@ -185,17 +191,37 @@ class ShapeScriptServer(LanguageServer):
                 or self.store.get(document.uri) is not document
             ):
                 return
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(
-                    uri=document.uri,
-                    version=document.version,
-                    diagnostics=publishable(checked, document.uri),
-                )
-            )
+            self._publish(document, checked)
+            # Listing starts once the first check is out, not competing with it.
+            self.list_python_imports(document)
+            changed = await self.python_modules.after_check(document.uri, document.path, checked)
+            if (
+                changed
+                and document.revision == revision
+                and self.store.get(document.uri) is document
+            ):
+                self._publish(document, checked)
         except asyncio.CancelledError:
             pass
         except Exception:
             log.error("checking %s failed:\n%s", document.uri, traceback.format_exc())
+
+    def list_python_imports(self, document: Document) -> None:
+        """Start listing the Python modules the document imports, for completion."""
+        roots = python_roots(document.path, self.index.roots)
+        PYTHON_NAMES.prefetch(document.text, self.python, roots)
+
+    def _publish(self, document: Document, checked: Checked) -> None:
+        """The check's diagnostics, and W2501 if the file's Python module is hand-written."""
+        extra = self.python_modules.extra(document.uri)
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=document.uri,
+                version=document.version,
+                diagnostics=publishable(checked, document.uri)
+                + [to_lsp(diagnostic, checked, document.uri) for diagnostic in extra],
+            )
+        )
 
     async def located(self, params) -> tuple[Checked, Document, int] | None:
         """A position request's analysis, document and offset; None if the file isn't open."""
@@ -253,6 +279,7 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     item = completion.completion_item if completion else None
     ls.snippets = bool(item and item.snippet_support)
     ls.python = options.get("python")
+    ls.python_modules.enabled = options.get("pythonModules", True) is not False
     ls.pictures = bool(options.get("pictures", False))
     ls.hover_images = options.get("hoverImages", options.get("pictures", True)) is not False
     ls.theme = theme_name(options.get("theme"))
@@ -270,6 +297,7 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     ls.index.excluded = ls.library.folder
     threading.Thread(target=_write_library, args=(ls.library,), daemon=True).start()
     warm_up()
+    warm_messages(ls.protocol._converter)
 
 
 def _write_library(library: Library) -> None:
@@ -320,6 +348,7 @@ def shutdown(ls: ShapeScriptServer, params: object) -> None:
 def did_open(ls: ShapeScriptServer, params: types.DidOpenTextDocumentParams) -> None:
     item = params.text_document
     document = ls.store.open(item.uri, item.text, item.version)
+    ls.python_modules.want(item.uri)
     ls.schedule(document)
     if read_from_disk(document.path) != document.text:
         # The files that import it read it from disk until now.
@@ -334,7 +363,17 @@ def did_change(ls: ShapeScriptServer, params: types.DidChangeTextDocumentParams)
         return
     document.edit(list(params.content_changes), params.text_document.version)
     ls.schedule(document)
+    ls.list_python_imports(document)
     ls.recheck_dependents(document.path)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: ShapeScriptServer, params: types.DidSaveTextDocumentParams) -> None:
+    """Write the file's Python module once its check finds no errors."""
+    document = ls.store.get(params.text_document.uri)
+    if document is not None:
+        ls.python_modules.want(document.uri)
+        ls.schedule(document)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -345,6 +384,7 @@ def did_close(ls: ShapeScriptServer, params: types.DidCloseTextDocumentParams) -
         task.cancel()
     document = ls.store.get(uri)
     ls.store.close(uri)
+    ls.python_modules.forget(uri)
     token_results.forget(uri)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
     if document is not None:
@@ -446,6 +486,7 @@ async def completion(ls: ShapeScriptServer, params: types.CompletionParams):
     workspace = WorkspaceView(document.path, ls.index.snapshot(), ls.store.search_path)
     completer = Completer(ls.snippets, workspace)
     completer.python = ls.python
+    completer.python_roots = python_roots(document.path, ls.index.roots)
     completer.current = checked
     answer = await asyncio.to_thread(completer.complete, basis, checked.source.text, offset)
     if not complete:
@@ -505,6 +546,10 @@ async def find_references(ls: ShapeScriptServer, params: types.ReferenceParams):
         (uri, analysis.source, spans)
         for uri, analysis, spans in await workspace_uses(ls, checked, document, symbol)
     ]
+    python: list[types.Location] = []
+    if symbol.kind in TOP_LEVEL_KINDS:
+        roots = python_roots(key[0], ls.index.roots)
+        python = await asyncio.to_thread(python_uses, key[0], symbol.name, roots)
     locations = []
     declaration = Span(key[1], key[2])
     for uri, source, spans in found:
@@ -512,7 +557,7 @@ async def find_references(ls: ShapeScriptServer, params: types.ReferenceParams):
             if not include and span == declaration and normalized(source.path) == key[0]:
                 continue
             locations.append(types.Location(uri=uri, range=range_of(source, span)))
-    return locations
+    return locations + python
 
 
 # ------------------------------------------------ outline, rename, semantic tokens
@@ -687,7 +732,12 @@ async def _format(ls: ShapeScriptServer, uri: str, lines: tuple[int, int] | None
 
 @server.feature("shapescript/declarationOf")
 @guarded()
-async def declaration_of_request(ls: ShapeScriptServer, params: types.TextDocumentPositionParams):
+async def declaration_of_request(ls: ShapeScriptServer, params):
+    if isinstance(params, DeclarationPath):
+        path = normalized(params.path)
+        return await asyncio.to_thread(
+            declaration_in_file, path, params.name, ls.store.reader(path)
+        )
     located = await ls.located(params)
     if located is None:
         return None
@@ -708,6 +758,8 @@ def document_text(ls: ShapeScriptServer, params: types.TextDocumentIdentifier):
 def set_python(ls: ShapeScriptServer, params) -> None:
     python = _get(params, "python")
     ls.python = str(python) if python else None
+    for document in list(ls.store.documents.values()):
+        ls.list_python_imports(document)
 
 
 @server.feature("shapescript/setPictures")

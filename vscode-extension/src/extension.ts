@@ -30,6 +30,7 @@ import {
 } from './config';
 import { ArchitectureView, architectureOptions } from './architecture';
 import { trustHover } from './hover';
+import { PythonDefinitions, withPythonReferences } from './pythonDefinition';
 import { LIBRARY_SCHEME, LibraryUris } from './library';
 
 const CLIENT_ID = 'shapescript'; // also the prefix of the `shapescript.trace.server` setting
@@ -139,6 +140,7 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
         settings.hoverPictures,
         settings.bindingHints,
         themeName(vscode.window.activeColorTheme.kind),
+        settings.pythonModules,
       ),
       ...architectureOptions(),
     },
@@ -149,6 +151,8 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
     middleware: {
       provideHover: async (document, position, token, next) =>
         trustHover(await next(document, position, token), hoverTrust()),
+      provideReferences: async (document, position, options, token, next) =>
+        withPythonReferences(await next(document, position, options, token), document, position),
     },
   };
   const why = choice.source === 'setting' ? 'shapescript.python'
@@ -283,6 +287,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ arch
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => sendPictures()),
     vscode.window.onDidChangeActiveColorTheme(sendTheme),
+  );
+  const pythonDefinitions = new PythonDefinitions(async (file, name) =>
+    client?.isRunning() ? client.sendRequest('shapescript/declarationOf', { path: file, name }) : undefined);
+  context.subscriptions.push(
+    pythonDefinitions,
+    vscode.languages.registerDefinitionProvider({ language: 'python', scheme: 'file' }, pythonDefinitions),
   );
   followPythonExtension(context, restart);
   const architecture = new ArchitectureView(() => client);
