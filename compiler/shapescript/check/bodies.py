@@ -93,6 +93,7 @@ from shapescript.check.types import (
     interval_of,
 )
 from shapescript.diagnostics.diagnostic import Label
+from shapescript.notebook.python_names import PYTHON_NAMES
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
@@ -1011,6 +1012,8 @@ class BodyChecker(CallChecker):
                 "E0303", f"`{name}` is a domain, not a value", node.span, "used as a value"
             )
             return UNKNOWN
+        if name in PYTHON_NAMES.get():
+            return PythonType(name)
         candidates = (
             list(self.env.values)
             + list(self.env.axes)
