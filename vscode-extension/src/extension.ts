@@ -123,6 +123,9 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
       { scheme: 'file', language: 'shapescript' },
       { scheme: 'untitled', language: 'shapescript' },
       { scheme: LIBRARY_SCHEME, language: 'shapescript' },
+      // The `%%shapescript` cells of Jupyter notebooks, which the editor sees as Python.
+      { notebook: 'jupyter-notebook', language: 'python' },
+      { notebook: 'jupyter-notebook', language: 'shapescript' },
     ],
     outputChannel: output,
     errorHandler,
