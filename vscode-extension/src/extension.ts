@@ -29,6 +29,7 @@ import {
   START_OPTION_SETTINGS,
 } from './config';
 import { ArchitectureView, architectureOptions } from './architecture';
+import { registerDebugging } from './debugging';
 import { trustHover } from './hover';
 import { LIBRARY_SCHEME, LibraryUris } from './library';
 
@@ -260,6 +261,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ arch
     log(`can't create ${context.globalStorageUri.fsPath}: ${e instanceof Error ? e.message : String(e)}`);
   }
   const documents = new LibraryDocuments();
+  registerDebugging(vscode, context);
   const restart = () =>
     serialize(async () => {
       await stopClient();
