@@ -119,3 +119,15 @@ def test_a_run_time_error_names_the_cell_and_its_line() -> None:
     assert "a" not in notebook.namespace
     last = traceback.extract_tb(error.__traceback__)
     assert any(frame.filename == "<cell 2>" and frame.lineno == 3 for frame in last)
+
+
+def test_a_model_made_in_one_cell_is_used_in_another() -> None:
+    notebook = Notebook()
+    notebook.cell("devices cpu\ndim D = 4\nx = torch.ones(4) as [D]\n")
+    made = notebook.cell(
+        "model Lin:\n    param w: [D D] = normal(0, 1)\n\n"
+        "fn fwd(m: Lin, v: [D]) -> [D] = m.w @ v\nlin = Lin.init(seed=0)\n"
+    )
+    assert made.ran and notebook.session.made["lin"].type_text == "Lin"
+    used = notebook.cell("y = fwd(lin, x)\ny\n")
+    assert used.ran and used.shown.shape == (4,)

@@ -40,7 +40,7 @@ def item_text(module: ast.Module, index: int, text: str) -> tuple[int, int]:
     item = module.items[index]
     base = module.base_of(index)
     start = text.rfind("\n", 0, base + item.span.start) + 1
-    end = text.find("\n", base + item.span.end)
+    end = text.find("\n", max(base + item.span.end - 1, start))
     return start, len(text) if end < 0 else end
 
 

@@ -22,9 +22,11 @@ def run_program(
     fn,
     arguments: list[Any],
     python_values: dict[str, Any],
+    kept: dict[str, Any] | None = None,
 ) -> tuple[list[Diagnostic], tuple[types.ModuleType, dict[str, Any]] | None]:
     """Compile and run the program of a cell: the generator's errors, or the module and
-    the values the cell's statements bound (by Python name)."""
+    the values the cell's statements bound (by Python name). `kept` replaces what the
+    module defines by those Python names."""
     from shapescript.codegen import BuildOptions, generate
     from shapescript.codegen.context import python_name
     from shapescript.rt.compiling import remember_lines
@@ -44,6 +46,8 @@ def run_program(
     module.__file__ = cell.path
     module.__dict__.update(python_values)
     exec(code, module.__dict__)
+    # Earlier cells' models, functions and the like stay the objects their values use.
+    module.__dict__.update(kept or {})
     local_values: dict[str, Any] = {}
     if fn is not None:
         local_values = module.__dict__[function](*arguments)

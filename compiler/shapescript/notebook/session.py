@@ -134,6 +134,7 @@ class Session:
             fn,
             [self.made[name].value for name, _ in params],
             {name: namespace[name] for name in python},
+            self._kept(cell),
         )
         if generated:
             outcome.diagnostics = outcome.diagnostics + _cell_diagnostics(
@@ -164,6 +165,18 @@ class Session:
                 namespace[name] = value
                 self.exported[name] = value
             self.made.pop(name, None)
+
+    def _kept(self, cell: CellRun) -> dict[str, Any]:
+        """The models (classes) earlier cells declared and the cell doesn't, by Python
+        name: their values are instances of those classes, not of new ones."""
+        from shapescript.codegen.context import python_name
+
+        own = _declared_names([cell])
+        return {
+            python_name(name): value
+            for name, value in self.exported.items()
+            if name not in own and isinstance(value, type)
+        }
 
     def _forget(self, namespace: dict[str, Any]) -> None:
         """Take out of the notebook's variables what no cell that ran declares any more."""
