@@ -15,7 +15,7 @@ describe('package.json', () => {
     assert.equal(pkg.version, '0.1.0');
     assert.equal(pkg.engines.vscode, '^1.90.0');
     assert.equal(pkg.main, './out/extension.js');
-    assert.deepEqual(pkg.activationEvents, ['onLanguage:shapescript', 'onDebugResolve:shapescript']);
+    assert.deepEqual(pkg.activationEvents, ['onLanguage:shapescript', 'onDebugResolve:shapescript', 'onNotebook:jupyter-notebook']);
   });
 
   it('ships vscode-languageclient at run time and the tools only for development', () => {
