@@ -72,9 +72,21 @@ def frame_types(frame: Any) -> dict[str, Any]:
             for entry in item.body.facts.entries:
                 if entry.visible_from + item.base <= offset or entry.symbol.kind == "param":
                     found[entry.name] = entry.type
+        _add_fields(checked, found)
         return found
     except Exception:  # noqa: BLE001 - the debugger goes on without types
         return {}
+
+
+def _add_fields(checked: Any, found: dict[str, Any]) -> None:
+    """The type of each field of the models among the values, as `m.w`."""
+    from shapescript.check.types import ModelType
+
+    for name, type_ in list(found.items()):
+        info = checked.models.get(type_.name) if isinstance(type_, ModelType) else None
+        if info is not None:
+            for field in info.fields.values():
+                found[f"{name}.{field.name}"] = field.type
 
 
 def named_sizes(value: Any, type_: Any) -> str | None:

@@ -20,6 +20,13 @@ fn scale(x: [b D]) -> [b D]:
     y = x * 2
     z = y + 1
     return z
+
+model Lin:
+    param w: [D D] = normal(0, 1)
+
+fn apply(m: Lin, v: [D]) -> [D]:
+    out = m.w @ v
+    return out
 """
 
 MAIN = """\
@@ -31,6 +38,7 @@ shapescript.install()
 import model
 
 print("result", model.scale(torch.ones(2, 4)).sum().item())
+print("applied", model.apply(model.Lin.init(seed=0), torch.ones(4)).shape)
 """
 
 
@@ -115,3 +123,25 @@ def test_stepping_goes_from_python_into_shapescript_and_back(tmp_path: Path) -> 
     finally:
         output = client.close()
     assert "result 24.0" in output
+
+
+@pytest.mark.slow
+def test_a_model_s_fields_show_their_types(tmp_path: Path) -> None:
+    client = start(tmp_path, {"model.ss": [13]})
+    try:
+        stopped = client.event("stopped")
+        top = client.request("stackTrace", threadId=stopped["threadId"])["stackFrames"][0]
+        assert top["line"] == 13
+        shown = variables(client, top["id"])
+        assert shown["m"]["type"] == "Lin"
+        fields = client.request("variables", variablesReference=shown["m"]["variablesReference"])[
+            "variables"
+        ]
+        w = next(item for item in fields if item["name"] == "w")
+        assert w["type"] == "[D D]"
+        assert w["value"].startswith("[D=4 D=4] float32 ")
+        client.request("continue", threadId=stopped["threadId"])
+        client.event("terminated")
+    finally:
+        output = client.close()
+    assert "applied torch.Size([4])" in output

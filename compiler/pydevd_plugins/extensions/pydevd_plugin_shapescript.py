@@ -34,13 +34,9 @@ def _patch_variables() -> None:
     def get_var_data(self, fmt=None, context=None, **attributes):
         data = var_data(self, fmt=fmt, context=context, **attributes)
         frame = getattr(self, "frame", None)
-        name = getattr(self, "name", None)
-        if (
-            frame is None
-            or not isinstance(name, str)
-            or getattr(self, "evaluate_name", None) != name
-            or not debugging.is_shapescript_frame(frame)
-        ):
+        # The expression that gives the value: a name, or a model's field as `m.w`.
+        name = getattr(self, "evaluate_name", None)
+        if frame is None or not isinstance(name, str) or not debugging.is_shapescript_frame(frame):
             return data
         type_ = debugging.frame_types(frame).get(name)
         value, type_text = debugging.describe(self.value, type_, data.get("value", ""))
