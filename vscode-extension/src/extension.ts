@@ -30,6 +30,7 @@ import {
 } from './config';
 import { ArchitectureView, architectureOptions } from './architecture';
 import { registerDebugging } from './debugging';
+import { registerTensorView } from './tensorView';
 import { trustHover } from './hover';
 import { LIBRARY_SCHEME, LibraryUris } from './library';
 
@@ -262,6 +263,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ arch
   }
   const documents = new LibraryDocuments();
   registerDebugging(vscode, context);
+  registerTensorView(vscode, context);
   const restart = () =>
     serialize(async () => {
       await stopClient();
