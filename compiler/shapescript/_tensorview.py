@@ -77,12 +77,16 @@ _server: _Server | None = None
 _server_lock = threading.Lock()
 
 
-def open(value: Any, type_: Any = None) -> dict[str, str]:  # noqa: A001 - the view's name
+def open(value: Any, type_: Any = None, *, expression: str | None = None) -> dict[str, str]:  # noqa: A001
     """Show `value` (a tensor or array) in the view: its id, the server's URL and token.
 
     `type_` is its ShapeScript type (a checker type, or its text such as
-    `[b n m] Prob over m`), which names the axes and says what to check."""
+    `[b n m] Prob over m`), which names the axes and says what to check. Without it, the
+    type of `expression` (`att`, `m.w`) in the nearest `.ss` frame of the caller is used,
+    as when the debugger evaluates this in a stopped frame."""
     global _server
+    if type_ is None and expression is not None:
+        type_ = _type_in_frames(expression.strip())
     with _server_lock:
         if _server is None:
             _server = _Server()
@@ -93,6 +97,21 @@ def open(value: Any, type_: Any = None) -> dict[str, str]:  # noqa: A001 - the v
     with server.lock:
         server.views[key] = view
     return {"id": key, "url": server.url, "token": server.token}
+
+
+def _type_in_frames(expression: str) -> Any:
+    import sys
+
+    from shapescript import debugging
+
+    frame = sys._getframe(2)
+    while frame is not None:
+        if debugging.is_shapescript_frame(frame):
+            found = debugging.frame_types(frame).get(expression)
+            if found is not None:
+                return found
+        frame = frame.f_back
+    return None
 
 
 def release(key: str | None = None) -> None:

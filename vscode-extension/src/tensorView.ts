@@ -16,7 +16,7 @@ export interface Opened {
 export function openExpression(expression: string): string {
   return (
     "__import__('json').dumps(__import__('shapescript._tensorview', fromlist=['open'])" +
-    `.open(${expression}))`
+    `.open(${expression}, expression=${JSON.stringify(expression)}))`
   );
 }
 

@@ -6,7 +6,8 @@ describe('the Tensor view', () => {
   it('opens the expression in the program through shapescript._tensorview', () => {
     assert.equal(
       openExpression('att[0]'),
-      "__import__('json').dumps(__import__('shapescript._tensorview', fromlist=['open']).open(att[0]))",
+      "__import__('json').dumps(__import__('shapescript._tensorview', fromlist=['open'])" +
+        '.open(att[0], expression="att[0]"))',
     );
   });
 
