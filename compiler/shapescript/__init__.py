@@ -31,10 +31,16 @@ _LAZY = {
     "loader_workers": "shapescript.rt.data",
     "std": "shapescript.std",
     "load_ipython_extension": "shapescript.notebook",
+    "export": "shapescript.export",
+    "export_hf": "shapescript.export.hf",
+    "export_gguf": "shapescript.export.gguf_export",
 }
 
 if TYPE_CHECKING:
     from shapescript import std
+    from shapescript.export import export
+    from shapescript.export.gguf_export import export_gguf
+    from shapescript.export.hf import export_hf
     from shapescript.rt import sinks
     from shapescript.rt.checkpoints import SGD, AdamW, load, save
     from shapescript.rt.compiling import compile
@@ -53,6 +59,9 @@ __all__ = [
     "__version__",
     "compile",
     "devices",
+    "export",
+    "export_gguf",
+    "export_hf",
     "install",
     "load",
     "loader_workers",

@@ -18,27 +18,39 @@ from pathlib import Path
 from typing import BinaryIO
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from shapescript import __version__
-from shapescript.check.checker import check_source
 from shapescript.check.import_session import read_from_disk
 from shapescript.check.program import Checked
-from shapescript.syntax.source import SourceFile, Span
+from shapescript.syntax.source import Span
 from shapescript_lsp.dependents import dependents
 from shapescript_lsp.documents import Document, DocumentStore, path_of
 from shapescript_lsp.features.architecture import ArchitectureSettings, architecture_hover
 from shapescript_lsp.features.completion import Completer, resolve
-from shapescript_lsp.features.cross_references import importers, key_of, shared, uses_in
+from shapescript_lsp.features.cross_references import key_of, shared
 from shapescript_lsp.features.definition import declaration_of, definition, references
 from shapescript_lsp.features.diagnostics import publishable
 from shapescript_lsp.features.function_pictures import function_picture
 from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hints
 from shapescript_lsp.features.python_names import python_definition
+from shapescript_lsp.features.rename import RenameRefused, plain, workspace_rename
+from shapescript_lsp.features.rename import target as rename_target
+from shapescript_lsp.features.semantic_tokens import LEGEND as TOKEN_LEGEND
+from shapescript_lsp.features.semantic_tokens import TokenCache, TokenResults, semantic_tokens
 from shapescript_lsp.features.signature_help import signature_help
+from shapescript_lsp.features.symbols import (
+    OutlineCache,
+    document_symbols,
+    outlines,
+    symbol_information,
+    workspace_symbols,
+)
 from shapescript_lsp.features.triggers import TRIGGER_CHARACTERS, opens_list
+from shapescript_lsp.features.workspace_uses import workspace_uses
 from shapescript_lsp.import_graph import WorkspaceView
 from shapescript_lsp.import_reading import normalized, search_path
 from shapescript_lsp.indexing import BackgroundIndexer
@@ -58,6 +70,8 @@ DEFAULT_DEBOUNCE_S = 0.005
 #: How long a file that imports the one being edited waits for typing to pause.
 DEPENDENT_DELAY_S = 0.15
 SWITCH_INTERVAL_S = 0.001
+#: LSP's RequestFailed: a request understood but refused, with a message to show.
+REQUEST_FAILED = -32803
 
 
 class ShapeScriptServer(LanguageServer):
@@ -327,6 +341,7 @@ def did_close(ls: ShapeScriptServer, params: types.DidCloseTextDocumentParams) -
         task.cancel()
     document = ls.store.get(uri)
     ls.store.close(uri)
+    token_results.forget(uri)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
     if document is not None:
         # The files that import it read it from disk from now on, unsaved edits lost.
@@ -482,26 +497,10 @@ async def find_references(ls: ShapeScriptServer, params: types.ReferenceParams):
     if symbol is None or not shared(symbol):
         return references(checked, offset, params.text_document.uri, include)
     key = key_of(symbol)
-    await ls.indexer.settled()
-    found = [(document.uri, checked.source, checked.references_to(symbol) + uses_in(checked, key))]
-    others = {key[0]}
-    for other in ls.store.documents.values():
-        table = other.analysis.imports if other.analysis is not None else None
-        if table is not None and any(info.path == key[0] for info in table.infos):
-            others.add(other.path)
-    others.update(
-        await asyncio.to_thread(importers, ls.index.snapshot(), key[0], ls.store.search_path)
-    )
-    others.discard(document.path)
-    unopened = []
-    for path in sorted(others):
-        other = ls.store.by_path.get(path)
-        analysis = await ls.store.analysis(other) if other is not None else None
-        if analysis is not None:
-            found.append((other.uri, analysis.source, uses_in(analysis, key)))
-        elif other is None:
-            unopened.append(path)
-    found += await asyncio.to_thread(_uses_in_files, unopened, key, ls.store)
+    found = [
+        (uri, analysis.source, spans)
+        for uri, analysis, spans in await workspace_uses(ls, checked, document, symbol)
+    ]
     locations = []
     declaration = Span(key[1], key[2])
     for uri, source, spans in found:
@@ -512,18 +511,113 @@ async def find_references(ls: ShapeScriptServer, params: types.ReferenceParams):
     return locations
 
 
-def _uses_in_files(paths: list[str], key, store: DocumentStore):
-    """Check files that aren't open (as they are on disk) for uses of the declaration."""
-    found = []
-    for path in paths:
-        text = store.reader(path)
-        if text is None:
-            continue
-        checked = check_source(
-            SourceFile.from_text(path, text), search_path=store.search_path, read=store.reader
-        )
-        found.append((Path(path).as_uri(), checked.source, uses_in(checked, key)))
+# ------------------------------------------------ outline, rename, semantic tokens
+
+
+#: Each item's outline entry from the last request, reused while the item is unchanged.
+outline_cache = OutlineCache()
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+@guarded([])
+async def document_symbol(ls: ShapeScriptServer, params: types.DocumentSymbolParams):
+    checked, _ = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return []
+    found = document_symbols(checked, outline_cache)
+    capabilities = ls.client_capabilities.text_document
+    outline = capabilities.document_symbol if capabilities is not None else None
+    if outline is None or not outline.hierarchical_document_symbol_support:
+        return symbol_information(found, params.text_document.uri)
     return found
+
+
+@server.feature(types.WORKSPACE_SYMBOL)
+@guarded([])
+async def workspace_symbol(ls: ShapeScriptServer, params: types.WorkspaceSymbolParams):
+    await ls.indexer.settled()
+    documents = [d for d in ls.store.documents.values() if not ls.library.is_library_uri(d.uri)]
+    files, texts = [], []
+    for document in documents:
+        checked = document.analysis or document.last_good
+        if checked is not None:
+            files.append((document.uri, checked))
+        else:
+            texts.append((document.uri, document.path, document.text))
+    opened = {document.uri for document in documents}
+    texts += [
+        (indexed.path.as_uri(), str(indexed.path), indexed.text)
+        for indexed in ls.index.snapshot()
+        if indexed.path.as_uri() not in opened
+    ]
+    return await asyncio.to_thread(workspace_symbols, params.query, outlines(files, texts))
+
+
+@server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+async def prepare_rename(ls: ShapeScriptServer, params: types.PrepareRenameParams):
+    located = await ls.located(params)
+    if located is None:
+        return None
+    checked, _, offset = located
+    try:
+        spot = rename_target(checked, offset, str(ls.library.folder))
+    except RenameRefused as refusal:
+        raise JsonRpcException(str(refusal), code=REQUEST_FAILED) from None
+    return types.PrepareRenamePlaceholder(
+        range=range_of(checked.source, spot.span), placeholder=plain(spot.symbol)
+    )
+
+
+@server.feature(types.TEXT_DOCUMENT_RENAME)
+async def rename(ls: ShapeScriptServer, params: types.RenameParams):
+    located = await ls.located(params)
+    if located is None:
+        return None
+    checked, document, offset = located
+    try:
+        return await workspace_rename(ls, checked, document, offset, params.new_name)
+    except RenameRefused as refusal:
+        raise JsonRpcException(str(refusal), code=REQUEST_FAILED) from None
+
+
+#: Each item's tokens from the last request, reused while the item is unchanged.
+token_cache = TokenCache()
+#: Each document's last full tokens, which `full/delta` answers against.
+token_results = TokenResults()
+
+
+@server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, TOKEN_LEGEND)
+@guarded(types.SemanticTokens(data=[]))
+async def semantic_tokens_full(ls: ShapeScriptServer, params: types.SemanticTokensParams):
+    checked, _ = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return types.SemanticTokens(data=[])
+    read_only = ls.library.is_library_uri(params.text_document.uri)
+    tokens = semantic_tokens(checked, read_only=read_only, cache=token_cache)
+    return token_results.full(params.text_document.uri, tokens)
+
+
+@server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, TOKEN_LEGEND)
+@guarded(types.SemanticTokens(data=[]))
+async def semantic_tokens_delta(ls: ShapeScriptServer, params: types.SemanticTokensDeltaParams):
+    uri = params.text_document.uri
+    checked, _ = await ls.analysis(uri)
+    if checked is None:
+        return types.SemanticTokens(data=[])
+    tokens = semantic_tokens(checked, read_only=ls.library.is_library_uri(uri), cache=token_cache)
+    return token_results.delta(uri, params.previous_result_id, tokens)
+
+
+@server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, TOKEN_LEGEND)
+@guarded(types.SemanticTokens(data=[]))
+async def semantic_tokens_range(ls: ShapeScriptServer, params: types.SemanticTokensRangeParams):
+    checked, _ = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return types.SemanticTokens(data=[])
+    start = offset_of(checked.source, params.range.start)
+    end = offset_of(checked.source, params.range.end)
+    read_only = ls.library.is_library_uri(params.text_document.uri)
+    return semantic_tokens(checked, start, end, read_only=read_only, cache=token_cache)
 
 
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)

@@ -10,6 +10,7 @@ from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.check import builtin_rules, imports, module_exports
 from shapescript.check.bodies import Program
 from shapescript.check.data_records import check_data_records
+from shapescript.check.exports import add_export_diagnostics
 from shapescript.check.generics import instances_of, keep_instances
 from shapescript.check.gradients import read_diagnostics, reads_of_functions
 from shapescript.check.import_session import ImportSession, Reader
@@ -215,6 +216,7 @@ def _check_parsed(
         instances=instances_of(items),
         imports=table,
     )
+    add_export_diagnostics(checked)
     return checked, scope
 
 
