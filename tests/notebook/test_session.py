@@ -131,3 +131,16 @@ def test_a_model_made_in_one_cell_is_used_in_another() -> None:
     assert made.ran and notebook.session.made["lin"].type_text == "Lin"
     used = notebook.cell("y = fwd(lin, x)\ny\n")
     assert used.ran and used.shown.shape == (4,)
+
+
+def test_a_model_whose_fields_changed_shape_is_out_of_date() -> None:
+    notebook = Notebook()
+    notebook.cell("devices cpu\ndim D = 4\n")
+    notebook.cell(
+        "model Lin:\n    param w: [D D] = normal(0, 1)\n\nfn fwd(m: Lin) -> [D D] = m.w\n"
+        "lin = Lin.init(seed=0)\n"
+    )
+    notebook.cell("dim D = 8\n")
+    outcome = notebook.cell("w = fwd(lin)\n")
+    assert codes(outcome) == ["E0701"]
+    assert outcome.diagnostics[0].message == "`lin` is out of date; run [2] again to use this"

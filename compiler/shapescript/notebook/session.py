@@ -148,7 +148,7 @@ class Session:
         self._forget(namespace)
         self._keep(cell, module, namespace)
         if fn is not None:
-            self._keep_values(fn, local_values, namespace, label, checked.dim_values)
+            self._keep_values(fn, local_values, namespace, label, checked)
             last = cell.module.items[-1] if cell.module.items else None
             if isinstance(last, ast.StmtItem) and isinstance(last.stmt, ast.ExprStmt):
                 outcome.has_shown = True
@@ -185,7 +185,7 @@ class Session:
             if namespace.get(name, _MISSING) is self.exported.pop(name):
                 del namespace[name]
 
-    def _keep_values(self, fn, local_values, namespace, label, dim_values) -> None:
+    def _keep_values(self, fn, local_values, namespace, label, checked) -> None:
         from shapescript.codegen.context import python_name
 
         latest: dict[str, Type] = {}
@@ -207,7 +207,10 @@ class Session:
                 self.made.pop(name, None)
                 continue
             text = format_type(type_)
-            dims = {word: dim_values[word] for word in _WORD.findall(text) if word in dim_values}
+            dim_values = checked.dim_values
+            # A model's value goes out of date with the dims of its fields' shapes.
+            used = text + " ".join(_field_types(checked, type_))
+            dims = {word: dim_values[word] for word in _WORD.findall(used) if word in dim_values}
             self.made[name] = Made(name, type_, text, label, dims, value)
 
     def _out_of_date(self, fn, stale, combined, program, source, diagnostics):
@@ -256,6 +259,11 @@ def _writable(type_: Type) -> bool:
     if isinstance(type_, TensorType):
         return type_.axes is not None and "?" not in format_type(type_)
     return isinstance(type_, HostType | ModelType) and "?" not in format_type(type_)
+
+
+def _field_types(checked, type_: Type) -> list[str]:
+    info = checked.models.get(type_.name) if isinstance(type_, ModelType) else None
+    return [] if info is None else [format_type(field.type) for field in info.fields.values()]
 
 
 def _declared_names(runs: list[CellRun]) -> set[str]:
