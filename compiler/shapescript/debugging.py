@@ -117,3 +117,27 @@ def describe(value: Any, type_: Any, shown: str) -> tuple[str, str | None]:
         return f"{sizes} {dtype} {shown}", type_text
     except Exception:  # noqa: BLE001
         return shown, None
+
+
+def function_name(path: str, line: int, python_name: str) -> str:
+    """The ShapeScript name of the function a `.ss` line is in (an overload's or a generic
+    instance's Python name is made up), else `python_name`."""
+    from shapescript.syntax import ast
+
+    if not path.endswith(".ss"):
+        return python_name
+    try:
+        checked = _checked_file(path)
+        if checked is None:
+            return python_name
+        source = checked.source
+        offset = source.offset(line, 1)
+        for item in checked.items:
+            decl = item.item
+            if isinstance(decl, ast.FnDecl):
+                start, end = item.base + decl.span.start, item.base + decl.span.end
+                if start <= offset <= end:
+                    return decl.name
+    except Exception:  # noqa: BLE001 - the debugger goes on with the Python name
+        pass
+    return python_name

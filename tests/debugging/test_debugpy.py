@@ -27,6 +27,11 @@ model Lin:
 fn apply(m: Lin, v: [D]) -> [D]:
     out = m.w @ v
     return out
+
+model Id:
+    param s: [D] = normal(0, 1)
+
+fn apply(m: Id, v: [D]) -> [D] = v
 """
 
 MAIN = """\
@@ -132,6 +137,7 @@ def test_a_model_s_fields_show_their_types(tmp_path: Path) -> None:
         stopped = client.event("stopped")
         top = client.request("stackTrace", threadId=stopped["threadId"])["stackFrames"][0]
         assert top["line"] == 13
+        assert top["name"] == "apply"  # an overload, `_ss_apply__Lin` in Python
         shown = variables(client, top["id"])
         assert shown["m"]["type"] == "Lin"
         fields = client.request("variables", variablesReference=shown["m"]["variablesReference"])[

@@ -49,6 +49,24 @@ def _patch_variables() -> None:
     frames._AbstractVariable.get_var_data = get_var_data
 
 
+def _patch_frame_names() -> None:
+    from _pydevd_bundle import pydevd_net_command_factory_json as factory
+
+    from shapescript import debugging
+
+    command_factory = factory.NetCommandFactoryJson
+    if getattr(command_factory, "_ss_patched", False):
+        return
+    command_factory._ss_patched = True
+    format_frame_name = command_factory._format_frame_name
+
+    def _format_frame_name(self, fmt, initial_name, module_name, line, path):
+        name = debugging.function_name(path, line, initial_name)
+        return format_frame_name(self, fmt, name, module_name, line, path)
+
+    command_factory._format_frame_name = _format_frame_name
+
+
 def _patch_stepping() -> None:
     from _pydevd_bundle import pydevd_filtering as filtering
 
@@ -83,6 +101,7 @@ class ShapeScriptDebugging(DebuggerEventHandler):
     def on_debugger_modules_loaded(self, **kwargs):
         try:
             _patch_variables()
+            _patch_frame_names()
             _patch_stepping()
         except Exception:  # noqa: BLE001 - a debugger without the extension still works
             from _pydev_bundle import pydev_log
