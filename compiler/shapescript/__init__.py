@@ -30,6 +30,7 @@ _LAZY = {
     "SGD": "shapescript.rt.checkpoints",
     "loader_workers": "shapescript.rt.data",
     "std": "shapescript.std",
+    "load_ipython_extension": "shapescript.notebook",
     "export": "shapescript.export",
     "export_hf": "shapescript.export.hf",
     "export_gguf": "shapescript.export.gguf_export",

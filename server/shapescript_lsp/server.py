@@ -784,4 +784,8 @@ def _get(value, key: str):
 
 
 # Registers the architecture view's requests on `server` (it imports this module).
+# Serves the `%%shapescript` cells of notebooks (notebook document sync).
+from shapescript_lsp import notebook_sync  # noqa: E402
 from shapescript_lsp.features import architecture_requests  # noqa: E402, F401
+
+notebook_sync.register(server)

@@ -29,6 +29,8 @@ import {
   START_OPTION_SETTINGS,
 } from './config';
 import { ArchitectureView, architectureOptions } from './architecture';
+import { registerDebugging } from './debugging';
+import { registerTensorView } from './tensorView';
 import { trustHover } from './hover';
 import { PythonDefinitions, withPythonReferences } from './pythonDefinition';
 import { LIBRARY_SCHEME, LibraryUris } from './library';
@@ -124,6 +126,9 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
       { scheme: 'file', language: 'shapescript' },
       { scheme: 'untitled', language: 'shapescript' },
       { scheme: LIBRARY_SCHEME, language: 'shapescript' },
+      // The `%%shapescript` cells of Jupyter notebooks, which the editor sees as Python.
+      { notebook: 'jupyter-notebook', language: 'python' },
+      { notebook: 'jupyter-notebook', language: 'shapescript' },
     ],
     outputChannel: output,
     errorHandler,
@@ -261,6 +266,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ arch
     log(`can't create ${context.globalStorageUri.fsPath}: ${e instanceof Error ? e.message : String(e)}`);
   }
   const documents = new LibraryDocuments();
+  registerDebugging(vscode, context);
+  registerTensorView(vscode, context);
   const restart = () =>
     serialize(async () => {
       await stopClient();

@@ -94,6 +94,7 @@ from shapescript.check.types import (
     interval_of,
 )
 from shapescript.diagnostics.diagnostic import Fix, Label
+from shapescript.notebook.python_names import PYTHON_NAMES
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
@@ -1038,6 +1039,8 @@ class BodyChecker(CallChecker):
                 "E0303", f"`{name}` is a domain, not a value", node.span, "used as a value"
             )
             return UNKNOWN
+        if name in PYTHON_NAMES.get():
+            return PythonType(name)
         candidates = (
             list(self.env.values)
             + list(self.env.axes)
