@@ -80,3 +80,88 @@ def test_an_imported_model_is_drawn_from_its_own_file(tmp_path: Path) -> None:
         assert answer["declaration"]["uri"] == home
         assert {node["uri"] for node in answer["nodes"]} == {home}
         assert [link["label"] for link in answer["links"]] == ["forward", "causal_attention"]
+
+
+MODEL_FILE = """\
+dim D = 8
+dim Hd = 16
+dim C = 4
+
+model Mlp:
+    param w1: [D Hd] = normal(0.02)
+    param w2: [Hd C] = normal(0.02)
+"""
+FORWARD = "fn forward(m: Mlp, x: [b D]) -> [b C] = gelu(x @ m.w1) @ m.w2\n"
+IMPORTED_FORWARD = "fn forward(m: a.Mlp, x: [b a.D]) -> [b a.C] = gelu(x @ m.w1) @ m.w2\n"
+LOSS = (
+    "fn loss(m: a.Mlp, x: [b a.D], y: [b] Index[a.C]) -> []:\n"
+    "    return cross_entropy(a.forward(m, x), y, over=a.C)\n"
+)
+
+
+def _files(tmp_path: Path, **texts: str) -> dict[str, tuple[Path, str]]:
+    """Each file written under tmp_path, with its text."""
+    files = {}
+    for name, text in texts.items():
+        path = tmp_path / f"{name}.ss"
+        path.write_text(text, encoding="utf-8")
+        files[name] = (path, text)
+    return files
+
+
+def _answer(path: Path, text: str, needle: str) -> dict:
+    checked = check(SourceFile.from_text(str(path), text))
+    assert not checked.errors, [error.message for error in checked.errors]
+    answer = architecture_answer(checked, path.as_uri(), text.index(needle) + 1, "layers")
+    assert answer is not None
+    return answer
+
+
+def test_the_forward_of_an_imported_file_and_the_loss_of_this_one(tmp_path: Path) -> None:
+    files = _files(tmp_path, a=MODEL_FILE + FORWARD, b="import a\n\n" + LOSS)
+    answer = _answer(*files["b"], "Mlp,")
+    assert answer["model"] == "a.Mlp"
+    assert [(link["label"], link["place"]) for link in answer["links"]] == [
+        ("forward", "a.ss:8"),
+        ("loss", "b.ss:3"),
+    ]
+    assert [link["uri"] for link in answer["links"]] == [
+        files["a"][0].as_uri(),
+        files["b"][0].as_uri(),
+    ]
+    assert answer["links"][1]["range"]["start"] == {"line": 2, "character": 3}
+    assert {node["uri"] for node in answer["nodes"]} == {
+        files["a"][0].as_uri(),
+        files["b"][0].as_uri(),
+    }
+    assert "↓ forward (above)" in answer["text"]
+    assert "Cross-entropy over a.C" in answer["text"]
+    # In the model's own file, which imports neither, only its forward is read.
+    own = _answer(*files["a"], "Mlp:")
+    assert [link["label"] for link in own["links"]] == ["forward"]
+
+
+def test_a_forward_in_the_importing_file_is_drawn_from_there(tmp_path: Path) -> None:
+    files = _files(tmp_path, a=MODEL_FILE, b="import a\n\n" + IMPORTED_FORWARD)
+    answer = _answer(*files["b"], "Mlp,")
+    assert answer["summary"] == "Architecture of Mlp: MLP"
+    assert [(link["label"], link["uri"]) for link in answer["links"]] == [
+        ("forward", files["b"][0].as_uri())
+    ]
+    assert answer["declaration"]["uri"] == files["a"][0].as_uri()
+    # Hovered in its own file, which has no function taking it, its fields are listed.
+    own = _answer(*files["a"], "Mlp:")
+    assert own["summary"] == "Architecture of Mlp: 2 fields, no function takes it first"
+
+
+def test_functions_of_another_imported_file_are_read(tmp_path: Path) -> None:
+    files = _files(
+        tmp_path,
+        a=MODEL_FILE,
+        lib="import a\n\n" + IMPORTED_FORWARD,
+        main="import a\nimport lib\n\nfn make(seed: int) -> a.Mlp = a.Mlp.init(seed=seed)\n",
+    )
+    answer = _answer(*files["main"], "Mlp =")
+    assert answer["summary"] == "Architecture of Mlp: MLP"
+    assert [(link["label"], link["place"]) for link in answer["links"]] == [("forward", "lib.ss:3")]
+    assert {node["uri"] for node in answer["nodes"]} == {files["lib"][0].as_uri()}

@@ -10,6 +10,7 @@ model a position names. The language server draws the result; the text list is i
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from shapescript.architecture.finish import (
     arrows,
@@ -31,44 +32,68 @@ DETAILS = ("layers", "operations")
 UNSUMMARIZED = ("input", "output", "residual", "dropout", "activation", "position", "more")
 
 
-def model_functions(checked: Checked, model: str) -> list[ItemFacts]:
-    """The functions drawn: forward, then loss; else up to two that give a tensor."""
+#: A file to read functions from, with the model's name as that file writes it.
+FileModel = tuple[Checked, str]
+
+
+def functions_in(files: Sequence[FileModel]) -> list[tuple[int, ItemFacts]]:
+    """The functions drawn, each with the index of its file: forward, then loss, each from
+    the first file that has one; else up to two others that give a tensor."""
     taking = [
-        item
+        (index, item)
+        for index, (checked, model) in enumerate(files)
         for item in checked.items
         if isinstance(item.item, ast.FnDecl)
         and item.body is not None
         and takes_model(item.item, model)
     ]
-    chosen = [item for name in ("forward", "loss") for item in taking if item.item.name == name]
-    if any(item.item.name == "forward" for item in chosen):
+    chosen = []
+    for name in ("forward", "loss"):
+        found = next((pair for pair in taking if pair[1].item.name == name), None)
+        if found is not None:
+            chosen.append(found)
+    if any(item.item.name == "forward" for _, item in chosen):
         return chosen
     others = [
-        item
-        for item in taking
+        (index, item)
+        for index, item in taking
         if not item.item.params[0].mut and isinstance(item.body.inferred, TensorType)
     ]
     return others[:2]
 
 
-def architecture(checked: Checked, model: str, detail: str = "layers") -> Architecture | None:
-    """The model's drawing, or None if the file doesn't declare or import that model."""
+def architecture(
+    checked: Checked,
+    model: str,
+    detail: str = "layers",
+    files: Sequence[FileModel] = (),
+) -> Architecture | None:
+    """The model's drawing, or None if `checked` doesn't declare that model. Its functions
+    are read from `files` (each with the model's name there; the file hovered first, then
+    the files it imports), by default from `checked` alone."""
     info = checked.models.get(model)
     if info is None:
         return None
+    files = list(files) or [(checked, model)]
     path = checked.source.path
-    name = path.rsplit("/", 1)[-1]
-    functions = model_functions(checked, model)
-    walker = Walker(checked, model, set())
+    functions = functions_in(files)
+    walkers: dict[int, Walker] = {}
     sections: list[Section] = []
     links: list[Link] = []
-    raw: list[tuple[ItemFacts, list[Node]]] = []
-    for item in functions:
+    raw: list[tuple[ItemFacts, Walker, list[Node]]] = []
+    first: Walker | None = None
+    for index, item in functions:
+        walker = walkers.get(index)
+        if walker is None:
+            reader, name = files[index]
+            walker = Walker(reader, name, set()) if first is None else first.beside(reader, name)
+            walkers[index] = walker
+            first = first or walker
         nodes = walker.section(item)
         walker.drawn.add(item.item.name)
-        raw.append((item, nodes))
-    types = {node.value: node.type for _, nodes in raw for node in walk(nodes)}
-    for item, nodes in raw:
+        raw.append((item, walker, nodes))
+    types = {node.value: node.type for _, _, nodes in raw for node in walk(nodes)}
+    for item, walker, nodes in raw:
         if detail == "layers":
             nodes = Grouper(walker.embedding_tables, types).group(nodes)
         nodes = fold_repeats(nodes)
@@ -77,25 +102,34 @@ def architecture(checked: Checked, model: str, detail: str = "layers") -> Archit
         nodes = limit(nodes)
         number(nodes, item.item.name)
         decl = item.item
+        source = walker.checked.source
         span = Span(item.base + decl.name_span.start, item.base + decl.name_span.end)
-        line = checked.source.position(span.start).line
-        sections.append(Section(decl.name, path, line, span, nodes))
-        links.append(Link(decl.name, f"{name}:{line}", "source", path, span))
-    seen = {link.label for link in links}
-    for function, span in walker.followed:
-        if function not in seen:
-            seen.add(function)
-            line = checked.source.position(span.start).line
-            links.append(Link(function, f"{name}:{line}", "followed", path, span))
+        line = source.position(span.start).line
+        sections.append(Section(decl.name, source.path, line, span, nodes))
+        place = f"{_file_name(source.path)}:{line}"
+        links.append(Link(decl.name, place, "source", source.path, span))
+    seen = {(link.label, link.path) for link in links}
+    followed = first.followed if first is not None else []
+    for function, span, where in followed:
+        if (function, where.path) not in seen:
+            seen.add((function, where.path))
+            line = where.position(span.start).line
+            links.append(
+                Link(function, f"{_file_name(where.path)}:{line}", "followed", where.path, span)
+            )
     if not sections:
         sections.append(field_section(checked, model))
     summary = (
         summarize(model, sections)
         if detail == "layers"
-        else architecture(checked, model, "layers").summary
+        else architecture(checked, model, "layers", files).summary
     )
     title = f"Architecture: {model}"
     return Architecture(model, detail, title, summary, sections, links, info.span, path)
+
+
+def _file_name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
 
 
 def field_section(checked: Checked, model: str) -> Section:
@@ -160,4 +194,4 @@ def model_at(checked: Checked, offset: int) -> str | None:
     return None
 
 
-__all__ = ["DETAILS", "architecture", "model_at"]
+__all__ = ["DETAILS", "FileModel", "architecture", "model_at"]

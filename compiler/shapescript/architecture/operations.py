@@ -15,7 +15,7 @@ from shapescript.check.program import Checked, ItemFacts
 from shapescript.check.types import TensorType, Type, format_type
 from shapescript.records import field, record
 from shapescript.syntax import ast
-from shapescript.syntax.source import Span
+from shapescript.syntax.source import SourceFile, Span
 
 MAX_DEPTH = 3
 
@@ -102,13 +102,24 @@ class Walker:
         self.drawn = drawn
         self.ids = itertools.count()
         self.names: dict[int, str] = {}
-        self.followed: list[tuple[str, Span]] = []
+        #: Functions followed into: name, span of its name, the file it is in.
+        self.followed: list[tuple[str, Span, SourceFile]] = []
         #: Params an `embedding` reads, for `tied to`.
         self.embedding_tables: set[str] = set()
         self.functions: dict[str, list[ItemFacts]] = {}
         for item in checked.items:
             if isinstance(item.item, ast.FnDecl) and item.body is not None:
                 self.functions.setdefault(item.item.name, []).append(item)
+
+    def beside(self, checked: Checked, model: str) -> Walker:
+        """A walker of another file's functions (the model as that file names it) that
+        shares this one's values, names, drawn functions and followed calls."""
+        other = Walker(checked, model, self.drawn)
+        other.ids = self.ids
+        other.names = self.names
+        other.followed = self.followed
+        other.embedding_tables = self.embedding_tables
+        return other
 
     # ------------------------------------------------------------------ functions
 
@@ -387,6 +398,11 @@ class Walker:
         symbol = self.checked.module_symbols.get(name)
         if symbol is not None and symbol.kind == "fn":
             return self.user_call(context, name, args, span)
+        if args and args[0][1] is MODEL and name in self.drawn:
+            values = [value.id for _, value in args if value.kind == "value"]
+            node = self.add(context, "call", f"{name} (above)", span, inputs=values)
+            node.function = name
+            return Value("value", node.value)
         over = next((value.text for key, value in args if key == "over"), "")
         consts = [value.text for key, value in args if value.kind == "const" and key != "over"]
         keyed = {key: value for key, value in args if key is not None}
@@ -440,7 +456,11 @@ class Walker:
             if target is not None:
                 inner.env[target] = value
         self.followed.append(
-            (name, Span(item.base + decl.name_span.start, item.base + decl.name_span.end))
+            (
+                name,
+                Span(item.base + decl.name_span.start, item.base + decl.name_span.end),
+                self.checked.source,
+            )
         )
         self.body(inner)
         returned = inner.returned

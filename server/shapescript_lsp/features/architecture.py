@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
-from shapescript.architecture import DETAILS, architecture, model_at
+from shapescript.architecture import DETAILS, FileModel, architecture, model_at
 from shapescript.architecture.nodes import Architecture, walk
+from shapescript.architecture.operations import takes_model
 from shapescript.architecture.text import architecture_text
 from shapescript.check.checker import check_source
 from shapescript.check.program import Checked
@@ -75,12 +76,24 @@ def _remember(key: tuple, owner: object, make):
 
 @record
 class Drawn:
-    """A drawing and the checked file it was read from (this one, or the file that
-    declares an imported model), with that file's URI."""
+    """A drawing, the checked file that declares its model (this one, or an imported
+    model's own file) with that file's URI, and every file it was read from, by path."""
 
     found: Architecture
     home: Checked
     uri: str
+    files: dict[str, Checked]
+
+    def location(self, path: str, span: Span) -> dict:
+        """`{uri, range}` of a span in one of the files read."""
+        checked = self.files.get(path, self.home)
+        return _location(checked, _uri_of(path, self.uri, self.home), span)
+
+    def line_uri(self, path: str, span: Span) -> str:
+        """The URI of the line a span starts on, in one of the files read."""
+        checked = self.files.get(path, self.home)
+        line = range_of(checked.source, span).start.line + 1
+        return f"{_uri_of(path, self.uri, self.home)}#L{line}"
 
 
 def drawn(
@@ -91,30 +104,55 @@ def drawn(
     search_path: Sequence[str] = (),
     read: Reader | None = None,
 ) -> Drawn | None:
-    """The model's drawing; an imported model (`attention.Attention`) is drawn from its
-    own file, checked as the import read it."""
+    """The model's drawing. An imported model (`attention.Attention`) is declared in its
+    own file, checked as the import read it, and read from the functions that take it
+    first in this file, in its file and in the other files this one imports."""
     if model in checked.models:
         found = _remember(
             (id(checked), model, detail), checked, lambda: architecture(checked, model, detail)
         )
-        return Drawn(found, checked, uri) if found is not None else None
+        if found is None:
+            return None
+        return Drawn(found, checked, uri, {checked.source.path: checked})
     table = checked.imports
     symbol = table.symbols.get(model) if table is not None else None
     if symbol is None or symbol.kind != "model":
         return None
-    text = text_of(checked, symbol.path, read)
+    home = _checked_file(checked, symbol.path, search_path, read)
+    if home is None:
+        return None
+    name = model.rpartition(".")[2]
+    files: list[FileModel] = [(checked, model), (home, name)]
+    for path, exports in table.modules.items():
+        prefix = exports.prefixes.get(symbol.path)
+        if path in (symbol.path, checked.source.path) or prefix is None:
+            continue
+        written = f"{prefix}.{name}"
+        if any(takes_model(signature.decl, written) for signature in exports.functions.values()):
+            other = _checked_file(checked, path, search_path, read)
+            if other is not None:
+                files.append((other, written))
+    found = _remember(
+        (id(checked), model, detail), checked, lambda: architecture(home, name, detail, files)
+    )
+    if found is None:
+        return None
+    read_from = {reader.source.path: reader for reader, _ in files}
+    return Drawn(found, home, Path(symbol.path).as_uri(), read_from)
+
+
+def _checked_file(
+    checked: Checked, path: str, search_path: Sequence[str], read: Reader | None
+) -> Checked | None:
+    """An imported file, checked as the import read it (once while it is cached)."""
+    text = text_of(checked, path, read)
     if text is None:
         return None
-    home = _remember(
-        (id(checked), "file", symbol.path),
+    return _remember(
+        (id(checked), "file", path),
         checked,
-        lambda: check_source(
-            SourceFile.from_text(symbol.path, text), search_path=search_path, read=read
-        ),
+        lambda: check_source(SourceFile.from_text(path, text), search_path=search_path, read=read),
     )
-    name = model.rpartition(".")[2]
-    found = _remember((id(home), name, detail), home, lambda: architecture(home, name, detail))
-    return Drawn(found, home, Path(symbol.path).as_uri()) if found is not None else None
 
 
 def model_named_at(checked: Checked, offset: int) -> str | None:
@@ -157,7 +195,7 @@ def architecture_answer(
     drawing = drawn(checked, uri, model, detail, search_path, read)
     if drawing is None:
         return None
-    found, checked, uri = drawing.found, drawing.home, drawing.uri
+    found, home, uri = drawing.found, drawing.home, drawing.uri
     svg, width, height = _remember((id(found), "svg"), found, lambda: architecture_svg(found))
     return {
         "model": model,
@@ -168,18 +206,18 @@ def architecture_answer(
         "width": width,
         "height": height,
         "text": architecture_text(found),
-        "declaration": _location(checked, uri, found.declaration),
+        "declaration": _location(home, uri, found.declaration),
         "links": [
             {
                 "label": link.label,
                 "place": link.place,
                 "kind": link.kind,
-                **_location(checked, _uri_of(link.path, uri, checked), link.span),
+                **drawing.location(link.path, link.span),
             }
             for link in found.links
         ],
         "nodes": [
-            {"id": node.id, **_location(checked, uri, node.span)}
+            {"id": node.id, **drawing.location(section.path, node.span)}
             for section in found.sections
             for node in walk(section.nodes)
             if node.span is not None and node.id
@@ -223,7 +261,7 @@ def architecture_hover(
         return f"{found.summary} · [Open architecture]({show})" + (f" · {toggle}" if toggle else "")
     sources = [link for link in found.links if link.kind == "source"]
     named = " and ".join(
-        f"[{link.label}]({_link_uri(checked, uri, link.path, link.span)}) ({link.place})"
+        f"[{link.label}]({drawing.line_uri(link.path, link.span)}) ({link.place})"
         for link in sources
     )
     lines = [f"**Architecture of {model}**" + (f", from {named}" if named else "")]
@@ -239,8 +277,3 @@ def architecture_hover(
     if toggle:
         lines.append(toggle)
     return "\n\n".join(lines)
-
-
-def _link_uri(checked: Checked, uri: str, path: str, span: Span) -> str:
-    line = range_of(checked.source, span).start.line + 1
-    return f"{_uri_of(path, uri, checked)}#L{line}"
