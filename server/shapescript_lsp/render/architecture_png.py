@@ -8,7 +8,7 @@ import io
 
 from shapescript.architecture.nodes import Architecture
 from shapescript_lsp.render.architecture_svg import architecture_svg
-from shapescript_lsp.render.raster import png_from_svg
+from shapescript_lsp.render.raster import image_from_svg, png_from_svg
 from shapescript_lsp.render.themes import palette
 
 COLORS = 32
@@ -17,21 +17,19 @@ COLORS = 32
 def architecture_png(found: Architecture, theme: str) -> tuple[str, int] | None:
     """The PNG's `data:` URI and the width to show it at; None when it can't be drawn."""
     svg, width, _ = architecture_svg(found, theme)
-    uri = png_from_svg(svg, palette(theme).background)
-    if uri is None:
-        return None
-    return _fewer_colors(uri, palette(theme).background), width
+    background = palette(theme).background
+    image = image_from_svg(svg, background)
+    if image is not None:
+        return _encoded(_fewer_colors(image, background)), width
+    uri = png_from_svg(svg, background)
+    return (uri, width) if uri is not None else None
 
 
-def _fewer_colors(uri: str, background: str) -> str:
-    """The same picture with a palette of 32 colors, which PNG stores in a third the bytes;
+def _fewer_colors(image, background: str):
+    """The picture with a palette of 32 colors, which PNG stores in a third of the bytes;
     the background keeps its exact color."""
-    try:
-        from PIL import Image
-    except ImportError:
-        return uri
-    prefix, _, data = uri.partition(",")
-    image = Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB")
+    from PIL import Image
+
     small = image.quantize(colors=COLORS, method=Image.Quantize.FASTOCTREE)
     colors = small.getpalette() or []
     index = small.getpixel((0, 0))
@@ -39,6 +37,10 @@ def _fewer_colors(uri: str, background: str) -> str:
         exact = [int(background[i : i + 2], 16) for i in (1, 3, 5)]
         colors[3 * index : 3 * index + 3] = exact
         small.putpalette(colors)
+    return small
+
+
+def _encoded(image) -> str:
     out = io.BytesIO()
-    small.save(out, "PNG")
-    return prefix + "," + base64.b64encode(out.getvalue()).decode("ascii")
+    image.save(out, "PNG")
+    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode("ascii")
