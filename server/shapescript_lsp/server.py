@@ -14,6 +14,7 @@ import socket
 import sys
 import threading
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import BinaryIO
 
@@ -29,7 +30,11 @@ from shapescript.check.program import Checked
 from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp.dependents import dependents
 from shapescript_lsp.documents import Document, DocumentStore, path_of
-from shapescript_lsp.features.architecture import ArchitectureSettings, architecture_hover
+from shapescript_lsp.features.architecture import (
+    ArchitectureSettings,
+    architecture_hover,
+    prepare_pictures,
+)
 from shapescript_lsp.features.code_actions import KINDS as CODE_ACTION_KINDS
 from shapescript_lsp.features.code_actions import code_actions
 from shapescript_lsp.features.completion import Completer, resolve
@@ -98,6 +103,8 @@ class ShapeScriptServer(LanguageServer):
         self.pictures = False
         #: Whether hovers show images at all (`shapescript.hover.pictures`); text stays.
         self.hover_images = True
+        #: One thread that draws architecture pictures ahead of hovers, in order.
+        self.picture_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
         #: The editor theme's kind pictures are drawn for (render/themes.py).
         self.theme = DEFAULT_THEME
         #: The torch worker's runs for pictures of what a function does.
@@ -212,7 +219,9 @@ class ShapeScriptServer(LanguageServer):
         PYTHON_NAMES.prefetch(document.text, self.python, roots)
 
     def _publish(self, document: Document, checked: Checked) -> None:
-        """The check's diagnostics, and W2501 if the file's Python module is hand-written."""
+        """The check's diagnostics, and W2501 if the file's Python module is hand-written;
+        then the file's architecture pictures are drawn ahead for its hovers."""
+        self._prepare_pictures(document, checked)
         extra = self.python_modules.extra(document.uri)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(
@@ -221,6 +230,25 @@ class ShapeScriptServer(LanguageServer):
                 diagnostics=publishable(checked, document.uri)
                 + [to_lsp(diagnostic, checked, document.uri) for diagnostic in extra],
             )
+        )
+
+    def _prepare_pictures(self, document: Document, checked: Checked) -> None:
+        """In the pictures' own thread, draw the PNGs the file's model hovers will show,
+        when the client shows images in hovers and no view of its own."""
+        if not checked.models or not (self.images and self.hover_images):
+            return
+        if self.architecture.panel:
+            return
+        revision = document.revision
+        self.picture_worker.submit(
+            prepare_pictures,
+            checked,
+            document.uri,
+            self.architecture.detail,
+            self.theme,
+            self.store.search_path,
+            self.store.reader,
+            lambda: document.revision == revision and self.store.get(document.uri) is document,
         )
 
     async def located(self, params) -> tuple[Checked, Document, int] | None:

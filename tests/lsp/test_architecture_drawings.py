@@ -165,3 +165,29 @@ def test_functions_of_another_imported_file_are_read(tmp_path: Path) -> None:
     assert answer["summary"] == "Architecture of Mlp: MLP"
     assert [(link["label"], link["place"]) for link in answer["links"]] == [("forward", "lib.ss:3")]
     assert {node["uri"] for node in answer["nodes"]} == {files["lib"][0].as_uri()}
+
+
+@pytest.mark.parametrize("current", [True, False])
+def test_pictures_drawn_ahead_are_what_the_hover_shows(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, current: bool
+) -> None:
+    pytest.importorskip("PIL.Image")
+    from shapescript_lsp.features import architecture as feature
+
+    drawings: list[str] = []
+
+    def counted(found, theme):
+        drawings.append(found.model)
+        return architecture_png(found, theme)
+
+    monkeypatch.setattr(feature, "architecture_png", counted)
+    path, text = _files(tmp_path, a=MODEL_FILE + FORWARD)["a"]
+    checked = check(SourceFile.from_text(str(path), text))
+    settings = feature.ArchitectureSettings()
+    feature.prepare_pictures(checked, path.as_uri(), "layers", "dark", current=lambda: current)
+    assert drawings == (["Mlp"] if current else [])
+    hover = feature.architecture_hover(
+        checked, path.as_uri(), text.index("Mlp:") + 1, settings, True, "dark"
+    )
+    assert "![architecture of Mlp](data:image/png;base64," in hover
+    assert drawings == ["Mlp"]  # drawn once: ahead, or by the hover when nothing was

@@ -9,8 +9,9 @@ client's own view (`architecturePanel`).
 from __future__ import annotations
 
 import json
+import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import quote
 
@@ -31,6 +32,8 @@ from shapescript_lsp.render.architecture_svg import architecture_svg
 SHOW_COMMAND = "shapescript.architecture.show"
 TOGGLE_COMMAND = "shapescript.architecture.toggleDetail"
 CACHE_SIZE = 16
+#: How many of a file's models have their hover pictures drawn ahead.
+PREPARED = 2
 
 
 @record
@@ -58,20 +61,49 @@ def detail_name(value: object) -> str | None:
 
 
 _cache: OrderedDict[tuple, tuple[object, object]] = OrderedDict()
+#: Held while the cache is read or filled, so a hover asking for a picture that is being
+#: drawn ahead (`prepare_pictures`, in another thread) waits for it instead of drawing it
+#: again.
+_cache_lock = threading.RLock()
 
 
 def _remember(key: tuple, owner: object, make):
     """What `make` gives for `owner` (an analysis or a drawing), made once while it is
     among the last few asked for."""
-    found = _cache.get(key)
-    if found is not None and found[0] is owner:
-        _cache.move_to_end(key)
-        return found[1]
-    value = make()
-    _cache[key] = (owner, value)
-    while len(_cache) > CACHE_SIZE:
-        _cache.popitem(last=False)
-    return value
+    with _cache_lock:
+        found = _cache.get(key)
+        if found is not None and found[0] is owner:
+            _cache.move_to_end(key)
+            return found[1]
+        value = make()
+        _cache[key] = (owner, value)
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+        return value
+
+
+def _png(found: Architecture, theme: str) -> tuple[str, int] | None:
+    return _remember((id(found), "png", theme), found, lambda: architecture_png(found, theme))
+
+
+def prepare_pictures(
+    checked: Checked,
+    uri: str,
+    detail: str,
+    theme: str,
+    search_path: Sequence[str] = (),
+    read: Reader | None = None,
+    current: Callable[[], bool] = lambda: True,
+) -> None:
+    """Draw the hover pictures of the file's models ahead of the hovers that show them (a
+    PNG of a large model takes a good part of a second); stops once `current()` says the
+    analysis is no longer the document's."""
+    for model in list(checked.models)[:PREPARED]:
+        if not current():
+            return
+        drawing = drawn(checked, uri, model, detail, search_path, read)
+        if drawing is not None and current():
+            _png(drawing.found, theme)
 
 
 @record
@@ -267,7 +299,7 @@ def architecture_hover(
     lines = [f"**Architecture of {model}**" + (f", from {named}" if named else "")]
     picture = ""
     if images:
-        png = _remember((id(found), "png", theme), found, lambda: architecture_png(found, theme))
+        png = _png(found, theme)
         room = budget[0] if budget is not None else None
         if png is not None and (room is None or len(png[0]) < room):
             picture = f"![architecture of {model}]({png[0]}|width={png[1]})"
