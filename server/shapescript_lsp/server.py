@@ -239,6 +239,8 @@ class ShapeScriptServer(LanguageServer):
             return
         if self.architecture.panel:
             return
+        if self.store.closing.is_set():
+            return
         revision = document.revision
         self.picture_worker.submit(
             prepare_pictures,
@@ -370,6 +372,7 @@ def shutdown(ls: ShapeScriptServer, params: object) -> None:
     for task in ls.pending.values():
         task.cancel()
     ls.pending.clear()
+    ls.picture_worker.shutdown(wait=False, cancel_futures=True)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
