@@ -9,7 +9,7 @@ fn name_stays(x: [b n D]) -> [b n D]:
     return rearrange(z, b h n d -> b n (h d))
 
 # Groups and numbers on the output give unnamed axes.
-fn merged(x: [b n D]) = rearrange(x, b n D -> b (n D))  #= [b D*n]
+fn merged(x: [b n D]) = rearrange(x, b n D -> b (n D))  #= [b (n D)]
 
 # A keyword size known only at run time gives an unknown size (repeat may add names).
 fn runtime_size(x: [b D], k: int) = repeat(x, b D -> b D r, r=k)  #= [b D r]
