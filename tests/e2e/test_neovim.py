@@ -285,7 +285,7 @@ def test_inlay_hints_end_each_pipe_line_with_its_shape(attention: Run):
     labels = {hint["line"]: hint["label"] for hint in pipe}
     assert len(labels) == len(pipe), pipe
     rearranged = line_of(text, "|> rearrange(")
-    assert labels.pop(rearranged) in {": [b n H*Dh]", ": [b n Dh*H]"}
+    assert labels.pop(rearranged) == ": [b n (H Dh)]"
     assert labels == {
         line_of(text, "q, k, v = "): ": ([b H n Dh], [b H n Dh], [b H n Dh])",
         line_of(text, "|> masked_fill("): ": [b H n m]",
@@ -480,7 +480,7 @@ def test_an_activation_hover_plots_its_curve_in_braille(pictures: Run):
 
 def test_a_pattern_hover_draws_before_and_after_as_text(pictures: Run):
     text = pictures.step("hover a patchify")["text"]
-    assert "[b 3 16 16]  →  [b 16 48]" in text, text
+    assert "[b 3 16 16]  →  [b (h w) (p1 p2 c)]" in text, text
     assert "data:image" not in text, text
     assert "│▒▒│  │  │  │ (h p1) = 4×4 = 16  →" in text, text
     assert "h = 4   axis 3, outer of (h p1)  →  axis 2, outer of (h w)" in text, text

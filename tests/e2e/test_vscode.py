@@ -367,7 +367,7 @@ fn attend(x: [b n D], w_qkv: [D 3*D]) -> [b H n n]:
 HOVERS = [
     ("tensor", {"find": "hidden =", "offset": 1}, "hidden: [b n D]"),
     ("softmax-stage", {"find": "|> softmax", "offset": 0}, "Prob over m"),
-    ("patchify", {"find": "-> b (h w)", "offset": 0}, "[b 3 32 32]  →  [b 16 192]"),
+    ("patchify", {"find": "-> b (h w)", "offset": 0}, "[b 3 32 32]  →  [b (h w) (p1 p2 c)]"),
     ("activation", {"find": "gelu", "offset": 1}, "gelu"),
 ]
 THEMES = {"light": "Default Light Modern", "dark": "Default Dark Modern"}

@@ -53,7 +53,7 @@ async def test_the_arrow_of_a_patchify_draws_the_patch_grid(client: LanguageClie
     for theme in ("light", "dark"):
         client.protocol.notify("shapescript/setTheme", {"theme": theme})
         text = await hover_text(client, uri, PATCHIFY_ARROW, PROGRAM)
-        assert "[b 3 16 16]  →  [b 16 48]" in text
+        assert "[b 3 16 16]  →  [b (h w) (p1 p2 c)]" in text
         if not is_vscode(client):
             assert "data:image" not in text
             assert "│▒▒│  │  │  │ (h p1) = 4×4 = 16  →" in text

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 
 from shapescript.check.sizes import Poly, product
 from shapescript.check.solver import Equation, solve
-from shapescript.check.types import Axis, format_shape
+from shapescript.check.types import Axis, axis_text, format_shape
 from shapescript.records import field, record
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
@@ -286,9 +286,8 @@ def _output_axes(op, pattern, input_names, input_numbers, sizes, scope, dims, si
                 )
             axes.append(Axis(Poly.const(entry.value)))
         else:
-            parts = _group_parts(entry)
-            size = Poly.const(1)
-            for part in parts:
+            part_axes: list[Axis] = []
+            for part in _group_parts(entry):
                 if isinstance(part, int):
                     if part not in input_numbers and op != "repeat":
                         raise PatternError(
@@ -297,7 +296,7 @@ def _output_axes(op, pattern, input_names, input_numbers, sizes, scope, dims, si
                             entry.span,
                             "new number",
                         )
-                    size = size * part
+                    part_axes.append(Axis(Poly.const(part)))
                 else:
                     name, span = part
                     if name not in input_names and op != "repeat":
@@ -307,9 +306,28 @@ def _output_axes(op, pattern, input_names, input_numbers, sizes, scope, dims, si
                             span,
                             "not on the input side",
                         )
-                    size = size * _named_size(name, span, sizes, scope, dims, op)
-            axes.append(Axis(size))
+                    size = _named_size(name, span, sizes, scope, dims, op)
+                    part_axes.append(Axis(size, name))
+            axes.append(_written_group(entry, part_axes))
     return tuple(axes)
+
+
+def _written_group(entry: ast.PatternGroup | ast.PatternGroupedSize, parts: list[Axis]) -> Axis:
+    """An output group as the pattern wrote it (`(H Dh)`, `16gh`); its size is the product."""
+    if isinstance(entry, ast.PatternGroupedSize):
+        name, count = parts
+        return Axis(
+            name.size * count.size, written=f"{entry.count}{entry.name}", parts=(name, count)
+        )
+    items: list[Axis] = []
+    remaining = iter(parts)
+    for item in entry.items:
+        if isinstance(item, ast.PatternGroupedSize):
+            items.append(_written_group(item, [next(remaining), next(remaining)]))
+        elif isinstance(item, ast.PatternName | ast.PatternInt):
+            items.append(next(remaining))
+    written = "(" + " ".join(axis_text(item) for item in items) + ")"
+    return Axis(product(item.size for item in items), written=written, parts=tuple(items))
 
 
 def _named_size(name, span, sizes, scope, dims, op) -> Poly:

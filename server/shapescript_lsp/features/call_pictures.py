@@ -77,6 +77,16 @@ def _to_stage_at(checked: Checked, item, offset: int) -> StageAt | None:
     return None
 
 
+def conversion_at(checked: Checked, offset: int) -> tuple[Span, Span] | None:
+    """The operand's span and the whole conversion's, in the file, of the `x to T` whose
+    `to` is at `offset`."""
+    item = item_at(checked, offset)
+    cast = None if item is None else _to_cast_at(checked, item, offset)
+    if item is None or cast is None:
+        return None
+    return _absolute(cast.operand.span, item.base), _absolute(cast.span, item.base)
+
+
 def _to_cast_at(checked: Checked, item, offset: int) -> ast.Cast | None:
     """The `x to T` whose `to` is at `offset`."""
     if not _on_to(checked, offset):

@@ -14,7 +14,7 @@ from typing import Any
 from shapescript.check.program import Checked
 from shapescript.check.sizes import Poly
 from shapescript.check.types import TensorType, format_type
-from shapescript_lsp.features.call_pictures import PICTURED, call_function
+from shapescript_lsp.features.call_pictures import PICTURED, call_function, conversion_at
 from shapescript_lsp.features.context import word_at
 from shapescript_lsp.pictures import grids
 from shapescript_lsp.pictures.examples import Example, example
@@ -57,7 +57,8 @@ async def function_picture(
     if isinstance(answer, Failed):
         return f"*No picture: {answer.message}*" if answer.kind in ("time", "memory") else ""
     picture = markdown(picture_grids(built, answer), len(_drawn(built)), images, theme)
-    if built.label and not built.label.startswith("|>"):
+    # A stage's or a conversion's hover already shows the types before and after.
+    if built.label and not built.label.startswith("|>") and conversion_at(checked, offset) is None:
         return f"{_types_line(built)}\n\n{picture}"
     return picture
 
@@ -128,19 +129,33 @@ def picture_grids(built: Example, answer: Any) -> list[grids.Grid]:
             drawn.append(picked)
             continue
         drawn.append(_grid(caption, argument.type, argument.value["tensor"], built, marks))
-    weights = [a.name for a in built.arguments if a.weight]
+    notes = _caption_notes(built)
     for index, result in enumerate(base):
         type_ = types[index] if index < len(types) else None
         shown = format_type(type_) if type_ is not None else "result"
         caption = f"{built.label or built.function + '(…)'}: {shown}"
-        if weights and index == 0:
-            caption += f"   (weights: {', '.join(weights)})"
+        if notes and index == 0:
+            caption += f"   ({', '.join(notes)})"
         marks = frozenset()
         if depends:
             moved = [_results(run)[index] for run in runs[1:]]
             marks = _changed_cells(result, moved)
         drawn.append(_grid(caption, type_, _tensor(result), built, marks))
     return drawn
+
+
+def _caption_notes(built: Example) -> list[str]:
+    """What the result's caption says of the run: the weights not drawn, and the mode a
+    `Mode` parameter was given (a model run in Eval mode skips dropout)."""
+    notes = []
+    weights = [a.name for a in built.arguments if a.weight]
+    if weights:
+        notes.append(f"weights: {', '.join(weights)}")
+    modes = {
+        a.value["mode"] for a in built.arguments if isinstance(a.value, dict) and "mode" in a.value
+    }
+    notes.extend(f"in {mode} mode" for mode in sorted(modes))
+    return notes
 
 
 def _picked(built: Example, index: Any) -> grids.Grid | None:

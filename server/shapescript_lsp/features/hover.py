@@ -9,6 +9,7 @@ from shapescript.check.program import Checked, Symbol
 from shapescript.check.types import TensorType, Type, format_type
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
+from shapescript_lsp.features.call_pictures import conversion_at
 from shapescript_lsp.features.context import bar_at, item_at, stage_input_span, word_at
 from shapescript_lsp.features.curve_hover import CURVE_KINDS, curve_section
 from shapescript_lsp.features.export_hover import export_keyword_at, export_section, is_export
@@ -114,6 +115,9 @@ class HoverRenderer:
         if found is None:
             return None
         word, span = found
+        conversion = conversion_at(checked, offset)
+        if conversion is not None:
+            return self._conversion(checked, *conversion, span)
         exported = export_keyword_at(item, offset)
         if exported is not None:
             symbol = checked.module_symbols.get(exported)
@@ -206,16 +210,32 @@ class HoverRenderer:
         before = checked.type_of(_absolute(stage_input_span(bar), item.base))
         stage = bar.pipe.stages[bar.index]
         after = checked.type_of(_absolute(stage.span, item.base))
+        span = _absolute(bar.pipe.bar_spans[bar.index], item.base)
+        return self._before_after(checked, before, after, span, _over_axis(stage, after))
+
+    def _conversion(
+        self, checked: Checked, operand: Span, conversion: Span, span: Span
+    ) -> types.Hover | None:
+        """`x to T`: the types before and after, as a stage's hover shows them."""
+        before, after = checked.type_of(operand), checked.type_of(conversion)
+        return self._before_after(checked, before, after, span)
+
+    def _before_after(
+        self,
+        checked: Checked,
+        before: Type | None,
+        after: Type | None,
+        span: Span,
+        over: str | None = None,
+    ) -> types.Hover | None:
         if before is None or after is None:
             return None
         lines = [_fence(f"{format_type(before)}  →  {format_type(after)}")]
-        over = _over_axis(stage, after)
         first, second = self.drawing(before, checked, over), self.drawing(after, checked, over)
         if first.startswith("!") and second.startswith("!"):
             lines.append(first + " → " + second)
         else:
             lines.extend((first, "→", second))
-        span = _absolute(bar.pipe.bar_spans[bar.index], item.base)
         return types.Hover(
             contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n".join(lines)),
             range=range_of(checked.source, span),
