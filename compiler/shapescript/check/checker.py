@@ -24,6 +24,7 @@ from shapescript.check.module_scope import (
     collect,
     evaluate_dims,
 )
+from shapescript.check.placement import place
 from shapescript.check.prelude import load_prelude
 from shapescript.check.program import Checked, ItemFacts, Reference
 from shapescript.check.reporter import Reporter
@@ -187,6 +188,9 @@ def _check_parsed(
         items[index].body = result
         diagnostics.extend(shift_diagnostic(d, items[index].base) for d in result.diagnostics)
     diagnostics.extend(read_diagnostics(program, items))
+    placed = Reporter()
+    placement = place(module, scope, items, placed)
+    diagnostics.extend(placed.diagnostics)
     keep_instances(program)
     math = find_math(_comment_lines(parsed))
     diagnostics.extend(_math_hints(math))
@@ -214,6 +218,7 @@ def _check_parsed(
         overloads={name: overloads.signatures() for name, overloads in scope.overload_sets.items()},
         instances=instances_of(items),
         imports=table,
+        placement=placement,
     )
     return checked, scope
 

@@ -6,4 +6,7 @@ devices cpu[0 1]
     split  # E1002
     split H D  # E1002
     replicate everything  # E1002
+
+dim H = 2
+
 fn double(x: [n]) -> [n] = x * 2
