@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import tempfile
+import time
 import weakref
 from multiprocessing.connection import wait
 from typing import Any
@@ -34,6 +35,8 @@ from shapescript.rt.parallel.errors import WorkerError
 #: True in a worker process, where functions run as they are compiled.
 ON_WORKER = False
 _DEFAULT_TIMEOUT = 600.0
+#: Seconds the other workers get to answer once one has failed.
+_GRACE = 5.0
 _timeout: float | None = None
 #: Every program with workers started, to stop them at exit.
 _RUNNING: weakref.WeakSet[Program] = weakref.WeakSet()
@@ -274,41 +277,73 @@ class Program:
             try:
                 worker.connection.send_bytes(data)
             except (BrokenPipeError, OSError):
-                self._failed(worker, None)
+                self._failed(worker)
 
     def _gather(self) -> list[Any]:
-        """Each worker's answer, in order; WorkerError as soon as one stops."""
+        """Each worker's answer, in order. WorkerError as soon as a worker stops; once one
+        has failed, the others get a few seconds to answer, and those that don't are named
+        with where each worker was. Ctrl-C stops the workers too."""
+        try:
+            return self._answers()
+        except BaseException:
+            if self.workers:
+                self.stop()
+            raise
+
+    def _answers(self) -> list[Any]:
         answers: dict[int, Any] = {}
         pending = {w.connection: w for w in self.workers}
         sentinels = {w.process.sentinel: w for w in self.workers}
-        error: tuple[_Worker, Any] | None = None
+        deadline: float | None = None
         while pending:
-            ready = wait(list(pending) + list(sentinels))
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready = wait(list(pending) + list(sentinels), timeout=left)
+            if not ready:
+                break
             for item in ready:
                 if item in pending:
-                    worker = pending[item]
+                    worker = pending.pop(item)
                     try:
-                        answer = wire.receive(item)
+                        answers[worker.rank] = wire.receive(item)
                     except (EOFError, OSError):
-                        self._failed(worker, None)
-                    del pending[item]
-                    if answer[0] == "error" and error is None:
-                        error = (worker, answer)
-                    answers[worker.rank] = answer
+                        self._failed(worker)
+                    if answers[worker.rank][0] == "error" and deadline is None:
+                        deadline = time.monotonic() + _GRACE
                 elif item in sentinels:
-                    worker = sentinels[item]
-                    if item in [w.process.sentinel for w in pending.values()]:
-                        self._failed(worker, None)
-                    del sentinels[item]
-        if error is not None:
-            _, (_, raised, text) = error
-            if isinstance(raised, BaseException):
-                raised.add_note(f"on worker {error[0].rank}:\n{text}")
-                raise raised
-            raise WorkerError(f"worker {error[0].rank}: {raised}\n{text}")
-        return [answers[rank] for rank in range(len(self.workers))]
+                    worker = sentinels.pop(item)
+                    if worker.connection in pending:
+                        self._failed(worker)
+        errors = {rank: a for rank, a in answers.items() if a[0] == "error"}
+        if not errors:
+            return [answers[rank] for rank in range(len(self.workers))]
+        silent = sorted(w.rank for w in pending.values())
+        if silent:
+            raise WorkerError(self._timeout_text(answers, silent))
+        rank = min(errors)
+        _, raised, text, _where = errors[rank]
+        if isinstance(raised, BaseException):
+            raised.add_note(f"raised on worker {rank}:\n{text.rstrip()}")
+            raise raised
+        raise WorkerError(f"worker {rank}: {raised}\n{text}")
 
-    def _failed(self, worker: _Worker, detail: str | None) -> None:
+    def _timeout_text(self, answers: dict[int, Any], silent: list[int]) -> str:
+        names = ", ".join(f"worker {rank}" for rank in silent)
+        lines = [
+            f"a worker failed while running {self.running or 'nothing'}, and {names} didn't finish:"
+        ]
+        for rank in range(len(self.workers)):
+            answer = answers.get(rank)
+            if answer is None:
+                lines.append(f"  worker {rank}: didn't answer")
+            elif answer[0] == "error" and answer[3]:
+                lines.append(f"  worker {rank}: was waiting for the other workers at {answer[3]}")
+            elif answer[0] == "error":
+                lines.append(f"  worker {rank}: failed: {str(answer[1]).splitlines()[0]}")
+            else:
+                lines.append(f"  worker {rank}: finished")
+        return "\n".join(lines)
+
+    def _failed(self, worker: _Worker) -> None:
         worker.process.join(timeout=1)
         how = _how(worker.process.exitcode)
         running = self.running or "nothing"
