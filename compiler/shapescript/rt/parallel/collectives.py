@@ -18,6 +18,8 @@ import torch.distributed as dist
 _share: tuple[int, int] = (1, 1)
 #: Where the worker is, for the timeout message: the `.ss` location of the collective.
 waiting_at: list[str] = []
+#: Where the last collective that failed was waited for, if it had a location.
+failed_at: str | None = None
 
 
 def set_share(mine: int, whole: int) -> None:
@@ -42,12 +44,16 @@ class _AllReduceSum(torch.autograd.Function):
 def _reduce(value: torch.Tensor, where: str | None) -> torch.Tensor:
     if where is not None:
         waiting_at.append(where)
+    global failed_at
     try:
         if value.requires_grad:
             return _AllReduceSum.apply(value)
         out = value.detach().clone()
         dist.all_reduce(out)
         return out
+    except BaseException:
+        failed_at = where
+        raise
     finally:
         if where is not None:
             waiting_at.pop()

@@ -163,7 +163,8 @@ def _where() -> str | None:
     """The `.ss` location of the collective this worker was waiting at, if any."""
     from shapescript.rt.parallel import collectives
 
-    return collectives.waiting_at[-1] if collectives.waiting_at else None
+    where, collectives.failed_at = collectives.failed_at, None
+    return where
 
 
 def _portable(error: BaseException) -> Any:
