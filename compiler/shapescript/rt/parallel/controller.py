@@ -29,8 +29,9 @@ from shapescript.rt.data import Batch
 from shapescript.rt.errors import DeviceError
 from shapescript.rt.models import Model
 from shapescript.rt.optimizers import Optimizer
-from shapescript.rt.parallel import wire
+from shapescript.rt.parallel import remote, wire
 from shapescript.rt.parallel.errors import WorkerError
+from shapescript.rt.parallel.remote import make_handle
 
 #: True in a worker process, where functions run as they are compiled.
 ON_WORKER = False
@@ -92,6 +93,8 @@ class Program:
         #: The models and optimizer state sent to the workers, by number and by id.
         self.objects: dict[int, Any] = {}
         self.numbers: dict[int, int] = {}
+        #: The objects the workers have changed since the controller's copy was made.
+        self.stale: set[int] = set()
         self._next = 0
         self._folder: str | None = None
         self.running: str | None = None
@@ -168,8 +171,8 @@ class Program:
         answers = self._gather()
         self.running = None
         for number, value in pulls:
-            _copy_back(value, answers[0][2][number])
-            self.sent[number] = (self.sent[number][0], _version(value))
+            make_handle(value, self, number)
+            self.stale.add(number)
         results = [wire.decode(answer[1], self.names, torch.device("cpu")) for answer in answers]
         if result_axis is None:
             return results[0]
@@ -190,11 +193,11 @@ class Program:
             number = self._next
             self.numbers[id(value)] = number
             self.objects[number] = value
-        version = _version(value)
+        version = _version(value) if number not in self.stale else 0
         known = self.sent.get(number)
-        if known is None or known[1] != version:
+        if number not in self.stale and (known is None or known[1] != version):
             if kind == "model":
-                fields = {k: v.detach().cpu() for k, v in value.state_dict().items()}
+                fields = {k: v.detach().cpu() for k, v in remote.fields(value).items()}
                 message = ("model", number, type(value).__name__, fields)
             else:
                 owner = self._owner(value._params)
@@ -207,13 +210,27 @@ class Program:
     def _owner(self, params: tuple[Any, ...]) -> int:
         for number, model in self.objects.items():
             if isinstance(model, Model) and number in self.sent:
-                first = next(iter(model.parameters()), None)
+                first = next(iter(torch.nn.Module.parameters(model)), None)
                 if params and first is params[0]:
                     return number
         raise WorkerError(
             "optimizer state for a model the workers don't have: pass its model to a "
             "function on the workers first"
         )
+
+    def sync(self, number: int) -> None:
+        """Copy the first worker's object `number` back into the controller's, if it is
+        ahead; once the workers are gone, the controller's copy is what there is."""
+        if number not in self.stale or not self.workers:
+            self.stale.discard(number)
+            return
+        messages = [("pull", [number] if rank == 0 else []) for rank in range(self.count)]
+        self._post_all(messages)
+        answers = self._gather()
+        value = self.objects[number]
+        self.stale.discard(number)
+        _copy_back(value, answers[0][2][number])
+        self.sent[number] = (id(value), _version(value))
 
     # ------------------------------------------------------------------ workers
 
@@ -287,7 +304,7 @@ class Program:
             return self._answers()
         except BaseException:
             if self.workers:
-                self.stop()
+                self.stop(keep=False)
             raise
 
     def _answers(self) -> list[Any]:
@@ -347,15 +364,20 @@ class Program:
         worker.process.join(timeout=1)
         how = _how(worker.process.exitcode)
         running = self.running or "nothing"
-        self.stop()
+        self.stop(keep=False)
         raise WorkerError(
             f"worker {worker.rank} stopped ({how}) while running {running}; the other workers "
             "were stopped, and the models on the devices are gone: make new ones, or load a "
             "checkpoint, to go on"
         )
 
-    def stop(self) -> None:
-        """Stop every worker and wait for it; nothing of the program outlives this."""
+    def stop(self, keep: bool = True) -> None:
+        """Stop every worker and wait for it; nothing of the program outlives this. With
+        `keep`, the controller's models and optimizer state first get the workers'."""
+        if keep and self.workers:
+            for number in sorted(self.stale):
+                self.sync(number)
+        self.stale.clear()
         workers, self.workers = self.workers, []
         for worker in workers:
             with contextlib.suppress(BrokenPipeError, OSError):
@@ -381,8 +403,8 @@ class Program:
 def _version(value: Any) -> int:
     """A number that changes when the object's tensors are changed in place."""
     if isinstance(value, Model):
-        return sum(t._version for t in value.state_dict().values())
-    total = value.steps
+        return sum(t._version for t in remote.fields(value).values())
+    total = remote.steps(value)
     for state in value.torch.state.values():
         total += sum(t._version for t in state.values() if isinstance(t, torch.Tensor))
     return total
@@ -391,7 +413,7 @@ def _version(value: Any) -> int:
 def _copy_back(value: Any, pulled: Any) -> None:
     if isinstance(value, Model):
         with torch.no_grad():
-            for name, tensor in value.state_dict().items():
+            for name, tensor in remote.fields(value).items():
                 tensor.copy_(pulled[name])
     else:
         value.load_state_dict(pulled)
@@ -451,4 +473,4 @@ def _worker_main(*args: Any) -> None:
 @atexit.register
 def _stop_all() -> None:
     for program in list(_RUNNING):
-        program.stop()
+        program.stop(keep=False)

@@ -105,6 +105,10 @@ def _serve(state: _State, connection: Any) -> None:
                 _, number, model_number, name, lr, options, saved = message
                 state.objects[number] = _optimizer(state, model_number, name, lr, options, saved)
                 continue
+            if kind == "pull":
+                pulled = {number: _pull(state.objects[number]) for number in message[1]}
+                wire.send(connection, ("ok", None, pulled))
+                continue
             if kind == "call":
                 _, name, args, kwargs, share, pulls = message
                 collectives.set_share(*share)
