@@ -75,7 +75,7 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     imported = importlib.import_module(module)
     # A subpackage, such as `std`, is the module itself.
-    whole = module in (f"{__name__}.{name}", f"{__name__}.rt.{name}")
+    whole = module == f"{__name__}.{name}" or name == "parallel"
     value = imported if whole else getattr(imported, name)
     globals()[name] = value
     return value

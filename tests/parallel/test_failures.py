@@ -68,7 +68,7 @@ def test_a_killed_worker_is_a_worker_error_at_once_and_stops_the_others(tmp_path
 
 @pytest.mark.slow
 def test_a_worker_that_does_not_answer_is_a_timeout_naming_where_each_worker_was(tmp_path):
-    shapescript.collective_timeout(2)
+    shapescript.collective_timeout(8)
     module = compiled(readme_on("cpu[0 1 2]"), tmp_path / "train.ss")
     program = module._ss_program
     m = module.Mlp.init(seed=0)
