@@ -89,3 +89,23 @@ def test_a_worker_that_does_not_answer_is_a_timeout_naming_where_each_worker_was
     assert lines[2] == "  worker 1: didn't answer"
     assert lines[3].endswith("train.ss:46:12")
     assert not any(alive(pid) for pid in pids)
+
+
+@pytest.mark.slow
+def test_an_error_on_the_workers_raises_in_the_controller_with_the_workers_traceback(tmp_path):
+    module = compiled(readme_on("cpu[0 1 2]"), tmp_path / "train.ss")
+    program = module._ss_program
+    m = module.Mlp.init(seed=0)
+    opt = shapescript.rt.optimizers.adamw(m, lr=3e-4)
+    wrong = {"img": torch.zeros(12, 783), "label": torch.zeros(12, dtype=torch.long)}
+    try:
+        with pytest.raises(shapescript.ShapeError) as caught:
+            module.train_step(m, opt, wrong, shapescript.Eval)
+        notes = "\n".join(getattr(caught.value, "__notes__", []))
+        assert "raised on worker 0:" in notes
+        assert "Traceback" in notes
+        # The workers are still there, and the model is as it was.
+        assert len(program.pids()) == 3
+        assert torch.equal(m.w1, module.Mlp.init(seed=0).w1)
+    finally:
+        program.stop()

@@ -334,9 +334,14 @@ class Program:
         if not errors:
             return [answers[rank] for rank in range(len(self.workers))]
         silent = sorted(w.rank for w in pending.values())
-        if silent:
+        own = [rank for rank, answer in errors.items() if answer[3] is None]
+        if silent and not own:
             raise WorkerError(self._timeout_text(answers, silent))
-        rank = min(errors)
+        if silent:
+            # One worker's own error left the others waiting at a collective: they can't
+            # go on, so they are stopped, and the error is raised as on one device.
+            self.stop(keep=False)
+        rank = min(own or errors)
         _, raised, text, _where = errors[rank]
         if isinstance(raised, BaseException):
             raised.add_note(f"raised on worker {rank}:\n{text.rstrip()}")
