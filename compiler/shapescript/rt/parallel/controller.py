@@ -73,6 +73,14 @@ def split_sizes(total: int, count: int) -> list[int]:
     return [base + (1 if index < extra else 0) for index in range(count)]
 
 
+class _Answered(Exception):
+    """A program's error that every worker answered with: the workers can go on."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 class _Worker:
     def __init__(self, rank: int, process: Any, connection: Any) -> None:
         self.rank = rank
@@ -302,6 +310,9 @@ class Program:
         with where each worker was. Ctrl-C stops the workers too."""
         try:
             return self._answers()
+        except _Answered as answered:
+            # Every worker answered, so they can go on; the error is the program's.
+            raise answered.error from None
         except BaseException:
             if self.workers:
                 self.stop(keep=False)
@@ -345,7 +356,9 @@ class Program:
         _, raised, text, _where = errors[rank]
         if isinstance(raised, BaseException):
             raised.add_note(f"raised on worker {rank}:\n{text.rstrip()}")
-            raise raised
+            if silent:
+                raise raised
+            raise _Answered(raised)
         raise WorkerError(f"worker {rank}: {raised}\n{text}")
 
     def _timeout_text(self, answers: dict[int, Any], silent: list[int]) -> str:
