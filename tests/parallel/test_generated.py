@@ -43,3 +43,9 @@ def test_one_device_has_no_workers() -> None:
     source = _source("cpu")
     assert "_ss_parallel" not in source
     assert "_ss_collectives" not in source
+
+
+def test_split_h_is_refused_when_the_module_is_imported_rather_than_run_whole() -> None:
+    text = "devices cpu[0 1 2]\n    split H\n\ndim H = 12\n\nfn twice(x: [H]) -> [H] = x * 2\n"
+    source = generate(check(SourceFile.from_text("split.ss", text))).source
+    assert "_ss_parallel.not_yet('split H', __file__)" in source
