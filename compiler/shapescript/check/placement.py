@@ -196,7 +196,12 @@ def place(module: ast.Module, scope, items, reporter: Reporter) -> Placement:
                     "`train_step`, and call it from here",
                 )
     if placement.split_dim is None:
-        _split(functions, placement, reporter)
+        externs = frozenset(
+            name
+            for name, signature in getattr(scope, "signatures", {}).items()
+            if getattr(signature, "extern", False)
+        )
+        _split(functions, placement, reporter, externs)
     return placement
 
 
@@ -354,7 +359,12 @@ def _call_args(node: ast.Call, skip: int = 0) -> tuple[list, dict]:
     return positional, keywords
 
 
-def _split(functions: dict[str, _Function], placement: Placement, reporter: Reporter) -> None:
+def _split(
+    functions: dict[str, _Function],
+    placement: Placement,
+    reporter: Reporter,
+    externs: frozenset[str] = frozenset(),
+) -> None:
     """Follow the batch's split through calls to a fixed point, then report what can't
     stay split."""
     split: dict[str, set[str]] = {name: set() for name in functions}
@@ -400,7 +410,7 @@ def _split(functions: dict[str, _Function], placement: Placement, reporter: Repo
                 for k, v in params[name].items()
             }
     for function in functions.values():
-        _report(function, functions, placement, params, split, reporter)
+        _report(function, functions, placement, params, split, reporter, externs)
 
 
 def _param_span(function: _Function, name: str) -> Span | None:
@@ -458,14 +468,14 @@ def _calls(function: _Function, functions: dict[str, _Function]):
                 yield node, first.name, 1
 
 
-def _report(function, functions, placement, params, split, reporter) -> None:
+def _report(function, functions, placement, params, split, reporter, externs) -> None:
     name = function.decl.name
     mine = split[name]
     types = function.types
     base = function.base
     for node in walk(function.decl):
         if isinstance(node, ast.Call):
-            _check_call(node, function, placement, mine, reporter)
+            _check_call(node, function, placement, mine, reporter, externs)
         if isinstance(node, ast.Index) and placement.places.get(name) != CONTROLLER:
             axis = _split_axis(types.get(node.target.span), mine)
             if axis is not None and axis < len(node.items) and not _whole(node.items[axis]):
@@ -516,7 +526,9 @@ def _over(node: ast.Call) -> str | None:
     return None
 
 
-def _check_call(node: ast.Call, function, placement: Placement, split, reporter) -> None:
+def _check_call(
+    node: ast.Call, function, placement: Placement, split, reporter, externs=frozenset()
+) -> None:
     types = function.types
     base = function.base
     name = _callee(node)
@@ -557,8 +569,21 @@ def _check_call(node: ast.Call, function, placement: Placement, split, reporter)
         return
     if operand is None or not _is_split(operand_type, split):
         return
+    over = _over(node)
+    if name in externs and over is not None:
+        axis = _split_axis(operand_type, split)
+        names = [a.name for a in operand_type.axes] if isinstance(operand_type, TensorType) else []
+        if axis is not None and over in names and names.index(over) == axis:
+            reporter.report(
+                "E1801",
+                f"extern fn `{name}` along the batch axis, which is split across the "
+                f"{placement.device_count} devices, has no lowering for several devices",
+                _absolute(node.span, base),
+                "along the split batch axis",
+                help="give it another axis as `over=`, or compute it per example",
+            )
+        return
     if name in _UNLOWERED_REDUCTIONS or name in _UNLOWERED_ALONG:
-        over = _over(node)
         axis = _split_axis(operand_type, split)
         names = [a.name for a in operand_type.axes] if isinstance(operand_type, TensorType) else []
         across = over is None or (axis is not None and over in names and names.index(over) == axis)

@@ -19,3 +19,7 @@ fn along(batch: [b] Ex) -> [b D] = softmax(batch.x, over=b)  # E1801
 fn first(batch: [b] Ex) -> [D] = batch.x[0]  # E1801
 
 fn everything(batch: [b] Ex) -> [] = max(batch.x)  # E1801
+
+extern fn normed(x: [n D], over: Axis[n]) -> [n D] = "torch.nn.functional.normalize"
+
+fn along_extern(batch: [b] Ex) -> [b D] = normed(batch.x, over=b)  # E1801
