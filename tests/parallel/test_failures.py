@@ -109,3 +109,25 @@ def test_an_error_on_the_workers_raises_in_the_controller_with_the_workers_trace
         assert torch.equal(m.w1, module.Mlp.init(seed=0).w1)
     finally:
         program.stop()
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_the_workers_run_stops_them(tmp_path, monkeypatch):
+    module = compiled(readme_on("cpu[0 1 2]"), tmp_path / "train.ss")
+    program = module._ss_program
+    m = module.Mlp.init(seed=0)
+    opt = shapescript.rt.optimizers.adamw(m, lr=3e-4)
+    module.train_step(m, opt, _batch(), shapescript.Eval)
+    pids = program.pids()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(controller, "wait", interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            module.train_step(m, opt, _batch(), shapescript.Eval)
+    finally:
+        program.stop()
+    assert program.pids() == []
+    assert not any(alive(pid) for pid in pids)
