@@ -7,7 +7,8 @@ ShapeScript's side compiles examples/train_mlp.ss with `devices cpu[0 1 2]` and 
 all-reduces), in Eval mode. The other side is three processes of
 `torch.nn.parallel.DistributedDataParallel` on a Gloo process group, each with its own
 third of the batch on hand, doing the same forward, `backward`, `clip_grad_norm_(1.0)` and
-AdamW step. Each side's figure is the median of per-step wall times (after warm-up steps);
+AdamW step. The two sides alternate in blocks of steps (`--rounds` blocks), both kept
+running between them; each side's figure is the median of per-step wall times (after warm-up steps);
 the budget is a ratio of medians, ShapeScript / DDP, of at most 1.0. Results go to
 benchmarks/results/several_devices.json. On this machine's shared cores both sides are
 noisy: compare ratios from the same run only.
@@ -41,29 +42,35 @@ def _batch(count: int, seed: int = 0) -> dict[str, torch.Tensor]:
     }
 
 
-def shapescript_steps(steps: int, folder: str) -> list[float]:
-    """Per-step milliseconds of the compiled train_step on cpu[0 1 2]."""
-    import shapescript
+class ShapeScriptSide:
+    """The compiled train_step on cpu[0 1 2], its workers started by warm-up steps."""
 
-    text = README.read_text(encoding="utf-8").replace(
-        "## Pixels in one", "devices cpu[0 1 2]\n\n## Pixels in one", 1
-    )
-    path = os.path.join(folder, "train_mlp.ss")
-    Path(path).write_text(text, encoding="utf-8")
-    module = shapescript.compile(text, path)
-    m = module.Mlp.init(seed=0)
-    opt = shapescript.rt.optimizers.adamw(m, lr=3e-4)
-    batch = _batch(64)
-    times = []
-    try:
-        for index in range(WARMUP + steps):
+    def __init__(self, folder: str) -> None:
+        import shapescript
+
+        text = README.read_text(encoding="utf-8").replace(
+            "## Pixels in one", "devices cpu[0 1 2]\n\n## Pixels in one", 1
+        )
+        path = os.path.join(folder, "train_mlp.ss")
+        Path(path).write_text(text, encoding="utf-8")
+        self.shapescript = shapescript
+        self.module = shapescript.compile(text, path)
+        self.m = self.module.Mlp.init(seed=0)
+        self.opt = shapescript.rt.optimizers.adamw(self.m, lr=3e-4)
+        self.batch = _batch(64)
+        self.steps(WARMUP)
+
+    def steps(self, count: int) -> list[float]:
+        """Per-step milliseconds of `count` steps."""
+        times = []
+        for _ in range(count):
             start = time.perf_counter()
-            module.train_step(m, opt, batch, shapescript.Eval)
-            if index >= WARMUP:
-                times.append((time.perf_counter() - start) * 1000)
-    finally:
-        module._ss_program.stop()
-    return times
+            self.module.train_step(self.m, self.opt, self.batch, self.shapescript.Eval)
+            times.append((time.perf_counter() - start) * 1000)
+        return times
+
+    def close(self) -> None:
+        self.module._ss_program.stop()
 
 
 class _Mlp(torch.nn.Module):
@@ -78,7 +85,7 @@ class _Mlp(torch.nn.Module):
         return torch.nn.functional.gelu((x - self.mean) @ self.w1 + self.b1) @ self.w2
 
 
-def _ddp_worker(rank: int, init: str, steps: int, results) -> None:
+def _ddp_worker(rank: int, init: str, orders, results) -> None:
     torch.set_num_threads(1)
     torch.distributed.init_process_group(
         "gloo",
@@ -95,51 +102,79 @@ def _ddp_worker(rank: int, init: str, steps: int, results) -> None:
     start_row = sum(sizes[:rank])
     x = batch["img"][start_row : start_row + sizes[rank]]
     y = batch["label"][start_row : start_row + sizes[rank]]
-    times = []
-    for index in range(WARMUP + steps):
-        start = time.perf_counter()
-        opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        if index >= WARMUP:
+    while True:
+        count = orders.get()
+        if count is None:
+            break
+        times = []
+        for _ in range(count):
+            start = time.perf_counter()
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
             times.append((time.perf_counter() - start) * 1000)
-    if rank == 0:
-        results.put(times)
-    torch.distributed.barrier()
+        results.put((rank, times))
     torch.distributed.destroy_process_group()
 
 
-def ddp_steps(steps: int, folder: str) -> list[float]:
-    """Per-step milliseconds of DDP on three Gloo processes (the first process's)."""
-    context = mp.get_context("spawn")
-    results = context.Queue()
-    init = os.path.join(folder, "ddp-rendezvous")
-    processes = [
-        context.Process(target=_ddp_worker, args=(rank, init, steps, results)) for rank in range(3)
-    ]
-    for process in processes:
-        process.start()
-    times = results.get(timeout=600)
-    for process in processes:
-        process.join(timeout=60)
-    return times
+class DdpSide:
+    """Three DDP processes on Gloo, each running steps when told to."""
+
+    def __init__(self, folder: str) -> None:
+        context = mp.get_context("spawn")
+        self.results = context.Queue()
+        self.orders = [context.Queue() for _ in range(3)]
+        init = os.path.join(folder, "ddp-rendezvous")
+        self.processes = [
+            context.Process(target=_ddp_worker, args=(rank, init, self.orders[rank], self.results))
+            for rank in range(3)
+        ]
+        for process in self.processes:
+            process.start()
+        self.steps(WARMUP)
+
+    def steps(self, count: int) -> list[float]:
+        """Per-step milliseconds of `count` steps (the first process's)."""
+        for orders in self.orders:
+            orders.put(count)
+        found = dict(self.results.get(timeout=600) for _ in range(3))
+        return found[0]
+
+    def close(self) -> None:
+        for orders in self.orders:
+            orders.put(None)
+        for process in self.processes:
+            process.join(timeout=60)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=10)
     args = parser.parse_args()
     torch.set_num_threads(1)
+    ours: list[float] = []
+    theirs: list[float] = []
+    block = max(1, args.steps // args.rounds)
     with tempfile.TemporaryDirectory() as folder:
-        ours = shapescript_steps(args.steps, folder)
-        theirs = ddp_steps(args.steps, folder)
+        compiled, ddp = ShapeScriptSide(folder), DdpSide(folder)
+        try:
+            # The two sides alternate block by block, so that the machine's other work
+            # falls on both.
+            for _ in range(args.rounds):
+                ours += compiled.steps(block)
+                theirs += ddp.steps(block)
+        finally:
+            compiled.close()
+            ddp.close()
     ours_median, theirs_median = statistics.median(ours), statistics.median(theirs)
     ratio = ours_median / theirs_median
     result = {
         **environment(),
-        "steps": args.steps,
+        "steps": len(ours),
+        "rounds": args.rounds,
         "shapescript_median_ms": round(ours_median, 3),
         "ddp_median_ms": round(theirs_median, 3),
         "ratio": round(ratio, 3),
