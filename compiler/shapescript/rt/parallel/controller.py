@@ -182,16 +182,19 @@ class Program:
         messages = []
         for rank in range(count):
             share = (shares[rank], whole) if whole else (1, 1)
-            messages.append(("call", name, [], parts[rank], share, numbers if rank == 0 else []))
+            answer = rank == 0 or result_axis is not None
+            pulled = numbers if rank == 0 else []
+            messages.append(("call", name, [], parts[rank], share, pulled, answer))
         self._post_all(messages)
         answers = self._gather()
         self.running = None
         for number, value in pulls:
             make_handle(value, self, number)
             self.stale.add(number)
-        results = [wire.decode(answer[1], self.names, torch.device("cpu")) for answer in answers]
+        cpu = torch.device("cpu")
         if result_axis is None:
-            return results[0]
+            return wire.decode(answers[0][1], self.names, cpu)
+        results = [wire.decode(answer[1], self.names, cpu) for answer in answers]
         return _join(results, result_axis)
 
     # ------------------------------------------------------------------ objects
@@ -459,13 +462,14 @@ def _split(value: Any, axis: int | None, count: int) -> tuple[list[Any], list[in
         pieces = [dict[str, Any]() for _ in range(count)]
         for name, tensor in fields.items():
             for rank, piece in enumerate(torch.split(tensor, sizes, 0)):
-                pieces[rank][name] = piece
+                # A copy of its own: a view would be pickled with the whole batch's storage.
+                pieces[rank][name] = piece.clone()
         return pieces, sizes
     if not isinstance(value, torch.Tensor):
         return [value] * count, [1] * count
     along = axis or 0
     sizes = split_sizes(int(value.shape[along]), count)
-    return list(torch.split(value, sizes, along)), sizes
+    return [piece.clone() for piece in torch.split(value, sizes, along)], sizes
 
 
 def _join(results: list[Any], axis: int) -> Any:
