@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the editor tests need: Neovim (Debian's), the VS Code extension's npm
-# packages (compiled), and the headless VS Code the end-to-end test drives.
+# packages (compiled), pyright (in .tools/) and the headless VS Code the end-to-end test
+# drives.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +11,12 @@ if ! command -v nvim >/dev/null 2>&1; then
 fi
 
 (cd vscode-extension && npm ci --no-audit --no-fund && npm run compile)
+
+# pyright, for the test that type-checks Python code importing generated modules (mypy
+# comes with the dev extras).
+if ! command -v pyright >/dev/null 2>&1; then
+  npm install --prefix .tools --no-audit --no-fund --no-save pyright@1.1.414 >/dev/null
+fi
 
 clients="${SHAPESCRIPT_CLIENTS:-}"
 if [ -z "$clients" ]; then

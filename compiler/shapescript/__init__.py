@@ -33,10 +33,17 @@ _LAZY = {
     "WorkerError": "shapescript.rt.parallel.errors",
     "collective_timeout": "shapescript.rt.parallel",
     "parallel": "shapescript.rt.parallel",
+    "load_ipython_extension": "shapescript.notebook",
+    "export": "shapescript.export",
+    "export_hf": "shapescript.export.hf",
+    "export_gguf": "shapescript.export.gguf_export",
 }
 
 if TYPE_CHECKING:
     from shapescript import std
+    from shapescript.export import export
+    from shapescript.export.gguf_export import export_gguf
+    from shapescript.export.hf import export_hf
     from shapescript.rt import parallel, sinks
     from shapescript.rt.checkpoints import SGD, AdamW, load, save
     from shapescript.rt.compiling import compile
@@ -59,6 +66,9 @@ __all__ = [
     "collective_timeout",
     "compile",
     "devices",
+    "export",
+    "export_gguf",
+    "export_hf",
     "install",
     "load",
     "loader_workers",

@@ -9,6 +9,7 @@ entry point that walks a tree (parsing, checking, code generation) runs its work
 
 from __future__ import annotations
 
+import contextvars
 import sys
 import threading
 from collections.abc import Callable
@@ -61,11 +62,13 @@ def run_deep(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         return function(*args, **kwargs)
     outcome: list[T] = []
     failure: list[BaseException] = []
+    # The thread sees the caller's context variables (a notebook's Python names).
+    context = contextvars.copy_context()
 
     def body() -> None:
         _inside.deep = True
         try:
-            outcome.append(function(*args, **kwargs))
+            outcome.append(context.run(function, *args, **kwargs))
         except BaseException as exc:
             failure.append(exc)
 

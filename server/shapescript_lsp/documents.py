@@ -10,6 +10,7 @@ import asyncio
 import gc
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lsprotocol import types
@@ -47,6 +48,8 @@ class Document:
     analysis_revision: int = -1
     last_good: Checked | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: Checks the text in place of the file checker (a notebook cell's, `notebook_sync`).
+    checker: Callable[[str], Checked] | None = None
 
     def source(self) -> SourceFile:
         return SourceFile.from_text(path_of(self.uri), self.text)
@@ -82,6 +85,8 @@ def analyze(
     Raises `Cancelled` once a newer text came, a file it imports changed, or the server is
     shutting down.
     """
+    if document.checker is not None:
+        return document.checker(text)
     source = SourceFile.from_text(path_of(document.uri), text)
 
     def cancelled() -> bool:

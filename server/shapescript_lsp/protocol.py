@@ -44,11 +44,21 @@ MsgId = int | str
 
 
 @attrs.define
+class DeclarationPath:
+    """`{path, name}`: the top-level declaration `name` (the first part of a dotted name;
+    empty for the file itself) of the `.ss` file `path`."""
+
+    path: str
+    name: str
+
+
+@attrs.define
 class DeclarationOfRequest:
-    """`shapescript/declarationOf`: where the declaration at a position is written."""
+    """`shapescript/declarationOf`: where the declaration at a position is written, or
+    where a `.ss` file declares a name (for go to definition from Python files)."""
 
     id: MsgId
-    params: types.TextDocumentPositionParams
+    params: types.TextDocumentPositionParams | DeclarationPath
     method: str = "shapescript/declarationOf"
     jsonrpc: str = "2.0"
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
@@ -29,26 +30,45 @@ from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp.dependents import dependents
 from shapescript_lsp.documents import Document, DocumentStore, path_of
 from shapescript_lsp.features.architecture import ArchitectureSettings, architecture_hover
+from shapescript_lsp.features.code_actions import KINDS as CODE_ACTION_KINDS
+from shapescript_lsp.features.code_actions import code_actions
 from shapescript_lsp.features.completion import Completer, resolve
-from shapescript_lsp.features.cross_references import importers, key_of, shared, uses_in
+from shapescript_lsp.features.cross_references import key_of, shared
+from shapescript_lsp.features.declaration_path import declaration_in_file
 from shapescript_lsp.features.definition import declaration_of, definition, references
-from shapescript_lsp.features.diagnostics import publishable
+from shapescript_lsp.features.diagnostics import publishable, to_lsp
+from shapescript_lsp.features.formatting import FormatError, formatting_edits
 from shapescript_lsp.features.function_pictures import function_picture
 from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hints
+from shapescript_lsp.features.python_members import PYTHON_NAMES, python_roots
 from shapescript_lsp.features.python_names import python_definition
+from shapescript_lsp.features.python_uses import TOP_LEVEL_KINDS, python_uses
+from shapescript_lsp.features.rename import RenameRefused, plain, workspace_rename
+from shapescript_lsp.features.rename import target as rename_target
+from shapescript_lsp.features.semantic_tokens import LEGEND as TOKEN_LEGEND
+from shapescript_lsp.features.semantic_tokens import TokenCache, TokenResults, semantic_tokens
 from shapescript_lsp.features.signature_help import signature_help
+from shapescript_lsp.features.symbols import (
+    OutlineCache,
+    document_symbols,
+    outlines,
+    symbol_information,
+    workspace_symbols,
+)
 from shapescript_lsp.features.triggers import TRIGGER_CHARACTERS, opens_list
+from shapescript_lsp.features.workspace_uses import workspace_uses
 from shapescript_lsp.import_graph import WorkspaceView
 from shapescript_lsp.import_reading import normalized, search_path
 from shapescript_lsp.indexing import BackgroundIndexer
 from shapescript_lsp.library import Library
 from shapescript_lsp.pictures.runs import PictureRuns
 from shapescript_lsp.positions import offset_of, range_of
-from shapescript_lsp.protocol import ShapeScriptProtocol, strict_converter
+from shapescript_lsp.protocol import DeclarationPath, ShapeScriptProtocol, strict_converter
+from shapescript_lsp.python_modules import ModuleWriter
 from shapescript_lsp.render.themes import DEFAULT_THEME, theme_name
 from shapescript_lsp.transport import serve
-from shapescript_lsp.warmup import warm_up
+from shapescript_lsp.warmup import warm_messages, warm_up
 from shapescript_lsp.workspace import WorkspaceIndex
 
 log = logging.getLogger("shapescript_lsp")
@@ -58,6 +78,8 @@ DEFAULT_DEBOUNCE_S = 0.005
 #: How long a file that imports the one being edited waits for typing to pause.
 DEPENDENT_DELAY_S = 0.15
 SWITCH_INTERVAL_S = 0.001
+#: LSP's RequestFailed: a request understood but refused, with a message to show.
+REQUEST_FAILED = -32803
 
 
 class ShapeScriptServer(LanguageServer):
@@ -86,8 +108,15 @@ class ShapeScriptServer(LanguageServer):
         self.pending: dict[str, asyncio.Task] = {}
         self.index = WorkspaceIndex()
         self.indexer = BackgroundIndexer(self, self.index)
+        #: The Python modules written beside `.ss` files on open and save.
+        self.python_modules = ModuleWriter()
         #: How model architectures are shown (features/architecture.py).
         self.architecture = ArchitectureSettings()
+
+    @property
+    def dark(self) -> bool:
+        """Whether the theme's background is dark, for pictures that know only light and dark."""
+        return self.theme in ("dark", "highContrast")
 
     # ------------------------------------------------------------------ documents
 
@@ -162,17 +191,37 @@ class ShapeScriptServer(LanguageServer):
                 or self.store.get(document.uri) is not document
             ):
                 return
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(
-                    uri=document.uri,
-                    version=document.version,
-                    diagnostics=publishable(checked, document.uri),
-                )
-            )
+            self._publish(document, checked)
+            # Listing starts once the first check is out, not competing with it.
+            self.list_python_imports(document)
+            changed = await self.python_modules.after_check(document.uri, document.path, checked)
+            if (
+                changed
+                and document.revision == revision
+                and self.store.get(document.uri) is document
+            ):
+                self._publish(document, checked)
         except asyncio.CancelledError:
             pass
         except Exception:
             log.error("checking %s failed:\n%s", document.uri, traceback.format_exc())
+
+    def list_python_imports(self, document: Document) -> None:
+        """Start listing the Python modules the document imports, for completion."""
+        roots = python_roots(document.path, self.index.roots)
+        PYTHON_NAMES.prefetch(document.text, self.python, roots)
+
+    def _publish(self, document: Document, checked: Checked) -> None:
+        """The check's diagnostics, and W2501 if the file's Python module is hand-written."""
+        extra = self.python_modules.extra(document.uri)
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=document.uri,
+                version=document.version,
+                diagnostics=publishable(checked, document.uri)
+                + [to_lsp(diagnostic, checked, document.uri) for diagnostic in extra],
+            )
+        )
 
     async def located(self, params) -> tuple[Checked, Document, int] | None:
         """A position request's analysis, document and offset; None if the file isn't open."""
@@ -230,6 +279,7 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     item = completion.completion_item if completion else None
     ls.snippets = bool(item and item.snippet_support)
     ls.python = options.get("python")
+    ls.python_modules.enabled = options.get("pythonModules", True) is not False
     ls.pictures = bool(options.get("pictures", False))
     ls.hover_images = options.get("hoverImages", options.get("pictures", True)) is not False
     ls.theme = theme_name(options.get("theme"))
@@ -247,6 +297,7 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     ls.index.excluded = ls.library.folder
     threading.Thread(target=_write_library, args=(ls.library,), daemon=True).start()
     warm_up()
+    warm_messages(ls.protocol._converter)
 
 
 def _write_library(library: Library) -> None:
@@ -297,6 +348,7 @@ def shutdown(ls: ShapeScriptServer, params: object) -> None:
 def did_open(ls: ShapeScriptServer, params: types.DidOpenTextDocumentParams) -> None:
     item = params.text_document
     document = ls.store.open(item.uri, item.text, item.version)
+    ls.python_modules.want(item.uri)
     ls.schedule(document)
     if read_from_disk(document.path) != document.text:
         # The files that import it read it from disk until now.
@@ -311,7 +363,17 @@ def did_change(ls: ShapeScriptServer, params: types.DidChangeTextDocumentParams)
         return
     document.edit(list(params.content_changes), params.text_document.version)
     ls.schedule(document)
+    ls.list_python_imports(document)
     ls.recheck_dependents(document.path)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: ShapeScriptServer, params: types.DidSaveTextDocumentParams) -> None:
+    """Write the file's Python module once its check finds no errors."""
+    document = ls.store.get(params.text_document.uri)
+    if document is not None:
+        ls.python_modules.want(document.uri)
+        ls.schedule(document)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -322,6 +384,8 @@ def did_close(ls: ShapeScriptServer, params: types.DidCloseTextDocumentParams) -
         task.cancel()
     document = ls.store.get(uri)
     ls.store.close(uri)
+    ls.python_modules.forget(uri)
+    token_results.forget(uri)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
     if document is not None:
         # The files that import it read it from disk from now on, unsaved edits lost.
@@ -383,6 +447,7 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
         pictures=ls.pictures,
         python=ls.python,
         images=ls.images and ls.hover_images,
+        theme=ls.theme,
     )
     if not picture:
         return answer
@@ -421,6 +486,7 @@ async def completion(ls: ShapeScriptServer, params: types.CompletionParams):
     workspace = WorkspaceView(document.path, ls.index.snapshot(), ls.store.search_path)
     completer = Completer(ls.snippets, workspace)
     completer.python = ls.python
+    completer.python_roots = python_roots(document.path, ls.index.roots)
     completer.current = checked
     answer = await asyncio.to_thread(completer.complete, basis, checked.source.text, offset)
     if not complete:
@@ -434,7 +500,7 @@ async def completion_resolve(ls: ShapeScriptServer, item: types.CompletionItem):
     checked = None
     for document in ls.store.documents.values():
         checked = document.analysis or checked
-    return resolve(item, checked, ls.images)
+    return resolve(item, checked, ls.images, ls.theme)
 
 
 @server.feature(
@@ -447,7 +513,7 @@ async def signature(ls: ShapeScriptServer, params: types.SignatureHelpParams):
     if located is None:
         return None
     checked, document, offset = located
-    return signature_help(checked, checked.source.text, offset, ls.images)
+    return signature_help(checked, checked.source.text, offset, ls.images, ls.dark)
 
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
@@ -476,26 +542,14 @@ async def find_references(ls: ShapeScriptServer, params: types.ReferenceParams):
     if symbol is None or not shared(symbol):
         return references(checked, offset, params.text_document.uri, include)
     key = key_of(symbol)
-    await ls.indexer.settled()
-    found = [(document.uri, checked.source, checked.references_to(symbol) + uses_in(checked, key))]
-    others = {key[0]}
-    for other in ls.store.documents.values():
-        table = other.analysis.imports if other.analysis is not None else None
-        if table is not None and any(info.path == key[0] for info in table.infos):
-            others.add(other.path)
-    others.update(
-        await asyncio.to_thread(importers, ls.index.snapshot(), key[0], ls.store.search_path)
-    )
-    others.discard(document.path)
-    unopened = []
-    for path in sorted(others):
-        other = ls.store.by_path.get(path)
-        analysis = await ls.store.analysis(other) if other is not None else None
-        if analysis is not None:
-            found.append((other.uri, analysis.source, uses_in(analysis, key)))
-        elif other is None:
-            unopened.append(path)
-    found += await asyncio.to_thread(_uses_in_files, unopened, key, ls.store)
+    found = [
+        (uri, analysis.source, spans)
+        for uri, analysis, spans in await workspace_uses(ls, checked, document, symbol)
+    ]
+    python: list[types.Location] = []
+    if symbol.kind in TOP_LEVEL_KINDS:
+        roots = python_roots(key[0], ls.index.roots)
+        python = await asyncio.to_thread(python_uses, key[0], symbol.name, roots)
     locations = []
     declaration = Span(key[1], key[2])
     for uri, source, spans in found:
@@ -503,21 +557,116 @@ async def find_references(ls: ShapeScriptServer, params: types.ReferenceParams):
             if not include and span == declaration and normalized(source.path) == key[0]:
                 continue
             locations.append(types.Location(uri=uri, range=range_of(source, span)))
-    return locations
+    return locations + python
 
 
-def _uses_in_files(paths: list[str], key, store: DocumentStore):
-    """Check files that aren't open (as they are on disk) for uses of the declaration."""
-    found = []
-    for path in paths:
-        text = store.reader(path)
-        if text is None:
-            continue
-        checked = check_source(
-            SourceFile.from_text(path, text), search_path=store.search_path, read=store.reader
-        )
-        found.append((Path(path).as_uri(), checked.source, uses_in(checked, key)))
+# ------------------------------------------------ outline, rename, semantic tokens
+
+
+#: Each item's outline entry from the last request, reused while the item is unchanged.
+outline_cache = OutlineCache()
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+@guarded([])
+async def document_symbol(ls: ShapeScriptServer, params: types.DocumentSymbolParams):
+    checked, _ = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return []
+    found = document_symbols(checked, outline_cache)
+    capabilities = ls.client_capabilities.text_document
+    outline = capabilities.document_symbol if capabilities is not None else None
+    if outline is None or not outline.hierarchical_document_symbol_support:
+        return symbol_information(found, params.text_document.uri)
     return found
+
+
+@server.feature(types.WORKSPACE_SYMBOL)
+@guarded([])
+async def workspace_symbol(ls: ShapeScriptServer, params: types.WorkspaceSymbolParams):
+    await ls.indexer.settled()
+    documents = [d for d in ls.store.documents.values() if not ls.library.is_library_uri(d.uri)]
+    files, texts = [], []
+    for document in documents:
+        checked = document.analysis or document.last_good
+        if checked is not None:
+            files.append((document.uri, checked))
+        else:
+            texts.append((document.uri, document.path, document.text))
+    opened = {document.uri for document in documents}
+    texts += [
+        (indexed.path.as_uri(), str(indexed.path), indexed.text)
+        for indexed in ls.index.snapshot()
+        if indexed.path.as_uri() not in opened
+    ]
+    return await asyncio.to_thread(workspace_symbols, params.query, outlines(files, texts))
+
+
+@server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+async def prepare_rename(ls: ShapeScriptServer, params: types.PrepareRenameParams):
+    located = await ls.located(params)
+    if located is None:
+        return None
+    checked, _, offset = located
+    try:
+        spot = rename_target(checked, offset, str(ls.library.folder))
+    except RenameRefused as refusal:
+        raise JsonRpcException(str(refusal), code=REQUEST_FAILED) from None
+    return types.PrepareRenamePlaceholder(
+        range=range_of(checked.source, spot.span), placeholder=plain(spot.symbol)
+    )
+
+
+@server.feature(types.TEXT_DOCUMENT_RENAME)
+async def rename(ls: ShapeScriptServer, params: types.RenameParams):
+    located = await ls.located(params)
+    if located is None:
+        return None
+    checked, document, offset = located
+    try:
+        return await workspace_rename(ls, checked, document, offset, params.new_name)
+    except RenameRefused as refusal:
+        raise JsonRpcException(str(refusal), code=REQUEST_FAILED) from None
+
+
+#: Each item's tokens from the last request, reused while the item is unchanged.
+token_cache = TokenCache()
+#: Each document's last full tokens, which `full/delta` answers against.
+token_results = TokenResults()
+
+
+@server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, TOKEN_LEGEND)
+@guarded(types.SemanticTokens(data=[]))
+async def semantic_tokens_full(ls: ShapeScriptServer, params: types.SemanticTokensParams):
+    checked, _ = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return types.SemanticTokens(data=[])
+    read_only = ls.library.is_library_uri(params.text_document.uri)
+    tokens = semantic_tokens(checked, read_only=read_only, cache=token_cache)
+    return token_results.full(params.text_document.uri, tokens)
+
+
+@server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, TOKEN_LEGEND)
+@guarded(types.SemanticTokens(data=[]))
+async def semantic_tokens_delta(ls: ShapeScriptServer, params: types.SemanticTokensDeltaParams):
+    uri = params.text_document.uri
+    checked, _ = await ls.analysis(uri)
+    if checked is None:
+        return types.SemanticTokens(data=[])
+    tokens = semantic_tokens(checked, read_only=ls.library.is_library_uri(uri), cache=token_cache)
+    return token_results.delta(uri, params.previous_result_id, tokens)
+
+
+@server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, TOKEN_LEGEND)
+@guarded(types.SemanticTokens(data=[]))
+async def semantic_tokens_range(ls: ShapeScriptServer, params: types.SemanticTokensRangeParams):
+    checked, _ = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return types.SemanticTokens(data=[])
+    start = offset_of(checked.source, params.range.start)
+    end = offset_of(checked.source, params.range.end)
+    read_only = ls.library.is_library_uri(params.text_document.uri)
+    return semantic_tokens(checked, start, end, read_only=read_only, cache=token_cache)
 
 
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
@@ -531,9 +680,64 @@ async def inlay_hint(ls: ShapeScriptServer, params: types.InlayHintParams):
     return inlay_hints(checked, start, end, bindings=ls.binding_hints)
 
 
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(code_action_kinds=CODE_ACTION_KINDS, resolve_provider=False),
+)
+@guarded([])
+async def code_action(ls: ShapeScriptServer, params: types.CodeActionParams):
+    checked, document = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return []
+    start = offset_of(checked.source, params.range.start)
+    end = offset_of(checked.source, params.range.end)
+    path, store = document.path, ls.store
+
+    def recheck(text: str):
+        source = SourceFile.from_text(path, text)
+        return check_source(source, search_path=store.search_path, read=store.reader).diagnostics
+
+    only = params.context.only if params.context else None
+    return await asyncio.to_thread(
+        code_actions, checked, params.text_document.uri, start, end, recheck, only
+    )
+
+
+@server.feature(types.TEXT_DOCUMENT_FORMATTING)
+@guarded([])
+async def formatting(ls: ShapeScriptServer, params: types.DocumentFormattingParams):
+    return await _format(ls, params.text_document.uri, None)
+
+
+@server.feature(types.TEXT_DOCUMENT_RANGE_FORMATTING)
+@guarded([])
+async def range_formatting(ls: ShapeScriptServer, params: types.DocumentRangeFormattingParams):
+    lines = (params.range.start.line, params.range.end.line)
+    return await _format(ls, params.text_document.uri, lines)
+
+
+async def _format(ls: ShapeScriptServer, uri: str, lines: tuple[int, int] | None):
+    """The formatter's edits, or none (with a message) for a file it leaves alone."""
+    document = ls.store.get(uri)
+    if document is None:
+        return []
+    try:
+        return await asyncio.to_thread(formatting_edits, document.path, document.text, lines)
+    except FormatError as error:
+        ls.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Warning, message=f"shapescript: {error}")
+        )
+        return []
+
+
 @server.feature("shapescript/declarationOf")
 @guarded()
-async def declaration_of_request(ls: ShapeScriptServer, params: types.TextDocumentPositionParams):
+async def declaration_of_request(ls: ShapeScriptServer, params):
+    if isinstance(params, DeclarationPath):
+        path = normalized(params.path)
+        return await asyncio.to_thread(
+            declaration_in_file, path, params.name, ls.store.reader(path)
+        )
     located = await ls.located(params)
     if located is None:
         return None
@@ -554,6 +758,8 @@ def document_text(ls: ShapeScriptServer, params: types.TextDocumentIdentifier):
 def set_python(ls: ShapeScriptServer, params) -> None:
     python = _get(params, "python")
     ls.python = str(python) if python else None
+    for document in list(ls.store.documents.values()):
+        ls.list_python_imports(document)
 
 
 @server.feature("shapescript/setPictures")
@@ -578,4 +784,8 @@ def _get(value, key: str):
 
 
 # Registers the architecture view's requests on `server` (it imports this module).
+# Serves the `%%shapescript` cells of notebooks (notebook document sync).
+from shapescript_lsp import notebook_sync  # noqa: E402
 from shapescript_lsp.features import architecture_requests  # noqa: E402, F401
+
+notebook_sync.register(server)

@@ -53,3 +53,40 @@ def warm_up() -> None:
         publishable(check_text(SAMPLE, "<warm-up>"), "untitled:warm-up")
     except Exception:
         log.error("warming up failed:\n%s", traceback.format_exc())
+
+
+def warm_messages(converter) -> None:
+    """Build the converter's hooks for completion's messages, which cattrs writes the first
+    time a type is seen (about 30 ms), so that the first completion doesn't pay for them."""
+    from lsprotocol import types
+
+    position = types.Position(line=0, character=0)
+    edit = types.TextEdit(range=types.Range(start=position, end=position), new_text="x")
+    item = types.CompletionItem(
+        label="x",
+        kind=types.CompletionItemKind.Function,
+        detail="x",
+        sort_text="0",
+        data={"kind": "python"},
+        insert_text="x",
+        insert_text_format=types.InsertTextFormat.Snippet,
+        text_edit=edit,
+        additional_text_edits=[edit],
+        documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value="x"),
+    )
+    try:
+        for message in (
+            types.CompletionResponse(
+                id=0, result=types.CompletionList(is_incomplete=True, items=[item])
+            ),
+            types.CompletionResolveResponse(id=0, result=item),
+        ):
+            converter.unstructure(message)
+        params = {"textDocument": {"uri": "file:///x"}, "position": {"line": 0, "character": 0}}
+        request = {"jsonrpc": "2.0", "id": 0, "method": "textDocument/completion"}
+        converter.structure(request | {"params": params}, types.CompletionRequest)
+        resolve = {"jsonrpc": "2.0", "id": 0, "method": "completionItem/resolve"}
+        plain = {"label": "x", "kind": 3, "detail": "x", "sortText": "0", "data": {"a": 1}}
+        converter.structure(resolve | {"params": plain}, types.CompletionResolveRequest)
+    except Exception:
+        log.error("warming up completion's messages failed:\n%s", traceback.format_exc())

@@ -245,11 +245,74 @@ fn total(m: Other) -> [] = sum(m.w)
         module.forward(module.Mlp.init(seed=0), x, "train")
 
 
-def test_a_standalone_build_reports_models_as_unsupported() -> None:
+def test_a_standalone_build_makes_models_with_the_runtimes_values_and_checks_them() -> None:
     generated = build(SEEDED, "seeded.ss", standalone=True, devices="cpu")
-    assert any(
-        "models need the shapescript runtime" in message for message, _ in generated.unsupported
-    )
+    assert not generated.unsupported
+    assert "shapescript" not in generated.source.split("\n", 1)[1].replace("ShapeScript", "")
+    standalone = load(SEEDED, "seeded.ss", standalone=True, devices="cpu")
+    module = load(SEEDED, "seeded.ss")
+    made, expected = standalone.make_a(3).state_dict(), module.A.init(seed=3).state_dict()
+    assert list(made) == list(expected)
+    for name, value in expected.items():
+        assert torch.equal(made[name], value) and made[name].dtype == value.dtype
+    assert not any(torch.equal(made["w"], other) for other in [module.A.init(seed=4).w])
+    with pytest.raises(ValueError, match="expected a A model, got B"):
+        standalone.make_a.__globals__["_ss_check_model"](
+            standalone.B.init(seed=0), standalone.A, _WHERE
+        )
+
+
+MODES = """\
+fn drop(x: [n], mode: Mode) -> [n] = dropout(x, 0.5, mode)
+
+fn twice(x: [n], mode: Mode) -> [n] = drop(x, mode) + drop(x, mode)
+
+fn trained(x: [n]) -> [n] = twice(x, Train(seed=3))
+
+fn evaluated(x: [n]) -> [n] = twice(x, Eval)
+"""
+
+
+def test_a_standalone_build_has_modes_that_draw_as_the_runtimes_do() -> None:
+    generated = build(MODES, "modes.ss", standalone=True, devices="cpu")
+    assert not generated.unsupported and "_ss_rt" not in generated.source
+    standalone = load(MODES, "modes.ss", standalone=True, devices="cpu")
+    module = load(MODES, "modes.ss")
+    x = torch.randn(64)
+    assert torch.equal(standalone.trained(x), module.trained(x))
+    assert not torch.equal(standalone.trained(x), 2 * x)
+    assert torch.equal(standalone.evaluated(x), 2 * x)
+    with pytest.raises(ValueError, match="parameter `mode`: expected a Mode, got int"):
+        standalone.drop(x, 0)
+
+
+_WHERE = {"path": "seeded.ss", "line": 1, "column": 1, "function": "f", "parameter": "m"}
+
+
+FORWARD = """\
+dim D = 4
+
+model Mlp:
+    param w: [D D] = normal(std=0.5)
+    buffer shift: [D] = full(1.0)
+
+fn forward(m: Mlp, x: [n D]) -> [n D]:
+    return relu(x @ m.w + m.shift)
+"""
+
+
+def test_a_standalone_function_that_takes_a_model_checks_it_and_reads_its_fields() -> None:
+    standalone = load(FORWARD, "forward.ss", standalone=True, devices="cpu")
+    module = load(FORWARD, "forward.ss")
+    x = torch.randn(3, 4)
+    expected = module.forward(module.Mlp.init(seed=0), x)
+    assert torch.equal(standalone.forward(standalone.Mlp.init(seed=0), x), expected)
+    with pytest.raises(
+        ValueError, match="forward.ss:7:12: in fn forward, argument for parameter `m`"
+    ):
+        standalone.forward(x, x)
+    with pytest.raises(TypeError, match="Mlp.init"):
+        standalone.Mlp()
 
 
 def test_batch_norm_uses_the_batch_under_train_and_running_stats_under_eval() -> None:

@@ -180,3 +180,93 @@ async def test_the_arrow_of_an_einsum_shows_what_depends_on_what(client: Languag
         return
     result = [[c for c, cell in enumerate(row) if cell == "●"] for row in _rows(text, 2)]
     assert result == [[1], [0, 1, 2], [1]]
+
+
+CONVERSION = """\
+fn scores(x: [n m] u8, keep: [n m] Mask) -> [n m]:
+    u = x to Unit
+    a = keep to Additive
+    return u + a
+"""
+
+
+def _range(caption: str) -> tuple[float, float]:
+    low, high = caption.rsplit("(", 1)[1].rstrip(")").split(" … ")
+    return float(low.replace("−", "-")), float(high.replace("−", "-"))
+
+
+@pytest.mark.slow
+async def test_hovering_to_shows_the_bytes_before_and_the_unit_values_after(
+    client: LanguageClient,
+):
+    text = await _picture(client, CONVERSION, "to_unit.ss", "u = x to")
+    assert "[n m] u8  →  [n m] Unit" in text
+    if client.client_name.startswith("visual"):
+        assert "x: [n m] u8 → x to Unit: [n m] Unit" in text and "data:image/png" in text
+        return
+    before, arrow, after = _drawing(text).split("\n\n")
+    assert arrow == "↓"
+    assert before.startswith("x: [n m] u8") and after.startswith("x to Unit: [n m] Unit")
+    low, high = _range(before.splitlines()[0])
+    assert 1 <= high <= 255 and low == int(low)
+    unit_low, unit_high = _range(after.splitlines()[0])
+    assert abs(unit_low - low / 255) < 0.01 and abs(unit_high - high / 255) < 0.01
+    assert before.splitlines()[1:] == after.splitlines()[1:], "x / 255 keeps the shading"
+
+
+@pytest.mark.slow
+async def test_hovering_to_additive_dashes_where_the_mask_was_false(client: LanguageClient):
+    text = await _picture(client, CONVERSION, "to_additive.ss", "a = keep to")
+    if client.client_name.startswith("visual"):
+        assert "keep to Additive: [n m] Additive" in text and "data:image/png" in text
+        return
+    before, _, after = _drawing(text).split("\n\n")
+    mask = [line.split() for line in before.splitlines()[1:]]
+    added = [line.split() for line in after.splitlines()[1:]]
+    assert mask and all(len(row) == 5 for row in mask)
+    assert [[cell == "╌" for cell in row] for row in added] == [
+        [cell == "·" for cell in row] for row in mask
+    ]
+
+
+MODEL = """\
+dim D = 768
+dim C = 10
+
+model Mlp:
+    param w1: [D D] = normal(std=0.02)
+    param b1: [D] = zeros
+    param w2: [D C] = uniform(-0.1, 0.1)
+
+fn forward(m: Mlp, x: [n D]) -> [n C]:
+    h = relu(x @ m.w1 + m.b1)
+    return h @ m.w2
+
+fn dropped(m: Mlp, x: [n D], mode: Mode) -> [n C] = forward(m, x) |> dropout(0.5, mode)
+"""
+
+
+@pytest.mark.slow
+async def test_a_function_that_takes_a_model_runs_with_init_seed_0_and_changes_only_its_row(
+    client: LanguageClient,
+):
+    text = await _picture(client, MODEL, "model_forward.ss", "fn forward")
+    if client.client_name.startswith("visual"):
+        assert "x: [n D] → forward(…): [n C]   (weights: m)" in text and "data:image/png" in text
+        return
+    caption = _drawing(text).split("\n\n")[2].splitlines()[0]
+    assert caption.startswith("forward(…): [n C]   (weights: m)")
+    result = [[c for c, cell in enumerate(row) if cell == "●"] for row in _rows(text, 2)]
+    assert result == [[], list(range(6)), []]
+
+
+@pytest.mark.slow
+async def test_a_function_that_takes_a_mode_runs_with_eval(client: LanguageClient):
+    forward = await _picture(client, MODEL, "model_mode.ss", "fn forward")
+    dropped = await _picture(client, MODEL, "model_mode.ss", "fn dropped")
+    if client.client_name.startswith("visual"):
+        assert "dropped(…): [n C]   (weights: m)" in dropped and "data:image/png" in dropped
+        return
+    # Eval's dropout keeps every value: the same picture as forward's.
+    assert _rows(dropped, 2) == _rows(forward, 2)
+    assert _drawing(dropped).split("\n\n")[2].splitlines()[0].startswith("dropped(…): [n C]")

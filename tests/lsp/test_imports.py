@@ -175,11 +175,14 @@ async def test_hover_on_another_files_names_shows_them_as_this_file_names_them(
         "```\n\n---\n\nApplies the layer.\n\n---\n\nDeclared in `attention.ss`"
     )
     model = (await _hover(workspace, main, at(MAIN, "attention.Mlp", 11))).contents.value
-    assert model.startswith(
+    assert model.startswith("**Architecture of attention.Mlp**") or model.startswith(
+        "Architecture of attention.Mlp"
+    )
+    assert (
         "```shapescript\nmodel attention.Mlp:\n"
         "    param w: [attention.D attention.D] = zeros\n"
         "    param bias: [attention.D] = zeros\n```"
-    )
+    ) in model
     assert "A small layer." in model and model.endswith("Declared in `attention.ss`")
     dim = (await _hover(workspace, main, at(MAIN, "attention.D]", 10))).contents.value
     assert dim.startswith("```shapescript\ndim attention.D = 4\n```\n\n---\n\nFeatures per token.")

@@ -54,6 +54,55 @@ def test_the_arrow_of_an_einsum_pattern_pictures_the_call_without_its_new_axis_n
     assert str(made[2]).count("Axis(") == 2
 
 
+CONVERSIONS = """\
+fn g(x: [n m] u8, keep: [n m] Mask) -> [n m]:
+    u = x to Unit
+    a = (x > 3) to Additive
+    s = u |> to Signed
+    h = u to f16
+    return s + a
+"""
+
+
+def _converted(needle: str, after: int = 0):
+    checked = check(SourceFile.from_text("conversions.ss", CONVERSIONS))
+    assert not checked.errors
+    return call_function(checked, CONVERSIONS.index(needle) + after)
+
+
+@pytest.mark.parametrize("after", [0, 1], ids=["t", "o"])
+def test_hovering_to_pictures_the_conversion_as_a_function_of_its_operand(after):
+    made = _converted("to Unit", after)
+    assert made is not None
+    assert _header(made) == f"fn {PICTURED}(x: [n m] u8) -> [n m] Unit = x to Unit"
+    assert made[1] == "x to Unit"
+
+
+def test_an_operand_that_isnt_a_name_becomes_the_functions_input():
+    made = _converted("to Additive")
+    assert made is not None
+    assert _header(made) == (
+        f"fn {PICTURED}(stage_input: [n m] Mask) -> [n m] Additive = stage_input to Additive"
+    )
+    assert made[1] == "(x > 3) to Additive"
+
+
+def test_the_to_of_a_to_stage_pictures_the_stage():
+    made = _converted("to Signed")
+    assert made is not None
+    assert _header(made) == (
+        f"fn {PICTURED}(stage_input: [n m] Unit) -> [n m] Signed = stage_input |> to Signed"
+    )
+    assert made[1] == "|> to Signed"
+
+
+@pytest.mark.parametrize(
+    "needle", ["to f16", "x to", "Unit\n"], ids=["dtype only", "operand", "target"]
+)
+def test_no_conversion_picture_off_the_to_or_for_a_dtype(needle):
+    assert _converted(needle) is None
+
+
 @pytest.mark.parametrize(
     "needle",
     ["|> rearrange", "|> relu", "-> [n C]", "hidden"],

@@ -125,3 +125,41 @@ def test_a_file_that_imports_another_isnt_run(tmp_path):
     checked = _checked(text, str(tmp_path / "main.ss"))
     assert not checked.errors
     assert why_not_run(checked, "f") == "the file imports other .ss files"
+
+
+MODEL = """\
+dim D = 768
+model Mlp:
+    param w: [D D] = normal(std=0.02)
+    buffer shift: [D] = zeros
+
+fn f(m: Mlp, x: [n D]) -> [n D]:
+    return x @ m.w + m.shift
+"""
+
+
+def test_a_model_parameter_is_made_by_init_with_seed_0_and_is_a_weight():
+    built, arguments = _arguments(MODEL)
+    assert arguments["m"].value == {"model": "Mlp", "seed": 0}
+    assert arguments["m"].weight and not arguments["x"].weight
+    assert "class Mlp(_ss_Model):" in built.code
+    assert "('w', 'param', (6, 6), 'f32'" in built.code
+    assert "can't be compiled yet" not in built.code
+    assert built.changed() == (1, [1, 0])
+
+
+def test_a_mode_parameter_is_eval():
+    text = "fn f(x: [n], mode: Mode) -> [n] = dropout(x, 0.5, mode)\n"
+    checked = _checked(text)
+    assert not checked.errors, checked.errors
+    assert why_not_run(checked, "f") is None
+    built, arguments = _arguments(text)
+    assert arguments["mode"].value == {"mode": "Eval"}
+    assert "_ss_Eval = _ss_Mode(None)" in built.code and "_ss_rt" not in built.code
+
+
+def test_a_function_with_a_default_after_its_tensors_is_run_with_its_default():
+    text = "fn f(x: [n], k: float = 2.0, on: bool = true) -> [n] = x * k\n"
+    assert why_not_run(_checked(text), "f") is None
+    built, arguments = _arguments(text)
+    assert list(arguments) == ["x"]

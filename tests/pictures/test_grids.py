@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import re
 
+import pytest
+
 from shapescript_lsp.pictures import grids
 
 
@@ -75,3 +77,19 @@ def test_a_mask_says_true_and_false():
     svg = grids.svg([grid], 1)
     assert ">true</text>" in svg and ">false</text>" in svg and "false … true" in svg
     assert grids.text([grid], 1).splitlines()[1] == "█ ·"
+
+
+@pytest.mark.parametrize(
+    ("theme", "background", "ink"),
+    [("light", "#ffffff", "#1f1f1f"), ("dark", "#1f1f1f", "#e8e8e8")],
+)
+def test_a_picture_is_drawn_in_the_themes_colours_on_an_opaque_background(theme, background, ink):
+    shaded = grids.grid("x: [n]", [[0.0, 1.0]], marks=frozenset({(0, 1)}))
+    svg = grids.svg([shaded], 1, theme)
+    assert f'fill="{background}"/>' in svg.split("<text", 1)[0]
+    assert f'class="caption" x="10" y="24" font-size="13" fill="{ink}"' in svg
+    low, high = re.findall(r'class="cell[^"]*"[^>]*fill="(#[0-9a-f]+)"', svg)
+    lightness = [sum(int(colour[i : i + 2], 16) for i in (1, 3, 5)) for colour in (low, high)]
+    # The largest value stands out from the background: darker on light, brighter on dark.
+    assert (lightness[1] < lightness[0]) == (theme == "light")
+    assert f'stroke="{grids.colours(theme).mark}"' in svg

@@ -125,7 +125,8 @@ async def test_a_late_answer_is_kept_for_the_next_hover():
 
 
 async def test_a_failed_request_is_kept_and_not_sent_again():
-    runs = PictureRuns(time_limit=0.5)
+    # A wait long enough for starting the worker (importing torch) on a busy machine.
+    runs = PictureRuns(wait=120.0, time_limit=0.5)
     try:
         first = await runs.answer(sys.executable, FOREVER)
         assert isinstance(first, Failed) and first.kind == "time"

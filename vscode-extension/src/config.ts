@@ -48,6 +48,8 @@ export interface Settings {
   hoverPictures: boolean;
   /** `shapescript.inlayHints.bindings`: a type hint after each bound name. */
   bindingHints: boolean;
+  /** `shapescript.pythonModules`: write model.py beside model.ss on open and save. */
+  pythonModules: boolean;
 }
 
 /** Reads the `shapescript` section, tolerating values of the wrong type (a hand-edited settings.json). */
@@ -56,11 +58,13 @@ export function readSettings(config: ConfigurationLike): Settings {
   const args = config.get<unknown>('server.args');
   const pictures = config.get<unknown>('hover.pictures');
   const bindings = config.get<unknown>('inlayHints.bindings');
+  const modules = config.get<unknown>('pythonModules');
   return {
     python: typeof python === 'string' ? python.trim() : '',
     serverArgs: Array.isArray(args) ? args.filter((a): a is string => typeof a === 'string') : [],
     hoverPictures: typeof pictures === 'boolean' ? pictures : true,
     bindingHints: typeof bindings === 'boolean' ? bindings : true,
+    pythonModules: typeof modules === 'boolean' ? modules : true,
   };
 }
 
@@ -173,6 +177,8 @@ export interface InitializationOptions {
   theme: ThemeName;
   /** `bindings`: whether bound names get type hints (the server's `inlayHints.bindings`). */
   inlayHints: { bindings: boolean };
+  /** Whether the server writes the Python module beside each `.ss` file it opens or saves. */
+  pythonModules: boolean;
 }
 
 /** Pictures run the user's code: only in a trusted workspace, and only if the setting allows it. */
@@ -197,6 +203,7 @@ export function initializationOptions(
   hoverPictures: boolean,
   bindingHints = true,
   theme: ThemeName = 'dark',
+  pythonModules = true,
 ): InitializationOptions {
   return {
     libraryDir,
@@ -205,11 +212,15 @@ export function initializationOptions(
     hoverImages: hoverPictures,
     theme,
     inlayHints: { bindings: bindingHints },
+    pythonModules,
   };
 }
 
 /** Settings the server reads once, at start: a change restarts it. */
-export const START_OPTION_SETTINGS = [`${SECTION}.inlayHints.bindings`] as const;
+export const START_OPTION_SETTINGS = [
+  `${SECTION}.inlayHints.bindings`,
+  `${SECTION}.pythonModules`,
+] as const;
 
 /** The settings whose change needs a new server process (the interpreter, or its arguments). */
 export const RESTART_SETTINGS = [`${SECTION}.python`, `${SECTION}.server.args`] as const;

@@ -29,7 +29,10 @@ import {
   START_OPTION_SETTINGS,
 } from './config';
 import { ArchitectureView, architectureOptions } from './architecture';
+import { registerDebugging } from './debugging';
+import { registerTensorView } from './tensorView';
 import { trustHover } from './hover';
+import { PythonDefinitions, withPythonReferences } from './pythonDefinition';
 import { LIBRARY_SCHEME, LibraryUris } from './library';
 
 const CLIENT_ID = 'shapescript'; // also the prefix of the `shapescript.trace.server` setting
@@ -123,6 +126,9 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
       { scheme: 'file', language: 'shapescript' },
       { scheme: 'untitled', language: 'shapescript' },
       { scheme: LIBRARY_SCHEME, language: 'shapescript' },
+      // The `%%shapescript` cells of Jupyter notebooks, which the editor sees as Python.
+      { notebook: 'jupyter-notebook', language: 'python' },
+      { notebook: 'jupyter-notebook', language: 'shapescript' },
     ],
     outputChannel: output,
     errorHandler,
@@ -139,6 +145,7 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
         settings.hoverPictures,
         settings.bindingHints,
         themeName(vscode.window.activeColorTheme.kind),
+        settings.pythonModules,
       ),
       ...architectureOptions(),
     },
@@ -149,6 +156,8 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
     middleware: {
       provideHover: async (document, position, token, next) =>
         trustHover(await next(document, position, token), hoverTrust()),
+      provideReferences: async (document, position, options, token, next) =>
+        withPythonReferences(await next(document, position, options, token), document, position),
     },
   };
   const why = choice.source === 'setting' ? 'shapescript.python'
@@ -257,6 +266,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ arch
     log(`can't create ${context.globalStorageUri.fsPath}: ${e instanceof Error ? e.message : String(e)}`);
   }
   const documents = new LibraryDocuments();
+  registerDebugging(vscode, context);
+  registerTensorView(vscode, context);
   const restart = () =>
     serialize(async () => {
       await stopClient();
@@ -283,6 +294,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ arch
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => sendPictures()),
     vscode.window.onDidChangeActiveColorTheme(sendTheme),
+  );
+  const pythonDefinitions = new PythonDefinitions(async (file, name) =>
+    client?.isRunning() ? client.sendRequest('shapescript/declarationOf', { path: file, name }) : undefined);
+  context.subscriptions.push(
+    pythonDefinitions,
+    vscode.languages.registerDefinitionProvider({ language: 'python', scheme: 'file' }, pythonDefinitions),
   );
   followPythonExtension(context, restart);
   const architecture = new ArchitectureView(() => client);

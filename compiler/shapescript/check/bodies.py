@@ -11,6 +11,7 @@ from shapescript.check import (
     chains,
     data_values,
     domains,
+    fixes,
     generics,
     gradients,
     imports,
@@ -92,7 +93,8 @@ from shapescript.check.types import (
     format_type,
     interval_of,
 )
-from shapescript.diagnostics.diagnostic import Label
+from shapescript.diagnostics.diagnostic import Fix, Label
+from shapescript.notebook.python_names import PYTHON_NAMES
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
@@ -121,7 +123,7 @@ class Program:
         self.source_text = source_text
         self.fingerprint = fingerprint
         self.previous_memo = previous_memo or {}
-        self.memo: dict[tuple[str, int], BodyResult] = {}
+        self.memo: dict[tuple[str, int, int], BodyResult] = {}
         self.results: dict[int, BodyResult] = {}
         self.variable_counter = 0
         self.inferring: list[str] = []
@@ -134,6 +136,8 @@ class Program:
         #: the previous one's.
         self.read_summaries: dict[tuple[str, str], ReadSummary] = {}
         self.previous_read_summaries: dict = self.previous_memo.get("reads", {})
+        #: Each item's text, when the caller has it already.
+        self.item_texts: list[str] | None = None
 
     def fresh_variable(self, name: str) -> str:
         self.variable_counter += 1
@@ -146,6 +150,8 @@ class Program:
         return self.prelude.signatures.get(name)
 
     def item_text(self, index: int) -> str:
+        if self.item_texts is not None:
+            return self.item_texts[index]
         item = self.module.items[index]
         base = self.module.base_of(index)
         return self.source_text[base + item.span.start : base + item.span.end]
@@ -160,7 +166,9 @@ class Program:
         signature = overloads.signature_of(self.scope, decl)
         if signature is None or decl.name in self.inferring:
             return None
-        key = (self.item_text(index), self.fingerprint)
+        # Facts and diagnostics count from the item's chunk, so the item's place in its
+        # chunk is part of the key: comment lines added above it move it there.
+        key = (self.item_text(index), decl.span.start, self.fingerprint)
         result = self.previous_memo.get(key) or self.memo.get(key)
         if result is not None and not generics.body_reusable(self, result):
             result = None
@@ -501,6 +509,7 @@ class BodyChecker(CallChecker):
                     format_type(value),
                     notes=[f"the declared return type is {format_type(expected)}"],
                     help=misfit.help,
+                    fixes=fixes.conversions(span, misfit.suffixes, self.text_of(span)),
                 )
             elif isinstance(value, TensorType) and dtype_misfit(expected, value):
                 self.reporter.report(
@@ -510,6 +519,9 @@ class BodyChecker(CallChecker):
                     span,
                     format_type(value),
                     help=f"convert it first, as in `to {expected.resolved_dtype}`",
+                    fixes=fixes.conversions(
+                        span, [f"to {expected.resolved_dtype}"], self.text_of(span)
+                    ),
                 )
         elif isinstance(expected, TensorType) and isinstance(value, StringType):
             self.reporter.report("E0412", "a string isn't a tensor", span, "string returned")
@@ -796,7 +808,23 @@ class BodyChecker(CallChecker):
             "independent iterations",
             help=f"`{accumulator} = {accumulator} + ({axis} |> map({index} => {shown}) "
             f"|> sum(over={axis}))`",
+            fixes=self._chain_for_loop(stmt, axis, index, terms),
         )
+
+    def _chain_for_loop(self, stmt: ast.For, axis: str, index: str, terms) -> list[Fix]:
+        """The loop H2401 flags, as one iterator chain per value it sums into."""
+        text = self.source_text
+        start = self.base + stmt.span.start
+        indent = text[text.rfind("\n", 0, start) + 1 : start]
+        if indent.strip():
+            return []
+        lines = [
+            f"{acc} = {acc} + ({axis} |> map({index} => {self.text_of(term.span)}) "
+            f"|> sum(over={axis}))"
+            for acc, term in terms
+        ]
+        span = Span(stmt.span.start, stmt.body[-1].span.end)
+        return fixes.replace(span, f"\n{indent}".join(lines), "Write the loop as an iterator chain")
 
     def _loop_fixpoint(self, stmt: ast.For, outer: Env, entry: dict, var_type: Type) -> None:
         """Check the body again, silently, until the outer values' domains at its start hold
@@ -1011,6 +1039,8 @@ class BodyChecker(CallChecker):
                 "E0303", f"`{name}` is a domain, not a value", node.span, "used as a value"
             )
             return UNKNOWN
+        if name in PYTHON_NAMES.get():
+            return PythonType(name)
         candidates = (
             list(self.env.values)
             + list(self.env.axes)
@@ -1024,6 +1054,7 @@ class BodyChecker(CallChecker):
             node.span,
             "not found",
             help=suggestion(name, candidates),
+            fixes=fixes.spelling(name, candidates, node.span),
         )
         return UNKNOWN
 
@@ -1066,7 +1097,7 @@ class BodyChecker(CallChecker):
             )
         return operand
 
-    def _check_divisor(self, divisor: Type, span: Span) -> None:
+    def _check_divisor(self, divisor: Type, span: Span, node: ast.Expr | None = None) -> None:
         """The divisor of `/` may not be 0 (E0506), and had better not reach it (W0501)."""
         interval = interval_of(divisor)
         if interval is None or interval == ranges.REAL:
@@ -1082,17 +1113,26 @@ class BodyChecker(CallChecker):
                 span,
                 "may divide by 0",
                 help="add a small positive number, or clamp the divisor away from 0",
+                fixes=[] if node is None else fixes.plus_epsilon(node.span),
             )
 
     def binary(self, node: ast.Binary) -> Type:
         left = self.expr(node.left)
         right = self.expr(node.right)
-        result = self.combine(node.op, left, right, node.span, node.op_span)
+        result = self.combine(node.op, left, right, node.span, node.op_span, node.right)
         if node.op != "@":
             self.align(node.span, [left, right], result)
         return result
 
-    def combine(self, op: str, left: Type, right: Type, span: Span, op_span: Span) -> Type:
+    def combine(
+        self,
+        op: str,
+        left: Type,
+        right: Type,
+        span: Span,
+        op_span: Span,
+        divisor: ast.Expr | None = None,
+    ) -> Type:
         """The type of `left op right`: broadcasting, matmul, comparisons, host arithmetic."""
         special = gradients.combine(self, op, left, right, span, op_span)
         if special is not None:
@@ -1151,7 +1191,7 @@ class BodyChecker(CallChecker):
                     )
                     return UNKNOWN
         if op == "/":
-            self._check_divisor(right, op_span)
+            self._check_divisor(right, op_span, divisor)
         if isinstance(left, HostType) and isinstance(right, HostType):
             try:
                 return host_result(op, left, right)

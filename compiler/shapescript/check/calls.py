@@ -9,6 +9,7 @@ from shapescript.check import (
     checkpoints,
     data_values,
     domains,
+    fixes,
     generics,
     gradients,
     logs_values,
@@ -449,6 +450,7 @@ class CallChecker:
                 node.span,
                 "outside the function's domain",
                 help=stable_alternative(name),
+                fixes=fixes.stable_log(node) if name == "log" else [],
             )
         elif argument.lo == at and argument.lo_closed and not edge_allowed:
             self.reporter.report(
@@ -457,6 +459,7 @@ class CallChecker:
                 node.span,
                 f"can reach {at:g}",
                 help=stable_alternative(name),
+                fixes=fixes.stable_log(node) if name == "log" else [],
             )
 
     def _extern_return(self, signature: Signature, values: dict[str, Poly], node) -> Type:
@@ -600,6 +603,7 @@ class CallChecker:
                     format_type(actual),
                     notes=[f"`{param.name}` is {format_type(expected)}"],
                     help=misfit.help,
+                    fixes=fixes.conversions(value, misfit.suffixes),
                 )
                 return False
             if not signature.extern and dtype_misfit(expected, actual):
@@ -611,6 +615,7 @@ class CallChecker:
                     format_type(actual),
                     notes=[f"`{param.name}` is {format_type(expected)}"],
                     help=f"convert it first, as in `to {expected.resolved_dtype}`",
+                    fixes=fixes.conversions(value, [f"to {expected.resolved_dtype}"]),
                 )
                 return False
             if expected.axes is None:

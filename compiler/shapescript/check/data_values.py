@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from shapescript.check import fixes
 from shapescript.check.module_scope import suggestion
 from shapescript.check.program import Reference, ScopeEntry
 from shapescript.check.sizes import Poly
@@ -181,6 +182,7 @@ def field(checker: BodyChecker, target: Type, node: ast.Member) -> Type | None:
             "no such field",
             help=suggestion(node.name, declared)
             or (f"its fields are {', '.join(declared)}" if declared else None),
+            fixes=fixes.spelling(node.name, declared, node.name_span),
         )
         return UNKNOWN
     checker.facts.references.append(Reference(node.name_span, field=(target.record, node.name)))

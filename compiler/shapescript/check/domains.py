@@ -34,6 +34,8 @@ class Misfit:
 
     message: str
     help: str | None = None
+    #: What the help suggests writing after the value, such as `to Binary` or `as Unit`.
+    suffixes: tuple[str, ...] = ()
 
 
 def shown(domain: Domain) -> str:
@@ -116,6 +118,9 @@ def value_fits(value: Type, expected: Type) -> Misfit | None:
                 "convert it: `to Binary` or `to Additive`"
                 if want.name in ("Real", "Binary", "Additive")
                 else "convert it with `to Binary` first",
+                ("to Binary", "to Additive")
+                if want.name in ("Real", "Binary", "Additive")
+                else ("to Binary",),
             )
         return Misfit(
             f"{shown(have)} values where a Mask is expected", "compare to get a mask, as in `x > 0`"
@@ -125,6 +130,7 @@ def value_fits(value: Type, expected: Type) -> Misfit | None:
             f"{shown(have)} values where {shown(want)} is expected: {shown(have)} fits only "
             f"{shown(have)}",
             f"convert with `to` if the table has a row for it, or assert with `as {shown(want)}`",
+            (f"to {shown(want)}", f"as {shown(want)}"),
         )
     if want.name in ("Binary", "Additive", "Index"):
         if have.name == want.name:
@@ -132,6 +138,7 @@ def value_fits(value: Type, expected: Type) -> Misfit | None:
         return Misfit(
             f"{shown(have)} values where {shown(want)} is expected",
             f"convert with `to {want.name}` if the table has it, or assert with `as {want.name}`",
+            (f"to {want.name}", f"as {want.name}"),
         )
     if want.name == "Logit":
         if have.name == "Prob":
@@ -147,6 +154,7 @@ def value_fits(value: Type, expected: Type) -> Misfit | None:
             f"{shown(have)} values where {shown(want)} is expected",
             f"use {'softmax' if want.name == 'Prob' else 'log_softmax'}, "
             f"or assert with `as {want.name} over {want.over}`",
+            (f"as {want.name} over {want.over}",),
         )
     if want.interval is not None:
         interval = interval_of(value)
@@ -162,6 +170,7 @@ def value_fits(value: Type, expected: Type) -> Misfit | None:
             f"{shown(have) if have.interval or have.name != 'Real' else 'Real'} values "
             f"({interval}) aren't all in {shown(want)} ({want.interval})",
             help_,
+            (f"{'to' if conversion else 'as'} {shown(want)}",),
         )
     return None
 

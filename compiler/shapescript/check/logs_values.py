@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from shapescript.check import fixes
 from shapescript.check.module_scope import suggestion
 from shapescript.check.program import Reference
 from shapescript.check.signatures import ParamSig, Signature
@@ -76,6 +77,9 @@ def construct(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) 
                 name_spans.get(arg.name) or arg.span,
                 "no such metric",
                 help=suggestion(arg.name, declared),
+                fixes=fixes.spelling(arg.name, declared, name_spans[arg.name])
+                if name_spans.get(arg.name)
+                else [],
             )
             problem = True
         elif arg.name in given:
@@ -166,6 +170,7 @@ def _metric(checker: BodyChecker, node: ast.Member, record: str) -> Type:
             node.name_span,
             "no such metric",
             help=suggestion(node.name, declared),
+            fixes=fixes.spelling(node.name, declared, node.name_span),
         )
     return UNKNOWN
 

@@ -138,6 +138,8 @@ class MathProblem:
     start: int
     end: int
     help: str | None
+    #: The command to write instead, when the help names one.
+    replacement: str | None = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -400,7 +402,11 @@ def check_math(math: list[Math]) -> list[MathProblem]:
         for problem in found:
             start = item.offset(problem.start)
             end = item.offset(problem.end - 1) + 1 if problem.end > problem.start else start
-            problems.append(MathProblem(problem.code, problem.message, start, end, problem.help))
+            problems.append(
+                MathProblem(
+                    problem.code, problem.message, start, end, problem.help, problem.replacement
+                )
+            )
     return problems
 
 
@@ -429,6 +435,7 @@ class _Problem:
     start: int
     end: int
     help: str | None = None
+    replacement: str | None = None
 
 
 class _Malformed(Exception):
@@ -456,19 +463,30 @@ def _parse(source: str) -> tuple[Node | None, list[_Problem]]:
 
 def _suggestion(name: str) -> str | None:
     """A did-you-mean help for an unsupported command (name without the backslash)."""
+    command = _suggested_command(name)
+    if command is None:
+        return None
     if name in _OPERATOR_NAMES:
-        return f"write `\\operatorname{{{name}}}`"
+        return f"write `{command}`"
+    return f"did you mean `{command}`?"
+
+
+def _suggested_command(name: str) -> str | None:
+    """The supported command an unsupported one (name without the backslash) was likely
+    meant to be."""
+    if name in _OPERATOR_NAMES:
+        return f"\\operatorname{{{name}}}"
     words = {command[1:] for command in SUPPORTED_COMMANDS if command[1:].isalpha()}
     for word in sorted(words):
         if word.lower() == name.lower():
-            return f"did you mean `\\{word}`?"
+            return f"\\{word}"
     candidates = sorted(words | _OPERATOR_NAMES)
     close = difflib.get_close_matches(name, candidates, n=1, cutoff=_SUGGESTION_CUTOFF)
     if not close:
         return None
     if close[0] in _OPERATOR_NAMES:
-        return f"did you mean `\\operatorname{{{close[0]}}}`?"
-    return f"did you mean `\\{close[0]}`?"
+        return f"\\operatorname{{{close[0]}}}"
+    return f"\\{close[0]}"
 
 
 def _environment_suggestion(name: str) -> str | None:
@@ -525,8 +543,10 @@ class _Parser:
     def malformed(self, message: str, start: int, end: int, help: str | None = None) -> _Malformed:
         return _Malformed(_Problem("H0602", message, start, end, help))
 
-    def unsupported(self, message: str, start: int, end: int, help: str | None) -> None:
-        self.problems.append(_Problem("H0601", message, start, end, help))
+    def unsupported(
+        self, message: str, start: int, end: int, help: str | None, replacement: str | None = None
+    ) -> None:
+        self.problems.append(_Problem("H0601", message, start, end, help, replacement))
 
     def enter(self, context: str, token: _Token) -> None:
         if len(self.contexts) >= _MAX_DEPTH:
@@ -703,7 +723,8 @@ class _Parser:
         message = f"`{name}` isn't in the supported LaTeX subset"
         if name == "\\":
             message = "a lone `\\` at the end of the math isn't in the supported LaTeX subset"
-        self.unsupported(message, token.start, token.end, help)
+        replacement = _suggested_command(name[1:]) if help else None
+        self.unsupported(message, token.start, token.end, help, replacement)
 
     def parse_arguments(self, token: _Token, count: int) -> Command:
         args: list[Node] = []

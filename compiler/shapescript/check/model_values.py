@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shapescript.check import data_values
+from shapescript.check import data_values, fixes
 from shapescript.check.module_scope import suggestion
 from shapescript.check.program import Reference
 from shapescript.check.types import (
@@ -192,6 +192,7 @@ def field_type(
             name_span,
             "no such field",
             help=suggestion(name, candidates),
+            fixes=fixes.spelling(name, candidates, name_span),
         )
         return UNKNOWN
     checker.facts.references.append(Reference(name_span, field=(model, name)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import keyword
 import math
 
+from shapescript.check import fixes
 from shapescript.check.declaration_checker import DeclarationChecker, has_unknown_axis
 from shapescript.check.model_info import FieldInfo, Initializer, ModelInfo, Number
 from shapescript.check.model_memo import ModelResult, moved
@@ -121,7 +122,13 @@ def check_models(
         if not isinstance(item, ast.ModelDecl) or scope.models.get(item.name) is not item:
             continue
         base = module.base_of(index)
-        key = (text[base + item.span.start : base + item.span.end], context, scope.path)
+        # Its facts count from its chunk: its place there is part of the key.
+        key = (
+            text[base + item.span.start : base + item.span.end],
+            item.span.start,
+            context,
+            scope.path,
+        )
         result = memo.get(key) or previous.get(key)
         result = _check_model(scope, item, base) if result is None else moved(result, base)
         memo[key] = result
@@ -327,6 +334,7 @@ class _ModelChecker(DeclarationChecker):
                 "unknown initializer",
                 help=suggestion(name, INITIALIZERS)
                 or "the initializers are zeros, ones, full, normal and uniform",
+                fixes=fixes.spelling(name, INITIALIZERS, callee_span),
             )
             return None
         values = self._arguments(name, params, args, init.span)
@@ -384,6 +392,7 @@ class _ModelChecker(DeclarationChecker):
                         arg.span,
                         "unknown name",
                         help=suggestion(arg.name, by_name),
+                        fixes=fixes.spelling(arg.name, by_name, arg.name_span or arg.span),
                     )
                     return None
                 param = arg.name

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from shapescript.check import fixes
 from shapescript.check.types import MODE, UNKNOWN, ModeType, Type
 from shapescript.syntax import ast
 
@@ -23,6 +24,7 @@ def call(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) -> Ty
             node.span,
             "called here",
             help="write `Eval`",
+            fixes=fixes.replace(node.span, "Eval", "Write `Eval`"),
         )
         return UNKNOWN
     matched = match_named(

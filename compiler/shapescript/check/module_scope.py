@@ -6,9 +6,9 @@ time against what it found.
 
 from __future__ import annotations
 
-import difflib
 import math
 
+from shapescript.check.fixes import closest, replace, spelling
 from shapescript.check.overloads import FunctionNames, note_signature, overload_members
 from shapescript.check.program import Symbol
 from shapescript.check.ranges import Interval
@@ -17,7 +17,7 @@ from shapescript.check.signatures import Signature, build_signature
 from shapescript.check.sizes import InexactDivision, Poly, SizeOverflow
 from shapescript.check.type_exprs import BUILTIN_DOMAINS, TypeContext, TypeResolver
 from shapescript.check.type_variables import declared_type_names
-from shapescript.diagnostics.diagnostic import Label
+from shapescript.diagnostics.diagnostic import Fix, Label
 from shapescript.records import field, record
 from shapescript.syntax import ast
 from shapescript.syntax.lexer import MAX_INT_LITERAL
@@ -104,12 +104,8 @@ class ModuleScope:
 
 def suggestion(name: str, candidates) -> str | None:
     """A did-you-mean help for a misspelt name, if a close one exists."""
-    # A ratio of at least 0.75 needs lengths within that ratio: the bound difflib's
-    # real_quick_ratio checks, here without making a matcher for each candidate.
-    size = len(name)
-    close = [c for c in candidates if 8 * min(len(c), size) >= 3 * (len(c) + size)]
-    matches = difflib.get_close_matches(name, close, n=1, cutoff=0.75)
-    return f"did you mean `{matches[0]}`?" if matches else None
+    match = closest(name, candidates)
+    return f"did you mean `{match}`?" if match is not None else None
 
 
 def _doc(decl) -> str | None:
@@ -190,6 +186,16 @@ def _device_problem(decl: ast.DevicesDecl) -> tuple[str, str] | None:
     return None
 
 
+def _mps_without_numbers(decl: ast.DevicesDecl) -> list[Fix]:
+    """`mps[0]` as `mps`, the one way to write the device."""
+    if decl.device != "mps" or decl.numbers is None:
+        return []
+    end = decl.options[0].span.start if decl.options else decl.span.end
+    return replace(
+        Span(decl.device_span.start, end), "mps " if decl.options else "mps", "Write `mps`"
+    )
+
+
 def _option_ok(option: ast.DeviceOption) -> bool:
     """`shard params` or `split NAME`: the two options for several devices."""
     words = option.words
@@ -233,7 +239,14 @@ class _DevicesLines:
         if problem is not None:
             message, help_text = problem
             span = Span(decl.device_span.start, decl.span.end)
-            reporter.report("E1001", message, span, "not a device this runs on", help=help_text)
+            reporter.report(
+                "E1001",
+                message,
+                span,
+                "not a device this runs on",
+                help=help_text,
+                fixes=_mps_without_numbers(decl),
+            )
         for option in decl.options:
             if not _option_ok(option):
                 reporter.report(
@@ -253,12 +266,31 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
     scope.declared_types = declared_type_names(module)
     function_names = FunctionNames(models, scope.declared_types)
     devices = _DevicesLines()
-    for index, item in enumerate(module.items):
-        base = module.base_of(index)
+    symbols, functions, function_bases = scope.symbols, scope.functions, scope.function_bases
+    bases = module.bases or [0] * len(module.items)
+    for index, (item, base) in enumerate(zip(module.items, bases, strict=True)):
         reporter.base = base
         entries: list[tuple[str, str, Span]] = []
-        # Functions first: most items are functions.
-        if isinstance(item, ast.FnDecl):
+        # Functions first: most items are functions, and most names are declared once.
+        if type(item) is ast.FnDecl:
+            if not function_names.admit(scope, item, base, reporter):
+                continue
+            name = item.name
+            if name not in symbols:
+                span = item.name_span
+                doc = item.doc
+                symbols[name] = Symbol(
+                    name,
+                    "fn",
+                    Span(span.start + base, span.end + base),
+                    path,
+                    doc=doc.text if doc is not None else None,
+                )
+                functions[name] = item
+                function_bases[name] = base
+                continue
+            entries.append((name, "fn", item.name_span))
+        elif isinstance(item, ast.FnDecl):
             if not function_names.admit(scope, item, base, reporter):
                 continue
             entries.append((item.name, "fn", item.name_span))
@@ -486,6 +518,7 @@ class _Dims:
                     expr.span,
                     "not a dim",
                     help=suggestion(expr.name, self.decls),
+                    fixes=spelling(expr.name, self.decls, expr.span),
                 )
             return None
         left = self._size(decl, expr.left)
@@ -630,9 +663,11 @@ def build_signatures(
     memo: dict = {}
     functions = [(name, decl, scope.function_bases[name]) for name, decl in scope.functions.items()]
     functions += overload_members(scope)
+    previous = previous or {}
+    declared, signatures, overload_sets = scope.functions, scope.signatures, scope.overload_sets
     for name, decl, base in functions:
         key = (id(decl), context_key)
-        entry = (previous or {}).get(key)
+        entry = previous.get(key)
         if entry is None or entry.decl is not decl:
             references: list[tuple[str, Span]] = []
             reporter.base = base
@@ -648,9 +683,10 @@ def build_signatures(
             reporter.diagnostics.extend(shift_diagnostic(d, base) for d in entry.diagnostics)
         if entry.references:
             on_references(entry.references, base)
-        if scope.functions.get(name) is decl:
-            scope.signatures[name] = entry.signature
-        note_signature(scope, decl, entry.signature)
+        if declared.get(name) is decl:
+            signatures[name] = entry.signature
+        if name in overload_sets:
+            note_signature(scope, decl, entry.signature)
         memo[key] = entry
     reporter.base = 0
     return memo

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shapescript.check import domains
+from shapescript.check import domains, fixes
 from shapescript.check.types import (
     TRAINING_TYPES,
     HostType,
@@ -21,6 +21,7 @@ from shapescript.check.types import (
 )
 from shapescript.records import field, record
 from shapescript.syntax import ast
+from shapescript.syntax.source import Span
 
 if TYPE_CHECKING:
     from shapescript.check.bodies import BodyChecker
@@ -179,6 +180,9 @@ def check_call(checker: BodyChecker, name: str, matched, node: ast.Call) -> bool
                 arg.span,
                 "mut not allowed",
                 help="remove `mut`",
+                fixes=[]
+                if arg.expr is None
+                else fixes.replace(Span(arg.span.start, arg.expr.span.start), "", "Remove `mut`"),
             )
             ok = False
         elif param.mut and arg.expr is None:
@@ -198,6 +202,9 @@ def check_call(checker: BodyChecker, name: str, matched, node: ast.Call) -> bool
                 arg.span,
                 "needs mut",
                 help=f"write `mut {shown}`",
+                fixes=[]
+                if arg.expr is None
+                else fixes.inserted(arg.span.start, "mut ", f"Write `mut {shown}`"),
             )
             ok = False
         elif arg.mut:
@@ -229,6 +236,7 @@ def check_update_mut(checker: BodyChecker, m: Arg, opt: Arg, g: Arg) -> None:
                 arg.span,
                 "needs mut",
                 help="write `update(mut m, mut opt, g)`",
+                fixes=fixes.inserted(arg.span.start, "mut ", "Write `mut`"),
             )
             return
         if not check_changeable(checker, arg, what):
@@ -240,6 +248,9 @@ def check_update_mut(checker: BodyChecker, m: Arg, opt: Arg, g: Arg) -> None:
             g.span,
             "mut not allowed",
             help="write `update(mut m, mut opt, g)`",
+            fixes=[]
+            if g.expr is None
+            else fixes.replace(Span(g.span.start, g.expr.span.start), "", "Remove `mut`"),
         )
 
 
@@ -308,6 +319,7 @@ def _check_field_value(checker, stmt: ast.FieldAssign, expected: TensorType, val
             span,
             "another dtype",
             help=f"convert it with `to {expected.resolved_dtype}`",
+            fixes=fixes.conversions(span, [f"to {expected.resolved_dtype}"], checker.text_of(span)),
         )
         return
     misfit = domains.value_fits(value, expected)
@@ -318,4 +330,5 @@ def _check_field_value(checker, stmt: ast.FieldAssign, expected: TensorType, val
             span,
             format_type(value),
             help=misfit.help,
+            fixes=fixes.conversions(span, misfit.suffixes, checker.text_of(span)),
         )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.diagnostics.diagnostic import Diagnostic, Fix, Label
 from shapescript.syntax.source import Span
 
 
@@ -36,6 +36,7 @@ class Reporter:
         notes: list[str] | None = None,
         help: str | None = None,
         secondary: list[Label] | None = None,
+        fixes: list[Fix] | None = None,
     ) -> None:
         if self.muted:
             return
@@ -52,6 +53,16 @@ class Reporter:
         self._seen.add(key)
         all_notes = list(notes or [])
         all_notes.extend(reversed(self.context_notes))
+        if fixes and base:
+            fixes = [fix.moved(base) for fix in fixes]
         self.diagnostics.append(
-            Diagnostic(code, message, Label(span, label), list(secondary or []), all_notes, help)
+            Diagnostic(
+                code,
+                message,
+                Label(span, label),
+                list(secondary or []),
+                all_notes,
+                help,
+                fixes=list(fixes or []),
+            )
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import keyword
 
+from shapescript.check import fixes
 from shapescript.check.mutation import check_params as check_mut_params
 from shapescript.check.reporter import Reporter
 from shapescript.check.sizes import Poly
@@ -408,4 +409,7 @@ def _hint_grouped_sizes(decl: ast.FnDecl, reporter, base: TypeContext) -> None:
             number.span.cover(name_axis.span),
             "two axes",
             help=f"`{count}{name}` is one axis of size {count} × {name}",
+            fixes=fixes.replace(
+                number.span.cover(name_axis.span), f"{count}{name}", f"Write `{count}{name}`"
+            ),
         )

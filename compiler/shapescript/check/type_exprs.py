@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Set
 
+from shapescript.check import fixes
 from shapescript.check.qualified import BadName, QualifiedNames, canonical_type
 from shapescript.check.ranges import NAMED_RANGES, Interval
 from shapescript.check.reporter import Reporter
@@ -448,6 +449,7 @@ class TypeResolver:
                     axis.span,
                     "unknown size",
                     help=f"the caller chooses a parameter's sizes: write `{axis.name}`",
+                    fixes=fixes.replace(axis.span, axis.name, f"Write `{axis.name}`"),
                 )
                 raise TypeError_
             return Axis(Poly.symbol(self._unknown(axis.name, ctx)))

@@ -303,8 +303,9 @@ def extern_call(
     if layer is not None:
         return _layer(gen, layer, params, positional, keywords)
     if path in training.MODE_EXTERNS:
-        training.require_runtime(gen, node.span)
         function = training.MODE_EXTERNS[path]
+        if gen.context.standalone:
+            function = training.randomness(gen.context, function.rpartition(".")[2])
     elif path.startswith("shapescript.rt."):
         raise gen.unsupported(f"`{signature.name}`", node.span)
     else:

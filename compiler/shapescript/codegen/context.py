@@ -75,6 +75,8 @@ class ModuleContext:
     #: Module-level constants the generated code refers to (name -> Python expression).
     constants: dict[str, str] = field(default_factory=dict)
     uses_einops: bool = False
+    #: The helper blocks of `standalone.BLOCKS` a standalone module needs, in order.
+    helpers: dict[str, None] = field(default_factory=dict)
     #: While an instance of another file's generic function is generated: where it is.
     foreign: Foreign | None = None
 
@@ -92,6 +94,11 @@ class ModuleContext:
 
     def need(self, line: str) -> None:
         self.imports.setdefault(line, None)
+
+    def standalone_helper(self, block: str) -> None:
+        """Ask for one of `standalone.BLOCKS` in a standalone module."""
+        self.need("import hashlib as _ss_hashlib")
+        self.helpers.setdefault(block, None)
 
     def python_function(self, path: str) -> str:
         """A name bound to the Python function at a dotted path, imported once."""

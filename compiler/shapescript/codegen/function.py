@@ -221,7 +221,8 @@ class FunctionGenerator:
         for line in data_lines:
             self.out.add(1, line, origin)
         if self.uses_calls:
-            self.out.add(1, "_ss_calls = _ss_rt.randomness.CallCounter()", origin)
+            counter = training.randomness(context, "CallCounter")
+            self.out.add(1, f"_ss_calls = {counter}()", origin)
         self.tensor_prologue(plan, body)
         self.guarded(batch_checks, context.checks, origin)
 

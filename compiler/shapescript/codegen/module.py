@@ -12,7 +12,7 @@ from shapescript.codegen.context import Foreign, ModuleContext, Unsupported, pyt
 from shapescript.codegen.devices import remote_lines
 from shapescript.codegen.emit import SourceBuilder
 from shapescript.codegen.function import FunctionGenerator
-from shapescript.codegen.standalone import HELPERS
+from shapescript.codegen.standalone import BLOCKS, HELPERS
 from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
 
@@ -109,6 +109,8 @@ def generate_module(
     if context.standalone:
         out.add(0, f"_ss_device = _ss_torch.device({_torch_device(devices or 'cpu')!r})")
         out.add(0, HELPERS.strip("\n"))
+        for block in context.helpers:
+            out.add(0, BLOCKS[block].strip("\n"))
     elif devices is not None:
         out.add(0, f"_ss_rt.declare_devices({devices!r}, __file__)")
     out.blank()

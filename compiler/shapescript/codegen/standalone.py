@@ -78,3 +78,166 @@ def _ss_as_host(value, kind, site):
         )
     return value
 """
+
+#: What a standalone module with models defines: a base class whose `init(seed=...)`
+#: draws each field as `shapescript.rt.models` does (a generator per field, seeded from
+#: the SHA-256 of "{seed}/{field}"), so a model has the same values either way.
+MODEL_HELPERS = """
+_ss_model_dtypes = {
+    "f16": _ss_torch.float16, "bf16": _ss_torch.bfloat16, "f32": _ss_torch.float32,
+    "f64": _ss_torch.float64, "u8": _ss_torch.uint8, "i8": _ss_torch.int8,
+    "i16": _ss_torch.int16, "i32": _ss_torch.int32, "i64": _ss_torch.int64,
+    "bool": _ss_torch.bool,
+}
+
+
+def _ss_draw(field, seed, device):
+    name, kind, shape, dtype, (init, arguments) = field
+    dtype = _ss_model_dtypes[dtype]
+    if init == "zeros":
+        return _ss_torch.zeros(shape, dtype=dtype, device=device)
+    if init == "ones":
+        return _ss_torch.ones(shape, dtype=dtype, device=device)
+    if init == "full":
+        return _ss_torch.full(shape, arguments["value"], dtype=dtype, device=device)
+    generator = _ss_torch.Generator(device="cpu")
+    digest = _ss_hashlib.sha256(f"{seed}/{name}".encode()).digest()
+    generator.manual_seed(int.from_bytes(digest[:8], "big"))
+    wide = _ss_torch.float64 if dtype == _ss_torch.float64 else _ss_torch.float32
+    drawn = _ss_torch.empty(shape, dtype=wide)
+    if init == "normal":
+        drawn.normal_(arguments.get("mean", 0.0), arguments.get("std", 1.0), generator=generator)
+    else:
+        drawn.uniform_(arguments.get("lo", 0.0), arguments.get("hi", 1.0), generator=generator)
+    return drawn.to(dtype=dtype).to(device=device)
+
+
+class _ss_Model(_ss_torch.nn.Module):
+    _ss_fields = ()
+
+    def __init__(self, *args, **kwargs):
+        name = type(self).__name__
+        raise TypeError(f"make a {name} with {name}.init(seed=...), not {name}()")
+
+    @classmethod
+    def init(cls, *, seed):
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise TypeError(f"{cls.__name__}.init: seed is an int, not {type(seed).__name__}")
+        model = cls.__new__(cls)
+        _ss_torch.nn.Module.__init__(model)
+        for field in cls._ss_fields:
+            value = _ss_draw(field, seed, _ss_device)
+            if field[1] == "param":
+                model.register_parameter(field[0], _ss_torch.nn.Parameter(value))
+            else:
+                model.register_buffer(field[0], value)
+        return model
+
+
+def _ss_check_model(value, cls, where):
+    if not isinstance(value, cls):
+        raise ValueError(
+            f"{where['path']}:{where['line']}:{where['column']}: in fn {where['function']}, "
+            f"argument for parameter `{where['parameter']}`: expected a {cls.__name__} model, "
+            f"got {type(value).__name__}"
+        )
+    tensors = {**value._parameters, **value._buffers}
+    for name, _kind, shape, dtype, _init in cls._ss_fields:
+        tensor = tensors.get(name)
+        want = _ss_model_dtypes[dtype]
+        if tensor is None or tuple(tensor.shape) != shape or tensor.dtype != want:
+            raise ValueError(
+                f"{where['path']}:{where['line']}:{where['column']}: in fn {where['function']}, "
+                f"argument for parameter `{where['parameter']}`: its field {name} isn't "
+                f"{list(shape)} {dtype}"
+            )
+"""
+
+#: What a standalone module that uses modes defines, as `shapescript.rt.randomness` does:
+#: Train and Eval, the call paths a mode is passed down, dropout and batch_norm.
+MODE_HELPERS = """
+class _ss_Mode:
+    __slots__ = ("seed", "path")
+
+    def __init__(self, seed, path=()):
+        self.seed = seed
+        self.path = path
+
+    @property
+    def training(self):
+        return self.seed is not None
+
+    def child(self, part):
+        if self.seed is None:
+            return self
+        return _ss_Mode(self.seed, (*self.path, part))
+
+    def generator_seed(self):
+        text = f"{self.seed}/{'/'.join(self.path)}"
+        return int.from_bytes(_ss_hashlib.sha256(text.encode()).digest()[:8], "big")
+
+    def __repr__(self):
+        return "Eval" if self.seed is None else f"Train(seed={self.seed})"
+
+
+def _ss_Train(*, seed):
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise TypeError(f"Train: seed is an int, not {type(seed).__name__}")
+    return _ss_Mode(seed)
+
+
+_ss_Eval = _ss_Mode(None)
+
+
+class _ss_CallCounter:
+    __slots__ = ("_counts",)
+
+    def __init__(self):
+        self._counts = {}
+
+    def key(self, name, loop=""):
+        count = self._counts.get((loop, name), 0)
+        self._counts[(loop, name)] = count + 1
+        return f"{name}@{loop}#{count}" if loop else f"{name}#{count}"
+
+
+def _ss_check_mode(value, where):
+    if not isinstance(value, _ss_Mode):
+        raise ValueError(
+            f"{where['path']}:{where['line']}:{where['column']}: in fn {where['function']}, "
+            f"argument for parameter `{where['parameter']}`: expected a Mode, "
+            f"got {type(value).__name__}"
+        )
+
+
+def _ss_dropout(x, p, mode):
+    if not 0 <= p < 1:
+        raise ValueError(f"dropout: p is at least 0 and less than 1, not {p}")
+    if mode.seed is None:
+        return x
+    generator = _ss_torch.Generator(device=x.device)
+    generator.manual_seed(mode.generator_seed())
+    drawn = _ss_torch.rand(x.shape, generator=generator, device=x.device, dtype=_ss_torch.float32)
+    return x * (drawn >= p) / (1 - p)
+
+
+def _ss_batch_norm(x, mode, over, weight=None, bias=None, running_mean=None,
+                   running_var=None, eps=1e-5):
+    training = mode.training
+    if not training and (running_mean is None or running_var is None):
+        raise ValueError("batch_norm with Eval needs running_mean and running_var")
+    moved = x.movedim(over, 1) if x.dim() > 1 else x.unsqueeze(0)
+    normed = _ss_F.batch_norm(
+        moved,
+        None if training else running_mean,
+        None if training else running_var,
+        weight,
+        bias,
+        training=training,
+        eps=eps,
+    )
+    return normed.movedim(1, over) if x.dim() > 1 else normed.squeeze(0)
+"""
+
+#: The helper blocks a standalone module may need beyond `HELPERS`, by what needs them.
+BLOCKS = {"models": MODEL_HELPERS, "modes": MODE_HELPERS}

@@ -46,11 +46,14 @@ OPTIMIZER_NAMES = {"AdamW": "adamw", "SGD": "sgd"}
 
 
 def model_class(context: ModuleContext, info: ModelInfo, origin, body: SourceBuilder) -> None:
-    """`class Mlp(_ss_rt.models.Model):` with its doc and declared fields."""
+    """`class Mlp(_ss_rt.models.Model):` with its doc and declared fields; standalone,
+    the module's own `_ss_Model` and the fields as tuples."""
+    base = "_ss_rt.models.Model"
     if context.standalone:
-        raise Unsupported(STANDALONE)
+        context.standalone_helper("models")
+        base = "_ss_Model"
     body.blank()
-    body.add(0, f"class {python_name(info.name)}(_ss_rt.models.Model):", origin)
+    body.add(0, f"class {python_name(info.name)}({base}):", origin)
     if info.doc:
         body.add(1, repr(info.doc), origin)
     fields = []
@@ -58,15 +61,27 @@ def model_class(context: ModuleContext, info: ModelInfo, origin, body: SourceBui
         if field.shape is None or field.initializer is None:
             raise Unsupported(f"the field `{field.name}` of model {info.name}")
         init = (field.initializer.name, dict(field.initializer.args))
-        fields.append(
-            f"_ss_rt.models.Field({field.name!r}, {field.kind!r}, {tuple(field.shape)!r}, "
-            f"{field.dtype!r}, {init!r}),"
+        parts = f"{field.name!r}, {field.kind!r}, {tuple(field.shape)!r}, {field.dtype!r}"
+        made = (
+            f"({parts}, {init!r})"
+            if context.standalone
+            else f"_ss_rt.models.Field({parts}, {init!r})"
         )
+        fields.append(f"{made},")
     body.add(1, "_ss_fields = (", origin)
     for line in fields:
         body.add(2, line, origin)
     body.add(1, ")", origin)
     body.blank()
+
+
+def randomness(context: ModuleContext, name: str) -> str:
+    """A name of `shapescript.rt.randomness` (Eval, Train, dropout, ...), or the standalone
+    module's own copy of it."""
+    if context.standalone:
+        context.standalone_helper("modes")
+        return f"_ss_{name}"
+    return f"_ss_rt.randomness.{name}"
 
 
 def is_training(type_: Type | None) -> bool:
@@ -83,7 +98,8 @@ def check_line(gen: FunctionGenerator, index: int, param) -> str | None:
     type_ = param.type
     if not is_training(type_):
         return None
-    require_runtime(gen, param.decl.span)
+    if not isinstance(type_, ModelType | ModeType):
+        require_runtime(gen, param.decl.span)
     if gen.context.checks == "never":
         return None
     name = python_name(param.name)
@@ -99,7 +115,8 @@ def check_line(gen: FunctionGenerator, index: int, param) -> str | None:
         }
     )
     if isinstance(type_, ModelType):
-        return f"_ss_rt.models.check_model({name}, {python_name(type_.name)}, {where})"
+        check = "_ss_check_model" if gen.context.standalone else "_ss_rt.models.check_model"
+        return f"{check}({name}, {python_name(type_.name)}, {where})"
     if isinstance(type_, GradType):
         return f"_ss_rt.gradients.check_grad({name}, {python_name(type_.model)}, {where})"
     if isinstance(type_, OptimizerType):
@@ -110,7 +127,7 @@ def check_line(gen: FunctionGenerator, index: int, param) -> str | None:
         )
     if isinstance(type_, ScheduleType):
         return f"_ss_rt.optimizers.check_schedule({name}, {where})"
-    return f"_ss_rt.randomness.check_mode({name}, {where})"
+    return f"{randomness(gen.context, 'check_mode')}({name}, {where})"
 
 
 def member(gen: FunctionGenerator, node: ast.Member) -> str | None:
@@ -118,7 +135,6 @@ def member(gen: FunctionGenerator, node: ast.Member) -> str | None:
     facts = gen.view.item.body.facts if gen.view.item.body is not None else None
     if facts is None or node.span not in facts.fields:
         return None
-    require_runtime(gen, node.span)
     return f"{gen.expr(node.target)}.{node.name}"
 
 
@@ -142,7 +158,8 @@ def model_init(gen: FunctionGenerator, node: ast.Call) -> str | None:
         imported is None or imported.kind != "model"
     ):
         return None
-    require_runtime(gen, node.span)
+    if imported is not None and target.name not in gen.context.checked.models:
+        require_runtime(gen, node.span)
     parts = [f"{arg.name}={gen.expr(arg.value)}" for arg in node.args if arg.name]
     parts[:0] = [gen.expr(arg.value) for arg in node.args if not arg.name]
     return f"{python_name(target.name)}.init({', '.join(parts)})"
@@ -151,8 +168,7 @@ def model_init(gen: FunctionGenerator, node: ast.Call) -> str | None:
 def name(gen: FunctionGenerator, node: ast.Name) -> str | None:
     """`Eval`, the one training value written as a name."""
     if node.name == "Eval" and isinstance(gen.type(node), ModeType):
-        require_runtime(gen, node.span)
-        return "_ss_rt.randomness.Eval"
+        return randomness(gen.context, "Eval")
     return None
 
 
@@ -161,7 +177,6 @@ def passed(gen: FunctionGenerator, value, text: str, callee: str) -> str:
     node = gen.operand_node(value)
     if not isinstance(gen.type(node), ModeType):
         return text
-    require_runtime(gen, node.span)
     gen.uses_calls = True
     loop = gen.loop_key()
     callee = gen.context.written(callee)
@@ -171,13 +186,15 @@ def passed(gen: FunctionGenerator, value, text: str, callee: str) -> str:
 
 def builtin(gen: FunctionGenerator, name: str, node: ast.Call, piped: str | None) -> str:
     """value_and_grad, update, sgd, adamw, clip_norm, cosine, warmup and Train."""
-    require_runtime(gen, node.span)
+    if name != "Train":
+        require_runtime(gen, node.span)
     args = gen.call_args(node, piped)
     if name == "value_and_grad":
         return _value_and_grad(gen, node, args, piped)
     parts = [gen.arg(value, piped) for value in args.positional]
     parts += [f"{key}={gen.arg(value, piped)}" for key, value in args.keywords.items()]
-    return f"{RUNTIME_FUNCTIONS[name]}({', '.join(parts)})"
+    function = randomness(gen.context, name) if name == "Train" else RUNTIME_FUNCTIONS[name]
+    return f"{function}({', '.join(parts)})"
 
 
 def _value_and_grad(gen: FunctionGenerator, node: ast.Call, args: CallArgs, piped) -> str:

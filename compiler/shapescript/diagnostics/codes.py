@@ -210,6 +210,33 @@ _TITLES: dict[str, str] = {
 
 CODES: dict[str, CodeInfo] = {code: CodeInfo(code, title) for code, title in _TITLES.items()}
 
+#: Codes whose help names a concrete edit: the checker attaches that edit to the diagnostic
+#: as a fix (`Diagnostic.fixes`), and editors offer it as a quick fix.
+FIXABLE: frozenset[str] = frozenset(
+    {
+        "E0103",
+        "E0204",
+        "E0301",
+        "E0303",
+        "E0306",
+        "E0501",
+        "E0502",
+        "E0901",
+        "E0903",
+        "E1001",
+        "E1101",
+        "E1103",
+        "E1301",
+        "E1401",
+        "E2203",
+        "E3201",
+        "H0601",
+        "H2201",
+        "H2401",
+        "W0501",
+    }
+)
+
 
 def lookup(code: str) -> CodeInfo | None:
     """The registry entry of a code, or None when the code is unknown."""

@@ -27,6 +27,29 @@ class Label:
     message: str = ""
 
 
+@record(frozen=True)
+class Edit:
+    """Replace the text of a span with new text (an empty span inserts)."""
+
+    span: Span
+    text: str
+
+
+@record(frozen=True)
+class Fix:
+    """An edit the checker knows would fix a diagnostic: a title and the edits it makes."""
+
+    title: str
+    edits: tuple[Edit, ...]
+
+    def moved(self, offset: int) -> Fix:
+        """The same fix with every edit's span moved by `offset` characters."""
+        edits = tuple(
+            Edit(Span(e.span.start + offset, e.span.end + offset), e.text) for e in self.edits
+        )
+        return Fix(self.title, edits)
+
+
 @record
 class Diagnostic:
     """One reported problem: a code, a message, where, and how to fix it."""
@@ -38,6 +61,8 @@ class Diagnostic:
     notes: list[str] = field(default_factory=list)
     help: str | None = None
     path: str = ""
+    #: Edits the help names, where the checker knows them; editors offer them as fixes.
+    fixes: list[Fix] = field(default_factory=list)
 
     @property
     def severity(self) -> Severity:

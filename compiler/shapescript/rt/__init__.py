@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+from typing import TYPE_CHECKING
 
 from shapescript.rt.devices import declare_devices, device
 from shapescript.rt.errors import (
@@ -18,6 +19,20 @@ from shapescript.rt.errors import (
     ShapeError,
     ShapeScriptError,
 )
+
+if TYPE_CHECKING:
+    # What `__getattr__` loads on first use, spelled out for type checkers (the generated
+    # modules beside .ss files name `_ss_rt.models.Model` and the like).
+    # (`import x as x` marks a re-export).
+    from shapescript.rt import data as data
+    from shapescript.rt import gradients as gradients
+    from shapescript.rt import logs as logs
+    from shapescript.rt import models as models
+    from shapescript.rt import optimizers as optimizers
+    from shapescript.rt import randomness as randomness
+    from shapescript.rt.data import Batch as Batch
+    from shapescript.rt.data import Dataset as Dataset
+    from shapescript.rt.data import Record as Record
 
 __all__ = [
     "CheckFailure",

@@ -52,6 +52,9 @@ class ShapeScriptLoader(importlib.abc.Loader):
         return None
 
     def exec_module(self, module: types.ModuleType) -> None:
+        from shapescript.pymodules.files import refresh
+
+        refresh(self.path)
         exec(self.get_code(module.__name__), module.__dict__)
 
     def get_code(self, fullname: str | None = None) -> types.CodeType:

@@ -36,8 +36,12 @@ def import_ss(importer: str, importer_file: str | None, dotted: str) -> types.Mo
 
 
 def _same_file(module: types.ModuleType, path: str) -> bool:
-    found = getattr(module, "__file__", None)
-    return isinstance(found, str) and os.path.normpath(os.path.abspath(found)) == path
+    """Whether the module is the file's: imported by the hook, or by its generated module
+    (whose `__ss_file__` names the `.ss` file)."""
+    for found in (getattr(module, "__file__", None), module.__dict__.get("__ss_file__")):
+        if isinstance(found, str) and os.path.normpath(os.path.abspath(found)) == path:
+            return True
+    return False
 
 
 def _loaded(path: str) -> types.ModuleType | None:

@@ -15,7 +15,14 @@ from shapescript.check.program import Checked
 from shapescript.check.types import HostType, TensorType, Type, format_type
 from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
-from shapescript_lsp.features.context import bar_at, enclosing, item_at, stage_input_span
+from shapescript_lsp.features.context import (
+    StageAt,
+    bar_at,
+    enclosing,
+    item_at,
+    stage_input_span,
+    word_at,
+)
 
 #: The name of the function a call is made into.
 PICTURED = "ss_pictured"
@@ -34,9 +41,12 @@ def call_function(checked: Checked, offset: int) -> tuple[Checked, str, Type] | 
     if item is None:
         return None
     relative = offset - item.base
-    bar = bar_at(item, relative)
+    bar = bar_at(item, relative) or _to_stage_at(checked, item, offset)
     if bar is not None:
         return _stage(checked, item, bar)
+    cast = _to_cast_at(checked, item, offset)
+    if cast is not None:
+        return _conversion(checked, item, cast)
     if checked.source.text[max(0, offset - 1) : offset + 2].find("->") < 0:
         return None
     for call in reversed(enclosing(item.item, relative, (ast.Call,))):
@@ -46,6 +56,54 @@ def call_function(checked: Checked, offset: int) -> tuple[Checked, str, Type] | 
             made = _made(checked, item, [], written, call, result)
             return None if made is None else (made, written, result)
     return None
+
+
+def _on_to(checked: Checked, offset: int) -> bool:
+    """Whether `offset` is on a `to` keyword."""
+    found = word_at(checked.source.text, offset)
+    return found is not None and found[0] == "to"
+
+
+def _to_stage_at(checked: Checked, item, offset: int) -> StageAt | None:
+    """The `|> to T` stage whose `to` is at `offset`."""
+    if not _on_to(checked, offset):
+        return None
+    relative = offset - item.base
+    for pipe in enclosing(item.item, relative, (ast.Pipe,)):
+        for index, stage in enumerate(pipe.stages):
+            start = stage.span.start
+            if isinstance(stage, ast.ToStage) and start <= relative <= start + 2:
+                return StageAt(pipe, index)
+    return None
+
+
+def _to_cast_at(checked: Checked, item, offset: int) -> ast.Cast | None:
+    """The `x to T` whose `to` is at `offset`."""
+    if not _on_to(checked, offset):
+        return None
+    relative = offset - item.base
+    for cast in reversed(enclosing(item.item, relative, (ast.Cast,))):
+        if cast.kind == "to" and cast.operand.span.end <= relative <= cast.type.span.start:
+            return cast
+    return None
+
+
+def _conversion(checked: Checked, item, cast: ast.Cast) -> tuple[Checked, str, Type] | None:
+    """`x to T` between domains, made into a function of x (and what x reads)."""
+    if not cast.type.words:
+        return None
+    before = checked.type_of(_absolute(cast.operand.span, item.base))
+    after = checked.type_of(_absolute(cast.span, item.base))
+    if not isinstance(before, TensorType):
+        return None
+    target = _text(checked, cast.type.span, item.base)
+    name = cast.operand.name if isinstance(cast.operand, ast.Name) else INPUT
+    made = _made(checked, item, [(name, before)], f"{name} to {target}", cast.type, after)
+    if made is None:
+        return None
+    operand = _text(checked, cast.operand.span, item.base)
+    operand = operand if name != INPUT or " " not in operand else f"({operand})"
+    return made, f"{operand} to {target}", after
 
 
 def _stage(checked: Checked, item, bar) -> tuple[Checked, str, Type] | None:
@@ -62,11 +120,11 @@ def _stage(checked: Checked, item, bar) -> tuple[Checked, str, Type] | None:
 
 
 def _computes(checked: Checked, stage) -> bool:
-    """A conversion with `to`, or a call of a built-in or prelude function that computes
-    and isn't a function of one number (those get a curve): elementwise built-ins count
-    when they take more than one value, as masked_fill and add do."""
+    """A conversion between domains with `to`, or a call of a built-in or prelude
+    function that computes and isn't a function of one number (those get a curve):
+    elementwise built-ins count when they take more than one value, as masked_fill does."""
     if isinstance(stage, ast.ToStage):
-        return True
+        return bool(stage.type.words)
     callee = stage.callee if isinstance(stage, ast.Call) else stage
     if not isinstance(callee, ast.Name):
         return False

@@ -20,15 +20,27 @@ from shapescript.check.program import Checked, Symbol
 from shapescript.check.type_exprs import BUILTIN_DOMAINS
 from shapescript.check.types import TensorType, Type, format_type
 from shapescript.syntax.tokens import DTYPES, KEYWORDS
+from shapescript_lsp.features.curve_hover import CURVE_KINDS, documentation_curve
+from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.imported_names import imported_names
 from shapescript_lsp.features.math_completion import math_items
 from shapescript_lsp.features.model_members import member_candidates
+from shapescript_lsp.features.python_members import PYTHON_NAMES, Listing
 from shapescript_lsp.features.record_members import record_members
 from shapescript_lsp.features.signature_help import CallSite, call_site, callable_params
 from shapescript_lsp.import_edits import import_edit
 from shapescript_lsp.import_graph import WorkspaceView
-from shapescript_lsp.render.math import render_doc
+from shapescript_lsp.render.themes import DEFAULT_THEME
 
+#: The most Python names one answer holds, after the typed letters filtered them.
+PYTHON_CAP = 300
+PYTHON_KINDS = {
+    "module": types.CompletionItemKind.Module,
+    "function": types.CompletionItemKind.Function,
+    "class": types.CompletionItemKind.Class,
+    "variable": types.CompletionItemKind.Variable,
+}
+_IMPORT_PYTHON_HEAD = re.compile(r"^\s*import\s+python\s+((?:[^\W\d]\w*\.)*)$")
 STAGE_KINDS = frozenset({"reduction", "along_axis", "elementwise", "pattern", "matmul"})
 KIND_OF_SYMBOL = {
     "dim": types.CompletionItemKind.Constant,
@@ -128,6 +140,12 @@ class Completer:
         self.workspace = workspace
         #: The Python interpreter whose modules `import python` names.
         self.python: str | None = None
+        #: The user's folders (the file's and the workspace's): their Python modules are
+        #: read with ast, never imported.
+        self.python_roots: list[str] = []
+        #: Set when a Python list isn't all there is (still being listed, or capped).
+        self.incomplete = False
+        self.prefix = ""
         #: The check of the very text being completed, when the one completion works from
         #: is an earlier version's (the text has errors): locals are looked up in it first,
         #: since the earlier version may not have the line being typed.
@@ -141,12 +159,13 @@ class Completer:
             return types.CompletionList(is_incomplete=False, items=math_items(before))
         prefix = _WORD_BEFORE.search(before).group()
         head = before[: len(before) - len(prefix)]
+        self.prefix, self.incomplete = prefix, False
         candidates = self._candidates(checked, text, offset, head, prefix)
         general = candidates and candidates[-1].kind in (
             types.CompletionItemKind.Keyword,
             types.CompletionItemKind.Snippet,
         )
-        incomplete = False
+        incomplete = self.incomplete
         if general and self.workspace is not None and self.workspace.files:
             if prefix:
                 candidates += self._other_files(checked, text, prefix)
@@ -201,6 +220,9 @@ class Completer:
 
     def _candidates(self, checked, text, offset, head, prefix) -> list[Candidate]:
         stripped = head.rstrip()
+        importing = _IMPORT_PYTHON_HEAD.match(head)
+        if importing is not None:
+            return self._python_modules(importing.group(1).rstrip("."))
         site = call_site(text, offset)
         if re.search(r"\bover\s*=\s*$", head) and site is not None:
             return self._axes_of_operand(checked, text, site, last_first=True)
@@ -393,32 +415,34 @@ class Completer:
         return []
 
     def _python_members(self, dotted: str) -> list[Candidate]:
-        """Members of an `import python` module, as jedi sees them in the configured Python."""
-        import jedi
+        """A Python module's names, as far as they are known now: filtered by the typed
+        letters first, then capped (the list is incomplete if that cut any, or while the
+        module is still being listed)."""
+        listing = PYTHON_NAMES.members(dotted, self.python, self.python_roots)
+        return self._python_candidates(listing, dotted)
 
-        from shapescript_lsp.features.python_names import python_environment
+    def _python_modules(self, package: str) -> list[Candidate]:
+        """After `import python `: the modules on the path, or a package's submodules."""
+        listing = PYTHON_NAMES.modules(package, self.python, self.python_roots)
+        return self._python_candidates(listing, package)
 
-        parts = dotted.split(".")
-        code = f"import {'.'.join(parts)}\n{dotted}."
-        try:
-            script = jedi.Script(code, environment=python_environment(self.python))
-            completions = script.complete(2, len(dotted) + 1)
-        except Exception:
-            return []
-        kinds = {
-            "module": types.CompletionItemKind.Module,
-            "function": types.CompletionItemKind.Function,
-            "class": types.CompletionItemKind.Class,
-        }
+    def _python_candidates(self, listing: Listing, owner: str) -> list[Candidate]:
+        prefix = self.prefix.lower()
+        matching = [m for m in listing.members if fuzzy(prefix, m.name)]
+        # Names starting with the letters typed come first, and survive the cap.
+        matching.sort(key=lambda m: (not m.name.lower().startswith(prefix), m.name.lower()))
+        if not listing.complete or len(matching) > PYTHON_CAP:
+            self.incomplete = True
         return [
             Candidate(
-                completion.name,
-                kinds.get(completion.type, types.CompletionItemKind.Variable),
-                f"Python {completion.type}",
+                member.name,
+                PYTHON_KINDS.get(member.kind, types.CompletionItemKind.Variable),
+                member.signature or f"Python {member.kind}",
                 rank=2,
+                order=0 if member.name.lower().startswith(prefix) else 1,
+                data={"kind": "python", "module": owner, "name": member.name},
             )
-            for completion in completions[:300]
-            if not completion.name.startswith("_")
+            for member in matching[:PYTHON_CAP]
         ]
 
     def _types(self, checked, offset) -> list[Candidate]:
@@ -492,32 +516,56 @@ class Completer:
 
 
 def resolve(
-    item: types.CompletionItem, checked: Checked | None, images: bool = False
+    item: types.CompletionItem,
+    checked: Checked | None,
+    images: bool = False,
+    theme: str = DEFAULT_THEME,
 ) -> types.CompletionItem:
-    """Fill in an item's Markdown documentation, which completion leaves out to stay fast."""
+    """Fill in an item's Markdown documentation, which completion leaves out to stay fast:
+    the hover's Markdown for the name (its declaration, its docs with their math
+    rendered) and a function of one number's curve, as images where the client shows them,
+    else Unicode math and a text plot."""
     data = item.data if isinstance(item.data, dict) else None
     if not data:
         return item
     name, kind = data.get("name"), data.get("kind")
-    text = None
-    if kind == "builtin" and name in BUILTINS:
+    renderer = HoverRenderer(images, theme)
+    parts: list[str] = []
+    if kind == "python":
+        parts = [python_documentation(data) or ""]
+    elif kind == "builtin" and name in BUILTINS:
         entry = BUILTINS[name]
-        text = (
-            f"```shapescript\n{entry.signature}\n```\n\n{render_doc(entry.summary, images)}\n\n"
-            f"```shapescript\n{entry.example}\n```"
-        )
-    elif checked is not None:
+        parts = [
+            f"```shapescript\n{entry.signature}\n```",
+            renderer.doc(entry.summary),
+            f"```shapescript\n{entry.example}\n```",
+        ]
+    elif checked is not None and isinstance(name, str):
         symbol = checked.module_symbols.get(name) or checked.builtin_symbols.get(name)
         if symbol is not None:
-            text = f"```shapescript\n{symbol.detail or symbol.name}\n```"
-            if symbol.doc:
-                text += "\n\n" + render_doc(symbol.doc, images)
+            parts = renderer.describe(checked, symbol) or [
+                f"```shapescript\n{symbol.detail or symbol.name}\n```",
+                renderer.doc(symbol.doc),
+            ]
+    if parts and isinstance(name, str) and kind in CURVE_KINDS:
+        parts.append(documentation_curve(checked, name, images, renderer.dark))
+    text = "\n\n".join(part for part in parts if part)
     if text:
         item.documentation = types.MarkupContent(kind=types.MarkupKind.Markdown, value=text)
     return item
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def python_documentation(data: dict) -> str | None:
+    """A Python name's signature and docstring, from the listing completion used."""
+    module, name = data.get("module") or "", data.get("name")
+    member = PYTHON_NAMES.known_member(module, name)
+    if member is None:
+        return None
+    text = f"```python\n{member.signature or name}\n```"
+    return text + ("\n\n" + member.doc if member.doc else "")
 
 
 def _imported_model(checked: Checked, name: str) -> bool:

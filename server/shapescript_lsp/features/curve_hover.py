@@ -126,7 +126,7 @@ def curve_section(
 ) -> str:
     """The curve of the hovered function, or "" when it has none."""
     try:
-        curve = _curve(checked, symbol, offset)
+        curve = _curve(checked, symbol, _call_at(checked, offset, symbol.name))
     except _NoCurve:
         return ""
     if curve is None:
@@ -134,9 +134,30 @@ def curve_section(
     return curve_markdown(curve, images, dark)
 
 
-def _curve(checked: Checked, symbol: Symbol, offset: int) -> Curve | None:
+def documentation_curve(
+    checked: Checked | None, name: str, images: bool, dark: bool = False
+) -> str:
+    """The curve that completion documentation and signature help show for a function,
+    with its parameters' defaults, or "" when it has none."""
+    symbol = None
+    if checked is not None:
+        symbol = checked.module_symbols.get(name) or checked.builtin_symbols.get(name)
+    try:
+        if symbol is None:
+            if name not in BUILTIN_CURVES:
+                return ""
+            curve = _builtin_curve(name, None, _declared_bound(BUILTINS[name].signature))
+        elif symbol.kind in CURVE_KINDS and checked is not None:
+            curve = _curve(checked, symbol, None)
+        else:
+            return ""
+    except _NoCurve:
+        return ""
+    return "" if curve is None else curve_markdown(curve, images, dark)
+
+
+def _curve(checked: Checked, symbol: Symbol, call: _Call | None) -> Curve | None:
     name = symbol.name
-    call = _call_at(checked, offset, name)
     if symbol.kind == "builtin" and name in BUILTIN_CURVES:
         return _builtin_curve(name, call, _declared_bound(BUILTINS[name].signature))
     if symbol.kind == "prelude" and name in FUNCTIONS and name in FORMULAS:

@@ -20,6 +20,7 @@ from shapescript_lsp.pictures import grids
 from shapescript_lsp.pictures.examples import Example, example
 from shapescript_lsp.pictures.png import png_uri
 from shapescript_lsp.pictures.runs import Failed, PictureRuns
+from shapescript_lsp.render.themes import DEFAULT_THEME
 
 
 def allowed(pictures: bool, python: str | None) -> bool:
@@ -35,6 +36,7 @@ async def function_picture(
     pictures: bool,
     python: str | None,
     images: bool,
+    theme: str = DEFAULT_THEME,
 ) -> str:
     """The picture's Markdown for the function named at `offset` or the call there, or
     "" when there is none (or it may not run)."""
@@ -54,7 +56,7 @@ async def function_picture(
         return "*The picture is still being computed; hover again.*"
     if isinstance(answer, Failed):
         return f"*No picture: {answer.message}*" if answer.kind in ("time", "memory") else ""
-    picture = markdown(picture_grids(built, answer), len(_drawn(built)), images)
+    picture = markdown(picture_grids(built, answer), len(_drawn(built)), images, theme)
     if built.label and not built.label.startswith("|>"):
         return f"{_types_line(built)}\n\n{picture}"
     return picture
@@ -82,10 +84,11 @@ def _example_at(checked: Checked, offset: int) -> Example | None:
     return built
 
 
-def markdown(drawn: list[grids.Grid], inputs: int, images: bool) -> str:
-    """An image where the client shows them and it fits in a hover, else the text."""
+def markdown(drawn: list[grids.Grid], inputs: int, images: bool, theme: str = DEFAULT_THEME) -> str:
+    """An image in the theme's colours where the client shows them and it fits in a
+    hover, else the text."""
     if images:
-        svg = grids.svg(drawn, inputs)
+        svg = grids.svg(drawn, inputs, theme)
         uri = png_uri(svg)
         if uri is not None:
             width = svg.split('viewBox="0 0 ', 1)[1].split(" ", 1)[0]
@@ -120,6 +123,10 @@ def picture_grids(built: Example, answer: Any) -> list[grids.Grid]:
         if depends and changed is not None and changed[0] == index:
             path = [0, *changed[1]] if len(changed[1]) < 2 else changed[1]
             marks = frozenset({(path[-2], path[-1])})
+        picked = _picked(built, argument)
+        if picked is not None:
+            drawn.append(picked)
+            continue
         drawn.append(_grid(caption, argument.type, argument.value["tensor"], built, marks))
     weights = [a.name for a in built.arguments if a.weight]
     for index, result in enumerate(base):
@@ -134,6 +141,36 @@ def picture_grids(built: Example, answer: Any) -> list[grids.Grid]:
             marks = _changed_cells(result, moved)
         drawn.append(_grid(caption, type_, _tensor(result), built, marks))
     return drawn
+
+
+def _picked(built: Example, index: Any) -> grids.Grid | None:
+    """An index input that picks values of another input, as cross_entropy's `y: [n]
+    Index[C]` does of `z: [n C]`: that input's values, the picked ones outlined."""
+    type_ = index.type
+    domain = getattr(type_, "domain", None)
+    if not isinstance(type_, TensorType) or domain is None or domain.name != "Index":
+        return None
+    if domain.size is None or not type_.axes:
+        return None
+    for other in built.arguments:
+        shape = other.type
+        if other is index or other.weight or not isinstance(shape, TensorType) or not shape.axes:
+            continue
+        if shape.domain.name in ("Index", "Mask") or len(shape.axes) != len(type_.axes) + 1:
+            continue
+        leading = [axis.size for axis in shape.axes[:-1]]
+        if leading != [axis.size for axis in type_.axes] or shape.axes[-1].size != domain.size:
+            continue
+        values = grids.slice_2d(other.value["tensor"])
+        picks = grids.slice_2d(index.value["tensor"])
+        if len(type_.axes) == 1:
+            picks = [[pick] for pick in picks[0]]
+        marks = frozenset(
+            (r, int(row[0])) for r, row in enumerate(picks) if len(row) == 1 and r < len(values)
+        )
+        caption = f"{index.name}: {format_type(type_)}, the values of {other.name} it picks"
+        return grids.grid(caption, other.value["tensor"], marks=marks)
+    return None
 
 
 def _results(run: Any) -> list[Any]:

@@ -11,6 +11,9 @@ from shapescript.syntax import ast
 from shapescript_lsp.features.imported import declaration, text_of
 from shapescript_lsp.render.math import render_doc
 
+#: Renders a doc comment as Markdown: its math as images or Unicode text.
+DocRenderer = Callable[[str | None], str]
+
 
 def _fence(text: str) -> str:
     return f"```shapescript\n{text}\n```"
@@ -23,11 +26,12 @@ def model_infos(checked: Checked) -> dict[str, ModelInfo]:
     return {**imported, **checked.models}
 
 
-def model_hover(checked: Checked, symbol: Symbol) -> list[str]:
-    """The model's declaration, field by field with each initializer, then the docs."""
+def model_hover(checked: Checked, symbol: Symbol, doc: DocRenderer = render_doc) -> list[str]:
+    """The model's declaration, field by field with each initializer, then the docs (their
+    math rendered by `doc`, as the hover renders a function's)."""
     info = model_infos(checked).get(symbol.name)
     if info is None:
-        return [_fence(f"model {symbol.name}"), render_doc(symbol.doc)]
+        return [_fence(f"model {symbol.name}"), doc(symbol.doc)]
     initializers = _initializer_texts(checked, symbol)
     lines = [f"model {info.name}:"]
     for field in info.fields.values():
@@ -35,13 +39,12 @@ def model_hover(checked: Checked, symbol: Symbol) -> list[str]:
         if field.name in initializers:
             line += f" = {initializers[field.name]}"
         lines.append(line)
-    parts = [_fence("\n".join(lines)), render_doc(info.doc)]
+    parts = [_fence("\n".join(lines)), doc(info.doc)]
     documented = [field for field in info.fields.values() if field.doc]
     if documented:
         parts.append(
             "\n".join(
-                f"- `{field.name}`: {render_doc(' '.join(field.doc.split()))}"
-                for field in documented
+                f"- `{field.name}`: {doc(' '.join(field.doc.split()))}" for field in documented
             )
         )
     parts.append(_sizes(info))
@@ -49,7 +52,10 @@ def model_hover(checked: Checked, symbol: Symbol) -> list[str]:
 
 
 def field_hover(
-    checked: Checked, symbol: Symbol, drawing: Callable[[Type, Checked], str]
+    checked: Checked,
+    symbol: Symbol,
+    drawing: Callable[[Type, Checked], str],
+    doc: DocRenderer = render_doc,
 ) -> list[str]:
     """The field's kind, name and type, the model it belongs to, its doc and its shape."""
     for info in model_infos(checked).values():
@@ -59,10 +65,10 @@ def field_hover(
                     _fence(_field_line(field)),
                     f"{field.kind.capitalize()} of `{info.name}`"
                     + ("" if field.is_param else ", saved with the model but not trained"),
-                    render_doc(field.doc),
+                    doc(field.doc),
                     drawing(field.type, checked),
                 ]
-    return [_fence(symbol.detail or symbol.name), render_doc(symbol.doc)]
+    return [_fence(symbol.detail or symbol.name), doc(symbol.doc)]
 
 
 def _field_line(field: FieldInfo) -> str:

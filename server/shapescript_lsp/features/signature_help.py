@@ -10,6 +10,7 @@ from lsprotocol import types
 from shapescript.check.builtin_table import BUILTINS, split_top_level
 from shapescript.check.program import Checked
 from shapescript.check.types import Type, format_type
+from shapescript_lsp.features.curve_hover import documentation_curve
 from shapescript_lsp.render.math import render_doc
 
 _CALLEE = re.compile(r"([^\W\d][\w.]*)\s*$")
@@ -132,8 +133,10 @@ def _label(checked: Checked | None, name: str) -> tuple[str, list[str], str | No
 
 
 def signature_help(
-    checked: Checked | None, text: str, offset: int, images: bool = False
+    checked: Checked | None, text: str, offset: int, images: bool = False, dark: bool = False
 ) -> types.SignatureHelp | None:
+    """The signature of the call being typed, its docs with their math rendered and, for
+    a function of one number, its curve (images where the client shows them)."""
     site = call_site(text, offset)
     if site is None:
         return None
@@ -151,12 +154,13 @@ def signature_help(
             active = remaining[position] if 0 <= position < len(remaining) else active
         if active >= len(parameters) and "over" in names:
             active = names.index("over")
+    shown = [render_doc(documentation, images, dark)]
+    shown.append(documentation_curve(checked, site.callee, images, dark))
+    value = "\n\n".join(part for part in shown if part)
     information = types.SignatureInformation(
         label=label,
-        documentation=types.MarkupContent(
-            kind=types.MarkupKind.Markdown, value=render_doc(documentation, images)
-        )
-        if documentation
+        documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value)
+        if value
         else None,
         parameters=[types.ParameterInformation(label=part) for part in parameters],
         active_parameter=active if 0 <= active < len(parameters) else None,

@@ -5,7 +5,8 @@ address space, and answers requests on stdin with replies on stdout, each a 4-by
 big-endian length and UTF-8 JSON. A request is {"code": module source, "call": name
 (which the compiled module may have suffixed with _), "args": [value, ...]} (or
 "calls": [[value, ...], ...] to call it several times), where a tensor value is
-{"tensor": nested lists, "dtype": name}; the reply is
+{"tensor": nested lists, "dtype": name} and a model {"model": class name, "seed": int},
+made by the module's own class, and Eval {"mode": "Eval"}; the reply is
 {"ok": true, "result": value} or {"ok": false, "kind": ..., "error": ...}.
 """
 
@@ -62,11 +63,15 @@ def limit_memory(extra):
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def to_torch(torch, value):
+def to_torch(torch, value, namespace):
     if isinstance(value, dict) and "tensor" in value:
         return torch.tensor(value["tensor"], dtype=getattr(torch, value["dtype"]))
+    if isinstance(value, dict) and "model" in value:
+        return namespace[value["model"]].init(seed=value["seed"])
+    if isinstance(value, dict) and value.get("mode") == "Eval":
+        return namespace["_ss_Eval"]
     if isinstance(value, list):
-        return [to_torch(torch, part) for part in value]
+        return [to_torch(torch, part, namespace) for part in value]
     return value
 
 
@@ -93,7 +98,7 @@ def answer(torch, request):
         calls = request.get("calls") or [request.get("args", [])]
         results = []
         for call in calls:
-            args = [to_torch(torch, value) for value in call]
+            args = [to_torch(torch, value, namespace) for value in call]
             with torch.no_grad():
                 results.append(to_plain(torch, function(*args)))
         return {"ok": True, "result": results if "calls" in request else results[0]}

@@ -16,10 +16,10 @@ from typing import Any
 from shapescript.analysis import check
 from shapescript.check.program import Checked
 from shapescript.check.sizes import Poly
-from shapescript.check.types import HostType, TensorType
+from shapescript.check.types import HostType, ModelType, ModeType, TensorType
 from shapescript.records import record
 from shapescript.syntax import ast
-from shapescript.syntax.source import SourceFile
+from shapescript.syntax.source import SourceFile, Span
 
 #: The sizes a file's literal dims are made, tried in order until the file checks.
 SMALL_DIMS = (6, 4, 8, 12)
@@ -61,8 +61,10 @@ _DIM = re.compile(r"^(\s*(?:export\s+)?dim\s+\w+\s*=\s*)(\d+)(\s*(?:#.*)?)$", re
 
 @record
 class Argument:
-    """One argument: its parameter, type, value (a tensor as {"tensor", "dtype"} or a
-    number) and whether it is a weight (every size fixed), which isn't drawn."""
+    """One argument: its parameter, type, value (a tensor as {"tensor", "dtype"}, a model
+    as {"model": name, "seed"}, made by the module's `Name.init(seed=...)`, a mode as
+    {"mode": "Eval"}, or a number)
+    and whether it is a weight (every size fixed, or a model), which isn't drawn."""
 
     name: str
     type: object
@@ -155,11 +157,12 @@ def why_not_run(checked: Checked, name: str) -> str | None:
     if signature is None or getattr(signature, "is_generic", False):
         return "it is generic"
     defaults = [param.has_default for param in signature.params]
-    if any(later and not default for default, later in zip(defaults, defaults[1:], strict=False)):
+    if any(default and not later for default, later in zip(defaults, defaults[1:], strict=False)):
         return "a parameter with a default comes before one without"
     for param in signature.params:
-        if not param.has_default and not isinstance(param.type, (TensorType, HostType)):
-            return f"`{param.name}` is neither a tensor nor a number"
+        takes = (TensorType, HostType, ModelType, ModeType)
+        if not param.has_default and not isinstance(param.type, takes):
+            return f"`{param.name}` is neither a tensor, a number, a model nor a mode"
     return None
 
 
@@ -225,7 +228,26 @@ def example(checked: Checked, name: str) -> Example | None:
         if value is None:
             return None
         arguments.append(Argument(param.name, param.type, value, weight))
-    return Example(name, generated.source, arguments, dims, signature.return_type)
+    returns = signature.return_type or _returned_type(small, name)
+    return Example(name, generated.source, arguments, dims, returns)
+
+
+def _returned_type(checked: Checked, name: str) -> object:
+    """The type the checker found for what a function without `->` returns: its `= expr`
+    body's, or its last top-level `return`'s."""
+    for item in checked.items:
+        declaration = item.item
+        if not isinstance(declaration, ast.FnDecl) or declaration.name != name:
+            continue
+        value = declaration.expr_body
+        for statement in declaration.body or ():
+            if isinstance(statement, ast.Return) and statement.value is not None:
+                value = statement.value
+        if value is None:
+            return None
+        span = value.span
+        return checked.type_of(Span(span.start + item.base, span.end + item.base))
+    return None
 
 
 def sizes_of(type_: TensorType, dims: dict[str, int], generics: dict[str, Poly]) -> list[int]:
@@ -242,6 +264,10 @@ def sizes_of(type_: TensorType, dims: dict[str, int], generics: dict[str, Poly])
 
 
 def _value(type_, dims, generics, rng: random.Random) -> tuple[Any, bool]:
+    if isinstance(type_, ModelType):
+        return {"model": type_.name, "seed": SEED}, True
+    if isinstance(type_, ModeType):
+        return {"mode": "Eval"}, False
     if isinstance(type_, HostType):
         return {"int": 2, "float": 1.0, "bool": True}.get(type_.kind, 1), False
     if not isinstance(type_, TensorType) or type_.axes is None:

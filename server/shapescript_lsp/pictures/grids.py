@@ -12,6 +12,7 @@ from html import escape
 from typing import Any
 
 from shapescript.records import record
+from shapescript_lsp.render.themes import DEFAULT_THEME, Palette, palette
 
 MAX_ROWS, MAX_COLUMNS = 8, 10
 CELL_W, CELL_H = 46, 24
@@ -22,9 +23,11 @@ SUM_W = 56
 CAPTION_CHAR_W = 7.5
 SCALE = 2
 SHADES = "·░▒▓█"
-BACKGROUND, INK, LOW, HIGH = "#ffffff", "#1b1f24", (238, 242, 250), (25, 70, 170)
-MARK = "#e8590c"
 DEPENDS = "●"
+#: How values are shaded on a light and on a dark background: the smallest value's colour,
+#: the largest's, and the ink of a number on a cell past the middle.
+LIGHT_SHADING = ((238, 242, 250), (25, 70, 170), "#ffffff")
+DARK_SHADING = ((38, 46, 58), (120, 185, 255), "#111111")
 
 
 @record
@@ -118,16 +121,37 @@ def range_text(grid_: Grid) -> str:
 # ---------------------------------------------------------------------- SVG
 
 
-def svg(grids: list[Grid], arrow_after: int) -> str:
-    """The grids side by side, an arrow after the first `arrow_after` (the inputs)."""
+@record(frozen=True)
+class Colours:
+    """A picture's colours in an editor theme."""
+
+    background: str
+    ink: str
+    mark: str
+    low: tuple[int, int, int]
+    high: tuple[int, int, int]
+    high_ink: str
+
+
+def colours(theme: str) -> Colours:
+    chosen: Palette = palette(theme)
+    dark = theme in ("dark", "highContrast")
+    low, high, high_ink = DARK_SHADING if dark else LIGHT_SHADING
+    return Colours(chosen.background, chosen.text, chosen.accent, low, high, high_ink)
+
+
+def svg(grids: list[Grid], arrow_after: int, theme: str = DEFAULT_THEME) -> str:
+    """The grids side by side, an arrow after the first `arrow_after` (the inputs), in
+    the colours of the editor's theme on an opaque background."""
+    ink = colours(theme)
     parts: list[str] = []
     x = PAD
     height = 0
     for index, grid_ in enumerate(grids):
         if index == arrow_after and index > 0:
-            parts.append(_arrow(x, PAD + CAPTION_H * 2 + CELL_H))
+            parts.append(_arrow(x, PAD + CAPTION_H * 2 + CELL_H, ink))
             x += 40
-        drawn, width, tall = _svg_grid(grid_, x, PAD)
+        drawn, width, tall = _svg_grid(grid_, x, PAD, ink)
         parts.append(drawn)
         x += width + PAD * 2
         height = max(height, tall)
@@ -137,23 +161,23 @@ def svg(grids: list[Grid], arrow_after: int) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width * SCALE}" '
         f'height="{height * SCALE}" viewBox="0 0 {width} {height}" '
         f'font-family="DejaVu Sans, Arial, sans-serif">'
-        f'<rect width="{width}" height="{height}" fill="{BACKGROUND}"/>{body}</svg>'
+        f'<rect width="{width}" height="{height}" fill="{ink.background}"/>{body}</svg>'
     )
 
 
-def _arrow(x: float, y: float) -> str:
-    return f'<text class="arrow" x="{x + 8}" y="{y}" font-size="22" fill="{INK}">→</text>'
+def _arrow(x: float, y: float, ink: Colours) -> str:
+    return f'<text class="arrow" x="{x + 8}" y="{y}" font-size="22" fill="{ink.ink}">→</text>'
 
 
-def _svg_grid(grid_: Grid, x: float, y: float) -> tuple[str, float, float]:
+def _svg_grid(grid_: Grid, x: float, y: float, ink: Colours) -> tuple[str, float, float]:
     columns = max((len(row) for row in grid_.rows), default=1)
     sums = grid_.shading == "prob"
     width = max(columns * CELL_W + (SUM_W if sums else 0), len(grid_.caption) * CAPTION_CHAR_W)
     out = [
-        f'<text class="caption" x="{x}" y="{y + 14}" font-size="13" fill="{INK}">'
+        f'<text class="caption" x="{x}" y="{y + 14}" font-size="13" fill="{ink.ink}">'
         f"{escape(grid_.caption)}</text>",
         f'<text class="range" x="{x}" y="{y + CAPTION_H + 12}" font-size="11" '
-        f'fill="{INK}">{escape(range_text(grid_))}</text>',
+        f'fill="{ink.ink}">{escape(range_text(grid_))}</text>',
     ]
     top = y + CAPTION_H * 2
     for r, row in enumerate(grid_.rows):
@@ -162,30 +186,30 @@ def _svg_grid(grid_: Grid, x: float, y: float) -> tuple[str, float, float]:
             if value is None:
                 out.append(
                     f'<rect class="cell neginf" x="{cx + 1}" y="{cy + 1}" width="{CELL_W - 2}" '
-                    f'height="{CELL_H - 2}" fill="{BACKGROUND}" stroke="{INK}" '
+                    f'height="{CELL_H - 2}" fill="{ink.background}" stroke="{ink.ink}" '
                     f'stroke-dasharray="3 2"/>'
-                    f'<text x="{cx + CELL_W / 2}" y="{cy + 16}" font-size="11" fill="{INK}" '
+                    f'<text x="{cx + CELL_W / 2}" y="{cy + 16}" font-size="11" fill="{ink.ink}" '
                     f'text-anchor="middle">−∞</text>'
                 )
                 continue
             level = _level(grid_, value)
             fill = "#" + "".join(
-                f"{round(a + (b - a) * level):02x}" for a, b in zip(LOW, HIGH, strict=True)
+                f"{round(a + (b - a) * level):02x}" for a, b in zip(ink.low, ink.high, strict=True)
             )
-            ink = "#ffffff" if level > 0.55 else INK
-            mark = f' stroke="{MARK}" stroke-width="3"' if (r, c) in grid_.marks else ""
+            number = ink.high_ink if level > 0.55 else ink.ink
+            mark = f' stroke="{ink.mark}" stroke-width="3"' if (r, c) in grid_.marks else ""
             kind = "cell marked" if mark else "cell"
             out.append(
                 f'<rect class="{kind}" data-value="{value:.4g}" x="{cx + 2}" y="{cy + 2}" '
                 f'width="{CELL_W - 4}" height="{CELL_H - 4}" fill="{fill}"{mark}/>'
-                f'<text x="{cx + CELL_W / 2}" y="{cy + 16}" font-size="11" fill="{ink}" '
+                f'<text x="{cx + CELL_W / 2}" y="{cy + 16}" font-size="11" fill="{number}" '
                 f'text-anchor="middle">{_cell_text(grid_, value)}</text>'
             )
         if sums:
             total = grid_.sums()[r]
             out.append(
                 f'<text class="sum" x="{x + columns * CELL_W + 6}" y="{top + r * CELL_H + 16}" '
-                f'font-size="12" fill="{INK}">Σ {_number(round(total, 2))}</text>'
+                f'font-size="12" fill="{ink.ink}">Σ {_number(round(total, 2))}</text>'
             )
     return "".join(out), width, CAPTION_H * 2 + len(grid_.rows) * CELL_H
 

@@ -12,20 +12,20 @@ import {
 } from '../config';
 import { Configuration, PythonExtension } from './stubs/vscode';
 
-const settings = (python = '', serverArgs: string[] = []): Settings => ({ python, serverArgs, hoverPictures: true, bindingHints: true });
+const settings = (python = '', serverArgs: string[] = []): Settings => ({ python, serverArgs, hoverPictures: true, bindingHints: true, pythonModules: true });
 
 describe('readSettings', () => {
   it('has the documented defaults', () => {
-    assert.deepEqual(readSettings(new Configuration()), { python: '', serverArgs: [], hoverPictures: true, bindingHints: true });
+    assert.deepEqual(readSettings(new Configuration()), { python: '', serverArgs: [], hoverPictures: true, bindingHints: true, pythonModules: true });
   });
 
   it('reads the values and ignores wrongly typed ones', () => {
     assert.deepEqual(
       readSettings(new Configuration({ python: '  /venv/bin/python ', 'server.args': ['--log', 3, 'debug'], 'hover.pictures': false, 'inlayHints.bindings': false })),
-      { python: '/venv/bin/python', serverArgs: ['--log', 'debug'], hoverPictures: false, bindingHints: false },
+      { python: '/venv/bin/python', serverArgs: ['--log', 'debug'], hoverPictures: false, bindingHints: false, pythonModules: true },
     );
     assert.deepEqual(readSettings(new Configuration({ python: 7, 'server.args': '--x', 'hover.pictures': 'no', 'inlayHints.bindings': 'off' })),
-      { python: '', serverArgs: [], hoverPictures: true, bindingHints: true });
+      { python: '', serverArgs: [], hoverPictures: true, bindingHints: true, pythonModules: true });
   });
 });
 
@@ -119,7 +119,7 @@ describe('initializationOptions', () => {
   it('sends libraryDir and python, and pictures only in a trusted workspace with the setting on', () => {
     assert.deepEqual(initializationOptions('/gs/shapescript.shapescript', '/venv/bin/python', true, true),
       { libraryDir: '/gs/shapescript.shapescript', python: '/venv/bin/python', pictures: true, hoverImages: true,
-        theme: 'dark', inlayHints: { bindings: true } });
+        theme: 'dark', inlayHints: { bindings: true }, pythonModules: true });
     assert.equal(initializationOptions('/l', 'p', false, true).pictures, false);
     assert.equal(initializationOptions('/l', 'p', true, false).pictures, false);
     assert.equal(initializationOptions('/l', 'p', false, false).pictures, false);
@@ -138,5 +138,11 @@ describe('initializationOptions', () => {
   it('passes shapescript.inlayHints.bindings as the server\'s inlayHints.bindings', () => {
     assert.deepEqual(initializationOptions('/l', 'p', true, true, false).inlayHints, { bindings: false });
     assert.deepEqual(initializationOptions('/l', 'p', true, true, true).inlayHints, { bindings: true });
+  });
+
+  it('passes shapescript.pythonModules, on unless turned off', () => {
+    assert.equal(initializationOptions('/l', 'p', true, true).pythonModules, true);
+    assert.equal(initializationOptions('/l', 'p', true, true, true, 'dark', false).pythonModules, false);
+    assert.equal(readSettings(new Configuration({ pythonModules: false })).pythonModules, false);
   });
 });

@@ -15,7 +15,12 @@ describe('package.json', () => {
     assert.equal(pkg.version, '0.1.0');
     assert.equal(pkg.engines.vscode, '^1.90.0');
     assert.equal(pkg.main, './out/extension.js');
-    assert.deepEqual(pkg.activationEvents, ['onLanguage:shapescript']);
+    assert.deepEqual(pkg.activationEvents, [
+      'onLanguage:shapescript',
+      'onLanguage:python',
+      'onDebugResolve:shapescript',
+      'onNotebook:jupyter-notebook',
+    ]);
   });
 
   it('ships vscode-languageclient at run time and the tools only for development', () => {
@@ -67,11 +72,11 @@ describe('package.json', () => {
   it('contributes the restart command, and the extension registers it', () => {
     const commands = pkg.contributes.commands.map((c: { command: string }) => c.command);
     assert.ok(commands.includes('shapescript.restartServer'));
-    const source = ['extension.ts', 'architecture.ts']
+    const source = ['extension.ts', 'architecture.ts', 'tensorView.ts']
       .map((file) => fs.readFileSync(path.join(ROOT, 'src', file), 'utf8'))
       .join('\n');
     for (const c of commands) {
-      assert.ok(source.includes(`'${c}'`), `extension.ts or architecture.ts registers ${c}`);
+      assert.ok(source.includes(`'${c}'`), `the extension registers ${c}`);
     }
   });
 

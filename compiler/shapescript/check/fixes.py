@@ -1,0 +1,117 @@
+"""The fixes the checker attaches to diagnostics whose help names a concrete edit."""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from shapescript.diagnostics.diagnostic import Edit, Fix
+from shapescript.syntax import ast
+from shapescript.syntax.source import Span
+
+#: Expressions that `to T` / `as T` can follow without parentheses.
+_TIGHT = (
+    ast.Name,
+    ast.IntLit,
+    ast.FloatLit,
+    ast.BoolLit,
+    ast.InfLit,
+    ast.Call,
+    ast.Index,
+    ast.Member,
+)
+
+
+def closest(name: str, candidates) -> str | None:
+    """The candidate a misspelt name is closest to, if one is close enough."""
+    # A ratio of at least 0.75 needs lengths within that ratio: the bound difflib's
+    # real_quick_ratio checks, here without making a matcher for each candidate.
+    size = len(name)
+    close = [c for c in candidates if 8 * min(len(c), size) >= 3 * (len(c) + size)]
+    matches = difflib.get_close_matches(name, close, n=1, cutoff=0.75)
+    return matches[0] if matches else None
+
+
+def replace(span: Span, text: str, title: str) -> list[Fix]:
+    """One fix that replaces a span's text."""
+    return [Fix(title, (Edit(span, text),))]
+
+
+def spelling(name: str, candidates, span: Span) -> list[Fix]:
+    """The did-you-mean fix for a misspelt name at `span`, if a close name exists."""
+    match = closest(name, candidates)
+    if match is None:
+        return []
+    return replace(span, match, f"Change `{name}` to `{match}`")
+
+
+#: The text of an expression that `to T` / `as T` can follow without parentheses.
+_TIGHT_TEXT = re.compile(r"[^\W\d]\w*(\.[^\W\d]\w*)*|\d+(\.\d+)?")
+
+
+def suffixed(expr: ast.Expr | Span, suffix: str, title: str, text: str | None = None) -> list[Fix]:
+    """A fix that writes `suffix` (such as `to f32` or `as Unit`) after an expression,
+    in parentheses unless the expression (or its `text`, for a bare span) binds tighter
+    than `to` and `as`."""
+    tight_text = text is not None and _TIGHT_TEXT.fullmatch(text) is not None
+    if isinstance(expr, _TIGHT) or (isinstance(expr, Span) and tight_text):
+        end = expr.end if isinstance(expr, Span) else expr.span.end
+        return [Fix(title, (Edit(Span(end, end), f" {suffix}"),))]
+    span = expr if isinstance(expr, Span) else expr.span
+    return [
+        Fix(
+            title,
+            (
+                Edit(Span(span.start, span.start), "("),
+                Edit(Span(span.end, span.end), f") {suffix}"),
+            ),
+        )
+    ]
+
+
+def inserted(offset: int, text: str, title: str) -> list[Fix]:
+    """One fix that inserts text at an offset."""
+    return [Fix(title, (Edit(Span(offset, offset), text),))]
+
+
+def conversions(expr: ast.Expr | Span, suffixes, text: str | None = None) -> list[Fix]:
+    """One fix per `to T` or `as T` a help suggests writing after the expression."""
+    found = []
+    for suffix in suffixes:
+        verb = "Convert" if suffix.startswith("to ") else "Assert"
+        found += suffixed(expr, suffix, f"{verb} with `{suffix}`", text)
+    return found
+
+
+#: What `log` of each function is better written as.
+_LOG_OF = {"softmax": "log_softmax", "sigmoid": "log_sigmoid"}
+EPSILON = "1e-6"
+
+
+def plus_epsilon(span: Span) -> list[Fix]:
+    """Add a small positive number to an expression, in parentheses."""
+    edits = (
+        Edit(Span(span.start, span.start), "("),
+        Edit(Span(span.end, span.end), f" + {EPSILON})"),
+    )
+    return [Fix(f"Add {EPSILON}", edits)]
+
+
+def stable_log(node: ast.Call) -> list[Fix]:
+    """`log(softmax(...))` as `log_softmax(...)`, or else a small number added inside `log`."""
+    if len(node.args) != 1 or node.args[0].name is not None:
+        return []
+    inner = node.args[0].value
+    if (
+        isinstance(inner, ast.Call)
+        and isinstance(inner.callee, ast.Name)
+        and inner.callee.name in _LOG_OF
+        and inner.span.end == node.span.end - 1
+    ):
+        better = _LOG_OF[inner.callee.name]
+        edits = (
+            Edit(Span(node.span.start, inner.callee.span.end), better),
+            Edit(Span(node.span.end - 1, node.span.end), ""),
+        )
+        return [Fix(f"Use `{better}`", edits)]
+    return plus_epsilon(inner.span)

@@ -1,0 +1,327 @@
+"""A notebook's ShapeScript state: the cells that ran without errors, in the order they
+last ran, and the values they made; checking and running one more cell."""
+
+from __future__ import annotations
+
+import re
+import types
+from typing import Any
+
+from shapescript.check.types import HostType, ModelType, TensorType, Type, format_type
+from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.notebook.combine import CELL_FN, CellRun, Combined, cell_span, combine
+from shapescript.notebook.python_names import PYTHON_NAMES
+from shapescript.notebook.running import SHOWN, run_program
+from shapescript.records import field, record
+from shapescript.syntax import ast
+from shapescript.syntax.parser import parse
+from shapescript.syntax.source import SourceFile, Span
+
+PROGRAM_PATH = "<shapescript notebook>"
+_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+@record
+class Made:
+    """A value a cell's statements bound, with the type it was made with."""
+
+    name: str
+    type: Type
+    type_text: str
+    label: str
+    #: The dims its type names, with their values when it was made.
+    dims: dict[str, int]
+    value: Any
+
+
+@record
+class Outcome:
+    """What checking (and, without errors, running) a cell gave."""
+
+    source: SourceFile
+    diagnostics: list[Diagnostic]
+    ran: bool = False
+    #: The value of the cell's last line when it is an expression, and its type.
+    shown: Any = None
+    shown_type: Type | None = None
+    has_shown: bool = False
+    dim_values: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [diag for diag in self.diagnostics if diag.is_error]
+
+
+@record
+class Session:
+    """The cells of one notebook kernel."""
+
+    history: list[CellRun] = field(default_factory=list)
+    cell_ids: list[str | None] = field(default_factory=list)
+    made: dict[str, Made] = field(default_factory=dict)
+    #: What the declarations of the cells put into the notebook's variables.
+    exported: dict[str, Any] = field(default_factory=dict)
+
+    def run(
+        self,
+        text: str,
+        label: str,
+        namespace: dict[str, Any],
+        path: str,
+        cell_id: str | None = None,
+    ) -> Outcome:
+        """Check the cell `text` (its `%%shapescript` line included) and run it if it checks.
+
+        Values it binds, and what it declares, go into `namespace`, the notebook's Python
+        variables, which its code reads too."""
+        source = SourceFile.from_text(path, text)
+        parsed = parse(source, notebook=True)
+        if any(diag.is_error for diag in parsed.diagnostics):
+            return Outcome(source, parsed.diagnostics)
+        cell = CellRun(label, text, parsed.module)
+        kept = [
+            (run, id_)
+            for run, id_ in zip(self.history, self.cell_ids, strict=True)
+            if cell_id is None or id_ != cell_id
+        ]
+        history = [run for run, _ in kept]
+        declared = _declared_names([*history, cell])
+        params = [
+            (name, made.type_text)
+            for name, made in self.made.items()
+            if name not in declared and _writable(made.type)
+        ]
+        param_names = {name for name, _ in params}
+        python = frozenset(
+            name
+            for name in namespace
+            if name.isidentifier()
+            and not name.startswith("_")
+            and name not in declared
+            and name not in param_names
+        )
+        combined = combine(history, cell, params)
+        program = SourceFile.from_text(PROGRAM_PATH, combined.text)
+        from shapescript.check.checker import check_parsed
+
+        token = PYTHON_NAMES.set(python)
+        try:
+            checked = check_parsed(parse(program, notebook=True))
+        finally:
+            PYTHON_NAMES.reset(token)
+        broken: set[str] = set()
+        diagnostics = _cell_diagnostics(checked.diagnostics, combined, program, source, broken)
+        fn = _cell_fn(checked)
+        stale = {
+            name
+            for name in param_names
+            if name in broken
+            or namespace.get(name, _MISSING) is not self.made[name].value
+            or any(
+                checked.dim_values.get(dim) != value for dim, value in self.made[name].dims.items()
+            )
+        }
+        if fn is not None and stale:
+            diagnostics = self._out_of_date(fn, stale, combined, program, source, diagnostics)
+        outcome = Outcome(source, diagnostics, dim_values=dict(checked.dim_values))
+        if outcome.errors:
+            return outcome
+        generated, results = run_program(
+            checked,
+            combined,
+            program,
+            source,
+            fn,
+            [self.made[name].value for name, _ in params],
+            {name: namespace[name] for name in python},
+            self._kept(cell),
+        )
+        if generated:
+            outcome.diagnostics = outcome.diagnostics + _cell_diagnostics(
+                generated, combined, program, source, set()
+            )
+            return outcome
+        module, local_values = results
+        outcome.ran = True
+        self.history = [*history, cell]
+        self.cell_ids = [*(id_ for _, id_ in kept), cell_id]
+        self._forget(namespace)
+        self._keep(cell, module, namespace)
+        if fn is not None:
+            self._keep_values(fn, local_values, namespace, label, checked)
+            last = cell.module.items[-1] if cell.module.items else None
+            if isinstance(last, ast.StmtItem) and isinstance(last.stmt, ast.ExprStmt):
+                outcome.has_shown = True
+                outcome.shown = local_values.get(SHOWN)
+                outcome.shown_type = _type_of_last(fn)
+        return outcome
+
+    def _keep(self, cell: CellRun, module: types.ModuleType, namespace: dict[str, Any]) -> None:
+        from shapescript.codegen.context import python_name
+
+        for name in _declared_names([cell]):
+            value = module.__dict__.get(python_name(name), _MISSING)
+            if value is not _MISSING:
+                namespace[name] = value
+                self.exported[name] = value
+            self.made.pop(name, None)
+
+    def _kept(self, cell: CellRun) -> dict[str, Any]:
+        """The models (classes) earlier cells declared and the cell doesn't, by Python
+        name: their values are instances of those classes, not of new ones."""
+        from shapescript.codegen.context import python_name
+
+        own = _declared_names([cell])
+        return {
+            python_name(name): value
+            for name, value in self.exported.items()
+            if name not in own and isinstance(value, type)
+        }
+
+    def _forget(self, namespace: dict[str, Any]) -> None:
+        """Take out of the notebook's variables what no cell that ran declares any more."""
+        declared = _declared_names(self.history)
+        for name in [name for name in self.exported if name not in declared]:
+            if namespace.get(name, _MISSING) is self.exported.pop(name):
+                del namespace[name]
+
+    def _keep_values(self, fn, local_values, namespace, label, checked) -> None:
+        from shapescript.codegen.context import python_name
+
+        latest: dict[str, Type] = {}
+        nested: set[str] = set()
+        for entry in fn.body.facts.entries:
+            if entry.symbol.kind == "param":
+                continue
+            if entry.scope == fn.item.span:
+                latest[entry.name] = entry.type
+            else:
+                nested.add(entry.name)
+        for name in nested | set(latest):
+            value = local_values.get(python_name(name), _MISSING)
+            if value is _MISSING:
+                continue
+            namespace[name] = value
+            type_ = latest.get(name)
+            if type_ is None or not _writable(type_):
+                self.made.pop(name, None)
+                continue
+            text = format_type(type_)
+            dim_values = checked.dim_values
+            # A model's value goes out of date with the dims of its fields' shapes.
+            used = text + " ".join(_field_types(checked, type_))
+            dims = {word: dim_values[word] for word in _WORD.findall(used) if word in dim_values}
+            self.made[name] = Made(name, type_, text, label, dims, value)
+
+    def _out_of_date(self, fn, stale, combined, program, source, diagnostics):
+        found: list[Diagnostic] = []
+        for reference in fn.body.facts.references:
+            symbol = reference.symbol
+            if symbol is None or symbol.name not in stale or symbol.kind != "param":
+                continue
+            span = cell_span(combined, program, source, _shift(reference.span, fn.base))
+            if span is None:
+                continue
+            made = self.made[symbol.name]
+            found.append(
+                Diagnostic(
+                    "E0701",
+                    f"`{symbol.name}` is out of date; run {made.label} again to use this",
+                    Label(span, f"made by {made.label}, which no longer matches"),
+                    notes=[f"`{symbol.name}` was made as {made.type_text}"],
+                    help=f"run {made.label} again",
+                    path=source.path,
+                )
+            )
+        if not found:
+            return diagnostics
+        kept = [
+            diag
+            for diag in diagnostics
+            if not any(_overlaps(diag.span, other.span) for other in found)
+        ]
+        return sorted(kept + found, key=lambda diag: (diag.span.start, diag.code))
+
+
+_MISSING = object()
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    return a.start < b.end and b.start < a.end or a.start == b.start
+
+
+def _shift(span: Span, base: int) -> Span:
+    return Span(span.start + base, span.end + base)
+
+
+def _writable(type_: Type) -> bool:
+    """Whether a value of this type can be a parameter, its type written out."""
+    if isinstance(type_, TensorType):
+        return type_.axes is not None and "?" not in format_type(type_)
+    return isinstance(type_, HostType | ModelType) and "?" not in format_type(type_)
+
+
+def _field_types(checked, type_: Type) -> list[str]:
+    info = checked.models.get(type_.name) if isinstance(type_, ModelType) else None
+    return [] if info is None else [format_type(field.type) for field in info.fields.values()]
+
+
+def _declared_names(runs: list[CellRun]) -> set[str]:
+    names = set()
+    for run in runs:
+        for item in run.module.items:
+            name = getattr(item, "name", None)
+            if isinstance(name, str) and not isinstance(item, ast.StmtItem):
+                names.add(name)
+    return names
+
+
+def _cell_fn(checked):
+    for facts in checked.items:
+        if isinstance(facts.item, ast.FnDecl) and facts.item.name == CELL_FN and facts.body:
+            return facts
+    return None
+
+
+def _type_of_last(fn) -> Type | None:
+    body = fn.item.body or []
+    if not body or not isinstance(body[-1], ast.ExprStmt):
+        return None
+    return fn.body.facts.types.get(body[-1].expr.span)
+
+
+def _cell_diagnostics(
+    diagnostics: list[Diagnostic],
+    combined: Combined,
+    program: SourceFile,
+    source: SourceFile,
+    broken: set[str],
+) -> list[Diagnostic]:
+    """The diagnostics that are the cell's, with its spans; `broken` gets the values
+    whose written types no longer check."""
+    lines = {line: name for name, line in combined.param_lines.items()}
+    found = []
+    for diag in diagnostics:
+        span = cell_span(combined, program, source, diag.span)
+        if span is None:
+            name = lines.get(program.position(diag.span.start).line - 1)
+            if name is not None:
+                broken.add(name)
+            continue
+        secondary = []
+        for label in diag.secondary:
+            moved = cell_span(combined, program, source, label.span)
+            if moved is not None:
+                secondary.append(Label(moved, label.message))
+        found.append(
+            Diagnostic(
+                diag.code,
+                diag.message,
+                Label(span, diag.primary.message),
+                secondary,
+                list(diag.notes),
+                diag.help,
+                source.path,
+            )
+        )
+    return found

@@ -1,0 +1,281 @@
+"""The outline of a file (`textDocument/documentSymbol`) and the workspace's declarations
+found by name (`workspace/symbol`).
+
+The outline follows the file's declarations as the parser found them; a dim shows the
+value the checker worked out, a function its signature as written.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable
+
+from lsprotocol import types
+
+from shapescript.check.program import Checked
+from shapescript.syntax import ast
+from shapescript.syntax.parser import parse_text
+from shapescript.syntax.source import SourceFile, Span
+from shapescript_lsp.features.completion import fuzzy
+from shapescript_lsp.features.imported import header
+from shapescript_lsp.positions import line_index, range_of
+
+Kind = types.SymbolKind
+
+_FIELD_KINDS = {"param": Kind.Field, "buffer": Kind.Property}
+
+
+def _span(node_span: Span, base: int) -> Span:
+    return Span(node_span.start + base, node_span.end + base)
+
+
+def _written(text: str, span: Span, base: int) -> str:
+    return " ".join(text[span.start + base : span.end + base].split())
+
+
+class _Outline:
+    """Builds the document symbols of one parsed file."""
+
+    def __init__(self, source: SourceFile, dim_values: dict[str, int]) -> None:
+        self.source = source
+        self.text = source.text
+        self.dim_values = dim_values
+
+    def symbol(
+        self,
+        name: str,
+        kind: types.SymbolKind,
+        whole: Span,
+        name_span: Span,
+        base: int,
+        detail: str = "",
+        children: list[types.DocumentSymbol] | None = None,
+    ) -> types.DocumentSymbol:
+        whole = _span(whole, base)
+        written = self.text[whole.start : whole.end]
+        whole = Span(whole.start, whole.start + len(written.rstrip()))
+        return types.DocumentSymbol(
+            name=name,
+            kind=kind,
+            range=range_of(self.source, whole),
+            selection_range=range_of(self.source, _span(name_span, base)),
+            detail=detail or None,
+            children=children,
+        )
+
+    def item(self, node: ast.Item, base: int) -> types.DocumentSymbol | None:
+        text = self.text
+        if isinstance(node, ast.DimDecl):
+            value = self.dim_values.get(node.name)
+            written = _written(text, node.value.span, base)
+            detail = written if value is None or written == str(value) else f"{written} = {value}"
+            return self.symbol(node.name, Kind.Constant, node.span, node.name_span, base, detail)
+        if isinstance(node, ast.AliasDecl):
+            detail = _written(text, node.shape.span, base)
+            return self.symbol(
+                node.name, Kind.TypeParameter, node.span, node.name_span, base, detail
+            )
+        if isinstance(node, ast.DomainDecl):
+            detail = _written(text, node.interval.span, base)
+            return self.symbol(node.name, Kind.Enum, node.span, node.name_span, base, detail)
+        if isinstance(node, ast.FnDecl):
+            written = header(text, node, base)
+            detail = written[written.find(node.name) + len(node.name) :].strip()
+            return self.symbol(node.name, Kind.Function, node.span, node.name_span, base, detail)
+        if isinstance(node, ast.ExternFnDecl):
+            end = node.python_path.span.start if node.python_path else node.span.end
+            written = _written(text, Span(node.name_span.end, end), base).rstrip("= ")
+            detail = f"extern {written}"
+            return self.symbol(node.name, Kind.Function, node.span, node.name_span, base, detail)
+        if isinstance(node, ast.ModelDecl):
+            fields = [
+                self.symbol(
+                    field.name,
+                    _FIELD_KINDS.get(field.kind, Kind.Field),
+                    field.span,
+                    field.name_span,
+                    base,
+                    f"{field.kind} {_written(text, field.type.span, base)}" if field.type else "",
+                )
+                for field in node.fields
+            ]
+            return self.symbol(
+                node.name, Kind.Class, node.span, node.name_span, base, "model", fields
+            )
+        if isinstance(node, ast.DataDecl):
+            fields = [
+                self.symbol(
+                    field.name,
+                    Kind.Field,
+                    field.span,
+                    field.name_span,
+                    base,
+                    _written(text, field.type.span, base),
+                )
+                for field in node.fields
+            ]
+            return self.symbol(
+                node.name, Kind.Struct, node.span, node.name_span, base, "data", fields
+            )
+        if isinstance(node, ast.LogsDecl):
+            metrics = [
+                self.symbol(
+                    metric.name,
+                    Kind.Field,
+                    metric.span,
+                    metric.name_span,
+                    base,
+                    " ".join(
+                        part
+                        for part in (_written(text, metric.type.span, base), metric.combine)
+                        if part
+                    ),
+                )
+                for metric in node.metrics
+            ]
+            return self.symbol(
+                node.name, Kind.Struct, node.span, node.name_span, base, "logs", metrics
+            )
+        if isinstance(node, ast.ImportDecl):
+            name_span = node.alias_span or node.parts_span
+            detail = ".".join(node.parts) if node.alias else ""
+            return self.symbol(node.bound_name, Kind.Module, node.span, name_span, base, detail)
+        if isinstance(node, ast.ImportPythonDecl):
+            return self.symbol(
+                node.bound_name,
+                Kind.Package,
+                node.span,
+                node.parts_span,
+                base,
+                "python " + ".".join(node.parts),
+            )
+        return None
+
+
+def outline(
+    source: SourceFile,
+    module: ast.Module,
+    dim_values: dict[str, int],
+    cache: OutlineCache | None = None,
+):
+    """The document symbols of a parsed file, in the order declared."""
+    builder = _Outline(source, dim_values)
+    found = []
+    lines = line_index(source.text).starts
+    for index, node in enumerate(module.items):
+        base = module.base_of(index)
+        key = (
+            bisect.bisect_right(lines, base + node.span.start),
+            dim_values.get(node.name) if isinstance(node, ast.DimDecl) else None,
+        )
+        symbol = cache.get(node, key) if cache is not None else None
+        if symbol is None:
+            symbol = builder.item(node, base)
+            if cache is not None:
+                cache.put(node, key, symbol)
+        if symbol is not None:
+            found.append(symbol)
+    if cache is not None:
+        cache.keep(module.items)
+    return found
+
+
+class OutlineCache:
+    """Each item's symbol from the last outline, reused for the same parsed item on the
+    same line (its text, so its symbol, is the same) with the same dim value."""
+
+    def __init__(self) -> None:
+        self.items: dict[int, tuple[object, tuple, types.DocumentSymbol | None]] = {}
+
+    def get(self, node, key: tuple) -> types.DocumentSymbol | None:
+        cached = self.items.get(id(node))
+        if cached is not None and cached[0] is node and cached[1] == key:
+            return cached[2]
+        return None
+
+    def put(self, node, key: tuple, symbol: types.DocumentSymbol | None) -> None:
+        self.items[id(node)] = (node, key, symbol)
+
+    def keep(self, nodes: list) -> None:
+        """Forget the items of older files once there are many more than these."""
+        if len(self.items) > 4 * len(nodes) + 64:
+            live = {id(node) for node in nodes}
+            self.items = {key: value for key, value in self.items.items() if key in live}
+
+
+def document_symbols(
+    checked: Checked, cache: OutlineCache | None = None
+) -> list[types.DocumentSymbol]:
+    return outline(checked.source, checked.module, checked.dim_values, cache)
+
+
+def _flatten(
+    symbols: Iterable[types.DocumentSymbol], container: str | None = None
+) -> Iterable[tuple[types.DocumentSymbol, str | None]]:
+    for symbol in symbols:
+        yield symbol, container
+        yield from _flatten(symbol.children or (), symbol.name)
+
+
+def symbol_information(
+    symbols: list[types.DocumentSymbol], uri: str
+) -> list[types.SymbolInformation]:
+    """The outline as a flat list, for a client without hierarchical symbols."""
+    return [
+        types.SymbolInformation(
+            name=symbol.name,
+            kind=symbol.kind,
+            location=types.Location(uri=uri, range=symbol.selection_range),
+            container_name=container,
+        )
+        for symbol, container in _flatten(symbols)
+    ]
+
+
+def workspace_symbols(
+    query: str, files: Iterable[tuple[str, list[types.DocumentSymbol]]]
+) -> list[types.WorkspaceSymbol]:
+    """The declarations and fields of the files (uri, outline) whose name fuzzy-matches the
+    query as completion matches what is typed; the closest matches first."""
+    found = []
+    for uri, symbols in files:
+        for symbol, container in _flatten(symbols):
+            if fuzzy(query, symbol.name):
+                found.append(
+                    types.WorkspaceSymbol(
+                        name=symbol.name,
+                        kind=symbol.kind,
+                        location=types.Location(uri=uri, range=symbol.selection_range),
+                        container_name=container,
+                    )
+                )
+    lowered = query.lower()
+    found.sort(
+        key=lambda symbol: (
+            not symbol.name.lower().startswith(lowered),
+            len(symbol.name),
+            symbol.name,
+            symbol.location.uri,
+        )
+    )
+    return found
+
+
+#: The outline of each workspace file that isn't open, by path, with the text it is of.
+_parsed: dict[str, tuple[str, list[types.DocumentSymbol]]] = {}
+
+
+def outlines(
+    opened: Iterable[tuple[str, Checked]], indexed: Iterable[tuple[str, str, str]]
+) -> Iterable[tuple[str, list[types.DocumentSymbol]]]:
+    """The outline of each open document (uri, analysis) and of each indexed file (uri,
+    path, text), the latter parsed once per text."""
+    for uri, checked in opened:
+        yield uri, document_symbols(checked)
+    for uri, path, text in indexed:
+        cached = _parsed.get(path)
+        if cached is None or cached[0] is not text and cached[0] != text:
+            parsed = parse_text(text, path)
+            cached = (text, outline(parsed.source, parsed.module, {}))
+            _parsed[path] = cached
+        yield uri, cached[1]

@@ -1,0 +1,1 @@
+fn triple(x: [n]) -> [n] = x * 3

@@ -1,0 +1,3 @@
+# Written by hand.
+def double(x):
+    return x * 2

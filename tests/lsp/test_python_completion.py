@@ -1,0 +1,140 @@
+"""Completing Python modules' names never waits for Python: a module the interpreter must
+import is listed in the background (incomplete first, complete later), and the user's own
+modules are read with ast, never imported."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from shapescript_lsp.features.python_members import read_module, user_module
+
+
+def _open(client: LanguageClient, path: Path, text: str) -> str:
+    uri = path.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="shapescript", version=1, text=text
+            )
+        )
+    )
+    return uri
+
+
+async def _complete(client: LanguageClient, uri: str, text: str, needle: str):
+    index = text.index(needle) + len(needle)
+    line = text.count("\n", 0, index)
+    character = index - (text.rfind("\n", 0, index) + 1)
+    return await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=line, character=character),
+        )
+    )
+
+
+async def _until_complete(client: LanguageClient, uri: str, text: str, needle: str):
+    for _ in range(600):
+        result = await _complete(client, uri, text, needle)
+        if not result.is_incomplete:
+            return result
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"the list after {needle!r} stayed incomplete")
+
+
+@pytest.mark.asyncio
+async def test_torch_members_come_later_and_the_typed_letters_filter_them_all(
+    vscode_client: LanguageClient, tmp_path: Path
+):
+    pytest.importorskip("torch")
+    vscode_client.protocol.notify("shapescript/setPython", {"python": sys.executable})
+    text = "import python torch.nn.functional\nfn f() = torch.lo\nfn g() = torch.nn.functional.\n"
+    uri = _open(vscode_client, tmp_path / "cold.ss", text)
+    first = await _complete(vscode_client, uri, text, "torch.lo")
+    # Importing torch takes far longer than a completion: the first answer can't wait.
+    assert first.is_incomplete
+    later = await _until_complete(vscode_client, uri, text, "torch.lo")
+    labels = {item.label for item in later.items}
+    assert {"load", "log", "logsumexp"} <= labels
+    load = next(item for item in later.items if item.label == "load")
+    assert load.kind == types.CompletionItemKind.Function and load.detail.startswith("load(")
+    resolved = await vscode_client.completion_item_resolve_async(load)
+    assert "load" in resolved.documentation.value
+    functional = await _until_complete(vscode_client, uri, text, "functional.")
+    assert {"gelu", "softmax", "scaled_dot_product_attention"} <= {
+        item.label for item in functional.items
+    }
+
+
+USER_MODULE = '''\
+"""Augmentations."""
+from pathlib import Path
+
+Path(__file__).with_name("imported.txt").write_text("imported")
+
+SIZE: int = 4
+
+
+def random_crop(x, size: int = 2) -> int:
+    """Crop at random."""
+    return x
+
+
+class Crop:
+    def apply(self, x):
+        return x
+'''
+
+
+@pytest.mark.asyncio
+async def test_a_users_module_is_read_never_imported(vscode_client: LanguageClient, tmp_path: Path):
+    (tmp_path / "augment.py").write_text(USER_MODULE)
+    vscode_client.protocol.notify("shapescript/setPython", {"python": sys.executable})
+    text = "import python augment\nfn f() = augment.\nfn g() = augment.Crop.\nimport python aug"
+    uri = _open(vscode_client, tmp_path / "user.ss", text)
+    result = await _complete(vscode_client, uri, text, "augment.")
+    assert not result.is_incomplete
+    items = {item.label: item for item in result.items}
+    assert {"random_crop", "Crop", "SIZE", "Path"} <= set(items)
+    assert items["random_crop"].detail == "random_crop(x, size: int=2) -> int"
+    resolved = await vscode_client.completion_item_resolve_async(items["random_crop"])
+    assert "Crop at random." in resolved.documentation.value
+    methods = await _complete(vscode_client, uri, text, "augment.Crop.")
+    assert [item.label for item in methods.items] == ["apply"]
+    modules = await _until_complete(vscode_client, uri, text, "import python aug")
+    assert "augment" in {item.label for item in modules.items}
+    await asyncio.sleep(0.5)
+    assert not (tmp_path / "imported.txt").exists()
+
+
+@pytest.mark.asyncio
+async def test_import_python_lists_the_path_and_a_packages_submodules(
+    vscode_client: LanguageClient, tmp_path: Path
+):
+    vscode_client.protocol.notify("shapescript/setPython", {"python": sys.executable})
+    text = "import python js\nimport python json.\n"
+    uri = _open(vscode_client, tmp_path / "modules.ss", text)
+    top = await _until_complete(vscode_client, uri, text, "import python js")
+    assert "json" in {item.label for item in top.items}
+    assert all("js" in item.label or "j" in item.label for item in top.items)
+    submodules = await _until_complete(vscode_client, uri, text, "import python json.")
+    assert {"decoder", "encoder", "scanner"} <= {item.label for item in submodules.items}
+
+
+def test_a_package_of_the_users_lists_its_submodules(tmp_path: Path):
+    package = tmp_path / "shapes_aug"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .flips import flip\n_hidden = 1\n")
+    (package / "flips.py").write_text("def flip(x): return x\n")
+    found = user_module(["shapes_aug"], [str(tmp_path)])
+    assert found == package / "__init__.py"
+    names = {member.name: member.kind for member in read_module(found)}
+    assert names == {"flip": "variable", "flips": "module"}
+    assert user_module(["shapes_aug", "flips"], [str(tmp_path)]) == package / "flips.py"
+    assert user_module(["json"], [str(tmp_path)]) is None
