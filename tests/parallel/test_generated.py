@@ -45,7 +45,8 @@ def test_one_device_has_no_workers() -> None:
     assert "_ss_collectives" not in source
 
 
-def test_split_h_is_refused_when_the_module_is_imported_rather_than_run_whole() -> None:
+def test_split_h_is_e1801_when_checked_so_nothing_is_generated_to_import() -> None:
     text = "devices cpu[0 1 2]\n    split H\n\ndim H = 12\n\nfn twice(x: [H]) -> [H] = x * 2\n"
-    source = generate(check(SourceFile.from_text("split.ss", text))).source
-    assert "_ss_parallel.not_yet('split H', __file__)" in source
+    checked = check(SourceFile.from_text("split.ss", text))
+    assert [d.code for d in checked.errors] == ["E1801"]
+    assert generate(checked).source == ""

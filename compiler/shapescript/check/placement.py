@@ -265,6 +265,14 @@ def _split_option(name: str, span: Span, scope, placement: Placement, reporter) 
         )
         return
     placement.split_dim = name
+    reporter.report(
+        "E1801",
+        f"`split {name}` isn't supported yet: values can't be split along a dim across the "
+        "devices by this compiler",
+        span,
+        "not supported yet",
+        help="remove the option, and each device holds a copy of every value",
+    )
 
 
 def _callee(node: ast.Call) -> str | None:
@@ -473,9 +481,15 @@ def _report(function, functions, placement, params, split, reporter, externs) ->
     mine = split[name]
     types = function.types
     base = function.base
+    on_workers = placement.places.get(name) != CONTROLLER and bool(mine)
+    stages = _stage_calls(function.decl)
     for node in walk(function.decl):
-        if isinstance(node, ast.Call):
+        if isinstance(node, ast.Call) and id(node) not in stages:
             _check_call(node, function, placement, mine, reporter, externs)
+        if on_workers and isinstance(node, ast.Pipe):
+            _check_pipe(node, function, placement, mine, reporter)
+        if on_workers and isinstance(node, ast.Binary) and node.op == "@":
+            _check_matmul(node, function, placement, mine)
         if isinstance(node, ast.Index) and placement.places.get(name) != CONTROLLER:
             axis = _split_axis(types.get(node.target.span), mine)
             if axis is not None and axis < len(node.items) and not _whole(node.items[axis]):
@@ -506,6 +520,84 @@ def _report(function, functions, placement, params, split, reporter, externs) ->
                     "whole on every device",
                     help="call a function of its own for whole values",
                 )
+
+
+def _stage_calls(decl: ast.FnDecl) -> set[int]:
+    """The calls written as pipe stages, whose first operand is the stage's input."""
+    return {
+        id(stage)
+        for node in walk(decl)
+        if isinstance(node, ast.Pipe)
+        for stage in node.stages
+        if isinstance(stage, ast.Call)
+    }
+
+
+def _no_lowering(reporter, placement: Placement, what: str, span: Span, label: str, help_):
+    reporter.report(
+        "E1801",
+        f"{what} across the batch axis, which is split across the "
+        f"{placement.device_count} devices, has no lowering for several devices yet",
+        span,
+        label,
+        help=help_,
+    )
+
+
+def _check_pipe(node: ast.Pipe, function, placement: Placement, split, reporter) -> None:
+    """Each pipe stage that combines the batch: a collective, as for the call form
+    (`x |> mean(over=b)` as `mean(x, over=b)`), or E1801 where it has no lowering."""
+    types = function.types
+    before = types.get(node.input.span)
+    for stage in node.stages:
+        after = types.get(stage.span)
+        if isinstance(stage, ast.Call | ast.Name) and _is_split(before, split):
+            name = _callee(stage) if isinstance(stage, ast.Call) else stage.name
+            over = _over(stage) if isinstance(stage, ast.Call) else None
+            axis = _split_axis(before, split)
+            names = [a.name for a in before.axes] if isinstance(before, TensorType) else []
+            along = over is None or (
+                axis is not None and over in names and names.index(over) == axis
+            )
+            if name in LOWERED and name != "batch_norm":
+                if not _is_split(after, split):
+                    placement.collectives.setdefault(function.decl.name, []).append(
+                        Collective(stage.span, function.decl.name, LOWERED[name])
+                    )
+            elif ((name in _UNLOWERED_REDUCTIONS or name in _UNLOWERED_ALONG) and along) or (
+                name == "batch_norm" and not _in_eval(stage)
+            ):
+                _no_lowering(
+                    reporter,
+                    placement,
+                    f"the pipe stage `|> {name}`",
+                    _absolute(stage.span, function.base),
+                    "a pipe stage across the split batch axis",
+                    "compute it per example",
+                )
+        before = after
+
+
+def _check_matmul(node: ast.Binary, function, placement: Placement, split) -> None:
+    """`@` contracting the split batch axis: a sum over the workers, as `matmul`."""
+    types = function.types
+    operands = (types.get(node.left.span), types.get(node.right.span))
+    if any(_is_split(t, split) for t in operands) and not _is_split(types.get(node.span), split):
+        placement.collectives.setdefault(function.decl.name, []).append(
+            Collective(node.span, function.decl.name, "sum")
+        )
+
+
+def _in_eval(node: ast.Call) -> bool:
+    """A `batch_norm` given `Eval` as its mode, which uses its running statistics."""
+    values = [a.value for a in node.args if a.name in (None, "mode")]
+    return any(
+        isinstance(v, ast.Name)
+        and v.name == "Eval"
+        or isinstance(v, ast.Call)
+        and _callee(v) == "Eval"
+        for v in values
+    )
 
 
 def _whole(item) -> bool:
@@ -570,6 +662,16 @@ def _check_call(
     if operand is None or not _is_split(operand_type, split):
         return
     over = _over(node)
+    if name == "batch_norm" and not _in_eval(node):
+        _no_lowering(
+            reporter,
+            placement,
+            "`batch_norm`'s statistics",
+            _absolute(node.span, base),
+            "statistics across the split batch axis",
+            "give it `Eval` to use its running statistics, or normalize with `layer_norm`",
+        )
+        return
     if name in externs and over is not None:
         axis = _split_axis(operand_type, split)
         names = [a.name for a in operand_type.axes] if isinstance(operand_type, TensorType) else []

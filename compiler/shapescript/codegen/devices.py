@@ -19,8 +19,9 @@ def _placement(checked):
     return placement
 
 
-def wrap(generator, node: ast.Call, text: str) -> str:
-    """A call's code, in its all-reduce when it is an operation across the batch."""
+def wrap(generator, node: ast.Call | ast.Binary, text: str) -> str:
+    """A call's, pipe stage's or `@`'s code, in its all-reduce when it is an operation
+    across the batch."""
     placement = _placement(generator.context.checked)
     if placement is None or generator.python != python_name(generator.decl.name):
         return text
@@ -38,14 +39,6 @@ def wrap(generator, node: ast.Call, text: str) -> str:
 
 def remote_lines(checked, devices: str | None) -> list[str]:
     """The lines that bind each function on the workers to a call on every worker."""
-    whole = getattr(checked, "placement", None)
-    if whole is not None and whole.several and whole.split_dim is not None and devices:
-        # Splitting values along a dim across the devices isn't compiled yet: say so when
-        # the module is imported, rather than run it whole on the controller's CPU.
-        return [
-            "from shapescript.rt.parallel import controller as _ss_parallel",
-            f"_ss_parallel.not_yet('split {whole.split_dim}', __file__)",
-        ]
     placement = _placement(checked)
     if placement is None or devices is None:
         return []

@@ -541,7 +541,9 @@ class FunctionGenerator:
         right_type = self.type(node.right)
         tensors = isinstance(left_type, TensorType) or isinstance(right_type, TensorType)
         if op == "@":
-            return self.matmul(node, (left, right), (node.left, node.right))
+            return devices.wrap(
+                self, node, self.matmul(node, (left, right), (node.left, node.right))
+            )
         if tensors:
             plans = self.view.alignment(node.span) or (None, None)
             result = self.type(node)

@@ -66,14 +66,6 @@ def collective_timeout(seconds: float | None = None) -> float:
     return _DEFAULT_TIMEOUT
 
 
-def not_yet(option: str, path: str) -> None:
-    """A devices option this runtime doesn't run yet: NotImplementedError naming it."""
-    raise NotImplementedError(
-        f"{path}: `{option}` on several devices isn't supported by this runtime yet; "
-        "remove the option to run with each device holding a copy of every value"
-    )
-
-
 def split_sizes(total: int, count: int) -> list[int]:
     """A batch of `total` over `count` workers, as evenly as possible, the first ones
     taking one more: 64 over 3 is 22, 21, 21."""
