@@ -484,7 +484,9 @@ def _report(function, functions, placement, params, split, reporter, externs) ->
     on_workers = placement.places.get(name) != CONTROLLER and bool(mine)
     stages = _stage_calls(function.decl)
     for node in walk(function.decl):
-        if isinstance(node, ast.Call) and id(node) not in stages:
+        if isinstance(node, ast.Call) and (
+            id(node) not in stages or _python_call(node, function.types)
+        ):
             _check_call(node, function, placement, mine, reporter, externs)
         if on_workers and isinstance(node, ast.Pipe):
             _check_pipe(node, function, placement, mine, reporter)
