@@ -30,6 +30,9 @@ _LAZY = {
     "SGD": "shapescript.rt.checkpoints",
     "loader_workers": "shapescript.rt.data",
     "std": "shapescript.std",
+    "WorkerError": "shapescript.rt.parallel.errors",
+    "collective_timeout": "shapescript.rt.parallel",
+    "parallel": "shapescript.rt.parallel",
     "load_ipython_extension": "shapescript.notebook",
     "export": "shapescript.export",
     "export_hf": "shapescript.export.hf",
@@ -41,13 +44,15 @@ if TYPE_CHECKING:
     from shapescript.export import export
     from shapescript.export.gguf_export import export_gguf
     from shapescript.export.hf import export_hf
-    from shapescript.rt import sinks
+    from shapescript.rt import parallel, sinks
     from shapescript.rt.checkpoints import SGD, AdamW, load, save
     from shapescript.rt.compiling import compile
     from shapescript.rt.data import loader_workers
     from shapescript.rt.devices import devices
     from shapescript.rt.errors import DeviceError, DomainError, ShapeError, ShapeScriptError
     from shapescript.rt.hook import install
+    from shapescript.rt.parallel import collective_timeout
+    from shapescript.rt.parallel.errors import WorkerError
 
 __all__ = [
     "SGD",
@@ -56,7 +61,9 @@ __all__ = [
     "DomainError",
     "ShapeError",
     "ShapeScriptError",
+    "WorkerError",
     "__version__",
+    "collective_timeout",
     "compile",
     "devices",
     "export",
@@ -65,6 +72,7 @@ __all__ = [
     "install",
     "load",
     "loader_workers",
+    "parallel",
     "save",
     "sinks",
     "std",
@@ -77,7 +85,8 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     imported = importlib.import_module(module)
     # A subpackage, such as `std`, is the module itself.
-    value = imported if module == f"{__name__}.{name}" else getattr(imported, name)
+    whole = module == f"{__name__}.{name}" or name == "parallel"
+    value = imported if whole else getattr(imported, name)
     globals()[name] = value
     return value
 

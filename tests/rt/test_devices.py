@@ -67,10 +67,16 @@ def test_mps_on_a_machine_without_it() -> None:
         shapescript.devices("mps")
 
 
-@pytest.mark.parametrize("text", ["cpu[0 1]", "cuda[0 1]"])
-def test_several_devices_are_not_supported_yet(text: str) -> None:
-    with pytest.raises(shapescript.DeviceError, match="several devices aren't supported yet"):
-        shapescript.devices(text)
+def test_several_cpu_workers_keep_the_controllers_tensors_on_its_cpu() -> None:
+    shapescript.devices("cpu[0 1]")
+    assert rt.device() == torch.device("cpu")
+    assert devices.declared() == "cpu[0 1]"
+
+
+@pytest.mark.skipif(torch.cuda.device_count() >= 2, reason="this machine has two GPUs")
+def test_several_gpus_the_machine_lacks() -> None:
+    with pytest.raises(shapescript.DeviceError, match="can't be used"):
+        shapescript.devices("cuda[0 1]")
 
 
 @pytest.mark.parametrize("text", ["tpu", "cuda", "cuda[]", "cuda[0 0]", "mps[0]", "cpu[0]", "cpu["])

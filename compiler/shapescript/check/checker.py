@@ -26,6 +26,7 @@ from shapescript.check.module_scope import (
     evaluate_dims,
 )
 from shapescript.check.overloads import overload_members
+from shapescript.check.placement import place
 from shapescript.check.prelude import load_prelude
 from shapescript.check.program import Checked, ItemFacts, Reference
 from shapescript.check.reads_memo import carried_over
@@ -225,6 +226,9 @@ def _check_parsed(
         found_reads = read_diagnostics(program, items)
         param_reads = reads_of_functions(program)
     diagnostics.extend(found_reads)
+    placed = Reporter()
+    placement = place(module, scope, items, placed)
+    diagnostics.extend(placed.diagnostics)
     keep_instances(program)
     math = find_math(_comment_lines(parsed))
     diagnostics.extend(_math_hints(math))
@@ -260,6 +264,7 @@ def _check_parsed(
         overloads={name: overloads.signatures() for name, overloads in scope.overload_sets.items()},
         instances=instances_of(items),
         imports=table,
+        placement=placement,
     )
     add_export_diagnostics(checked)
     return checked, scope

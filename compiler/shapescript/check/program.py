@@ -253,6 +253,9 @@ class Checked:
     #: Every instance of a generic function that the file's code calls, directly or
     #: through other instances, in the order first called.
     instances: list[Instance] = field(default_factory=list)
+    #: For the compiler and the editor: where each fn runs on several devices and how its
+    #: values are split (`placement.Placement`), or None.
+    placement: object = None
     _bases: list[int] | None = None
 
     # ------------------------------------------------------------------ locating

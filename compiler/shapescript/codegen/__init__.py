@@ -108,6 +108,7 @@ def _generate(checked: Checked, options: BuildOptions) -> Generated:
         )
     if options.standalone:
         problems.extend(_standalone_imports(checked))
+        problems.extend(_standalone_devices(checked, devices, decl))
     if problems:
         return Generated(None, problems)
     context = ModuleContext(checked, options.standalone, options.checks, options.value_checks)
@@ -136,6 +137,30 @@ def _standalone_imports(checked: Checked) -> list[Diagnostic]:
         )
         for info in infos[:1]
     ]
+
+
+def _standalone_devices(checked: Checked, devices: str | None, decl) -> list[Diagnostic]:
+    """E1805: several devices run in a controller with a worker per device, which is the
+    shapescript package's runtime, so a standalone module can't."""
+    count = len(set(_numbers(devices)))
+    if count < 2:
+        return []
+    span = _absolute_span(checked, decl) if decl is not None else _file_start(checked)
+    return [
+        Diagnostic(
+            "E1805",
+            f"a standalone build can't run on {count} devices",
+            Label(span, "several devices"),
+            help="build without --standalone, or for one device",
+            path=checked.source.path,
+        )
+    ]
+
+
+def _numbers(devices: str | None) -> list[str]:
+    if devices is None or "[" not in devices:
+        return []
+    return devices[devices.index("[") + 1 : devices.rindex("]")].split()
 
 
 def _absolute_span(checked: Checked, decl):

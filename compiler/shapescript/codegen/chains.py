@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from shapescript.check.types import HostType, TensorType
-from shapescript.codegen import casts
+from shapescript.codegen import casts, devices
 from shapescript.codegen.builtins import dim_of
 from shapescript.codegen.context import python_name
 from shapescript.syntax import ast
@@ -76,7 +76,7 @@ def pipe(gen: FunctionGenerator, node: ast.Pipe) -> str:
             call = stage if isinstance(stage, ast.Call) else ast.Call(stage, [], stage.span)
             gen.piped_nodes.append(previous)
             try:
-                current = gen.call(call, current)
+                current = devices.wrap(gen, call, gen.call(call, current))
             finally:
                 gen.piped_nodes.pop()
         previous = stage

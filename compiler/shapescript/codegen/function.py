@@ -20,7 +20,17 @@ from shapescript.check.types import (
     Type,
     format_type,
 )
-from shapescript.codegen import arguments, builtins, casts, chains, data, imports, logs, training
+from shapescript.codegen import (
+    arguments,
+    builtins,
+    casts,
+    chains,
+    data,
+    devices,
+    imports,
+    logs,
+    training,
+)
 from shapescript.codegen.context import ItemView, ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import Origin, SourceBuilder
 from shapescript.codegen.sizes import MissingSize, size_expr
@@ -423,7 +433,7 @@ class FunctionGenerator:
         if isinstance(node, ast.Binary):
             return self.binary(node)
         if isinstance(node, ast.Call):
-            return self.call(node, None)
+            return devices.wrap(self, node, self.call(node, None))
         if isinstance(node, ast.Pipe):
             return self.pipe(node)
         if isinstance(node, ast.Cast):
@@ -531,7 +541,9 @@ class FunctionGenerator:
         right_type = self.type(node.right)
         tensors = isinstance(left_type, TensorType) or isinstance(right_type, TensorType)
         if op == "@":
-            return self.matmul(node, (left, right), (node.left, node.right))
+            return devices.wrap(
+                self, node, self.matmul(node, (left, right), (node.left, node.right))
+            )
         if tensors:
             plans = self.view.alignment(node.span) or (None, None)
             result = self.type(node)

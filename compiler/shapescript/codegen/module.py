@@ -9,6 +9,7 @@ from shapescript import __version__
 from shapescript.check.program import Checked, Instance
 from shapescript.codegen import data, imports, instances, logs, training
 from shapescript.codegen.context import Foreign, ModuleContext, Unsupported, python_name
+from shapescript.codegen.devices import remote_lines
 from shapescript.codegen.emit import SourceBuilder
 from shapescript.codegen.function import FunctionGenerator
 from shapescript.codegen.standalone import BLOCKS, HELPERS
@@ -115,6 +116,8 @@ def generate_module(
     out.blank()
     out.lines.extend(body.lines)
     out.origins.extend(body.origins)
+    for line in remote_lines(checked, devices):
+        out.add(0, line)
     return out, problems
 
 

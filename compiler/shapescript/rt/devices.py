@@ -96,7 +96,7 @@ def _missing(spec: DevicesSpec) -> str | None:
         if not torch.cuda.is_available():
             return "this machine has no CUDA GPU (or this torch was built without CUDA)"
         count = torch.cuda.device_count()
-        (index,) = spec.numbers or (0,)
+        index = max(spec.numbers or (0,))
         if index >= count:
             return f"this machine has {count} CUDA GPU{'s' if count != 1 else ''}, numbered from 0"
     if spec.kind == "mps" and not torch.backends.mps.is_available():
@@ -122,10 +122,15 @@ def declare_devices(text: str, origin: str) -> None:
             "a program runs on the devices it declared first"
         )
     if spec.several:
-        raise DeviceError(
-            f"`{spec.text}` (declared by {origin}): several devices aren't supported yet; "
-            "declare one device, such as cpu or cuda[0]"
-        )
+        # The controller's own tensors are on its CPU; each worker declares its device.
+        missing = _missing(spec)
+        if missing is not None:
+            raise DeviceError(f"`{spec.text}` (declared by {origin}) can't be used: {missing}")
+        import torch
+
+        _declared = _Declared(spec, origin, torch.device("cpu"))
+        _device = torch.device("cpu")
+        return
     missing = _missing(spec)
     if missing is not None:
         raise DeviceError(f"`{spec.text}` (declared by {origin}) can't be used: {missing}")
@@ -135,6 +140,14 @@ def declare_devices(text: str, origin: str) -> None:
     declared = torch.device(spec.kind, index) if index is not None else torch.device(spec.kind)
     _declared = _Declared(spec, origin, declared)
     _device = declared
+
+
+def declare_worker(text: str, device: torch.device) -> None:
+    """In a worker of a program on several devices: the devices are `text`, and this
+    worker's tensors are on `device`."""
+    global _declared, _device
+    _declared = _Declared(parse_devices(text), "the controller", device)
+    _device = device
 
 
 def devices(text: str) -> None:

@@ -161,6 +161,11 @@ def clip_norm(g: Grad, max_norm: float) -> Grad:
     return g._map(lambda value: value * factor.to(value.device))
 
 
+#: On a worker of a program on several devices, what adds up each worker's gradients
+#: (`parallel.collectives.combine_grads`); None on one device.
+combine: Callable[[dict[str, torch.Tensor]], dict[str, torch.Tensor]] | None = None
+
+
 def value_and_grad(
     f: Callable[..., torch.Tensor], m: Model, *args: Any, **kwargs: Any
 ) -> tuple[torch.Tensor, Grad]:
@@ -185,6 +190,8 @@ def value_and_grad(
         name: torch.zeros_like(param) if grad is None else grad
         for name, param, grad in zip(names, params, grads, strict=True)
     }
+    if combine is not None:
+        values = combine(values)
     return value.detach(), Grad(type(m), values)
 
 

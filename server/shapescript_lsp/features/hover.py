@@ -12,6 +12,7 @@ from shapescript.syntax.source import Span
 from shapescript_lsp.features.call_pictures import conversion_at
 from shapescript_lsp.features.context import bar_at, item_at, stage_input_span, word_at
 from shapescript_lsp.features.curve_hover import CURVE_KINDS, curve_section
+from shapescript_lsp.features.device_hover import device_sections
 from shapescript_lsp.features.export_hover import export_keyword_at, export_section, is_export
 from shapescript_lsp.features.generic_hover import generic_summary
 from shapescript_lsp.features.imported import imported_file, in_other_file
@@ -134,6 +135,7 @@ class HoverRenderer:
         sections = self._describe(checked, word, symbol, type_)
         if symbol is not None and symbol.kind in CURVE_KINDS:
             sections.append(curve_section(checked, symbol, offset, self.images, self.dark))
+        sections.extend(device_sections(checked, offset, symbol, type_))
         if not sections:
             return None
         return types.Hover(

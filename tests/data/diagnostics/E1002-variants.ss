@@ -1,9 +1,13 @@
-# The two options are fine; anything else under the devices line is E1002, line by line.
+# The two options are well formed (`split H` is E1801, not supported yet); anything else under
+# the devices line is E1002, line by line.
 devices cpu[0 1]
     shard params
-    split H
+    split H  # E1801
     shard  # E1002
     split  # E1002
     split H D  # E1002
     replicate everything  # E1002
+
+dim H = 2
+
 fn double(x: [n]) -> [n] = x * 2

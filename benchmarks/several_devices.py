@@ -1,0 +1,193 @@
+"""A step of the README example on three CPU workers against PyTorch's DDP doing the same.
+
+    python -m benchmarks.several_devices [--steps N]
+
+ShapeScript's side compiles examples/train_mlp.ss with `devices cpu[0 1 2]` and calls its
+`train_step` from Python with a batch of 64 (split 22/21/21 across the workers, Gloo
+all-reduces), in Eval mode. The other side is three processes of
+`torch.nn.parallel.DistributedDataParallel` on a Gloo process group, each with its own
+third of the batch on hand, doing the same forward, `backward`, `clip_grad_norm_(1.0)` and
+AdamW step. The two sides alternate in blocks of steps (`--rounds` blocks), both kept
+running between them; each side's figure is the median of per-step wall times (after warm-up steps);
+the budget is a ratio of medians, ShapeScript / DDP, of at most 1.0. Results go to
+benchmarks/results/several_devices.json. On this machine's shared cores both sides are
+noisy: compare ratios from the same run only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+import torch.multiprocessing as mp
+
+from benchmarks.common import environment, write_results
+
+README = Path(__file__).resolve().parents[1] / "examples" / "train_mlp.ss"
+BUDGET = 1.0
+WARMUP = 5
+
+
+def _batch(count: int, seed: int = 0) -> dict[str, torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    return {
+        "img": torch.rand(count, 784, generator=generator),
+        "label": torch.randint(0, 10, (count,), generator=generator),
+    }
+
+
+class ShapeScriptSide:
+    """The compiled train_step on cpu[0 1 2], its workers started by warm-up steps."""
+
+    def __init__(self, folder: str) -> None:
+        import shapescript
+
+        text = README.read_text(encoding="utf-8").replace(
+            "## Pixels in one", "devices cpu[0 1 2]\n\n## Pixels in one", 1
+        )
+        path = os.path.join(folder, "train_mlp.ss")
+        Path(path).write_text(text, encoding="utf-8")
+        self.shapescript = shapescript
+        self.module = shapescript.compile(text, path)
+        self.m = self.module.Mlp.init(seed=0)
+        self.opt = shapescript.rt.optimizers.adamw(self.m, lr=3e-4)
+        self.batch = _batch(64)
+        self.steps(WARMUP)
+
+    def steps(self, count: int) -> list[float]:
+        """Per-step milliseconds of `count` steps."""
+        times = []
+        for _ in range(count):
+            start = time.perf_counter()
+            self.module.train_step(self.m, self.opt, self.batch, self.shapescript.Eval)
+            times.append((time.perf_counter() - start) * 1000)
+        return times
+
+    def close(self) -> None:
+        self.module._ss_program.stop()
+
+
+class _Mlp(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w1 = torch.nn.Parameter(torch.randn(784, 256) * 0.02)
+        self.b1 = torch.nn.Parameter(torch.zeros(256))
+        self.w2 = torch.nn.Parameter(torch.rand(256, 10) * 0.2 - 0.1)
+        self.register_buffer("mean", torch.zeros(784))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.gelu((x - self.mean) @ self.w1 + self.b1) @ self.w2
+
+
+def _ddp_worker(rank: int, init: str, orders, results) -> None:
+    torch.set_num_threads(1)
+    torch.distributed.init_process_group(
+        "gloo",
+        init_method=f"file://{init}",
+        rank=rank,
+        world_size=3,
+        timeout=datetime.timedelta(seconds=120),
+    )
+    torch.manual_seed(0)
+    model = torch.nn.parallel.DistributedDataParallel(_Mlp())
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    batch = _batch(64)
+    sizes = [22, 21, 21]
+    start_row = sum(sizes[:rank])
+    x = batch["img"][start_row : start_row + sizes[rank]]
+    y = batch["label"][start_row : start_row + sizes[rank]]
+    while True:
+        count = orders.get()
+        if count is None:
+            break
+        times = []
+        for _ in range(count):
+            start = time.perf_counter()
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            times.append((time.perf_counter() - start) * 1000)
+        results.put((rank, times))
+    torch.distributed.destroy_process_group()
+
+
+class DdpSide:
+    """Three DDP processes on Gloo, each running steps when told to."""
+
+    def __init__(self, folder: str) -> None:
+        context = mp.get_context("spawn")
+        self.results = context.Queue()
+        self.orders = [context.Queue() for _ in range(3)]
+        init = os.path.join(folder, "ddp-rendezvous")
+        self.processes = [
+            context.Process(target=_ddp_worker, args=(rank, init, self.orders[rank], self.results))
+            for rank in range(3)
+        ]
+        for process in self.processes:
+            process.start()
+        self.steps(WARMUP)
+
+    def steps(self, count: int) -> list[float]:
+        """Per-step milliseconds of `count` steps (the first process's)."""
+        for orders in self.orders:
+            orders.put(count)
+        found = dict(self.results.get(timeout=600) for _ in range(3))
+        return found[0]
+
+    def close(self) -> None:
+        for orders in self.orders:
+            orders.put(None)
+        for process in self.processes:
+            process.join(timeout=60)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=10)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    ours: list[float] = []
+    theirs: list[float] = []
+    block = max(1, args.steps // args.rounds)
+    with tempfile.TemporaryDirectory() as folder:
+        compiled, ddp = ShapeScriptSide(folder), DdpSide(folder)
+        try:
+            # The two sides alternate block by block, so that the machine's other work
+            # falls on both.
+            for _ in range(args.rounds):
+                ours += compiled.steps(block)
+                theirs += ddp.steps(block)
+        finally:
+            compiled.close()
+            ddp.close()
+    ours_median, theirs_median = statistics.median(ours), statistics.median(theirs)
+    ratio = ours_median / theirs_median
+    result = {
+        **environment(),
+        "steps": len(ours),
+        "rounds": args.rounds,
+        "shapescript_median_ms": round(ours_median, 3),
+        "ddp_median_ms": round(theirs_median, 3),
+        "ratio": round(ratio, 3),
+        "budget_ratio": BUDGET,
+        "pass": ratio <= BUDGET,
+    }
+    path = write_results("several_devices", result)
+    verdict = "PASS" if ratio <= BUDGET else "FAIL"
+    print(
+        f"cpu[0 1 2] step: ShapeScript {ours_median:.2f} ms, DDP {theirs_median:.2f} ms, "
+        f"ratio {ratio:.2f} (budget {BUDGET:.1f}: {verdict})  -> {path}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,249 @@
+"""What a program on several devices sends between them, worked out from the placement and
+the types: each collective's operation, count, dtype and bytes, per line and per function.
+
+The editor's hovers show it. Sizes are the values combined (an all-reduce on a ring sends
+about 2·(N−1)/N times that from each device). A collective of floats in a function that
+`value_and_grad` differentiates counts twice: its backward pass runs one as big.
+"""
+
+from __future__ import annotations
+
+from shapescript.check.placement import CONTROLLER, WORKERS, Placement, _split_axis
+from shapescript.check.sizes import Poly
+from shapescript.check.syntax_facts import walk
+from shapescript.check.types import ModelType, TensorType, Type
+from shapescript.records import record
+from shapescript.syntax import ast
+
+BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i32": 4, "i64": 8, "bool": 1, "u8": 1}
+
+
+@record
+class Sent:
+    """One thing a line sends: what it is, and its bytes per call."""
+
+    text: str
+    bytes: int
+
+
+def _size(type_: Type | None, dims: dict[str, int] | None = None) -> tuple[int, str] | None:
+    """A tensor's number of values and dtype, when the types (and the dims) give them."""
+    if not isinstance(type_, TensorType) or type_.axes is None:
+        return None
+    values = {name: Poly.const(value) for name, value in (dims or {}).items()}
+    count = 1
+    for axis in type_.axes:
+        value = axis.size.substitute(values).value
+        if value is None:
+            return None
+        count *= value
+    return count, type_.resolved_dtype
+
+
+def _field_size(info) -> tuple[int, str] | None:
+    shape = getattr(info, "shape", None)
+    if shape is None:
+        return None
+    count = 1
+    for size in shape:
+        count *= size
+    return count, info.dtype
+
+
+def shown(count: int) -> str:
+    """Bytes as hovers show them: `813,056 bytes (794 KiB)`."""
+    if count < 1024:
+        return f"{count:,} bytes"
+    return f"{count:,} bytes ({round(count / 1024):,} KiB)"
+
+
+def model_bytes(checked, name: str, params_only: bool = False) -> int:
+    """A model's params (and buffers) in bytes."""
+    info = checked.models.get(name)
+    total = 0
+    for field_name, field_info in info.fields.items() if info is not None else ():
+        if params_only and getattr(field_info, "kind", "param") != "param":
+            continue
+        size = _field_size(field_info)
+        if size is not None:
+            total += size[0] * BYTES.get(size[1], 4)
+        del field_name
+    return total
+
+
+def _params(checked, model: str, names: tuple[str, ...] | None) -> list[tuple[str, int, str]]:
+    info = checked.models.get(model)
+    found = []
+    for field_name, field_info in info.fields.items() if info is not None else ():
+        if getattr(field_info, "kind", "param") != "param":
+            continue
+        if names is not None and field_name not in names:
+            continue
+        size = _field_size(field_info)
+        if size is not None:
+            found.append((field_name, size[0], size[1]))
+    return found
+
+
+def _names(items: list[str]) -> str:
+    quoted = [f"`{item}`" for item in items]
+    if len(quoted) <= 1:
+        return "".join(quoted)
+    return ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+class Table:
+    """The collectives of a checked file on several devices."""
+
+    def __init__(self, checked) -> None:
+        self.checked = checked
+        self.placement: Placement = checked.placement
+        self.functions = {
+            item.item.name: item
+            for item in checked.items
+            if isinstance(item.item, ast.FnDecl) and item.body is not None
+        }
+        self._memo: dict[tuple[str, bool], int] = {}
+
+    def _types(self, name: str) -> dict:
+        return self.functions[name].body.facts.types
+
+    def own(self, name: str, node: ast.Call, differentiated: bool) -> Sent | None:
+        """The all-reduce of an operation across the batch."""
+        found = self.placement.collective_at(name, node.span)
+        if found is None:
+            return None
+        callee = node.callee.name if isinstance(node.callee, ast.Name) else "?"
+        result = _size(self._types(name).get(node.span), self.checked.dim_values)
+        if callee == "cross_entropy":
+            count, dtype, what = 2, "f32", "a sum and a count"
+        elif result is None:
+            return None
+        elif found.kind == "mean":
+            count, dtype, what = result[0] + 1, result[1], "its values and a count"
+        else:
+            count, dtype, what = result[0], result[1], "its values"
+        size = count * BYTES.get(dtype, 4) * (2 if differentiated else 1)
+        twice = ", forward and backward" if differentiated else ""
+        return Sent(
+            f"all-reduce of `{callee}` across the batch, {what}: {count:,} × {dtype}{twice} = "
+            f"{shown(size)}",
+            size,
+        )
+
+    def gradients(self, name: str, node: ast.Call) -> Sent | None:
+        """value_and_grad's all-reduce of the gradients of the params its function reads."""
+        if len(node.args) < 2:
+            return None
+        first = node.args[0].value
+        model = self._types(name).get(node.args[1].value.span)
+        if not isinstance(first, ast.Name) or not isinstance(model, ModelType):
+            return None
+        reads = self.checked.param_reads.get(first.name, {})
+        names = next(iter(reads.values()), None) if reads else None
+        params = _params(self.checked, model.name, names)
+        if not params:
+            return None
+        count = sum(size for _, size, _ in params)
+        dtypes = sorted({dtype for _, _, dtype in params})
+        size = sum(size * BYTES.get(dtype, 4) for _, size, dtype in params)
+        return Sent(
+            f"all-reduce of the gradients of `{model.name}`'s params "
+            f"{_names([p for p, _, _ in params])}, which adds up every device's part of the "
+            f"batch: {count:,} × {'/'.join(dtypes)} = {shown(size)}",
+            size,
+        )
+
+    def per_call(self, name: str, differentiated: bool = False) -> int:
+        """Bytes a function on the workers sends per call, its calls included."""
+        key = (name, differentiated)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = 0
+        total = sum(item.bytes for item in self.sends(name, None, differentiated))
+        self._memo[key] = total
+        return total
+
+    def sends(self, name: str, line: int | None, differentiated: bool = False) -> list[Sent]:
+        """What the function sends, on one line (1-based) or in all."""
+        item = self.functions.get(name)
+        if item is None or self.placement.places.get(name) != WORKERS:
+            return []
+        source = self.checked.source
+        found: list[Sent] = []
+        for node in walk(item.item):
+            if not isinstance(node, ast.Call):
+                continue
+            if line is not None and source.position(item.base + node.span.start).line != line:
+                continue
+            callee = node.callee.name if isinstance(node.callee, ast.Name) else None
+            own = self.own(name, node, differentiated)
+            if own is not None:
+                found.append(own)
+            if callee == "value_and_grad":
+                grads = self.gradients(name, node)
+                if grads is not None:
+                    found.append(grads)
+                first = node.args[0].value if node.args else None
+                if isinstance(first, ast.Name) and first.name in self.functions:
+                    inner = self.per_call(first.name, True)
+                    if inner:
+                        found.append(Sent(f"inside `{first.name}`: {shown(inner)} per call", inner))
+            elif callee in self.functions and callee != name:
+                inner = self.per_call(callee, differentiated)
+                if inner:
+                    found.append(Sent(f"inside `{callee}`: {shown(inner)} per call", inner))
+        return found
+
+    def line_text(self, name: str, line: int) -> str | None:
+        """The hover of a line that sends something, or None."""
+        sent = self.sends(name, line)
+        if not sent:
+            return None
+        count = self.placement.device_count
+        lines = [f"Sent between the {count} devices on this line, per call:", ""]
+        lines += [f"- {item.text}" for item in sent]
+        total = sum(item.bytes for item in sent)
+        lines += ["", f"In all: {shown(total)}."]
+        return "\n".join(lines)
+
+    def function_text(self, name: str) -> str | None:
+        place = self.placement.places.get(name)
+        if place is None:
+            return None
+        if place == CONTROLLER:
+            return "Runs in the controller, once, as ordinary Python."
+        if place == WORKERS:
+            return (
+                f"Runs on the workers, each of the {self.placement.device_count} devices on "
+                f"its part of the data; sends {shown(self.per_call(name))} per call, its calls "
+                "included."
+            )
+        return "Runs anywhere: where it's called."
+
+    def value_text(self, name: str, type_: Type | None) -> str | None:
+        """How a value of function `name` is laid out over the devices."""
+        place = self.placement.places.get(name)
+        count = self.placement.device_count
+        if place == CONTROLLER:
+            return "In the controller."
+        if isinstance(type_, ModelType):
+            size = model_bytes(self.checked, type_.name)
+            return f"A copy on every device: {shown(size)} of params and buffers each."
+        if not isinstance(type_, TensorType):
+            return None
+        split = self.placement.split_sizes.get(name, frozenset())
+        axis = _split_axis(type_, split)
+        if axis is not None:
+            axis_name = type_.axes[axis].name or type_.axes[axis].size.single_symbol()
+            shares = "/".join(str(n) for n in _shares(64, count))
+            return (
+                f"Split across the {count} devices along `{axis_name}`: each holds its share "
+                f"of the batch ({shares} for a batch of 64)."
+            )
+        return "Whole on every device."
+
+
+def _shares(total: int, count: int) -> list[int]:
+    base, extra = divmod(total, count)
+    return [base + (1 if index < extra else 0) for index in range(count)]

@@ -1,0 +1,96 @@
+"""On a worker: the all-reduces that give each operation across the batch one device's result.
+
+A worker holds a part of each batch. `all_sum` adds every worker's value; `all_mean` weighs
+each worker's mean by its share of the batch first, so an uneven split counts each example
+once. Their backward passes all-reduce the gradient too: with `value_and_grad` dividing the
+summed gradients by the number of workers (`combine_grads`), every param's gradient is the
+whole batch's, whether it was computed from each worker's part or from whole values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+#: This worker's share of the batch of the call it runs: (its examples, the batch's).
+_share: tuple[int, int] = (1, 1)
+#: Where the worker is, for the timeout message: the `.ss` location of the collective.
+waiting_at: list[str] = []
+#: Where the last collective that failed was waited for, if it had a location.
+failed_at: str | None = None
+
+
+def set_share(mine: int, whole: int) -> None:
+    global _share
+    _share = (mine, max(whole, 1))
+
+
+class _AllReduceSum(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, value: torch.Tensor) -> torch.Tensor:
+        out = value.detach().clone()
+        dist.all_reduce(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+        out = grad.detach().clone().contiguous()
+        dist.all_reduce(out)
+        return out
+
+
+def _reduce(value: torch.Tensor, where: str | None) -> torch.Tensor:
+    if where is not None:
+        waiting_at.append(where)
+    global failed_at
+    try:
+        if value.requires_grad:
+            return _AllReduceSum.apply(value)
+        out = value.detach().clone()
+        dist.all_reduce(out)
+        return out
+    except BaseException:
+        failed_at = where
+        raise
+    finally:
+        if where is not None:
+            waiting_at.pop()
+
+
+def all_sum(value: Any, where: str | None = None) -> Any:
+    """Every worker's value added up: a sum or a product contracting the batch axis."""
+    if not isinstance(value, torch.Tensor):
+        return value
+    return _reduce(value, where)
+
+
+def all_mean(value: Any, where: str | None = None) -> Any:
+    """A mean over the batch: each worker's mean weighed by its share of the batch, added."""
+    if not isinstance(value, torch.Tensor):
+        return value
+    mine, whole = _share
+    kind = value.dtype if value.is_floating_point() else torch.float32
+    return _reduce(value.to(kind) * (mine / whole), where)
+
+
+def combine_grads(values: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """`value_and_grad`'s gradients for the whole batch: added up over the workers, in one
+    all-reduce per dtype, and divided by their number (every worker seeded its backward
+    pass with the same whole value)."""
+    count = dist.get_world_size()
+    by_dtype: dict[torch.dtype, list[str]] = {}
+    for name, value in values.items():
+        by_dtype.setdefault(value.dtype, []).append(name)
+    out = dict(values)
+    for names in by_dtype.values():
+        flat = torch.cat([values[name].reshape(-1) for name in names])
+        dist.all_reduce(flat)
+        flat /= count
+        offset = 0
+        for name in names:
+            size = values[name].numel()
+            out[name] = flat[offset : offset + size].view_as(values[name])
+            offset += size
+    return out

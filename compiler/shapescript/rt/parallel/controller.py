@@ -1,0 +1,498 @@
+"""The controller: starts a worker per device when the program first needs them, sends each
+its part of a call's arguments, and gathers their results.
+
+A compiled module on several devices binds each function that runs on the workers to
+`Program.remote(...)`; calling it from the controller (Python, or a function that runs
+there) is a call on every worker. Models and optimizer state are sent once and stay on the
+workers; a model or optimizer a call changes (`mut`) is copied back from the first worker
+after the call, so the controller's object always says what the workers have.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import linecache
+import multiprocessing
+import os
+import signal
+import sys
+import tempfile
+import time
+import weakref
+from multiprocessing.connection import wait
+from typing import Any
+
+import torch
+
+from shapescript.rt.data import Batch
+from shapescript.rt.errors import DeviceError
+from shapescript.rt.models import Model
+from shapescript.rt.optimizers import Optimizer
+from shapescript.rt.parallel import remote, wire
+from shapescript.rt.parallel.errors import WorkerError
+from shapescript.rt.parallel.remote import make_handle
+
+#: True in a worker process, where functions run as they are compiled.
+ON_WORKER = False
+_DEFAULT_TIMEOUT = 600.0
+#: Seconds the other workers get to answer once one has failed.
+_GRACE = 5.0
+_timeout: float | None = None
+#: Every program with workers started, to stop them at exit.
+_RUNNING: weakref.WeakSet[Program] = weakref.WeakSet()
+
+
+def collective_timeout(seconds: float | None = None) -> float:
+    """The seconds a worker waits for the others at a collective, for workers started
+    afterwards; with no argument, what it is ($SHAPESCRIPT_COLLECTIVE_TIMEOUT, else 600)."""
+    global _timeout
+    if seconds is not None:
+        if not isinstance(seconds, int | float) or isinstance(seconds, bool) or seconds <= 0:
+            raise ValueError(
+                f"collective_timeout takes a positive number of seconds, not {seconds!r}"
+            )
+        _timeout = float(seconds)
+    if _timeout is not None:
+        return _timeout
+    text = os.environ.get("SHAPESCRIPT_COLLECTIVE_TIMEOUT")
+    if text:
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(
+                f"$SHAPESCRIPT_COLLECTIVE_TIMEOUT is {text!r}, not a number of seconds"
+            ) from None
+    return _DEFAULT_TIMEOUT
+
+
+def split_sizes(total: int, count: int) -> list[int]:
+    """A batch of `total` over `count` workers, as evenly as possible, the first ones
+    taking one more: 64 over 3 is 22, 21, 21."""
+    base, extra = divmod(total, count)
+    return [base + (1 if index < extra else 0) for index in range(count)]
+
+
+class _Answered(Exception):
+    """A program's error that every worker answered with: the workers can go on."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class _Worker:
+    def __init__(self, rank: int, process: Any, connection: Any) -> None:
+        self.rank = rank
+        self.process = process
+        self.connection = connection
+
+
+class Program:
+    """One compiled module on several devices, in the controller."""
+
+    def __init__(self, path: str, devices_text: str, names: dict[str, Any]) -> None:
+        self.path = path
+        self.devices_text = devices_text
+        self.names = names
+        self.workers: list[_Worker] = []
+        self.count = len(devices_text[devices_text.index("[") + 1 : -1].split())
+        self.sent: dict[int, tuple[int, int]] = {}
+        #: The models and optimizer state sent to the workers, by number and by id.
+        self.objects: dict[int, Any] = {}
+        self.numbers: dict[int, int] = {}
+        #: The objects the workers have changed since the controller's copy was made.
+        self.stale: set[int] = set()
+        self._next = 0
+        self._folder: str | None = None
+        self.running: str | None = None
+
+    # ------------------------------------------------------------------ functions
+
+    def remote(
+        self,
+        function: Any,
+        name: str,
+        split: dict[str, int | None],
+        result_axis: int | None,
+        muts: tuple[str, ...] = (),
+        where: str = "",
+    ) -> Any:
+        """`function` as the controller calls it: on every worker, or as it is on one."""
+        if ON_WORKER:
+            return function
+        import inspect
+
+        parameters = list(inspect.signature(function).parameters)
+        program = self
+
+        def on_workers(*args: Any, **kwargs: Any) -> Any:
+            bound = dict(zip(parameters, args, strict=False)) | kwargs
+            return program.call(name, bound, split, result_axis, muts, where)
+
+        on_workers.__name__ = function.__name__
+        on_workers.__qualname__ = function.__qualname__
+        on_workers.__doc__ = function.__doc__
+        on_workers.__wrapped__ = function
+        return on_workers
+
+    def call(
+        self,
+        name: str,
+        bound: dict[str, Any],
+        split: dict[str, int | None],
+        result_axis: int | None,
+        muts: tuple[str, ...],
+        where: str,
+    ) -> Any:
+        self.start()
+        count = self.count
+        parts: list[dict[str, Any]] = [{} for _ in range(count)]
+        whole = 0
+        shares = [0] * count
+        pulls: list[tuple[int, Any]] = []
+        for key, value in bound.items():
+            if key in split:
+                pieces, sizes = _split(value, split[key], count)
+                whole = sum(sizes)
+                shares = sizes
+                for rank in range(count):
+                    parts[rank][key] = wire.encode(pieces[rank])
+                continue
+            sent = self._send_object(value)
+            if sent is not None:
+                if key in muts:
+                    pulls.append((sent.number, value))
+                for part in parts:
+                    part[key] = sent
+                continue
+            encoded = wire.encode(value)
+            for part in parts:
+                part[key] = encoded
+        numbers = [number for number, _ in pulls]
+        self.running = f"`{name}` ({where})" if where else f"`{name}`"
+        messages = []
+        for rank in range(count):
+            share = (shares[rank], whole) if whole else (1, 1)
+            answer = rank == 0 or result_axis is not None
+            pulled = numbers if rank == 0 else []
+            messages.append(("call", name, [], parts[rank], share, pulled, answer))
+        self._post_all(messages)
+        answers = self._gather()
+        self.running = None
+        for number, value in pulls:
+            make_handle(value, self, number)
+            self.stale.add(number)
+        cpu = torch.device("cpu")
+        if result_axis is None:
+            return wire.decode(answers[0][1], self.names, cpu)
+        results = [wire.decode(answer[1], self.names, cpu) for answer in answers]
+        return _join(results, result_axis)
+
+    # ------------------------------------------------------------------ objects
+
+    def _send_object(self, value: Any) -> wire.Handle | None:
+        if isinstance(value, Model):
+            kind = "model"
+        elif isinstance(value, Optimizer):
+            kind = "optimizer"
+        else:
+            return None
+        number = self.numbers.get(id(value))
+        if number is None:
+            self._next += 1
+            number = self._next
+            self.numbers[id(value)] = number
+            self.objects[number] = value
+        version = _version(value) if number not in self.stale else 0
+        known = self.sent.get(number)
+        if number not in self.stale and (known is None or known[1] != version):
+            if kind == "model":
+                fields = {k: v.detach().cpu() for k, v in remote.fields(value).items()}
+                message = ("model", number, type(value).__name__, fields)
+            else:
+                owner = self._owner(value._params)
+                lr = value.lr
+                message = ("optimizer", number, owner, value.name, lr, {}, value.state_dict())
+            self._post_all([message] * len(self.workers))
+            self.sent[number] = (id(value), version)
+        return wire.Handle(kind, number)
+
+    def _owner(self, params: tuple[Any, ...]) -> int:
+        for number, model in self.objects.items():
+            if isinstance(model, Model) and number in self.sent:
+                first = next(iter(torch.nn.Module.parameters(model)), None)
+                if params and first is params[0]:
+                    return number
+        raise WorkerError(
+            "optimizer state for a model the workers don't have: pass its model to a "
+            "function on the workers first"
+        )
+
+    def sync(self, number: int) -> None:
+        """Copy the first worker's object `number` back into the controller's, if it is
+        ahead; once the workers are gone, the controller's copy is what there is."""
+        if number not in self.stale or not self.workers:
+            self.stale.discard(number)
+            return
+        messages = [("pull", [number] if rank == 0 else []) for rank in range(self.count)]
+        self._post_all(messages)
+        answers = self._gather()
+        value = self.objects[number]
+        self.stale.discard(number)
+        _copy_back(value, answers[0][2][number])
+        self.sent[number] = (id(value), _version(value))
+
+    # ------------------------------------------------------------------ workers
+
+    def start(self) -> None:
+        """Start the workers, if they aren't running: DeviceError first if the machine
+        doesn't have the devices."""
+        if self.workers:
+            return
+        from shapescript.rt import devices
+        from shapescript.rt.worker_pool import _start_without_main
+
+        spec = devices.parse_devices(self.devices_text)
+        if spec.kind == "cuda":
+            have = torch.cuda.device_count() if torch.cuda.is_available() else 0
+            wanted = max(spec.numbers or (0,))
+            if wanted >= have:
+                raise DeviceError(
+                    f"`{spec.text}` (declared by {self.path}) can't be used: this machine has "
+                    f"{have} CUDA GPU{'s' if have != 1 else ''}"
+                )
+        backend = "nccl" if spec.kind == "cuda" else "gloo"
+        self._folder = tempfile.mkdtemp(prefix="ss-workers-")
+        init_file = os.path.join(self._folder, "rendezvous")
+        text = "".join(linecache.getlines(self.path)) or _read(self.path)
+        context = multiprocessing.get_context("spawn")
+        timeout = collective_timeout()
+        for rank in range(self.count):
+            mine, theirs = context.Pipe()
+            process = context.Process(
+                target=_worker_main,
+                args=(
+                    rank,
+                    self.count,
+                    init_file,
+                    theirs,
+                    (self.path, text, self.devices_text),
+                    backend,
+                    timeout,
+                    list(sys.path),
+                ),
+                daemon=True,
+                name=f"shapescript-worker-{rank}",
+            )
+            _start_without_main(process)
+            theirs.close()
+            self.workers.append(_Worker(rank, process, mine))
+        _RUNNING.add(self)
+        self.running = "starting"
+        try:
+            self._gather()
+        finally:
+            self.running = None
+
+    def _post_all(self, messages: list[Any]) -> None:
+        """Each worker its message; a message sent to several is pickled once."""
+        pickled: dict[int, bytes] = {}
+        for worker, message in zip(self.workers, messages, strict=True):
+            data = pickled.get(id(message))
+            if data is None:
+                data = pickled[id(message)] = wire.dumps(message)
+            try:
+                worker.connection.send_bytes(data)
+            except (BrokenPipeError, OSError):
+                self._failed(worker)
+
+    def _gather(self) -> list[Any]:
+        """Each worker's answer, in order. WorkerError as soon as a worker stops; once one
+        has failed, the others get a few seconds to answer, and those that don't are named
+        with where each worker was. Ctrl-C stops the workers too."""
+        try:
+            return self._answers()
+        except _Answered as answered:
+            # Every worker answered, so they can go on; the error is the program's.
+            raise answered.error from None
+        except BaseException:
+            if self.workers:
+                self.stop(keep=False)
+            raise
+
+    def _answers(self) -> list[Any]:
+        answers: dict[int, Any] = {}
+        pending = {w.connection: w for w in self.workers}
+        sentinels = {w.process.sentinel: w for w in self.workers}
+        deadline: float | None = None
+        while pending:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready = wait(list(pending) + list(sentinels), timeout=left)
+            if not ready:
+                break
+            for item in ready:
+                if item in pending:
+                    worker = pending.pop(item)
+                    try:
+                        answers[worker.rank] = wire.receive(item)
+                    except (EOFError, OSError):
+                        self._failed(worker)
+                    if answers[worker.rank][0] == "error" and deadline is None:
+                        deadline = time.monotonic() + _GRACE
+                elif item in sentinels:
+                    worker = sentinels.pop(item)
+                    if worker.connection in pending:
+                        self._failed(worker)
+        errors = {rank: a for rank, a in answers.items() if a[0] == "error"}
+        if not errors:
+            return [answers[rank] for rank in range(len(self.workers))]
+        silent = sorted(w.rank for w in pending.values())
+        own = [rank for rank, answer in errors.items() if answer[3] is None]
+        if silent and not own:
+            raise WorkerError(self._timeout_text(answers, silent))
+        if silent:
+            # One worker's own error left the others waiting at a collective: they can't
+            # go on, so they are stopped, and the error is raised as on one device.
+            self.stop(keep=False)
+        rank = min(own or errors)
+        _, raised, text, _where = errors[rank]
+        if isinstance(raised, BaseException):
+            raised.add_note(f"raised on worker {rank}:\n{text.rstrip()}")
+            if silent:
+                raise raised
+            raise _Answered(raised)
+        raise WorkerError(f"worker {rank}: {raised}\n{text}")
+
+    def _timeout_text(self, answers: dict[int, Any], silent: list[int]) -> str:
+        names = ", ".join(f"worker {rank}" for rank in silent)
+        lines = [
+            f"a worker failed while running {self.running or 'nothing'}, and {names} didn't finish:"
+        ]
+        for rank in range(len(self.workers)):
+            answer = answers.get(rank)
+            if answer is None:
+                lines.append(f"  worker {rank}: didn't answer")
+            elif answer[0] == "error" and answer[3]:
+                lines.append(f"  worker {rank}: was waiting for the other workers at {answer[3]}")
+            elif answer[0] == "error":
+                lines.append(f"  worker {rank}: failed: {str(answer[1]).splitlines()[0]}")
+            else:
+                lines.append(f"  worker {rank}: finished")
+        return "\n".join(lines)
+
+    def _failed(self, worker: _Worker) -> None:
+        worker.process.join(timeout=1)
+        how = _how(worker.process.exitcode)
+        running = self.running or "nothing"
+        self.stop(keep=False)
+        raise WorkerError(
+            f"worker {worker.rank} stopped ({how}) while running {running}; the other workers "
+            "were stopped, and the models on the devices are gone: make new ones, or load a "
+            "checkpoint, to go on"
+        )
+
+    def stop(self, keep: bool = True) -> None:
+        """Stop every worker and wait for it; nothing of the program outlives this. With
+        `keep`, the controller's models and optimizer state first get the workers'."""
+        if keep and self.workers:
+            for number in sorted(self.stale):
+                self.sync(number)
+        self.stale.clear()
+        workers, self.workers = self.workers, []
+        for worker in workers:
+            with contextlib.suppress(BrokenPipeError, OSError):
+                worker.connection.send(("stop",))
+        for worker in workers:
+            worker.process.join(timeout=2)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join(timeout=5)
+            worker.connection.close()
+        self.sent.clear()
+        if self._folder is not None:
+            import shutil
+
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
+
+    def pids(self) -> list[int]:
+        """The workers' process ids (for tests that check none is left)."""
+        return [worker.process.pid for worker in self.workers]
+
+
+def _version(value: Any) -> int:
+    """A number that changes when the object's tensors are changed in place."""
+    if isinstance(value, Model):
+        return sum(t._version for t in remote.fields(value).values())
+    total = remote.steps(value)
+    for state in value.torch.state.values():
+        total += sum(t._version for t in state.values() if isinstance(t, torch.Tensor))
+    return total
+
+
+def _copy_back(value: Any, pulled: Any) -> None:
+    if isinstance(value, Model):
+        with torch.no_grad():
+            for name, tensor in remote.fields(value).items():
+                tensor.copy_(pulled[name])
+    else:
+        value.load_state_dict(pulled)
+
+
+def _split(value: Any, axis: int | None, count: int) -> tuple[list[Any], list[int]]:
+    """A batch, or a tensor along `axis`, in `count` parts: 22/21/21 for 64 over 3."""
+    if isinstance(value, Batch):
+        fields = value._fields()
+    elif isinstance(value, dict):
+        fields = value
+    else:
+        fields = None
+    if fields is not None:
+        first = next(iter(fields.values()))
+        sizes = split_sizes(int(first.shape[0]), count)
+        pieces = [dict[str, Any]() for _ in range(count)]
+        for name, tensor in fields.items():
+            for rank, piece in enumerate(torch.split(tensor, sizes, 0)):
+                # A copy of its own: a view would be pickled with the whole batch's storage.
+                pieces[rank][name] = piece.clone()
+        return pieces, sizes
+    if not isinstance(value, torch.Tensor):
+        return [value] * count, [1] * count
+    along = axis or 0
+    sizes = split_sizes(int(value.shape[along]), count)
+    return [piece.clone() for piece in torch.split(value, sizes, along)], sizes
+
+
+def _join(results: list[Any], axis: int) -> Any:
+    if isinstance(results[0], torch.Tensor):
+        return torch.cat(results, axis)
+    return results[0]
+
+
+def _how(exitcode: int | None) -> str:
+    if exitcode is None:
+        return "it didn't answer"
+    if exitcode < 0:
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit code {exitcode}"
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as file:
+        return file.read()
+
+
+def _worker_main(*args: Any) -> None:
+    from shapescript.rt.parallel.worker import main
+
+    main(*args)
+
+
+@atexit.register
+def _stop_all() -> None:
+    for program in list(_RUNNING):
+        program.stop(keep=False)
