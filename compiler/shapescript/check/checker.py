@@ -24,6 +24,7 @@ from shapescript.check.module_scope import (
     collect,
     evaluate_dims,
 )
+from shapescript.check.padding import check_padding
 from shapescript.check.prelude import load_prelude
 from shapescript.check.program import Checked, ItemFacts, Reference
 from shapescript.check.reporter import Reporter
@@ -187,6 +188,8 @@ def _check_parsed(
         items[index].body = result
         diagnostics.extend(shift_diagnostic(d, items[index].base) for d in result.diagnostics)
     diagnostics.extend(read_diagnostics(program, items))
+    padding = check_padding(items, scope.dim_values)
+    diagnostics.extend(padding.diagnostics)
     keep_instances(program)
     math = find_math(_comment_lines(parsed))
     diagnostics.extend(_math_hints(math))
@@ -214,6 +217,7 @@ def _check_parsed(
         overloads={name: overloads.signatures() for name, overloads in scope.overload_sets.items()},
         instances=instances_of(items),
         imports=table,
+        padding=padding,
     )
     return checked, scope
 

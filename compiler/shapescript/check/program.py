@@ -242,6 +242,9 @@ class Checked:
     #: Every instance of a generic function that the file's code calls, directly or
     #: through other instances, in the order first called.
     instances: list[Instance] = field(default_factory=list)
+    #: For the compiler and the editor: which batch loops and generic axes can be padded,
+    #: and which steps recorded (`padding.PaddingFacts`), or None.
+    padding: object = None
     _bases: list[int] | None = None
 
     # ------------------------------------------------------------------ locating
