@@ -30,6 +30,11 @@ _LAZY = {
     "SGD": "shapescript.rt.checkpoints",
     "loader_workers": "shapescript.rt.data",
     "std": "shapescript.std",
+    "padded": "shapescript.rt.padding",
+    "fixed_shapes": "shapescript.rt.padding",
+    "shapes_seen": "shapescript.rt.padding",
+    "record_steps": "shapescript.rt.recording",
+    "recorded_steps": "shapescript.rt.recording",
 }
 
 if TYPE_CHECKING:
@@ -41,6 +46,8 @@ if TYPE_CHECKING:
     from shapescript.rt.devices import devices
     from shapescript.rt.errors import DeviceError, DomainError, ShapeError, ShapeScriptError
     from shapescript.rt.hook import install
+    from shapescript.rt.padding import fixed_shapes, padded, shapes_seen
+    from shapescript.rt.recording import record_steps, recorded_steps
 
 __all__ = [
     "SGD",
@@ -52,10 +59,15 @@ __all__ = [
     "__version__",
     "compile",
     "devices",
+    "fixed_shapes",
     "install",
     "load",
     "loader_workers",
+    "padded",
+    "record_steps",
+    "recorded_steps",
     "save",
+    "shapes_seen",
     "sinks",
     "std",
 ]

@@ -34,8 +34,10 @@ from shapescript.syntax.source import Span
 
 #: Operations along an axis that have no masked version: the axis can't be padded.
 NO_MASKED_VERSION = frozenset(
-    {"sort", "argsort", "topk", "argmax", "argmin", "gather", "scatter", "cat"}
+    {"sort", "argsort", "topk", "argmax", "argmin", "gather", "scatter", "cat", "prod"}
 )
+#: Reductions that, without `over=`, reduce every axis, a padded one too.
+REDUCE_ALL = frozenset({"sum", "mean", "var", "std", "max", "min", "logsumexp", "norm"})
 #: Operations across a padded axis that are rewritten to a masked version.
 MASKED = frozenset(
     {
@@ -55,6 +57,16 @@ MASKED = frozenset(
         "std",
     }
 )
+#: Built-ins given a padded value that keep it from being padded: patterns may group or
+#: reduce the axis, and these others mix positions along it without a masked version.
+UNPROVEN = {
+    "reduce": "a pattern may reduce or group the padded axis",
+    "einsum": "a pattern may reduce or group the padded axis",
+    "rearrange": "a pattern may group the padded axis with another",
+    "repeat": "a pattern may group the padded axis with another",
+    "scaled_dot_product_attention": "its keys have no masked version",
+    "batch_norm": "its statistics across the batch have no masked version yet",
+}
 #: Built-ins whose call runs on the host, so a step calling them can't be recorded.
 HOST_CALLS = {"print": "prints", "save": "saves", "load": "loads"}
 #: What a step calls that makes it a step (besides assigning a field).
@@ -94,6 +106,17 @@ class PaddingFacts:
     axes: dict[str, dict[str, Blocker | None]] = field(default_factory=dict)
     steps: dict[str, Blocker | None] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: Each operation across a padded axis that has a masked version, by its absolute
+    #: span, with the axis's size symbol in its function (`b`, or `?b` in a loop).
+    masked: dict[Span, str] = field(default_factory=dict)
+    #: Each call that passes masks on, by its absolute span: the callee's axis symbol,
+    #: and the caller's whose mask it gets.
+    passes: dict[Span, dict[str, str]] = field(default_factory=dict)
+    #: For each function, the axes whose masks it uses, itself or through its calls.
+    needs: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: Each padded loop over batches (by the span of its `batches(n)` call), with its
+    #: batch axis's symbol, when the loop's body uses the mask.
+    loop_symbols: dict[Span, str] = field(default_factory=dict)
 
     def padded_axes(self, function: str) -> list[str]:
         """The generic axes of `function` that `shapescript.padded` can pad."""
@@ -204,6 +227,7 @@ def _calls(node: object) -> Iterator[_Call]:
 
 
 def _call_of(callee: ast.Name, before: list[object], node: ast.Call) -> _Call:
+    """A call; `value_and_grad(f, ...)` is seen as the call of `f` it makes."""
     positional = list(before)
     named: dict[str, object] = {}
     for arg in node.args:
@@ -211,7 +235,29 @@ def _call_of(callee: ast.Name, before: list[object], node: ast.Call) -> _Call:
             positional.append(arg.value)
         else:
             named[arg.name] = arg.value
+    if callee.name == "value_and_grad" and positional and isinstance(positional[0], ast.Name):
+        function = positional[0]
+        return _Call(function.name, function, positional[1:], named, node.span)
     return _Call(callee.name, callee, positional, named, node.span)
+
+
+def _over_padded(types: dict[Span, Type], call: _Call, given: list, symbol: str) -> bool:
+    """Whether a call's `over=` names the axis `symbol`."""
+    over = call.named.get("over")
+    if over is None:
+        return False
+    over_type = types.get(over.span)  # type: ignore[attr-defined]
+    if (
+        isinstance(over_type, HostType)
+        and over_type.size is not None
+        and any(symbol in term for term in over_type.size.terms)
+    ):
+        return True
+    return isinstance(over, ast.Name) and any(
+        axis.name == over.name and any(symbol in term for term in axis.size.terms)
+        for arg in given
+        for axis in (getattr(types.get(arg.span), "axes", None) or ())
+    )
 
 
 class _Analysis:
@@ -225,6 +271,7 @@ class _Analysis:
             elif isinstance(item.item, ast.ExternFnDecl):
                 self.externs[item.item.name] = item.item
         self.axis_memo: dict[tuple[str, str], Blocker | None] = {}
+        self.need_memo: dict[tuple[str, str], bool] = {}
         self.host_memo: dict[str, Blocker | None] = {}
         self.facts = PaddingFacts()
 
@@ -269,7 +316,22 @@ class _Analysis:
         def blocked(what: str, why: str, span: Span) -> Blocker:
             return Blocker(what, why, self.absolute(item, span), name)
 
+        overs = {
+            call.named["over"].span  # type: ignore[attr-defined]
+            for call in _calls(body)
+            if "over" in call.named
+        }
         for expr in _expressions(body):
+            expr_type = types.get(getattr(expr, "span", None))  # type: ignore[arg-type]
+            if (
+                isinstance(expr, ast.Name)
+                and not symbol.startswith("?")
+                and expr.span not in overs
+                and isinstance(expr_type, HostType)
+                and expr_type.size is not None
+                and any(symbol in term for term in expr_type.size.terms)
+            ):
+                return blocked(f"`{expr.name}` used as a number", "can't be padded", expr.span)
             if isinstance(expr, ast.Index) and _has(types.get(expr.target.span), symbol):
                 target = types.get(expr.target.span)
                 axes = target.axes if isinstance(target, TensorType) else ()
@@ -296,6 +358,17 @@ class _Analysis:
             found = self.call_blocker(item, types, call, symbol, blocked)
             if found is not None:
                 return found
+        for expr in _expressions(body):
+            if (
+                isinstance(expr, ast.Call)
+                and isinstance(expr.callee, ast.Member)
+                and any(_has(types.get(arg.value.span), symbol) for arg in expr.args)  # type: ignore[union-attr]
+            ):
+                return blocked(
+                    "a call of another file's function or of Python",
+                    "is given a padded value the checker can't follow",
+                    expr.span,
+                )
         return None
 
     def call_blocker(self, item, types, call: _Call, symbol: str, blocked) -> Blocker | None:
@@ -304,19 +377,10 @@ class _Analysis:
         if not given:
             return None
         over = call.named.get("over")
-        over_type = types.get(over.span) if over is not None else None  # type: ignore[attr-defined]
-        over_padded = (
-            isinstance(over_type, HostType)
-            and over_type.size is not None
-            and any(symbol in term for term in over_type.size.terms)
-        )
+        over_padded = _over_padded(types, call, given, symbol)
         over_text = item_text_of(over)
-        if not over_padded and isinstance(over, ast.Name):
-            over_padded = any(
-                axis.name == over.name and any(symbol in term for term in axis.size.terms)
-                for arg in given
-                for axis in (getattr(types.get(arg.span), "axes", None) or ())  # type: ignore[attr-defined]
-            )
+        if call.name == "prod" and over is None:
+            return blocked("`prod` of every element", "has no masked version", call.span)
         if call.name in NO_MASKED_VERSION and over_padded:
             return blocked(f"`{call.name}` over `{over_text}`", "has no masked version", call.span)
         if call.name == "cross_entropy" and over_padded:
@@ -325,6 +389,8 @@ class _Analysis:
             )
         if call.name == "print":
             return blocked("`print`", "is given a padded value", call.span)
+        if call.name in UNPROVEN:
+            return blocked(f"`{call.name}`", f"can't be padded: {UNPROVEN[call.name]}", call.span)
         callee_type = types.get(call.callee.span)  # type: ignore[attr-defined]
         if isinstance(callee_type, PythonType):
             return blocked(f"`{call.name}`", "is Python given a padded value", call.span)
@@ -361,6 +427,85 @@ class _Analysis:
                 if found is not None:
                     return found
         return None
+
+    # ------------------------------------------------------------------ masks
+
+    def needs_mask(self, function: str, symbol: str) -> bool:
+        """Whether `function` uses the mask of its axis `symbol`, itself or in its calls."""
+        key = (function, symbol)
+        if key not in self.need_memo:
+            self.need_memo[key] = False
+            item = self.functions[function]
+            decl = item.item
+            assert isinstance(decl, ast.FnDecl)
+            body = decl.body if decl.body is not None else decl.expr_body
+            self.need_memo[key] = self.mask_uses(item, body, symbol)
+        return self.need_memo[key]
+
+    def mask_uses(self, item: ItemFacts, body: object, symbol: str) -> bool:
+        """Record the masked operations and mask-passing calls in `body` for the axis
+        `symbol`; whether there are any."""
+        types = self.types(item)
+        facts = self.facts
+        used = False
+        for expr in _expressions(body):
+            if isinstance(expr, ast.Binary) and expr.op == "@":
+                left = types.get(expr.left.span)
+                rank = len(getattr(left, "axes", None) or ())
+                if rank and _axis_symbol(left, rank - 1) == symbol:
+                    facts.masked[self.absolute(item, expr.span)] = symbol
+                    used = True
+        for call in _calls(body):
+            arguments = list(call.positional) + list(call.named.values())
+            given = [a for a in arguments if _has(types.get(a.span), symbol)]  # type: ignore[attr-defined]
+            if not given:
+                continue
+            masked = False
+            if call.name == "matmul" and call.positional:
+                left = types.get(call.positional[0].span)  # type: ignore[attr-defined]
+                rank = len(getattr(left, "axes", None) or ())
+                masked = bool(rank) and _axis_symbol(left, rank - 1) == symbol
+            elif call.name == "cross_entropy":
+                masked = not _over_padded(types, call, given, symbol)
+            elif call.name in REDUCE_ALL and "over" not in call.named:
+                first = call.positional[0] if call.positional else None
+                masked = first is not None and _has(types.get(first.span), symbol)  # type: ignore[attr-defined]
+            elif call.name in MASKED:
+                masked = _over_padded(types, call, given, symbol)
+            if masked:
+                facts.masked[self.absolute(item, call.span)] = symbol
+                used = True
+                continue
+            passed = self.passed_masks(types, call, symbol)
+            if passed:
+                facts.passes.setdefault(self.absolute(item, call.span), {}).update(passed)
+                used = True
+        return used
+
+    def passed_masks(self, types: dict[Span, Type], call: _Call, symbol: str) -> dict[str, str]:
+        """The callee's axes that get the mask of `symbol` in a call of a function."""
+        target = self.functions.get(call.name)
+        if target is None or target.body is None:
+            return {}
+        params = self.param_types(target)
+        by_name = dict(params)
+        pairs = [(params[i][1], a) for i, a in enumerate(call.positional) if i < len(params)]
+        pairs += [(by_name.get(n), a) for n, a in call.named.items()]
+        found: dict[str, str] = {}
+        for param_type, arg in pairs:
+            arg_type = types.get(arg.span)  # type: ignore[attr-defined]
+            axes = arg_type.axes if isinstance(arg_type, TensorType | BatchType) else ()
+            for position in range(len(axes or ())):
+                if _axis_symbol(arg_type, position) != symbol:
+                    continue
+                inner = _axis_symbol(param_type, position)
+                if (
+                    inner is not None
+                    and inner not in self.dims
+                    and self.needs_mask(call.name, inner)
+                ):
+                    found[inner] = symbol
+        return found
 
     # ------------------------------------------------------------------ steps
 
@@ -448,6 +593,11 @@ class _Analysis:
             for symbol in list(axes):
                 axes[symbol] = self.axis_blocker(name, symbol)
             facts.axes[name] = axes
+            facts.needs[name] = frozenset(
+                symbol
+                for symbol, blocker in axes.items()
+                if blocker is None and self.needs_mask(name, symbol)
+            )
             self.loops_of(item)
             if self.is_step(item):
                 blocker = self.host_blocker(name)
@@ -473,6 +623,8 @@ class _Analysis:
             self.facts.loops[span] = blocker
             if blocker is not None:
                 self.facts.diagnostics.append(_h2001(span, blocker))
+            elif symbol is not None and self.mask_uses(item, expr.body, symbol):
+                self.facts.loop_symbols[span] = symbol
 
 
 def item_text_of(node: object) -> str:

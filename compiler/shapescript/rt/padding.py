@@ -20,6 +20,8 @@ import torch.nn.functional as F
 from shapescript.rt.data import Batch, Batches
 
 _state = {"on": True}
+#: The label cross_entropy ignores, at padded positions.
+IGNORED = -100
 _seen: dict[str, set[tuple]] = {}
 
 
@@ -168,6 +170,52 @@ def norm(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
     return torch.linalg.vector_norm(torch.where(_spread(mask, x, dim), x, zero), dim=dim)
 
 
+def zeroed(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
+    """`x` with its padded positions along `dim` zero, for a matmul contracting it."""
+    if not _use(mask):
+        return x
+    return torch.where(_spread(mask, x, dim), x, torch.zeros((), dtype=x.dtype))
+
+
+def over_all(name: str, x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
+    """A reduction of every element (`sum(x)`), one axis of which (`dim`) is padded."""
+    if not _use(mask):
+        flat = x.reshape(-1)
+        return _PLAIN_ALL[name](flat)
+    assert mask is not None
+    rows = torch.movedim(x, dim, -1).reshape(-1, x.shape[dim])
+    real = mask.sum().to(x.dtype) * rows.shape[0]
+    if name in ("sum", "mean", "var", "std"):
+        total = sum(rows, -1, mask).sum()
+        if name == "sum":
+            return total
+        average = total / real
+        if name == "mean":
+            return average
+        centred = rows - average
+        spread = sum(centred * centred, -1, mask).sum() / (real - 1)
+        return spread if name == "var" else spread.sqrt()
+    if name == "max":
+        return max(rows, -1, mask).amax()
+    if name == "min":
+        return min(rows, -1, mask).amin()
+    if name == "logsumexp":
+        return torch.logsumexp(logsumexp(rows, -1, mask), 0)
+    return torch.linalg.vector_norm(zeroed(rows, -1, mask))
+
+
+_PLAIN_ALL: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "sum": lambda x: x.sum(),
+    "mean": lambda x: x.mean(),
+    "var": lambda x: x.var(),
+    "std": lambda x: x.std(),
+    "max": lambda x: x.amax(),
+    "min": lambda x: x.amin(),
+    "logsumexp": lambda x: torch.logsumexp(x, 0),
+    "norm": lambda x: torch.linalg.vector_norm(x),
+}
+
+
 def matmul(
     a: torch.Tensor, b: torch.Tensor, mask: torch.Tensor | None, *, contracted: int = -1
 ) -> torch.Tensor:
@@ -189,13 +237,21 @@ def cross_entropy(
     the real positions of the padded axes: `axes` pairs a position of `y` with the pad
     symbol whose mask it has."""
     logits = z if classes in (1, 1 - z.dim()) or z.dim() < 2 else torch.movedim(z, classes, 1)
-    masks = [(position, pads[symbol]) for position, symbol in axes if pads and symbol in pads]
+    masks = [
+        (position, pads[symbol])
+        for position, symbol in axes
+        if pads and pads.get(symbol) is not None
+    ]
     if not masks or not _state["on"]:
         return F.cross_entropy(logits, y)
-    each = F.cross_entropy(logits, y, reduction="none")
-    keep = torch.ones(each.shape, dtype=torch.bool, device=each.device)
+    keep = torch.ones(y.shape, dtype=torch.bool, device=y.device)
     for position, mask in masks:
-        keep = keep & _spread(mask, each, position)
+        keep = keep & _spread(mask, y, position)
+    if not y.dtype.is_floating_point:
+        # Labels at padded positions are ignored: torch's own mean over the rest, which
+        # for a full batch is the very computation the plain operation does.
+        return F.cross_entropy(logits, torch.where(keep, y, IGNORED))
+    each = F.cross_entropy(logits, y, reduction="none")
     zero = torch.zeros((), dtype=each.dtype)
     return torch.where(keep, each, zero).sum() / keep.sum().to(each.dtype)
 
