@@ -15,6 +15,7 @@ from shapescript_lsp.features.generic_hover import generic_summary
 from shapescript_lsp.features.imported import imported_file, in_other_file
 from shapescript_lsp.features.imported_hover import imported_hover
 from shapescript_lsp.features.model_hover import field_hover, model_hover
+from shapescript_lsp.features.padding_hover import padding_notes
 from shapescript_lsp.features.pattern_hover import pattern_axis_hover
 from shapescript_lsp.positions import range_of
 from shapescript_lsp.render.math import render_doc
@@ -86,6 +87,7 @@ class HoverRenderer:
         sections = self._describe(checked, word, symbol, type_)
         if symbol is not None and symbol.kind in CURVE_KINDS:
             sections.append(curve_section(checked, symbol, offset, self.images, self.dark))
+        sections.append(padding_notes(checked, word, span, symbol))
         if not sections:
             return None
         return types.Hover(
