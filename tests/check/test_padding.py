@@ -101,3 +101,25 @@ def test_steps_are_recordable_unless_they_do_host_work() -> None:
     assert waits is not None and waits.why == "waits for the device"
     assert "epoch" not in padding.steps
     assert codes.count("H3101") == 1
+
+
+def test_a_loop_that_returns_a_masked_value_is_padded() -> None:
+    padding, codes = facts(
+        "fn first(train: Dataset[Ex]) -> []:\n"
+        "    for batch in train |> batches(8):\n"
+        "        return sum(batch.x)\n"
+        "    return 0.0 to f32\n"
+    )
+    assert list(padding.loops.values()) == [None]
+    assert "H2001" not in codes
+
+
+def test_a_batch_passed_to_another_file_or_python_is_not_padded() -> None:
+    padding, _ = facts(
+        "import python helpers\n"
+        "fn f(train: Dataset[Ex]):\n"
+        "    for batch in train |> batches(8):\n"
+        "        helpers.show(batch.x)\n"
+    )
+    (blocker,) = padding.loops.values()
+    assert blocker is not None and "can't follow" in blocker.why

@@ -332,6 +332,13 @@ class _Analysis:
                 and any(symbol in term for term in expr_type.size.terms)
             ):
                 return blocked(f"`{expr.name}` used as a number", "can't be padded", expr.span)
+            if (
+                isinstance(expr, ast.Return)
+                and symbol.startswith("?")
+                and expr.value is not None
+                and _has(types.get(expr.value.span), symbol)
+            ):
+                return blocked("`return`", "gives Python a padded value", expr.span)
             if isinstance(expr, ast.Index) and _has(types.get(expr.target.span), symbol):
                 target = types.get(expr.target.span)
                 axes = target.axes if isinstance(target, TensorType) else ()
@@ -387,8 +394,8 @@ class _Analysis:
             return blocked(
                 f"`cross_entropy` over `{over_text}`", "has no masked version", call.span
             )
-        if call.name == "print":
-            return blocked("`print`", "is given a padded value", call.span)
+        if call.name in ("print", "save"):
+            return blocked(f"`{call.name}`", "is given a padded value", call.span)
         if call.name in UNPROVEN:
             return blocked(f"`{call.name}`", f"can't be padded: {UNPROVEN[call.name]}", call.span)
         callee_type = types.get(call.callee.span)  # type: ignore[attr-defined]
