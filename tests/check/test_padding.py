@@ -123,3 +123,19 @@ def test_a_batch_passed_to_another_file_or_python_is_not_padded() -> None:
     )
     (blocker,) = padding.loops.values()
     assert blocker is not None and "can't follow" in blocker.why
+
+
+def test_a_step_that_makes_a_boolean_selection_is_not_recorded() -> None:
+    padding, codes = facts(
+        "fn picky(m: Lin, x: [b D], y: [b] Index[C]) -> []:\n"
+        "    keep = sum(x, over=D) > 0.0\n"
+        "    return sum(x[keep])\n"
+        "fn step(mut m: Lin, mut opt: SGD[Lin], x: [b D], y: [b] Index[C]) -> []:\n"
+        "    l, g = value_and_grad(loss, m, x, y)\n"
+        "    update(mut m, mut opt, g)\n"
+        "    return l + picky(m, x, y)\n"
+    )
+    blocker = padding.steps["step"]
+    assert blocker is not None and blocker.function == "picky"
+    assert "depends on the data" in blocker.why
+    assert codes.count("H3101") == 1

@@ -537,6 +537,16 @@ class _Analysis:
             if isinstance(expr, ast.For):
                 if isinstance(types.get(expr.iterable.span), DatasetType | BatchesType):
                     found = blocked("the loop", "goes over a dataset", expr.iterable.span)
+            elif isinstance(expr, ast.Index) and any(
+                _is_mask(types.get(index.span))
+                for index in expr.items
+                if not isinstance(index, ast.Slice | ast.SpacedIndex)
+            ):
+                found = blocked(
+                    "the boolean selection",
+                    "makes a size that depends on the data (selections aren't kept padded yet)",
+                    expr.span,
+                )
             elif isinstance(expr, ast.If):
                 if isinstance(types.get(expr.condition.span), TensorType):
                     found = blocked("`if` on a tensor", "waits for the device", expr.condition.span)
@@ -632,6 +642,10 @@ class _Analysis:
                 self.facts.diagnostics.append(_h2001(span, blocker))
             elif symbol is not None and self.mask_uses(item, expr.body, symbol):
                 self.facts.loop_symbols[span] = symbol
+
+
+def _is_mask(type_: Type | None) -> bool:
+    return isinstance(type_, TensorType) and type_.domain.name == "Mask"
 
 
 def item_text_of(node: object) -> str:
