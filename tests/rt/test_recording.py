@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -150,3 +151,30 @@ def test_the_benchmark_says_recording_is_off_and_why_on_the_cpu(capsys) -> None:
 
     assert recorded_steps.main([]) == 0
     assert "recording is off: CUDA isn't available" in capsys.readouterr().out
+
+
+def test_a_loops_announced_batch_sizes_are_recorded_ahead_from_the_last_call() -> None:
+    from shapescript.rt.data import Batch
+
+    class Ex:
+        _ss_name = "Ex"
+        _ss_fields = (SimpleNamespace(name="x"),)
+
+    def batch(size: int) -> Batch:
+        made = Batch.__new__(Batch)
+        made.__dict__.update({"x": torch.ones(size, 2)})
+        made._ss_record = Ex
+        return made
+
+    def total(b: Batch) -> torch.Tensor:
+        return b.x.sum()
+
+    recorder = FakeRecorder()
+    step = recording.RecordedStep(total, "total", "t.ss:1:1", recorder)
+    step.announce_sizes("Ex", [8, 3])
+    assert recorder.recorded == []
+    step(batch(8))
+    shapes = sorted(key[0][0][2][1][0][1][1] for key in recorder.recorded)
+    assert shapes == [(3, 2), (8, 2)]
+    step(batch(3))
+    assert step.stats.replays == 1 and len(recorder.recorded) == 2

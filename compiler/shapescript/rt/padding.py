@@ -288,11 +288,26 @@ def batch_loop(batches: Batches, padded: bool, where: str) -> Iterator[Batch]:
     """The batches of a loop, the last padded to the full size when `padded` and padding
     is on; every batch of a padded loop carries a mask, all True for a full one."""
     on = padded and _state["on"] and isinstance(batches, Batches)
+    if isinstance(batches, Batches):
+        _announce(batches, on)
     for batch in batches:
         if on:
             batch = pad_batch(batch, batches.size)
         _saw(where, tuple(tuple(v.shape) for v in batch._fields().values()))
         yield batch
+
+
+def _announce(batches: Batches, padded: bool) -> None:
+    """Tell recorded steps the epoch's batch sizes, so they record them ahead."""
+    from shapescript.rt import recording
+
+    count = len(batches.dataset)
+    if not count:
+        return
+    last = count % batches.size or batches.size
+    sizes = {batches.size} if count >= batches.size else set()
+    sizes.add(batches.size if padded else last)
+    recording.announce_batches(batches.record._ss_name, sorted(sizes))
 
 
 # ---------------------------------------------------------------------- padded functions

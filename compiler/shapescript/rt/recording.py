@@ -150,6 +150,8 @@ class RecordedStep:
         self.stats = Stats()
         self.lock = threading.Lock()
         self.pending: list[tuple[tuple, dict[str, Any]]] = []
+        self.sizes: tuple[str, list[int]] | None = None
+        self.last: tuple[tuple, dict[str, Any]] | None = None
         functools.update_wrapper(self, step)  # type: ignore[arg-type]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -163,7 +165,9 @@ class RecordedStep:
             self.warmed = True
             self.stats.as_is += 1
             result = self.recorder.warm_up(self.step, args, kwargs)
+            self.last = (args, kwargs)
             self.record_pending()
+            self.plan_sizes()
             return result
         key = signature(args, kwargs)
         with self.lock:
@@ -211,12 +215,75 @@ class RecordedStep:
         if self.warmed:
             self.record_pending()
 
+    def announce_sizes(self, record: str, sizes: Iterable[int]) -> None:
+        """A loop over batches of `record` will give batches of these sizes: once the step
+        has run, it is recorded ahead for each, from the arguments of its last call."""
+        self.sizes = (record, sorted(set(sizes)))
+        if self.last is not None:
+            self.plan_sizes()
+
+    def plan_sizes(self) -> None:
+        if self.sizes is None or self.last is None:
+            return
+        record, sizes = self.sizes
+        self.sizes = None
+        args, kwargs = self.last
+        for size in sizes:
+            resized = _resized(args, kwargs, record, size)
+            if resized is not None:
+                self.pending.append(resized)
+        self.record_pending()
+
     def record_pending(self) -> None:
         while self.pending and not self.failed and len(self.graphs) < LIMIT:
             args, kwargs = self.pending.pop(0)
             key = signature(args, kwargs)
             if key not in self.graphs:
                 self.record(key, args, kwargs)
+
+
+def announce_batches(record: str, sizes: Iterable[int]) -> None:
+    """A loop over batches of `record` announces its epoch's batch sizes as it starts."""
+    if not recording_on():
+        return
+    sizes = list(sizes)
+    for step in _steps.values():
+        step.announce_sizes(record, sizes)
+
+
+def _resized(args: tuple, kwargs: dict[str, Any], record: str, size: int) -> tuple | None:
+    """A call's arguments with its batches of `record` (and their masks) at `size`
+    examples, for recording ahead; None if it has no such batch."""
+    from shapescript.rt.padding import mask_for, pad_along
+
+    found = False
+
+    def resize(value: Any) -> Any:
+        nonlocal found
+        fields = getattr(value, "_fields", None)
+        if callable(fields) and getattr(value, "_ss_record", None) is not None:
+            if value._ss_record._ss_name != record:
+                return value
+            found = True
+            copy = type(value).__new__(type(value))
+            copy.__dict__.update(value.__dict__)
+            for key, tensor in fields().items():
+                copy.__dict__[key] = (
+                    pad_along(tensor, 0, size) if tensor.shape[0] < size else tensor[:size]
+                )
+            copy.__dict__.pop("_ss_mask", None)
+            copy.__dict__.pop("_ss_real", None)
+            return copy
+        return value
+
+    new_args = tuple(resize(value) for value in args)
+    new_kwargs = {key: resize(value) for key, value in kwargs.items() if key != "_ss_pad"}
+    if "_ss_pad" in kwargs:
+        new_kwargs["_ss_pad"] = {
+            axis: None if mask is None else mask_for(size, size, mask.device)
+            for axis, mask in kwargs["_ss_pad"].items()
+        }
+    return (new_args, new_kwargs) if found else None
 
 
 def recorded(step: Callable[..., Any], name: str, where: str) -> Callable[..., Any]:
