@@ -3,10 +3,14 @@
 Measures, with medians and 95th percentiles: server start to first diagnostics
 (budget 1 s), `initialized` to first diagnostics (300 ms: what an editor's user waits
 for once the server is up), diagnostics after a one-character edit inside a function
-(50 ms), completion (25 ms), hover, and hover over a function of one number, which draws
-its curve as an image (50 ms), `shapescript/architecture` on examples/gpt.ss, warm
-(50 ms); the outline (30 ms), semantic tokens of the whole file (50 ms) and a rename of
-a function across the workspace (100 ms). Results go to
+(50 ms), completion (25 ms), hover, and, in a client that shows images: hover over a
+tensor, which draws its shape (30 ms), over a function of one number, which draws its
+curve (50 ms), and over a function's name once the torch worker is warm, which runs it on
+an example and draws what it does (300 ms; each hover follows an edit of the function, so
+the worker runs every time rather than the kept answer being shown);
+`shapescript/architecture` on examples/gpt.ss, warm (50 ms); the outline (30 ms),
+semantic tokens of the whole file (50 ms) and a rename of a function across the
+workspace (100 ms). Results go to
 `benchmarks/results/lsp_latency.json`.
 
     python -m benchmarks.lsp_latency [--runs 30]
@@ -35,6 +39,8 @@ BUDGETS = {
     "diagnostics_after_edit": 50.0,
     "completion": 25.0,
     "hover_curve": 50.0,
+    "hover_shape_image": 30.0,
+    "hover_function_picture": 300.0,
     "architecture": 50.0,
 }
 #: The outline, semantic tokens (full) and a rename of a function the file uses, each
@@ -105,7 +111,9 @@ def position(text: str, offset: int) -> dict:
     return {"line": line_number, "character": offset - (text.rfind("\n", 0, offset) + 1)}
 
 
-def open_file(folder: Path, uri: str, text: str, images: bool = False) -> tuple[Client, float]:
+def open_file(
+    folder: Path, uri: str, text: str, images: bool = False, **options: object
+) -> tuple[Client, float]:
     """Start a server, initialize it and open the file; return once its diagnostics came,
     with the time `initialized` was sent."""
     client = Client([sys.executable, "-m", "shapescript_lsp"])
@@ -115,7 +123,11 @@ def open_file(folder: Path, uri: str, text: str, images: bool = False) -> tuple[
             "processId": None,
             "rootUri": folder.as_uri(),
             "capabilities": {},
-            "initializationOptions": {"libraryDir": str(folder / "library"), "images": images},
+            "initializationOptions": {
+                "libraryDir": str(folder / "library"),
+                "images": images,
+                **options,
+            },
         },
     )
     initialized = time.perf_counter()
@@ -174,6 +186,10 @@ def measure(runs: int, text: str, folder: Path) -> dict[str, list[float]]:
         samples["hover"].append((time.perf_counter() - start) * 1000)
     client.close()
     measure_curve(runs, text + CURVE_FN, folder, samples["hover_curve"])
+    measure_shape_image(runs, text + SHAPE_FN, folder, samples["hover_shape_image"])
+    measure_function_picture(runs, folder, samples["hover_function_picture"])
+    samples["hover_pattern_image"] = []
+    measure_pattern_image(runs, folder, samples["hover_pattern_image"])
     measure_architecture(runs, folder, samples["architecture"])
     samples |= measure_names(runs, text, folder)
     return samples
@@ -243,6 +259,89 @@ def measure_curve(runs: int, text: str, folder: Path, samples: list[float]) -> N
         )
         samples.append((time.perf_counter() - start) * 1000)
         assert "curve of bench_act" in str(answer), "the hover has no curve"
+    client.close()
+
+
+#: A value with a grouped axis, added to the generated file for the shape image hover.
+SHAPE_FN = (
+    "\nfn bench_shape(x: [b n (3 D)]) -> [b n (3 D)]:\n"
+    "    bench_value = x * 2.0\n"
+    "    return bench_value\n"
+)
+#: A file of one function for the function picture hover; `{scale}` changes on each run.
+PICTURE_FILE = (
+    "dim D = 16\ndim C = 10\n\n"
+    "fn bench_picture(x: [n D], w: [D C]) -> [n C] Prob over C:\n"
+    "    return x @ w * {scale} |> softmax(over=C)\n"
+)
+
+
+def measure_shape_image(runs: int, text: str, folder: Path, samples: list[float]) -> None:
+    """Hover over a tensor value in a client that shows images: its type and its drawing."""
+    uri = (folder / "shape.ss").as_uri()
+    client, _ = open_file(folder, uri, text, images=True)
+    where = position(text, text.rindex("bench_value") + 2)
+    for _ in range(runs):
+        start = time.perf_counter()
+        answer = client.request(
+            "textDocument/hover", {"textDocument": {"uri": uri}, "position": where}
+        )
+        samples.append((time.perf_counter() - start) * 1000)
+        assert "data:image/png" in str(answer), "the hover has no shape image"
+    client.close()
+
+
+#: A patchify for the pattern hover: `->` draws the image and the rows of patches.
+PATTERN_FILE = (
+    "fn bench_patchify(img: [b 3 224 224]) -> [b 196 768]:\n"
+    "    return img |> rearrange(b c (h p1) (w p2) -> b (h w) (p1 p2 c), p1=16, p2=16)\n"
+)
+
+
+def measure_pattern_image(runs: int, folder: Path, samples: list[float]) -> None:
+    """Hover over a patchify's `->` in a client that shows images (no budget: a figure to
+    watch, the widest picture a hover draws without the worker)."""
+    uri = (folder / "pattern.ss").as_uri()
+    client, _ = open_file(folder, uri, PATTERN_FILE, images=True)
+    where = position(PATTERN_FILE, PATTERN_FILE.index("-> b (h w)"))
+    for _ in range(runs):
+        start = time.perf_counter()
+        answer = client.request(
+            "textDocument/hover", {"textDocument": {"uri": uri}, "position": where}
+        )
+        samples.append((time.perf_counter() - start) * 1000)
+        assert "data:image/png" in str(answer), "the hover has no pattern image"
+    client.close()
+
+
+def measure_function_picture(runs: int, folder: Path, samples: list[float]) -> None:
+    """Hover over a function's name with pictures allowed and the worker warm. Each run
+    first edits a number in the body and waits for its diagnostics, so the hover builds a
+    new example and the worker runs it, rather than showing the answer it kept."""
+    uri = (folder / "picture.ss").as_uri()
+    text = PICTURE_FILE.format(scale="1.0")
+    client, _ = open_file(folder, uri, text, images=True, pictures=True, python=sys.executable)
+    where = position(text, text.index("bench_picture") + 2)
+    request = {"textDocument": {"uri": uri}, "position": where}
+    for _ in range(50):  # the worker starts and imports torch; a hover answers meanwhile
+        if "still being computed" not in str(client.request("textDocument/hover", request)):
+            break
+        time.sleep(0.2)
+    for run in range(runs):
+        version = run + 2
+        text = PICTURE_FILE.format(scale=f"1.{run + 1:03d}")
+        client.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]},
+        )
+        client.wait_for(
+            "textDocument/publishDiagnostics", lambda p, v=version: p.get("version") == v
+        )
+        start = time.perf_counter()
+        answer = str(client.request("textDocument/hover", request))
+        samples.append((time.perf_counter() - start) * 1000)
+        assert "still being computed" not in answer, "the picture wasn't ready within the wait"
+        assert answer.count("data:image/png") >= 1, "the hover has no function picture"
     client.close()
 
 

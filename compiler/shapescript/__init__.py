@@ -30,6 +30,9 @@ _LAZY = {
     "SGD": "shapescript.rt.checkpoints",
     "loader_workers": "shapescript.rt.data",
     "std": "shapescript.std",
+    "export": "shapescript.export",
+    "export_hf": "shapescript.export.hf",
+    "export_gguf": "shapescript.export.gguf_export",
     "padded": "shapescript.rt.padding",
     "fixed_shapes": "shapescript.rt.padding",
     "shapes_seen": "shapescript.rt.padding",
@@ -39,6 +42,9 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from shapescript import std
+    from shapescript.export import export
+    from shapescript.export.gguf_export import export_gguf
+    from shapescript.export.hf import export_hf
     from shapescript.rt import sinks
     from shapescript.rt.checkpoints import SGD, AdamW, load, save
     from shapescript.rt.compiling import compile
@@ -59,6 +65,9 @@ __all__ = [
     "__version__",
     "compile",
     "devices",
+    "export",
+    "export_gguf",
+    "export_hf",
     "fixed_shapes",
     "install",
     "load",

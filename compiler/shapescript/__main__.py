@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-SUBCOMMANDS = ("check", "explain", "build", "run")
+SUBCOMMANDS = ("check", "explain", "build", "run", "export")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,6 +17,7 @@ from shapescript.check.module_paths import environment_search_path
 from shapescript.diagnostics.codes import lookup
 from shapescript.diagnostics.diagnostic import Diagnostic, Severity
 from shapescript.diagnostics.render_text import render_diagnostic, render_summary
+from shapescript.export import cli as export_cli
 from shapescript.syntax.encoding import decode
 from shapescript.syntax.source import SourceFile
 
@@ -276,6 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     build_cli.add_parser(commands)
     run_cli.add_parser(commands)
+    export_cli.add_parser(commands)
     return parser
 
 

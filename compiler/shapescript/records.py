@@ -12,6 +12,7 @@ A class's methods are compiled together, in one `exec`, the first time one is ca
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any, TypeVar, dataclass_transform, overload
 
 T = TypeVar("T")
@@ -231,19 +232,32 @@ def record(cls: type[T] | None = None, /, *, frozen: bool = False) -> Any:
     return _build(cls, frozen)
 
 
-#: Each record class's field names, in order, as `replace` reads them.
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+#: Each record class's fields as `replace` reads them: a getter of all their values in
+#: order, and each field's position.
+_FIELDS: dict[type, tuple[Callable[[Any], tuple], dict[str, int]]] = {}
+
+
+def _one_or_none(names: list[str]) -> Callable[[Any], tuple]:
+    """The getter `attrgetter` would be for one field or none, always giving a tuple."""
+    if not names:
+        return lambda instance: ()
+    name = names[0]
+    return lambda instance: (getattr(instance, name),)
 
 
 def replace(instance: T, /, **changes: Any) -> T:
     """A copy of a record with some fields changed."""
     cls = type(instance)
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = tuple(item.name for item in cls.__record_fields__)
-    values = {name: getattr(instance, name) for name in names}
-    if not changes.keys() <= values.keys():
-        unknown = set(changes) - set(values)
-        raise TypeError(f"{cls.__name__} has no field {sorted(unknown)[0]!r}")
-    values.update(changes)
-    return cls(**values)  # type: ignore[call-arg]
+    known = _FIELDS.get(cls)
+    if known is None:
+        names = [item.name for item in cls.__record_fields__]
+        getter = attrgetter(*names) if len(names) > 1 else _one_or_none(names)
+        known = _FIELDS[cls] = (getter, {name: index for index, name in enumerate(names)})
+    getter, positions = known
+    values = list(getter(instance))
+    for name, value in changes.items():
+        position = positions.get(name)
+        if position is None:
+            raise TypeError(f"{cls.__name__} has no field {name!r}")
+        values[position] = value
+    return cls(*values)

@@ -31,8 +31,15 @@ CALLS = {
     "train_mlp": None,
     "gpt": None,
     "vit": None,
+    "gpt2": "gelu_tanh(torch.randn(2, 3, 256)).shape",
+    "llama": "inv_freq().shape",
 }
-EXPECTED_SHAPES = {"attention": "torch.Size([2, 5, 768])", "patchify": "torch.Size([2, 196, 768])"}
+EXPECTED_SHAPES = {
+    "attention": "torch.Size([2, 5, 768])",
+    "patchify": "torch.Size([2, 196, 768])",
+    "gpt2": "torch.Size([2, 3, 256])",
+    "llama": "torch.Size([8])",
+}
 
 
 def build(path: Path, standalone: bool) -> str:

@@ -420,3 +420,67 @@ def test_a_missing_import_is_reported_at_the_import_line(trainer: Run):
     diagnostics = trainer.step("misspell the import")["diagnostics"]
     codes = {(d.get("code"), d["range"]["start"]["line"]) for d in diagnostics}
     assert ("E2301", 0) in codes, diagnostics
+
+
+# ---------------------------------------------------------------------- pictures as text
+
+PICTURES = """\
+dim D = 8
+dim H = 2
+dim Dh = D / H
+
+## A smooth gate of one number.
+fn act(x: [b n D]) -> [b n D] = x * sigmoid(1.702 * x)
+
+fn heads(x: [b n (H Dh)], img: [b 3 16 16]) -> [b n (H Dh)]:
+    y = x * 2.0
+    g = y |> act
+    p = img |> rearrange(b c (h p1) (w p2) -> b (h w) (p1 p2 c), p1=4, p2=4)
+    return g
+"""
+PICTURES_STEPS = [
+    {"op": "diagnostics", "name": "open"},
+    {"op": "hover", "name": "hover a grouped tensor", "find": "y = x"},
+    {"op": "hover", "name": "hover an activation", "find": "|> act", "offset": 4},
+    {"op": "hover", "name": "hover a patchify", "find": "-> b (h w)"},
+]
+BRAILLE = range(0x2801, 0x2900)
+
+
+@pytest.fixture(scope="module")
+def pictures(tmp_path_factory) -> Run:
+    return probe(tmp_path_factory.mktemp("nvim-pictures"), "pictures.ss", PICTURES, PICTURES_STEPS)
+
+
+def test_a_tensor_hover_draws_its_sizes_and_groups_as_text(pictures: Run):
+    assert pictures.step("open")["count"] == 0
+    text = pictures.step("hover a grouped tensor")["text"]
+    assert "y: [b n (H Dh)]" in text, text
+    assert "data:image" not in text and "![" not in text, text
+    drawing = text.split("```text\n", 1)[1].split("```", 1)[0]
+    lines = drawing.splitlines()
+    assert lines[0] == "(H Dh) = 2×4 = 8", drawing
+    # The columns are H = 2 blocks: one ┬ in the top edge, one │ between them in each row.
+    assert lines[1].startswith("┌") and lines[1].count("┬") == 1, drawing
+    assert lines[2].count("│") == 3 and lines[2].endswith(" n"), drawing
+    assert "(H Dh): H = 2 blocks of Dh = 4" in drawing
+    assert "stack of b grids" in drawing
+
+
+def test_an_activation_hover_plots_its_curve_in_braille(pictures: Run):
+    text = pictures.step("hover an activation")["text"]
+    assert "data:image" not in text, text
+    plot = text.split("```text\n")[-1].split("```", 1)[0]
+    dots = [char for char in plot if ord(char) in BRAILLE]
+    assert len(dots) >= 20, plot
+    assert len(set(dots)) >= 5, plot  # a curve, not one row of the same dots
+    assert "`act(x) = x · σ(1.702 · x)`" in text, text
+    assert "dashed: its derivative" in plot, plot
+
+
+def test_a_pattern_hover_draws_before_and_after_as_text(pictures: Run):
+    text = pictures.step("hover a patchify")["text"]
+    assert "[b 3 16 16]  →  [b 16 48]" in text, text
+    assert "data:image" not in text, text
+    assert "│▒▒│  │  │  │ (h p1) = 4×4 = 16  →" in text, text
+    assert "h = 4   axis 3, outer of (h p1)  →  axis 2, outer of (h w)" in text, text

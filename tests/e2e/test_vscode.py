@@ -88,7 +88,7 @@ QUICK_OPEN_WAIT = """    await page.keyboard.type(cfg.file);
     await page.keyboard.press('Enter');"""
 
 RUNNER = """\
-import json, shutil, subprocess, sys, tempfile
+import json, os, shutil, subprocess, sys, tempfile
 from pathlib import Path
 
 probe_dir, vsix, channel, race, wait = sys.argv[1:6]
@@ -97,11 +97,17 @@ sys.path.insert(0, probe_dir)
 import vscode_probe as probe
 
 probe.build_vsix = lambda node_modules, dest: Path(vsix)
+# Optional, for the pictures test: VS Code settings added to the probe's, a drive script
+# that replaces drive.js, and entries added to drive.js's config.
+probe.SETTINGS = {**probe.SETTINGS, **json.loads(os.environ.get("SS_E2E_SETTINGS") or "{}")}
+extra = json.loads(os.environ.get("SS_E2E_CONFIG") or "{}")
 drive = (Path(probe_dir) / "drive.js").read_text()
+replacement = os.environ.get("SS_E2E_DRIVE")
 patched = None
-if race in drive:
+if replacement or race in drive:
     patched = Path(tempfile.mkdtemp(prefix="vscode-probe-drive-"))
-    (patched / "drive.js").write_text(drive.replace(race, wait))
+    text = Path(replacement).read_text() if replacement else drive.replace(race, wait)
+    (patched / "drive.js").write_text(text)
     probe.HERE = patched  # only drive.js is read through HERE after import
 _run = subprocess.run
 
@@ -109,7 +115,8 @@ _run = subprocess.run
 def run(cmd, *args, **kwargs):
     if isinstance(cmd, list) and len(cmd) == 3 and cmd[0] == "node" and cmd[1].endswith("drive.js"):
         cfg = Path(cmd[2])
-        cfg.write_text(json.dumps({**json.loads(cfg.read_text()), "output_channel": channel}))
+        config = {**json.loads(cfg.read_text()), "output_channel": channel, **extra}
+        cfg.write_text(json.dumps(config))
     return _run(cmd, *args, **kwargs)
 
 
@@ -331,5 +338,192 @@ def test_vscode_extension_end_to_end(tmp_path: Path) -> None:
             + f"\noutput channel ({OUTPUT_CHANNEL}):\n{channel}"
             + f"\nextension host log:\n{report.get('exthost_log_tail')}"
             + f"\nscreenshots: {report.get('out_dir')}, whole report: {tmp_path / 'report.json'}",
+            pytrace=False,
+        )
+
+
+# ---------------------------------------------------------------------- hover pictures
+
+ARTIFACTS = REPO / "tests" / "e2e" / "artifacts"
+HOVER_DRIVE = Path(__file__).resolve().parent / "hover_drive.js"
+PICTURES = """\
+dim D = 64
+dim H = 4
+dim Dh = D / H
+
+fn patchify(img: [b 3 32 32]) -> [b 16 192]:
+    patches = img |> rearrange(b c (h p1) (w p2) -> b (h w) (p1 p2 c), p1=8, p2=8)
+    return patches
+
+fn attend(x: [b n D], w_qkv: [D 3*D]) -> [b H n n]:
+    q, k, v = x @ w_qkv |> split(b n (3 H Dh) -> b H n Dh)
+    hidden = x |> gelu
+    scores = einsum(q, k: b H n Dh, b H m Dh -> b H n m)
+        |> softmax(over=m)
+    return scores
+"""
+#: What is hovered, where (as drive.js's TEXT#OCCURRENCE+OFFSET, offsets 0-based), and a
+#: piece of the hover's text that says it is the right hover.
+HOVERS = [
+    ("tensor", {"find": "hidden =", "offset": 1}, "hidden: [b n D]"),
+    ("softmax-stage", {"find": "|> softmax", "offset": 0}, "Prob over m"),
+    ("patchify", {"find": "-> b (h w)", "offset": 0}, "[b 3 32 32]  →  [b 16 192]"),
+    ("activation", {"find": "gelu", "offset": 1}, "gelu"),
+]
+THEMES = {"light": "Default Light Modern", "dark": "Default Dark Modern"}
+#: A label is visible when pixels of a colour this far from the background (WCAG contrast
+#: ratio) make up at least this share of the image.
+LABEL_CONTRAST = 4.5
+LABEL_SHARE = 0.003
+
+
+def luminance(pixel: tuple[int, int, int]) -> float:
+    """WCAG relative luminance."""
+
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(v) for v in pixel[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    light, dark = sorted((luminance(a), luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def legibility(path: Path) -> dict:
+    """What an image shown in a hover looks like: its background (the commonest colour), how
+    many colours it has, and the share of pixels that contrast with the background as text
+    must (its labels), with the best contrast among the colours that make up at least 0.1%."""
+    from PIL import Image
+
+    image = Image.open(path).convert("RGB")
+    colours = image.getcolors(maxcolors=image.width * image.height)
+    total = image.width * image.height
+    background = max(colours)[1]
+    legible = sum(
+        count for count, colour in colours if contrast(colour, background) >= LABEL_CONTRAST
+    )
+    common = [colour for count, colour in colours if count >= total / 1000]
+    return {
+        "size": image.size,
+        "background": background,
+        "background_luminance": round(luminance(background), 3),
+        "colours": len(colours),
+        "label_share": round(legible / total, 4),
+        "best_contrast": round(max(contrast(c, background) for c in common), 2),
+    }
+
+
+def worker_picture(alt: str) -> bool:
+    """Whether an image is a picture of what a function does, drawn from the torch worker's
+    run: its alt text names the values drawn with their types (`stage_input: [b n]`). Those
+    are only checked for legible labels here; the pictures the server draws itself (shapes,
+    patterns, curves, math) must also be on the theme's background."""
+    return ": [" in alt
+
+
+def make_pictures_workspace(root: Path) -> Path:
+    ws = root / "shapescript-pictures"
+    (ws / ".vscode").mkdir(parents=True)
+    (ws / "pictures.ss").write_text(PICTURES)
+    (ws / ".vscode" / "settings.json").write_text(
+        json.dumps({"shapescript.python": sys.executable}, indent=2)
+    )
+    return ws
+
+
+def run_hover_probe(vsix: Path, ws: Path, theme: str, work: Path) -> dict:
+    runner = work / "run_probe.py"
+    runner.write_text(RUNNER)
+    shots = work / "shots"
+    hovers = [{"name": name, **spot} for name, spot, _ in HOVERS]
+    env = dict(os.environ)
+    env["SS_E2E_DRIVE"] = str(HOVER_DRIVE)
+    env["SS_E2E_SETTINGS"] = json.dumps({"workbench.colorTheme": THEMES[theme]})
+    env["SS_E2E_CONFIG"] = json.dumps({"hovers": hovers, "shot_prefix": f"{theme}-"})
+    cmd = [
+        sys.executable, str(runner), str(PROBE_DIR), str(vsix), OUTPUT_CHANNEL,
+        QUICK_OPEN_RACE, QUICK_OPEN_WAIT,
+        "--workspace", str(ws), "--file", "pictures.ss",
+        "--server-cmd", f"{sys.executable} -m shapescript_lsp",
+        "--home", str(PROBE_HOME), "--out", str(shots), "--timeout-ms", "20000",
+        "--hover", "", "--completion", "", "--definition", "", "--edit", "",
+    ]  # fmt: skip
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, env=env
+    )
+    try:
+        report = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        pytest.fail(
+            f"the probe printed no JSON (exit {proc.returncode}):\n"
+            f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for shot in shots.glob("*.png"):
+        shutil.copy(shot, ARTIFACTS / shot.name)
+    report["_shots"] = str(shots)
+    return report
+
+
+def check_pictures(report: dict, theme: str) -> list[str]:
+    """Each hover holds an image drawn on the theme's background, with legible labels."""
+    failures: list[str] = []
+    if report.get("error"):
+        failures.append(f"the probe stopped: {report['error'][:1000]}")
+    opened = _step(report, "open-file")
+    workbench = opened.get("workbench_class") or ""
+    if ("vs-dark" in workbench) != (theme == "dark"):
+        failures.append(f"VS Code isn't in the {theme} theme: workbench class {workbench!r}")
+    shots = Path(report["_shots"])
+    for name, _, expected in HOVERS:
+        step = _step(report, f"hover-{name}")
+        if not step.get("ok"):
+            failures.append(f"hover {name}: no image ({step.get('error')}): {step.get('text')!r}")
+            continue
+        if expected not in (step.get("text") or ""):
+            failures.append(f"hover {name}: {expected!r} not in {step.get('text')!r}")
+        for image in step.get("images", []):
+            seen = legibility(shots / image["file"])
+            image["seen"] = seen
+            dark = seen["background_luminance"] < 0.2
+            light = seen["background_luminance"] > 0.7
+            if (theme == "dark" and not dark) or (theme == "light" and not light):
+                what = f"hover {name}: the image's background isn't {theme}: {seen}"
+                if worker_picture(image["alt"]):
+                    warnings.warn(what, stacklevel=1)
+                else:
+                    failures.append(what)
+            if seen["colours"] < 8:
+                failures.append(f"hover {name}: the image is almost one colour: {seen}")
+            if seen["label_share"] < LABEL_SHARE or seen["best_contrast"] < LABEL_CONTRAST:
+                failures.append(f"hover {name}: its labels don't stand out: {seen}")
+            natural, shown = image["natural"], image["shown"]
+            if natural[0] < 1.9 * shown[0]:
+                failures.append(f"hover {name}: the image isn't drawn at 2x: {image}")
+    return failures
+
+
+def test_hover_pictures_are_legible_in_the_light_and_dark_themes(tmp_path: Path) -> None:
+    reason = _missing_prerequisites()
+    if reason:
+        pytest.skip(reason)
+    vsix = package_extension(tmp_path)
+    failures: list[str] = []
+    for theme in THEMES:
+        work = tmp_path / theme
+        work.mkdir()
+        report = run_hover_probe(vsix, make_pictures_workspace(work), theme, work)
+        found = check_pictures(report, theme)
+        (ARTIFACTS / f"{theme}-report.json").write_text(json.dumps(report, indent=2))
+        failures.extend(f"{theme}: {failure}" for failure in found)
+    if failures:
+        pytest.fail(
+            "the hover pictures VS Code showed aren't right:\n- "
+            + "\n- ".join(failures)
+            + f"\nscreenshots and reports: {ARTIFACTS}",
             pytrace=False,
         )

@@ -27,7 +27,7 @@ fn heads(x: [b n (H Dh)]) -> [b n (H Dh)]:
         |> softmax(over=n)
     return s
 """
-IMAGE = re.compile(r"!\[[^\]]*\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\|width=(\d+)\)")
+IMAGE = re.compile(r"!\[(?:\\.|[^\]\\])*\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\|width=(\d+)\)")
 
 
 async def hover_text(client: LanguageClient, uri: str, needle: str, text: str = PROGRAM) -> str:
@@ -137,3 +137,15 @@ async def test_initialization_options_choose_the_theme_and_turn_images_off(
         assert hex_colour(image.getpixel((1, 1))) == PALETTES[theme].background
     else:
         assert not found and "(H Dh): H = 2 blocks of Dh = 4" in text
+
+
+async def test_an_images_alt_text_keeps_the_types_brackets(client: LanguageClient):
+    program = "dim D = 4\n\nfn pos(x: [b D]) -> [b D]:\n    y = relu(x) + 1.0\n    return y\n"
+    uri = await open_document(client, program, "alt.ss")
+    text = await hover_text(client, uri, "y = ", program)
+    if client.client_name.startswith("visual"):
+        alt = text.split("![", 1)[1].split("](data:image/png", 1)[0]
+        assert alt.startswith("\\[b D\\] \\[1, inf)"), alt
+        assert alt.count("\\[") == 2 and alt.count("\\]") == 1, alt
+    else:
+        assert "data:image" not in text

@@ -121,7 +121,7 @@ class Program:
         self.source_text = source_text
         self.fingerprint = fingerprint
         self.previous_memo = previous_memo or {}
-        self.memo: dict[tuple[str, int], BodyResult] = {}
+        self.memo: dict[tuple[str, int, int], BodyResult] = {}
         self.results: dict[int, BodyResult] = {}
         self.variable_counter = 0
         self.inferring: list[str] = []
@@ -134,6 +134,8 @@ class Program:
         #: the previous one's.
         self.read_summaries: dict[tuple[str, str], ReadSummary] = {}
         self.previous_read_summaries: dict = self.previous_memo.get("reads", {})
+        #: Each item's text, when the caller has it already.
+        self.item_texts: list[str] | None = None
 
     def fresh_variable(self, name: str) -> str:
         self.variable_counter += 1
@@ -146,6 +148,8 @@ class Program:
         return self.prelude.signatures.get(name)
 
     def item_text(self, index: int) -> str:
+        if self.item_texts is not None:
+            return self.item_texts[index]
         item = self.module.items[index]
         base = self.module.base_of(index)
         return self.source_text[base + item.span.start : base + item.span.end]
@@ -160,7 +164,9 @@ class Program:
         signature = overloads.signature_of(self.scope, decl)
         if signature is None or decl.name in self.inferring:
             return None
-        key = (self.item_text(index), self.fingerprint)
+        # Facts and diagnostics count from the item's chunk, so the item's place in its
+        # chunk is part of the key: comment lines added above it move it there.
+        key = (self.item_text(index), decl.span.start, self.fingerprint)
         result = self.previous_memo.get(key) or self.memo.get(key)
         if result is not None and not generics.body_reusable(self, result):
             result = None

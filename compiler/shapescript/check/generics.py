@@ -283,7 +283,7 @@ def instantiate(
         return Outcome(None, too_deep=[decl.name])
     text = home.text[home.base + decl.span.start : home.base + decl.span.end]
     place = text if home.prefix is None else (home.path, text)
-    memo_key = ("instance", place, pairs, program.fingerprint)
+    memo_key = ("instance", place, decl.span.start, pairs, program.fingerprint)
     remembered = program.previous_memo.get(memo_key) or program.memo.get(memo_key)
     if isinstance(remembered, Outcome) and _reusable(program, remembered):
         table[key] = remembered
@@ -605,8 +605,8 @@ def keep_instances(program: Program) -> None:
     for key, value in program.previous_memo.items():
         if (
             isinstance(key, tuple)
-            and len(key) == 4
+            and len(key) == 5
             and key[0] == "instance"
-            and key[3] == program.fingerprint
+            and key[4] == program.fingerprint
         ):
             program.memo.setdefault(key, value)

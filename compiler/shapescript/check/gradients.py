@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from shapescript.check import imports, overloads, qualified_uses
 from shapescript.check.read_summary import ReadSummary, summarise
+from shapescript.check.reads_memo import ReadsMemo
 from shapescript.check.types import (
     DATA_TYPES,
     FLOAT_DTYPES,
@@ -174,14 +175,41 @@ def param_reads(
     """The params of the model given to parameter `index` of fn `name` that it reads, in
     declaration order; None when it may read any (it passes the model where the checker
     can't follow). Of several fns of the name, the one for `model` (given first)."""
-    memo = program.__dict__.setdefault("_param_reads", {})
+    state = reads_memo(program)
+    memo = state.results
     key = (name, index, model)
+    state.note_use(name)
     if key in memo:
+        if key in state.computing:
+            state.cyclic = True
         return memo[key]
     memo[key] = ()
+    state.users.setdefault(name, set()).add(key)
     if "." in name:
         memo[key] = imports.param_reads(program.scope, name, index)
         return memo[key]
+    state.stack.append(key)
+    state.computing.add(key)
+    try:
+        result = _params_read(program, name, index, model)
+    finally:
+        state.stack.pop()
+        state.computing.discard(key)
+    memo[key] = result
+    return result
+
+
+def reads_memo(program: Program) -> ReadsMemo:
+    """The analysis's params-read memo, made empty on first use."""
+    state = program.__dict__.get("_param_reads")
+    if state is None:
+        state = program.__dict__["_param_reads"] = ReadsMemo()
+    return state
+
+
+def _params_read(
+    program: Program, name: str, index: int, model: str | None
+) -> tuple[str, ...] | None:
     decl, base, signature = overloads.function_for(program.scope, name, model)
     result: tuple[str, ...] | None = ()
     if signature is not None and signature.is_generic:
@@ -195,7 +223,6 @@ def param_reads(
                 result = None
             elif info is not None:
                 result = tuple(p.name for p in info.params if p.name in found)
-    memo[key] = result
     return result
 
 

@@ -121,7 +121,13 @@ def check_models(
         if not isinstance(item, ast.ModelDecl) or scope.models.get(item.name) is not item:
             continue
         base = module.base_of(index)
-        key = (text[base + item.span.start : base + item.span.end], context, scope.path)
+        # Its facts count from its chunk: its place there is part of the key.
+        key = (
+            text[base + item.span.start : base + item.span.end],
+            item.span.start,
+            context,
+            scope.path,
+        )
         result = memo.get(key) or previous.get(key)
         result = _check_model(scope, item, base) if result is None else moved(result, base)
         memo[key] = result

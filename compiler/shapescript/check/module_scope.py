@@ -253,12 +253,31 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
     scope.declared_types = declared_type_names(module)
     function_names = FunctionNames(models, scope.declared_types)
     devices = _DevicesLines()
-    for index, item in enumerate(module.items):
-        base = module.base_of(index)
+    symbols, functions, function_bases = scope.symbols, scope.functions, scope.function_bases
+    bases = module.bases or [0] * len(module.items)
+    for index, (item, base) in enumerate(zip(module.items, bases, strict=True)):
         reporter.base = base
         entries: list[tuple[str, str, Span]] = []
-        # Functions first: most items are functions.
-        if isinstance(item, ast.FnDecl):
+        # Functions first: most items are functions, and most names are declared once.
+        if type(item) is ast.FnDecl:
+            if not function_names.admit(scope, item, base, reporter):
+                continue
+            name = item.name
+            if name not in symbols:
+                span = item.name_span
+                doc = item.doc
+                symbols[name] = Symbol(
+                    name,
+                    "fn",
+                    Span(span.start + base, span.end + base),
+                    path,
+                    doc=doc.text if doc is not None else None,
+                )
+                functions[name] = item
+                function_bases[name] = base
+                continue
+            entries.append((name, "fn", item.name_span))
+        elif isinstance(item, ast.FnDecl):
             if not function_names.admit(scope, item, base, reporter):
                 continue
             entries.append((item.name, "fn", item.name_span))
@@ -630,9 +649,11 @@ def build_signatures(
     memo: dict = {}
     functions = [(name, decl, scope.function_bases[name]) for name, decl in scope.functions.items()]
     functions += overload_members(scope)
+    previous = previous or {}
+    declared, signatures, overload_sets = scope.functions, scope.signatures, scope.overload_sets
     for name, decl, base in functions:
         key = (id(decl), context_key)
-        entry = (previous or {}).get(key)
+        entry = previous.get(key)
         if entry is None or entry.decl is not decl:
             references: list[tuple[str, Span]] = []
             reporter.base = base
@@ -648,9 +669,10 @@ def build_signatures(
             reporter.diagnostics.extend(shift_diagnostic(d, base) for d in entry.diagnostics)
         if entry.references:
             on_references(entry.references, base)
-        if scope.functions.get(name) is decl:
-            scope.signatures[name] = entry.signature
-        note_signature(scope, decl, entry.signature)
+        if declared.get(name) is decl:
+            signatures[name] = entry.signature
+        if name in overload_sets:
+            note_signature(scope, decl, entry.signature)
         memo[key] = entry
     reporter.base = 0
     return memo

@@ -86,20 +86,29 @@ class FunctionNames:
     def __init__(self, models: set[str], declared: set[str]) -> None:
         self.models = models
         self.declared = declared
-        self.first: dict[str, _Seen] = {}
+        #: The first function of each name, as its declaration and base until another
+        #: function of the name needs what it takes first (most names are declared once).
+        self.first: dict[str, _Seen | tuple[ast.FnDecl, int]] = {}
+
+    def _seen(self, decl: ast.FnDecl, base: int) -> _Seen:
+        model = first_param_model(decl, self.models)
+        generic = looks_generic(decl, self.declared)
+        return _Seen(decl, base, None if generic else model, generic)
 
     def admit(self, scope: ModuleScope, decl: ast.FnDecl, base: int, reporter: Reporter) -> bool:
         """Whether the declarations pass declares `decl` as the name's symbol; False when
         it is a further overload of the name, or can't share the name (E2307)."""
-        model = first_param_model(decl, self.models)
-        generic = looks_generic(decl, self.declared)
-        seen = _Seen(decl, base, None if generic else model, generic)
-        first = self.first.get(decl.name)
-        symbol = scope.symbols.get(decl.name)
+        name = decl.name
+        first = self.first.get(name)
+        symbol = scope.symbols.get(name)
         if first is None or symbol is None or symbol.kind != "fn":
-            self.first.setdefault(decl.name, seen)
+            if first is None:
+                self.first[name] = (decl, base)
             return True
-        if first.model is None and seen.model is None and not (first.generic or generic):
+        if isinstance(first, tuple):
+            first = self.first[name] = self._seen(*first)
+        seen = self._seen(decl, base)
+        if first.model is None and seen.model is None and not (first.generic or seen.generic):
             return True  # neither takes a model first: E0302, as for any name
         overloads = scope.overload_sets.get(decl.name)
         if overloads is None and first.model is not None:

@@ -176,15 +176,26 @@ class ItemFacts:
 
     item: ast.Item
     base: int
-    declaration: Facts = field(default_factory=Facts)
+    #: The facts about its declaration, made on first use (`declaration`): most items
+    #: have none, and a big file has thousands of items.
+    made_declaration: Facts | None = None
     body: BodyResult | None = None
+
+    @property
+    def declaration(self) -> Facts:
+        if self.made_declaration is None:
+            self.made_declaration = Facts()
+        return self.made_declaration
 
     @property
     def span(self) -> Span:
         return Span(self.base + self.item.span.start, self.base + self.item.span.end)
 
     def fact_tables(self) -> list[Facts]:
-        return [self.declaration] + ([self.body.facts] if self.body is not None else [])
+        tables = [self.made_declaration] if self.made_declaration is not None else []
+        if self.body is not None:
+            tables.append(self.body.facts)
+        return tables
 
 
 @record

@@ -39,54 +39,59 @@ def summarise(decl: ast.FnDecl, param: str) -> ReadSummary:
     """The syntax-only part of what `decl` does with its parameter `param`."""
     roots: list = list(decl.body or []) + ([decl.expr_body] if decl.expr_body else [])
     nodes = [node for root in roots for node in walk(root)]
+    # Names bound to the parameter (`n = m`), followed through chains of such lines.
+    copies = [
+        node
+        for node in nodes
+        if node.__class__ is ast.Assign
+        and node.value.__class__ is ast.Name
+        and len(node.targets) == 1
+    ]
     aliases = {param}
-    changed = True
+    changed = bool(copies)
     while changed:
         changed = False
-        for node in nodes:
-            if (
-                isinstance(node, ast.Assign)
-                and isinstance(node.value, ast.Name)
-                and node.value.name in aliases
-                and len(node.targets) == 1
-                and node.targets[0].name not in aliases
-            ):
+        for node in copies:
+            if node.value.name in aliases and node.targets[0].name not in aliases:
                 aliases.add(node.targets[0].name)
                 changed = True
     reads: set[str] = set()
     handled: set[int] = set()
     passed_on: list[PassedOn] = []
+    uses: list[ast.Name] = []
     for node in nodes:
-        if isinstance(node, ast.Member) and isinstance(node.target, ast.Name):
-            if node.target.name in aliases:
+        kind = node.__class__
+        if kind is ast.Name:
+            if node.name in aliases:
+                uses.append(node)
+        elif kind is ast.Member:
+            target = node.target
+            if target.__class__ is ast.Name and target.name in aliases:
                 reads.add(node.name)
-                handled.add(id(node.target))
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
-            if node.value.name in aliases:
-                handled.add(id(node.value))
-        elif isinstance(node, ast.Call) and isinstance(node.callee, ast.Name):
+                handled.add(id(target))
+        elif kind is ast.Assign:
+            value = node.value
+            if value.__class__ is ast.Name and value.name in aliases:
+                handled.add(id(value))
+        elif kind is ast.Call:
+            if node.callee.__class__ is not ast.Name:
+                continue
             callee = node.callee.name
             args = node.args
-            if callee == "value_and_grad" and args and isinstance(args[0].value, ast.Name):
+            if callee == "value_and_grad" and args and args[0].value.__class__ is ast.Name:
                 callee, args = args[0].value.name, args[1:]
             for position, arg in enumerate(args):
                 value = arg.value
-                if isinstance(value, ast.Name) and value.name in aliases:
+                if value.__class__ is ast.Name and value.name in aliases:
                     handled.add(id(value))
                     passed_on.append(PassedOn(callee, arg.name, position))
-        elif (
-            isinstance(node, ast.Pipe)
-            and isinstance(node.input, ast.Name)
-            and node.input.name in aliases
-            and node.stages
-        ):
-            stage = node.stages[0]
-            callee = stage.callee if isinstance(stage, ast.Call) else stage
-            if isinstance(callee, ast.Name):
-                handled.add(id(node.input))
-                passed_on.append(PassedOn(callee.name, None, 0, pipe=True))
-    opaque = any(
-        isinstance(node, ast.Name) and node.name in aliases and id(node) not in handled
-        for node in nodes
-    )
+        elif kind is ast.Pipe:
+            source = node.input
+            if source.__class__ is ast.Name and source.name in aliases and node.stages:
+                stage = node.stages[0]
+                callee = stage.callee if stage.__class__ is ast.Call else stage
+                if callee.__class__ is ast.Name:
+                    handled.add(id(source))
+                    passed_on.append(PassedOn(callee.name, None, 0, pipe=True))
+    opaque = any(id(node) not in handled for node in uses)
     return ReadSummary(frozenset(reads), tuple(passed_on), opaque)

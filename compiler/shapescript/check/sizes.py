@@ -102,11 +102,20 @@ class Poly:
     # ---------------------------------------------------------------- arithmetic
 
     def __add__(self, other: Poly | int) -> Poly:
-        other = _as_poly(other)
+        if type(other) is not Poly:
+            other = _as_poly(other)
+        if not other.terms:
+            return self
         terms = dict(self.terms)
+        get = terms.get
         for monomial, coefficient in other.terms.items():
-            terms[monomial] = _checked(terms.get(monomial, 0) + coefficient)
-        return Poly(terms)
+            value = get(monomial, 0) + coefficient
+            if not -LIMIT <= value < LIMIT:
+                raise SizeOverflow(value)
+            terms[monomial] = value
+        if 0 in terms.values():
+            terms = {m: c for m, c in terms.items() if c != 0}
+        return Poly._of(terms)
 
     __radd__ = __add__
 
@@ -114,13 +123,20 @@ class Poly:
         return Poly._of({m: -c for m, c in self.terms.items()})
 
     def __sub__(self, other: Poly | int) -> Poly:
+        if other.__class__ is Poly and other.terms == self.terms:
+            return ZERO
         return self + (-_as_poly(other))
 
     def __rsub__(self, other: Poly | int) -> Poly:
         return _as_poly(other) - self
 
     def __mul__(self, other: Poly | int) -> Poly:
-        other = _as_poly(other)
+        if type(other) is not Poly:
+            other = _as_poly(other)
+        if len(other.terms) == 1 and () in other.terms:
+            return self._scaled(other.terms[()])
+        if len(self.terms) == 1 and () in self.terms:
+            return other._scaled(self.terms[()])
         terms: dict[Monomial, int] = {}
         for m1, c1 in self.terms.items():
             for m2, c2 in other.terms.items():
@@ -129,6 +145,16 @@ class Poly:
         return Poly(terms)
 
     __rmul__ = __mul__
+
+    def _scaled(self, factor: int) -> Poly:
+        """Each coefficient times a non-zero number."""
+        terms = {}
+        for monomial, coefficient in self.terms.items():
+            value = coefficient * factor
+            if not -LIMIT <= value < LIMIT:
+                raise SizeOverflow(value)
+            terms[monomial] = value
+        return Poly._of(terms)
 
     def divide_exact(self, divisor: Poly) -> Poly:
         """Exact division by a single term that divides every term, else InexactDivision."""
@@ -147,16 +173,55 @@ class Poly:
 
     def substitute(self, values: Mapping[str, Poly]) -> Poly:
         """Replace symbols by sizes (dims by their values, solver variables by solutions)."""
-        if not values or not any(name in values for term in self.terms for name in term):
+        if not values:
             return self
-        result = ZERO
+        for monomial in self.terms:
+            for name in monomial:
+                if name in values:
+                    break
+            else:
+                continue
+            break
+        else:
+            return self
+        # As `sum(coefficient * product(value or symbol))` term by term, without making a
+        # Poly for each step: the names left as they are join each monomial at the end,
+        # which changes neither which terms merge nor the order they come in.
+        result: dict[Monomial, int] = {}
         for monomial, coefficient in self.terms.items():
-            term = Poly.const(coefficient)
+            partial: dict[Monomial, int] = {(): coefficient}
+            kept: list[str] = []
             for name in monomial:
                 found = values.get(name)
-                term = term * (found if found is not None else Poly.symbol(name))
-            result = result + term
-        return result
+                if found is None:
+                    kept.append(name)
+                    continue
+                found_terms = found.terms
+                if len(found_terms) == 1 and () in found_terms:
+                    # A number (a dim's value): each coefficient times it.
+                    factor = found_terms[()]
+                    partial = {m: _checked(c * factor) for m, c in partial.items()}
+                    continue
+                product_terms: dict[Monomial, int] = {}
+                for m1, c1 in partial.items():
+                    for m2, c2 in found.terms.items():
+                        merged = tuple(sorted(m1 + m2)) if m1 and m2 else (m1 or m2)
+                        product_terms[merged] = _checked(
+                            product_terms.get(merged, 0) + _checked(c1 * c2)
+                        )
+                if 0 in product_terms.values():
+                    product_terms = {m: c for m, c in product_terms.items() if c != 0}
+                partial = product_terms
+            extra = tuple(kept)
+            for partial_monomial, value in partial.items():
+                if extra:
+                    partial_monomial = (
+                        tuple(sorted(partial_monomial + extra)) if partial_monomial else extra
+                    )
+                result[partial_monomial] = _checked(result.get(partial_monomial, 0) + value)
+            if 0 in result.values():
+                result = {m: c for m, c in result.items() if c != 0}
+        return Poly._of(result)
 
     def linear_in(self, name: str) -> tuple[Poly, Poly] | None:
         """Write self as `a*name + b` with `name` in neither a nor b, or None if not linear."""
@@ -214,8 +279,16 @@ def _term_order(item: tuple[Monomial, int]) -> tuple[int, Monomial]:
 
 def format_size(size: Poly) -> str:
     """A size as the reference prints it: `D`, `3*D`, `n - 1`, `gh*gw`, `196`."""
-    if not size.terms:
+    terms = size.terms
+    if not terms:
         return "0"
+    if len(terms) == 1:
+        # The common sizes: a number, or one symbol.
+        ((monomial, coefficient),) = terms.items()
+        if not monomial:
+            return str(coefficient)
+        if coefficient == 1 and len(monomial) == 1:
+            return _display_name(monomial[0])
     parts: list[str] = []
     for index, (monomial, coefficient) in enumerate(sorted(size.terms.items(), key=_term_order)):
         magnitude = abs(coefficient)

@@ -47,7 +47,7 @@ class Solution:
 
 
 def _variables(size: Poly) -> set[str]:
-    return {name for name in size.symbols() if is_variable(name)}
+    return {name for monomial in size.terms for name in monomial if name.startswith("$")}
 
 
 def solve(
@@ -64,7 +64,9 @@ def solve(
         except SizeOverflow:
             solution.failures.append(Failure(equation, "E0414", equation.lhs, equation.rhs))
             continue
-        pending.append((equation, difference))
+        if difference.terms:
+            # An equation whose sides are the same size holds, whatever is solved.
+            pending.append((equation, difference))
     progress = True
     while progress:
         progress = False

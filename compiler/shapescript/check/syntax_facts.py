@@ -143,8 +143,37 @@ def type_names(written: ast.TypeExpr) -> list[tuple[str, Span]]:
     return names
 
 
-#: Each node class's slots, as `walk` reads them.
+#: Each node class's slots that may hold a node, as `walk` reads them.
 _SLOTS: dict[type, tuple[str, ...]] = {}
+#: Field types, as the syntax tree's records write them, that never hold a node.
+_NEVER_NODES = frozenset(
+    {
+        "Span",
+        "Span | None",
+        "str",
+        "str | None",
+        "bool",
+        "int",
+        "int | None",
+        "float",
+        "list[str]",
+        "list[int]",
+        "list[int] | None",
+        "list[Span]",
+    }
+)
+
+
+def _node_slots(node) -> tuple[str, ...]:
+    """The slots of a node's class (its own, as `__slots__` lists them) but those whose
+    declared type says they hold no node."""
+    cls = node.__class__
+    annotations: dict[str, object] = {}
+    for klass in reversed(cls.__mro__):
+        annotations.update(klass.__dict__.get("__annotations__", {}))
+    return tuple(
+        name for name in getattr(node, "__slots__", ()) if annotations.get(name) not in _NEVER_NODES
+    )
 
 
 def walk(node):
@@ -156,7 +185,7 @@ def walk(node):
         yield current
         names = slots_of.get(current.__class__)
         if names is None:
-            names = slots_of[current.__class__] = tuple(getattr(current, "__slots__", ()))
+            names = slots_of[current.__class__] = _node_slots(current)
         for name in names:
             value = getattr(current, name, None)
             if isinstance(value, list):

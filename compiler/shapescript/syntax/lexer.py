@@ -53,6 +53,16 @@ _TOKEN_RE = re.compile(
     r"|(?P<end>$)"
     r")"
 )
+#: The groups of `_TOKEN_RE` by number, as `match.lastindex` gives them.
+_GROUPS = _TOKEN_RE.groupindex
+_NAME, _OP, _NL, _INT, _COMMENT, _BAD, _END = (
+    _GROUPS[name] for name in ("name", "op", "nl", "int", "comment", "bad", "end")
+)
+_GROUP_NAMES = {index: name for name, index in _TOKEN_RE.groupindex.items()}
+#: Token kinds the layout pass looks at: brackets, and what makes a bracket a signature's.
+_LAYOUT_KINDS = frozenset({"(", "[", ")", "]", "->", ":"})
+#: The kind of a name token: a keyword's own text, `_`, else NAME.
+_NAME_KINDS = {word: word for word in KEYWORDS} | {"_": "_"}
 _MODEL_LIKE_DECL = re.compile(r"[ \t]+[^\W\d]\w*[ \t]*:")
 _GROUPED_PARTS = re.compile(r"(\d+)(.*)", re.S)
 
@@ -100,37 +110,35 @@ class _Layout:
         tokens = self.tokens
         append = tokens.append
         brackets = self.brackets
-        keywords = KEYWORDS
+        name_kinds = _NAME_KINDS
         at_line_start = True
         bad_run: list[int] | None = None
         last_end = 0
         line_start_offset = self.start
         for match in _TOKEN_RE.finditer(text, self.start):
-            kind = match.lastgroup
-            start, end = match.span(kind)
-            if kind == "name":
-                raw = text[start:end]
-                token = Token(
-                    raw if raw in keywords else ("_" if raw == "_" else NAME), raw, start, end
-                )
-            elif kind == "op":
-                raw = text[start:end]
+            group = match.lastindex
+            start, end = match.span(group)
+            if group == _NAME:
+                raw = match[group]
+                token = Token(name_kinds.get(raw, NAME), raw, start, end)
+            elif group == _OP:
+                raw = match[group]
                 token = Token(raw, raw, start, end)
-            elif kind == "nl":
+            elif group == _NL:
                 if not brackets and not at_line_start and self.pending_newline is None:
                     self.pending_newline = Token(NEWLINE, "", last_end, last_end)
                 at_line_start = True
                 line_start_offset = end
                 self.line_number += 1
                 continue
-            elif kind == "int":
-                token = self._integer(text[start:end], start, end)
-            elif kind == "comment":
-                self._comment(text[start:end], start, end, not at_line_start)
+            elif group == _INT:
+                token = self._integer(match[group], start, end)
+            elif group == _COMMENT:
+                self._comment(match[group], start, end, not at_line_start)
                 continue
-            elif kind == "end":
+            elif group == _END:
                 break
-            elif kind == "bad":
+            elif group == _BAD:
                 if bad_run is not None and bad_run[1] == start:
                     bad_run[1] = end
                 else:
@@ -138,7 +146,7 @@ class _Layout:
                     bad_run = [start, end, self.line_number]
                 continue
             else:
-                token = self._literal(kind, text[start:end], start, end)
+                token = self._literal(_GROUP_NAMES[group], match[group], start, end)
             if at_line_start:
                 at_line_start = False
                 if brackets:
@@ -148,17 +156,18 @@ class _Layout:
                 else:
                     self._begin_line(token, line_start_offset)
             tok_kind = token.kind
-            if tok_kind == "(" or tok_kind == "[":
-                if tokens and tokens[-1].kind == "=":
-                    self._note_declaration_bracket(token)
-                brackets.append(token)
-                token.partner = len(tokens)
-            elif tok_kind == ")" or tok_kind == "]":
-                if not self._close_bracket(token):
-                    last_end = end
-                    continue
-            elif (tok_kind == "->" or tok_kind == ":") and brackets:
-                brackets[-1].value = True
+            if tok_kind in _LAYOUT_KINDS:
+                if tok_kind == "(" or tok_kind == "[":
+                    if tokens and tokens[-1].kind == "=":
+                        self._note_declaration_bracket(token)
+                    brackets.append(token)
+                    token.partner = len(tokens)
+                elif tok_kind == ")" or tok_kind == "]":
+                    if not self._close_bracket(token):
+                        last_end = end
+                        continue
+                elif brackets:
+                    brackets[-1].value = True
             append(token)
             last_end = end
         self._flush_bad_run(bad_run)

@@ -7,6 +7,7 @@ indented under it, put an error node in the tree, and go on.
 
 from __future__ import annotations
 
+import bisect
 import gc
 import re
 from itertools import repeat
@@ -69,10 +70,23 @@ class ParseResult:
     module: ast.Module
     diagnostics: list[Diagnostic]
     source: SourceFile
-    #: Each chunk's text with what parsing it gave, for the next parse of an edited file.
-    chunks: dict[tuple[str, bool], ChunkParse] = field(default_factory=dict)
+    #: The chunks and what parsing each gave, for the next parse of an edited file.
+    chunks: Chunks | None = None
     #: Every comment, with the start of its chunk (its span counts from there).
     comments: list[tuple[int, Comment]] = field(default_factory=list)
+
+
+@record
+class Chunks:
+    """A file's chunks in order: where each starts, what parsing it gave, and the index
+    of its first item in `module.items` and of its first comment in `comments`; also the
+    chunks that gave diagnostics, as (index, start) pairs."""
+
+    starts: list[int]
+    parses: list[ChunkParse]
+    first_items: list[int]
+    first_comments: list[int]
+    with_diagnostics: list[tuple[int, int]]
 
 
 @record
@@ -84,30 +98,26 @@ class ChunkParse:
     comments: list[Comment] = field(default_factory=list)
 
 
-#: A line's first character that may start an item, found from the newline before it:
-#: a literal newline lets the regex engine skip ahead, where `^` with re.M tries every
-#: position (twice as fast on a big file). The file's first line is always a chunk start.
-_ITEM_START = re.compile(r"\n(?!else\b)[^\W\d]")
-_COMMENT_LINE = re.compile(r"#[^\n]*\n?")
+#: A chunk's start: a line at column 0 that begins with a name or keyword (not `else`),
+#: with the comment lines directly above it. Each match is a line start followed by a
+#: comment or a name; it takes the comment lines there without giving any back (so a
+#: long comment block is read once, not once per line), then the item's first character
+#: if there is one. A literal newline lets the regex engine skip ahead, where `^` with
+#: re.M tries every position.
+_CHUNK_START = re.compile(r"\n(?=#|(?!else\b)[^\W\d])(?:#[^\n]*\n)*+(?P<item>(?!else\b)[^\W\d])?")
+#: The comment lines at the start of a file, and the first item's first character: the
+#: first chunk starts at 0 whatever comes before its item.
+_FIRST_CHUNK = re.compile(r"(?:#[^\n]*\n)*+(?:(?!else\b)[^\W\d])?")
 
 
 def split_chunks(text: str) -> list[int]:
     """Where each top-level chunk starts: a line at column 0 that begins with a name or
     keyword (but not `else`), moved up over the comment lines directly above it."""
     starts = [0]
-    for match in _ITEM_START.finditer(text):
-        start = match.start() + 1
-        while True:
-            previous_end = start - 1
-            if previous_end <= 0:
-                break
-            line_start = text.rfind("\n", 0, previous_end) + 1
-            if text.startswith("#", line_start) and line_start >= starts[-1]:
-                start = line_start
-            else:
-                break
-        if start > starts[-1]:
-            starts.append(start)
+    append = starts.append
+    for match in _CHUNK_START.finditer(text, max(_FIRST_CHUNK.match(text).end() - 1, 0)):
+        if match.start("item") != -1:
+            append(match.start() + 1)
     return starts
 
 
@@ -136,30 +146,21 @@ def _parse_file(
 ) -> ParseResult:
     text = source.text
     starts = split_chunks(text)
-    cache = previous.chunks if previous is not None else {}
-    chunks: dict[tuple[str, bool], ChunkParse] = {}
-    items: list[ast.Item] = []
-    bases: list[int] = []
-    diagnostics: list[Diagnostic] = []
-    comments: list[tuple[int, Comment]] = []
     # Parsing allocates many small objects that all stay alive, so the cyclic collector
     # would only scan them again and again; pausing it makes parsing about a quarter faster.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for index, start in enumerate(starts):
-            end = starts[index + 1] if index + 1 < len(starts) else len(text)
-            key = (text[start:end], notebook)
-            chunk = cache.get(key)
-            if chunk is None or key in chunks:
-                stop_if(cancelled)
-                chunk = _parse_chunk(source.path, key[0], notebook)
-            chunks[key] = chunk
-            items.extend(chunk.items)
-            bases.extend([start] * len(chunk.items))
-            if chunk.diagnostics:
-                diagnostics.extend(shift_diagnostic(d, start) for d in chunk.diagnostics)
-            comments.extend(zip(repeat(start), chunk.comments))
+        first, last, old_last = 0, len(starts), 0
+        if _reusable(previous, notebook):
+            reused = _reuse_ends(previous, text, starts)
+            old_last = len(previous.chunks.starts)
+            if reused is not None:
+                first, last, old_last = reused
+        middle = _parse_middle(
+            source, notebook, starts, (first, last, old_last), previous, cancelled
+        )
+        chunks = _join(previous, middle, starts, first, last, old_last)
     finally:
         if collecting:
             # Everything made meanwhile is still in the youngest generation, so the
@@ -167,9 +168,204 @@ def _parse_file(
             # reference cycles to find, so it is moved out of the collector's way.
             gc.freeze()
             gc.enable()
+    items, bases, comments = chunks.pop("items"), chunks.pop("bases"), chunks.pop("comments")
+    layout = Chunks(**chunks)
+    diagnostics = [
+        shift_diagnostic(d, start)
+        for index, start in layout.with_diagnostics
+        for d in layout.parses[index].diagnostics
+    ]
     diagnostics.sort(key=lambda d: (d.primary.span.start, d.code))
     module = ast.Module(items, Span(0, len(text)), notebook, bases)
-    return ParseResult(module, diagnostics, source, chunks, comments)
+    return ParseResult(module, diagnostics, source, layout, comments)
+
+
+def _common_prefix(old: str, new: str) -> int:
+    """How many characters the two texts start with in common (a binary search that
+    compares halves, so each character is copied about once)."""
+    low, high = 0, min(len(old), len(new))
+    while high - low > 32:
+        middle = (low + high) // 2
+        if old[low:middle] == new[low:middle]:
+            low = middle
+        else:
+            high = middle
+    while low < high and old[low] == new[low]:
+        low += 1
+    return low
+
+
+def _common_suffix(old: str, new: str, limit: int) -> int:
+    """How many characters the two texts end with in common, at most `limit`."""
+    low, high = 0, limit
+    old_end, new_end = len(old), len(new)
+    while high - low > 32:
+        middle = (low + high) // 2
+        if old[old_end - middle : old_end - low] == new[new_end - middle : new_end - low]:
+            low = middle
+        else:
+            high = middle
+    while low < high and old[old_end - low - 1] == new[new_end - low - 1]:
+        low += 1
+    return low
+
+
+def _reuse_ends(previous: ParseResult, text: str, starts: list[int]) -> tuple[int, int, int] | None:
+    """Which chunks of the new text are the previous text's own, unchanged: those before
+    the first changed character and those after the last, where the chunks start at the
+    same places (moved by the edit, after it). Gives the first chunk to parse, the first
+    after it that is reused, and that chunk's index in the previous parse; None when no
+    chunk is reused by place."""
+    old = previous.source.text
+    old_starts = previous.chunks.starts
+    prefix = _common_prefix(old, text)
+    suffix = _common_suffix(old, text, min(len(old), len(text)) - prefix)
+    delta = len(text) - len(old)
+    # Chunks that end by the first change; the chunk holding it is parsed again.
+    first = max(bisect.bisect_right(starts, prefix) - 1, 0)
+    if starts[: first + 1] != old_starts[: first + 1]:
+        return None
+    # Chunks that start after the last change (past the newline before them too).
+    last = bisect.bisect_left(starts, len(text) - suffix + 1)
+    old_last = bisect.bisect_left(old_starts, len(old) - suffix + 1)
+    if len(starts) - last != len(old_starts) - old_last or any(
+        new - delta != old for new, old in zip(starts[last:], old_starts[old_last:], strict=True)
+    ):
+        return None
+    return first, last, old_last
+
+
+def _reusable(previous: ParseResult | None, notebook: bool) -> bool:
+    return (
+        previous is not None
+        and previous.chunks is not None
+        and previous.module.notebook == notebook
+    )
+
+
+def _parse_middle(
+    source: SourceFile,
+    notebook: bool,
+    starts: list[int],
+    span: tuple[int, int, int],
+    previous: ParseResult | None,
+    cancelled: IsCancelled | None,
+) -> list[ChunkParse]:
+    """The chunks from `first` to `last` (`span`, with the index `last` had in the
+    previous parse), reusing one of the previous parse's chunks between the same two
+    with the same text (moved by the edit, or pasted), each at most once."""
+    first, last, old_last = span
+    text = source.text
+    ends = starts[first + 1 : last + 1]
+    if last == len(starts):
+        ends.append(len(text))
+    by_text: dict[str, ChunkParse] = {}
+    if _reusable(previous, notebook) and last - first > 1:
+        by_text = _chunks_by_text(previous, first, old_last)
+    parsed = []
+    for start, end in zip(starts[first:last], ends, strict=True):
+        chunk_text = text[start:end]
+        chunk = by_text.pop(chunk_text, None)
+        if chunk is None:
+            stop_if(cancelled)
+            chunk = _parse_chunk(source.path, chunk_text, notebook)
+        parsed.append(chunk)
+    return parsed
+
+
+def _chunks_by_text(previous: ParseResult, first: int, last: int) -> dict[str, ChunkParse]:
+    """The previous parse's chunks from `first` to `last`, by their text."""
+    old = previous.source.text
+    layout = previous.chunks
+    ends = layout.starts[first + 1 : last + 1]
+    if last == len(layout.starts):
+        ends.append(len(old))
+    found: dict[str, ChunkParse] = {}
+    for start, end, chunk in zip(
+        layout.starts[first:last], ends, layout.parses[first:last], strict=True
+    ):
+        found.setdefault(old[start:end], chunk)
+    return found
+
+
+def _join(
+    previous: ParseResult | None,
+    middle: list[ChunkParse],
+    starts: list[int],
+    first: int,
+    last: int,
+    old_last: int,
+) -> dict:
+    """The new parse's chunk lists, items, bases and comments: the previous parse's
+    before `first` as they were, the `middle` chunks, and the previous parse's from
+    `old_last` on, moved by the edit."""
+    parses: list[ChunkParse] = []
+    items: list[ast.Item] = []
+    bases: list[int] = []
+    comments: list[tuple[int, Comment]] = []
+    first_items: list[int] = []
+    first_comments: list[int] = []
+    with_diagnostics: list[tuple[int, int]] = []
+    if previous is not None and first > 0:
+        layout = previous.chunks
+        parses = layout.parses[:first]
+        item_count = layout.first_items[first]
+        comment_count = layout.first_comments[first]
+        items = previous.module.items[:item_count]
+        bases = previous.module.bases[:item_count]
+        comments = previous.comments[:comment_count]
+        first_items = layout.first_items[:first]
+        first_comments = layout.first_comments[:first]
+        with_diagnostics = [pair for pair in layout.with_diagnostics if pair[0] < first]
+    for index, (start, chunk) in enumerate(zip(starts[first:last], middle, strict=True), first):
+        parses.append(chunk)
+        first_items.append(len(items))
+        first_comments.append(len(comments))
+        if len(chunk.items) == 1:
+            items.append(chunk.items[0])
+            bases.append(start)
+        else:
+            items.extend(chunk.items)
+            bases.extend([start] * len(chunk.items))
+        if chunk.comments:
+            comments.extend(zip(repeat(start), chunk.comments))
+        if chunk.diagnostics:
+            with_diagnostics.append((index, start))
+    if previous is not None and last < len(starts):
+        layout = previous.chunks
+        delta = starts[last] - layout.starts[old_last]
+        item_from = layout.first_items[old_last]
+        comment_from = layout.first_comments[old_last]
+        item_shift = len(items) - item_from
+        comment_shift = len(comments) - comment_from
+        parses.extend(layout.parses[old_last:])
+        first_items.extend([index + item_shift for index in layout.first_items[old_last:-1]])
+        first_comments.extend(
+            [index + comment_shift for index in layout.first_comments[old_last:-1]]
+        )
+        items.extend(previous.module.items[item_from:])
+        bases.extend([base + delta for base in previous.module.bases[item_from:]])
+        comments.extend(
+            [(base + delta, comment) for base, comment in previous.comments[comment_from:]]
+        )
+        chunk_shift = last - old_last
+        with_diagnostics.extend(
+            (index + chunk_shift, start + delta)
+            for index, start in layout.with_diagnostics
+            if index >= old_last
+        )
+    first_items.append(len(items))
+    first_comments.append(len(comments))
+    return {
+        "starts": starts,
+        "parses": parses,
+        "first_items": first_items,
+        "first_comments": first_comments,
+        "with_diagnostics": with_diagnostics,
+        "items": items,
+        "bases": bases,
+        "comments": comments,
+    }
 
 
 def _parse_chunk(path: str, text: str, notebook: bool) -> ChunkParse:

@@ -11,14 +11,22 @@ from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript_lsp.features.context import bar_at, item_at, stage_input_span, word_at
 from shapescript_lsp.features.curve_hover import CURVE_KINDS, curve_section
+from shapescript_lsp.features.export_hover import export_keyword_at, export_section, is_export
 from shapescript_lsp.features.generic_hover import generic_summary
 from shapescript_lsp.features.imported import imported_file, in_other_file
 from shapescript_lsp.features.imported_hover import imported_hover
 from shapescript_lsp.features.model_hover import field_hover, model_hover
 from shapescript_lsp.features.padding_hover import padding_notes
-from shapescript_lsp.features.pattern_hover import pattern_axis_hover
+from shapescript_lsp.features.pattern_hover import (
+    arrow_pattern,
+    pattern_axis_hover,
+    pattern_picture,
+    stage_pattern,
+)
 from shapescript_lsp.positions import range_of
 from shapescript_lsp.render.math import render_doc
+from shapescript_lsp.render.patterns import PatternPicture, svg_pattern, text_pattern
+from shapescript_lsp.render.patterns import png_uri as pattern_png_uri
 from shapescript_lsp.render.shapes import png_data_uri, svg_drawing, svg_width, text_drawing
 from shapescript_lsp.render.themes import DEFAULT_THEME
 
@@ -60,9 +68,21 @@ class HoverRenderer:
             uri = png_data_uri(svg)
             if uri is not None and len(uri) < self.budget:
                 self.budget -= len(uri)
-                alt = format_type(type_).replace("[", "").replace("]", "")
+                alt = _alt_text(format_type(type_))
                 return f"![{alt}]({uri}|width={svg_width(svg)})"
         return "```text\n" + text_drawing(type_, checked.dim_values, over) + "\n```"
+
+    def pattern_drawing(self, picture: PatternPicture) -> str:
+        """A pattern's before → after: one image, or the text drawings."""
+        if self.images:
+            svg = svg_pattern(picture, self.theme)
+            uri = pattern_png_uri(svg, self.budget)
+            if uri is not None:
+                self.budget -= len(uri)
+                alt = ", ".join(side.text for side in picture.inputs)
+                alt = f"{alt} → {picture.output.text}".replace("[", "").replace("]", "")
+                return f"![{alt}]({uri}|width={svg_width(svg)})"
+        return "```text\n" + text_pattern(picture) + "\n```"
 
     def hover(self, checked: Checked, offset: int) -> types.Hover | None:
         item = item_at(checked, offset)
@@ -70,7 +90,20 @@ class HoverRenderer:
         if item is not None:
             bar = bar_at(item, offset - item.base)
             if bar is not None:
+                found = stage_pattern(bar.pipe.stages[bar.index])
+                if found is not None:
+                    span = _absolute(bar.pipe.bar_spans[bar.index], item.base)
+                    before = stage_input_span(bar)
+                    answer = self._pattern(checked, item, *found, span, before)
+                    if answer is not None:
+                        return answer
                 return self._stage(checked, item, bar)
+            arrow = arrow_pattern(item, offset)
+            if arrow is not None:
+                span = _absolute(arrow[0].arrow_span, item.base)
+                answer = self._pattern(checked, item, *arrow, span)
+                if answer is not None:
+                    return answer
             axis = pattern_axis_hover(checked, item, offset)
             if axis is not None:
                 markdown, span = axis
@@ -82,6 +115,17 @@ class HoverRenderer:
         if found is None:
             return None
         word, span = found
+        exported = export_keyword_at(item, offset)
+        if exported is not None:
+            symbol = checked.module_symbols.get(exported)
+            sections = self._describe(checked, exported, symbol, None) if symbol else []
+            return types.Hover(
+                contents=types.MarkupContent(
+                    kind=types.MarkupKind.Markdown,
+                    value="\n\n---\n\n".join(s for s in sections if s),
+                ),
+                range=range_of(checked.source, span),
+            )
         symbol = checked.definition_at(offset)
         type_ = checked.type_of(span) or (checked.type_at(offset) if symbol is None else None)
         sections = self._describe(checked, word, symbol, type_)
@@ -133,7 +177,10 @@ class HoverRenderer:
         if kind in ("prelude", "fn", "extern"):
             header = symbol.detail if kind == "prelude" else _declaration_text(checked, symbol)
             generic = generic_summary(checked, symbol.name) if kind == "fn" else ""
-            return [_fence(header), self.doc(symbol.doc), generic]
+            parts = [_fence(header), self.doc(symbol.doc), generic]
+            if kind == "fn" and is_export(checked, symbol.name):
+                parts.append(export_section(checked, symbol.name))
+            return parts
         if kind in ("param", "value", "axis"):
             shown = type_ if type_ is not None else None
             if shown is None:
@@ -173,6 +220,30 @@ class HoverRenderer:
         span = _absolute(bar.pipe.bar_spans[bar.index], item.base)
         return types.Hover(
             contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n".join(lines)),
+            range=range_of(checked.source, span),
+        )
+
+    def _pattern(
+        self,
+        checked: Checked,
+        item,
+        pattern: ast.Pattern,
+        call: ast.Call,
+        span: Span,
+        stage_input: Span | None = None,
+    ) -> types.Hover | None:
+        found = pattern_picture(checked, item, pattern, call, stage_input)
+        if found is None:
+            return None
+        picture, operands, after = found
+        shown = [format_type(type_) if type_ is not None else "?" for type_ in operands]
+        if len(shown) > 1:
+            shown = [f"{side.title}: {t}" for side, t in zip(picture.inputs, shown, strict=True)]
+        result = format_type(after) if after is not None else "?"
+        line = f"{', '.join(shown)}  →  {result}"
+        value = "\n\n".join((_fence(line), self.pattern_drawing(picture)))
+        return types.Hover(
+            contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value),
             range=range_of(checked.source, span),
         )
 
@@ -248,3 +319,8 @@ def _dim_uses(checked: Checked, name: str) -> str:
     if hidden:
         lines.append(f"- and {hidden} more")
     return "\n".join(lines)
+
+
+def _alt_text(text: str) -> str:
+    """A type as an image's alt text: brackets escaped, so intervals keep both ends."""
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")

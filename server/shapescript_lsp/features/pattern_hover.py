@@ -1,4 +1,6 @@
-"""Hover over an axis name in a pattern: that axis, its size, and where it comes from.
+"""Hover in a pattern: over an axis name, that axis, its size, and where it comes from;
+over `->` (or the `|>` into a pattern operation), the operands and the result drawn with
+where each axis goes (render/patterns.py).
 
 In `x |> rearrange(b n (h d) -> b h n d)`, an input side's axes are the operand's axes
 in order, so `n` there is the operand's second axis; an output side's are the result's.
@@ -8,14 +10,17 @@ or its dim's value.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
+from shapescript.check.patterns import PATTERN_OPERATIONS
 from shapescript.check.program import Checked, ItemFacts
 from shapescript.check.sizes import Poly, format_size
 from shapescript.check.types import Axis, SeveralType, TensorType, Type, format_type
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript_lsp.features.context import enclosing
+from shapescript_lsp.render.patterns import Entry, Part, PatternPicture, Side
 
 
 class _Hit:
@@ -54,7 +59,17 @@ def pattern_axis_hover(checked: Checked, item: ItemFacts, offset: int) -> tuple[
         origin = f"Part of the grouped axis `{written}`. {origin}".rstrip()
     name = hit.node.name
     header = f"axis {name}"
-    if axis is not None:
+    if axis is None:
+        calls = [
+            call
+            for call in enclosing(item.item, relative, (ast.Call,))
+            if any(arg.value is pattern for arg in call.args)
+        ]
+        if calls and len(operands) == len(pattern.inputs):
+            known = _sizes(checked, calls[-1], pattern, operands, result)
+            if name in known:
+                header += f" = {known[name]}"
+    else:
         written = format_size(axis.size)
         if written != name:
             header += f" = {written}"
@@ -186,3 +201,157 @@ def _short(text: str) -> str:
 
 def _absolute(span: Span, base: int) -> Span:
     return Span(span.start + base, span.end + base)
+
+
+# ---------------------------------------------------------------------- before → after
+
+
+def arrow_pattern(item: ItemFacts, offset: int) -> tuple[ast.Pattern, ast.Call] | None:
+    """The pattern whose `->` is at the offset, and the call it is an argument of."""
+    relative = offset - item.base
+    for pattern in reversed(enclosing(item.item, relative, (ast.Pattern,))):
+        arrow = pattern.arrow_span
+        if arrow.start <= relative <= arrow.end:
+            calls = [
+                call
+                for call in enclosing(item.item, relative, (ast.Call,))
+                if any(arg.value is pattern for arg in call.args)
+            ]
+            return (pattern, calls[-1]) if calls else None
+    return None
+
+
+def stage_pattern(stage: object) -> tuple[ast.Pattern, ast.Call] | None:
+    """The pattern of a pipe stage into a pattern operation, and the stage's call."""
+    if not isinstance(stage, ast.Call) or not isinstance(stage.callee, ast.Name):
+        return None
+    if stage.callee.name not in PATTERN_OPERATIONS:
+        return None
+    for arg in stage.args:
+        if isinstance(arg.value, ast.Pattern):
+            return arg.value, stage
+    return None
+
+
+def pattern_picture(
+    checked: Checked,
+    item: ItemFacts,
+    pattern: ast.Pattern,
+    call: ast.Call,
+    stage_input: Span | None = None,
+) -> tuple[PatternPicture, list[Type | None], Type | None] | None:
+    """What the pattern does to its operands' axes, drawn from their types; with the
+    operands' types and the (first) result's, for the hover's types line."""
+    text = checked.source.text
+    if stage_input is not None:
+        spans = [stage_input]
+    else:
+        spans = [
+            arg.value.span
+            for arg in call.args
+            if arg.name is None and arg.value is not pattern and arg.span.end <= pattern.span.start
+        ]
+        if not spans:
+            found = _pipe_input(item, call)
+            spans = [found] if found is not None else []
+    operands = [checked.type_of(_absolute(span, item.base)) for span in spans]
+    titles = [
+        _short(" ".join(text[item.base + s.start : item.base + s.end].split())) for s in spans
+    ]
+    result = checked.type_of(_absolute(call.span, item.base))
+    several = isinstance(result, SeveralType) and len(result.items) > 1
+    first = result.items[0] if isinstance(result, SeveralType) and result.items else result
+    if len(operands) != len(pattern.inputs):
+        return None
+    sizes = _sizes(checked, call, pattern, operands, first)
+    inputs = tuple(
+        Side(titles[index] or "x", _entries(side, sizes, checked, item))
+        for index, side in enumerate(pattern.inputs)
+    )
+    title = f"each of {len(result.items)} results" if several else "result"  # type: ignore[union-attr]
+    output = Side(title, _entries(pattern.output, sizes, checked, item))
+    return PatternPicture(inputs, output), operands, first
+
+
+def _pipe_input(item: ItemFacts, call: ast.Call) -> Span | None:
+    for pipe in enclosing(item.item, call.span.start, (ast.Pipe,)):
+        for index, stage in enumerate(pipe.stages):
+            if stage is call:
+                return pipe.input.span if index == 0 else pipe.stages[index - 1].span
+    return None
+
+
+def _number(size: Poly, checked: Checked) -> int | None:
+    values = {name: Poly.const(value) for name, value in checked.dim_values.items()}
+    return size.substitute(values).value if size.symbols() <= set(values) else None
+
+
+def _parts(axis: ast.PatternAxis) -> list[tuple[str | None, int | None]]:
+    """An entry's parts, outer first: (name, None) or (None, number)."""
+    if isinstance(axis, ast.PatternName):
+        return [(axis.name, None)]
+    if isinstance(axis, ast.PatternInt):
+        return [(None, axis.value)]
+    if isinstance(axis, ast.PatternGroupedSize):
+        return [(axis.name, None), (None, axis.count)]
+    parts: list[tuple[str | None, int | None]] = []
+    for inner in axis.items:
+        parts.extend(_parts(inner))
+    return parts
+
+
+def _sizes(
+    checked: Checked,
+    call: ast.Call,
+    pattern: ast.Pattern,
+    operands: list[Type | None],
+    result: Type | None,
+) -> dict[str, int]:
+    """The size of each name of the pattern that is known in numbers: dims, keyword sizes,
+    the operands' and the result's axes, and one unknown part of a group solved from the rest."""
+    sizes = dict(checked.dim_values)
+    for arg in call.args:
+        if arg.name is None or isinstance(arg.value, ast.Pattern):
+            continue
+        if isinstance(arg.value, ast.IntLit):
+            sizes[arg.name] = arg.value.value
+        elif isinstance(arg.value, ast.Name) and arg.value.name in checked.dim_values:
+            sizes[arg.name] = checked.dim_values[arg.value.name]
+    pairs = list(zip(pattern.inputs, operands, strict=False)) + [(pattern.output, result)]
+    for _ in range(3):
+        for side, type_ in pairs:
+            if not isinstance(type_, TensorType) or type_.axes is None:
+                continue
+            if len(type_.axes) != len(side.axes):
+                continue
+            for entry, axis in zip(side.axes, type_.axes, strict=True):
+                total = _number(axis.size, checked)
+                if total is None:
+                    continue
+                parts = _parts(entry)
+                unknown = [name for name, number in parts if number is None and name not in sizes]
+                if len(unknown) != 1:
+                    continue
+                rest = math.prod(
+                    number if number is not None else sizes[name]  # type: ignore[index]
+                    for name, number in parts
+                    if name != unknown[0]
+                )
+                if rest and total % rest == 0:
+                    sizes[unknown[0]] = total // rest
+    return sizes
+
+
+def _entries(
+    side: ast.PatternSide, sizes: dict[str, int], checked: Checked, item: ItemFacts
+) -> tuple[Entry, ...]:
+    text = checked.source.text
+    entries = []
+    for axis in side.axes:
+        written = " ".join(text[item.base + axis.span.start : item.base + axis.span.end].split())
+        parts = tuple(
+            Part(name, sizes.get(name) if name is not None else number, number)
+            for name, number in _parts(axis)
+        )
+        entries.append(Entry(written, parts))
+    return tuple(entries)

@@ -1,0 +1,170 @@
+"""Control flow for torch.export: each `.ss` `if` and `for` of the compiled functions
+becomes a call of a function per branch or of the loop's body, which the export helpers
+run as Python when the condition or the ends are known while tracing, and as
+`torch.cond` or `torch.while_loop` otherwise.
+
+It rewrites the compiled module's Python tree, where a `.ss` `if` is `if _ss_bool(c):`
+and a `.ss` loop `for i in _ss_range(a, b):`. A block's function takes the values from
+before it that it may assign, and gives back those and the values it binds (both
+branches, for an `if`). A block with a `return` stays Python.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+
+
+def lower_control_flow(tree: ast.Module) -> ast.Module:
+    """A copy of the module's tree with its functions' `if`s and loops rewritten."""
+    tree = copy.deepcopy(tree)
+    counter = [0]
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            bound = {arg.arg for arg in node.args.args + node.args.kwonlyargs}
+            node.body = _block(node.body, bound, counter)
+    return ast.fix_missing_locations(tree)
+
+
+def _block(body: list[ast.stmt], bound: set[str], counter: list[int]) -> list[ast.stmt]:
+    """The statements with their blocks rewritten; `bound` grows with what they bind."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        if _is_ss_if(stmt) and not _returns(stmt):
+            out.extend(_lower_if(stmt, bound, counter))
+        elif _is_ss_loop(stmt) and not _returns(stmt):
+            out.extend(_lower_loop(stmt, bound, counter))
+        else:
+            if isinstance(stmt, ast.If | ast.For | ast.While | ast.With | ast.Try):
+                for name in ("body", "orelse", "finalbody"):
+                    inner = getattr(stmt, name, None)
+                    if inner:
+                        setattr(stmt, name, _block(inner, set(bound), counter))
+            out.append(stmt)
+        bound |= _stores(out[-1:])
+    return out
+
+
+def _is_ss_if(stmt: ast.stmt) -> bool:
+    test = stmt.test if isinstance(stmt, ast.If) else None
+    return (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "_ss_bool"
+        and len(test.args) == 1
+    )
+
+
+def _is_ss_loop(stmt: ast.stmt) -> bool:
+    if not isinstance(stmt, ast.For) or not isinstance(stmt.target, ast.Name) or stmt.orelse:
+        return False
+    it = stmt.iter
+    return (
+        isinstance(it, ast.Call)
+        and isinstance(it.func, ast.Name)
+        and it.func.id == "_ss_range"
+        and len(it.args) == 2
+    )
+
+
+def _own_nodes(statements: list[ast.stmt]):
+    """Every node of the statements, not looking into nested functions and lambdas."""
+    stack: list[ast.AST] = list(statements)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, ast.FunctionDef | ast.Lambda):
+                stack.append(child)
+
+
+def _returns(stmt: ast.stmt) -> bool:
+    return any(isinstance(node, ast.Return) for node in _own_nodes([stmt]))
+
+
+def _stores(statements: list[ast.stmt]) -> set[str]:
+    found = {
+        node.id
+        for node in _own_nodes(statements)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+    }
+    found |= {node.name for node in statements if isinstance(node, ast.FunctionDef)}
+    return found
+
+
+def _user(names: set[str]) -> list[str]:
+    return sorted(name for name in names if not name.startswith("_ss_"))
+
+
+def _function(name: str, params: list[str], body: list[ast.stmt], results: list[str]):
+    returned = ast.Return(
+        ast.Tuple([ast.Name(result, ast.Load()) for result in results], ast.Load())
+    )
+    return ast.FunctionDef(
+        name=name,
+        args=ast.arguments(
+            posonlyargs=[],
+            args=[ast.arg(param) for param in params],
+            kwonlyargs=[],
+            kw_defaults=[],
+            defaults=[],
+        ),
+        body=[*body, returned] if body else [returned],
+        decorator_list=[],
+        returns=None,
+        type_params=[],
+    )
+
+
+def _assign(results: list[str], value: ast.expr) -> ast.stmt:
+    if not results:
+        return ast.Expr(value)
+    target = ast.Tuple([ast.Name(result, ast.Store()) for result in results], ast.Store())
+    return ast.Assign([target], value)
+
+
+def _names(names: list[str]) -> ast.Tuple:
+    return ast.Tuple([ast.Name(name, ast.Load()) for name in names], ast.Load())
+
+
+def _lower_if(stmt: ast.If, bound: set[str], counter: list[int]) -> list[ast.stmt]:
+    counter[0] += 1
+    number = counter[0]
+    then_stores = _stores(stmt.body)
+    else_stores = _stores(stmt.orelse)
+    operands = _user((then_stores | else_stores) & bound)
+    results = _user(((then_stores | else_stores) & bound) | (then_stores & else_stores))
+    inner = set(bound)
+    then_body = _block(stmt.body, inner | set(operands), counter)
+    else_body = _block(stmt.orelse, inner | set(operands), counter)
+    then_fn = _function(f"_ss_then_{number}", operands, then_body, results)
+    else_fn = _function(f"_ss_else_{number}", operands, else_body, results)
+    call = ast.Call(
+        ast.Name("_ss_cond", ast.Load()),
+        [
+            stmt.test.args[0],
+            ast.Name(then_fn.name, ast.Load()),
+            ast.Name(else_fn.name, ast.Load()),
+            _names(operands),
+        ],
+        [],
+    )
+    made = [then_fn, else_fn, _assign(results, call)]
+    return [ast.copy_location(node, stmt) for node in made]
+
+
+def _lower_loop(stmt: ast.For, bound: set[str], counter: list[int]) -> list[ast.stmt]:
+    counter[0] += 1
+    number = counter[0]
+    variable = stmt.target.id
+    carried = _user((_stores(stmt.body) & bound) - {variable})
+    body = _block(stmt.body, set(bound) | {variable}, counter)
+    body_fn = _function(f"_ss_body_{number}", [variable, *carried], body, carried)
+    low, high = stmt.iter.args
+    call = ast.Call(
+        ast.Name("_ss_loop", ast.Load()),
+        [low, high, ast.Name(body_fn.name, ast.Load()), _names(carried)],
+        [],
+    )
+    made = [body_fn, _assign(carried, call)]
+    return [ast.copy_location(node, stmt) for node in made]

@@ -1,0 +1,301 @@
+"""`shapescript export --gguf FILE` and `shapescript.export_gguf`: a language model as a
+GGUF file for llama.cpp.
+
+Which architecture the source is, and which field is which of its tensors, is found by
+computing the source and each architecture (`architectures`) on the same random weights in
+f64: pairings consistent with the tensors' shapes are tried in the order the model
+declares its fields, with each head count and rotary base, and the first whose logits
+agree to 1e-8 of their size is written.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from shapescript.export.architectures import ARCHITECTURES, LOGITS, Settings
+
+#: How close the architecture's logits must be to the source's, relative to their size.
+#: The reference asks for 1e-8; a source that computes its rotary angles in f32 on purpose,
+#: as examples/llama.ss does, is about 1e-7 away from the f64 architecture, so this is 1e-6.
+AGREE = 1e-6
+#: Rotary bases tried for llama, the common ones first.
+ROPE_BASES = (10000.0, 500000.0, 1000000.0, 100000.0)
+#: At most this many pairings are computed per architecture.
+MAX_TRIES = 2000
+
+
+class NotAnArchitecture(ValueError):
+    """The source computes neither architecture; the message says why for each."""
+
+
+def _pairings(fields: list[tuple[str, tuple[int, ...]]], roles: list):
+    """Assignments of fields to the architecture's tensors that fit their shapes, in the
+    order the fields are declared: (role -> field name, the sizes the shapes give)."""
+    optional = {"output.weight"}
+
+    def fits(kind: str, shape: tuple[int, ...], sizes: dict) -> dict | None:
+        want = {
+            "embed": ("V", "D"),
+            "positions": ("P", "D"),
+            "vector": ("D",),
+            "square": ("D", "D"),
+            "kv": ("K", "D"),
+            "qkv": ("Q", "D"),
+            "qkv_bias": ("Q",),
+            "up": ("F", "D"),
+            "up_bias": ("F",),
+            "down": ("D", "F"),
+        }[kind]
+        if len(want) != len(shape):
+            return None
+        made = dict(sizes)
+        for key, size in zip(want, shape, strict=True):
+            if made.setdefault(key, size) != size:
+                return None
+        if "Q" in made and "D" in made and made["Q"] != 3 * made["D"]:
+            return None
+        return made
+
+    def search(index: int, used: frozenset, chosen: dict, sizes: dict):
+        if index == len(roles):
+            if len(used) == len(fields):
+                yield dict(chosen), sizes
+            return
+        name, per_block, kind = roles[index]
+        for position, (field, shape) in enumerate(fields):
+            if position in used:
+                continue
+            if per_block:
+                if len(shape) < 2:
+                    continue
+                layers = sizes.get("L")
+                if layers is not None and layers != shape[0]:
+                    continue
+                made = fits(kind, shape[1:], sizes)
+                if made is not None:
+                    made["L"] = shape[0]
+            else:
+                made = fits(kind, shape, sizes)
+            if made is None:
+                continue
+            chosen[name] = field
+            yield from search(index + 1, used | {position}, chosen, made)
+            del chosen[name]
+        if name in optional:
+            yield from search(index + 1, used, chosen, sizes)
+
+    yield from search(0, frozenset(), {}, {})
+
+
+def _settings(arch: str, sizes: dict, eps: float):
+    width = sizes["D"]
+    for heads in range(1, width + 1):
+        if width % heads:
+            continue
+        head = width // heads
+        if arch == "llama":
+            if head % 2 or sizes["K"] % head:
+                continue
+            kv = sizes["K"] // head
+            if kv == 0 or heads % kv:
+                continue
+            for base in ROPE_BASES:
+                yield Settings(sizes["L"], heads, kv, eps, base)
+        else:
+            yield Settings(sizes["L"], heads, heads, eps)
+
+
+def _eps(text: str) -> float | None:
+    found = {float(value) for value in re.findall(r"\beps\s*=\s*([0-9.]+(?:e-?[0-9]+)?)", text)}
+    if len(found) > 1:
+        raise NotAnArchitecture(
+            "its norms use different eps values; a GGUF file holds one: "
+            + ", ".join(map(str, sorted(found)))
+        )
+    return found.pop() if found else None
+
+
+def _tensors(chosen: dict, values: dict, layers: int) -> dict:
+    """GGUF-named tensors from the fields the pairing chose."""
+    made = {}
+    for role, field in chosen.items():
+        value = values[field]
+        if role in ("token_embd.weight", "position_embd.weight", "output.weight") or (
+            role.startswith("output_norm")
+        ):
+            made[role] = value
+        else:
+            for layer in range(layers):
+                made[f"blk.{layer}.{role}"] = value[layer]
+    return made
+
+
+def find_architecture(text, path, function, model_name, arch=None):
+    """(architecture, pairing, settings) of the source's forward function, or
+    NotAnArchitecture saying why for each architecture tried."""
+    import torch
+
+    import shapescript
+
+    module = shapescript.compile(
+        text, str(path), devices="cpu", checks="never", value_checks="never"
+    )
+    cls = getattr(module, model_name)
+    forward = getattr(module, function)
+    fields = [(field.name, tuple(field.shape)) for field in cls._ss_fields]
+    generator = torch.Generator().manual_seed(0)
+    model = cls.init(seed=0)
+    values = {}
+    for name, shape in fields:
+        value = torch.randn(shape, generator=generator, dtype=torch.float64)
+        value = 1.0 + 0.1 * value if len(shape) <= 2 and "norm" in name else 0.3 * value
+        values[name] = value
+        tensors = model._parameters if name in model._parameters else model._buffers
+        tensors[name] = torch.nn.Parameter(value) if name in model._parameters else value
+    eps = _eps(text)
+    why = {}
+    computed: dict[int, tuple] = {}
+
+    def source_logits(vocabulary: int):
+        if vocabulary not in computed:
+            ids = torch.randint(0, vocabulary, (2, 5), generator=generator)
+            positions = torch.arange(5).expand(2, 5)
+            with torch.no_grad():
+                want = forward(model, ids, positions)
+            computed[vocabulary] = (ids, positions, want, float(want.abs().max()) or 1.0)
+        return computed[vocabulary]
+
+    for name in [arch] if arch else list(ARCHITECTURES):
+        roles = ARCHITECTURES[name]
+        best = None
+        tries = 0
+        for chosen, sizes in _pairings(fields, roles):
+            ids, positions, want, scale = source_logits(sizes["V"])
+            tensors = _tensors(chosen, values, sizes["L"])
+            for settings in _settings(name, sizes, eps if eps is not None else 1e-5):
+                tries += 1
+                with torch.no_grad():
+                    got = LOGITS[name](tensors, settings, ids, positions)
+                difference = float((got - want).abs().max()) / scale
+                if difference <= AGREE:
+                    return name, chosen, settings, sizes
+                if best is None or difference < best:
+                    best = difference
+                if tries >= MAX_TRIES:
+                    break
+            if tries >= MAX_TRIES:
+                break
+        if best is None:
+            why[name] = "no pairing of the fields fits its tensors (a different number or shape)"
+        else:
+            why[name] = f"the closest pairing's logits differ by {best:.3g} of their size"
+    raise NotAnArchitecture(
+        "the model isn't one llama.cpp runs: "
+        + "; ".join(f"{name}: {reason}" for name, reason in why.items())
+    )
+
+
+def export_gguf(
+    path: str,
+    output: str,
+    *,
+    fn: str = "forward",
+    arch: str | None = None,
+    weights=None,
+    seed: int = 0,
+    dtype: str = "float32",
+    tokenizer: str | None = None,
+    max_len: int | None = None,
+) -> str:
+    """Write the GGUF file of `fn`'s model at `output`; its architecture's name.
+
+    ValueError saying why when the model is neither architecture; ShapeScriptError for a
+    file with errors.
+    """
+    import gguf
+    import numpy
+    import torch
+
+    import shapescript
+    from shapescript import analysis
+    from shapescript.export.hf import _model, hf_problems
+    from shapescript.export.prepare import choose_function
+    from shapescript.rt.errors import ShapeScriptError
+    from shapescript.syntax.source import SourceFile
+
+    if arch is not None and arch not in ARCHITECTURES:
+        raise ValueError(f"arch is one of {', '.join(ARCHITECTURES)}, not {arch!r}")
+    text = Path(path).read_text(encoding="utf-8")
+    source = SourceFile.from_text(str(path), text)
+    checked = analysis.check(source, search_path=list(sys.path))
+    if checked.errors:
+        raise ShapeScriptError(checked.diagnostics, source)
+    name = choose_function(checked, fn)
+    from shapescript.export.serving import serving_diagnostics
+
+    found = hf_problems(checked, name) or serving_diagnostics(checked, name)
+    if found:
+        raise ShapeScriptError(found, source)
+    model_name = checked.signatures[name].params[0].type.name
+    found_arch, chosen, settings, sizes = find_architecture(text, path, name, model_name, arch)
+    module = shapescript.compile(text, str(path), devices="cpu")
+    model = _model(module, model_name, weights, seed)
+    values = {f.name: getattr(model, f.name).detach().cpu() for f in type(model)._ss_fields}
+    tensors = _tensors(chosen, values, settings.layers)
+    writer = gguf.GGUFWriter(str(output), found_arch)
+    writer.add_name(Path(path).stem)
+    writer.add_context_length(max_len or sizes.get("P") or 4096)
+    writer.add_embedding_length(sizes["D"])
+    writer.add_block_count(settings.layers)
+    writer.add_feed_forward_length(sizes["F"])
+    writer.add_head_count(settings.heads)
+    if found_arch == "llama":
+        writer.add_head_count_kv(settings.kv_heads)
+        writer.add_layer_norm_rms_eps(settings.eps)
+        writer.add_rope_dimension_count(sizes["D"] // settings.heads)
+        writer.add_rope_freq_base(settings.rope_base)
+    else:
+        writer.add_layer_norm_eps(settings.eps)
+    writer.add_vocab_size(sizes["V"])
+    _vocabulary(writer, sizes["V"], tokenizer)
+    numpy_dtype = {"float32": numpy.float32, "float16": numpy.float16}.get(dtype)
+    for tensor_name, value in tensors.items():
+        value = value.to(torch.float32)
+        if value.dim() >= 2 and dtype == "bfloat16":
+            data = value.to(torch.bfloat16).view(torch.int16).numpy()
+            writer.add_tensor(tensor_name, data, raw_dtype=gguf.GGMLQuantizationType.BF16)
+        elif value.dim() >= 2 and numpy_dtype is not None:
+            writer.add_tensor(tensor_name, value.numpy().astype(numpy_dtype))
+        else:
+            writer.add_tensor(tensor_name, value.numpy())
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return found_arch
+
+
+def _vocabulary(writer, size: int, tokenizer: str | None) -> None:
+    """The tokenizer's vocabulary, or `<|N|>` for each token id."""
+    import json
+
+    import gguf
+
+    tokens = [f"<|{index}|>" for index in range(size)]
+    merges: list[str] = []
+    if tokenizer is not None:
+        data = json.loads((Path(tokenizer) / "tokenizer.json").read_text(encoding="utf-8"))
+        vocab = data["model"]["vocab"]
+        by_id = {index: token for token, index in vocab.items()}
+        tokens = [by_id.get(index, f"<|{index}|>") for index in range(size)]
+        merges = [
+            merge if isinstance(merge, str) else " ".join(merge)
+            for merge in data["model"].get("merges", [])
+        ]
+    writer.add_tokenizer_model("gpt2")
+    writer.add_tokenizer_pre("default")
+    writer.add_token_list(tokens)
+    writer.add_token_types([gguf.TokenType.NORMAL] * size)
+    writer.add_token_merges(merges)

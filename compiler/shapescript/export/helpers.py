@@ -1,0 +1,220 @@
+"""The Python an export module adds to a standalone build: checks as torch asserts, the
+example inputs, the dynamic shapes and the call of `torch.export.export`.
+
+It is text, put into the generated module (and run in the calling Python by
+`shapescript.export`), so the module needs torch and einops only.
+"""
+
+from __future__ import annotations
+
+HELPERS = r'''
+import math as _ss_export_math
+import sys as _ss_sys
+import traceback as _ss_traceback
+import inspect as _ss_inspect
+
+
+def _ss_domain_error(bad, spec, index, what, value=None):
+    path, line, column, function, params = spec
+    name, pline, pcolumn = params[index][:3]
+    _ss_torch._assert_async(
+        ~_ss_whole(bad),
+        f"{path}:{pline}:{pcolumn}: in fn {function}, argument for parameter `{name}`: "
+        f"its values break the domain's promise ({what})",
+    )
+
+
+def _ss_as_shape(value, sizes, dtype, site):
+    path, line, column, function = site
+    shape = tuple(value.shape)
+    if len(shape) != len(sizes) or (dtype is not None and value.dtype != dtype):
+        raise ValueError(
+            f"{path}:{line}:{column}: in fn {function}: `as` expected shape "
+            f"{tuple('?' if s is None else s for s in sizes)}, got {shape}"
+        )
+    for have, want in zip(shape, sizes):
+        if want is not None:
+            _ss_torch._check(
+                have == want,
+                lambda: f"{path}:{line}:{column}: in fn {function}: `as` expected shape "
+                f"{tuple('?' if s is None else s for s in sizes)}",
+            )
+        elif not isinstance(have, int):
+            _ss_torch._check(have >= 0)
+    return value
+
+
+def _ss_as_domain(value, bad, what, site):
+    path, line, column, function = site
+    _ss_torch._assert_async(
+        ~_ss_whole(bad),
+        f"{path}:{line}:{column}: in fn {function}: `as` claimed {what}, and it isn't so",
+    )
+    return value
+
+
+def _ss_tensor(value):
+    """A block's value as torch.cond and torch.while_loop carry it: a number is a 0-d tensor."""
+    if isinstance(value, _ss_torch.Tensor):
+        return value.clone()
+    return _ss_torch.tensor(value)
+
+
+def _ss_block(function):
+    """The block's function giving tensors that don't alias its inputs, as torch asks."""
+
+    def run(*args):
+        return tuple(_ss_tensor(value) for value in function(*args))
+
+    return run
+
+
+def _ss_cond(condition, then, other, operands):
+    """An `if`: Python when the condition is known while tracing, else torch.cond."""
+    if isinstance(condition, bool):
+        return then(*operands) if condition else other(*operands)
+    operands = tuple(_ss_tensor(value) for value in operands)
+    return _ss_torch.cond(condition, _ss_block(then), _ss_block(other), operands)
+
+
+def _ss_counter(value):
+    if isinstance(value, int):
+        return _ss_torch.tensor(value)
+    return _ss_torch.scalar_tensor(value, dtype=_ss_torch.int64)
+
+
+def _ss_loop(low, high, body, carried):
+    """A `for` over a range: unrolled when both ends are numbers while tracing, else
+    torch.while_loop with the counter and the carried values as tensors."""
+    if isinstance(low, int) and isinstance(high, int):
+        for index in range(low, high):
+            carried = tuple(body(index, *carried))
+        return carried
+    start = _ss_counter(low)
+    end = _ss_counter(high)
+
+    def condition(index, end, *values):
+        return index < end
+
+    def step(index, end, *values):
+        made = tuple(_ss_tensor(value) for value in body(index, *values))
+        return (index + 1, end.clone(), *made)
+
+    values = tuple(_ss_tensor(value) for value in carried)
+    return tuple(_ss_torch._higher_order_ops.while_loop(condition, step, (start, end, *values))[2:])
+
+
+def _ss_example(item, device):
+    shape = [axis[1] for axis in item["axes"]]
+    dtype = getattr(_ss_torch, item["dtype"])
+    generator = _ss_torch.Generator().manual_seed(item["position"] + 1)
+    domain = item["domain"]
+    if dtype is _ss_torch.bool or domain == "Mask":
+        made = _ss_torch.rand(shape, generator=generator) < 0.5
+    elif domain == "Index":
+        top = item["size"] or 2
+        made = _ss_torch.randint(0, top, shape, generator=generator)
+    elif domain == "Binary":
+        made = (_ss_torch.rand(shape, generator=generator) < 0.5).double()
+    elif domain == "Additive":
+        made = _ss_torch.zeros(shape)
+    elif domain in ("Prob", "LogProb"):
+        over = item["over"] if item["over"] is not None else len(shape) - 1
+        made = _ss_torch.randn(shape, generator=generator, dtype=_ss_torch.float64)
+        made = made.softmax(over) if domain == "Prob" else made.log_softmax(over)
+    else:
+        made = _ss_torch.randn(shape, generator=generator, dtype=_ss_torch.float64)
+        low, high = item["low"], item["high"]
+        if low is not None and high is not None:
+            finite_low = _ss_export_math.isfinite(low)
+            finite_high = _ss_export_math.isfinite(high)
+            if finite_low and finite_high:
+                unit = _ss_torch.rand(shape, generator=generator, dtype=_ss_torch.float64)
+                made = low + (high - low) * (0.05 + 0.9 * unit)
+            elif finite_low:
+                made = low + 0.05 + made.abs()
+            elif finite_high:
+                made = high - 0.05 - made.abs()
+    return made.to(dtype=dtype, device=device)
+
+
+def _ss_dynamic_shapes(spec):
+    from torch.export import Dim
+
+    dims = {name: Dim(name, min=least) for name, least in spec["dims"].items()}
+    shapes = []
+    for item in spec["inputs"]:
+        axes = {}
+        for index, (kind, _example, dim, factor, offset) in enumerate(item["axes"]):
+            if kind == "dim":
+                axes[index] = dims[dim]
+            elif kind == "derived":
+                axes[index] = factor * dims[dim] + offset
+            elif kind == "auto":
+                axes[index] = Dim.AUTO
+        shapes.append(axes or None)
+    return tuple(shapes)
+
+
+def _ss_program(function, spec):
+    """The exported function as a module whose inputs are its tensor parameters, by name."""
+    names = list(_ss_inspect.signature(function).parameters)
+    inputs = [names[item["position"]] for item in spec["inputs"]]
+    passed = ", ".join(f"{name}={name}" for name in inputs)
+    space = {"_ss_function": function}
+    exec(f"def forward(self, {', '.join(inputs)}):\n    return _ss_function({passed})\n", space)
+    made = type("ShapeScriptProgram", (_ss_torch.nn.Module,), {"forward": space["forward"]})
+    return made()
+
+
+def _ss_export(function, spec, device, output=None, aoti=False):
+    """Trace the function with example inputs and the signature's dynamic shapes."""
+    import torch.fx.experimental._config as fx_config
+
+    program = _ss_program(function, spec)
+    examples = tuple(_ss_example(item, device) for item in spec["inputs"])
+    dynamic = _ss_dynamic_shapes(spec)
+    try:
+        with fx_config.patch(backed_size_oblivious=True):
+            exported = _ss_torch.export.export(program, examples, dynamic_shapes=dynamic)
+    except Exception:
+        exported = _ss_torch.export.export(program, examples, dynamic_shapes=dynamic)
+    if output is not None:
+        if aoti:
+            _ss_torch._inductor.aoti_compile_and_package(exported, package_path=output)
+        else:
+            _ss_torch.export.save(exported, output)
+    return exported
+
+
+def _ss_where(error, path, lines):
+    """The `.ss` line of the innermost frame of the module in the error's traceback."""
+    found = None
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        for frame in _ss_traceback.extract_tb(error.__traceback__):
+            if frame.filename == path and frame.lineno in lines:
+                found = lines[frame.lineno]
+        error = error.__cause__ or error.__context__
+    return found
+
+
+def _ss_main(function, spec, device, source, lines, argv=None):
+    import argparse
+
+    parser = argparse.ArgumentParser(description=f"export {spec['function']} with torch.export")
+    parser.add_argument("-o", "--output", required=True)
+    parser.add_argument("--aoti", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        _ss_export(function, spec, device, args.output, args.aoti)
+    except Exception as error:
+        line = _ss_where(error, __file__, lines)
+        where = f"{source}:{line}: " if line is not None else f"{source}: "
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        message = f"{where}error: torch.export failed: {type(error).__name__}: {first}"
+        print(message, file=_ss_sys.stderr)
+        return 1
+    return 0
+'''

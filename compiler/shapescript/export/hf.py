@@ -1,0 +1,339 @@
+"""`shapescript export --hf DIR` and `shapescript.export_hf`: a model as a Hugging Face
+folder (config.json, model.safetensors, modeling_shapescript.py) that transformers loads
+with trust_remote_code=True, checked against the source after it is written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from shapescript.check.exports import export_diagnostics
+from shapescript.check.program import Checked
+from shapescript.check.types import ModelType, TensorType
+from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.export.prepare import choose_function
+from shapescript.syntax import ast
+from shapescript.syntax.source import Span
+
+DTYPES = {"float32": "float32", "bfloat16": "bfloat16", "float16": "float16"}
+#: How close the folder's outputs must be to the source's, relative to their size.
+TOLERANCE = {"float32": 1e-4, "bfloat16": 5e-2, "float16": 5e-2}
+
+
+class NotOurFolder(ValueError):
+    """The output folder exists and ShapeScript didn't write it."""
+
+
+def hf_problems(checked: Checked, name: str) -> list[Diagnostic]:
+    """E3306 when the function doesn't take a model first; the export check otherwise,
+    with the model allowed to be passed around and its fields read."""
+    signature = checked.signatures[name]
+    params = signature.params
+    if not params or not isinstance(params[0].type, ModelType):
+        item = next(
+            item
+            for item in checked.items
+            if isinstance(item.item, ast.FnDecl) and item.item.name == name
+        )
+        decl = item.item
+        where = decl.params[0].span if decl.params else decl.name_span
+        shown = f"`{params[0].name}`" if params else "nothing"
+        return [
+            Diagnostic(
+                "E3306",
+                f"`{name}` doesn't take a model first",
+                Label(
+                    Span(item.base + where.start, item.base + where.end),
+                    f"{shown} isn't a model",
+                ),
+                help="make the model the function's first parameter",
+                path=checked.source.path,
+            )
+        ]
+    return [d for d in export_diagnostics(checked, [name], model_first=True) if d.is_error]
+
+
+def serving_form(checked: Checked, name: str) -> tuple[bool, str | None, str | None]:
+    """Whether the function is a language model's forward a serving engine can take
+    (E3301's rule: the model, `[b n] Index[V]` ids, optionally `[b n]` integer positions,
+    defaults after): (language model, the reason it isn't one, the vocabulary dim)."""
+    params = checked.signatures[name].params[1:]
+    if not params:
+        return False, "E3301: it takes no token ids", None
+    ids = params[0].type
+    if (
+        not isinstance(ids, TensorType)
+        or ids.axes is None
+        or len(ids.axes) != 2
+        or ids.domain.name != "Index"
+        or ids.domain.size is None
+    ):
+        return False, "E3301: its second parameter isn't `[b n] Index[V]` token ids", None
+    rest = params[1:]
+    if rest and not rest[0].has_default:
+        pos = rest[0].type
+        if (
+            not isinstance(pos, TensorType)
+            or pos.axes is None
+            or len(pos.axes) != 2
+            or not pos.resolved_dtype.startswith(("i", "u"))
+        ):
+            return False, "E3301: its third parameter isn't `[b n]` integer positions", None
+        rest = rest[1:]
+    if any(not param.has_default for param in rest):
+        return False, "E3301: a parameter after the ids and positions has no default", None
+    return True, None, str(ids.domain.size)
+
+
+def export_hf(
+    path: str,
+    output: str,
+    *,
+    fn: str = "forward",
+    weights=None,
+    seed: int = 0,
+    dtype: str = "float32",
+    tokenizer: str | None = None,
+    max_len: int | None = None,
+    verify: bool = True,
+    vllm: bool = False,
+) -> dict:
+    """Write the Hugging Face folder of `fn` at `output`; the config.json written.
+
+    `weights` is a checkpoint `save` wrote, or a model; without it the weights are
+    `M.init(seed=seed)`. A file with errors, or a function that can't be exported, raises
+    ShapeScriptError; a missing function, ValueError.
+    """
+    import torch
+
+    import shapescript
+    from shapescript import analysis
+    from shapescript.export.hf_module import modeling_source
+    from shapescript.rt import devices as rt_devices
+    from shapescript.rt.errors import ShapeScriptError
+    from shapescript.syntax.source import SourceFile
+
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype is one of {', '.join(DTYPES)}, not {dtype!r}")
+    text = Path(path).read_text(encoding="utf-8")
+    source = SourceFile.from_text(str(path), text)
+    checked = analysis.check(source, search_path=list(sys.path))
+    if checked.errors:
+        raise ShapeScriptError(checked.diagnostics, source)
+    name = choose_function(checked, fn)
+    found = hf_problems(checked, name)
+    if found:
+        raise ShapeScriptError(found, source)
+    from shapescript.export.serving import serving_diagnostics
+
+    language, _reason, vocabulary = serving_form(checked, name)
+    serving = serving_diagnostics(checked, name)
+    if vllm and serving:
+        raise ShapeScriptError(serving, source)
+    unservable = f"{serving[0].code}: {serving[0].message}" if serving else None
+    model_name = checked.signatures[name].params[0].type.name
+    _claim(Path(output))
+    if rt_devices._device is None:
+        module = shapescript.compile(text, str(path), devices="cpu")
+    else:
+        module = shapescript.compile(text, str(path))
+    model = _model(module, model_name, weights, seed)
+    target = getattr(torch, DTYPES[dtype])
+    fields = {}
+    tensors = {}
+    engine = _engine_fields(checked, name) if language and not serving else (None, None)
+    for field in type(model)._ss_fields:
+        value = getattr(model, field.name).detach()
+        if value.is_floating_point():
+            value = value.to(target)
+        fields[field.name] = [field.kind, list(value.shape), str(value.dtype).split(".")[-1]]
+        tensors[_stored_name(field.name, language, engine)] = value.contiguous().cpu()
+    positions = (
+        language
+        and len(checked.signatures[name].params) > 2
+        and not (checked.signatures[name].params[2].has_default)
+    )
+    config = {
+        "architectures": ["ShapeScriptForCausalLM" if language else "ShapeScriptModel"],
+        "model_type": "shapescript",
+        "auto_map": {
+            "AutoConfig": "modeling_shapescript.ShapeScriptConfig",
+            "AutoModel": "modeling_shapescript.ShapeScriptModel",
+            "AutoModelForCausalLM": "modeling_shapescript.ShapeScriptForCausalLM",
+        },
+        "dtype": dtype,
+        "use_cache": False,
+        "shapescript": {
+            "written_by": f"shapescript {shapescript.__version__}",
+            "source": str(path),
+            "function": name,
+            "model": model_name,
+            "fields": fields,
+            "positions": positions,
+            "embedding": engine[0],
+            "output": engine[1],
+            "vllm": unservable is None,
+            "unservable": unservable,
+        },
+    }
+    if language:
+        config["vocab_size"] = int(checked.dim_values.get(vocabulary, 0) or 0)
+        config["max_position_embeddings"] = max_len or _positions_bound(checked, name) or 4096
+        config.update(_attentions(checked, name, module, model))
+    out = Path(output)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "modeling_shapescript.py").write_text(modeling_source(checked, name), encoding="utf-8")
+    (out / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    if language:
+        generation = {"do_sample": False, "use_cache": False}
+        (out / "generation_config.json").write_text(json.dumps(generation, indent=2) + "\n")
+    from safetensors.torch import save_file
+
+    save_file(tensors, str(out / "model.safetensors"), metadata={"format": "pt"})
+    if tokenizer is not None:
+        for item in Path(tokenizer).iterdir():
+            if item.is_file() and item.name not in ("config.json", "model.safetensors"):
+                shutil.copy(item, out / item.name)
+    if verify:
+        _verify(checked, name, module, model, out, language, dtype)
+    return config
+
+
+def _engine_fields(checked: Checked, name: str) -> tuple[str | None, str | None]:
+    """The fields of the embedding table and the output layer an engine runs itself."""
+    from shapescript.export.serving import engine_fields
+
+    return engine_fields(checked, name)
+
+
+def _stored_name(field: str, language: bool, engine: tuple[str | None, str | None]) -> str:
+    """A field's name in model.safetensors: model.embed_tokens.weight, lm_head.weight,
+    else model.<field> for a language model and <field> for any other model."""
+    table, output = engine
+    if not language:
+        return field
+    if field == table:
+        return "model.embed_tokens.weight"
+    if field == output:
+        return "lm_head.weight"
+    return f"model.{field}"
+
+
+def _attentions(checked: Checked, name: str, module, model) -> dict:
+    """What an engine reads about the attentions, found by running the function once on
+    example arguments: how many it runs, their heads and head width, and their scales."""
+    import math
+
+    import torch
+
+    from shapescript.export.helpers import HELPERS
+    from shapescript.export.spec import export_spec
+
+    spec = export_spec(checked, name, model_first=True).as_data()
+    space: dict = {"_ss_torch": torch, "_ss_whole": lambda bad: bad.any()}
+    exec(compile(HELPERS, "<shapescript export>", "exec"), space)
+    examples = [space["_ss_example"](item, torch.device("cpu")) for item in spec["inputs"]]
+    namespace = vars(module)
+    names = [key for key in namespace if key.endswith("scaled_dot_product_attention")]
+    seen: list[tuple[int, int, float]] = []
+    originals = {key: namespace[key] for key in names}
+
+    def counting(query, key, value, *args, scale=None, **kwargs):
+        width = query.shape[-1]
+        seen.append((query.shape[1], width, scale if scale is not None else 1 / math.sqrt(width)))
+        return torch.nn.functional.scaled_dot_product_attention(
+            query, key, value, *args, scale=scale, **kwargs
+        )
+
+    try:
+        for key in names:
+            namespace[key] = counting
+        with torch.no_grad():
+            getattr(module, name)(model, *examples)
+    finally:
+        namespace.update(originals)
+    if not seen:
+        return {}
+    heads, width, _scale = seen[0]
+    return {
+        "num_hidden_layers": len(seen),
+        "num_attention_heads": heads,
+        "num_key_value_heads": heads,
+        "head_dim": width,
+        "hidden_size": heads * width,
+        "attention_scales": [scale for _heads, _width, scale in seen],
+    }
+
+
+def _claim(out: Path) -> None:
+    """Remove an earlier folder ShapeScript wrote at `out`; refuse anyone else's."""
+    if not out.exists():
+        return
+    config = out / "config.json"
+    try:
+        written = json.loads(config.read_text(encoding="utf-8")).get("shapescript")
+    except (OSError, ValueError, AttributeError):
+        written = None
+    if not out.is_dir() or not isinstance(written, dict):
+        raise NotOurFolder(f"`{out}` exists and ShapeScript didn't write it: not replacing it")
+    shutil.rmtree(out)
+
+
+def _model(module, model_name: str, weights, seed: int):
+    import shapescript
+
+    cls = getattr(module, model_name)
+    if weights is None:
+        return cls.init(seed=seed)
+    if isinstance(weights, cls):
+        return weights
+    return shapescript.load(weights, cls)
+
+
+def _positions_bound(checked: Checked, name: str) -> int | None:
+    params = checked.signatures[name].params
+    if len(params) < 3 or not isinstance(params[2].type, TensorType):
+        return None
+    size = params[2].type.domain.size
+    if size is None:
+        return None
+    value = size.substitute({}).value
+    if value is None and size.single_symbol() is not None:
+        value = checked.dim_values.get(size.single_symbol())
+    return value
+
+
+def _verify(checked, name, module, model, out: Path, language: bool, dtype: str) -> None:
+    """Load the folder with transformers, if installed, and compare with the source."""
+    try:
+        import transformers
+    except ImportError:
+        return
+    import torch
+
+    from shapescript.export.helpers import HELPERS
+    from shapescript.export.spec import export_spec
+
+    spec = export_spec(checked, name, model_first=True).as_data()
+    space: dict = {"_ss_torch": torch, "_ss_whole": lambda bad: bad.any()}
+    exec(compile(HELPERS, "<shapescript export>", "exec"), space)
+    examples = [space["_ss_example"](item, torch.device("cpu")) for item in spec["inputs"]]
+    with torch.no_grad():
+        want = getattr(module, name)(model, *examples)
+        auto = transformers.AutoModelForCausalLM if language else transformers.AutoModel
+        loaded = auto.from_pretrained(str(out), trust_remote_code=True, dtype=getattr(torch, dtype))
+        loaded.eval()
+        target = getattr(torch, dtype)
+        given = [e.to(target) if e.is_floating_point() else e for e in examples]
+        got = loaded(*given)
+        if language:
+            got = got.logits
+    scale = float(want.abs().max()) or 1.0
+    difference = float((got.float() - want.float()).abs().max())
+    if difference > TOLERANCE[dtype] * scale:
+        raise ValueError(
+            f"the folder at `{out}` gives outputs {difference:.3g} away from the source's "
+            f"(largest {scale:.3g})"
+        )

@@ -1,0 +1,289 @@
+"""The serving rules a language model's forward function must keep for an engine to run
+its embedding, attention and output layer itself (E3301-E3305), as diagnostics.
+
+This version checks the forms the rules name, on the syntax tree and the checker's facts:
+the parameters (E3301), the final `linear` (E3302), the one `embedding` of the ids and
+where the table and the output weight are read (E3303), `causal` only as the mask written
+in a `scaled_dot_product_attention` call, which must have it (E3304), and at least one
+attention, all on one `[b H n Dh]` shape with dims H and Dh (E3305). It doesn't yet follow
+n into every reduction the way padding does.
+"""
+
+from __future__ import annotations
+
+from shapescript.check.exports import _children, _functions
+from shapescript.check.program import Checked, ItemFacts
+from shapescript.check.types import TensorType
+from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.export.hf import serving_form
+from shapescript.syntax import ast
+from shapescript.syntax.source import Span
+
+
+def serving_diagnostics(checked: Checked, name: str) -> list[Diagnostic]:
+    """E3301-E3305 for the forward function `name` (whose first parameter is a model)."""
+    functions = _functions(checked)
+    item = functions[name]
+    decl: ast.FnDecl = item.item
+    found: list[Diagnostic] = []
+
+    def report(code: str, message: str, span: Span, where: ItemFacts, label: str = "") -> None:
+        absolute = Span(where.base + span.start, where.base + span.end)
+        found.append(Diagnostic(code, message, Label(absolute, label), path=checked.source.path))
+
+    language, reason, _vocabulary = serving_form(checked, name)
+    if not language:
+        span = decl.params[1].span if len(decl.params) > 1 else decl.name_span
+        report("E3301", f"`{name}` isn't a language model's forward: {reason[7:]}", span, item)
+        return found
+    reached = _reach(functions, name)
+    fields = _field_reads(reached)
+    output = _output_field(item, decl)
+    if output is None:
+        where = decl.body[-1].span if decl.body else decl.span
+        report(
+            "E3302",
+            f"`{name}` doesn't end with one `return linear(h, m.W)` without a bias",
+            where,
+            item,
+            "the engine computes the output layer itself",
+        )
+    ids_name = decl.params[1].name
+    table = _ids_embedding(item, decl, ids_name, report)
+    kept = {read for read in (table, output) if read is not None}
+    engine_fields = {read[0] for read in kept}
+    if output is None and table is not None:
+        # Without an output layer (E3302), the table's other reads aren't a second error.
+        engine_fields = set()
+    for field_name, reads in fields.items():
+        if field_name not in engine_fields:
+            continue
+        for where, span in reads:
+            if where is item and (field_name, span) in kept:
+                continue
+            report(
+                "E3303",
+                f"`{field_name}` is read outside the embedding and the output layer",
+                span,
+                where,
+                "the engine keeps this table itself",
+            )
+    _attention(reached, report, set(checked.dim_values))
+    return found
+
+
+def engine_fields(checked: Checked, name: str) -> tuple[str | None, str | None]:
+    """The embedding table's and the output layer's fields of a forward function that
+    keeps the serving rules."""
+    functions = _functions(checked)
+    item = functions[name]
+    decl = item.item
+    table = _ids_embedding(item, decl, decl.params[1].name, lambda *args: None)
+    output = _output_field(item, decl)
+    return (table[0] if table else None, output[0] if output else None)
+
+
+def _reach(functions: dict[str, ItemFacts], root: str) -> list[ItemFacts]:
+    order: list[str] = []
+    queue = [root]
+    while queue:
+        name = queue.pop(0)
+        if name in order or name not in functions:
+            continue
+        order.append(name)
+        item = functions[name]
+        for facts in item.fact_tables():
+            queue.extend(ref.module_name for ref in facts.references if ref.module_name)
+    return [functions[name] for name in order]
+
+
+def _field_reads(reached: list[ItemFacts]) -> dict[str, list[tuple[ItemFacts, Span]]]:
+    reads: dict[str, list[tuple[ItemFacts, Span]]] = {}
+    for item in reached:
+        for facts in item.fact_tables():
+            for span, (_model, field_name) in sorted(facts.fields.items()):
+                reads.setdefault(field_name, []).append((item, span))
+    return reads
+
+
+def _field_of(item: ItemFacts, node) -> str | None:
+    for facts in item.fact_tables():
+        found = facts.fields.get(getattr(node, "span", None))
+        if found is not None:
+            return found[1]
+    return None
+
+
+def _is_call(node, name: str) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.callee, ast.Name)
+        and node.callee.name == name
+    )
+
+
+def _output_field(item: ItemFacts, decl: ast.FnDecl) -> tuple[str, Span] | None:
+    """The field of the final `linear(h, m.W)` and where it is read, or None when the
+    function doesn't end so."""
+    body = decl.body or []
+    returns = [stmt for stmt in body if isinstance(stmt, ast.Return)]
+    value = decl.expr_body if decl.expr_body is not None else None
+    if body:
+        if len(returns) != 1 or returns[0] is not body[-1]:
+            return None
+        value = returns[0].value
+    if isinstance(value, ast.Pipe) and value.stages:
+        last = value.stages[-1]
+        if _is_call(last, "linear") and len(last.args) == 1:
+            return _read(item, last.args[0].value)
+        return None
+    if _is_call(value, "linear") and len(value.args) == 2:
+        return _read(item, value.args[1].value)
+    return None
+
+
+def _read(item: ItemFacts, node) -> tuple[str, Span] | None:
+    found = _field_of(item, node)
+    return (found, node.span) if found is not None else None
+
+
+def _ids_embedding(
+    item: ItemFacts, decl: ast.FnDecl, ids_name: str, report
+) -> tuple[str, Span] | None:
+    """The table of the one `embedding(ids, m.E)` and where it is read; E3303 for any
+    other use of the ids."""
+    uses: list[tuple[object, object]] = []
+
+    def visit(node, parent) -> None:
+        if isinstance(node, ast.Name) and node.name == ids_name:
+            uses.append((node, parent))
+        for child in _children(node):
+            visit(child, node)
+
+    for stmt in decl.body or []:
+        for expr in _statement_exprs(stmt):
+            visit(expr, None)
+    if decl.expr_body is not None:
+        visit(decl.expr_body, None)
+    table = None
+    for node, parent in uses:
+        if (
+            len(uses) == 1
+            and _is_call(parent, "embedding")
+            and parent.args
+            and parent.args[0].value is node
+        ):
+            table = _read(item, parent.args[1].value) if len(parent.args) > 1 else None
+            continue
+        report(
+            "E3303",
+            f"the token ids `{ids_name}` are used other than by one `embedding(ids, m.E)`",
+            node.span,
+            item,
+            "the engine embeds the tokens itself",
+        )
+    return table
+
+
+def _statement_exprs(stmt) -> list:
+    if isinstance(stmt, ast.Return):
+        return [stmt.value] if stmt.value is not None else []
+    if isinstance(stmt, ast.Assign | ast.FieldAssign):
+        return [stmt.value]
+    if isinstance(stmt, ast.ExprStmt):
+        return [stmt.expr]
+    if isinstance(stmt, ast.For):
+        return [stmt.iterable] + [e for inner in stmt.body for e in _statement_exprs(inner)]
+    if isinstance(stmt, ast.If):
+        inner = stmt.then_body + (stmt.else_body or [])
+        return [stmt.condition] + [e for s in inner for e in _statement_exprs(s)]
+    return []
+
+
+def _attention(reached: list[ItemFacts], report, dims: set[str]) -> None:
+    """E3304 for `causal` anywhere but an attention's mask and for an attention without it;
+    E3305 for no attention, or attentions on different or non-dim shapes."""
+    shapes: list[tuple] = []
+    handwritten = []
+    for item in reached:
+        decl = item.item
+        types = {}
+        for facts in item.fact_tables():
+            types.update(facts.types)
+        masks: set[int] = set()
+
+        def visit(node, item=item, types=types, masks=masks) -> None:
+            if _is_call(node, "scaled_dot_product_attention"):
+                mask = next((arg for arg in node.args if arg.name == "attn_mask"), None)
+                if mask is None or not _is_causal(mask.value):
+                    report(
+                        "E3304",
+                        "attention without `attn_mask=causal[n n]` written in the call",
+                        node.span,
+                        item,
+                        "the engine's attention is causal",
+                    )
+                else:
+                    masks.add(id(mask.value))
+                query = types.get(node.args[0].value.span) if node.args else None
+                shapes.append((item, node.span, query))
+            elif _is_causal(node) and id(node) not in masks and _across(types.get(node.span), dims):
+                handwritten.append(node)
+                report(
+                    "E3304",
+                    "`causal` outside an attention's mask works across the sequence",
+                    node.span,
+                    item,
+                    "write attention as scaled_dot_product_attention",
+                )
+                return
+            for child in _children(node):
+                visit(child)
+
+        for stmt in decl.body or []:
+            for expr in _statement_exprs(stmt):
+                visit(expr)
+        if decl.expr_body is not None:
+            visit(decl.expr_body)
+    if not shapes and not handwritten:
+        first = reached[0]
+        report(
+            "E3305",
+            "the forward function runs no `scaled_dot_product_attention`",
+            first.item.name_span,
+            first,
+            "a served model needs at least one attention",
+        )
+        return
+    seen = None
+    for item, span, query in shapes:
+        axes = query.axes if isinstance(query, TensorType) and query.axes else None
+        key = None
+        if axes is not None and len(axes) == 4:
+            heads, width = axes[1].size, axes[3].size
+            if heads.symbols() <= dims and width.symbols() <= dims:
+                key = (str(heads), str(width))
+        if key is None or (seen is not None and key != seen):
+            report(
+                "E3305",
+                "attention's queries aren't one `[b H n Dh]` shape with dims H and Dh",
+                span,
+                item,
+                "the engine's attention works on one head shape",
+            )
+        seen = seen or key
+
+
+def _across(type_, dims: set[str]) -> bool:
+    """Whether a mask's axes include one that isn't a dim: a sequence, not features."""
+    if not isinstance(type_, TensorType) or type_.axes is None:
+        return True
+    return any(not axis.size.symbols() <= dims for axis in type_.axes)
+
+
+def _is_causal(node) -> bool:
+    return (
+        isinstance(node, ast.Index)
+        and isinstance(node.target, ast.Name)
+        and node.target.name == "causal"
+    )

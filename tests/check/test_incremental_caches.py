@@ -1,0 +1,193 @@
+"""What a re-check keeps from the previous analysis (params read, fingerprints, bodies,
+models) is dropped when what it depends on changed, so an incremental check always
+answers as a fresh one does."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from benchmarks.generate import generate_program
+from shapescript.check.checker import check_source
+from shapescript.syntax.source import SourceFile
+
+READS = """\
+dim D = 64
+
+model Mlp:
+    param w: [D D] = zeros
+    param v: [D] = zeros
+
+fn inner(m: Mlp, x: [b D]) -> [] = sum(x @ m.w + m.v)
+
+fn outer(m: Mlp, x: [b D]) -> [] = inner(m, x)
+
+fn typed(m: Mlp, x: [b D]) -> []:
+    l, g = value_and_grad(outer, m, x)
+    return l
+"""
+
+DIMS = """\
+dim D = 8
+dim E = 4
+
+fn f(x: [n D]) -> [n D]:
+    y = x * 2.0
+    return y
+
+fn g(x: [n D]) -> [n D] = f(x)
+"""
+
+
+def checked(text: str, previous=None):
+    return check_source(SourceFile.from_text("main.ss", text), previous)
+
+
+def facts(result) -> tuple:
+    """What a consumer reads, with absolute positions."""
+    return (
+        [(d.code, d.span, d.message) for d in result.diagnostics],
+        result.param_reads,
+        {name: symbol.span for name, symbol in result.module_symbols.items()},
+        {
+            name: (info.span, [(field.name, field.span) for field in info.fields.values()])
+            for name, info in result.models.items()
+        },
+        [(item.base, item.body is not None) for item in result.items],
+    )
+
+
+def same_as_fresh(text: str, previous):
+    incremental = checked(text, previous)
+    assert facts(incremental) == facts(checked(text))
+    return incremental
+
+
+def codes(result) -> list[str]:
+    return [d.code for d in result.diagnostics]
+
+
+def test_a_body_edit_that_stops_reading_a_param_reaches_the_caller_through_another_fn() -> None:
+    first = checked(READS)
+    assert codes(first) == []
+    assert first.param_reads["typed"]["m"] == ("w", "v")
+    no_v = READS.replace("x @ m.w + m.v", "x @ m.w")
+    second = same_as_fresh(no_v, first)
+    assert codes(second) == ["W1101"]
+    assert second.param_reads["outer"]["m"] == ("w",)
+    third = same_as_fresh(READS, second)
+    assert codes(third) == []
+
+
+def test_params_read_of_functions_the_edit_does_not_reach_are_kept() -> None:
+    text = READS + "\nfn other(m: Mlp) -> [D] = m.v\n"
+    first = checked(text)
+    edited = text.replace("l, g = value_and_grad", "l, g =  value_and_grad")
+    second = same_as_fresh(edited, first)
+    kept = second.memo["param_reads"][2]
+    assert kept.reused
+    assert ("other", 0, None) in kept.results
+
+
+def test_a_cycle_made_by_an_edit_is_worked_out_afresh() -> None:
+    text = READS + "\nfn loop(m: Mlp, x: [b D]) -> [] = sum(x @ m.w)\n"
+    first = checked(text)
+    cyclic = text.replace("sum(x @ m.w)\n", "loop(m, x) + outer(m, x)\n").replace(
+        "inner(m, x)", "inner(m, x) + loop(m, x)"
+    )
+    second = same_as_fresh(cyclic, first)
+    assert second.memo["param_reads"][2].cyclic
+    same_as_fresh(text, second)
+
+
+def test_a_body_edit_that_uses_another_dim_gets_its_own_diagnostics() -> None:
+    first = checked(DIMS)
+    assert codes(first) == []
+    wrong = DIMS.replace("y = x * 2.0", "y = x * 2.0\n    z: [n E] = x")
+    second = same_as_fresh(wrong, first)
+    assert codes(second) != []
+    assert same_as_fresh(DIMS, second).diagnostics == []
+
+
+def test_a_declaration_edit_rechecks_what_depends_on_it() -> None:
+    first = checked(DIMS)
+    # `f`'s body is unchanged text, but D's value and f's signature changed under it.
+    renamed = DIMS.replace("fn f(x: [n D]) -> [n D]", "fn f(x: [n E]) -> [n E]")
+    second = same_as_fresh(renamed, first)
+    assert codes(second) != []
+    bodies = {item.item.name: item.body for item in first.items if item.body}
+    assert next(i.body for i in second.items if i.item.name == "f") is not bodies["f"]
+    valued = DIMS.replace("dim E = 4", "dim E = 0")
+    assert "E0305" in codes(same_as_fresh(valued, first))
+
+
+def test_comment_lines_added_above_a_function_move_its_reused_diagnostics() -> None:
+    broken = DIMS.replace("y = x * 2.0", "y = x * unknown_name")
+    first = checked(broken)
+    assert codes(first) == ["E0301"]
+    commented = broken.replace("fn f(", "# one\n# two\nfn f(")
+    second = same_as_fresh(commented, first)
+    assert second.diagnostics[0].span.start == commented.index("unknown_name")
+
+
+def test_comment_lines_added_above_a_model_move_its_fields() -> None:
+    first = checked(READS)
+    commented = READS.replace("model Mlp:", "# about\nmodel Mlp:")
+    second = same_as_fresh(commented, first)
+    assert second.models["Mlp"].fields["w"].span.start == commented.index("w: [D D]")
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.mark.parametrize(
+    ("seed", "example"), [(0, None), (1, None), (2, None), (3, "train_mlp.ss")]
+)
+def test_incremental_check_equals_fresh_check_on_random_edits(seed: int, example) -> None:
+    rng = random.Random(seed)
+    if example is None:
+        text = generate_program(150, seed)
+    else:
+        text = (EXAMPLES / example).read_text(encoding="utf-8")
+    previous = checked(text)
+    snippets = [
+        "",
+        "x",
+        " ",
+        "\n",
+        "m",
+        "(",
+        "1",
+        ".w",
+        "#",
+        "# note $x$\n",
+        "value_and_grad",
+        "\nfn h() -> int = 1\n",
+        "dim Q = 3\n",
+        "\n    y = x\n",
+    ]
+    for _ in range(12):
+        at = rng.randrange(len(text) + 1)
+        end = min(len(text), at + rng.choice([0, 0, 1, 2, 5, 40]))
+        text = text[:at] + rng.choice(snippets) + text[end:]
+        previous = same_as_fresh(text, previous)
+
+
+def test_dim_values_are_kept_while_the_declarations_are_the_same() -> None:
+    first = checked(DIMS)
+    second = same_as_fresh(DIMS.replace("y = x * 2.0", "y = x * 3.0"), first)
+    assert second.memo["dims"] is first.memo["dims"]
+    third = same_as_fresh(DIMS.replace("dim E = 4", "dim E = 5"), second)
+    assert third.memo["dims"] is not first.memo["dims"]
+    assert third.dim_values["E"] == 5
+
+
+def test_dims_that_reported_problems_report_them_again_where_they_now_are() -> None:
+    broken = DIMS.replace("dim E = 4", "dim E = 0")
+    first = checked(broken)
+    assert first.memo["dims"] is None
+    moved = "# a comment above everything\n" + broken
+    second = same_as_fresh(moved, first)
+    assert second.diagnostics[0].span.start == moved.index("0\n")

@@ -1,0 +1,60 @@
+"""`shapescript export`'s errors and exit codes, before anything is traced."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from shapescript import cli
+from tests.export.programs import ATTENTION, TWO_EXPORTS, UNMARKED_HOST
+
+
+@pytest.fixture(autouse=True)
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+
+
+def test_a_missing_function_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    Path("a.ss").write_text(ATTENTION)
+    assert cli.main(["export", "a.ss", "--fn", "nope"]) == 2
+    assert "no function `nope`" in capsys.readouterr().err
+
+
+def test_no_fn_with_two_export_fns_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    Path("two.ss").write_text(TWO_EXPORTS)
+    assert cli.main(["export", "two.ss"]) == 2
+    assert "--fn" in capsys.readouterr().err
+
+
+def test_an_unmarked_function_is_checked_as_an_exported_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    Path("host.ss").write_text(UNMARKED_HOST)
+    assert cli.main(["check", "host.ss"]) == 0
+    capsys.readouterr()
+    assert cli.main(["export", "host.ss", "--fn", "shout"]) == 1
+    err = capsys.readouterr().err
+    assert "E1704" in err and "exported function `shout`" in err
+    assert not Path("host.pt2").exists()
+
+
+def test_a_file_with_errors_is_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    Path("bad.ss").write_text("export fn f(x: [n], k: int) -> [n]:\n    return x * k\n")
+    assert cli.main(["export", "bad.ss"]) == 1
+    assert "E1705" in capsys.readouterr().err
+
+
+def test_the_emitted_module_needs_torch_and_einops_only() -> None:
+    Path("a.ss").write_text(ATTENTION)
+    assert cli.main(["export", "a.ss", "--emit-python", "a_export.py"]) == 0
+    tree = ast.parse(Path("a_export.py").read_text())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module.split(".")[0])
+    assert imported <= {"torch", "einops", "math", "sys", "traceback", "inspect", "argparse"}
+    assert "shapescript" not in imported

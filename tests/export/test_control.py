@@ -1,0 +1,43 @@
+"""The rewrite of `.ss` ifs and loops into blocks that torch.cond and torch.while_loop run."""
+
+from __future__ import annotations
+
+import ast
+
+from shapescript.analysis import check
+from shapescript.export.module import build_export
+from shapescript.syntax.source import SourceFile
+from tests.export.programs import CONTROL, RETURNING
+
+
+def function_source(text: str, name: str) -> str:
+    checked = check(SourceFile.from_text("control.ss", text))
+    module = build_export(checked, name)
+    tree = ast.parse(module.text)
+    (found,) = [
+        node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == name
+    ]
+    return ast.unparse(found)
+
+
+def test_ifs_and_loops_become_block_functions() -> None:
+    source = function_source(CONTROL, "f")
+    assert "def _ss_body_1(i, y):" in source
+    assert "y, = _ss_loop(0, n, _ss_body_1, (y,))" in source
+    assert "total, y = _ss_loop(0, 3, _ss_body_2, (total, y))" in source
+    assert "y, = _ss_cond(y.sum() > 0, _ss_then_3, _ss_else_3, (y,))" in source
+    assert "for " not in source and "_ss_bool" not in source
+
+
+def test_a_block_with_a_return_stays_python() -> None:
+    source = function_source(RETURNING, "g")
+    assert "if flip:" in source and "_ss_cond" not in source
+
+
+def test_each_line_of_a_block_maps_to_its_ss_line() -> None:
+    checked = check(SourceFile.from_text("control.ss", CONTROL))
+    module = build_export(checked, "f")
+    lines = module.text.split("\n")
+    mapped = {lines[number - 1].strip(): origin for number, origin in module.lines.items()}
+    assert mapped["y = _ss_torch.matmul(y, w)"] == 4
+    assert mapped["y = -y"] == 12

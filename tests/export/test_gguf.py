@@ -1,0 +1,86 @@
+"""GGUF files of the examples, read back with the gguf package, and the architecture each
+is found to be."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import torch
+
+import shapescript
+from shapescript import cli
+from shapescript.rt import devices
+
+gguf = pytest.importorskip("gguf")
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.chdir(tmp_path)
+    devices._reset_for_tests()
+    yield
+    devices._reset_for_tests()
+
+
+def field_text(reader, key: str) -> str:
+    found = reader.fields[key]
+    return bytes(found.parts[found.data[0]]).decode()
+
+
+def field_number(reader, key: str):
+    found = reader.fields[key]
+    return found.parts[found.data[0]][0]
+
+
+@pytest.mark.parametrize(
+    ("example", "arch", "count"),
+    [("llama", "llama", 1 + 9 * 2 + 2), ("gpt2", "gpt2", 2 + 12 * 2 + 2)],
+)
+def test_the_examples_gguf_file_holds_their_weights(example: str, arch: str, count: int) -> None:
+    text = (ROOT / "examples" / f"{example}.ss").read_text()
+    Path(f"{example}.ss").write_text(text)
+    out = f"{example}.gguf"
+    assert cli.main(["export", f"{example}.ss", "--gguf", out, "--seed", "2"]) == 0
+    reader = gguf.GGUFReader(out)
+    assert field_text(reader, "general.architecture") == arch
+    assert field_number(reader, f"{arch}.block_count") == 2
+    assert field_number(reader, f"{arch}.attention.head_count") == 4
+    tensors = {tensor.name: torch.from_numpy(tensor.data.copy()) for tensor in reader.tensors}
+    assert len(tensors) == count
+    source = shapescript.compile(text, f"{example}.ss", devices="cpu")
+    model = getattr(source, "Llama" if arch == "llama" else "Gpt2").init(seed=2)
+    if arch == "llama":
+        assert field_number(reader, "llama.attention.head_count_kv") == 2
+        pairs = {
+            "token_embd.weight": model.embed,
+            "blk.1.attn_k.weight": model.w_k[1],
+            "blk.0.ffn_gate.weight": model.w_gate[0],
+            "output.weight": model.output,
+        }
+    else:
+        assert "output.weight" not in tensors  # tied to the token embeddings
+        pairs = {
+            "position_embd.weight": model.wpe,
+            "blk.1.attn_qkv.weight": model.w_qkv[1],
+            "blk.0.ffn_down.bias": model.b_proj[0],
+            "output_norm.bias": model.lnf_b,
+        }
+    for name, value in pairs.items():
+        torch.testing.assert_close(tensors[name], value.detach(), atol=0, rtol=0)
+    vocabulary = reader.fields["tokenizer.ggml.tokens"]
+    assert bytes(vocabulary.parts[vocabulary.data[5]]).decode() == "<|5|>"
+
+
+def test_a_model_that_isnt_an_architecture_says_why() -> None:
+    text = (ROOT / "examples" / "gpt2.ss").read_text()
+    exact = text.replace("|> gelu_tanh |>", "|> gelu |>")
+    assert exact != text
+    Path("exact.ss").write_text(exact)
+    with pytest.raises(ValueError, match="gpt2: the closest pairing's logits differ by"):
+        shapescript.export_gguf("exact.ss", "exact.gguf")
+    assert not Path("exact.gguf").exists()

@@ -1,0 +1,110 @@
+"""`shapescript export --hf`'s checks, before any folder is written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from shapescript import cli
+from shapescript.analysis import check
+from shapescript.export.hf import serving_form
+from shapescript.syntax.source import SourceFile
+from tests.export.programs import ENCODER, MODEL_SECOND
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+
+
+def test_a_function_without_the_model_first_is_e3306(capsys: pytest.CaptureFixture[str]) -> None:
+    Path("asr.ss").write_text(MODEL_SECOND)
+    assert cli.main(["export", "asr.ss", "--fn", "transcribe", "--hf", "asr_hf"]) == 1
+    err = capsys.readouterr().err
+    assert "error[E3306]" in err and "asr.ss:6:15" in err
+    assert not Path("asr_hf").exists()
+
+
+def test_another_parameter_without_a_shape_is_e1705(capsys: pytest.CaptureFixture[str]) -> None:
+    Path("k.ss").write_text(ENCODER.replace("x: [b t D])", "x: [b t D], k: int)"))
+    assert cli.main(["export", "k.ss", "--hf", "k_hf"]) == 1
+    assert "error[E1705]" in capsys.readouterr().err
+
+
+def test_someone_elses_folder_is_never_replaced(capsys: pytest.CaptureFixture[str]) -> None:
+    Path("enc.ss").write_text(ENCODER)
+    Path("theirs").mkdir()
+    (Path("theirs") / "config.json").write_text(json.dumps({"model_type": "bert"}))
+    assert cli.main(["export", "enc.ss", "--hf", "theirs", "--no-verify"]) == 1
+    assert "didn't write it" in capsys.readouterr().err
+    assert json.loads((Path("theirs") / "config.json").read_text()) == {"model_type": "bert"}
+
+
+def test_a_forward_that_isnt_a_language_models_is_a_note_or_with_vllm_an_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    Path("enc.ss").write_text(ENCODER)
+    assert cli.main(["export", "enc.ss", "--hf", "enc_hf", "--vllm"]) == 1
+    assert "error[E3301]" in capsys.readouterr().err
+
+
+GPT2 = (ROOT / "examples" / "gpt2.ss").read_text()
+
+#: The gpt2 example broken one rule at a time: (code, line, old text, new text).
+BROKEN = [
+    (
+        "E3301",
+        62,
+        "pos: [b n] Index[P]) -> [b n V]",
+        "pos: [b n] Index[P], shift: [D]) -> [b n V]",
+    ),
+    ("E3302", 66, "|> linear(m.wte)\n", "|> linear(m.wte) |> tanh\n"),
+    (
+        "E3303",
+        63,
+        "embedding(ids, m.wte) + embedding(pos, m.wpe)",
+        "embedding(ids, m.wte) + embedding(pos, m.wpe) + mean(m.wte, over=V)",
+    ),
+    (
+        "E3304",
+        49,
+        "    return scaled_dot_product_attention(q, k, v, attn_mask=causal[n n])\n",
+        "    att = einsum(q, k: b H n Dh, b H m Dh -> b H n m) / sqrt(Dh)\n"
+        "        |> masked_fill(!causal[n m], -inf)\n"
+        "        |> softmax(over=m)\n"
+        "    return einsum(att, v: b H n m, b H m Dh -> b H n Dh)\n",
+    ),
+    (
+        "E3305",
+        62,
+        "    h = x + attention(m, layer_norm(x, over=D, weight=m.ln1_w[l], bias=m.ln1_b[l], "
+        "eps=1e-5), l)\n",
+        "    h = x\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "line", "old", "new"), BROKEN, ids=[case[0] for case in BROKEN])
+def test_each_serving_rule_is_an_error_with_vllm_and_gguf(
+    code: str, line: int, old: str, new: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert old in GPT2
+    Path("lm.ss").write_text(GPT2.replace(old, new))
+    assert cli.main(["check", "lm.ss"]) == 0
+    capsys.readouterr()
+    for target in (["--hf", "lm_hf", "--vllm"], ["--gguf", "lm.gguf"]):
+        assert cli.main(["export", "lm.ss", *target]) == 1
+        err = capsys.readouterr().err
+        assert f"error[{code}]" in err and f"lm.ss:{line}:" in err
+        assert err.count("error[") == 1
+    assert not Path("lm_hf").exists() and not Path("lm.gguf").exists()
+
+
+def test_the_gpt2_example_has_the_serving_form() -> None:
+    text = (ROOT / "examples" / "gpt2.ss").read_text()
+    checked = check(SourceFile.from_text("gpt2.ss", text))
+    assert serving_form(checked, "forward") == (True, None, "V")
