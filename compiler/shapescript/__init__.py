@@ -37,6 +37,11 @@ _LAZY = {
     "export": "shapescript.export",
     "export_hf": "shapescript.export.hf",
     "export_gguf": "shapescript.export.gguf_export",
+    "padded": "shapescript.rt.padding",
+    "fixed_shapes": "shapescript.rt.padding",
+    "shapes_seen": "shapescript.rt.padding",
+    "record_steps": "shapescript.rt.recording",
+    "recorded_steps": "shapescript.rt.recording",
 }
 
 if TYPE_CHECKING:
@@ -51,8 +56,10 @@ if TYPE_CHECKING:
     from shapescript.rt.devices import devices
     from shapescript.rt.errors import DeviceError, DomainError, ShapeError, ShapeScriptError
     from shapescript.rt.hook import install
+    from shapescript.rt.padding import fixed_shapes, padded, shapes_seen
     from shapescript.rt.parallel import collective_timeout
     from shapescript.rt.parallel.errors import WorkerError
+    from shapescript.rt.recording import record_steps, recorded_steps
 
 __all__ = [
     "SGD",
@@ -69,11 +76,16 @@ __all__ = [
     "export",
     "export_gguf",
     "export_hf",
+    "fixed_shapes",
     "install",
     "load",
     "loader_workers",
     "parallel",
+    "padded",
+    "record_steps",
+    "recorded_steps",
     "save",
+    "shapes_seen",
     "sinks",
     "std",
 ]

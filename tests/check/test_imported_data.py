@@ -89,7 +89,8 @@ fn stage(d: Dataset[digits.Digit]) = d |> batches(8)
 fn own_record(p: [b] Pair) = p.x
 """
     checked = check(tmp_path, text)
-    assert found(checked, text) == []
+    # The loop gives its batch to another file's function, which padding can't follow.
+    assert found(checked, text) == [("H2001", "batches(8)")]
     assert returned(checked) == {
         "images": "[b digits.D]",
         "labels": "[b t] Index[digits.C]",

@@ -81,8 +81,8 @@ def test_a_batch_parameter_becomes_a_batch_and_gives_its_sizes() -> None:
         in source
     )
     assert "b = _ss_len(batch)" in source
-    assert "_ss_F.cross_entropy(forward(m, batch.img," in source
-    assert ", batch.label)" in source
+    assert "_ss_rt.padding.cross_entropy(forward(m, batch.img," in source
+    assert ", batch.label, -1, _ss_pads, ((0, 'b'),))" in source
 
 
 def test_a_batch_axis_given_by_a_tensor_too_is_checked_after_it() -> None:
@@ -117,11 +117,15 @@ def test_a_dataset_parameter_is_checked_as_the_modes_say() -> None:
 def test_a_loop_over_batches_calls_the_stages_and_keys_modes_by_its_iterations() -> None:
     source = _source()
     assert (
-        "for _ss_i2, batch in _ss_enumerate(_ss_rt.data.batches("
-        "_ss_rt.data.shuffle(train, epoch), 2, Digit, 'digits.ss:21:54')):"
+        "for _ss_i2, batch in _ss_enumerate(_ss_rt.padding.batch_loop(_ss_rt.data.batches("
+        "_ss_rt.data.shuffle(train, epoch), 2, Digit, 'digits.ss:21:54'), True, "
+        "'digits.ss:21:54')):"
     ) in source
-    assert "loss(m, batch, mode.child(_ss_calls.key('loss', f'{epoch}.{_ss_i2}')))" in source
-    assert "_ss_torch.tensor(_ss_len(batch), dtype=_ss_f32" in source
+    assert (
+        "loss(m, batch, mode.child(_ss_calls.key('loss', f'{epoch}.{_ss_i2}')), "
+        "_ss_pad={'b': _ss_pads.get('?b')})"
+    ) in source
+    assert "_ss_torch.tensor(_ss_rt.padding.real_size(batch), dtype=_ss_f32" in source
 
 
 def test_a_loop_variable_named_otherwise_reads_its_own_length() -> None:
@@ -134,8 +138,11 @@ def test_a_loop_variable_named_otherwise_reads_its_own_length() -> None:
     )
     source = build(text, "digits.ss").source
     body = source[source.index("def count(") :]
-    assert "for item in _ss_rt.data.batches(train, 3, Digit, 'digits.ss:28:26'):" in body
-    assert "n = (n + _ss_len(item))" in body
+    assert (
+        "for item in _ss_rt.padding.batch_loop(_ss_rt.data.batches(train, 3, Digit, "
+        "'digits.ss:28:26'), True, 'digits.ss:28:26'):"
+    ) in body
+    assert "n = (n + _ss_rt.padding.real_size(item))" in body
 
 
 def test_records_and_datasets_need_the_runtime() -> None:

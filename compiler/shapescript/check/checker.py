@@ -26,6 +26,7 @@ from shapescript.check.module_scope import (
     evaluate_dims,
 )
 from shapescript.check.overloads import overload_members
+from shapescript.check.padding import check_padding
 from shapescript.check.placement import place
 from shapescript.check.prelude import load_prelude
 from shapescript.check.program import Checked, ItemFacts, Reference
@@ -229,6 +230,8 @@ def _check_parsed(
     placed = Reporter()
     placement = place(module, scope, items, placed)
     diagnostics.extend(placed.diagnostics)
+    padding = check_padding(items, scope.dim_values)
+    diagnostics.extend(padding.diagnostics)
     keep_instances(program)
     math = find_math(_comment_lines(parsed))
     diagnostics.extend(_math_hints(math))
@@ -265,6 +268,7 @@ def _check_parsed(
         instances=instances_of(items),
         imports=table,
         placement=placement,
+        padding=padding,
     )
     add_export_diagnostics(checked)
     return checked, scope

@@ -256,6 +256,9 @@ class Checked:
     #: For the compiler and the editor: where each fn runs on several devices and how its
     #: values are split (`placement.Placement`), or None.
     placement: object = None
+    #: For the compiler and the editor: which batch loops and generic axes can be padded,
+    #: and which steps recorded (`padding.PaddingFacts`), or None.
+    padding: object = None
     _bases: list[int] | None = None
 
     # ------------------------------------------------------------------ locating

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from shapescript.check.signatures import Signature
 from shapescript.check.types import HostType, TensorType
-from shapescript.codegen import data, logs, patterns, training
+from shapescript.codegen import data, logs, padding, patterns, training
 from shapescript.codegen.context import Unsupported, python_name
 from shapescript.syntax import ast
 
@@ -112,6 +112,9 @@ def _reduction(gen, name, node, piped):
     ):
         value = f"{value}.to({gen.context.dtype('f32')})"
     dim = dim_of(gen, gen.operand_node(operand), over, node.span) if over else None
+    masked = padding.reduction(gen, name, node, value, dim, gen.operand_node(operand))
+    if masked is not None:
+        return masked
     if name == "norm":
         return f"_ss_torch.linalg.vector_norm({value}" + (f", dim={dim})" if over else ")")
     if name == "logsumexp":
@@ -130,6 +133,10 @@ def _along(gen, name, node, piped):
     operand_node = gen.operand_node(operand)
     over = _over(args)
     dim = dim_of(gen, operand_node, over, node.span)
+    if name in ("softmax", "log_softmax"):
+        masked = padding.reduction(gen, name, node, value, dim, operand_node)
+        if masked is not None:
+            return masked
     if name in ("softmax", "log_softmax", "cumsum", "cumprod"):
         return f"_ss_torch.{name}({value}, {dim})"
     if name == "sort":
@@ -146,6 +153,9 @@ def _along(gen, name, node, piped):
         labels = args.keywords.get("y", args.positional[1] if len(args.positional) > 1 else None)
         type_ = gen.type(operand_node)
         rank = len(type_.axes) if isinstance(type_, TensorType) and type_.axes else 1
+        masked = padding.cross_entropy(gen, node, value, labels, dim, gen.arg(labels, piped))
+        if masked is not None:
+            return masked
         logits = value
         if rank >= 2 and dim != 1 - rank:
             logits = f"_ss_torch.movedim({value}, {dim}, 1)"

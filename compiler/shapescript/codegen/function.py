@@ -29,6 +29,7 @@ from shapescript.codegen import (
     devices,
     imports,
     logs,
+    padding,
     training,
 )
 from shapescript.codegen.context import ItemView, ModuleContext, Unsupported, python_name
@@ -160,6 +161,8 @@ class FunctionGenerator:
                 params.append(f"{name}={self.default(param.decl.default)}")
             else:
                 params.append(name)
+        if padding.takes_pads(self):
+            params.append("_ss_pad=None")
         origin = self.origin(decl.name_span)
         plan = arguments.plan_arguments(self.signature, self.context.checked.dim_values)
         self.sizes = dict(plan.sizes) | data.batch_sizes(self)
@@ -172,8 +175,17 @@ class FunctionGenerator:
         if doc:
             self.out.add(1, repr(doc), origin)
         self.prologue(plan, body.text)
+        if padding.keeps_pads(self):
+            pads = "dict(_ss_pad or ())" if padding.takes_pads(self) else "{}"
+            self.out.add(1, f"_ss_pads = {pads}", origin)
         self.out.lines.extend(body.lines)
         self.out.origins.extend(body.origins)
+        described = padding.metadata(self)
+        if described is not None:
+            self.out.add(0, described, origin)
+        recorded = padding.recorded(self)
+        if recorded is not None:
+            self.out.add(0, recorded, origin)
 
     def body(self) -> None:
         decl = self.decl
@@ -371,8 +383,19 @@ class FunctionGenerator:
             source = self.expr(iterable)
             self.loops.append(index)
             data.loop_sizes(self, stmt)
+        padded, symbol, batches = padding.loop_padding(self, stmt)
+        if padded and batches is not None:
+            where = data.where(self.context, self.base, batches)
+            source = f"_ss_rt.padding.batch_loop({source}, True, {where!r})"
+            first = padding.batch_symbol(self, stmt)
+            if first is not None and first in self.sizes:
+                self.sizes[first] = f"_ss_rt.padding.real_size({variable})"
         outer = self.out
         self.out = SourceBuilder()
+        if padded and symbol is not None:
+            self.out.add(
+                indent + 1, f"_ss_pads[{symbol!r}] = _ss_rt.padding.mask_of({variable})", origin
+            )
         self.block(stmt.body, indent + 1)
         if not stmt.body:
             self.out.add(indent + 1, "pass", origin)
@@ -565,7 +588,8 @@ class FunctionGenerator:
                 self.aligned(value, plan, operand, result)
                 for value, plan, operand in zip(values, plans, operands, strict=True)
             )
-        return f"_ss_torch.matmul({values[0]}, {values[1]})"
+        left = padding.contracted(self, node, values[0])
+        return f"_ss_torch.matmul({left}, {values[1]})"
 
     def member(self, node: ast.Member) -> str:
         target_type = self.type(node.target)
@@ -699,6 +723,9 @@ class FunctionGenerator:
             if key in plans:
                 text = self.aligned(text, plans[key], self.operand_node(value), result)
             parts.append(f"{python_name(key)}={text}")
+        pads = padding.passed(self, node)
+        if pads is not None:
+            parts.append(pads)
         target = self.view.call_target(node.callee.span)
         called = imports.called(target.python_name) if target else python_name(signature.name)
         return f"{called}({', '.join(parts)})"

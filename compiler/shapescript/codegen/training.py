@@ -14,7 +14,7 @@ from shapescript.check.types import (
     ScheduleType,
     Type,
 )
-from shapescript.codegen import imports
+from shapescript.codegen import imports, padding
 from shapescript.codegen.context import ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import SourceBuilder
 from shapescript.syntax import ast
@@ -209,6 +209,9 @@ def _value_and_grad(gen: FunctionGenerator, node: ast.Call, args: CallArgs, pipe
         f"{python_name(key)}={passed(gen, v, gen.arg(v, piped), callee)}"
         for key, v in args.keywords.items()
     ]
+    pads = padding.passed(gen, node)
+    if pads is not None:
+        parts.append(pads)
     return f"_ss_rt.gradients.value_and_grad({', '.join(parts)})"
 
 

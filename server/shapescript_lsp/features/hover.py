@@ -18,6 +18,7 @@ from shapescript_lsp.features.generic_hover import generic_summary
 from shapescript_lsp.features.imported import imported_file, in_other_file
 from shapescript_lsp.features.imported_hover import imported_hover
 from shapescript_lsp.features.model_hover import field_hover, model_hover
+from shapescript_lsp.features.padding_hover import padding_notes
 from shapescript_lsp.features.pattern_hover import (
     arrow_pattern,
     pattern_axis_hover,
@@ -136,6 +137,7 @@ class HoverRenderer:
         if symbol is not None and symbol.kind in CURVE_KINDS:
             sections.append(curve_section(checked, symbol, offset, self.images, self.dark))
         sections.extend(device_sections(checked, offset, symbol, type_))
+        sections.append(padding_notes(checked, word, span, symbol))
         if not sections:
             return None
         return types.Hover(

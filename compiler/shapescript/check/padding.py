@@ -1,0 +1,687 @@
+"""Fixed shapes: which varying axes can be padded exactly, and which steps can be recorded.
+
+Runs after every body is checked, on the types the bodies recorded. A padded axis is
+followed by its size symbol: through each operation of a function, and into the
+functions it is passed to, where it has the parameter's axis name. The first operation
+across it that has no masked version keeps it from being padded (H2001 for a loop over
+batches). A step (a function that changes a `mut` model or optimizer state and does
+device work itself) is recordable unless it, or a function it calls, does something on
+the host (H3101).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+
+from shapescript.check.program import ItemFacts
+from shapescript.check.types import (
+    BatchesType,
+    BatchType,
+    DatasetType,
+    HostType,
+    ModelType,
+    OptimizerType,
+    PythonType,
+    SinkType,
+    TensorType,
+    Type,
+    format_type,
+)
+from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.records import field, record
+from shapescript.syntax import ast
+from shapescript.syntax.source import Span
+
+#: Operations along an axis that have no masked version: the axis can't be padded.
+NO_MASKED_VERSION = frozenset(
+    {"sort", "argsort", "topk", "argmax", "argmin", "gather", "scatter", "cat", "prod"}
+)
+#: Reductions that, without `over=`, reduce every axis, a padded one too.
+REDUCE_ALL = frozenset({"sum", "mean", "var", "std", "max", "min", "logsumexp", "norm"})
+#: Operations across a padded axis that are rewritten to a masked version.
+MASKED = frozenset(
+    {
+        "sum",
+        "mean",
+        "softmax",
+        "log_softmax",
+        "cross_entropy",
+        "norm",
+        "batch_norm",
+        "matmul",
+        "einsum",
+        "max",
+        "min",
+        "logsumexp",
+        "var",
+        "std",
+    }
+)
+#: Built-ins given a padded value that keep it from being padded: patterns may group or
+#: reduce the axis, and these others mix positions along it without a masked version.
+UNPROVEN = {
+    "reduce": "a pattern may reduce or group the padded axis",
+    "einsum": "a pattern may reduce or group the padded axis",
+    "rearrange": "a pattern may group the padded axis with another",
+    "repeat": "a pattern may group the padded axis with another",
+    "scaled_dot_product_attention": "its keys have no masked version",
+    "batch_norm": "its statistics across the batch have no masked version yet",
+}
+#: Built-ins whose call runs on the host, so a step calling them can't be recorded.
+HOST_CALLS = {"print": "prints", "save": "saves", "load": "loads"}
+#: What a step calls that makes it a step (besides assigning a field).
+DEVICE_WORK = frozenset({"value_and_grad", "update"})
+
+
+@record(frozen=True)
+class Blocker:
+    """What keeps an axis from being padded, or a step from being recorded.
+
+    `what` names the operation (`` `sort` over `b` ``), `why` says why it matters
+    (`has no masked version`), `span` is where it is (absolute), in function `function`.
+    """
+
+    what: str
+    why: str
+    span: Span
+    function: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.what} {self.why}"
+
+
+@record
+class PaddingFacts:
+    """What the padding and recording analysis found, for the compiler and the editor.
+
+    `loops`: each loop over batches, by the absolute span of its `batches(n)` call, with
+    what keeps its last batch from being padded (None: padded). `axes`: for each function,
+    each generic axis of its parameters, with what keeps `shapescript.padded` from padding
+    it (None: it can). `steps`: each step by name, with what keeps it from being recorded
+    (None: recorded).
+    """
+
+    loops: dict[Span, Blocker | None] = field(default_factory=dict)
+    axes: dict[str, dict[str, Blocker | None]] = field(default_factory=dict)
+    steps: dict[str, Blocker | None] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: Each operation across a padded axis that has a masked version, by its absolute
+    #: span, with the axis's size symbol in its function (`b`, or `?b` in a loop).
+    masked: dict[Span, str] = field(default_factory=dict)
+    #: Each call that passes masks on, by its absolute span: the callee's axis symbol,
+    #: and the caller's whose mask it gets.
+    passes: dict[Span, dict[str, str]] = field(default_factory=dict)
+    #: For each function, the axes whose masks it uses, itself or through its calls.
+    needs: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: Each padded loop over batches (by the span of its `batches(n)` call), with its
+    #: batch axis's symbol, when the loop's body uses the mask.
+    loop_symbols: dict[Span, str] = field(default_factory=dict)
+
+    def padded_axes(self, function: str) -> list[str]:
+        """The generic axes of `function` that `shapescript.padded` can pad."""
+        return [axis for axis, blocker in self.axes.get(function, {}).items() if blocker is None]
+
+
+def check_padding(items: list[ItemFacts], dims: Collection[str] = ()) -> PaddingFacts:
+    """Padding and recording facts for a checked file's functions, with H2001 and H3101.
+
+    `dims` are the file's dims, whose axes have fixed sizes and are never padded."""
+    return _Analysis(items, frozenset(dims)).run()
+
+
+def _has(type_: Type | None, symbol: str) -> bool:
+    axes = type_.axes if isinstance(type_, TensorType | BatchType) else None
+    return bool(axes) and any(symbol in term for axis in axes for term in axis.size.terms)
+
+
+def _axis_symbol(type_: Type | None, position: int) -> str | None:
+    """The one symbol an axis's size is, at `position` of a type's axes."""
+    axes = type_.axes if isinstance(type_, TensorType | BatchType) else None
+    if not axes or position >= len(axes):
+        return None
+    terms = axes[position].size.terms
+    if len(terms) == 1:
+        ((monomial, coefficient),) = terms.items()
+        if coefficient == 1 and len(monomial) == 1:
+            return monomial[0]
+    return None
+
+
+def _expressions(node: object) -> Iterator[object]:
+    """Every expression in a statement list or expression, outer ones first."""
+    if isinstance(node, list):
+        for each in node:
+            yield from _expressions(each)
+        return
+    if node is None:
+        return
+    yield node
+    if isinstance(node, ast.Unary | ast.Cast):
+        yield from _expressions(node.operand)
+    elif isinstance(node, ast.Binary):
+        yield from _expressions(node.left)
+        yield from _expressions(node.right)
+    elif isinstance(node, ast.Call):
+        yield from _expressions(node.callee)
+        for arg in node.args:
+            if not isinstance(arg.value, ast.Pattern | ast.ToStage):
+                yield from _expressions(arg.value)
+    elif isinstance(node, ast.Index):
+        yield from _expressions(node.target)
+        for item in node.items:
+            if isinstance(item, ast.Slice):
+                yield from _expressions([item.lo, item.hi, item.step])
+            elif isinstance(item, ast.SpacedIndex):
+                yield from _expressions(item.items)
+            else:
+                yield from _expressions(item)
+    elif isinstance(node, ast.Member):
+        yield from _expressions(node.target)
+    elif isinstance(node, ast.Pipe):
+        yield from _expressions(node.input)
+        for stage in node.stages:
+            if not isinstance(stage, ast.ToStage):
+                yield from _expressions(stage)
+    elif isinstance(node, ast.Range):
+        yield from _expressions([node.lo, node.hi])
+    elif isinstance(node, ast.Lambda):
+        yield from _expressions(node.body)
+    elif isinstance(node, ast.Return | ast.Assign | ast.FieldAssign):
+        yield from _expressions(node.value)
+    elif isinstance(node, ast.ExprStmt):
+        yield from _expressions(node.expr)
+    elif isinstance(node, ast.For):
+        yield from _expressions(node.iterable)
+        yield from _expressions(node.body)
+    elif isinstance(node, ast.If):
+        yield from _expressions(node.condition)
+        yield from _expressions(node.then_body)
+        yield from _expressions(node.else_body)
+
+
+@record
+class _Call:
+    """A call as the analysis sees it, a pipe stage's included: its input comes first."""
+
+    name: str
+    callee: object
+    positional: list[object]
+    named: dict[str, object]
+    span: Span
+
+
+def _calls(node: object) -> Iterator[_Call]:
+    """The calls in an expression or statement list, pipe stages included."""
+    for expr in _expressions(node):
+        if isinstance(expr, ast.Call) and isinstance(expr.callee, ast.Name):
+            yield _call_of(expr.callee, [], expr)
+        elif isinstance(expr, ast.Pipe):
+            value: object = expr.input
+            for stage in expr.stages:
+                if isinstance(stage, ast.Call) and isinstance(stage.callee, ast.Name):
+                    yield _call_of(stage.callee, [value], stage)
+                elif isinstance(stage, ast.Name):
+                    yield _Call(stage.name, stage, [value], {}, stage.span)
+                value = stage
+
+
+def _call_of(callee: ast.Name, before: list[object], node: ast.Call) -> _Call:
+    """A call; `value_and_grad(f, ...)` is seen as the call of `f` it makes."""
+    positional = list(before)
+    named: dict[str, object] = {}
+    for arg in node.args:
+        if arg.name is None:
+            positional.append(arg.value)
+        else:
+            named[arg.name] = arg.value
+    if callee.name == "value_and_grad" and positional and isinstance(positional[0], ast.Name):
+        function = positional[0]
+        return _Call(function.name, function, positional[1:], named, node.span)
+    return _Call(callee.name, callee, positional, named, node.span)
+
+
+def _over_padded(types: dict[Span, Type], call: _Call, given: list, symbol: str) -> bool:
+    """Whether a call's `over=` names the axis `symbol`."""
+    over = call.named.get("over")
+    if over is None:
+        return False
+    over_type = types.get(over.span)  # type: ignore[attr-defined]
+    if (
+        isinstance(over_type, HostType)
+        and over_type.size is not None
+        and any(symbol in term for term in over_type.size.terms)
+    ):
+        return True
+    return isinstance(over, ast.Name) and any(
+        axis.name == over.name and any(symbol in term for term in axis.size.terms)
+        for arg in given
+        for axis in (getattr(types.get(arg.span), "axes", None) or ())
+    )
+
+
+class _Analysis:
+    def __init__(self, items: list[ItemFacts], dims: frozenset[str]) -> None:
+        self.dims = dims
+        self.functions: dict[str, ItemFacts] = {}
+        self.externs: dict[str, ast.ExternFnDecl] = {}
+        for item in items:
+            if isinstance(item.item, ast.FnDecl):
+                self.functions.setdefault(item.item.name, item)
+            elif isinstance(item.item, ast.ExternFnDecl):
+                self.externs[item.item.name] = item.item
+        self.axis_memo: dict[tuple[str, str], Blocker | None] = {}
+        self.need_memo: dict[tuple[str, str], bool] = {}
+        self.host_memo: dict[str, Blocker | None] = {}
+        self.facts = PaddingFacts()
+
+    # ------------------------------------------------------------------ helpers
+
+    def types(self, item: ItemFacts) -> dict[Span, Type]:
+        found = dict(item.declaration.types)
+        if item.body is not None:
+            found.update(item.body.facts.types)
+        return found
+
+    def absolute(self, item: ItemFacts, span: Span) -> Span:
+        return Span(item.base + span.start, item.base + span.end)
+
+    def param_types(self, item: ItemFacts) -> list[tuple[str, Type | None]]:
+        types = self.types(item)
+        decl = item.item
+        assert isinstance(decl, ast.FnDecl)
+        return [(param.name, types.get(param.name_span)) for param in decl.params]
+
+    # ------------------------------------------------------------------ padding
+
+    def axis_blocker(self, function: str, symbol: str) -> Blocker | None:
+        """What keeps axis `symbol` of `function`'s parameters from being padded."""
+        key = (function, symbol)
+        if key in self.axis_memo:
+            return self.axis_memo[key]
+        self.axis_memo[key] = None
+        item = self.functions[function]
+        decl = item.item
+        assert isinstance(decl, ast.FnDecl)
+        body = decl.body if decl.body is not None else decl.expr_body
+        found = self.body_blocker(item, body, symbol)
+        self.axis_memo[key] = found
+        return found
+
+    def body_blocker(self, item: ItemFacts, body: object, symbol: str) -> Blocker | None:
+        """The first operation in `body` across the axis `symbol` with no masked version."""
+        types = self.types(item)
+        name = item.item.name  # type: ignore[union-attr]
+
+        def blocked(what: str, why: str, span: Span) -> Blocker:
+            return Blocker(what, why, self.absolute(item, span), name)
+
+        overs = {
+            call.named["over"].span  # type: ignore[attr-defined]
+            for call in _calls(body)
+            if "over" in call.named
+        }
+        for expr in _expressions(body):
+            expr_type = types.get(getattr(expr, "span", None))  # type: ignore[arg-type]
+            if (
+                isinstance(expr, ast.Name)
+                and not symbol.startswith("?")
+                and expr.span not in overs
+                and isinstance(expr_type, HostType)
+                and expr_type.size is not None
+                and any(symbol in term for term in expr_type.size.terms)
+            ):
+                return blocked(f"`{expr.name}` used as a number", "can't be padded", expr.span)
+            if (
+                isinstance(expr, ast.Return)
+                and symbol.startswith("?")
+                and expr.value is not None
+                and _has(types.get(expr.value.span), symbol)
+            ):
+                return blocked("`return`", "gives Python a padded value", expr.span)
+            if isinstance(expr, ast.Index) and _has(types.get(expr.target.span), symbol):
+                target = types.get(expr.target.span)
+                axes = target.axes if isinstance(target, TensorType) else ()
+                for position, index in enumerate(expr.items):
+                    if isinstance(index, ast.SpacedIndex) or position >= len(axes or ()):
+                        break
+                    index_type = types.get(index.span)
+                    is_mask = (
+                        isinstance(index_type, TensorType) and index_type.domain.name == "Mask"
+                    )
+                    if not is_mask and _axis_symbol(target, position) == symbol:
+                        return blocked(
+                            f"indexing `{format_type(target)}` along its padded axis",
+                            "can't be padded",
+                            expr.span,
+                        )
+            elif (
+                isinstance(expr, ast.Cast)
+                and _has(types.get(expr.operand.span), symbol)
+                and not _has(types.get(expr.span), symbol)
+            ):
+                return blocked("`as`", "gives the padded axis a fixed size", expr.span)
+        for call in _calls(body):
+            found = self.call_blocker(item, types, call, symbol, blocked)
+            if found is not None:
+                return found
+        for expr in _expressions(body):
+            if (
+                isinstance(expr, ast.Call)
+                and isinstance(expr.callee, ast.Member)
+                and any(_has(types.get(arg.value.span), symbol) for arg in expr.args)  # type: ignore[union-attr]
+            ):
+                return blocked(
+                    "a call of another file's function or of Python",
+                    "is given a padded value the checker can't follow",
+                    expr.span,
+                )
+        return None
+
+    def call_blocker(self, item, types, call: _Call, symbol: str, blocked) -> Blocker | None:
+        arguments = list(call.positional) + list(call.named.values())
+        given = [a for a in arguments if _has(types.get(a.span), symbol)]  # type: ignore[attr-defined]
+        if not given:
+            return None
+        over = call.named.get("over")
+        over_padded = _over_padded(types, call, given, symbol)
+        over_text = item_text_of(over)
+        if call.name == "prod" and over is None:
+            return blocked("`prod` of every element", "has no masked version", call.span)
+        if call.name in NO_MASKED_VERSION and over_padded:
+            return blocked(f"`{call.name}` over `{over_text}`", "has no masked version", call.span)
+        if call.name == "cross_entropy" and over_padded:
+            return blocked(
+                f"`cross_entropy` over `{over_text}`", "has no masked version", call.span
+            )
+        if call.name in ("print", "save"):
+            return blocked(f"`{call.name}`", "is given a padded value", call.span)
+        if call.name in UNPROVEN:
+            return blocked(f"`{call.name}`", f"can't be padded: {UNPROVEN[call.name]}", call.span)
+        callee_type = types.get(call.callee.span)  # type: ignore[attr-defined]
+        if isinstance(callee_type, PythonType):
+            return blocked(f"`{call.name}`", "is Python given a padded value", call.span)
+        extern = self.externs.get(call.name)
+        if extern is not None:
+            return blocked(f"`{call.name}`", "is an extern fn given a padded value", call.span)
+        target = self.functions.get(call.name)
+        if target is None or target.body is None:
+            return None
+        params = self.param_types(target)
+        decl = target.item
+        assert isinstance(decl, ast.FnDecl)
+        by_name = dict(params)
+        pairs = [(params[i][1], a) for i, a in enumerate(call.positional) if i < len(params)]
+        pairs += [(by_name.get(n), a) for n, a in call.named.items()]
+        for param_type, arg in pairs:
+            arg_type = types.get(arg.span)  # type: ignore[attr-defined]
+            if not _has(arg_type, symbol):
+                continue
+            if isinstance(param_type, TensorType) and param_type.axes is None:
+                return blocked(
+                    f"`{call.name}`'s parameter without a shape",
+                    "is given a padded value",
+                    call.span,
+                )
+            axes = arg_type.axes if isinstance(arg_type, TensorType | BatchType) else ()
+            for position in range(len(axes or ())):
+                if _axis_symbol(arg_type, position) != symbol:
+                    continue
+                inner = _axis_symbol(param_type, position)
+                if inner is None:
+                    continue
+                found = self.axis_blocker(call.name, inner)
+                if found is not None:
+                    return found
+        return None
+
+    # ------------------------------------------------------------------ masks
+
+    def needs_mask(self, function: str, symbol: str) -> bool:
+        """Whether `function` uses the mask of its axis `symbol`, itself or in its calls."""
+        key = (function, symbol)
+        if key not in self.need_memo:
+            self.need_memo[key] = False
+            item = self.functions[function]
+            decl = item.item
+            assert isinstance(decl, ast.FnDecl)
+            body = decl.body if decl.body is not None else decl.expr_body
+            self.need_memo[key] = self.mask_uses(item, body, symbol)
+        return self.need_memo[key]
+
+    def mask_uses(self, item: ItemFacts, body: object, symbol: str) -> bool:
+        """Record the masked operations and mask-passing calls in `body` for the axis
+        `symbol`; whether there are any."""
+        types = self.types(item)
+        facts = self.facts
+        used = False
+        for expr in _expressions(body):
+            if isinstance(expr, ast.Binary) and expr.op == "@":
+                left = types.get(expr.left.span)
+                rank = len(getattr(left, "axes", None) or ())
+                if rank and _axis_symbol(left, rank - 1) == symbol:
+                    facts.masked[self.absolute(item, expr.span)] = symbol
+                    used = True
+        for call in _calls(body):
+            arguments = list(call.positional) + list(call.named.values())
+            given = [a for a in arguments if _has(types.get(a.span), symbol)]  # type: ignore[attr-defined]
+            if not given:
+                continue
+            masked = False
+            if call.name == "matmul" and call.positional:
+                left = types.get(call.positional[0].span)  # type: ignore[attr-defined]
+                rank = len(getattr(left, "axes", None) or ())
+                masked = bool(rank) and _axis_symbol(left, rank - 1) == symbol
+            elif call.name == "cross_entropy":
+                masked = not _over_padded(types, call, given, symbol)
+            elif call.name in REDUCE_ALL and "over" not in call.named:
+                first = call.positional[0] if call.positional else None
+                masked = first is not None and _has(types.get(first.span), symbol)  # type: ignore[attr-defined]
+            elif call.name in MASKED:
+                masked = _over_padded(types, call, given, symbol)
+            if masked:
+                facts.masked[self.absolute(item, call.span)] = symbol
+                used = True
+                continue
+            passed = self.passed_masks(types, call, symbol)
+            if passed:
+                facts.passes.setdefault(self.absolute(item, call.span), {}).update(passed)
+                used = True
+        return used
+
+    def passed_masks(self, types: dict[Span, Type], call: _Call, symbol: str) -> dict[str, str]:
+        """The callee's axes that get the mask of `symbol` in a call of a function."""
+        target = self.functions.get(call.name)
+        if target is None or target.body is None:
+            return {}
+        params = self.param_types(target)
+        by_name = dict(params)
+        pairs = [(params[i][1], a) for i, a in enumerate(call.positional) if i < len(params)]
+        pairs += [(by_name.get(n), a) for n, a in call.named.items()]
+        found: dict[str, str] = {}
+        for param_type, arg in pairs:
+            arg_type = types.get(arg.span)  # type: ignore[attr-defined]
+            axes = arg_type.axes if isinstance(arg_type, TensorType | BatchType) else ()
+            for position in range(len(axes or ())):
+                if _axis_symbol(arg_type, position) != symbol:
+                    continue
+                inner = _axis_symbol(param_type, position)
+                if (
+                    inner is not None
+                    and inner not in self.dims
+                    and self.needs_mask(call.name, inner)
+                ):
+                    found[inner] = symbol
+        return found
+
+    # ------------------------------------------------------------------ steps
+
+    def host_blocker(self, function: str) -> Blocker | None:
+        """What in `function`, or what it calls, runs on the host."""
+        if function in self.host_memo:
+            return self.host_memo[function]
+        self.host_memo[function] = None
+        item = self.functions[function]
+        decl = item.item
+        assert isinstance(decl, ast.FnDecl)
+        types = self.types(item)
+        body = decl.body if decl.body is not None else decl.expr_body
+
+        def blocked(what: str, why: str, span: Span) -> Blocker:
+            return Blocker(what, why, self.absolute(item, span), function)
+
+        found: Blocker | None = None
+        for expr in _expressions(body):
+            if found is not None:
+                break
+            if isinstance(expr, ast.For):
+                if isinstance(types.get(expr.iterable.span), DatasetType | BatchesType):
+                    found = blocked("the loop", "goes over a dataset", expr.iterable.span)
+            elif isinstance(expr, ast.Index) and any(
+                _is_mask(types.get(index.span))
+                for index in expr.items
+                if not isinstance(index, ast.Slice | ast.SpacedIndex)
+            ):
+                found = blocked(
+                    "the boolean selection",
+                    "makes a size that depends on the data (selections aren't kept padded yet)",
+                    expr.span,
+                )
+            elif isinstance(expr, ast.If):
+                if isinstance(types.get(expr.condition.span), TensorType):
+                    found = blocked("`if` on a tensor", "waits for the device", expr.condition.span)
+            elif isinstance(expr, ast.Call) and isinstance(expr.callee, ast.Member):
+                if isinstance(types.get(expr.callee.target.span), SinkType):
+                    found = blocked("the log sink", "is written on the host", expr.span)
+                elif isinstance(types.get(expr.callee.span), PythonType):
+                    found = blocked("the Python call", "runs Python", expr.span)
+            elif isinstance(expr, ast.Call) and isinstance(expr.callee, ast.Name):
+                name = expr.callee.name
+                if name in HOST_CALLS:
+                    found = blocked(f"`{name}`", f"{HOST_CALLS[name]} on the host", expr.span)
+                elif isinstance(types.get(expr.callee.span), PythonType):
+                    found = blocked(f"`{name}`", "runs Python", expr.span)
+                elif name in self.externs:
+                    path = self.externs[name].python_path
+                    if path is not None and not path.value.startswith("torch."):
+                        found = blocked(f"`{name}`", "is a Python extern fn", expr.span)
+                elif name in self.functions and name != function:
+                    inner = self.host_blocker(name)
+                    if inner is not None:
+                        found = inner
+        self.host_memo[function] = found
+        return found
+
+    def is_step(self, item: ItemFacts) -> bool:
+        decl = item.item
+        assert isinstance(decl, ast.FnDecl)
+        types = self.types(item)
+        changes = any(
+            param.mut and isinstance(types.get(param.name_span), ModelType | OptimizerType)
+            for param in decl.params
+        )
+        if not changes:
+            return False
+        body = decl.body if decl.body is not None else decl.expr_body
+        for expr in _expressions(body):
+            if isinstance(expr, ast.FieldAssign):
+                return True
+            if (
+                isinstance(expr, ast.Call)
+                and isinstance(expr.callee, ast.Name)
+                and expr.callee.name in DEVICE_WORK
+            ):
+                return True
+        return False
+
+    # ------------------------------------------------------------------ the file
+
+    def run(self) -> PaddingFacts:
+        facts = self.facts
+        for name, item in self.functions.items():
+            if item.body is None:
+                continue
+            axes: dict[str, Blocker | None] = {}
+            for _, type_ in self.param_types(item):
+                for position in range(len(getattr(type_, "axes", None) or ())):
+                    symbol = _axis_symbol(type_, position)
+                    if symbol is not None and symbol not in axes and symbol not in self.dims:
+                        axes[symbol] = None
+            for symbol in list(axes):
+                axes[symbol] = self.axis_blocker(name, symbol)
+            facts.axes[name] = axes
+            facts.needs[name] = frozenset(
+                symbol
+                for symbol, blocker in axes.items()
+                if blocker is None and self.needs_mask(name, symbol)
+            )
+            self.loops_of(item)
+            if self.is_step(item):
+                blocker = self.host_blocker(name)
+                facts.steps[name] = blocker
+                if blocker is not None:
+                    facts.diagnostics.append(_h3101(item, blocker))
+        return facts
+
+    def loops_of(self, item: ItemFacts) -> None:
+        decl = item.item
+        assert isinstance(decl, ast.FnDecl)
+        types = self.types(item)
+        for expr in _expressions(decl.body or []):
+            if not isinstance(expr, ast.For):
+                continue
+            if not isinstance(types.get(expr.iterable.span), BatchesType):
+                continue
+            batch = types.get(expr.var.span)
+            symbol = _axis_symbol(batch, 0)
+            where = _batches_call(expr.iterable) or expr.iterable.span
+            blocker = self.body_blocker(item, expr.body, symbol) if symbol else None
+            span = self.absolute(item, where)
+            self.facts.loops[span] = blocker
+            if blocker is not None:
+                self.facts.diagnostics.append(_h2001(span, blocker))
+            elif symbol is not None and self.mask_uses(item, expr.body, symbol):
+                self.facts.loop_symbols[span] = symbol
+
+
+def _is_mask(type_: Type | None) -> bool:
+    return isinstance(type_, TensorType) and type_.domain.name == "Mask"
+
+
+def item_text_of(node: object) -> str:
+    return node.name if isinstance(node, ast.Name) else "the axis"
+
+
+def _batches_call(node: object) -> Span | None:
+    for expr in _expressions(node):
+        if (
+            isinstance(expr, ast.Call)
+            and isinstance(expr.callee, ast.Name)
+            and expr.callee.name == "batches"
+        ):
+            return expr.span
+    return None
+
+
+def _h2001(span: Span, blocker: Blocker) -> Diagnostic:
+    return Diagnostic(
+        "H2001",
+        f"the last batch isn't padded to the batch size: {blocker.text}",
+        Label(span, "the last batch keeps its own size"),
+        secondary=[Label(blocker.span, blocker.why)],
+        help="to pad it, compute what needs the operation per example, or outside the loop",
+    )
+
+
+def _h3101(item: ItemFacts, blocker: Blocker) -> Diagnostic:
+    decl = item.item
+    assert isinstance(decl, ast.FnDecl)
+    name = decl.name
+    via = "" if blocker.function == name else f" (in `{blocker.function}`, which it calls)"
+    return Diagnostic(
+        "H3101",
+        f"step `{name}` can't be recorded as a CUDA graph: {blocker.text}{via}",
+        Label(Span(item.base + decl.name_span.start, item.base + decl.name_span.end), "step"),
+        secondary=[Label(blocker.span, f"{blocker.text}")],
+        help="do the host work in the loop that calls the step, and return what it needs",
+    )

@@ -1,0 +1,198 @@
+"""Padding in generated code: masks passed along, masked operations, padded batch loops.
+
+A function that uses the mask of a padded axis takes `_ss_pad` (a dict of masks by its
+own axis names; Python callers leave it out) and keeps its masks in `_ss_pads`; an
+operation across a padded axis calls its masked version in `_ss_rt.padding` with the
+mask, which is None, and the operation the plain one, where nothing was padded.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from shapescript.check.padding import PaddingFacts
+from shapescript.check.types import TensorType
+from shapescript.codegen import data
+from shapescript.syntax import ast
+from shapescript.syntax.source import Span
+
+if TYPE_CHECKING:
+    from shapescript.codegen.function import FunctionGenerator
+
+
+def facts(gen: FunctionGenerator) -> PaddingFacts | None:
+    """The file's padding facts, for a function of this file (not another's instance)."""
+    if gen.context.foreign is not None or gen.context.standalone:
+        return None
+    found = gen.context.checked.padding
+    return found if isinstance(found, PaddingFacts) else None
+
+
+def _absolute(gen: FunctionGenerator, span: Span) -> Span:
+    return Span(gen.base + span.start, gen.base + span.end)
+
+
+def takes_pads(gen: FunctionGenerator) -> bool:
+    """Whether the function takes masks from its callers."""
+    found = facts(gen)
+    return found is not None and bool(found.needs.get(gen.decl.name))
+
+
+def keeps_pads(gen: FunctionGenerator) -> bool:
+    """Whether the function's body reads `_ss_pads`: it takes masks or pads a loop."""
+    found = facts(gen)
+    if found is None:
+        return False
+    if takes_pads(gen):
+        return True
+    item = Span(gen.base + gen.decl.span.start, gen.base + gen.decl.span.end)
+    return any(item.start <= span.start and span.end <= item.end for span in found.loop_symbols)
+
+
+def masked_symbol(gen: FunctionGenerator, node) -> str | None:
+    """The pad symbol an operation is across, when it has a masked version to use."""
+    found = facts(gen)
+    if found is None or not keeps_pads(gen):
+        return None
+    return found.masked.get(_absolute(gen, node.span))
+
+
+def mask(symbol: str) -> str:
+    return f"_ss_pads.get({symbol!r})"
+
+
+def reduction(gen: FunctionGenerator, name: str, node, value: str, dim: int | None, operand):
+    """A reduction across a padded axis, or None when it isn't one."""
+    symbol = masked_symbol(gen, node)
+    if symbol is None:
+        return None
+    if dim is None:
+        position = _position(gen.type(operand), symbol)
+        if position is None:
+            return None
+        return f"_ss_rt.padding.over_all({name!r}, {value}, {position}, {mask(symbol)})"
+    return f"_ss_rt.padding.{name}({value}, {dim}, {mask(symbol)})"
+
+
+def cross_entropy(gen: FunctionGenerator, node, logits: str, labels, classes: int, label_value):
+    """cross_entropy with a padded axis among its other axes: a masked mean."""
+    symbol = masked_symbol(gen, node)
+    if symbol is None:
+        return None
+    label_type = gen.type(gen.operand_node(labels))
+    axes = label_type.axes if isinstance(label_type, TensorType) else None
+    places = tuple(
+        (position, symbol)
+        for position, axis in enumerate(axes or ())
+        if axis.size.single_symbol() == symbol
+    )
+    if not places:
+        return None
+    return f"_ss_rt.padding.cross_entropy({logits}, {label_value}, {classes}, _ss_pads, {places!r})"
+
+
+def contracted(gen: FunctionGenerator, node, left: str) -> str:
+    """The left operand of a matmul whose contracted axis is padded, its padded
+    positions zeroed."""
+    symbol = masked_symbol(gen, node)
+    if symbol is None:
+        return left
+    return f"_ss_rt.padding.zeroed({left}, -1, {mask(symbol)})"
+
+
+def passed(gen: FunctionGenerator, node) -> str | None:
+    """The `_ss_pad=` argument of a call that passes masks on, or None."""
+    found = facts(gen)
+    if found is None or not keeps_pads(gen):
+        return None
+    passes = found.passes.get(_absolute(gen, node.span))
+    if not passes:
+        return None
+    items = ", ".join(f"{inner!r}: {mask(outer)}" for inner, outer in sorted(passes.items()))
+    return f"_ss_pad={{{items}}}"
+
+
+def loop_padding(gen: FunctionGenerator, stmt: ast.For) -> tuple[bool, str | None, Span | None]:
+    """Whether a loop over batches is padded, its pad symbol when the body uses its mask,
+    and the span of its `batches(n)` call."""
+    found = facts(gen)
+    if found is None:
+        return False, None, None
+    for expr in _batches_calls(stmt.iterable):
+        span = _absolute(gen, expr.span)
+        if span in found.loops and found.loops[span] is None:
+            return True, found.loop_symbols.get(span), expr.span
+    return False, None, None
+
+
+def batch_symbol(gen: FunctionGenerator, stmt: ast.For) -> str | None:
+    """The size symbol of a loop's batch axis (`?b`)."""
+    type_ = gen.view.type(stmt.var.span)
+    axes = getattr(type_, "axes", None)
+    return axes[0].size.single_symbol() if axes else None
+
+
+def _batches_calls(node) -> list[ast.Call]:
+    found = []
+    if isinstance(node, ast.Pipe):
+        found += [stage for stage in node.stages if isinstance(stage, ast.Call)]
+    elif isinstance(node, ast.Call):
+        found.append(node)
+    return [
+        call
+        for call in found
+        if isinstance(call.callee, ast.Name) and call.callee.name == "batches"
+    ]
+
+
+def metadata(gen: FunctionGenerator) -> str | None:
+    """`f._ss_padding` for `shapescript.padded`: where each paddable axis is in the
+    parameters and results, and why each other one can't be padded."""
+    found = facts(gen)
+    if found is None or gen.decl.name not in found.axes:
+        return None
+    axes = found.axes[gen.decl.name]
+    if not axes:
+        return None
+    places: dict[str, list[tuple[int, int]]] = {}
+    blocked = {symbol: b.text for symbol, b in axes.items() if b is not None}
+    for index, param in enumerate(gen.signature.params):
+        type_ = param.type
+        if not isinstance(type_, TensorType) or type_.axes is None:
+            continue
+        for position, axis in enumerate(type_.axes):
+            symbol = axis.size.single_symbol()
+            if symbol in axes and symbol not in blocked:
+                places.setdefault(symbol, []).append((index, position))
+    if not places and not blocked:
+        return None
+    returns = []
+    result = gen.signature.return_type
+    results = getattr(result, "items", None) or (result,)
+    for index, type_ in enumerate(results):
+        if isinstance(type_, TensorType) and type_.axes is not None:
+            for position, axis in enumerate(type_.axes):
+                symbol = axis.size.single_symbol()
+                if symbol in places:
+                    returns.append((index, position, symbol))
+    info = {"axes": places, "returns": returns, "blocked": blocked}
+    return f"{gen.python}._ss_padding = {info!r}"
+
+
+def recorded(gen: FunctionGenerator) -> str | None:
+    """A recordable step's wrapping: recorded per signature on CUDA, as it is elsewhere."""
+    found = facts(gen)
+    name = gen.decl.name
+    if found is None or name not in found.steps or found.steps[name] is not None:
+        return None
+    where = data.where(gen.context, gen.base, gen.decl.name_span)
+    return f"{gen.python} = _ss_rt.recording.recorded({gen.python}, {name!r}, {where!r})"
+
+
+def _position(type_, symbol: str) -> int | None:
+    if not isinstance(type_, TensorType) or type_.axes is None:
+        return None
+    for position, axis in enumerate(type_.axes):
+        if axis.size.single_symbol() == symbol:
+            return position
+    return None

@@ -1,0 +1,366 @@
+"""Exact padding: masked operations, the padded last batch, and `shapescript.padded`.
+
+A padded axis holds copies of real positions after the real ones, and a mask (a bool
+tensor along the axis, True at real positions) says which are real. Every operation
+across the axis takes the mask and masks with `where`, never by multiplying, so a padded
+value never reaches a result and its gradient is exactly zero. With no mask (`None`), or
+with `fixed_shapes(False)`, each operation is the plain torch one.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from shapescript.rt.data import Batch, Batches
+
+_state = {"on": True}
+#: The label cross_entropy ignores, at padded positions.
+IGNORED = -100
+_seen: dict[str, set[tuple]] = {}
+
+
+def fixed_shapes(on: bool) -> bool:
+    """Turn padding on or off at run time; returns what it was."""
+    was = _state["on"]
+    _state["on"] = bool(on)
+    return was
+
+
+def fixed_shapes_on() -> bool:
+    return _state["on"]
+
+
+def shapes_seen() -> dict[str, list[tuple]]:
+    """The distinct shapes each padded loop (by location) and padded function has seen."""
+    return {key: sorted(shapes) for key, shapes in _seen.items()}
+
+
+def _saw(key: str, shape: tuple) -> None:
+    _seen.setdefault(key, set()).add(shape)
+
+
+# ---------------------------------------------------------------------- sizes
+
+
+def ladder() -> Iterator[int]:
+    """The sizes a padded generic axis takes: each about 25% above the last, a multiple
+    of 8 above 64."""
+    size = 1
+    while True:
+        yield size
+        size = math.ceil(size * 1.25) if size > 1 else 2
+        if size > 64:
+            size = -(-size // 8) * 8
+
+
+def ladder_size(n: int) -> int:
+    """The smallest size of the ladder that holds n positions."""
+    for size in ladder():
+        if size >= n:
+            return size
+    raise AssertionError("the ladder never ends")
+
+
+def pad_along(x: torch.Tensor, dim: int, size: int) -> torch.Tensor:
+    """`x` padded along `dim` to `size` with copies of its own positions, in order."""
+    real = x.shape[dim]
+    if real == size:
+        return x
+    index = torch.arange(size, device=x.device) % real
+    return x.index_select(dim, index)
+
+
+def mask_for(real: int, size: int, device: torch.device | None = None) -> torch.Tensor:
+    return torch.arange(size, device=device) < real
+
+
+def _spread(mask: torch.Tensor, x: torch.Tensor, dim: int) -> torch.Tensor:
+    """The mask shaped to broadcast against `x` along `dim`."""
+    dim = dim % x.dim()
+    shape = [1] * x.dim()
+    shape[dim] = mask.shape[0]
+    return mask.reshape(shape)
+
+
+def _use(mask: torch.Tensor | None) -> bool:
+    return mask is not None and _state["on"]
+
+
+# ---------------------------------------------------------------------- masked operations
+
+
+def sum(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:  # noqa: A001
+    if not _use(mask):
+        return x.sum(dim)
+    return torch.where(_spread(mask, x, dim), x, torch.zeros((), dtype=x.dtype)).sum(dim)
+
+
+def count(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    return mask.sum().to(x.dtype)
+
+
+def mean(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
+    if not _use(mask):
+        return x.mean(dim)
+    return sum(x, dim, mask) / count(x, mask)
+
+
+def var(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
+    if not _use(mask):
+        return x.var(dim)
+    centred = x - mean(x, dim, mask).unsqueeze(dim % x.dim())
+    return sum(centred * centred, dim, mask) / (count(x, mask) - 1)
+
+
+def std(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
+    if not _use(mask):
+        return x.std(dim)
+    return var(x, dim, mask).sqrt()
+
+
+def _extreme(x: torch.Tensor, largest: bool) -> torch.Tensor:
+    if x.dtype.is_floating_point:
+        return torch.tensor(-math.inf if largest else math.inf, dtype=x.dtype)
+    info = torch.iinfo(x.dtype)
+    return torch.tensor(info.min if largest else info.max, dtype=x.dtype)
+
+
+def max(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:  # noqa: A001
+    if not _use(mask):
+        return x.amax(dim)
+    return torch.where(_spread(mask, x, dim), x, _extreme(x, True)).amax(dim)
+
+
+def min(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:  # noqa: A001
+    if not _use(mask):
+        return x.amin(dim)
+    return torch.where(_spread(mask, x, dim), x, _extreme(x, False)).amin(dim)
+
+
+def logsumexp(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
+    if not _use(mask):
+        return torch.logsumexp(x, dim)
+    return torch.logsumexp(torch.where(_spread(mask, x, dim), x, _extreme(x, True)), dim)
+
+
+def log_softmax(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
+    """Finite at padded positions too: each is a copy of a real one, less the real total."""
+    if not _use(mask):
+        return torch.log_softmax(x, dim)
+    return x - logsumexp(x, dim, mask).unsqueeze(dim % x.dim())
+
+
+def softmax(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
+    if not _use(mask):
+        return torch.softmax(x, dim)
+    masked = torch.where(_spread(mask, x, dim), x, _extreme(x, True))
+    return torch.softmax(masked, dim)
+
+
+def norm(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
+    if not _use(mask):
+        return torch.linalg.vector_norm(x, dim=dim)
+    zero = torch.zeros((), dtype=x.dtype)
+    return torch.linalg.vector_norm(torch.where(_spread(mask, x, dim), x, zero), dim=dim)
+
+
+def zeroed(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
+    """`x` with its padded positions along `dim` zero, for a matmul contracting it."""
+    if not _use(mask):
+        return x
+    return torch.where(_spread(mask, x, dim), x, torch.zeros((), dtype=x.dtype))
+
+
+def over_all(name: str, x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
+    """A reduction of every element (`sum(x)`), one axis of which (`dim`) is padded."""
+    if not _use(mask):
+        flat = x.reshape(-1)
+        return _PLAIN_ALL[name](flat)
+    assert mask is not None
+    rows = torch.movedim(x, dim, -1).reshape(-1, x.shape[dim])
+    real = mask.sum().to(x.dtype) * rows.shape[0]
+    if name in ("sum", "mean", "var", "std"):
+        total = sum(rows, -1, mask).sum()
+        if name == "sum":
+            return total
+        average = total / real
+        if name == "mean":
+            return average
+        centred = rows - average
+        spread = sum(centred * centred, -1, mask).sum() / (real - 1)
+        return spread if name == "var" else spread.sqrt()
+    if name == "max":
+        return max(rows, -1, mask).amax()
+    if name == "min":
+        return min(rows, -1, mask).amin()
+    if name == "logsumexp":
+        return torch.logsumexp(logsumexp(rows, -1, mask), 0)
+    return torch.linalg.vector_norm(zeroed(rows, -1, mask))
+
+
+_PLAIN_ALL: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "sum": lambda x: x.sum(),
+    "mean": lambda x: x.mean(),
+    "var": lambda x: x.var(),
+    "std": lambda x: x.std(),
+    "max": lambda x: x.amax(),
+    "min": lambda x: x.amin(),
+    "logsumexp": lambda x: torch.logsumexp(x, 0),
+    "norm": lambda x: torch.linalg.vector_norm(x),
+}
+
+
+def matmul(
+    a: torch.Tensor, b: torch.Tensor, mask: torch.Tensor | None, *, contracted: int = -1
+) -> torch.Tensor:
+    """`a @ b` where the contracted axis (`a`'s last) is padded: zero its padded positions."""
+    if not _use(mask):
+        return a @ b
+    zero = torch.zeros((), dtype=a.dtype)
+    return torch.where(_spread(mask, a, contracted), a, zero) @ b
+
+
+def cross_entropy(
+    z: torch.Tensor,
+    y: torch.Tensor,
+    classes: int,
+    pads: dict[str, torch.Tensor] | None = None,
+    axes: Sequence[tuple[int, str]] = (),
+) -> torch.Tensor:
+    """Mean cross-entropy of logits `z` (classes along `classes`) and labels `y`, over
+    the real positions of the padded axes: `axes` pairs a position of `y` with the pad
+    symbol whose mask it has."""
+    logits = z if classes in (1, 1 - z.dim()) or z.dim() < 2 else torch.movedim(z, classes, 1)
+    masks = [
+        (position, pads[symbol])
+        for position, symbol in axes
+        if pads and pads.get(symbol) is not None
+    ]
+    if not masks or not _state["on"]:
+        return F.cross_entropy(logits, y)
+    keep = torch.ones(y.shape, dtype=torch.bool, device=y.device)
+    for position, mask in masks:
+        keep = keep & _spread(mask, y, position)
+    if not y.dtype.is_floating_point:
+        # Labels at padded positions are ignored: torch's own mean over the rest, which
+        # for a full batch is the very computation the plain operation does.
+        return F.cross_entropy(logits, torch.where(keep, y, IGNORED))
+    each = F.cross_entropy(logits, y, reduction="none")
+    zero = torch.zeros((), dtype=each.dtype)
+    return torch.where(keep, each, zero).sum() / keep.sum().to(each.dtype)
+
+
+# ---------------------------------------------------------------------- the last batch
+
+
+def mask_of(batch: Batch) -> torch.Tensor | None:
+    """The mask of a padded batch's real examples; None for a batch that isn't padded."""
+    return batch.__dict__.get("_ss_mask")
+
+
+def real_size(batch: Batch) -> int:
+    """The number of real examples in a batch, padded or not."""
+    real = batch.__dict__.get("_ss_real")
+    return real if real is not None else len(batch)
+
+
+def pad_batch(batch: Batch, size: int) -> Batch:
+    """A batch padded to `size` examples with copies of its own, with its mask."""
+    real = len(batch)
+    fields = {name: pad_along(value, 0, size) for name, value in batch._fields().items()}
+    padded = Batch.__new__(Batch)
+    padded.__dict__.update(fields)
+    padded._ss_record = batch._ss_record
+    first = next(iter(fields.values()), None)
+    device = first.device if first is not None else None
+    padded.__dict__["_ss_mask"] = mask_for(real, size, device)
+    padded.__dict__["_ss_real"] = real
+    return padded
+
+
+def batch_loop(batches: Batches, padded: bool, where: str) -> Iterator[Batch]:
+    """The batches of a loop, the last padded to the full size when `padded` and padding
+    is on; every batch of a padded loop carries a mask, all True for a full one."""
+    on = padded and _state["on"] and isinstance(batches, Batches)
+    if isinstance(batches, Batches):
+        _announce(batches, on)
+    for batch in batches:
+        if on:
+            batch = pad_batch(batch, batches.size)
+        _saw(where, tuple(tuple(v.shape) for v in batch._fields().values()))
+        yield batch
+
+
+def _announce(batches: Batches, padded: bool) -> None:
+    """Tell recorded steps the epoch's batch sizes, so they record them ahead."""
+    from shapescript.rt import recording
+
+    count = len(batches.dataset)
+    if not count:
+        return
+    last = count % batches.size or batches.size
+    sizes = {batches.size} if count >= batches.size else set()
+    sizes.add(batches.size if padded else last)
+    recording.announce_batches(batches.record._ss_name, sorted(sizes))
+
+
+# ---------------------------------------------------------------------- padded functions
+
+
+def padded(f: Callable[..., Any], *names: str) -> Callable[..., Any]:
+    """`f` with each generic axis it can pad padded up to the ladder's next size on each
+    call, and its results cut back to the real sizes.
+
+    `f._ss_padding` (from the compiler) says, for each paddable axis, where it is in the
+    parameters and in the results: `{"axes": {n: [(param, position), ...]}, "returns":
+    [(result, position, n), ...], "blocked": {n: reason}}`.
+    """
+    info = getattr(f, "_ss_padding", None)
+    if info is None:
+        raise ValueError(f"{getattr(f, '__name__', f)!r} isn't a compiled ShapeScript function")
+    for name in names:
+        if name in info.get("blocked", {}):
+            raise ValueError(f"`{name}` can't be padded: {info['blocked'][name]}")
+        if name not in info["axes"]:
+            raise ValueError(f"`{name}` isn't a generic axis of {f.__name__}")
+    chosen = list(names) if names else list(info["axes"])
+    key = getattr(f, "__name__", "padded")
+
+    @functools.wraps(f)
+    def call(*args: Any) -> Any:
+        if not _state["on"]:
+            return f(*args)
+        values = list(args)
+        pads: dict[str, torch.Tensor] = {}
+        reals: dict[str, int] = {}
+        for symbol in chosen:
+            places = info["axes"][symbol]
+            if not places:
+                continue
+            first, position = places[0]
+            real = int(values[first].shape[position])
+            size = ladder_size(real)
+            reals[symbol] = real
+            for param, at in places:
+                values[param] = pad_along(values[param], at, size)
+            pads[symbol] = mask_for(real, size, values[first].device)
+        _saw(key, tuple(tuple(v.shape) for v in values if isinstance(v, torch.Tensor)))
+        result = f(*values, _ss_pad=pads)
+        return _cut(result, info["returns"], reals)
+
+    return call
+
+
+def _cut(result: Any, returns: Sequence[tuple[int, int, str]], reals: dict[str, int]) -> Any:
+    several = isinstance(result, tuple)
+    items = list(result) if several else [result]
+    for index, position, symbol in returns:
+        if symbol in reals and isinstance(items[index], torch.Tensor):
+            items[index] = items[index].narrow(position, 0, reals[symbol])
+    return tuple(items) if several else items[0]

@@ -1,0 +1,93 @@
+"""Hover notes on fixed shapes: padded loops, what blocks padding, recorded steps."""
+
+from __future__ import annotations
+
+from shapescript.check.padding import Blocker, PaddingFacts
+from shapescript.check.program import Checked, Symbol
+from shapescript.syntax.source import Span
+
+
+def padding_notes(checked: Checked, word: str, span: Span, symbol: Symbol | None) -> str:
+    """The hover's paragraph about padding and recording for the word at `span`, or ""."""
+    facts = checked.padding
+    if not isinstance(facts, PaddingFacts):
+        return ""
+    notes = []
+    if word == "batches":
+        notes += _loop_note(checked, facts, span)
+    if symbol is not None and symbol.kind == "fn" and symbol.path == checked.source.path:
+        notes += _function_notes(checked, facts, word)
+    notes += _blocker_notes(checked, facts, span)
+    return "\n\n".join(notes)
+
+
+def _line(checked: Checked, offset: int) -> int:
+    return checked.source.position(offset).line
+
+
+def _where(checked: Checked, blocker: Blocker) -> str:
+    return f"line {_line(checked, blocker.span.start)}, in `{blocker.function}`"
+
+
+def _loop_note(checked: Checked, facts: PaddingFacts, span: Span) -> list[str]:
+    for loop, blocker in facts.loops.items():
+        if loop.start <= span.start < loop.end:
+            if blocker is None:
+                return [
+                    "**Fixed shapes:** the last batch is padded to the batch size with "
+                    "masked copies of its own examples, so every step has the same shapes."
+                ]
+            return [
+                f"**Fixed shapes:** the last batch isn't padded: {blocker.text} "
+                f"({_where(checked, blocker)})."
+            ]
+    return []
+
+
+def _function_notes(checked: Checked, facts: PaddingFacts, name: str) -> list[str]:
+    notes = []
+    if name in facts.steps:
+        blocker = facts.steps[name]
+        if blocker is None:
+            notes.append(
+                "**Recorded step:** on CUDA it is recorded as a CUDA graph per signature "
+                "and replayed."
+            )
+        else:
+            notes.append(
+                f"**Not recorded:** {blocker.text} ({_where(checked, blocker)}); "
+                "it runs operation by operation."
+            )
+    axes = facts.axes.get(name)
+    if axes:
+        padded = [f"`{axis}`" for axis, blocker in axes.items() if blocker is None]
+        lines = []
+        if padded:
+            lines.append(f"`shapescript.padded` can pad {', '.join(padded)}.")
+        for axis, blocker in axes.items():
+            if blocker is not None:
+                lines.append(
+                    f"`{axis}` can't be padded: {blocker.text} ({_where(checked, blocker)})."
+                )
+        notes.append("**Padding:** " + " ".join(lines))
+    return notes
+
+
+def _blocker_notes(checked: Checked, facts: PaddingFacts, span: Span) -> list[str]:
+    notes = []
+    for loop, blocker in facts.loops.items():
+        if blocker is not None and _inside(span, blocker.span):
+            notes.append(
+                f"**Fixed shapes:** this {blocker.why}, so it keeps the last batch of the loop "
+                f"on line {_line(checked, loop.start)} from being padded."
+            )
+    for step, blocker in facts.steps.items():
+        if blocker is not None and _inside(span, blocker.span):
+            notes.append(
+                f"**Recording:** this keeps step `{step}` from being recorded: {blocker.text}."
+            )
+    return notes
+
+
+def _inside(span: Span, outer: Span) -> bool:
+    return outer.start <= span.start and span.end <= outer.end and outer.start == span.start

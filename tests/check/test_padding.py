@@ -1,0 +1,141 @@
+"""Which axes the checker pads, and which steps it records (check/padding.py)."""
+
+from __future__ import annotations
+
+from shapescript.check.checker import check_text
+from shapescript.check.padding import PaddingFacts
+
+HEADER = """dim D = 4
+dim C = 3
+
+data Ex:
+    x: [D]
+    y: [] Index[C]
+
+model Lin:
+    param w: [D C] = normal(std=0.02)
+
+fn loss(m: Lin, x: [b D], y: [b] Index[C]) -> [] = cross_entropy(x @ m.w, y, over=C)
+"""
+
+
+def facts(body: str) -> tuple[PaddingFacts, list[str]]:
+    checked = check_text(HEADER + body)
+    assert not checked.errors, [d.message for d in checked.errors]
+    padding = checked.padding
+    assert isinstance(padding, PaddingFacts)
+    return padding, [d.code for d in checked.diagnostics]
+
+
+def test_masked_operations_leave_a_generic_axis_paddable() -> None:
+    padding, codes = facts(
+        "fn f(x: [n D]) -> [D] = mean(x, over=n) + sum(softmax(x, over=n), over=n)\n"
+    )
+    assert padding.padded_axes("f") == ["n"]
+    assert "H2001" not in codes
+
+
+def test_the_first_operation_without_a_masked_version_is_named() -> None:
+    padding, _ = facts("fn f(x: [n D]) -> [n D] = sort(x, over=n)\n")
+    blocker = padding.axes["f"]["n"]
+    assert blocker is not None
+    assert blocker.text == "`sort` over `n` has no masked version"
+    assert padding.padded_axes("f") == []
+
+
+def test_an_operation_along_another_axis_does_not_block() -> None:
+    padding, _ = facts("fn f(x: [n D]) -> [n D] = sort(x, over=D)\n")
+    assert padding.padded_axes("f") == ["n"]
+
+
+def test_cross_entropy_over_the_classes_is_masked_but_over_the_axis_is_not() -> None:
+    padding, _ = facts(
+        "fn f(z: [n C], y: [n] Index[C]) -> [] = cross_entropy(z, y, over=C)\n"
+        "fn g(z: [C n], y: [C] Index[n]) -> [] = cross_entropy(z, y, over=n)\n"
+    )
+    assert padding.padded_axes("f") == ["n"]
+    assert padding.axes["g"]["n"] is not None
+
+
+def test_a_blocker_is_found_through_the_functions_the_axis_is_passed_to() -> None:
+    padding, _ = facts(
+        "fn inner(v: [k D]) -> [k D] = sort(v, over=k)\n"
+        "fn outer(x: [n D]) -> [n D] = inner(x) * 2.0\n"
+    )
+    blocker = padding.axes["outer"]["n"]
+    assert blocker is not None and blocker.function == "inner"
+
+
+def test_a_loop_over_batches_is_padded_unless_an_operation_prevents_it() -> None:
+    padding, codes = facts(
+        "fn ok(train: Dataset[Ex]):\n"
+        "    for batch in train |> batches(8):\n"
+        "        print(mean(batch.x))\n"
+        "fn printed(train: Dataset[Ex]):\n"
+        "    for batch in train |> batches(8):\n"
+        "        print(batch.x)\n"
+    )
+    assert list(padding.loops.values())[0] is None
+    blocked = list(padding.loops.values())[1]
+    assert blocked is not None and blocked.what == "`print`"
+    assert codes.count("H2001") == 1
+
+
+def test_steps_are_recordable_unless_they_do_host_work() -> None:
+    padding, codes = facts(
+        "fn step(mut m: Lin, mut opt: SGD[Lin], x: [b D], y: [b] Index[C]) -> []:\n"
+        "    l, g = value_and_grad(loss, m, x, y)\n"
+        "    update(mut m, mut opt, g)\n"
+        "    return l\n"
+        "fn waits(mut m: Lin, mut opt: SGD[Lin], x: [b D], y: [b] Index[C]) -> []:\n"
+        "    l, g = value_and_grad(loss, m, x, y)\n"
+        "    if l > 1.0:\n"
+        "        update(mut m, mut opt, g)\n"
+        "    return l\n"
+        "fn epoch(mut m: Lin, mut opt: SGD[Lin], train: Dataset[Ex]):\n"
+        "    for batch in train |> batches(8):\n"
+        "        step(mut m, mut opt, batch.x, batch.y)\n"
+    )
+    assert padding.steps["step"] is None
+    waits = padding.steps["waits"]
+    assert waits is not None and waits.why == "waits for the device"
+    assert "epoch" not in padding.steps
+    assert codes.count("H3101") == 1
+
+
+def test_a_loop_that_returns_a_masked_value_is_padded() -> None:
+    padding, codes = facts(
+        "fn first(train: Dataset[Ex]) -> []:\n"
+        "    for batch in train |> batches(8):\n"
+        "        return sum(batch.x)\n"
+        "    return 0.0 to f32\n"
+    )
+    assert list(padding.loops.values()) == [None]
+    assert "H2001" not in codes
+
+
+def test_a_batch_passed_to_another_file_or_python_is_not_padded() -> None:
+    padding, _ = facts(
+        "import python helpers\n"
+        "fn f(train: Dataset[Ex]):\n"
+        "    for batch in train |> batches(8):\n"
+        "        helpers.show(batch.x)\n"
+    )
+    (blocker,) = padding.loops.values()
+    assert blocker is not None and "can't follow" in blocker.why
+
+
+def test_a_step_that_makes_a_boolean_selection_is_not_recorded() -> None:
+    padding, codes = facts(
+        "fn picky(m: Lin, x: [b D], y: [b] Index[C]) -> []:\n"
+        "    keep = sum(x, over=D) > 0.0\n"
+        "    return sum(x[keep])\n"
+        "fn step(mut m: Lin, mut opt: SGD[Lin], x: [b D], y: [b] Index[C]) -> []:\n"
+        "    l, g = value_and_grad(loss, m, x, y)\n"
+        "    update(mut m, mut opt, g)\n"
+        "    return l + picky(m, x, y)\n"
+    )
+    blocker = padding.steps["step"]
+    assert blocker is not None and blocker.function == "picky"
+    assert "depends on the data" in blocker.why
+    assert codes.count("H3101") == 1
