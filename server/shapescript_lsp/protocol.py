@@ -115,9 +115,15 @@ def _strict_str(value: Any, kind: type) -> str:
     return value if kind is str else kind(value)
 
 
+class Written(list):
+    """A result already in JSON's terms (dicts, lists, numbers, strings), sent as it is."""
+
+
 def strict_converter() -> Converter:
-    """pygls's converter, with integers, booleans and strings that must be JSON ones."""
+    """pygls's converter, with integers, booleans and strings that must be JSON ones, and
+    `Written` results passed through."""
     converter = default_converter()
+    converter.register_unstructure_hook(Written, lambda value: value)
     converter.register_structure_hook(str, _strict_str)
     converter.register_structure_hook(int, _strict_int)
     converter.register_structure_hook(bool, _strict_bool)

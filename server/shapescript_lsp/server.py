@@ -64,7 +64,12 @@ from shapescript_lsp.indexing import BackgroundIndexer
 from shapescript_lsp.library import Library
 from shapescript_lsp.pictures.runs import PictureRuns
 from shapescript_lsp.positions import offset_of, range_of
-from shapescript_lsp.protocol import DeclarationPath, ShapeScriptProtocol, strict_converter
+from shapescript_lsp.protocol import (
+    DeclarationPath,
+    ShapeScriptProtocol,
+    Written,
+    strict_converter,
+)
 from shapescript_lsp.python_modules import ModuleWriter
 from shapescript_lsp.render.themes import DEFAULT_THEME, theme_name
 from shapescript_lsp.transport import serve
@@ -578,7 +583,7 @@ async def document_symbol(ls: ShapeScriptServer, params: types.DocumentSymbolPar
     outline = capabilities.document_symbol if capabilities is not None else None
     if outline is None or not outline.hierarchical_document_symbol_support:
         return symbol_information(found, params.text_document.uri)
-    return found
+    return Written(outline_cache.written(found, ls.protocol._converter.unstructure))
 
 
 @server.feature(types.WORKSPACE_SYMBOL)

@@ -186,6 +186,7 @@ class OutlineCache:
 
     def __init__(self) -> None:
         self.items: dict[int, tuple[object, tuple, types.DocumentSymbol | None]] = {}
+        self.wire: dict[int, tuple[types.DocumentSymbol, dict]] = {}
 
     def get(self, node, key: tuple) -> types.DocumentSymbol | None:
         cached = self.items.get(id(node))
@@ -195,6 +196,19 @@ class OutlineCache:
 
     def put(self, node, key: tuple, symbol: types.DocumentSymbol | None) -> None:
         self.items[id(node)] = (node, key, symbol)
+
+    def written(self, symbols: list[types.DocumentSymbol], unstructure) -> list[dict]:
+        """The symbols in JSON's terms, each written once while the outline keeps it."""
+        kept: dict[int, tuple[types.DocumentSymbol, dict]] = {}
+        found = []
+        for symbol in symbols:
+            entry = self.wire.get(id(symbol))
+            if entry is None or entry[0] is not symbol:
+                entry = (symbol, unstructure(symbol))
+            kept[id(symbol)] = entry
+            found.append(entry[1])
+        self.wire = kept
+        return found
 
     def keep(self, nodes: list) -> None:
         """Forget the items of older files once there are many more than these."""
