@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import logging
 import socket
 import sys
@@ -68,6 +69,7 @@ from shapescript_lsp.protocol import (
     DeclarationPath,
     ShapeScriptProtocol,
     Written,
+    WrittenJSON,
     strict_converter,
 )
 from shapescript_lsp.python_modules import ModuleWriter
@@ -648,7 +650,9 @@ async def semantic_tokens_full(ls: ShapeScriptServer, params: types.SemanticToke
         return types.SemanticTokens(data=[])
     read_only = ls.library.is_library_uri(params.text_document.uri)
     tokens = semantic_tokens(checked, read_only=read_only, cache=token_cache)
-    return token_results.full(params.text_document.uri, tokens)
+    answer = token_results.full(params.text_document.uri, tokens)
+    result_id = json.dumps(answer.result_id)
+    return WrittenJSON(f'{{"data": [{token_cache.text}], "resultId": {result_id}}}')
 
 
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, TOKEN_LEGEND)

@@ -3,6 +3,8 @@ kept, equal a fresh analysis's answers; and an unchanged item isn't worked out a
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from lsprotocol import types
 
@@ -11,7 +13,7 @@ from shapescript.syntax.source import SourceFile
 from shapescript_lsp.features import semantic_tokens as tokens_module
 from shapescript_lsp.features.semantic_tokens import TokenCache, encode, tokens_in
 from shapescript_lsp.features.symbols import OutlineCache, document_symbols
-from shapescript_lsp.protocol import Written, strict_converter
+from shapescript_lsp.protocol import Written, WrittenJSON, strict_converter, written_body
 from tests.lsp.test_names import PROGRAM
 
 PATH = "/tmp/lsp-tests/reuse.ss"
@@ -44,7 +46,9 @@ def test_tokens_after_edits_equal_a_fresh_analysis(read_only: bool):
     for text in _edits(TEXT):
         checked = check_source(SourceFile.from_text(PATH, text), checked)
         fresh = _fresh(text)
-        assert cache.full(checked, read_only) == encode(fresh, tokens_in(fresh), read_only)
+        expected = encode(fresh, tokens_in(fresh), read_only)
+        assert cache.full(checked, read_only) == expected
+        assert json.loads(f"[{cache.text}]") == expected
 
 
 def test_outline_after_edits_equals_a_fresh_analysis():
@@ -54,7 +58,8 @@ def test_outline_after_edits_equals_a_fresh_analysis():
     for text in [TEXT, *_edits(TEXT)]:
         checked = check_source(SourceFile.from_text(PATH, text), checked)
         written = cache.written(document_symbols(checked, cache), converter.unstructure)
-        expected = [converter.unstructure(symbol) for symbol in document_symbols(_fresh(text))]
+        fresh = document_symbols(_fresh(text))
+        expected = [json.dumps(converter.unstructure(symbol)) for symbol in fresh]
         assert written == expected
 
 
@@ -75,11 +80,24 @@ def test_an_edit_inside_a_function_works_out_that_function_alone(monkeypatch):
     assert worked_out == ["other"]
 
 
-def test_written_answers_go_out_as_they_are():
+def test_written_answers_go_out_as_the_typed_answer_would():
     converter = strict_converter()
     symbols = document_symbols(_fresh(TEXT))
-    written = Written(converter.unstructure(symbol) for symbol in symbols)
-    message = converter.unstructure(types.DocumentSymbolResponse(id=1, result=written))
-    assert message["result"] is written
-    typed = converter.unstructure(types.DocumentSymbolResponse(id=1, result=symbols))
-    assert typed["result"] == written
+    cache = OutlineCache()
+    written = Written(cache.written(symbols, converter.unstructure))
+    typed = converter.unstructure(types.DocumentSymbolResponse(id=7, result=symbols))
+    assert json.loads(written_body(7, written)) == typed
+    assert written_body(7, written) == json.dumps(typed)
+    assert converter.unstructure(types.DocumentSymbolResponse(id=7, result=written)) == typed
+
+
+def test_written_tokens_go_out_as_the_typed_answer_would():
+    converter = strict_converter()
+    checked = _fresh(TEXT)
+    cache = TokenCache()
+    data = cache.full(checked)
+    written = WrittenJSON(f'{{"data": [{cache.text}], "resultId": "3"}}')
+    typed = converter.unstructure(
+        types.SemanticTokensResponse(id=2, result=types.SemanticTokens(data=data, result_id="3"))
+    )
+    assert written_body(2, written) == json.dumps(typed)

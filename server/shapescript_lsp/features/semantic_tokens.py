@@ -195,7 +195,7 @@ class _Encoded:
     first token (line, column, length, type, modifiers), the groups after it (relative, as
     sent) and its last token's line and column; `key` is what the columns depend on."""
 
-    __slots__ = ("cached", "key", "first", "rest", "last")
+    __slots__ = ("cached", "key", "first", "rest", "last", "rest_text")
 
     def __init__(self, cached: _Cached, key: tuple, first, rest: list[int], last) -> None:
         self.cached = cached
@@ -203,6 +203,7 @@ class _Encoded:
         self.first = first
         self.rest = rest
         self.last = last
+        self.rest_text = "".join(f", {number}" for number in rest)
 
 
 def _encode_item(
@@ -242,10 +243,13 @@ class TokenCache:
         self.names: tuple = ()
         self.items: dict[int, _Cached] = {}
         self.encoded: dict[int, _Encoded] = {}
+        #: The last `full` answer's numbers as JSON text, without the brackets.
+        self.text = ""
 
     def full(self, checked: Checked, read_only: bool = False) -> list[int]:
         """The whole file's tokens as LSP's numbers, as `encode(tokens_in(...))` gives
-        them, re-encoding only the items whose tokens aren't kept."""
+        them, re-encoding only the items whose tokens aren't kept; `text` holds them as
+        JSON."""
         self.start(checked)
         text = checked.source.text
         starts = line_index(text).starts
@@ -254,6 +258,7 @@ class TokenCache:
         declared: dict[int, Symbol] | None = None
         encoded: dict[int, _Encoded] = {}
         data: list[int] = []
+        parts: list[str] = []
         previous_line = previous_column = 0
         for item in checked.items:
             base = item.base + item.item.span.start
@@ -278,10 +283,13 @@ class TokenCache:
             first_line, column, length, kind, modifiers = kept.first
             first_line += line
             delta_column = column - previous_column if first_line == previous_line else column
-            data += (first_line - previous_line, delta_column, length, kind, modifiers)
+            group = (first_line - previous_line, delta_column, length, kind, modifiers)
+            data += group
             data += kept.rest
+            parts.append(", ".join(map(str, group)) + kept.rest_text)
             previous_line, previous_column = kept.last[0] + line, kept.last[1]
         self.encoded = encoded
+        self.text = ", ".join(parts)
         return data
 
     def tokens(self, checked: Checked, item: ItemFacts, declared: dict[int, Symbol]):

@@ -8,6 +8,7 @@ value the checker worked out, a function its signature as written.
 from __future__ import annotations
 
 import bisect
+import json
 from collections.abc import Iterable
 
 from lsprotocol import types
@@ -186,7 +187,7 @@ class OutlineCache:
 
     def __init__(self) -> None:
         self.items: dict[int, tuple[object, tuple, types.DocumentSymbol | None]] = {}
-        self.wire: dict[int, tuple[types.DocumentSymbol, dict]] = {}
+        self.wire: dict[int, tuple[types.DocumentSymbol, str]] = {}
 
     def get(self, node, key: tuple) -> types.DocumentSymbol | None:
         cached = self.items.get(id(node))
@@ -197,14 +198,14 @@ class OutlineCache:
     def put(self, node, key: tuple, symbol: types.DocumentSymbol | None) -> None:
         self.items[id(node)] = (node, key, symbol)
 
-    def written(self, symbols: list[types.DocumentSymbol], unstructure) -> list[dict]:
-        """The symbols in JSON's terms, each written once while the outline keeps it."""
-        kept: dict[int, tuple[types.DocumentSymbol, dict]] = {}
+    def written(self, symbols: list[types.DocumentSymbol], unstructure) -> list[str]:
+        """The symbols as JSON text, each written once while the outline keeps it."""
+        kept: dict[int, tuple[types.DocumentSymbol, str]] = {}
         found = []
         for symbol in symbols:
             entry = self.wire.get(id(symbol))
             if entry is None or entry[0] is not symbol:
-                entry = (symbol, unstructure(symbol))
+                entry = (symbol, json.dumps(unstructure(symbol)))
             kept[id(symbol)] = entry
             found.append(entry[1])
         self.wire = kept
