@@ -54,7 +54,6 @@ from shapescript_lsp.features.symbols import (
     OutlineCache,
     document_symbols,
     outlines,
-    symbol_information,
     workspace_symbols,
 )
 from shapescript_lsp.features.triggers import TRIGGER_CHARACTERS, opens_list
@@ -584,7 +583,10 @@ async def document_symbol(ls: ShapeScriptServer, params: types.DocumentSymbolPar
     capabilities = ls.client_capabilities.text_document
     outline = capabilities.document_symbol if capabilities is not None else None
     if outline is None or not outline.hierarchical_document_symbol_support:
-        return symbol_information(found, params.text_document.uri)
+        flat = outline_cache.written_flat(
+            found, params.text_document.uri, ls.protocol._converter.unstructure
+        )
+        return Written(flat)
     return Written(outline_cache.written(found, ls.protocol._converter.unstructure))
 
 

@@ -12,11 +12,16 @@ from shapescript.check.checker import check_source
 from shapescript.syntax.source import SourceFile
 from shapescript_lsp.features import semantic_tokens as tokens_module
 from shapescript_lsp.features.semantic_tokens import TokenCache, encode, tokens_in
-from shapescript_lsp.features.symbols import OutlineCache, document_symbols
+from shapescript_lsp.features.symbols import (
+    OutlineCache,
+    document_symbols,
+    symbol_information,
+)
 from shapescript_lsp.protocol import Written, WrittenJSON, strict_converter, written_body
 from tests.lsp.test_names import PROGRAM
 
 PATH = "/tmp/lsp-tests/reuse.ss"
+URI = "file:///tmp/lsp-tests/reuse.ss"
 #: PROGRAM with characters outside ASCII (and outside UTF-16's first plane) before
 #: tokens on their lines, so columns in UTF-16 units differ from offsets.
 TEXT = PROGRAM.replace("## Features.", "## Features 😀 é.").replace(
@@ -61,6 +66,9 @@ def test_outline_after_edits_equals_a_fresh_analysis():
         fresh = document_symbols(_fresh(text))
         expected = [json.dumps(converter.unstructure(symbol)) for symbol in fresh]
         assert written == expected
+        flat = cache.written_flat(document_symbols(checked, cache), URI, converter.unstructure)
+        infos = symbol_information(fresh, URI)
+        assert flat == [json.dumps(converter.unstructure(info)) for info in infos]
 
 
 def test_an_edit_inside_a_function_works_out_that_function_alone(monkeypatch):
