@@ -13,7 +13,9 @@ of didOpen, didChange and didClose is switched off.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import inspect
 import json
 import logging
 import os
@@ -115,9 +117,26 @@ def _strict_str(value: Any, kind: type) -> str:
     return value if kind is str else kind(value)
 
 
+class Written(list):
+    """A list result whose elements are already JSON text (ASCII), sent as they are."""
+
+
+class WrittenJSON(str):
+    """A result that is already JSON text (ASCII), sent as it is."""
+
+
+def written_body(message_id: MsgId, result: Written | WrittenJSON) -> str:
+    """A response's JSON text with a written result, as `json.dumps` would write it."""
+    text = result if isinstance(result, WrittenJSON) else f"[{', '.join(result)}]"
+    return f'{{"id": {json.dumps(message_id)}, "result": {text}, "jsonrpc": "2.0"}}'
+
+
 def strict_converter() -> Converter:
-    """pygls's converter, with integers, booleans and strings that must be JSON ones."""
+    """pygls's converter, with integers, booleans and strings that must be JSON ones, and
+    `Written` results passed through."""
     converter = default_converter()
+    converter.register_unstructure_hook(Written, lambda value: [json.loads(v) for v in value])
+    converter.register_unstructure_hook(WrittenJSON, json.loads)
     converter.register_structure_hook(str, _strict_str)
     converter.register_structure_hook(int, _strict_int)
     converter.register_structure_hook(bool, _strict_bool)
@@ -198,6 +217,23 @@ class ShapeScriptProtocol(LanguageServerProtocol):
             self._send_error(message.id, INVALID_REQUEST, "the server is shutting down")
             return
         super().handle_message(message)
+
+    def _send_data(self, data: Any) -> None:
+        """Send a message; a `Written` result's text goes out without being decoded and
+        encoded again."""
+        result = getattr(data, "result", None)
+        if not isinstance(result, Written | WrittenJSON) or self.writer is None:
+            super()._send_data(data)
+            return
+        body = written_body(data.id, result)
+        if self._include_headers:
+            body = (
+                f"Content-Length: {len(body)}\r\n"
+                f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n" + body
+            )
+        pending = self.writer.write(body.encode(self.CHARSET))
+        if inspect.isawaitable(pending):
+            asyncio.ensure_future(pending)
 
     def _refuse(self, faulty: Faulty) -> None:
         log.warning("%s", faulty.reason)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import logging
 import socket
 import sys
@@ -58,7 +59,6 @@ from shapescript_lsp.features.symbols import (
     OutlineCache,
     document_symbols,
     outlines,
-    symbol_information,
     workspace_symbols,
 )
 from shapescript_lsp.features.triggers import TRIGGER_CHARACTERS, opens_list
@@ -69,7 +69,13 @@ from shapescript_lsp.indexing import BackgroundIndexer
 from shapescript_lsp.library import Library
 from shapescript_lsp.pictures.runs import PictureRuns
 from shapescript_lsp.positions import offset_of, range_of
-from shapescript_lsp.protocol import DeclarationPath, ShapeScriptProtocol, strict_converter
+from shapescript_lsp.protocol import (
+    DeclarationPath,
+    ShapeScriptProtocol,
+    Written,
+    WrittenJSON,
+    strict_converter,
+)
 from shapescript_lsp.python_modules import ModuleWriter
 from shapescript_lsp.render.themes import DEFAULT_THEME, theme_name
 from shapescript_lsp.transport import serve
@@ -608,8 +614,11 @@ async def document_symbol(ls: ShapeScriptServer, params: types.DocumentSymbolPar
     capabilities = ls.client_capabilities.text_document
     outline = capabilities.document_symbol if capabilities is not None else None
     if outline is None or not outline.hierarchical_document_symbol_support:
-        return symbol_information(found, params.text_document.uri)
-    return found
+        flat = outline_cache.written_flat(
+            found, params.text_document.uri, ls.protocol._converter.unstructure
+        )
+        return Written(flat)
+    return Written(outline_cache.written(found, ls.protocol._converter.unstructure))
 
 
 @server.feature(types.WORKSPACE_SYMBOL)
@@ -674,7 +683,9 @@ async def semantic_tokens_full(ls: ShapeScriptServer, params: types.SemanticToke
         return types.SemanticTokens(data=[])
     read_only = ls.library.is_library_uri(params.text_document.uri)
     tokens = semantic_tokens(checked, read_only=read_only, cache=token_cache)
-    return token_results.full(params.text_document.uri, tokens)
+    answer = token_results.full(params.text_document.uri, tokens)
+    result_id = json.dumps(answer.result_id)
+    return WrittenJSON(f'{{"data": [{token_cache.text}], "resultId": {result_id}}}')
 
 
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, TOKEN_LEGEND)

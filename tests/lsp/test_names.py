@@ -405,3 +405,41 @@ async def test_semantic_tokens_delta_edits_the_last_answer_into_the_new_one(
         types.SemanticTokensDeltaParams(text_document=document, previous_result_id="old")
     )
     assert isinstance(stale, types.SemanticTokens) and list(stale.data) == list(fresh.data)
+
+
+@pytest.mark.asyncio
+async def test_answers_after_edits_equal_those_of_a_fresh_document(client: LanguageClient):
+    """The outline and tokens the server works out from what it kept equal the answers for
+    the same text opened afresh (nothing kept to reuse)."""
+    text = PROGRAM.replace("    k = y * 2.0", "    k = y * 2.0\n    k𐐀 = k * 2.0\n    q = k𐐀 + k")
+    uri = await _open(client, text, "edited.ss")
+    document = types.TextDocumentIdentifier(uri=uri)
+
+    async def answers(document: types.TextDocumentIdentifier) -> tuple:
+        symbols = await client.text_document_document_symbol_async(
+            types.DocumentSymbolParams(text_document=document)
+        )
+        tokens = await client.text_document_semantic_tokens_full_async(
+            types.SemanticTokensParams(text_document=document)
+        )
+        return [(s.name, s.kind, s.range, s.selection_range) for s in symbols], tokens.data
+
+    await answers(document)
+    edits = [("y * 2.0", " "), ("## Weights.", "\n"), ("fn other", "fn more() -> int = 1\n")]
+    for version, (before, inserted) in enumerate(edits, start=2):
+        at = position(text, before)
+        text = text.replace(before, inserted + before, 1)
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(start=at, end=at), text=inserted
+                    )
+                ],
+            )
+        )
+        await wait_for_diagnostics(client, uri, version)
+        edited = await answers(document)
+        fresh_uri = await _open(client, text, f"fresh{version}.ss")
+        assert edited == await answers(types.TextDocumentIdentifier(uri=fresh_uri))

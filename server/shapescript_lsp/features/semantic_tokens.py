@@ -9,6 +9,8 @@ the module's symbols; dtypes, sizes, domains and `mut` from the syntax tree.
 
 from __future__ import annotations
 
+import bisect
+
 from lsprotocol import types
 
 from shapescript.check.program import Checked, ItemFacts, Symbol
@@ -188,14 +190,107 @@ class _Cached:
         )
 
 
+class _Encoded:
+    """One item's tokens in LSP's numbers, lines counted from the item's first line: its
+    first token (line, column, length, type, modifiers), the groups after it (relative, as
+    sent) and its last token's line and column; `key` is what the columns depend on."""
+
+    __slots__ = ("cached", "key", "first", "rest", "last", "rest_text")
+
+    def __init__(self, cached: _Cached, key: tuple, first, rest: list[int], last) -> None:
+        self.cached = cached
+        self.key = key
+        self.first = first
+        self.rest = rest
+        self.last = last
+        self.rest_text = "".join(f", {number}" for number in rest)
+
+
+def _encode_item(
+    text: str, starts: list[int], line: int, tokens: list[Token], extra: int, ascii_text: bool
+) -> tuple[tuple | None, list[int], tuple]:
+    """The sorted tokens of an item whose first line is `line`, as `_Encoded` keeps them."""
+    last_line = len(starts) - 1
+    first = None
+    rest: list[int] = []
+    previous_line = previous_column = 0
+    for start, end, kind, modifiers in tokens:
+        while line < last_line and starts[line + 1] <= start:
+            line += 1
+        if ascii_text:
+            column, length = start - starts[line], end - start
+        else:
+            column = utf16_length(text[starts[line] : start])
+            length = utf16_length(text[start:end])
+        if length <= 0 or "\n" in text[start:end]:
+            continue
+        if first is None:
+            first = (line, column, length, kind, modifiers | extra)
+        else:
+            delta_column = column - previous_column if line == previous_line else column
+            rest += (line - previous_line, delta_column, length, kind, modifiers | extra)
+        previous_line, previous_column = line, column
+    return first, rest, (previous_line, previous_column)
+
+
 class TokenCache:
     """The tokens of each item of the last file asked for, reused for an item whose tree
     and facts are the ones they came from while the module's names keep their kinds (an
-    edit elsewhere in the file moves an item, not its tokens)."""
+    edit elsewhere in the file moves an item, not its tokens); for whole files, also each
+    item's tokens as sent, so an unchanged item costs a few numbers."""
 
     def __init__(self) -> None:
         self.names: tuple = ()
         self.items: dict[int, _Cached] = {}
+        self.encoded: dict[int, _Encoded] = {}
+        #: The last `full` answer's numbers as JSON text, without the brackets.
+        self.text = ""
+
+    def full(self, checked: Checked, read_only: bool = False) -> list[int]:
+        """The whole file's tokens as LSP's numbers, as `encode(tokens_in(...))` gives
+        them, re-encoding only the items whose tokens aren't kept; `text` holds them as
+        JSON."""
+        self.start(checked)
+        text = checked.source.text
+        starts = line_index(text).starts
+        extra = READONLY if read_only else 0
+        ascii_text = text.isascii()
+        declared: dict[int, Symbol] | None = None
+        encoded: dict[int, _Encoded] = {}
+        data: list[int] = []
+        parts: list[str] = []
+        previous_line = previous_column = 0
+        for item in checked.items:
+            base = item.base + item.item.span.start
+            line = bisect.bisect_right(starts, base) - 1
+            key = (extra, text[starts[line] : base])
+            kept = self.encoded.get(id(item.item))
+            if kept is None or kept.key != key or not kept.cached.fits(item):
+                if declared is None:
+                    declared = {s.span.start: s for s in checked.module_symbols.values()}
+                tokens = sorted(self.tokens(checked, item, declared))
+                first, rest, (last_line, last_column) = _encode_item(
+                    text, starts, line, tokens, extra, ascii_text
+                )
+                if first is not None:
+                    first = (first[0] - line, *first[1:])
+                kept = _Encoded(
+                    self.items[id(item.item)], key, first, rest, (last_line - line, last_column)
+                )
+            encoded[id(item.item)] = kept
+            if kept.first is None:
+                continue
+            first_line, column, length, kind, modifiers = kept.first
+            first_line += line
+            delta_column = column - previous_column if first_line == previous_line else column
+            group = (first_line - previous_line, delta_column, length, kind, modifiers)
+            data += group
+            data += kept.rest
+            parts.append(", ".join(map(str, group)) + kept.rest_text)
+            previous_line, previous_column = kept.last[0] + line, kept.last[1]
+        self.encoded = encoded
+        self.text = ", ".join(parts)
+        return data
 
     def tokens(self, checked: Checked, item: ItemFacts, declared: dict[int, Symbol]):
         cached = self.items.get(id(item.item))
@@ -216,6 +311,7 @@ class TokenCache:
         if names != self.names:
             self.names = names
             self.items = {}
+            self.encoded = {}
         elif len(self.items) > 4 * len(checked.items) + 64:
             live = {id(item.item) for item in checked.items}
             self.items = {key: value for key, value in self.items.items() if key in live}
@@ -278,6 +374,8 @@ def semantic_tokens(
     read_only: bool = False,
     cache: TokenCache | None = None,
 ) -> types.SemanticTokens:
+    if cache is not None and start == 0 and end is None:
+        return types.SemanticTokens(data=cache.full(checked, read_only))
     tokens = tokens_in(checked, start, end, cache)
     return types.SemanticTokens(data=encode(checked, tokens, read_only))
 

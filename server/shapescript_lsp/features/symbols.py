@@ -8,6 +8,7 @@ value the checker worked out, a function its signature as written.
 from __future__ import annotations
 
 import bisect
+import json
 from collections.abc import Iterable
 
 from lsprotocol import types
@@ -186,6 +187,8 @@ class OutlineCache:
 
     def __init__(self) -> None:
         self.items: dict[int, tuple[object, tuple, types.DocumentSymbol | None]] = {}
+        self.wire: dict[int, tuple[types.DocumentSymbol, str]] = {}
+        self.flat: dict[int, tuple[types.DocumentSymbol, str, list[str]]] = {}
 
     def get(self, node, key: tuple) -> types.DocumentSymbol | None:
         cached = self.items.get(id(node))
@@ -195,6 +198,34 @@ class OutlineCache:
 
     def put(self, node, key: tuple, symbol: types.DocumentSymbol | None) -> None:
         self.items[id(node)] = (node, key, symbol)
+
+    def written(self, symbols: list[types.DocumentSymbol], unstructure) -> list[str]:
+        """The symbols as JSON text, each written once while the outline keeps it."""
+        kept: dict[int, tuple[types.DocumentSymbol, str]] = {}
+        found = []
+        for symbol in symbols:
+            entry = self.wire.get(id(symbol))
+            if entry is None or entry[0] is not symbol:
+                entry = (symbol, json.dumps(unstructure(symbol)))
+            kept[id(symbol)] = entry
+            found.append(entry[1])
+        self.wire = kept
+        return found
+
+    def written_flat(self, symbols: list[types.DocumentSymbol], uri: str, unstructure) -> list[str]:
+        """`symbol_information` of the symbols as JSON text, each symbol's entries written
+        once while the outline keeps it."""
+        kept: dict[int, tuple[types.DocumentSymbol, str, list[str]]] = {}
+        found: list[str] = []
+        for symbol in symbols:
+            entry = self.flat.get(id(symbol))
+            if entry is None or entry[0] is not symbol or entry[1] != uri:
+                infos = symbol_information([symbol], uri)
+                entry = (symbol, uri, [json.dumps(unstructure(info)) for info in infos])
+            kept[id(symbol)] = entry
+            found += entry[2]
+        self.flat = kept
+        return found
 
     def keep(self, nodes: list) -> None:
         """Forget the items of older files once there are many more than these."""
