@@ -49,6 +49,7 @@ from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hints
 from shapescript_lsp.features.python_members import PYTHON_NAMES, python_roots
 from shapescript_lsp.features.python_names import python_definition
+from shapescript_lsp.features.python_signatures import python_signature_help
 from shapescript_lsp.features.python_uses import TOP_LEVEL_KINDS, python_uses
 from shapescript_lsp.features.rename import RenameRefused, plain, workspace_rename
 from shapescript_lsp.features.rename import target as rename_target
@@ -550,7 +551,11 @@ async def signature(ls: ShapeScriptServer, params: types.SignatureHelpParams):
     if located is None:
         return None
     checked, document, offset = located
-    return signature_help(checked, checked.source.text, offset, ls.images, ls.dark)
+    answer = signature_help(checked, checked.source.text, offset, ls.images, ls.dark)
+    if answer is None:
+        roots = python_roots(document.path, ls.index.roots)
+        answer = python_signature_help(checked, checked.source.text, offset, ls.python, roots)
+    return answer
 
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
@@ -800,6 +805,9 @@ def document_text(ls: ShapeScriptServer, params: types.TextDocumentIdentifier):
 def set_python(ls: ShapeScriptServer, params) -> None:
     python = _get(params, "python")
     ls.python = str(python) if python else None
+    timeout = _get(params, "listTimeout")
+    if timeout is not None:
+        PYTHON_NAMES.set_timeout(float(timeout))
     for document in list(ls.store.documents.values()):
         ls.list_python_imports(document)
 

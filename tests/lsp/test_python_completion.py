@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from shapescript_lsp.features.python_members import read_module, user_module
+from shapescript_lsp.features.python_members import Lister, read_module, user_module
 
 
 def _open(client: LanguageClient, path: Path, text: str) -> str:
@@ -138,3 +139,78 @@ def test_a_package_of_the_users_lists_its_submodules(tmp_path: Path):
     assert names == {"flip": "variable", "flips": "module"}
     assert user_module(["shapes_aug", "flips"], [str(tmp_path)]) == package / "flips.py"
     assert user_module(["json"], [str(tmp_path)]) is None
+
+
+HANGING_MODULE = '''\
+"""Never finishes importing."""
+import time
+
+
+def stalled(x, times: int = 2) -> int:
+    """Known from the source only."""
+    return x
+
+
+while True:
+    time.sleep(1)
+'''
+
+
+def _interpreter_with(tmp_path: Path, folder: Path) -> str:
+    """An interpreter (a wrapper of this one) whose path holds the folder, which isn't
+    one of the user's folders, so its modules are imported to be listed."""
+    if sys.platform == "win32":
+        pytest.skip("the wrapper interpreter is a shell script")
+    wrapper = tmp_path / "python-with-lib"
+    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{folder}" exec "{sys.executable}" "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
+def _hanging_library(tmp_path: Path) -> Path:
+    library = tmp_path / "lib"
+    library.mkdir()
+    (library / "hang.py").write_text(HANGING_MODULE)
+    (library / "quick.py").write_text("def ready(a, b=1):\n    return a\n")
+    return library
+
+
+@pytest.mark.asyncio
+async def test_a_module_whose_import_hangs_is_given_up_and_the_next_still_listed(
+    vscode_client: LanguageClient, tmp_path: Path
+):
+    python = _interpreter_with(tmp_path, _hanging_library(tmp_path))
+    vscode_client.protocol.notify("shapescript/setPython", {"python": python, "listTimeout": 1})
+    project = tmp_path / "project"
+    project.mkdir()
+    text = "import python hang\nimport python quick\nfn f() = hang.\nfn g() = quick.\n"
+    uri = _open(vscode_client, project / "hangs.ss", text)
+    # `quick` is asked for after `hang`, whose import never ends: the worker is replaced.
+    quick = await _until_complete(vscode_client, uri, text, "quick.")
+    assert "ready" in {item.label for item in quick.items}
+    hang = await _until_complete(vscode_client, uri, text, "hang.")
+    stalled = next(item for item in hang.items if item.label == "stalled")
+    assert stalled.detail == "stalled(x, times: int=2) -> int"
+
+
+def test_the_lister_logs_the_module_it_gave_up_on_and_restarts_its_worker(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+):
+    python = _interpreter_with(tmp_path, _hanging_library(tmp_path))
+    lister = Lister(python, timeout=1)
+    lister.ask("hang", [])
+    lister.ask("quick", [])
+    for _ in range(600):
+        quick = lister.listing("quick")
+        if quick is not None and quick.complete:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("quick was never listed")
+    assert [m.name for m in quick.members] == ["ready"]
+    hang = lister.listing("hang")
+    assert hang is not None and hang.complete
+    assert [m.name for m in hang.members] == ["time", "stalled"]
+    assert lister.failed == {"hang"}
+    gave_up = [r for r in caplog.records if "gave up" in r.getMessage()]
+    assert len(gave_up) == 1 and "hang" in gave_up[0].getMessage()

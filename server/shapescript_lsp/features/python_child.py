@@ -4,9 +4,9 @@ Reads one JSON request a line on stdin and writes JSON lines on stdout:
 
 - `{"toplevel": true}`: the modules on the path, from `pkgutil`, importing nothing;
 - `{"module": "torch.nn", "roots": [...]}`: first the package's submodules (`pkgutil`,
-  importing nothing), then, after importing it, every public name with `dir()` and its
-  kind, signature and docstring from `inspect`. A module found under one of `roots` (the
-  user's own folders) is never imported.
+  importing nothing) and its source file's path, then, after importing it, every public
+  name with `dir()` and its kind, signature and docstring from `inspect`. A module found
+  under one of `roots` (the user's own folders) is never imported.
 
 It only uses the standard library, so that any interpreter runs it.
 """
@@ -61,6 +61,26 @@ def _origin_is_users(dotted, roots):
             if real and (real + os.sep).startswith(os.path.realpath(root) + os.sep):
                 return True
     return False
+
+
+def _origin(dotted):
+    """The module's source file, found without importing it, or ""."""
+    parent, _, last = dotted.rpartition(".")
+    if not parent:
+        try:
+            spec = importlib.util.find_spec(dotted)
+        except Exception:
+            return ""
+        origin = (spec.origin or "") if spec is not None else ""
+        return origin if origin.endswith(".py") else ""
+    for folder in _folders(parent):
+        for candidate in (
+            os.path.join(folder, last + ".py"),
+            os.path.join(folder, last, "__init__.py"),
+        ):
+            if os.path.isfile(candidate):
+                return candidate
+    return ""
 
 
 def _submodules(dotted):
@@ -142,7 +162,14 @@ def _answer(request):
         _write({"toplevel": sorted(n for n in names if not n.startswith("_"))})
         return
     dotted = request["module"]
-    _write({"module": dotted, "complete": False, "members": _submodules(dotted)})
+    _write(
+        {
+            "module": dotted,
+            "complete": False,
+            "members": _submodules(dotted),
+            "origin": _origin(dotted),
+        }
+    )
     if _origin_is_users(dotted, request.get("roots", [])):
         _write({"module": dotted, "complete": True, "members": _submodules(dotted)})
         return

@@ -60,17 +60,34 @@ def default_python() -> str:
     return "python" if sys.platform == "win32" else "python3"
 
 
-class Lister:
-    """The worker for one interpreter and what it has answered so far."""
+#: Seconds a module may take to be listed before its worker is killed and restarted.
+LIST_TIMEOUT = 15.0
 
-    def __init__(self, python: str) -> None:
+
+class Lister:
+    """The worker for one interpreter and what it has answered so far.
+
+    Requests go to the worker one at a time; one that isn't answered within the time
+    limit (an import that hangs) marks its module failed, and a fresh worker takes the
+    rest of the queue.
+    """
+
+    def __init__(self, python: str, timeout: float = LIST_TIMEOUT) -> None:
         self.python = python
+        self.timeout = timeout
         self.listings: dict[str, Listing] = {}
         self.toplevel: tuple[str, ...] | None = None
+        #: Modules whose listing ran out of time.
+        self.failed: set[str] = set()
+        self._origins: dict[str, str] = {}
         self._asked: set[str] = set()
         self._lock = threading.Lock()
         self._requests: queue.Queue[dict] = queue.Queue()
         self._thread: threading.Thread | None = None
+        self._answered = threading.Event()
+        #: The module whose answer the worker owes now ("" for the top-level list).
+        self._pending: str | None = None
+        self._process: subprocess.Popen | None = None
         #: The worker couldn't start or has stopped: nothing more will be listed.
         self._gone = False
 
@@ -106,8 +123,8 @@ class Lister:
                 self._thread = threading.Thread(target=self._run, daemon=True)
                 self._thread.start()
 
-    def _run(self) -> None:
-        """Start the worker, then pass requests to it; another thread reads its answers."""
+    def _start(self) -> subprocess.Popen | None:
+        """A fresh worker with a thread reading its answers, or None if it can't start."""
         try:
             process = subprocess.Popen(
                 _niced([self.python, "-u", str(CHILD)]),
@@ -121,16 +138,58 @@ class Lister:
         except OSError as error:
             log.info("can't start %s to list Python modules: %s", self.python, error)
             self._give_up()
-            return
+            return None
+        with self._lock:
+            self._process = process
         threading.Thread(target=self._read, args=(process,), daemon=True).start()
-        try:
-            while True:
-                request = self._requests.get()
+        return process
+
+    def _run(self) -> None:
+        """Pass requests to the worker one at a time, each within the time limit."""
+        process = self._start()
+        while process is not None:
+            request = self._requests.get()
+            with self._lock:
+                if self._gone:
+                    return
+                self._pending = request.get("module", "")
+                self._answered.clear()
+            try:
                 assert process.stdin is not None
                 process.stdin.write(json.dumps(request) + "\n")
                 process.stdin.flush()
-        except (OSError, ValueError):
-            self._give_up()
+            except (OSError, ValueError):
+                self._give_up()
+                return
+            if not self._answered.wait(self.timeout):
+                self._fail(request.get("module", ""))
+                with self._lock:
+                    self._process = None
+                process.kill()
+                process = self._start()
+
+    def _fail(self, module: str) -> None:
+        """The module took too long: what its source says (read with ast) is all there is."""
+        log.warning(
+            "listing Python module %s took over %s s in %s: gave up on it",
+            module or "(top level)",
+            self.timeout,
+            self.python,
+        )
+        with self._lock:
+            self._pending = None
+            if not module:
+                self.toplevel = self.toplevel or ()
+                return
+            self.failed.add(module)
+            known = self.listings.get(module)
+            origin = self._origins.get(module, "")
+        members = list(known.members) if known else []
+        if origin:
+            names = {m.name for m in members}
+            members += [m for m in read_module(Path(origin)) if m.name not in names]
+        with self._lock:
+            self.listings[module] = Listing(tuple(members), True)
 
     def _read(self, process: subprocess.Popen) -> None:
         assert process.stdout is not None
@@ -142,10 +201,27 @@ class Lister:
             with self._lock:
                 if "toplevel" in answer:
                     self.toplevel = tuple(answer["toplevel"])
+                    self._settle("")
+                elif "error" in answer:
+                    self._settle(self._pending)
                 elif "module" in answer:
+                    module = answer["module"]
+                    if answer.get("origin"):
+                        self._origins[module] = answer["origin"]
                     members = tuple(Member(*fields) for fields in answer["members"])
-                    self.listings[answer["module"]] = Listing(members, bool(answer["complete"]))
-        self._give_up()
+                    self.listings[module] = Listing(members, bool(answer["complete"]))
+                    if answer["complete"]:
+                        self._settle(module)
+        with self._lock:
+            killed = process is not self._process
+        if not killed:
+            self._give_up()
+
+    def _settle(self, module: str | None) -> None:
+        """The worker answered the request it owed (called with the lock held)."""
+        if module == self._pending:
+            self._pending = None
+            self._answered.set()
 
     def _give_up(self) -> None:
         """The worker is gone: whatever was asked and not answered stays as it is, complete."""
@@ -157,12 +233,16 @@ class Lister:
                     continue
                 known = self.listings.get(module)
                 self.listings[module] = Listing(known.members if known else (), True)
+        self._answered.set()
+        self._requests.put({})
 
 
 class PythonNames:
     """The session's listers, one per interpreter, and the user's modules read with ast."""
 
     def __init__(self) -> None:
+        #: Seconds a module may take to be listed (`listTimeout` of `shapescript/setPython`).
+        self.timeout = LIST_TIMEOUT
         self._listers: dict[str, Lister] = {}
         self._lock = threading.Lock()
         self._parsed: dict[str, tuple[int, tuple[Member, ...]]] = {}
@@ -171,12 +251,19 @@ class PythonNames:
         #: The user's modules' names as completion last offered them, by dotted name.
         self._users: dict[str, tuple[Member, ...]] = {}
 
+    def set_timeout(self, seconds: float) -> None:
+        """How long a module may take to be listed, from now on."""
+        with self._lock:
+            self.timeout = seconds
+            for lister in self._listers.values():
+                lister.timeout = seconds
+
     def lister(self, python: str | None) -> Lister:
         python = python or default_python()
         with self._lock:
             lister = self._listers.get(python)
             if lister is None:
-                lister = self._listers[python] = Lister(python)
+                lister = self._listers[python] = Lister(python, self.timeout)
             return lister
 
     def prefetch(self, text: str, python: str | None, roots: list[str]) -> None:

@@ -28,6 +28,8 @@ class CallSite:
     current_keyword: str | None = None
     first_argument: str = ""
     piped: bool = False
+    #: The callee as written, dotted parts and all (`torch.nn.functional.gelu`).
+    qualified: str = ""
 
 
 def call_site(text: str, offset: int) -> CallSite | None:
@@ -65,6 +67,7 @@ def call_site(text: str, offset: int) -> CallSite | None:
         current.group(1) if current else None,
         arguments[0],
         before_callee.endswith("|>"),
+        callee,
     )
 
 
