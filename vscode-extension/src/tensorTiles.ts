@@ -2,10 +2,17 @@
 // and no DOM, so they are tested in Node and also run inside the view's page (its script
 // is built from their source, see tensorView.ts).
 
+// The functions below use these through local names: an exported const is read as
+// `exports.X` in the compiled module, which the page (where they also run) doesn't have.
+const TILE_SIDE = 256;
+const MOST_SCALE = 96;
+const NON_NEGATIVE_DOMAINS = ['Prob', 'Unit', 'NonNeg', 'LogProb'];
 /** Cells a tile has along each side (the server's TILE). */
-export const TILE = 256;
+export const TILE = TILE_SIDE;
 /** The most pixels one element is drawn with. */
-export const MAX_SCALE = 96;
+export const MAX_SCALE = MOST_SCALE;
+/** Domains whose values can't be negative: drawn on a sequential scale. */
+export const NON_NEGATIVE = NON_NEGATIVE_DOMAINS;
 
 /** What the view shows of a plane: the element at its top left, pixels per element, its size in pixels. */
 export interface Viewport {
@@ -35,14 +42,14 @@ export function cellStep(scale: number): number {
 
 /** The viewport that shows all of a rows × cols plane in width × height pixels. */
 export function fitWhole(rows: number, cols: number, width: number, height: number): Viewport {
-  const scale = Math.min(MAX_SCALE, width / Math.max(cols, 1), height / Math.max(rows, 1));
+  const scale = Math.min(MOST_SCALE, width / Math.max(cols, 1), height / Math.max(rows, 1));
   return { row: 0, col: 0, scale, width, height };
 }
 
-/** The viewport kept inside the plane (or centred where the plane is smaller than it), its scale between the whole plane and MAX_SCALE. */
+/** The viewport kept inside the plane (or centred where the plane is smaller than it), its scale between the whole plane and MOST_SCALE. */
 export function clampViewport(view: Viewport, rows: number, cols: number): Viewport {
-  const least = Math.min(MAX_SCALE, view.width / Math.max(cols, 1), view.height / Math.max(rows, 1));
-  const scale = Math.max(least, Math.min(MAX_SCALE, view.scale));
+  const least = Math.min(MOST_SCALE, view.width / Math.max(cols, 1), view.height / Math.max(rows, 1));
+  const scale = Math.max(least, Math.min(MOST_SCALE, view.scale));
   const place = (start: number, size: number, pixels: number) => {
     const shown = pixels / scale;
     return shown >= size ? (size - shown) / 2 : Math.max(0, Math.min(size - shown, start));
@@ -66,7 +73,7 @@ export function panBy(view: Viewport, dx: number, dy: number, rows: number, cols
 /** The tiles, at the step the scale needs, that cover what the viewport shows of a rows × cols plane. */
 export function tileRequests(view: Viewport, rows: number, cols: number): TileRequest[] {
   const step = cellStep(view.scale);
-  const span = TILE * step;
+  const span = TILE_SIDE * step;
   const first = (start: number) => Math.max(0, Math.floor(start / span));
   const last = (start: number, pixels: number, size: number) =>
     Math.min(Math.ceil(size / span) - 1, Math.floor((start + pixels / view.scale - 1e-9) / span));
@@ -118,8 +125,6 @@ export interface Layout {
   domain?: string;
 }
 
-const NON_NEGATIVE = ['Prob', 'Unit', 'NonNeg', 'LogProb'];
-
 /** The layout the value's type picks (its dtype and shape alone when it has no type). */
 export function chooseLayout(shape: number[], typeText: string | null | undefined, dtype: string): Layout {
   const type = parseType(typeText);
@@ -127,7 +132,7 @@ export function chooseLayout(shape: number[], typeText: string | null | undefine
   const axes = type.axes && type.axes.length === dims ? type.axes : shape.map((_, i) => String(i));
   const domain = type.domain;
   const colors: Layout['colors'] = domain === 'Mask' || domain === 'Binary' || dtype === 'bool'
-    ? 'mask' : NON_NEGATIVE.includes(domain ?? '') ? 'sequential' : 'diverging';
+    ? 'mask' : NON_NEGATIVE_DOMAINS.includes(domain ?? '') ? 'sequential' : 'diverging';
   const range: [number, number] | undefined = domain === 'Prob' || domain === 'Unit' || colors === 'mask' ? [0, 1] : undefined;
   const base = { multiples: -1, channels: -1, sliders: [] as number[], colors, range, domain };
   if (dims === 0) {
