@@ -38,8 +38,12 @@ function fakeApi() {
   });
   // w[n D]: a large matrix of smooth waves, with one NaN and one ∞.
   tensors.w = make([1500, 1200], ([r, c]) => (r === 700 && c === 333 ? NaN : r === 20 && c === 1000 ? Infinity : Math.sin(r / 90) * Math.cos(c / 60) * (1 + r / 1500)));
+  // loss[n]: a noisy falling curve, NaN at 1234. img[b 3 h w] Unit: two pictures of color gradients.
+  tensors.loss = make([3000], ([i]) => (i === 1234 ? NaN : Math.exp(-i / 800) + 0.1 * Math.sin(i * 1.7)));
+  tensors.img = make([2, 3, 64, 64], ([b, ch, r, c]) => (ch === 0 ? r / 63 : ch === 1 ? c / 63 : b === 0 ? 0.2 : ((r + c) % 16) / 15));
   function tile(name, q) {
-    const { shape, data } = tensors[name];
+    const { data } = tensors[name];
+    const shape = tensors[name].shape.length === 1 ? [1, tensors[name].shape[0]] : tensors[name].shape;
     const dims = shape.length;
     const rows = Number(q.rows), cols = Number(q.cols);
     const at = String(q.at).split(',').filter((s) => s !== '').map(Number);
@@ -99,6 +103,22 @@ const SUMMARIES = {
       checks: [{ check: 'no NaN or ±∞', ok: false, count: 2, first: [20, 1000] }],
     },
   },
+  loss: {
+    expression: 'losses',
+    summary: {
+      shape: [3000], axes: ['0'], dtype: 'float32', device: 'cpu', type: null,
+      stats: { count: 3000, nan: 1, inf: 0, min: -0.1, max: 1.1, mean: 0.3, std: 0.3, subnormal: 0, headroom_bits: 127 },
+      checks: [{ check: 'no NaN or ±∞', ok: false, count: 1, first: [1234] }],
+    },
+  },
+  img: {
+    expression: 'images',
+    summary: {
+      shape: [2, 3, 64, 64], axes: ['b', 'c', 'h', 'w'], dtype: 'float32', device: 'cpu', type: '[b 3 h w] Unit',
+      stats: { count: 24576, nan: 0, inf: 0, min: 0, max: 1, mean: 0.5, std: 0.3, subnormal: 0, headroom_bits: 128 },
+      checks: [{ check: 'no NaN or ±∞', ok: true, count: 0, first: null }, { check: "every value is in Unit's range", ok: true, count: 0, first: null }],
+    },
+  },
 };
 
 (async () => {
@@ -153,6 +173,12 @@ const SUMMARIES = {
       await shot('zoomed');
       await show('w');
       await shot('matrix');
+      await show('loss');
+      report[`loss_${theme}`] = await page.evaluate(() => window.__requests.slice());
+      await shot('line');
+      await show('img');
+      report[`img_${theme}`] = await page.evaluate(() => window.__requests.slice());
+      await shot('image');
       await context.close();
     }
   } finally {

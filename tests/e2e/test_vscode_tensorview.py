@@ -3,7 +3,8 @@
 Compiles `vscode-extension/`, then `tensorview_drive.js` renders the page that
 `tensorViewPage.ts` builds, with a fake VS Code API answering tile requests as the
 server does: an attention `[b H n m] Prob over m` with a NaN and a row that doesn't sum
-to 1, and a 1500 × 1200 matrix it zooms into with the wheel. Screenshots go to
+to 1, a 1500 × 1200 matrix it zooms into with the wheel, a line of 3000 values and
+two `[b 3 h w] Unit` images. Screenshots go to
 tests/e2e/artifacts/. Skipped only when the probe's playwright-core or Chromium is missing.
 """
 
@@ -58,7 +59,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict:
 def test_the_page_runs_without_errors_and_saves_both_themes(report: dict) -> None:
     assert report.get("errors") is None
     names = sorted(Path(shot).name for shot in report["shots"])
-    for label in ("attention", "zoomed", "matrix"):
+    for label in ("attention", "zoomed", "matrix", "line", "image"):
         for theme in ("light", "dark"):
             assert f"tensorview-{label}-{theme}.png" in names
             assert (ARTIFACTS / f"tensorview-{label}-{theme}.png").stat().st_size > 0
@@ -82,3 +83,14 @@ def test_the_wheel_zooms_a_large_matrix_down_to_single_values(report: dict, them
     assert {request["row_step"] for request in zoom["first"]} == {4}
     assert {request["row_step"] for request in zoom["last"]} == {1}
     assert zoom["tip"].startswith("m.w[n=") and " = " in zoom["tip"]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_one_axis_is_a_line_and_an_axis_of_three_is_the_color_channels(
+    report: dict, theme: str
+) -> None:
+    line = report[f"loss_{theme}"]
+    assert {(request["rows"], request["cols"], request["at"]) for request in line} == {(0, 1, "")}
+    assert sorted(request["col"] for request in line) == [0, 2048]
+    image = report[f"img_{theme}"]
+    assert sorted(request["at"] for request in image) == ["0,0", "0,1", "0,2", "1,0", "1,1", "1,2"]

@@ -104,8 +104,38 @@ function hatch(rgb) {
   t.beginPath(); t.moveTo(0, 6); t.lineTo(6, 0); t.stroke();
   return ctx.createPattern(tileCanvas, 'repeat');
 }
+/** A value of one axis as a line: each cell's mean, with its least and greatest as a band; NaN and ±∞ in red. */
+function drawLine(tile, x0, y0, panel) {
+  const { view, summary } = state;
+  const lo = state.layout.range ? state.layout.range[0] : summary.stats.min ?? 0;
+  const hi = state.layout.range ? state.layout.range[1] : summary.stats.max ?? 1;
+  const y = (v) => y0 + 4 + (panel.ph - 8) * (1 - (hi > lo ? (v - lo) / (hi - lo) : 0.5));
+  const cell = tile.col_step * view.scale;
+  const fg = getComputedStyle(document.body).color;
+  ctx.globalAlpha = 0.3; ctx.fillStyle = fg;
+  for (let c = 0; c < tile.cols; c++) {
+    const least = tile.min[0][c], greatest = tile.max[0][c];
+    if (least === null) continue;
+    const x = x0 + (tile.col + c * tile.col_step - view.col) * view.scale;
+    ctx.fillRect(x, y(greatest), Math.max(cell, 1), Math.max(y(least) - y(greatest), 1));
+  }
+  ctx.globalAlpha = 1; ctx.strokeStyle = fg; ctx.lineWidth = 1.5; ctx.beginPath();
+  let drawing = false;
+  for (let c = 0; c < tile.cols; c++) {
+    const v = tile.mean[0][c];
+    const x = x0 + (tile.col + (c + 0.5) * tile.col_step - view.col) * view.scale;
+    if (tile.nan[0][c] + tile.inf[0][c] > 0) {
+      ctx.save(); ctx.fillStyle = hatch('rgb(220, 30, 30)'); ctx.fillRect(x - Math.max(cell, 3) / 2, y0, Math.max(cell, 3), panel.ph); ctx.restore();
+    }
+    if (v === null) { drawing = false; continue; }
+    if (drawing) ctx.lineTo(x, y(v)); else ctx.moveTo(x, y(v));
+    drawing = true;
+  }
+  ctx.stroke();
+}
 function drawTile(tile, channels, x0, y0, panel) {
   const { view } = state;
+  if (state.layout.kind === 'line') { drawLine(tile, x0, y0, panel); return; }
   const [lo, hi] = range();
   const off = document.createElement('canvas');
   off.width = tile.cols; off.height = tile.rows;
