@@ -154,6 +154,10 @@ const SUMMARIES = {
       await page.waitForTimeout(100);
       report[`att_tip_${theme}`] = await page.locator('#tip').textContent();
       await shot('attention');
+      await page.locator('#checks a').last().click();
+      await page.waitForTimeout(300);
+      report[`att_show_${theme}`] = await page.evaluate(() => ({ ...state.view, index: state.index }));
+      await shot('attention-show');
       await show('w');
       const wide = await page.evaluate(() => window.__requests.slice());
       const big = await page.locator('#heat').boundingBox();

@@ -59,7 +59,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict:
 def test_the_page_runs_without_errors_and_saves_both_themes(report: dict) -> None:
     assert report.get("errors") is None
     names = sorted(Path(shot).name for shot in report["shots"])
-    for label in ("attention", "zoomed", "matrix", "line", "image"):
+    for label in ("attention", "attention-show", "zoomed", "matrix", "line", "image"):
         for theme in ("light", "dark"):
             assert f"tensorview-{label}-{theme}.png" in names
             assert (ARTIFACTS / f"tensorview-{label}-{theme}.png").stat().st_size > 0
@@ -94,3 +94,11 @@ def test_one_axis_is_a_line_and_an_axis_of_three_is_the_color_channels(
     assert sorted(request["col"] for request in line) == [0, 2048]
     image = report[f"img_{theme}"]
     assert sorted(request["at"] for request in image) == ["0,0", "0,1", "0,2", "1,0", "1,1", "1,2"]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_show_zooms_to_the_first_row_that_does_not_sum_to_one(report: dict, theme: str) -> None:
+    view = report[f"att_show_{theme}"]
+    assert view["scale"] == 48
+    assert view["row"] <= 5 < view["row"] + view["height"] / view["scale"]  # att[0, 1, 5]
+    assert view["index"] == {"0": 0}

@@ -299,7 +299,12 @@ function checks() {
     if (!check.ok && (check.worst || check.first)) {
       const button = document.createElement('a');
       button.textContent = ' Show'; button.href = '#';
-      button.addEventListener('click', (e) => { e.preventDefault(); show(check.first || check.worst); });
+      button.addEventListener('click', (e) => {
+        e.preventDefault();
+        const at = check.first || check.worst;
+        // A row's index leaves out the axis it sums over: the heatmap's columns.
+        show('tolerance' in check ? [...at.slice(0, state.layout.cols), 0, ...at.slice(state.layout.cols)] : at);
+      });
       line.append(button);
     }
     box.append(line);
