@@ -196,7 +196,8 @@ function drawTile(tile, channels, x0, y0, panel) {
         if (v === null) continue;
         const rgb = colorOf(v, lo, hi, state.layout.colors, isDark);
         ctx.fillStyle = rgb[0] * 0.3 + rgb[1] * 0.59 + rgb[2] * 0.11 > 140 ? '#111' : '#eee';
-        ctx.fillText(shortestValue(v, state.summary.dtype), x + (c + 0.5) * cell, y + (r + 0.5) * cell);
+        const text = shortestValue(v, state.summary.dtype);
+        if (ctx.measureText(text).width <= cell - 4) ctx.fillText(text, x + (c + 0.5) * cell, y + (r + 0.5) * cell);
       }
     }
   }
