@@ -389,7 +389,7 @@ def tile(view: _View, query: dict[str, str]) -> dict[str, Any]:
         values = torch.where(empty, torch.full_like(values, math.nan), values).cpu().tolist()
         return [[None if math.isnan(v) else v for v in row] for row in values]
 
-    return {
+    answer = {
         "rows": cells_r,
         "cols": cells_c,
         "row": row0,
@@ -402,3 +402,25 @@ def tile(view: _View, query: dict[str, str]) -> dict[str, Any]:
         "nan": is_nan.sum(-1).cpu().tolist(),
         "inf": is_inf.sum(-1).cpu().tolist(),
     }
+    if view.domain in ("Prob", "LogProb") and view.over == cols_axis and view.tensor.dim() >= 2:
+        answer["bad_rows"] = _bad_rows(view, plane, row0, row_step, cells_r)
+    return answer
+
+
+def _bad_rows(view: _View, plane, row0: int, row_step: int, cells: int) -> list[int]:
+    """For each row of cells, how many of the rows it covers don't sum to 1 along the columns."""
+    import torch
+
+    rows = plane[row0 : row0 + cells * row_step]
+    eps = torch.finfo(rows.dtype).eps if rows.is_floating_point() else 0.0
+    tolerance = max(1e-3, 2 * eps)
+    counts = torch.zeros(cells, dtype=torch.long, device=rows.device)
+    step = max(_budget(rows) // (max(rows.shape[1], 1) * 8 * 2), 1)
+    for start in range(0, rows.shape[0], step):
+        block = rows[start : start + step].double()
+        sums = block.exp().sum(-1) if view.domain == "LogProb" else block.sum(-1)
+        error = (sums - 1).abs()
+        off = torch.isnan(error) | (error > tolerance)
+        which = torch.arange(start, start + block.shape[0], device=rows.device) // row_step
+        counts.index_add_(0, which, off.long())
+    return counts.cpu().tolist()

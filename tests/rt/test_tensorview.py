@@ -85,3 +85,18 @@ def test_a_released_value_is_gone() -> None:
     with pytest.raises(urllib.error.HTTPError) as gone:
         get(opened, "/summary")
     assert gone.value.code == 404
+
+
+def test_tiles_of_a_prob_over_the_columns_count_the_rows_that_do_not_sum_to_one() -> None:
+    probs = torch.full((2, 6, 4), 0.25)
+    probs[0, 3] = torch.tensor([0.5, 0.5, 0.5, 0.0])
+    probs[0, 2, 0] = math.nan
+    opened = _tensorview.open(probs, "[b n m] Prob over m")
+    whole = get(opened, "/tile")
+    assert whole["bad_rows"] == [0, 0, 1, 1, 0, 0]
+    coarse = get(opened, "/tile", row_step=2)
+    assert coarse["bad_rows"] == [0, 2, 0]
+    assert get(opened, "/tile", at="1")["bad_rows"] == [0] * 6
+    across = get(opened, "/tile", rows=2, cols=1)
+    assert "bad_rows" not in across
+    assert "bad_rows" not in get(_tensorview.open(probs, "[b n m]"), "/tile")

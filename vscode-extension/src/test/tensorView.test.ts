@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { openExpression, parseOpened, viewHtml } from '../tensorView';
+import { pageFunctions } from '../tensorViewPage';
 
 describe('the Tensor view', () => {
   it('opens the expression in the program through shapescript._tensorview', () => {
@@ -25,5 +26,14 @@ describe('the Tensor view', () => {
     const html = viewHtml('n0nce');
     assert.match(html, /script-src 'nonce-n0nce'/);
     assert.match(html, /<script nonce="n0nce">/);
+  });
+
+  it("includes the tile functions in its script, without the compiled module's `exports`", () => {
+    const source = pageFunctions();
+    assert.doesNotMatch(source, /\bexports\b|\brequire\(/);
+    const run = new Function(`${source}\nreturn tileRequests(fitWhole(1000, 1000, 250, 250), 1000, 1000);`);
+    assert.deepEqual(run(), [{ row: 0, col: 0, row_step: 4, col_step: 4 }]);
+    const script = viewHtml('n').split('<script nonce="n">')[1].split('</script>')[0];
+    assert.doesNotThrow(() => new Function('acquireVsCodeApi', 'document', 'window', script));
   });
 });

@@ -1,0 +1,104 @@
+"""The Tensor view's page in headless Chromium, in a light and a dark theme.
+
+Compiles `vscode-extension/`, then `tensorview_drive.js` renders the page that
+`tensorViewPage.ts` builds, with a fake VS Code API answering tile requests as the
+server does: an attention `[b H n m] Prob over m` with a NaN and a row that doesn't sum
+to 1, a 1500 × 1200 matrix it zooms into with the wheel, a line of 3000 values and
+two `[b 3 h w] Unit` images. Screenshots go to
+tests/e2e/artifacts/. Skipped only when the probe's playwright-core or Chromium is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_vscode import PROBE_HOME
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+EXTENSION = REPO / "vscode-extension"
+DRIVE = Path(__file__).with_name("tensorview_drive.js")
+ARTIFACTS = Path(__file__).with_name("artifacts")
+PLAYWRIGHT = PROBE_HOME / "pw" / "node_modules" / "playwright-core"
+CHROMIUM = os.environ.get("CHROMIUM_BIN") or shutil.which("chromium") or ""
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    if not PLAYWRIGHT.is_dir() or not CHROMIUM or shutil.which("node") is None:
+        pytest.skip("the vscode_probe install (playwright-core, chromium, node) is missing")
+    if not (EXTENSION / "node_modules").is_dir():
+        subprocess.run(["npm", "ci"], cwd=EXTENSION, check=True, capture_output=True)
+    subprocess.run(["npm", "run", "compile"], cwd=EXTENSION, check=True, capture_output=True)
+    ARTIFACTS.mkdir(exist_ok=True)
+    config = tmp_path_factory.mktemp("tensorview") / "config.json"
+    config.write_text(
+        json.dumps(
+            {
+                "playwright": str(PLAYWRIGHT),
+                "chromium": CHROMIUM,
+                "extension": str(EXTENSION),
+                "out": str(ARTIFACTS),
+            }
+        )
+    )
+    done = subprocess.run(
+        ["node", str(DRIVE), str(config)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_page_runs_without_errors_and_saves_both_themes(report: dict) -> None:
+    assert report.get("errors") is None
+    names = sorted(Path(shot).name for shot in report["shots"])
+    for label in ("attention", "attention-show", "zoomed", "matrix", "line", "image"):
+        for theme in ("light", "dark"):
+            assert f"tensorview-{label}-{theme}.png" in names
+            assert (ARTIFACTS / f"tensorview-{label}-{theme}.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_attention_is_small_multiples_over_heads_with_the_checks(report: dict, theme: str) -> None:
+    att = report[f"att_{theme}"]
+    # n on the rows, m on the columns, one heatmap per H, b on a slider at 0.
+    assert sorted(request["at"] for request in att["requests"]) == ["0,0", "0,1", "0,2", "0,3"]
+    assert {(request["rows"], request["cols"]) for request in att["requests"]} == {(2, 3)}
+    assert att["sliders"] == ["b=0"]
+    assert "✗ no NaN or ±∞ (1)" in att["checks"]
+    assert "✗ each row sums to 1 over m (2)" in att["checks"]
+    assert report[f"att_tip_{theme}"].startswith("att[b=0, H=0, n=")
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_wheel_zooms_a_large_matrix_down_to_single_values(report: dict, theme: str) -> None:
+    zoom = report[f"w_{theme}"]
+    assert {request["row_step"] for request in zoom["first"]} == {4}
+    assert {request["row_step"] for request in zoom["last"]} == {1}
+    assert zoom["tip"].startswith("m.w[n=") and " = " in zoom["tip"]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_one_axis_is_a_line_and_an_axis_of_three_is_the_color_channels(
+    report: dict, theme: str
+) -> None:
+    line = report[f"loss_{theme}"]
+    assert {(request["rows"], request["cols"], request["at"]) for request in line} == {(0, 1, "")}
+    assert sorted(request["col"] for request in line) == [0, 2048]
+    image = report[f"img_{theme}"]
+    assert sorted(request["at"] for request in image) == ["0,0", "0,1", "0,2", "1,0", "1,1", "1,2"]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_show_zooms_to_the_first_row_that_does_not_sum_to_one(report: dict, theme: str) -> None:
+    view = report[f"att_show_{theme}"]
+    assert view["scale"] == 48
+    assert view["row"] <= 5 < view["row"] + view["height"] / view["scale"]  # att[0, 1, 5]
+    assert view["index"] == {"0": 0}

@@ -1,0 +1,231 @@
+// What the Tensor view draws and which tiles it asks for: pure functions, with no VS Code
+// and no DOM, so they are tested in Node and also run inside the view's page (its script
+// is built from their source, see tensorView.ts).
+
+// The functions below use these through local names: an exported const is read as
+// `exports.X` in the compiled module, which the page (where they also run) doesn't have.
+const TILE_SIDE = 256;
+const MOST_SCALE = 96;
+const NON_NEGATIVE_DOMAINS = ['Prob', 'Unit', 'NonNeg', 'LogProb'];
+/** Cells a tile has along each side (the server's TILE). */
+export const TILE = TILE_SIDE;
+/** The most pixels one element is drawn with. */
+export const MAX_SCALE = MOST_SCALE;
+/** Domains whose values can't be negative: drawn on a sequential scale. */
+export const NON_NEGATIVE = NON_NEGATIVE_DOMAINS;
+
+/** What the view shows of a plane: the element at its top left, pixels per element, its size in pixels. */
+export interface Viewport {
+  row: number;
+  col: number;
+  scale: number;
+  width: number;
+  height: number;
+}
+
+/** One tile to ask the server for: its first element and the elements a cell covers. */
+export interface TileRequest {
+  row: number;
+  col: number;
+  row_step: number;
+  col_step: number;
+}
+
+/** The elements one cell covers along an axis at `scale` pixels per element: a power of two, so a cell is at least a pixel. */
+export function cellStep(scale: number): number {
+  let step = 1;
+  while (step * scale < 1 && step < 2 ** 40) {
+    step *= 2;
+  }
+  return step;
+}
+
+/** The viewport that shows all of a rows × cols plane in width × height pixels. */
+export function fitWhole(rows: number, cols: number, width: number, height: number): Viewport {
+  const scale = Math.min(MOST_SCALE, width / Math.max(cols, 1), height / Math.max(rows, 1));
+  return { row: 0, col: 0, scale, width, height };
+}
+
+/** The viewport kept inside the plane (or centred where the plane is smaller than it), its scale between the whole plane and MOST_SCALE. */
+export function clampViewport(view: Viewport, rows: number, cols: number): Viewport {
+  const least = Math.min(MOST_SCALE, view.width / Math.max(cols, 1), view.height / Math.max(rows, 1));
+  const scale = Math.max(least, Math.min(MOST_SCALE, view.scale));
+  const place = (start: number, size: number, pixels: number) => {
+    const shown = pixels / scale;
+    return shown >= size ? (size - shown) / 2 : Math.max(0, Math.min(size - shown, start));
+  };
+  return { ...view, scale, row: place(view.row, rows, view.height), col: place(view.col, cols, view.width) };
+}
+
+/** Zoom by `factor` keeping the element under pixel (x, y) where it is. */
+export function zoomAt(view: Viewport, factor: number, x: number, y: number, rows: number, cols: number): Viewport {
+  const underRow = view.row + y / view.scale;
+  const underCol = view.col + x / view.scale;
+  const scaled = clampViewport({ ...view, scale: view.scale * factor }, rows, cols);
+  return clampViewport({ ...scaled, row: underRow - y / scaled.scale, col: underCol - x / scaled.scale }, rows, cols);
+}
+
+/** Pan by a drag of (dx, dy) pixels: the plane follows the mouse. */
+export function panBy(view: Viewport, dx: number, dy: number, rows: number, cols: number): Viewport {
+  return clampViewport({ ...view, row: view.row - dy / view.scale, col: view.col - dx / view.scale }, rows, cols);
+}
+
+/** The tiles, at the step the scale needs, that cover what the viewport shows of a rows × cols plane. */
+export function tileRequests(view: Viewport, rows: number, cols: number): TileRequest[] {
+  const step = cellStep(view.scale);
+  const span = TILE_SIDE * step;
+  const first = (start: number) => Math.max(0, Math.floor(start / span));
+  const last = (start: number, pixels: number, size: number) =>
+    Math.min(Math.ceil(size / span) - 1, Math.floor((start + pixels / view.scale - 1e-9) / span));
+  const found: TileRequest[] = [];
+  for (let r = first(view.row); r <= last(view.row, view.height, rows); r++) {
+    for (let c = first(view.col); c <= last(view.col, view.width, cols); c++) {
+      found.push({ row: r * span, col: c * span, row_step: step, col_step: step });
+    }
+  }
+  return found;
+}
+
+/** The key a tile is cached under: the axes, the indices of the other axes, and the request. */
+export function tileKey(rowsAxis: number, colsAxis: number, at: number[], request: TileRequest): string {
+  return `${rowsAxis}/${colsAxis}/${at.join(',')}/${request.row},${request.col}/${request.row_step}`;
+}
+
+/** What a type's text says: its axes, domain, and the axis `over` names. */
+export interface ParsedType {
+  axes?: string[];
+  domain?: string;
+  over?: string;
+}
+
+/** Read a type's text, as the checker writes it: `[b n m] Prob over m`, `[3 h w] Unit`. */
+export function parseType(text: string | null | undefined): ParsedType {
+  const match = /^\s*\[([^\]]*)\]\s*([A-Za-z]+)?(?:\[[^\]]*\])?(?:\s+over\s+(\w+))?/.exec(text ?? '');
+  if (!match) {
+    return {};
+  }
+  return { axes: match[1].split(/\s+/).filter((a) => a), domain: match[2], over: match[3] };
+}
+
+/** How the view draws a value: which axes are the heatmap's, and what the others do. */
+export interface Layout {
+  kind: 'scalar' | 'line' | 'heatmap';
+  /** The heatmap's rows and columns (axes of the value); -1 where there's none. */
+  rows: number;
+  cols: number;
+  /** The axis drawn as a heatmap for each of its indices, or -1. */
+  multiples: number;
+  /** The axis of an image's 3 color channels, or -1. */
+  channels: number;
+  /** The other axes, each with a slider that starts at 0. */
+  sliders: number[];
+  colors: 'mask' | 'sequential' | 'diverging';
+  /** The domain's range where it's bounded. */
+  range?: [number, number];
+  domain?: string;
+}
+
+/** The layout the value's type picks (its dtype and shape alone when it has no type). */
+export function chooseLayout(shape: number[], typeText: string | null | undefined, dtype: string): Layout {
+  const type = parseType(typeText);
+  const dims = shape.length;
+  const axes = type.axes && type.axes.length === dims ? type.axes : shape.map((_, i) => String(i));
+  const domain = type.domain;
+  const colors: Layout['colors'] = domain === 'Mask' || domain === 'Binary' || dtype === 'bool'
+    ? 'mask' : NON_NEGATIVE_DOMAINS.includes(domain ?? '') ? 'sequential' : 'diverging';
+  const range: [number, number] | undefined = domain === 'Prob' || domain === 'Unit' || colors === 'mask' ? [0, 1] : undefined;
+  const base = { multiples: -1, channels: -1, sliders: [] as number[], colors, range, domain };
+  if (dims === 0) {
+    return { ...base, kind: 'scalar', rows: -1, cols: -1 };
+  }
+  if (dims === 1) {
+    return { ...base, kind: 'line', rows: -1, cols: 0 };
+  }
+  let rows = dims - 2;
+  let cols = dims - 1;
+  let channels = -1;
+  const over = type.over !== undefined ? axes.indexOf(type.over)
+    : domain === 'Prob' || domain === 'LogProb' || domain === 'Logit' ? dims - 1 : -1;
+  if ((domain === 'Prob' || domain === 'LogProb' || domain === 'Logit') && over >= 0) {
+    cols = over;
+    rows = over > 0 ? over - 1 : dims - 1;
+  } else if (dims >= 3 && shape[dims - 3] === 3 && (domain === 'Unit' || dtype === 'uint8')) {
+    channels = dims - 3;
+  }
+  const rest = shape.map((_, i) => i).filter((i) => i !== rows && i !== cols && i !== channels);
+  const before = rest.filter((i) => i < Math.min(rows, cols));
+  const nearest = before.length ? before[before.length - 1] : -1;
+  const multiples = nearest >= 0 && shape[nearest] >= 2 && shape[nearest] <= 16 ? nearest : -1;
+  return { ...base, kind: 'heatmap', rows, cols, channels, multiples, sliders: rest.filter((i) => i !== multiples) };
+}
+
+/** The `at` a tile request sends: the index of each axis other than rows and cols, in order. */
+export function atFor(dims: number, rows: number, cols: number, index: Record<number, number>): number[] {
+  const at: number[] = [];
+  for (let axis = 0; axis < dims; axis++) {
+    if (axis !== rows && axis !== cols) {
+      at.push(index[axis] ?? 0);
+    }
+  }
+  return at;
+}
+
+/** Where a cell is, by axis name: att[b=0, H=2, n=20, m=41]. */
+export function describeCell(name: string, axes: string[], index: number[]): string {
+  return `${name}[${axes.map((axis, i) => `${axis}=${index[i]}`).join(', ')}]`;
+}
+
+/** The value written with the fewest digits that read back as the same number in `dtype`. */
+export function shortestValue(value: number, dtype: string): string {
+  if (!Number.isFinite(value)) {
+    return Number.isNaN(value) ? 'NaN' : value > 0 ? '∞' : '-∞';
+  }
+  if (Number.isInteger(value) && Math.abs(value) < 1e15) {
+    return String(value);
+  }
+  const toDtype = (v: number): number => {
+    if (dtype === 'float32') {
+      return Math.fround(v);
+    }
+    if (dtype === 'bfloat16' || dtype === 'float16') {
+      const bits = dtype === 'bfloat16' ? 8 : 11;
+      const exponent = Math.floor(Math.log2(Math.abs(v)));
+      const unit = 2 ** (exponent - bits + 1);
+      return Math.round(v / unit) * unit;
+    }
+    return v;
+  };
+  const target = toDtype(value);
+  for (let digits = 1; digits < 17; digits++) {
+    const written = Number(value.toPrecision(digits));
+    if (toDtype(written) === target) {
+      return String(written);
+    }
+  }
+  return String(value);
+}
+
+/** The flags of a cell: NaN or ±∞, values outside the domain's range. */
+export function cellFlags(nan: number, inf: number, least: number | null, greatest: number | null, domain: string | undefined): { bad: boolean; outside: boolean } {
+  const [low, high] = domain === 'Prob' || domain === 'Unit' ? [0, 1]
+    : domain === 'NonNeg' ? [0, Infinity] : domain === 'LogProb' ? [-Infinity, 0] : [-Infinity, Infinity];
+  const outside = (least !== null && least < low) || (greatest !== null && greatest > high);
+  return { bad: nan + inf > 0, outside };
+}
+
+/** The color of a value in the layout's scale, from lo to hi; dark themes start from a dark background. */
+export function colorOf(value: number, lo: number, hi: number, colors: Layout['colors'], dark: boolean): [number, number, number] {
+  if (colors === 'mask') {
+    return value >= 0.5 ? (dark ? [230, 230, 230] : [40, 40, 40]) : (dark ? [40, 40, 40] : [235, 235, 235]);
+  }
+  const background: [number, number, number] = dark ? [30, 30, 30] : [255, 255, 255];
+  const mix = (to: [number, number, number], t: number): [number, number, number] =>
+    [0, 1, 2].map((i) => Math.round(background[i] + (to[i] - background[i]) * t)) as [number, number, number];
+  if (colors === 'sequential') {
+    const t = hi > lo ? Math.max(0, Math.min(1, (value - lo) / (hi - lo))) : 0;
+    return mix(dark ? [250, 200, 80] : [20, 60, 160], t);
+  }
+  const m = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
+  const t = Math.max(-1, Math.min(1, value / m));
+  return t < 0 ? mix([40, 90, 220], -t) : mix([215, 40, 40], t);
+}
