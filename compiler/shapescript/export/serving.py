@@ -227,6 +227,9 @@ def _attention(reached: list[ItemFacts], report, dims: set[str]) -> None:
                     masks.add(id(mask.value))
                 query = types.get(node.args[0].value.span) if node.args else None
                 shapes.append((item, node.span, query))
+            elif (why := _mixes(node, dims, types)) is not None:
+                handwritten.append(node)
+                report("E3304", why, node.span, item, "the engine packs requests along n")
             elif _is_causal(node) and id(node) not in masks and _across(types.get(node.span), dims):
                 handwritten.append(node)
                 report(
@@ -287,3 +290,68 @@ def _is_causal(node) -> bool:
         and isinstance(node.target, ast.Name)
         and node.target.name == "causal"
     )
+
+
+#: Calls that make positions from a size: positions must come in as a parameter.
+_POSITIONS = frozenset({"arange", "iota", "range"})
+
+
+#: Functions whose `over=` axis they sum, normalize or scan along.
+_REDUCING = frozenset(
+    {"sum", "mean", "max", "min", "prod", "softmax", "log_softmax", "logsumexp", "cumsum"}
+    | {"cumprod", "argmax", "argmin", "var", "std", "norm", "any", "all"}
+)
+
+
+def _mixes(node, dims: set[str], types: dict) -> str | None:
+    """Why a call works across the sequence (a sum, softmax or contraction over an axis
+    that isn't a dim, or positions computed from a size), or None."""
+    if not isinstance(node, ast.Call) or not isinstance(node.callee, ast.Name):
+        return None
+    callee = node.callee.name
+    operands = [arg.value for arg in node.args if not isinstance(arg.value, ast.Pattern)]
+    for arg in node.args:
+        if arg.name == "over" and callee in _REDUCING:
+            across = sorted(_names(arg.value) - dims)
+            if across:
+                return f"`{callee}` over `{across[0]}` works across the sequence"
+        if isinstance(arg.value, ast.Pattern):
+            sizes = _pattern_sizes(arg.value, operands, types)
+            output = _names(arg.value.output)
+            inputs = set().union(*(_names(side) for side in arg.value.inputs))
+            across = sorted(name for name in inputs - output if not sizes.get(name, {name}) <= dims)
+            if across:
+                return f"`{callee}` contracts `{across[0]}` across the sequence"
+    if callee in _POSITIONS:
+        across = sorted(set().union(set(), *(_names(arg.value) for arg in node.args)) - dims)
+        if across:
+            return f"positions computed from `{across[0]}`; pass them in as a parameter"
+    return None
+
+
+def _pattern_sizes(pattern: ast.Pattern, operands: list, types: dict) -> dict[str, set[str]]:
+    """The size symbols of each plain name of a pattern's inputs, from its operands' types."""
+    sizes: dict[str, set[str]] = {}
+    for side, operand in zip(pattern.inputs, operands, strict=False):
+        type_ = types.get(getattr(operand, "span", None))
+        if not isinstance(type_, TensorType) or type_.axes is None:
+            continue
+        if len(type_.axes) != len(side.axes):
+            continue
+        for axis, size in zip(side.axes, type_.axes, strict=True):
+            if isinstance(axis, ast.PatternName):
+                sizes[axis.name] = set(size.size.symbols())
+    return sizes
+
+
+def _names(node) -> set[str]:
+    """The names a size or pattern expression mentions."""
+    found: set[str] = set()
+    if isinstance(node, ast.Name | ast.PatternName):
+        found.add(node.name)
+    for part in getattr(node, "axes", None) or getattr(node, "items", None) or []:
+        if isinstance(node, ast.PatternSide | ast.PatternGroup):
+            found |= _names(part)
+    for child in _children(node):
+        found |= _names(child)
+    return found
