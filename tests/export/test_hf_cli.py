@@ -95,10 +95,16 @@ COUNTS = {"E3304": 3}
 ACROSS = [
     (58, "    h = x + attention(", "    h = softmax(x, over=n) + attention("),
     (43, "    return 0.5 * x *", "    return einsum(x, x: b n F, b m F -> b n F) * x *"),
+    (
+        54,
+        "    return linear(x, m.w_fc[l], m.b_fc[l]) |>",
+        "    t = n |> map(i => i to f32)\n"
+        "    return linear(x * rearrange(t, n -> 1 n 1), m.w_fc[l], m.b_fc[l]) |>",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("line", "old", "new"), ACROSS, ids=["softmax", "einsum"])
+@pytest.mark.parametrize(("line", "old", "new"), ACROSS, ids=["softmax", "einsum", "positions"])
 def test_work_across_n_in_a_called_function_is_e3304(
     line: int, old: str, new: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

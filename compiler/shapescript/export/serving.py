@@ -227,7 +227,7 @@ def _attention(reached: list[ItemFacts], report, dims: set[str]) -> None:
                     masks.add(id(mask.value))
                 query = types.get(node.args[0].value.span) if node.args else None
                 shapes.append((item, node.span, query))
-            elif (why := _mixes(node, dims, types)) is not None:
+            elif (why := _mixes(node, dims, types) or _from_size(node, dims, types)) is not None:
                 handwritten.append(node)
                 report("E3304", why, node.span, item, "the engine packs requests along n")
             elif _is_causal(node) and id(node) not in masks and _across(types.get(node.span), dims):
@@ -327,6 +327,25 @@ def _mixes(node, dims: set[str], types: dict) -> str | None:
         if across:
             return f"positions computed from `{across[0]}`; pass them in as a parameter"
     return None
+
+
+def _from_size(node, dims: set[str], types: dict) -> str | None:
+    """Why a chain over a size that isn't a dim computes positions from n, or None."""
+    if not isinstance(node, ast.Pipe) or not isinstance(node.input, ast.Name):
+        return None
+    name = node.input.name
+    if name in dims or isinstance(types.get(node.input.span), TensorType):
+        return None
+    sizes = {
+        symbol
+        for type_ in types.values()
+        if isinstance(type_, TensorType) and type_.axes is not None
+        for axis in type_.axes
+        for symbol in axis.size.symbols()
+    }
+    if name not in sizes:
+        return None
+    return f"positions computed from `{name}`; pass them in as a parameter"
 
 
 def _pattern_sizes(pattern: ast.Pattern, operands: list, types: dict) -> dict[str, set[str]]:
