@@ -4,9 +4,12 @@ its embedding, attention and output layer itself (E3301-E3305), as diagnostics.
 This version checks the forms the rules name, on the syntax tree and the checker's facts:
 the parameters (E3301), the final `linear` (E3302), the one `embedding` of the ids and
 where the table and the output weight are read (E3303), `causal` only as the mask written
-in a `scaled_dot_product_attention` call, which must have it (E3304), and at least one
-attention, all on one `[b H n Dh]` shape with dims H and Dh (E3305). It doesn't yet follow
-n into every reduction the way padding does.
+in a `scaled_dot_product_attention` call, which must have it, and no other work across the
+sequence in any function the forward function reaches: a reduction `over=` an axis that
+isn't a dim, a pattern that contracts one (sizes from the operands' recorded types), or a
+chain over such a size, which computes positions (E3304); and at least one attention, all
+on one `[b H n Dh]` shape with dims H and Dh (E3305). `@`/matmul contractions aren't
+followed yet.
 """
 
 from __future__ import annotations
