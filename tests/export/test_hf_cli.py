@@ -101,10 +101,18 @@ ACROSS = [
         "    t = n |> map(i => i to f32)\n"
         "    return linear(x * rearrange(t, n -> 1 n 1), m.w_fc[l], m.b_fc[l]) |>",
     ),
+    (
+        54,
+        "    return linear(x, m.w_fc[l], m.b_fc[l]) |>",
+        "    g = rearrange(x, b n D -> b D n) @ x\n"
+        "    return linear(x @ g, m.w_fc[l], m.b_fc[l]) |>",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("line", "old", "new"), ACROSS, ids=["softmax", "einsum", "positions"])
+@pytest.mark.parametrize(
+    ("line", "old", "new"), ACROSS, ids=["softmax", "einsum", "positions", "matmul"]
+)
 def test_work_across_n_in_a_called_function_is_e3304(
     line: int, old: str, new: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -8,8 +8,8 @@ in a `scaled_dot_product_attention` call, which must have it, and no other work 
 sequence in any function the forward function reaches: a reduction `over=` an axis that
 isn't a dim, a pattern that contracts one (sizes from the operands' recorded types), or a
 chain over such a size, which computes positions (E3304); and at least one attention, all
-on one `[b H n Dh]` shape with dims H and Dh (E3305). `@`/matmul contractions aren't
-followed yet.
+on one `[b H n Dh]` shape with dims H and Dh (E3305). `@` and `matmul`
+count by their left operand's last axis.
 """
 
 from __future__ import annotations
@@ -230,7 +230,11 @@ def _attention(reached: list[ItemFacts], report, dims: set[str]) -> None:
                     masks.add(id(mask.value))
                 query = types.get(node.args[0].value.span) if node.args else None
                 shapes.append((item, node.span, query))
-            elif (why := _mixes(node, dims, types) or _from_size(node, dims, types)) is not None:
+            elif (
+                why := _mixes(node, dims, types)
+                or _from_size(node, dims, types)
+                or _matmul(node, dims, types)
+            ) is not None:
                 handwritten.append(node)
                 report("E3304", why, node.span, item, "the engine packs requests along n")
             elif _is_causal(node) and id(node) not in masks and _across(types.get(node.span), dims):
@@ -349,6 +353,23 @@ def _from_size(node, dims: set[str], types: dict) -> str | None:
     if name not in sizes:
         return None
     return f"positions computed from `{name}`; pass them in as a parameter"
+
+
+def _matmul(node, dims: set[str], types: dict) -> str | None:
+    """Why `a @ b` or `matmul(a, b)` contracts an axis that isn't a dim, or None."""
+    if isinstance(node, ast.Binary) and node.op == "@":
+        left = node.left
+    elif _is_call(node, "matmul") and node.args:
+        left = node.args[0].value
+    else:
+        return None
+    type_ = types.get(getattr(left, "span", None))
+    if not isinstance(type_, TensorType) or not type_.axes:
+        return None
+    size = type_.axes[-1].size
+    if size.symbols() <= dims:
+        return None
+    return f"the product contracts `{size}` across the sequence"
 
 
 def _pattern_sizes(pattern: ast.Pattern, operands: list, types: dict) -> dict[str, set[str]]:
