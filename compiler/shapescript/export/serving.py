@@ -4,9 +4,12 @@ its embedding, attention and output layer itself (E3301-E3305), as diagnostics.
 This version checks the forms the rules name, on the syntax tree and the checker's facts:
 the parameters (E3301), the final `linear` (E3302), the one `embedding` of the ids and
 where the table and the output weight are read (E3303), `causal` only as the mask written
-in a `scaled_dot_product_attention` call, which must have it (E3304), and at least one
-attention, all on one `[b H n Dh]` shape with dims H and Dh (E3305). It doesn't yet follow
-n into every reduction the way padding does.
+in a `scaled_dot_product_attention` call, which must have it, and no other work across the
+sequence in any function the forward function reaches: a reduction `over=` an axis that
+isn't a dim, a pattern that contracts one (sizes from the operands' recorded types), or a
+chain over such a size, which computes positions (E3304); and at least one attention, all
+on one `[b H n Dh]` shape with dims H and Dh (E3305). `@` and `matmul`
+count by their left operand's last axis.
 """
 
 from __future__ import annotations
@@ -227,6 +230,13 @@ def _attention(reached: list[ItemFacts], report, dims: set[str]) -> None:
                     masks.add(id(mask.value))
                 query = types.get(node.args[0].value.span) if node.args else None
                 shapes.append((item, node.span, query))
+            elif (
+                why := _mixes(node, dims, types)
+                or _from_size(node, dims, types)
+                or _matmul(node, dims, types)
+            ) is not None:
+                handwritten.append(node)
+                report("E3304", why, node.span, item, "the engine packs requests along n")
             elif _is_causal(node) and id(node) not in masks and _across(types.get(node.span), dims):
                 handwritten.append(node)
                 report(
@@ -287,3 +297,104 @@ def _is_causal(node) -> bool:
         and isinstance(node.target, ast.Name)
         and node.target.name == "causal"
     )
+
+
+#: Calls that make positions from a size: positions must come in as a parameter.
+_POSITIONS = frozenset({"arange", "iota", "range"})
+
+
+#: Functions whose `over=` axis they sum, normalize or scan along.
+_REDUCING = frozenset(
+    {"sum", "mean", "max", "min", "prod", "softmax", "log_softmax", "logsumexp", "cumsum"}
+    | {"cumprod", "argmax", "argmin", "var", "std", "norm", "any", "all"}
+)
+
+
+def _mixes(node, dims: set[str], types: dict) -> str | None:
+    """Why a call works across the sequence (a sum, softmax or contraction over an axis
+    that isn't a dim, or positions computed from a size), or None."""
+    if not isinstance(node, ast.Call) or not isinstance(node.callee, ast.Name):
+        return None
+    callee = node.callee.name
+    operands = [arg.value for arg in node.args if not isinstance(arg.value, ast.Pattern)]
+    for arg in node.args:
+        if arg.name == "over" and callee in _REDUCING:
+            across = sorted(_names(arg.value) - dims)
+            if across:
+                return f"`{callee}` over `{across[0]}` works across the sequence"
+        if isinstance(arg.value, ast.Pattern):
+            sizes = _pattern_sizes(arg.value, operands, types)
+            output = _names(arg.value.output)
+            inputs = set().union(*(_names(side) for side in arg.value.inputs))
+            across = sorted(name for name in inputs - output if not sizes.get(name, {name}) <= dims)
+            if across:
+                return f"`{callee}` contracts `{across[0]}` across the sequence"
+    if callee in _POSITIONS:
+        across = sorted(set().union(set(), *(_names(arg.value) for arg in node.args)) - dims)
+        if across:
+            return f"positions computed from `{across[0]}`; pass them in as a parameter"
+    return None
+
+
+def _from_size(node, dims: set[str], types: dict) -> str | None:
+    """Why a chain over a size that isn't a dim computes positions from n, or None."""
+    if not isinstance(node, ast.Pipe) or not isinstance(node.input, ast.Name):
+        return None
+    name = node.input.name
+    if name in dims or isinstance(types.get(node.input.span), TensorType):
+        return None
+    sizes = {
+        symbol
+        for type_ in types.values()
+        if isinstance(type_, TensorType) and type_.axes is not None
+        for axis in type_.axes
+        for symbol in axis.size.symbols()
+    }
+    if name not in sizes:
+        return None
+    return f"positions computed from `{name}`; pass them in as a parameter"
+
+
+def _matmul(node, dims: set[str], types: dict) -> str | None:
+    """Why `a @ b` or `matmul(a, b)` contracts an axis that isn't a dim, or None."""
+    if isinstance(node, ast.Binary) and node.op == "@":
+        left = node.left
+    elif _is_call(node, "matmul") and node.args:
+        left = node.args[0].value
+    else:
+        return None
+    type_ = types.get(getattr(left, "span", None))
+    if not isinstance(type_, TensorType) or not type_.axes:
+        return None
+    size = type_.axes[-1].size
+    if size.symbols() <= dims:
+        return None
+    return f"the product contracts `{size}` across the sequence"
+
+
+def _pattern_sizes(pattern: ast.Pattern, operands: list, types: dict) -> dict[str, set[str]]:
+    """The size symbols of each plain name of a pattern's inputs, from its operands' types."""
+    sizes: dict[str, set[str]] = {}
+    for side, operand in zip(pattern.inputs, operands, strict=False):
+        type_ = types.get(getattr(operand, "span", None))
+        if not isinstance(type_, TensorType) or type_.axes is None:
+            continue
+        if len(type_.axes) != len(side.axes):
+            continue
+        for axis, size in zip(side.axes, type_.axes, strict=True):
+            if isinstance(axis, ast.PatternName):
+                sizes[axis.name] = set(size.size.symbols())
+    return sizes
+
+
+def _names(node) -> set[str]:
+    """The names a size or pattern expression mentions."""
+    found: set[str] = set()
+    if isinstance(node, ast.Name | ast.PatternName):
+        found.add(node.name)
+    for part in getattr(node, "axes", None) or getattr(node, "items", None) or []:
+        if isinstance(node, ast.PatternSide | ast.PatternGroup):
+            found |= _names(part)
+    for child in _children(node):
+        found |= _names(child)
+    return found
