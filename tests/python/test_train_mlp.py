@@ -102,7 +102,9 @@ STD_CALLER = """\
 import train_mlp
 import shapescript.std.fit as std
 
-fn train(mut m: train_mlp.Mlp, data: Dataset[train_mlp.Digit], sink: LogSink, epochs: int, mode: Mode):
+fn train(
+    mut m: train_mlp.Mlp, data: Dataset[train_mlp.Digit], sink: LogSink, epochs: int, mode: Mode
+):
     std.fit(mut m, data, sink, epochs, 64, 3e-4, mode)
 """
 
