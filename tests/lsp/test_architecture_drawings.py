@@ -191,3 +191,28 @@ def test_pictures_drawn_ahead_are_what_the_hover_shows(
     )
     assert "![architecture of Mlp](data:image/png;base64," in hover
     assert drawings == ["Mlp"]  # drawn once: ahead, or by the hover when nothing was
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_png_keeps_each_kinds_tint(theme: str) -> None:
+    """The palette the PNG is cut to keeps the boxes' tints apart: a norm, an attention, a
+    linear layer and the loss each keep a fill close to their accent over the background."""
+    image_module = pytest.importorskip("PIL.Image")
+    from shapescript_lsp.render.architecture_svg import ACCENTS
+
+    found = drawn(*DRAWINGS[2][1:])
+    uri, _ = architecture_png(found, theme)
+    image = image_module.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1]))).convert("RGB")
+    present = {colour for _, colour in image.getcolors(maxcolors=1 << 16)}
+    background = PALETTES[theme].background
+
+    def channels(hex_colour: str) -> tuple[int, ...]:
+        return tuple(int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+
+    for name in ("blue", "purple", "orange", "red"):
+        accent, under = channels(ACCENTS[theme][name]), channels(background)
+        tint = tuple(round(0.14 * a + 0.86 * b) for a, b in zip(accent, under, strict=True))
+        nearest = min(
+            max(abs(c - t) for c, t in zip(colour, tint, strict=True)) for colour in present
+        )
+        assert nearest <= 8, f"{name} tint {tint} is lost in the {theme} PNG"

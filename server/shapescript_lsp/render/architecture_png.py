@@ -11,7 +11,7 @@ from shapescript_lsp.render.architecture_svg import architecture_svg
 from shapescript_lsp.render.raster import image_from_svg, png_from_svg
 from shapescript_lsp.render.themes import palette
 
-COLORS = 32
+COLORS = 48
 
 
 def architecture_png(found: Architecture, theme: str) -> tuple[str, int] | None:
@@ -26,7 +26,7 @@ def architecture_png(found: Architecture, theme: str) -> tuple[str, int] | None:
 
 
 def _fewer_colors(image, background: str):
-    """The picture with a palette of 32 colors, which PNG stores in a third of the bytes;
+    """The picture with a palette of 48 colors, which PNG stores in far fewer bytes;
     the background keeps its exact color."""
     from PIL import Image
 
