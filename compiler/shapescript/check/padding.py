@@ -11,7 +11,7 @@ the host (H3101).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 
 from shapescript.check.program import ItemFacts
 from shapescript.check.types import (
@@ -127,7 +127,13 @@ def check_padding(items: list[ItemFacts], dims: Collection[str] = ()) -> Padding
     """Padding and recording facts for a checked file's functions, with H2001 and H3101.
 
     `dims` are the file's dims, whose axes have fixed sizes and are never padded."""
-    return _Analysis(items, frozenset(dims)).run()
+    _WALKED.clear()
+    _CALLS.clear()
+    try:
+        return _Analysis(items, frozenset(dims)).run()
+    finally:
+        _WALKED.clear()
+        _CALLS.clear()
 
 
 def _has(type_: Type | None, symbol: str) -> bool:
@@ -148,56 +154,69 @@ def _axis_symbol(type_: Type | None, position: int) -> str | None:
     return None
 
 
-def _expressions(node: object) -> Iterator[object]:
+#: Each walked statement list or expression, by id, with the node kept so an id is never
+#: taken for another node's; emptied at the start of each analysis.
+_WALKED: dict[int, tuple[object, list[object]]] = {}
+_CALLS: dict[int, tuple[object, list[_Call]]] = {}
+
+
+def _expressions(node: object) -> list[object]:
     """Every expression in a statement list or expression, outer ones first."""
-    if isinstance(node, list):
-        for each in node:
-            yield from _expressions(each)
-        return
-    if node is None:
-        return
-    yield node
+    known = _WALKED.get(id(node))
+    if known is not None and known[0] is node:
+        return known[1]
+    found: list[object] = []
+    stack: list[object] = [node]
+    while stack:
+        each = stack.pop()
+        if each is None:
+            continue
+        if isinstance(each, list):
+            stack.extend(reversed(each))
+            continue
+        found.append(each)
+        stack.extend(reversed(_children(each)))
+    _WALKED[id(node)] = (node, found)
+    return found
+
+
+def _children(node: object) -> list[object]:
+    """The parts of one node that `_expressions` walks into, in order."""
     if isinstance(node, ast.Unary | ast.Cast):
-        yield from _expressions(node.operand)
-    elif isinstance(node, ast.Binary):
-        yield from _expressions(node.left)
-        yield from _expressions(node.right)
-    elif isinstance(node, ast.Call):
-        yield from _expressions(node.callee)
-        for arg in node.args:
-            if not isinstance(arg.value, ast.Pattern | ast.ToStage):
-                yield from _expressions(arg.value)
-    elif isinstance(node, ast.Index):
-        yield from _expressions(node.target)
+        return [node.operand]
+    if isinstance(node, ast.Binary):
+        return [node.left, node.right]
+    if isinstance(node, ast.Call):
+        return [node.callee] + [
+            arg.value for arg in node.args if not isinstance(arg.value, ast.Pattern | ast.ToStage)
+        ]
+    if isinstance(node, ast.Index):
+        parts: list[object] = [node.target]
         for item in node.items:
             if isinstance(item, ast.Slice):
-                yield from _expressions([item.lo, item.hi, item.step])
+                parts.extend((item.lo, item.hi, item.step))
             elif isinstance(item, ast.SpacedIndex):
-                yield from _expressions(item.items)
+                parts.append(item.items)
             else:
-                yield from _expressions(item)
-    elif isinstance(node, ast.Member):
-        yield from _expressions(node.target)
-    elif isinstance(node, ast.Pipe):
-        yield from _expressions(node.input)
-        for stage in node.stages:
-            if not isinstance(stage, ast.ToStage):
-                yield from _expressions(stage)
-    elif isinstance(node, ast.Range):
-        yield from _expressions([node.lo, node.hi])
-    elif isinstance(node, ast.Lambda):
-        yield from _expressions(node.body)
-    elif isinstance(node, ast.Return | ast.Assign | ast.FieldAssign):
-        yield from _expressions(node.value)
-    elif isinstance(node, ast.ExprStmt):
-        yield from _expressions(node.expr)
-    elif isinstance(node, ast.For):
-        yield from _expressions(node.iterable)
-        yield from _expressions(node.body)
-    elif isinstance(node, ast.If):
-        yield from _expressions(node.condition)
-        yield from _expressions(node.then_body)
-        yield from _expressions(node.else_body)
+                parts.append(item)
+        return parts
+    if isinstance(node, ast.Member):
+        return [node.target]
+    if isinstance(node, ast.Pipe):
+        return [node.input] + [stage for stage in node.stages if not isinstance(stage, ast.ToStage)]
+    if isinstance(node, ast.Range):
+        return [node.lo, node.hi]
+    if isinstance(node, ast.Lambda):
+        return [node.body]
+    if isinstance(node, ast.Return | ast.Assign | ast.FieldAssign):
+        return [node.value]
+    if isinstance(node, ast.ExprStmt):
+        return [node.expr]
+    if isinstance(node, ast.For):
+        return [node.iterable, node.body]
+    if isinstance(node, ast.If):
+        return [node.condition, node.then_body, node.else_body]
+    return []
 
 
 @record
@@ -211,19 +230,25 @@ class _Call:
     span: Span
 
 
-def _calls(node: object) -> Iterator[_Call]:
+def _calls(node: object) -> list[_Call]:
     """The calls in an expression or statement list, pipe stages included."""
+    known = _CALLS.get(id(node))
+    if known is not None and known[0] is node:
+        return known[1]
+    found: list[_Call] = []
     for expr in _expressions(node):
         if isinstance(expr, ast.Call) and isinstance(expr.callee, ast.Name):
-            yield _call_of(expr.callee, [], expr)
+            found.append(_call_of(expr.callee, [], expr))
         elif isinstance(expr, ast.Pipe):
             value: object = expr.input
             for stage in expr.stages:
                 if isinstance(stage, ast.Call) and isinstance(stage.callee, ast.Name):
-                    yield _call_of(stage.callee, [value], stage)
+                    found.append(_call_of(stage.callee, [value], stage))
                 elif isinstance(stage, ast.Name):
-                    yield _Call(stage.name, stage, [value], {}, stage.span)
+                    found.append(_Call(stage.name, stage, [value], {}, stage.span))
                 value = stage
+    _CALLS[id(node)] = (node, found)
+    return found
 
 
 def _call_of(callee: ast.Name, before: list[object], node: ast.Call) -> _Call:
