@@ -14,6 +14,7 @@ from shapescript.codegen.context import ModuleContext
 from shapescript.codegen.module import generate_module
 from shapescript.deep import run_deep
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.records import replace
 from shapescript.syntax import ast as ss_ast
 
 CHECK_MODES = ("always", "debug", "never")
@@ -21,13 +22,15 @@ CHECK_MODES = ("always", "debug", "never")
 
 @dataclass(slots=True)
 class BuildOptions:
-    """How to build: the devices (as a devices line says them), the check modes, and
-    whether the module may import `shapescript`."""
+    """How to build: the devices (as a devices line says them), the check modes,
+    whether the module may import `shapescript`, and whether batch loops and functions are
+    compiled padded (off for code that leaves the runtime, as an export's)."""
 
     devices: str | None = None
     checks: str = "always"
     value_checks: str = "debug"
     standalone: bool = False
+    padding: bool = True
 
 
 @dataclass(slots=True)
@@ -111,6 +114,8 @@ def _generate(checked: Checked, options: BuildOptions) -> Generated:
         problems.extend(_standalone_devices(checked, devices, decl))
     if problems:
         return Generated(None, problems)
+    if not options.padding and checked.padding is not None:
+        checked = replace(checked, padding=None)
     context = ModuleContext(checked, options.standalone, options.checks, options.value_checks)
     builder, unsupported = generate_module(checked, context, devices)
     return Generated(

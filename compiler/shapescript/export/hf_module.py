@@ -24,7 +24,7 @@ def compiled_functions(checked: Checked, function: str, devices: str | None = No
     """The Python of `function` and everything it calls, needing torch and einops only."""
     from shapescript.codegen import BuildOptions, generate
 
-    options = BuildOptions(devices=devices, checks="never", value_checks="never")
+    options = BuildOptions(devices=devices, checks="never", value_checks="never", padding=False)
     generated = generate(checked, options)
     if generated.tree is None:
         raise NeedsRuntime("the file doesn't compile")
