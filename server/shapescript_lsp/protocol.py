@@ -225,13 +225,15 @@ class ShapeScriptProtocol(LanguageServerProtocol):
         if not isinstance(result, Written | WrittenJSON) or self.writer is None:
             super()._send_data(data)
             return
-        body = written_body(data.id, result)
+        body = written_body(data.id, result).encode(self.CHARSET)
         if self._include_headers:
-            body = (
+            # Content-Length counts bytes: a symbol's detail may hold `→` or `·`.
+            header = (
                 f"Content-Length: {len(body)}\r\n"
-                f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n" + body
+                f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
             )
-        pending = self.writer.write(body.encode(self.CHARSET))
+            body = header.encode(self.CHARSET) + body
+        pending = self.writer.write(body)
         if inspect.isawaitable(pending):
             asyncio.ensure_future(pending)
 

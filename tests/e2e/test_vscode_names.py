@@ -76,14 +76,24 @@ STEPS = """\
 """.replace("@RENAMED@", RENAMED)
 
 #: test_vscode's runner, with the added steps put into its copy of drive.js.
-NAMES_RUNNER = RUNNER.replace(
-    "probe_dir, vsix, channel, race, wait = sys.argv[1:6]\n"
-    'sys.argv = [str(Path(probe_dir) / "vscode_probe.py")] + sys.argv[6:]',
-    "probe_dir, vsix, channel, race, wait, anchor, steps = sys.argv[1:8]\n"
-    'sys.argv = [str(Path(probe_dir) / "vscode_probe.py")] + sys.argv[8:]',
-).replace(
-    "(drive.replace(race, wait))",
-    "(drive.replace(race, wait).replace(anchor, steps + anchor))",
+
+
+def _patched(text: str, old: str, new: str) -> str:
+    """`text` with `old` replaced; fails at import when test_vscode's runner changed."""
+    assert old in text, f"the shared runner no longer has {old!r}"
+    return text.replace(old, new)
+
+
+NAMES_RUNNER = _patched(
+    _patched(
+        RUNNER,
+        "probe_dir, vsix, channel, race, wait = sys.argv[1:6]\n"
+        'sys.argv = [str(Path(probe_dir) / "vscode_probe.py")] + sys.argv[6:]',
+        "probe_dir, vsix, channel, race, wait, anchor, steps = sys.argv[1:8]\n"
+        'sys.argv = [str(Path(probe_dir) / "vscode_probe.py")] + sys.argv[8:]',
+    ),
+    "else drive.replace(race, wait)\n",
+    "else drive.replace(race, wait).replace(anchor, steps + anchor)\n",
 )
 
 

@@ -72,11 +72,13 @@ def make_workspace(root: Path) -> Path:
 
 def run_probe(vsix: Path, ws: Path, work: Path) -> dict:
     runner = work / "run_probe.py"
+    old = "else drive.replace(race, wait)\n"
+    assert old in RUNNER, "test_vscode's runner no longer builds drive.js this way"
     runner.write_text(
         RUNNER.replace(
-            '(patched / "drive.js").write_text(drive.replace(race, wait))',
-            '(patched / "drive.js").write_text(drive.replace(race, wait)'
-            f".replace({DEFINITION_RETURN!r}, {DEFINITION_RETURN_TITLED!r}))",
+            old,
+            "else drive.replace(race, wait)"
+            f".replace({DEFINITION_RETURN!r}, {DEFINITION_RETURN_TITLED!r})\n",
         )
     )
     cmd = [
