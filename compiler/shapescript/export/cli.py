@@ -81,18 +81,17 @@ def _run_export(args: argparse.Namespace) -> int:
     return EXIT_OK if status == 0 else EXIT_ERRORS
 
 
-def _run_hf(args: argparse.Namespace, checked, source) -> int:
-    """`--hf DIR`: the folder, or the diagnostics that say why it can't be written."""
+def _model_function(args: argparse.Namespace, checked, source) -> str | None:
+    """The function `--hf` and `--gguf` export (`--fn`, forward by default), or None after
+    printing why the file or the function can't be exported."""
     from shapescript.build_cli import _print_diagnostics
     from shapescript.cli import UsageError
-    from shapescript.export.hf import NotOurFolder, export_hf, hf_problems
+    from shapescript.export.hf import hf_problems
     from shapescript.export.prepare import NoSuchFunction, choose_function
-    from shapescript.export.serving import serving_diagnostics
-    from shapescript.rt.errors import ShapeScriptError
 
     if checked.errors:
         _print_diagnostics(checked.diagnostics, source)
-        return EXIT_ERRORS
+        return None
     try:
         name = choose_function(checked, args.fn or "forward")
     except NoSuchFunction as exc:
@@ -100,6 +99,19 @@ def _run_hf(args: argparse.Namespace, checked, source) -> int:
     found = hf_problems(checked, name)
     if found:
         _print_diagnostics(found, source)
+        return None
+    return name
+
+
+def _run_hf(args: argparse.Namespace, checked, source) -> int:
+    """`--hf DIR`: the folder, or the diagnostics that say why it can't be written."""
+    from shapescript.build_cli import _print_diagnostics
+    from shapescript.export.hf import NotOurFolder, export_hf
+    from shapescript.export.serving import serving_diagnostics
+    from shapescript.rt.errors import ShapeScriptError
+
+    name = _model_function(args, checked, source)
+    if name is None:
         return EXIT_ERRORS
     serving = serving_diagnostics(checked, name)
     if serving and args.vllm:
@@ -137,23 +149,12 @@ def _run_hf(args: argparse.Namespace, checked, source) -> int:
 def _run_gguf(args: argparse.Namespace, checked, source) -> int:
     """`--gguf FILE`: the GGUF file, or why the model isn't an architecture llama.cpp runs."""
     from shapescript.build_cli import _print_diagnostics
-    from shapescript.cli import UsageError
     from shapescript.export.gguf_export import export_gguf
-    from shapescript.export.hf import hf_problems
-    from shapescript.export.prepare import NoSuchFunction, choose_function
     from shapescript.export.serving import serving_diagnostics
     from shapescript.rt.errors import ShapeScriptError
 
-    if checked.errors:
-        _print_diagnostics(checked.diagnostics, source)
-        return EXIT_ERRORS
-    try:
-        name = choose_function(checked, args.fn or "forward")
-    except NoSuchFunction as exc:
-        raise UsageError(str(exc)) from None
-    found = hf_problems(checked, name)
-    if found:
-        _print_diagnostics(found, source)
+    name = _model_function(args, checked, source)
+    if name is None:
         return EXIT_ERRORS
     serving = serving_diagnostics(checked, name)
     if serving:
