@@ -3,8 +3,8 @@
 //
 // In app.py, which imports `double` from model.ss through its generated module model.py:
 // F12 on `double`, Go Back (Ctrl+Alt+-), Go Forward (Ctrl+Shift+-); then model.py opened on
-// purpose with Quick Open, F12 and Ctrl-click on its own `def double`; then Peek Definition
-// (Alt+F12) in app.py. After each step it reads the window's title (the file shown), the
+// purpose from the explorer, F12 and Ctrl-click on its own `def double`; then Peek
+// Definition (Ctrl+Shift+F10) in app.py. After each step it reads the window's title (the file shown), the
 // cursor and the active group's tabs, and takes a screenshot. Writes result.json as
 // drive.js does.
 'use strict';
@@ -46,6 +46,7 @@ async function main() {
   const page = browser.pages()[0] || await browser.newPage();
   page.on('console', (m) => { if (m.type() === 'error') out.console_errors.push(m.text().slice(0, 300)); });
   const editor = page.locator('.editor-group-container.active .monaco-editor').first();
+  const TAB = '.editor-group-container.active .tab';
 
   async function where() {
     const el = page.locator('[id="status.editor.selection"]');
@@ -140,8 +141,16 @@ async function main() {
     return await settle(before);
   });
 
+  // Opens a file by a click, as a person does: on its tab, or a double-click on its row in
+  // the explorer (a single click opens a preview, which the next editor opened replaces).
+  async function clickOpen(where, file, twice = false) {
+    const target = page.locator(where, { hasText: file }).first();
+    await (twice ? target.dblclick() : target.click());
+    await page.waitForFunction((f) => document.title.startsWith(f), file, { timeout: cfg.timeout_ms });
+  }
+
   await step('open-generated', async () => {
-    await quickOpen('model.py');
+    await clickOpen('.explorer-folders-view .monaco-list-row', 'model.py', true);
     await page.waitForTimeout(2000);                           // a redirect would have come
     return {};
   });
@@ -155,8 +164,7 @@ async function main() {
   });
 
   await step('ctrl-click-in-generated', async () => {
-    await page.locator('.editor-group-container.active .tab', { hasText: 'model.py' }).first().click();  // its tab
-    await page.waitForFunction(() => document.title.startsWith('model.py'), null, { timeout: cfg.timeout_ms });
+    await clickOpen(TAB, 'model.py');
     await page.waitForTimeout(500);
     const word = editor.locator('.view-line', { hasText: 'def double' }).locator('span', { hasText: /^double$/ }).first();
     const before = await page.title();
@@ -165,7 +173,7 @@ async function main() {
   });
 
   await step('peek', async () => {
-    await quickOpen('app.py');
+    await clickOpen(TAB, 'app.py');
     await gotoPos(use);
     await page.keyboard.press('Control+Shift+F10');            // Peek Definition (Linux)
     const peek = page.locator('.peekview-widget').first();

@@ -13,7 +13,7 @@ import * as vscode from 'vscode';
 import {
   GENERATED_PREFIX, generatedDeclaration, importedNameAt, nameAt, ssCandidates, ssOfGenerated,
 } from './pythonNames';
-import { Landing, Place, answerFor, isClickAt, landingStep, opensAtOnce } from './pythonNavigation';
+import { Landing, Place, answerFor, actedAt, landingStep, opensAtOnce } from './pythonNavigation';
 
 /** The context key that is true while the active editor shows a generated module. */
 export const IN_GENERATED_MODULE = 'shapescript.inGeneratedModule';
@@ -80,7 +80,7 @@ export class PythonDefinitions implements vscode.DefinitionProvider, vscode.Disp
     if (document.uri.scheme !== 'file') return undefined;
     const now = Date.now();
     const here = placeOf(document, position);
-    const acted = isClickAt(this.click, here, now) || isClickAt(this.revealAsked, here, now);
+    const acted = actedAt(this.click, here, now) || actedAt(this.revealAsked, here, now);
     if (acted) {
       this.click = undefined;
       this.revealAsked = undefined;

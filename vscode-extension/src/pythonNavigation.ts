@@ -8,7 +8,7 @@
 
 /** How long after a definition request an editor landing on its generated module counts. */
 export const LANDING_MS = 5000;
-/** How long after a mouse click at a place a definition request there counts as Ctrl-click. */
+/** How long after a click (or F12) at a place a definition request there counts as its own. */
 export const CLICK_MS = 1500;
 
 /** A place in a file: its path and a 0-based line and character. */
@@ -60,10 +60,14 @@ export function answerFor(inGenerated: boolean, othersAnswered: boolean): Answer
   return inGenerated ? 'none' : 'await-landing';
 }
 
-/** Whether the request at `at` follows a mouse click there: the second half of a Ctrl-click. */
-export function isClickAt(click: (Place & { at: number }) | undefined, at: Place, now: number): boolean {
-  return click !== undefined && click.path === at.path && click.line === at.line
-    && click.character === at.character && now - click.at <= CLICK_MS;
+/**
+ * Whether the request at `at` follows, at that very place, what the person did there: a
+ * mouse click (the request is then a Ctrl-click's, not its Ctrl-hover's) or F12 through the
+ * extension's command.
+ */
+export function actedAt(act: (Place & { at: number }) | undefined, at: Place, now: number): boolean {
+  return act !== undefined && act.path === at.path && act.line === at.line
+    && act.character === at.character && now - act.at <= CLICK_MS;
 }
 
 /** What to do when an editor becomes active. */

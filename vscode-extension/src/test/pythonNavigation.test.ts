@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CLICK_MS, LANDING_MS, Landing, answerFor, isClickAt, landingStep, opensAtOnce } from '../pythonNavigation';
+import { CLICK_MS, LANDING_MS, Landing, answerFor, actedAt, landingStep, opensAtOnce } from '../pythonNavigation';
 
 describe('answerFor', () => {
   it('answers with the .ss declaration only when no other provider answers', () => {
@@ -26,19 +26,19 @@ describe('opensAtOnce', () => {
   });
 });
 
-describe('isClickAt', () => {
+describe('actedAt', () => {
   const at = { path: '/ws/model.py', line: 4, character: 6 };
 
-  it('takes a request at the place of a recent click as its Ctrl-click', () => {
-    assert.ok(isClickAt({ ...at, at: 1000 }, at, 1000 + CLICK_MS));
+  it('takes a request at the place of a recent click or F12 as asked for', () => {
+    assert.ok(actedAt({ ...at, at: 1000 }, at, 1000 + CLICK_MS));
   });
 
   it('refuses another place, another file, an old click or none', () => {
-    assert.ok(!isClickAt({ ...at, character: 7, at: 1000 }, at, 1000));
-    assert.ok(!isClickAt({ ...at, line: 3, at: 1000 }, at, 1000));
-    assert.ok(!isClickAt({ ...at, path: '/ws/app.py', at: 1000 }, at, 1000));
-    assert.ok(!isClickAt({ ...at, at: 1000 }, at, 1001 + CLICK_MS));
-    assert.ok(!isClickAt(undefined, at, 1000));
+    assert.ok(!actedAt({ ...at, character: 7, at: 1000 }, at, 1000));
+    assert.ok(!actedAt({ ...at, line: 3, at: 1000 }, at, 1000));
+    assert.ok(!actedAt({ ...at, path: '/ws/app.py', at: 1000 }, at, 1000));
+    assert.ok(!actedAt({ ...at, at: 1000 }, at, 1001 + CLICK_MS));
+    assert.ok(!actedAt(undefined, at, 1000));
   });
 });
 
