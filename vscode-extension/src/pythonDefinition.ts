@@ -13,7 +13,9 @@ import * as vscode from 'vscode';
 import {
   GENERATED_PREFIX, generatedDeclaration, importedNameAt, nameAt, ssCandidates, ssOfGenerated,
 } from './pythonNames';
-import { Landing, Place, answerFor, actedAt, landingStep, opensAtOnce } from './pythonNavigation';
+import {
+  Landing, Place, actedAt, answerFor, innerCharacter, landingStep, opensAtOnce,
+} from './pythonNavigation';
 
 /** The context key that is true while the active editor shows a generated module. */
 export const IN_GENERATED_MODULE = 'shapescript.inGeneratedModule';
@@ -46,8 +48,13 @@ function placeOf(document: vscode.TextDocument, position: vscode.Position): Plac
   return { path: document.uri.fsPath, line: position.line, character: position.character };
 }
 
+function placeKey(place: Place): string {
+  return `${place.path}#${place.line}:${place.character}`;
+}
+
 export class PythonDefinitions implements vscode.DefinitionProvider, vscode.Disposable {
-  private asking = false;
+  /** The places of the requests this provider is making of all providers. */
+  private readonly inner = new Set<string>();
   private landing: (Landing & { target: vscode.Location }) | undefined;
   private active: string | undefined = vscode.window.activeTextEditor?.document.uri.fsPath;
   private click: (Place & { at: number }) | undefined;
@@ -86,11 +93,9 @@ export class PythonDefinitions implements vscode.DefinitionProvider, vscode.Disp
       this.revealAsked = undefined;
     }
     const inGenerated = document.lineCount > 0 && document.lineAt(0).text.startsWith(GENERATED_PREFIX);
-    // The inner request below calls this provider too: it answers nothing. (A Ctrl-click's
-    // request while its Ctrl-hover's is under way looks the same; in the generated module
-    // it is told apart by the click, and needs no other answers.)
     const atOnce = opensAtOnce(inGenerated, acted);
-    if (this.asking && !atOnce) return undefined;
+    // The request below, of all providers, comes back to this one: it answers nothing.
+    if (this.inner.has(placeKey(here)) && !atOnce) return undefined;
     const target = await this.declaration(document, position);
     if (!target) return undefined;
     const generated = target.uri.fsPath.replace(/\.ss$/, '.py');
@@ -100,15 +105,20 @@ export class PythonDefinitions implements vscode.DefinitionProvider, vscode.Disp
       await vscode.window.showTextDocument(target.uri, { selection: target.range });
       return undefined;
     }
-    this.asking = true;
+    const word = document.getWordRangeAtPosition(position);
+    const asked = word
+      ? position.with({ character: innerCharacter(word.start.character, word.end.character, position.character) })
+      : position;
+    const key = placeKey(placeOf(document, asked));
+    this.inner.add(key);
     let others: unknown[] = [];
     try {
       others = (await vscode.commands.executeCommand<unknown[]>(
-        'vscode.executeDefinitionProvider', document.uri, position)) ?? [];
+        'vscode.executeDefinitionProvider', document.uri, asked)) ?? [];
     } catch {
       others = [];
     } finally {
-      this.asking = false;
+      this.inner.delete(key);
     }
     switch (answerFor(inGenerated, others.length > 0)) {
       case 'own':

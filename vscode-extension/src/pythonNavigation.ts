@@ -70,6 +70,18 @@ export function actedAt(act: (Place & { at: number }) | undefined, at: Place, no
     && act.character === at.character && now - act.at <= CLICK_MS;
 }
 
+/**
+ * The character at which to ask all providers, this one included, about the word
+ * [start, end) that holds `character`: another character of the same word when it has
+ * two, so that the request this provider makes, which VS Code passes back to it, is told
+ * apart from a request of the person's at the same time (a Ctrl-click's while its
+ * Ctrl-hover's is under way). Every provider answers the same anywhere in a word.
+ */
+export function innerCharacter(start: number, end: number, character: number): number {
+  if (end - start < 2) return character;
+  return character === start ? start + 1 : start;
+}
+
 /** What to do when an editor becomes active. */
 export interface LandingStep {
   /** Show the `.ss` declaration in the editor's place. */

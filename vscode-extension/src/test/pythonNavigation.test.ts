@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CLICK_MS, LANDING_MS, Landing, answerFor, actedAt, landingStep, opensAtOnce } from '../pythonNavigation';
+import {
+  CLICK_MS, LANDING_MS, Landing, actedAt, answerFor, innerCharacter, landingStep, opensAtOnce,
+} from '../pythonNavigation';
 
 describe('answerFor', () => {
   it('answers with the .ss declaration only when no other provider answers', () => {
@@ -66,5 +68,19 @@ describe('landingStep', () => {
     assert.deepEqual(landingStep(landing, '/ws/model.py', '/ws/app.py', 1001 + LANDING_MS), nothing);
     assert.deepEqual(landingStep(undefined, '/ws/model.py', '/ws/app.py', 1200), nothing);
     assert.deepEqual(landingStep(landing, undefined, '/ws/app.py', 1200), nothing);
+  });
+});
+
+describe('innerCharacter', () => {
+  it('asks elsewhere in the same word, so the request coming back is told apart', () => {
+    // `double` at characters 6..12
+    assert.equal(innerCharacter(6, 12, 9), 6);
+    assert.equal(innerCharacter(6, 12, 12), 6);
+    assert.equal(innerCharacter(6, 12, 6), 7);
+  });
+
+  it('keeps the place in a one-letter word', () => {
+    assert.equal(innerCharacter(4, 5, 4), 4);
+    assert.equal(innerCharacter(4, 5, 5), 5);
   });
 });
