@@ -44,6 +44,17 @@ torch.save(outputs, sys.argv[3])
 #: (b, n) sizes: size 1 included, none of them the example sizes.
 SIZES = [(1, 1), (3, 5), (2, 9)]
 
+ROOT = Path(__file__).resolve().parents[2]
+
+#: examples/gpt2.ss with small sizes: tracing on the CPU is slow.
+SMALL_GPT2 = (
+    (ROOT / "examples" / "gpt2.ss")
+    .read_text()
+    .replace("dim D = 64", "dim D = 16")
+    .replace("dim V = 256", "dim V = 32")
+    .replace("dim P = 128", "dim P = 16")
+)
+
 
 @pytest.fixture(autouse=True)
 def cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
@@ -163,3 +174,27 @@ def test_a_filter_exports_with_a_data_dependent_size() -> None:
         x = torch.randn(rows, 4)
         want = x[x.sum(1) > 0].sum()
         torch.testing.assert_close(program(x), want)
+
+
+def test_the_pt2_of_gpt2s_forward_holds_the_model_and_runs_with_torch_alone() -> None:
+    assert "dim V = 32" in SMALL_GPT2
+    Path("gpt2.ss").write_text(SMALL_GPT2)
+    source = shapescript.compile(SMALL_GPT2, "gpt2.ss", devices="cpu")
+    model = source.Gpt2.init(seed=3)
+    shapescript.save("ckpt.pt", model)
+    program = shapescript.export("gpt2.ss", fn="forward", output="gpt2.pt2", weights="ckpt.pt")
+    assert list(program.graph_signature.user_inputs) == ["ids", "pos"]
+    assert "m.wte" in program.graph_signature.parameters
+    generator = torch.Generator().manual_seed(0)
+    inputs = [
+        (torch.randint(0, 32, (b, n), generator=generator), torch.arange(n).repeat(b, 1))
+        for b, n in SIZES
+    ]
+    got = run_without_shapescript(LOAD, Path("gpt2.pt2"), inputs)
+    with torch.no_grad():
+        want = [source.forward(model, *args) for args in inputs]
+    other = source.forward(source.Gpt2.init(seed=0), *inputs[1])
+    assert not torch.allclose(other, want[1])  # so the weights are the checkpoint's
+    for have, expect in zip(got, want, strict=True):
+        assert have.shape == expect.shape
+        torch.testing.assert_close(have, expect, atol=1e-5, rtol=1e-5)

@@ -42,8 +42,9 @@ def build_export(
 ) -> ExportModule:
     """The export module of `function` (SpecError when its inputs can't be made)."""
     from shapescript.codegen import BuildOptions, devices_line, generate
+    from shapescript.export.prepare import baked_model
 
-    spec = export_spec(checked, function)
+    spec = export_spec(checked, function, model_first=baked_model(checked, function) is not None)
     if devices is None and devices_line(checked)[0] is None:
         devices = "cpu"
     options = BuildOptions(
