@@ -7,7 +7,7 @@ import ast
 from shapescript.analysis import check
 from shapescript.export.module import build_export
 from shapescript.syntax.source import SourceFile
-from tests.export.programs import CONTROL, RETURNING
+from tests.export.programs import CONTROL, COUNTED, RETURNING
 
 
 def function_source(text: str, name: str) -> str:
@@ -41,3 +41,12 @@ def test_each_line_of_a_block_maps_to_its_ss_line() -> None:
     mapped = {lines[number - 1].strip(): origin for number, origin in module.lines.items()}
     assert mapped["y = _ss_torch.matmul(y, w)"] == 4
     assert mapped["y = -y"] == 12
+
+
+def test_uses_of_a_blocks_host_numbers_after_it_take_a_0_d_tensor() -> None:
+    source = function_source(COUNTED, "counted")
+    assert "y = y + _ss_at(w, i)" in source
+    assert "_ss_cond(_ss_and(count > 2, _ss_not(big)), _ss_then_" in source
+    assert "_ss_at(w, count - 1)" in source
+    assert "_ss_host_tensor(count, dtype=" in source
+    assert "if count" not in source

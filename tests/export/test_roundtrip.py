@@ -14,7 +14,7 @@ import torch
 import shapescript
 from shapescript import cli
 from shapescript.rt import devices
-from tests.export.programs import ATTENTION, CONTROL, FILTERED, REFUSED, VALUES
+from tests.export.programs import ATTENTION, CONTROL, COUNTED, FILTERED, REFUSED, VALUES
 
 pytestmark = pytest.mark.slow
 
@@ -145,6 +145,19 @@ def test_loops_and_ifs_on_tensors_export_and_keep_their_results() -> None:
         w = torch.randn(n, n, generator=generator) / n
         torch.testing.assert_close(program(x, w), compiled.f(x, w), atol=1e-5, rtol=1e-5)
         torch.testing.assert_close(program(-x, w), compiled.f(-x, w), atol=1e-5, rtol=1e-5)
+
+
+def test_host_numbers_a_loop_or_an_if_assigns_are_usable_after_it() -> None:
+    Path("counted.ss").write_text(COUNTED)
+    program = shapescript.export("counted.ss").module()
+    compiled = shapescript.compile(COUNTED, "counted.ss", devices="cpu")
+    generator = torch.Generator().manual_seed(2)
+    for n in (1, 2, 5):
+        x = torch.randn(n, generator=generator).abs()
+        w = torch.randn(n, n, generator=generator)
+        for sign in (1, -1):
+            want = compiled.counted(sign * x, w)
+            torch.testing.assert_close(program(sign * x, w), want, atol=1e-5, rtol=1e-5)
 
 
 def test_a_torch_error_while_tracing_is_exit_1_with_the_ss_line(

@@ -77,6 +77,50 @@ def _ss_cond(condition, then, other, operands):
     return _ss_torch.cond(condition, _ss_block(then), _ss_block(other), operands)
 
 
+def _ss_not(value):
+    """`not` on a host bool that may be a block's 0-d tensor."""
+    if isinstance(value, _ss_torch.Tensor):
+        return _ss_torch.logical_not(value)
+    return not value
+
+
+def _ss_and(left, right):
+    """`and` of host bools either of which may be a block's 0-d tensor."""
+    if isinstance(left, _ss_torch.Tensor) or isinstance(right, _ss_torch.Tensor):
+        return _ss_torch.logical_and(_ss_torch.as_tensor(left), _ss_torch.as_tensor(right))
+    return left and right
+
+
+def _ss_or(left, right):
+    """`or` of host bools either of which may be a block's 0-d tensor."""
+    if isinstance(left, _ss_torch.Tensor) or isinstance(right, _ss_torch.Tensor):
+        return _ss_torch.logical_or(_ss_torch.as_tensor(left), _ss_torch.as_tensor(right))
+    return left or right
+
+
+def _ss_at(value, *indices):
+    """`value[i, j]` where an index may be a block's 0-d tensor: a tensor index selects
+    with index_select (counting from the end when negative), a number as Python does."""
+    dim = 0
+    for index in indices:
+        if isinstance(index, _ss_torch.Tensor):
+            index = _ss_torch.where(index < 0, index + value.shape[dim], index)
+            value = value.index_select(dim, index.reshape(1).to(_ss_torch.int64)).squeeze(dim)
+        elif index is None:
+            value = value.unsqueeze(dim)
+            dim += 1
+        else:
+            value = value[(slice(None),) * dim + (index,)]
+    return value
+
+
+def _ss_host_tensor(value, dtype=None, device=None):
+    """`to` a tensor of a host number that may already be a block's 0-d tensor."""
+    if isinstance(value, _ss_torch.Tensor):
+        return value.to(dtype=dtype, device=device)
+    return _ss_torch.tensor(value, dtype=dtype, device=device)
+
+
 def _ss_counter(value):
     if isinstance(value, int):
         return _ss_torch.tensor(value)
