@@ -72,6 +72,8 @@ def test_an_unmarked_function_taking_a_model_first_bakes_the_model_in(
     assert cli.main([*argv, "--seed", "4"]) == 0
     ((_python, _script, *passed),) = commands
     assert passed == ["-o", "enc.pt2", "--seed", "4", "--weights", "w.pt"]
+    assert cli.main(["export", "enc.ss", "--fn", "forward", "--aoti"]) == 0
+    assert commands[-1][2:] == ["-o", "enc.pt2", "--aoti", "--seed", "0"]
     assert cli.main(["export", "enc.ss", "--fn", "forward", "--emit-python", "e.py"]) == 0
     text = Path("e.py").read_text()
     assert "'model': 'Encoder'" in text and "'model_param': 'm'" in text

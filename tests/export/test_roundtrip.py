@@ -127,8 +127,10 @@ def test_export_from_python_raises_shapescript_error_for_an_unexportable_functio
     not (shutil.which("c++") or shutil.which("g++")), reason="AOTInductor needs a C++ compiler"
 )
 def test_the_aoti_package_of_attention_runs_with_torch_alone() -> None:
+    # In this process: the command's --aoti reaches the same step (tests/export/test_cli.py),
+    # and a second Python importing torch only to compile would add to the slowest test.
     Path("attention.ss").write_text(ATTENTION)
-    assert cli.main(["export", "attention.ss", "-o", "attention.pt2", "--aoti"]) == 0
+    shapescript.export("attention.ss", output="attention.pt2", aoti=True)
     inputs = attention_inputs()
     got = run_without_shapescript(LOAD_AOTI, Path("attention.pt2"), inputs)
     for have, want in zip(got, expected(inputs), strict=True):

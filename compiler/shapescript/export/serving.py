@@ -4,7 +4,8 @@ its embedding, attention and output layer itself (E3301-E3305), as diagnostics.
 This version checks the forms the rules name, on the syntax tree and the checker's facts:
 the parameters (E3301), the final `linear` (E3302), the one `embedding` of the ids and
 where the table and the output weight are read (E3303), `causal` only as the mask written
-in a `scaled_dot_product_attention` call, which must have it, and no other work across the
+in a `scaled_dot_product_attention` call (or an extern fn naming torch's), which must have
+exactly `causal[n n]`, by name or position, and no other work across the
 sequence in any function the forward function reaches: a reduction `over=` an axis that
 isn't a dim, a pattern that contracts one (sizes from the operands' recorded types), or a
 chain over such a size, which computes positions (E3304); and at least one attention, all
