@@ -79,7 +79,10 @@ def test_the_examples_gguf_file_holds_their_weights(example: str, arch: str, cou
     assert bytes(vocabulary.parts[vocabulary.data[5]]).decode() == "<|5|>"
 
 
-def test_a_model_that_isnt_an_architecture_says_why() -> None:
+def test_a_model_that_isnt_an_architecture_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    # No pairing can agree (exact GELU isn't gpt2's tanh one): the first 100 say so as well
+    # as all 2000 the search would compute, in a fraction of the suite's time.
+    monkeypatch.setattr(gguf_export, "MAX_TRIES", 100)
     text = (ROOT / "examples" / "gpt2.ss").read_text()
     exact = text.replace("|> gelu_tanh |>", "|> gelu |>")
     assert exact != text
