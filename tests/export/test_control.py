@@ -10,9 +10,9 @@ from shapescript.syntax.source import SourceFile
 from tests.export.programs import CONTROL, COUNTED, RETURNING
 
 
-def function_source(text: str, name: str) -> str:
+def function_source(text: str, name: str, exported: str | None = None) -> str:
     checked = check(SourceFile.from_text("control.ss", text))
-    module = build_export(checked, name)
+    module = build_export(checked, exported or name)
     tree = ast.parse(module.text)
     (found,) = [
         node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == name
@@ -50,3 +50,8 @@ def test_uses_of_a_blocks_host_numbers_after_it_take_a_0_d_tensor() -> None:
     assert "_ss_at(w, count - 1)" in source
     assert "_ss_host_tensor(count, dtype=" in source
     assert "if count" not in source
+
+
+def test_a_functions_host_parameters_may_be_a_blocks_0_d_tensors() -> None:
+    source = function_source(COUNTED, "times", exported="counted")
+    assert "_ss_cond(_ss_and(on, k > 1), _ss_then_" in source

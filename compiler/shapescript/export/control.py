@@ -22,14 +22,18 @@ import ast
 import copy
 
 
-def lower_control_flow(tree: ast.Module) -> ast.Module:
-    """A copy of the module's tree with its functions' `if`s and loops rewritten."""
+def lower_control_flow(tree: ast.Module, hosts: dict[str, set[str]] | None = None) -> ast.Module:
+    """A copy of the module's tree with its functions' `if`s and loops rewritten.
+
+    `hosts` names each function's int, float and bool parameters, which a caller may give
+    a block's 0-d tensor for: they are rewritten as such values are after a block."""
     tree = copy.deepcopy(tree)
     counter = [0]
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             bound = {arg.arg for arg in node.args.args + node.args.kwonlyargs}
-            node.body = _block(node.body, bound, counter, set())
+            carried = set((hosts or {}).get(node.name, ())) & bound
+            node.body = _block(node.body, bound, counter, carried)
     return ast.fix_missing_locations(tree)
 
 
@@ -68,13 +72,20 @@ def _mentions(node: ast.AST, names: set[str]) -> bool:
 
 
 def _is_host_if(stmt: ast.stmt, carried: set[str]) -> bool:
-    """A Python `if` (on a host bool) whose test may now be a block's 0-d tensor."""
+    """A Python `if` (on a host bool) whose test may now be a block's 0-d tensor; not an
+    argument check, whose error reads the function's `locals()`."""
     return (
         isinstance(stmt, ast.If)
         and not _is_ss_if(stmt)
         and bool(carried)
         and _mentions(stmt.test, carried)
         and not _returns(stmt)
+        and not any(
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "locals"
+            for node in _own_nodes([stmt])
+        )
     )
 
 
