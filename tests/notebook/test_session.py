@@ -142,5 +142,8 @@ def test_a_model_whose_fields_changed_shape_is_out_of_date() -> None:
     )
     notebook.cell("dim D = 8\n")
     outcome = notebook.cell("w = fwd(lin)\n")
-    assert codes(outcome) == ["E0701"]
-    assert outcome.diagnostics[0].message == "`lin` is out of date; run [2] again to use this"
+    assert [diag.message for diag in outcome.diagnostics] == [
+        "`fwd` is out of date; run [2] again to use this",
+        "`lin` is out of date; run [2] again to use this",
+    ]
+    assert outcome.diagnostics[0].notes == ["`fwd` is out of date: `D` has changed since [2] ran"]
