@@ -147,3 +147,22 @@ def test_a_model_whose_fields_changed_shape_is_out_of_date() -> None:
         "`lin` is out of date; run [2] again to use this",
     ]
     assert outcome.diagnostics[0].notes == ["`fwd` is out of date: `D` has changed since [2] ran"]
+
+
+def test_without_devices_cells_run_until_one_needs_a_device() -> None:
+    from shapescript.rt import DeviceError, devices
+
+    devices._reset_for_tests()
+    try:
+        notebook = Notebook()
+        notebook.cell("dim D = 4\nfn g(a: [D]) -> [D] = a + 1\n")
+        shown = notebook.cell("x = torch.ones(4) as [D]\ny = x * 2\ny\n")
+        assert shown.ran and shown.shown.tolist() == [2.0] * 4
+        assert notebook.cell("for i in 0..2:\n    q = x + y\n").ran
+        with pytest.raises(DeviceError) as raised:
+            notebook.cell("z = g(x)\n")
+        assert "a `devices cpu` line in a %%shapescript cell" in str(raised.value)
+        assert notebook.cell("devices cpu\n").ran
+        assert notebook.cell("z = g(x)\nz\n").shown.tolist() == [2.0] * 4
+    finally:
+        devices._reset_for_tests()

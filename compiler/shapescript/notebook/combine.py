@@ -98,7 +98,10 @@ def combine(
     for index, item in enumerate(cell.module.items):
         if isinstance(item, ast.DevicesDecl):
             add(*item_text(cell.module, index, cell.text), "")
-    for key, texts in latest.items():
+    # Devices lines first, as in a file.
+    keys = sorted(latest, key=lambda key: not (key[0] == "text" and key[1].startswith("devices")))
+    for key in keys:
+        texts = latest[key]
         if key in current:
             continue
         for text in texts:
