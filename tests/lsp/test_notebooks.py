@@ -121,3 +121,31 @@ async def test_an_edit_to_an_earlier_cell_checks_the_later_ones(vscode_client: L
         )
     )
     assert await diagnostics_of(client, cell_uri(2)) == []
+
+
+@pytest.mark.asyncio
+async def test_completion_offers_earlier_cells_values_and_python_variables(
+    vscode_client: LanguageClient,
+):
+    client = vscode_client
+    cells = [
+        "import torch\nscale = 2.0\n",
+        "%%shapescript\ndim D = 4\nx = torch.ones(2, 4) as [2 D]\nfor i in 0..2:\n    q = x + 1\n",
+        "%%shapescript\ny = x * 2\n",
+    ]
+    open_notebook(client, cells)
+    assert await diagnostics_of(client, cell_uri(2)) == []
+    completion = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=cell_uri(2)),
+            position=types.Position(line=1, character=4),
+        )
+    )
+    items = {item.label: item for item in completion.items}
+    assert items["x"].detail == "[2 D]" and items["x"].kind == types.CompletionItemKind.Variable
+    assert "q" in items and "D" in items
+    for name in ("scale", "torch"):
+        assert items[name].kind == types.CompletionItemKind.Variable
+        assert items[name].detail == "a Python variable of the notebook"
+    labels = [item.label for item in sorted(completion.items, key=lambda i: i.sort_text or "")]
+    assert labels.index("x") < labels.index("scale")
