@@ -33,6 +33,8 @@ class Made:
     #: The dims its type names, with their values when it was made.
     dims: dict[str, int]
     value: Any
+    #: The models and records its type names, as they looked (`staleness.outside`).
+    uses: dict[str, str] = field(default_factory=dict)
 
 
 @record
@@ -116,6 +118,7 @@ class Session:
             broken: set[str] = set()
             diagnostics = _cell_diagnostics(checked.diagnostics, combined, program, source, broken)
             fn = _cell_fn(checked)
+            now = outside([*history, cell], checked.dim_values)
             stale = {
                 name
                 for name in param_names
@@ -125,6 +128,7 @@ class Session:
                     checked.dim_values.get(dim) != value
                     for dim, value in self.made[name].dims.items()
                 )
+                or any(now.get(used) != seen for used, seen in self.made[name].uses.items())
             }
             # An out-of-date value the cell doesn't use isn't passed to it (its check
             # would fail), and the cell may bind the name afresh.
@@ -135,7 +139,6 @@ class Session:
             param_names -= unused
         if fn is not None and stale:
             diagnostics = self._out_of_date(fn, stale, combined, program, source, diagnostics)
-        now = outside([*history, cell], checked.dim_values)
         diagnostics, reasons = self._declarations_out_of_date(
             history, cell, checked, combined, program, source, namespace, now, diagnostics
         )
@@ -182,7 +185,7 @@ class Session:
         self._forget(namespace)
         self._keep(cell, module, namespace)
         if fn is not None:
-            self._keep_values(fn, local_values, namespace, label, checked)
+            self._keep_values(fn, local_values, namespace, label, checked, now)
             last = cell.module.items[-1] if cell.module.items else None
             if isinstance(last, ast.StmtItem) and isinstance(last.stmt, ast.ExprStmt):
                 outcome.has_shown = True
@@ -219,7 +222,7 @@ class Session:
             if namespace.get(name, _MISSING) is self.exported.pop(name):
                 del namespace[name]
 
-    def _keep_values(self, fn, local_values, namespace, label, checked) -> None:
+    def _keep_values(self, fn, local_values, namespace, label, checked, now) -> None:
         from shapescript.codegen.context import python_name
 
         latest: dict[str, Type] = {}
@@ -245,7 +248,9 @@ class Session:
             # A model's value goes out of date with the dims of its fields' shapes.
             used = text + " ".join(_field_types(checked, type_))
             dims = {word: dim_values[word] for word in _WORD.findall(used) if word in dim_values}
-            self.made[name] = Made(name, type_, text, label, dims, value)
+            # And with the models and records it names, such as a model given a field.
+            uses = {word: now[word] for word in _WORD.findall(text) if word in now}
+            self.made[name] = Made(name, type_, text, label, dims, value, uses)
 
     def _declarations_out_of_date(
         self, history, cell, checked, combined, program, source, namespace, now, diagnostics
