@@ -166,9 +166,21 @@ class Session:
             self._kept(cell),
         )
         if generated:
-            outcome.diagnostics = outcome.diagnostics + _cell_diagnostics(
-                generated, combined, program, source, set()
-            )
+            found = _cell_diagnostics(generated, combined, program, source, set())
+            if not found:
+                # Only earlier cells' code can't be compiled: say so on the magic's line.
+                line = Span(0, len(text.split("\n", 1)[0]))
+                found = [
+                    Diagnostic(
+                        diag.code,
+                        diag.message,
+                        Label(line, "in an earlier cell's code"),
+                        path=source.path,
+                    )
+                    for diag in generated
+                    if diag.is_error
+                ]
+            outcome.diagnostics = outcome.diagnostics + found
             return outcome
         module, local_values = results
         outcome.ran = True
