@@ -61,6 +61,8 @@ def test_a_breakpoint_in_a_cell_stops_on_its_line() -> None:
     kernel = KernelDebugger()
     try:
         assert kernel.run("%load_ext shapescript\nimport torch")["status"] == "ok"
+        # The checker and code generator imported before the debugger traces them.
+        assert kernel.run("%%shapescript\nw = torch.ones(2) as [2]\n")["status"] == "ok"
         assert kernel.request(
             "initialize",
             {
