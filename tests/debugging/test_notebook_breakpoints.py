@@ -88,11 +88,13 @@ def test_a_breakpoint_in_a_cell_stops_on_its_line() -> None:
         thread = stopped["body"]["threadId"]
         frames = kernel.request("stackTrace", {"threadId": thread})["body"]["stackFrames"]
         top = frames[0]
-        assert (top["source"]["path"], top["line"]) == (path, 5)
+        assert (top["name"], top["source"]["path"], top["line"]) == ("In [3]", path, 5)
         scopes = kernel.request("scopes", {"frameId": top["id"]})["body"]["scopes"]
         local = kernel.request("variables", {"variablesReference": scopes[0]["variablesReference"]})
-        names = [variable["name"] for variable in local["body"]["variables"]]
-        assert "x" in names and not any(name.startswith("_ss_") for name in names)
+        variables = {variable["name"]: variable for variable in local["body"]["variables"]}
+        assert not any(name.startswith("_ss_") for name in variables)
+        assert variables["x"]["type"] == "[3 D]"
+        assert variables["x"]["value"].startswith("[3=3 D=2] float32 tensor(")
         kernel.request("continue", {"threadId": thread})
         while True:
             reply = kernel.client.get_shell_msg(timeout=60)

@@ -116,9 +116,12 @@ def test_a_run_time_error_names_the_cell_and_its_line() -> None:
         notebook.cell("a = torch.ones(4) as [D]\nb = torch.ones(3, 5) as [2 D]\n")
     error = raised.value
     assert (error.path, error.line) == ("<cell 2>", 3)
+    assert str(error).startswith("<cell 2>:3:5: `as` expected shape (2, 4), got (3, 5)")
     assert "a" not in notebook.namespace
     last = traceback.extract_tb(error.__traceback__)
-    assert any(frame.filename == "<cell 2>" and frame.lineno == 3 for frame in last)
+    assert any(
+        (frame.filename, frame.lineno, frame.name) == ("<cell 2>", 3, "In [2]") for frame in last
+    )
 
 
 def test_a_model_made_in_one_cell_is_used_in_another() -> None:

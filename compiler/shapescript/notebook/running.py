@@ -29,10 +29,12 @@ def run_program(
     arguments: list[Any],
     python_values: dict[str, Any],
     kept: dict[str, Any] | None = None,
+    label: str = "cell",
 ) -> tuple[list[Diagnostic], tuple[types.ModuleType, dict[str, Any]] | None]:
     """Compile and run the program of a cell: the generator's errors, or the module and
     the values the cell's statements bound (by Python name). `kept` replaces what the
-    module defines by those Python names."""
+    module defines by those Python names; the cell's statements run in a function that
+    tracebacks and debuggers call `label`, as `In [3]`."""
     from shapescript.codegen import BuildOptions, generate
     from shapescript.codegen.context import python_name
     from shapescript.rt.compiling import remember_lines
@@ -57,8 +59,10 @@ def run_program(
     module.__dict__.update(kept or {})
     local_values: dict[str, Any] = {}
     if fn is not None:
+        cell_function = module.__dict__[function]
+        cell_function.__code__ = cell_function.__code__.replace(co_name=label, co_qualname=label)
         try:
-            local_values = module.__dict__[function](*arguments)
+            local_values = cell_function(*arguments)
         except Exception as error:
             _say_how_a_notebook_declares_devices(error)
             raise
@@ -172,6 +176,10 @@ def _move_lines(tree: ast.Module, combined: Combined, program_path: str, cell_pa
                 and isinstance(line_node.value, int)
             ):
                 first.value = cell_path
+                named = node.elts[3] if len(node.elts) > 3 else None
+                if isinstance(named, ast.Constant) and named.value == CELL_FN:
+                    # The cell's statements aren't a fn to the user.
+                    named.value = None
                 moved = cell_line(combined, line_node.value)
                 if moved is not None:
                     line_node.value = moved[0]

@@ -164,6 +164,7 @@ class Session:
             [self.made[name].value for name, _ in params],
             {name: namespace[name] for name in python},
             self._kept(cell),
+            f"In {label}",
         )
         if generated:
             found = _cell_diagnostics(generated, combined, program, source, set())
