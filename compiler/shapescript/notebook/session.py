@@ -105,16 +105,8 @@ class Session:
             and name not in declared
             and name not in param_names
         )
-        from shapescript.check.checker import check_parsed
-
         while True:
-            combined = combine(history, cell, params)
-            program = SourceFile.from_text(PROGRAM_PATH, combined.text)
-            token = PYTHON_NAMES.set(python)
-            try:
-                checked = check_parsed(parse(program, notebook=True))
-            finally:
-                PYTHON_NAMES.reset(token)
+            combined, program, checked = _check(history, cell, params, python)
             broken: set[str] = set()
             diagnostics = _cell_diagnostics(checked.diagnostics, combined, program, source, broken)
             fn = _cell_fn(checked)
@@ -147,13 +139,7 @@ class Session:
             return outcome
         if reasons:
             # The cell uses none of them: run it without them (they may not compile).
-            combined = combine(history, cell, params, frozenset(reasons))
-            program = SourceFile.from_text(PROGRAM_PATH, combined.text)
-            token = PYTHON_NAMES.set(python)
-            try:
-                checked = check_parsed(parse(program, notebook=True))
-            finally:
-                PYTHON_NAMES.reset(token)
+            combined, program, checked = _check(history, cell, params, python, frozenset(reasons))
             fn = _cell_fn(checked)
         generated, results = run_program(
             checked,
@@ -341,6 +327,20 @@ class Session:
 
 
 _MISSING = object()
+
+
+def _check(history, cell, params, python, leave_out=frozenset()):
+    """The program of `cell` after `history` (`combine`), and its check."""
+    from shapescript.check.checker import check_parsed
+
+    combined = combine(history, cell, params, leave_out)
+    program = SourceFile.from_text(PROGRAM_PATH, combined.text)
+    token = PYTHON_NAMES.set(python)
+    try:
+        checked = check_parsed(parse(program, notebook=True))
+    finally:
+        PYTHON_NAMES.reset(token)
+    return combined, program, checked
 
 
 def _replace_overlapping(diagnostics: list[Diagnostic], found: list[Diagnostic]):
