@@ -16,10 +16,12 @@ from pathlib import Path
 
 from shapescript.export.architectures import ARCHITECTURES, LOGITS, Settings
 
-#: How close the architecture's logits must be to the source's, relative to their size.
-#: The reference asks for 1e-8; a source that computes its rotary angles in f32 on purpose,
-#: as examples/llama.ss does, is about 1e-7 away from the f64 architecture, so this is 1e-6.
-AGREE = 1e-6
+#: How close the architecture's logits must be to the source's, relative to their size, as
+#: the reference says. Both are computed in f64: the source's own f32 (and f16, bf16) work,
+#: such as llama's rotary angles from `pos to f32`, is widened for the search.
+AGREE = 1e-8
+#: The compiled module's names of the lower float dtypes, each f64 while searching.
+NARROW_DTYPES = ("_ss_f32", "_ss_f16", "_ss_bf16")
 #: Rotary bases tried for llama, the common ones first.
 ROPE_BASES = (10000.0, 500000.0, 1000000.0, 100000.0)
 #: At most this many pairings are computed per architecture.
@@ -142,6 +144,22 @@ def find_architecture(text, path, function, model_name, arch=None):
     module = shapescript.compile(
         text, str(path), devices="cpu", checks="never", value_checks="never"
     )
+    narrow = {name: getattr(module, name) for name in NARROW_DTYPES if hasattr(module, name)}
+    default = torch.get_default_dtype()
+    try:
+        for name in narrow:
+            setattr(module, name, torch.float64)
+        torch.set_default_dtype(torch.float64)
+        return _search(module, function, model_name, text, arch)
+    finally:
+        torch.set_default_dtype(default)
+        for name, dtype in narrow.items():
+            setattr(module, name, dtype)
+
+
+def _search(module, function, model_name, text, arch):
+    import torch
+
     cls = getattr(module, model_name)
     forward = getattr(module, function)
     fields = [(field.name, tuple(field.shape)) for field in cls._ss_fields]
