@@ -121,3 +121,28 @@ def test_llama_cpp_gives_the_sources_log_probabilities(example: str, model_name:
     with torch.no_grad():
         want = source.forward(model, ids, torch.arange(len(PROMPT))[None])[0].double()
     torch.testing.assert_close(got, want.log_softmax(-1), atol=1e-3, rtol=0)
+
+
+def test_fields_are_paired_in_the_order_the_forward_function_first_reads_them() -> None:
+    # wpe is declared first but read second; ln_f is never read by this forward.
+    text = """\
+dim V = 16
+dim D = 8
+dim P = 32
+
+model Tiny:
+    param wpe: [P D] = normal(std=0.02)
+    param ln_f: [D] = ones()
+    param wte: [V D] = normal(std=0.02)
+
+fn forward(m: Tiny, ids: [b n] Index[V], pos: [b n] Index[P]) -> [b n V]:
+    x = m.wte[ids] + m.wpe[pos]
+    return linear(x, m.wte)
+"""
+    source = shapescript.compile(text, "tiny.ss", devices="cpu")
+    model = source.Tiny.init(seed=0)
+    fields = [(field.name, tuple(field.shape)) for field in source.Tiny._ss_fields]
+    assert [name for name, _ in fields] == ["wpe", "ln_f", "wte"]
+    ordered = gguf_export._in_reading_order(fields, model, source.forward)
+    assert [name for name, _ in ordered] == ["wte", "wpe", "ln_f"]
+    assert type(model) is source.Tiny, "the model's own class is given back"

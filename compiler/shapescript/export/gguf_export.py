@@ -3,8 +3,8 @@ GGUF file for llama.cpp.
 
 Which architecture the source is, and which field is which of its tensors, is found by
 computing the source and each architecture (`architectures`) on the same random weights in
-f64: pairings consistent with the tensors' shapes are tried in the order the model
-declares its fields, with each head count and rotary base, and the first whose logits
+f64: pairings consistent with the tensors' shapes are tried in the order the forward
+function first reads the fields, with each head count and rotary base, and the first whose logits
 agree to 1e-8 of their size is written.
 """
 
@@ -33,8 +33,8 @@ class NotAnArchitecture(ValueError):
 
 
 def _pairings(fields: list[tuple[str, tuple[int, ...]]], roles: list):
-    """Assignments of fields to the architecture's tensors that fit their shapes, in the
-    order the fields are declared: (role -> field name, the sizes the shapes give)."""
+    """Assignments of fields to the architecture's tensors that fit their shapes, trying
+    the fields in the order given: (role -> field name, the sizes the shapes give)."""
     optional = {"output.weight"}
 
     def fits(kind: str, shape: tuple[int, ...], sizes: dict) -> dict | None:
@@ -172,6 +172,7 @@ def _search(module, function, model_name, text, arch):
         values[name] = value
         tensors = model._parameters if name in model._parameters else model._buffers
         tensors[name] = torch.nn.Parameter(value) if name in model._parameters else value
+    fields = _in_reading_order(fields, model, forward)
     eps = _eps(text)
     why = {}
     computed: dict[int, tuple] = {}
@@ -213,6 +214,33 @@ def _search(module, function, model_name, text, arch):
         "the model isn't one llama.cpp runs: "
         + "; ".join(f"{name}: {reason}" for name, reason in why.items())
     )
+
+
+def _in_reading_order(fields: list, model, forward) -> list:
+    """The fields in the order the forward function first reads them, those it never reads
+    last in the order they are declared: the pairing search tries fields in this order."""
+    import torch
+
+    names = {name for name, _ in fields}
+    first_read: dict[str, int] = {}
+    declared = type(model)
+
+    class Reading(declared):  # type: ignore[misc, valid-type]
+        def __getattr__(self, name: str):
+            if name in names:
+                first_read.setdefault(name, len(first_read))
+            return super().__getattr__(name)
+
+    ids = torch.zeros((1, 2), dtype=torch.long)
+    positions = torch.arange(2).expand(1, 2)
+    model.__class__ = Reading
+    try:
+        with torch.no_grad():
+            forward(model, ids, positions)
+    finally:
+        model.__class__ = declared
+    unread = len(fields)
+    return sorted(fields, key=lambda field: first_read.get(field[0], unread))
 
 
 def export_gguf(
