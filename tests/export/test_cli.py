@@ -83,3 +83,24 @@ def test_an_export_fn_taking_a_model_is_still_e1705(capsys: pytest.CaptureFixtur
     Path("marked.ss").write_text(MARKED_MODEL)
     assert cli.main(["export", "marked.ss"]) == 1
     assert "E1705" in capsys.readouterr().err
+
+
+def test_weights_that_are_not_the_models_are_a_plain_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import importlib.util
+
+    import torch
+
+    Path("enc.ss").write_text(ENCODER)
+    assert cli.main(["export", "enc.ss", "--fn", "forward", "--emit-python", "e.py"]) == 0
+    spec = importlib.util.spec_from_file_location("enc_export", "e.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    torch.save({"x": torch.zeros(3)}, "other.pt")
+    run = [module.forward, module._SS_EXPORT_SPEC, torch.device("cpu"), "enc.ss", {}]
+    assert module._ss_main(*run, argv=["-o", "enc.pt2", "--weights", "other.pt"]) == 1
+    err = capsys.readouterr().err
+    assert err.strip() == "enc.ss: error: `other.pt` holds no Encoder model that save wrote"
+    assert not Path("enc.pt2").exists()

@@ -200,6 +200,10 @@ def _ss_dynamic_shapes(spec):
     return tuple(shapes)
 
 
+class _ss_WeightsError(ValueError):
+    """The weights given for the model can't be read: not a failure of torch.export."""
+
+
 def _ss_baked_model(spec, device, weights=None, seed=0):
     """The model a function that takes one first is exported with: `M.init(seed=seed)`,
     or the first model of its type in a checkpoint `save` wrote (a path), or a state dict."""
@@ -219,9 +223,15 @@ def _ss_baked_model(spec, device, weights=None, seed=0):
             and entry.get("type") == spec["model"]
         ]
         if not found:
-            raise ValueError(f"`{weights}` holds no {spec['model']} model that save wrote")
+            raise _ss_WeightsError(
+                f"`{weights}` holds no {spec['model']} model that save wrote"
+            )
         state = found[0]
-    model.load_state_dict(state, strict=True)
+    try:
+        model.load_state_dict(state, strict=True)
+    except RuntimeError as error:
+        first = str(error).strip().splitlines()[0]
+        raise _ss_WeightsError(f"the weights don't fit {spec['model']}: {first}") from None
     return model.to(device)
 
 
@@ -291,6 +301,9 @@ def _ss_main(function, spec, device, source, lines, argv=None):
     args = parser.parse_args(argv)
     try:
         _ss_export(function, spec, device, args.output, args.aoti, args.weights, args.seed)
+    except _ss_WeightsError as error:
+        print(f"{source}: error: {error}", file=_ss_sys.stderr)
+        return 1
     except Exception as error:
         line = _ss_where(error, __file__, lines)
         where = f"{source}:{line}: " if line is not None else f"{source}: "
