@@ -6,6 +6,8 @@ visits and the declaration each name refers to, for the query API.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from shapescript.check import (
     builtin_rules,
     chains,
@@ -267,6 +269,16 @@ class Program:
             refused = signature.name in self.inferring or signature.name in self.refused
             return None if refused else UNKNOWN
         return result.inferred
+
+
+def _stage_note(number: int, current: object) -> Callable[[], str]:
+    """The note a diagnostic inside a pipeline's stage gets, written only if one is made."""
+
+    def note() -> str:
+        shown = format_type(current if isinstance(current, Type) else chains.as_several(current))
+        return f"in stage {number} of this pipeline, whose input is {shown}"
+
+    return note
 
 
 class BodyChecker(CallChecker):
@@ -1423,13 +1435,7 @@ class BodyChecker(CallChecker):
         previous_input: ast.Expr = node.input
         from_chain = False
         for number, stage in enumerate(node.stages, start=1):
-            shown = (
-                format_type(chains.as_several(current))
-                if not isinstance(current, Type)
-                else format_type(current)
-            )
-            note = f"in stage {number} of this pipeline, whose input is {shown}"
-            self.reporter.context_notes.append(note)
+            self.reporter.context_notes.append(_stage_note(number, current))
             try:
                 if chains.stage_name(stage) is not None:
                     if not isinstance(current, chains.Iteration):

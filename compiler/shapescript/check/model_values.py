@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 #: Types that say for certain what a value is, so a value of one of them that is expected
 #: to be another is reported.
 _DEFINITE = TensorType | HostType | TRAINING_TYPES | LOGGING_TYPES | DATA_TYPES
+#: The types of tensors and host values, exactly.
+_VALUE_TYPES = (TensorType, HostType)
 #: Values that aren't tensors.
 _NOT_TENSORS = TRAINING_TYPES | LOGGING_TYPES | DATA_TYPES
 #: What can't be where a logs record or a sink is expected, besides those.
@@ -54,6 +56,10 @@ def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
     sinks; None if it fits or isn't one of these cases. A Python value or an unknown one
     fits anything."""
     if expected is None or isinstance(actual, UnknownType | PythonType):
+        return None
+    # The common case, a tensor or a host value where one of these is wanted, fits here
+    # (shapes and kinds are the caller's to match).
+    if type(expected) in _VALUE_TYPES and type(actual) in _VALUE_TYPES:
         return None
     data = data_values.fit_problem(expected, actual)
     if data is not None:
