@@ -492,7 +492,7 @@ class BodyChecker(CallChecker):
             if isinstance(value, PythonType) and isinstance(expected, TensorType):
                 self._python_value_error(span, "returned as a typed result")
             return
-        if isinstance(expected, TensorType) and isinstance(value, TensorType | HostType):
+        if isinstance(expected, TensorType) and isinstance(value, (TensorType, HostType)):
             if (
                 isinstance(value, TensorType)
                 and expected.axes is not None
@@ -735,7 +735,7 @@ class BodyChecker(CallChecker):
                 for end, node in zip(ends, (iterable.lo, iterable.hi), strict=True):
                     if not (
                         (isinstance(end, HostType) and end.kind == "int")
-                        or isinstance(end, PythonType | UnknownType)
+                        or isinstance(end, (PythonType, UnknownType))
                     ):
                         self.reporter.report(
                             "E0803",
@@ -754,7 +754,7 @@ class BodyChecker(CallChecker):
             else:
                 source = self.expr(iterable)
                 batch = data_values.loop_variable(self, source, stmt)
-                if isinstance(source, TensorType | HostType | StringType):
+                if isinstance(source, (TensorType, HostType, StringType)):
                     self.reporter.report(
                         "E0804",
                         f"a for loop can't loop over {format_type(source)}",
@@ -880,7 +880,7 @@ class BodyChecker(CallChecker):
                 and condition.domain.name == "Mask"
                 and condition.axes == ()
             )
-            or isinstance(condition, PythonType | UnknownType | NamedType)
+            or isinstance(condition, (PythonType, UnknownType, NamedType))
         )
         if not allowed:
             self.reporter.report(
@@ -1076,7 +1076,7 @@ class BodyChecker(CallChecker):
         if special is not None:
             return special
         if node.op == "!":
-            if isinstance(operand, TensorType | HostType) and not is_mask(operand):
+            if isinstance(operand, (TensorType, HostType)) and not is_mask(operand):
                 self.reporter.report(
                     "E0501",
                     f"`!` takes a mask or a bool, not {format_type(operand)}",
@@ -1176,7 +1176,7 @@ class BodyChecker(CallChecker):
                     "a function as an operand",
                 )
                 return UNKNOWN
-        if not isinstance(left, TensorType | HostType) or not isinstance(
+        if not isinstance(left, (TensorType, HostType)) or not isinstance(
             right, TensorType | HostType
         ):
             return UNKNOWN
@@ -1335,7 +1335,7 @@ class BodyChecker(CallChecker):
             return operand if not isinstance(target, TensorType) else target
         if isinstance(operand, UnknownType) and not _has_shape(target):
             return UNKNOWN
-        if isinstance(operand, PythonType | UnknownType):
+        if isinstance(operand, (PythonType, UnknownType)):
             return target
         if isinstance(operand, TensorType) and isinstance(target, HostType):
             self.reporter.report(

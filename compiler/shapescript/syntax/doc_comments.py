@@ -14,7 +14,7 @@ def _documentable(module: ast.Module):
     for item in module.items:
         if isinstance(item, ast.DOCUMENTABLE):
             yield item
-        if isinstance(item, ast.ModelDecl | ast.DataDecl):
+        if isinstance(item, (ast.ModelDecl, ast.DataDecl)):
             yield from item.fields
         elif isinstance(item, ast.LogsDecl):
             yield from item.metrics

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.records import record
 from shapescript.syntax.source import Span

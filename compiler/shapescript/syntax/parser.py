@@ -1247,7 +1247,7 @@ class _Parser:
         """`x |> f + 1` as `(x |> f) + 1`: the pipeline closed after the stage's first
         operand, when that operand is a function to pipe into."""
         head = stage
-        while isinstance(head, ast.Binary | ast.Cast):
+        while isinstance(head, (ast.Binary, ast.Cast)):
             head = head.left if isinstance(head, ast.Binary) else head.operand
         callee = head.callee if isinstance(head, ast.Call) else head
         if pipe_start is None or head is stage or not self._is_callable_path(callee):
