@@ -854,7 +854,8 @@ class BodyChecker(CallChecker):
                     joined = widen(start[name][0], joined)
                 if round_number >= 6:
                     joined = erase_range(joined)
-                if type_key(joined) != type_key(start[name][0]):
+                before = start[name][0]
+                if joined is not before and type_key(joined) != type_key(before):
                     start[name] = (joined, symbol)
                     changed = True
             if not changed:
@@ -914,7 +915,7 @@ class BodyChecker(CallChecker):
             joined = results[0]
             for other in results[1:]:
                 joined = join_types(joined, other)
-            if type_key(joined) != type_key(type_):
+            if joined is not type_ and type_key(joined) != type_key(type_):
                 self.env.values[name] = (joined, symbol)
         if len(branches) == 2:
             then_env, else_env = branches
@@ -922,7 +923,7 @@ class BodyChecker(CallChecker):
                 if name in self.env.values or name not in else_env.values:
                     continue
                 other = else_env.values[name][0]
-                same = format_type(type_) == format_type(other)
+                same = type_ is other or format_type(type_) == format_type(other)
                 self.env.values[name] = (type_ if same else UNKNOWN, symbol)
                 self.facts.entries.append(
                     ScopeEntry(
@@ -938,28 +939,29 @@ class BodyChecker(CallChecker):
         return type_
 
     def _expr(self, node: ast.Expr) -> Type:
+        # The node classes are disjoint; the most frequent are asked about first.
         if isinstance(node, ast.Name):
             return self.name(node)
+        if isinstance(node, ast.Call):
+            return self.call(node, None)
+        if isinstance(node, ast.Binary):
+            return self.binary(node)
+        if isinstance(node, ast.Member):
+            return self.member(node)
+        if isinstance(node, ast.Pipe):
+            return self.pipe(node)
         if isinstance(node, ast.IntLit):
             return HostType("int", Poly.const(node.value))
+        if isinstance(node, ast.Index):
+            return self.index(node)
         if isinstance(node, ast.FloatLit):
             return HostType("float", None, ranges.Interval.point(node.value))
         if isinstance(node, ast.InfLit):
             return FLOAT
-        if isinstance(node, ast.Binary):
-            return self.binary(node)
-        if isinstance(node, ast.Call):
-            return self.call(node, None)
-        if isinstance(node, ast.Pipe):
-            return self.pipe(node)
         if isinstance(node, ast.Unary):
             return self.unary(node)
         if isinstance(node, ast.Cast):
             return self.cast(node)
-        if isinstance(node, ast.Index):
-            return self.index(node)
-        if isinstance(node, ast.Member):
-            return self.member(node)
         if isinstance(node, ast.StringLit):
             return StringType()
         if isinstance(node, ast.BoolLit):

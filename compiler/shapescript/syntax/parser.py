@@ -822,6 +822,8 @@ class _Parser:
 
     def parse_dotted(self, what: str) -> tuple[list[str], Span]:
         first = self.expect_name(what)
+        if self.tokens[self.pos].kind != ".":
+            return [first.text], _span(first.start, first.end)
         parts = [first.text]
         end = first.end
         while self.at(".") and self.peek(1).kind == NAME:
@@ -1169,10 +1171,11 @@ class _Parser:
     # ------------------------------------------------------------ expressions
 
     def _lambda_ahead(self) -> bool:
-        token = self.tok
-        if token.kind == NAME or token.kind == "_":
-            return self.peek(1).kind == "=>"
-        if token.kind == "(":
+        token = self.tokens[self.pos]
+        kind = token.kind
+        if kind == NAME or kind == "_":
+            return self.tokens[self.pos + 1].kind == "=>"
+        if kind == "(":
             close = token.partner
             return 0 <= close < len(self.tokens) - 1 and self.tokens[close + 1].kind == "=>"
         return False
@@ -1187,13 +1190,16 @@ class _Parser:
     def _parse_expr(self) -> ast.Expr:
         if self._lambda_ahead():
             return self.parse_lambda()
-        start = self.tok.start
+        tokens = self.tokens
+        start = tokens[self.pos].start
         left = self.parse_binary(1)
-        if self.at(".."):
+        kind = tokens[self.pos].kind
+        if kind == "..":
             self.advance()
             hi = self.parse_binary(1)
             left = ast.Range(left, hi, _span(start, self.previous_end()))
-        if not self.at("|>"):
+            kind = tokens[self.pos].kind
+        if kind != "|>":
             return left
         stages: list[ast.Expr | ast.ToStage] = []
         bars: list[Span] = []
@@ -1497,9 +1503,10 @@ class _Parser:
         may_hold_patterns = self.advance().value is True
         args: list[ast.Arg] = []
         operands_form = False
-        while not self.at(")"):
-            token = self.tok
-            if token.kind == NAME and self.peek(1).kind == "=":
+        tokens = self.tokens
+        while tokens[self.pos].kind != ")":
+            token = tokens[self.pos]
+            if token.kind == NAME and tokens[self.pos + 1].kind == "=":
                 self.pos += 2
                 value = self.parse_arg_value()
                 args.append(
@@ -1528,9 +1535,10 @@ class _Parser:
                     args.append(
                         ast.Arg(value, _span(token.start, value.span.end), mut=self._last_mut)
                     )
-            if self.at(","):
-                self.advance()
-            elif not self.at(")"):
+            kind = tokens[self.pos].kind
+            if kind == ",":
+                self.pos += 1
+            elif kind != ")":
                 self.fail_expected("`,` or `)` in the argument list")
         close = self.advance()
         call = ast.Call(callee, args, _span(callee.span.start, close.end), operands_form)
@@ -1775,6 +1783,9 @@ class _Parser:
             self.advance()
             return ast.SizeInt(int(token.value), token.span)
         if kind == NAME:
+            if self.tokens[self.pos + 1].kind != ".":
+                self.pos += 1
+                return ast.SizeName(token.text, _span(token.start, token.end))
             parts, span = self.parse_dotted("a size")
             return ast.SizeName(".".join(parts), span)
         if kind == "(":
