@@ -1179,7 +1179,7 @@ class BodyChecker(CallChecker):
                 )
                 return UNKNOWN
         if not isinstance(left, (TensorType, HostType)) or not isinstance(
-            right, TensorType | HostType
+            right, (TensorType, HostType)
         ):
             return UNKNOWN
         if op in ARITHMETIC or op == "@":
