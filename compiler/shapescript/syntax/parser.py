@@ -20,7 +20,7 @@ from shapescript.syntax import ast
 from shapescript.syntax.doc_comments import attach_doc_comments
 from shapescript.syntax.lexer import LexResult, lex
 from shapescript.syntax.limits import MAX_NESTING, MAX_TREE_DEPTH, NODES_PER_TOKEN, too_deep
-from shapescript.syntax.source import SourceFile, Span
+from shapescript.syntax.source import SourceFile, Span, make_span
 from shapescript.syntax.tokens import (
     DEDENT,
     DTYPES,
@@ -433,7 +433,7 @@ def parse_text(text: str, path: str = "<text>", *, notebook: bool = False) -> Pa
     return parse(SourceFile.from_text(path, text), notebook=notebook)
 
 
-_span = Span
+_span = make_span
 
 
 class _Parser:
