@@ -101,7 +101,11 @@ class TensorType(Type):
 
     @property
     def resolved_dtype(self) -> str:
-        return self.dtype or self.domain.default_dtype
+        if self.dtype:
+            return self.dtype
+        # As `self.domain.default_dtype`, without a second property call.
+        name = self.domain.name
+        return "bool" if name == "Mask" else "i64" if name == "Index" else DEFAULT_FLOAT
 
     def with_axes(self, axes: tuple[Axis, ...] | None) -> TensorType:
         return TensorType(axes, self.domain, self.dtype)

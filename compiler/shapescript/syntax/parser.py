@@ -800,7 +800,12 @@ class _Parser:
             self.advance()
             default = self.parse_expr()
         return ast.Param(
-            name.text, name.span, type_, default, _span(start, self.previous_end()), mut
+            name.text,
+            _span(name.start, name.end),
+            type_,
+            default,
+            _span(start, self.previous_end()),
+            mut,
         )
 
     def parse_extern(self) -> ast.ExternFnDecl:
@@ -1368,13 +1373,13 @@ class _Parser:
         kind = token.kind
         if kind == NAME:
             self.pos += 1
-            return ast.Name(token.text, token.span)
+            return ast.Name(token.text, _span(token.start, token.end))
         if kind == INT:
             self.pos += 1
-            return ast.IntLit(int(token.value), token.span)
+            return ast.IntLit(int(token.value), _span(token.start, token.end))
         if kind == FLOAT:
             self.pos += 1
-            return ast.FloatLit(float(token.value), token.text, token.span)
+            return ast.FloatLit(float(token.value), token.text, _span(token.start, token.end))
         if kind == "(":
             self.pos += 1
             inner = self.parse_expr()
@@ -1383,16 +1388,16 @@ class _Parser:
             return inner
         if kind == STRING:
             self.pos += 1
-            return ast.StringLit(str(token.value), token.span)
+            return ast.StringLit(str(token.value), _span(token.start, token.end))
         if kind == "true" or kind == "false":
             self.pos += 1
-            return ast.BoolLit(kind == "true", token.span)
+            return ast.BoolLit(kind == "true", _span(token.start, token.end))
         if kind == "inf":
             self.pos += 1
-            return ast.InfLit(token.span)
+            return ast.InfLit(_span(token.start, token.end))
         if kind == "_":
             self.pos += 1
-            placeholder = ast.Placeholder(token.span)
+            placeholder = ast.Placeholder(_span(token.start, token.end))
             self._placeholders.append(placeholder)
             return placeholder
         if kind == "[":
@@ -1400,9 +1405,9 @@ class _Parser:
         if kind == GROUPED_SIZE:
             self.pos += 1
             self.report_grouped_size_outside_axis(token)
-            return ast.ErrorExpr(token.span)
+            return ast.ErrorExpr(_span(token.start, token.end))
         if kind == "->":
-            self.report_pattern_outside(token.span)
+            self.report_pattern_outside(_span(token.start, token.end))
             raise _Abort
         what = "an expression"
         self.fail_expected(what)
@@ -1603,14 +1608,14 @@ class _Parser:
         kind = token.kind
         if kind == NAME:
             self.pos += 1
-            return ast.PatternName(token.text, token.span)
+            return ast.PatternName(token.text, _span(token.start, token.end))
         if kind == INT:
             self.pos += 1
-            return ast.PatternInt(int(token.value), token.span)
+            return ast.PatternInt(int(token.value), _span(token.start, token.end))
         if kind == GROUPED_SIZE:
             self.pos += 1
             count, name = token.value
-            return ast.PatternGroupedSize(count, name, token.span)
+            return ast.PatternGroupedSize(count, name, _span(token.start, token.end))
         if kind == "(":
             self.pos += 1
             items = []
