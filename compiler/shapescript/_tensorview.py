@@ -3,7 +3,8 @@ where they live, answered over HTTP on 127.0.0.1 to whoever has the token.
 
 `open(value, type_=...)` keeps a reference to the value and starts the server once per
 process (a daemon thread that debugpy neither traces nor suspends); the view asks for
-`/summary` and `/tile` with the value's id and the token, and `release` lets the value go.
+`/summary` and `/tile` with the value's id and the token, and `/release` (or `release`)
+lets the value go.
 Values are read in blocks whose temporaries stay within a memory budget (an eighth of the
 GPU's free memory on CUDA), and only the answers leave the device.
 """
@@ -276,6 +277,11 @@ def _handler(server: _Server):
                 self._answer(403, {"error": "wrong token"})
                 return
             with server.lock:
+                if url.path == "/release":
+                    # The view lets a value go when the program goes on.
+                    gone = server.views.pop(query.get("id", ""), None) is not None
+                    self._answer(200, {"released": gone})
+                    return
                 view = server.views.get(query.get("id", ""))
             if view is None:
                 self._answer(404, {"error": "no such value"})

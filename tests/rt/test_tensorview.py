@@ -85,6 +85,15 @@ def test_a_released_value_is_gone() -> None:
     with pytest.raises(urllib.error.HTTPError) as gone:
         get(opened, "/summary")
     assert gone.value.code == 404
+    asked = _tensorview.open(torch.ones(3))
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        get(asked, "/release", token="wrong")
+    assert refused.value.code == 403
+    assert get(asked, "/release") == {"released": True}
+    assert get(asked, "/release") == {"released": False}
+    with pytest.raises(urllib.error.HTTPError) as released:
+        get(asked, "/tile")
+    assert released.value.code == 404
 
 
 def test_tiles_of_a_prob_over_the_columns_count_the_rows_that_do_not_sum_to_one() -> None:
