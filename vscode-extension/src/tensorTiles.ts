@@ -147,7 +147,7 @@ export interface Layout {
 }
 
 /** The axes and shape once the group axes in `split` are split into their parts. */
-function splitShape(shape: number[], axes: string[], groups: Groups, split: number[]): { axes: string[]; shape: number[]; splits: Layout['split'] } {
+export function splitShape(shape: number[], axes: string[], groups: Groups, split: number[]): { axes: string[]; shape: number[]; splits: Layout['split'] } {
   const names: string[] = [];
   const sizes: number[] = [];
   const splits: Layout['split'] = [];
@@ -192,7 +192,7 @@ export function chooseLayout(shape: number[], typeText: string | null | undefine
     const cols = dims - 1;
     const reduce = { [dims]: 'norm' };
     colors = colors === 'mask' || colors === 'categorical' ? colors : 'sequential';
-    return finish({ ...base, colors, range: undefined, axes: view.axes, shape: view.shape, split: view.splits, reduce }, rows, cols, -1, []);
+    return finishLayout({ ...base, colors, range: undefined, axes: view.axes, shape: view.shape, split: view.splits, reduce }, rows, cols, -1, []);
   }
   let rows = dims - 2;
   let cols = dims - 1;
@@ -210,11 +210,11 @@ export function chooseLayout(shape: number[], typeText: string | null | undefine
       slid.push(dims - 3);
     }
   }
-  return finish(base, rows, cols, channels, slid);
+  return finishLayout(base, rows, cols, channels, slid);
 }
 
 /** The layout with small multiples (the nearest axis before the rows, of 2 to 16) and sliders for the rest. */
-function finish(base: Omit<Layout, 'kind' | 'rows' | 'cols' | 'channels' | 'multiples' | 'sliders'> & { multiples: number; sliders: number[]; channels: number }, rows: number, cols: number, channels: number, slid: number[]): Layout {
+export function finishLayout(base: Omit<Layout, 'kind' | 'rows' | 'cols' | 'channels' | 'multiples' | 'sliders'> & { multiples: number; sliders: number[]; channels: number }, rows: number, cols: number, channels: number, slid: number[]): Layout {
   const shape = base.shape;
   const rest = shape.map((_, i) => i).filter((i) => i !== rows && i !== cols && i !== channels && !(i in base.reduce));
   const before = rest.filter((i) => i < Math.min(rows, cols) && !slid.includes(i));
@@ -281,10 +281,10 @@ export function colorRange(layout: Layout, percentiles: [number, number] | null 
 }
 
 /** The `at` a tile request sends: the index of each axis other than rows and cols, in order. */
-export function atFor(dims: number, rows: number, cols: number, index: Record<number, number>): number[] {
+export function atFor(dims: number, rows: number, cols: number, index: Record<number, number>, reduced: number[] = []): number[] {
   const at: number[] = [];
   for (let axis = 0; axis < dims; axis++) {
-    if (axis !== rows && axis !== cols) {
+    if (axis !== rows && axis !== cols && !reduced.includes(axis)) {
       at.push(index[axis] ?? 0);
     }
   }
