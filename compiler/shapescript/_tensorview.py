@@ -436,7 +436,8 @@ def _count_allowed_infinities(view: _View) -> int:
 
 
 def _percentiles(view: _View) -> dict[str, Any]:
-    """The 0.5th and 99.5th percentiles of the finite values and a histogram between them,
+    """The 0.5th and 99.5th percentiles of the finite values and a histogram between them
+    (with the counts below and above),
     from a sample drawn with a generator of the view's own (the program's random numbers
     don't change)."""
     import torch
@@ -459,11 +460,17 @@ def _percentiles(view: _View) -> dict[str, Any]:
     low, high = torch.quantile(
         sample, torch.tensor([0.005, 0.995], dtype=sample.dtype, device=sample.device)
     ).tolist()
-    lo, hi = float(sample.min()), float(sample.max())
-    counts = torch.histc(sample, bins=64, min=lo, max=hi if hi > lo else lo + 1)
+    top = high if high > low else low + 1
+    counts = torch.histc(sample, bins=64, min=low, max=top)
     return {
         "percentiles": [low, high],
-        "histogram": {"min": lo, "max": hi, "counts": [int(c) for c in counts.tolist()]},
+        "histogram": {
+            "min": low,
+            "max": top,
+            "counts": [int(c) for c in counts.tolist()],
+            "below": int((sample < low).sum()),
+            "above": int((sample > top).sum()),
+        },
     }
 
 

@@ -4,7 +4,9 @@ Compiles `vscode-extension/`, then `tensorview_drive.js` renders the page that
 `tensorViewPage.ts` builds, with a fake VS Code API answering tile requests as the
 server does: an attention `[b H n m] Prob over m` with a NaN and a row that doesn't sum
 to 1, a 1500 × 1200 matrix it zooms into with the wheel, a line of 3000 values and
-two `[b 3 h w] Unit` images. Screenshots go to
+two `[b 3 h w] Unit` images, a grid of patches `[b (gh gw) D]`, `Index[C]` labels with
+five classes and one out of range, and a matrix whose few huge outliers leave the colors
+to the percentiles; tabs for several expressions. Screenshots go to
 tests/e2e/artifacts/. Skipped only when the probe's playwright-core or Chromium is missing.
 """
 
@@ -59,7 +61,17 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict:
 def test_the_page_runs_without_errors_and_saves_both_themes(report: dict) -> None:
     assert report.get("errors") is None
     names = sorted(Path(shot).name for shot in report["shots"])
-    for label in ("attention", "attention-show", "zoomed", "matrix", "line", "image"):
+    for label in (
+        "attention",
+        "attention-show",
+        "zoomed",
+        "matrix",
+        "line",
+        "image",
+        "patches",
+        "index",
+        "percentiles",
+    ):
         for theme in ("light", "dark"):
             assert f"tensorview-{label}-{theme}.png" in names
             assert (ARTIFACTS / f"tensorview-{label}-{theme}.png").stat().st_size > 0
@@ -102,3 +114,43 @@ def test_show_zooms_to_the_first_row_that_does_not_sum_to_one(report: dict, them
     assert view["scale"] == 48
     assert view["row"] <= 5 < view["row"] + view["height"] / view["scale"]  # att[0, 1, 5]
     assert view["index"] == {"0": 0}
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_grid_of_patches_is_drawn_as_its_tokens_norms(report: dict, theme: str) -> None:
+    tokens = report[f"tokens_{theme}"]
+    # gh on the rows, gw on the columns, the norm over D, one heatmap per b.
+    assert {(r["rows"], r["cols"], r["split"], r["reduce"]) for r in tokens["requests"]} == {
+        (1, 2, "1:4,6", "3:norm")
+    }
+    assert sorted(r["at"] for r in tokens["requests"]) == ["0", "1"]
+    assert report[f"tokens_tip_{theme}"].startswith("tokens[b=0, gh=")
+    assert " (norm over D) = " in report[f"tokens_tip_{theme}"]
+    assert tokens["tabs"] == ["att×", "tokens×", "labels×"]
+    assert tokens["selected"] == "tokens×"
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_index_values_have_categorical_colors_and_a_value_out_of_range_is_flagged(
+    report: dict, theme: str
+) -> None:
+    labels = report[f"labels_{theme}"]
+    assert labels["colors"] == "categorical"
+    assert "✗ every value is a whole number in [0, 5) (1)" in labels["checks"]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_percentiles_span_the_colors_of_single_elements(report: dict, theme: str) -> None:
+    acts = report[f"acts_{theme}"]
+    assert acts["range"] == [-1.98, 1.98]
+    assert acts["legend"] == "-1.98 … 1.98"
+    assert report[f"stale_{theme}"]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_tabs_and_the_expression_box_tell_the_extension(report: dict, theme: str) -> None:
+    assert report[f"sent_{theme}"] == [
+        {"type": "select", "index": 2},
+        {"type": "remove", "index": 0},
+        {"type": "change", "expression": "tokens[0]"},
+    ]

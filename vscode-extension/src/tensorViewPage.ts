@@ -244,7 +244,10 @@ function draw() {
     }
   }
   const oneElement = cellStep(state.view.scale) === 1;
-  state.autoRange = colorRange(state.layout, state.summary.percentiles, shownRange(drawn.map((d) => d.tile)), oneElement);
+  const cellsShown = shownRange(drawn.map((d) => d.tile));
+  state.autoRange = colorRange(state.layout, state.summary.percentiles, cellsShown, oneElement);
+  // The legend counts what the cells show: the values, or the cells' reductions and extremes.
+  state.histogram = oneElement && !Object.keys(state.layout.reduce).length ? state.summary.histogram : histogramOf(drawn.map((d) => d.tile), cellsShown);
   for (let p = 0; p < g.n; p++) {
     const px = (p % g.across) * (g.pw + GAP) + 6, py = Math.floor(p / g.across) * (g.ph + GAP + 14) + 14;
     if (g.n > 1) {
@@ -260,22 +263,54 @@ function draw() {
   }
   legend();
 }
-/** The histogram beside the heatmap, its legend: the colors of the range under the values' counts. */
+/** A histogram of the values the drawn cells show. */
+function histogramOf(drawn, span) {
+  if (!span) return null;
+  const [lo, hi] = span[1] > span[0] ? span : [span[0], span[0] + 1];
+  const counts = new Array(64).fill(0);
+  for (const tile of drawn) {
+    for (let r = 0; r < tile.rows; r++) for (let c = 0; c < tile.cols; c++) {
+      const v = shown(tile, r, c);
+      if (v !== null) counts[Math.min(63, Math.floor(64 * (v - lo) / (hi - lo)))]++;
+    }
+  }
+  return { min: lo, max: hi, counts };
+}
+/** The histogram beside the heatmap, its legend: the colors of the range under the values' counts;
+ * for categorical colors, each index's color. */
 function legend() {
   const box = document.getElementById('legend');
-  const hist = state.summary.histogram;
+  const hist = state.histogram;
   const kind = state.layout.colors;
-  if (!hist || kind === 'mask' || kind === 'categorical' || state.layout.kind !== 'heatmap') { box.style.display = 'none'; return; }
+  const text = document.getElementById('legend-text');
+  if (kind === 'mask' || state.layout.kind !== 'heatmap' || (!hist && kind !== 'categorical')) { box.style.display = 'none'; text.textContent = ''; return; }
   box.style.display = '';
-  const width = box.clientWidth || 200, height = 46;
+  const width = box.clientWidth || 200, height = kind === 'categorical' ? 18 : 46;
   const ratio = window.devicePixelRatio || 1;
   box.width = Math.round(width * ratio); box.height = Math.round(height * ratio);
   box.style.height = height + 'px';
   const g = box.getContext('2d');
   g.setTransform(ratio, 0, 0, ratio, 0, 0);
   g.clearRect(0, 0, width, height);
+  if (kind === 'categorical') {
+    const count = state.layout.range[1] + 1;
+    const w = Math.min(36, (width - 4) / count);
+    g.font = '11px sans-serif'; g.textAlign = 'center'; g.textBaseline = 'middle';
+    for (let i = 0; i < count; i++) {
+      const rgb = colorOf(i, 0, count - 1, kind, dark());
+      g.fillStyle = 'rgb(' + rgb.join(',') + ')';
+      g.fillRect(2 + i * w, 2, w - 2, 14);
+      g.fillStyle = rgb[0] * 0.3 + rgb[1] * 0.59 + rgb[2] * 0.11 > 140 ? '#111' : '#fff';
+      g.fillText(String(i), 2 + i * w + (w - 2) / 2, 9);
+    }
+    state.legendScale = null;
+    text.textContent = '';
+    return;
+  }
   const [lo, hi] = range();
-  const a = Math.min(lo, hist.min), b = Math.max(hi, hist.max) > a ? Math.max(hi, hist.max) : a + 1;
+  // Around the color range, with room to drag its ends; counts beyond it pile at the edges.
+  const room = (hi - lo) * 0.25;
+  const a = Math.max(Math.min(lo, hist.min), lo - room), b = Math.min(Math.max(hi, hist.max), hi + room);
   state.legendScale = { a, b, width };
   const x = (v) => 4 + (width - 8) * (v - a) / (b - a);
   for (let i = 0; i < width - 8; i++) {
@@ -291,13 +326,18 @@ function legend() {
   hist.counts.forEach((count, i) => {
     if (!count) return;
     const h = Math.max(1, (height - 18) * Math.sqrt(count / most));
-    const x0 = x(hist.min + i * bin), x1 = x(hist.min + (i + 1) * bin);
+    const x0 = Math.max(4, Math.min(width - 6, x(hist.min + i * bin)));
+    const x1 = Math.max(x0 + 1, Math.min(width - 4, x(hist.min + (i + 1) * bin)));
     g.fillRect(x0, height - 14 - h, Math.max(1, x1 - x0 - 0.5), h);
   });
+  // Counts outside the histogram's span, as bars at its edges.
+  for (const [count, edge] of [[hist.below || 0, 4], [hist.above || 0, width - 7]]) {
+    if (count) { const h = Math.max(1, (height - 18) * Math.sqrt(count / most)); g.fillRect(edge, height - 14 - Math.min(h, height - 18), 3, Math.min(h, height - 18)); }
+  }
   g.globalAlpha = 1;
   g.strokeStyle = getComputedStyle(document.body).color; g.lineWidth = 2;
   for (const v of [lo, hi]) { g.beginPath(); g.moveTo(x(v), 2); g.lineTo(x(v), height - 2); g.stroke(); }
-  document.getElementById('legend-text').textContent = shortestValue(lo, 'float32') + ' … ' + shortestValue(hi, 'float32') + (state.userRange ? ' (set)' : '');
+  text.textContent = shortestValue(lo, 'float32') + ' … ' + shortestValue(hi, 'float32') + (state.userRange ? ' (set)' : '');
 }
 function cellAt(x, y) {
   const g = geometry();
@@ -455,6 +495,7 @@ function legendValue(e) {
 }
 legendBox.addEventListener('mousedown', (e) => {
   if (!state || !state.legendScale) return;
+  e.preventDefault();
   const [lo, hi] = range();
   const v = legendValue(e);
   legendDrag = Math.abs(v - lo) < Math.abs(v - hi) ? 0 : 1;
