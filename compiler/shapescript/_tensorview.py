@@ -222,12 +222,24 @@ def open(  # noqa: A001
 
 
 def _type_in_frames(expression: str) -> tuple[Any, dict[str, int]]:
-    """The expression's type in the nearest `.ss` frame that knows it, and that frame's sizes."""
+    """The expression's type in the frame it's evaluated in, and that frame's sizes.
+
+    A debugger evaluates it on the stopped thread with the selected frame's names, so that
+    frame is the one below that gave them: a Python frame gives no type, even with a `.ss`
+    frame above it. Called otherwise, the nearest `.ss` frame of the caller that knows the
+    expression gives its type."""
     import sys
 
     from shapescript import debugging
 
-    frame = sys._getframe(2)
+    caller = sys._getframe(2)
+    target = _evaluated_in(caller)
+    if target is not None:
+        if not debugging.is_shapescript_frame(target):
+            return None, {}
+        found = debugging.frame_types(target).get(expression)
+        return found, _frame_sizes(target) if found is not None else {}
+    frame = caller
     while frame is not None:
         if debugging.is_shapescript_frame(frame):
             found = debugging.frame_types(frame).get(expression)
@@ -235,6 +247,25 @@ def _type_in_frames(expression: str) -> tuple[Any, dict[str, int]]:
                 return found, _frame_sizes(frame)
         frame = frame.f_back
     return None, {}
+
+
+def _evaluated_in(caller: Any) -> Any:
+    """The frame below `caller` whose names `caller` runs with, as an evaluation in it does
+    (debugpy copies that frame's globals and locals into the evaluation's globals)."""
+    names = caller.f_globals
+    frame = caller.f_back
+    while frame is not None:
+        if frame.f_locals is caller.f_locals and frame.f_globals is names:
+            return frame
+        if frame.f_code.co_filename != caller.f_code.co_filename and all(
+            names.get(key, names) is value
+            for scope in (frame.f_globals, frame.f_locals)
+            for key, value in scope.items()
+            if key != "__builtins__"
+        ):
+            return frame
+        frame = frame.f_back
+    return None
 
 
 def _frame_sizes(frame: Any) -> dict[str, int]:
