@@ -11,6 +11,7 @@ GPU's free memory on CUDA), and only the answers leave the device.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
@@ -86,6 +87,16 @@ class _View:
 
         tensor = value if isinstance(value, torch.Tensor) else torch.as_tensor(value)
         self.tensor = tensor.detach()
+        #: On CUDA, the view reads on a stream of its own, after what the stopped thread queued.
+        self.stream = self.ready = None
+        if self.tensor.is_cuda:
+            if torch.cuda.is_current_stream_capturing():
+                raise ValueError(
+                    "the value is being recorded into a CUDA graph: it has no values yet"
+                )
+            self.ready = torch.cuda.Event()
+            self.ready.record(torch.cuda.current_stream(self.tensor.device))
+            self.stream = torch.cuda.Stream(device=self.tensor.device)
         self.type_text = type_text
         self.axes: list[str] = [f"{i}" for i in range(self.tensor.dim())]
         self.domain: str | None = None
@@ -164,20 +175,38 @@ class _View:
         return None
 
 
+def _debugger_s_own(thread: threading.Thread) -> threading.Thread:
+    """Mark a thread as the debugger's own: debugpy neither traces nor suspends it."""
+    thread.is_pydev_daemon_thread = True  # type: ignore[attr-defined]
+    thread.pydev_do_not_trace = True  # type: ignore[attr-defined]
+    return thread
+
+
+class _Http(ThreadingHTTPServer):
+    """Answers each request on a thread of its own, marked as the debugger's like the server's."""
+
+    daemon_threads = True
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        thread = threading.Thread(
+            target=self.process_request_thread,
+            args=(request, client_address),
+            name="shapescript-tensorview-request",
+            daemon=True,
+        )
+        _debugger_s_own(thread).start()
+
+
 class _Server:
     def __init__(self) -> None:
         self.token = secrets.token_urlsafe(24)
         self.views: dict[str, _View] = {}
         self.lock = threading.Lock()
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self.http.daemon_threads = True
+        self.http = _Http(("127.0.0.1", 0), _handler(self))
         self.thread = threading.Thread(
             target=self.http.serve_forever, name="shapescript-tensorview", daemon=True
         )
-        # debugpy leaves threads marked as its own alone: never traced, never suspended.
-        self.thread.is_pydev_daemon_thread = True  # type: ignore[attr-defined]
-        self.thread.pydev_do_not_trace = True  # type: ignore[attr-defined]
-        self.thread.start()
+        _debugger_s_own(self.thread).start()
 
     @property
     def url(self) -> str:
@@ -318,13 +347,16 @@ def _handler(server: _Server):
                 self._answer(404, {"error": "no such value"})
                 return
             try:
-                if url.path == "/summary":
-                    self._answer(200, summary(view))
-                elif url.path == "/tile":
-                    self._answer(200, tile(view, query))
-                else:
-                    self._answer(404, {"error": "no such request"})
-            except (ValueError, IndexError) as error:
+                with _reading(view):
+                    if url.path == "/summary":
+                        answer = summary(view)
+                    elif url.path == "/tile":
+                        answer = tile(view, query)
+                    else:
+                        self._answer(404, {"error": "no such request"})
+                        return
+                self._answer(200, answer)
+            except (ValueError, IndexError, RuntimeError) as error:
                 self._answer(400, {"error": str(error)})
 
         def _answer(self, status: int, body: dict) -> None:
@@ -336,6 +368,21 @@ def _handler(server: _Server):
             self.wfile.write(data)
 
     return Handler
+
+
+@contextlib.contextmanager
+def _reading(view: _View):
+    """Read a CUDA value on the view's stream once the stopped thread's queued work is done,
+    leaving the program's streams alone; anything else is read as it is."""
+    if view.stream is None:
+        yield
+        return
+    import torch
+
+    view.stream.wait_event(view.ready)
+    with torch.cuda.stream(view.stream):
+        yield
+    view.stream.synchronize()
 
 
 def _budget(tensor) -> int:

@@ -193,3 +193,16 @@ def test_percentiles_come_from_a_sample_that_leaves_the_program_s_random_numbers
     assert torch.equal(torch.rand(3), expected)
     assert answer["percentiles"] == [0.0, 1000.0]
     assert answer["stats"]["max"] == 1000.0
+
+
+def test_requests_are_answered_on_threads_the_debugger_leaves_alone(monkeypatch) -> None:
+    marked: list[str] = []
+    mark = _tensorview._debugger_s_own
+
+    def noting(thread):
+        marked.append(thread.name)
+        return mark(thread)
+
+    monkeypatch.setattr(_tensorview, "_debugger_s_own", noting)
+    get(_tensorview.open(torch.ones(2)), "/summary")
+    assert "shapescript-tensorview-request" in marked
