@@ -674,10 +674,7 @@ def tile(view: _View, query: dict[str, str]) -> dict[str, Any]:
     at += [0] * (len(rest) - len(at))
     order = [*rest, rows_axis, cols_axis, *reduced]
     plane = tensor.permute(*order)[tuple(at[: len(rest)])]
-    ops = set(reduced.values())
-    if len(ops) > 1:
-        raise ValueError("one reduction at a time")
-    how = ops.pop() if ops else None
+    how = list(reduced.values())
     row_step, col_step = int(query.get("row_step", 1)), int(query.get("col_step", 1))
     for step in (row_step, col_step):
         if step < 1 or step & (step - 1):
@@ -712,7 +709,7 @@ def tile(view: _View, query: dict[str, str]) -> dict[str, Any]:
         "col": col0,
         "row_step": row_step,
         "col_step": col_step,
-        "reduced": how,
+        "reduced": ",".join(how) or None,
         "mean": grid(joined["mean"]),
         "min": grid(joined["min"]),
         "max": grid(joined["max"]),
@@ -731,26 +728,22 @@ def tile(view: _View, query: dict[str, str]) -> dict[str, Any]:
     return answer
 
 
-def _cells(view: _View, rows, row_step: int, col_step: int, how: str | None) -> dict[str, Any]:
-    """The cells of some rows of a tile: [rows, cols, reduced...] elements in, per cell out."""
+def _cells(view: _View, rows, row_step: int, col_step: int, how: list[str]) -> dict[str, Any]:
+    """The cells of some rows of a tile: [rows, cols, reduced...] elements in (each reduced
+    axis with its reduction in `how`), per cell out."""
     import torch
 
-    values = rows.double().reshape(rows.shape[0], rows.shape[1], -1)
+    full = rows.double()
+    values = full.reshape(rows.shape[0], rows.shape[1], -1)
     bad = view.not_finite(values)
     is_nan = torch.isnan(values)
     out = view.outside(values)
-    if how is None:
-        values = values[..., 0]
-        nan_n, inf_n, out_n = (
-            is_nan[..., 0].long(),
-            (bad & ~is_nan)[..., 0].long(),
-            out[..., 0].long(),
-        )
-    else:
-        nan_n = is_nan.sum(-1)
-        inf_n = (bad & ~is_nan).sum(-1)
-        out_n = out.sum(-1)
-        values = _reduce(values, how)
+    nan_n = is_nan.sum(-1)
+    inf_n = (bad & ~is_nan).sum(-1)
+    out_n = out.sum(-1)
+    values = full
+    for reduction in reversed(how):
+        values = _reduce(values, reduction)
     r, c = values.shape
     cells_r, cells_c = -(-r // row_step), -(-c // col_step)
 

@@ -129,6 +129,11 @@ def test_a_grid_of_patches_is_split_into_its_parts_and_reduced_to_each_token_s_n
     with pytest.raises(urllib.error.HTTPError) as bad:
         get(opened, "/tile", split="1:4,2")
     assert bad.value.code == 400
+    # Several reductions, each over its axis: the mean over b of each token's largest |x|.
+    both = get(opened, "/tile", rows=1, cols=2, reduce="0:mean;3:absmax", split="1:2,3")
+    expected = tokens.double().abs().amax(-1).mean(0).reshape(2, 3)
+    assert torch.allclose(torch.tensor(both["mean"], dtype=torch.float64), expected)
+    assert both["reduced"] == "mean,absmax"
 
 
 def test_group_parts_and_sizes_come_from_the_written_type() -> None:

@@ -357,3 +357,79 @@ export function colorOf(value: number, lo: number, hi: number, colors: Layout['c
   const t = Math.max(-1, Math.min(1, value / m));
   return t < 0 ? mix([40, 90, 220], -t) : mix([215, 40, 40], t);
 }
+
+/** What an axis does in the view: the heatmap's rows or columns, small multiples, color
+ * channels, a slider, or a reduction over it (`mean`, `norm`, ...). */
+export type Role = 'rows' | 'cols' | 'multiples' | 'channels' | 'slider' | string;
+
+/** The role an axis of the view has in a layout. */
+export function roleOf(layout: Layout, axis: number): Role {
+  if (axis === layout.rows) return 'rows';
+  if (axis === layout.cols) return 'cols';
+  if (axis === layout.multiples) return 'multiples';
+  if (axis === layout.channels) return 'channels';
+  return layout.reduce[axis] ?? 'slider';
+}
+
+/** The roles an axis can take: channels only for an axis of 3 or 4, and none but its own for a line's axis. */
+export function rolesFor(layout: Layout, axis: number): Role[] {
+  if (layout.kind !== 'heatmap') {
+    return [roleOf(layout, axis)];
+  }
+  const size = layout.shape[axis];
+  const roles: Role[] = ['rows', 'cols', 'multiples'];
+  if (size === 3 || size === 4) {
+    roles.push('channels');
+  }
+  return [...roles, 'slider', ...REDUCTION_NAMES];
+}
+
+/** The layout with `axis` given `role`: the axis that had it takes this axis's old role
+ * (rows and columns always have an axis: when one leaves, a slider or the small multiples
+ * take its place). Unchanged when that can't be. */
+export function withRole(layout: Layout, axis: number, role: Role): Layout {
+  const current = roleOf(layout, axis);
+  if (role === current || !rolesFor(layout, axis).includes(role)) {
+    return layout;
+  }
+  const roles = layout.shape.map((_, a) => roleOf(layout, a));
+  const single = ['rows', 'cols', 'multiples', 'channels'];
+  const holder = single.includes(role) ? roles.indexOf(role) : -1;
+  roles[axis] = role;
+  if (holder >= 0) {
+    roles[holder] = current;
+    if (current === 'channels' && !(layout.shape[holder] === 3 || layout.shape[holder] === 4)) {
+      roles[holder] = 'slider';
+    }
+  } else if (current === 'rows' || current === 'cols') {
+    const free = roles.findIndex((r, a) => a !== axis && r === 'slider');
+    const stand = free >= 0 ? free : roles.findIndex((r, a) => a !== axis && r === 'multiples');
+    if (stand < 0) {
+      return layout;
+    }
+    roles[stand] = current;
+  }
+  const reduce: Record<number, string> = {};
+  roles.forEach((r, a) => { if (REDUCTION_NAMES.includes(r)) reduce[a] = r; });
+  return {
+    ...layout,
+    rows: roles.indexOf('rows'),
+    cols: roles.indexOf('cols'),
+    multiples: roles.indexOf('multiples'),
+    channels: roles.indexOf('channels'),
+    sliders: roles.map((r, a) => (r === 'slider' ? a : -1)).filter((a) => a >= 0),
+    reduce,
+  };
+}
+
+/** The colors once axes are reduced: a reduction's values aren't the domain's, so there's no
+ * domain range; norms and stds can't be negative; masks and indices become amounts. Without
+ * reductions, the colors the type chose (`base`'s). */
+export function recolor(layout: Layout, base: Layout): Layout {
+  const reductions = Object.values(layout.reduce);
+  if (!reductions.length) {
+    return { ...layout, colors: base.colors, range: base.range };
+  }
+  const positive = reductions.every((r) => r === 'norm' || r === 'std') || base.colors !== 'diverging';
+  return { ...layout, colors: positive ? 'sequential' : 'diverging', range: undefined };
+}

@@ -10,7 +10,7 @@ export function pageFunctions(): string {
     tiles.cellStep, tiles.fitWhole, tiles.clampViewport, tiles.zoomAt, tiles.panBy, tiles.tileRequests,
     tiles.tileKey, tiles.parseType, tiles.splitShape, tiles.chooseLayout, tiles.finishLayout, tiles.atFor,
     tiles.tileQuery, tiles.arrangementKey, tiles.toViewIndex, tiles.colorRange, tiles.describeCell,
-    tiles.shortestValue, tiles.cellFlags, tiles.colorOf,
+    tiles.shortestValue, tiles.cellFlags, tiles.colorOf, tiles.roleOf, tiles.rolesFor, tiles.withRole, tiles.recolor,
   ];
   return [
     `const TILE_SIDE = ${tiles.TILE}, TILE = TILE_SIDE;`,
@@ -166,7 +166,7 @@ function drawTile(tile, channels, x0, y0, panel) {
         const v = shown(tile, r, c);
         rgb = v === null ? (isDark ? [60, 60, 60] : [200, 200, 200]) : colorOf(v, lo, hi, state.layout.colors, isDark);
       }
-      image.data.set([rgb[0], rgb[1], rgb[2], 255], 4 * (r * tile.cols + c));
+      image.data.set([rgb[0], rgb[1], rgb[2], rgb.length > 3 ? rgb[3] : 255], 4 * (r * tile.cols + c));
     }
   }
   off.getContext('2d').putImageData(image, 0, 0);
@@ -234,7 +234,7 @@ function draw() {
     const px = (p % g.across) * (g.pw + GAP) + 6, py = Math.floor(p / g.across) * (g.ph + GAP + 14) + 14;
     for (const request of requests) {
       if (state.layout.channels >= 0) {
-        const parts = [0, 1, 2].map((ch) => want(atOf(p, ch), request));
+        const parts = [...Array(Math.min(4, state.layout.shape[state.layout.channels])).keys()].map((ch) => want(atOf(p, ch), request));
         if (parts.every((t) => t)) drawn.push({ tile: parts[0], parts, px, py });
       } else {
         const at = atOf(p, 0);
@@ -373,6 +373,37 @@ function describe(where) {
   }
   return text;
 }
+/** A menu for each axis's role: rows, columns, small multiples, channels, a slider or a reduction. */
+function roles() {
+  const box = document.getElementById('roles');
+  box.textContent = '';
+  if (state.layout.kind !== 'heatmap') return;
+  const names = { rows: 'rows', cols: 'columns', multiples: 'small multiples', channels: 'color channels', slider: 'slider', absmax: 'largest |x|' };
+  state.layout.axes.forEach((name, axis) => {
+    const label = document.createElement('label');
+    const select = document.createElement('select');
+    select.dataset.axis = String(axis);
+    for (const role of rolesFor(state.layout, axis)) {
+      const option = document.createElement('option');
+      option.value = role; option.textContent = names[role] || role;
+      select.append(option);
+    }
+    select.value = roleOf(state.layout, axis);
+    select.addEventListener('change', () => {
+      const before = state.layout;
+      state.layout = withRole(before, axis, select.value);
+      if (state.layout.rows !== before.rows || state.layout.cols !== before.cols) {
+        const g = geometry();
+        const { R, C } = plane();
+        state.view = fitWhole(R, C, g.pw - 6, g.ph);
+      }
+      state.layout = recolor(state.layout, state.base);
+      roles(); sliders(); draw();
+    });
+    label.append(document.createTextNode(name + ' '), select);
+    box.append(label);
+  });
+}
 function sliders() {
   const box = document.getElementById('sliders');
   box.textContent = '';
@@ -471,9 +502,11 @@ window.addEventListener('message', (event) => {
   document.getElementById('stale').style.display = 'none';
   document.getElementById('error').textContent = '';
   const { expression, summary } = message;
-  const layout = chooseLayout(summary.shape, summary.type, summary.dtype, summary.groups || {}, summary.domain_size);
-  const same = state && state.expression === expression && JSON.stringify(state.summary.shape) === JSON.stringify(summary.shape);
-  state = { expression, summary, layout, index: same ? state.index : {}, cells: same ? state.cells : 'default', userRange: same ? state.userRange : null, view: same ? state.view : { row: 0, col: 0, scale: 1, width: 1, height: 1 } };
+  const fresh = chooseLayout(summary.shape, summary.type, summary.dtype, summary.groups || {}, summary.domain_size);
+  // The same expression again (another stop or frame): keep the roles, the zoom and the sliders.
+  const same = state && state.expression === expression && JSON.stringify(state.base) === JSON.stringify(fresh);
+  const layout = same ? state.layout : fresh;
+  state = { expression, summary, layout, base: fresh, index: same ? state.index : {}, cells: same ? state.cells : 'default', userRange: same ? state.userRange : null, view: same ? state.view : { row: 0, col: 0, scale: 1, width: 1, height: 1 } };
   document.getElementById('cells').value = state.cells;
   document.getElementById('title').textContent = expression + ': ' + (summary.type || ('[' + summary.shape.join(' ') + '] ' + summary.dtype)) + (summary.type ? ' ' + summary.dtype : '');
   document.getElementById('scalar').textContent = layout.kind === 'scalar' ? String(summary.stats.mean) : '';
@@ -481,7 +514,7 @@ window.addEventListener('message', (event) => {
   const g = geometry();
   const { R, C } = plane();
   if (!same) state.view = fitWhole(R, C, g.pw - 6, g.ph);
-  sliders(); checks(); draw();
+  roles(); sliders(); checks(); draw();
 });
 document.getElementById('expression').addEventListener('keydown', (e) => {
   if (e.key === 'Enter') api.postMessage({ type: 'change', expression: e.target.value });
@@ -547,6 +580,7 @@ body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size
 canvas { display: block; cursor: grab; }
 #tip { min-height: 1.3em; font-family: var(--vscode-editor-font-family, monospace); font-size: 12px; }
 #sliders label { display: flex; gap: 6px; align-items: center; } #sliders span { min-width: 4em; }
+#roles { display: flex; flex-wrap: wrap; gap: 4px 10px; margin-top: 4px; font-size: 12px; }
 .bad { color: var(--vscode-errorForeground); } .ok { color: var(--vscode-testing-iconPassed); }
 a { color: var(--vscode-textLink-foreground); }
 table { border-collapse: collapse; } td { padding: 0 6px 0 0; }
@@ -561,7 +595,7 @@ table { border-collapse: collapse; } td { padding: 0 6px 0 0; }
 <body><div id="tabs"></div><input id="expression" type="text" style="display:none" title="The expression (Enter to show it)">
 <div id="title">Use View Tensor on a value while the program is stopped.</div>
 <div id="stale" style="display:none">The values of the last stop: the program is running.</div><div id="error" class="bad"></div>
-<div id="main"><div id="map"><div id="scalar"></div><canvas id="heat" width="256" height="256"></canvas><div id="tip"></div><div id="sliders"></div></div>
+<div id="main"><div id="map"><div id="scalar"></div><canvas id="heat" width="256" height="256"></canvas><div id="tip"></div><div id="sliders"></div><div id="roles"></div></div>
 <div id="side"><canvas id="legend" height="46" title="Drag an end to set the range; double-click to reset it"></canvas><div id="legend-text"></div>
 <label>Cells <select id="cells"><option value="default">default</option><option value="mean">mean</option><option value="min">least</option><option value="max">greatest</option></select></label>
 <div id="checks"></div><table id="stats"></table></div></div>

@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   CATEGORICAL, MAX_SCALE, TILE, arrangementKey, atFor, cellFlags, cellStep, chooseLayout, clampViewport, colorOf,
-  colorRange, describeCell, fitWhole, panBy, parseType, shortestValue, tileKey, tileQuery, tileRequests,
-  toViewIndex, zoomAt,
+  colorRange, describeCell, fitWhole, panBy, parseType, recolor, roleOf, rolesFor, shortestValue, tileKey,
+  tileQuery, tileRequests, toViewIndex, withRole, zoomAt,
 } from '../tensorTiles';
 
 describe('the Tensor view asks for the tiles it shows', () => {
@@ -179,5 +179,45 @@ describe("the Tensor view's cells", () => {
     // The server's count of elements outside the domain wins: 0.5 is in Binary's range but not 0 or 1.
     assert.deepEqual(cellFlags(0, 0, 0, 1, 'Binary', 1), { bad: false, outside: true });
     assert.deepEqual(cellFlags(0, 0, 0, 1, 'Binary', 0), { bad: false, outside: false });
+  });
+});
+
+describe("the Tensor view's axis roles", () => {
+  const att = chooseLayout([2, 8, 16, 16], '[b H n m] Prob over m', 'float32');
+
+  it('names each axis by its role and offers channels only for 3 or 4', () => {
+    assert.deepEqual([0, 1, 2, 3].map((a) => roleOf(att, a)), ['slider', 'multiples', 'rows', 'cols']);
+    assert.ok(!rolesFor(att, 1).includes('channels'));
+    assert.ok(rolesFor(chooseLayout([3, 8, 8], '[c h w]', 'float32'), 0).includes('channels'));
+    assert.deepEqual(rolesFor(chooseLayout([9], undefined, 'float32'), 0), ['cols']);
+  });
+
+  it('swaps a role with the axis that had it', () => {
+    const swapped = withRole(att, 1, 'rows');
+    assert.deepEqual([swapped.rows, swapped.cols, swapped.multiples, swapped.sliders], [1, 3, 2, [0]]);
+    const transposed = withRole(att, 2, 'cols');
+    assert.deepEqual([transposed.rows, transposed.cols], [3, 2]);
+  });
+
+  it('reduces an axis, and gives its place on the heatmap to a slider', () => {
+    const mean = withRole(att, 0, 'mean');
+    assert.deepEqual([mean.reduce, mean.sliders, mean.multiples], [{ 0: 'mean' }, [], 1]);
+    assert.deepEqual(atFor(4, mean.rows, mean.cols, { 1: 2 }, [0]), [2]);
+    assert.equal(tileQuery(mean, [2], { row: 0, col: 0, row_step: 1, col_step: 1 }).reduce, '0:mean');
+    const away = withRole(att, 2, 'max');
+    assert.deepEqual([away.rows, away.reduce, away.sliders], [0, { 2: 'max' }, []]);
+    // With nothing to take its place, the rows stay.
+    const matrix = chooseLayout([4, 5], '[n D]', 'float32');
+    assert.equal(withRole(matrix, 0, 'slider'), matrix);
+  });
+
+  it("colors a reduction by its values, not the domain's, and goes back to the type's colors", () => {
+    const reduced = recolor(withRole(att, 1, 'sum'), att);
+    assert.deepEqual([reduced.colors, reduced.range], ['sequential', undefined]);
+    const diverging = chooseLayout([4, 5, 6], '[b n D]', 'float32');
+    assert.equal(recolor(withRole(diverging, 0, 'mean'), diverging).colors, 'diverging');
+    assert.equal(recolor(withRole(diverging, 0, 'norm'), diverging).colors, 'sequential');
+    const back = recolor(withRole(withRole(att, 1, 'sum'), 1, 'multiples'), att);
+    assert.deepEqual([back.colors, back.range], ['sequential', [0, 1]]);
   });
 });
