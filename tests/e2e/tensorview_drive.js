@@ -264,13 +264,33 @@ const SUMMARIES = {
       await show('acts');
       report[`acts_${theme}`] = await page.evaluate(() => ({ range: range(), legend: document.getElementById('legend-text').textContent }));
       await shot('percentiles');
+      // The legend's ends set the range; a double-click resets it.
+      const legend = await page.locator('#legend').boundingBox();
+      const ends = await page.evaluate(() => { const { a, b, width } = state.legendScale; const [lo, hi] = range(); return [lo, hi].map((v) => 4 + (width - 8) * (v - a) / (b - a)); });
+      await page.mouse.move(legend.x + ends[1], legend.y + 20);
+      await page.mouse.down();
+      await page.mouse.move(legend.x + (ends[0] + ends[1]) / 2, legend.y + 20, { steps: 4 });
+      await page.mouse.up();
+      const dragged = await page.evaluate(() => state.userRange);
+      await page.mouse.dblclick(legend.x + 20, legend.y + 20);
+      report[`legend_${theme}`] = { dragged, reset: await page.evaluate(() => state.userRange) };
+      // An axis's role: the mean over b instead of its slider.
+      await show('att');
+      await page.evaluate(() => { window.__requests = []; });
+      await page.locator('#roles select').first().selectOption('mean');
+      await page.waitForTimeout(200);
+      report[`roles_${theme}`] = {
+        requests: await page.evaluate(() => window.__requests.slice()),
+        sliders: await page.evaluate(() => [...document.querySelectorAll('#sliders span')].map((x) => x.textContent)),
+      };
+      await shot('roles');
       await page.evaluate(() => window.postMessage({ type: 'stale' }, '*'));
       await page.waitForTimeout(50);
       report[`stale_${theme}`] = await page.evaluate(() => getComputedStyle(document.getElementById('stale')).display !== 'none');
       const messages = [];
       await page.exposeFunction('__sent', (m) => messages.push(m));
-      await page.evaluate(() => { const post = window.__api.postMessage; window.__api.postMessage = (m) => { window.__sent(m); post(m); }; });
       await show('tokens', ['att', 'tokens', 'labels']);
+      await page.evaluate(() => { const post = window.__api.postMessage; window.__api.postMessage = (m) => { window.__sent(m); post(m); }; });
       await page.locator('.tab').nth(2).click();
       await page.locator('.tab a').first().click();
       await page.locator('#expression').fill('tokens[0]');

@@ -71,6 +71,7 @@ def test_the_page_runs_without_errors_and_saves_both_themes(report: dict) -> Non
         "patches",
         "index",
         "percentiles",
+        "roles",
     ):
         for theme in ("light", "dark"):
             assert f"tensorview-{label}-{theme}.png" in names
@@ -154,3 +155,20 @@ def test_the_tabs_and_the_expression_box_tell_the_extension(report: dict, theme:
         {"type": "remove", "index": 0},
         {"type": "change", "expression": "tokens[0]"},
     ]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_legend_sets_the_range_and_an_axis_can_be_reduced(report: dict, theme: str) -> None:
+    legend = report[f"legend_{theme}"]
+    low, high = legend["dragged"]
+    assert low == pytest.approx(-1.98) and abs(high) < 0.1  # dragged to the legend's middle
+    assert legend["reset"] is None
+    roles = report[f"roles_{theme}"]
+    assert roles["requests"]
+    assert {(r["reduce"], r["at"]) for r in roles["requests"]} == {
+        ("0:mean", "0"),
+        ("0:mean", "1"),
+        ("0:mean", "2"),
+        ("0:mean", "3"),
+    }
+    assert roles["sliders"] == []

@@ -310,7 +310,10 @@ function legend() {
   const [lo, hi] = range();
   // Around the color range, with room to drag its ends; counts beyond it pile at the edges.
   const room = (hi - lo) * 0.25;
-  const a = Math.max(Math.min(lo, hist.min), lo - room), b = Math.min(Math.max(hi, hist.max), hi + room);
+  // While an end is dragged the legend's scale stays, so the end follows the mouse.
+  const held = legendDrag !== null && state.legendScale;
+  const a = held ? state.legendScale.a : Math.max(Math.min(lo, hist.min), lo - room);
+  const b = held ? state.legendScale.b : Math.min(Math.max(hi, hist.max), hi + room);
   state.legendScale = { a, b, width };
   const x = (v) => 4 + (width - 8) * (v - a) / (b - a);
   for (let i = 0; i < width - 8; i++) {
@@ -539,7 +542,7 @@ legendBox.addEventListener('mousemove', (e) => {
   next[legendDrag] = legendValue(e);
   if (next[1] > next[0]) { state.userRange = next; draw(); }
 });
-window.addEventListener('mouseup', () => { legendDrag = null; });
+window.addEventListener('mouseup', () => { if (legendDrag !== null) { legendDrag = null; if (state) draw(); } });
 legendBox.addEventListener('dblclick', () => { if (state) { state.userRange = null; draw(); } });
 api.postMessage({ type: 'ready' });
 let drag = null;
