@@ -91,7 +91,7 @@ function fakeApi(SUMMARIES) {
       out.mean[i][j] = count ? sum / count : null; out.min[i][j] = count ? lo : null; out.max[i][j] = count ? hi : null;
       out.nan[i][j] = nan; out.inf[i][j] = inf; out.outside[i][j] = outside;
     }
-    if (name === 'att' && cols === dims - 1) {
+    if (name === 'att' && cols === dims - 1 && !reduced.length && !splits.length) {
       out.bad_rows = new Array(nr).fill(0);
       for (let i = 0; i < nr; i++) for (let r = r0 + i * rs; r < Math.min(shape[rows], r0 + (i + 1) * rs); r++) {
         let s = 0; for (let c = 0; c < shape[cols]; c++) s += data[base + r * strides[rows] + c * strides[cols]];

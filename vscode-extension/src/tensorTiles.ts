@@ -433,3 +433,22 @@ export function recolor(layout: Layout, base: Layout): Layout {
   const positive = reductions.every((r) => r === 'norm' || r === 'std') || base.colors !== 'diverging';
   return { ...layout, colors: positive ? 'sequential' : 'diverging', range: undefined };
 }
+
+/** The layout with the group axes in `split` (axes of the value whose parts' sizes are known)
+ * split into their parts and the others whole: the type's own layout when that's what it
+ * chose, else the last two axes of the view as the heatmap's, the rest as usual. */
+export function splitLayout(shape: number[], typeText: string | null | undefined, dtype: string, groups: Groups, domainSize: number | null | undefined, split: number[]): Layout {
+  const chosen = chooseLayout(shape, typeText, dtype, groups, domainSize);
+  const wanted = split.filter((axis) => groups[String(axis)]).sort((a, b) => a - b);
+  if (wanted.join(',') === chosen.split.map((s) => s.axis).join(',')) {
+    return chosen;
+  }
+  const whole = chooseLayout(shape, typeText, dtype, {}, domainSize);
+  if (!wanted.length || whole.kind !== 'heatmap') {
+    return whole;
+  }
+  const view = splitShape(shape, whole.axes, groups, wanted);
+  const dims = view.shape.length;
+  const base = { ...whole, axes: view.axes, shape: view.shape, split: view.splits, reduce: {}, multiples: -1, channels: -1, sliders: [] as number[] };
+  return finishLayout(base, dims - 2, dims - 1, -1, []);
+}

@@ -177,10 +177,11 @@ export class TensorViewModel {
     }
   }
 
-  /** The debug session ended: the program and its server are gone. */
+  /** The debug session ended: what the view drew stays, as the last stop's. */
   ended(): void {
     this.generation += 1;
-    this.opened = undefined;
+    // Where the program outlives the session (a detach), it needn't keep the value.
+    this.release();
     if (!this.stale) {
       this.stale = true;
       this.host.post({ type: 'stale' });

@@ -10,7 +10,7 @@ export function pageFunctions(): string {
     tiles.cellStep, tiles.fitWhole, tiles.clampViewport, tiles.zoomAt, tiles.panBy, tiles.tileRequests,
     tiles.tileKey, tiles.parseType, tiles.splitShape, tiles.chooseLayout, tiles.finishLayout, tiles.atFor,
     tiles.tileQuery, tiles.arrangementKey, tiles.toViewIndex, tiles.colorRange, tiles.describeCell,
-    tiles.shortestValue, tiles.cellFlags, tiles.colorOf, tiles.roleOf, tiles.rolesFor, tiles.withRole, tiles.recolor,
+    tiles.shortestValue, tiles.cellFlags, tiles.colorOf, tiles.roleOf, tiles.rolesFor, tiles.withRole, tiles.recolor, tiles.splitLayout,
   ];
   return [
     `const TILE_SIDE = ${tiles.TILE}, TILE = TILE_SIDE;`,
@@ -406,6 +406,27 @@ function roles() {
     label.append(document.createTextNode(name + ' '), select);
     box.append(label);
   });
+  // A group axis whose parts' sizes are known can be split into its parts.
+  const { summary } = state;
+  for (const [axis, parts] of Object.entries(summary.groups || {})) {
+    const label = document.createElement('label');
+    const check = document.createElement('input');
+    check.type = 'checkbox';
+    check.dataset.split = axis;
+    const split = state.layout.split.map((s) => s.axis);
+    check.checked = split.includes(Number(axis));
+    check.addEventListener('change', () => {
+      const next = check.checked ? [...split, Number(axis)] : split.filter((a) => a !== Number(axis));
+      state.layout = splitLayout(summary.shape, summary.type, summary.dtype, summary.groups, summary.domain_size, next);
+      state.index = {};
+      const g = geometry();
+      const { R, C } = plane();
+      state.view = fitWhole(R, C, g.pw - 6, g.ph);
+      roles(); sliders(); draw();
+    });
+    label.append(check, document.createTextNode(' split ' + summary.axes[Number(axis)] + ' into ' + parts.map((p) => p[0] + '=' + p[1]).join(' ')));
+    box.append(label);
+  }
 }
 function sliders() {
   const box = document.getElementById('sliders');

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import {
   CATEGORICAL, MAX_SCALE, TILE, arrangementKey, atFor, cellFlags, cellStep, chooseLayout, clampViewport, colorOf,
   colorRange, describeCell, fitWhole, panBy, parseType, recolor, roleOf, rolesFor, shortestValue, tileKey,
-  tileQuery, tileRequests, toViewIndex, withRole, zoomAt,
+  splitLayout, tileQuery, tileRequests, toViewIndex, withRole, zoomAt,
 } from '../tensorTiles';
 
 describe('the Tensor view asks for the tiles it shows', () => {
@@ -219,5 +219,26 @@ describe("the Tensor view's axis roles", () => {
     assert.equal(recolor(withRole(diverging, 0, 'norm'), diverging).colors, 'sequential');
     const back = recolor(withRole(withRole(att, 1, 'sum'), 1, 'multiples'), att);
     assert.deepEqual([back.colors, back.range], ['sequential', [0, 1]]);
+  });
+});
+
+describe("the Tensor view's group axes", () => {
+  const heads = { 2: [['H', 4], ['Dh', 8]] as [string, number][] };
+
+  it('splits a group into its parts when asked, and joins it again', () => {
+    const whole = splitLayout([2, 16, 32], '[b n (H Dh)]', 'float32', heads, null, []);
+    assert.deepEqual([whole.axes, whole.rows, whole.cols, whole.split], [['b', 'n', '(H Dh)'], 1, 2, []]);
+    const split = splitLayout([2, 16, 32], '[b n (H Dh)]', 'float32', heads, null, [2]);
+    assert.deepEqual([split.axes, split.shape, split.rows, split.cols], [['b', 'n', 'H', 'Dh'], [2, 16, 4, 8], 2, 3]);
+    assert.deepEqual([split.multiples, split.sliders], [1, [0]]);
+    assert.equal(tileQuery(split, [0, 0], { row: 0, col: 0, row_step: 1, col_step: 1 }).split, '2:4,8');
+  });
+
+  it("keeps the patch grid the type chose, and can show its tokens whole", () => {
+    const groups = { 1: [['gh', 2], ['gw', 3]] as [string, number][] };
+    const grid = splitLayout([4, 6, 8], '[b (gh gw) D]', 'float32', groups, null, [1]);
+    assert.deepEqual(grid.reduce, { 3: 'norm' });
+    const whole = splitLayout([4, 6, 8], '[b (gh gw) D]', 'float32', groups, null, []);
+    assert.deepEqual([whole.axes, whole.rows, whole.cols, whole.reduce, whole.colors], [['b', '(gh gw)', 'D'], 1, 2, {}, 'diverging']);
   });
 });
