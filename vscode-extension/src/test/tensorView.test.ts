@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { openExpression, parseOpened, viewHtml } from '../tensorView';
+import * as http from 'node:http';
+import { openExpression, parseOpened, registerTensorView, viewHtml } from '../tensorView';
 import { TensorViewModel } from '../tensorViewModel';
 import type { TensorHost } from '../tensorViewModel';
 import { pageFunctions } from '../tensorViewPage';
@@ -149,5 +150,94 @@ describe("the Tensor view's expressions", () => {
     await first;
     assert.deepEqual(posted.filter((m) => m.type === 'show').map((m) => (m.summary as { shape: number[] }).shape), [[9]]);
     assert.ok(fetched.includes('/release v1'));
+  });
+});
+
+/** Wait for what happens on the event loop (a server's answer) until `done()` holds. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !done(); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('View Tensor in the editor', () => {
+  /** The parts of the `vscode` API the Tensor view uses, recording what it's asked. */
+  function fakeEditor(url: string) {
+    const evaluated: { expression: string; frameId?: number }[] = [];
+    const posted: Record<string, unknown>[] = [];
+    const commands: Record<string, (arg?: unknown) => Promise<void>> = {};
+    const listeners: Record<string, (value: unknown) => void> = {};
+    let tracker: { onWillReceiveMessage(m: unknown): void } | undefined;
+    let provider: { resolveWebviewView(view: unknown): void } | undefined;
+    let next = 0;
+    const api = {
+      debug: {
+        activeStackItem: { frameId: 7 } as unknown,
+        activeDebugSession: {
+          async customRequest(_command: string, args: { expression: string; frameId?: number }) {
+            evaluated.push(args);
+            return { result: `'{"id": "v${next++}", "url": "${url}", "token": "tok"}'` };
+          },
+        },
+        onDidChangeActiveStackItem: (f: (v: unknown) => void) => ((listeners.stack = f), { dispose() {} }),
+        onDidTerminateDebugSession: (f: (v: unknown) => void) => ((listeners.end = f), { dispose() {} }),
+        registerDebugAdapterTrackerFactory: (_type: string, factory: { createDebugAdapterTracker(): typeof tracker }) => {
+          tracker = factory.createDebugAdapterTracker();
+          return { dispose() {} };
+        },
+      },
+      window: {
+        activeTextEditor: {
+          selection: { isEmpty: true, active: 3 },
+          document: { getWordRangeAtPosition: () => 'range', getText: () => 'm.w' },
+        },
+        registerWebviewViewProvider: (_id: string, p: typeof provider) => ((provider = p), { dispose() {} }),
+        showInformationMessage() {},
+        showErrorMessage() {},
+        showInputBox: async () => 'typed',
+      },
+      commands: {
+        registerCommand: (id: string, f: (arg?: unknown) => Promise<void>) => ((commands[id] = f), { dispose() {} }),
+        executeCommand: async () => undefined,
+      },
+    };
+    registerTensorView(api as never, { subscriptions: [] } as never);
+    provider?.resolveWebviewView({
+      webview: { options: {}, html: '', onDidReceiveMessage() {}, postMessage: async (m: Record<string, unknown>) => posted.push(m) },
+    });
+    return { api, evaluated, posted, commands, listeners, tracker: () => tracker };
+  }
+
+  it('evaluates in the selected frame, follows the frame, and marks the values stale when the program runs', async () => {
+    const asked: string[] = [];
+    const server = http.createServer((request, response) => {
+      asked.push(`${request.url?.split('?')[0]} ${request.headers['x-shapescript-token']}`);
+      response.end(JSON.stringify(request.url?.startsWith('/summary') ? { shape: [2, 3] } : { released: true }));
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as { port: number };
+    try {
+      const editor = fakeEditor(`http://127.0.0.1:${port}`);
+      await editor.commands['shapescript.viewTensor']({ variable: { evaluateName: 'att' } });
+      assert.deepEqual(editor.evaluated.map((e) => [e.expression, e.frameId]), [[openExpression('att'), 7]]);
+      assert.deepEqual(editor.posted.map((m) => m.type), ['tabs', 'show']);
+      editor.listeners.stack({ frameId: 9 });
+      await until(() => editor.posted.length === 3);
+      assert.equal(editor.evaluated.at(-1)?.frameId, 9);
+      assert.equal(editor.posted.at(-1)?.type, 'show');
+      editor.tracker()?.onWillReceiveMessage({ type: 'request', command: 'continue' });
+      await until(() => asked.length === 4);
+      assert.equal(editor.posted.at(-1)?.type, 'stale');
+      assert.deepEqual(asked, ['/summary tok', '/summary tok', '/release tok', '/release tok']);
+      // From the editor's context menu (which passes the file's URI): the name under the cursor.
+      await editor.commands['shapescript.viewTensor']({ scheme: 'file' });
+      assert.equal(editor.evaluated.at(-1)?.expression, openExpression('m.w'));
+      // From the palette: the expression typed.
+      await editor.commands['shapescript.viewTensor']();
+      assert.equal(editor.evaluated.at(-1)?.expression, openExpression('typed'));
+      assert.deepEqual(editor.posted.filter((m) => m.type === 'tabs').at(-1), { type: 'tabs', expressions: ['att', 'm.w', 'typed'], selected: 2 });
+    } finally {
+      server.close();
+    }
   });
 });
