@@ -399,6 +399,8 @@ def _blocks(tensor):
     if tensor.dim() == 0:
         yield tensor.reshape(1).double()
         return
+    if tensor.shape[0] == 0:
+        return
     per_row = max(tensor[0].numel(), 1) * 8 * 4
     rows = max(_budget(tensor) // per_row, 1)
     for start in range(0, tensor.shape[0], rows):

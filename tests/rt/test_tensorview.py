@@ -211,3 +211,10 @@ def test_requests_are_answered_on_threads_the_debugger_leaves_alone(monkeypatch)
     monkeypatch.setattr(_tensorview, "_debugger_s_own", noting)
     get(_tensorview.open(torch.ones(2)), "/summary")
     assert "shapescript-tensorview-request" in marked
+
+
+def test_an_empty_value_has_a_summary_and_tiles() -> None:
+    opened = _tensorview.open(torch.zeros(0, 3))
+    answer = get(opened, "/summary")
+    assert (answer["shape"], answer["stats"]["count"], answer["percentiles"]) == ([0, 3], 0, None)
+    assert (get(opened, "/tile")["rows"], get(opened, "/tile")["cols"]) == (0, 3)
