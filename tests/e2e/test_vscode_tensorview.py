@@ -16,11 +16,21 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_vscode import PROBE_HOME
+from tests.e2e.test_vscode import (
+    OUTPUT_CHANNEL,
+    PROBE_DIR,
+    PROBE_HOME,
+    QUICK_OPEN_RACE,
+    QUICK_OPEN_WAIT,
+    RUNNER,
+    _missing_prerequisites,
+    package_extension,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -172,3 +182,82 @@ def test_the_legend_sets_the_range_and_an_axis_can_be_reduced(report: dict, them
         ("0:mean", "3"),
     }
     assert roles["sliders"] == []
+
+
+# ------------------------------------------------------------ a real debugging session
+
+DEBUG_DRIVE = Path(__file__).with_name("tensorview_debug_drive.js")
+
+
+def test_view_tensor_in_real_vs_code_debugging(tmp_path: Path) -> None:
+    """code-server with the packaged extension (and no Python Debugger extension, so the
+    extension runs debugpy's adapter itself): F9 on a .ss line, F5, View Tensor from the
+    palette for two expressions, and the Tensor view's page read in its webview."""
+    missing = _missing_prerequisites()
+    if missing:
+        pytest.skip(missing)
+    from tests.debugging.test_tensorview import MAIN, MODEL
+
+    ws = tmp_path / "debug-ws"
+    (ws / ".vscode").mkdir(parents=True)
+    (ws / "model.ss").write_text(MODEL)
+    (ws / "main.py").write_text(MAIN)
+    path = os.pathsep.join([str(REPO / "compiler"), str(REPO / "server")])
+    launch = {
+        "type": "shapescript",
+        "request": "launch",
+        "name": "main",
+        "program": "${workspaceFolder}/main.py",
+        "python": sys.executable,
+        "console": "internalConsole",
+        "env": {"PYTHONPATH": path},
+    }
+    (ws / ".vscode" / "launch.json").write_text(json.dumps({"configurations": [launch]}))
+    (ws / ".vscode" / "settings.json").write_text(
+        json.dumps({"shapescript.python": sys.executable})
+    )
+    vsix = package_extension(tmp_path)
+    runner = tmp_path / "run_probe.py"
+    runner.write_text(RUNNER)
+    shots = tmp_path / "shots"
+    env = dict(os.environ)
+    env["PYTHONPATH"] = path
+    env["SS_E2E_DRIVE"] = str(DEBUG_DRIVE)
+    env["SS_E2E_CONFIG"] = json.dumps(
+        {
+            "breakpoint_line": 6,
+            "expressions": [["att", "each row sums to 1 over m"], ["t", "no NaN"]],
+            "shot_prefix": "tensorview-vscode-",
+        }
+    )
+    cmd = [
+        sys.executable, str(runner), str(PROBE_DIR), str(vsix), OUTPUT_CHANNEL,
+        QUICK_OPEN_RACE, QUICK_OPEN_WAIT,
+        "--workspace", str(ws), "--file", "model.ss",
+        "--server-cmd", f"{sys.executable} -m shapescript_lsp",
+        "--home", str(PROBE_HOME), "--out", str(shots), "--timeout-ms", "20000",
+        "--hover", "", "--completion", "", "--definition", "", "--edit", "",
+    ]  # fmt: skip
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, env=env
+    )
+    ARTIFACTS.mkdir(exist_ok=True)
+    for shot in shots.glob("*.png"):
+        shutil.copy(shot, ARTIFACTS / shot.name)
+    try:
+        report = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        pytest.fail(f"the probe printed no JSON (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    steps = {step["name"]: step for step in report.get("steps", [])}
+    summary = "\n".join(report.get("summary", [])) + f"\n{report.get('exthost_log_tail')}"
+    assert steps.get("stop-at-breakpoint", {}).get("ok"), summary
+    att = steps["view-att"]
+    assert att.get("ok"), summary
+    assert att["title"].startswith("att: [b n m] Prob over m")
+    assert "✗ no NaN or ±∞ (1)" in att["checks"]
+    assert "✗ each row sums to 1 over m (2)" in att["checks"]
+    patches = steps["view-t"]
+    assert patches.get("ok"), summary
+    assert patches["title"].startswith("t: [b (gh gw) (p1 p2 c)]")
+    assert patches["tabs"] == ["att×", "t×"]
+    assert patches["roles"] == ["multiples", "rows", "cols", "norm"]

@@ -30,7 +30,7 @@ export function debugpyConfiguration(launch: ShapeScriptLaunch): Record<string, 
     request: 'launch',
     module: 'shapescript',
     args: [...target, ...args],
-    console: 'integratedTerminal',
+    console: typeof launch.console === 'string' ? launch.console : 'integratedTerminal',
     justMyCode: launch.justMyCode ?? true,
   };
   if (typeof launch.cwd === 'string') {
@@ -38,6 +38,9 @@ export function debugpyConfiguration(launch: ShapeScriptLaunch): Record<string, 
   }
   if (typeof launch.python === 'string' && launch.python) {
     resolved.python = launch.python;
+  }
+  if (launch.env && typeof launch.env === 'object') {
+    resolved.env = launch.env;
   }
   return resolved;
 }
