@@ -122,6 +122,10 @@ async function main() {
   });
   if (!stopped.ok) return;
 
+  // Room for the Tensor view: fold Variables, Watch and Breakpoints.
+  for (const title of ['Variables', 'Watch', 'Breakpoints']) {
+    await page.locator('.pane-header', { hasText: new RegExp('^' + title, 'i') }).first().click().catch(() => {});
+  }
   for (const [expression, expect] of cfg.expressions) {
     await step(`view-${expression}`, async () => {
       await palette('View Tensor');
@@ -133,9 +137,21 @@ async function main() {
       const seen = await tensorFrame((found) => found.title.startsWith(expression + ':') && found.checks.includes(expect));
       return seen;
     });
+    if (expression === cfg.follow) {
+      // Another frame in Call Stack: the view shows the expression there, then back.
+      await step('follow-frame', async () => {
+        await page.locator('.debug-call-stack .monaco-list-row', { hasText: 'main.py' }).first().click();
+        const python = await tensorFrame((found) => found.title.startsWith(expression + ': [2 3 4]'));
+        await page.locator('.debug-call-stack .monaco-list-row', { hasText: 'model.ss' }).first().click();
+        const back = await tensorFrame((found) => found.title.startsWith(expression + ': [b n m]'));
+        return { python: python.title, back: back.title };
+      });
+    }
   }
 
   await step('stop-debugging', async () => {
+    const side = page.locator('[id="workbench.parts.sidebar"]');
+    await side.screenshot({ path: path.join(cfg.out_dir, `${cfg.shot_prefix || ''}sidebar.png`) }).catch(() => {});
     await page.keyboard.press('Shift+F5');
     await page.locator('.codicon-debug-stackframe').first().waitFor({ state: 'hidden', timeout: cfg.timeout_ms });
     return {};

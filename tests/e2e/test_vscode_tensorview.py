@@ -192,7 +192,8 @@ DEBUG_DRIVE = Path(__file__).with_name("tensorview_debug_drive.js")
 def test_view_tensor_in_real_vs_code_debugging(tmp_path: Path) -> None:
     """code-server with the packaged extension (and no Python Debugger extension, so the
     extension runs debugpy's adapter itself): F9 on a .ss line, F5, View Tensor from the
-    palette for two expressions, and the Tensor view's page read in its webview."""
+    palette for two expressions, another frame selected in Call Stack and back, and the
+    Tensor view's page read in its webview."""
     missing = _missing_prerequisites()
     if missing:
         pytest.skip(missing)
@@ -227,6 +228,7 @@ def test_view_tensor_in_real_vs_code_debugging(tmp_path: Path) -> None:
         {
             "breakpoint_line": 6,
             "expressions": [["att", "each row sums to 1 over m"], ["t", "no NaN"]],
+            "follow": "att",
             "shot_prefix": "tensorview-vscode-",
         }
     )
@@ -256,6 +258,10 @@ def test_view_tensor_in_real_vs_code_debugging(tmp_path: Path) -> None:
     assert att["title"].startswith("att: [b n m] Prob over m")
     assert "✗ no NaN or ±∞ (1)" in att["checks"]
     assert "✗ each row sums to 1 over m (2)" in att["checks"]
+    follow = steps["follow-frame"]
+    assert follow.get("ok"), summary
+    assert follow["python"] == "att: [2 3 4] float32"  # main.py's att: no ShapeScript type
+    assert follow["back"].startswith("att: [b n m] Prob over m")
     patches = steps["view-t"]
     assert patches.get("ok"), summary
     assert patches["title"].startswith("t: [b (gh gw) (p1 p2 c)]")
