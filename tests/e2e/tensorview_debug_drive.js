@@ -150,8 +150,21 @@ async function main() {
   }
 
   await step('stop-debugging', async () => {
+    // The Tensor view with the room of the side bar: Call Stack folded too, then each tab.
+    await page.locator('.pane-header', { hasText: /^Call Stack/i }).first().click().catch(() => {});
+    await page.waitForTimeout(1500);
     const side = page.locator('[id="workbench.parts.sidebar"]');
-    await side.screenshot({ path: path.join(cfg.out_dir, `${cfg.shot_prefix || ''}sidebar.png`) }).catch(() => {});
+    await side.screenshot({ path: path.join(cfg.out_dir, `${cfg.shot_prefix || ''}sidebar-t.png`) }).catch(() => {});
+    for (const frame of page.frames()) {
+      const tab = frame.locator('.tab', { hasText: 'att' });
+      if (await tab.count().catch(() => 0)) {
+        await tab.first().click();
+        break;
+      }
+    }
+    await tensorFrame((found) => found.title.startsWith('att: [b n m]'));
+    await page.waitForTimeout(1500);
+    await side.screenshot({ path: path.join(cfg.out_dir, `${cfg.shot_prefix || ''}sidebar-att.png`) }).catch(() => {});
     await page.keyboard.press('Shift+F5');
     await page.locator('.codicon-debug-stackframe').first().waitFor({ state: 'hidden', timeout: cfg.timeout_ms });
     return {};
