@@ -17,6 +17,7 @@ import math
 import re
 import secrets
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -47,6 +48,8 @@ _DISCRETE = frozenset({"Binary", "Additive", "Index"})
 REDUCTIONS = ("mean", "max", "min", "sum", "absmax", "norm", "std")
 #: Elements sampled (with a generator of the view's own) for the percentiles.
 SAMPLES = 1 << 16
+#: How often the server looks whether the debugger has gone.
+WATCH_SECONDS = 2.0
 
 
 def split_axes(text: str) -> list[str]:
@@ -207,6 +210,25 @@ class _Server:
             target=self.http.serve_forever, name="shapescript-tensorview", daemon=True
         )
         _debugger_s_own(self.thread).start()
+        #: Whether a debugger was attached when a value was opened: when it goes away, the
+        #: values it read are let go.
+        self.attached = False
+        self.watcher = threading.Thread(
+            target=self._watch, name="shapescript-tensorview-watch", daemon=True
+        )
+        _debugger_s_own(self.watcher).start()
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(WATCH_SECONDS)
+            self.check_debugger()
+
+    def check_debugger(self) -> None:
+        """Release every value once the debugger that asked for them has gone."""
+        if self.attached and not _debugger_connected():
+            with self.lock:
+                self.views.clear()
+            self.attached = False
 
     @property
     def url(self) -> str:
@@ -247,7 +269,19 @@ def open(  # noqa: A001
     key = secrets.token_hex(8)
     with server.lock:
         server.views[key] = view
+        server.attached = server.attached or _debugger_connected()
     return {"id": key, "url": server.url, "token": server.token}
+
+
+def _debugger_connected() -> bool:
+    """Whether debugpy runs in this program with a client (an editor) connected."""
+    import sys
+
+    debugpy = sys.modules.get("debugpy")
+    try:
+        return bool(debugpy is not None and debugpy.is_client_connected())
+    except Exception:  # noqa: BLE001 - a debugpy without the API: as if none were connected
+        return False
 
 
 def _type_in_frames(expression: str) -> tuple[Any, dict[str, int]]:

@@ -218,3 +218,21 @@ def test_an_empty_value_has_a_summary_and_tiles() -> None:
     answer = get(opened, "/summary")
     assert (answer["shape"], answer["stats"]["count"], answer["percentiles"]) == ([0, 3], 0, None)
     assert (get(opened, "/tile")["rows"], get(opened, "/tile")["cols"]) == (0, 3)
+
+
+def test_the_values_are_let_go_when_the_debugger_goes_away(monkeypatch) -> None:
+    connected = [True]
+    monkeypatch.setattr(_tensorview, "_debugger_connected", lambda: connected[0])
+    opened = _tensorview.open(torch.ones(2))
+    server = _tensorview._server
+    server.check_debugger()
+    assert get(opened, "/summary")["shape"] == [2]
+    connected[0] = False
+    server.check_debugger()
+    with pytest.raises(urllib.error.HTTPError) as gone:
+        get(opened, "/summary")
+    assert gone.value.code == 404
+    # Without a debugger, nothing is let go.
+    kept = _tensorview.open(torch.ones(3))
+    server.check_debugger()
+    assert get(kept, "/summary")["shape"] == [3]
