@@ -117,6 +117,12 @@ class Table:
         result = _size(self._types(name).get(node.span), self.checked.dim_values)
         if callee == "cross_entropy":
             count, dtype, what = 2, "f32", "a sum and a count"
+        elif found.kind == "stats":
+            channels = self._channels(name, node)
+            if channels is None:
+                return None
+            count, dtype = 2 * channels + 1, "f64"
+            what = "each channel's sum and sum of squares, and a count"
         elif result is None:
             return None
         elif found.kind == "mean":
@@ -130,6 +136,21 @@ class Table:
             f"{shown(size)}",
             size,
         )
+
+    def _channels(self, name: str, node: ast.Call) -> int | None:
+        """The size of batch_norm's channel axis (its `over=`), when the types give it."""
+        result = self._types(name).get(node.span)
+        over = next(
+            (a.value.name for a in node.args if a.name == "over" and isinstance(a.value, ast.Name)),
+            None,
+        )
+        if not isinstance(result, TensorType) or result.axes is None:
+            return None
+        dims = {k: Poly.const(v) for k, v in (self.checked.dim_values or {}).items()}
+        for axis in result.axes:
+            if axis.name == over:
+                return axis.size.substitute(dims).value
+        return None
 
     def gradients(self, name: str, node: ast.Call) -> Sent | None:
         """value_and_grad's all-reduce of the gradients of the params its function reads."""

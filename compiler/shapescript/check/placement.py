@@ -40,7 +40,8 @@ ANYWHERE = "anywhere"
 _CONTROLLER_CALLS = frozenset({"print", "save", "load"})
 #: Built-ins that are device work.
 _DEVICE_WORK = frozenset({"value_and_grad", "update"})
-#: Operations across the batch with a distributed lowering, by how they combine.
+#: Operations across the batch with a distributed lowering, by how they combine
+#: (`stats`: batch_norm's per-channel sums, sums of squares and count).
 LOWERED = {
     "sum": "sum",
     "mean": "mean",
@@ -561,14 +562,17 @@ def _check_pipe(node: ast.Pipe, function, placement: Placement, split, reporter)
             along = over is None or (
                 axis is not None and over in names and names.index(over) == axis
             )
-            if name in LOWERED and name != "batch_norm":
+            if name == "batch_norm":
+                if isinstance(stage, ast.Call) and _statistics_across(stage, before, split):
+                    placement.collectives.setdefault(function.decl.name, []).append(
+                        Collective(stage.span, function.decl.name, "stats")
+                    )
+            elif name in LOWERED:
                 if not _is_split(after, split):
                     placement.collectives.setdefault(function.decl.name, []).append(
                         Collective(stage.span, function.decl.name, LOWERED[name])
                     )
-            elif ((name in _UNLOWERED_REDUCTIONS or name in _UNLOWERED_ALONG) and along) or (
-                name == "batch_norm" and not _in_eval(stage)
-            ):
+            elif (name in _UNLOWERED_REDUCTIONS or name in _UNLOWERED_ALONG) and along:
                 _no_lowering(
                     reporter,
                     placement,
@@ -600,6 +604,18 @@ def _in_eval(node: ast.Call) -> bool:
         and _callee(v) == "Eval"
         for v in values
     )
+
+
+def _statistics_across(node: ast.Call, operand: Type | None, split) -> bool:
+    """A `batch_norm` whose statistics, taken over every axis but its channel, take in the
+    split batch axis: all-reduced sums and a count (not with `Eval`, whose running
+    statistics are whole, nor when the channel is the batch axis itself)."""
+    if _in_eval(node):
+        return False
+    axis = _split_axis(operand, split)
+    names = [a.name for a in operand.axes] if isinstance(operand, TensorType) else []
+    over = _over(node)
+    return axis is not None and not (over in names and names.index(over) == axis)
 
 
 def _whole(item) -> bool:
@@ -664,15 +680,11 @@ def _check_call(
     if operand is None or not _is_split(operand_type, split):
         return
     over = _over(node)
-    if name == "batch_norm" and not _in_eval(node):
-        _no_lowering(
-            reporter,
-            placement,
-            "`batch_norm`'s statistics",
-            _absolute(node.span, base),
-            "statistics across the split batch axis",
-            "give it `Eval` to use its running statistics, or normalize with `layer_norm`",
-        )
+    if name == "batch_norm":
+        if _statistics_across(node, operand_type, split):
+            placement.collectives.setdefault(fn_name, []).append(
+                Collective(node.span, fn_name, "stats")
+            )
         return
     if name in externs and over is not None:
         axis = _split_axis(operand_type, split)

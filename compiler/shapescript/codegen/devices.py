@@ -10,6 +10,7 @@ from shapescript.codegen.context import python_name
 from shapescript.syntax import ast
 
 _COMBINE = {"sum": "all_sum", "mean": "all_mean"}
+_BATCH_NORM = "_ss_rt.randomness.batch_norm("
 
 
 def _placement(checked):
@@ -26,7 +27,7 @@ def wrap(generator, node: ast.Call | ast.Binary, text: str) -> str:
     if placement is None or generator.python != python_name(generator.decl.name):
         return text
     found = placement.collective_at(generator.decl.name, node.span)
-    if found is None or found.kind not in _COMBINE:
+    if found is None or (found.kind not in _COMBINE and found.kind != "stats"):
         return text
     source = generator.context.checked.source
     position = source.position(generator.base + node.span.start)
@@ -34,6 +35,9 @@ def wrap(generator, node: ast.Call | ast.Binary, text: str) -> str:
     generator.context.imports.setdefault(
         "from shapescript.rt.parallel import collectives as _ss_collectives", None
     )
+    if found.kind == "stats":
+        # batch_norm's statistics: the same call, to the lowering that all-reduces them.
+        return text.replace(_BATCH_NORM, f"_ss_collectives.batch_norm({where!r}, ", 1)
     return f"_ss_collectives.{_COMBINE[found.kind]}({text}, {where!r})"
 
 
