@@ -46,10 +46,10 @@ def remote_lines(checked, devices: str | None) -> list[str]:
     placement = _placement(checked)
     if placement is None or devices is None:
         return []
-    lines = [
-        "from shapescript.rt.parallel import controller as _ss_parallel",
-        f"_ss_program = _ss_parallel.Program(__file__, {devices!r}, globals())",
-    ]
+    lines = ["from shapescript.rt.parallel import controller as _ss_parallel"]
+    if placement.shard_params:
+        lines.append("_ss_shard_params = True")
+    lines.append(f"_ss_program = _ss_parallel.Program(__file__, {devices!r}, globals())")
     for item in checked.items:
         decl = item.item
         if not isinstance(decl, ast.FnDecl) or placement.places.get(decl.name) != "workers":

@@ -98,6 +98,8 @@ class Model(torch.nn.Module):
     _ss_params: ClassVar[tuple[str, ...]] = ()
     #: Each field as checks compare it: name, whether it's a param, shape, dtype.
     _ss_types: ClassVar[tuple[tuple[str, bool, torch.Size, torch.dtype], ...]] = ()
+    #: On a worker with `shard params`, its params are the worker's pieces of them.
+    _ss_sharded: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -230,6 +232,8 @@ def check_model(value: Any, cls: type[Model], where: dict[str, Any]) -> None:
     """ShapeError unless `value` is a `cls` whose fields have their declared shapes and dtypes."""
     if not isinstance(value, cls):
         raise ShapeError(f"expected a {cls.__name__} model, got {type(value).__name__}", **where)
+    if value._ss_sharded:
+        return  # checked whole when it was sent to the worker
     parameters, buffers = value._parameters, value._buffers
     for name, is_param, shape, dtype in cls._ss_types:
         tensor = parameters.get(name) if is_param else buffers.get(name)
