@@ -11,7 +11,7 @@ from __future__ import annotations
 from shapescript.check.placement import CONTROLLER, WORKERS, Placement, _split_axis
 from shapescript.check.sizes import Poly
 from shapescript.check.syntax_facts import walk
-from shapescript.check.types import ModelType, TensorType, Type
+from shapescript.check.types import GradType, ModelType, TensorType, Type
 from shapescript.records import record
 from shapescript.syntax import ast
 
@@ -152,9 +152,64 @@ class Table:
                 return axis.size.substitute(dims).value
         return None
 
+    def gather(self, name: str, node: ast.Member, differentiated: bool) -> Sent | None:
+        """With shard params, the all-gather of a param where it's read, padded to a
+        multiple of N; its backward is a reduce-scatter as big."""
+        if not self.placement.shard_params:
+            return None
+        model = self._types(name).get(node.target.span)
+        if not isinstance(model, ModelType):
+            return None
+        info = self.checked.models.get(model.name)
+        field_info = info.fields.get(node.name) if info is not None else None
+        if field_info is None or getattr(field_info, "kind", "param") != "param":
+            return None
+        size = _field_size(field_info)
+        if size is None:
+            return None
+        count = self.placement.device_count
+        values = -(-size[0] // count) * count
+        twice = ", and its gradient's reduce-scatter" if differentiated else ""
+        total = values * BYTES.get(size[1], 4) * (2 if differentiated else 1)
+        source = self.checked.source.text
+        base = self.functions[name].base
+        what = source[base + node.span.start : base + node.span.end]
+        return Sent(
+            f"all-gather of `{what}`, padded to a multiple of {count}: "
+            f"{values:,} × {size[1]}{twice} = {shown(total)}",
+            total,
+        )
+
+    def grad_norm(self, name: str, node: ast.Call, callee: str | None) -> Sent | None:
+        """With shard params, norm and clip_norm of a gradient add up the pieces' squares."""
+        if not self.placement.shard_params or callee not in ("norm", "clip_norm"):
+            return None
+        if not node.args or not isinstance(
+            self._types(name).get(node.args[0].value.span), GradType
+        ):
+            return None
+        return _norm_sent(callee)
+
+    def _piped_norms(self, name: str, node: ast.Pipe) -> list[Sent]:
+        """`g |> clip_norm(1.0)`: grad_norm's all-reduce for a stage given a gradient."""
+        if not self.placement.shard_params:
+            return []
+        found = []
+        types = self._types(name)
+        before = types.get(node.input.span)
+        for stage in node.stages:
+            callee = stage.callee if isinstance(stage, ast.Call) else stage
+            named = isinstance(callee, ast.Name) and callee.name in ("norm", "clip_norm")
+            if named and isinstance(before, GradType):
+                found.append(_norm_sent(callee.name))
+            before = types.get(stage.span)
+        return found
+
     def gradients(self, name: str, node: ast.Call) -> Sent | None:
-        """value_and_grad's all-reduce of the gradients of the params its function reads."""
-        if len(node.args) < 2:
+        """value_and_grad's all-reduce of the gradients of the params its function reads
+        (with shard params, none: each param's gradient is reduce-scattered where it's
+        read)."""
+        if len(node.args) < 2 or self.placement.shard_params:
             return None
         first = node.args[0].value
         model = self._types(name).get(node.args[1].value.span)
@@ -175,6 +230,14 @@ class Table:
             size,
         )
 
+    def piece_bytes(self, model: str) -> int:
+        """With shard params, the bytes of each device's pieces of a model's params."""
+        count = self.placement.device_count
+        return sum(
+            -(-size // count) * BYTES.get(dtype, 4)
+            for _, size, dtype in _params(self.checked, model, None)
+        )
+
     def per_call(self, name: str, differentiated: bool = False) -> int:
         """Bytes a function on the workers sends per call, its calls included."""
         key = (name, differentiated)
@@ -193,12 +256,20 @@ class Table:
         source = self.checked.source
         found: list[Sent] = []
         for node in walk(item.item):
-            if not isinstance(node, ast.Call):
+            if not isinstance(node, ast.Call | ast.Member | ast.Pipe):
                 continue
             if line is not None and source.position(item.base + node.span.start).line != line:
                 continue
+            if isinstance(node, ast.Pipe):
+                found.extend(self._piped_norms(name, node))
+                continue
+            if isinstance(node, ast.Member):
+                gathered = self.gather(name, node, differentiated)
+                if gathered is not None:
+                    found.append(gathered)
+                continue
             callee = node.callee.name if isinstance(node.callee, ast.Name) else None
-            own = self.own(name, node, differentiated)
+            own = self.own(name, node, differentiated) or self.grad_norm(name, node, callee)
             if own is not None:
                 found.append(own)
             if callee == "value_and_grad":
@@ -248,6 +319,12 @@ class Table:
         count = self.placement.device_count
         if place == CONTROLLER:
             return "In the controller."
+        if isinstance(type_, ModelType) and self.placement.shard_params:
+            piece = self.piece_bytes(type_.name)
+            return (
+                f"Sharded: each device holds {_fraction(count)} of every param of "
+                f"`{type_.name}`, {shown(piece)} of its params."
+            )
         if isinstance(type_, ModelType):
             size = model_bytes(self.checked, type_.name)
             return f"A copy on every device: {shown(size)} of params and buffers each."
@@ -263,6 +340,14 @@ class Table:
                 f"of the batch ({shares} for a batch of 64)."
             )
         return "Whole on every device."
+
+
+def _norm_sent(callee: str) -> Sent:
+    return Sent(f"all-reduce of `{callee}`'s sum of squares: 1 × f32 = 4 bytes", 4)
+
+
+def _fraction(count: int) -> str:
+    return {2: "a half", 3: "a third", 4: "a quarter"}.get(count, f"1/{count}")
 
 
 def _shares(total: int, count: int) -> list[int]:
