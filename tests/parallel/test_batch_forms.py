@@ -119,14 +119,6 @@ def test_an_unlowered_pipe_stage_across_the_batch_is_e1801() -> None:
     assert "pipe stage `|> max`" in message
 
 
-def test_split_h_is_e1801_when_checked() -> None:
-    text = "devices cpu[0 1 2]\n    split H\n\ndim H = 12\n"
-    [(code, span, message)] = _errors(text)
-    assert code == "E1801"
-    assert span == "split H"
-    assert "`split H` isn't supported yet" in message
-
-
 def _batch(count: int) -> dict[str, torch.Tensor]:
     return {"x": torch.randn(count, 4, generator=torch.Generator().manual_seed(0))}
 

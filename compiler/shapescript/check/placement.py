@@ -82,6 +82,9 @@ class Collective:
     span: Span
     function: str
     kind: str
+    #: With split H, a `cut`'s split axis of each result (one for a tensor, one per item
+    #: of split's results).
+    axes: tuple[int | None, ...] = ()
 
 
 @record
@@ -103,6 +106,10 @@ class Placement:
     split_results: dict[str, int] = field(default_factory=dict)
     #: The operations across the batch, per fn.
     collectives: dict[str, list[Collective]] = field(default_factory=dict)
+    #: With split H, each model's params split along H: the axis each is split along.
+    split_fields: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: With split H, the dim's value.
+    split_size: int | None = None
 
     @property
     def several(self) -> bool:
@@ -196,6 +203,11 @@ def place(module: ast.Module, scope, items, reporter: Reporter) -> Placement:
                     help="move the device work into a function of its own, as the README's "
                     "`train_step`, and call it from here",
                 )
+    if placement.split_dim is not None:
+        from shapescript.check.heads import plan_heads
+
+        plan_heads(functions, placement, scope, reporter)
+        return placement
     if placement.split_dim is None:
         externs = frozenset(
             name
@@ -266,14 +278,7 @@ def _split_option(name: str, span: Span, scope, placement: Placement, reporter) 
         )
         return
     placement.split_dim = name
-    reporter.report(
-        "E1801",
-        f"`split {name}` isn't supported yet: values can't be split along a dim across the "
-        "devices by this compiler",
-        span,
-        "not supported yet",
-        help="remove the option, and each device holds a copy of every value",
-    )
+    placement.split_size = value if isinstance(value, int) else None
 
 
 def _callee(node: ast.Call) -> str | None:

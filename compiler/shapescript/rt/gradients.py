@@ -138,7 +138,7 @@ def norm(g: Grad) -> torch.Tensor:
     if not values:
         return torch.tensor(0.0)
     if norm_across is not None:
-        return norm_across(values)
+        return norm_across(g)
     try:
         versions = tuple(value._version for value in values)
     except RuntimeError:  # inference tensors keep no version counter
@@ -163,9 +163,10 @@ def clip_norm(g: Grad, max_norm: float) -> Grad:
     return g._map(lambda value: value * factor.to(value.device))
 
 
-#: On a worker of a program with `shard params`, what adds up the squares of every
-#: worker's pieces of a gradient (`parallel.sharding.norm`); None otherwise.
-norm_across: Callable[[list[torch.Tensor]], torch.Tensor] | None = None
+#: On a worker of a program with `shard params` or `split H`, what adds up the squares of
+#: every worker's pieces of a gradient (`parallel.sharding.norm`, `parallel.heads.norm`);
+#: None otherwise.
+norm_across: Callable[[Grad], torch.Tensor] | None = None
 
 #: On a worker of a program on several devices, what adds up each worker's gradients
 #: (`parallel.collectives.combine_grads`); None on one device.

@@ -109,8 +109,9 @@ class Program:
 
     @property
     def sharded(self) -> bool:
-        """Whether the program has `shard params` (copying a model back gathers it)."""
-        return bool(self.names.get("_ss_shard_params"))
+        """Whether the program has `shard params` or `split H` (copying a model back
+        gathers it on every worker)."""
+        return bool(self.names.get("_ss_shard_params") or self.names.get("_ss_split_heads"))
 
     # ------------------------------------------------------------------ functions
 

@@ -137,7 +137,7 @@ def whole_state(cls: type[ShardedModel], state: dict[str, Any]) -> dict[str, Any
     for index, entry in state["torch"]["state"].items():
         shape, length = pieces[index]
         inner[index] = {
-            key: _gathered(value, shape, length) for key, value in sorted(entry.items())
+            key: _gathered(value, shape, length) for key, value in entry.items()
         }
     return {**state, "torch": {**state["torch"], "state": inner}}
 
@@ -172,9 +172,10 @@ def combine_grads(values: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     return {name: value / count for name, value in values.items()}
 
 
-def norm(values: list[torch.Tensor]) -> torch.Tensor:
+def norm(g: Any) -> torch.Tensor:
     """The L2 norm of a gradient made of every worker's pieces: the pieces' squares added
     up across the workers (an all-reduce of one number)."""
+    values = g.values() if hasattr(g, "values") else list(g)
     if not values:
         return torch.tensor(0.0)
     squares = torch.stack([value.detach().float().pow(2).sum() for value in values]).sum()
@@ -191,7 +192,9 @@ def setup(names: dict[str, Any]) -> None:
     and their norms taken as pieces."""
     global active
     from shapescript.rt import gradients
+    from shapescript.rt.parallel import heads
 
+    heads.setup(names)
     active = bool(names.get("_ss_shard_params"))
     if active:
         gradients.combine = combine_grads
@@ -199,21 +202,35 @@ def setup(names: dict[str, Any]) -> None:
 
 
 def laid_out(model: Model) -> Model:
-    """A model the controller sent, as this worker keeps it."""
-    return shard(model) if active else model
+    """A model the controller sent, as this worker keeps it (split along H first, with
+    `split H`)."""
+    from shapescript.rt.parallel import heads
+
+    if heads.active:
+        model = heads.split_model(model)
+    return shard(model) if active and not isinstance(model, heads.SplitModel) else model
 
 
 def saved_for(model: Model, saved: dict[str, Any]) -> dict[str, Any]:
     """Optimizer state the controller sent (whole), as this worker keeps it."""
+    from shapescript.rt.parallel import heads
+
+    if isinstance(model, heads.SplitModel):
+        return heads.cut_state(model, saved)
     return cut_state(model, saved) if isinstance(model, ShardedModel) else saved
 
 
 def pulled(value: Any) -> Any:
     """A model's fields or optimizer state as the controller copies them back: whole."""
     from shapescript.rt.optimizers import Optimizer
+    from shapescript.rt.parallel import heads
 
     if isinstance(value, ShardedModel):
         return whole_fields(value)
+    if isinstance(value, heads.SplitModel):
+        return heads.whole_fields(value)
     if isinstance(value, Optimizer) and issubclass(value.model_type, ShardedModel):
         return whole_state(value.model_type, value.state_dict())
+    if isinstance(value, Optimizer) and issubclass(value.model_type, heads.SplitModel):
+        return heads.whole_state(value.model_type, value.state_dict())
     return None
