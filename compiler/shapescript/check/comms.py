@@ -111,8 +111,8 @@ class Table:
     def own(self, name: str, node: ast.Call, differentiated: bool) -> Sent | None:
         """The all-reduce of an operation across the batch."""
         found = self.placement.collective_at(name, node.span)
-        if found is None:
-            return None
+        if found is None or found.kind == "cut":
+            return None  # cutting a whole value to each device's heads sends nothing
         callee = node.callee.name if isinstance(node.callee, ast.Name) else "?"
         result = _size(self._types(name).get(node.span), self.checked.dim_values)
         if callee == "cross_entropy":
@@ -230,6 +230,31 @@ class Table:
             size,
         )
 
+    def _heads_text(self, type_: Type | None) -> str | None:
+        """With split H, how a value or a model is split along H."""
+        from shapescript.check.heads import split_axis
+
+        dim = self.placement.split_dim
+        if dim is None:
+            return None
+        count = self.placement.device_count
+        size = self.placement.split_size
+        share = f"each holds {size // count} of {dim} = {size}" if size else f"{dim} / {count}"
+        if isinstance(type_, ModelType):
+            fields = self.placement.split_fields.get(type_.name, {})
+            if not fields:
+                return None
+            size_bytes = model_bytes(self.checked, type_.name)
+            return (
+                f"A copy on every device ({shown(size_bytes)} whole), but for "
+                f"{_names(list(fields))}, split along {dim}: {share}."
+            )
+        if split_axis(type_, dim) is not None:
+            return f"Split across the {count} devices along {dim}: {share}."
+        if isinstance(type_, TensorType):
+            return "Whole on every device."
+        return None
+
     def piece_bytes(self, model: str) -> int:
         """With shard params, the bytes of each device's pieces of a model's params."""
         count = self.placement.device_count
@@ -319,6 +344,9 @@ class Table:
         count = self.placement.device_count
         if place == CONTROLLER:
             return "In the controller."
+        heads = self._heads_text(type_)
+        if heads is not None:
+            return heads
         if isinstance(type_, ModelType) and self.placement.shard_params:
             piece = self.piece_bytes(type_.name)
             return (
