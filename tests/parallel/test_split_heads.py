@@ -1,5 +1,6 @@
 """`split H`: values with an axis of size H hold each worker's heads, and a transformer block
-computes what it computes on one device, forward, backward and through optimizer steps."""
+computes what it computes on one device, forward, backward and through optimizer steps;
+with `shard params` as well, the params without H are sharded."""
 
 from __future__ import annotations
 
@@ -121,7 +122,7 @@ def _results(module) -> list[torch.Tensor]:
     m = module.Block.init(seed=0)
     found = [module.heads(m, x), module.attention(m, x), module.attention2(m, x)]
     found += [module.block(m, x), module.loss(m, x)]
-    found += [value for name, value in module.grads(m, x).items() if name != "w_o"]
+    found += module.grads(m, x).values()
     opt = adamw(m, lr=0.01)
     found += [module.train_step(m, opt, x) for _ in range(3)]
     found += [value.detach().clone() for value in m.state_dict().values()]
@@ -131,15 +132,18 @@ def _results(module) -> list[torch.Tensor]:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    "layout", [SPLIT, SPLIT + "\n    shard params"], ids=["split", "split-and-shard"]
+)
 def test_a_transformer_block_split_along_h_gives_one_device_s_results(
-    tmp_path, monkeypatch
+    tmp_path, monkeypatch, layout: str
 ) -> None:
     monkeypatch.chdir(tmp_path)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
         expected = _results(compiled(BLOCK.format(devices="cpu"), tmp_path / "one.ss"))
-        two = compiled(BLOCK.format(devices=SPLIT), tmp_path / "two.ss")
+        two = compiled(BLOCK.format(devices=layout), tmp_path / "two.ss")
         try:
             got = _results(two)
             pids = two._ss_program.pids()
@@ -147,10 +151,10 @@ def test_a_transformer_block_split_along_h_gives_one_device_s_results(
             two._ss_program.stop()
     finally:
         torch.set_num_threads(threads)
-    assert len(got) == len(expected) == 5 + 8 + 3 + 9 + 3 * 9
+    assert len(got) == len(expected) == 5 + 9 + 3 + 9 + 3 * 9
     for index, (mine, theirs) in enumerate(zip(expected, got, strict=True)):
         assert theirs.shape == mine.shape, index
         assert torch.allclose(theirs, mine, atol=1e-5, rtol=0), (index, mine, theirs)
     # The steps changed the model: not trivially equal.
-    assert not torch.allclose(got[13], got[15])
+    assert not torch.allclose(got[14], got[16])
     assert not any(alive(pid) for pid in pids)

@@ -127,7 +127,8 @@ def split_model(model: Model) -> Model:
     return model
 
 
-def _gathered(value: torch.Tensor, axis: int) -> torch.Tensor:
+def gathered(value: torch.Tensor, axis: int) -> torch.Tensor:
+    """A value split along `axis`, gathered whole from every worker's block."""
     parts = [torch.empty_like(value) for _ in range(dist.get_world_size())]
     dist.all_gather(parts, value.detach().contiguous())
     return torch.cat(parts, axis)
@@ -138,7 +139,7 @@ def whole_fields(model: SplitModel) -> dict[str, torch.Tensor]:
     out = {}
     for name, tensor in model.state_dict().items():
         axis = model._ss_split.get(name)
-        out[name] = (_gathered(tensor, axis) if axis is not None else tensor.detach()).cpu()
+        out[name] = (gathered(tensor, axis) if axis is not None else tensor.detach()).cpu()
     return out
 
 
@@ -154,7 +155,7 @@ def whole_state(cls: type[SplitModel], state: dict[str, Any]) -> dict[str, Any]:
     for index, entry in state["torch"]["state"].items():
         axis, shape = axes[index]
         inner[index] = {
-            key: _gathered(value, axis).cpu()
+            key: gathered(value, axis).cpu()
             if axis is not None and isinstance(value, torch.Tensor) and value.shape == shape
             else value
             for key, value in entry.items()

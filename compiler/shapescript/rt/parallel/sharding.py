@@ -87,13 +87,23 @@ def _sharded_class(cls: type[Model], count: int) -> type[Model]:
         return found
     sharded = type(cls.__name__, (ShardedModel, cls), {"__module__": cls.__module__})
     sharded.__qualname__ = cls.__qualname__
+    # With split H as well, params split along H stay so; the others are sharded.
+    split = getattr(cls, "_ss_split", {})
     sharded._ss_whole = {
-        name: torch.Size(shape) for name, is_param, shape, _ in cls._ss_types if is_param
+        name: torch.Size(shape)
+        for name, is_param, shape, _ in cls._ss_types
+        if is_param and name not in split
     }
     # Checks of a gradient or an update compare with the pieces' shapes.
     sharded._ss_types = tuple(
-        (name, is_param, torch.Size([piece_length(shape.numel(), count)]) if is_param else shape)
-        + (dtype,)
+        (
+            name,
+            is_param,
+            torch.Size([piece_length(shape.numel(), count)])
+            if name in sharded._ss_whole
+            else shape,
+            dtype,
+        )
         for name, is_param, shape, dtype in cls._ss_types
     )
     _CLASSES[cls] = sharded
@@ -104,7 +114,7 @@ def shard(model: Model) -> Model:
     """`model` with each param replaced by this worker's piece of it, in place."""
     rank, count = dist.get_rank(), dist.get_world_size()
     model.__class__ = _sharded_class(type(model), count)
-    for name in model._ss_params:
+    for name in type(model)._ss_whole:
         whole = model._parameters[name]
         model._parameters[name] = torch.nn.Parameter(cut(whole, rank, count))
     return model
@@ -112,33 +122,48 @@ def shard(model: Model) -> Model:
 
 def whole_fields(model: Model) -> dict[str, torch.Tensor]:
     """A sharded model's fields, each whole, on the CPU (every worker must ask at once)."""
+    from shapescript.rt.parallel import heads
+
     out = {}
     whole = type(model)._ss_whole
+    split = getattr(type(model), "_ss_split", {})
     for name, tensor in model.state_dict().items():
         if name in whole:
             with torch.no_grad():
                 tensor = gather(tensor, whole[name])
+        elif name in split:
+            tensor = heads.gathered(tensor, split[name])
         out[name] = tensor.detach().cpu()
     return out
 
 
-def _pieces_of(cls: type[ShardedModel]) -> list[tuple[torch.Size, int]]:
-    """Each param's whole shape and piece length, in the optimizer's order."""
+def _pieces_of(cls: type[ShardedModel]) -> list[tuple[torch.Size, int] | None]:
+    """Each sharded param's whole shape and piece length, in the optimizer's order (None
+    for a param split along H)."""
     count = dist.get_world_size()
     whole = cls._ss_whole
-    return [(whole[name], piece_length(whole[name].numel(), count)) for name in cls._ss_params]
+    return [
+        (whole[name], piece_length(whole[name].numel(), count)) if name in whole else None
+        for name in cls._ss_params
+    ]
 
 
 def whole_state(cls: type[ShardedModel], state: dict[str, Any]) -> dict[str, Any]:
     """Optimizer state (`Optimizer.state_dict()`) of a sharded model with each param's
     state tensors gathered whole (every worker must ask at once)."""
+    from shapescript.rt.parallel import heads
+
+    if getattr(cls, "_ss_split", None):
+        state = heads.whole_state(cls, state)
     pieces = _pieces_of(cls)
     inner = {}
     for index, entry in state["torch"]["state"].items():
-        shape, length = pieces[index]
-        inner[index] = {
-            key: _gathered(value, shape, length) for key, value in entry.items()
-        }
+        found = pieces[index]
+        inner[index] = (
+            entry
+            if found is None
+            else {key: _gathered(value, *found) for key, value in entry.items()}
+        )
     return {**state, "torch": {**state["torch"], "state": inner}}
 
 
@@ -151,11 +176,19 @@ def _gathered(value: Any, shape: torch.Size, length: int) -> Any:
 
 def cut_state(model: Model, state: dict[str, Any]) -> dict[str, Any]:
     """Whole optimizer state cut to this worker's pieces of a sharded model's params."""
+    from shapescript.rt.parallel import heads
+
+    if isinstance(model, heads.SplitModel):
+        state = heads.cut_state(model, state)
     rank, count = dist.get_rank(), dist.get_world_size()
     pieces = _pieces_of(type(model))
     inner = {}
     for index, entry in state["torch"]["state"].items():
-        shape, _ = pieces[int(index)]
+        found = pieces[int(index)]
+        if found is None:
+            inner[index] = entry
+            continue
+        shape = found[0]
         inner[index] = {
             key: cut(value, rank, count)
             if isinstance(value, torch.Tensor) and value.shape == shape and value.dim() > 0
@@ -208,7 +241,7 @@ def laid_out(model: Model) -> Model:
 
     if heads.active:
         model = heads.split_model(model)
-    return shard(model) if active and not isinstance(model, heads.SplitModel) else model
+    return shard(model) if active else model
 
 
 def saved_for(model: Model, saved: dict[str, Any]) -> dict[str, Any]:
@@ -234,3 +267,34 @@ def pulled(value: Any) -> Any:
     if isinstance(value, Optimizer) and issubclass(value.model_type, heads.SplitModel):
         return heads.whole_state(value.model_type, value.state_dict())
     return None
+
+
+def _declared(cls: type) -> type:
+    """The program's own model class under the worker's sharded or split subclasses."""
+    while cls.__dict__.get("_ss_whole") is not None or cls.__dict__.get("_ss_split") is not None:
+        cls = cls.__bases__[1]
+    return cls
+
+
+def returned(result: Any) -> Any:
+    """A call's result as the controller gets it: a gradient of pieces gathered whole
+    (every worker must do this at once)."""
+    from shapescript.rt.gradients import Grad
+    from shapescript.rt.parallel import heads
+
+    if not isinstance(result, Grad) or not (active or heads.active):
+        return result
+    cls = result.model_type
+    whole = getattr(cls, "_ss_whole", {})
+    split = getattr(cls, "_ss_split", {})
+    if not whole and not split:
+        return result
+    values = {}
+    for name, value in result.items():
+        if name in whole and issubclass(cls, ShardedModel):
+            with torch.no_grad():
+                value = gather(value, whole[name])
+        elif name in split:
+            value = heads.gathered(value, split[name])
+        values[name] = value
+    return Grad(_declared(cls), values)

@@ -111,12 +111,14 @@ def _serve(state: _State, connection: Any) -> None:
                 wire.send(connection, ("ok", None, pulled))
                 continue
             if kind == "call":
+                from shapescript.rt.parallel import sharding
+
                 _, name, args, kwargs, share, pulls, answer = message
                 collectives.set_share(*share)
                 function = state.names[name]
                 args = [_value(state, arg) for arg in args]
                 kwargs = {key: _value(state, value) for key, value in kwargs.items()}
-                result = function(*args, **kwargs)
+                result = sharding.returned(function(*args, **kwargs))
                 pulled = _pulled(state, pulls)
                 wire.send(connection, ("ok", wire.encode(result) if answer else None, pulled))
         except BaseException as error:  # noqa: BLE001 - every failure goes to the controller
