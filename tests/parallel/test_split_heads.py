@@ -105,6 +105,7 @@ def test_hovers_say_what_is_split_and_what_a_contraction_sends() -> None:
             "`softmax` along the axis split along H",
         ),
         ("fn f(m: M) -> [D] = max(m.w, over=H)\n", "`max` across the axis split along H"),
+        ("fn f(m: M) -> [H D] = m.w / H\n", "`H` used as a number"),
     ],
 )
 def test_what_has_no_lowering_with_split_h_is_e1801(body: str, what: str) -> None:

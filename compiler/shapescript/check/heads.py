@@ -14,7 +14,8 @@ its group. The others are recorded as collectives for the compiler:
   the parts up.
 
 Anything else across the split axis is E1801, as are parameters of functions on the
-workers split along H and indexing the split axis, which this compiler doesn't lower yet.
+workers split along H, indexing the split axis and the dim used as a number (on a worker,
+its name holds its share), which this compiler doesn't lower yet.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from shapescript.check.placement import (
 from shapescript.check.reporter import Reporter
 from shapescript.check.sizes import Poly
 from shapescript.check.syntax_facts import walk
-from shapescript.check.types import ModelType, SeveralType, TensorType, Type
+from shapescript.check.types import HostType, ModelType, SeveralType, TensorType, Type
 from shapescript.syntax import ast
 
 #: Operations that contract the split axis into a sum.
@@ -157,6 +158,20 @@ def _plan(function: _Function, functions, placement: Placement, dim: str, report
                 operands,
                 types.get(node.span),
                 None,
+            )
+        elif (
+            isinstance(node, ast.Name)
+            and node.name == dim
+            and isinstance(types.get(node.span), HostType)
+        ):
+            # On a worker the dim's name is its share of heads, which reshapes use.
+            _refuse(
+                reporter,
+                placement,
+                function,
+                node.span,
+                f"`{dim}` used as a number",
+                f"declare a dim of its own equal to {dim}",
             )
         elif isinstance(node, ast.Index):
             axis = split_axis(types.get(node.target.span), dim)
