@@ -1,6 +1,6 @@
-"""Operations across the batch written as a pipe stage or `@`, `batch_norm`'s statistics and
-`split H` on several devices: each lowered as its call form is, or refused when checked,
-never a result for one worker's part of the batch."""
+"""Operations across the batch written as a pipe stage or `@`, and `batch_norm`'s statistics,
+on several devices: each lowered as its call form is, or refused when checked, never a
+result for one worker's part of the batch."""
 
 from __future__ import annotations
 
