@@ -17,7 +17,7 @@ from shapescript.check.checker import check_parsed
 from shapescript.check.comms import Table
 from shapescript.codegen import generate
 from shapescript.rt import data as rt_data
-from shapescript.rt.models import Field, Model
+from shapescript.rt.models import Field, Model, set_field
 from shapescript.syntax.parser import parse
 from shapescript.syntax.source import SourceFile
 from tests.parallel.programs import alive, compiled, readme_on
@@ -108,6 +108,10 @@ def _pieces(rank: int, world: int, init_file: str) -> None:
     assert math.isclose(float(sharding.norm([grad])), math.sqrt(8 * 36), rel_tol=1e-6)
     fields = sharding.whole_fields(model)
     assert torch.equal(fields["w"], torch.arange(8.0).view(2, 4))
+    # `m.w = e` on a worker keeps its own piece of the whole value.
+    set_field(model, "w", torch.arange(8.0).view(2, 4) * 10)
+    assert piece.tolist() == [value * 10 for value in expected]
+    set_field(model, "w", torch.arange(8.0).view(2, 4))
     whole = {"torch": {"state": {0: {"step": torch.tensor(2.0), "m": torch.full((2, 4), 5.0)}}}}
     mine = sharding.cut_state(model, whole)
     assert mine["torch"]["state"][0]["m"].shape == (3,)

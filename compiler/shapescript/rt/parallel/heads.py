@@ -88,6 +88,10 @@ class SplitModel(Model):
     #: Each split param's axis, by name.
     _ss_split: dict[str, int] = {}
 
+    def _ss_part(self, name: str, value: torch.Tensor) -> torch.Tensor:
+        """This worker's part of a whole value assigned to field `name`."""
+        return _cut_one(value, type(self)._ss_split.get(name))
+
 
 _CLASSES: dict[type, type] = {}
 

@@ -77,6 +77,12 @@ class ShardedModel(Model):
             return gather(self._parameters[name], shape)
         return super().__getattr__(name)
 
+    def _ss_part(self, name: str, value: torch.Tensor) -> torch.Tensor:
+        """This worker's part of a whole value assigned to field `name`."""
+        if name in type(self)._ss_whole:
+            return cut(value, dist.get_rank(), dist.get_world_size())
+        return super()._ss_part(name, value)
+
 
 _CLASSES: dict[type, type] = {}
 
