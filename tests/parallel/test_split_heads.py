@@ -32,6 +32,12 @@ model Block:
     param w_fc: [D Dff] = normal(std=0.3)
     param w_proj: [Dff D] = normal(std=0.3)
 
+fn scores(q: [b H n Dh], k: [b H n Dh]) -> [b H n n] = einsum(q, k: b H n Dh, b H m Dh -> b H n m)
+
+fn scaled(q: [b H n Dh], k: [b H n Dh]) -> [b H n n] = scores(q, k) / sqrt(Dh)
+
+fn merge(o: [b H n Dh], m: Block) -> [b n D] = rearrange(o, b H n Dh -> b n (H Dh)) @ m.w_o
+
 fn heads(m: Block, x: [b n D]) -> [b n (H Dh)]:
     q, k, v = x @ m.w_qkv |> split(b n (3 H Dh) -> b H n Dh)
     att = einsum(q, k: b H n Dh, b H m Dh -> b H n m) / sqrt(Dh)
@@ -78,7 +84,12 @@ def test_the_plan_cuts_sums_and_uses_a_whole_operand_s_block() -> None:
     assert kinds["attention"] == ["sum"]  # (H Dh) contracted with w_o's own rows
     assert kinds["attention2"] == ["rows_right"]  # ...with the whole w_o2's matching rows
     assert not kinds.get("block")
-    assert placement.split_results == {"heads": 2}
+    assert placement.split_results == {"heads": 2, "scores": 1, "scaled": 1}
+    assert placement.split_params == {
+        "scores": {"q": 1, "k": 1},
+        "scaled": {"q": 1, "k": 1},
+        "merge": {"o": 1},
+    }
 
 
 def test_hovers_say_what_is_split_and_what_a_contraction_sends() -> None:
@@ -99,7 +110,6 @@ def test_hovers_say_what_is_split_and_what_a_contraction_sends() -> None:
 @pytest.mark.parametrize(
     ("body", "what"),
     [
-        ("fn f(x: [H D]) -> [H D] = x * 2\n", "a parameter split along H"),
         (
             "fn f(m: M) -> [H D] = softmax(m.w, over=H)\n",
             "`softmax` along the axis split along H",
@@ -122,6 +132,9 @@ def _results(module) -> list[torch.Tensor]:
     x = torch.randn(2, 5, 16, generator=torch.Generator().manual_seed(0))
     m = module.Block.init(seed=0)
     found = [module.heads(m, x), module.attention(m, x), module.attention2(m, x)]
+    # Arguments split along H from Python: each worker gets its heads.
+    q = torch.randn(2, 4, 5, 4, generator=torch.Generator().manual_seed(1))
+    found += [module.scaled(q, q * 2), module.merge(q, m)]
     found += [module.block(m, x), module.loss(m, x)]
     found += module.grads(m, x).values()
     opt = adamw(m, lr=0.01)
@@ -152,10 +165,10 @@ def test_a_transformer_block_split_along_h_gives_one_device_s_results(
             two._ss_program.stop()
     finally:
         torch.set_num_threads(threads)
-    assert len(got) == len(expected) == 5 + 9 + 3 + 9 + 3 * 9
+    assert len(got) == len(expected) == 7 + 9 + 3 + 9 + 3 * 9
     for index, (mine, theirs) in enumerate(zip(expected, got, strict=True)):
         assert theirs.shape == mine.shape, index
         assert torch.allclose(theirs, mine, atol=1e-5, rtol=0), (index, mine, theirs)
     # The steps changed the model: not trivially equal.
-    assert not torch.allclose(got[14], got[16])
+    assert not torch.allclose(got[16], got[18])
     assert not any(alive(pid) for pid in pids)

@@ -13,9 +13,10 @@ its group. The others are recorded as collectives for the compiler:
   the whole operand's block of rows (or columns) that matches each device's heads, then adds
   the parts up.
 
-Anything else across the split axis is E1801, as are parameters of functions on the
-workers split along H, indexing the split axis and the dim used as a number (on a worker,
-its name holds its share), which this compiler doesn't lower yet.
+Anything else across the split axis is E1801, as are indexing the split axis and the dim
+used as a number (on a worker, its name holds its share), which this compiler doesn't
+lower yet. A parameter whose type has H is split too: the controller sends each worker its
+heads, and its arguments are checked against the worker's share of H.
 """
 
 from __future__ import annotations
@@ -98,15 +99,10 @@ def _plan(function: _Function, functions, placement: Placement, dim: str, report
     types = function.types
     name = function.decl.name
     for param in function.decl.params:
-        if split_axis(types.get(param.name_span), dim) is not None:
-            _refuse(
-                reporter,
-                placement,
-                function,
-                param.name_span,
-                f"a parameter split along {dim}",
-                "take the model, or whole values, and make the split values inside",
-            )
+        axis = split_axis(types.get(param.name_span), dim)
+        if axis is not None:
+            # Split as its type says: the controller sends each worker its heads.
+            placement.split_params.setdefault(name, {})[param.name] = axis
     stages = set()
     for node in walk(function.decl):
         if isinstance(node, ast.Pipe):

@@ -62,6 +62,16 @@ def wrap(generator, node: ast.Call | ast.Binary, text: str) -> str:
     return f"_ss_collectives.{_COMBINE[found.kind]}({text}, {where!r})"
 
 
+def argument_dims(checked) -> dict[str, int]:
+    """The dims that arguments are checked against: with `split H`, all but H, whose size
+    a split argument gives (on a worker, its share of H)."""
+    dims = checked.dim_values
+    placement = _placement(checked)
+    if placement is None or placement.split_dim is None:
+        return dims
+    return {name: value for name, value in dims.items() if name != placement.split_dim}
+
+
 def remote_lines(checked, devices: str | None) -> list[str]:
     """The lines that bind each function on the workers to a call on every worker."""
     placement = _placement(checked)
