@@ -116,6 +116,10 @@ def test_hovers_say_what_is_split_and_what_a_contraction_sends() -> None:
         ),
         ("fn f(m: M) -> [D] = max(m.w, over=H)\n", "`max` across the axis split along H"),
         ("fn f(m: M) -> [H D] = m.w / H\n", "`H` used as a number"),
+        (
+            "fn g(x: [a c]) -> [a c] = softmax(x, over=a)\nfn f(m: M) -> [H D] = g(m.w)\n",
+            "a value split along H given to `g`'s `x`, whose type doesn't split it there",
+        ),
     ],
 )
 def test_what_has_no_lowering_with_split_h_is_e1801(body: str, what: str) -> None:

@@ -196,8 +196,12 @@ def _arg_types(node: ast.Call | None, types: dict) -> list[Type | None]:
 def _classify(
     function, functions, placement, dim, reporter, node, callee, operands, result, call
 ) -> None:
-    if callee in functions or callee in ("value_and_grad", "update"):
+    if callee in functions:
+        if call is not None:
+            _check_arguments(function, functions[callee], call, placement, dim, reporter)
         return  # a function of the file lays out its own values
+    if callee in ("value_and_grad", "update"):
+        return
     if any(isinstance(t, ModelType) for t in operands):
         return
     split_in = any(_split(t, dim) for t in operands)
@@ -241,6 +245,31 @@ def _classify(
         f"`{callee}` across the axis split along {dim}",
         "contract it with einsum, matmul or sum, which have a lowering",
     )
+
+
+def _check_arguments(function, callee, call: ast.Call, placement, dim: str, reporter) -> None:
+    """A value split along H given to a parameter whose type doesn't split it the same way
+    would be one worker's heads where the callee expects them all: E1801."""
+    names = [param.name for param in callee.decl.params]
+    spans = {param.name: param.name_span for param in callee.decl.params}
+    positional = [a.value for a in call.args if a.name is None]
+    pairs = list(zip(names, positional, strict=False))
+    pairs += [(a.name, a.value) for a in call.args if a.name is not None]
+    for name, value in pairs:
+        mine = split_axis(function.types.get(value.span), dim)
+        if mine is None or name not in spans:
+            continue
+        theirs = split_axis(callee.types.get(spans[name]), dim)
+        if theirs != mine:
+            _refuse(
+                reporter,
+                placement,
+                function,
+                value.span,
+                f"a value split along {dim} given to `{callee.decl.name}`'s `{name}`, "
+                f"whose type doesn't split it there",
+                f"give `{name}` a type with {dim} where this value has it",
+            )
 
 
 def _matmul_kind(left: Type | None, right: Type | None, dim: str) -> str | None:
