@@ -176,3 +176,32 @@ def test_a_transformer_block_split_along_h_gives_one_device_s_results(
     # The steps changed the model: not trivially equal.
     assert not torch.allclose(got[16], got[18])
     assert not any(alive(pid) for pid in pids)
+
+
+def test_hovers_give_sizes_with_generic_axes_symbolically() -> None:
+    checked = _checked(BLOCK.format(devices=SPLIT))
+    table = Table(checked)
+    text = checked.source.text
+    step = text.index("fn train_step")
+
+    def line(needle: str, start: int = 0) -> int:
+        return text[: text.index(needle, start)].count("\n") + 1
+
+    attention = table.line_text("attention", line("fn attention(m"))
+    assert attention is not None
+    assert (
+        "- all-reduce of `matmul` across the heads, its values: 16·b·n × f32 = 64·b·n bytes"
+    ) in attention
+    grads = table.line_text("train_step", line("l, g = value_and_grad", step))
+    assert grads is not None
+    # w_o's gradient is each device's own; the whole params' are added up.
+    assert "params `ln1_w`, `ln1_b`, `w_qkv`, `w_o2`, `ln2_w`" in grads
+    assert "which adds up what each device computed from its heads: 2,112 × f32" in grads
+    assert "- inside `loss`: 256·b·n bytes per call" in grads
+    assert "In all: 8,448 bytes (8 KiB) + 256·b·n bytes." in grads
+    norms = table.line_text("train_step", line("update(mut m", step))
+    assert norms is not None and "all-reduce of `clip_norm`'s sum of squares" in norms
+    assert table.function_text("block") == (
+        "Runs on the workers, each of the 2 devices on its part of the data; "
+        "sends 128·b·n bytes per call, its calls included."
+    )

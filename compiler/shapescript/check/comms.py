@@ -24,6 +24,8 @@ class Sent:
 
     text: str
     bytes: int
+    #: The bytes when the types don't fix them, as 64·b·n (then `bytes` is 0).
+    symbolic: Poly | None = None
 
 
 def _size(type_: Type | None, dims: dict[str, int] | None = None) -> tuple[int, str] | None:
@@ -108,13 +110,19 @@ class Table:
     def _types(self, name: str) -> dict:
         return self.functions[name].body.facts.types
 
-    def own(self, name: str, node: ast.Call, differentiated: bool) -> Sent | None:
-        """The all-reduce of an operation across the batch."""
+    def own(self, name: str, node: ast.Call | ast.Binary, differentiated: bool) -> Sent | None:
+        """The all-reduce of an operation across the batch (or the heads, with split H)."""
         found = self.placement.collective_at(name, node.span)
         if found is None or found.kind == "cut":
             return None  # cutting a whole value to each device's heads sends nothing
-        callee = node.callee.name if isinstance(node.callee, ast.Name) else "?"
-        result = _size(self._types(name).get(node.span), self.checked.dim_values)
+        if isinstance(node, ast.Binary):
+            callee = node.op
+        else:
+            callee = node.callee.name if isinstance(node.callee, ast.Name) else "?"
+        result_type = self._types(name).get(node.span)
+        result = _size(result_type, self.checked.dim_values)
+        if result is None and callee != "cross_entropy" and found.kind != "stats":
+            return self._symbolic(callee, found.kind, result_type, differentiated)
         if callee == "cross_entropy":
             count, dtype, what = 2, "f32", "a sum and a count"
         elif found.kind == "stats":
@@ -134,6 +142,30 @@ class Table:
         return Sent(
             f"all-reduce of `{callee}` across the batch, {what}: {count:,} × {dtype}{twice} = "
             f"{shown(size)}",
+            size,
+        )
+
+    def _symbolic(
+        self, callee: str, kind: str, type_: Type | None, differentiated: bool
+    ) -> Sent | None:
+        """An all-reduce whose size has a generic axis, with the dims' values put in."""
+        if not isinstance(type_, TensorType) or type_.axes is None:
+            return None
+        dims = {k: Poly.const(v) for k, v in (self.checked.dim_values or {}).items()}
+        count = Poly.const(1)
+        for axis in type_.axes:
+            count = count * axis.size.substitute(dims)
+        what = "its values"
+        if kind == "mean":
+            count, what = count + 1, "its values and a count"
+        dtype = type_.resolved_dtype
+        size = count * (BYTES.get(dtype, 4) * (2 if differentiated else 1))
+        twice = ", forward and backward" if differentiated else ""
+        return Sent(
+            f"all-reduce of `{callee}` across the "
+            f"{'heads' if self.placement.split_dim else 'batch'}, {what}: "
+            f"{_dotted(count)} × {dtype}{twice} = {_dotted(size)} bytes",
+            0,
             size,
         )
 
@@ -182,7 +214,7 @@ class Table:
 
     def grad_norm(self, name: str, node: ast.Call, callee: str | None) -> Sent | None:
         """With shard params, norm and clip_norm of a gradient add up the pieces' squares."""
-        if not self.placement.shard_params or callee not in ("norm", "clip_norm"):
+        if not self._pieces() or callee not in ("norm", "clip_norm"):
             return None
         if not node.args or not isinstance(
             self._types(name).get(node.args[0].value.span), GradType
@@ -192,7 +224,7 @@ class Table:
 
     def _piped_norms(self, name: str, node: ast.Pipe) -> list[Sent]:
         """`g |> clip_norm(1.0)`: grad_norm's all-reduce for a stage given a gradient."""
-        if not self.placement.shard_params:
+        if not self._pieces():
             return []
         found = []
         types = self._types(name)
@@ -218,17 +250,29 @@ class Table:
         reads = self.checked.param_reads.get(first.name, {})
         names = next(iter(reads.values()), None) if reads else None
         params = _params(self.checked, model.name, names)
+        # With split H, a split param's gradient is each device's own: nothing is sent.
+        split = self.placement.split_fields.get(model.name, {})
+        params = [param for param in params if param[0] not in split]
         if not params:
             return None
         count = sum(size for _, size, _ in params)
         dtypes = sorted({dtype for _, _, dtype in params})
         size = sum(size * BYTES.get(dtype, 4) for _, size, dtype in params)
+        what = (
+            "what each device computed from its heads"
+            if self.placement.split_dim
+            else "every device's part of the batch"
+        )
         return Sent(
             f"all-reduce of the gradients of `{model.name}`'s params "
-            f"{_names([p for p, _, _ in params])}, which adds up every device's part of the "
-            f"batch: {count:,} × {'/'.join(dtypes)} = {shown(size)}",
+            f"{_names([p for p, _, _ in params])}, which adds up {what}: "
+            f"{count:,} × {'/'.join(dtypes)} = {shown(size)}",
             size,
         )
+
+    def _pieces(self) -> bool:
+        """Whether gradients are in pieces across the devices, whose norm adds up squares."""
+        return self.placement.shard_params or bool(self.placement.split_fields)
 
     def _heads_text(self, type_: Type | None) -> str | None:
         """With split H, how a value or a model is split along H."""
@@ -264,14 +308,30 @@ class Table:
         )
 
     def per_call(self, name: str, differentiated: bool = False) -> int:
-        """Bytes a function on the workers sends per call, its calls included."""
+        """Bytes a function on the workers sends per call, its calls included (the sizes
+        the types fix; `symbolic_per_call` has the others)."""
+        return self._per_call(name, differentiated)[0]
+
+    def symbolic_per_call(self, name: str, differentiated: bool = False) -> Poly | None:
+        """The bytes a function sends per call whose sizes have a generic axis."""
+        return self._per_call(name, differentiated)[1]
+
+    def _per_call(self, name: str, differentiated: bool) -> tuple[int, Poly | None]:
         key = (name, differentiated)
         if key in self._memo:
             return self._memo[key]
-        self._memo[key] = 0
-        total = sum(item.bytes for item in self.sends(name, None, differentiated))
-        self._memo[key] = total
-        return total
+        self._memo[key] = (0, None)
+        sent = self.sends(name, None, differentiated)
+        found = (sum(item.bytes for item in sent), _added(sent))
+        self._memo[key] = found
+        return found
+
+    def _inside(self, callee: str, differentiated: bool) -> Sent | None:
+        inner, symbolic = self._per_call(callee, differentiated)
+        if not inner and symbolic is None:
+            return None
+        text = f"inside `{callee}`: {_both(inner, symbolic)} per call"
+        return Sent(text, inner, symbolic)
 
     def sends(self, name: str, line: int | None, differentiated: bool = False) -> list[Sent]:
         """What the function sends, on one line (1-based) or in all."""
@@ -281,6 +341,12 @@ class Table:
         source = self.checked.source
         found: list[Sent] = []
         for node in walk(item.item):
+            if isinstance(node, ast.Binary) and node.op == "@":
+                if line is None or source.position(item.base + node.span.start).line == line:
+                    product = self.own(name, node, differentiated)
+                    if product is not None:
+                        found.append(product)
+                continue
             if not isinstance(node, ast.Call | ast.Member | ast.Pipe):
                 continue
             if line is not None and source.position(item.base + node.span.start).line != line:
@@ -303,13 +369,13 @@ class Table:
                     found.append(grads)
                 first = node.args[0].value if node.args else None
                 if isinstance(first, ast.Name) and first.name in self.functions:
-                    inner = self.per_call(first.name, True)
-                    if inner:
-                        found.append(Sent(f"inside `{first.name}`: {shown(inner)} per call", inner))
+                    inner = self._inside(first.name, True)
+                    if inner is not None:
+                        found.append(inner)
             elif callee in self.functions and callee != name:
-                inner = self.per_call(callee, differentiated)
-                if inner:
-                    found.append(Sent(f"inside `{callee}`: {shown(inner)} per call", inner))
+                inner = self._inside(callee, differentiated)
+                if inner is not None:
+                    found.append(inner)
         return found
 
     def line_text(self, name: str, line: int) -> str | None:
@@ -321,7 +387,7 @@ class Table:
         lines = [f"Sent between the {count} devices on this line, per call:", ""]
         lines += [f"- {item.text}" for item in sent]
         total = sum(item.bytes for item in sent)
-        lines += ["", f"In all: {shown(total)}."]
+        lines += ["", f"In all: {_both(total, _added(sent))}."]
         return "\n".join(lines)
 
     def function_text(self, name: str) -> str | None:
@@ -331,9 +397,10 @@ class Table:
         if place == CONTROLLER:
             return "Runs in the controller, once, as ordinary Python."
         if place == WORKERS:
+            total, symbolic = self._per_call(name, False)
             return (
                 f"Runs on the workers, each of the {self.placement.device_count} devices on "
-                f"its part of the data; sends {shown(self.per_call(name))} per call, its calls "
+                f"its part of the data; sends {_both(total, symbolic)} per call, its calls "
                 "included."
             )
         return "Runs anywhere: where it's called."
@@ -368,6 +435,38 @@ class Table:
                 f"of the batch ({shares} for a batch of 64)."
             )
         return "Whole on every device."
+
+
+def _added(sent: list[Sent]) -> Poly | None:
+    """The symbolic bytes of what is sent, added up, or None if the types fix them all."""
+    found = [item.symbolic for item in sent if item.symbolic is not None]
+    if not found:
+        return None
+    total = found[0]
+    for size in found[1:]:
+        total = total + size
+    return total
+
+
+def _both(total: int, symbolic: Poly | None) -> str:
+    """Bytes with a symbolic part: `8 bytes + 128·b·n bytes`."""
+    if symbolic is None:
+        return shown(total)
+    if not total:
+        return f"{_dotted(symbolic)} bytes"
+    return f"{shown(total)} + {_dotted(symbolic)} bytes"
+
+
+def _dotted(size: Poly) -> str:
+    """A size as hovers write it: `3,072·b·n`."""
+    value = size.value
+    if value is not None:
+        return f"{value:,}"
+    text = str(size).replace("*", "·")
+    parts = text.split("·")
+    if parts and parts[0].isdigit():
+        parts[0] = f"{int(parts[0]):,}"
+    return "·".join(parts)
 
 
 def _norm_sent(callee: str) -> Sent:
