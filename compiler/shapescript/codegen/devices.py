@@ -1,5 +1,7 @@
 """Code for several devices: each function that runs on the workers bound to a call on
-every worker, and each operation across the batch wrapped in its all-reduce.
+every worker, each operation across the batch wrapped in its all-reduce (batch_norm's in
+its own lowering), and with `split H` each operation of the checker's plan in its cut,
+all-reduce or matching block (`rt.parallel.heads`).
 
 It reads the checker's placement (`Checked.placement`) and nothing else.
 """
