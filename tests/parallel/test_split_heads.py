@@ -57,6 +57,20 @@ fn block(m: Block, x: [b n D]) -> [b n D]:
 
 fn loss(m: Block, x: [b n D]) -> [] = mean(block(m, x) * x)
 
+fn mixed(m: Block, x: [b n D]) -> [b H n Dh]:
+    q, k, v = x @ m.w_qkv |> split(b n (3 H Dh) -> b H n Dh)
+    return softmax(q, over=H) * v
+
+fn peak(m: Block, x: [b n D]) -> [b n Dh]:
+    q, k, v = x @ m.w_qkv |> split(b n (3 H Dh) -> b H n Dh)
+    return k |> max(over=H)
+
+fn loss2(m: Block, x: [b n D]) -> [] = mean(mixed(m, x)) + mean(peak(m, x) * m.w_o2[0, 0:4])
+
+fn grads2(m: Block, x: [b n D]) -> Grad[Block]:
+    l, g = value_and_grad(loss2, m, x)
+    return g
+
 fn grads(m: Block, x: [b n D]) -> Grad[Block]:
     l, g = value_and_grad(loss, m, x)
     return g
@@ -84,7 +98,15 @@ def test_the_plan_cuts_sums_and_uses_a_whole_operand_s_block() -> None:
     assert kinds["attention"] == ["sum"]  # (H Dh) contracted with w_o's own rows
     assert kinds["attention2"] == ["rows_right"]  # ...with the whole w_o2's matching rows
     assert not kinds.get("block")
-    assert placement.split_results == {"heads": 2, "scores": 1, "scaled": 1}
+    # softmax along H and max across it take their operands whole (an all-gather).
+    assert sorted(kinds["mixed"]) == sorted(kinds["peak"]) == ["cut", "gathered"]
+    assert kinds["loss2"] == ["gathered"]  # a mean of every value: of all the heads
+    assert {name: len(found) for name, found in placement.gathers.items()} == {
+        "mixed": 1,
+        "peak": 1,
+        "loss2": 1,
+    }
+    assert placement.split_results == {"heads": 2, "scores": 1, "scaled": 1, "mixed": 1}
     assert placement.split_params == {
         "scores": {"q": 1, "k": 1},
         "scaled": {"q": 1, "k": 1},
@@ -110,11 +132,7 @@ def test_hovers_say_what_is_split_and_what_a_contraction_sends() -> None:
 @pytest.mark.parametrize(
     ("body", "what"),
     [
-        (
-            "fn f(m: M) -> [H D] = softmax(m.w, over=H)\n",
-            "`softmax` along the axis split along H",
-        ),
-        ("fn f(m: M) -> [D] = max(m.w, over=H)\n", "`max` across the axis split along H"),
+        ("fn f(m: M) -> [D] = m.w[0]\n", "indexing a value split along H"),
         ("fn f(m: M) -> [H D] = m.w / H\n", "`H` used as a number"),
         (
             "fn g(x: [a c]) -> [a c] = softmax(x, over=a)\nfn f(m: M) -> [H D] = g(m.w)\n",
@@ -139,6 +157,9 @@ def _results(module) -> list[torch.Tensor]:
     # Arguments split along H from Python: each worker gets its heads.
     q = torch.randn(2, 4, 5, 4, generator=torch.Generator().manual_seed(1))
     found += [module.scaled(q, q * 2), module.merge(q, m)]
+    # Along and across H: gathered whole, and cut again where the result has H.
+    found += [module.mixed(m, x), module.peak(m, x), module.loss2(m, x)]
+    found += module.grads2(m, x).values()
     found += [module.block(m, x), module.loss(m, x)]
     found += module.grads(m, x).values()
     opt = adamw(m, lr=0.01)
@@ -169,12 +190,12 @@ def test_a_transformer_block_split_along_h_gives_one_device_s_results(
             two._ss_program.stop()
     finally:
         torch.set_num_threads(threads)
-    assert len(got) == len(expected) == 7 + 9 + 3 + 9 + 3 * 9
+    assert len(got) == len(expected) == 7 + 3 + 9 + 9 + 3 + 9 + 3 * 9
     for index, (mine, theirs) in enumerate(zip(expected, got, strict=True)):
         assert theirs.shape == mine.shape, index
         assert torch.allclose(theirs, mine, atol=1e-5, rtol=0), (index, mine, theirs)
     # The steps changed the model: not trivially equal.
-    assert not torch.allclose(got[16], got[18])
+    assert not torch.allclose(got[28], got[30])
     assert not any(alive(pid) for pid in pids)
 
 

@@ -11,9 +11,12 @@ its group. The others are recorded as collectives for the compiler:
 - `sum`: an einsum, matmul or sum that contracts the split axis is added up (an all-reduce);
 - `rows_right` / `rows_left`: a matmul contracting a split (H Dh) with a whole operand uses
   the whole operand's block of rows (or columns) that matches each device's heads, then adds
-  the parts up.
+  the parts up;
+- `gathered`: an operation along H (softmax over H) or across it that isn't a sum (max over
+  H) takes its split operands gathered whole (`Placement.gathers`, an all-gather each), and
+  its result is cut again if its type has H.
 
-Anything else across the split axis is E1801, as are indexing the split axis and the dim
+E1801 is for indexing the split axis, an `@` across it that isn't a contraction, and the dim
 used as a number (on a worker, its name holds its share), which this compiler doesn't
 lower yet. A parameter whose type has H is split too: the controller sends each worker its
 heads, and its arguments are checked against the worker's share of H.
@@ -183,14 +186,35 @@ def _plan(function: _Function, functions, placement: Placement, dim: str, report
     del name
 
 
-def _arg_types(node: ast.Call | None, types: dict) -> list[Type | None]:
+def _arg_nodes(node: ast.Call | None) -> list[ast.Expr]:
     if node is None:
         return []
     return [
-        types.get(arg.value.span)
+        arg.value
         for arg in node.args
         if arg.name is None and not isinstance(arg.value, ast.Pattern)
     ]
+
+
+def _arg_types(node: ast.Call | None, types: dict) -> list[Type | None]:
+    return [types.get(value.span) for value in _arg_nodes(node)]
+
+
+def _gather(function, placement: Placement, dim: str, node, operands, result, call) -> None:
+    """Gather each split operand whole (an all-gather), compute the operation whole, and
+    cut its result to each worker's heads if its type has H."""
+    fn_name = function.decl.name
+    gathers = placement.gathers.setdefault(fn_name, {})
+    nodes: list[ast.Expr | None] = _arg_nodes(call)
+    if len(operands) == len(nodes) + 1:
+        nodes = [None, *nodes]  # a pipe stage's input, gathered where the stage takes it
+    for operand, value in zip(operands, nodes, strict=False):
+        axis = split_axis(operand, dim)
+        if axis is not None:
+            gathers[node.span if value is None else value.span] = axis
+    placement.collectives.setdefault(fn_name, []).append(
+        Collective(node.span, fn_name, "gathered", _axes(result, dim))
+    )
 
 
 def _classify(
@@ -217,14 +241,7 @@ def _classify(
         axis = split_axis(first, dim)
         names = [a.name for a in first.axes] if isinstance(first, TensorType) else []
         if over is not None and axis is not None and over in names and names.index(over) == axis:
-            _refuse(
-                reporter,
-                placement,
-                function,
-                node.span,
-                f"`{callee}` along the axis split along {dim}",
-                "work along another axis",
-            )
+            _gather(function, placement, dim, node, operands, result, call)
         return
     if not split_in:
         return
@@ -236,6 +253,9 @@ def _classify(
             return
     elif callee in _SUMS:
         collectives.append(Collective(node.span, fn_name, "sum"))
+        return
+    if call is not None or not isinstance(node, ast.Binary):
+        _gather(function, placement, dim, node, operands, result, call)
         return
     _refuse(
         reporter,

@@ -110,6 +110,9 @@ class Placement:
     split_fields: dict[str, dict[str, int]] = field(default_factory=dict)
     #: With split H, the dim's value.
     split_size: int | None = None
+    #: With split H, per fn, the operands gathered whole before an operation along or
+    #: across H: an expression's span, or a pipe stage's (its input), and the split axis.
+    gathers: dict[str, dict[Span, int]] = field(default_factory=dict)
 
     @property
     def several(self) -> bool:

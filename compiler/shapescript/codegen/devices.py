@@ -17,7 +17,7 @@ _COMBINE = {"sum": "all_sum", "mean": "all_mean"}
 _BATCH_NORM = "_ss_rt.randomness.batch_norm("
 _MATMUL = "_ss_torch.matmul("
 #: split H's collectives, which the module `rt.parallel.heads` lowers.
-_HEADS = frozenset({"cut", "rows_right", "rows_left"})
+_HEADS = frozenset({"cut", "rows_right", "rows_left", "gathered"})
 
 
 def _placement(checked):
@@ -48,7 +48,9 @@ def wrap(generator, node: ast.Call | ast.Binary, text: str) -> str:
         generator.context.imports.setdefault(
             "from shapescript.rt.parallel import heads as _ss_heads", None
         )
-    if found.kind == "cut":
+    if found.kind == "gathered" and all(axis is None for axis in found.axes):
+        return text  # computed whole from gathered operands, and whole
+    if found.kind in ("cut", "gathered"):
         # Computed whole, with the dim's whole size, then cut to this device's part.
         name = python_name(placement.split_dim or "")
         whole = re.sub(rf"(?<![\w.'\"]){re.escape(name)}(?![\w'\"])", "_ss_heads.whole", text)
@@ -62,6 +64,21 @@ def wrap(generator, node: ast.Call | ast.Binary, text: str) -> str:
         # batch_norm's statistics: the same call, to the lowering that all-reduces them.
         return text.replace(_BATCH_NORM, f"_ss_collectives.batch_norm({where!r}, ", 1)
     return f"_ss_collectives.{_COMBINE[found.kind]}({text}, {where!r})"
+
+
+def gathered(generator, span, text: str) -> str:
+    """An operand's code, gathered whole from every worker's heads when the plan needs it
+    whole (span: the expression's, or a pipe stage's for its input)."""
+    placement = _placement(generator.context.checked)
+    if placement is None or not placement.gathers:
+        return text
+    axis = placement.gathers.get(generator.decl.name, {}).get(span)
+    if axis is None or generator.python != python_name(generator.decl.name):
+        return text
+    generator.context.imports.setdefault(
+        "from shapescript.rt.parallel import heads as _ss_heads", None
+    )
+    return f"_ss_heads.gather({text}, {axis})"
 
 
 def argument_dims(checked) -> dict[str, int]:

@@ -445,6 +445,9 @@ class FunctionGenerator:
     # ------------------------------------------------------------------ expressions
 
     def expr(self, node: ast.Expr) -> str:
+        return devices.gathered(self, node.span, self._expr(node))
+
+    def _expr(self, node: ast.Expr) -> str:
         if isinstance(node, ast.Name):
             return self.name(node)
         if isinstance(node, ast.IntLit | ast.FloatLit | ast.BoolLit | ast.StringLit):

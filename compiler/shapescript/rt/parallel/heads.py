@@ -67,6 +67,29 @@ def cut(value: Any, axes: tuple[int | None, ...]) -> Any:
     return _cut_one(value, axes[0])
 
 
+class _Gather(torch.autograd.Function):
+    """Every worker's heads joined along `axis`; backward, the whole gradient added up
+    across the workers and cut to this worker's heads."""
+
+    @staticmethod
+    def forward(ctx: Any, value: torch.Tensor, axis: int) -> torch.Tensor:
+        ctx.axis = axis
+        return gathered(value, axis)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None]:
+        total = grad.detach().clone().contiguous()
+        dist.all_reduce(total)
+        return _cut_one(total, ctx.axis).contiguous(), None
+
+
+def gather(value: Any, axis: int) -> Any:
+    """A value split along H, gathered whole for an operation along or across H."""
+    if not isinstance(value, torch.Tensor):
+        return value
+    return _Gather.apply(value, axis)
+
+
 def matmul_rows(where: str, side: str, left: torch.Tensor, right: torch.Tensor) -> torch.Tensor:
     """A matmul contracting a split (H Dh) with a whole operand: the whole one's block that
     matches this worker's heads, multiplied, and the parts added up (an all-reduce)."""
