@@ -222,6 +222,11 @@ def test_hovers_give_sizes_with_generic_axes_symbolically() -> None:
     assert "In all: 8,448 bytes (8 KiB) + 256·b·n bytes." in grads
     norms = table.line_text("train_step", line("update(mut m", step))
     assert norms is not None and "all-reduce of `clip_norm`'s sum of squares" in norms
+    mixed = table.line_text("mixed", line("return softmax(q, over=H) * v"))
+    assert mixed is not None
+    assert "- all-gather of `q` along H: 16·b·n × f32 = 64·b·n bytes" in mixed
+    peak = table.line_text("peak", line("return k |> max(over=H)"))
+    assert peak is not None and "- all-gather of the input of `max(over=H)` along H" in peak
     assert table.function_text("block") == (
         "Runs on the workers, each of the 2 devices on its part of the data; "
         "sends 128·b·n bytes per call, its calls included."

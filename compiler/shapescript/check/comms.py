@@ -326,6 +326,45 @@ class Table:
         self._memo[key] = found
         return found
 
+    def _gathers(self, name: str, line: int | None, differentiated: bool) -> list[Sent]:
+        """With split H, each operand gathered whole before an operation along or across H
+        (its backward pass adds up a gradient as big)."""
+        gathers = self.placement.gathers.get(name)
+        if not gathers:
+            return []
+        item = self.functions[name]
+        source = self.checked.source
+        types = self._types(name)
+        inputs = {}  # a pipe stage's span: the type of its input
+        for node in walk(item.item):
+            if isinstance(node, ast.Pipe):
+                before = types.get(node.input.span)
+                for stage in node.stages:
+                    inputs[stage.span] = before
+                    before = types.get(stage.span)
+        found = []
+        for span in sorted(gathers, key=lambda span: span.start):
+            if line is not None and source.position(item.base + span.start).line != line:
+                continue
+            type_ = inputs.get(span, types.get(span))
+            if not isinstance(type_, TensorType) or type_.axes is None:
+                continue
+            dims = {k: Poly.const(v) for k, v in (self.checked.dim_values or {}).items()}
+            count = Poly.const(1)
+            for axis in type_.axes:
+                count = count * axis.size.substitute(dims)
+            size = count * (BYTES.get(type_.resolved_dtype, 4) * (2 if differentiated else 1))
+            text = source.text[item.base + span.start : item.base + span.end]
+            what = f"the input of `{text}`" if span in inputs else f"`{text}`"
+            twice = ", and its gradient's all-reduce" if differentiated else ""
+            label = (
+                f"all-gather of {what} along {self.placement.split_dim}: "
+                f"{_dotted(count)} × {type_.resolved_dtype}{twice} = {_dotted(size)} bytes"
+            )
+            value = size.value
+            found.append(Sent(label, value or 0, None if value is not None else size))
+        return found
+
     def _inside(self, callee: str, differentiated: bool) -> Sent | None:
         inner, symbolic = self._per_call(callee, differentiated)
         if not inner and symbolic is None:
@@ -339,7 +378,7 @@ class Table:
         if item is None or self.placement.places.get(name) != WORKERS:
             return []
         source = self.checked.source
-        found: list[Sent] = []
+        found: list[Sent] = self._gathers(name, line, differentiated)
         for node in walk(item.item):
             if isinstance(node, ast.Binary) and node.op == "@":
                 if line is None or source.position(item.base + node.span.start).line == line:

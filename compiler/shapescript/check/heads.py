@@ -16,10 +16,11 @@ its group. The others are recorded as collectives for the compiler:
   H) takes its split operands gathered whole (`Placement.gathers`, an all-gather each), and
   its result is cut again if its type has H.
 
-E1801 is for indexing the split axis, an `@` across it that isn't a contraction, and the dim
-used as a number (on a worker, its name holds its share), which this compiler doesn't
-lower yet. A parameter whose type has H is split too: the controller sends each worker its
-heads, and its arguments are checked against the worker's share of H.
+E1801 is for indexing the split axis, an `@` across it that isn't a contraction, a split
+value given to a parameter whose type doesn't split it in the same place, and the dim used
+as a number (on a worker, its name holds its share), which this compiler doesn't lower yet.
+A parameter whose type has H is split too: the controller sends each worker its heads, and
+its arguments are checked against the worker's share of H.
 """
 
 from __future__ import annotations
