@@ -69,3 +69,23 @@ def test_an_expression_body_and_its_describing_text() -> None:
     assert found.number == 0.0
     assert Structure("n", "m", "false").number == 0.0
     assert Structure("n", "m", "-inf").number == float("-inf")
+
+
+def test_a_function_has_the_structure_of_what_it_returns() -> None:
+    checked = check_text(
+        ATTENTION
+        + "fn masked(s: [n m]) -> [n m]:\n"
+        + "    if true:\n"
+        + "        return masked_fill(s, !causal[n m], -inf)\n"
+        + "    return masked_fill(s, !causal[n m], -inf)\n"
+        + "fn mixed(s: [n m]) -> [n m]:\n"
+        + "    if true:\n"
+        + "        return s\n"
+        + "    return masked_fill(s, !causal[n m], -inf)\n"
+    )
+    assert checked.diagnostics == []
+    found = {}
+    for item in checked.items:
+        decl = item.item
+        found[decl.name] = item.body.facts.structures.get(decl.name_span)
+    assert found == {"attend": None, "masked": Structure("n", "m", "-inf"), "mixed": None}

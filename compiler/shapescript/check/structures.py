@@ -40,18 +40,26 @@ class Structure:
 
 def record_structures(decl: ast.FnDecl, facts) -> None:
     """Work out the structure of each expression and binding of a checked function body,
-    into `facts.structures` (by span, the body's facts being item-relative as the AST's)."""
+    into `facts.structures` (by span, the body's facts being item-relative as the AST's),
+    and the function's, by its name's span, when every value it returns has the same one."""
     finder = _Finder(facts)
     if decl.body is not None:
         finder.statements(decl.body)
+        returned = set(finder.returned)
     elif decl.expr_body is not None:
-        finder.expression(decl.expr_body)
+        returned = {finder.expression(decl.expr_body)}
+    else:
+        return
+    if len(returned) == 1 and None not in returned:
+        facts.structures[decl.name_span] = returned.pop()
 
 
 class _Finder:
     def __init__(self, facts) -> None:
         self.facts = facts
         self.symbols = {ref.span: ref.symbol for ref in facts.references if ref.symbol}
+        #: The structure of each value returned, None for one without.
+        self.returned: list[Structure | None] = []
 
     def statements(self, body: list[ast.Stmt]) -> None:
         for stmt in body:
@@ -60,7 +68,9 @@ class _Finder:
                     found = self.expression(value)
                     if found is not None and self._fits(target.span, found):
                         self.facts.structures[target.span] = found
-                case ast.Assign(value=value) | ast.Return(value=value) | ast.ExprStmt(expr=value):
+                case ast.Return(value=value):
+                    self.returned.append(self.expression(value) if value is not None else None)
+                case ast.Assign(value=value) | ast.ExprStmt(expr=value):
                     if value is not None:
                         self.expression(value)
                 case ast.FieldAssign(value=value):
