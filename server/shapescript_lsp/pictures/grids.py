@@ -185,7 +185,7 @@ def _hatch() -> str:
     return (
         '<defs><pattern id="background-hatch" width="6" height="6" '
         'patternUnits="userSpaceOnUse"><path d="M0 6 L6 0" stroke="#888888" '
-        'stroke-width="1.2"/></pattern></defs>'
+        'stroke-width="1.6"/></pattern></defs>'
     )
 
 
@@ -233,7 +233,7 @@ def _svg_grid(grid_: Grid, x: float, y: float, ink: Colours) -> tuple[str, float
         cx, cy = x + c * CELL_W, top + r * CELL_H
         out.append(
             f'<rect class="cell background" x="{cx + 1}" y="{cy + 1}" width="{CELL_W - 2}" '
-            f'height="{CELL_H - 2}" fill="url(#background-hatch)" fill-opacity="0.6" '
+            f'height="{CELL_H - 2}" fill="url(#background-hatch)" '
             f'stroke="#888888" stroke-dasharray="3 2"/>'
         )
     for r, total in enumerate(grid_.sums() if sums else []):
