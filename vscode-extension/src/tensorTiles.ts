@@ -468,13 +468,13 @@ export function recolor(layout: Layout, base: Layout): Layout {
 /** The layout with the group axes in `split` (axes of the value whose parts' sizes are known)
  * split into their parts and the others whole: the type's own layout when that's what it
  * chose, else the last two axes of the view as the heatmap's, the rest as usual. */
-export function splitLayout(shape: number[], typeText: string | null | undefined, dtype: string, groups: Groups, domainSize: number | null | undefined, split: number[]): Layout {
-  const chosen = chooseLayout(shape, typeText, dtype, groups, domainSize);
+export function splitLayout(shape: number[], typeText: string | null | undefined, dtype: string, groups: Groups, domainSize: number | null | undefined, split: number[], structure?: Structure | null): Layout {
+  const chosen = chooseLayout(shape, typeText, dtype, groups, domainSize, structure);
   const wanted = split.filter((axis) => groups[String(axis)]).sort((a, b) => a - b);
   if (wanted.join(',') === chosen.split.map((s) => s.axis).join(',')) {
     return chosen;
   }
-  const whole = chooseLayout(shape, typeText, dtype, {}, domainSize);
+  const whole = chooseLayout(shape, typeText, dtype, {}, domainSize, structure);
   if (!wanted.length || whole.kind !== 'heatmap') {
     return whole;
   }

@@ -443,7 +443,7 @@ function roles() {
     check.checked = split.includes(Number(axis));
     check.addEventListener('change', () => {
       const next = check.checked ? [...split, Number(axis)] : split.filter((a) => a !== Number(axis));
-      state.layout = splitLayout(summary.shape, summary.type, summary.dtype, summary.groups, summary.domain_size, next);
+      state.layout = splitLayout(summary.shape, summary.type, summary.dtype, summary.groups, summary.domain_size, next, summary.structure);
       state.index = {};
       const g = geometry();
       const { R, C } = plane();

@@ -256,6 +256,11 @@ describe('the Tensor view draws a structure the checker knows', () => {
     assert.deepEqual([without.rows, without.cols], [1, 2]);
   });
 
+  it('keeps the structure\'s rows and columns when no group is split', () => {
+    const layout = splitLayout([2, 4, 16, 16], '[b H n m] Prob over n', 'float32', {}, null, [], { ...causal, rows: 3, cols: 2 });
+    assert.deepEqual([layout.rows, layout.cols], [3, 2]);
+  });
+
   it('ignores a structure whose axes the value does not have', () => {
     const layout = chooseLayout([4, 4], '[n m]', 'float32', {}, null, { ...causal, rows: 2, cols: 3 });
     assert.deepEqual([layout.rows, layout.cols], [0, 1]);
