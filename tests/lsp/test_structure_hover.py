@@ -29,3 +29,7 @@ def test_a_masked_value_s_hover_names_its_structure() -> None:
 
 def test_a_value_without_one_does_not() -> None:
     assert "Structure" not in hover_text("s: [b", 0)
+
+
+def test_a_function_s_hover_names_the_structure_of_what_it_returns() -> None:
+    assert "Structure: `causal: 0 where m > n`" in hover_text("attend")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from shapescript.check.checker import check_text
-from shapescript.check.structures import Structure
+from shapescript.check.structures import Structure, returned_structure
 from shapescript.check.types import TensorType
 from shapescript_lsp.features import function_pictures
 from shapescript_lsp.pictures import grids
@@ -21,9 +21,9 @@ fn plain(s: [n m]) -> [n m]:
 def test_a_function_s_result_structure_picks_the_cells_above_the_diagonal() -> None:
     checked = check_text(PROGRAM)
     assert checked.diagnostics == []
-    structure = function_pictures._returned_structure(checked, "attend")
+    structure = returned_structure(checked, "attend")
     assert structure is not None and structure.describe() == "causal: 0 where m > n"
-    assert function_pictures._returned_structure(checked, "plain") is None
+    assert returned_structure(checked, "plain") is None
     result = checked.items[0].body.inferred
     assert isinstance(result, TensorType)
     grid = grids.grid("attend(…)", [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0]], "prob")

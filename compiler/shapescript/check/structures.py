@@ -54,6 +54,15 @@ def record_structures(decl: ast.FnDecl, facts) -> None:
         facts.structures[decl.name_span] = returned.pop()
 
 
+def returned_structure(checked, name: str) -> Structure | None:
+    """The structure of what the function `name` of a checked file returns, if it has one."""
+    for item in checked.items:
+        decl = item.item
+        if isinstance(decl, ast.FnDecl) and decl.name == name and item.body is not None:
+            return item.body.facts.structures.get(decl.name_span)
+    return None
+
+
 class _Finder:
     def __init__(self, facts) -> None:
         self.facts = facts

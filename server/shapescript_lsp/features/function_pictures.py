@@ -13,6 +13,7 @@ from typing import Any
 
 from shapescript.check.program import Checked
 from shapescript.check.sizes import Poly
+from shapescript.check.structures import returned_structure
 from shapescript.check.types import TensorType, format_type
 from shapescript_lsp.features.call_pictures import PICTURED, call_function, conversion_at
 from shapescript_lsp.features.context import word_at
@@ -79,7 +80,7 @@ def _example_at(checked: Checked, offset: int) -> Example | None:
             return None
         built = example(checked, symbol.name)
         if built is not None:
-            built.structure = _returned_structure(checked, symbol.name)
+            built.structure = returned_structure(checked, symbol.name)
         return built
     made = call_function(checked, offset)
     if made is None:
@@ -88,17 +89,6 @@ def _example_at(checked: Checked, offset: int) -> Example | None:
     if built is not None:
         built.label, built.return_type = made[1], made[2]
     return built
-
-
-def _returned_structure(checked: Checked, name: str) -> object:
-    """The structure of what the function `name` returns, as the checker found it."""
-    for item in checked.items:
-        decl = item.item
-        if getattr(decl, "name", None) == name and item.body is not None:
-            found = item.body.facts.structures.get(getattr(decl, "name_span", None))
-            if found is not None:
-                return found
-    return None
 
 
 def markdown(drawn: list[grids.Grid], inputs: int, images: bool, theme: str = DEFAULT_THEME) -> str:

@@ -6,7 +6,7 @@ from lsprotocol import types
 
 from shapescript.check.builtin_table import BUILTINS
 from shapescript.check.program import Checked, Symbol
-from shapescript.check.structures import Structure
+from shapescript.check.structures import Structure, returned_structure
 from shapescript.check.types import TensorType, Type, format_type
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
@@ -137,6 +137,8 @@ class HoverRenderer:
         sections = self._describe(checked, word, symbol, type_)
         if symbol is None or symbol.kind in ("param", "value"):
             sections.append(_structure_section(checked.structure_at(offset)))
+        elif symbol.kind == "fn" and not in_other_file(symbol, checked):
+            sections.append(_structure_section(returned_structure(checked, symbol.name)))
         if symbol is not None and symbol.kind in CURVE_KINDS:
             sections.append(curve_section(checked, symbol, offset, self.images, self.dark))
         sections.extend(device_sections(checked, offset, symbol, type_))
