@@ -32,6 +32,8 @@ _TYPE = re.compile(
 )
 _AXIS = re.compile(r"\([^)]*\)|\S+")
 _GROUPED = re.compile(r"^(?P<number>\d+)(?P<name>[A-Za-z_]\w*)$")
+#: A structure's text, as `Structure.describe` writes it: `causal: -inf where m > n`.
+_STRUCTURE = re.compile(r"^causal: (?P<background>\S+) where (?P<columns>\w+) > (?P<rows>\w+)$")
 _DTYPES = frozenset({"u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64", "bool"})
 #: Domains bounded by a range: the least and greatest values they allow.
 _DOMAINS = {
@@ -84,7 +86,11 @@ class _View:
     """A value the view shows, with what its type promises."""
 
     def __init__(
-        self, value: Any, type_text: str | None, sizes: dict[str, int] | None = None
+        self,
+        value: Any,
+        type_text: str | None,
+        sizes: dict[str, int] | None = None,
+        structure: Any = None,
     ) -> None:
         import torch
 
@@ -107,6 +113,10 @@ class _View:
         self.over: int | None = None
         #: The parts of each group axis whose parts' sizes are known: [(name, size), ...].
         self.groups: dict[int, list[tuple[str, int]]] = {}
+        #: Where the checker knows the values are a background: (rows axis, columns axis,
+        #: the background value, the structure's text), the background being where the
+        #: column index is above the row index.
+        self.structure: tuple[int, int, float, str] | None = None
         match = _TYPE.match(type_text or "")
         if match is None:
             return
@@ -128,6 +138,34 @@ class _View:
             self.over = self.axes.index(over)
         elif self.domain in ("Prob", "LogProb") and self.tensor.dim():
             self.over = self.tensor.dim() - 1
+        self.structure = _structure(structure, self.axes)
+
+    def background(self, shape, start: int = 0, origin: tuple[int, int] | None = None):
+        """Which elements of a block are where the structure promises its background: a
+        block of the value from `start` along its first axis, or, with `origin`, a plane of
+        the structure's rows and columns whose first element is at (row, column) `origin`."""
+        import torch
+
+        assert self.structure is not None
+        device = self.tensor.device
+        if origin is not None:
+            rows = torch.arange(shape[0], device=device) + origin[0]
+            cols = torch.arange(shape[1], device=device) + origin[1]
+            inside = cols[None, :] > rows[:, None]
+            return inside.reshape(*inside.shape, *([1] * (len(shape) - 2))).expand(*shape)
+        row_axis, col_axis = self.structure[:2]
+
+        def along(axis: int):
+            index = torch.arange(shape[axis], device=device) + (start if axis == 0 else 0)
+            return index.reshape([-1 if a == axis else 1 for a in range(len(shape))])
+
+        return (along(col_axis) > along(row_axis)).expand(*shape)
+
+    def excused(self, values, background):
+        """The -inf values where the structure's background is -inf, which aren't faults."""
+        if self.structure is None or self.structure[2] != -math.inf:
+            return None
+        return background & (values == -math.inf)
 
     @property
     def range(self) -> tuple[float, float]:
@@ -176,6 +214,29 @@ class _View:
         if self.domain in _DOMAINS:
             return f"every value is in {self.domain}'s range"
         return None
+
+
+def _structure(given: Any, axes: list[str]) -> tuple[int, int, float, str] | None:
+    """A structure (the checker's, or its text) as the view's axes number it."""
+    if given is None:
+        return None
+    if isinstance(given, str):
+        match = _STRUCTURE.match(given.strip())
+        if match is None:
+            return None
+        rows, columns, background = match.group("rows", "columns", "background")
+        text = given.strip()
+    else:
+        rows, columns, background = given.rows, given.columns, given.background
+        text = given.describe()
+    if rows not in axes or columns not in axes or rows == columns:
+        return None
+    number = {"false": 0.0, "true": 1.0}.get(background)
+    try:
+        number = float(background) if number is None else number
+    except ValueError:
+        return None
+    return axes.index(rows), axes.index(columns), number, text
 
 
 def _debugger_s_own(thread: threading.Thread) -> threading.Thread:
@@ -246,6 +307,7 @@ def open(  # noqa: A001
     *,
     expression: str | None = None,
     sizes: dict[str, int] | None = None,
+    structure: Any = None,
 ) -> dict[str, str]:
     """Show `value` (a tensor or array) in the view: its id, the server's URL and token.
 
@@ -254,18 +316,21 @@ def open(  # noqa: A001
     type of `expression` (`att`, `m.w`) in the nearest `.ss` frame of the caller is used,
     as when the debugger evaluates this in a stopped frame. `sizes` gives the sizes of
     named axes (`gh`, `V`) that groups and `Index[V]` use; in a `.ss` frame they're read
-    from the frame's sizes."""
+    from the frame's sizes. `structure` is where the checker knows the values are a
+    background (a `check.structures.Structure`, or its text `causal: -inf where m > n`);
+    with the frame's type comes the frame's structure."""
     global _server
     known: dict[str, int] = {}
     if type_ is None and expression is not None:
-        type_, known = _type_in_frames(expression.strip())
+        type_, known, found = _type_in_frames(expression.strip())
+        structure = structure if structure is not None else found
     known.update(sizes or {})
     with _server_lock:
         if _server is None:
             _server = _Server()
         server = _server
     type_text = type_ if isinstance(type_, str) or type_ is None else _format(type_)
-    view = _View(value, type_text, known)
+    view = _View(value, type_text, known, structure)
     key = secrets.token_hex(8)
     with server.lock:
         server.views[key] = view
@@ -284,8 +349,9 @@ def _debugger_connected() -> bool:
         return False
 
 
-def _type_in_frames(expression: str) -> tuple[Any, dict[str, int]]:
-    """The expression's type in the frame it's evaluated in, and that frame's sizes.
+def _type_in_frames(expression: str) -> tuple[Any, dict[str, int], Any]:
+    """The expression's type in the frame it's evaluated in, that frame's sizes, and the
+    expression's structure there.
 
     A debugger evaluates it on the stopped thread with the selected frame's names, so that
     frame is the one below that gave them: a Python frame gives no type, even with a `.ss`
@@ -299,17 +365,20 @@ def _type_in_frames(expression: str) -> tuple[Any, dict[str, int]]:
     target = _evaluated_in(caller)
     if target is not None:
         if not debugging.is_shapescript_frame(target):
-            return None, {}
+            return None, {}, None
         found = debugging.frame_types(target).get(expression)
-        return found, _frame_sizes(target) if found is not None else {}
+        if found is None:
+            return None, {}, None
+        return found, _frame_sizes(target), debugging.frame_structures(target).get(expression)
     frame = caller
     while frame is not None:
         if debugging.is_shapescript_frame(frame):
             found = debugging.frame_types(frame).get(expression)
             if found is not None:
-                return found, _frame_sizes(frame)
+                structure = debugging.frame_structures(frame).get(expression)
+                return found, _frame_sizes(frame), structure
         frame = frame.f_back
-    return None, {}
+    return None, {}, None
 
 
 def _evaluated_in(caller: Any) -> Any:
@@ -461,6 +530,8 @@ def summary(view: _View) -> dict[str, Any]:
     outside = 0
     first_bad: dict[str, list[int] | None] = {"finite": None, "domain": None}
     offset = 0
+    excused = 0
+    shaped = _StructureCheck(view)
     floating = tensor.is_floating_point()
     tiny = torch.finfo(tensor.dtype).tiny if floating else 0.0
     for block in _blocks(tensor):
@@ -471,6 +542,15 @@ def summary(view: _View) -> dict[str, Any]:
         nan += int(is_nan.sum())
         inf += int(is_inf.sum())
         bad = view.not_finite(flat)
+        if view.structure is not None and tensor.dim() >= 2:
+            background = view.background(block.shape, offset // max(block[0].numel(), 1))
+            shaped.add(block, background, offset)
+            allowed_here = view.excused(block, background)
+            if allowed_here is not None:
+                allowed_flat = allowed_here.reshape(-1)
+                if view.domain != "Additive":
+                    excused += int(allowed_flat.sum())
+                bad = bad & ~allowed_flat
         if first_bad["finite"] is None and bool(bad.any()):
             first_bad["finite"] = _index(offset + int(bad.nonzero()[0, 0]), tensor.shape)
         values = flat[finite]
@@ -491,6 +571,7 @@ def summary(view: _View) -> dict[str, Any]:
     mean = total / finite_count if finite_count else math.nan
     variance = squares / finite_count - mean * mean if finite_count else math.nan
     allowed = inf - _count_allowed_infinities(view) if view.domain == "Additive" else inf
+    allowed -= excused
     checks = [
         {
             "check": "no NaN or ±∞",
@@ -511,6 +592,8 @@ def summary(view: _View) -> dict[str, Any]:
         )
     if view.domain in ("Prob", "LogProb") and view.over is not None:
         checks.append(_sums_to_one(view))
+    if view.structure is not None and tensor.dim() >= 2:
+        checks.append(shaped.check())
     stats: dict[str, Any] = {
         "count": count,
         "nan": nan,
@@ -539,9 +622,62 @@ def summary(view: _View) -> dict[str, Any]:
         "range": [low, high] if math.isfinite(low) and math.isfinite(high) else None,
         "stats": stats,
         "checks": checks,
+        "structure": None
+        if view.structure is None
+        else {
+            "rows": view.structure[0],
+            "cols": view.structure[1],
+            "background": _number(view.structure[2]),
+            "text": view.structure[3],
+        },
     }
     answer.update(_percentiles(view))
     return answer
+
+
+class _StructureCheck:
+    """The check that the background a structure promises is there, block by block: how
+    many elements there aren't it, the first, and the worst (farthest from it)."""
+
+    def __init__(self, view: _View) -> None:
+        self.view = view
+        self.count = 0
+        self.first: int | None = None
+        self.worst: tuple[float, int] | None = None
+
+    def add(self, block, background, offset: int) -> None:
+        import torch
+
+        assert self.view.structure is not None
+        expected = self.view.structure[2]
+        off = (background & (block != expected)).reshape(-1)
+        self.count += int(off.sum())
+        if not bool(off.any()):
+            return
+        if self.first is None:
+            self.first = offset + int(off.nonzero()[0, 0])
+        flat = block.reshape(-1)
+        distance = (flat - expected).abs() if math.isfinite(expected) else flat.abs()
+        distance = torch.where(torch.isnan(distance), torch.full_like(distance, math.inf), distance)
+        distance = torch.where(off, distance, torch.full_like(distance, -1.0))
+        index = int(distance.argmax())
+        if self.worst is None or float(distance[index]) > self.worst[0]:
+            self.worst = (float(distance[index]), offset + index)
+
+    def check(self) -> dict[str, Any]:
+        view = self.view
+        assert view.structure is not None
+        rows, cols, expected, _ = view.structure
+        shape = view.tensor.shape
+        background = _number(expected)
+        shown = {0.0: "0", 1.0: "1"}.get(expected, str(background))
+        return {
+            "check": f"{view.axes[cols]} > {view.axes[rows]} is {shown}, as its structure promises",
+            "ok": self.count == 0,
+            "count": self.count,
+            "first": None if self.first is None else _index(self.first, shape),
+            "worst": None if self.worst is None else _index(self.worst[1], shape),
+        }
 
 
 def _count_allowed_infinities(view: _View) -> int:
@@ -723,10 +859,18 @@ def tile(view: _View, query: dict[str, str]) -> dict[str, Any]:
     per_cell_row = max(row_step * part.shape[1] * max(inner, 1) * 8 * 6, 1)
     chunk = max(_budget(tensor) // per_cell_row, 1)
     pieces: dict[str, list] = {name: [] for name in ("mean", "min", "max", "nan", "inf", "out")}
+    shaped = (
+        view.structure is not None
+        and not query.get("split")
+        and (rows_axis, cols_axis) == view.structure[:2]
+    )
+    if shaped:
+        pieces.update(background=[], off=[])
     with torch.no_grad():
         for first in range(0, cells_r, chunk):
             rows = part[first * row_step : (first + chunk) * row_step]
-            for name, value in _cells(view, rows, row_step, col_step, how).items():
+            origin = (row0 + first * row_step, col0) if shaped else None
+            for name, value in _cells(view, rows, row_step, col_step, how, origin).items():
                 pieces[name].append(value)
     joined = {name: torch.cat(value) if value else None for name, value in pieces.items()}
 
@@ -753,6 +897,11 @@ def tile(view: _View, query: dict[str, str]) -> dict[str, Any]:
         "inf": counts(joined["inf"]),
         "outside": counts(joined["out"]),
     }
+    if shaped:
+        # Cells wholly in the structure's background, and how many of a cell's elements
+        # there aren't the background.
+        answer["background"] = counts(joined["background"])
+        answer["not_background"] = counts(joined["off"])
     plain = not query.get("split") and not reduced
     if (
         plain
@@ -764,14 +913,32 @@ def tile(view: _View, query: dict[str, str]) -> dict[str, Any]:
     return answer
 
 
-def _cells(view: _View, rows, row_step: int, col_step: int, how: list[str]) -> dict[str, Any]:
+def _cells(
+    view: _View,
+    rows,
+    row_step: int,
+    col_step: int,
+    how: list[str],
+    origin: tuple[int, int] | None = None,
+) -> dict[str, Any]:
     """The cells of some rows of a tile: [rows, cols, reduced...] elements in (each reduced
-    axis with its reduction in `how`), per cell out."""
+    axis with its reduction in `how`), per cell out. With `origin`, where the first element
+    is among the structure's rows and columns, the cells also say whether they are wholly
+    its background and how many elements there aren't it."""
     import torch
 
     full = rows.double()
     values = full.reshape(rows.shape[0], rows.shape[1], -1)
     bad = view.not_finite(values)
+    background = view.background(values.shape, origin=origin) if origin is not None else None
+    if background is not None:
+        allowed = view.excused(values, background)
+        if allowed is not None:
+            bad = bad & ~allowed
+        expected = view.structure[2] if view.structure is not None else 0.0
+        inside_n = background.sum(-1)
+        off_n = (background & (values != expected)).sum(-1)
+        every_n = torch.full_like(inside_n, values.shape[-1])
     is_nan = torch.isnan(values)
     out = view.outside(values)
     nan_n = is_nan.sum(-1)
@@ -802,7 +969,7 @@ def _cells(view: _View, rows, row_step: int, col_step: int, how: list[str]) -> d
     greatest = torch.where(finite, cells, torch.full_like(cells, -math.inf)).amax(-1)
     empty = count == 0
     nothing = torch.full_like(mean, math.nan)
-    return {
+    found = {
         "mean": torch.where(empty, nothing, mean),
         "min": torch.where(empty, nothing, least),
         "max": torch.where(empty, nothing, greatest),
@@ -810,6 +977,11 @@ def _cells(view: _View, rows, row_step: int, col_step: int, how: list[str]) -> d
         "inf": padded(inf_n, 0).sum(-1),
         "out": padded(out_n, 0).sum(-1),
     }
+    if background is not None:
+        real = padded(every_n, 0).sum(-1)
+        found["background"] = ((padded(inside_n, 0).sum(-1) == real) & (real > 0)).long()
+        found["off"] = padded(off_n, 0).sum(-1)
+    return found
 
 
 def _bad_rows(view: _View, plane, row0: int, row_step: int, cells: int) -> list[int]:

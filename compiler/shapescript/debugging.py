@@ -78,6 +78,31 @@ def frame_types(frame: Any) -> dict[str, Any]:
         return {}
 
 
+def frame_structures(frame: Any) -> dict[str, Any]:
+    """The structure (`check.structures.Structure`) of each value of a `.ss` frame that has
+    one at its current line, by name."""
+    try:
+        checked = _checked_file(frame.f_code.co_filename)
+        if checked is None:
+            return {}
+        source = checked.source
+        offset = source.offset(frame.f_lineno, len(source.line_text(frame.f_lineno)) + 1)
+        found: dict[str, Any] = {}
+        for item in checked.items_at(offset):
+            if item.body is None:
+                continue
+            facts = item.body.facts
+            for entry in facts.entries:
+                if entry.visible_from + item.base <= offset or entry.symbol.kind == "param":
+                    found.pop(entry.name, None)
+                    structure = facts.structures.get(entry.symbol.span)
+                    if structure is not None:
+                        found[entry.name] = structure
+        return found
+    except Exception:  # noqa: BLE001 - the debugger goes on without structures
+        return {}
+
+
 def _add_fields(checked: Any, found: dict[str, Any]) -> None:
     """The type of each field of the models among the values, as `m.w`."""
     from shapescript.check.types import ModelType

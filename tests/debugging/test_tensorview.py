@@ -23,6 +23,7 @@ devices cpu
 
 fn look(att: [b n m] Prob over m, img: [b 3 (gh 4) (gw 4)]) -> [b (gh gw) (4 4 3)]:
     w = att * 1.0
+    s = masked_fill(w, !causal[n m], -inf)
     t = rearrange(img, b c (gh p1) (gw p2) -> b (gh gw) (p1 p2 c))
     return t
 """
@@ -87,13 +88,13 @@ def test_view_tensor_in_a_real_debug_session(tmp_path: Path) -> None:
         client.request(
             "setBreakpoints",
             source={"path": str(tmp_path / "model.ss")},
-            breakpoints=[{"line": 6}],
+            breakpoints=[{"line": 7}],
         )
         client.request("configurationDone")
         client.response(attach)
         thread = client.event("stopped")["threadId"]
         frames = client.request("stackTrace", threadId=thread)["stackFrames"]
-        assert (Path(frames[0]["source"]["path"]).name, frames[0]["line"]) == ("model.ss", 6)
+        assert (Path(frames[0]["source"]["path"]).name, frames[0]["line"]) == ("model.ss", 7)
 
         def view(expression: str, frame: dict) -> dict:
             answer = client.request(
@@ -143,6 +144,15 @@ def test_view_tensor_in_a_real_debug_session(tmp_path: Path) -> None:
         assert (grid["rows"], grid["cols"]) == (2, 3)
         assert grid["mean"][0][0] == pytest.approx(_patch_norm(0, 0, 0), rel=1e-6)
         assert grid["mean"][1][2] == pytest.approx(_patch_norm(0, 1, 2), rel=1e-6)
+
+        # A causal mask's structure, from the checker: its -inf background isn't a fault.
+        masked = get(view("s", frames[0]), "/summary")
+        assert masked["structure"]["text"] == "causal: -inf where m > n"
+        assert (masked["structure"]["rows"], masked["structure"]["cols"]) == (1, 2)
+        found = {check["check"]: check for check in masked["checks"]}
+        assert found["m > n is -inf, as its structure promises"]["ok"]
+        # The planted NaN at [1, 2, 3] is above the diagonal, so the mask made it -inf too.
+        assert (found["no NaN or ±∞"]["ok"], masked["stats"]["inf"]) == (True, 2 * 6)
 
         # The same name in the Python frame below: its value, with no ShapeScript type.
         python = get(view("att", frames[1]), "/summary")

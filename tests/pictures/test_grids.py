@@ -93,3 +93,22 @@ def test_a_picture_is_drawn_in_the_themes_colours_on_an_opaque_background(theme,
     # The largest value stands out from the background: darker on light, brighter on dark.
     assert (lightness[1] < lightness[0]) == (theme == "light")
     assert f'stroke="{grids.colours(theme).mark}"' in svg
+
+
+def test_a_structure_s_background_is_hatched_and_drawn_apart_in_text():
+    rows = [[0.5, 0.0, 0.0], [0.3, 0.7, 0.0], [0.2, 0.3, 0.5]]
+    background = grids.above_diagonal(3, 3)
+    assert background == {(0, 1), (0, 2), (1, 2)}
+    grid = grids.grid("p: [n m] Prob over m", rows, "prob", background=background)
+    svg = grids.svg([grid], 1)
+    assert 'id="background-hatch"' in svg
+    assert len(re.findall(r'class="cell background"', svg)) == 3
+    assert 'id="background-hatch"' not in grids.svg([grids.grid("p", rows, "prob")], 1)
+    lines = grids.text([grid], 1).splitlines()[1:]
+    assert [line.split("   ")[0].split().count(grids.BACKGROUND) for line in lines] == [2, 1, 0]
+
+
+def test_only_the_cells_shown_are_background():
+    assert len(grids.above_diagonal(20, 20)) == sum(
+        1 for r in range(grids.MAX_ROWS) for c in range(grids.MAX_COLUMNS) if c > r
+    )

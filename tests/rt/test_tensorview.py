@@ -236,3 +236,76 @@ def test_the_values_are_let_go_when_the_debugger_goes_away(monkeypatch) -> None:
     kept = _tensorview.open(torch.ones(3))
     server.check_debugger()
     assert get(kept, "/summary")["shape"] == [3]
+
+
+def causal_scores(heads: int = 2, n: int = 5) -> torch.Tensor:
+    """[b H n m] scores masked as causal attention masks them: -inf where m > n."""
+    scores = torch.randn(1, heads, n, n, generator=torch.Generator().manual_seed(0))
+    above = torch.ones(n, n, dtype=torch.bool).triu(1)
+    return scores.masked_fill(above, -math.inf)
+
+
+def test_a_causal_structure_excuses_its_minus_inf_and_checks_its_background() -> None:
+    masked = causal_scores()
+    masked[0, 1, 3, 0] = math.inf
+    masked[0, 0, 1, 4] = 2.0
+    opened = _tensorview.open(masked, "[b H n m]", structure="causal: -inf where m > n")
+    answer = get(opened, "/summary")
+    assert answer["structure"] == {
+        "rows": 2,
+        "cols": 3,
+        "background": "-inf",
+        "text": "causal: -inf where m > n",
+    }
+    checks = {check["check"]: check for check in answer["checks"]}
+    finite = checks["no NaN or ±∞"]
+    assert (finite["ok"], finite["count"], finite["first"]) == (False, 1, [0, 1, 3, 0])
+    background = checks["m > n is -inf, as its structure promises"]
+    assert (background["ok"], background["count"]) == (False, 1)
+    assert background["first"] == background["worst"] == [0, 0, 1, 4]
+
+
+def test_after_a_softmax_the_background_is_zero_and_the_worst_is_farthest_from_it() -> None:
+    probs = torch.softmax(causal_scores(), dim=-1)
+    clean = get(
+        _tensorview.open(probs, "[b H n m] Prob over m", structure="causal: 0 where m > n"),
+        "/summary",
+    )
+    assert all(check["ok"] for check in clean["checks"])
+    probs[0, 0, 0, 3] = 0.01
+    probs[0, 1, 2, 4] = 0.5
+    answer = get(
+        _tensorview.open(probs, "[b H n m] Prob over m", structure="causal: 0 where m > n"),
+        "/summary",
+    )
+    checks = {check["check"]: check for check in answer["checks"]}
+    background = checks["m > n is 0, as its structure promises"]
+    assert (background["count"], background["first"], background["worst"]) == (
+        2,
+        [0, 0, 0, 3],
+        [0, 1, 2, 4],
+    )
+
+
+def test_tiles_of_the_structure_s_axes_mark_its_background_and_what_breaks_it() -> None:
+    masked = causal_scores(heads=1, n=4)
+    masked[0, 0, 0, 2] = 1.0
+    opened = _tensorview.open(masked, "[b H n m]", structure="causal: -inf where m > n")
+    one = get(opened, "/tile", rows=2, cols=3, at="0,0")
+    assert one["background"] == [[0, 1, 1, 1], [0, 0, 1, 1], [0, 0, 0, 1], [0, 0, 0, 0]]
+    assert one["not_background"][0] == [0, 0, 1, 0]
+    assert sum(map(sum, one["inf"])) == 0, "-inf in a -inf background isn't a fault"
+    two = get(opened, "/tile", rows=2, cols=3, at="0,0", row_step=2, col_step=2)
+    assert two["background"] == [[0, 1], [0, 0]], "only cells wholly in the background"
+    assert two["not_background"] == [[0, 1], [0, 0]]
+    other = get(opened, "/tile", rows=3, cols=2, at="0,0")
+    assert "background" not in other, "the rows and columns aren't the structure's"
+
+
+def test_a_structure_whose_axes_the_type_does_not_name_is_ignored() -> None:
+    answer = get(
+        _tensorview.open(causal_scores(), "[b H n k]", structure="causal: -inf where m > n"),
+        "/summary",
+    )
+    assert answer["structure"] is None
+    assert not answer["checks"][0]["ok"], "-inf counts when there's no structure"

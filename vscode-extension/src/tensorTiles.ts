@@ -164,8 +164,18 @@ export function splitShape(shape: number[], axes: string[], groups: Groups, spli
   return { axes: names, shape: sizes, splits };
 }
 
-/** The layout the value's type picks (its dtype and shape alone when it has no type). */
-export function chooseLayout(shape: number[], typeText: string | null | undefined, dtype: string, groups: Groups = {}, domainSize?: number | null): Layout {
+/** Where the checker knows the values are a background (the server's summary says which axes
+ * are its rows and columns): the background is where the column index is above the row index. */
+export interface Structure {
+  rows: number;
+  cols: number;
+  background: number | string;
+  text: string;
+}
+
+/** The layout the value's type picks (its dtype and shape alone when it has no type); a known
+ * structure's rows and columns are the heatmap's. */
+export function chooseLayout(shape: number[], typeText: string | null | undefined, dtype: string, groups: Groups = {}, domainSize?: number | null, structure?: Structure | null): Layout {
   const type = parseType(typeText);
   const dims = shape.length;
   const written = type.axes && type.axes.length === dims ? type.axes : shape.map((_, i) => String(i));
@@ -200,7 +210,12 @@ export function chooseLayout(shape: number[], typeText: string | null | undefine
   const slid: number[] = [];
   const over = type.over !== undefined ? written.indexOf(type.over)
     : domain === 'Prob' || domain === 'LogProb' || domain === 'Logit' ? dims - 1 : -1;
-  if ((domain === 'Prob' || domain === 'LogProb' || domain === 'Logit') && over >= 0) {
+  const shaped = structure && structure.rows !== structure.cols
+    && [structure.rows, structure.cols].every((axis) => Number.isInteger(axis) && axis >= 0 && axis < dims);
+  if (shaped && structure) {
+    rows = structure.rows;
+    cols = structure.cols;
+  } else if ((domain === 'Prob' || domain === 'LogProb' || domain === 'Logit') && over >= 0) {
     cols = over;
     rows = over > 0 ? over - 1 : dims - 1;
   } else if (dims >= 3 && shape[dims - 3] === 3) {
@@ -337,6 +352,22 @@ export function cellFlags(nan: number, inf: number, least: number | null, greate
   return { bad: nan + inf > 0, outside };
 }
 
+/** What a cell of a structure's rows and columns is: wholly its background (drawn hatched in
+ * gray), holding values that aren't the background it promises (orange), or neither. */
+export function structureFlag(background: number | undefined, notBackground: number | undefined): 'background' | 'broken' | null {
+  if ((notBackground ?? 0) > 0) return 'broken';
+  return background ? 'background' : null;
+}
+
+/** The edges of a background cell that border the band (the cells that aren't background), which
+ * are dashed: its left and its bottom, as the background lies above the diagonal. */
+export function backgroundEdges(background: number[][], r: number, c: number): { left: boolean; bottom: boolean } {
+  if (!background[r]?.[c]) return { left: false, bottom: false };
+  const left = c > 0 && !background[r][c - 1];
+  const bottom = r + 1 < background.length && !background[r + 1][c];
+  return { left, bottom };
+}
+
 /** The color of a value in the layout's scale, from lo to hi; dark themes start from a dark background. */
 export function colorOf(value: number, lo: number, hi: number, colors: Layout['colors'], dark: boolean): [number, number, number] {
   if (colors === 'categorical') {
@@ -437,13 +468,13 @@ export function recolor(layout: Layout, base: Layout): Layout {
 /** The layout with the group axes in `split` (axes of the value whose parts' sizes are known)
  * split into their parts and the others whole: the type's own layout when that's what it
  * chose, else the last two axes of the view as the heatmap's, the rest as usual. */
-export function splitLayout(shape: number[], typeText: string | null | undefined, dtype: string, groups: Groups, domainSize: number | null | undefined, split: number[]): Layout {
-  const chosen = chooseLayout(shape, typeText, dtype, groups, domainSize);
+export function splitLayout(shape: number[], typeText: string | null | undefined, dtype: string, groups: Groups, domainSize: number | null | undefined, split: number[], structure?: Structure | null): Layout {
+  const chosen = chooseLayout(shape, typeText, dtype, groups, domainSize, structure);
   const wanted = split.filter((axis) => groups[String(axis)]).sort((a, b) => a - b);
   if (wanted.join(',') === chosen.split.map((s) => s.axis).join(',')) {
     return chosen;
   }
-  const whole = chooseLayout(shape, typeText, dtype, {}, domainSize);
+  const whole = chooseLayout(shape, typeText, dtype, {}, domainSize, structure);
   if (!wanted.length || whole.kind !== 'heatmap') {
     return whole;
   }

@@ -11,6 +11,7 @@ export function pageFunctions(): string {
     tiles.tileKey, tiles.parseType, tiles.splitShape, tiles.chooseLayout, tiles.finishLayout, tiles.atFor,
     tiles.tileQuery, tiles.arrangementKey, tiles.toViewIndex, tiles.colorRange, tiles.describeCell,
     tiles.shortestValue, tiles.cellFlags, tiles.colorOf, tiles.roleOf, tiles.rolesFor, tiles.withRole, tiles.recolor, tiles.splitLayout,
+    tiles.structureFlag, tiles.backgroundEdges,
   ];
   return [
     `const TILE_SIDE = ${tiles.TILE}, TILE = TILE_SIDE;`,
@@ -178,9 +179,12 @@ function drawTile(tile, channels, x0, y0, panel) {
   ctx.drawImage(off, x, y, tile.cols * cell, h);
   const red = hatch('rgb(220, 30, 30)'), orange = hatch('rgb(245, 140, 0)');
   const rings = [];
+  if (tile.background) drawBackground(tile, x, y, cell);
   for (let r = 0; r < tile.rows; r++) {
     for (let c = 0; c < tile.cols; c++) {
       const flags = cellFlags(tile.nan[r][c], tile.inf[r][c], tile.min[r][c], tile.max[r][c], state.layout.domain, tile.outside?.[r]?.[c]);
+      // Values where the structure promises its background but that aren't it are orange too.
+      if (structureFlag(tile.background?.[r]?.[c], tile.not_background?.[r]?.[c]) === 'broken') flags.outside = true;
       if (!flags.bad && !flags.outside) continue;
       const cx = x + c * cell, cy = y + r * cell;
       const color = flags.bad ? 'rgb(220, 30, 30)' : 'rgb(245, 140, 0)';
@@ -216,6 +220,28 @@ function drawTile(tile, channels, x0, y0, panel) {
       }
     }
   }
+}
+/** The cells wholly in the structure's background, hatched in gray, with the edge they share with the band dashed. */
+function drawBackground(tile, x, y, cell) {
+  const gray = 'rgb(128, 128, 128)';
+  ctx.save();
+  ctx.fillStyle = hatch(gray);
+  for (let r = 0; r < tile.rows; r++) {
+    for (let c = 0; c < tile.cols; c++) {
+      if (structureFlag(tile.background[r][c], tile.not_background?.[r]?.[c]) === 'background') ctx.fillRect(x + c * cell, y + r * cell, cell, cell);
+    }
+  }
+  ctx.strokeStyle = gray; ctx.lineWidth = 1; ctx.setLineDash([3, 3]);
+  ctx.beginPath();
+  for (let r = 0; r < tile.rows; r++) {
+    for (let c = 0; c < tile.cols; c++) {
+      const edges = backgroundEdges(tile.background, r, c);
+      if (edges.left) { ctx.moveTo(x + c * cell + 0.5, y + r * cell); ctx.lineTo(x + c * cell + 0.5, y + (r + 1) * cell); }
+      if (edges.bottom) { ctx.moveTo(x + c * cell, y + (r + 1) * cell - 0.5); ctx.lineTo(x + (c + 1) * cell, y + (r + 1) * cell - 0.5); }
+    }
+  }
+  ctx.stroke();
+  ctx.restore();
 }
 function draw() {
   if (!state || state.layout.kind === 'scalar') return;
@@ -417,7 +443,7 @@ function roles() {
     check.checked = split.includes(Number(axis));
     check.addEventListener('change', () => {
       const next = check.checked ? [...split, Number(axis)] : split.filter((a) => a !== Number(axis));
-      state.layout = splitLayout(summary.shape, summary.type, summary.dtype, summary.groups, summary.domain_size, next);
+      state.layout = splitLayout(summary.shape, summary.type, summary.dtype, summary.groups, summary.domain_size, next, summary.structure);
       state.index = {};
       const g = geometry();
       const { R, C } = plane();
@@ -526,13 +552,14 @@ window.addEventListener('message', (event) => {
   document.getElementById('stale').style.display = 'none';
   document.getElementById('error').textContent = '';
   const { expression, summary } = message;
-  const fresh = chooseLayout(summary.shape, summary.type, summary.dtype, summary.groups || {}, summary.domain_size);
+  const fresh = chooseLayout(summary.shape, summary.type, summary.dtype, summary.groups || {}, summary.domain_size, summary.structure);
   // The same expression again (another stop or frame): keep the roles, the zoom and the sliders.
   const same = state && state.expression === expression && JSON.stringify(state.base) === JSON.stringify(fresh);
   const layout = same ? state.layout : fresh;
   state = { expression, summary, layout, base: fresh, index: same ? state.index : {}, cells: same ? state.cells : 'default', userRange: same ? state.userRange : null, view: same ? state.view : { row: 0, col: 0, scale: 1, width: 1, height: 1 } };
   document.getElementById('cells').value = state.cells;
-  document.getElementById('title').textContent = expression + ': ' + (summary.type || ('[' + summary.shape.join(' ') + '] ' + summary.dtype)) + (summary.type ? ' ' + summary.dtype : '');
+  document.getElementById('title').textContent = expression + ': ' + (summary.type || ('[' + summary.shape.join(' ') + '] ' + summary.dtype)) + (summary.type ? ' ' + summary.dtype : '')
+    + (summary.structure ? ' · ' + summary.structure.text : '');
   document.getElementById('scalar').textContent = layout.kind === 'scalar' ? String(summary.stats.mean) : '';
   canvas.style.display = layout.kind === 'scalar' ? 'none' : '';
   const g = geometry();

@@ -43,6 +43,7 @@ from shapescript.check.reporter import Reporter
 from shapescript.check.signatures import Signature
 from shapescript.check.sizes import Poly, SizeOverflow
 from shapescript.check.solver import Equation, solve
+from shapescript.check.structures import record_structures
 from shapescript.check.syntax_facts import (
     always_returns,
     cover_spans,
@@ -397,6 +398,7 @@ class BodyChecker(CallChecker):
         if self.signature.is_generic:
             self.reporter.muted += 1
         inferred = self._check_body()
+        record_structures(self.decl, self.facts)
         return BodyResult(self.facts, self.reporter.diagnostics, inferred)
 
     def _check_body(self) -> Type:

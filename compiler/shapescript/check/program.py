@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from shapescript.check.data_info import DataInfo
     from shapescript.check.logs_info import LogsInfo
     from shapescript.check.model_info import ModelInfo
+    from shapescript.check.structures import Structure
 
 #: Kinds of symbol declared inside a function; their spans are relative to its item.
 LOCAL_KINDS = frozenset({"param", "value", "axis"})
@@ -124,6 +125,9 @@ class Facts:
     #: name that says which function (a call's callee, value_and_grad's first argument).
     #: Calls of a function that doesn't share its name have none.
     call_targets: dict[Span, CallTarget] = field(default_factory=dict)
+    #: For the editor and the Tensor view: the structure (`structures.Structure`) of each
+    #: expression and binding (by the name's span) whose background the checker knows.
+    structures: dict[Span, Structure] = field(default_factory=dict)
 
 
 @record
@@ -332,6 +336,19 @@ class Checked:
                         best is None or span.end - span.start < best[0]
                     ):
                         best = (span.end - span.start, type_)
+        return best[1] if best is not None else None
+
+    def structure_at(self, offset: int) -> Structure | None:
+        """The structure of the innermost expression or name whose span holds the offset."""
+        best: tuple[int, Structure | None] | None = None
+        for item in self.items_at(offset):
+            relative = offset - item.base
+            for facts in item.fact_tables():
+                for span in facts.types:
+                    if span.start <= relative <= span.end and (
+                        best is None or span.end - span.start < best[0]
+                    ):
+                        best = (span.end - span.start, facts.structures.get(span))
         return best[1] if best is not None else None
 
     def type_text_at(self, offset: int) -> str | None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from shapescript.check.program import Checked
 from shapescript.check.sizes import Poly
+from shapescript.check.structures import returned_structure
 from shapescript.check.types import TensorType, format_type
 from shapescript_lsp.features.call_pictures import PICTURED, call_function, conversion_at
 from shapescript_lsp.features.context import word_at
@@ -75,7 +76,12 @@ def _example_at(checked: Checked, offset: int) -> Example | None:
     found = word_at(checked.source.text, offset)
     symbol = checked.definition_at(offset)
     if found is not None and symbol is not None and symbol.kind == "fn":
-        return example(checked, symbol.name) if found[0] == symbol.name else None
+        if found[0] != symbol.name:
+            return None
+        built = example(checked, symbol.name)
+        if built is not None:
+            built.structure = returned_structure(checked, symbol.name)
+        return built
     made = call_function(checked, offset)
     if made is None:
         return None
@@ -140,8 +146,23 @@ def picture_grids(built: Example, answer: Any) -> list[grids.Grid]:
         if depends:
             moved = [_results(run)[index] for run in runs[1:]]
             marks = _changed_cells(result, moved)
-        drawn.append(_grid(caption, type_, _tensor(result), built, marks))
+        grid = _grid(caption, type_, _tensor(result), built, marks)
+        if index == 0:
+            grid.background = _background(built.structure, type_, grid)
+        drawn.append(grid)
     return drawn
+
+
+def _background(structure: Any, type_: Any, grid: grids.Grid) -> frozenset[tuple[int, int]]:
+    """The cells of a result's grid that its structure promises are its background: those
+    above the diagonal, when the grid's rows and columns are the structure's axes."""
+    axes = getattr(type_, "axes", None)
+    if structure is None or not axes or len(axes) < 2:
+        return frozenset()
+    if (axes[-2].name, axes[-1].name) != (structure.rows, structure.columns):
+        return frozenset()
+    columns = max((len(row) for row in grid.rows), default=0)
+    return grids.above_diagonal(len(grid.rows), columns)
 
 
 def _caption_notes(built: Example) -> list[str]:

@@ -6,6 +6,7 @@ from lsprotocol import types
 
 from shapescript.check.builtin_table import BUILTINS
 from shapescript.check.program import Checked, Symbol
+from shapescript.check.structures import Structure, returned_structure
 from shapescript.check.types import TensorType, Type, format_type
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
@@ -134,6 +135,10 @@ class HoverRenderer:
         symbol = checked.definition_at(offset)
         type_ = checked.type_of(span) or (checked.type_at(offset) if symbol is None else None)
         sections = self._describe(checked, word, symbol, type_)
+        if symbol is None or symbol.kind in ("param", "value"):
+            sections.append(_structure_section(checked.structure_at(offset)))
+        elif symbol.kind == "fn" and not in_other_file(symbol, checked):
+            sections.append(_structure_section(returned_structure(checked, symbol.name)))
         if symbol is not None and symbol.kind in CURVE_KINDS:
             sections.append(curve_section(checked, symbol, offset, self.images, self.dark))
         sections.extend(device_sections(checked, offset, symbol, type_))
@@ -279,6 +284,16 @@ def _over_axis(stage: object, after: Type) -> str | None:
     if isinstance(after, TensorType):
         return after.domain.over
     return None
+
+
+def _structure_section(structure: Structure | None) -> str:
+    """What the checker knows of the value's background, as a causal mask's triangle."""
+    if structure is None:
+        return ""
+    return (
+        f"Structure: `{structure.describe()}` (its background, above the diagonal; "
+        f"{structure.columns} ≤ {structure.rows} is the band)"
+    )
 
 
 def _absolute(span: Span, base: int) -> Span:

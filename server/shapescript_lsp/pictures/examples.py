@@ -83,6 +83,8 @@ class Example:
     return_type: object = None
     #: What the result's caption calls it: the call as written, for a call's picture.
     label: str = ""
+    #: The result's structure (`check.structures.Structure`), whose background is hatched.
+    structure: object = None
 
     def request(self) -> dict[str, Any]:
         """Run it on the example, then with one value of the first data input changed

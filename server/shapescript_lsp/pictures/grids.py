@@ -2,7 +2,8 @@
 
 A grid is shaded from its smallest value to its largest (which its caption says); a Prob
 row from 0 to 1, with its sum at the row's end; an Index of one axis as a 1 where it
-points among 0s; −∞ as a dashed cell. Outlined cells show what depends on what.
+points among 0s; −∞ as a dashed cell. Outlined cells show what depends on what, and
+hatched ones the background a structure promises (above a causal mask's diagonal).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ CAPTION_CHAR_W = 7.5
 SCALE = 2
 SHADES = "·░▒▓█"
 DEPENDS = "●"
+#: A cell of the background a structure promises, in the text drawing.
+BACKGROUND = "╱"
 #: How values are shaded on a light and on a dark background: the smallest value's colour,
 #: the largest's, and the ink of a number on a cell past the middle.
 LIGHT_SHADING = ((238, 242, 250), (25, 70, 170), "#ffffff")
@@ -42,6 +45,8 @@ class Grid:
     high: float = 1.0
     #: Cells outlined: the input value changed, or the result values that changed.
     marks: frozenset[tuple[int, int]] = frozenset()
+    #: Cells where the value's structure promises its background, hatched.
+    background: frozenset[tuple[int, int]] = frozenset()
 
     def sums(self) -> list[float]:
         return [sum(value for value in row if value is not None) for row in self.rows]
@@ -53,9 +58,11 @@ def grid(
     shading: str = "range",
     classes: int = 0,
     marks: frozenset[tuple[int, int]] = frozenset(),
+    background: frozenset[tuple[int, int]] = frozenset(),
 ) -> Grid:
     """The grid of a tensor's value (nested lists): index 0 along all but its last two axes,
-    at most 8 rows and 10 columns. With `classes`, an index tensor is drawn one-hot."""
+    at most 8 rows and 10 columns. With `classes`, an index tensor is drawn one-hot;
+    `background` are the cells a structure promises are its background."""
     rows = _slice(value)
     if shading == "onehot":
         picks = [int(v) for v in rows[0]] if len(rows) == 1 else [int(row[0]) for row in rows]
@@ -65,7 +72,13 @@ def grid(
     low, high = (min(values), max(values)) if values else (0.0, 1.0)
     if shading in ("prob", "onehot", "mask"):
         low, high = 0.0, 1.0
-    return Grid(caption, rows, shading, low, high, marks)
+    return Grid(caption, rows, shading, low, high, marks, background)
+
+
+def above_diagonal(rows: int, columns: int) -> frozenset[tuple[int, int]]:
+    """The cells of a grid whose column is above its row: a causal structure's background."""
+    shown_rows, shown_columns = min(rows, MAX_ROWS), min(columns, MAX_COLUMNS)
+    return frozenset((r, c) for r in range(shown_rows) for c in range(shown_columns) if c > r)
 
 
 def slice_2d(value: Any) -> list[list[Any]]:
@@ -156,12 +169,23 @@ def svg(grids: list[Grid], arrow_after: int, theme: str = DEFAULT_THEME) -> str:
         x += width + PAD * 2
         height = max(height, tall)
     width, height = x, height + PAD * 2
+    if any(grid_.background for grid_ in grids):
+        parts.insert(0, _hatch())
     body = "".join(parts)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width * SCALE}" '
         f'height="{height * SCALE}" viewBox="0 0 {width} {height}" '
         f'font-family="DejaVu Sans, Arial, sans-serif">'
         f'<rect width="{width}" height="{height}" fill="{ink.background}"/>{body}</svg>'
+    )
+
+
+def _hatch() -> str:
+    """The pattern background cells are hatched with: gray diagonals."""
+    return (
+        '<defs><pattern id="background-hatch" width="6" height="6" '
+        'patternUnits="userSpaceOnUse"><path d="M0 6 L6 0" stroke="#888888" '
+        'stroke-width="1.6"/></pattern></defs>'
     )
 
 
@@ -205,12 +229,18 @@ def _svg_grid(grid_: Grid, x: float, y: float, ink: Colours) -> tuple[str, float
                 f'<text x="{cx + CELL_W / 2}" y="{cy + 16}" font-size="11" fill="{number}" '
                 f'text-anchor="middle">{_cell_text(grid_, value)}</text>'
             )
-        if sums:
-            total = grid_.sums()[r]
-            out.append(
-                f'<text class="sum" x="{x + columns * CELL_W + 6}" y="{top + r * CELL_H + 16}" '
-                f'font-size="12" fill="{ink.ink}">Σ {_number(round(total, 2))}</text>'
-            )
+    for r, c in sorted(grid_.background):
+        cx, cy = x + c * CELL_W, top + r * CELL_H
+        out.append(
+            f'<rect class="cell background" x="{cx + 1}" y="{cy + 1}" width="{CELL_W - 2}" '
+            f'height="{CELL_H - 2}" fill="url(#background-hatch)" '
+            f'stroke="#888888" stroke-dasharray="3 2"/>'
+        )
+    for r, total in enumerate(grid_.sums() if sums else []):
+        out.append(
+            f'<text class="sum" x="{x + columns * CELL_W + 6}" y="{top + r * CELL_H + 16}" '
+            f'font-size="12" fill="{ink.ink}">Σ {_number(round(total, 2))}</text>'
+        )
     return "".join(out), width, CAPTION_H * 2 + len(grid_.rows) * CELL_H
 
 
@@ -236,6 +266,9 @@ def _text_grid(grid_: Grid) -> str:
         for c, value in enumerate(row):
             if (r, c) in grid_.marks:
                 cells.append(DEPENDS)
+                continue
+            if (r, c) in grid_.background:
+                cells.append(BACKGROUND)
                 continue
             if value is None:
                 cells.append("╌")

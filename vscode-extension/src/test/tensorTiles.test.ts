@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  CATEGORICAL, MAX_SCALE, TILE, arrangementKey, atFor, cellFlags, cellStep, chooseLayout, clampViewport, colorOf,
+  CATEGORICAL, MAX_SCALE, TILE, arrangementKey, atFor, backgroundEdges, cellFlags, cellStep, chooseLayout, clampViewport, colorOf,
   colorRange, describeCell, fitWhole, panBy, parseType, recolor, roleOf, rolesFor, shortestValue, tileKey,
-  splitLayout, tileQuery, tileRequests, toViewIndex, withRole, zoomAt,
+  splitLayout, structureFlag, tileQuery, tileRequests, toViewIndex, withRole, zoomAt,
 } from '../tensorTiles';
 
 describe('the Tensor view asks for the tiles it shows', () => {
@@ -240,5 +240,45 @@ describe("the Tensor view's group axes", () => {
     assert.deepEqual(grid.reduce, { 3: 'norm' });
     const whole = splitLayout([4, 6, 8], '[b (gh gw) D]', 'float32', groups, null, []);
     assert.deepEqual([whole.axes, whole.rows, whole.cols, whole.reduce, whole.colors], [['b', '(gh gw)', 'D'], 1, 2, {}, 'diverging']);
+  });
+});
+
+describe('the Tensor view draws a structure the checker knows', () => {
+  const causal = { rows: 2, cols: 3, background: '-inf', text: 'causal: -inf where m > n' };
+
+  it('makes the structure\'s axes the rows and columns, before what the domain would pick', () => {
+    const layout = chooseLayout([2, 4, 16, 16], '[b H n m]', 'float32', {}, null, causal);
+    assert.deepEqual([layout.rows, layout.cols, layout.multiples], [2, 3, 1]);
+    const flipped = { ...causal, rows: 3, cols: 2 };
+    const across = chooseLayout([2, 4, 16, 16], '[b H n m] Prob over n', 'float32', {}, null, flipped);
+    assert.deepEqual([across.rows, across.cols], [3, 2]);
+    const without = chooseLayout([2, 4, 16, 16], '[b H n m] Prob over n', 'float32', {}, null, null);
+    assert.deepEqual([without.rows, without.cols], [1, 2]);
+  });
+
+  it('keeps the structure\'s rows and columns when no group is split', () => {
+    const layout = splitLayout([2, 4, 16, 16], '[b H n m] Prob over n', 'float32', {}, null, [], { ...causal, rows: 3, cols: 2 });
+    assert.deepEqual([layout.rows, layout.cols], [3, 2]);
+  });
+
+  it('ignores a structure whose axes the value does not have', () => {
+    const layout = chooseLayout([4, 4], '[n m]', 'float32', {}, null, { ...causal, rows: 2, cols: 3 });
+    assert.deepEqual([layout.rows, layout.cols], [0, 1]);
+  });
+
+  it('tells the background from values that break it, which win', () => {
+    assert.equal(structureFlag(1, 0), 'background');
+    assert.equal(structureFlag(1, 2), 'broken');
+    assert.equal(structureFlag(0, 1), 'broken');
+    assert.equal(structureFlag(0, 0), null);
+    assert.equal(structureFlag(undefined, undefined), null);
+  });
+
+  it('dashes the edges the background shares with the band', () => {
+    const background = [[0, 1, 1], [0, 0, 1], [0, 0, 0]];
+    assert.deepEqual(backgroundEdges(background, 0, 1), { left: true, bottom: true });
+    assert.deepEqual(backgroundEdges(background, 0, 2), { left: false, bottom: false });
+    assert.deepEqual(backgroundEdges(background, 1, 2), { left: true, bottom: true });
+    assert.deepEqual(backgroundEdges(background, 1, 1), { left: false, bottom: false });
   });
 });
