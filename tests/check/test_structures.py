@@ -89,3 +89,23 @@ def test_a_function_has_the_structure_of_what_it_returns() -> None:
         decl = item.item
         found[decl.name] = item.body.facts.structures.get(decl.name_span)
     assert found == {"attend": None, "masked": Structure("n", "m", "-inf"), "mixed": None}
+
+
+def test_pipes_carry_it_as_the_attention_example_writes_them() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "examples" / "attention.ss").read_text()
+    checked = check_text(text)
+    assert checked.diagnostics == []
+    assert structure_at(checked, "att = ") == Structure("n", "m", "0")
+    piped = check_text(
+        "fn f(s: [n m]) -> [n m]:\n"
+        "    a = s |> masked_fill(_, !causal[n m], -inf)\n"
+        "    b = a |> exp\n"
+        "    c = s |> masked_fill(!causal[n m], -inf) |> log_softmax(over=m)\n"
+        "    return c\n"
+    )
+    assert piped.diagnostics == []
+    assert structure_at(piped, "a = ") == Structure("n", "m", "-inf")
+    assert structure_at(piped, "b = ") is None
+    assert structure_at(piped, "c = ") == Structure("n", "m", "-inf")

@@ -125,10 +125,37 @@ class _Finder:
             case ast.Call(callee=ast.Name(name=name), args=args):
                 found = [self._argument(arg) for arg in args]
                 return _through_call(name, args, found)
+            case ast.Pipe(input=input_, stages=stages):
+                current = self.expression(input_)
+                for stage in stages:
+                    current = self._stage(stage, current)
+                return current
             case _:
                 for child in _children(expr):
                     self.expression(child)
                 return None
+
+    def _stage(self, stage, piped: Structure | None) -> Structure | None:
+        """The structure after a pipe stage, given the piped value's: the value goes where
+        the stage's `_` is, else first, as the checker reads a stage."""
+        match stage:
+            case ast.Name(name=name, span=span):
+                return _through_call(
+                    name, [ast.Arg(value=ast.Placeholder(span), span=span)], [piped]
+                )
+            case ast.Call(callee=ast.Name(name=name), args=args, span=span):
+                found = [
+                    piped if isinstance(arg.value, ast.Placeholder) else self._argument(arg)
+                    for arg in args
+                ]
+                if not any(isinstance(arg.value, ast.Placeholder) for arg in args):
+                    args = [ast.Arg(value=ast.Placeholder(span), span=span), *args]
+                    found = [piped, *found]
+                return _through_call(name, args, found)
+            case ast.Call(args=args):
+                for arg in args:
+                    self._argument(arg)
+        return None
 
     def _argument(self, arg: ast.Arg) -> Structure | None:
         return self.expression(arg.value) if _is_expr(arg.value) else None
