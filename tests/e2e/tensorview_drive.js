@@ -91,6 +91,18 @@ function fakeApi(SUMMARIES) {
       out.mean[i][j] = count ? sum / count : null; out.min[i][j] = count ? lo : null; out.max[i][j] = count ? hi : null;
       out.nan[i][j] = nan; out.inf[i][j] = inf; out.outside[i][j] = outside;
     }
+    // att is a causal softmax: 0 wherever m > n, its structure's background, marked per cell.
+    if (name === 'att' && rows === 2 && cols === 3 && !reduced.length && !splits.length) {
+      out.background = grid(); out.not_background = grid();
+      for (let i = 0; i < nr; i++) for (let j = 0; j < nc; j++) {
+        let inside = 0, cells = 0, off = 0;
+        for (let r = r0 + i * rs; r < Math.min(shape[rows], r0 + (i + 1) * rs); r++) for (let c = c0 + j * cs; c < Math.min(shape[cols], c0 + (j + 1) * cs); c++) {
+          cells++;
+          if (c > r) { inside++; if (data[base + r * strides[rows] + c * strides[cols]] !== 0) off++; }
+        }
+        out.background[i][j] = cells > 0 && inside === cells ? 1 : 0; out.not_background[i][j] = off;
+      }
+    }
     if (name === 'att' && cols === dims - 1 && !reduced.length && !splits.length) {
       out.bad_rows = new Array(nr).fill(0);
       for (let i = 0; i < nr; i++) for (let r = r0 + i * rs; r < Math.min(shape[rows], r0 + (i + 1) * rs); r++) {
@@ -122,7 +134,9 @@ const SUMMARIES = {
         { check: 'no NaN or ±∞', ok: false, count: 1, first: [0, 1, 5, 3] },
         { check: "every value is in Prob's range", ok: true, count: 0, first: null },
         { check: 'each row sums to 1 over m', ok: false, count: 2, first: [0, 1, 5], worst: [0, 2, 10] },
+        { check: 'm > n is 0, as its structure promises', ok: true, count: 0, first: null },
       ],
+      structure: { rows: 2, cols: 3, background: 0, text: 'causal: 0 where m > n' },
     },
   },
   w: {

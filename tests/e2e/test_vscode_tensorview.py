@@ -2,7 +2,8 @@
 
 Compiles `vscode-extension/`, then `tensorview_drive.js` renders the page that
 `tensorViewPage.ts` builds, with a fake VS Code API answering tile requests as the
-server does: an attention `[b H n m] Prob over m` with a NaN and a row that doesn't sum
+server does: an attention `[b H n m] Prob over m` (a causal softmax whose background above
+the diagonal is hatched) with a NaN and a row that doesn't sum
 to 1, a 1500 × 1200 matrix it zooms into with the wheel, a line of 3000 values and
 two `[b 3 h w] Unit` images, a grid of patches `[b (gh gw) D]`, `Index[C]` labels with
 five classes and one out of range, and a matrix whose few huge outliers leave the colors
@@ -97,6 +98,8 @@ def test_attention_is_small_multiples_over_heads_with_the_checks(report: dict, t
     assert att["sliders"] == ["b=0"]
     assert "✗ no NaN or ±∞ (1)" in att["checks"]
     assert "✗ each row sums to 1 over m (2)" in att["checks"]
+    # A causal softmax's structure: its background, 0 above the diagonal, is there.
+    assert "m > n is 0, as its structure promises" in att["checks"]
     assert report[f"att_tip_{theme}"].startswith("att[b=0, H=0, n=")
 
 
