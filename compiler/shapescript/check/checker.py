@@ -232,7 +232,11 @@ def _check_parsed(
     diagnostics.extend(placed.diagnostics)
     # Padding is worked out for one device only: on several, each worker holds a share of
     # the batch, and masks split with it aren't built yet.
-    padding = PaddingFacts() if placement.several else check_padding(items, scope.dim_values)
+    padding = (
+        PaddingFacts()
+        if placement.several
+        else check_padding(items, scope.dim_values, scope.imports)
+    )
     diagnostics.extend(padding.diagnostics)
     keep_instances(program)
     math = find_math(_comment_lines(parsed))

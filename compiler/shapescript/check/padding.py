@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from shapescript.check.program import ItemFacts
+from shapescript.check.signatures import Signature
 from shapescript.check.types import (
     BatchesType,
     BatchType,
@@ -57,16 +58,10 @@ MASKED = frozenset(
         "std",
     }
 )
-#: Built-ins given a padded value that keep it from being padded: patterns may group or
-#: reduce the axis, and these others mix positions along it without a masked version.
-UNPROVEN = {
-    "reduce": "a pattern may reduce or group the padded axis",
-    "einsum": "a pattern may reduce or group the padded axis",
-    "rearrange": "a pattern may group the padded axis with another",
-    "repeat": "a pattern may group the padded axis with another",
-    "scaled_dot_product_attention": "its keys have no masked version",
-    "batch_norm": "its statistics across the batch have no masked version yet",
-}
+#: Pattern operations: each is followed through its pattern (`_pattern_effect`).
+PATTERNS = frozenset({"rearrange", "repeat", "split", "reduce", "einsum"})
+#: The reductions `reduce` has masked versions of.
+MASKED_REDUCE = frozenset({"sum", "mean", "max", "min"})
 #: Built-ins whose call runs on the host, so a step calling them can't be recorded.
 HOST_CALLS = {"print": "prints", "save": "saves", "load": "loads"}
 #: What a step calls that makes it a step (besides assigning a field).
@@ -117,20 +112,28 @@ class PaddingFacts:
     #: Each padded loop over batches (by the span of its `batches(n)` call), with its
     #: batch axis's symbol, when the loop's body uses the mask.
     loop_symbols: dict[Span, str] = field(default_factory=dict)
+    #: Each pattern operation or `batch_norm` across a padded axis, by its absolute span:
+    #: which operand (in the order written) and which of its axes is masked, with the
+    #: axis's size symbol. An einsum contracting the axis masks one operand per symbol.
+    operands: dict[Span, list[tuple[int, int, str]]] = field(default_factory=dict)
 
     def padded_axes(self, function: str) -> list[str]:
         """The generic axes of `function` that `shapescript.padded` can pad."""
         return [axis for axis, blocker in self.axes.get(function, {}).items() if blocker is None]
 
 
-def check_padding(items: list[ItemFacts], dims: Collection[str] = ()) -> PaddingFacts:
+def check_padding(
+    items: list[ItemFacts], dims: Collection[str] = (), imports: object = None
+) -> PaddingFacts:
     """Padding and recording facts for a checked file's functions, with H2001 and H3101.
 
-    `dims` are the file's dims, whose axes have fixed sizes and are never padded."""
+    `dims` are the file's dims, whose axes have fixed sizes and are never padded;
+    `imports` is its `ImportTable`, through which calls into other files are followed by
+    those files' own facts."""
     _WALKED.clear()
     _CALLS.clear()
     try:
-        return _Analysis(items, frozenset(dims)).run()
+        return _Analysis(items, frozenset(dims), imports).run()
     finally:
         _WALKED.clear()
         _CALLS.clear()
@@ -237,22 +240,24 @@ def _calls(node: object) -> list[_Call]:
         return known[1]
     found: list[_Call] = []
     for expr in _expressions(node):
-        if isinstance(expr, ast.Call) and isinstance(expr.callee, ast.Name):
+        if isinstance(expr, ast.Call) and isinstance(expr.callee, ast.Name | ast.Member):
             found.append(_call_of(expr.callee, [], expr))
         elif isinstance(expr, ast.Pipe):
             value: object = expr.input
             for stage in expr.stages:
-                if isinstance(stage, ast.Call) and isinstance(stage.callee, ast.Name):
+                if isinstance(stage, ast.Call) and isinstance(stage.callee, ast.Name | ast.Member):
                     found.append(_call_of(stage.callee, [value], stage))
-                elif isinstance(stage, ast.Name):
-                    found.append(_Call(stage.name, stage, [value], {}, stage.span))
+                elif isinstance(stage, ast.Name | ast.Member):
+                    name = _dotted(stage) or "?"
+                    found.append(_Call(name, stage, [value], {}, stage.span))
                 value = stage
     _CALLS[id(node)] = (node, found)
     return found
 
 
-def _call_of(callee: ast.Name, before: list[object], node: ast.Call) -> _Call:
-    """A call; `value_and_grad(f, ...)` is seen as the call of `f` it makes."""
+def _call_of(callee: ast.Name | ast.Member, before: list[object], node: ast.Call) -> _Call:
+    """A call; `value_and_grad(f, ...)` is seen as the call of `f` it makes. Another
+    file's function is named as written (`lib.pool`)."""
     positional = list(before)
     named: dict[str, object] = {}
     for arg in node.args:
@@ -260,10 +265,11 @@ def _call_of(callee: ast.Name, before: list[object], node: ast.Call) -> _Call:
             positional.append(arg.value)
         else:
             named[arg.name] = arg.value
-    if callee.name == "value_and_grad" and positional and isinstance(positional[0], ast.Name):
+    name = _dotted(callee) or "?"
+    if name == "value_and_grad" and positional and isinstance(positional[0], ast.Name | ast.Member):
         function = positional[0]
-        return _Call(function.name, function, positional[1:], named, node.span)
-    return _Call(callee.name, callee, positional, named, node.span)
+        return _Call(_dotted(function) or "?", function, positional[1:], named, node.span)
+    return _Call(name, callee, positional, named, node.span)
 
 
 def _over_padded(types: dict[Span, Type], call: _Call, given: list, symbol: str) -> bool:
@@ -285,9 +291,134 @@ def _over_padded(types: dict[Span, Type], call: _Call, given: list, symbol: str)
     )
 
 
+@record(frozen=True)
+class _Foreign:
+    """A call of another file's function: its signature, and that file's facts."""
+
+    signature: Signature
+    facts: PaddingFacts | None
+    plain: str
+
+
+def _dotted(node: object) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.name
+    if isinstance(node, ast.Member):
+        target = _dotted(node.target)
+        return None if target is None else f"{target}.{node.name}"
+    return None
+
+
+def _operands(call: _Call) -> list[object]:
+    """A pattern operation's tensor operands, in order (the pattern and the reduction's
+    name left out)."""
+    found = [arg for arg in call.positional if not isinstance(arg, ast.Pattern)]
+    return found[:1] if call.name == "reduce" else found
+
+
+def _pattern_of(call: _Call) -> ast.Pattern | None:
+    for value in list(call.positional) + list(call.named.values()):
+        if isinstance(value, ast.Pattern):
+            return value
+    return None
+
+
+def _reduction_of(call: _Call) -> str | None:
+    values = [arg for arg in call.positional if not isinstance(arg, ast.Pattern)][1:]
+    reduction = values[0] if values else call.named.get("reduction")
+    return reduction.name if isinstance(reduction, ast.Name) else None
+
+
+def _output_use(side: ast.PatternSide, name: str) -> str:
+    """How a pattern's output has the input axis `name`: "own" (alone, maybe moved),
+    "grouped" (with other axes) or "absent"."""
+    for entry in side.axes:
+        if isinstance(entry, ast.PatternName) and entry.name == name:
+            return "own"
+        if isinstance(entry, ast.PatternGroupedSize) and entry.name == name:
+            return "grouped"
+        if isinstance(entry, ast.PatternGroup):
+            names = [i.name for i in entry.items if isinstance(i, ast.PatternName)]
+            if name in names:
+                return "own" if len(entry.items) == 1 else "grouped"
+    return "absent"
+
+
+def _pattern_effect(
+    types: dict[Span, Type], call: _Call, symbol: str
+) -> tuple[str | None, list[tuple[int, int, str]]]:
+    """What a pattern operation does to the padded axis `symbol`: why it can't be padded
+    (or None), and the operands' axes to mask (an einsum contracting it, a reduce
+    reducing it). An axis kept as its own axis, moved or not, needs nothing."""
+    pattern = _pattern_of(call)
+    if pattern is None:
+        return "has no pattern the checker can follow", []
+    masked: list[tuple[int, int, str]] = []
+    contracted = False
+    for index, (operand, side) in enumerate(zip(_operands(call), pattern.inputs, strict=False)):
+        type_ = types.get(operand.span)  # type: ignore[attr-defined]
+        if not _has(type_, symbol):
+            continue
+        axes = type_.axes if isinstance(type_, TensorType | BatchType) else ()
+        places = [p for p in range(len(axes or ())) if _axis_symbol(type_, p) == symbol]
+        if not places:
+            return "groups the padded axis with another", []
+        for position in places:
+            entry = side.axes[position] if position < len(side.axes) else None
+            if not isinstance(entry, ast.PatternName):
+                return f"splits the padded axis `{symbol.lstrip('?')}`", []
+            use = _output_use(pattern.output, entry.name)
+            if use == "grouped":
+                return f"groups `{entry.name}` with another axis", []
+            if use == "own":
+                continue
+            if call.name == "reduce":
+                reduction = _reduction_of(call)
+                if reduction not in MASKED_REDUCE:
+                    return f"with `{reduction}` over `{entry.name}` has no masked version", []
+                masked.append((index, position, symbol))
+            elif call.name == "einsum":
+                if not contracted:
+                    masked.append((index, position, symbol))
+                    contracted = True
+            else:
+                return f"drops `{entry.name}`", []
+    return None, masked
+
+
+def _batch_norm_axis(types: dict[Span, Type], call: _Call, symbol: str) -> int | None:
+    """The position of the padded axis among `batch_norm`'s statistics axes, or None
+    when it is the normalised axis itself (each of its positions on its own)."""
+    x = call.positional[0] if call.positional else call.named.get("x")
+    type_ = types.get(x.span) if x is not None else None  # type: ignore[attr-defined]
+    axes = type_.axes if isinstance(type_, TensorType) else None
+    over = call.named.get("over")
+    for position in range(len(axes or ())):
+        if _axis_symbol(type_, position) != symbol:
+            continue
+        if isinstance(over, ast.Name) and axes[position].name == over.name:  # type: ignore[index]
+            continue
+        return position
+    return None
+
+
+def _keys_padded(types: dict[Span, Type], call: _Call, symbol: str) -> bool:
+    """Whether `scaled_dot_product_attention`'s keys (or values) are padded along their
+    positions, the axis before the last."""
+    keys = [call.positional[i] for i in (1, 2) if i < len(call.positional)]
+    keys += [call.named[n] for n in ("k", "v") if n in call.named]
+    for key in keys:
+        type_ = types.get(key.span)  # type: ignore[attr-defined]
+        axes = type_.axes if isinstance(type_, TensorType) else None
+        if axes and len(axes) >= 2 and _axis_symbol(type_, len(axes) - 2) == symbol:
+            return True
+    return False
+
+
 class _Analysis:
-    def __init__(self, items: list[ItemFacts], dims: frozenset[str]) -> None:
+    def __init__(self, items: list[ItemFacts], dims: frozenset[str], imports: object) -> None:
         self.dims = dims
+        self.imports = imports
         self.functions: dict[str, ItemFacts] = {}
         self.externs: dict[str, ast.ExternFnDecl] = {}
         for item in items:
@@ -390,17 +521,6 @@ class _Analysis:
             found = self.call_blocker(item, types, call, symbol, blocked)
             if found is not None:
                 return found
-        for expr in _expressions(body):
-            if (
-                isinstance(expr, ast.Call)
-                and isinstance(expr.callee, ast.Member)
-                and any(_has(types.get(arg.value.span), symbol) for arg in expr.args)  # type: ignore[union-attr]
-            ):
-                return blocked(
-                    "a call of another file's function or of Python",
-                    "is given a padded value the checker can't follow",
-                    expr.span,
-                )
         return None
 
     def call_blocker(self, item, types, call: _Call, symbol: str, blocked) -> Blocker | None:
@@ -421,20 +541,25 @@ class _Analysis:
             )
         if call.name in ("print", "save"):
             return blocked(f"`{call.name}`", "is given a padded value", call.span)
-        if call.name in UNPROVEN:
-            return blocked(f"`{call.name}`", f"can't be padded: {UNPROVEN[call.name]}", call.span)
+        if call.name in PATTERNS and call.name not in self.functions:
+            why, _ = _pattern_effect(types, call, symbol)
+            return None if why is None else blocked(f"`{call.name}`", why, call.span)
+        if call.name == "scaled_dot_product_attention" and _keys_padded(types, call, symbol):
+            return blocked(
+                "`scaled_dot_product_attention`'s keys", "have no masked version", call.span
+            )
         callee_type = types.get(call.callee.span)  # type: ignore[attr-defined]
         if isinstance(callee_type, PythonType):
             return blocked(f"`{call.name}`", "is Python given a padded value", call.span)
         extern = self.externs.get(call.name)
         if extern is not None:
             return blocked(f"`{call.name}`", "is an extern fn given a padded value", call.span)
+        if "." in call.name:
+            return self.foreign_blocker(types, call, symbol, blocked)
         target = self.functions.get(call.name)
         if target is None or target.body is None:
             return None
         params = self.param_types(target)
-        decl = target.item
-        assert isinstance(decl, ast.FnDecl)
         by_name = dict(params)
         pairs = [(params[i][1], a) for i, a in enumerate(call.positional) if i < len(params)]
         pairs += [(by_name.get(n), a) for n, a in call.named.items()]
@@ -458,6 +583,67 @@ class _Analysis:
                 found = self.axis_blocker(call.name, inner)
                 if found is not None:
                     return found
+        return None
+
+    def foreign(self, call: _Call) -> _Foreign | None:
+        """The other file's function a qualified call (`lib.pool(x)`) calls, or None."""
+        table = self.imports
+        signatures = getattr(table, "signatures", None) or {}
+        signature = signatures.get(call.name)
+        if signature is None:
+            return None
+        prefix, _, plain = call.name.rpartition(".")
+        path = table.paths.get(prefix)  # type: ignore[attr-defined]
+        exports = table.modules.get(path) if path is not None else None  # type: ignore[attr-defined]
+        other = getattr(exports, "padding", None)
+        return _Foreign(signature, other if isinstance(other, PaddingFacts) else None, plain)
+
+    def axis_pairs(
+        self, types: dict[Span, Type], call: _Call, params: list[tuple[str, Type | None]]
+    ) -> list[tuple[object, Type | None, Type | None]]:
+        """Each argument of a call with its type and its parameter's."""
+        by_name = dict(params)
+        pairs = [(params[i][1], a) for i, a in enumerate(call.positional) if i < len(params)]
+        pairs += [(by_name.get(n), a) for n, a in call.named.items()]
+        return [(arg, types.get(arg.span), param) for param, arg in pairs]  # type: ignore[attr-defined]
+
+    def foreign_blocker(self, types, call: _Call, symbol: str, blocked) -> Blocker | None:
+        """What keeps the axis from being padded in another file's function it's passed to:
+        that file's own finding, shown at the call."""
+        foreign = self.foreign(call)
+        if foreign is None:
+            return blocked(
+                f"`{call.name}`", "is given a padded value the checker can't follow", call.span
+            )
+        if foreign.signature.is_generic or foreign.facts is None:
+            return blocked(
+                f"`{call.name}`",
+                "is another file's function that isn't padded there",
+                call.span,
+            )
+        axes = foreign.facts.axes.get(foreign.plain, {})
+        for _, arg_type, param_type in self.axis_pairs(
+            types, call, [(p.name, p.type) for p in foreign.signature.params]
+        ):
+            if not _has(arg_type, symbol):
+                continue
+            if isinstance(param_type, TensorType) and param_type.axes is None:
+                return blocked(
+                    f"`{call.name}`'s parameter without a shape",
+                    "is given a padded value",
+                    call.span,
+                )
+            for position in range(len(getattr(arg_type, "axes", None) or ())):
+                if _axis_symbol(arg_type, position) != symbol:
+                    continue
+                inner = _axis_symbol(param_type, position)
+                if inner is None:
+                    continue
+                found = axes.get(inner, Blocker("", "", call.span, call.name))
+                if found is not None:
+                    what = found.what or f"`{inner}`"
+                    why = found.why or "isn't a generic axis there"
+                    return blocked(f"{what} in `{call.name}`", why, call.span)
         return None
 
     # ------------------------------------------------------------------ masks
@@ -493,6 +679,22 @@ class _Analysis:
             if not given:
                 continue
             masked = False
+            if call.name in PATTERNS and call.name not in self.functions:
+                _, operands = _pattern_effect(types, call, symbol)
+                if operands:
+                    span = self.absolute(item, call.span)
+                    facts.operands[span] = operands
+                    facts.masked[span] = symbol
+                    used = True
+                continue
+            if call.name == "batch_norm" and call.name not in self.functions:
+                position = _batch_norm_axis(types, call, symbol)
+                if position is not None:
+                    span = self.absolute(item, call.span)
+                    facts.operands[span] = [(0, position, symbol)]
+                    facts.masked[span] = symbol
+                    used = True
+                continue
             if call.name == "matmul" and call.positional:
                 left = types.get(call.positional[0].span)  # type: ignore[attr-defined]
                 rank = len(getattr(left, "axes", None) or ())
@@ -515,27 +717,35 @@ class _Analysis:
         return used
 
     def passed_masks(self, types: dict[Span, Type], call: _Call, symbol: str) -> dict[str, str]:
-        """The callee's axes that get the mask of `symbol` in a call of a function."""
-        target = self.functions.get(call.name)
-        if target is None or target.body is None:
-            return {}
-        params = self.param_types(target)
-        by_name = dict(params)
-        pairs = [(params[i][1], a) for i, a in enumerate(call.positional) if i < len(params)]
-        pairs += [(by_name.get(n), a) for n, a in call.named.items()]
+        """The callee's axes that get the mask of `symbol` in a call of a function, of
+        this file or another."""
+        foreign = self.foreign(call) if "." in call.name else None
+        if foreign is not None:
+            if foreign.facts is None or foreign.signature.is_generic:
+                return {}
+            params = [(p.name, p.type) for p in foreign.signature.params]
+            needs = foreign.facts.needs.get(foreign.plain, frozenset())
+
+            def needed(inner: str) -> bool:
+                return inner in needs
+
+        else:
+            target = self.functions.get(call.name)
+            if target is None or target.body is None:
+                return {}
+            params = self.param_types(target)
+
+            def needed(inner: str) -> bool:
+                return inner not in self.dims and self.needs_mask(call.name, inner)
+
         found: dict[str, str] = {}
-        for param_type, arg in pairs:
-            arg_type = types.get(arg.span)  # type: ignore[attr-defined]
+        for _, arg_type, param_type in self.axis_pairs(types, call, params):
             axes = arg_type.axes if isinstance(arg_type, TensorType | BatchType) else ()
             for position in range(len(axes or ())):
                 if _axis_symbol(arg_type, position) != symbol:
                     continue
                 inner = _axis_symbol(param_type, position)
-                if (
-                    inner is not None
-                    and inner not in self.dims
-                    and self.needs_mask(call.name, inner)
-                ):
+                if inner is not None and needed(inner):
                     found[inner] = symbol
         return found
 

@@ -100,6 +100,16 @@ def contracted(gen: FunctionGenerator, node, left: str) -> str:
     return f"_ss_rt.padding.zeroed({left}, -1, {mask(symbol)})"
 
 
+def masked_operands(gen: FunctionGenerator, node) -> list[tuple[int, int, str]]:
+    """For a pattern operation or `batch_norm` across a padded axis: each operand (by
+    its place among the operands) and axis to mask, with the mask's expression."""
+    found = facts(gen)
+    if found is None or not keeps_pads(gen):
+        return []
+    places = found.operands.get(_absolute(gen, node.span), [])
+    return [(index, dim, mask(symbol)) for index, dim, symbol in places]
+
+
 def passed(gen: FunctionGenerator, node) -> str | None:
     """The `_ss_pad=` argument of a call that passes masks on, or None."""
     found = facts(gen)
@@ -175,7 +185,8 @@ def metadata(gen: FunctionGenerator) -> str | None:
                 symbol = axis.size.single_symbol()
                 if symbol in places:
                     returns.append((index, position, symbol))
-    info = {"axes": places, "returns": returns, "blocked": blocked}
+    takes = bool(found.needs.get(gen.decl.name))
+    info = {"axes": places, "returns": returns, "blocked": blocked, "takes": takes}
     return f"{gen.python}._ss_padding = {info!r}"
 
 

@@ -9,6 +9,7 @@ with `fixed_shapes(False)`, each operation is the plain torch one.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import math
 from collections.abc import Callable, Iterator, Sequence
@@ -256,6 +257,78 @@ def cross_entropy(
     return torch.where(keep, each, zero).sum() / keep.sum().to(each.dtype)
 
 
+def pattern_reduce(
+    plain: Callable[[torch.Tensor, str], torch.Tensor],
+    x: torch.Tensor,
+    reduction: str,
+    masks: Sequence[tuple[int, torch.Tensor | None]],
+) -> torch.Tensor:
+    """`reduce(x, pattern, reduction)` reducing padded axes (`masks`: each axis of `x`
+    with its mask): `plain` is the einops reduction as a function of its operand and
+    reduction name. Padded positions become the reduction's identity; a mean is the
+    masked sum over the number of real elements reduced."""
+    used = [(dim, mask) for dim, mask in masks if _use(mask)]
+    if not used:
+        return plain(x, reduction)
+    if reduction in ("max", "min"):
+        fill = _extreme(x, reduction == "max")
+    else:
+        fill = torch.zeros((), dtype=x.dtype)
+    keep = torch.ones((), dtype=torch.bool, device=x.device)
+    for dim, mask in used:
+        keep = keep & _spread(mask, x, dim)
+    filled = torch.where(keep, x, fill)
+    if reduction != "mean":
+        return plain(filled, reduction)
+    total = plain(filled, "sum")
+    # Each output element reduces the same number of elements; of those, the padded
+    # axes contribute their real counts instead of their sizes.
+    others = x.numel() // builtins.max(total.numel(), 1)
+    count = torch.ones((), dtype=x.dtype, device=x.device)
+    for dim, mask in used:
+        others //= x.shape[dim]
+        count = count * mask.sum().to(x.dtype)
+    return total / (count * others)
+
+
+def batch_norm(
+    dim: int,
+    mask: torch.Tensor | None,
+    x: torch.Tensor,
+    mode: Any,
+    over: int,
+    *args: Any,
+    **kw: Any,
+) -> torch.Tensor:
+    """`batch_norm` whose statistics run across a padded axis `dim`: with Train, each
+    channel's mean and variance are over the real positions only; with Eval (running
+    statistics) or no mask, the plain operation."""
+    from shapescript.rt import randomness
+
+    if not _use(mask) or not randomness._require_mode(mode, "batch_norm").training:
+        return randomness.batch_norm(x, mode, over, *args, **kw)
+    assert mask is not None
+    names = ("weight", "bias", "running_mean", "running_var", "eps")
+    values = dict(zip(names, args, strict=False)) | kw
+    eps = values.get("eps", 1e-5)
+    over = over % x.dim()
+    axes = [a for a in range(x.dim()) if a != over]
+    keep = _spread(mask, x, dim).expand_as(x)
+    zero = torch.zeros((), dtype=x.dtype)
+    count = keep.sum(axes, keepdim=True).to(x.dtype)
+    mean_ = torch.where(keep, x, zero).sum(axes, keepdim=True) / count
+    centred = x - mean_
+    var_ = torch.where(keep, centred * centred, zero).sum(axes, keepdim=True) / count
+    normed = centred / torch.sqrt(var_ + eps)
+    shape = [1] * x.dim()
+    shape[over] = x.shape[over]
+    if values.get("weight") is not None:
+        normed = normed * values["weight"].reshape(shape)
+    if values.get("bias") is not None:
+        normed = normed + values["bias"].reshape(shape)
+    return normed
+
+
 # ---------------------------------------------------------------------- the last batch
 
 
@@ -318,8 +391,9 @@ def padded(f: Callable[..., Any], *names: str) -> Callable[..., Any]:
     call, and its results cut back to the real sizes.
 
     `f._ss_padding` (from the compiler) says, for each paddable axis, where it is in the
-    parameters and in the results: `{"axes": {n: [(param, position), ...]}, "returns":
-    [(result, position, n), ...], "blocked": {n: reason}}`.
+    parameters and in the results, and whether `f` takes masks: `{"axes": {n: [(param,
+    position), ...]}, "returns": [(result, position, n), ...], "blocked": {n: reason},
+    "takes": bool}`.
     """
     info = getattr(f, "_ss_padding", None)
     if info is None:
@@ -351,7 +425,7 @@ def padded(f: Callable[..., Any], *names: str) -> Callable[..., Any]:
                 values[param] = pad_along(values[param], at, size)
             pads[symbol] = mask_for(real, size, values[first].device)
         _saw(key, tuple(tuple(v.shape) for v in values if isinstance(v, torch.Tensor)))
-        result = f(*values, _ss_pad=pads)
+        result = f(*values, _ss_pad=pads) if info.get("takes", True) else f(*values)
         return _cut(result, info["returns"], reals)
 
     return call
