@@ -116,6 +116,11 @@ class PaddingFacts:
     #: which operand (in the order written) and which of its axes is masked, with the
     #: axis's size symbol. An einsum contracting the axis masks one operand per symbol.
     operands: dict[Span, list[tuple[int, int, str]]] = field(default_factory=dict)
+    #: Each boolean selection `x[mask]`, by its absolute span, with what keeps it from
+    #: being kept at `x`'s size (None: kept, its mask in `_ss_pads` by `selected`'s
+    #: symbol).
+    selections: dict[Span, Blocker | None] = field(default_factory=dict)
+    selected: dict[Span, str] = field(default_factory=dict)
 
     def padded_axes(self, function: str) -> list[str]:
         """The generic axes of `function` that `shapescript.padded` can pad."""
@@ -142,6 +147,15 @@ def check_padding(
 def _has(type_: Type | None, symbol: str) -> bool:
     axes = type_.axes if isinstance(type_, TensorType | BatchType) else None
     return bool(axes) and any(symbol in term for axis in axes for term in axis.size.terms)
+
+
+def _size_has(type_: Type | None, symbol: str) -> bool:
+    """Whether a host size (`n` as a value) is, or involves, the size `symbol`."""
+    return (
+        isinstance(type_, HostType)
+        and type_.size is not None
+        and any(symbol in term for term in type_.size.terms)
+    )
 
 
 def _axis_symbol(type_: Type | None, position: int) -> str | None:
@@ -426,7 +440,10 @@ class _Analysis:
                 self.functions.setdefault(item.item.name, item)
             elif isinstance(item.item, ast.ExternFnDecl):
                 self.externs[item.item.name] = item.item
-        self.axis_memo: dict[tuple[str, str], Blocker | None] = {}
+        self.axis_memo: dict[tuple[str, str, bool], Blocker | None] = {}
+        #: Whether the axis followed is a boolean selection's (whose positions aren't
+        #: in order, so `causal` and running sums along it have no masked version).
+        self.selection = False
         self.need_memo: dict[tuple[str, str], bool] = {}
         self.host_memo: dict[str, Blocker | None] = {}
         self.facts = PaddingFacts()
@@ -452,7 +469,7 @@ class _Analysis:
 
     def axis_blocker(self, function: str, symbol: str) -> Blocker | None:
         """What keeps axis `symbol` of `function`'s parameters from being padded."""
-        key = (function, symbol)
+        key = (function, symbol, self.selection)
         if key in self.axis_memo:
             return self.axis_memo[key]
         self.axis_memo[key] = None
@@ -494,7 +511,17 @@ class _Analysis:
                 and expr.value is not None
                 and _has(types.get(expr.value.span), symbol)
             ):
+                if self.selection:
+                    return blocked("`return`", "gives the selection back to its caller", expr.span)
                 return blocked("`return`", "gives Python a padded value", expr.span)
+            if (
+                self.selection
+                and isinstance(expr, ast.Index)
+                and isinstance(expr.target, ast.Name)
+                and expr.target.name == "causal"
+                and any(_size_has(types.get(i.span), symbol) for i in expr.items)  # type: ignore[union-attr]
+            ):
+                return blocked("`causal`", "has no masked version for a selection", expr.span)
             if isinstance(expr, ast.Index) and _has(types.get(expr.target.span), symbol):
                 target = types.get(expr.target.span)
                 axes = target.axes if isinstance(target, TensorType) else ()
@@ -535,6 +562,12 @@ class _Analysis:
             return blocked("`prod` of every element", "has no masked version", call.span)
         if call.name in NO_MASKED_VERSION and over_padded:
             return blocked(f"`{call.name}` over `{over_text}`", "has no masked version", call.span)
+        if self.selection and call.name in ("cumsum", "cumprod") and over_padded:
+            return blocked(
+                f"`{call.name}` over `{over_text}`",
+                "has no masked version for a selection",
+                call.span,
+            )
         if call.name == "cross_entropy" and over_padded:
             return blocked(
                 f"`cross_entropy` over `{over_text}`", "has no masked version", call.span
@@ -667,6 +700,14 @@ class _Analysis:
         facts = self.facts
         used = False
         for expr in _expressions(body):
+            if (
+                isinstance(expr, ast.Index)
+                and _axis_symbol(types.get(expr.target.span), 0) == symbol
+                and any(_is_mask(types.get(getattr(i, "span", None))) for i in expr.items)  # type: ignore[arg-type]
+            ):
+                # A selection of a padded axis leaves its padded positions out.
+                facts.masked[self.absolute(item, expr.span)] = symbol
+                used = True
             if isinstance(expr, ast.Binary) and expr.op == "@":
                 left = types.get(expr.left.span)
                 rank = len(getattr(left, "axes", None) or ())
@@ -777,11 +818,14 @@ class _Analysis:
                 for index in expr.items
                 if not isinstance(index, ast.Slice | ast.SpacedIndex)
             ):
-                found = blocked(
-                    "the boolean selection",
-                    "makes a size that depends on the data (selections aren't kept padded yet)",
-                    expr.span,
-                )
+                why = self.facts.selections.get(self.absolute(item, expr.span), _NOT_FOLLOWED)
+                if why is not None:
+                    found = blocked(
+                        "the boolean selection",
+                        f"makes a size that depends on the data: {why.text}, so it isn't "
+                        "kept padded",
+                        expr.span,
+                    )
             elif isinstance(expr, ast.If):
                 if isinstance(types.get(expr.condition.span), TensorType):
                     found = blocked("`if` on a tensor", "waits for the device", expr.condition.span)
@@ -800,6 +844,15 @@ class _Analysis:
                     path = self.externs[name].python_path
                     if path is not None and not path.value.startswith("torch."):
                         found = blocked(f"`{name}`", "is a Python extern fn", expr.span)
+                elif name == "value_and_grad" and expr.args:
+                    # The function it differentiates runs in the step too.
+                    differentiated = expr.args[0].value
+                    if (
+                        isinstance(differentiated, ast.Name)
+                        and differentiated.name in self.functions
+                        and differentiated.name != function
+                    ):
+                        found = self.host_blocker(differentiated.name)
                 elif name in self.functions and name != function:
                     inner = self.host_blocker(name)
                     if inner is not None:
@@ -851,12 +904,53 @@ class _Analysis:
                 if blocker is None and self.needs_mask(name, symbol)
             )
             self.loops_of(item)
-            if self.is_step(item):
+            self.selections_of(item)
+        for name, item in self.functions.items():
+            if item.body is not None and self.is_step(item):
                 blocker = self.host_blocker(name)
                 facts.steps[name] = blocker
                 if blocker is not None:
                     facts.diagnostics.append(_h3101(item, blocker))
         return facts
+
+    def selections_of(self, item: ItemFacts) -> None:
+        """Keep each boolean selection of one axis at its target's size when every
+        operation on it has a masked version; record what compacts it otherwise."""
+        decl = item.item
+        assert isinstance(decl, ast.FnDecl)
+        types = self.types(item)
+        body = decl.body if decl.body is not None else decl.expr_body
+        for expr in _expressions(body):
+            if not isinstance(expr, ast.Index) or not any(
+                _is_mask(types.get(getattr(i, "span", None)))
+                for i in expr.items  # type: ignore[arg-type]
+            ):
+                continue
+            span = self.absolute(item, expr.span)
+            symbol = _axis_symbol(types.get(expr.span), 0)
+            mask = types.get(expr.items[0].span) if len(expr.items) == 1 else None  # type: ignore[union-attr]
+            if (
+                symbol is None
+                or not symbol.startswith("?")
+                or not _is_mask(mask)
+                or len(getattr(mask, "axes", None) or ()) != 1
+            ):
+                self.facts.selections[span] = Blocker(
+                    "the selection",
+                    "has a mask of more than one axis, or other indices",
+                    span,
+                    decl.name,
+                )
+                continue
+            self.selection = True
+            try:
+                blocker = self.body_blocker(item, body, symbol)
+            finally:
+                self.selection = False
+            self.facts.selections[span] = blocker
+            if blocker is None:
+                self.facts.selected[span] = symbol
+                self.mask_uses(item, body, symbol)
 
     def loops_of(self, item: ItemFacts) -> None:
         decl = item.item
@@ -877,6 +971,10 @@ class _Analysis:
                 self.facts.diagnostics.append(_h2001(span, blocker))
             elif symbol is not None and self.mask_uses(item, expr.body, symbol):
                 self.facts.loop_symbols[span] = symbol
+
+
+#: What a selection the analysis didn't reach is taken to have.
+_NOT_FOLLOWED = Blocker("the selection", "wasn't followed", Span(0, 0), "")
 
 
 def _is_mask(type_: Type | None) -> bool:

@@ -46,7 +46,25 @@ def keeps_pads(gen: FunctionGenerator) -> bool:
     if takes_pads(gen):
         return True
     item = Span(gen.base + gen.decl.span.start, gen.base + gen.decl.span.end)
-    return any(item.start <= span.start and span.end <= item.end for span in found.loop_symbols)
+    return any(
+        item.start <= span.start and span.end <= item.end
+        for span in (*found.loop_symbols, *found.selected)
+    )
+
+
+def selection(gen: FunctionGenerator, node: ast.Index, target: str, mask_value: str) -> str | None:
+    """A boolean selection kept at its target's size (its mask kept in `_ss_pads`), or
+    one of a padded axis, whose padded positions it leaves out; None for a plain one."""
+    found = facts(gen)
+    if found is None or not keeps_pads(gen):
+        return None
+    span = _absolute(gen, node.span)
+    kept = found.selected.get(span)
+    outer = found.masked.get(span)
+    if kept is None and outer is None:
+        return None
+    outer_mask = mask(outer) if outer is not None else "None"
+    return f"_ss_rt.padding.select(_ss_pads, {kept!r}, {target}, {mask_value}, {outer_mask})"
 
 
 def masked_symbol(gen: FunctionGenerator, node) -> str | None:

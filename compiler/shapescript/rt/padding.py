@@ -329,6 +329,33 @@ def batch_norm(
     return normed
 
 
+# ---------------------------------------------------------------------- selections
+
+
+def select(
+    pads: dict[str, torch.Tensor | None],
+    symbol: str | None,
+    x: torch.Tensor,
+    mask: torch.Tensor,
+    outer: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """`x[mask]` along `x`'s first axis. With padding on, a selection the checker keeps
+    (`symbol`) keeps `x`'s size: its unselected positions are copies of the first
+    selected one, and `pads[symbol]` says which are selected. `outer` is the mask of
+    `x`'s own padded axis, whose padded positions are never selected."""
+    on = _state["on"]
+    if outer is not None and on:
+        mask = mask & outer
+    if symbol is None or not on:
+        if symbol is not None:
+            pads[symbol] = None
+        return x[mask]
+    pads[symbol] = mask
+    positions = torch.arange(mask.shape[0], device=mask.device)
+    first = mask.to(torch.int8).argmax()
+    return x.index_select(0, torch.where(mask, positions, first))
+
+
 # ---------------------------------------------------------------------- the last batch
 
 
