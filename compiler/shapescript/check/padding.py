@@ -942,11 +942,19 @@ class _Analysis:
                     decl.name,
                 )
                 continue
-            self.selection = True
-            try:
-                blocker = self.body_blocker(item, body, symbol)
-            finally:
-                self.selection = False
+            if decl.expr_body is not None and _has(types.get(decl.expr_body.span), symbol):
+                blocker: Blocker | None = Blocker(
+                    "the function's result",
+                    "gives the selection back to its caller",
+                    self.absolute(item, decl.expr_body.span),
+                    decl.name,
+                )
+            else:
+                self.selection = True
+                try:
+                    blocker = self.body_blocker(item, body, symbol)
+                finally:
+                    self.selection = False
             self.facts.selections[span] = blocker
             if blocker is None:
                 self.facts.selected[span] = symbol
