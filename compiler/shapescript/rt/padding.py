@@ -329,6 +329,74 @@ def batch_norm(
     return normed
 
 
+# ---------------------------------------------------------------------- several devices
+
+
+def split_pads(
+    pads: dict[str, torch.Tensor | None] | None, sizes: Sequence[int]
+) -> list[dict[str, torch.Tensor | None]]:
+    """Each device's masks, when a padded batch is split along its first axis in parts
+    of `sizes` (22/21/21 for 64 over 3): a mask is split with the batch, so a device
+    may hold only padding."""
+    parts: list[dict[str, torch.Tensor | None]] = [{} for _ in sizes]
+    for symbol, mask in (pads or {}).items():
+        pieces = [None] * len(sizes) if mask is None else torch.split(mask, list(sizes))
+        for part, piece in zip(parts, pieces, strict=True):
+            part[symbol] = None if piece is None else piece.clone()
+    return parts
+
+
+def _all_sum(value: torch.Tensor, where: str | None) -> torch.Tensor:
+    from shapescript.rt.parallel import collectives
+
+    return collectives.all_sum(value, where)
+
+
+def all_sum(x: torch.Tensor, dim: int, mask: torch.Tensor | None, where: str | None = None):
+    """A sum across a padded batch split over devices: each device's masked sum, added."""
+    return _all_sum(sum(x, dim, mask), where)
+
+
+def all_mean(x: torch.Tensor, dim: int, mask: torch.Tensor | None, where: str | None = None):
+    """A mean across a padded batch split over devices: each device's masked sum and
+    number of real examples, added up in one all-reduce, then divided, so the mean is
+    over the real examples of the whole batch."""
+    if not _use(mask):
+        from shapescript.rt.parallel import collectives
+
+        return collectives.all_mean(x.mean(dim), where)
+    assert mask is not None
+    total = sum(x, dim, mask)
+    packed = torch.cat([total.reshape(-1), count(total, mask).reshape(1)])
+    added = _all_sum(packed, where)
+    return added[:-1].reshape(total.shape) / added[-1]
+
+
+def all_cross_entropy(
+    z: torch.Tensor,
+    y: torch.Tensor,
+    classes: int,
+    pads: dict[str, torch.Tensor] | None,
+    axes: Sequence[tuple[int, str]],
+    where: str | None = None,
+) -> torch.Tensor:
+    """The batch's cross_entropy with the batch split over devices: each device's sum of
+    its real examples' losses and their number, added up, then divided."""
+    logits = z if classes in (1, 1 - z.dim()) or z.dim() < 2 else torch.movedim(z, classes, 1)
+    each = F.cross_entropy(logits, y, reduction="none")
+    keep = torch.ones(y.shape, dtype=torch.bool, device=y.device)
+    if _state["on"]:
+        for position, symbol in axes:
+            mask = (pads or {}).get(symbol)
+            if mask is not None:
+                keep = keep & _spread(mask, y, position)
+    zero = torch.zeros((), dtype=each.dtype)
+    total = torch.where(keep, each, zero).sum()
+    packed = torch.stack([total, keep.sum().to(each.dtype)])
+    added = _all_sum(packed, where)
+    return added[0] / added[1]
+
+
 # ---------------------------------------------------------------------- selections
 
 
