@@ -83,3 +83,16 @@ def test_the_batchs_cross_entropy_split_over_devices_is_the_unpadded_one(monkeyp
 def test_masks_that_are_none_stay_none_when_split() -> None:
     parts = padding.split_pads({"?b": None}, [2, 1])
     assert parts == [{"?b": None}, {"?b": None}]
+
+
+def test_the_controller_sends_each_worker_its_part_of_the_batchs_masks() -> None:
+    from shapescript.rt.parallel import wire
+
+    mask = padding.mask_for(20, SIZE)
+    other = torch.ones(7, dtype=torch.bool)
+    sizes = controller.split_sizes(SIZE, 3)
+    parts = controller.split_pads({"b": mask, "n": other, "off": None}, sizes, SIZE)
+    decoded = [dict(wire.decode(part, {}, torch.device("cpu"))) for part in parts]
+    assert [d["b"].shape[0] for d in decoded] == sizes
+    assert torch.equal(torch.cat([d["b"] for d in decoded]), mask)
+    assert all(torch.equal(d["n"], other) and d["off"] is None for d in decoded)

@@ -225,3 +225,23 @@ def _position(type_, symbol: str) -> int | None:
         if axis.size.single_symbol() == symbol:
             return position
     return None
+
+
+#: Masked means across a padded batch, and their lowerings on several devices, which add
+#: up each device's masked sum and real count (a masked sum is all-reduced as it is).
+_DISTRIBUTED = {
+    "_ss_rt.padding.mean(": "_ss_rt.padding.all_mean(",
+    "_ss_rt.padding.over_all(": "_ss_rt.padding.all_over_all(",
+    "_ss_rt.padding.cross_entropy(": "_ss_rt.padding.all_cross_entropy(",
+}
+
+
+def distributed(text: str, kind: str, where: str) -> str | None:
+    """A masked mean across the batch on several devices, as its own lowering; None for
+    anything else, which is all-reduced as it is."""
+    if kind != "mean" or not text.endswith(")"):
+        return None
+    for masked, lowered in _DISTRIBUTED.items():
+        if text.startswith(masked):
+            return f"{lowered}{text[len(masked) : -1]}, where={where!r})"
+    return None

@@ -372,6 +372,23 @@ def all_mean(x: torch.Tensor, dim: int, mask: torch.Tensor | None, where: str | 
     return added[:-1].reshape(total.shape) / added[-1]
 
 
+def all_over_all(
+    name: str, x: torch.Tensor, dim: int, mask: torch.Tensor | None, where: str | None = None
+) -> torch.Tensor:
+    """A mean of every element (`mean(x)`) whose axis `dim` is a padded batch split over
+    devices: each device's masked total and real count, added up, then divided."""
+    if name != "mean" or not _use(mask):
+        from shapescript.rt.parallel import collectives
+
+        return collectives.all_mean(over_all(name, x, dim, mask), where)
+    assert mask is not None
+    rows = torch.movedim(x, dim, -1).reshape(-1, x.shape[dim])
+    total = sum(rows, -1, mask).sum()
+    real = count(total, mask) * rows.shape[0]
+    added = _all_sum(torch.stack([total, real]), where)
+    return added[0] / added[1]
+
+
 def all_cross_entropy(
     z: torch.Tensor,
     y: torch.Tensor,
