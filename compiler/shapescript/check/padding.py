@@ -137,16 +137,45 @@ def check_padding(
     those files' own facts."""
     _WALKED.clear()
     _CALLS.clear()
+    _SHAPES.clear()
     try:
         return _Analysis(items, frozenset(dims), imports).run()
     finally:
         _WALKED.clear()
         _CALLS.clear()
+        _SHAPES.clear()
 
 
 def _has(type_: Type | None, symbol: str) -> bool:
-    axes = type_.axes if isinstance(type_, TensorType | BatchType) else None
-    return bool(axes) and any(symbol in term for axis in axes for term in axis.size.terms)
+    return symbol in _shape_of(type_)[0]
+
+
+def _shape_of(type_: Type | None) -> tuple[frozenset[str], tuple[str | None, ...]]:
+    """A tensor or batch type's size symbols, and the one symbol each axis's size is (or
+    None), worked out once per type object."""
+    if not isinstance(type_, TensorType | BatchType) or not type_.axes:
+        return _NO_SHAPE
+    known = _SHAPES.get(id(type_))
+    if known is not None and known[0] is type_:
+        return known[1]
+    symbols: set[str] = set()
+    singles: list[str | None] = []
+    for axis in type_.axes:
+        terms = axis.size.terms
+        for term in terms:
+            symbols.update(term)
+        single = None
+        if len(terms) == 1:
+            ((monomial, coefficient),) = terms.items()
+            if coefficient == 1 and len(monomial) == 1:
+                single = monomial[0]
+        singles.append(single)
+    found = (frozenset(symbols), tuple(singles))
+    _SHAPES[id(type_)] = (type_, found)
+    return found
+
+
+_NO_SHAPE: tuple[frozenset[str], tuple[str | None, ...]] = (frozenset(), ())
 
 
 def _size_has(type_: Type | None, symbol: str) -> bool:
@@ -160,21 +189,28 @@ def _size_has(type_: Type | None, symbol: str) -> bool:
 
 def _axis_symbol(type_: Type | None, position: int) -> str | None:
     """The one symbol an axis's size is, at `position` of a type's axes."""
-    axes = type_.axes if isinstance(type_, TensorType | BatchType) else None
-    if not axes or position >= len(axes):
-        return None
-    terms = axes[position].size.terms
-    if len(terms) == 1:
-        ((monomial, coefficient),) = terms.items()
-        if coefficient == 1 and len(monomial) == 1:
-            return monomial[0]
-    return None
+    singles = _shape_of(type_)[1]
+    return singles[position] if 0 <= position < len(singles) else None
+
+
+def _inner_axes(arg_type: Type | None, param_type: Type | None, symbol: str) -> list[str]:
+    """The parameter's axis names where an argument has the axis `symbol`."""
+    outer = _shape_of(arg_type)[1]
+    if symbol not in outer:
+        return []
+    inner = _shape_of(param_type)[1]
+    return [
+        inner[position]  # type: ignore[misc]
+        for position, each in enumerate(outer)
+        if each == symbol and position < len(inner) and inner[position] is not None
+    ]
 
 
 #: Each walked statement list or expression, by id, with the node kept so an id is never
 #: taken for another node's; emptied at the start of each analysis.
 _WALKED: dict[int, tuple[object, list[object]]] = {}
 _CALLS: dict[int, tuple[object, list[_Call]]] = {}
+_SHAPES: dict[int, tuple[object, tuple[frozenset[str], tuple[str | None, ...]]]] = {}
 
 
 def _expressions(node: object) -> list[object]:
@@ -284,6 +320,15 @@ def _call_of(callee: ast.Name | ast.Member, before: list[object], node: ast.Call
         function = positional[0]
         return _Call(_dotted(function) or "?", function, positional[1:], named, node.span)
     return _Call(name, callee, positional, named, node.span)
+
+
+def _given(types: dict[Span, Type], call: _Call, symbol: str) -> list[object]:
+    """A call's arguments whose types have the axis `symbol`."""
+    return [
+        arg
+        for arg in (*call.positional, *call.named.values())
+        if _has(types.get(arg.span), symbol)  # type: ignore[attr-defined]
+    ]
 
 
 def _over_padded(types: dict[Span, Type], call: _Call, given: list, symbol: str) -> bool:
@@ -446,14 +491,22 @@ class _Analysis:
         self.selection = False
         self.need_memo: dict[tuple[str, str], bool] = {}
         self.host_memo: dict[str, Blocker | None] = {}
+        self.type_memo: dict[int, tuple[ItemFacts, dict[Span, Type]]] = {}
+        self.node_memo: dict[int, tuple[object, list[object]]] = {}
+        self.reached: dict[tuple[int, str], tuple[object, list[tuple[_Call, list[object]]]]] = {}
         self.facts = PaddingFacts()
 
     # ------------------------------------------------------------------ helpers
 
     def types(self, item: ItemFacts) -> dict[Span, Type]:
+        """The types of an item's declaration and body, worked out once per item."""
+        known = self.type_memo.get(id(item))
+        if known is not None and known[0] is item:
+            return known[1]
         found = dict(item.declaration.types)
         if item.body is not None:
             found.update(item.body.facts.types)
+        self.type_memo[id(item)] = (item, found)
         return found
 
     def absolute(self, item: ItemFacts, span: Span) -> Span:
@@ -481,6 +534,32 @@ class _Analysis:
         self.axis_memo[key] = found
         return found
 
+    def checked_nodes(self, item: ItemFacts, body: object) -> list[object]:
+        """The nodes of `body` that `body_blocker` and `mask_uses` look at, in order,
+        found once per body: sizes used as numbers (not as `over=`), returns, indexing,
+        casts and `@`."""
+        known = self.node_memo.get(id(body))
+        if known is not None and known[0] is body:
+            return known[1]
+        types = self.types(item)
+        overs = {
+            call.named["over"].span  # type: ignore[attr-defined]
+            for call in _calls(body)
+            if "over" in call.named
+        }
+        found = []
+        for expr in _expressions(body):
+            if isinstance(expr, ast.Return | ast.Index | ast.Cast) or (
+                isinstance(expr, ast.Binary) and expr.op == "@"
+            ):
+                found.append(expr)
+            elif isinstance(expr, ast.Name) and expr.span not in overs:
+                expr_type = types.get(expr.span)
+                if isinstance(expr_type, HostType) and expr_type.size is not None:
+                    found.append(expr)
+        self.node_memo[id(body)] = (body, found)
+        return found
+
     def body_blocker(self, item: ItemFacts, body: object, symbol: str) -> Blocker | None:
         """The first operation in `body` across the axis `symbol` with no masked version."""
         types = self.types(item)
@@ -489,17 +568,11 @@ class _Analysis:
         def blocked(what: str, why: str, span: Span) -> Blocker:
             return Blocker(what, why, self.absolute(item, span), name)
 
-        overs = {
-            call.named["over"].span  # type: ignore[attr-defined]
-            for call in _calls(body)
-            if "over" in call.named
-        }
-        for expr in _expressions(body):
+        for expr in self.checked_nodes(item, body):
             expr_type = types.get(getattr(expr, "span", None))  # type: ignore[arg-type]
             if (
                 isinstance(expr, ast.Name)
                 and not symbol.startswith("?")
-                and expr.span not in overs
                 and isinstance(expr_type, HostType)
                 and expr_type.size is not None
                 and any(symbol in term for term in expr_type.size.terms)
@@ -544,17 +617,22 @@ class _Analysis:
                 and not _has(types.get(expr.span), symbol)
             ):
                 return blocked("`as`", "gives the padded axis a fixed size", expr.span)
+        reached: list[tuple[_Call, list[object]]] = []
         for call in _calls(body):
-            found = self.call_blocker(item, types, call, symbol, blocked)
+            given = _given(types, call, symbol)
+            if not given:
+                continue
+            found = self.call_blocker(item, types, call, symbol, blocked, given)
             if found is not None:
                 return found
+            reached.append((call, given))
+        # What `mask_uses` goes through for this body and axis: the calls given it.
+        self.reached[(id(body), symbol)] = (body, reached)
         return None
 
-    def call_blocker(self, item, types, call: _Call, symbol: str, blocked) -> Blocker | None:
-        arguments = list(call.positional) + list(call.named.values())
-        given = [a for a in arguments if _has(types.get(a.span), symbol)]  # type: ignore[attr-defined]
-        if not given:
-            return None
+    def call_blocker(
+        self, item, types, call: _Call, symbol: str, blocked, given: list[object]
+    ) -> Blocker | None:
         over = call.named.get("over")
         over_padded = _over_padded(types, call, given, symbol)
         over_text = item_text_of(over)
@@ -606,13 +684,7 @@ class _Analysis:
                     "is given a padded value",
                     call.span,
                 )
-            axes = arg_type.axes if isinstance(arg_type, TensorType | BatchType) else ()
-            for position in range(len(axes or ())):
-                if _axis_symbol(arg_type, position) != symbol:
-                    continue
-                inner = _axis_symbol(param_type, position)
-                if inner is None:
-                    continue
+            for inner in _inner_axes(arg_type, param_type, symbol):
                 found = self.axis_blocker(call.name, inner)
                 if found is not None:
                     return found
@@ -666,12 +738,7 @@ class _Analysis:
                     "is given a padded value",
                     call.span,
                 )
-            for position in range(len(getattr(arg_type, "axes", None) or ())):
-                if _axis_symbol(arg_type, position) != symbol:
-                    continue
-                inner = _axis_symbol(param_type, position)
-                if inner is None:
-                    continue
+            for inner in _inner_axes(arg_type, param_type, symbol):
                 found = axes.get(inner, Blocker("", "", call.span, call.name))
                 if found is not None:
                     what = found.what or f"`{inner}`"
@@ -699,7 +766,7 @@ class _Analysis:
         types = self.types(item)
         facts = self.facts
         used = False
-        for expr in _expressions(body):
+        for expr in self.checked_nodes(item, body):
             if (
                 isinstance(expr, ast.Index)
                 and _axis_symbol(types.get(expr.target.span), 0) == symbol
@@ -714,9 +781,12 @@ class _Analysis:
                 if rank and _axis_symbol(left, rank - 1) == symbol:
                     facts.masked[self.absolute(item, expr.span)] = symbol
                     used = True
-        for call in _calls(body):
-            arguments = list(call.positional) + list(call.named.values())
-            given = [a for a in arguments if _has(types.get(a.span), symbol)]  # type: ignore[attr-defined]
+        known = self.reached.get((id(body), symbol))
+        if known is not None and known[0] is body:
+            reached = known[1]
+        else:
+            reached = [(call, _given(types, call, symbol)) for call in _calls(body)]
+        for call, given in reached:
             if not given:
                 continue
             masked = False
@@ -781,12 +851,8 @@ class _Analysis:
 
         found: dict[str, str] = {}
         for _, arg_type, param_type in self.axis_pairs(types, call, params):
-            axes = arg_type.axes if isinstance(arg_type, TensorType | BatchType) else ()
-            for position in range(len(axes or ())):
-                if _axis_symbol(arg_type, position) != symbol:
-                    continue
-                inner = _axis_symbol(param_type, position)
-                if inner is not None and needed(inner):
+            for inner in _inner_axes(arg_type, param_type, symbol):
+                if needed(inner):
                     found[inner] = symbol
         return found
 
