@@ -166,8 +166,7 @@ def test_a_contraction_or_reduction_across_the_axis_is_masked() -> None:
     assert padding.padded_axes("summed") == ["n"]
     assert sorted(padding.needs["pairs"]) == ["n"]
     assert list(padding.operands.values())[:2] == [[(0, 0, "n")], [(0, 0, "n")]]
-    product = padding.axes["product"]["n"]
-    assert product is not None and "`prod` over `n` has no masked version" in product.text
+    assert padding.padded_axes("product") == ["n"]
 
 
 def test_batch_norm_across_the_axis_is_masked_but_the_keys_of_attention_block() -> None:
@@ -195,3 +194,20 @@ def test_the_gpt_and_vit_examples_pad_their_batches() -> None:
     blocker = gpt.axes["forward"]["n"]
     assert blocker is not None and blocker.what == "`n` used as a number"
     assert vit.padded_axes("loss") == ["b"]
+
+
+def test_elementwise_functions_and_externs_pass_the_axis_through() -> None:
+    padding, _ = facts(
+        'extern fn soft(x: Real) -> Real = "torch.nn.functional.softsign"\n'
+        'extern fn flipped(x: [k]) -> [k] = "torch.flipud"\n'
+        "fn twice(v: Real) -> Real = soft(v) * 2.0\n"
+        "fn total(v: Real) -> [] = sum(v)\n"
+        "fn a(x: [n D]) -> [n D] = twice(x)\n"
+        "fn b(x: [n D]) -> [] = total(x)\n"
+        "fn c(x: [n]) -> [n] = flipped(x)\n"
+    )
+    assert padding.padded_axes("a") == ["n"]
+    shapeless = padding.axes["b"]["n"]
+    assert shapeless is not None and shapeless.what == "`total`'s parameter without a shape"
+    extern = padding.axes["c"]["n"]
+    assert extern is not None and "isn't elementwise" in extern.why

@@ -43,6 +43,10 @@ fn reduced_min(x: [n D] f64) -> [D] f64 = reduce(x, n D -> D, min)
 
 fn normed(x: [n D] f64) -> [n D] f64 = batch_norm(x, Train(seed=0), over=D)
 
+fn product(x: [n D] f64) -> [D] f64 = prod(x, over=n) + reduce(x, n D -> D, prod)
+
+fn every_product(x: [n D] f64) -> [] f64 = prod(x)
+
 fn imported(x: [n D] f64) -> [D] f64 = lib.pool(x) * 2.0
 
 fn imported_ranked(x: [n D] f64) -> [n D] f64 = lib.ranked(x)
@@ -59,6 +63,8 @@ PADDED = [
     "reduced_max",
     "reduced_min",
     "normed",
+    "product",
+    "every_product",
     "imported",
 ]
 

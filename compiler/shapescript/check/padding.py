@@ -35,10 +35,10 @@ from shapescript.syntax.source import Span
 
 #: Operations along an axis that have no masked version: the axis can't be padded.
 NO_MASKED_VERSION = frozenset(
-    {"sort", "argsort", "topk", "argmax", "argmin", "gather", "scatter", "cat", "prod"}
+    {"sort", "argsort", "topk", "argmax", "argmin", "gather", "scatter", "cat"}
 )
 #: Reductions that, without `over=`, reduce every axis, a padded one too.
-REDUCE_ALL = frozenset({"sum", "mean", "var", "std", "max", "min", "logsumexp", "norm"})
+REDUCE_ALL = frozenset({"sum", "mean", "var", "std", "max", "min", "logsumexp", "norm", "prod"})
 #: Operations across a padded axis that are rewritten to a masked version.
 MASKED = frozenset(
     {
@@ -56,12 +56,13 @@ MASKED = frozenset(
         "logsumexp",
         "var",
         "std",
+        "prod",
     }
 )
 #: Pattern operations: each is followed through its pattern (`_pattern_effect`).
 PATTERNS = frozenset({"rearrange", "repeat", "split", "reduce", "einsum"})
 #: The reductions `reduce` has masked versions of.
-MASKED_REDUCE = frozenset({"sum", "mean", "max", "min"})
+MASKED_REDUCE = frozenset({"sum", "mean", "max", "min", "prod"})
 #: Built-ins whose call runs on the host, so a step calling them can't be recorded.
 HOST_CALLS = {"print": "prints", "save": "saves", "load": "loads"}
 #: What a step calls that makes it a step (besides assigning a field).
@@ -322,6 +323,28 @@ def _call_of(callee: ast.Name | ast.Member, before: list[object], node: ast.Call
     return _Call(name, callee, positional, named, node.span)
 
 
+#: Built-ins that work across an axis, which an elementwise function doesn't call.
+_ACROSS = (
+    NO_MASKED_VERSION
+    | REDUCE_ALL
+    | MASKED
+    | PATTERNS
+    | frozenset({"cumsum", "cumprod", "print", "save", "load", "cross_entropy"})
+)
+
+
+def _elementwise(decl: object) -> bool:
+    """Whether a declaration's parameters and result all have no shape."""
+    params = getattr(decl, "params", ())
+    written = [p.type for p in params if p.type is not None]
+    result = getattr(decl, "return_type", None)
+    return (
+        bool(written)
+        and all(t.shape is None for t in written)
+        and (result is None or result.shape is None)
+    )
+
+
 def _given(types: dict[Span, Type], call: _Call, symbol: str) -> list[object]:
     """A call's arguments whose types have the axis `symbol`."""
     return [
@@ -493,6 +516,7 @@ class _Analysis:
         self.host_memo: dict[str, Blocker | None] = {}
         self.type_memo: dict[int, tuple[ItemFacts, dict[Span, Type]]] = {}
         self.node_memo: dict[int, tuple[object, list[object]]] = {}
+        self.elementwise_memo: dict[str, bool] = {}
         self.reached: dict[tuple[int, str], tuple[object, list[tuple[_Call, list[object]]]]] = {}
         self.facts = PaddingFacts()
 
@@ -636,8 +660,6 @@ class _Analysis:
         over = call.named.get("over")
         over_padded = _over_padded(types, call, given, symbol)
         over_text = item_text_of(over)
-        if call.name == "prod" and over is None:
-            return blocked("`prod` of every element", "has no masked version", call.span)
         if call.name in NO_MASKED_VERSION and over_padded:
             return blocked(f"`{call.name}` over `{over_text}`", "has no masked version", call.span)
         if self.selection and call.name in ("cumsum", "cumprod") and over_padded:
@@ -663,14 +685,22 @@ class _Analysis:
         if isinstance(callee_type, PythonType):
             return blocked(f"`{call.name}`", "is Python given a padded value", call.span)
         extern = self.externs.get(call.name)
+        if extern is not None and not _elementwise(extern):
+            return blocked(
+                f"`{call.name}`",
+                "is an extern fn that isn't elementwise given a padded value",
+                call.span,
+            )
         if extern is not None:
-            return blocked(f"`{call.name}`", "is an extern fn given a padded value", call.span)
+            return None
         if "." in call.name:
             return self.foreign_blocker(types, call, symbol, blocked)
         target = self.functions.get(call.name)
         if target is None or target.body is None:
             return None
         params = self.param_types(target)
+        if _elementwise(target.item) and self.only_elementwise(call.name):
+            return None
         by_name = dict(params)
         pairs = [(params[i][1], a) for i, a in enumerate(call.positional) if i < len(params)]
         pairs += [(by_name.get(n), a) for n, a in call.named.items()]
@@ -745,6 +775,35 @@ class _Analysis:
                     why = found.why or "isn't a generic axis there"
                     return blocked(f"{what} in `{call.name}`", why, call.span)
         return None
+
+    def only_elementwise(self, function: str) -> bool:
+        """Whether a function of shapeless parameters only does elementwise maths: no
+        reduction, contraction or operation along an axis, itself or in what it calls."""
+        known = self.elementwise_memo.get(function)
+        if known is not None:
+            return known
+        self.elementwise_memo[function] = True
+        item = self.functions[function]
+        decl = item.item
+        assert isinstance(decl, ast.FnDecl)
+        body = decl.body if decl.body is not None else decl.expr_body
+        found = not any(
+            isinstance(expr, ast.Binary) and expr.op == "@" for expr in _expressions(body)
+        )
+        for call in _calls(body) if found else ():
+            if call.name in self.functions:
+                target = self.functions[call.name]
+                found = _elementwise(target.item) and self.only_elementwise(call.name)
+            else:
+                found = (
+                    call.name not in _ACROSS
+                    and call.name not in self.externs
+                    or (call.name in self.externs and _elementwise(self.externs[call.name]))
+                )
+            if not found:
+                break
+        self.elementwise_memo[function] = found
+        return found
 
     # ------------------------------------------------------------------ masks
 

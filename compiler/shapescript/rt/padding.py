@@ -125,6 +125,12 @@ def std(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
     return var(x, dim, mask).sqrt()
 
 
+def prod(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
+    if not _use(mask):
+        return x.prod(dim)
+    return torch.where(_spread(mask, x, dim), x, torch.ones((), dtype=x.dtype)).prod(dim)
+
+
 def _extreme(x: torch.Tensor, largest: bool) -> torch.Tensor:
     if x.dtype.is_floating_point:
         return torch.tensor(-math.inf if largest else math.inf, dtype=x.dtype)
@@ -196,6 +202,8 @@ def over_all(name: str, x: torch.Tensor, dim: int, mask: torch.Tensor | None) ->
         centred = rows - average
         spread = sum(centred * centred, -1, mask).sum() / (real - 1)
         return spread if name == "var" else spread.sqrt()
+    if name == "prod":
+        return prod(rows, -1, mask).prod()
     if name == "max":
         return max(rows, -1, mask).amax()
     if name == "min":
@@ -213,6 +221,7 @@ _PLAIN_ALL: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "max": lambda x: x.amax(),
     "min": lambda x: x.amin(),
     "logsumexp": lambda x: torch.logsumexp(x, 0),
+    "prod": lambda x: x.prod(),
     "norm": lambda x: torch.linalg.vector_norm(x),
 }
 
@@ -272,6 +281,8 @@ def pattern_reduce(
         return plain(x, reduction)
     if reduction in ("max", "min"):
         fill = _extreme(x, reduction == "max")
+    elif reduction == "prod":
+        fill = torch.ones((), dtype=x.dtype)
     else:
         fill = torch.zeros((), dtype=x.dtype)
     keep = torch.ones((), dtype=torch.bool, device=x.device)
