@@ -147,14 +147,21 @@ def check_padding(
         _SHAPES.clear()
 
 
+#: The types with axes a padded axis can be among.
+_SHAPED = (TensorType, BatchType)
+
+
 def _has(type_: Type | None, symbol: str) -> bool:
+    known = _SHAPES.get(id(type_))
+    if known is not None and known[0] is type_:
+        return symbol in known[1][0]
     return symbol in _shape_of(type_)[0]
 
 
 def _shape_of(type_: Type | None) -> tuple[frozenset[str], tuple[str | None, ...]]:
     """A tensor or batch type's size symbols, and the one symbol each axis's size is (or
     None), worked out once per type object."""
-    if not isinstance(type_, TensorType | BatchType) or not type_.axes:
+    if not isinstance(type_, _SHAPED) or not type_.axes:
         return _NO_SHAPE
     known = _SHAPES.get(id(type_))
     if known is not None and known[0] is type_:
@@ -190,7 +197,8 @@ def _size_has(type_: Type | None, symbol: str) -> bool:
 
 def _axis_symbol(type_: Type | None, position: int) -> str | None:
     """The one symbol an axis's size is, at `position` of a type's axes."""
-    singles = _shape_of(type_)[1]
+    known = _SHAPES.get(id(type_))
+    singles = known[1][1] if known is not None and known[0] is type_ else _shape_of(type_)[1]
     return singles[position] if 0 <= position < len(singles) else None
 
 
@@ -205,6 +213,15 @@ def _inner_axes(arg_type: Type | None, param_type: Type | None, symbol: str) -> 
         for position, each in enumerate(outer)
         if each == symbol and position < len(inner) and inner[position] is not None
     ]
+
+
+#: Node kinds, as tuples (a `|` union would be made anew at each test).
+_NAME_MEMBER = (ast.Name, ast.Member)
+_PATTERN_TOSTAGE = (ast.Pattern, ast.ToStage)
+_RETURN_ASSIGN_FIELDASSIGN = (ast.Return, ast.Assign, ast.FieldAssign)
+_RETURN_INDEX_CAST = (ast.Return, ast.Index, ast.Cast)
+_SLICE_SPACEDINDEX = (ast.Slice, ast.SpacedIndex)
+_UNARY_CAST = (ast.Unary, ast.Cast)
 
 
 #: Each walked statement list or expression, by id, with the node kept so an id is never
@@ -236,13 +253,13 @@ def _expressions(node: object) -> list[object]:
 
 def _children(node: object) -> list[object]:
     """The parts of one node that `_expressions` walks into, in order."""
-    if isinstance(node, ast.Unary | ast.Cast):
+    if isinstance(node, _UNARY_CAST):
         return [node.operand]
     if isinstance(node, ast.Binary):
         return [node.left, node.right]
     if isinstance(node, ast.Call):
         return [node.callee] + [
-            arg.value for arg in node.args if not isinstance(arg.value, ast.Pattern | ast.ToStage)
+            arg.value for arg in node.args if not isinstance(arg.value, _PATTERN_TOSTAGE)
         ]
     if isinstance(node, ast.Index):
         parts: list[object] = [node.target]
@@ -262,7 +279,7 @@ def _children(node: object) -> list[object]:
         return [node.lo, node.hi]
     if isinstance(node, ast.Lambda):
         return [node.body]
-    if isinstance(node, ast.Return | ast.Assign | ast.FieldAssign):
+    if isinstance(node, _RETURN_ASSIGN_FIELDASSIGN):
         return [node.value]
     if isinstance(node, ast.ExprStmt):
         return [node.expr]
@@ -291,14 +308,14 @@ def _calls(node: object) -> list[_Call]:
         return known[1]
     found: list[_Call] = []
     for expr in _expressions(node):
-        if isinstance(expr, ast.Call) and isinstance(expr.callee, ast.Name | ast.Member):
+        if isinstance(expr, ast.Call) and isinstance(expr.callee, _NAME_MEMBER):
             found.append(_call_of(expr.callee, [], expr))
         elif isinstance(expr, ast.Pipe):
             value: object = expr.input
             for stage in expr.stages:
-                if isinstance(stage, ast.Call) and isinstance(stage.callee, ast.Name | ast.Member):
+                if isinstance(stage, ast.Call) and isinstance(stage.callee, _NAME_MEMBER):
                     found.append(_call_of(stage.callee, [value], stage))
-                elif isinstance(stage, ast.Name | ast.Member):
+                elif isinstance(stage, _NAME_MEMBER):
                     name = _dotted(stage) or "?"
                     found.append(_Call(name, stage, [value], {}, stage.span))
                 value = stage
@@ -317,7 +334,7 @@ def _call_of(callee: ast.Name | ast.Member, before: list[object], node: ast.Call
         else:
             named[arg.name] = arg.value
     name = _dotted(callee) or "?"
-    if name == "value_and_grad" and positional and isinstance(positional[0], ast.Name | ast.Member):
+    if name == "value_and_grad" and positional and isinstance(positional[0], _NAME_MEMBER):
         function = positional[0]
         return _Call(_dotted(function) or "?", function, positional[1:], named, node.span)
     return _Call(name, callee, positional, named, node.span)
@@ -441,7 +458,7 @@ def _pattern_effect(
         type_ = types.get(operand.span)  # type: ignore[attr-defined]
         if not _has(type_, symbol):
             continue
-        axes = type_.axes if isinstance(type_, TensorType | BatchType) else ()
+        axes = type_.axes if isinstance(type_, _SHAPED) else ()
         places = [p for p in range(len(axes or ())) if _axis_symbol(type_, p) == symbol]
         if not places:
             return "groups the padded axis with another", []
@@ -573,7 +590,7 @@ class _Analysis:
         }
         found = []
         for expr in _expressions(body):
-            if isinstance(expr, ast.Return | ast.Index | ast.Cast) or (
+            if isinstance(expr, _RETURN_INDEX_CAST) or (
                 isinstance(expr, ast.Binary) and expr.op == "@"
             ):
                 found.append(expr)
@@ -941,7 +958,7 @@ class _Analysis:
             elif isinstance(expr, ast.Index) and any(
                 _is_mask(types.get(index.span))
                 for index in expr.items
-                if not isinstance(index, ast.Slice | ast.SpacedIndex)
+                if not isinstance(index, _SLICE_SPACEDINDEX)
             ):
                 why = self.facts.selections.get(self.absolute(item, expr.span), _NOT_FOLLOWED)
                 if why is not None:
