@@ -211,3 +211,16 @@ def test_elementwise_functions_and_externs_pass_the_axis_through() -> None:
     assert shapeless is not None and shapeless.what == "`total`'s parameter without a shape"
     extern = padding.axes["c"]["n"]
     assert extern is not None and "isn't elementwise" in extern.why
+
+
+def test_on_several_devices_batch_norms_statistics_keep_the_batch_unpadded() -> None:
+    text = (
+        "devices cpu[0 1]\n\ndim D = 4\n\ndata Ex:\n    x: [D]\n\n"
+        "fn normed(batch: [b] Ex) -> [b D] = batch_norm(batch.x, Train(seed=0), over=D)\n"
+    )
+    checked = check_text(text)
+    assert not checked.errors, [d.message for d in checked.errors]
+    blocker = checked.padding.axes["normed"]["b"]
+    assert blocker is not None and "on several devices" in blocker.why
+    one = check_text(text.replace("devices cpu[0 1]\n\n", ""))
+    assert one.padding.padded_axes("normed") == ["b"]

@@ -232,7 +232,7 @@ def _check_parsed(
     diagnostics.extend(placed.diagnostics)
     # On several devices a padded batch's masks are split with it, and the operations
     # across it add up each device's masked sums and real counts.
-    padding = check_padding(items, scope.dim_values, scope.imports)
+    padding = check_padding(items, scope.dim_values, scope.imports, several=placement.several)
     diagnostics.extend(padding.diagnostics)
     keep_instances(program)
     math = find_math(_comment_lines(parsed))

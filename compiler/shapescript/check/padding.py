@@ -129,18 +129,23 @@ class PaddingFacts:
 
 
 def check_padding(
-    items: list[ItemFacts], dims: Collection[str] = (), imports: object = None
+    items: list[ItemFacts],
+    dims: Collection[str] = (),
+    imports: object = None,
+    several: bool = False,
 ) -> PaddingFacts:
     """Padding and recording facts for a checked file's functions, with H2001 and H3101.
 
     `dims` are the file's dims, whose axes have fixed sizes and are never padded;
     `imports` is its `ImportTable`, through which calls into other files are followed by
-    those files' own facts."""
+    those files' own facts; `several`: whether it runs on several devices."""
     _WALKED.clear()
     _CALLS.clear()
     _SHAPES.clear()
     try:
-        return _Analysis(items, frozenset(dims), imports).run()
+        analysis = _Analysis(items, frozenset(dims), imports)
+        analysis.several = several
+        return analysis.run()
     finally:
         _WALKED.clear()
         _CALLS.clear()
@@ -518,6 +523,8 @@ class _Analysis:
     def __init__(self, items: list[ItemFacts], dims: frozenset[str], imports: object) -> None:
         self.dims = dims
         self.imports = imports
+        #: Whether the file runs on several devices.
+        self.several = False
         self.functions: dict[str, ItemFacts] = {}
         self.externs: dict[str, ast.ExternFnDecl] = {}
         for item in items:
@@ -694,6 +701,17 @@ class _Analysis:
         if call.name in PATTERNS and call.name not in self.functions:
             why, _ = _pattern_effect(types, call, symbol)
             return None if why is None else blocked(f"`{call.name}`", why, call.span)
+        if (
+            self.several
+            and call.name == "batch_norm"
+            and call.name not in self.functions
+            and _batch_norm_axis(types, call, symbol) is not None
+        ):
+            return blocked(
+                "`batch_norm`'s statistics",
+                "have no masked version on several devices yet",
+                call.span,
+            )
         if call.name == "scaled_dot_product_attention" and _keys_padded(types, call, symbol):
             return blocked(
                 "`scaled_dot_product_attention`'s keys", "have no masked version", call.span
