@@ -1,8 +1,9 @@
 """Recorded steps on a GPU: the README example's epoch recorded against unrecorded.
 
 Run by hand where CUDA exists: `python -m benchmarks.recorded_steps [--epochs 3]`. It
-trains the README example (examples/train_mlp.ss) with Eval for a few epochs twice, with
-recording off and on, checks that the losses agree within 1e-6, and prints the median
+trains the README example (examples/train_mlp.ss) with Eval (with `--train`,
+Train(seed=0), whose dropout draws are registered with each graph) for a few epochs
+twice, with recording off and on, checks that the losses agree within 1e-6, and prints the median
 step time of each and of the same step written in PyTorch and recorded with
 torch.cuda.graphs. Without CUDA it prints that recording is off and why, and exits 0.
 """
@@ -56,14 +57,15 @@ class TimedSink:
         pass
 
 
-def run(example, recording: bool, epochs: int, data: Digits) -> TimedSink:
+def run(example, recording: bool, epochs: int, data: Digits, train: bool) -> TimedSink:
     import shapescript
 
     was = shapescript.record_steps(recording)
     try:
         m = example.Mlp.init(seed=0)
         sink = TimedSink()
-        example.fit(m, data, sink, epochs, shapescript.Eval)
+        mode = shapescript.Train(seed=0) if train else shapescript.Eval
+        example.fit(m, data, sink, epochs, mode)
         return sink
     finally:
         shapescript.record_steps(was)
@@ -111,6 +113,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--examples", type=int, default=100 * BATCH + 36)
+    parser.add_argument(
+        "--train",
+        action="store_true",
+        help="train with Train(seed=0): dropout draws registered with each graph",
+    )
     options = parser.parse_args(argv)
     if not torch.cuda.is_available():
         print(
@@ -123,8 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     shapescript.devices("cuda")
     example = shapescript.compile(EXAMPLE.read_text(encoding="utf-8"), str(EXAMPLE))
     data = Digits(options.examples)
-    plain = run(example, False, options.epochs, data)
-    recorded = run(example, True, options.epochs, data)
+    plain = run(example, False, options.epochs, data, options.train)
+    recorded = run(example, True, options.epochs, data, options.train)
     worst = max(abs(a - b) for a, b in zip(plain.losses, recorded.losses, strict=True))
     agree = worst <= 1e-6
     print(f"losses agree within 1e-6: {'yes' if agree else 'NO'} (largest difference {worst:.3g})")

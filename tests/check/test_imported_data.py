@@ -89,8 +89,9 @@ fn stage(d: Dataset[digits.Digit]) = d |> batches(8)
 fn own_record(p: [b] Pair) = p.x
 """
     checked = check(tmp_path, text)
-    # The loop gives its batch to another file's function, which padding can't follow.
-    assert found(checked, text) == [("H2001", "batches(8)")]
+    # The loop gives its batch to another file's function, which padding follows there:
+    # its cross_entropy has a masked version, so the last batch is padded.
+    assert found(checked, text) == []
     assert returned(checked) == {
         "images": "[b digits.D]",
         "labels": "[b t] Index[digits.C]",

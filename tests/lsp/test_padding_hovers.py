@@ -88,3 +88,26 @@ async def test_a_functions_name_says_which_axes_padded_can_pad(client: LanguageC
     assert "`shapescript.padded` can pad `b`" in await _hover(client, uri, "fn loss", 4)
     ranked = await _hover(client, uri, "fn ranked", 4)
     assert "`b` can't be padded: `sort` over `b` has no masked version" in ranked
+
+
+def test_hovering_a_selection_says_whether_it_is_kept_padded() -> None:
+    from shapescript.check.checker import check_text
+    from shapescript.syntax.source import Span
+    from shapescript_lsp.features.padding_hover import padding_notes
+
+    text = (
+        "dim D = 3\n"
+        "fn running(v: [k D]) -> [k D] = cumsum(v, over=k)\n"
+        "fn kept(x: [n D]) -> [] = sum(x[sum(x, over=D) > 0.0])\n"
+    )
+    text += "fn compact(x: [n D]) -> [] = sum(running(x[sum(x, over=D) > 0.0]))\n"
+    checked = check_text(text)
+    assert not checked.errors, [d.message for d in checked.errors]
+
+    def note(line: str) -> str:
+        start = text.index("x[", text.index(line))
+        return padding_notes(checked, "x", Span(start, start + 1), None)
+
+    assert "is kept at its target's size" in note("fn kept")
+    compact = note("fn compact")
+    assert "is compacted" in compact and "`cumsum` over `k`" in compact

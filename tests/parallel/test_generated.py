@@ -35,8 +35,10 @@ def test_functions_on_the_workers_are_called_on_every_worker() -> None:
 
 def test_operations_across_the_batch_are_all_reduces() -> None:
     source = _source("cpu[0 1 2]")
-    assert "return _ss_collectives.all_mean(_ss_F.cross_entropy(" in source
-    assert "_ss_collectives.all_mean(hits.to(_ss_f32).mean(), 'train.ss:" in source
+    # The batch is padded: each worker's masked sum and real count are added up.
+    assert "return _ss_rt.padding.all_cross_entropy(" in source
+    assert "_ss_rt.padding.all_over_all('mean', hits.to(_ss_f32), 0, _ss_pads.get('b'), " in source
+    assert "where='train.ss:" in source
 
 
 def test_one_device_has_no_workers() -> None:

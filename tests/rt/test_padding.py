@@ -80,3 +80,31 @@ def test_the_ladder_is_the_reference_one() -> None:
     assert list(itertools.islice(padding.ladder(), 24))[:20] == start
     assert list(itertools.islice(padding.ladder(), 24))[20:] == [280, 352, 440, 552]
     assert len({padding.ladder_size(n) for n in range(1, 513)}) == 24
+
+
+def test_a_kept_selection_has_its_targets_size_and_leaves_padding_out() -> None:
+    x, padded, outer = padded_input()
+    keep = padding.pad_along(x[:, 0] > 0, 0, SIZE)
+    pads: dict = {}
+    kept = padding.select(pads, "?k", padded, keep, outer)
+    assert kept.shape == padded.shape
+    selected = pads["?k"]
+    assert torch.equal(selected, keep & outer)
+    assert torch.equal(kept[selected], x[x[:, 0] > 0])
+    # Unselected positions are copies of the first selected one: finite, never used.
+    first = int(selected.to(torch.int8).argmax())
+    assert torch.equal(kept[~selected], padded[first].expand(int((~selected).sum()), 3))
+    total = padding.sum(kept, 0, selected)
+    assert torch.allclose(total, x[x[:, 0] > 0].sum(0), rtol=0, atol=1e-12)
+
+
+def test_with_fixed_shapes_off_a_selection_is_compact() -> None:
+    x, padded, outer = padded_input()
+    keep = x[:, 0] > 0
+    pads: dict = {}
+    was = padding.fixed_shapes(False)
+    try:
+        compact = padding.select(pads, "?k", x, keep)
+    finally:
+        padding.fixed_shapes(was)
+    assert torch.equal(compact, x[keep]) and pads == {"?k": None}

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import torch
 
-from shapescript.rt import recording
+from shapescript.rt import randomness, recording
 
 
 class FakeGraph:
@@ -38,12 +38,37 @@ class FakeRecorder:
         self.warmed += 1
         return step(*args, **kwargs)
 
-    def record(self, step, args, kwargs):
+    def record(self, step, args, kwargs, draws):
         if self.fail_on is not None and args[0].shape[0] == self.fail_on:
             raise RuntimeError("operation not permitted when stream is capturing")
         key = recording.signature(args, kwargs)
         self.recorded.append(key)
+        self.draws = draws
+        if draws:
+            return SeededGraph(self, step, key, draws)
         return FakeGraph(self, step, key)
+
+
+class SeededGraph(FakeGraph):
+    """Replays as the CUDA graph does its draws: one generator per logged draw, seeded
+    before each replay from the call's own mode, handed out in order."""
+
+    def __init__(self, recorder, step, key, draws) -> None:
+        super().__init__(recorder, step, key)
+        self.draws = draws
+        self.generators = [torch.Generator(device=draw.device) for draw in draws]
+
+    def replay(self, args, kwargs):
+        self.recorder.replayed.append(self.key)
+        for generator, seed in zip(
+            self.generators, recording.draw_seeds(self.draws, args, kwargs), strict=True
+        ):
+            generator.manual_seed(seed)
+        supply = recording.DrawSupply(self.generators)
+        with randomness.drawing(supply):
+            result = self.step(*args, **kwargs)
+        supply.check()
+        return result
 
 
 def doubled(x: torch.Tensor, scale: float = 2.0) -> torch.Tensor:
@@ -178,3 +203,55 @@ def test_a_loops_announced_batch_sizes_are_recorded_ahead_from_the_last_call() -
     assert shapes == [(3, 2), (8, 2)]
     step(batch(3))
     assert step.stats.replays == 1 and len(recorder.recorded) == 2
+
+
+def noisy(x: torch.Tensor, mode: randomness.Mode) -> torch.Tensor:
+    """Two dropout draws on their own paths, as compiled code makes them."""
+    first = randomness.dropout(x, 0.5, mode.child("forward#0").child("dropout#0"))
+    return randomness.dropout(first, 0.25, mode.child("forward#0").child("dropout#1"))
+
+
+def test_train_steps_record_their_draws_and_replay_the_masks_they_would_have_drawn() -> None:
+    recorder = FakeRecorder()
+    step = recording.RecordedStep(noisy, "noisy", "t.ss:1:1", recorder)
+    x = torch.ones(64)
+    results = [step(x, randomness.Train(seed=seed)) for seed in range(4)]
+    # The warm-up logs each draw's place among the arguments and its path; later seeds
+    # share the one graph, whose replays draw what unrecorded calls would have.
+    assert [draw.place for draw in recorder.draws] == [1, 1]
+    assert [draw.path for draw in recorder.draws] == [
+        ("forward#0", "dropout#0"),
+        ("forward#0", "dropout#1"),
+    ]
+    assert len(recorder.recorded) == 1 and step.stats.replays == 3
+    for seed, result in enumerate(results):
+        assert torch.equal(result, noisy(x, randomness.Train(seed=seed)))
+    assert not torch.equal(results[1], results[2])
+
+
+def test_a_draw_seed_follows_the_calls_mode_and_path() -> None:
+    draws = [recording.Draw("mode", ("dropout#0",), "cpu")]
+    mode = randomness.Train(seed=7).child("outer#0")
+    (seed,) = recording.draw_seeds(draws, (), {"mode": mode})
+    assert seed == mode.child("dropout#0").generator_seed()
+
+
+def test_a_draw_whose_mode_the_step_isnt_given_keeps_it_from_being_recorded() -> None:
+    def own_mode(x: torch.Tensor) -> torch.Tensor:
+        return randomness.dropout(x, 0.5, randomness.Train(seed=3))
+
+    recorder = FakeRecorder()
+    step = recording.RecordedStep(own_mode, "own_mode", "t.ss:1:1", recorder)
+    step(torch.ones(4))
+    step(torch.ones(4))
+    assert recorder.recorded == [] and step.stats.as_is == 2
+    assert step.stats.why_not == "a dropout draw's mode isn't one the step is given"
+
+
+def test_a_recording_that_draws_differently_from_its_warm_up_fails() -> None:
+    supply = recording.DrawSupply([torch.Generator()])
+    supply(randomness.Train(seed=1), torch.device("cpu"))
+    with pytest.raises(RuntimeError, match="more random numbers"):
+        supply(randomness.Train(seed=1), torch.device("cpu"))
+    with pytest.raises(RuntimeError, match="fewer random numbers"):
+        recording.DrawSupply([torch.Generator()]).check()

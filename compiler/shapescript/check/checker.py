@@ -26,7 +26,7 @@ from shapescript.check.module_scope import (
     evaluate_dims,
 )
 from shapescript.check.overloads import overload_members
-from shapescript.check.padding import PaddingFacts, check_padding
+from shapescript.check.padding import check_padding
 from shapescript.check.placement import place
 from shapescript.check.prelude import load_prelude
 from shapescript.check.program import Checked, ItemFacts, Reference
@@ -230,9 +230,9 @@ def _check_parsed(
     placed = Reporter()
     placement = place(module, scope, items, placed)
     diagnostics.extend(placed.diagnostics)
-    # Padding is worked out for one device only: on several, each worker holds a share of
-    # the batch, and masks split with it aren't built yet.
-    padding = PaddingFacts() if placement.several else check_padding(items, scope.dim_values)
+    # On several devices a padded batch's masks are split with it, and the operations
+    # across it add up each device's masked sums and real counts.
+    padding = check_padding(items, scope.dim_values, scope.imports, several=placement.several)
     diagnostics.extend(padding.diagnostics)
     keep_instances(program)
     math = find_math(_comment_lines(parsed))

@@ -83,6 +83,8 @@ class ModuleExports:
     logs: dict = field(default_factory=dict)
     #: Its data records' checked fields (`Checked.data`).
     data: dict = field(default_factory=dict)
+    #: Its padding facts (`Checked.padding`), so calls into it are followed.
+    padding: object = None
     #: Functions that share a name, each taking another model first: by name, each one's
     #: signature by its model (`Checked.overloads`).
     overloads: dict[str, dict[str, Signature]] = field(default_factory=dict)
@@ -201,6 +203,7 @@ def exports_of(checked: Checked, scope: ModuleScope) -> ModuleExports:
     exports.param_reads = dict(checked.param_reads)
     exports.logs = dict(checked.logs)
     exports.data = dict(checked.data)
+    exports.padding = checked.padding
     exports.overloads = {name: dict(found) for name, found in checked.overloads.items()}
     exports.bases = dict(scope.function_bases)
     return exports

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from shapescript.check.program import ItemFacts
+from shapescript.check.signatures import Signature
 from shapescript.check.types import (
     BatchesType,
     BatchType,
@@ -34,10 +35,10 @@ from shapescript.syntax.source import Span
 
 #: Operations along an axis that have no masked version: the axis can't be padded.
 NO_MASKED_VERSION = frozenset(
-    {"sort", "argsort", "topk", "argmax", "argmin", "gather", "scatter", "cat", "prod"}
+    {"sort", "argsort", "topk", "argmax", "argmin", "gather", "scatter", "cat"}
 )
 #: Reductions that, without `over=`, reduce every axis, a padded one too.
-REDUCE_ALL = frozenset({"sum", "mean", "var", "std", "max", "min", "logsumexp", "norm"})
+REDUCE_ALL = frozenset({"sum", "mean", "var", "std", "max", "min", "logsumexp", "norm", "prod"})
 #: Operations across a padded axis that are rewritten to a masked version.
 MASKED = frozenset(
     {
@@ -55,18 +56,13 @@ MASKED = frozenset(
         "logsumexp",
         "var",
         "std",
+        "prod",
     }
 )
-#: Built-ins given a padded value that keep it from being padded: patterns may group or
-#: reduce the axis, and these others mix positions along it without a masked version.
-UNPROVEN = {
-    "reduce": "a pattern may reduce or group the padded axis",
-    "einsum": "a pattern may reduce or group the padded axis",
-    "rearrange": "a pattern may group the padded axis with another",
-    "repeat": "a pattern may group the padded axis with another",
-    "scaled_dot_product_attention": "its keys have no masked version",
-    "batch_norm": "its statistics across the batch have no masked version yet",
-}
+#: Pattern operations: each is followed through its pattern (`_pattern_effect`).
+PATTERNS = frozenset({"rearrange", "repeat", "split", "reduce", "einsum"})
+#: The reductions `reduce` has masked versions of.
+MASKED_REDUCE = frozenset({"sum", "mean", "max", "min", "prod"})
 #: Built-ins whose call runs on the host, so a step calling them can't be recorded.
 HOST_CALLS = {"print": "prints", "save": "saves", "load": "loads"}
 #: What a step calls that makes it a step (besides assigning a field).
@@ -117,47 +113,127 @@ class PaddingFacts:
     #: Each padded loop over batches (by the span of its `batches(n)` call), with its
     #: batch axis's symbol, when the loop's body uses the mask.
     loop_symbols: dict[Span, str] = field(default_factory=dict)
+    #: Each pattern operation or `batch_norm` across a padded axis, by its absolute span:
+    #: which operand (in the order written) and which of its axes is masked, with the
+    #: axis's size symbol. An einsum contracting the axis masks one operand per symbol.
+    operands: dict[Span, list[tuple[int, int, str]]] = field(default_factory=dict)
+    #: Each boolean selection `x[mask]`, by its absolute span, with what keeps it from
+    #: being kept at `x`'s size (None: kept, its mask in `_ss_pads` by `selected`'s
+    #: symbol).
+    selections: dict[Span, Blocker | None] = field(default_factory=dict)
+    selected: dict[Span, str] = field(default_factory=dict)
 
     def padded_axes(self, function: str) -> list[str]:
         """The generic axes of `function` that `shapescript.padded` can pad."""
         return [axis for axis, blocker in self.axes.get(function, {}).items() if blocker is None]
 
 
-def check_padding(items: list[ItemFacts], dims: Collection[str] = ()) -> PaddingFacts:
+def check_padding(
+    items: list[ItemFacts],
+    dims: Collection[str] = (),
+    imports: object = None,
+    several: bool = False,
+) -> PaddingFacts:
     """Padding and recording facts for a checked file's functions, with H2001 and H3101.
 
-    `dims` are the file's dims, whose axes have fixed sizes and are never padded."""
+    `dims` are the file's dims, whose axes have fixed sizes and are never padded;
+    `imports` is its `ImportTable`, through which calls into other files are followed by
+    those files' own facts; `several`: whether it runs on several devices."""
     _WALKED.clear()
     _CALLS.clear()
+    _SHAPES.clear()
     try:
-        return _Analysis(items, frozenset(dims)).run()
+        analysis = _Analysis(items, frozenset(dims), imports)
+        analysis.several = several
+        return analysis.run()
     finally:
         _WALKED.clear()
         _CALLS.clear()
+        _SHAPES.clear()
+
+
+#: The types with axes a padded axis can be among.
+_SHAPED = (TensorType, BatchType)
 
 
 def _has(type_: Type | None, symbol: str) -> bool:
-    axes = type_.axes if isinstance(type_, TensorType | BatchType) else None
-    return bool(axes) and any(symbol in term for axis in axes for term in axis.size.terms)
+    known = _SHAPES.get(id(type_))
+    if known is not None and known[0] is type_:
+        return symbol in known[1][0]
+    return symbol in _shape_of(type_)[0]
+
+
+def _shape_of(type_: Type | None) -> tuple[frozenset[str], tuple[str | None, ...]]:
+    """A tensor or batch type's size symbols, and the one symbol each axis's size is (or
+    None), worked out once per type object."""
+    if not isinstance(type_, _SHAPED) or not type_.axes:
+        return _NO_SHAPE
+    known = _SHAPES.get(id(type_))
+    if known is not None and known[0] is type_:
+        return known[1]
+    symbols: set[str] = set()
+    singles: list[str | None] = []
+    for axis in type_.axes:
+        terms = axis.size.terms
+        for term in terms:
+            symbols.update(term)
+        single = None
+        if len(terms) == 1:
+            ((monomial, coefficient),) = terms.items()
+            if coefficient == 1 and len(monomial) == 1:
+                single = monomial[0]
+        singles.append(single)
+    found = (frozenset(symbols), tuple(singles))
+    _SHAPES[id(type_)] = (type_, found)
+    return found
+
+
+_NO_SHAPE: tuple[frozenset[str], tuple[str | None, ...]] = (frozenset(), ())
+
+
+def _size_has(type_: Type | None, symbol: str) -> bool:
+    """Whether a host size (`n` as a value) is, or involves, the size `symbol`."""
+    return (
+        isinstance(type_, HostType)
+        and type_.size is not None
+        and any(symbol in term for term in type_.size.terms)
+    )
 
 
 def _axis_symbol(type_: Type | None, position: int) -> str | None:
     """The one symbol an axis's size is, at `position` of a type's axes."""
-    axes = type_.axes if isinstance(type_, TensorType | BatchType) else None
-    if not axes or position >= len(axes):
-        return None
-    terms = axes[position].size.terms
-    if len(terms) == 1:
-        ((monomial, coefficient),) = terms.items()
-        if coefficient == 1 and len(monomial) == 1:
-            return monomial[0]
-    return None
+    known = _SHAPES.get(id(type_))
+    singles = known[1][1] if known is not None and known[0] is type_ else _shape_of(type_)[1]
+    return singles[position] if 0 <= position < len(singles) else None
+
+
+def _inner_axes(arg_type: Type | None, param_type: Type | None, symbol: str) -> list[str]:
+    """The parameter's axis names where an argument has the axis `symbol`."""
+    outer = _shape_of(arg_type)[1]
+    if symbol not in outer:
+        return []
+    inner = _shape_of(param_type)[1]
+    return [
+        inner[position]  # type: ignore[misc]
+        for position, each in enumerate(outer)
+        if each == symbol and position < len(inner) and inner[position] is not None
+    ]
+
+
+#: Node kinds, as tuples (a `|` union would be made anew at each test).
+_NAME_MEMBER = (ast.Name, ast.Member)
+_PATTERN_TOSTAGE = (ast.Pattern, ast.ToStage)
+_RETURN_ASSIGN_FIELDASSIGN = (ast.Return, ast.Assign, ast.FieldAssign)
+_RETURN_INDEX_CAST = (ast.Return, ast.Index, ast.Cast)
+_SLICE_SPACEDINDEX = (ast.Slice, ast.SpacedIndex)
+_UNARY_CAST = (ast.Unary, ast.Cast)
 
 
 #: Each walked statement list or expression, by id, with the node kept so an id is never
 #: taken for another node's; emptied at the start of each analysis.
 _WALKED: dict[int, tuple[object, list[object]]] = {}
 _CALLS: dict[int, tuple[object, list[_Call]]] = {}
+_SHAPES: dict[int, tuple[object, tuple[frozenset[str], tuple[str | None, ...]]]] = {}
 
 
 def _expressions(node: object) -> list[object]:
@@ -182,13 +258,13 @@ def _expressions(node: object) -> list[object]:
 
 def _children(node: object) -> list[object]:
     """The parts of one node that `_expressions` walks into, in order."""
-    if isinstance(node, ast.Unary | ast.Cast):
+    if isinstance(node, _UNARY_CAST):
         return [node.operand]
     if isinstance(node, ast.Binary):
         return [node.left, node.right]
     if isinstance(node, ast.Call):
         return [node.callee] + [
-            arg.value for arg in node.args if not isinstance(arg.value, ast.Pattern | ast.ToStage)
+            arg.value for arg in node.args if not isinstance(arg.value, _PATTERN_TOSTAGE)
         ]
     if isinstance(node, ast.Index):
         parts: list[object] = [node.target]
@@ -208,7 +284,7 @@ def _children(node: object) -> list[object]:
         return [node.lo, node.hi]
     if isinstance(node, ast.Lambda):
         return [node.body]
-    if isinstance(node, ast.Return | ast.Assign | ast.FieldAssign):
+    if isinstance(node, _RETURN_ASSIGN_FIELDASSIGN):
         return [node.value]
     if isinstance(node, ast.ExprStmt):
         return [node.expr]
@@ -237,22 +313,24 @@ def _calls(node: object) -> list[_Call]:
         return known[1]
     found: list[_Call] = []
     for expr in _expressions(node):
-        if isinstance(expr, ast.Call) and isinstance(expr.callee, ast.Name):
+        if isinstance(expr, ast.Call) and isinstance(expr.callee, _NAME_MEMBER):
             found.append(_call_of(expr.callee, [], expr))
         elif isinstance(expr, ast.Pipe):
             value: object = expr.input
             for stage in expr.stages:
-                if isinstance(stage, ast.Call) and isinstance(stage.callee, ast.Name):
+                if isinstance(stage, ast.Call) and isinstance(stage.callee, _NAME_MEMBER):
                     found.append(_call_of(stage.callee, [value], stage))
-                elif isinstance(stage, ast.Name):
-                    found.append(_Call(stage.name, stage, [value], {}, stage.span))
+                elif isinstance(stage, _NAME_MEMBER):
+                    name = _dotted(stage) or "?"
+                    found.append(_Call(name, stage, [value], {}, stage.span))
                 value = stage
     _CALLS[id(node)] = (node, found)
     return found
 
 
-def _call_of(callee: ast.Name, before: list[object], node: ast.Call) -> _Call:
-    """A call; `value_and_grad(f, ...)` is seen as the call of `f` it makes."""
+def _call_of(callee: ast.Name | ast.Member, before: list[object], node: ast.Call) -> _Call:
+    """A call; `value_and_grad(f, ...)` is seen as the call of `f` it makes. Another
+    file's function is named as written (`lib.pool`)."""
     positional = list(before)
     named: dict[str, object] = {}
     for arg in node.args:
@@ -260,10 +338,42 @@ def _call_of(callee: ast.Name, before: list[object], node: ast.Call) -> _Call:
             positional.append(arg.value)
         else:
             named[arg.name] = arg.value
-    if callee.name == "value_and_grad" and positional and isinstance(positional[0], ast.Name):
+    name = _dotted(callee) or "?"
+    if name == "value_and_grad" and positional and isinstance(positional[0], _NAME_MEMBER):
         function = positional[0]
-        return _Call(function.name, function, positional[1:], named, node.span)
-    return _Call(callee.name, callee, positional, named, node.span)
+        return _Call(_dotted(function) or "?", function, positional[1:], named, node.span)
+    return _Call(name, callee, positional, named, node.span)
+
+
+#: Built-ins that work across an axis, which an elementwise function doesn't call.
+_ACROSS = (
+    NO_MASKED_VERSION
+    | REDUCE_ALL
+    | MASKED
+    | PATTERNS
+    | frozenset({"cumsum", "cumprod", "print", "save", "load", "cross_entropy"})
+)
+
+
+def _elementwise(decl: object) -> bool:
+    """Whether a declaration's parameters and result all have no shape."""
+    params = getattr(decl, "params", ())
+    written = [p.type for p in params if p.type is not None]
+    result = getattr(decl, "return_type", None)
+    return (
+        bool(written)
+        and all(t.shape is None for t in written)
+        and (result is None or result.shape is None)
+    )
+
+
+def _given(types: dict[Span, Type], call: _Call, symbol: str) -> list[object]:
+    """A call's arguments whose types have the axis `symbol`."""
+    return [
+        arg
+        for arg in (*call.positional, *call.named.values())
+        if _has(types.get(arg.span), symbol)  # type: ignore[attr-defined]
+    ]
 
 
 def _over_padded(types: dict[Span, Type], call: _Call, given: list, symbol: str) -> bool:
@@ -285,9 +395,136 @@ def _over_padded(types: dict[Span, Type], call: _Call, given: list, symbol: str)
     )
 
 
+@record(frozen=True)
+class _Foreign:
+    """A call of another file's function: its signature, and that file's facts."""
+
+    signature: Signature
+    facts: PaddingFacts | None
+    plain: str
+
+
+def _dotted(node: object) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.name
+    if isinstance(node, ast.Member):
+        target = _dotted(node.target)
+        return None if target is None else f"{target}.{node.name}"
+    return None
+
+
+def _operands(call: _Call) -> list[object]:
+    """A pattern operation's tensor operands, in order (the pattern and the reduction's
+    name left out)."""
+    found = [arg for arg in call.positional if not isinstance(arg, ast.Pattern)]
+    return found[:1] if call.name == "reduce" else found
+
+
+def _pattern_of(call: _Call) -> ast.Pattern | None:
+    for value in list(call.positional) + list(call.named.values()):
+        if isinstance(value, ast.Pattern):
+            return value
+    return None
+
+
+def _reduction_of(call: _Call) -> str | None:
+    values = [arg for arg in call.positional if not isinstance(arg, ast.Pattern)][1:]
+    reduction = values[0] if values else call.named.get("reduction")
+    return reduction.name if isinstance(reduction, ast.Name) else None
+
+
+def _output_use(side: ast.PatternSide, name: str) -> str:
+    """How a pattern's output has the input axis `name`: "own" (alone, maybe moved),
+    "grouped" (with other axes) or "absent"."""
+    for entry in side.axes:
+        if isinstance(entry, ast.PatternName) and entry.name == name:
+            return "own"
+        if isinstance(entry, ast.PatternGroupedSize) and entry.name == name:
+            return "grouped"
+        if isinstance(entry, ast.PatternGroup):
+            names = [i.name for i in entry.items if isinstance(i, ast.PatternName)]
+            if name in names:
+                return "own" if len(entry.items) == 1 else "grouped"
+    return "absent"
+
+
+def _pattern_effect(
+    types: dict[Span, Type], call: _Call, symbol: str
+) -> tuple[str | None, list[tuple[int, int, str]]]:
+    """What a pattern operation does to the padded axis `symbol`: why it can't be padded
+    (or None), and the operands' axes to mask (an einsum contracting it, a reduce
+    reducing it). An axis kept as its own axis, moved or not, needs nothing."""
+    pattern = _pattern_of(call)
+    if pattern is None:
+        return "has no pattern the checker can follow", []
+    masked: list[tuple[int, int, str]] = []
+    contracted = False
+    for index, (operand, side) in enumerate(zip(_operands(call), pattern.inputs, strict=False)):
+        type_ = types.get(operand.span)  # type: ignore[attr-defined]
+        if not _has(type_, symbol):
+            continue
+        axes = type_.axes if isinstance(type_, _SHAPED) else ()
+        places = [p for p in range(len(axes or ())) if _axis_symbol(type_, p) == symbol]
+        if not places:
+            return "groups the padded axis with another", []
+        for position in places:
+            entry = side.axes[position] if position < len(side.axes) else None
+            if not isinstance(entry, ast.PatternName):
+                return f"splits the padded axis `{symbol.lstrip('?')}`", []
+            use = _output_use(pattern.output, entry.name)
+            if use == "grouped":
+                return f"groups `{entry.name}` with another axis", []
+            if use == "own":
+                continue
+            if call.name == "reduce":
+                reduction = _reduction_of(call)
+                if reduction not in MASKED_REDUCE:
+                    return f"with `{reduction}` over `{entry.name}` has no masked version", []
+                masked.append((index, position, symbol))
+            elif call.name == "einsum":
+                if not contracted:
+                    masked.append((index, position, symbol))
+                    contracted = True
+            else:
+                return f"drops `{entry.name}`", []
+    return None, masked
+
+
+def _batch_norm_axis(types: dict[Span, Type], call: _Call, symbol: str) -> int | None:
+    """The position of the padded axis among `batch_norm`'s statistics axes, or None
+    when it is the normalised axis itself (each of its positions on its own)."""
+    x = call.positional[0] if call.positional else call.named.get("x")
+    type_ = types.get(x.span) if x is not None else None  # type: ignore[attr-defined]
+    axes = type_.axes if isinstance(type_, TensorType) else None
+    over = call.named.get("over")
+    for position in range(len(axes or ())):
+        if _axis_symbol(type_, position) != symbol:
+            continue
+        if isinstance(over, ast.Name) and axes[position].name == over.name:  # type: ignore[index]
+            continue
+        return position
+    return None
+
+
+def _keys_padded(types: dict[Span, Type], call: _Call, symbol: str) -> bool:
+    """Whether `scaled_dot_product_attention`'s keys (or values) are padded along their
+    positions, the axis before the last."""
+    keys = [call.positional[i] for i in (1, 2) if i < len(call.positional)]
+    keys += [call.named[n] for n in ("k", "v") if n in call.named]
+    for key in keys:
+        type_ = types.get(key.span)  # type: ignore[attr-defined]
+        axes = type_.axes if isinstance(type_, TensorType) else None
+        if axes and len(axes) >= 2 and _axis_symbol(type_, len(axes) - 2) == symbol:
+            return True
+    return False
+
+
 class _Analysis:
-    def __init__(self, items: list[ItemFacts], dims: frozenset[str]) -> None:
+    def __init__(self, items: list[ItemFacts], dims: frozenset[str], imports: object) -> None:
         self.dims = dims
+        self.imports = imports
+        #: Whether the file runs on several devices.
+        self.several = False
         self.functions: dict[str, ItemFacts] = {}
         self.externs: dict[str, ast.ExternFnDecl] = {}
         for item in items:
@@ -295,17 +532,29 @@ class _Analysis:
                 self.functions.setdefault(item.item.name, item)
             elif isinstance(item.item, ast.ExternFnDecl):
                 self.externs[item.item.name] = item.item
-        self.axis_memo: dict[tuple[str, str], Blocker | None] = {}
+        self.axis_memo: dict[tuple[str, str, bool], Blocker | None] = {}
+        #: Whether the axis followed is a boolean selection's (whose positions aren't
+        #: in order, so `causal` and running sums along it have no masked version).
+        self.selection = False
         self.need_memo: dict[tuple[str, str], bool] = {}
         self.host_memo: dict[str, Blocker | None] = {}
+        self.type_memo: dict[int, tuple[ItemFacts, dict[Span, Type]]] = {}
+        self.node_memo: dict[int, tuple[object, list[object]]] = {}
+        self.elementwise_memo: dict[str, bool] = {}
+        self.reached: dict[tuple[int, str], tuple[object, list[tuple[_Call, list[object]]]]] = {}
         self.facts = PaddingFacts()
 
     # ------------------------------------------------------------------ helpers
 
     def types(self, item: ItemFacts) -> dict[Span, Type]:
+        """The types of an item's declaration and body, worked out once per item."""
+        known = self.type_memo.get(id(item))
+        if known is not None and known[0] is item:
+            return known[1]
         found = dict(item.declaration.types)
         if item.body is not None:
             found.update(item.body.facts.types)
+        self.type_memo[id(item)] = (item, found)
         return found
 
     def absolute(self, item: ItemFacts, span: Span) -> Span:
@@ -321,7 +570,7 @@ class _Analysis:
 
     def axis_blocker(self, function: str, symbol: str) -> Blocker | None:
         """What keeps axis `symbol` of `function`'s parameters from being padded."""
-        key = (function, symbol)
+        key = (function, symbol, self.selection)
         if key in self.axis_memo:
             return self.axis_memo[key]
         self.axis_memo[key] = None
@@ -333,6 +582,32 @@ class _Analysis:
         self.axis_memo[key] = found
         return found
 
+    def checked_nodes(self, item: ItemFacts, body: object) -> list[object]:
+        """The nodes of `body` that `body_blocker` and `mask_uses` look at, in order,
+        found once per body: sizes used as numbers (not as `over=`), returns, indexing,
+        casts and `@`."""
+        known = self.node_memo.get(id(body))
+        if known is not None and known[0] is body:
+            return known[1]
+        types = self.types(item)
+        overs = {
+            call.named["over"].span  # type: ignore[attr-defined]
+            for call in _calls(body)
+            if "over" in call.named
+        }
+        found = []
+        for expr in _expressions(body):
+            if isinstance(expr, _RETURN_INDEX_CAST) or (
+                isinstance(expr, ast.Binary) and expr.op == "@"
+            ):
+                found.append(expr)
+            elif isinstance(expr, ast.Name) and expr.span not in overs:
+                expr_type = types.get(expr.span)
+                if isinstance(expr_type, HostType) and expr_type.size is not None:
+                    found.append(expr)
+        self.node_memo[id(body)] = (body, found)
+        return found
+
     def body_blocker(self, item: ItemFacts, body: object, symbol: str) -> Blocker | None:
         """The first operation in `body` across the axis `symbol` with no masked version."""
         types = self.types(item)
@@ -341,17 +616,11 @@ class _Analysis:
         def blocked(what: str, why: str, span: Span) -> Blocker:
             return Blocker(what, why, self.absolute(item, span), name)
 
-        overs = {
-            call.named["over"].span  # type: ignore[attr-defined]
-            for call in _calls(body)
-            if "over" in call.named
-        }
-        for expr in _expressions(body):
+        for expr in self.checked_nodes(item, body):
             expr_type = types.get(getattr(expr, "span", None))  # type: ignore[arg-type]
             if (
                 isinstance(expr, ast.Name)
                 and not symbol.startswith("?")
-                and expr.span not in overs
                 and isinstance(expr_type, HostType)
                 and expr_type.size is not None
                 and any(symbol in term for term in expr_type.size.terms)
@@ -363,7 +632,17 @@ class _Analysis:
                 and expr.value is not None
                 and _has(types.get(expr.value.span), symbol)
             ):
+                if self.selection:
+                    return blocked("`return`", "gives the selection back to its caller", expr.span)
                 return blocked("`return`", "gives Python a padded value", expr.span)
+            if (
+                self.selection
+                and isinstance(expr, ast.Index)
+                and isinstance(expr.target, ast.Name)
+                and expr.target.name == "causal"
+                and any(_size_has(types.get(i.span), symbol) for i in expr.items)  # type: ignore[union-attr]
+            ):
+                return blocked("`causal`", "has no masked version for a selection", expr.span)
             if isinstance(expr, ast.Index) and _has(types.get(expr.target.span), symbol):
                 target = types.get(expr.target.span)
                 axes = target.axes if isinstance(target, TensorType) else ()
@@ -386,55 +665,77 @@ class _Analysis:
                 and not _has(types.get(expr.span), symbol)
             ):
                 return blocked("`as`", "gives the padded axis a fixed size", expr.span)
+        reached: list[tuple[_Call, list[object]]] = []
         for call in _calls(body):
-            found = self.call_blocker(item, types, call, symbol, blocked)
+            given = _given(types, call, symbol)
+            if not given:
+                continue
+            found = self.call_blocker(item, types, call, symbol, blocked, given)
             if found is not None:
                 return found
-        for expr in _expressions(body):
-            if (
-                isinstance(expr, ast.Call)
-                and isinstance(expr.callee, ast.Member)
-                and any(_has(types.get(arg.value.span), symbol) for arg in expr.args)  # type: ignore[union-attr]
-            ):
-                return blocked(
-                    "a call of another file's function or of Python",
-                    "is given a padded value the checker can't follow",
-                    expr.span,
-                )
+            reached.append((call, given))
+        # What `mask_uses` goes through for this body and axis: the calls given it.
+        self.reached[(id(body), symbol)] = (body, reached)
         return None
 
-    def call_blocker(self, item, types, call: _Call, symbol: str, blocked) -> Blocker | None:
-        arguments = list(call.positional) + list(call.named.values())
-        given = [a for a in arguments if _has(types.get(a.span), symbol)]  # type: ignore[attr-defined]
-        if not given:
-            return None
+    def call_blocker(
+        self, item, types, call: _Call, symbol: str, blocked, given: list[object]
+    ) -> Blocker | None:
         over = call.named.get("over")
         over_padded = _over_padded(types, call, given, symbol)
         over_text = item_text_of(over)
-        if call.name == "prod" and over is None:
-            return blocked("`prod` of every element", "has no masked version", call.span)
         if call.name in NO_MASKED_VERSION and over_padded:
             return blocked(f"`{call.name}` over `{over_text}`", "has no masked version", call.span)
+        if self.selection and call.name in ("cumsum", "cumprod") and over_padded:
+            return blocked(
+                f"`{call.name}` over `{over_text}`",
+                "has no masked version for a selection",
+                call.span,
+            )
         if call.name == "cross_entropy" and over_padded:
             return blocked(
                 f"`cross_entropy` over `{over_text}`", "has no masked version", call.span
             )
         if call.name in ("print", "save"):
             return blocked(f"`{call.name}`", "is given a padded value", call.span)
-        if call.name in UNPROVEN:
-            return blocked(f"`{call.name}`", f"can't be padded: {UNPROVEN[call.name]}", call.span)
+        if call.name in PATTERNS and call.name not in self.functions:
+            why, _ = _pattern_effect(types, call, symbol)
+            return None if why is None else blocked(f"`{call.name}`", why, call.span)
+        if (
+            self.several
+            and call.name == "batch_norm"
+            and call.name not in self.functions
+            and _batch_norm_axis(types, call, symbol) is not None
+        ):
+            return blocked(
+                "`batch_norm`'s statistics",
+                "have no masked version on several devices yet",
+                call.span,
+            )
+        if call.name == "scaled_dot_product_attention" and _keys_padded(types, call, symbol):
+            return blocked(
+                "`scaled_dot_product_attention`'s keys", "have no masked version", call.span
+            )
         callee_type = types.get(call.callee.span)  # type: ignore[attr-defined]
         if isinstance(callee_type, PythonType):
             return blocked(f"`{call.name}`", "is Python given a padded value", call.span)
         extern = self.externs.get(call.name)
+        if extern is not None and not _elementwise(extern):
+            return blocked(
+                f"`{call.name}`",
+                "is an extern fn that isn't elementwise given a padded value",
+                call.span,
+            )
         if extern is not None:
-            return blocked(f"`{call.name}`", "is an extern fn given a padded value", call.span)
+            return None
+        if "." in call.name:
+            return self.foreign_blocker(types, call, symbol, blocked)
         target = self.functions.get(call.name)
         if target is None or target.body is None:
             return None
         params = self.param_types(target)
-        decl = target.item
-        assert isinstance(decl, ast.FnDecl)
+        if _elementwise(target.item) and self.only_elementwise(call.name):
+            return None
         by_name = dict(params)
         pairs = [(params[i][1], a) for i, a in enumerate(call.positional) if i < len(params)]
         pairs += [(by_name.get(n), a) for n, a in call.named.items()]
@@ -448,17 +749,96 @@ class _Analysis:
                     "is given a padded value",
                     call.span,
                 )
-            axes = arg_type.axes if isinstance(arg_type, TensorType | BatchType) else ()
-            for position in range(len(axes or ())):
-                if _axis_symbol(arg_type, position) != symbol:
-                    continue
-                inner = _axis_symbol(param_type, position)
-                if inner is None:
-                    continue
+            for inner in _inner_axes(arg_type, param_type, symbol):
                 found = self.axis_blocker(call.name, inner)
                 if found is not None:
                     return found
         return None
+
+    def foreign(self, call: _Call) -> _Foreign | None:
+        """The other file's function a qualified call (`lib.pool(x)`) calls, or None."""
+        table = self.imports
+        signatures = getattr(table, "signatures", None) or {}
+        signature = signatures.get(call.name)
+        if signature is None:
+            return None
+        prefix, _, plain = call.name.rpartition(".")
+        path = table.paths.get(prefix)  # type: ignore[attr-defined]
+        exports = table.modules.get(path) if path is not None else None  # type: ignore[attr-defined]
+        other = getattr(exports, "padding", None)
+        return _Foreign(signature, other if isinstance(other, PaddingFacts) else None, plain)
+
+    def axis_pairs(
+        self, types: dict[Span, Type], call: _Call, params: list[tuple[str, Type | None]]
+    ) -> list[tuple[object, Type | None, Type | None]]:
+        """Each argument of a call with its type and its parameter's."""
+        by_name = dict(params)
+        pairs = [(params[i][1], a) for i, a in enumerate(call.positional) if i < len(params)]
+        pairs += [(by_name.get(n), a) for n, a in call.named.items()]
+        return [(arg, types.get(arg.span), param) for param, arg in pairs]  # type: ignore[attr-defined]
+
+    def foreign_blocker(self, types, call: _Call, symbol: str, blocked) -> Blocker | None:
+        """What keeps the axis from being padded in another file's function it's passed to:
+        that file's own finding, shown at the call."""
+        foreign = self.foreign(call)
+        if foreign is None:
+            return blocked(
+                f"`{call.name}`", "is given a padded value the checker can't follow", call.span
+            )
+        if foreign.signature.is_generic or foreign.facts is None:
+            return blocked(
+                f"`{call.name}`",
+                "is another file's function that isn't padded there",
+                call.span,
+            )
+        axes = foreign.facts.axes.get(foreign.plain, {})
+        for _, arg_type, param_type in self.axis_pairs(
+            types, call, [(p.name, p.type) for p in foreign.signature.params]
+        ):
+            if not _has(arg_type, symbol):
+                continue
+            if isinstance(param_type, TensorType) and param_type.axes is None:
+                return blocked(
+                    f"`{call.name}`'s parameter without a shape",
+                    "is given a padded value",
+                    call.span,
+                )
+            for inner in _inner_axes(arg_type, param_type, symbol):
+                found = axes.get(inner, Blocker("", "", call.span, call.name))
+                if found is not None:
+                    what = found.what or f"`{inner}`"
+                    why = found.why or "isn't a generic axis there"
+                    return blocked(f"{what} in `{call.name}`", why, call.span)
+        return None
+
+    def only_elementwise(self, function: str) -> bool:
+        """Whether a function of shapeless parameters only does elementwise maths: no
+        reduction, contraction or operation along an axis, itself or in what it calls."""
+        known = self.elementwise_memo.get(function)
+        if known is not None:
+            return known
+        self.elementwise_memo[function] = True
+        item = self.functions[function]
+        decl = item.item
+        assert isinstance(decl, ast.FnDecl)
+        body = decl.body if decl.body is not None else decl.expr_body
+        found = not any(
+            isinstance(expr, ast.Binary) and expr.op == "@" for expr in _expressions(body)
+        )
+        for call in _calls(body) if found else ():
+            if call.name in self.functions:
+                target = self.functions[call.name]
+                found = _elementwise(target.item) and self.only_elementwise(call.name)
+            else:
+                found = (
+                    call.name not in _ACROSS
+                    and call.name not in self.externs
+                    or (call.name in self.externs and _elementwise(self.externs[call.name]))
+                )
+            if not found:
+                break
+        self.elementwise_memo[function] = found
+        return found
 
     # ------------------------------------------------------------------ masks
 
@@ -480,19 +860,46 @@ class _Analysis:
         types = self.types(item)
         facts = self.facts
         used = False
-        for expr in _expressions(body):
+        for expr in self.checked_nodes(item, body):
+            if (
+                isinstance(expr, ast.Index)
+                and _axis_symbol(types.get(expr.target.span), 0) == symbol
+                and any(_is_mask(types.get(getattr(i, "span", None))) for i in expr.items)  # type: ignore[arg-type]
+            ):
+                # A selection of a padded axis leaves its padded positions out.
+                facts.masked[self.absolute(item, expr.span)] = symbol
+                used = True
             if isinstance(expr, ast.Binary) and expr.op == "@":
                 left = types.get(expr.left.span)
                 rank = len(getattr(left, "axes", None) or ())
                 if rank and _axis_symbol(left, rank - 1) == symbol:
                     facts.masked[self.absolute(item, expr.span)] = symbol
                     used = True
-        for call in _calls(body):
-            arguments = list(call.positional) + list(call.named.values())
-            given = [a for a in arguments if _has(types.get(a.span), symbol)]  # type: ignore[attr-defined]
+        known = self.reached.get((id(body), symbol))
+        if known is not None and known[0] is body:
+            reached = known[1]
+        else:
+            reached = [(call, _given(types, call, symbol)) for call in _calls(body)]
+        for call, given in reached:
             if not given:
                 continue
             masked = False
+            if call.name in PATTERNS and call.name not in self.functions:
+                _, operands = _pattern_effect(types, call, symbol)
+                if operands:
+                    span = self.absolute(item, call.span)
+                    facts.operands[span] = operands
+                    facts.masked[span] = symbol
+                    used = True
+                continue
+            if call.name == "batch_norm" and call.name not in self.functions:
+                position = _batch_norm_axis(types, call, symbol)
+                if position is not None:
+                    span = self.absolute(item, call.span)
+                    facts.operands[span] = [(0, position, symbol)]
+                    facts.masked[span] = symbol
+                    used = True
+                continue
             if call.name == "matmul" and call.positional:
                 left = types.get(call.positional[0].span)  # type: ignore[attr-defined]
                 rank = len(getattr(left, "axes", None) or ())
@@ -515,27 +922,31 @@ class _Analysis:
         return used
 
     def passed_masks(self, types: dict[Span, Type], call: _Call, symbol: str) -> dict[str, str]:
-        """The callee's axes that get the mask of `symbol` in a call of a function."""
-        target = self.functions.get(call.name)
-        if target is None or target.body is None:
-            return {}
-        params = self.param_types(target)
-        by_name = dict(params)
-        pairs = [(params[i][1], a) for i, a in enumerate(call.positional) if i < len(params)]
-        pairs += [(by_name.get(n), a) for n, a in call.named.items()]
+        """The callee's axes that get the mask of `symbol` in a call of a function, of
+        this file or another."""
+        foreign = self.foreign(call) if "." in call.name else None
+        if foreign is not None:
+            if foreign.facts is None or foreign.signature.is_generic:
+                return {}
+            params = [(p.name, p.type) for p in foreign.signature.params]
+            needs = foreign.facts.needs.get(foreign.plain, frozenset())
+
+            def needed(inner: str) -> bool:
+                return inner in needs
+
+        else:
+            target = self.functions.get(call.name)
+            if target is None or target.body is None:
+                return {}
+            params = self.param_types(target)
+
+            def needed(inner: str) -> bool:
+                return inner not in self.dims and self.needs_mask(call.name, inner)
+
         found: dict[str, str] = {}
-        for param_type, arg in pairs:
-            arg_type = types.get(arg.span)  # type: ignore[attr-defined]
-            axes = arg_type.axes if isinstance(arg_type, TensorType | BatchType) else ()
-            for position in range(len(axes or ())):
-                if _axis_symbol(arg_type, position) != symbol:
-                    continue
-                inner = _axis_symbol(param_type, position)
-                if (
-                    inner is not None
-                    and inner not in self.dims
-                    and self.needs_mask(call.name, inner)
-                ):
+        for _, arg_type, param_type in self.axis_pairs(types, call, params):
+            for inner in _inner_axes(arg_type, param_type, symbol):
+                if needed(inner):
                     found[inner] = symbol
         return found
 
@@ -565,13 +976,16 @@ class _Analysis:
             elif isinstance(expr, ast.Index) and any(
                 _is_mask(types.get(index.span))
                 for index in expr.items
-                if not isinstance(index, ast.Slice | ast.SpacedIndex)
+                if not isinstance(index, _SLICE_SPACEDINDEX)
             ):
-                found = blocked(
-                    "the boolean selection",
-                    "makes a size that depends on the data (selections aren't kept padded yet)",
-                    expr.span,
-                )
+                why = self.facts.selections.get(self.absolute(item, expr.span), _NOT_FOLLOWED)
+                if why is not None:
+                    found = blocked(
+                        "the boolean selection",
+                        f"makes a size that depends on the data: {why.text}, so it isn't "
+                        "kept padded",
+                        expr.span,
+                    )
             elif isinstance(expr, ast.If):
                 if isinstance(types.get(expr.condition.span), TensorType):
                     found = blocked("`if` on a tensor", "waits for the device", expr.condition.span)
@@ -590,6 +1004,15 @@ class _Analysis:
                     path = self.externs[name].python_path
                     if path is not None and not path.value.startswith("torch."):
                         found = blocked(f"`{name}`", "is a Python extern fn", expr.span)
+                elif name == "value_and_grad" and expr.args:
+                    # The function it differentiates runs in the step too.
+                    differentiated = expr.args[0].value
+                    if (
+                        isinstance(differentiated, ast.Name)
+                        and differentiated.name in self.functions
+                        and differentiated.name != function
+                    ):
+                        found = self.host_blocker(differentiated.name)
                 elif name in self.functions and name != function:
                     inner = self.host_blocker(name)
                     if inner is not None:
@@ -641,12 +1064,61 @@ class _Analysis:
                 if blocker is None and self.needs_mask(name, symbol)
             )
             self.loops_of(item)
-            if self.is_step(item):
+            self.selections_of(item)
+        for name, item in self.functions.items():
+            if item.body is not None and self.is_step(item):
                 blocker = self.host_blocker(name)
                 facts.steps[name] = blocker
                 if blocker is not None:
                     facts.diagnostics.append(_h3101(item, blocker))
         return facts
+
+    def selections_of(self, item: ItemFacts) -> None:
+        """Keep each boolean selection of one axis at its target's size when every
+        operation on it has a masked version; record what compacts it otherwise."""
+        decl = item.item
+        assert isinstance(decl, ast.FnDecl)
+        types = self.types(item)
+        body = decl.body if decl.body is not None else decl.expr_body
+        for expr in _expressions(body):
+            if not isinstance(expr, ast.Index) or not any(
+                _is_mask(types.get(getattr(i, "span", None)))
+                for i in expr.items  # type: ignore[arg-type]
+            ):
+                continue
+            span = self.absolute(item, expr.span)
+            symbol = _axis_symbol(types.get(expr.span), 0)
+            mask = types.get(expr.items[0].span) if len(expr.items) == 1 else None  # type: ignore[union-attr]
+            if (
+                symbol is None
+                or not symbol.startswith("?")
+                or not _is_mask(mask)
+                or len(getattr(mask, "axes", None) or ()) != 1
+            ):
+                self.facts.selections[span] = Blocker(
+                    "the selection",
+                    "has a mask of more than one axis, or other indices",
+                    span,
+                    decl.name,
+                )
+                continue
+            if decl.expr_body is not None and _has(types.get(decl.expr_body.span), symbol):
+                blocker: Blocker | None = Blocker(
+                    "the function's result",
+                    "gives the selection back to its caller",
+                    self.absolute(item, decl.expr_body.span),
+                    decl.name,
+                )
+            else:
+                self.selection = True
+                try:
+                    blocker = self.body_blocker(item, body, symbol)
+                finally:
+                    self.selection = False
+            self.facts.selections[span] = blocker
+            if blocker is None:
+                self.facts.selected[span] = symbol
+                self.mask_uses(item, body, symbol)
 
     def loops_of(self, item: ItemFacts) -> None:
         decl = item.item
@@ -667,6 +1139,10 @@ class _Analysis:
                 self.facts.diagnostics.append(_h2001(span, blocker))
             elif symbol is not None and self.mask_uses(item, expr.body, symbol):
                 self.facts.loop_symbols[span] = symbol
+
+
+#: What a selection the analysis didn't reach is taken to have.
+_NOT_FOLLOWED = Blocker("the selection", "wasn't followed", Span(0, 0), "")
 
 
 def _is_mask(type_: Type | None) -> bool:

@@ -314,6 +314,11 @@ def extern_call(
         return _layer(gen, layer, params, positional, keywords)
     if path in training.MODE_EXTERNS:
         function = training.MODE_EXTERNS[path]
+        masked = padding.masked_operands(gen, node) if path.endswith(".batch_norm") else []
+        if masked:
+            _, dim, mask = masked[0]
+            parts = positional + [f"{python_name(key)}={value}" for key, value in keywords.items()]
+            return f"_ss_rt.padding.batch_norm({dim}, {mask}, {', '.join(parts)})"
         if gen.context.standalone:
             function = training.randomness(gen.context, function.rpartition(".")[2])
     elif path.startswith("shapescript.rt."):

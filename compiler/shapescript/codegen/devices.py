@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from shapescript.codegen import padding
 from shapescript.codegen.context import python_name
 from shapescript.syntax import ast
 
@@ -41,6 +42,9 @@ def wrap(generator, node: ast.Call | ast.Binary, text: str) -> str:
     source = generator.context.checked.source
     position = source.position(generator.base + node.span.start)
     where = f"{source.path}:{position.line}:{position.column}"
+    distributed = padding.distributed(text, found.kind, where)
+    if distributed is not None:
+        return distributed
     generator.context.imports.setdefault(
         "from shapescript.rt.parallel import collectives as _ss_collectives", None
     )

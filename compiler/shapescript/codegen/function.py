@@ -633,6 +633,10 @@ class FunctionGenerator:
                 raise self.unsupported("this index", item.span)
             else:
                 parts.append(self.expr(item))
+        if len(parts) == 1:
+            selected = padding.selection(self, node, target, parts[0])
+            if selected is not None:
+                return selected
         return f"{target}[{', '.join(parts)}]"
 
     # ------------------------------------------------------------------ calls and pipes

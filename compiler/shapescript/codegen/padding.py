@@ -46,7 +46,25 @@ def keeps_pads(gen: FunctionGenerator) -> bool:
     if takes_pads(gen):
         return True
     item = Span(gen.base + gen.decl.span.start, gen.base + gen.decl.span.end)
-    return any(item.start <= span.start and span.end <= item.end for span in found.loop_symbols)
+    return any(
+        item.start <= span.start and span.end <= item.end
+        for span in (*found.loop_symbols, *found.selected)
+    )
+
+
+def selection(gen: FunctionGenerator, node: ast.Index, target: str, mask_value: str) -> str | None:
+    """A boolean selection kept at its target's size (its mask kept in `_ss_pads`), or
+    one of a padded axis, whose padded positions it leaves out; None for a plain one."""
+    found = facts(gen)
+    if found is None or not keeps_pads(gen):
+        return None
+    span = _absolute(gen, node.span)
+    kept = found.selected.get(span)
+    outer = found.masked.get(span)
+    if kept is None and outer is None:
+        return None
+    outer_mask = mask(outer) if outer is not None else "None"
+    return f"_ss_rt.padding.select(_ss_pads, {kept!r}, {target}, {mask_value}, {outer_mask})"
 
 
 def masked_symbol(gen: FunctionGenerator, node) -> str | None:
@@ -98,6 +116,16 @@ def contracted(gen: FunctionGenerator, node, left: str) -> str:
     if symbol is None:
         return left
     return f"_ss_rt.padding.zeroed({left}, -1, {mask(symbol)})"
+
+
+def masked_operands(gen: FunctionGenerator, node) -> list[tuple[int, int, str]]:
+    """For a pattern operation or `batch_norm` across a padded axis: each operand (by
+    its place among the operands) and axis to mask, with the mask's expression."""
+    found = facts(gen)
+    if found is None or not keeps_pads(gen):
+        return []
+    places = found.operands.get(_absolute(gen, node.span), [])
+    return [(index, dim, mask(symbol)) for index, dim, symbol in places]
 
 
 def passed(gen: FunctionGenerator, node) -> str | None:
@@ -175,7 +203,8 @@ def metadata(gen: FunctionGenerator) -> str | None:
                 symbol = axis.size.single_symbol()
                 if symbol in places:
                     returns.append((index, position, symbol))
-    info = {"axes": places, "returns": returns, "blocked": blocked}
+    takes = bool(found.needs.get(gen.decl.name))
+    info = {"axes": places, "returns": returns, "blocked": blocked, "takes": takes}
     return f"{gen.python}._ss_padding = {info!r}"
 
 
@@ -195,4 +224,24 @@ def _position(type_, symbol: str) -> int | None:
     for position, axis in enumerate(type_.axes):
         if axis.size.single_symbol() == symbol:
             return position
+    return None
+
+
+#: Masked means across a padded batch, and their lowerings on several devices, which add
+#: up each device's masked sum and real count (a masked sum is all-reduced as it is).
+_DISTRIBUTED = {
+    "_ss_rt.padding.mean(": "_ss_rt.padding.all_mean(",
+    "_ss_rt.padding.over_all(": "_ss_rt.padding.all_over_all(",
+    "_ss_rt.padding.cross_entropy(": "_ss_rt.padding.all_cross_entropy(",
+}
+
+
+def distributed(text: str, kind: str, where: str) -> str | None:
+    """A masked mean across the batch on several devices, as its own lowering; None for
+    anything else, which is all-reduced as it is."""
+    if kind != "mean" or not text.endswith(")"):
+        return None
+    for masked, lowered in _DISTRIBUTED.items():
+        if text.startswith(masked):
+            return f"{lowered}{text[len(masked) : -1]}, where={where!r})"
     return None

@@ -11,6 +11,7 @@ import re
 from typing import TYPE_CHECKING
 
 from shapescript.check.types import HostType, TensorType
+from shapescript.codegen import padding
 from shapescript.codegen.sizes import MissingSize, size_expr
 from shapescript.syntax import ast
 
@@ -33,8 +34,12 @@ def pattern_call(gen: FunctionGenerator, name: str, node: ast.Call, piped: str |
         for key, value in args.keywords.items()
         if not isinstance(value, ast.Pattern)
     }
+    masked = padding.masked_operands(gen, node)
     if name == "einsum":
-        return _einsum(gen, pattern, [gen.arg(v, piped) for v in operands])
+        texts = [gen.arg(v, piped) for v in operands]
+        for index, dim, mask in masked:
+            texts[index] = f"_ss_rt.padding.zeroed({texts[index]}, {dim}, {mask})"
+        return _einsum(gen, pattern, texts)
     operand = gen.arg(operands[0], piped)
     if name == "reduce":
         reduction = operands[1] if len(operands) > 1 else args.keywords.get("reduction")
@@ -49,6 +54,16 @@ def pattern_call(gen: FunctionGenerator, name: str, node: ast.Call, piped: str |
         ):
             # mean of integers gives floats: torch only averages floats.
             operand = f"{operand}.to({gen.context.dtype(after.resolved_dtype)})"
+        if masked:
+            # A masked reduction: the plain one, as a function of the operand and the
+            # reduction, which the runtime gives the masked operand.
+            plain = _einops(gen, "reduce", "_ss_v", pattern, sizes, ", _ss_r")
+            places = tuple((dim, mask) for _, dim, mask in masked)
+            dims = ", ".join(f"({dim}, {mask})" for dim, mask in places)
+            return (
+                f"_ss_rt.padding.pattern_reduce(lambda _ss_v, _ss_r: {plain}, {operand}, "
+                f"{reduction.name!r}, ({dims},))"
+            )
         return _einops(gen, "reduce", operand, pattern, sizes, f", {reduction.name!r}")
     if name == "repeat":
         return _einops(gen, "repeat", operand, pattern, sizes, "")

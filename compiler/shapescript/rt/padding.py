@@ -9,6 +9,7 @@ with `fixed_shapes(False)`, each operation is the plain torch one.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import math
 from collections.abc import Callable, Iterator, Sequence
@@ -124,6 +125,12 @@ def std(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
     return var(x, dim, mask).sqrt()
 
 
+def prod(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
+    if not _use(mask):
+        return x.prod(dim)
+    return torch.where(_spread(mask, x, dim), x, torch.ones((), dtype=x.dtype)).prod(dim)
+
+
 def _extreme(x: torch.Tensor, largest: bool) -> torch.Tensor:
     if x.dtype.is_floating_point:
         return torch.tensor(-math.inf if largest else math.inf, dtype=x.dtype)
@@ -195,6 +202,8 @@ def over_all(name: str, x: torch.Tensor, dim: int, mask: torch.Tensor | None) ->
         centred = rows - average
         spread = sum(centred * centred, -1, mask).sum() / (real - 1)
         return spread if name == "var" else spread.sqrt()
+    if name == "prod":
+        return prod(rows, -1, mask).prod()
     if name == "max":
         return max(rows, -1, mask).amax()
     if name == "min":
@@ -212,6 +221,7 @@ _PLAIN_ALL: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "max": lambda x: x.amax(),
     "min": lambda x: x.amin(),
     "logsumexp": lambda x: torch.logsumexp(x, 0),
+    "prod": lambda x: x.prod(),
     "norm": lambda x: torch.linalg.vector_norm(x),
 }
 
@@ -254,6 +264,192 @@ def cross_entropy(
     each = F.cross_entropy(logits, y, reduction="none")
     zero = torch.zeros((), dtype=each.dtype)
     return torch.where(keep, each, zero).sum() / keep.sum().to(each.dtype)
+
+
+def pattern_reduce(
+    plain: Callable[[torch.Tensor, str], torch.Tensor],
+    x: torch.Tensor,
+    reduction: str,
+    masks: Sequence[tuple[int, torch.Tensor | None]],
+) -> torch.Tensor:
+    """`reduce(x, pattern, reduction)` reducing padded axes (`masks`: each axis of `x`
+    with its mask): `plain` is the einops reduction as a function of its operand and
+    reduction name. Padded positions become the reduction's identity; a mean is the
+    masked sum over the number of real elements reduced."""
+    used = [(dim, mask) for dim, mask in masks if _use(mask)]
+    if not used:
+        return plain(x, reduction)
+    if reduction in ("max", "min"):
+        fill = _extreme(x, reduction == "max")
+    elif reduction == "prod":
+        fill = torch.ones((), dtype=x.dtype)
+    else:
+        fill = torch.zeros((), dtype=x.dtype)
+    keep = torch.ones((), dtype=torch.bool, device=x.device)
+    for dim, mask in used:
+        keep = keep & _spread(mask, x, dim)
+    filled = torch.where(keep, x, fill)
+    if reduction != "mean":
+        return plain(filled, reduction)
+    total = plain(filled, "sum")
+    # Each output element reduces the same number of elements; of those, the padded
+    # axes contribute their real counts instead of their sizes.
+    others = x.numel() // builtins.max(total.numel(), 1)
+    count = torch.ones((), dtype=x.dtype, device=x.device)
+    for dim, mask in used:
+        others //= x.shape[dim]
+        count = count * mask.sum().to(x.dtype)
+    return total / (count * others)
+
+
+def batch_norm(
+    dim: int,
+    mask: torch.Tensor | None,
+    x: torch.Tensor,
+    mode: Any,
+    over: int,
+    *args: Any,
+    **kw: Any,
+) -> torch.Tensor:
+    """`batch_norm` whose statistics run across a padded axis `dim`: with Train, each
+    channel's mean and variance are over the real positions only; with Eval (running
+    statistics) or no mask, the plain operation."""
+    from shapescript.rt import randomness
+
+    if not _use(mask) or not randomness._require_mode(mode, "batch_norm").training:
+        return randomness.batch_norm(x, mode, over, *args, **kw)
+    assert mask is not None
+    names = ("weight", "bias", "running_mean", "running_var", "eps")
+    values = dict(zip(names, args, strict=False)) | kw
+    eps = values.get("eps", 1e-5)
+    over = over % x.dim()
+    axes = [a for a in range(x.dim()) if a != over]
+    keep = _spread(mask, x, dim).expand_as(x)
+    zero = torch.zeros((), dtype=x.dtype)
+    count = keep.sum(axes, keepdim=True).to(x.dtype)
+    mean_ = torch.where(keep, x, zero).sum(axes, keepdim=True) / count
+    centred = x - mean_
+    var_ = torch.where(keep, centred * centred, zero).sum(axes, keepdim=True) / count
+    normed = centred / torch.sqrt(var_ + eps)
+    shape = [1] * x.dim()
+    shape[over] = x.shape[over]
+    if values.get("weight") is not None:
+        normed = normed * values["weight"].reshape(shape)
+    if values.get("bias") is not None:
+        normed = normed + values["bias"].reshape(shape)
+    return normed
+
+
+# ---------------------------------------------------------------------- several devices
+
+
+def split_pads(
+    pads: dict[str, torch.Tensor | None] | None, sizes: Sequence[int]
+) -> list[dict[str, torch.Tensor | None]]:
+    """Each device's masks, when a padded batch is split along its first axis in parts
+    of `sizes` (22/21/21 for 64 over 3): a mask is split with the batch, so a device
+    may hold only padding."""
+    parts: list[dict[str, torch.Tensor | None]] = [{} for _ in sizes]
+    for symbol, mask in (pads or {}).items():
+        pieces = [None] * len(sizes) if mask is None else torch.split(mask, list(sizes))
+        for part, piece in zip(parts, pieces, strict=True):
+            part[symbol] = None if piece is None else piece.clone()
+    return parts
+
+
+def _all_sum(value: torch.Tensor, where: str | None) -> torch.Tensor:
+    from shapescript.rt.parallel import collectives
+
+    return collectives.all_sum(value, where)
+
+
+def all_sum(x: torch.Tensor, dim: int, mask: torch.Tensor | None, where: str | None = None):
+    """A sum across a padded batch split over devices: each device's masked sum, added."""
+    return _all_sum(sum(x, dim, mask), where)
+
+
+def all_mean(x: torch.Tensor, dim: int, mask: torch.Tensor | None, where: str | None = None):
+    """A mean across a padded batch split over devices: each device's masked sum and
+    number of real examples, added up in one all-reduce, then divided, so the mean is
+    over the real examples of the whole batch."""
+    if not _use(mask):
+        from shapescript.rt.parallel import collectives
+
+        return collectives.all_mean(x.mean(dim), where)
+    assert mask is not None
+    total = sum(x, dim, mask)
+    packed = torch.cat([total.reshape(-1), count(total, mask).reshape(1)])
+    added = _all_sum(packed, where)
+    return added[:-1].reshape(total.shape) / added[-1]
+
+
+def all_over_all(
+    name: str, x: torch.Tensor, dim: int, mask: torch.Tensor | None, where: str | None = None
+) -> torch.Tensor:
+    """A mean of every element (`mean(x)`) whose axis `dim` is a padded batch split over
+    devices: each device's masked total and real count, added up, then divided."""
+    if name != "mean" or not _use(mask):
+        from shapescript.rt.parallel import collectives
+
+        return collectives.all_mean(over_all(name, x, dim, mask), where)
+    assert mask is not None
+    rows = torch.movedim(x, dim, -1).reshape(-1, x.shape[dim])
+    total = sum(rows, -1, mask).sum()
+    real = count(total, mask) * rows.shape[0]
+    added = _all_sum(torch.stack([total, real]), where)
+    return added[0] / added[1]
+
+
+def all_cross_entropy(
+    z: torch.Tensor,
+    y: torch.Tensor,
+    classes: int,
+    pads: dict[str, torch.Tensor] | None,
+    axes: Sequence[tuple[int, str]],
+    where: str | None = None,
+) -> torch.Tensor:
+    """The batch's cross_entropy with the batch split over devices: each device's sum of
+    its real examples' losses and their number, added up, then divided."""
+    logits = z if classes in (1, 1 - z.dim()) or z.dim() < 2 else torch.movedim(z, classes, 1)
+    each = F.cross_entropy(logits, y, reduction="none")
+    keep = torch.ones(y.shape, dtype=torch.bool, device=y.device)
+    if _state["on"]:
+        for position, symbol in axes:
+            mask = (pads or {}).get(symbol)
+            if mask is not None:
+                keep = keep & _spread(mask, y, position)
+    zero = torch.zeros((), dtype=each.dtype)
+    total = torch.where(keep, each, zero).sum()
+    packed = torch.stack([total, keep.sum().to(each.dtype)])
+    added = _all_sum(packed, where)
+    return added[0] / added[1]
+
+
+# ---------------------------------------------------------------------- selections
+
+
+def select(
+    pads: dict[str, torch.Tensor | None],
+    symbol: str | None,
+    x: torch.Tensor,
+    mask: torch.Tensor,
+    outer: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """`x[mask]` along `x`'s first axis. With padding on, a selection the checker keeps
+    (`symbol`) keeps `x`'s size: its unselected positions are copies of the first
+    selected one, and `pads[symbol]` says which are selected. `outer` is the mask of
+    `x`'s own padded axis, whose padded positions are never selected."""
+    on = _state["on"]
+    if outer is not None and on:
+        mask = mask & outer
+    if symbol is None or not on:
+        if symbol is not None:
+            pads[symbol] = None
+        return x[mask]
+    pads[symbol] = mask
+    positions = torch.arange(mask.shape[0], device=mask.device)
+    first = mask.to(torch.int8).argmax()
+    return x.index_select(0, torch.where(mask, positions, first))
 
 
 # ---------------------------------------------------------------------- the last batch
@@ -318,8 +514,9 @@ def padded(f: Callable[..., Any], *names: str) -> Callable[..., Any]:
     call, and its results cut back to the real sizes.
 
     `f._ss_padding` (from the compiler) says, for each paddable axis, where it is in the
-    parameters and in the results: `{"axes": {n: [(param, position), ...]}, "returns":
-    [(result, position, n), ...], "blocked": {n: reason}}`.
+    parameters and in the results, and whether `f` takes masks: `{"axes": {n: [(param,
+    position), ...]}, "returns": [(result, position, n), ...], "blocked": {n: reason},
+    "takes": bool}`.
     """
     info = getattr(f, "_ss_padding", None)
     if info is None:
@@ -351,7 +548,7 @@ def padded(f: Callable[..., Any], *names: str) -> Callable[..., Any]:
                 values[param] = pad_along(values[param], at, size)
             pads[symbol] = mask_for(real, size, values[first].device)
         _saw(key, tuple(tuple(v.shape) for v in values if isinstance(v, torch.Tensor)))
-        result = f(*values, _ss_pad=pads)
+        result = f(*values, _ss_pad=pads) if info.get("takes", True) else f(*values)
         return _cut(result, info["returns"], reals)
 
     return call

@@ -7,6 +7,9 @@ There is no global random state. A training mode carries a seed and a path of ca
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,14 +87,38 @@ def _require_mode(mode: Any, operation: str) -> Mode:
     return mode
 
 
+#: Per thread, what hands out each draw's generator while a step is warmed up or
+#: recorded (`rt/recording.py`); unset, each draw makes its own.
+_draws = threading.local()
+
+
+@contextmanager
+def drawing(supply: Callable[[Mode, torch.device], torch.Generator]) -> Iterator[None]:
+    """Within the block, each draw on this thread takes its generator from `supply`."""
+    was = getattr(_draws, "supply", None)
+    _draws.supply = supply
+    try:
+        yield
+    finally:
+        _draws.supply = was
+
+
+def _generator(mode: Mode, device: torch.device) -> torch.Generator:
+    supply = getattr(_draws, "supply", None)
+    if supply is not None:
+        return supply(mode, device)
+    generator = torch.Generator(device=device)
+    generator.manual_seed(mode.generator_seed())
+    return generator
+
+
 def dropout(x: torch.Tensor, p: float, mode: Mode) -> torch.Tensor:
     """Zero each value with probability `p` and scale the rest by 1/(1-p); Eval gives `x`."""
     if not 0 <= p < 1:
         raise ValueError(f"dropout: p is at least 0 and less than 1, not {p}")
     if _require_mode(mode, "dropout").seed is None:
         return x
-    generator = torch.Generator(device=x.device)
-    generator.manual_seed(mode.generator_seed())
+    generator = _generator(mode, x.device)
     drawn = torch.rand(x.shape, generator=generator, device=x.device, dtype=torch.float32)
     return x * (drawn >= p) / (1 - p)
 

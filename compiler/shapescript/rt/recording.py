@@ -9,7 +9,10 @@ recording that fails turns recording off for that step, with a RuntimeWarning. W
 recorder is available (CPU, MPS), or recording is off, every call runs as it is.
 
 The decision code here takes its recorder as a parameter, so it is tested with a fake
-one; `CudaRecorder` is the real one.
+one; `CudaRecorder` is the real one, which has never run on a GPU in this project's
+tests. Dropout draws of Train modes are logged in the warm-up (`Draw`); a recording
+gives each its own generator, registered with the graph, and each replay seeds them
+with the seeds the draws would have had without recording.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any, Protocol
 import torch
 
 from shapescript.records import field, record
+from shapescript.rt import randomness
 
 #: The most signatures a step records; further ones run as they are.
 LIMIT = 64
@@ -66,7 +70,86 @@ class Recorder(Protocol):
 
     def warm_up(self, step: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> Any: ...
 
-    def record(self, step: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> Graph: ...
+    def record(
+        self, step: Callable[..., Any], args: tuple, kwargs: dict[str, Any], draws: list[Draw]
+    ) -> Graph:
+        """Record the step for these arguments; `draws` are its dropout draws, as its
+        warm-up made them, each to get a generator of its own."""
+        ...
+
+
+# ---------------------------------------------------------------------- dropout draws
+
+
+@record(frozen=True)
+class Draw:
+    """One dropout draw of a step: where its mode is among the step's arguments (a
+    position or a keyword; None: not one of them), the path it adds to that mode's, and
+    the device it draws on."""
+
+    place: int | str | None
+    path: tuple[str, ...]
+    device: str
+
+
+def _modes(args: tuple, kwargs: dict[str, Any]) -> list[tuple[int | str, Any]]:
+    places: list[tuple[int | str, Any]] = list(enumerate(args)) + list(kwargs.items())
+    return [(place, value) for place, value in places if type(value).__name__ == "Mode"]
+
+
+class DrawLog:
+    """Notes each draw of a run (the warm-up) and gives it the generator it would have
+    had without recording."""
+
+    def __init__(self, args: tuple, kwargs: dict[str, Any]) -> None:
+        self.modes = _modes(args, kwargs)
+        self.draws: list[Draw] = []
+
+    def __call__(self, mode: Any, device: torch.device) -> torch.Generator:
+        place: int | str | None = None
+        suffix = tuple(mode.path)
+        for where, given in self.modes:
+            own = tuple(given.path)
+            if given.seed == mode.seed and suffix[: len(own)] == own:
+                place, suffix = where, suffix[len(own) :]
+                break
+        self.draws.append(Draw(place, suffix, str(device)))
+        generator = torch.Generator(device=device)
+        generator.manual_seed(mode.generator_seed())
+        return generator
+
+
+def draw_seeds(draws: list[Draw], args: tuple, kwargs: dict[str, Any]) -> list[int]:
+    """The seed each draw has in a call with these arguments, as it would without
+    recording: from the seed of the call's own mode and the draw's path."""
+    from shapescript.rt.randomness import Mode
+
+    seeds = []
+    for draw in draws:
+        if draw.place is None:
+            raise NotRecordable("a dropout draw's mode isn't one the step is given")
+        given = args[draw.place] if isinstance(draw.place, int) else kwargs[draw.place]
+        seeds.append(Mode(given.seed, (*given.path, *draw.path)).generator_seed())
+    return seeds
+
+
+class DrawSupply:
+    """Hands a recorded step's draws their own generators, in the order they were
+    logged; a step that draws differently is an error (its recording fails)."""
+
+    def __init__(self, generators: list[torch.Generator]) -> None:
+        self.generators = generators
+        self.given = 0
+
+    def __call__(self, mode: Any, device: torch.device) -> torch.Generator:
+        if self.given >= len(self.generators):
+            raise RuntimeError("the step drew more random numbers than when it was warmed up")
+        self.given += 1
+        return self.generators[self.given - 1]
+
+    def check(self) -> None:
+        if self.given != len(self.generators):
+            raise RuntimeError("the step drew fewer random numbers than when it was warmed up")
 
 
 # ---------------------------------------------------------------------- signatures
@@ -152,6 +235,7 @@ class RecordedStep:
         self.pending: list[tuple[tuple, dict[str, Any]]] = []
         self.sizes: tuple[str, list[int]] | None = None
         self.last: tuple[tuple, dict[str, Any]] | None = None
+        self.draws: list[Draw] = []
         functools.update_wrapper(self, step)  # type: ignore[arg-type]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -164,7 +248,10 @@ class RecordedStep:
         if not self.warmed:
             self.warmed = True
             self.stats.as_is += 1
-            result = self.recorder.warm_up(self.step, args, kwargs)
+            log = DrawLog(args, kwargs)
+            with randomness.drawing(log):
+                result = self.recorder.warm_up(self.step, args, kwargs)
+            self.draws = log.draws
             self.last = (args, kwargs)
             self.record_pending()
             self.plan_sizes()
@@ -189,7 +276,9 @@ class RecordedStep:
         """Record the step for `key`, or None (and from now on run as is) if it fails."""
         started = time.perf_counter()
         try:
-            graph = self.recorder.record(self.step, args, kwargs)
+            if any(draw.place is None for draw in self.draws):
+                raise NotRecordable("a dropout draw's mode isn't one the step is given")
+            graph = self.recorder.record(self.step, args, kwargs, self.draws)
         except NotRecordable as declined:
             self.stats.why_not = str(declined)
             return None
@@ -322,9 +411,6 @@ class CudaRecorder:
         tensors = _tensors(list(args) + list(kwargs.values()))
         if not any(t.is_cuda for t in tensors):
             return "the step's tensors aren't on a CUDA device"
-        for value in list(args) + list(kwargs.values()):
-            if type(value).__name__ == "Mode" and getattr(value, "seed", None) is not None:
-                return "dropout draws of Train modes aren't registered with graphs yet"
         if any(not getattr(opt, "capturable", False) for opt in _optimizers(args)):
             return "the optimizer wasn't made with capturable=True"
         return None
@@ -337,18 +423,30 @@ class CudaRecorder:
         torch.cuda.current_stream().wait_stream(stream)
         return result
 
-    def record(self, step: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> Graph:
+    def record(
+        self, step: Callable[..., Any], args: tuple, kwargs: dict[str, Any], draws: list[Draw]
+    ) -> Graph:
         static_args = tuple(_static(value) for value in args)
         static_kwargs = {key: _static(value) for key, value in kwargs.items()}
         optimizers = _optimizers(args)
         counts = [opt.steps for opt in optimizers]
         graph = torch.cuda.CUDAGraph()
+        # Each draw gets a generator of its own, registered with the graph before it is
+        # captured, so that each replay reads the seed and offset it has then.
+        generators = [torch.Generator(device=draw.device) for draw in draws]
+        for generator, seed in zip(
+            generators, draw_seeds(draws, static_args, static_kwargs), strict=True
+        ):
+            graph.register_generator_state(generator)
+            generator.manual_seed(seed)
+        supply = DrawSupply(generators)
         torch.cuda.synchronize()
-        with torch.cuda.graph(graph):
+        with randomness.drawing(supply), torch.cuda.graph(graph):
             out = step(*static_args, **static_kwargs)
+        supply.check()
         for opt, count in zip(optimizers, counts, strict=True):
             opt.steps = count
-        return CudaGraph(graph, static_args, static_kwargs, out, optimizers)
+        return CudaGraph(graph, static_args, static_kwargs, out, optimizers, draws, generators)
 
 
 def _static(value: Any) -> Any:
@@ -370,17 +468,34 @@ def _static(value: Any) -> Any:
 class CudaGraph:
     """One recorded signature of a step: its graph and the tensors it reads and writes."""
 
-    def __init__(self, graph: Any, args: tuple, kwargs: dict, out: Any, optimizers: list) -> None:
+    def __init__(
+        self,
+        graph: Any,
+        args: tuple,
+        kwargs: dict,
+        out: Any,
+        optimizers: list,
+        draws: list[Draw] | None = None,
+        generators: list[torch.Generator] | None = None,
+    ) -> None:
         self.graph = graph
         self.inputs = _tensors(list(args) + list(kwargs.values()))
         self.out = out
         self.optimizers = optimizers
+        self.draws = draws or []
+        self.generators = generators or []
 
     def replay(self, args: tuple, kwargs: dict[str, Any]) -> Any:
         for static, given in zip(
             self.inputs, _tensors(list(args) + list(kwargs.values())), strict=True
         ):
             static.copy_(given)
+        # Each draw's generator gets the seed it would have had without recording (its
+        # offset back to 0), which the graph reads as it replays.
+        for generator, seed in zip(
+            self.generators, draw_seeds(self.draws, args, kwargs), strict=True
+        ):
+            generator.manual_seed(seed)
         for opt in self.optimizers:
             _write_learning_rate(opt)
         self.graph.replay()

@@ -17,8 +17,26 @@ def padding_notes(checked: Checked, word: str, span: Span, symbol: Symbol | None
         notes += _loop_note(checked, facts, span)
     if symbol is not None and symbol.kind == "fn" and symbol.path == checked.source.path:
         notes += _function_notes(checked, facts, word)
+    notes += _selection_notes(checked, facts, span)
     notes += _blocker_notes(checked, facts, span)
     return "\n\n".join(notes)
+
+
+def _selection_notes(checked: Checked, facts: PaddingFacts, span: Span) -> list[str]:
+    """Whether the boolean selection under the cursor is kept at its target's size."""
+    for selection, blocker in facts.selections.items():
+        if not selection.start <= span.start < selection.end:
+            continue
+        if blocker is None:
+            return [
+                "**Fixed shapes:** this selection is kept at its target's size, with a mask "
+                "of the selected positions, so its shape doesn't depend on the data."
+            ]
+        return [
+            "**Fixed shapes:** this selection is compacted to the selected positions, so "
+            f"its size depends on the data: {blocker.text} ({_where(checked, blocker)})."
+        ]
+    return []
 
 
 def _line(checked: Checked, offset: int) -> int:

@@ -14,7 +14,7 @@ data Ex:
 fn loss(m: M, batch: [b] Ex) -> []:
     return cross_entropy(batch.x @ m.w, batch.y, over=C)
 
-fn fit(mut m: M, mut opt: AdamW[M], data: Dataset[Ex]):
+fn fit(mut m: M, mut opt: AdamW[M], data: Dataset[Ex]):  # H3101
     for batch in data |> batches(64):
         l, g = value_and_grad(loss, m, batch)  # E1803
         update(mut m, mut opt, g)  # E1803

@@ -158,6 +158,11 @@ class Program:
         shares = [0] * count
         pulls: list[tuple[int, Any]] = []
         for key, value in bound.items():
+            if key == "_ss_pad" and whole and value:
+                # The masks of a padded batch, split with it (see rt/padding.py).
+                for rank, masks in enumerate(split_pads(value, shares, whole)):
+                    parts[rank][key] = masks
+                continue
             if key in split:
                 pieces, sizes = _split(value, split[key], count)
                 whole = sum(sizes)
@@ -469,6 +474,18 @@ def _split(value: Any, axis: int | None, count: int) -> tuple[list[Any], list[in
     along = axis or 0
     sizes = split_sizes(int(value.shape[along]), count)
     return [piece.clone() for piece in torch.split(value, sizes, along)], sizes
+
+
+def split_pads(pads: dict[str, Any], sizes: list[int], whole: int) -> list[Any]:
+    """Each worker's masks, as (symbol, mask) pairs: those of the split batch cut with it,
+    the others whole."""
+    from shapescript.rt.padding import split_pads as cut
+
+    along = {k: v for k, v in pads.items() if v is not None and v.shape[0] == whole}
+    pieces = cut(along, sizes)
+    return [
+        tuple((k, wire.encode(piece.get(k, v))) for k, v in pads.items()) for piece in pieces
+    ]
 
 
 def _join(results: list[Any], axis: int) -> Any:
