@@ -150,7 +150,7 @@ class Program:
         parts: list[dict[str, Any]] = [{} for _ in range(count)]
         whole = 0
         shares = [0] * count
-        pulls: list[tuple[int, Any]] = []
+        changed: list[tuple[int, Any]] = []
         for key, value in bound.items():
             if key in split:
                 pieces, sizes = _split(value, split[key], count)
@@ -162,25 +162,23 @@ class Program:
             sent = self._send_object(value)
             if sent is not None:
                 if key in muts:
-                    pulls.append((sent.number, value))
+                    changed.append((sent.number, value))
                 for part in parts:
                     part[key] = sent
                 continue
             encoded = wire.encode(value)
             for part in parts:
                 part[key] = encoded
-        numbers = [number for number, _ in pulls]
         self.running = f"`{name}` ({where})" if where else f"`{name}`"
         messages = []
         for rank in range(count):
             share = (shares[rank], whole) if whole else (1, 1)
             answer = rank == 0 or result_axis is not None
-            pulled = numbers if rank == 0 else []
-            messages.append(("call", name, [], parts[rank], share, pulled, answer))
+            messages.append(("call", name, [], parts[rank], share, answer))
         self._post_all(messages)
         answers = self._gather()
         self.running = None
-        for number, value in pulls:
+        for number, value in changed:
             make_handle(value, self, number)
             self.stale.add(number)
         cpu = torch.device("cpu")

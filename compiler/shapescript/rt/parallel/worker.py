@@ -110,14 +110,13 @@ def _serve(state: _State, connection: Any) -> None:
                 wire.send(connection, ("ok", None, pulled))
                 continue
             if kind == "call":
-                _, name, args, kwargs, share, pulls, answer = message
+                _, name, args, kwargs, share, answer = message
                 collectives.set_share(*share)
                 function = state.names[name]
                 args = [_value(state, arg) for arg in args]
                 kwargs = {key: _value(state, value) for key, value in kwargs.items()}
                 result = function(*args, **kwargs)
-                pulled = {number: _pull(state.objects[number]) for number in pulls}
-                wire.send(connection, ("ok", wire.encode(result) if answer else None, pulled))
+                wire.send(connection, ("ok", wire.encode(result) if answer else None, {}))
         except BaseException as error:  # noqa: BLE001 - every failure goes to the controller
             wire.send(connection, ("error", _portable(error), traceback.format_exc(), _where()))
 
