@@ -72,7 +72,12 @@ def all_mean(value: Any, where: str | None = None) -> Any:
         return value
     mine, whole = _share
     kind = value.dtype if value.is_floating_point() else torch.float32
-    return _reduce(value.to(kind) * (mine / whole), where)
+    value = value.to(kind)
+    if mine == 0:
+        # A worker with no examples adds nothing: its mean of none is NaN, and NaN·0 is too.
+        # `where` keeps it in the graph, so it runs the same backward all-reduce.
+        value = torch.where(torch.ones((), dtype=torch.bool), torch.zeros_like(value), value)
+    return _reduce(value * (mine / whole), where)
 
 
 def combine_grads(values: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:

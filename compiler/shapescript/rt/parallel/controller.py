@@ -29,7 +29,9 @@ from shapescript.rt.data import Batch
 from shapescript.rt.errors import DeviceError
 from shapescript.rt.models import Model
 from shapescript.rt.optimizers import Optimizer
-from shapescript.rt.parallel import remote, wire
+from shapescript.rt.parallel import batches, remote, wire
+from shapescript.rt.parallel import worker as worker_side
+from shapescript.rt.parallel.batches import RemoteBatch
 from shapescript.rt.parallel.errors import WorkerError
 from shapescript.rt.parallel.remote import make_handle
 
@@ -104,6 +106,8 @@ class Program:
         #: The objects the workers have changed since the controller's copy was made.
         self.stale: set[int] = set()
         self._next = 0
+        #: The datasets sent to the workers, by id: (number, reference, length).
+        self.datasets: dict[int, tuple[int, Any, int]] = {}
         self._folder: str | None = None
         self.running: str | None = None
 
@@ -152,6 +156,18 @@ class Program:
         shares = [0] * count
         changed: list[tuple[int, Any]] = []
         for key, value in bound.items():
+            if key in split and isinstance(value, RemoteBatch):
+                dataset, indices, where_loop = value.__dict__["_ss_source"]
+                number = self._send_dataset(dataset)
+                sizes = split_sizes(len(indices), count)
+                whole, shares = len(indices), sizes
+                record = value.__dict__["_ss_record"]._ss_name
+                start = 0
+                for rank, size in enumerate(sizes):
+                    mine = indices[start : start + size].tobytes()
+                    parts[rank][key] = wire.Part(number, mine, record, where_loop)
+                    start += size
+                continue
             if key in split:
                 pieces, sizes = _split(value, split[key], count)
                 whole = sum(sizes)
@@ -188,6 +204,23 @@ class Program:
         return _join(results, result_axis)
 
     # ------------------------------------------------------------------ objects
+
+    def _send_dataset(self, dataset: Any) -> int:
+        """The workers' number for `dataset`, sent to each of them the first time, and
+        again when its length changes (a dataset is taken not to change while used)."""
+        known = self.datasets.get(id(dataset))
+        if known is not None and known[1]() is dataset and known[2] == len(dataset):
+            return known[0]
+        data, reason = batches.pickled(dataset)
+        if data is None:
+            raise WorkerError(f"the dataset can't be sent to the workers: {reason}")
+        self._next += 1
+        number = self._next
+        forget = [("forget", known[0])] if known is not None else []
+        for message in [*forget, ("dataset", number, data)]:
+            self._post_all([message] * len(self.workers))
+        self.datasets[id(dataset)] = (number, _reference(dataset), len(dataset))
+        return number
 
     def _send_object(self, value: Any) -> wire.Handle | None:
         if isinstance(value, Model):
@@ -346,7 +379,11 @@ class Program:
         if not errors:
             return [answers[rank] for rank in range(len(self.workers))]
         silent = sorted(w.rank for w in pending.values())
-        own = [rank for rank, answer in errors.items() if answer[3] is None]
+        own = [
+            rank
+            for rank, answer in errors.items()
+            if answer[3] is None and answer[1] != worker_side.OTHERS_FAILED
+        ]
         if silent and not own:
             raise WorkerError(self._timeout_text(answers, silent))
         if silent:
@@ -408,6 +445,7 @@ class Program:
                 worker.process.join(timeout=5)
             worker.connection.close()
         self.sent.clear()
+        self.datasets.clear()
         if self._folder is not None:
             import shutil
 
@@ -417,6 +455,14 @@ class Program:
     def pids(self) -> list[int]:
         """The workers' process ids (for tests that check none is left)."""
         return [worker.process.pid for worker in self.workers]
+
+
+def _reference(value: Any) -> Any:
+    """A weak reference to `value`, or a strong one if it can't have weak ones."""
+    try:
+        return weakref.ref(value)
+    except TypeError:
+        return lambda: value
 
 
 def _version(value: Any) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import pickle
 import sys
 import traceback
 from typing import Any
@@ -47,13 +48,15 @@ class _State:
         self.names = module.__dict__
         self.device = device
         self.objects: dict[int, Any] = {}
+        #: The datasets the controller sent, by number.
+        self.datasets: dict[int, Any] = {}
 
 
 def _start(rank, world, init_file, program, backend, timeout) -> _State:
     import torch
     import torch.distributed as dist
 
-    from shapescript.rt import devices, gradients
+    from shapescript.rt import data, devices, gradients
     from shapescript.rt.compiling import compile_code, remember_lines
     from shapescript.rt.modes import resolve
     from shapescript.rt.parallel import collectives, controller
@@ -73,6 +76,8 @@ def _start(rank, world, init_file, program, backend, timeout) -> _State:
         timeout=datetime.timedelta(seconds=timeout),
     )
     devices.declare_worker(devices_text, device)
+    # A worker loads its parts of batches itself, never through loader processes of its own.
+    data.loader_workers(0)
     controller.ON_WORKER = True
     gradients.combine = collectives.combine_grads
     remember_lines(path, text)
@@ -109,16 +114,87 @@ def _serve(state: _State, connection: Any) -> None:
                 pulled = {number: _pull(state.objects[number]) for number in message[1]}
                 wire.send(connection, ("ok", None, pulled))
                 continue
+            if kind == "dataset":
+                _, number, data = message
+                state.datasets[number] = pickle.loads(data)
+                continue
+            if kind == "forget":
+                state.datasets.pop(message[1], None)
+                continue
             if kind == "call":
                 _, name, args, kwargs, share, answer = message
                 collectives.set_share(*share)
                 function = state.names[name]
                 args = [_value(state, arg) for arg in args]
-                kwargs = {key: _value(state, value) for key, value in kwargs.items()}
+                kwargs = _arguments(state, kwargs)
                 result = function(*args, **kwargs)
                 wire.send(connection, ("ok", wire.encode(result) if answer else None, {}))
+        except _OthersFailed:
+            wire.send(connection, ("error", OTHERS_FAILED, "", None))
         except BaseException as error:  # noqa: BLE001 - every failure goes to the controller
             wire.send(connection, ("error", _portable(error), traceback.format_exc(), _where()))
+
+
+#: A worker's answer when another worker couldn't load its part of a batch.
+OTHERS_FAILED = "another worker couldn't load its part of the batch"
+
+
+class _OthersFailed(Exception):
+    pass
+
+
+def _arguments(state: _State, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A call's arguments here: each batch part loaded from this worker's copy of its
+    dataset. Unless every part comes from a TensorDataset kept whole (checked when it was
+    kept), the workers then agree that each has its part, so that none starts the step
+    when one of them can't."""
+    from shapescript.rt.parallel import wire
+
+    agree = any(
+        isinstance(value, wire.Part) and not _kept(state, value) for value in kwargs.values()
+    )
+    failure: BaseException | None = None
+    out: dict[str, Any] = {}
+    try:
+        for key, value in kwargs.items():
+            out[key] = _part(state, value) if isinstance(value, wire.Part) else _value(state, value)
+    except BaseException as error:  # noqa: BLE001 - raised once the workers agree
+        if not agree:
+            raise
+        failure = error
+    if agree:
+        import torch
+        import torch.distributed as dist
+
+        flag = torch.tensor([0 if failure is None else 1], dtype=torch.int32, device=state.device)
+        dist.all_reduce(flag)
+        if failure is not None:
+            raise failure
+        if int(flag.item()):
+            raise _OthersFailed
+    return out
+
+
+def _kept(state: _State, part: Any) -> bool:
+    """Whether the part's dataset is a TensorDataset kept whole on this worker's device."""
+    from shapescript.rt import tensor_datasets
+    from shapescript.rt.domains import value_checks_on
+
+    dataset = state.datasets[part.number]
+    if not tensor_datasets.is_plain(dataset):
+        return False
+    record = state.names[part.record]
+    prepared = tensor_datasets.prepare(dataset, record._ss_fields, state.device, value_checks_on())
+    return prepared.fields is not None
+
+
+def _part(state: _State, part: Any) -> Any:
+    import numpy as np
+
+    from shapescript.rt.parallel.batches import load_part
+
+    indices = np.frombuffer(part.indices, dtype=np.int64)
+    return load_part(state.datasets[part.number], indices, state.names[part.record], part.where)
 
 
 def _value(state: _State, value: Any) -> Any:
