@@ -9,9 +9,10 @@ from torch.utils.data import TensorDataset
 
 import shapescript
 from shapescript.rt import data as rt_data
+from shapescript.rt import devices
 from shapescript.rt.parallel import batches as remote_batches
 from shapescript.rt.parallel import wire
-from tests.parallel.programs import alive, compiled, readme_on
+from tests.parallel.programs import README, alive, compiled, readme_on
 from tests.python.datasets import ListDigits, ListSink
 
 LOOP = (
@@ -47,13 +48,17 @@ def _tensors(count: int) -> TensorDataset:
 
 @pytest.fixture(scope="module")
 def one_and_three(tmp_path_factory):
-    """The same program on one device and on cpu[0 1 2], the workers shared by the tests."""
+    """The same program on one device and on cpu[0 1 2], the workers shared by the tests;
+    the second is compiled with `devices=` for a file without a devices line."""
     folder = tmp_path_factory.mktemp("worker-batches")
     threads, loaders = torch.get_num_threads(), rt_data.loader_workers()
     torch.set_num_threads(1)
     rt_data.loader_workers(0)
     one = compiled(readme_on("cpu", extra=LOOP), folder / "one.ss")
-    three = compiled(readme_on("cpu[0 1 2]", extra=LOOP), folder / "three.ss")
+    devices._reset_for_tests()
+    path = folder / "three.ss"
+    path.write_text(README.read_text(encoding="utf-8") + LOOP, encoding="utf-8")
+    three = shapescript.compile(path.read_text(encoding="utf-8"), str(path), devices="cpu[0 1 2]")
     yield one, three
     pids = three._ss_program.pids()
     three._ss_program.stop()
@@ -125,8 +130,6 @@ def test_a_batch_the_workers_load_is_loaded_in_the_controller_when_read() -> Non
 
 def _digit_record():
     text = readme_on("cpu")
-    from shapescript.rt import devices
-
     devices._reset_for_tests()
     module = shapescript.compile(text, "digits.ss")
     return module.Digit

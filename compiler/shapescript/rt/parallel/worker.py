@@ -81,7 +81,8 @@ def _start(rank, world, init_file, program, backend, timeout) -> _State:
     controller.ON_WORKER = True
     gradients.combine = collectives.combine_grads
     remember_lines(path, text)
-    code = compile_code(text, path, modes=resolve(None, None))
+    # The controller's devices, for a file compiled with `devices=` rather than a line.
+    code = compile_code(text, path, modes=resolve(None, None), devices=devices_text)
     import types
 
     module = types.ModuleType("_ss_worker_program")
