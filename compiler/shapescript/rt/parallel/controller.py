@@ -15,6 +15,7 @@ import contextlib
 import linecache
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
 import tempfile
@@ -40,6 +41,8 @@ ON_WORKER = False
 _DEFAULT_TIMEOUT = 600.0
 #: Seconds the other workers get to answer once one has failed.
 _GRACE = 5.0
+#: Seconds a worker's watch thread gets to say where the worker is.
+_ASK = 2.0
 _timeout: float | None = None
 #: Every program with workers started, to stop them at exit.
 _RUNNING: weakref.WeakSet[Program] = weakref.WeakSet()
@@ -84,10 +87,12 @@ class _Answered(Exception):
 
 
 class _Worker:
-    def __init__(self, rank: int, process: Any, connection: Any) -> None:
+    def __init__(self, rank: int, process: Any, connection: Any, watch: Any) -> None:
         self.rank = rank
         self.process = process
         self.connection = connection
+        #: The pipe to the worker's watch thread, which says where the worker is.
+        self.watch = watch
 
 
 class Program:
@@ -109,6 +114,7 @@ class Program:
         #: The datasets sent to the workers, by id: (number, reference, length).
         self.datasets: dict[int, tuple[int, Any, int]] = {}
         self._folder: str | None = None
+        self.timeout = _DEFAULT_TIMEOUT
         self.running: str | None = None
 
     # ------------------------------------------------------------------ functions
@@ -299,8 +305,10 @@ class Program:
         text = "".join(linecache.getlines(self.path)) or _read(self.path)
         context = multiprocessing.get_context("spawn")
         timeout = collective_timeout()
+        self.timeout = timeout
         for rank in range(self.count):
             mine, theirs = context.Pipe()
+            watch, watched = context.Pipe()
             process = context.Process(
                 target=_worker_main,
                 args=(
@@ -312,13 +320,15 @@ class Program:
                     backend,
                     timeout,
                     list(sys.path),
+                    watched,
                 ),
                 daemon=True,
                 name=f"shapescript-worker-{rank}",
             )
             _start_without_main(process)
             theirs.close()
-            self.workers.append(_Worker(rank, process, mine))
+            watched.close()
+            self.workers.append(_Worker(rank, process, mine, watch))
         _RUNNING.add(self)
         self.running = "starting"
         try:
@@ -369,16 +379,21 @@ class Program:
                         answers[worker.rank] = wire.receive(item)
                     except (EOFError, OSError):
                         self._failed(worker)
-                    if answers[worker.rank][0] == "error" and deadline is None:
-                        deadline = time.monotonic() + _GRACE
+                    # Once one worker has answered, the others have the collective
+                    # timeout to answer too (a few seconds, if it failed): one that
+                    # doesn't is stuck, at a collective or outside one.
+                    failed = answers[worker.rank][0] == "error"
+                    wait_for = _GRACE if failed else self.timeout + _GRACE
+                    soon = time.monotonic() + wait_for
+                    deadline = soon if deadline is None else min(deadline, soon)
                 elif item in sentinels:
                     worker = sentinels.pop(item)
                     if worker.connection in pending:
                         self._failed(worker)
         errors = {rank: a for rank, a in answers.items() if a[0] == "error"}
-        if not errors:
-            return [answers[rank] for rank in range(len(self.workers))]
         silent = sorted(w.rank for w in pending.values())
+        if not errors and not silent:
+            return [answers[rank] for rank in range(len(self.workers))]
         own = [
             rank
             for rank, answer in errors.items()
@@ -407,7 +422,8 @@ class Program:
         for rank in range(len(self.workers)):
             answer = answers.get(rank)
             if answer is None:
-                lines.append(f"  worker {rank}: didn't answer")
+                where = self._whereabouts(self.workers[rank])
+                lines.append(f"  worker {rank}: didn't answer" + (f"; {where}" if where else ""))
             elif answer[0] == "error" and answer[3]:
                 lines.append(f"  worker {rank}: was waiting for the other workers at {answer[3]}")
             elif answer[0] == "error":
@@ -415,6 +431,17 @@ class Program:
             else:
                 lines.append(f"  worker {rank}: finished")
         return "\n".join(lines)
+
+    def _whereabouts(self, worker: _Worker) -> str | None:
+        """Where a worker that didn't answer is, as its watch thread says, or None if that
+        doesn't answer either (the process is stopped, or stuck holding the GIL)."""
+        try:
+            worker.watch.send_bytes(b"?")
+            if worker.watch.poll(_ASK):
+                return pickle.loads(worker.watch.recv_bytes())
+        except (EOFError, OSError):
+            pass
+        return None
 
     def _failed(self, worker: _Worker) -> None:
         worker.process.join(timeout=1)
@@ -444,6 +471,7 @@ class Program:
                 worker.process.kill()
                 worker.process.join(timeout=5)
             worker.connection.close()
+            worker.watch.close()
         self.sent.clear()
         self.datasets.clear()
         if self._folder is not None:

@@ -14,6 +14,9 @@ import sys
 import traceback
 from typing import Any
 
+#: The function this worker is running for the controller, or None while it waits.
+running: str | None = None
+
 
 def main(
     rank: int,
@@ -24,6 +27,7 @@ def main(
     backend: str,
     timeout: float,
     search_path: list[str],
+    watch: Any = None,
 ) -> None:
     """Serve the controller until it says stop or the pipe closes."""
     import torch
@@ -33,6 +37,8 @@ def main(
     torch.set_num_threads(1)
     sys.path[:] = search_path
     os.environ.setdefault("SHAPESCRIPT_WORKER", str(rank))
+    if watch is not None:
+        _watch(watch, program[0])
     try:
         state = _start(rank, world, init_file, program, backend, timeout)
     except BaseException as error:  # noqa: BLE001 - every failure goes to the controller
@@ -91,15 +97,55 @@ def _start(rank, world, init_file, program, backend, timeout) -> _State:
     return _State(module, device)
 
 
+def _watch(connection: Any, path: str) -> None:
+    """Answer the controller's "where are you?" from a thread of its own, so that a worker
+    busy outside ShapeScript's collectives (a long extern fn, an endless loop) can still
+    say where it is."""
+    import threading
+
+    main_thread = threading.main_thread().ident
+
+    def serve() -> None:
+        while True:
+            try:
+                connection.recv_bytes()
+                connection.send_bytes(pickle.dumps(whereabouts(main_thread, path)))
+            except (EOFError, OSError):
+                return
+
+    threading.Thread(target=serve, name="shapescript-watch", daemon=True).start()
+
+
+def whereabouts(thread: int | None, path: str) -> str:
+    """Where the thread is, by the innermost `.ss` location on its stack: "it was idle",
+    or "it was running `f` at model.ss:12:5"."""
+    if running is None:
+        return "it was idle"
+    frame = sys._current_frames().get(thread) if thread is not None else None
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename == path:
+            positions = list(code.co_positions())
+            line, _, column, _ = positions[frame.f_lasti // 2]
+            line = frame.f_lineno if line is None else line
+            column = 0 if column is None else column
+            return f"it was running `{code.co_name}` at {path}:{line}:{column + 1}"
+        frame = frame.f_back
+    return f"it was running `{running}`"
+
+
 def _serve(state: _State, connection: Any) -> None:
+    global running
     from shapescript.rt.parallel import collectives, wire
 
     while True:
+        running = None
         try:
             message = wire.receive(connection)
         except (EOFError, OSError):
             return
         kind = message[0]
+        running = kind
         if kind == "stop":
             return
         try:
@@ -124,6 +170,7 @@ def _serve(state: _State, connection: Any) -> None:
                 continue
             if kind == "call":
                 _, name, args, kwargs, share, answer = message
+                running = name
                 collectives.set_share(*share)
                 function = state.names[name]
                 args = [_value(state, arg) for arg in args]
