@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import itertools
 import os
 import statistics
 import tempfile
@@ -70,8 +71,9 @@ class ShapeScriptSide:
     """The compiled train_step on cpu[0 1 2], its workers started by warm-up steps."""
 
     def __init__(self, folder: str) -> None:
-        import shapescript
         from torch.utils.data import TensorDataset
+
+        import shapescript
 
         text = README.read_text(encoding="utf-8").replace(
             "## Pixels in one", "devices cpu[0 1 2]\n\n## Pixels in one", 1
@@ -98,7 +100,7 @@ class ShapeScriptSide:
         start = time.perf_counter()
         self.module.steps(self.m, self.opt, dataset, clock, self.shapescript.Eval)
         times = [start, *clock.times]
-        return [(after - before) * 1000 for before, after in zip(times, times[1:])]
+        return [(after - before) * 1000 for before, after in itertools.pairwise(times)]
 
     def python_steps(self, count: int) -> list[float]:
         """Per-step milliseconds of `count` calls of train_step from Python."""

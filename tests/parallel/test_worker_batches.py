@@ -3,6 +3,8 @@ sends each worker its examples' indices, never the batch, and gives one device's
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 import torch
 from torch.utils.data import TensorDataset
@@ -128,8 +130,33 @@ def test_a_batch_the_workers_load_is_loaded_in_the_controller_when_read() -> Non
     assert torch.equal(batch.img, torch.stack([dataset[i]["img"] for i in (3, 1, 4)]))
 
 
+@functools.cache
 def _digit_record():
     text = readme_on("cpu")
     devices._reset_for_tests()
     module = shapescript.compile(text, "digits.ss")
     return module.Digit
+
+
+class _Unpicklable(ListDigits):
+    """ListDigits holding a lambda, which can't be pickled."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(count)
+        self.transform = lambda item: item
+
+
+def test_a_loop_over_a_dataset_gives_each_batch_as_its_indices() -> None:
+    found = remote_batches.remote_loop(ListDigits(10), None, 4, _digit_record(), "t.ss:1:1")
+    assert found is not None
+    assert [b.__dict__["_ss_source"][1].tolist() for b in found] == [
+        [0, 1, 2, 3],
+        [4, 5, 6, 7],
+        [8, 9],
+    ]
+
+
+def test_a_dataset_the_workers_cannot_be_sent_is_loaded_in_the_controller() -> None:
+    with pytest.warns(RuntimeWarning, match="loaded in the controller.*can't be pickled"):
+        found = remote_batches.remote_loop(_Unpicklable(10), None, 4, _digit_record(), "t.ss:1:1")
+    assert found is None

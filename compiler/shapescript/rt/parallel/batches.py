@@ -18,7 +18,8 @@ import torch
 
 from shapescript.rt.data import Batch, Record, Shuffled
 
-#: Each dataset's pickled bytes (or why it can't be sent), by id, while it lives.
+#: Each dataset's length, pickled bytes until a program has sent them (then None), and
+#: why it can't be sent (None if it can), by id, while it lives.
 _PICKLED: dict[int, tuple[int, bytes | None, str | None]] = {}
 
 
@@ -69,7 +70,7 @@ def pickled(dataset: Any) -> tuple[bytes | None, str | None]:
 
     key = id(dataset)
     known = _PICKLED.get(key)
-    if known is not None and known[0] == len(dataset):
+    if known is not None and known[0] == len(dataset) and (known[1] or known[2]):
         return known[1], known[2]
     data, reason = _pickled(dataset)
     try:
@@ -81,6 +82,22 @@ def pickled(dataset: Any) -> tuple[bytes | None, str | None]:
     return data, reason
 
 
+def unsendable(dataset: Any) -> str | None:
+    """Why the dataset can't be sent to the workers, or None when it can."""
+    known = _PICKLED.get(id(dataset))
+    if known is not None and known[0] == len(dataset):
+        return known[2]
+    return pickled(dataset)[1]
+
+
+def sent(dataset: Any) -> None:
+    """Forget the dataset's bytes once the workers have them; they are made again if
+    another program's workers need them."""
+    known = _PICKLED.get(id(dataset))
+    if known is not None:
+        _PICKLED[id(dataset)] = (known[0], None, known[2])
+
+
 def remote_loop(
     base: Any, order: torch.Tensor | None, size: int, record: type[Record], where: str
 ) -> Iterator[Batch] | None:
@@ -89,8 +106,8 @@ def remote_loop(
     count = len(base) if order is None else len(order)
     if count == 0:
         return iter(())
-    data, reason = pickled(base)
-    if data is None:
+    reason = unsendable(base)
+    if reason is not None:
         warnings.warn(
             f"the dataset ({type(base).__name__}) is loaded in the controller and each "
             f"batch sent to the workers through pipes, not loaded by the workers: {reason}",

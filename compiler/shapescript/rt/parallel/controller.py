@@ -225,6 +225,7 @@ class Program:
         forget = [("forget", known[0])] if known is not None else []
         for message in [*forget, ("dataset", number, data)]:
             self._post_all([message] * len(self.workers))
+        batches.sent(dataset)
         self.datasets[id(dataset)] = (number, _reference(dataset), len(dataset))
         return number
 
