@@ -36,6 +36,9 @@ class _AllReduceSum(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+        if getattr(ctx, "whole_seed", False):
+            # Every worker's gradient here is the same seed: their sum needs no message.
+            return grad * dist.get_world_size()
         out = grad.detach().clone().contiguous()
         dist.all_reduce(out)
         return out
@@ -99,3 +102,13 @@ def combine_grads(values: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
             out[name] = flat[offset : offset + size].view_as(values[name])
             offset += size
     return out
+
+
+def seeded(value: torch.Tensor) -> None:
+    """Before `value_and_grad`'s backward pass: when the value is an all-reduce's result
+    itself (a loss that returns a mean over the batch), the gradient its backward pass
+    all-reduces is the seed, the same on every worker, so it is multiplied by their number
+    instead of sent."""
+    node = value.grad_fn
+    if node is not None and isinstance(node, _AllReduceSum._backward_cls):
+        node.whole_seed = True

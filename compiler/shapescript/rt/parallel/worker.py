@@ -86,6 +86,7 @@ def _start(rank, world, init_file, program, backend, timeout) -> _State:
     data.loader_workers(0)
     controller.ON_WORKER = True
     gradients.combine = collectives.combine_grads
+    gradients.seeded = collectives.seeded
     remember_lines(path, text)
     # The controller's devices, for a file compiled with `devices=` rather than a line.
     code = compile_code(text, path, modes=resolve(None, None), devices=devices_text)
