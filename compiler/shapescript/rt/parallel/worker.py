@@ -226,24 +226,41 @@ def _arguments(state: _State, kwargs: dict[str, Any]) -> dict[str, Any]:
 
 def _kept(state: _State, part: Any) -> bool:
     """Whether the part's dataset is a TensorDataset kept whole on this worker's device."""
+    return _prepared(state, part) is not None
+
+
+def _prepared(state: _State, part: Any) -> Any:
+    """The part's TensorDataset as kept on this worker's device, or None."""
     from shapescript.rt import tensor_datasets
     from shapescript.rt.domains import value_checks_on
 
     dataset = state.datasets[part.number]
     if not tensor_datasets.is_plain(dataset):
-        return False
+        return None
     record = state.names[part.record]
     prepared = tensor_datasets.prepare(dataset, record._ss_fields, state.device, value_checks_on())
-    return prepared.fields is not None
+    return prepared if prepared.fields is not None else None
 
 
 def _part(state: _State, part: Any) -> Any:
     import numpy as np
+    import torch
 
+    from shapescript.rt.data import Batch
     from shapescript.rt.parallel.batches import load_part
 
     indices = np.frombuffer(part.indices, dtype=np.int64)
-    return load_part(state.datasets[part.number], indices, state.names[part.record], part.where)
+    record = state.names[part.record]
+    prepared = _prepared(state, part)
+    if prepared is not None:
+        # Gathered straight from the kept tensors: checked when they were kept.
+        # An empty part is one item's fields cut to none of their rows.
+        chosen = torch.from_numpy(indices.copy() if len(indices) else np.zeros(1, np.int64))
+        fields = next(prepared.batches(chosen, len(chosen), len(chosen)))
+        if not len(indices):
+            fields = {name: value[:0] for name, value in fields.items()}
+        return Batch._made(record, fields, prepared.value_checks)
+    return load_part(state.datasets[part.number], indices, record, part.where)
 
 
 def _value(state: _State, value: Any) -> Any:
