@@ -79,7 +79,8 @@ def all_mean(value: Any, where: str | None = None) -> Any:
     if mine == 0:
         # A worker with no examples adds nothing: its mean of none is NaN, and NaN·0 is too.
         # `where` keeps it in the graph, so it runs the same backward all-reduce.
-        value = torch.where(torch.ones((), dtype=torch.bool), torch.zeros_like(value), value)
+        on = torch.ones((), dtype=torch.bool, device=value.device)
+        value = torch.where(on, torch.zeros_like(value), value)
     return _reduce(value * (mine / whole), where)
 
 
