@@ -160,3 +160,30 @@ def test_a_dataset_the_workers_cannot_be_sent_is_loaded_in_the_controller() -> N
     with pytest.warns(RuntimeWarning, match="loaded in the controller.*can't be pickled"):
         found = remote_batches.remote_loop(_Unpicklable(10), None, 4, _digit_record(), "t.ss:1:1")
     assert found is None
+
+
+@pytest.mark.slow
+def test_a_batch_from_python_passed_again_is_not_sent_again(one_and_three, monkeypatch):
+    one, three = one_and_three
+    sent = []
+    post = type(three._ss_program)._post_all
+
+    def spy(program, messages):
+        sent.extend(m for m in messages if m[0] == "call")
+        return post(program, messages)
+
+    monkeypatch.setattr(type(three._ss_program), "_post_all", spy)
+    batch = {"img": torch.rand(8, 784), "label": torch.arange(8) % 10}
+    models = [(module.Mlp.init(seed=0), module) for module in (one, three)]
+    optimizers = [shapescript.rt.optimizers.adamw(m, lr=3e-4) for m, _ in models]
+    kinds = []
+    for step in range(3):
+        if step == 2:
+            batch["img"].mul_(0.5)  # changed in place: sent again
+        losses = [
+            float(module.train_step(m, opt, batch, shapescript.Eval).loss)
+            for (m, module), opt in zip(models, optimizers, strict=True)
+        ]
+        assert abs(losses[0] - losses[1]) <= 1e-5, f"step {step}: {losses}"
+        kinds.append(type(sent[-1][3]["batch"]).__name__)
+    assert kinds == ["Kept", "Again", "Kept"]

@@ -111,6 +111,9 @@ class Program:
         #: The objects the workers have changed since the controller's copy was made.
         self.stale: set[int] = set()
         self._next = 0
+        #: The last batch from Python each function's parameter had, which the workers
+        #: keep: (axis, the tensors' references and versions, the split's sizes), by slot.
+        self.kept: dict[str, tuple[Any, ...]] = {}
         #: The datasets sent to the workers, by id: (number, reference, length).
         self.datasets: dict[int, tuple[int, Any, int]] = {}
         self._folder: str | None = None
@@ -175,11 +178,21 @@ class Program:
                     start += size
                 continue
             if key in split:
+                slot = f"{name}/{key}"
+                tensors = _tensors_of(value)
+                known = self.kept.get(slot)
+                if known is not None and _unchanged(known, split[key], tensors):
+                    # The workers have this very batch from the last call: not sent again.
+                    whole, shares = sum(known[3]), known[3]
+                    for rank in range(count):
+                        parts[rank][key] = wire.Again(slot)
+                    continue
                 pieces, sizes = _split(value, split[key], count)
                 whole = sum(sizes)
                 shares = sizes
                 for rank in range(count):
-                    parts[rank][key] = wire.encode(pieces[rank])
+                    parts[rank][key] = wire.Kept(slot, wire.encode(pieces[rank]))
+                self.kept[slot] = _keeping(split[key], tensors, sizes)
                 continue
             sent = self._send_object(value)
             if sent is not None:
@@ -198,7 +211,12 @@ class Program:
             answer = rank == 0 or result_axis is not None
             messages.append(("call", name, [], parts[rank], share, answer))
         self._post_all(messages)
-        answers = self._gather()
+        try:
+            answers = self._gather()
+        except BaseException:
+            # A worker may not have kept what this call sent it.
+            self.kept.clear()
+            raise
         self.running = None
         for number, value in changed:
             make_handle(value, self, number)
@@ -475,6 +493,7 @@ class Program:
             worker.watch.close()
         self.sent.clear()
         self.datasets.clear()
+        self.kept.clear()
         if self._folder is not None:
             import shutil
 
@@ -535,6 +554,34 @@ def _split(value: Any, axis: int | None, count: int) -> tuple[list[Any], list[in
     along = axis or 0
     sizes = split_sizes(int(value.shape[along]), count)
     return [piece.clone() for piece in torch.split(value, sizes, along)], sizes
+
+
+def _tensors_of(value: Any) -> list[torch.Tensor] | None:
+    """The tensors of a batch, a dict of tensors or a tensor; None for anything else."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, Batch):
+        value = value._fields()
+    if isinstance(value, dict) and all(isinstance(v, torch.Tensor) for v in value.values()):
+        return list(value.values())
+    return None
+
+
+def _keeping(axis: int | None, tensors: list[torch.Tensor] | None, sizes: list[int]) -> Any:
+    if tensors is None:
+        return None
+    references = [weakref.ref(tensor) for tensor in tensors]
+    return (axis, references, [tensor._version for tensor in tensors], sizes)
+
+
+def _unchanged(known: Any, axis: int | None, tensors: list[torch.Tensor] | None) -> bool:
+    """Whether these are the very tensors last sent, unchanged since."""
+    if known is None or tensors is None or known[0] != axis or len(known[1]) != len(tensors):
+        return False
+    return all(
+        reference() is tensor and tensor._version == version
+        for reference, version, tensor in zip(known[1], known[2], tensors, strict=True)
+    )
 
 
 def _join(results: list[Any], axis: int) -> Any:

@@ -86,6 +86,32 @@ class Part:
         return (Part, (self.number, self.indices, self.record, self.where))
 
 
+class Kept:
+    """A worker's part of an argument, which it keeps as `slot` for the next call: a
+    batch from Python that the next call passes again is then not sent again."""
+
+    __slots__ = ("slot", "value")
+
+    def __init__(self, slot: str, value: Any) -> None:
+        self.slot = slot
+        self.value = value
+
+    def __reduce__(self):
+        return (Kept, (self.slot, self.value))
+
+
+class Again:
+    """The part a worker kept as `slot`, passed again unchanged."""
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: str) -> None:
+        self.slot = slot
+
+    def __reduce__(self):
+        return (Again, (self.slot,))
+
+
 def encode(value: Any) -> Any:
     """A value as it crosses a pipe: tensors on the CPU, compiled objects by class name."""
     if isinstance(value, torch.Tensor):

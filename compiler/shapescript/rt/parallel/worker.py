@@ -54,6 +54,8 @@ class _State:
         self.names = module.__dict__
         self.device = device
         self.objects: dict[int, Any] = {}
+        #: The last part of each function's parameter sent from Python, by slot.
+        self.kept: dict[str, Any] = {}
         #: The datasets the controller sent, by number.
         self.datasets: dict[int, Any] = {}
 
@@ -268,6 +270,12 @@ def _value(state: _State, value: Any) -> Any:
 
     if isinstance(value, wire.Handle):
         return state.objects[value.number]
+    if isinstance(value, wire.Again):
+        return state.kept[value.slot]
+    if isinstance(value, wire.Kept):
+        state.kept.pop(value.slot, None)
+        decoded = state.kept[value.slot] = wire.decode(value.value, state.names, state.device)
+        return decoded
     return wire.decode(value, state.names, state.device)
 
 
