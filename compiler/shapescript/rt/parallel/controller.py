@@ -4,8 +4,11 @@ its part of a call's arguments, and gathers their results.
 A compiled module on several devices binds each function that runs on the workers to
 `Program.remote(...)`; calling it from the controller (Python, or a function that runs
 there) is a call on every worker. Models and optimizer state are sent once and stay on the
-workers; a model or optimizer a call changes (`mut`) is copied back from the first worker
-after the call, so the controller's object always says what the workers have.
+workers; a model or optimizer a call changes (`mut`) becomes a handle (remote.py) that
+copies the first worker's state back only when something reads it. A batch from a loop
+over a dataset goes as its examples' indices, each worker loading its own part from its
+copy of the dataset (batches.py); a batch from Python goes as each worker's part of its
+tensors, and not again while a call passes the very same, unchanged tensors.
 """
 
 from __future__ import annotations
