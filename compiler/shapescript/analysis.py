@@ -39,11 +39,22 @@ def check(
     The `.ss` files it imports are found next to it, then in each folder of
     `search_path`, then in the standard library; `read(path)` gives a file's text (None
     if it can't be read), by default from disk. `devices`, a build's `--devices`, is
-    checked as the file's devices line would be when it has none.
+    checked as the file's devices line would be when it has none and it names several.
     """
-    if devices is None:
+    if devices is None or not _several(devices):
         return check_source(source, search_path=search_path, read=read)
     return run_deep(_check_on, source, devices, search_path, read)
+
+
+def _several(devices: str) -> bool:
+    """Whether the devices text names several devices (one device checks as without)."""
+    from shapescript.rt.devices import parse_devices
+    from shapescript.rt.errors import DeviceError
+
+    try:
+        return parse_devices(devices).several
+    except DeviceError:
+        return False
 
 
 def _check_on(
