@@ -118,7 +118,7 @@ def test_a_worker_that_does_not_answer_is_a_timeout_naming_where_each_worker_was
     program = module._ss_program
     program.stop()
     # Workers started from now on wait this long at a collective.
-    shapescript.collective_timeout(4)
+    shapescript.collective_timeout(8)
     m = module.Mlp.init(seed=0)
     opt = shapescript.rt.optimizers.adamw(m, lr=3e-4)
     module.train_step(m, opt, _batch(), shapescript.Eval)

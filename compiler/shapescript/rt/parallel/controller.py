@@ -404,10 +404,12 @@ class Program:
                     # Once one worker has answered, the others have the collective
                     # timeout to answer too (a few seconds, if it failed): one that
                     # doesn't is stuck, at a collective or outside one.
+                    # (Starting, which compiles the program in each, varies too much.)
                     failed = answers[worker.rank][0] == "error"
-                    wait_for = _GRACE if failed else self.timeout + _GRACE
-                    soon = time.monotonic() + wait_for
-                    deadline = soon if deadline is None else min(deadline, soon)
+                    if failed or self.running != "starting":
+                        wait_for = _GRACE if failed else self.timeout + _GRACE
+                        soon = time.monotonic() + wait_for
+                        deadline = soon if deadline is None else min(deadline, soon)
                 elif item in sentinels:
                     worker = sentinels.pop(item)
                     if worker.connection in pending:
