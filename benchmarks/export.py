@@ -2,7 +2,8 @@
 
     python -m benchmarks.export [--calls N] [--rounds R] [--sizes B,N ...]
 
-For causal attention (D=64, H=4) and a small loop program:
+For causal attention (D=64, H=4), a small loop program, and examples/gpt2.ss's forward
+with its model baked into the program (seed 0 on both sides):
 
 - the time `shapescript.export` takes (checking, building, tracing), one export each;
 - the exported program (`torch.export.load(...).module()`) / the compiled function
@@ -16,6 +17,7 @@ There is no budget: the figures are recorded in benchmarks/results/export.json.
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import tempfile
 import time
@@ -61,9 +63,18 @@ def loop_inputs(b: int, n: int) -> tuple[torch.Tensor, ...]:
     return (torch.randn(b, n, 64), torch.randn(64, 64) / 8)
 
 
+GPT2 = (Path(__file__).resolve().parents[1] / "examples" / "gpt2.ss").read_text(encoding="utf-8")
+
+
+def gpt2_inputs(b: int, n: int) -> tuple[torch.Tensor, ...]:
+    return (torch.randint(0, 256, (b, n)), torch.arange(n).repeat(b, 1))
+
+
+#: (label, source, function, inputs, the model its first parameter takes, or None).
 CASES = [
-    ("attention", ATTENTION, "attention", attention_inputs),
-    ("loop", LOOP, "mix", loop_inputs),
+    ("attention", ATTENTION, "attention", attention_inputs, None),
+    ("loop", LOOP, "mix", loop_inputs, None),
+    ("gpt2", GPT2, "forward", gpt2_inputs, "Gpt2"),
 ]
 
 
@@ -104,16 +115,20 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(0)
     results: dict = {"environment": environment(), "cases": {}}
     with tempfile.TemporaryDirectory() as folder:
-        for label, text, name, make_inputs in CASES:
+        for label, text, name, make_inputs, model in CASES:
             path = Path(folder) / f"{label}.ss"
             path.write_text(text, encoding="utf-8")
             start = time.perf_counter()
-            program = shapescript.export(str(path), output=str(Path(folder) / f"{label}.pt2"))
+            output = str(Path(folder) / f"{label}.pt2")
+            program = shapescript.export(str(path), fn=name, output=output)
             export_s = time.perf_counter() - start
-            exported = torch.export.load(str(Path(folder) / f"{label}.pt2")).module()
+            exported = torch.export.load(output).module()
             del program
             rt_devices._reset_for_tests()
-            compiled = getattr(shapescript.compile(text, str(path), devices="cpu"), name)
+            module = shapescript.compile(text, str(path), devices="cpu")
+            compiled = getattr(module, name)
+            if model is not None:
+                compiled = functools.partial(compiled, getattr(module, model).init(seed=0))
             case = {"export_s": round(export_s, 2), "sizes": {}}
             print(f"{label}: export took {export_s:.2f} s")
             for b, n in sizes:

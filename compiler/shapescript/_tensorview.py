@@ -3,18 +3,21 @@ where they live, answered over HTTP on 127.0.0.1 to whoever has the token.
 
 `open(value, type_=...)` keeps a reference to the value and starts the server once per
 process (a daemon thread that debugpy neither traces nor suspends); the view asks for
-`/summary` and `/tile` with the value's id and the token, and `release` lets the value go.
+`/summary` and `/tile` with the value's id and the token, and `/release` (or `release`)
+lets the value go.
 Values are read in blocks whose temporaries stay within a memory budget (an eighth of the
 GPU's free memory on CUDA), and only the answers leave the device.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
 import secrets
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -23,33 +26,178 @@ from urllib.parse import parse_qs, urlparse
 TILE = 256
 #: The budget for temporaries when the value isn't on a GPU.
 CPU_BUDGET_BYTES = 256 * 1024 * 1024
-_TYPE = re.compile(r"^\s*\[(?P<axes>[^\]]*)\]\s*(?P<domain>[A-Za-z]+)?(?:\s+over\s+(?P<over>\w+))?")
-_DOMAINS = {"Prob": (0.0, 1.0), "Unit": (0.0, 1.0), "NonNeg": (0.0, math.inf)}
+_TYPE = re.compile(
+    r"^\s*\[(?P<axes>[^\]]*)\]\s*(?P<domain>[A-Za-z]\w*)?(?:\[(?P<size>[^\]]*)\])?"
+    r"(?:\s+over\s+(?P<over>\w+))?"
+)
+_AXIS = re.compile(r"\([^)]*\)|\S+")
+_GROUPED = re.compile(r"^(?P<number>\d+)(?P<name>[A-Za-z_]\w*)$")
+_DTYPES = frozenset({"u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64", "bool"})
+#: Domains bounded by a range: the least and greatest values they allow.
+_DOMAINS = {
+    "Prob": (0.0, 1.0),
+    "Unit": (0.0, 1.0),
+    "NonNeg": (0.0, math.inf),
+    "Pos": (0.0, math.inf),
+    "Signed": (-1.0, 1.0),
+    "LogProb": (-math.inf, 0.0),
+}
+#: Domains whose values are some numbers only: 0 or 1, 0 or -inf, indices.
+_DISCRETE = frozenset({"Binary", "Additive", "Index"})
+#: How a reduction makes one value of the elements along the axes it covers.
+REDUCTIONS = ("mean", "max", "min", "sum", "absmax", "norm", "std")
+#: Elements sampled (with a generator of the view's own) for the percentiles.
+SAMPLES = 1 << 16
+#: How often the server looks whether the debugger has gone.
+WATCH_SECONDS = 2.0
+
+
+def split_axes(text: str) -> list[str]:
+    """The axes of a shape's text, a group such as `(gh gw)` as one: `b (gh gw) D`."""
+    return _AXIS.findall(text)
+
+
+def group_parts(axis: str) -> list[str] | None:
+    """The parts of a group axis, outer first: `(gh gw)` and `16gh` (which is `(gh 16)`)."""
+    if axis.startswith("(") and axis.endswith(")"):
+        parts = axis[1:-1].split()
+        return parts if len(parts) >= 2 else None
+    grouped = _GROUPED.match(axis)
+    if grouped is not None:
+        return [grouped.group("name"), grouped.group("number")]
+    return None
+
+
+def _part_sizes(parts: list[str], total: int, sizes: dict[str, int]) -> list[int] | None:
+    """Each part's size: a number, a known size, or the one left that the total gives."""
+    found = [int(part) if part.isdigit() else sizes.get(part) for part in parts]
+    unknown = [i for i, size in enumerate(found) if size is None]
+    known = math.prod(size for size in found if size is not None)
+    if len(unknown) == 1 and known and total % known == 0:
+        found[unknown[0]] = total // known
+    if any(size is None for size in found) or math.prod(found) != total:  # type: ignore[misc]
+        return None
+    return found  # type: ignore[return-value]
 
 
 class _View:
     """A value the view shows, with what its type promises."""
 
-    def __init__(self, value: Any, type_text: str | None) -> None:
+    def __init__(
+        self, value: Any, type_text: str | None, sizes: dict[str, int] | None = None
+    ) -> None:
         import torch
 
         tensor = value if isinstance(value, torch.Tensor) else torch.as_tensor(value)
         self.tensor = tensor.detach()
+        #: On CUDA, the view reads on a stream of its own, after what the stopped thread queued.
+        self.stream = self.ready = None
+        if self.tensor.is_cuda:
+            if torch.cuda.is_current_stream_capturing():
+                raise ValueError(
+                    "the value is being recorded into a CUDA graph: it has no values yet"
+                )
+            self.ready = torch.cuda.Event()
+            self.ready.record(torch.cuda.current_stream(self.tensor.device))
+            self.stream = torch.cuda.Stream(device=self.tensor.device)
         self.type_text = type_text
         self.axes: list[str] = [f"{i}" for i in range(self.tensor.dim())]
         self.domain: str | None = None
+        self.domain_size: int | None = None
         self.over: int | None = None
+        #: The parts of each group axis whose parts' sizes are known: [(name, size), ...].
+        self.groups: dict[int, list[tuple[str, int]]] = {}
         match = _TYPE.match(type_text or "")
-        if match is not None:
-            written = match.group("axes").split()
-            if len(written) == self.tensor.dim() and "..." not in written:
-                self.axes = written
-            self.domain = match.group("domain")
-            over = match.group("over")
-            if over is not None and over in self.axes:
-                self.over = self.axes.index(over)
-            elif self.domain in ("Prob", "LogProb") and self.tensor.dim():
-                self.over = self.tensor.dim() - 1
+        if match is None:
+            return
+        written = split_axes(match.group("axes"))
+        if len(written) == self.tensor.dim() and "..." not in written:
+            self.axes = written
+            for axis, name in enumerate(written):
+                parts = group_parts(name)
+                found = parts and _part_sizes(parts, self.tensor.shape[axis], sizes or {})
+                if parts and found:
+                    self.groups[axis] = list(zip(parts, found, strict=True))
+        domain = match.group("domain")
+        self.domain = None if domain in _DTYPES else domain
+        size = match.group("size")
+        if self.domain == "Index" and size is not None:
+            self.domain_size = int(size) if size.isdigit() else (sizes or {}).get(size)
+        over = match.group("over")
+        if over is not None and over in self.axes:
+            self.over = self.axes.index(over)
+        elif self.domain in ("Prob", "LogProb") and self.tensor.dim():
+            self.over = self.tensor.dim() - 1
+
+    @property
+    def range(self) -> tuple[float, float]:
+        """The least and greatest values the domain allows."""
+        if self.domain == "Binary":
+            return 0.0, 1.0
+        if self.domain == "Additive":
+            return -math.inf, 0.0
+        if self.domain == "Index":
+            top = self.domain_size - 1 if self.domain_size else math.inf
+            return 0.0, float(top)
+        return _DOMAINS.get(self.domain or "", (-math.inf, math.inf))
+
+    def outside(self, values):
+        """Which of the (float) values break the domain; NaN and ±∞ are counted apart."""
+        import torch
+
+        finite = torch.isfinite(values)
+        if self.domain == "Binary":
+            return finite & (values != 0) & (values != 1)
+        if self.domain == "Additive":
+            return finite & (values != 0)
+        low, high = self.range
+        out = finite & ((values < low) | (values > high))
+        if self.domain == "Index":
+            out |= finite & (values != values.round())
+        return out
+
+    def not_finite(self, values):
+        """NaN and ±∞, except -inf where the domain allows it (Additive)."""
+        import torch
+
+        if self.domain == "Additive":
+            return torch.isnan(values) | (values == math.inf)
+        return ~torch.isfinite(values)
+
+    def domain_check(self) -> str | None:
+        """The name of the check that values are in the domain, if it has one."""
+        if self.domain == "Binary":
+            return "every value is 0 or 1"
+        if self.domain == "Additive":
+            return "every value is 0 or -inf"
+        if self.domain == "Index":
+            top = self.domain_size if self.domain_size else "∞"
+            return f"every value is a whole number in [0, {top})"
+        if self.domain in _DOMAINS:
+            return f"every value is in {self.domain}'s range"
+        return None
+
+
+def _debugger_s_own(thread: threading.Thread) -> threading.Thread:
+    """Mark a thread as the debugger's own: debugpy neither traces nor suspends it."""
+    thread.is_pydev_daemon_thread = True  # type: ignore[attr-defined]
+    thread.pydev_do_not_trace = True  # type: ignore[attr-defined]
+    return thread
+
+
+class _Http(ThreadingHTTPServer):
+    """Answers each request on a thread of its own, marked as the debugger's like the server's."""
+
+    daemon_threads = True
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        thread = threading.Thread(
+            target=self.process_request_thread,
+            args=(request, client_address),
+            name="shapescript-tensorview-request",
+            daemon=True,
+        )
+        _debugger_s_own(thread).start()
 
 
 class _Server:
@@ -57,15 +205,30 @@ class _Server:
         self.token = secrets.token_urlsafe(24)
         self.views: dict[str, _View] = {}
         self.lock = threading.Lock()
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self.http.daemon_threads = True
+        self.http = _Http(("127.0.0.1", 0), _handler(self))
         self.thread = threading.Thread(
             target=self.http.serve_forever, name="shapescript-tensorview", daemon=True
         )
-        # debugpy leaves threads marked as its own alone: never traced, never suspended.
-        self.thread.is_pydev_daemon_thread = True  # type: ignore[attr-defined]
-        self.thread.pydev_do_not_trace = True  # type: ignore[attr-defined]
-        self.thread.start()
+        _debugger_s_own(self.thread).start()
+        #: Whether a debugger was attached when a value was opened: when it goes away, the
+        #: values it read are let go.
+        self.attached = False
+        self.watcher = threading.Thread(
+            target=self._watch, name="shapescript-tensorview-watch", daemon=True
+        )
+        _debugger_s_own(self.watcher).start()
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(WATCH_SECONDS)
+            self.check_debugger()
+
+    def check_debugger(self) -> None:
+        """Release every value once the debugger that asked for them has gone."""
+        if self.attached and not _debugger_connected():
+            with self.lock:
+                self.views.clear()
+            self.attached = False
 
     @property
     def url(self) -> str:
@@ -77,41 +240,105 @@ _server: _Server | None = None
 _server_lock = threading.Lock()
 
 
-def open(value: Any, type_: Any = None, *, expression: str | None = None) -> dict[str, str]:  # noqa: A001
+def open(  # noqa: A001
+    value: Any,
+    type_: Any = None,
+    *,
+    expression: str | None = None,
+    sizes: dict[str, int] | None = None,
+) -> dict[str, str]:
     """Show `value` (a tensor or array) in the view: its id, the server's URL and token.
 
     `type_` is its ShapeScript type (a checker type, or its text such as
     `[b n m] Prob over m`), which names the axes and says what to check. Without it, the
     type of `expression` (`att`, `m.w`) in the nearest `.ss` frame of the caller is used,
-    as when the debugger evaluates this in a stopped frame."""
+    as when the debugger evaluates this in a stopped frame. `sizes` gives the sizes of
+    named axes (`gh`, `V`) that groups and `Index[V]` use; in a `.ss` frame they're read
+    from the frame's sizes."""
     global _server
+    known: dict[str, int] = {}
     if type_ is None and expression is not None:
-        type_ = _type_in_frames(expression.strip())
+        type_, known = _type_in_frames(expression.strip())
+    known.update(sizes or {})
     with _server_lock:
         if _server is None:
             _server = _Server()
         server = _server
     type_text = type_ if isinstance(type_, str) or type_ is None else _format(type_)
-    view = _View(value, type_text)
+    view = _View(value, type_text, known)
     key = secrets.token_hex(8)
     with server.lock:
         server.views[key] = view
+        server.attached = server.attached or _debugger_connected()
     return {"id": key, "url": server.url, "token": server.token}
 
 
-def _type_in_frames(expression: str) -> Any:
+def _debugger_connected() -> bool:
+    """Whether debugpy runs in this program with a client (an editor) connected."""
+    import sys
+
+    debugpy = sys.modules.get("debugpy")
+    try:
+        return bool(debugpy is not None and debugpy.is_client_connected())
+    except Exception:  # noqa: BLE001 - a debugpy without the API: as if none were connected
+        return False
+
+
+def _type_in_frames(expression: str) -> tuple[Any, dict[str, int]]:
+    """The expression's type in the frame it's evaluated in, and that frame's sizes.
+
+    A debugger evaluates it on the stopped thread with the selected frame's names, so that
+    frame is the one below that gave them: a Python frame gives no type, even with a `.ss`
+    frame above it. Called otherwise, the nearest `.ss` frame of the caller that knows the
+    expression gives its type."""
     import sys
 
     from shapescript import debugging
 
-    frame = sys._getframe(2)
+    caller = sys._getframe(2)
+    target = _evaluated_in(caller)
+    if target is not None:
+        if not debugging.is_shapescript_frame(target):
+            return None, {}
+        found = debugging.frame_types(target).get(expression)
+        return found, _frame_sizes(target) if found is not None else {}
+    frame = caller
     while frame is not None:
         if debugging.is_shapescript_frame(frame):
             found = debugging.frame_types(frame).get(expression)
             if found is not None:
-                return found
+                return found, _frame_sizes(frame)
+        frame = frame.f_back
+    return None, {}
+
+
+def _evaluated_in(caller: Any) -> Any:
+    """The frame below `caller` whose names `caller` runs with, as an evaluation in it does
+    (debugpy copies that frame's globals and locals into the evaluation's globals)."""
+    names = caller.f_globals
+    frame = caller.f_back
+    while frame is not None:
+        if frame.f_locals is caller.f_locals and frame.f_globals is names:
+            return frame
+        if frame.f_code.co_filename != caller.f_code.co_filename and all(
+            names.get(key, names) is value
+            for scope in (frame.f_globals, frame.f_locals)
+            for key, value in scope.items()
+            if key != "__builtins__"
+        ):
+            return frame
         frame = frame.f_back
     return None
+
+
+def _frame_sizes(frame: Any) -> dict[str, int]:
+    """The whole numbers a frame sees by name: its sizes (`b`, `gh`) and the module's dims."""
+    found: dict[str, int] = {}
+    for scope in (frame.f_globals, frame.f_locals):
+        for name, value in scope.items():
+            if isinstance(value, int) and not isinstance(value, bool):
+                found[name] = value
+    return found
 
 
 def release(key: str | None = None) -> None:
@@ -144,18 +371,26 @@ def _handler(server: _Server):
                 self._answer(403, {"error": "wrong token"})
                 return
             with server.lock:
+                if url.path == "/release":
+                    # The view lets a value go when the program goes on.
+                    gone = server.views.pop(query.get("id", ""), None) is not None
+                    self._answer(200, {"released": gone})
+                    return
                 view = server.views.get(query.get("id", ""))
             if view is None:
                 self._answer(404, {"error": "no such value"})
                 return
             try:
-                if url.path == "/summary":
-                    self._answer(200, summary(view))
-                elif url.path == "/tile":
-                    self._answer(200, tile(view, query))
-                else:
-                    self._answer(404, {"error": "no such request"})
-            except (ValueError, IndexError) as error:
+                with _reading(view):
+                    if url.path == "/summary":
+                        answer = summary(view)
+                    elif url.path == "/tile":
+                        answer = tile(view, query)
+                    else:
+                        self._answer(404, {"error": "no such request"})
+                        return
+                self._answer(200, answer)
+            except (ValueError, IndexError, RuntimeError) as error:
                 self._answer(400, {"error": str(error)})
 
         def _answer(self, status: int, body: dict) -> None:
@@ -167,6 +402,21 @@ def _handler(server: _Server):
             self.wfile.write(data)
 
     return Handler
+
+
+@contextlib.contextmanager
+def _reading(view: _View):
+    """Read a CUDA value on the view's stream once the stopped thread's queued work is done,
+    leaving the program's streams alone; anything else is read as it is."""
+    if view.stream is None:
+        yield
+        return
+    import torch
+
+    view.stream.wait_event(view.ready)
+    with torch.cuda.stream(view.stream):
+        yield
+    view.stream.synchronize()
 
 
 def _budget(tensor) -> int:
@@ -182,6 +432,8 @@ def _blocks(tensor):
     """The tensor as float blocks along its first axis, each within the memory budget."""
     if tensor.dim() == 0:
         yield tensor.reshape(1).double()
+        return
+    if tensor.shape[0] == 0:
         return
     per_row = max(tensor[0].numel(), 1) * 8 * 4
     rows = max(_budget(tensor) // per_row, 1)
@@ -206,9 +458,6 @@ def summary(view: _View) -> dict[str, Any]:
     nan = inf = subnormal = 0
     total = squares = 0.0
     least, greatest, largest = math.inf, -math.inf, 0.0
-    low, high = _DOMAINS.get(view.domain or "", (-math.inf, math.inf))
-    if view.domain == "LogProb":
-        low, high = -math.inf, 0.0
     outside = 0
     first_bad: dict[str, list[int] | None] = {"finite": None, "domain": None}
     offset = 0
@@ -221,7 +470,7 @@ def summary(view: _View) -> dict[str, Any]:
         finite = ~(is_nan | is_inf)
         nan += int(is_nan.sum())
         inf += int(is_inf.sum())
-        bad = ~finite
+        bad = view.not_finite(flat)
         if first_bad["finite"] is None and bool(bad.any()):
             first_bad["finite"] = _index(offset + int(bad.nonzero()[0, 0]), tensor.shape)
         values = flat[finite]
@@ -233,7 +482,7 @@ def summary(view: _View) -> dict[str, Any]:
             largest = max(largest, float(values.abs().max()))
             if floating:
                 subnormal += int(((values != 0) & (values.abs() < tiny)).sum())
-        out = finite & ((flat < low) | (flat > high))
+        out = view.outside(flat)
         outside += int(out.sum())
         if first_bad["domain"] is None and bool(out.any()):
             first_bad["domain"] = _index(offset + int(out.nonzero()[0, 0]), tensor.shape)
@@ -241,18 +490,20 @@ def summary(view: _View) -> dict[str, Any]:
     finite_count = count - nan - inf
     mean = total / finite_count if finite_count else math.nan
     variance = squares / finite_count - mean * mean if finite_count else math.nan
+    allowed = inf - _count_allowed_infinities(view) if view.domain == "Additive" else inf
     checks = [
         {
             "check": "no NaN or ±∞",
-            "ok": nan + inf == 0,
-            "count": nan + inf,
+            "ok": nan + allowed == 0,
+            "count": nan + allowed,
             "first": first_bad["finite"],
         }
     ]
-    if view.domain in _DOMAINS or view.domain == "LogProb":
+    domain_check = view.domain_check()
+    if domain_check is not None:
         checks.append(
             {
-                "check": f"every value is in {view.domain}'s range",
+                "check": domain_check,
                 "ok": outside == 0,
                 "count": outside,
                 "first": first_bad["domain"],
@@ -273,14 +524,67 @@ def summary(view: _View) -> dict[str, Any]:
         biggest = torch.finfo(tensor.dtype).max
         stats["subnormal"] = subnormal
         stats["headroom_bits"] = _number(math.log2(biggest / largest)) if largest > 0 else None
-    return {
+    low, high = view.range
+    answer = {
         "shape": list(tensor.shape),
         "axes": view.axes,
+        "groups": {
+            str(axis): [list(part) for part in parts] for axis, parts in view.groups.items()
+        },
         "dtype": str(tensor.dtype).removeprefix("torch."),
         "device": str(tensor.device),
         "type": view.type_text,
+        "domain": view.domain,
+        "domain_size": view.domain_size,
+        "range": [low, high] if math.isfinite(low) and math.isfinite(high) else None,
         "stats": stats,
         "checks": checks,
+    }
+    answer.update(_percentiles(view))
+    return answer
+
+
+def _count_allowed_infinities(view: _View) -> int:
+    """The -inf values of an Additive value, which its domain allows."""
+    return sum(int((block == -math.inf).sum()) for block in _blocks(view.tensor))
+
+
+def _percentiles(view: _View) -> dict[str, Any]:
+    """The 0.5th and 99.5th percentiles of the finite values and a histogram between them
+    (with the counts below and above),
+    from a sample drawn with a generator of the view's own (the program's random numbers
+    don't change)."""
+    import torch
+
+    tensor = view.tensor
+    if tensor.numel() == 0:
+        return {"percentiles": None, "histogram": None}
+    if tensor.numel() <= SAMPLES:
+        sample = tensor.reshape(-1).double()
+    else:
+        generator = torch.Generator(device=tensor.device)
+        generator.manual_seed(0)
+        flat = torch.randint(
+            0, tensor.numel(), (SAMPLES,), generator=generator, device=tensor.device
+        )
+        sample = tensor[torch.unravel_index(flat, tensor.shape)].double()
+    sample = sample[torch.isfinite(sample)]
+    if sample.numel() == 0:
+        return {"percentiles": None, "histogram": None}
+    low, high = torch.quantile(
+        sample, torch.tensor([0.005, 0.995], dtype=sample.dtype, device=sample.device)
+    ).tolist()
+    top = high if high > low else low + 1
+    counts = torch.histc(sample, bins=64, min=low, max=top)
+    return {
+        "percentiles": [low, high],
+        "histogram": {
+            "min": low,
+            "max": top,
+            "counts": [int(c) for c in counts.tolist()],
+            "below": int((sample < low).sum()),
+            "above": int((sample > top).sum()),
+        },
     }
 
 
@@ -330,28 +634,83 @@ def _index(flat: int, shape) -> list[int]:
     return list(reversed(index))
 
 
+def arranged(view: _View, query: dict[str, str]):
+    """The value with its group axes split (`split=1:4,4;...`, sizes of the axis's parts),
+    as the view numbers its axes: a group's parts take its place, the later axes move on."""
+    tensor = view.tensor
+    if tensor.dim() == 0:
+        return tensor.reshape(1, 1)
+    if tensor.dim() == 1:
+        return tensor.reshape(1, -1)
+    splits: list[tuple[int, list[int]]] = []
+    for item in filter(None, query.get("split", "").split(";")):
+        axis, _, parts = item.partition(":")
+        splits.append((int(axis), [int(part) for part in parts.split(",")]))
+    for axis, parts in sorted(splits, reverse=True):
+        if not 0 <= axis < view.tensor.dim() or math.prod(parts) != tensor.shape[axis]:
+            raise ValueError(f"axis {axis} can't be split into {parts}")
+        tensor = tensor.unflatten(axis, parts)
+    return tensor
+
+
+def _reductions(query: dict[str, str], dims: int) -> dict[int, str]:
+    found: dict[int, str] = {}
+    for item in filter(None, query.get("reduce", "").split(";")):
+        axis, _, how = item.partition(":")
+        if how not in REDUCTIONS or not 0 <= int(axis) < dims:
+            raise ValueError(f"no reduction {how!r} over axis {axis}")
+        found[int(axis)] = how
+    return found
+
+
+def _reduce(values, how: str):
+    """One value of the elements along the last axis (the reduced axes, flattened)."""
+    import torch
+
+    if values.shape[-1] == 0:
+        return torch.zeros(values.shape[:-1], dtype=values.dtype, device=values.device)
+    if how == "mean":
+        return values.mean(-1)
+    if how == "max":
+        return values.amax(-1)
+    if how == "min":
+        return values.amin(-1)
+    if how == "sum":
+        return values.sum(-1)
+    if how == "norm":
+        return values.norm(dim=-1)
+    if how == "std":
+        return values.std(-1, correction=0)
+    picked = values.abs().argmax(-1, keepdim=True)
+    return values.gather(-1, picked).squeeze(-1)
+
+
 def tile(view: _View, query: dict[str, str]) -> dict[str, Any]:
     """A tile of up to 256 × 256 cells of two axes, each cell 2^k × 2^j elements.
 
-    `rows` and `cols` name the axes (the last two by default), `at` fixes the others
-    (comma-separated indices, 0 by default), `row`/`col` are the tile's first element
-    and `row_step`/`col_step` the elements a cell covers (powers of two)."""
+    `rows` and `cols` name the axes (the last two by default), `reduce` makes one value of
+    some others (`3:norm;0:mean`), `at` fixes the rest (comma-separated indices, 0 by
+    default), `row`/`col` are the tile's first element and `row_step`/`col_step` the
+    elements a cell covers (powers of two). Axes are numbered after `split`. Each cell has
+    the mean, least and greatest of its values, and counts its elements that are NaN, ±∞
+    or outside the domain. The tile is read in blocks of rows within the memory budget."""
     import torch
 
-    tensor = view.tensor
-    if tensor.dim() == 0:
-        tensor = tensor.reshape(1, 1)
-    elif tensor.dim() == 1:
-        tensor = tensor.reshape(1, -1)
+    tensor = arranged(view, query)
     dims = tensor.dim()
     rows_axis = int(query.get("rows", dims - 2)) % dims
     cols_axis = int(query.get("cols", dims - 1)) % dims
     if rows_axis == cols_axis:
         raise ValueError("rows and cols must be two different axes")
-    rest = [axis for axis in range(dims) if axis not in (rows_axis, cols_axis)]
+    reduced = _reductions(query, dims)
+    if rows_axis in reduced or cols_axis in reduced:
+        raise ValueError("the rows and columns can't be reduced")
+    rest = [axis for axis in range(dims) if axis not in (rows_axis, cols_axis, *reduced)]
     at = [int(part) for part in query.get("at", "").split(",") if part.strip()]
     at += [0] * (len(rest) - len(at))
-    plane = tensor.permute(*rest, rows_axis, cols_axis)[tuple(at[: len(rest)])]
+    order = [*rest, rows_axis, cols_axis, *reduced]
+    plane = tensor.permute(*order)[tuple(at[: len(rest)])]
+    how = list(reduced.values())
     row_step, col_step = int(query.get("row_step", 1)), int(query.get("col_step", 1))
     for step in (row_step, col_step):
         if step < 1 or step & (step - 1):
@@ -360,34 +719,24 @@ def tile(view: _View, query: dict[str, str]) -> dict[str, Any]:
     part = plane[row0 : row0 + TILE * row_step, col0 : col0 + TILE * col_step]
     cells_r = -(-part.shape[0] // row_step)
     cells_c = -(-part.shape[1] // col_step)
+    inner = math.prod(part.shape[2:])
+    per_cell_row = max(row_step * part.shape[1] * max(inner, 1) * 8 * 6, 1)
+    chunk = max(_budget(tensor) // per_cell_row, 1)
+    pieces: dict[str, list] = {name: [] for name in ("mean", "min", "max", "nan", "inf", "out")}
     with torch.no_grad():
-        values = part.double()
-        padded = torch.full(
-            (cells_r * row_step, cells_c * col_step),
-            math.nan,
-            dtype=values.dtype,
-            device=values.device,
-        )
-        padded[: part.shape[0], : part.shape[1]] = values
-        present = torch.zeros_like(padded, dtype=torch.bool)
-        present[: part.shape[0], : part.shape[1]] = True
-        cells = padded.reshape(cells_r, row_step, cells_c, col_step).transpose(1, 2)
-        present = present.reshape(cells_r, row_step, cells_c, col_step).transpose(1, 2)
-        cells = cells.reshape(cells_r, cells_c, -1)
-        present = present.reshape(cells_r, cells_c, -1)
-        is_nan = torch.isnan(cells) & present
-        is_inf = torch.isinf(cells)
-        finite = present & ~is_nan & ~is_inf
-        zero = torch.zeros_like(cells)
-        count = finite.sum(-1)
-        mean = torch.where(finite, cells, zero).sum(-1) / count.clamp(min=1)
-        least = torch.where(finite, cells, torch.full_like(cells, math.inf)).amin(-1)
-        greatest = torch.where(finite, cells, torch.full_like(cells, -math.inf)).amax(-1)
-    empty = count == 0
+        for first in range(0, cells_r, chunk):
+            rows = part[first * row_step : (first + chunk) * row_step]
+            for name, value in _cells(view, rows, row_step, col_step, how).items():
+                pieces[name].append(value)
+    joined = {name: torch.cat(value) if value else None for name, value in pieces.items()}
 
     def grid(values) -> list[list[float | None]]:
-        values = torch.where(empty, torch.full_like(values, math.nan), values).cpu().tolist()
-        return [[None if math.isnan(v) else v for v in row] for row in values]
+        if values is None:
+            return []
+        return [[None if math.isnan(v) else v for v in row] for row in values.cpu().tolist()]
+
+    def counts(values) -> list[list[int]]:
+        return [] if values is None else values.cpu().tolist()
 
     answer = {
         "rows": cells_r,
@@ -396,15 +745,71 @@ def tile(view: _View, query: dict[str, str]) -> dict[str, Any]:
         "col": col0,
         "row_step": row_step,
         "col_step": col_step,
-        "mean": grid(mean),
-        "min": grid(least),
-        "max": grid(greatest),
-        "nan": is_nan.sum(-1).cpu().tolist(),
-        "inf": is_inf.sum(-1).cpu().tolist(),
+        "reduced": ",".join(how) or None,
+        "mean": grid(joined["mean"]),
+        "min": grid(joined["min"]),
+        "max": grid(joined["max"]),
+        "nan": counts(joined["nan"]),
+        "inf": counts(joined["inf"]),
+        "outside": counts(joined["out"]),
     }
-    if view.domain in ("Prob", "LogProb") and view.over == cols_axis and view.tensor.dim() >= 2:
+    plain = not query.get("split") and not reduced
+    if (
+        plain
+        and view.domain in ("Prob", "LogProb")
+        and view.over == cols_axis
+        and view.tensor.dim() >= 2
+    ):
         answer["bad_rows"] = _bad_rows(view, plane, row0, row_step, cells_r)
     return answer
+
+
+def _cells(view: _View, rows, row_step: int, col_step: int, how: list[str]) -> dict[str, Any]:
+    """The cells of some rows of a tile: [rows, cols, reduced...] elements in (each reduced
+    axis with its reduction in `how`), per cell out."""
+    import torch
+
+    full = rows.double()
+    values = full.reshape(rows.shape[0], rows.shape[1], -1)
+    bad = view.not_finite(values)
+    is_nan = torch.isnan(values)
+    out = view.outside(values)
+    nan_n = is_nan.sum(-1)
+    inf_n = (bad & ~is_nan).sum(-1)
+    out_n = out.sum(-1)
+    values = full
+    for reduction in reversed(how):
+        values = _reduce(values, reduction)
+    r, c = values.shape
+    cells_r, cells_c = -(-r // row_step), -(-c // col_step)
+
+    def padded(grid, fill):
+        full = torch.full(
+            (cells_r * row_step, cells_c * col_step), fill, dtype=grid.dtype, device=grid.device
+        )
+        full[:r, :c] = grid
+        return (
+            full.reshape(cells_r, row_step, cells_c, col_step)
+            .transpose(1, 2)
+            .reshape(cells_r, cells_c, -1)
+        )
+
+    cells = padded(values, math.nan)
+    finite = torch.isfinite(cells)
+    count = finite.sum(-1)
+    mean = torch.where(finite, cells, torch.zeros_like(cells)).sum(-1) / count.clamp(min=1)
+    least = torch.where(finite, cells, torch.full_like(cells, math.inf)).amin(-1)
+    greatest = torch.where(finite, cells, torch.full_like(cells, -math.inf)).amax(-1)
+    empty = count == 0
+    nothing = torch.full_like(mean, math.nan)
+    return {
+        "mean": torch.where(empty, nothing, mean),
+        "min": torch.where(empty, nothing, least),
+        "max": torch.where(empty, nothing, greatest),
+        "nan": padded(nan_n, 0).sum(-1),
+        "inf": padded(inf_n, 0).sum(-1),
+        "out": padded(out_n, 0).sum(-1),
+    }
 
 
 def _bad_rows(view: _View, plane, row0: int, row_step: int, cells: int) -> list[int]:

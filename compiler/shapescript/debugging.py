@@ -90,18 +90,30 @@ def _add_fields(checked: Any, found: dict[str, Any]) -> None:
 
 
 def named_sizes(value: Any, type_: Any) -> str | None:
-    """`[b=2 D=4]` for a tensor whose declared type names its axes, else None."""
+    """`[b=2 D=4]` for a tensor whose declared type names its axes, its plain sizes `[2 4]`
+    for one whose type isn't known here (in a cell, a value whose type uses what earlier
+    cells declared), else None."""
     from shapescript.check.types import TensorType, axis_text
 
     shape = getattr(value, "shape", None)
-    if shape is None or not isinstance(type_, TensorType) or type_.axes is None:
+    if shape is None or not hasattr(value, "dtype"):
         return None
+    plain = "[" + " ".join(str(size) for size in shape) + "]"
+    if not isinstance(type_, TensorType) or type_.axes is None:
+        return plain
     axes = type_.axes
     if any(axis.rest for axis in axes) or len(axes) != len(shape):
-        return "[" + " ".join(str(size) for size in shape) + "]"
+        return plain
     return (
-        "[" + " ".join(f"{axis_text(a)}={size}" for a, size in zip(axes, shape, strict=True)) + "]"
+        "["
+        + " ".join(_named(axis_text(a), size) for a, size in zip(axes, shape, strict=True))
+        + "]"
     )
+
+
+def _named(written: str, size: int) -> str:
+    """`D=4`, or `3` for an axis written as the number it is."""
+    return written if written == str(size) else f"{written}={size}"
 
 
 def describe(value: Any, type_: Any, shown: str) -> tuple[str, str | None]:

@@ -5,7 +5,7 @@ and imports `inspect`; with the checker's 130-odd node and type classes that was
 a cold `shapescript check`. `record` does what the package asked of
 `dataclass(slots=True)` and `dataclass(frozen=True, slots=True)`: an `__init__` with
 defaults and factories, `__repr__`, `__eq__`, `__hash__` when frozen, `__match_args__`.
-A class's methods are compiled together, in one `exec`, the first time one is called.
+Each method of a class is compiled, in an `exec` of its own, the first time it is called.
 `field` and `replace` stand in for their `dataclasses` namesakes.
 """
 
@@ -88,8 +88,30 @@ def _all_fields(cls: type, own: list[Field]) -> list[Field]:
 GENERATED = ("__init__", "__repr__", "__eq__", "__hash__")
 
 
-def _methods_source(fields: tuple[Field, ...], frozen: bool) -> tuple[str, dict[str, Any]]:
-    """The source of the record's methods, and the names it needs in its namespace."""
+def _slot_setter(cls: type, name: str) -> Callable[[Any, Any], None] | None:
+    """The `__set__` of the slot that holds field `name`, or None if no slot does."""
+    for klass in cls.__mro__:
+        found = klass.__dict__.get(name)
+        if found is not None:
+            return found.__set__ if type(found) is _MEMBER_DESCRIPTOR else None
+    return None
+
+
+class _Probe:
+    __slots__ = ("slot",)
+
+
+_MEMBER_DESCRIPTOR = type(_Probe.__dict__["slot"])
+
+
+def _methods_source(
+    fields: tuple[Field, ...], frozen: bool, cls: type | None = None
+) -> tuple[dict[str, str], dict[str, Any]]:
+    """The source of each of the record's methods, and the names they need in their
+    namespace.
+
+    A frozen record's `__init__` sets each field through its slot's own setter, which
+    skips the frozen `__setattr__` as `object.__setattr__` does, at half its cost."""
     names: dict[str, Any] = {"MISSING": MISSING}
     params, body = [], []
     for item in fields:
@@ -104,41 +126,49 @@ def _methods_source(fields: tuple[Field, ...], frozen: bool) -> tuple[str, dict[
         else:
             params.append(item.name)
             value = item.name
-        if frozen:
+        setter = _slot_setter(cls, item.name) if frozen and cls is not None else None
+        if setter is not None:
+            names[f"_set_{item.name}"] = setter
+            body.append(f"  _set_{item.name}(self, {value})")
+        elif frozen:
             body.append(f"  _set(self, {item.name!r}, {value})")
         else:
             body.append(f"  self.{item.name} = {value}")
+    sources: dict[str, str] = {}
     lines = [f"def __init__(self, {', '.join(params)}):" if params else "def __init__(self):"]
-    lines += body or ["  pass"]
+    sources["__init__"] = "\n".join(lines + (body or ["  pass"]))
     shown = ", ".join(f"{item.name}={{self.{item.name}!r}}" for item in fields if item.repr)
-    lines += [
-        "def __repr__(self):",
-        f"  return f'{{type(self).__qualname__}}({shown})'",
-    ]
+    sources["__repr__"] = f"def __repr__(self):\n  return f'{{type(self).__qualname__}}({shown})'"
     compared = [item.name for item in fields if item.compare]
     mine = "".join(f"self.{name}," for name in compared)
     theirs = "".join(f"other.{name}," for name in compared)
-    lines += [
-        "def __eq__(self, other):",
-        "  if other.__class__ is self.__class__:",
-        f"    return ({mine}) == ({theirs})",
-        "  return NotImplemented",
-    ]
+    sources["__eq__"] = "\n".join(
+        [
+            "def __eq__(self, other):",
+            "  if other.__class__ is self.__class__:",
+            f"    return ({mine}) == ({theirs})",
+            "  return NotImplemented",
+        ]
+    )
     if frozen:
         names["_set"] = object.__setattr__
-        lines += ["def __hash__(self):", f"  return hash(({mine}))"]
-    return "\n".join(lines) + "\n", names
+        sources["__hash__"] = f"def __hash__(self):\n  return hash(({mine}))"
+    return {method: source + "\n" for method, source in sources.items()}, names
 
 
-def _install(cls: type) -> None:
-    """Compile a record's methods and put them in place of the stubs that called this."""
-    source, names = _methods_source(cls.__record_fields__, cls.__record_frozen__)
-    exec(source, names)
-    for method in GENERATED:
-        if method in names and cls.__dict__.get(method) in _STUB_SET:
-            function = names[method]
-            function.__qualname__ = f"{cls.__qualname__}.{method}"
-            setattr(cls, method, function)
+def _install(cls: type, method: str) -> None:
+    """Compile one of a record's methods and put it in place of the stub that called this.
+
+    Each method is compiled on its own when first called: most records of a check are
+    only ever made, so compiling their `__repr__` and `__eq__` with it would be wasted
+    (parsing the generated source is most of the cost)."""
+    sources, names = _methods_source(cls.__record_fields__, cls.__record_frozen__, cls)
+    if method not in sources or cls.__dict__.get(method) not in _STUB_SET:
+        return
+    exec(sources[method], names)
+    function = names[method]
+    function.__qualname__ = f"{cls.__qualname__}.{method}"
+    setattr(cls, method, function)
 
 
 def _stub(method: str) -> Callable[..., Any]:
@@ -146,7 +176,7 @@ def _stub(method: str) -> Callable[..., Any]:
 
     def stub(self: Any, *args: Any, **kwargs: Any) -> Any:
         owner = next(klass for klass in type(self).__mro__ if method in klass.__dict__)
-        _install(owner)
+        _install(owner, method)
         return getattr(owner, method)(self, *args, **kwargs)
 
     stub.__name__ = method

@@ -1,6 +1,7 @@
 """Notebook transcripts under tests/data/notebooks: each `# In [k]` section is a
 `%%shapescript` cell run in that order (a `# Python` section runs as Python), and each
-cell reports exactly the codes its markers expect; a cell without markers runs."""
+cell reports exactly the codes its markers expect; a cell without markers runs. Each
+transcript starts as a new kernel does, without devices."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from shapescript.notebook.session import Session
+from shapescript.rt import devices
 from tests.markers import expected_markers
 
 CASES = Path(__file__).resolve().parent.parent / "data" / "notebooks"
@@ -31,6 +33,14 @@ def sections(text: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("path", CASE_FILES, ids=[path.stem for path in CASE_FILES])
 def test_each_cell_reports_exactly_its_markers(path: Path) -> None:
     torch = pytest.importorskip("torch")
+    devices._reset_for_tests()
+    try:
+        _run_transcript(path, torch)
+    finally:
+        devices._reset_for_tests()
+
+
+def _run_transcript(path: Path, torch) -> None:
     session = Session()
     namespace: dict[str, object] = {"torch": torch}
     for number, (label, body) in enumerate(sections(path.read_text(encoding="utf-8"))):

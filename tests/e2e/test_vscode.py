@@ -17,6 +17,7 @@ missing, and fails on anything else, packaging included.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
@@ -164,7 +165,25 @@ def _run(cmd: list[str], cwd: Path, timeout: int) -> None:
         )
 
 
+_PACKAGED: dict[str, Path] = {}
+
+
 def package_extension(work: Path) -> Path:
+    """The extension packaged as a .vsix, built once per test session and copied into `work`.
+
+    Packaging (npm ci, compile, vsce package) takes about a minute, and every real-VS Code
+    test needs the same package; a failed build fails each test that asks for it.
+    """
+    if "vsix" not in _PACKAGED:
+        build = Path(tempfile.mkdtemp(prefix="shapescript-vsix-"))
+        atexit.register(shutil.rmtree, build, ignore_errors=True)
+        _PACKAGED["vsix"] = _build_package(build)
+    vsix = work / "shapescript.vsix"
+    shutil.copyfile(_PACKAGED["vsix"], vsix)
+    return vsix
+
+
+def _build_package(work: Path) -> Path:
     """npm ci, compile and vsce package in a copy of vscode-extension/; returns the .vsix."""
     src = work / "vscode-extension"
     shutil.copytree(

@@ -94,3 +94,32 @@ export fn positive_total(x: [n D]) -> []:
     kept = x |> filter(row => sum(row) > 0.0, over=n)
     return sum(sum(kept, over=D))
 """
+
+#: An `export fn` that takes a model: still E1705, which --fn on an unmarked one isn't.
+MARKED_MODEL = ENCODER.replace("fn forward", "export fn forward")
+
+#: Host numbers a torch.while_loop and a torch.cond assign, used after them: in arithmetic,
+#: an `if`, `!`, an index, `to f32` and a call that has an `if` on them; and a loop's
+#: counter as an index inside it.
+COUNTED = """fn times(x: [n], k: int, on: bool) -> [n]:
+    y = x * k
+    if on and k > 1:
+        y = y + 1.0
+    return y
+
+export fn counted(x: [n], w: [n n]) -> [n]:
+    count = 0
+    y = x
+    for i in 0..n:
+        count = count + 1
+        y = y + w[i]
+    big = false
+    if sum(x) > 0:
+        big = true
+    y = times(y, count, big)
+    if count > 2 and !big:
+        y = y + w[count - 1]
+    else:
+        y = y - 1.0
+    return y + (count to f32)
+"""

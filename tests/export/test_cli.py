@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from shapescript import cli
-from tests.export.programs import ATTENTION, TWO_EXPORTS, UNMARKED_HOST
+from tests.export.programs import ATTENTION, ENCODER, MARKED_MODEL, TWO_EXPORTS, UNMARKED_HOST
 
 
 @pytest.fixture(autouse=True)
@@ -58,3 +58,49 @@ def test_the_emitted_module_needs_torch_and_einops_only() -> None:
             imported.add(node.module.split(".")[0])
     assert imported <= {"torch", "einops", "math", "sys", "traceback", "inspect", "argparse"}
     assert "shapescript" not in imported
+
+
+def test_an_unmarked_function_taking_a_model_first_bakes_the_model_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import subprocess
+
+    Path("enc.ss").write_text(ENCODER)
+    commands: list[list[str]] = []
+    monkeypatch.setattr(subprocess, "call", lambda command: commands.append(command) or 0)
+    argv = ["export", "enc.ss", "--fn", "forward", "-o", "enc.pt2", "--weights", "w.pt"]
+    assert cli.main([*argv, "--seed", "4"]) == 0
+    ((_python, _script, *passed),) = commands
+    assert passed == ["-o", "enc.pt2", "--seed", "4", "--weights", "w.pt"]
+    assert cli.main(["export", "enc.ss", "--fn", "forward", "--aoti"]) == 0
+    assert commands[-1][2:] == ["-o", "enc.pt2", "--aoti", "--seed", "0"]
+    assert cli.main(["export", "enc.ss", "--fn", "forward", "--emit-python", "e.py"]) == 0
+    text = Path("e.py").read_text()
+    assert "'model': 'Encoder'" in text and "'model_param': 'm'" in text
+
+
+def test_an_export_fn_taking_a_model_is_still_e1705(capsys: pytest.CaptureFixture[str]) -> None:
+    Path("marked.ss").write_text(MARKED_MODEL)
+    assert cli.main(["export", "marked.ss"]) == 1
+    assert "E1705" in capsys.readouterr().err
+
+
+def test_weights_that_are_not_the_models_are_a_plain_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import importlib.util
+
+    import torch
+
+    Path("enc.ss").write_text(ENCODER)
+    assert cli.main(["export", "enc.ss", "--fn", "forward", "--emit-python", "e.py"]) == 0
+    spec = importlib.util.spec_from_file_location("enc_export", "e.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    torch.save({"x": torch.zeros(3)}, "other.pt")
+    run = [module.forward, module._SS_EXPORT_SPEC, torch.device("cpu"), "enc.ss", {}]
+    assert module._ss_main(*run, argv=["-o", "enc.pt2", "--weights", "other.pt"]) == 1
+    err = capsys.readouterr().err
+    assert err.strip() == "enc.ss: error: `other.pt` holds no Encoder model that save wrote"
+    assert not Path("enc.pt2").exists()

@@ -7,12 +7,12 @@ import ast
 from shapescript.analysis import check
 from shapescript.export.module import build_export
 from shapescript.syntax.source import SourceFile
-from tests.export.programs import CONTROL, RETURNING
+from tests.export.programs import CONTROL, COUNTED, RETURNING
 
 
-def function_source(text: str, name: str) -> str:
+def function_source(text: str, name: str, exported: str | None = None) -> str:
     checked = check(SourceFile.from_text("control.ss", text))
-    module = build_export(checked, name)
+    module = build_export(checked, exported or name)
     tree = ast.parse(module.text)
     (found,) = [
         node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == name
@@ -41,3 +41,17 @@ def test_each_line_of_a_block_maps_to_its_ss_line() -> None:
     mapped = {lines[number - 1].strip(): origin for number, origin in module.lines.items()}
     assert mapped["y = _ss_torch.matmul(y, w)"] == 4
     assert mapped["y = -y"] == 12
+
+
+def test_uses_of_a_blocks_host_numbers_after_it_take_a_0_d_tensor() -> None:
+    source = function_source(COUNTED, "counted")
+    assert "y = y + _ss_at(w, i)" in source
+    assert "_ss_cond(_ss_and(count > 2, _ss_not(big)), _ss_then_" in source
+    assert "_ss_at(w, count - 1)" in source
+    assert "_ss_host_tensor(count, dtype=" in source
+    assert "if count" not in source
+
+
+def test_a_functions_host_parameters_may_be_a_blocks_0_d_tensors() -> None:
+    source = function_source(COUNTED, "times", exported="counted")
+    assert "_ss_cond(_ss_and(on, k > 1), _ss_then_" in source

@@ -14,7 +14,7 @@ import torch
 import shapescript
 from shapescript import cli
 from shapescript.rt import devices
-from tests.export.programs import ATTENTION, CONTROL, FILTERED, REFUSED, VALUES
+from tests.export.programs import ATTENTION, CONTROL, COUNTED, FILTERED, REFUSED, VALUES
 
 pytestmark = pytest.mark.slow
 
@@ -43,6 +43,17 @@ torch.save(outputs, sys.argv[3])
 
 #: (b, n) sizes: size 1 included, none of them the example sizes.
 SIZES = [(1, 1), (3, 5), (2, 9)]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: examples/gpt2.ss with small sizes: tracing on the CPU is slow.
+SMALL_GPT2 = (
+    (ROOT / "examples" / "gpt2.ss")
+    .read_text()
+    .replace("dim D = 64", "dim D = 16")
+    .replace("dim V = 256", "dim V = 32")
+    .replace("dim P = 128", "dim P = 16")
+)
 
 
 @pytest.fixture(autouse=True)
@@ -116,8 +127,10 @@ def test_export_from_python_raises_shapescript_error_for_an_unexportable_functio
     not (shutil.which("c++") or shutil.which("g++")), reason="AOTInductor needs a C++ compiler"
 )
 def test_the_aoti_package_of_attention_runs_with_torch_alone() -> None:
+    # In this process: the command's --aoti reaches the same step (tests/export/test_cli.py),
+    # and a second Python importing torch only to compile would add to the slowest test.
     Path("attention.ss").write_text(ATTENTION)
-    assert cli.main(["export", "attention.ss", "-o", "attention.pt2", "--aoti"]) == 0
+    shapescript.export("attention.ss", output="attention.pt2", aoti=True)
     inputs = attention_inputs()
     got = run_without_shapescript(LOAD_AOTI, Path("attention.pt2"), inputs)
     for have, want in zip(got, expected(inputs), strict=True):
@@ -134,6 +147,19 @@ def test_loops_and_ifs_on_tensors_export_and_keep_their_results() -> None:
         w = torch.randn(n, n, generator=generator) / n
         torch.testing.assert_close(program(x, w), compiled.f(x, w), atol=1e-5, rtol=1e-5)
         torch.testing.assert_close(program(-x, w), compiled.f(-x, w), atol=1e-5, rtol=1e-5)
+
+
+def test_host_numbers_a_loop_or_an_if_assigns_are_usable_after_it() -> None:
+    Path("counted.ss").write_text(COUNTED)
+    program = shapescript.export("counted.ss").module()
+    compiled = shapescript.compile(COUNTED, "counted.ss", devices="cpu")
+    generator = torch.Generator().manual_seed(2)
+    for n in (1, 2, 5):
+        x = torch.randn(n, generator=generator).abs()
+        w = torch.randn(n, n, generator=generator)
+        for sign in (1, -1):
+            want = compiled.counted(sign * x, w)
+            torch.testing.assert_close(program(sign * x, w), want, atol=1e-5, rtol=1e-5)
 
 
 def test_a_torch_error_while_tracing_is_exit_1_with_the_ss_line(
@@ -163,3 +189,27 @@ def test_a_filter_exports_with_a_data_dependent_size() -> None:
         x = torch.randn(rows, 4)
         want = x[x.sum(1) > 0].sum()
         torch.testing.assert_close(program(x), want)
+
+
+def test_the_pt2_of_gpt2s_forward_holds_the_model_and_runs_with_torch_alone() -> None:
+    assert "dim V = 32" in SMALL_GPT2
+    Path("gpt2.ss").write_text(SMALL_GPT2)
+    source = shapescript.compile(SMALL_GPT2, "gpt2.ss", devices="cpu")
+    model = source.Gpt2.init(seed=3)
+    shapescript.save("ckpt.pt", model)
+    program = shapescript.export("gpt2.ss", fn="forward", output="gpt2.pt2", weights="ckpt.pt")
+    assert list(program.graph_signature.user_inputs) == ["ids", "pos"]
+    assert "m.wte" in program.graph_signature.parameters
+    generator = torch.Generator().manual_seed(0)
+    inputs = [
+        (torch.randint(0, 32, (b, n), generator=generator), torch.arange(n).repeat(b, 1))
+        for b, n in SIZES
+    ]
+    got = run_without_shapescript(LOAD, Path("gpt2.pt2"), inputs)
+    with torch.no_grad():
+        want = [source.forward(model, *args) for args in inputs]
+    other = source.forward(source.Gpt2.init(seed=0), *inputs[1])
+    assert not torch.allclose(other, want[1])  # so the weights are the checkpoint's
+    for have, expect in zip(got, want, strict=True):
+        assert have.shape == expect.shape
+        torch.testing.assert_close(have, expect, atol=1e-5, rtol=1e-5)

@@ -71,3 +71,16 @@ async def test_one_device_says_nothing_about_devices(client: LanguageClient):
     uri = await open_document(client, one, "one.ss")
     text = await _hover(client, uri, one, "l, g = value_and_grad(loss", 0)
     assert "Sent between" not in text
+
+
+@pytest.mark.asyncio
+async def test_with_shard_params_a_model_is_each_device_s_piece(client: LanguageClient):
+    sharded = readme_on("cuda[0 1 2]\n    shard params")
+    uri = await open_document(client, sharded, "sharded.ss")
+    m = await _hover(client, uri, sharded, "fn forward(m", 11)
+    assert (
+        "Sharded: each device holds a third of every param of `Mlp`, 271,368 bytes (265 KiB) "
+        "of its params." in m
+    )
+    line = await _hover(client, uri, sharded, "return (x - m.mean) @ m.w1", 0)
+    assert "all-gather of `m.w1`, padded to a multiple of 3: 200,706 × f32" in line

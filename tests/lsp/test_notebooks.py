@@ -11,9 +11,9 @@ from pytest_lsp import LanguageClient
 
 NOTEBOOK = "file:///tmp/lsp-tests/analysis.ipynb"
 CELLS = [
-    "import torch\n",
+    "import torch\nscale = 2.0\nD = 3\n",
     "%%shapescript\ndevices cpu\ndim D = 4\nfn double(a: [n D]) -> [n D] = a * 2\n"
-    "x = torch.ones(2, 4) as [2 D]\n",
+    "x = torch.ones(2, 4) as [2 D]\nfor i in 0..2:\n    q = x + 1\n",
     "%%shapescript\ny = double(x)\nz = y + nope\n",
 ]
 
@@ -81,8 +81,17 @@ async def test_hover_completion_and_definition_in_a_cell(vscode_client: Language
     completion = await client.text_document_completion_async(
         types.CompletionParams(text_document=where, position=types.Position(line=2, character=4))
     )
-    labels = [item.label for item in completion.items]
-    assert "double" in labels and "y" in labels
+    items = {item.label: item for item in completion.items}
+    assert "double" in items and "y" in items
+    # Earlier cells' values, wherever the cursor is, and the notebook's Python variables
+    # where nothing else has the name (D is the dim).
+    assert items["x"].detail == "[2 D]" and items["x"].kind == types.CompletionItemKind.Variable
+    assert "q" in items and items["D"].kind == types.CompletionItemKind.Constant
+    for name in ("scale", "torch"):
+        assert items[name].kind == types.CompletionItemKind.Variable
+        assert items[name].detail == "a Python variable of the notebook"
+    labels = [item.label for item in sorted(completion.items, key=lambda i: i.sort_text or "")]
+    assert labels.index("x") < labels.index("scale")
     found = await client.text_document_definition_async(
         types.DefinitionParams(text_document=where, position=types.Position(line=1, character=6))
     )

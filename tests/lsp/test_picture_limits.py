@@ -56,8 +56,10 @@ async def _allow(client: LanguageClient) -> None:
 
 @pytest.mark.slow
 async def test_10_gb_and_an_endless_loop_get_no_picture_and_the_next_hover_answers(
-    client: LanguageClient,
+    vscode_client: LanguageClient,
 ):
+    # The worker's limits don't depend on the editor: one client is enough.
+    client = vscode_client
     uri = await open_document(client, LIMITS, "limits.ss")
     await _allow(client)
     huge = await _settled(client, uri, LIMITS, "fn huge")

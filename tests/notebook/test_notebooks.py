@@ -40,13 +40,15 @@ def plain(output) -> str:
 def test_cells_declare_use_redeclare_fail_and_draw() -> None:
     cells = run(
         "%load_ext shapescript\nimport torch",
-        "%%shapescript\ndevices cpu\ndim D = 4\nfn double(a: [n D]) -> [n D] = a * 2",
-        "%%shapescript\nx = torch.ones(2, 4) as [2 D]\ndouble(x)",
+        "%%shapescript\ndim D = 4\nfn double(a: [n D]) -> [n D] = a * 2",
+        "%%shapescript\nx = torch.ones(2, 4) as [2 D]\nx",
         "%%shapescript\ny = x + nothing",
+        "%%shapescript\ndevices cpu\nz = double(x)",
         "%%shapescript\ndim D = 8",
-        "%%shapescript\ny = x * 2",
-        "print('y' in globals(), x.shape)",
+        "%%shapescript\ny = x * 2\nw = double(torch.ones(1, 8) as [1 D])",
+        "print('y' in globals(), x.shape, z.tolist())",
     )
+    # Nothing asked for a device before the devices line: x is a Python tensor, checked.
     assert [cell.outputs for cell in cells[:2]] == [[], []]
     drawing = cells[2].outputs
     assert len(drawing) == 1 and drawing[0]["output_type"] == "display_data"
@@ -63,8 +65,10 @@ def test_cells_declare_use_redeclare_fail_and_draw() -> None:
         "\n"
         "found 1 error in this cell; nothing ran\n"
     )
-    assert cells[4].outputs == []
-    stale = plain(cells[5].outputs[0])
+    assert [cell.outputs for cell in cells[4:6]] == [[], []]
+    stale = plain(cells[6].outputs[0])
     assert stale.startswith("error[E0701]: `x` is out of date; run [3] again to use this\n")
-    assert stale.endswith("found 1 error in this cell; nothing ran\n")
-    assert plain(cells[6].outputs[0]) == "False torch.Size([2, 4])\n"
+    assert "error[E0701]: `double` is out of date; run [2] again to use this\n" in stale
+    assert "= note: `double` is out of date: `D` has changed since [2] ran\n" in stale
+    assert stale.endswith("found 2 errors in this cell; nothing ran\n")
+    assert plain(cells[7].outputs[0]) == "False torch.Size([2, 4]) " + str([[2.0] * 4] * 2) + "\n"

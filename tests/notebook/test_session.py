@@ -116,9 +116,12 @@ def test_a_run_time_error_names_the_cell_and_its_line() -> None:
         notebook.cell("a = torch.ones(4) as [D]\nb = torch.ones(3, 5) as [2 D]\n")
     error = raised.value
     assert (error.path, error.line) == ("<cell 2>", 3)
+    assert str(error).startswith("<cell 2>:3:5: `as` expected shape (2, 4), got (3, 5)")
     assert "a" not in notebook.namespace
     last = traceback.extract_tb(error.__traceback__)
-    assert any(frame.filename == "<cell 2>" and frame.lineno == 3 for frame in last)
+    assert any(
+        (frame.filename, frame.lineno, frame.name) == ("<cell 2>", 3, "In [2]") for frame in last
+    )
 
 
 def test_a_model_made_in_one_cell_is_used_in_another() -> None:
@@ -142,5 +145,27 @@ def test_a_model_whose_fields_changed_shape_is_out_of_date() -> None:
     )
     notebook.cell("dim D = 8\n")
     outcome = notebook.cell("w = fwd(lin)\n")
-    assert codes(outcome) == ["E0701"]
-    assert outcome.diagnostics[0].message == "`lin` is out of date; run [2] again to use this"
+    assert [diag.message for diag in outcome.diagnostics] == [
+        "`fwd` is out of date; run [2] again to use this",
+        "`lin` is out of date; run [2] again to use this",
+    ]
+    assert outcome.diagnostics[0].notes == ["`fwd` is out of date: `D` has changed since [2] ran"]
+
+
+def test_without_devices_cells_run_until_one_needs_a_device() -> None:
+    from shapescript.rt import DeviceError, devices
+
+    devices._reset_for_tests()
+    try:
+        notebook = Notebook()
+        notebook.cell("dim D = 4\nfn g(a: [D]) -> [D] = a + 1\n")
+        shown = notebook.cell("x = torch.ones(4) as [D]\ny = x * 2\ny\n")
+        assert shown.ran and shown.shown.tolist() == [2.0] * 4
+        assert notebook.cell("for i in 0..2:\n    q = x + y\n").ran
+        with pytest.raises(DeviceError) as raised:
+            notebook.cell("z = g(x)\n")
+        assert "a `devices cpu` line in a %%shapescript cell" in str(raised.value)
+        assert notebook.cell("devices cpu\n").ran
+        assert notebook.cell("z = g(x)\nz\n").shown.tolist() == [2.0] * 4
+    finally:
+        devices._reset_for_tests()

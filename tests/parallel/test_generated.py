@@ -45,8 +45,26 @@ def test_one_device_has_no_workers() -> None:
     assert "_ss_collectives" not in source
 
 
-def test_split_h_is_e1801_when_checked_so_nothing_is_generated_to_import() -> None:
+def test_split_h_names_the_dim_and_the_split_params_for_the_workers() -> None:
+    text = (
+        "devices cpu[0 1 2]\n    split H\n\ndim H = 12\ndim D = 4\n\n"
+        "model M:\n    param w: [H D] = zeros\n    param v: [D D] = zeros\n\n"
+        "fn twice(m: M) -> [H D] = m.w * 2\n"
+    )
+    checked = check(SourceFile.from_text("split.ss", text))
+    assert checked.errors == []
+    source = generate(checked).source
+    assert "_ss_split_heads = ('H', {'M': {'w': 0}})" in source
+    # Its result is every worker's heads, joined along H.
+    assert "twice = _ss_program.remote(twice, 'twice', {}, 0, (), " in source
+
+
+def test_a_parameter_split_along_h_is_split_and_checked_against_the_worker_s_share() -> None:
     text = "devices cpu[0 1 2]\n    split H\n\ndim H = 12\n\nfn twice(x: [H]) -> [H] = x * 2\n"
     checked = check(SourceFile.from_text("split.ss", text))
-    assert [d.code for d in checked.errors] == ["E1801"]
-    assert generate(checked).source == ""
+    assert checked.errors == []
+    source = generate(checked).source
+    assert "twice = _ss_program.remote(twice, 'twice', {'x': 0}, 0, (), " in source
+    # H is read from the argument (a worker's share), not checked against 12.
+    assert "H = _ss_s0[0]" in source
+    assert "!= 12" not in source

@@ -60,8 +60,7 @@ def test_a_function_of_ints_runs_anywhere() -> None:
 def test_shard_params_and_split_are_recorded() -> None:
     text = "devices cpu[0 1 2]\n    shard params\n    split H\n\ndim H = 12\n"
     checked = _check(text)
-    # `split H` is recorded, and refused when checked (E1801): it isn't supported yet.
-    assert [d.code for d in checked.errors] == ["E1801"]
+    assert checked.errors == []
     assert checked.placement.shard_params
     assert checked.placement.split_dim == "H"
 

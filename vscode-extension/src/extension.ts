@@ -295,8 +295,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ arch
     vscode.workspace.onDidGrantWorkspaceTrust(() => sendPictures()),
     vscode.window.onDidChangeActiveColorTheme(sendTheme),
   );
-  const pythonDefinitions = new PythonDefinitions(async (file, name) =>
-    client?.isRunning() ? client.sendRequest('shapescript/declarationOf', { path: file, name }) : undefined);
+  const pythonDefinitions = new PythonDefinitions(async (file, name) => {
+    await queue;  // a server that is starting answers once it has started
+    return client?.isRunning() ? client.sendRequest('shapescript/declarationOf', { path: file, name }) : undefined;
+  }, log);
   context.subscriptions.push(
     pythonDefinitions,
     vscode.languages.registerDefinitionProvider({ language: 'python', scheme: 'file' }, pythonDefinitions),

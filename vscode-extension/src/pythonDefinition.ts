@@ -4,15 +4,23 @@
 // and VS Code shows every provider's answers, with no way to drop another's. So this
 // provider adds its own answer, the `.ss` declaration, only when no other provider
 // answers; when one does, an editor that then lands on the generated module, where that
-// answer said, is replaced in the same tab by the `.ss` file at the same declaration.
-// A generated module opened on purpose (explorer, tab) is left alone.
+// answer said, is replaced in the same tab by the `.ss` file at the same declaration, and
+// the navigation history forgets the generated module. In the generated module itself,
+// where the other answer doesn't leave the file, F12 and Ctrl-click open the `.ss` file.
+// A generated module opened on purpose (explorer, tab) is left alone. The decisions are
+// in pythonNavigation.ts.
 import * as vscode from 'vscode';
 import {
   GENERATED_PREFIX, generatedDeclaration, importedNameAt, nameAt, ssCandidates, ssOfGenerated,
 } from './pythonNames';
+import {
+  Landing, Place, actedAt, answerFor, innerCharacter, landingStep, opensAtOnce,
+} from './pythonNavigation';
 
-/** How long after a go to definition an editor landing on a generated module counts. */
-const LANDING_MS = 5000;
+/** The context key that is true while the active editor shows a generated module. */
+export const IN_GENERATED_MODULE = 'shapescript.inGeneratedModule';
+/** F12 in a generated module (package.json binds it): go to definition, asked for. */
+export const REVEAL_DEFINITION = 'shapescript.python.revealDefinition';
 
 interface DeclarationAnswer {
   uri: string;
@@ -31,43 +39,98 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
-export class PythonDefinitions implements vscode.DefinitionProvider, vscode.Disposable {
-  private asking = false;
-  private landing: { generated: string; target: vscode.Location; at: number } | undefined;
-  private readonly listener: vscode.Disposable;
+function isOpenInTab(file: string): boolean {
+  return vscode.window.tabGroups.all.some((group) => group.tabs.some((tab) =>
+    tab.input instanceof vscode.TabInputText && tab.input.uri.fsPath === file));
+}
 
-  constructor(private readonly declarationOf: DeclarationOf) {
-    this.listener = vscode.window.onDidChangeActiveTextEditor((editor) => void this.landed(editor));
+function placeOf(document: vscode.TextDocument, position: vscode.Position): Place {
+  return { path: document.uri.fsPath, line: position.line, character: position.character };
+}
+
+function placeKey(place: Place): string {
+  return `${place.path}#${place.line}:${place.character}`;
+}
+
+export class PythonDefinitions implements vscode.DefinitionProvider, vscode.Disposable {
+  /** The places of the requests this provider is making of all providers. */
+  private readonly inner = new Set<string>();
+  private landing: (Landing & { target: vscode.Location }) | undefined;
+  private active: string | undefined = vscode.window.activeTextEditor?.document.uri.fsPath;
+  private click: (Place & { at: number }) | undefined;
+  private revealAsked: (Place & { at: number }) | undefined;
+  private readonly listeners: vscode.Disposable[];
+
+  constructor(private readonly declarationOf: DeclarationOf, private readonly log: (message: string) => void) {
+    this.listeners = [
+      vscode.window.onDidChangeActiveTextEditor((editor) => void this.activated(editor)),
+      vscode.window.onDidChangeTextEditorSelection((e) => {
+        if (e.kind !== vscode.TextEditorSelectionChangeKind.Mouse || e.selections.length !== 1) return;
+        this.click = { ...placeOf(e.textEditor.document, e.selections[0].active), at: Date.now() };
+      }),
+      vscode.commands.registerTextEditorCommand(REVEAL_DEFINITION, (editor) => {
+        this.revealAsked = { ...placeOf(editor.document, editor.selection.active), at: Date.now() };
+        return vscode.commands.executeCommand('editor.action.revealDefinition');
+      }),
+    ];
+    void this.markGenerated(vscode.window.activeTextEditor);
   }
 
   dispose(): void {
-    this.listener.dispose();
+    for (const listener of this.listeners) listener.dispose();
   }
 
   async provideDefinition(
     document: vscode.TextDocument,
     position: vscode.Position,
   ): Promise<vscode.Location | undefined> {
-    if (this.asking || document.uri.scheme !== 'file') return undefined;
+    if (document.uri.scheme !== 'file') return undefined;
+    const now = Date.now();
+    const here = placeOf(document, position);
+    const acted = actedAt(this.click, here, now) || actedAt(this.revealAsked, here, now);
+    if (acted) {
+      this.click = undefined;
+      this.revealAsked = undefined;
+    }
+    const inGenerated = document.lineCount > 0 && document.lineAt(0).text.startsWith(GENERATED_PREFIX);
+    const atOnce = opensAtOnce(inGenerated, acted);
+    // The request below, of all providers, comes back to this one: it answers nothing.
+    if (this.inner.has(placeKey(here)) && !atOnce) return undefined;
     const target = await this.declaration(document, position);
     if (!target) return undefined;
-    const ss = target.uri.fsPath;
-    this.landing = { generated: ssOfGenerated(ss.replace(/\.ss$/, '.py')), target, at: Date.now() };
-    if (this.landing.generated === document.uri.fsPath) {
-      // Ctrl-click in the generated module itself: the answer is the .ss file.
-      return target;
+    const generated = target.uri.fsPath.replace(/\.ss$/, '.py');
+    if (atOnce) {
+      this.log(`go to definition in ${generated}: showing ${target.uri.fsPath}`);
+      // Opening the .ss file changes the editor, which cancels VS Code's own request.
+      await vscode.window.showTextDocument(target.uri, { selection: target.range });
+      return undefined;
     }
-    this.asking = true;
+    const word = document.getWordRangeAtPosition(position);
+    const asked = word
+      ? position.with({ character: innerCharacter(word.start.character, word.end.character, position.character) })
+      : position;
+    const key = placeKey(placeOf(document, asked));
+    this.inner.add(key);
     let others: unknown[] = [];
     try {
       others = (await vscode.commands.executeCommand<unknown[]>(
-        'vscode.executeDefinitionProvider', document.uri, position)) ?? [];
+        'vscode.executeDefinitionProvider', document.uri, asked)) ?? [];
     } catch {
       others = [];
     } finally {
-      this.asking = false;
+      this.inner.delete(key);
     }
-    return others.length > 0 ? undefined : target;
+    switch (answerFor(inGenerated, others.length > 0)) {
+      case 'own':
+        return target;
+      case 'await-landing':
+        this.landing = {
+          generated, origin: document.uri.fsPath, at: now, generatedWasOpen: isOpenInTab(generated), target,
+        };
+        return undefined;
+      case 'none':
+        return undefined;
+    }
   }
 
   /** The `.ss` declaration the name at the position stands for. */
@@ -90,15 +153,38 @@ export class PythonDefinitions implements vscode.DefinitionProvider, vscode.Disp
     return undefined;
   }
 
+  private async activated(editor: vscode.TextEditor | undefined): Promise<void> {
+    const previous = this.active;
+    this.active = editor?.document.uri.fsPath;
+    void this.markGenerated(editor);
+    await this.landed(editor, previous);
+  }
+
+  /** Sets the context key that binds F12 to {@link REVEAL_DEFINITION} in generated modules. */
+  private async markGenerated(editor: vscode.TextEditor | undefined): Promise<void> {
+    const generated = editor?.document.languageId === 'python'
+      && editor.document.lineAt(0).text.startsWith(GENERATED_PREFIX);
+    await vscode.commands.executeCommand('setContext', IN_GENERATED_MODULE, generated);
+  }
+
   /** An editor that lands on the generated module just after a go to definition is
    * replaced by the `.ss` file at the declaration, in the same tab. */
-  private async landed(editor: vscode.TextEditor | undefined): Promise<void> {
+  private async landed(editor: vscode.TextEditor | undefined, previous: string | undefined): Promise<void> {
     const landing = this.landing;
-    if (!editor || !landing || editor.document.uri.fsPath !== landing.generated) return;
+    const step = landingStep(landing, editor?.document.uri.fsPath, previous, Date.now());
+    if (!editor || !landing || !step.replace) return;
     this.landing = undefined;
-    if (Date.now() - landing.at > LANDING_MS) return;
+    this.log(`go to definition landed on ${landing.generated}: showing ${landing.target.uri.fsPath}`);
     const column = editor.viewColumn;
-    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    const tab = vscode.window.tabGroups.all
+      .find((group) => group.viewColumn === column)?.tabs
+      .find((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === landing.generated);
+    if (step.stepBack) {
+      // Back to where the go to definition was asked; opening the .ss file from there
+      // drops the generated module from the history, so Go Back and Go Forward skip it.
+      await vscode.commands.executeCommand('workbench.action.navigateBack');
+    }
+    if (step.close && tab) await vscode.window.tabGroups.close(tab, true);
     await vscode.window.showTextDocument(landing.target.uri, {
       selection: landing.target.range,
       viewColumn: column,

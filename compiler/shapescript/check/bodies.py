@@ -6,6 +6,8 @@ visits and the declaration each name refers to, for the query API.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from shapescript.check import (
     builtin_rules,
     chains,
@@ -269,6 +271,16 @@ class Program:
         return result.inferred
 
 
+def _stage_note(number: int, current: object) -> Callable[[], str]:
+    """The note a diagnostic inside a pipeline's stage gets, written only if one is made."""
+
+    def note() -> str:
+        shown = format_type(current if isinstance(current, Type) else chains.as_several(current))
+        return f"in stage {number} of this pipeline, whose input is {shown}"
+
+    return note
+
+
 class BodyChecker(CallChecker):
     #: The generic instance being checked (`generics.Frame`), if this body is one.
     instance = None
@@ -480,7 +492,7 @@ class BodyChecker(CallChecker):
             if isinstance(value, PythonType) and isinstance(expected, TensorType):
                 self._python_value_error(span, "returned as a typed result")
             return
-        if isinstance(expected, TensorType) and isinstance(value, TensorType | HostType):
+        if isinstance(expected, TensorType) and isinstance(value, (TensorType, HostType)):
             if (
                 isinstance(value, TensorType)
                 and expected.axes is not None
@@ -723,7 +735,7 @@ class BodyChecker(CallChecker):
                 for end, node in zip(ends, (iterable.lo, iterable.hi), strict=True):
                     if not (
                         (isinstance(end, HostType) and end.kind == "int")
-                        or isinstance(end, PythonType | UnknownType)
+                        or isinstance(end, (PythonType, UnknownType))
                     ):
                         self.reporter.report(
                             "E0803",
@@ -742,7 +754,7 @@ class BodyChecker(CallChecker):
             else:
                 source = self.expr(iterable)
                 batch = data_values.loop_variable(self, source, stmt)
-                if isinstance(source, TensorType | HostType | StringType):
+                if isinstance(source, (TensorType, HostType, StringType)):
                     self.reporter.report(
                         "E0804",
                         f"a for loop can't loop over {format_type(source)}",
@@ -842,7 +854,8 @@ class BodyChecker(CallChecker):
                     joined = widen(start[name][0], joined)
                 if round_number >= 6:
                     joined = erase_range(joined)
-                if type_key(joined) != type_key(start[name][0]):
+                before = start[name][0]
+                if joined is not before and type_key(joined) != type_key(before):
                     start[name] = (joined, symbol)
                     changed = True
             if not changed:
@@ -868,7 +881,7 @@ class BodyChecker(CallChecker):
                 and condition.domain.name == "Mask"
                 and condition.axes == ()
             )
-            or isinstance(condition, PythonType | UnknownType | NamedType)
+            or isinstance(condition, (PythonType, UnknownType, NamedType))
         )
         if not allowed:
             self.reporter.report(
@@ -902,7 +915,7 @@ class BodyChecker(CallChecker):
             joined = results[0]
             for other in results[1:]:
                 joined = join_types(joined, other)
-            if type_key(joined) != type_key(type_):
+            if joined is not type_ and type_key(joined) != type_key(type_):
                 self.env.values[name] = (joined, symbol)
         if len(branches) == 2:
             then_env, else_env = branches
@@ -910,7 +923,7 @@ class BodyChecker(CallChecker):
                 if name in self.env.values or name not in else_env.values:
                     continue
                 other = else_env.values[name][0]
-                same = format_type(type_) == format_type(other)
+                same = type_ is other or format_type(type_) == format_type(other)
                 self.env.values[name] = (type_ if same else UNKNOWN, symbol)
                 self.facts.entries.append(
                     ScopeEntry(
@@ -926,28 +939,29 @@ class BodyChecker(CallChecker):
         return type_
 
     def _expr(self, node: ast.Expr) -> Type:
+        # The node classes are disjoint; the most frequent are asked about first.
         if isinstance(node, ast.Name):
             return self.name(node)
+        if isinstance(node, ast.Call):
+            return self.call(node, None)
+        if isinstance(node, ast.Binary):
+            return self.binary(node)
+        if isinstance(node, ast.Member):
+            return self.member(node)
+        if isinstance(node, ast.Pipe):
+            return self.pipe(node)
         if isinstance(node, ast.IntLit):
             return HostType("int", Poly.const(node.value))
+        if isinstance(node, ast.Index):
+            return self.index(node)
         if isinstance(node, ast.FloatLit):
             return HostType("float", None, ranges.Interval.point(node.value))
         if isinstance(node, ast.InfLit):
             return FLOAT
-        if isinstance(node, ast.Binary):
-            return self.binary(node)
-        if isinstance(node, ast.Call):
-            return self.call(node, None)
-        if isinstance(node, ast.Pipe):
-            return self.pipe(node)
         if isinstance(node, ast.Unary):
             return self.unary(node)
         if isinstance(node, ast.Cast):
             return self.cast(node)
-        if isinstance(node, ast.Index):
-            return self.index(node)
-        if isinstance(node, ast.Member):
-            return self.member(node)
         if isinstance(node, ast.StringLit):
             return StringType()
         if isinstance(node, ast.BoolLit):
@@ -1064,7 +1078,7 @@ class BodyChecker(CallChecker):
         if special is not None:
             return special
         if node.op == "!":
-            if isinstance(operand, TensorType | HostType) and not is_mask(operand):
+            if isinstance(operand, (TensorType, HostType)) and not is_mask(operand):
                 self.reporter.report(
                     "E0501",
                     f"`!` takes a mask or a bool, not {format_type(operand)}",
@@ -1164,8 +1178,8 @@ class BodyChecker(CallChecker):
                     "a function as an operand",
                 )
                 return UNKNOWN
-        if not isinstance(left, TensorType | HostType) or not isinstance(
-            right, TensorType | HostType
+        if not isinstance(left, (TensorType, HostType)) or not isinstance(
+            right, (TensorType, HostType)
         ):
             return UNKNOWN
         if op in ARITHMETIC or op == "@":
@@ -1323,7 +1337,7 @@ class BodyChecker(CallChecker):
             return operand if not isinstance(target, TensorType) else target
         if isinstance(operand, UnknownType) and not _has_shape(target):
             return UNKNOWN
-        if isinstance(operand, PythonType | UnknownType):
+        if isinstance(operand, (PythonType, UnknownType)):
             return target
         if isinstance(operand, TensorType) and isinstance(target, HostType):
             self.reporter.report(
@@ -1423,13 +1437,7 @@ class BodyChecker(CallChecker):
         previous_input: ast.Expr = node.input
         from_chain = False
         for number, stage in enumerate(node.stages, start=1):
-            shown = (
-                format_type(chains.as_several(current))
-                if not isinstance(current, Type)
-                else format_type(current)
-            )
-            note = f"in stage {number} of this pipeline, whose input is {shown}"
-            self.reporter.context_notes.append(note)
+            self.reporter.context_notes.append(_stage_note(number, current))
             try:
                 if chains.stage_name(stage) is not None:
                     if not isinstance(current, chains.Iteration):

@@ -81,7 +81,16 @@ def positions_in(operand: tuple[Axis, ...], result: tuple[Axis, ...]) -> tuple[i
     tuple of result positions when the order rule lined it up by name elsewhere.
     """
     count = len(operand)
-    if count == 0 or not _names_within(operand, result):
+    if count == 0:
+        return None
+    if count == len(result):
+        # The same names in the same order (the common case): each axis stays in place.
+        for mine, theirs in zip(operand, result, strict=True):
+            if mine.name is None or mine.name != theirs.name:
+                break
+        else:
+            return None
+    if not _names_within(operand, result):
         return None
     seen: Counter[str] = Counter()
     places: dict[tuple[str, int], int] = {}

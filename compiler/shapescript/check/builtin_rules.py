@@ -299,7 +299,7 @@ def _topk(checker: BodyChecker, tensor: TensorType, index: int, k: Arg, node) ->
     axis = tensor.axes[index]
     count = k.type.size if isinstance(k.type, HostType) and k.type.kind == "int" else None
     if count is None:
-        if isinstance(k.type, HostType | PythonType):
+        if isinstance(k.type, (HostType, PythonType)):
             size = Poly.symbol(checker.fresh_unknown("k"))
         else:
             checker.reporter.report("E0406", "topk's `k` must be an int", k.span, "not an int")
@@ -607,7 +607,7 @@ def _where(checker: BodyChecker, positional: list[Arg], node: ast.Call) -> Type:
         return _report_arity(checker, "where", node, "where takes a mask and two values")
     condition, first, second = positional
     if not (
-        isinstance(condition.type, TensorType | HostType)
+        isinstance(condition.type, (TensorType, HostType))
         and (
             (isinstance(condition.type, TensorType) and condition.type.domain.name == "Mask")
             or (isinstance(condition.type, HostType) and condition.type.kind == "bool")
@@ -711,7 +711,7 @@ def _pattern(checker: BodyChecker, name: str, args: list[Arg], node: ast.Call) -
         if isinstance(type_, HostType) and type_.kind == "int":
             size = type_.size or Poly.symbol(checker.fresh_unknown(arg.name))
             keyword_sizes[arg.name] = (size, arg.span)
-        elif isinstance(type_, PythonType | UnknownType):
+        elif isinstance(type_, (PythonType, UnknownType)):
             keyword_sizes[arg.name] = (Poly.symbol(checker.fresh_unknown(arg.name)), arg.span)
         else:
             checker.reporter.report(
@@ -879,12 +879,12 @@ def causal(checker: BodyChecker, node: ast.Index) -> Type:
 def index(checker: BodyChecker, node: ast.Index, target: Type) -> Type:
     if isinstance(target, PythonType):
         for item in node.items:
-            if not isinstance(item, ast.Slice | ast.SpacedIndex):
+            if not isinstance(item, (ast.Slice, ast.SpacedIndex)):
                 checker.expr(item)
         return PythonType()
     if not isinstance(target, TensorType) or target.axes is None:
         for item in node.items:
-            if not isinstance(item, ast.Slice | ast.SpacedIndex):
+            if not isinstance(item, (ast.Slice, ast.SpacedIndex)):
                 checker.expr(item)
         return UNKNOWN
     axes = target.axes
@@ -937,7 +937,7 @@ def index(checker: BodyChecker, node: ast.Index, target: Type) -> Type:
                     return UNKNOWN
                 result.extend(type_.axes)
                 continue
-        if isinstance(type_, UnknownType | PythonType):
+        if isinstance(type_, (UnknownType, PythonType)):
             return UNKNOWN
         checker.reporter.report(
             "E0406",
@@ -958,7 +958,7 @@ def _bound(checker: BodyChecker, expr: ast.Expr | None) -> Poly | None | bool:
     type_ = checker.expr(expr)
     if isinstance(type_, HostType) and type_.kind == "int":
         return type_.size if type_.size is not None else False
-    if isinstance(type_, PythonType | UnknownType):
+    if isinstance(type_, (PythonType, UnknownType)):
         return False
     checker.reporter.report(
         "E0406", "a slice's bounds and step must be integers", expr.span, format_type(type_)

@@ -229,7 +229,7 @@ class CallChecker:
                 self.expr(value)
                 args.append(Arg(value, UNKNOWN, arg.span, arg.name, arg.mut))
                 continue
-            if isinstance(value, ast.Pattern | ast.ToStage | ast.Lambda) or names_an_axis:
+            if isinstance(value, (ast.Pattern, ast.ToStage, ast.Lambda)) or names_an_axis:
                 args.append(Arg(value, UNKNOWN, arg.span, arg.name, arg.mut))
                 continue
             args.append(Arg(value, self.expr(value), arg.span, arg.name, arg.mut))
@@ -407,7 +407,7 @@ class CallChecker:
     def _narrow_range(self, signature: Signature, matched, result: Type, node) -> Type:
         """An elementwise call's range: the math of a known Python function, or the body's
         range at this call's arguments, narrowed by the declared return type."""
-        if not isinstance(result, TensorType | HostType) or not signature.is_elementwise:
+        if not isinstance(result, (TensorType, HostType)) or not signature.is_elementwise:
             return result
         arguments = {param.name: slot[1].type for param, slot in matched if slot is not None}
         first = next(iter(arguments.values()), None)

@@ -51,9 +51,9 @@ def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
     for another record, another number of batch axes, a dataset for a batch (or the other
     way round), or anything else that is typed. None if it fits (a batch's sizes are
     matched by the caller) or `expected` is neither."""
-    if not isinstance(expected, BatchType | DatasetType):
+    if not isinstance(expected, (BatchType, DatasetType)):
         return None
-    if isinstance(actual, UnknownType | PythonType):
+    if isinstance(actual, (UnknownType, PythonType)):
         return None
     if isinstance(expected, BatchType):
         if isinstance(actual, BatchType):
@@ -66,7 +66,7 @@ def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
                     return "E1303", "it is a batch, not one example"
                 return "E1303", f"it has {_axes_count(actual)}, not {_axes_count(expected)}"
             return None
-        if isinstance(actual, DatasetType | BatchesType):
+        if isinstance(actual, (DatasetType, BatchesType)):
             return "E1303", "a dataset isn't a batch: loop over its batches"
     else:
         if isinstance(actual, DatasetType):
@@ -100,7 +100,7 @@ def argument(
     """A call's argument for a batch or dataset parameter: True when it fits, with an
     equation per batch axis; False after E1303; None when the parameter is neither."""
     expected = param.type
-    if not isinstance(expected, BatchType | DatasetType):
+    if not isinstance(expected, (BatchType, DatasetType)):
         return None
     actual = value.type
     problem = fit_problem(expected, actual)
@@ -132,7 +132,7 @@ def argument(
 def check_return(checker: BodyChecker, expected: Type | None, value: Type, span) -> bool:
     """A returned batch's sizes against the declared batch type (E0401, E0403); True when
     the return was a batch or dataset one, whether or not it fit."""
-    if not isinstance(expected, BatchType | DatasetType):
+    if not isinstance(expected, (BatchType, DatasetType)):
         return isinstance(value, DATA_TYPES)
     if isinstance(expected, BatchType) and isinstance(value, BatchType):
         problem = checker._fit_axes(value.axes, expected.axes, allow_unknown=True)
@@ -155,7 +155,7 @@ def check_return(checker: BodyChecker, expected: Type | None, value: Type, span)
 def field(checker: BodyChecker, target: Type, node: ast.Member) -> Type | None:
     """`batch.img`: the field's type with the batch's axes first (E1301 if the record has no
     such field); None when the target isn't a batch, example or dataset."""
-    if isinstance(target, DatasetType | BatchesType):
+    if isinstance(target, (DatasetType, BatchesType)):
         checker.reporter.report(
             "E1301",
             f"{format_type(target)} has no fields: its batches have",
@@ -209,7 +209,7 @@ def cast(checker: BodyChecker, node: ast.Cast, operand: Type, target: Type) -> T
     if not isinstance(target, DATA_TYPES):
         return None
     asserted = isinstance(target, DatasetType) and node.kind == "as"
-    if asserted and (isinstance(operand, PythonType | UnknownType) or operand == target):
+    if asserted and (isinstance(operand, (PythonType, UnknownType)) or operand == target):
         return target
     reason = (
         "a batch comes from a loop over a dataset's batches, or from a parameter"
@@ -324,7 +324,7 @@ def loop_variable(checker: BodyChecker, source: Type, stmt: ast.For) -> Type | N
         size = Poly.symbol(checker.fresh_unknown(BATCH_AXIS))
         name = BATCH_AXIS if _axis_name_free(checker, stmt.var.name) else None
         return BatchType(source.record, (Axis(size, name),))
-    if isinstance(source, DatasetType | BatchType):
+    if isinstance(source, (DatasetType, BatchType)):
         help_text = (
             "loop over its batches: `for batch in train |> batches(64):`"
             if isinstance(source, DatasetType)

@@ -114,7 +114,7 @@ def _declare_help(name: str, args: list[Arg] | None, returns: str | None) -> str
         return None
     params = []
     for index, arg in enumerate(args):
-        if arg.name is not None or isinstance(arg.type, UnknownType | PythonType):
+        if arg.name is not None or isinstance(arg.type, (UnknownType, PythonType)):
             return None
         shown = arg.expr.name if isinstance(arg.expr, ast.Name) else f"x{index + 1}"
         params.append(("mut " if arg.mut else "") + f"{shown}: {format_type(arg.type)}")

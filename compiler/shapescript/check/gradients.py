@@ -69,7 +69,7 @@ def value_and_grad(checker: BodyChecker, args: list[Arg], node: ast.Call) -> Typ
         isinstance(returned, TensorType)
         and returned.axes == ()
         and returned.resolved_dtype in FLOAT_DTYPES
-    ) and not isinstance(returned, UnknownType | PythonType):
+    ) and not isinstance(returned, (UnknownType, PythonType)):
         checker.reporter.report(
             "E1106",
             f"`{signature.name}` returns {format_type(returned)}, and only a [] of floats, "

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 #: Types that say for certain what a value is, so a value of one of them that is expected
 #: to be another is reported.
 _DEFINITE = TensorType | HostType | TRAINING_TYPES | LOGGING_TYPES | DATA_TYPES
+#: The types of tensors and host values, exactly.
+_VALUE_TYPES = (TensorType, HostType)
 #: Values that aren't tensors.
 _NOT_TENSORS = TRAINING_TYPES | LOGGING_TYPES | DATA_TYPES
 #: What can't be where a logs record or a sink is expected, besides those.
@@ -53,7 +55,11 @@ def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
     for the types of models, gradients, optimizer state, schedules, modes, logs records and
     sinks; None if it fits or isn't one of these cases. A Python value or an unknown one
     fits anything."""
-    if expected is None or isinstance(actual, UnknownType | PythonType):
+    if expected is None or isinstance(actual, (UnknownType, PythonType)):
+        return None
+    # The common case, a tensor or a host value where one of these is wanted, fits here
+    # (shapes and kinds are the caller's to match).
+    if type(expected) in _VALUE_TYPES and type(actual) in _VALUE_TYPES:
         return None
     data = data_values.fit_problem(expected, actual)
     if data is not None:
@@ -111,7 +117,7 @@ def fit_problem(expected: Type | None, actual: Type) -> tuple[str, str] | None:
                 f"{format_type(actual)} isn't a LogSink: a sink is a Python object passed in",
             )
         return None
-    if isinstance(expected, TensorType | HostType):
+    if isinstance(expected, (TensorType, HostType)):
         if isinstance(actual, GradType):
             return "E1108", "a gradient isn't a tensor: only its fields are"
         if isinstance(actual, _NOT_TENSORS):
@@ -161,7 +167,7 @@ def member(checker: BodyChecker, node: ast.Member, target: Type) -> Type | None:
         return field_type(checker, target.name, node.name, node.name_span, node.span, False)
     if isinstance(target, GradType):
         return field_type(checker, target.model, node.name, node.name_span, node.span, True)
-    if isinstance(target, ModeType | OptimizerType | ScheduleType):
+    if isinstance(target, (ModeType, OptimizerType, ScheduleType)):
         checker.reporter.report(
             "E0901",
             f"{format_type(target)} has no fields",
@@ -277,7 +283,7 @@ def cast(checker: BodyChecker, node: ast.Cast, operand: Type, target: Type) -> T
     if not isinstance(target, _NOT_TENSORS):
         return None
     asserted = node.kind == "as" and not isinstance(target, GradType)
-    if asserted and (isinstance(operand, PythonType | UnknownType) or operand == target):
+    if asserted and (isinstance(operand, (PythonType, UnknownType)) or operand == target):
         return target
     checker.reporter.report(
         "E0303",

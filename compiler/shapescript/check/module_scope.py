@@ -119,7 +119,7 @@ def _interval_end(expr: ast.Expr) -> float | None:
     while isinstance(expr, ast.Unary) and expr.op == "-":
         sign = -sign
         expr = expr.operand
-    if isinstance(expr, ast.IntLit | ast.FloatLit):
+    if isinstance(expr, (ast.IntLit, ast.FloatLit)):
         return sign * float(expr.value)
     if isinstance(expr, ast.InfLit):
         return sign * math.inf
@@ -313,7 +313,7 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
             entries.append((item.name, "model", item.name_span))
             scope.named_types.add(item.name)
             scope.models[item.name] = item
-        elif isinstance(item, ast.DataDecl | ast.LogsDecl):
+        elif isinstance(item, (ast.DataDecl, ast.LogsDecl)):
             kind = "data" if isinstance(item, ast.DataDecl) else "logs"
             entries.append((item.name, kind, item.name_span))
             scope.named_types.add(item.name)

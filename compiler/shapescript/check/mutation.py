@@ -261,7 +261,7 @@ def field_assign(checker: BodyChecker, stmt: ast.FieldAssign) -> None:
 
     target = checker.expr(stmt.target)
     value = checker.expr(stmt.value)
-    if isinstance(target, UnknownType | PythonType):
+    if isinstance(target, (UnknownType, PythonType)):
         return
     if not isinstance(target, ModelType):
         checker.reporter.report(
@@ -283,9 +283,9 @@ def field_assign(checker: BodyChecker, stmt: ast.FieldAssign) -> None:
 def _check_field_value(checker, stmt: ast.FieldAssign, expected: TensorType, value: Type) -> None:
     name = f"{stmt.target.name}.{stmt.field_name}"
     span = stmt.value.span
-    if isinstance(value, UnknownType | PythonType):
+    if isinstance(value, (UnknownType, PythonType)):
         return
-    if isinstance(value, TRAINING_TYPES) or not isinstance(value, TensorType | HostType):
+    if isinstance(value, TRAINING_TYPES) or not isinstance(value, (TensorType, HostType)):
         checker.reporter.report(
             "E0412", f"`{name}` holds a tensor, not {format_type(value)}", span, "not a tensor"
         )

@@ -40,7 +40,8 @@ ANYWHERE = "anywhere"
 _CONTROLLER_CALLS = frozenset({"print", "save", "load"})
 #: Built-ins that are device work.
 _DEVICE_WORK = frozenset({"value_and_grad", "update"})
-#: Operations across the batch with a distributed lowering, by how they combine.
+#: Operations across the batch with a distributed lowering, by how they combine
+#: (`stats`: batch_norm's per-channel sums, sums of squares and count).
 LOWERED = {
     "sum": "sum",
     "mean": "mean",
@@ -81,6 +82,9 @@ class Collective:
     span: Span
     function: str
     kind: str
+    #: With split H, a `cut`'s split axis of each result (one for a tensor, one per item
+    #: of split's results).
+    axes: tuple[int | None, ...] = ()
 
 
 @record
@@ -102,6 +106,13 @@ class Placement:
     split_results: dict[str, int] = field(default_factory=dict)
     #: The operations across the batch, per fn.
     collectives: dict[str, list[Collective]] = field(default_factory=dict)
+    #: With split H, each model's params split along H: the axis each is split along.
+    split_fields: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: With split H, the dim's value.
+    split_size: int | None = None
+    #: With split H, per fn, the operands gathered whole before an operation along or
+    #: across H: an expression's span, or a pipe stage's (its input), and the split axis.
+    gathers: dict[str, dict[Span, int]] = field(default_factory=dict)
 
     @property
     def several(self) -> bool:
@@ -195,6 +206,11 @@ def place(module: ast.Module, scope, items, reporter: Reporter) -> Placement:
                     help="move the device work into a function of its own, as the README's "
                     "`train_step`, and call it from here",
                 )
+    if placement.split_dim is not None:
+        from shapescript.check.heads import plan_heads
+
+        plan_heads(functions, placement, scope, reporter)
+        return placement
     if placement.split_dim is None:
         externs = frozenset(
             name
@@ -265,14 +281,7 @@ def _split_option(name: str, span: Span, scope, placement: Placement, reporter) 
         )
         return
     placement.split_dim = name
-    reporter.report(
-        "E1801",
-        f"`split {name}` isn't supported yet: values can't be split along a dim across the "
-        "devices by this compiler",
-        span,
-        "not supported yet",
-        help="remove the option, and each device holds a copy of every value",
-    )
+    placement.split_size = value if isinstance(value, int) else None
 
 
 def _callee(node: ast.Call) -> str | None:
@@ -561,14 +570,17 @@ def _check_pipe(node: ast.Pipe, function, placement: Placement, split, reporter)
             along = over is None or (
                 axis is not None and over in names and names.index(over) == axis
             )
-            if name in LOWERED and name != "batch_norm":
+            if name == "batch_norm":
+                if isinstance(stage, ast.Call) and _statistics_across(stage, before, split):
+                    placement.collectives.setdefault(function.decl.name, []).append(
+                        Collective(stage.span, function.decl.name, "stats")
+                    )
+            elif name in LOWERED:
                 if not _is_split(after, split):
                     placement.collectives.setdefault(function.decl.name, []).append(
                         Collective(stage.span, function.decl.name, LOWERED[name])
                     )
-            elif ((name in _UNLOWERED_REDUCTIONS or name in _UNLOWERED_ALONG) and along) or (
-                name == "batch_norm" and not _in_eval(stage)
-            ):
+            elif (name in _UNLOWERED_REDUCTIONS or name in _UNLOWERED_ALONG) and along:
                 _no_lowering(
                     reporter,
                     placement,
@@ -600,6 +612,18 @@ def _in_eval(node: ast.Call) -> bool:
         and _callee(v) == "Eval"
         for v in values
     )
+
+
+def _statistics_across(node: ast.Call, operand: Type | None, split) -> bool:
+    """A `batch_norm` whose statistics, taken over every axis but its channel, take in the
+    split batch axis: all-reduced sums and a count (not with `Eval`, whose running
+    statistics are whole, nor when the channel is the batch axis itself)."""
+    if _in_eval(node):
+        return False
+    axis = _split_axis(operand, split)
+    names = [a.name for a in operand.axes] if isinstance(operand, TensorType) else []
+    over = _over(node)
+    return axis is not None and not (over in names and names.index(over) == axis)
 
 
 def _whole(item) -> bool:
@@ -664,15 +688,11 @@ def _check_call(
     if operand is None or not _is_split(operand_type, split):
         return
     over = _over(node)
-    if name == "batch_norm" and not _in_eval(node):
-        _no_lowering(
-            reporter,
-            placement,
-            "`batch_norm`'s statistics",
-            _absolute(node.span, base),
-            "statistics across the split batch axis",
-            "give it `Eval` to use its running statistics, or normalize with `layer_norm`",
-        )
+    if name == "batch_norm":
+        if _statistics_across(node, operand_type, split):
+            placement.collectives.setdefault(fn_name, []).append(
+                Collective(node.span, fn_name, "stats")
+            )
         return
     if name in externs and over is not None:
         axis = _split_axis(operand_type, split)

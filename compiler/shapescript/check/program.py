@@ -259,6 +259,9 @@ class Checked:
     #: For the compiler and the editor: which batch loops and generic axes can be padded,
     #: and which steps recorded (`padding.PaddingFacts`), or None.
     padding: object = None
+    #: In a notebook cell, for the editor: the values earlier cells made and the notebook's
+    #: Python variables (kind `python`), visible everywhere in the cell.
+    notebook_names: dict[str, tuple[Symbol, Type | None]] = field(default_factory=dict)
     _bases: list[int] | None = None
 
     # ------------------------------------------------------------------ locating
@@ -374,10 +377,18 @@ class Checked:
                     ):
                         symbol = self._resolve(Reference(entry.scope, entry.symbol), item.base)
                         names[entry.name] = (symbol, entry.type)
+        python = {}
+        for name, found in self.notebook_names.items():
+            if found[0].kind == "python":
+                python[name] = found
+            else:
+                names.setdefault(name, found)
         for name, symbol in self.module_symbols.items():
             names.setdefault(name, (symbol, None))
         for name, symbol in self.builtin_symbols.items():
             names.setdefault(name, (symbol, None))
+        for name, found in python.items():
+            names.setdefault(name, found)
         return names
 
     @property

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from shapescript.diagnostics.diagnostic import Diagnostic, Fix, Label
 from shapescript.syntax.source import Span
 
@@ -16,7 +18,8 @@ class Reporter:
     def __init__(self) -> None:
         self.diagnostics: list[Diagnostic] = []
         self._seen: set[tuple[str, int, int]] = set()
-        self.context_notes: list[str] = []
+        #: Each a note, or a function that writes it (when the note costs something to write).
+        self.context_notes: list[str | Callable[[], str]] = []
         self.muted = 0
         #: Added to every span reported: the start of the item being checked, whose spans
         #: count from there.
@@ -52,7 +55,9 @@ class Reporter:
             return
         self._seen.add(key)
         all_notes = list(notes or [])
-        all_notes.extend(reversed(self.context_notes))
+        all_notes.extend(
+            note if isinstance(note, str) else note() for note in reversed(self.context_notes)
+        )
         if fixes and base:
             fixes = [fix.moved(base) for fix in fixes]
         self.diagnostics.append(

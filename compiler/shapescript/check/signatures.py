@@ -68,8 +68,14 @@ class Signature:
     @property
     def is_elementwise(self) -> bool:
         """Every parameter and the return type have no shape."""
-        tensors = [p for p in self.params if isinstance(p.type, TensorType)]
-        if not tensors or any(not p.is_shapeless for p in tensors):
+        tensors = False
+        for param in self.params:
+            type_ = param.type
+            if isinstance(type_, TensorType):
+                if type_.axes is not None:
+                    return False
+                tensors = True
+        if not tensors:
             return False
         return_type = self.return_type
         return return_type is None or (
@@ -233,7 +239,7 @@ def _param(param: ast.Param, resolver: TypeResolver, ctx: TypeContext, extern: b
             "default not allowed",
             help="every call passes it",
         )
-    if isinstance(type_, UnknownType | NamedType):
+    if isinstance(type_, (UnknownType, NamedType)):
         return ParamSig(param.name, type_, param, param.default is not None, mut=param.mut)
     return ParamSig(param.name, type_, param, param.default is not None, mut=param.mut)
 
@@ -289,7 +295,7 @@ def _check_defaults(
 
 def _written_number(expr: ast.Expr) -> int | float | None:
     """The value of a number written as a literal, possibly negated."""
-    if isinstance(expr, ast.IntLit | ast.FloatLit):
+    if isinstance(expr, (ast.IntLit, ast.FloatLit)):
         return expr.value
     if isinstance(expr, ast.Unary) and expr.op == "-":
         inner = _written_number(expr.operand)

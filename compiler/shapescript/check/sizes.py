@@ -175,7 +175,17 @@ class Poly:
         """Replace symbols by sizes (dims by their values, solver variables by solutions)."""
         if not values:
             return self
-        for monomial in self.terms:
+        terms = self.terms
+        if len(terms) == 1:
+            # The common sizes: a number stays as it is, and one symbol is its value (a Poly
+            # is never changed, so the value itself is the result).
+            ((monomial, coefficient),) = terms.items()
+            if not monomial:
+                return self
+            if coefficient == 1 and len(monomial) == 1:
+                found = values.get(monomial[0])
+                return self if found is None else found
+        for monomial in terms:
             for name in monomial:
                 if name in values:
                     break

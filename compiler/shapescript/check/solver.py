@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from shapescript.check.sizes import InexactDivision, Poly, SizeOverflow
+from shapescript.check.sizes import LIMIT, ZERO, InexactDivision, Poly, SizeOverflow
 from shapescript.records import field, record
 
 
@@ -50,6 +50,22 @@ def _variables(size: Poly) -> set[str]:
     return {name for monomial in size.terms for name in monomial if name.startswith("$")}
 
 
+def _difference(lhs: Poly, rhs: Poly) -> Poly:
+    """`lhs - rhs`, term by term into one dict (as `Poly.__sub__`, without its steps)."""
+    if lhs.terms == rhs.terms:
+        return ZERO
+    terms = dict(lhs.terms)
+    get = terms.get
+    for monomial, coefficient in rhs.terms.items():
+        value = get(monomial, 0) - coefficient
+        if not -LIMIT <= value < LIMIT:
+            raise SizeOverflow(value)
+        terms[monomial] = value
+    if 0 in terms.values():
+        terms = {m: c for m, c in terms.items() if c != 0}
+    return Poly._of(terms)
+
+
 def solve(
     equations: list[Equation],
     dims: Mapping[str, Poly],
@@ -60,7 +76,7 @@ def solve(
     pending: list[tuple[Equation, Poly]] = []
     for equation in equations:
         try:
-            difference = (equation.lhs - equation.rhs).substitute(dims)
+            difference = _difference(equation.lhs, equation.rhs).substitute(dims)
         except SizeOverflow:
             solution.failures.append(Failure(equation, "E0414", equation.lhs, equation.rhs))
             continue

@@ -102,7 +102,7 @@ def match_named(
 def host_argument(checker: BodyChecker, name: str, param: str, arg: Arg, kind: str) -> bool:
     """A host scalar argument: a tensor is E0805, another kind of value E0502."""
     type_ = arg.type
-    if isinstance(type_, UnknownType | PythonType):
+    if isinstance(type_, (UnknownType, PythonType)):
         return True
     if isinstance(type_, TensorType):
         checker.reporter.report(

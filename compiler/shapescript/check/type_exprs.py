@@ -59,6 +59,10 @@ MODEL_WRAPPERS = frozenset({"Grad", "AdamW", "SGD"})
 OTHER_NAMED_TYPES = frozenset({"LogSink", "Mode", "Schedule"})
 
 
+#: Type words that are a type of their own, besides the file's models and logs records.
+_OWN_TYPE_WORDS = MODEL_WRAPPERS | {"Mode", "Schedule", "LogSink"}
+
+
 class TypeError_(Exception):
     """A written type that can't be used; already reported."""
 
@@ -294,11 +298,7 @@ class TypeResolver:
         """A model, logs record, Mode, Schedule, LogSink or Grad/AdamW/SGD is a type of its
         own, never a part of another (E0303)."""
         for word in words:
-            if (
-                word.name in ctx.models
-                or word.name in ctx.logs
-                or word.name in MODEL_WRAPPERS | {"Mode", "Schedule", "LogSink"}
-            ):
+            if word.name in ctx.models or word.name in ctx.logs or word.name in _OWN_TYPE_WORDS:
                 self.reporter.report(
                     "E0303",
                     f"`{word.name}` is a type of its own, so it can't be part of another type",

@@ -50,7 +50,7 @@ def unknown_symbols(type_: Type) -> list[str]:
 
 def is_loose(type_: Type) -> bool:
     """Types that fit anything without a check here."""
-    return isinstance(type_, UnknownType | PythonType | NamedType | FunctionType | BatchType)
+    return isinstance(type_, (UnknownType, PythonType, NamedType, FunctionType, BatchType))
 
 
 def tensor_dtype(left: Type, right: Type) -> str | None:

@@ -101,7 +101,11 @@ class TensorType(Type):
 
     @property
     def resolved_dtype(self) -> str:
-        return self.dtype or self.domain.default_dtype
+        if self.dtype:
+            return self.dtype
+        # As `self.domain.default_dtype`, without a second property call.
+        name = self.domain.name
+        return "bool" if name == "Mask" else "i64" if name == "Index" else DEFAULT_FLOAT
 
     def with_axes(self, axes: tuple[Axis, ...] | None) -> TensorType:
         return TensorType(axes, self.domain, self.dtype)
@@ -287,13 +291,25 @@ def domain_text(domain: Domain) -> str:
 def format_type(type_: Type) -> str:
     """A type exactly as the reference prints it: `[b n D]`, `[b C] Prob over C`, `int`."""
     if isinstance(type_, TensorType):
-        parts = []
-        if type_.axes is not None:
-            parts.append("[" + " ".join(axis_text(axis) for axis in type_.axes) + "]")
-        if type_.domain != REAL or type_.axes is None:
-            parts.append(domain_text(type_.domain))
-        if type_.dtype is not None and type_.dtype != type_.domain.default_dtype:
-            parts.append(type_.dtype)
+        axes, domain, dtype = type_.axes, type_.domain, type_.dtype
+        if axes is None:
+            parts = [domain_text(domain)]
+        else:
+            # An axis with a name is written as its name (the common case, without a call).
+            shape = " ".join(
+                [
+                    axis.name if axis.name is not None and not axis.rest else axis_text(axis)
+                    for axis in axes
+                ]
+            )
+            if domain is REAL or domain == REAL:
+                if dtype is None:
+                    return f"[{shape}]"
+                parts = [f"[{shape}]"]
+            else:
+                parts = [f"[{shape}]", domain_text(domain)]
+        if dtype is not None and dtype != domain.default_dtype:
+            parts.append(dtype)
         return " ".join(parts)
     if isinstance(type_, HostType):
         return type_.kind

@@ -76,6 +76,7 @@ def pipe(gen: FunctionGenerator, node: ast.Pipe) -> str:
             call = stage if isinstance(stage, ast.Call) else ast.Call(stage, [], stage.span)
             gen.piped_nodes.append(previous)
             try:
+                current = devices.gathered(gen, call.span, current)
                 current = devices.wrap(gen, call, gen.call(call, current))
             finally:
                 gen.piped_nodes.pop()

@@ -164,7 +164,7 @@ class FunctionGenerator:
         if padding.takes_pads(self):
             params.append("_ss_pad=None")
         origin = self.origin(decl.name_span)
-        plan = arguments.plan_arguments(self.signature, self.context.checked.dim_values)
+        plan = arguments.plan_arguments(self.signature, devices.argument_dims(self.context.checked))
         self.sizes = dict(plan.sizes) | data.batch_sizes(self)
         outer = self.out
         self.out = SourceBuilder()
@@ -445,6 +445,9 @@ class FunctionGenerator:
     # ------------------------------------------------------------------ expressions
 
     def expr(self, node: ast.Expr) -> str:
+        return devices.gathered(self, node.span, self._expr(node))
+
+    def _expr(self, node: ast.Expr) -> str:
         if isinstance(node, ast.Name):
             return self.name(node)
         if isinstance(node, ast.IntLit | ast.FloatLit | ast.BoolLit | ast.StringLit):

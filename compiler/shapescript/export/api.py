@@ -21,11 +21,15 @@ def export(
     checks: str = "always",
     value_checks: str = "debug",
     devices: str | None = None,
+    weights=None,
+    seed: int = 0,
 ):
     """Export `fn` (by default the file's only export fn) of the `.ss` file at `path`.
 
     With `output`, also writes the `.pt2` file, or the AOTInductor package with `aoti`.
-    A file with errors raises ShapeScriptError, a missing function ValueError.
+    A file with errors raises ShapeScriptError, a missing function ValueError. An unmarked
+    function that takes a model first has the model baked in: `weights` (a checkpoint
+    `save` wrote, or a model) or `M.init(seed=seed)`.
     """
     import torch
 
@@ -58,6 +62,12 @@ def export(
         helpers = builtins.compile(HELPERS, "<shapescript export>", "exec", dont_inherit=True)
         exec(helpers, namespace)
         device = namespace.get("_ss_device", torch.device("cpu"))
-        return namespace["_ss_export"](namespace[name], module.spec.as_data(), device, output, aoti)
+        if weights is not None and not isinstance(weights, str | Path):
+            weights = {key: value.detach() for key, value in weights.state_dict().items()}
+        elif weights is not None:
+            weights = str(weights)
+        return namespace["_ss_export"](
+            namespace[name], module.spec.as_data(), device, output, aoti, weights, seed
+        )
     finally:
         sys.modules.pop(module_name, None)

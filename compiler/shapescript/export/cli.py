@@ -74,6 +74,10 @@ def _run_export(args: argparse.Namespace) -> int:
         command = [python_for(args.python), script, "-o", output]
         if args.aoti:
             command.append("--aoti")
+        if module.spec.model is not None:
+            command += ["--seed", str(args.seed)]
+            if args.weights is not None:
+                command += ["--weights", args.weights]
         try:
             status = subprocess.call(command)
         except OSError as exc:

@@ -3,8 +3,8 @@ GGUF file for llama.cpp.
 
 Which architecture the source is, and which field is which of its tensors, is found by
 computing the source and each architecture (`architectures`) on the same random weights in
-f64: pairings consistent with the tensors' shapes are tried in the order the model
-declares its fields, with each head count and rotary base, and the first whose logits
+f64: pairings consistent with the tensors' shapes are tried in the order the forward
+function first reads the fields, with each head count and rotary base, and the first whose logits
 agree to 1e-8 of their size is written.
 """
 
@@ -16,10 +16,12 @@ from pathlib import Path
 
 from shapescript.export.architectures import ARCHITECTURES, LOGITS, Settings
 
-#: How close the architecture's logits must be to the source's, relative to their size.
-#: The reference asks for 1e-8; a source that computes its rotary angles in f32 on purpose,
-#: as examples/llama.ss does, is about 1e-7 away from the f64 architecture, so this is 1e-6.
-AGREE = 1e-6
+#: How close the architecture's logits must be to the source's, relative to their size, as
+#: the reference says. Both are computed in f64: the source's own f32 (and f16, bf16) work,
+#: such as llama's rotary angles from `pos to f32`, is widened for the search.
+AGREE = 1e-8
+#: The compiled module's names of the lower float dtypes, each f64 while searching.
+NARROW_DTYPES = ("_ss_f32", "_ss_f16", "_ss_bf16")
 #: Rotary bases tried for llama, the common ones first.
 ROPE_BASES = (10000.0, 500000.0, 1000000.0, 100000.0)
 #: At most this many pairings are computed per architecture.
@@ -31,8 +33,8 @@ class NotAnArchitecture(ValueError):
 
 
 def _pairings(fields: list[tuple[str, tuple[int, ...]]], roles: list):
-    """Assignments of fields to the architecture's tensors that fit their shapes, in the
-    order the fields are declared: (role -> field name, the sizes the shapes give)."""
+    """Assignments of fields to the architecture's tensors that fit their shapes, trying
+    the fields in the order given: (role -> field name, the sizes the shapes give)."""
     optional = {"output.weight"}
 
     def fits(kind: str, shape: tuple[int, ...], sizes: dict) -> dict | None:
@@ -142,6 +144,22 @@ def find_architecture(text, path, function, model_name, arch=None):
     module = shapescript.compile(
         text, str(path), devices="cpu", checks="never", value_checks="never"
     )
+    narrow = {name: getattr(module, name) for name in NARROW_DTYPES if hasattr(module, name)}
+    default = torch.get_default_dtype()
+    try:
+        for name in narrow:
+            setattr(module, name, torch.float64)
+        torch.set_default_dtype(torch.float64)
+        return _search(module, function, model_name, text, arch)
+    finally:
+        torch.set_default_dtype(default)
+        for name, dtype in narrow.items():
+            setattr(module, name, dtype)
+
+
+def _search(module, function, model_name, text, arch):
+    import torch
+
     cls = getattr(module, model_name)
     forward = getattr(module, function)
     fields = [(field.name, tuple(field.shape)) for field in cls._ss_fields]
@@ -154,6 +172,7 @@ def find_architecture(text, path, function, model_name, arch=None):
         values[name] = value
         tensors = model._parameters if name in model._parameters else model._buffers
         tensors[name] = torch.nn.Parameter(value) if name in model._parameters else value
+    fields = _in_reading_order(fields, model, forward)
     eps = _eps(text)
     why = {}
     computed: dict[int, tuple] = {}
@@ -195,6 +214,33 @@ def find_architecture(text, path, function, model_name, arch=None):
         "the model isn't one llama.cpp runs: "
         + "; ".join(f"{name}: {reason}" for name, reason in why.items())
     )
+
+
+def _in_reading_order(fields: list, model, forward) -> list:
+    """The fields in the order the forward function first reads them, those it never reads
+    last in the order they are declared: the pairing search tries fields in this order."""
+    import torch
+
+    names = {name for name, _ in fields}
+    first_read: dict[str, int] = {}
+    declared = type(model)
+
+    class Reading(declared):  # type: ignore[misc, valid-type]
+        def __getattr__(self, name: str):
+            if name in names:
+                first_read.setdefault(name, len(first_read))
+            return super().__getattr__(name)
+
+    ids = torch.zeros((1, 2), dtype=torch.long)
+    positions = torch.arange(2).expand(1, 2)
+    model.__class__ = Reading
+    try:
+        with torch.no_grad():
+            forward(model, ids, positions)
+    finally:
+        model.__class__ = declared
+    unread = len(fields)
+    return sorted(fields, key=lambda field: first_read.get(field[0], unread))
 
 
 def export_gguf(

@@ -77,6 +77,50 @@ def _ss_cond(condition, then, other, operands):
     return _ss_torch.cond(condition, _ss_block(then), _ss_block(other), operands)
 
 
+def _ss_not(value):
+    """`not` on a host bool that may be a block's 0-d tensor."""
+    if isinstance(value, _ss_torch.Tensor):
+        return _ss_torch.logical_not(value)
+    return not value
+
+
+def _ss_and(left, right):
+    """`and` of host bools either of which may be a block's 0-d tensor."""
+    if isinstance(left, _ss_torch.Tensor) or isinstance(right, _ss_torch.Tensor):
+        return _ss_torch.logical_and(_ss_torch.as_tensor(left), _ss_torch.as_tensor(right))
+    return left and right
+
+
+def _ss_or(left, right):
+    """`or` of host bools either of which may be a block's 0-d tensor."""
+    if isinstance(left, _ss_torch.Tensor) or isinstance(right, _ss_torch.Tensor):
+        return _ss_torch.logical_or(_ss_torch.as_tensor(left), _ss_torch.as_tensor(right))
+    return left or right
+
+
+def _ss_at(value, *indices):
+    """`value[i, j]` where an index may be a block's 0-d tensor: a tensor index selects
+    with index_select (counting from the end when negative), a number as Python does."""
+    dim = 0
+    for index in indices:
+        if isinstance(index, _ss_torch.Tensor):
+            index = _ss_torch.where(index < 0, index + value.shape[dim], index)
+            value = value.index_select(dim, index.reshape(1).to(_ss_torch.int64)).squeeze(dim)
+        elif index is None:
+            value = value.unsqueeze(dim)
+            dim += 1
+        else:
+            value = value[(slice(None),) * dim + (index,)]
+    return value
+
+
+def _ss_host_tensor(value, dtype=None, device=None):
+    """`to` a tensor of a host number that may already be a block's 0-d tensor."""
+    if isinstance(value, _ss_torch.Tensor):
+        return value.to(dtype=dtype, device=device)
+    return _ss_torch.tensor(value, dtype=dtype, device=device)
+
+
 def _ss_counter(value):
     if isinstance(value, int):
         return _ss_torch.tensor(value)
@@ -156,22 +200,68 @@ def _ss_dynamic_shapes(spec):
     return tuple(shapes)
 
 
-def _ss_program(function, spec):
-    """The exported function as a module whose inputs are its tensor parameters, by name."""
+class _ss_WeightsError(ValueError):
+    """The weights given for the model can't be read: not a failure of torch.export."""
+
+
+def _ss_baked_model(spec, device, weights=None, seed=0):
+    """The model a function that takes one first is exported with: `M.init(seed=seed)`,
+    or the first model of its type in a checkpoint `save` wrote (a path), or a state dict."""
+    cls = globals()[spec["model"]]
+    model = cls.init(seed=seed)
+    if weights is None:
+        return model.to(device)
+    state = weights
+    if not isinstance(weights, dict):
+        data = _ss_torch.load(weights, map_location=device, weights_only=True)
+        values = data.get("values", []) if isinstance(data, dict) else []
+        found = [
+            entry.get("tensors")
+            for entry in values
+            if isinstance(entry, dict)
+            and entry.get("kind") == "model"
+            and entry.get("type") == spec["model"]
+        ]
+        if not found:
+            raise _ss_WeightsError(
+                f"`{weights}` holds no {spec['model']} model that save wrote"
+            )
+        state = found[0]
+    try:
+        model.load_state_dict(state, strict=True)
+    except RuntimeError as error:
+        first = str(error).strip().splitlines()[0]
+        raise _ss_WeightsError(f"the weights don't fit {spec['model']}: {first}") from None
+    return model.to(device)
+
+
+def _ss_program(function, spec, model=None):
+    """The exported function as a module whose inputs are its tensor parameters, by name.
+
+    A model the function takes first is a submodule under the parameter's name, so its
+    fields are the program's parameters and buffers, as torch.export keeps a module's."""
     names = list(_ss_inspect.signature(function).parameters)
     inputs = [names[item["position"]] for item in spec["inputs"]]
     passed = ", ".join(f"{name}={name}" for name in inputs)
+    if model is not None:
+        passed = f"self.{spec['model_param']}, " + passed
     space = {"_ss_function": function}
     exec(f"def forward(self, {', '.join(inputs)}):\n    return _ss_function({passed})\n", space)
     made = type("ShapeScriptProgram", (_ss_torch.nn.Module,), {"forward": space["forward"]})
-    return made()
+    program = made()
+    if model is not None:
+        setattr(program, spec["model_param"], model)
+    return program
 
 
-def _ss_export(function, spec, device, output=None, aoti=False):
+def _ss_export(function, spec, device, output=None, aoti=False, weights=None, seed=0):
     """Trace the function with example inputs and the signature's dynamic shapes."""
     import torch.fx.experimental._config as fx_config
 
-    program = _ss_program(function, spec)
+    model = None
+    if spec.get("model") is not None:
+        model = _ss_baked_model(spec, device, weights, seed)
+    program = _ss_program(function, spec, model)
     examples = tuple(_ss_example(item, device) for item in spec["inputs"])
     dynamic = _ss_dynamic_shapes(spec)
     try:
@@ -206,9 +296,14 @@ def _ss_main(function, spec, device, source, lines, argv=None):
     parser = argparse.ArgumentParser(description=f"export {spec['function']} with torch.export")
     parser.add_argument("-o", "--output", required=True)
     parser.add_argument("--aoti", action="store_true")
+    parser.add_argument("--weights", help="a checkpoint save wrote, for a model taken first")
+    parser.add_argument("--seed", type=int, default=0, help="else new weights from this seed")
     args = parser.parse_args(argv)
     try:
-        _ss_export(function, spec, device, args.output, args.aoti)
+        _ss_export(function, spec, device, args.output, args.aoti, args.weights, args.seed)
+    except _ss_WeightsError as error:
+        print(f"{source}: error: {error}", file=_ss_sys.stderr)
+        return 1
     except Exception as error:
         line = _ss_where(error, __file__, lines)
         where = f"{source}:{line}: " if line is not None else f"{source}: "

@@ -42,8 +42,9 @@ def build_export(
 ) -> ExportModule:
     """The export module of `function` (SpecError when its inputs can't be made)."""
     from shapescript.codegen import BuildOptions, devices_line, generate
+    from shapescript.export.prepare import baked_model
 
-    spec = export_spec(checked, function)
+    spec = export_spec(checked, function, model_first=baked_model(checked, function) is not None)
     if devices is None and devices_line(checked)[0] is None:
         devices = "cpu"
     options = BuildOptions(
@@ -53,12 +54,23 @@ def build_export(
     errors = [diag for diag in generated.diagnostics if diag.is_error]
     if generated.tree is None or errors:
         raise BuildFailed(errors or generated.diagnostics)
-    tree = lower_control_flow(generated.tree)
+    tree = lower_control_flow(generated.tree, _host_params(checked))
     source = ast.unparse(tree) + "\n"
     tail = _tail(spec, checked.source.path)
     text = _header(generated.source) + source + "\n\n" + HELPERS + tail
     lines = {line + 1: origin for line, origin in _line_map(tree, source).items()}
     return ExportModule(text, tree, spec, lines)
+
+
+def _host_params(checked: Checked) -> dict[str, set[str]]:
+    """Each function's int, float and bool parameters, by function name."""
+    from shapescript.check.types import HostType
+
+    return {
+        name: {param.name for param in signature.params if isinstance(param.type, HostType)}
+        for name, signature in checked.signatures.items()
+        if not getattr(signature, "extern", False)
+    }
 
 
 def _header(source: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from shapescript.check.exports import export_diagnostics
 from shapescript.check.program import Checked
+from shapescript.check.types import ModelType
 from shapescript.syntax import ast
 
 
@@ -29,13 +30,36 @@ def choose_function(checked: Checked, name: str | None) -> str:
     return exported[0]
 
 
-def problems(checked: Checked, name: str) -> list:
-    """The file's errors, and the export check's for `name` when it isn't marked."""
-    found = list(checked.errors)
-    marked = any(
+def is_marked(checked: Checked, name: str) -> bool:
+    """Whether `name` is declared `export fn`."""
+    return any(
         isinstance(item.item, ast.FnDecl) and item.item.name == name and item.item.export
         for item in checked.items
     )
-    if not marked:
-        found.extend(diag for diag in export_diagnostics(checked, [name]) if diag.is_error)
+
+
+def baked_model(checked: Checked, name: str) -> str | None:
+    """The model type whose fields the program of `name` holds as its own parameters, or
+    None. An unmarked function whose first parameter is a model is exported as --hf
+    checks it: the model is baked in, as torch.export does with an nn.Module's state, and
+    the other parameters are the inputs. An `export fn` keeps E1705 for a model."""
+    if is_marked(checked, name):
+        return None
+    signature = checked.signatures.get(name)
+    params = getattr(signature, "params", None) or []
+    if params and isinstance(params[0].type, ModelType):
+        return params[0].type.name
+    return None
+
+
+def problems(checked: Checked, name: str) -> list:
+    """The file's errors, and the export check's for `name` when it isn't marked."""
+    found = list(checked.errors)
+    if not is_marked(checked, name):
+        model_first = baked_model(checked, name) is not None
+        found.extend(
+            diag
+            for diag in export_diagnostics(checked, [name], model_first=model_first)
+            if diag.is_error
+        )
     return found

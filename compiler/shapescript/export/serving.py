@@ -4,7 +4,8 @@ its embedding, attention and output layer itself (E3301-E3305), as diagnostics.
 This version checks the forms the rules name, on the syntax tree and the checker's facts:
 the parameters (E3301), the final `linear` (E3302), the one `embedding` of the ids and
 where the table and the output weight are read (E3303), `causal` only as the mask written
-in a `scaled_dot_product_attention` call, which must have it, and no other work across the
+in a `scaled_dot_product_attention` call (or an extern fn naming torch's), which must have
+exactly `causal[n n]`, by name or position, and no other work across the
 sequence in any function the forward function reaches: a reduction `over=` an axis that
 isn't a dim, a pattern that contracts one (sizes from the operands' recorded types), or a
 chain over such a size, which computes positions (E3304); and at least one attention, all
@@ -71,7 +72,7 @@ def serving_diagnostics(checked: Checked, name: str) -> list[Diagnostic]:
                 where,
                 "the engine keeps this table itself",
             )
-    _attention(reached, report, set(checked.dim_values))
+    _attention(reached, report, set(checked.dim_values), _attention_names(checked))
     return found
 
 
@@ -203,9 +204,50 @@ def _statement_exprs(stmt) -> list:
     return []
 
 
-def _attention(reached: list[ItemFacts], report, dims: set[str]) -> None:
-    """E3304 for `causal` anywhere but an attention's mask and for an attention without it;
-    E3305 for no attention, or attentions on different or non-dim shapes."""
+#: The torch function a serving engine replaces with its own attention.
+ATTENTION_PATH = "torch.nn.functional.scaled_dot_product_attention"
+
+
+def _attention_names(checked: Checked) -> frozenset[str]:
+    """The names that call torch's attention: the prelude's stub and any extern fn of the
+    file that names the same torch function under another name."""
+    return frozenset(
+        name
+        for name, signature in checked.signatures.items()
+        if getattr(signature, "extern", False) and getattr(signature, "path", "") == ATTENTION_PATH
+    ) | {"scaled_dot_product_attention"}
+
+
+def _mask_argument(node: ast.Call):
+    """The argument given for `attn_mask`, by name or as the fourth by position, or None."""
+    for position, arg in enumerate(node.args):
+        if arg.name == "attn_mask" or (arg.name is None and position == 3):
+            return arg
+    return None
+
+
+def _mask_problem(mask) -> str | None:
+    """Why an attention's mask isn't the one an engine's attention applies, or None: it
+    must be `causal[n n]` written in the call, the queries' own axis twice."""
+    if mask is None:
+        return "attention without a mask works across the whole sequence"
+    if not _is_causal(mask.value):
+        return "attention's mask isn't `causal[n n]` written in the call"
+    items = mask.value.items
+    if len(items) == 1 and isinstance(items[0], ast.SpacedIndex):
+        items = items[0].items
+    names = [index.name for index in items if isinstance(index, ast.Name)]
+    if len(names) != 2 or names[0] != names[1]:
+        return "attention's mask is causal between two different axes, not `causal[n n]`"
+    return None
+
+
+def _attention(
+    reached: list[ItemFacts], report, dims: set[str], attention_names: frozenset[str]
+) -> None:
+    """E3304 for `causal` anywhere but an attention's mask and for an attention whose mask
+    isn't `causal[n n]` written in the call; E3305 for no attention, or attentions on
+    different or non-dim shapes."""
     shapes: list[tuple] = []
     handwritten = []
     for item in reached:
@@ -216,18 +258,26 @@ def _attention(reached: list[ItemFacts], report, dims: set[str]) -> None:
         masks: set[int] = set()
 
         def visit(node, item=item, types=types, masks=masks) -> None:
-            if _is_call(node, "scaled_dot_product_attention"):
-                mask = next((arg for arg in node.args if arg.name == "attn_mask"), None)
-                if mask is None or not _is_causal(mask.value):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.callee, ast.Name)
+                and node.callee.name in attention_names
+            ):
+                mask = _mask_argument(node)
+                if mask is not None and _is_causal(mask.value):
+                    masks.add(id(mask.value))
+                problem = _mask_problem(mask)
+                if problem is not None and mask is not None:
+                    masks.update(id(inner) for inner in _walk(mask.value) if _is_causal(inner))
+                if problem is not None:
                     report(
                         "E3304",
-                        "attention without `attn_mask=causal[n n]` written in the call",
-                        node.span,
+                        problem,
+                        mask.value.span if mask is not None else node.span,
                         item,
-                        "the engine's attention is causal",
+                        "an engine's attention is causal over its packed sequence: "
+                        "give `attn_mask=causal[n n]`",
                     )
-                else:
-                    masks.add(id(mask.value))
                 query = types.get(node.args[0].value.span) if node.args else None
                 shapes.append((item, node.span, query))
             elif (
@@ -282,6 +332,13 @@ def _attention(reached: list[ItemFacts], report, dims: set[str]) -> None:
                 "the engine's attention works on one head shape",
             )
         seen = seen or key
+
+
+def _walk(node):
+    """The node and every node under it."""
+    yield node
+    for child in _children(node):
+        yield from _walk(child)
 
 
 def _across(type_, dims: set[str]) -> bool:

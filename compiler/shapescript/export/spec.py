@@ -69,11 +69,17 @@ class ExportSpec:
     inputs: list[InputSpec] = field(default_factory=list)
     fixed: list[str] = field(default_factory=list)
     dims: dict[str, int] = field(default_factory=dict)
+    #: The model type baked into the program (its fields become the program's parameters),
+    #: and the name of the parameter it is given for.
+    model: str | None = None
+    model_param: str | None = None
 
     def as_data(self) -> dict:
         """Plain data for the generated export module."""
         return {
             "function": self.function,
+            "model": self.model,
+            "model_param": self.model_param,
             "dims": dict(self.dims),
             "inputs": [
                 {
@@ -108,6 +114,8 @@ def export_spec(checked: Checked, name: str, *, model_first: bool = False) -> Ex
     shapes: list[tuple[object, TensorType, list[Poly]]] = []
     for position, param in enumerate(signature.params):
         if model_first and position == 0:
+            spec.model = getattr(param.type, "name", None)
+            spec.model_param = param.name
             continue
         type_ = param.type
         if isinstance(type_, HostType) and param.has_default:

@@ -123,7 +123,29 @@ def check_cell(path: str, cell: str, earlier: list[str]) -> Checked:
         PYTHON_NAMES.reset(token)
     own = len(cell) + (0 if cell.endswith("\n") else 1)
     checked.diagnostics = [diag for diag in checked.diagnostics if diag.span.start < own]
+    checked.notebook_names = _notebook_names(checked, own, path, names)
     return checked
+
+
+def _notebook_names(checked: Checked, own: int, path: str, python: frozenset[str]):
+    """What the cell sees wherever the cursor is: the values earlier cells' statements
+    bound (after the cell's own text in the program), then the Python variables."""
+    from shapescript.check.program import Reference, Symbol
+
+    found = {}
+    for facts in checked.items:
+        if getattr(facts.item, "name", None) != CELL_FN or facts.body is None:
+            continue
+        for entry in facts.body.facts.entries:
+            if entry.symbol.kind == "param" or facts.base + entry.visible_from < own:
+                continue
+            symbol = checked._resolve(Reference(entry.scope, entry.symbol), facts.base)
+            if symbol is not None:
+                found.setdefault(entry.name, (symbol, entry.type))
+    for name in sorted(python):
+        symbol = Symbol(name, "python", Span(0, 0), path, "a Python variable of the notebook")
+        found.setdefault(name, (symbol, None))
+    return found
 
 
 def earlier_line(cell: str, earlier: list[str], line: int) -> tuple[int, int] | None:

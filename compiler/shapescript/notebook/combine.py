@@ -33,6 +33,9 @@ class Combined:
     #: The line (from 0) of each parameter, by the value's name.
     param_lines: dict[str, int] = field(default_factory=dict)
     has_statements: bool = False
+    #: For each line of `text`: the index in the history of the cell whose declaration
+    #: it is, or None.
+    owners: list[int | None] = field(default_factory=list)
 
 
 def item_text(module: ast.Module, index: int, text: str) -> tuple[int, int]:
@@ -59,9 +62,16 @@ def _declarations(run: CellRun) -> list[tuple[tuple[str, str], int, int]]:
     return found
 
 
-def combine(history: list[CellRun], cell: CellRun, params: list[tuple[str, str]]) -> Combined:
-    """The program that checks `cell` after `history`, with `params` as (name, type text)."""
+def combine(
+    history: list[CellRun],
+    cell: CellRun,
+    params: list[tuple[str, str]],
+    leave_out: frozenset[str] = frozenset(),
+) -> Combined:
+    """The program that checks `cell` after `history`, with `params` as (name, type text),
+    without the earlier cells' declarations of the names in `leave_out`."""
     current = {key for key, _, _ in _declarations(cell)}
+    current |= {("name", name) for name in leave_out}
     latest: dict[tuple[str, str], list[str]] = {}
     owner: dict[tuple[str, str], int] = {}
     for number, run in enumerate(history):
@@ -72,13 +82,7 @@ def combine(history: list[CellRun], cell: CellRun, params: list[tuple[str, str]]
             latest[key].append(run.text[start:end])
     lines: list[str] = []
     origins: list[tuple[int, int] | None] = []
-    for key, texts in latest.items():
-        if key in current:
-            continue
-        for text in texts:
-            for line in text.split("\n"):
-                lines.append(line)
-                origins.append(None)
+    owners: list[int | None] = []
     cell_lines = cell.text.split("\n")
     source = SourceFile.from_text("<cell>", cell.text)
 
@@ -88,27 +92,46 @@ def combine(history: list[CellRun], cell: CellRun, params: list[tuple[str, str]]
         for number in range(first, last + 1):
             lines.append(indent + cell_lines[number])
             origins.append((number, len(indent)))
+            owners.append(None)
 
+    # The cell's devices line comes first, as in a file.
+    for index, item in enumerate(cell.module.items):
+        if isinstance(item, ast.DevicesDecl):
+            add(*item_text(cell.module, index, cell.text), "")
+    # Devices lines first, as in a file.
+    keys = sorted(latest, key=lambda key: not (key[0] == "text" and key[1].startswith("devices")))
+    for key in keys:
+        texts = latest[key]
+        if key in current:
+            continue
+        for text in texts:
+            for line in text.split("\n"):
+                lines.append(line)
+                origins.append(None)
+                owners.append(owner[key])
     statements = []
     for index, item in enumerate(cell.module.items):
         start, end = item_text(cell.module, index, cell.text)
         if isinstance(item, ast.StmtItem):
             statements.append((start, end))
-        elif not isinstance(item, ast.ErrorItem):
+        elif not isinstance(item, ast.ErrorItem | ast.DevicesDecl):
             add(start, end, "")
     param_lines = {}
     if statements:
         lines.append(f"fn {CELL_FN}(")
         origins.append(None)
+        owners.append(None)
         for name, type_text in params:
             param_lines[name] = len(lines)
             lines.append(f"{INDENT}{name}: {type_text},")
             origins.append(None)
+            owners.append(None)
         lines.append("):")
         origins.append(None)
+        owners.append(None)
         for start, end in statements:
             add(start, end, INDENT)
-    return Combined("\n".join(lines) + "\n", origins, param_lines, bool(statements))
+    return Combined("\n".join(lines) + "\n", origins, param_lines, bool(statements), owners)
 
 
 def cell_span(combined: Combined, program: SourceFile, cell: SourceFile, span: Span) -> Span | None:

@@ -12,6 +12,7 @@ from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.notebook.combine import CELL_FN, CellRun, Combined, cell_span, combine
 from shapescript.notebook.python_names import PYTHON_NAMES
 from shapescript.notebook.running import SHOWN, run_program
+from shapescript.notebook.staleness import Declared, out_of_date, outside, record_uses
 from shapescript.records import field, record
 from shapescript.syntax import ast
 from shapescript.syntax.parser import parse
@@ -32,6 +33,8 @@ class Made:
     #: The dims its type names, with their values when it was made.
     dims: dict[str, int]
     value: Any
+    #: The models and records its type names, as they looked (`staleness.outside`).
+    uses: dict[str, str] = field(default_factory=dict)
 
 
 @record
@@ -61,6 +64,8 @@ class Session:
     made: dict[str, Made] = field(default_factory=dict)
     #: What the declarations of the cells put into the notebook's variables.
     exported: dict[str, Any] = field(default_factory=dict)
+    #: For each cell run in `history` (by id), what each of its declarations used.
+    declared: dict[int, dict[str, Declared]] = field(default_factory=dict)
 
     def run(
         self,
@@ -100,32 +105,42 @@ class Session:
             and name not in declared
             and name not in param_names
         )
-        combined = combine(history, cell, params)
-        program = SourceFile.from_text(PROGRAM_PATH, combined.text)
-        from shapescript.check.checker import check_parsed
-
-        token = PYTHON_NAMES.set(python)
-        try:
-            checked = check_parsed(parse(program, notebook=True))
-        finally:
-            PYTHON_NAMES.reset(token)
-        broken: set[str] = set()
-        diagnostics = _cell_diagnostics(checked.diagnostics, combined, program, source, broken)
-        fn = _cell_fn(checked)
-        stale = {
-            name
-            for name in param_names
-            if name in broken
-            or namespace.get(name, _MISSING) is not self.made[name].value
-            or any(
-                checked.dim_values.get(dim) != value for dim, value in self.made[name].dims.items()
-            )
-        }
+        while True:
+            combined, program, checked = _check(history, cell, params, python)
+            broken: set[str] = set()
+            diagnostics = _cell_diagnostics(checked.diagnostics, combined, program, source, broken)
+            fn = _cell_fn(checked)
+            now = outside([*history, cell], checked.dim_values)
+            stale = {
+                name
+                for name in param_names
+                if name in broken
+                or namespace.get(name, _MISSING) is not self.made[name].value
+                or any(
+                    checked.dim_values.get(dim) != value
+                    for dim, value in self.made[name].dims.items()
+                )
+                or any(now.get(used) != seen for used, seen in self.made[name].uses.items())
+            }
+            # An out-of-date value the cell doesn't use isn't passed to it (its check
+            # would fail), and the cell may bind the name afresh.
+            unused = stale - _params_used(fn, combined, program, source)
+            if not unused:
+                break
+            params = [(name, text) for name, text in params if name not in unused]
+            param_names -= unused
         if fn is not None and stale:
             diagnostics = self._out_of_date(fn, stale, combined, program, source, diagnostics)
+        diagnostics, reasons = self._declarations_out_of_date(
+            history, cell, checked, combined, program, source, namespace, now, diagnostics
+        )
         outcome = Outcome(source, diagnostics, dim_values=dict(checked.dim_values))
         if outcome.errors:
             return outcome
+        if reasons:
+            # The cell uses none of them: run it without them (they may not compile).
+            combined, program, checked = _check(history, cell, params, python, frozenset(reasons))
+            fn = _cell_fn(checked)
         generated, results = run_program(
             checked,
             combined,
@@ -135,20 +150,41 @@ class Session:
             [self.made[name].value for name, _ in params],
             {name: namespace[name] for name in python},
             self._kept(cell),
+            f"In {label}",
         )
         if generated:
-            outcome.diagnostics = outcome.diagnostics + _cell_diagnostics(
-                generated, combined, program, source, set()
-            )
+            found = _cell_diagnostics(generated, combined, program, source, set())
+            if not found:
+                # Only earlier cells' code can't be compiled: say so on the magic's line.
+                line = Span(0, len(text.split("\n", 1)[0]))
+                found = [
+                    Diagnostic(
+                        diag.code,
+                        diag.message,
+                        Label(line, "in an earlier cell's code"),
+                        path=source.path,
+                    )
+                    for diag in generated
+                    if diag.is_error
+                ]
+            outcome.diagnostics = outcome.diagnostics + found
             return outcome
         module, local_values = results
         outcome.ran = True
         self.history = [*history, cell]
         self.cell_ids = [*(id_ for _, id_ in kept), cell_id]
+        ids = {id(run) for run in self.history}
+        self.declared = {key: made for key, made in self.declared.items() if key in ids}
+        self.declared[id(cell)] = record_uses(
+            cell,
+            checked,
+            lambda start: cell_span(combined, program, source, Span(start, start)) is not None,
+            now,
+        )
         self._forget(namespace)
         self._keep(cell, module, namespace)
         if fn is not None:
-            self._keep_values(fn, local_values, namespace, label, checked)
+            self._keep_values(fn, local_values, namespace, label, checked, now)
             last = cell.module.items[-1] if cell.module.items else None
             if isinstance(last, ast.StmtItem) and isinstance(last.stmt, ast.ExprStmt):
                 outcome.has_shown = True
@@ -185,7 +221,7 @@ class Session:
             if namespace.get(name, _MISSING) is self.exported.pop(name):
                 del namespace[name]
 
-    def _keep_values(self, fn, local_values, namespace, label, checked) -> None:
+    def _keep_values(self, fn, local_values, namespace, label, checked, now) -> None:
         from shapescript.codegen.context import python_name
 
         latest: dict[str, Type] = {}
@@ -211,7 +247,61 @@ class Session:
             # A model's value goes out of date with the dims of its fields' shapes.
             used = text + " ".join(_field_types(checked, type_))
             dims = {word: dim_values[word] for word in _WORD.findall(used) if word in dim_values}
-            self.made[name] = Made(name, type_, text, label, dims, value)
+            # And with the models and records it names, such as a model given a field.
+            uses = {word: now[word] for word in _WORD.findall(text) if word in now}
+            self.made[name] = Made(name, type_, text, label, dims, value, uses)
+
+    def _declarations_out_of_date(
+        self, history, cell, checked, combined, program, source, namespace, now, diagnostics
+    ):
+        """E0701 where the cell uses a declaration of an earlier cell that is out of date."""
+        own = _declared_names([cell])
+        latest: dict[str, tuple[CellRun, Declared | None]] = {}
+        for run in history:
+            made = self.declared.get(id(run), {})
+            for name in _declared_names([run]):
+                if name not in own:
+                    latest[name] = (run, made.get(name))
+        broken = set()
+        for diag in checked.diagnostics:
+            line = program.position(diag.span.start).line - 1
+            if diag.is_error and line < len(combined.owners) and combined.owners[line] is not None:
+                broken.add(id(history[combined.owners[line]]))
+        replaced = {
+            name
+            for name in latest
+            if name in self.exported and namespace.get(name, _MISSING) is not self.exported[name]
+        }
+        reasons = out_of_date(latest, now, broken, replaced)
+        if not reasons:
+            return diagnostics, reasons
+        found: list[Diagnostic] = []
+        seen: set[Span] = set()
+        for facts in checked.items:
+            tables = [*facts.fact_tables()]
+            if not isinstance(facts.item, ast.StmtItem | ast.ErrorItem):
+                tables.append(facts.declaration)
+            for table in tables:
+                for reference in table.references:
+                    name = reference.module_name
+                    if name not in reasons:
+                        continue
+                    span = cell_span(combined, program, source, _shift(reference.span, facts.base))
+                    if span is None or span in seen:
+                        continue
+                    seen.add(span)
+                    label = latest[name][0].label
+                    found.append(
+                        Diagnostic(
+                            "E0701",
+                            f"`{name}` is out of date; run {label} again to use this",
+                            Label(span, f"declared by {label}, which no longer matches"),
+                            notes=[f"`{name}` is out of date: {reasons[name]}"],
+                            help=f"run {label} again",
+                            path=source.path,
+                        )
+                    )
+        return _replace_overlapping(diagnostics, found), reasons
 
     def _out_of_date(self, fn, stale, combined, program, source, diagnostics):
         found: list[Diagnostic] = []
@@ -233,17 +323,34 @@ class Session:
                     path=source.path,
                 )
             )
-        if not found:
-            return diagnostics
-        kept = [
-            diag
-            for diag in diagnostics
-            if not any(_overlaps(diag.span, other.span) for other in found)
-        ]
-        return sorted(kept + found, key=lambda diag: (diag.span.start, diag.code))
+        return _replace_overlapping(diagnostics, found)
 
 
 _MISSING = object()
+
+
+def _check(history, cell, params, python, leave_out=frozenset()):
+    """The program of `cell` after `history` (`combine`), and its check."""
+    from shapescript.check.checker import check_parsed
+
+    combined = combine(history, cell, params, leave_out)
+    program = SourceFile.from_text(PROGRAM_PATH, combined.text)
+    token = PYTHON_NAMES.set(python)
+    try:
+        checked = check_parsed(parse(program, notebook=True))
+    finally:
+        PYTHON_NAMES.reset(token)
+    return combined, program, checked
+
+
+def _replace_overlapping(diagnostics: list[Diagnostic], found: list[Diagnostic]):
+    """`diagnostics` with `found` in place of those at the same places."""
+    if not found:
+        return diagnostics
+    kept = [
+        diag for diag in diagnostics if not any(_overlaps(diag.span, other.span) for other in found)
+    ]
+    return sorted(kept + found, key=lambda diag: (diag.span.start, diag.code))
 
 
 def _overlaps(a: Span, b: Span) -> bool:
@@ -274,6 +381,36 @@ def _declared_names(runs: list[CellRun]) -> set[str]:
             if isinstance(name, str) and not isinstance(item, ast.StmtItem):
                 names.add(name)
     return names
+
+
+def _statements(body: list[ast.Stmt]):
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.For):
+            yield from _statements(stmt.body)
+        elif isinstance(stmt, ast.If):
+            yield from _statements(stmt.then_body)
+            yield from _statements(stmt.else_body or [])
+
+
+def _params_used(fn, combined: Combined, program: SourceFile, source: SourceFile) -> set[str]:
+    """The values of earlier cells the cell's statements read."""
+    if fn is None:
+        return set()
+    bound = {
+        target.span
+        for stmt in _statements(fn.item.body or [])
+        if isinstance(stmt, ast.Assign)
+        for target in stmt.targets
+    }
+    return {
+        reference.symbol.name
+        for reference in fn.body.facts.references
+        if reference.symbol is not None
+        and reference.symbol.kind == "param"
+        and reference.span not in bound
+        and cell_span(combined, program, source, _shift(reference.span, fn.base)) is not None
+    }
 
 
 def _cell_fn(checked):

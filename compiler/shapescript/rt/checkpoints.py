@@ -105,6 +105,10 @@ def _field_entry(name: str, kind: str, tensor: torch.Tensor) -> dict[str, Any]:
 
 
 def _model_entry(model: Model) -> dict[str, Any]:
+    from shapescript.rt.parallel.remote import RemoteModel
+
+    if isinstance(model, RemoteModel):
+        model.state_dict()  # the workers are ahead: copy the first worker's fields back first
     tensors = fields_of(model)
     by_name = type(model)._ss_by_name
     return {

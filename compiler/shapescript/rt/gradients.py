@@ -137,6 +137,8 @@ def norm(g: Grad) -> torch.Tensor:
     values = g.values()
     if not values:
         return torch.tensor(0.0)
+    if norm_across is not None:
+        return norm_across(g)
     try:
         versions = tuple(value._version for value in values)
     except RuntimeError:  # inference tensors keep no version counter
@@ -160,6 +162,11 @@ def clip_norm(g: Grad, max_norm: float) -> Grad:
         return Grad(g.model_type, dict(zip(g._values, scaled, strict=True)))
     return g._map(lambda value: value * factor.to(value.device))
 
+
+#: On a worker of a program with `shard params` or `split H`, what adds up the squares of
+#: every worker's pieces of a gradient (`parallel.sharding.norm`, `parallel.heads.norm`);
+#: None otherwise.
+norm_across: Callable[[Grad], torch.Tensor] | None = None
 
 #: On a worker of a program on several devices, what adds up each worker's gradients
 #: (`parallel.collectives.combine_grads`); None on one device.

@@ -98,6 +98,12 @@ class Model(torch.nn.Module):
     _ss_params: ClassVar[tuple[str, ...]] = ()
     #: Each field as checks compare it: name, whether it's a param, shape, dtype.
     _ss_types: ClassVar[tuple[tuple[str, bool, torch.Size, torch.dtype], ...]] = ()
+    #: On a worker with `shard params` or `split H`, its params are the worker's pieces of
+    #: them (`_ss_part` cuts a whole value to its piece).
+    _ss_sharded: ClassVar[bool] = False
+
+    def _ss_part(self, name: str, value: torch.Tensor) -> torch.Tensor:
+        return value
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -213,6 +219,8 @@ def set_field(model: Model, name: str, value: Any) -> None:
                 f"can't assign {_shape_text(value)} to {type(model).__name__}.{name}, "
                 f"which is {field.type_text}"
             )
+        if model._ss_sharded:
+            value = model._ss_part(name, value)  # this worker's piece of the whole value
         with torch.no_grad():
             target.copy_(value)
         return
@@ -230,6 +238,8 @@ def check_model(value: Any, cls: type[Model], where: dict[str, Any]) -> None:
     """ShapeError unless `value` is a `cls` whose fields have their declared shapes and dtypes."""
     if not isinstance(value, cls):
         raise ShapeError(f"expected a {cls.__name__} model, got {type(value).__name__}", **where)
+    if value._ss_sharded:
+        return  # checked whole when it was sent to the worker
     parameters, buffers = value._parameters, value._buffers
     for name, is_param, shape, dtype in cls._ss_types:
         tensor = parameters.get(name) if is_param else buffers.get(name)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
@@ -12,7 +14,7 @@ def _documentable(module: ast.Module):
     for item in module.items:
         if isinstance(item, ast.DOCUMENTABLE):
             yield item
-        if isinstance(item, ast.ModelDecl | ast.DataDecl):
+        if isinstance(item, (ast.ModelDecl, ast.DataDecl)):
             yield from item.fields
         elif isinstance(item, ast.LogsDecl):
             yield from item.metrics
@@ -56,13 +58,15 @@ def attach_doc_comments(
     diagnostics: list[Diagnostic] = []
     if not any(comment.is_doc for comment in comments):
         return diagnostics
+    # The 1-based line of an offset in the text (as `source.position(offset).line`).
+    starts = source.line_starts
     by_line = {}
     for declaration in _documentable(module):
-        by_line.setdefault(source.position(declaration.span.start).line, declaration)
+        by_line.setdefault(bisect_right(starts, declaration.span.start), declaration)
     # A declaration that failed to parse was reported already; its doc comment isn't a
     # second problem.
     broken = {
-        source.position(item.span.start).line
+        bisect_right(starts, item.span.start)
         for item in module.items
         if isinstance(item, ast.ErrorItem)
     }

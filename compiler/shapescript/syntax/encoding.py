@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import codecs
-from dataclasses import dataclass
 
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.records import record
 from shapescript.syntax.source import Span
 
 #: Byte order marks of the encodings an editor may save a file in, longest first.
@@ -18,7 +18,7 @@ _BOMS = (
 _HELP = "save the file as UTF-8; ShapeScript reads no other encoding"
 
 
-@dataclass(slots=True)
+@record
 class Decoded:
     """A file's text, and the E0107 diagnostic when its bytes are not UTF-8.
 

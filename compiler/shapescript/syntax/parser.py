@@ -20,7 +20,7 @@ from shapescript.syntax import ast
 from shapescript.syntax.doc_comments import attach_doc_comments
 from shapescript.syntax.lexer import LexResult, lex
 from shapescript.syntax.limits import MAX_NESTING, MAX_TREE_DEPTH, NODES_PER_TOKEN, too_deep
-from shapescript.syntax.source import SourceFile, Span
+from shapescript.syntax.source import SourceFile, Span, make_span
 from shapescript.syntax.tokens import (
     DEDENT,
     DTYPES,
@@ -433,7 +433,7 @@ def parse_text(text: str, path: str = "<text>", *, notebook: bool = False) -> Pa
     return parse(SourceFile.from_text(path, text), notebook=notebook)
 
 
-_span = Span
+_span = make_span
 
 
 class _Parser:
@@ -800,7 +800,12 @@ class _Parser:
             self.advance()
             default = self.parse_expr()
         return ast.Param(
-            name.text, name.span, type_, default, _span(start, self.previous_end()), mut
+            name.text,
+            _span(name.start, name.end),
+            type_,
+            default,
+            _span(start, self.previous_end()),
+            mut,
         )
 
     def parse_extern(self) -> ast.ExternFnDecl:
@@ -822,6 +827,8 @@ class _Parser:
 
     def parse_dotted(self, what: str) -> tuple[list[str], Span]:
         first = self.expect_name(what)
+        if self.tokens[self.pos].kind != ".":
+            return [first.text], _span(first.start, first.end)
         parts = [first.text]
         end = first.end
         while self.at(".") and self.peek(1).kind == NAME:
@@ -1169,10 +1176,11 @@ class _Parser:
     # ------------------------------------------------------------ expressions
 
     def _lambda_ahead(self) -> bool:
-        token = self.tok
-        if token.kind == NAME or token.kind == "_":
-            return self.peek(1).kind == "=>"
-        if token.kind == "(":
+        token = self.tokens[self.pos]
+        kind = token.kind
+        if kind == NAME or kind == "_":
+            return self.tokens[self.pos + 1].kind == "=>"
+        if kind == "(":
             close = token.partner
             return 0 <= close < len(self.tokens) - 1 and self.tokens[close + 1].kind == "=>"
         return False
@@ -1187,13 +1195,16 @@ class _Parser:
     def _parse_expr(self) -> ast.Expr:
         if self._lambda_ahead():
             return self.parse_lambda()
-        start = self.tok.start
+        tokens = self.tokens
+        start = tokens[self.pos].start
         left = self.parse_binary(1)
-        if self.at(".."):
+        kind = tokens[self.pos].kind
+        if kind == "..":
             self.advance()
             hi = self.parse_binary(1)
             left = ast.Range(left, hi, _span(start, self.previous_end()))
-        if not self.at("|>"):
+            kind = tokens[self.pos].kind
+        if kind != "|>":
             return left
         stages: list[ast.Expr | ast.ToStage] = []
         bars: list[Span] = []
@@ -1247,7 +1258,7 @@ class _Parser:
         """`x |> f + 1` as `(x |> f) + 1`: the pipeline closed after the stage's first
         operand, when that operand is a function to pipe into."""
         head = stage
-        while isinstance(head, ast.Binary | ast.Cast):
+        while isinstance(head, (ast.Binary, ast.Cast)):
             head = head.left if isinstance(head, ast.Binary) else head.operand
         callee = head.callee if isinstance(head, ast.Call) else head
         if pipe_start is None or head is stage or not self._is_callable_path(callee):
@@ -1362,13 +1373,13 @@ class _Parser:
         kind = token.kind
         if kind == NAME:
             self.pos += 1
-            return ast.Name(token.text, token.span)
+            return ast.Name(token.text, _span(token.start, token.end))
         if kind == INT:
             self.pos += 1
-            return ast.IntLit(int(token.value), token.span)
+            return ast.IntLit(int(token.value), _span(token.start, token.end))
         if kind == FLOAT:
             self.pos += 1
-            return ast.FloatLit(float(token.value), token.text, token.span)
+            return ast.FloatLit(float(token.value), token.text, _span(token.start, token.end))
         if kind == "(":
             self.pos += 1
             inner = self.parse_expr()
@@ -1377,16 +1388,16 @@ class _Parser:
             return inner
         if kind == STRING:
             self.pos += 1
-            return ast.StringLit(str(token.value), token.span)
+            return ast.StringLit(str(token.value), _span(token.start, token.end))
         if kind == "true" or kind == "false":
             self.pos += 1
-            return ast.BoolLit(kind == "true", token.span)
+            return ast.BoolLit(kind == "true", _span(token.start, token.end))
         if kind == "inf":
             self.pos += 1
-            return ast.InfLit(token.span)
+            return ast.InfLit(_span(token.start, token.end))
         if kind == "_":
             self.pos += 1
-            placeholder = ast.Placeholder(token.span)
+            placeholder = ast.Placeholder(_span(token.start, token.end))
             self._placeholders.append(placeholder)
             return placeholder
         if kind == "[":
@@ -1394,9 +1405,9 @@ class _Parser:
         if kind == GROUPED_SIZE:
             self.pos += 1
             self.report_grouped_size_outside_axis(token)
-            return ast.ErrorExpr(token.span)
+            return ast.ErrorExpr(_span(token.start, token.end))
         if kind == "->":
-            self.report_pattern_outside(token.span)
+            self.report_pattern_outside(_span(token.start, token.end))
             raise _Abort
         what = "an expression"
         self.fail_expected(what)
@@ -1497,9 +1508,10 @@ class _Parser:
         may_hold_patterns = self.advance().value is True
         args: list[ast.Arg] = []
         operands_form = False
-        while not self.at(")"):
-            token = self.tok
-            if token.kind == NAME and self.peek(1).kind == "=":
+        tokens = self.tokens
+        while tokens[self.pos].kind != ")":
+            token = tokens[self.pos]
+            if token.kind == NAME and tokens[self.pos + 1].kind == "=":
                 self.pos += 2
                 value = self.parse_arg_value()
                 args.append(
@@ -1528,9 +1540,10 @@ class _Parser:
                     args.append(
                         ast.Arg(value, _span(token.start, value.span.end), mut=self._last_mut)
                     )
-            if self.at(","):
-                self.advance()
-            elif not self.at(")"):
+            kind = tokens[self.pos].kind
+            if kind == ",":
+                self.pos += 1
+            elif kind != ")":
                 self.fail_expected("`,` or `)` in the argument list")
         close = self.advance()
         call = ast.Call(callee, args, _span(callee.span.start, close.end), operands_form)
@@ -1595,14 +1608,14 @@ class _Parser:
         kind = token.kind
         if kind == NAME:
             self.pos += 1
-            return ast.PatternName(token.text, token.span)
+            return ast.PatternName(token.text, _span(token.start, token.end))
         if kind == INT:
             self.pos += 1
-            return ast.PatternInt(int(token.value), token.span)
+            return ast.PatternInt(int(token.value), _span(token.start, token.end))
         if kind == GROUPED_SIZE:
             self.pos += 1
             count, name = token.value
-            return ast.PatternGroupedSize(count, name, token.span)
+            return ast.PatternGroupedSize(count, name, _span(token.start, token.end))
         if kind == "(":
             self.pos += 1
             items = []
@@ -1775,6 +1788,9 @@ class _Parser:
             self.advance()
             return ast.SizeInt(int(token.value), token.span)
         if kind == NAME:
+            if self.tokens[self.pos + 1].kind != ".":
+                self.pos += 1
+                return ast.SizeName(token.text, _span(token.start, token.end))
             parts, span = self.parse_dotted("a size")
             return ast.SizeName(".".join(parts), span)
         if kind == "(":

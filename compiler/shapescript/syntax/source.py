@@ -26,6 +26,15 @@ class Span(NamedTuple):
         return self.start <= offset <= self.end
 
 
+_new_tuple = tuple.__new__
+
+
+def make_span(start: int, end: int) -> Span:
+    """`Span(start, end)` for hot paths: about twice as fast, since it doesn't go through
+    the named tuple's `__new__` (a Python function called from C)."""
+    return _new_tuple(Span, (start, end))
+
+
 @record(frozen=True)
 class Position:
     """A 1-based line and column (columns count Unicode code points)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from shapescript.records import record
-from shapescript.syntax.source import Span
+from shapescript.syntax.source import Span, make_span
 
 # Kinds that carry a value. Operators, punctuation and keywords use their own text as kind.
 NAME = "name"
@@ -77,7 +77,7 @@ class Token:
 
     @property
     def span(self) -> Span:
-        return Span(self.start, self.end)
+        return make_span(self.start, self.end)
 
 
 def describe(token: Token) -> str:

@@ -58,6 +58,7 @@ KIND_OF_SYMBOL = {
     "python_module": types.CompletionItemKind.Module,
     "param": types.CompletionItemKind.Variable,
     "value": types.CompletionItemKind.Variable,
+    "python": types.CompletionItemKind.Variable,
     "axis": types.CompletionItemKind.TypeParameter,
 }
 SNIPPETS = {
@@ -291,10 +292,10 @@ class Completer:
         detail = format_type(type_) if type_ is not None else symbol.kind
         if symbol.kind == "builtin" and name in BUILTINS:
             detail = BUILTINS[name].signature
-        elif symbol.kind in ("prelude",):
+        elif symbol.kind in ("prelude", "python"):
             detail = symbol.detail
         rank = _fit(type_, expected, self.dims) if symbol.kind in ("param", "value") else 2
-        if symbol.kind in ("builtin", "prelude"):
+        if symbol.kind in ("builtin", "prelude", "python"):
             rank = max(rank, 3) if expected is not None else 3
         return Candidate(name, kind, detail, type_, rank, data={"name": name, "kind": symbol.kind})
 

@@ -1,8 +1,8 @@
-# The two options are well formed (`split H` is E1801, not supported yet); anything else under
-# the devices line is E1002, line by line.
+# The two options are well formed; anything else under the devices line is E1002, line by
+# line.
 devices cpu[0 1]
     shard params
-    split H  # E1801
+    split H
     shard  # E1002
     split  # E1002
     split H D  # E1002

@@ -1,6 +1,6 @@
 # From the reference's section on E1903.
 devices cuda[0 1]
-    split H  # E1801
+    split H
     split D  # E1903
 
 dim D = 8

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { debugpyConfiguration } from '../debugging';
+import { adapterCommand, debugpyConfiguration, launchConfiguration } from '../debugging';
 
 describe('debugpyConfiguration', () => {
   it('runs a program with python -m shapescript', () => {
@@ -25,5 +25,19 @@ describe('debugpyConfiguration', () => {
 
   it('runs the open file when no program is named', () => {
     assert.deepEqual(debugpyConfiguration({}).args, ['${file}']);
+  });
+});
+
+describe('without the Python Debugger extension', () => {
+  it('keeps the configuration as a shapescript one, run by debugpy\'s own adapter', () => {
+    assert.equal(launchConfiguration({ program: 'model.ss' }, true).type, 'debugpy');
+    const own = launchConfiguration({ program: 'model.ss' }, false);
+    assert.deepEqual([own.type, own.module, own.args], ['shapescript', 'shapescript', ['model.ss']]);
+  });
+
+  it("starts the adapter with the configuration's Python, else the setting's, else python3", () => {
+    assert.deepEqual(adapterCommand({ python: '/venv/bin/python' }, '/set/python', 'python3'), { command: '/venv/bin/python', args: ['-m', 'debugpy.adapter'] });
+    assert.equal(adapterCommand({}, '/set/python', 'python3').command, '/set/python');
+    assert.equal(adapterCommand({}, '', 'python3').command, 'python3');
   });
 });

@@ -84,6 +84,47 @@ def all_mean(value: Any, where: str | None = None) -> Any:
     return _reduce(value * (mine / whole), where)
 
 
+def batch_norm(
+    where: str | None,
+    x: torch.Tensor,
+    mode: Any,
+    over: int,
+    weight: torch.Tensor | None = None,
+    bias: torch.Tensor | None = None,
+    running_mean: torch.Tensor | None = None,
+    running_var: torch.Tensor | None = None,
+    eps: float = 1e-5,
+) -> torch.Tensor:
+    """`batch_norm` with its statistics taken over the whole batch: each worker's per-channel
+    sums and sums of squares, and its count, added up in f64 (2·C + 1 values), give the
+    mean and biased variance one device would take; with Eval, the running ones as usual."""
+    from shapescript.rt import randomness
+
+    if not getattr(mode, "training", False):
+        return randomness.batch_norm(x, mode, over, weight, bias, running_mean, running_var, eps)
+    if not -x.dim() <= over < x.dim():
+        raise ValueError(f"batch_norm: over={over} isn't an axis of a tensor of {x.dim()} axes")
+    moved = x.movedim(over, -1)
+    channels = moved.shape[-1]
+    rows = moved.reshape(-1, channels).to(torch.float64)
+    count = torch.tensor([float(rows.shape[0])], dtype=torch.float64, device=x.device)
+    local = torch.cat([rows.sum(0), (rows * rows).sum(0), count])
+    total = _reduce(local, where)
+    n = total[-1]
+    mean = total[:channels] / n
+    var = (total[channels : 2 * channels] / n - mean * mean).clamp_min(0.0)
+    shape = [1] * x.dim()
+    shape[over] = channels
+    mean = mean.to(x.dtype).view(shape)
+    scale = torch.rsqrt(var + eps).to(x.dtype).view(shape)
+    out = (x - mean) * scale
+    if weight is not None:
+        out = out * weight.view(shape)
+    if bias is not None:
+        out = out + bias.view(shape)
+    return out
+
+
 def combine_grads(values: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     """`value_and_grad`'s gradients for the whole batch: added up over the workers, in one
     all-reduce per dtype, and divided by their number (every worker seeded its backward

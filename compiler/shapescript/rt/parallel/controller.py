@@ -123,6 +123,12 @@ class Program:
         self.timeout = _DEFAULT_TIMEOUT
         self.running: str | None = None
 
+    @property
+    def sharded(self) -> bool:
+        """Whether the program has `shard params` or `split H` (copying a model back
+        gathers it on every worker)."""
+        return bool(self.names.get("_ss_shard_params") or self.names.get("_ss_split_heads"))
+
     # ------------------------------------------------------------------ functions
 
     def remote(
@@ -294,7 +300,8 @@ class Program:
         if number not in self.stale or not self.workers:
             self.stale.discard(number)
             return
-        messages = [("pull", [number] if rank == 0 else []) for rank in range(self.count)]
+        every = self.sharded  # with shard params, every worker gathers its pieces
+        messages = [("pull", [number] if rank == 0 or every else []) for rank in range(self.count)]
         self._post_all(messages)
         answers = self._gather()
         value = self.objects[number]

@@ -67,7 +67,7 @@ def _start(rank, world, init_file, program, backend, timeout) -> _State:
     from shapescript.rt import data, devices, gradients
     from shapescript.rt.compiling import compile_code, remember_lines
     from shapescript.rt.modes import resolve
-    from shapescript.rt.parallel import collectives, controller
+    from shapescript.rt.parallel import collectives, controller, sharding
 
     path, text, devices_text = program
     spec = devices.parse_devices(devices_text)
@@ -97,6 +97,7 @@ def _start(rank, world, init_file, program, backend, timeout) -> _State:
     module = types.ModuleType("_ss_worker_program")
     module.__file__ = path
     exec(code, module.__dict__)
+    sharding.setup(module.__dict__)
     return _State(module, device)
 
 
@@ -161,7 +162,7 @@ def _serve(state: _State, connection: Any) -> None:
                 state.objects[number] = _optimizer(state, model_number, name, lr, options, saved)
                 continue
             if kind == "pull":
-                pulled = {number: _pull(state.objects[number]) for number in message[1]}
+                pulled = _pulled(state, message[1])
                 wire.send(connection, ("ok", None, pulled))
                 continue
             if kind == "dataset":
@@ -172,13 +173,15 @@ def _serve(state: _State, connection: Any) -> None:
                 state.datasets.pop(message[1], None)
                 continue
             if kind == "call":
+                from shapescript.rt.parallel import sharding
+
                 _, name, args, kwargs, share, answer = message
                 running = name
                 collectives.set_share(*share)
                 function = state.names[name]
                 args = [_value(state, arg) for arg in args]
                 kwargs = _arguments(state, kwargs)
-                result = function(*args, **kwargs)
+                result = sharding.returned(function(*args, **kwargs))
                 wire.send(connection, ("ok", wire.encode(result) if answer else None, {}))
         except _OthersFailed:
             wire.send(connection, ("error", OTHERS_FAILED, "", None))
@@ -282,6 +285,8 @@ def _value(state: _State, value: Any) -> Any:
 def _model(state: _State, class_name: str, fields: dict[str, Any]) -> Any:
     import torch
 
+    from shapescript.rt.parallel import sharding
+
     cls = state.names[class_name]
     model = cls.__new__(cls)
     torch.nn.Module.__init__(model)
@@ -291,22 +296,37 @@ def _model(state: _State, class_name: str, fields: dict[str, Any]) -> Any:
             model.register_parameter(field.name, torch.nn.Parameter(value))
         else:
             model.register_buffer(field.name, value)
-    return model
+    return sharding.laid_out(model)
 
 
 def _optimizer(state: _State, model_number: int, name: str, lr, options, saved) -> Any:
     from shapescript.rt import optimizers
+    from shapescript.rt.parallel import sharding
 
     make = getattr(optimizers, name)
-    opt = make(state.objects[model_number], lr=lr, **options)
-    opt.load_state_dict(saved)
+    model = state.objects[model_number]
+    opt = make(model, lr=lr, **options)
+    opt.load_state_dict(sharding.saved_for(model, saved))
     return opt
+
+
+def _pulled(state: _State, numbers: list[int]) -> dict[int, Any]:
+    """The objects the controller copies back; with shard params every worker gathers, and
+    only the first answers with them."""
+    import torch.distributed as dist
+
+    found = {number: _pull(state.objects[number]) for number in numbers}
+    return found if dist.get_rank() == 0 else {}
 
 
 def _pull(value: Any) -> Any:
     """A model's fields, or optimizer state, as the controller copies them back."""
     from shapescript.rt.models import Model
+    from shapescript.rt.parallel import sharding
 
+    whole = sharding.pulled(value)
+    if whole is not None:
+        return whole
     if isinstance(value, Model):
         return {name: tensor.detach().cpu() for name, tensor in value.state_dict().items()}
     return value.state_dict()

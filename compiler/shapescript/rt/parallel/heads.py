@@ -1,0 +1,239 @@
+"""On a worker, `split H`: values with an axis of size H hold this worker's H / N of it.
+
+The generated code names the dim, so on a worker the dim's global is its share (H / N) and
+every reshape of a split value works on the worker's heads; `whole` is the dim's whole
+size, which a value computed whole before it is cut uses. A model's params with an H axis
+hold this worker's block of it; reading one gives that block. Gradients of split params are
+each worker's own; those of whole params, which each worker computed from its own heads,
+are added up.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+from shapescript.rt.models import Model
+from shapescript.rt.parallel import collectives
+
+#: The split dim's whole size on this worker (its global holds this worker's share).
+whole = 0
+#: Whether the program on this worker has `split H`.
+active = False
+#: Each model type's params split along H, and the axis of each, by model name.
+_fields: dict[str, dict[str, int]] = {}
+#: The split params of each model type, by its params' names (what `combine_grads` sees).
+_by_params: dict[tuple[str, ...], frozenset[str]] = {}
+
+
+def setup(names: dict[str, Any]) -> None:
+    """Once the program is loaded on a worker: the dim's global becomes this worker's share."""
+    global whole, active
+    found = names.get("_ss_split_heads")
+    if found is None:
+        return
+    dim, fields = found
+    active = True
+    whole = int(names[dim])
+    names[dim] = whole // dist.get_world_size()
+    _fields.clear()
+    _fields.update(fields)
+    from shapescript.rt import gradients
+
+    gradients.combine = combine_grads
+    gradients.norm_across = norm
+
+
+def _block(size: int) -> tuple[int, int]:
+    count = dist.get_world_size()
+    length = size // count
+    return dist.get_rank() * length, length
+
+
+def _cut_one(value: Any, axis: int | None) -> Any:
+    if axis is None or not isinstance(value, torch.Tensor):
+        return value
+    start, length = _block(value.shape[axis])
+    return value.narrow(axis, start, length)
+
+
+def cut(value: Any, axes: tuple[int | None, ...]) -> Any:
+    """A value computed whole, cut to this worker's heads along each result's split axis;
+    its gradient is this worker's part of the whole value's."""
+    if isinstance(value, tuple | list):
+        return type(value)(_cut_one(item, axis) for item, axis in zip(value, axes, strict=True))
+    return _cut_one(value, axes[0])
+
+
+class _Gather(torch.autograd.Function):
+    """Every worker's heads joined along `axis`; backward, the whole gradient added up
+    across the workers and cut to this worker's heads."""
+
+    @staticmethod
+    def forward(ctx: Any, value: torch.Tensor, axis: int) -> torch.Tensor:
+        ctx.axis = axis
+        return gathered(value, axis)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None]:
+        total = grad.detach().clone().contiguous()
+        dist.all_reduce(total)
+        return _cut_one(total, ctx.axis).contiguous(), None
+
+
+def gather(value: Any, axis: int) -> Any:
+    """A value split along H, gathered whole for an operation along or across H."""
+    if not isinstance(value, torch.Tensor):
+        return value
+    return _Gather.apply(value, axis)
+
+
+def matmul_rows(where: str, side: str, left: torch.Tensor, right: torch.Tensor) -> torch.Tensor:
+    """A matmul contracting a split (H Dh) with a whole operand: the whole one's block that
+    matches this worker's heads, multiplied, and the parts added up (an all-reduce)."""
+    if side == "right":
+        axis = 0 if right.dim() == 1 else right.dim() - 2
+        start, length = _block(right.shape[axis])
+        product = torch.matmul(left, right.narrow(axis, start, length))
+    else:
+        axis = left.dim() - 1
+        start, length = _block(left.shape[axis])
+        product = torch.matmul(left.narrow(axis, start, length), right)
+    return collectives.all_sum(product, where)
+
+
+class SplitModel(Model):
+    """A model whose params with an H axis hold this worker's block of it."""
+
+    _ss_sharded = True
+    #: Each split param's axis, by name.
+    _ss_split: dict[str, int] = {}
+
+    def _ss_part(self, name: str, value: torch.Tensor) -> torch.Tensor:
+        """This worker's part of a whole value assigned to field `name`."""
+        return _cut_one(value, type(self)._ss_split.get(name))
+
+
+_CLASSES: dict[type, type] = {}
+
+
+def _split_class(cls: type[Model], fields: dict[str, int]) -> type[Model]:
+    found = _CLASSES.get(cls)
+    if found is not None:
+        return found
+    count = dist.get_world_size()
+    split = type(cls.__name__, (SplitModel, cls), {"__module__": cls.__module__})
+    split.__qualname__ = cls.__qualname__
+    split._ss_split = dict(fields)
+    types = []
+    for name, is_param, shape, dtype in cls._ss_types:
+        if name in fields:
+            sizes = list(shape)
+            sizes[fields[name]] //= count
+            shape = torch.Size(sizes)
+        types.append((name, is_param, shape, dtype))
+    split._ss_types = tuple(types)
+    _by_params[tuple(cls._ss_params)] = frozenset(fields)
+    _CLASSES[cls] = split
+    return split
+
+
+def split_model(model: Model) -> Model:
+    """`model` with each param that has an H axis replaced by this worker's block, in place."""
+    fields = _fields.get(type(model).__name__)
+    if not fields:
+        return model
+    model.__class__ = _split_class(type(model), fields)
+    for name, axis in fields.items():
+        value = model._parameters[name]
+        start, length = _block(value.shape[axis])
+        part = value.detach().narrow(axis, start, length).clone()
+        model._parameters[name] = torch.nn.Parameter(part)
+    return model
+
+
+def gathered(value: torch.Tensor, axis: int) -> torch.Tensor:
+    """A value split along `axis`, gathered whole from every worker's block."""
+    parts = [torch.empty_like(value) for _ in range(dist.get_world_size())]
+    dist.all_gather(parts, value.detach().contiguous())
+    return torch.cat(parts, axis)
+
+
+def whole_fields(model: SplitModel) -> dict[str, torch.Tensor]:
+    """A split model's fields, each whole, on the CPU (every worker must ask at once)."""
+    out = {}
+    for name, tensor in model.state_dict().items():
+        axis = model._ss_split.get(name)
+        out[name] = (gathered(tensor, axis) if axis is not None else tensor.detach()).cpu()
+    return out
+
+
+def _state_axes(cls: type[SplitModel]) -> list[tuple[int | None, torch.Size]]:
+    shapes = {name: shape for name, _, shape, _ in cls._ss_types}
+    return [(cls._ss_split.get(name), shapes[name]) for name in cls._ss_params]
+
+
+def whole_state(cls: type[SplitModel], state: dict[str, Any]) -> dict[str, Any]:
+    """Optimizer state of a split model with its split params' tensors gathered whole."""
+    axes = _state_axes(cls)
+    inner = {}
+    for index, entry in state["torch"]["state"].items():
+        axis, shape = axes[index]
+        inner[index] = {
+            key: gathered(value, axis).cpu()
+            if axis is not None and isinstance(value, torch.Tensor) and value.shape == shape
+            else value
+            for key, value in entry.items()
+        }
+    return {**state, "torch": {**state["torch"], "state": inner}}
+
+
+def cut_state(model: SplitModel, state: dict[str, Any]) -> dict[str, Any]:
+    """Whole optimizer state cut to this worker's blocks of a split model's params."""
+    axes = _state_axes(type(model))
+    count = dist.get_world_size()
+    inner = {}
+    for index, entry in state["torch"]["state"].items():
+        axis, shape = axes[int(index)]
+        mine = {}
+        for key, value in entry.items():
+            whole_block = (
+                axis is not None
+                and isinstance(value, torch.Tensor)
+                and value.dim() > axis
+                and value.shape[axis] == shape[axis] * count
+            )
+            if whole_block:
+                value = _cut_one(value, axis).clone()
+            mine[key] = value
+        inner[index] = mine
+    return {**state, "torch": {**state["torch"], "state": inner}}
+
+
+def combine_grads(values: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """`value_and_grad`'s gradients: a split param's is this worker's own; the others, which
+    each worker computed from its own heads, added up. Every worker seeded its backward
+    pass with the same whole value, so all are divided by the number of workers."""
+    split = _by_params.get(tuple(values), frozenset())
+    count = dist.get_world_size()
+    whole = {name: value for name, value in values.items() if name not in split}
+    out = dict(values)
+    if whole:
+        out.update(collectives.combine_grads(whole))
+    for name in split:
+        out[name] = values[name] / count
+    return out
+
+
+def norm(g: Any) -> torch.Tensor:
+    """The L2 norm of a gradient whose split params' values are each worker's block: their
+    squares added up across the workers, and the whole params' once."""
+    split = _by_params.get(tuple(g.keys()), frozenset())
+    squares = [value.detach().float().pow(2).sum() for name, value in g.items() if name in split]
+    mine = torch.stack(squares).sum() if squares else torch.zeros(())
+    dist.all_reduce(mine)
+    rest = [value.detach().float().pow(2).sum() for name, value in g.items() if name not in split]
+    total = mine + (torch.stack(rest).sum() if rest else 0.0)
+    return total.sqrt()
