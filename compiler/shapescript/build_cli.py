@@ -57,7 +57,7 @@ def _run_build(args: argparse.Namespace) -> int:
     if not args.file.endswith(".ss") or not Path(args.file).is_file():
         raise UsageError(f"`{args.file}` isn't a .ss file")
     source = read_source(args.file)
-    checked = analysis.check(source, search_path=environment_search_path())
+    checked = analysis.check(source, search_path=environment_search_path(), devices=args.devices)
     if checked.errors:
         _print_diagnostics(checked.diagnostics, source)
         return EXIT_ERRORS

@@ -24,6 +24,17 @@ def one_thread(monkeypatch, tmp_path):
     torch.set_num_threads(threads)
 
 
+@pytest.fixture(scope="module")
+def module(tmp_path_factory):
+    """The README example on cpu[0 1 2], compiled once: each test that stops its workers
+    leaves the next call to start fresh ones."""
+    compiled_module = compiled(
+        readme_on("cpu[0 1 2]"), tmp_path_factory.mktemp("failures") / "train.ss"
+    )
+    yield compiled_module
+    compiled_module._ss_program.stop()
+
+
 def _batch(count: int = 12) -> dict[str, torch.Tensor]:
     generator = torch.Generator().manual_seed(0)
     return {
@@ -41,8 +52,44 @@ def test_devices_the_machine_lacks_are_a_device_error_before_any_worker_starts(t
 
 
 @pytest.mark.slow
-def test_a_killed_worker_is_a_worker_error_at_once_and_stops_the_others(tmp_path):
-    module = compiled(readme_on("cpu[0 1 2]"), tmp_path / "train.ss")
+def test_an_error_on_the_workers_raises_in_the_controller_with_the_workers_traceback(module):
+    program = module._ss_program
+    m = module.Mlp.init(seed=0)
+    opt = shapescript.rt.optimizers.adamw(m, lr=3e-4)
+    wrong = {"img": torch.zeros(12, 783), "label": torch.zeros(12, dtype=torch.long)}
+    with pytest.raises(shapescript.ShapeError) as caught:
+        module.train_step(m, opt, wrong, shapescript.Eval)
+    notes = "\n".join(getattr(caught.value, "__notes__", []))
+    assert "raised on worker 0:" in notes
+    assert "Traceback" in notes
+    # The workers are still there (the next test uses them), and the model is as it was.
+    assert len(program.pids()) == 3
+    assert torch.equal(m.w1, module.Mlp.init(seed=0).w1)
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_the_workers_run_stops_them(module, monkeypatch):
+    program = module._ss_program
+    m = module.Mlp.init(seed=0)
+    opt = shapescript.rt.optimizers.adamw(m, lr=3e-4)
+    module.train_step(m, opt, _batch(), shapescript.Eval)
+    pids = program.pids()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(controller, "wait", interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            module.train_step(m, opt, _batch(), shapescript.Eval)
+    finally:
+        program.stop()
+    assert program.pids() == []
+    assert not any(alive(pid) for pid in pids)
+
+
+@pytest.mark.slow
+def test_a_killed_worker_is_a_worker_error_at_once_and_stops_the_others(module):
     program = module._ss_program
     m = module.Mlp.init(seed=0)
     opt = shapescript.rt.optimizers.adamw(m, lr=3e-4)
@@ -67,10 +114,11 @@ def test_a_killed_worker_is_a_worker_error_at_once_and_stops_the_others(tmp_path
 
 
 @pytest.mark.slow
-def test_a_worker_that_does_not_answer_is_a_timeout_naming_where_each_worker_was(tmp_path):
-    shapescript.collective_timeout(8)
-    module = compiled(readme_on("cpu[0 1 2]"), tmp_path / "train.ss")
+def test_a_worker_that_does_not_answer_is_a_timeout_naming_where_each_worker_was(module):
     program = module._ss_program
+    program.stop()
+    # Workers started from now on wait this long at a collective.
+    shapescript.collective_timeout(8)
     m = module.Mlp.init(seed=0)
     opt = shapescript.rt.optimizers.adamw(m, lr=3e-4)
     module.train_step(m, opt, _batch(), shapescript.Eval)
@@ -88,46 +136,4 @@ def test_a_worker_that_does_not_answer_is_a_timeout_naming_where_each_worker_was
     assert lines[1].endswith("train.ss:46:12")
     assert lines[2] == "  worker 1: didn't answer"
     assert lines[3].endswith("train.ss:46:12")
-    assert not any(alive(pid) for pid in pids)
-
-
-@pytest.mark.slow
-def test_an_error_on_the_workers_raises_in_the_controller_with_the_workers_traceback(tmp_path):
-    module = compiled(readme_on("cpu[0 1 2]"), tmp_path / "train.ss")
-    program = module._ss_program
-    m = module.Mlp.init(seed=0)
-    opt = shapescript.rt.optimizers.adamw(m, lr=3e-4)
-    wrong = {"img": torch.zeros(12, 783), "label": torch.zeros(12, dtype=torch.long)}
-    try:
-        with pytest.raises(shapescript.ShapeError) as caught:
-            module.train_step(m, opt, wrong, shapescript.Eval)
-        notes = "\n".join(getattr(caught.value, "__notes__", []))
-        assert "raised on worker 0:" in notes
-        assert "Traceback" in notes
-        # The workers are still there, and the model is as it was.
-        assert len(program.pids()) == 3
-        assert torch.equal(m.w1, module.Mlp.init(seed=0).w1)
-    finally:
-        program.stop()
-
-
-@pytest.mark.slow
-def test_ctrl_c_while_the_workers_run_stops_them(tmp_path, monkeypatch):
-    module = compiled(readme_on("cpu[0 1 2]"), tmp_path / "train.ss")
-    program = module._ss_program
-    m = module.Mlp.init(seed=0)
-    opt = shapescript.rt.optimizers.adamw(m, lr=3e-4)
-    module.train_step(m, opt, _batch(), shapescript.Eval)
-    pids = program.pids()
-
-    def interrupted(*args, **kwargs):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(controller, "wait", interrupted)
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            module.train_step(m, opt, _batch(), shapescript.Eval)
-    finally:
-        program.stop()
-    assert program.pids() == []
     assert not any(alive(pid) for pid in pids)

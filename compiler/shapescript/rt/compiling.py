@@ -58,7 +58,7 @@ def compile_code(
     from shapescript.codegen import BuildOptions, generate
 
     source = SourceFile.from_text(path, text)
-    checked = analysis.check(source, search_path=list(sys.path))
+    checked = analysis.check(source, search_path=list(sys.path), devices=devices)
     if imports is not None:
         from shapescript.rt.imports import recorded
 

@@ -234,6 +234,14 @@ class Batches:
         return math.ceil(len(self.dataset) / self.size)
 
     def __iter__(self) -> Iterator[Batch]:
+        from shapescript.rt.parallel import batches as on_workers
+
+        if on_workers.on_controller():
+            # On several devices each worker loads its own part of each batch.
+            base, order = _unwrap(self.dataset)
+            loop = on_workers.remote_loop(base, order, self.size, self.record, self.where)
+            if loop is not None:
+                return loop
         return _loop(self.dataset, self.size, self.record, self.where)
 
 

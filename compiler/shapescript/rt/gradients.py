@@ -171,6 +171,8 @@ norm_across: Callable[[Grad], torch.Tensor] | None = None
 #: On a worker of a program on several devices, what adds up each worker's gradients
 #: (`parallel.collectives.combine_grads`); None on one device.
 combine: Callable[[dict[str, torch.Tensor]], dict[str, torch.Tensor]] | None = None
+#: On a worker, what is told the value before its backward pass (`collectives.seeded`).
+seeded: Callable[[torch.Tensor], None] | None = None
 
 
 def value_and_grad(
@@ -189,6 +191,8 @@ def value_and_grad(
         wanted = [index for index, param in enumerate(params) if param.requires_grad]
         found: tuple[torch.Tensor | None, ...] = ()
         if value.requires_grad and wanted:
+            if seeded is not None:
+                seeded(value)
             found = torch.autograd.grad(value, [params[i] for i in wanted], allow_unused=True)
     grads: list[torch.Tensor | None] = [None] * len(params)
     for index, grad in zip(wanted, found, strict=False):

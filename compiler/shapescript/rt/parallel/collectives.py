@@ -36,6 +36,9 @@ class _AllReduceSum(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+        if getattr(ctx, "whole_seed", False):
+            # Every worker's gradient here is the same seed: their sum needs no message.
+            return grad * dist.get_world_size()
         out = grad.detach().clone().contiguous()
         dist.all_reduce(out)
         return out
@@ -72,7 +75,13 @@ def all_mean(value: Any, where: str | None = None) -> Any:
         return value
     mine, whole = _share
     kind = value.dtype if value.is_floating_point() else torch.float32
-    return _reduce(value.to(kind) * (mine / whole), where)
+    value = value.to(kind)
+    if mine == 0:
+        # A worker with no examples adds nothing: its mean of none is NaN, and NaN·0 is too.
+        # `where` keeps it in the graph, so it runs the same backward all-reduce.
+        on = torch.ones((), dtype=torch.bool, device=value.device)
+        value = torch.where(on, torch.zeros_like(value), value)
+    return _reduce(value * (mine / whole), where)
 
 
 def batch_norm(
@@ -135,3 +144,13 @@ def combine_grads(values: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
             out[name] = flat[offset : offset + size].view_as(values[name])
             offset += size
     return out
+
+
+def seeded(value: torch.Tensor) -> None:
+    """Before `value_and_grad`'s backward pass: when the value is an all-reduce's result
+    itself (a loss that returns a mean over the batch), the gradient its backward pass
+    all-reduces is the seed, the same on every worker, so it is multiplied by their number
+    instead of sent."""
+    node = value.grad_fn
+    if node is not None and isinstance(node, _AllReduceSum._backward_cls):
+        node.whole_seed = True

@@ -4,8 +4,11 @@ its part of a call's arguments, and gathers their results.
 A compiled module on several devices binds each function that runs on the workers to
 `Program.remote(...)`; calling it from the controller (Python, or a function that runs
 there) is a call on every worker. Models and optimizer state are sent once and stay on the
-workers; a model or optimizer a call changes (`mut`) is copied back from the first worker
-after the call, so the controller's object always says what the workers have.
+workers; a model or optimizer a call changes (`mut`) becomes a handle (remote.py) that
+copies the first worker's state back only when something reads it. A batch from a loop
+over a dataset goes as its examples' indices, each worker loading its own part from its
+copy of the dataset (batches.py); a batch from Python goes as each worker's part of its
+tensors, and not again while a call passes the very same, unchanged tensors.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import contextlib
 import linecache
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
 import tempfile
@@ -29,7 +33,9 @@ from shapescript.rt.data import Batch
 from shapescript.rt.errors import DeviceError
 from shapescript.rt.models import Model
 from shapescript.rt.optimizers import Optimizer
-from shapescript.rt.parallel import remote, wire
+from shapescript.rt.parallel import batches, remote, wire
+from shapescript.rt.parallel import worker as worker_side
+from shapescript.rt.parallel.batches import RemoteBatch
 from shapescript.rt.parallel.errors import WorkerError
 from shapescript.rt.parallel.remote import make_handle
 
@@ -38,6 +44,8 @@ ON_WORKER = False
 _DEFAULT_TIMEOUT = 600.0
 #: Seconds the other workers get to answer once one has failed.
 _GRACE = 5.0
+#: Seconds a worker's watch thread gets to say where the worker is.
+_ASK = 2.0
 _timeout: float | None = None
 #: Every program with workers started, to stop them at exit.
 _RUNNING: weakref.WeakSet[Program] = weakref.WeakSet()
@@ -82,10 +90,12 @@ class _Answered(Exception):
 
 
 class _Worker:
-    def __init__(self, rank: int, process: Any, connection: Any) -> None:
+    def __init__(self, rank: int, process: Any, connection: Any, watch: Any) -> None:
         self.rank = rank
         self.process = process
         self.connection = connection
+        #: The pipe to the worker's watch thread, which says where the worker is.
+        self.watch = watch
 
 
 class Program:
@@ -104,7 +114,13 @@ class Program:
         #: The objects the workers have changed since the controller's copy was made.
         self.stale: set[int] = set()
         self._next = 0
+        #: The last batch from Python each function's parameter had, which the workers
+        #: keep: (axis, the tensors' references and versions, the split's sizes), by slot.
+        self.kept: dict[str, tuple[Any, ...]] = {}
+        #: The datasets sent to the workers, by id: (number, reference, length).
+        self.datasets: dict[int, tuple[int, Any, int]] = {}
         self._folder: str | None = None
+        self.timeout = _DEFAULT_TIMEOUT
         self.running: str | None = None
 
     @property
@@ -156,42 +172,67 @@ class Program:
         parts: list[dict[str, Any]] = [{} for _ in range(count)]
         whole = 0
         shares = [0] * count
-        pulls: list[tuple[int, Any]] = []
+        changed: list[tuple[int, Any]] = []
         for key, value in bound.items():
             if key == "_ss_pad" and whole and value:
                 # The masks of a padded batch, split with it (see rt/padding.py).
                 for rank, masks in enumerate(split_pads(value, shares, whole)):
                     parts[rank][key] = masks
                 continue
+            if key in split and isinstance(value, RemoteBatch):
+                dataset, indices, where_loop = value.__dict__["_ss_source"]
+                number = self._send_dataset(dataset)
+                sizes = split_sizes(len(indices), count)
+                whole, shares = len(indices), sizes
+                record = value.__dict__["_ss_record"]._ss_name
+                start = 0
+                for rank, size in enumerate(sizes):
+                    mine = indices[start : start + size].tobytes()
+                    parts[rank][key] = wire.Part(number, mine, record, where_loop)
+                    start += size
+                continue
             if key in split:
+                slot = f"{name}/{key}"
+                tensors = _tensors_of(value)
+                known = self.kept.get(slot)
+                if known is not None and _unchanged(known, split[key], tensors):
+                    # The workers have this very batch from the last call: not sent again.
+                    whole, shares = sum(known[3]), known[3]
+                    for rank in range(count):
+                        parts[rank][key] = wire.Again(slot)
+                    continue
                 pieces, sizes = _split(value, split[key], count)
                 whole = sum(sizes)
                 shares = sizes
                 for rank in range(count):
-                    parts[rank][key] = wire.encode(pieces[rank])
+                    parts[rank][key] = wire.Kept(slot, wire.encode(pieces[rank]))
+                self.kept[slot] = _keeping(split[key], tensors, sizes)
                 continue
             sent = self._send_object(value)
             if sent is not None:
                 if key in muts:
-                    pulls.append((sent.number, value))
+                    changed.append((sent.number, value))
                 for part in parts:
                     part[key] = sent
                 continue
             encoded = wire.encode(value)
             for part in parts:
                 part[key] = encoded
-        numbers = [number for number, _ in pulls]
         self.running = f"`{name}` ({where})" if where else f"`{name}`"
         messages = []
         for rank in range(count):
             share = (shares[rank], whole) if whole else (1, 1)
             answer = rank == 0 or result_axis is not None
-            pulled = numbers if rank == 0 or self.sharded else []
-            messages.append(("call", name, [], parts[rank], share, pulled, answer))
+            messages.append(("call", name, [], parts[rank], share, answer))
         self._post_all(messages)
-        answers = self._gather()
+        try:
+            answers = self._gather()
+        except BaseException:
+            # A worker may not have kept what this call sent it.
+            self.kept.clear()
+            raise
         self.running = None
-        for number, value in pulls:
+        for number, value in changed:
             make_handle(value, self, number)
             self.stale.add(number)
         cpu = torch.device("cpu")
@@ -201,6 +242,24 @@ class Program:
         return _join(results, result_axis)
 
     # ------------------------------------------------------------------ objects
+
+    def _send_dataset(self, dataset: Any) -> int:
+        """The workers' number for `dataset`, sent to each of them the first time, and
+        again when its length changes (a dataset is taken not to change while used)."""
+        known = self.datasets.get(id(dataset))
+        if known is not None and known[1]() is dataset and known[2] == len(dataset):
+            return known[0]
+        data, reason = batches.pickled(dataset)
+        if data is None:
+            raise WorkerError(f"the dataset can't be sent to the workers: {reason}")
+        self._next += 1
+        number = self._next
+        forget = [("forget", known[0])] if known is not None else []
+        for message in [*forget, ("dataset", number, data)]:
+            self._post_all([message] * len(self.workers))
+        batches.sent(dataset)
+        self.datasets[id(dataset)] = (number, _reference(dataset), len(dataset))
+        return number
 
     def _send_object(self, value: Any) -> wire.Handle | None:
         if isinstance(value, Model):
@@ -280,8 +339,10 @@ class Program:
         text = "".join(linecache.getlines(self.path)) or _read(self.path)
         context = multiprocessing.get_context("spawn")
         timeout = collective_timeout()
+        self.timeout = timeout
         for rank in range(self.count):
             mine, theirs = context.Pipe()
+            watch, watched = context.Pipe()
             process = context.Process(
                 target=_worker_main,
                 args=(
@@ -293,13 +354,15 @@ class Program:
                     backend,
                     timeout,
                     list(sys.path),
+                    watched,
                 ),
                 daemon=True,
                 name=f"shapescript-worker-{rank}",
             )
             _start_without_main(process)
             theirs.close()
-            self.workers.append(_Worker(rank, process, mine))
+            watched.close()
+            self.workers.append(_Worker(rank, process, mine, watch))
         _RUNNING.add(self)
         self.running = "starting"
         try:
@@ -350,17 +413,28 @@ class Program:
                         answers[worker.rank] = wire.receive(item)
                     except (EOFError, OSError):
                         self._failed(worker)
-                    if answers[worker.rank][0] == "error" and deadline is None:
-                        deadline = time.monotonic() + _GRACE
+                    # Once one worker has answered, the others have the collective
+                    # timeout to answer too (a few seconds, if it failed): one that
+                    # doesn't is stuck, at a collective or outside one.
+                    # (Starting, which compiles the program in each, varies too much.)
+                    failed = answers[worker.rank][0] == "error"
+                    if failed or self.running != "starting":
+                        wait_for = _GRACE if failed else self.timeout + _GRACE
+                        soon = time.monotonic() + wait_for
+                        deadline = soon if deadline is None else min(deadline, soon)
                 elif item in sentinels:
                     worker = sentinels.pop(item)
                     if worker.connection in pending:
                         self._failed(worker)
         errors = {rank: a for rank, a in answers.items() if a[0] == "error"}
-        if not errors:
-            return [answers[rank] for rank in range(len(self.workers))]
         silent = sorted(w.rank for w in pending.values())
-        own = [rank for rank, answer in errors.items() if answer[3] is None]
+        if not errors and not silent:
+            return [answers[rank] for rank in range(len(self.workers))]
+        own = [
+            rank
+            for rank, answer in errors.items()
+            if answer[3] is None and answer[1] != worker_side.OTHERS_FAILED
+        ]
         if silent and not own:
             raise WorkerError(self._timeout_text(answers, silent))
         if silent:
@@ -384,7 +458,8 @@ class Program:
         for rank in range(len(self.workers)):
             answer = answers.get(rank)
             if answer is None:
-                lines.append(f"  worker {rank}: didn't answer")
+                where = self._whereabouts(self.workers[rank])
+                lines.append(f"  worker {rank}: didn't answer" + (f"; {where}" if where else ""))
             elif answer[0] == "error" and answer[3]:
                 lines.append(f"  worker {rank}: was waiting for the other workers at {answer[3]}")
             elif answer[0] == "error":
@@ -392,6 +467,17 @@ class Program:
             else:
                 lines.append(f"  worker {rank}: finished")
         return "\n".join(lines)
+
+    def _whereabouts(self, worker: _Worker) -> str | None:
+        """Where a worker that didn't answer is, as its watch thread says, or None if that
+        doesn't answer either (the process is stopped, or stuck holding the GIL)."""
+        try:
+            worker.watch.send_bytes(b"?")
+            if worker.watch.poll(_ASK):
+                return pickle.loads(worker.watch.recv_bytes())
+        except (EOFError, OSError):
+            pass
+        return None
 
     def _failed(self, worker: _Worker) -> None:
         worker.process.join(timeout=1)
@@ -421,7 +507,10 @@ class Program:
                 worker.process.kill()
                 worker.process.join(timeout=5)
             worker.connection.close()
+            worker.watch.close()
         self.sent.clear()
+        self.datasets.clear()
+        self.kept.clear()
         if self._folder is not None:
             import shutil
 
@@ -431,6 +520,14 @@ class Program:
     def pids(self) -> list[int]:
         """The workers' process ids (for tests that check none is left)."""
         return [worker.process.pid for worker in self.workers]
+
+
+def _reference(value: Any) -> Any:
+    """A weak reference to `value`, or a strong one if it can't have weak ones."""
+    try:
+        return weakref.ref(value)
+    except TypeError:
+        return lambda: value
 
 
 def _version(value: Any) -> int:
@@ -483,9 +580,35 @@ def split_pads(pads: dict[str, Any], sizes: list[int], whole: int) -> list[Any]:
 
     along = {k: v for k, v in pads.items() if v is not None and v.shape[0] == whole}
     pieces = cut(along, sizes)
-    return [
-        tuple((k, wire.encode(piece.get(k, v))) for k, v in pads.items()) for piece in pieces
-    ]
+    return [tuple((k, wire.encode(piece.get(k, v))) for k, v in pads.items()) for piece in pieces]
+
+
+def _tensors_of(value: Any) -> list[torch.Tensor] | None:
+    """The tensors of a batch, a dict of tensors or a tensor; None for anything else."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, Batch):
+        value = value._fields()
+    if isinstance(value, dict) and all(isinstance(v, torch.Tensor) for v in value.values()):
+        return list(value.values())
+    return None
+
+
+def _keeping(axis: int | None, tensors: list[torch.Tensor] | None, sizes: list[int]) -> Any:
+    if tensors is None:
+        return None
+    references = [weakref.ref(tensor) for tensor in tensors]
+    return (axis, references, [tensor._version for tensor in tensors], sizes)
+
+
+def _unchanged(known: Any, axis: int | None, tensors: list[torch.Tensor] | None) -> bool:
+    """Whether these are the very tensors last sent, unchanged since."""
+    if known is None or tensors is None or known[0] != axis or len(known[1]) != len(tensors):
+        return False
+    return all(
+        reference() is tensor and tensor._version == version
+        for reference, version, tensor in zip(known[1], known[2], tensors, strict=True)
+    )
 
 
 def _join(results: list[Any], axis: int) -> Any:

@@ -70,6 +70,48 @@ class Handle:
         return (Handle, (self.kind, self.number))
 
 
+class Part:
+    """A worker's part of a batch that it loads itself: dataset `number`'s examples at
+    `indices` (int64 bytes), for the record `record` of a loop at `where`."""
+
+    __slots__ = ("indices", "number", "record", "where")
+
+    def __init__(self, number: int, indices: bytes, record: str, where: str) -> None:
+        self.number = number
+        self.indices = indices
+        self.record = record
+        self.where = where
+
+    def __reduce__(self):
+        return (Part, (self.number, self.indices, self.record, self.where))
+
+
+class Kept:
+    """A worker's part of an argument, which it keeps as `slot` for the next call: a
+    batch from Python that the next call passes again is then not sent again."""
+
+    __slots__ = ("slot", "value")
+
+    def __init__(self, slot: str, value: Any) -> None:
+        self.slot = slot
+        self.value = value
+
+    def __reduce__(self):
+        return (Kept, (self.slot, self.value))
+
+
+class Again:
+    """The part a worker kept as `slot`, passed again unchanged."""
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: str) -> None:
+        self.slot = slot
+
+    def __reduce__(self):
+        return (Again, (self.slot,))
+
+
 def encode(value: Any) -> Any:
     """A value as it crosses a pipe: tensors on the CPU, compiled objects by class name."""
     if isinstance(value, torch.Tensor):
@@ -85,6 +127,8 @@ def encode(value: Any) -> Any:
         return tuple(encode(item) for item in value)
     if isinstance(value, list):
         return [encode(item) for item in value]
+    if isinstance(value, dict):
+        return {key: encode(item) for key, item in value.items()}
     return value
 
 
@@ -106,6 +150,8 @@ def decode(value: Any, names: dict[str, Any], device: torch.device) -> Any:
         return tuple(decode(item, names, device) for item in value)
     if isinstance(value, list):
         return [decode(item, names, device) for item in value]
+    if isinstance(value, dict):
+        return {key: decode(item, names, device) for key, item in value.items()}
     return value
 
 

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import datetime
 import os
+import pickle
 import sys
 import traceback
 from typing import Any
+
+#: The function this worker is running for the controller, or None while it waits.
+running: str | None = None
 
 
 def main(
@@ -23,6 +27,7 @@ def main(
     backend: str,
     timeout: float,
     search_path: list[str],
+    watch: Any = None,
 ) -> None:
     """Serve the controller until it says stop or the pipe closes."""
     import torch
@@ -32,6 +37,8 @@ def main(
     torch.set_num_threads(1)
     sys.path[:] = search_path
     os.environ.setdefault("SHAPESCRIPT_WORKER", str(rank))
+    if watch is not None:
+        _watch(watch, program[0])
     try:
         state = _start(rank, world, init_file, program, backend, timeout)
     except BaseException as error:  # noqa: BLE001 - every failure goes to the controller
@@ -47,13 +54,17 @@ class _State:
         self.names = module.__dict__
         self.device = device
         self.objects: dict[int, Any] = {}
+        #: The last part of each function's parameter sent from Python, by slot.
+        self.kept: dict[str, Any] = {}
+        #: The datasets the controller sent, by number.
+        self.datasets: dict[int, Any] = {}
 
 
 def _start(rank, world, init_file, program, backend, timeout) -> _State:
     import torch
     import torch.distributed as dist
 
-    from shapescript.rt import devices, gradients
+    from shapescript.rt import data, devices, gradients
     from shapescript.rt.compiling import compile_code, remember_lines
     from shapescript.rt.modes import resolve
     from shapescript.rt.parallel import collectives, controller, sharding
@@ -73,10 +84,14 @@ def _start(rank, world, init_file, program, backend, timeout) -> _State:
         timeout=datetime.timedelta(seconds=timeout),
     )
     devices.declare_worker(devices_text, device)
+    # A worker loads its parts of batches itself, never through loader processes of its own.
+    data.loader_workers(0)
     controller.ON_WORKER = True
     gradients.combine = collectives.combine_grads
+    gradients.seeded = collectives.seeded
     remember_lines(path, text)
-    code = compile_code(text, path, modes=resolve(None, None))
+    # The controller's devices, for a file compiled with `devices=` rather than a line.
+    code = compile_code(text, path, modes=resolve(None, None), devices=devices_text)
     import types
 
     module = types.ModuleType("_ss_worker_program")
@@ -86,15 +101,55 @@ def _start(rank, world, init_file, program, backend, timeout) -> _State:
     return _State(module, device)
 
 
+def _watch(connection: Any, path: str) -> None:
+    """Answer the controller's "where are you?" from a thread of its own, so that a worker
+    busy outside ShapeScript's collectives (a long extern fn, an endless loop) can still
+    say where it is."""
+    import threading
+
+    main_thread = threading.main_thread().ident
+
+    def serve() -> None:
+        while True:
+            try:
+                connection.recv_bytes()
+                connection.send_bytes(pickle.dumps(whereabouts(main_thread, path)))
+            except (EOFError, OSError):
+                return
+
+    threading.Thread(target=serve, name="shapescript-watch", daemon=True).start()
+
+
+def whereabouts(thread: int | None, path: str) -> str:
+    """Where the thread is, by the innermost `.ss` location on its stack: "it was idle",
+    or "it was running `f` at model.ss:12:5"."""
+    if running is None:
+        return "it was idle"
+    frame = sys._current_frames().get(thread) if thread is not None else None
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename == path:
+            positions = list(code.co_positions())
+            line, _, column, _ = positions[frame.f_lasti // 2]
+            line = frame.f_lineno if line is None else line
+            column = 0 if column is None else column
+            return f"it was running `{code.co_name}` at {path}:{line}:{column + 1}"
+        frame = frame.f_back
+    return f"it was running `{running}`"
+
+
 def _serve(state: _State, connection: Any) -> None:
+    global running
     from shapescript.rt.parallel import collectives, wire
 
     while True:
+        running = None
         try:
             message = wire.receive(connection)
         except (EOFError, OSError):
             return
         kind = message[0]
+        running = kind
         if kind == "stop":
             return
         try:
@@ -110,19 +165,107 @@ def _serve(state: _State, connection: Any) -> None:
                 pulled = _pulled(state, message[1])
                 wire.send(connection, ("ok", None, pulled))
                 continue
+            if kind == "dataset":
+                _, number, data = message
+                state.datasets[number] = pickle.loads(data)
+                continue
+            if kind == "forget":
+                state.datasets.pop(message[1], None)
+                continue
             if kind == "call":
                 from shapescript.rt.parallel import sharding
 
-                _, name, args, kwargs, share, pulls, answer = message
+                _, name, args, kwargs, share, answer = message
+                running = name
                 collectives.set_share(*share)
                 function = state.names[name]
                 args = [_value(state, arg) for arg in args]
-                kwargs = {key: _value(state, value) for key, value in kwargs.items()}
+                kwargs = _arguments(state, kwargs)
                 result = sharding.returned(function(*args, **kwargs))
-                pulled = _pulled(state, pulls)
-                wire.send(connection, ("ok", wire.encode(result) if answer else None, pulled))
+                wire.send(connection, ("ok", wire.encode(result) if answer else None, {}))
+        except _OthersFailed:
+            wire.send(connection, ("error", OTHERS_FAILED, "", None))
         except BaseException as error:  # noqa: BLE001 - every failure goes to the controller
             wire.send(connection, ("error", _portable(error), traceback.format_exc(), _where()))
+
+
+#: A worker's answer when another worker couldn't load its part of a batch.
+OTHERS_FAILED = "another worker couldn't load its part of the batch"
+
+
+class _OthersFailed(Exception):
+    pass
+
+
+def _arguments(state: _State, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A call's arguments here: each batch part loaded from this worker's copy of its
+    dataset. Unless every part comes from a TensorDataset kept whole (checked when it was
+    kept), the workers then agree that each has its part, so that none starts the step
+    when one of them can't."""
+    from shapescript.rt.parallel import wire
+
+    agree = any(
+        isinstance(value, wire.Part) and not _kept(state, value) for value in kwargs.values()
+    )
+    failure: BaseException | None = None
+    out: dict[str, Any] = {}
+    try:
+        for key, value in kwargs.items():
+            out[key] = _part(state, value) if isinstance(value, wire.Part) else _value(state, value)
+    except BaseException as error:  # noqa: BLE001 - raised once the workers agree
+        if not agree:
+            raise
+        failure = error
+    if agree:
+        import torch
+        import torch.distributed as dist
+
+        flag = torch.tensor([0 if failure is None else 1], dtype=torch.int32, device=state.device)
+        dist.all_reduce(flag)
+        if failure is not None:
+            raise failure
+        if int(flag.item()):
+            raise _OthersFailed
+    return out
+
+
+def _kept(state: _State, part: Any) -> bool:
+    """Whether the part's dataset is a TensorDataset kept whole on this worker's device."""
+    return _prepared(state, part) is not None
+
+
+def _prepared(state: _State, part: Any) -> Any:
+    """The part's TensorDataset as kept on this worker's device, or None."""
+    from shapescript.rt import tensor_datasets
+    from shapescript.rt.domains import value_checks_on
+
+    dataset = state.datasets[part.number]
+    if not tensor_datasets.is_plain(dataset):
+        return None
+    record = state.names[part.record]
+    prepared = tensor_datasets.prepare(dataset, record._ss_fields, state.device, value_checks_on())
+    return prepared if prepared.fields is not None else None
+
+
+def _part(state: _State, part: Any) -> Any:
+    import numpy as np
+    import torch
+
+    from shapescript.rt.data import Batch
+    from shapescript.rt.parallel.batches import load_part
+
+    indices = np.frombuffer(part.indices, dtype=np.int64)
+    record = state.names[part.record]
+    prepared = _prepared(state, part)
+    if prepared is not None:
+        # Gathered straight from the kept tensors: checked when they were kept.
+        # An empty part is one item's fields cut to none of their rows.
+        chosen = torch.from_numpy(indices.copy() if len(indices) else np.zeros(1, np.int64))
+        fields = next(prepared.batches(chosen, len(chosen), len(chosen)))
+        if not len(indices):
+            fields = {name: value[:0] for name, value in fields.items()}
+        return Batch._made(record, fields, prepared.value_checks)
+    return load_part(state.datasets[part.number], indices, record, part.where)
 
 
 def _value(state: _State, value: Any) -> Any:
@@ -130,6 +273,12 @@ def _value(state: _State, value: Any) -> Any:
 
     if isinstance(value, wire.Handle):
         return state.objects[value.number]
+    if isinstance(value, wire.Again):
+        return state.kept[value.slot]
+    if isinstance(value, wire.Kept):
+        state.kept.pop(value.slot, None)
+        decoded = state.kept[value.slot] = wire.decode(value.value, state.names, state.device)
+        return decoded
     return wire.decode(value, state.names, state.device)
 
 
