@@ -393,6 +393,9 @@ def as_batch(
             raise ShapeError(
                 f"expected a batch of {name}, got a batch of {value.record._ss_name}", **site
             )
+        if "_ss_source" in value.__dict__:
+            # A batch the workers would load, given to a function here: loaded here.
+            value._fields()
         fields: Mapping[str, Any] = value.__dict__
     elif isinstance(value, Mapping):
         fields = value

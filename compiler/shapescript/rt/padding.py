@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -469,6 +470,9 @@ def real_size(batch: Batch) -> int:
 def pad_batch(batch: Batch, size: int) -> Batch:
     """A batch padded to `size` examples with copies of its own, with its mask."""
     real = len(batch)
+    padded_remote = _pad_remote(batch, size)
+    if padded_remote is not None:
+        return padded_remote
     fields = {name: pad_along(value, 0, size) for name, value in batch._fields().items()}
     padded = Batch.__new__(Batch)
     padded.__dict__.update(fields)
@@ -480,6 +484,28 @@ def pad_batch(batch: Batch, size: int) -> Batch:
     return padded
 
 
+def _pad_remote(batch: Batch, size: int) -> Batch | None:
+    """A batch the workers load (several devices), padded by its examples' indices, so
+    each worker still loads its own part; None for a batch that holds its tensors."""
+    source = batch.__dict__.get("_ss_source")
+    if source is None:
+        return None
+    dataset, indices, where = source
+    real = len(indices)
+    kept = indices[np.arange(size) % real] if real and real != size else indices
+    padded = type(batch)(dataset, kept, batch.__dict__["_ss_record"], where)
+    padded.__dict__["_ss_mask"] = mask_for(real, size)
+    padded.__dict__["_ss_real"] = real
+    return padded
+
+
+def _shapes(batch: Batch) -> tuple:
+    """What recording keys a batch's shapes by, without loading a batch the workers load."""
+    if "_ss_source" in batch.__dict__:
+        return (("examples", len(batch)),)
+    return tuple(tuple(v.shape) for v in batch._fields().values())
+
+
 def batch_loop(batches: Batches, padded: bool, where: str) -> Iterator[Batch]:
     """The batches of a loop, the last padded to the full size when `padded` and padding
     is on; every batch of a padded loop carries a mask, all True for a full one."""
@@ -489,7 +515,7 @@ def batch_loop(batches: Batches, padded: bool, where: str) -> Iterator[Batch]:
     for batch in batches:
         if on:
             batch = pad_batch(batch, batches.size)
-        _saw(where, tuple(tuple(v.shape) for v in batch._fields().values()))
+        _saw(where, _shapes(batch))
         yield batch
 
 
