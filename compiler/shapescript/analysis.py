@@ -20,8 +20,10 @@ def analyze(
     retain: list[Checked] | None = None,
 ) -> list[Diagnostic]:
     """Every diagnostic found in one source file; the checked program is appended to
-    `retain`, when given, instead of being freed on return."""
-    checked = check(source, search_path=search_path, read=read)
+    `retain`, when given, instead of being freed on return. Only the diagnostics are
+    wanted, so the padding analysis stops at its own (the retained program has no
+    padding facts for codegen or hovers)."""
+    checked = check_source(source, search_path=search_path, read=read, padding_facts=False)
     if retain is not None:
         retain.append(checked)
     return checked.diagnostics

@@ -76,6 +76,7 @@ def check_parsed(
     *,
     search_path: Sequence[str] = (),
     read: Reader | None = None,
+    padding_facts: bool = True,
 ) -> Checked:
     """Check a parsed file: declarations first, then each function's body.
 
@@ -85,7 +86,9 @@ def check_parsed(
 
     Imported `.ss` files are looked for next to the file, then in each folder of
     `search_path`, then in the standard library; `read(path)` gives a file's text (None
-    if it can't be read), by default from disk.
+    if it can't be read), by default from disk. Without `padding_facts`, the padding
+    analysis finds only its diagnostics (H2001, H3101), not the facts codegen and hovers
+    read: enough for `shapescript check`.
     """
     # As in parsing: what a check allocates mostly stays alive, so the cyclic collector
     # would scan it again and again; pausing it makes a whole-file check about a third faster.
@@ -96,7 +99,7 @@ def check_parsed(
         path = parsed.source.path
         if path:
             session.checking.append(os.path.normpath(os.path.abspath(path)))
-        return _check_parsed(parsed, previous, cancelled, session)[0]
+        return _check_parsed(parsed, previous, cancelled, session, padding_facts)[0]
     finally:
         if collecting:
             # Everything made meanwhile is still in the youngest generation, so the
@@ -118,6 +121,7 @@ def _check_parsed(
     previous: Checked | None,
     cancelled: IsCancelled | None,
     session: ImportSession,
+    padding_facts: bool = True,
 ) -> tuple[Checked, ModuleScope]:
     source = parsed.source
     module = parsed.module
@@ -232,7 +236,13 @@ def _check_parsed(
     diagnostics.extend(placed.diagnostics)
     # On several devices a padded batch's masks are split with it, and the operations
     # across it add up each device's masked sums and real counts.
-    padding = check_padding(items, scope.dim_values, scope.imports, several=placement.several)
+    padding = check_padding(
+        items,
+        scope.dim_values,
+        scope.imports,
+        several=placement.several,
+        complete=padding_facts,
+    )
     diagnostics.extend(padding.diagnostics)
     keep_instances(program)
     math = find_math(_comment_lines(parsed))
@@ -467,13 +477,14 @@ def check_source(
     *,
     search_path: Sequence[str] = (),
     read: Reader | None = None,
+    padding_facts: bool = True,
 ) -> Checked:
     """Parse and check a file, reusing what `previous` found for unchanged parts; imports
-    are found and read as `check_parsed` says.
+    are found and read, and `padding_facts` is, as `check_parsed` says.
 
     Runs in a thread deep enough for the deepest tree the parser lets through.
     """
-    return run_deep(_check_source, source, previous, cancelled, search_path, read)
+    return run_deep(_check_source, source, previous, cancelled, search_path, read, padding_facts)
 
 
 def _check_source(
@@ -482,10 +493,18 @@ def _check_source(
     cancelled: IsCancelled | None,
     search_path: Sequence[str],
     read: Reader | None,
+    padding_facts: bool = True,
 ) -> Checked:
     previous_parse = previous.parse if previous is not None else None
     parsed = parse(source, previous=previous_parse, cancelled=cancelled)
-    return check_parsed(parsed, previous, cancelled, search_path=search_path, read=read)
+    return check_parsed(
+        parsed,
+        previous,
+        cancelled,
+        search_path=search_path,
+        read=read,
+        padding_facts=padding_facts,
+    )
 
 
 def check_text(text: str, path: str = "<text>", *, search_path: Sequence[str] = ()) -> Checked:

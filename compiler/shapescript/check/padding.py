@@ -133,19 +133,22 @@ def check_padding(
     dims: Collection[str] = (),
     imports: object = None,
     several: bool = False,
+    complete: bool = True,
 ) -> PaddingFacts:
     """Padding and recording facts for a checked file's functions, with H2001 and H3101.
 
     `dims` are the file's dims, whose axes have fixed sizes and are never padded;
     `imports` is its `ImportTable`, through which calls into other files are followed by
-    those files' own facts; `several`: whether it runs on several devices."""
+    those files' own facts; `several`: whether it runs on several devices. Without
+    `complete`, only what H2001 and H3101 need is worked out: the same diagnostics, with
+    no facts of each function's axes and selections."""
     _WALKED.clear()
     _CALLS.clear()
     _SHAPES.clear()
     try:
         analysis = _Analysis(items, frozenset(dims), imports)
         analysis.several = several
-        return analysis.run()
+        return analysis.run() if complete else analysis.run_diagnostics()
     finally:
         _WALKED.clear()
         _CALLS.clear()
@@ -538,6 +541,7 @@ class _Analysis:
         self.selection = False
         self.need_memo: dict[tuple[str, str], bool] = {}
         self.host_memo: dict[str, Blocker | None] = {}
+        self.selections_done: set[int] = set()
         self.type_memo: dict[int, tuple[ItemFacts, dict[Span, Type]]] = {}
         self.node_memo: dict[int, tuple[object, list[object]]] = {}
         self.elementwise_memo: dict[str, bool] = {}
@@ -962,6 +966,7 @@ class _Analysis:
         assert isinstance(decl, ast.FnDecl)
         types = self.types(item)
         body = decl.body if decl.body is not None else decl.expr_body
+        self.selections_of(item)
 
         def blocked(what: str, why: str, span: Span) -> Blocker:
             return Blocker(what, why, self.absolute(item, span), function)
@@ -1073,9 +1078,27 @@ class _Analysis:
                     facts.diagnostics.append(_h3101(item, blocker))
         return facts
 
+    def run_diagnostics(self) -> PaddingFacts:
+        """H2001 and H3101 alone, as `run` finds them: the loops over batches, then the
+        steps (whose selections are worked out as the steps reach them)."""
+        facts = self.facts
+        for item in self.functions.values():
+            if item.body is not None:
+                self.loops_of(item)
+        for name, item in self.functions.items():
+            if item.body is not None and self.is_step(item):
+                blocker = self.host_blocker(name)
+                facts.steps[name] = blocker
+                if blocker is not None:
+                    facts.diagnostics.append(_h3101(item, blocker))
+        return facts
+
     def selections_of(self, item: ItemFacts) -> None:
         """Keep each boolean selection of one axis at its target's size when every
         operation on it has a masked version; record what compacts it otherwise."""
+        if id(item) in self.selections_done:
+            return
+        self.selections_done.add(id(item))
         decl = item.item
         assert isinstance(decl, ast.FnDecl)
         types = self.types(item)
