@@ -398,7 +398,9 @@ class BodyChecker(CallChecker):
         if self.signature.is_generic:
             self.reporter.muted += 1
         inferred = self._check_body()
-        record_structures(self.decl, self.facts)
+        if "causal" in self.text_of(self.decl.span):
+            # Only a causal mask starts a structure; other bodies have none to find.
+            record_structures(self.decl, self.facts)
         return BodyResult(self.facts, self.reporter.diagnostics, inferred)
 
     def _check_body(self) -> Type:
