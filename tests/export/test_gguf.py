@@ -77,6 +77,8 @@ def test_the_examples_gguf_file_holds_their_weights(example: str, arch: str, cou
         torch.testing.assert_close(tensors[name], value.detach(), atol=0, rtol=0)
     vocabulary = reader.fields["tokenizer.ggml.tokens"]
     assert bytes(vocabulary.parts[vocabulary.data[5]]).decode() == "<|5|>"
+    # Without a tokenizer, prompts are ids: llama.cpp loads a "none" vocabulary without merges.
+    assert field_text(reader, "tokenizer.ggml.model") == "none"
 
 
 def test_a_model_that_isnt_an_architecture_says_why(monkeypatch: pytest.MonkeyPatch) -> None:

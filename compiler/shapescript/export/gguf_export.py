@@ -340,6 +340,13 @@ def _vocabulary(writer, size: int, tokenizer: str | None) -> None:
             merge if isinstance(merge, str) else " ".join(merge)
             for merge in data["model"].get("merges", [])
         ]
+    if tokenizer is None:
+        # No tokenizer: prompts are token ids. llama.cpp refuses a BPE ("gpt2") vocabulary
+        # without merges, so the vocabulary is its tokenizer-less kind, "none".
+        writer.add_tokenizer_model("none")
+        writer.add_token_list(tokens)
+        writer.add_token_types([gguf.TokenType.NORMAL] * size)
+        return
     writer.add_tokenizer_model("gpt2")
     writer.add_tokenizer_pre("default")
     writer.add_token_list(tokens)
