@@ -125,17 +125,21 @@ def test_a_batch_passed_to_another_file_or_python_is_not_padded() -> None:
     assert blocker is not None and blocker.why == "is Python given a padded value"
 
 
+#: A step that calls a function making a selection it can't keep (a running sum over it).
+PICKY_STEP = (
+    "fn running(v: [k D]) -> [k D] = cumsum(v, over=k)\n"
+    "fn picky(m: Lin, x: [b D], y: [b] Index[C]) -> []:\n"
+    "    keep = sum(x, over=D) > 0.0\n"
+    "    return sum(running(x[keep]))\n"
+    "fn step(mut m: Lin, mut opt: SGD[Lin], x: [b D], y: [b] Index[C]) -> []:\n"
+    "    l, g = value_and_grad(loss, m, x, y)\n"
+    "    update(mut m, mut opt, g)\n"
+    "    return l + picky(m, x, y)\n"
+)
+
+
 def test_a_step_that_makes_a_boolean_selection_it_cant_keep_is_not_recorded() -> None:
-    padding, codes = facts(
-        "fn running(v: [k D]) -> [k D] = cumsum(v, over=k)\n"
-        "fn picky(m: Lin, x: [b D], y: [b] Index[C]) -> []:\n"
-        "    keep = sum(x, over=D) > 0.0\n"
-        "    return sum(running(x[keep]))\n"
-        "fn step(mut m: Lin, mut opt: SGD[Lin], x: [b D], y: [b] Index[C]) -> []:\n"
-        "    l, g = value_and_grad(loss, m, x, y)\n"
-        "    update(mut m, mut opt, g)\n"
-        "    return l + picky(m, x, y)\n"
-    )
+    padding, codes = facts(PICKY_STEP)
     blocker = padding.steps["step"]
     assert blocker is not None and blocker.function == "picky"
     assert "depends on the data" in blocker.why

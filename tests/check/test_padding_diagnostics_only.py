@@ -11,7 +11,7 @@ import pytest
 from benchmarks.generate import generate_program
 from shapescript.check.checker import check_source
 from shapescript.syntax.source import SourceFile
-from tests.check.test_padding import HEADER
+from tests.check.test_padding import HEADER, PICKY_STEP
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = sorted(
@@ -55,14 +55,7 @@ def test_without_facts_the_functions_axes_are_not_worked_out() -> None:
 
 #: Steps and loops whose hints depend on selections and on functions they call.
 STEPS = [
-    "fn running(v: [k D]) -> [k D] = cumsum(v, over=k)\n"
-    "fn picky(m: Lin, x: [b D], y: [b] Index[C]) -> []:\n"
-    "    keep = sum(x, over=D) > 0.0\n"
-    "    return sum(running(x[keep]))\n"
-    "fn step(mut m: Lin, mut opt: SGD[Lin], x: [b D], y: [b] Index[C]) -> []:\n"
-    "    l, g = value_and_grad(loss, m, x, y)\n"
-    "    update(mut m, mut opt, g)\n"
-    "    return l + picky(m, x, y)\n",
+    PICKY_STEP,
     "fn kept(m: Lin, x: [b D], y: [b] Index[C]) -> []:\n"
     "    keep = sum(x, over=D) > 0.0\n"
     "    return sum(x[keep])\n"
