@@ -229,7 +229,8 @@ def test_view_tensor_in_real_vs_code_debugging(tmp_path: Path) -> None:
     env["SS_E2E_DRIVE"] = str(DEBUG_DRIVE)
     env["SS_E2E_CONFIG"] = json.dumps(
         {
-            "breakpoint_line": 6,
+            # On `return t`, where every value the view is asked for is bound.
+            "breakpoint_line": MODEL.splitlines().index("    return t") + 1,
             "expressions": [["att", "each row sums to 1 over m"], ["t", "no NaN"]],
             "follow": "att",
             "shot_prefix": "tensorview-vscode-",

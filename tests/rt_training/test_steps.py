@@ -193,14 +193,20 @@ def _interrupted_step(make, number: int) -> bool:
     opt, reference = make(m), make(twin)
     update(m, opt, _tiny_grad(m, 0))
     update(twin, reference, _tiny_grad(twin, 0))
-    with pytest.MonkeyPatch.context() as patched:
-        _interrupt_after_op(patched, number)
-        try:
-            update(m, opt, _tiny_grad(m, 1))
-        except KeyboardInterrupt:
-            interrupted = True
-        else:
-            interrupted = False
+    # Ctrl-C as Python handles it by default: a test run earlier in this process (a
+    # kernel, an event loop) may have left another SIGINT handler in place.
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.MonkeyPatch.context() as patched:
+            _interrupt_after_op(patched, number)
+            try:
+                update(m, opt, _tiny_grad(m, 1))
+            except KeyboardInterrupt:
+                interrupted = True
+            else:
+                interrupted = False
+    finally:
+        signal.signal(signal.SIGINT, handler)
     update(twin, reference, _tiny_grad(twin, 1))
     assert _same(_snapshot(m, opt), _snapshot(twin, reference))
     assert opt.steps == 2

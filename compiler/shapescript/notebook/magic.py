@@ -31,7 +31,7 @@ class _Cells:
     def run(self, line: str, cell: str) -> Any:
         raw = self.raw_cell or ""
         text = raw if raw.lstrip().startswith(MAGIC) else f"{MAGIC} {line}".rstrip() + "\n" + cell
-        number = self.shell.execution_count
+        number = _cell_number(self.shell)
         label = f"[{number}]"
         outcome = self.session.run(
             text, label, self.shell.user_ns, _cell_path(self.shell, text, number), self.cell_id
@@ -44,6 +44,14 @@ class _Cells:
             _show_drawing(type_, outcome)
             return None
         return outcome.shown
+
+
+def _cell_number(shell: Any) -> int:
+    """The number Jupyter shows for the running cell (`In [3]`). IPython 9 counts the
+    next cell in `execution_count` while one runs and IPython 8 this one; the display
+    hook's `prompt_count` is the running cell's in both."""
+    count = getattr(getattr(shell, "displayhook", None), "prompt_count", None)
+    return count if isinstance(count, int) else shell.execution_count
 
 
 def _cell_path(shell: Any, text: str, number: int) -> str:
