@@ -98,7 +98,7 @@ def _use(mask: torch.Tensor | None) -> bool:
 
 
 def sum(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:  # noqa: A001
-    if not _use(mask):
+    if mask is None or not _state["on"]:
         return x.sum(dim)
     return torch.where(_spread(mask, x, dim), x, torch.zeros((), dtype=x.dtype)).sum(dim)
 
@@ -108,26 +108,26 @@ def count(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 def mean(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
-    if not _use(mask):
+    if mask is None or not _state["on"]:
         return x.mean(dim)
     return sum(x, dim, mask) / count(x, mask)
 
 
 def var(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
-    if not _use(mask):
+    if mask is None or not _state["on"]:
         return x.var(dim)
     centred = x - mean(x, dim, mask).unsqueeze(dim % x.dim())
     return sum(centred * centred, dim, mask) / (count(x, mask) - 1)
 
 
 def std(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
-    if not _use(mask):
+    if mask is None or not _state["on"]:
         return x.std(dim)
     return var(x, dim, mask).sqrt()
 
 
 def prod(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
-    if not _use(mask):
+    if mask is None or not _state["on"]:
         return x.prod(dim)
     return torch.where(_spread(mask, x, dim), x, torch.ones((), dtype=x.dtype)).prod(dim)
 
@@ -140,39 +140,39 @@ def _extreme(x: torch.Tensor, largest: bool) -> torch.Tensor:
 
 
 def max(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:  # noqa: A001
-    if not _use(mask):
+    if mask is None or not _state["on"]:
         return x.amax(dim)
     return torch.where(_spread(mask, x, dim), x, _extreme(x, True)).amax(dim)
 
 
 def min(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:  # noqa: A001
-    if not _use(mask):
+    if mask is None or not _state["on"]:
         return x.amin(dim)
     return torch.where(_spread(mask, x, dim), x, _extreme(x, False)).amin(dim)
 
 
 def logsumexp(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
-    if not _use(mask):
+    if mask is None or not _state["on"]:
         return torch.logsumexp(x, dim)
     return torch.logsumexp(torch.where(_spread(mask, x, dim), x, _extreme(x, True)), dim)
 
 
 def log_softmax(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
     """Finite at padded positions too: each is a copy of a real one, less the real total."""
-    if not _use(mask):
+    if mask is None or not _state["on"]:
         return torch.log_softmax(x, dim)
     return x - logsumexp(x, dim, mask).unsqueeze(dim % x.dim())
 
 
 def softmax(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
-    if not _use(mask):
+    if mask is None or not _state["on"]:
         return torch.softmax(x, dim)
     masked = torch.where(_spread(mask, x, dim), x, _extreme(x, True))
     return torch.softmax(masked, dim)
 
 
 def norm(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
-    if not _use(mask):
+    if mask is None or not _state["on"]:
         return torch.linalg.vector_norm(x, dim=dim)
     zero = torch.zeros((), dtype=x.dtype)
     return torch.linalg.vector_norm(torch.where(_spread(mask, x, dim), x, zero), dim=dim)
@@ -180,14 +180,14 @@ def norm(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
 
 def zeroed(x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
     """`x` with its padded positions along `dim` zero, for a matmul contracting it."""
-    if not _use(mask):
+    if mask is None or not _state["on"]:
         return x
     return torch.where(_spread(mask, x, dim), x, torch.zeros((), dtype=x.dtype))
 
 
 def over_all(name: str, x: torch.Tensor, dim: int, mask: torch.Tensor | None) -> torch.Tensor:
     """A reduction of every element (`sum(x)`), one axis of which (`dim`) is padded."""
-    if not _use(mask):
+    if mask is None or not _state["on"]:
         flat = x.reshape(-1)
         return _PLAIN_ALL[name](flat)
     assert mask is not None
@@ -231,7 +231,7 @@ def matmul(
     a: torch.Tensor, b: torch.Tensor, mask: torch.Tensor | None, *, contracted: int = -1
 ) -> torch.Tensor:
     """`a @ b` where the contracted axis (`a`'s last) is padded: zero its padded positions."""
-    if not _use(mask):
+    if mask is None or not _state["on"]:
         return a @ b
     zero = torch.zeros((), dtype=a.dtype)
     return torch.where(_spread(mask, a, contracted), a, zero) @ b
@@ -373,7 +373,7 @@ def all_mean(x: torch.Tensor, dim: int, mask: torch.Tensor | None, where: str | 
     """A mean across a padded batch split over devices: each device's masked sum and
     number of real examples, added up in one all-reduce, then divided, so the mean is
     over the real examples of the whole batch."""
-    if not _use(mask):
+    if mask is None or not _state["on"]:
         from shapescript.rt.parallel import collectives
 
         return collectives.all_mean(x.mean(dim), where)
