@@ -21,9 +21,9 @@ def analyze(
 ) -> list[Diagnostic]:
     """Every diagnostic found in one source file; the checked program is appended to
     `retain`, when given, instead of being freed on return. Only the diagnostics are
-    wanted, so the padding analysis stops at its own (the retained program has no
-    padding facts for codegen or hovers)."""
-    checked = check_source(source, search_path=search_path, read=read, padding_facts=False)
+    wanted, so the facts only codegen and hovers read are left out of the retained
+    program (see `check_parsed`'s `all_facts`)."""
+    checked = check_source(source, search_path=search_path, read=read, all_facts=False)
     if retain is not None:
         retain.append(checked)
     return checked.diagnostics

@@ -19,8 +19,8 @@ PROGRAMS = sorted(
 )
 
 
-def _found(source: SourceFile, padding_facts: bool) -> list[tuple[str, int, int, str]]:
-    checked = check_source(source, padding_facts=padding_facts)
+def _found(source: SourceFile, all_facts: bool) -> list[tuple[str, int, int, str]]:
+    checked = check_source(source, all_facts=all_facts)
     return [
         (d.code, d.primary.span.start, d.primary.span.end, d.message) for d in checked.diagnostics
     ]
@@ -47,7 +47,7 @@ def test_a_generated_program_has_the_same_diagnostics(seed: int) -> None:
 
 def test_without_facts_the_functions_axes_are_not_worked_out() -> None:
     text = (ROOT / "examples" / "train_mlp.ss").read_text()
-    lean = check_source(SourceFile.from_text("train_mlp.ss", text), padding_facts=False)
+    lean = check_source(SourceFile.from_text("train_mlp.ss", text), all_facts=False)
     whole = check_source(SourceFile.from_text("train_mlp.ss", text))
     assert whole.padding is not None and whole.padding.axes
     assert lean.padding is not None and not lean.padding.axes

@@ -76,7 +76,7 @@ def check_parsed(
     *,
     search_path: Sequence[str] = (),
     read: Reader | None = None,
-    padding_facts: bool = True,
+    all_facts: bool = True,
 ) -> Checked:
     """Check a parsed file: declarations first, then each function's body.
 
@@ -86,9 +86,10 @@ def check_parsed(
 
     Imported `.ss` files are looked for next to the file, then in each folder of
     `search_path`, then in the standard library; `read(path)` gives a file's text (None
-    if it can't be read), by default from disk. Without `padding_facts`, the padding
-    analysis finds only its diagnostics (H2001, H3101), not the facts codegen and hovers
-    read: enough for `shapescript check`.
+    if it can't be read), by default from disk. Without `all_facts`, only what the
+    diagnostics need is worked out: not padding's facts of each function's axes and
+    selections, nor which params each fn reads, which codegen and hovers read. That is
+    enough for `shapescript check`.
     """
     # As in parsing: what a check allocates mostly stays alive, so the cyclic collector
     # would scan it again and again; pausing it makes a whole-file check about a third faster.
@@ -99,7 +100,7 @@ def check_parsed(
         path = parsed.source.path
         if path:
             session.checking.append(os.path.normpath(os.path.abspath(path)))
-        return _check_parsed(parsed, previous, cancelled, session, padding_facts)[0]
+        return _check_parsed(parsed, previous, cancelled, session, all_facts)[0]
     finally:
         if collecting:
             # Everything made meanwhile is still in the youngest generation, so the
@@ -121,7 +122,7 @@ def _check_parsed(
     previous: Checked | None,
     cancelled: IsCancelled | None,
     session: ImportSession,
-    padding_facts: bool = True,
+    all_facts: bool = True,
 ) -> tuple[Checked, ModuleScope]:
     source = parsed.source
     module = parsed.module
@@ -224,7 +225,7 @@ def _check_parsed(
     functions = _function_decls(scope)
     _reuse_param_reads(program, previous, fingerprint, functions)
     found_reads = read_diagnostics(program, items)
-    param_reads = reads_of_functions(program)
+    param_reads = reads_of_functions(program) if all_facts else {}
     if reads_memo(program).reused and reads_memo(program).cyclic:
         # The edit made a cycle: work every result out afresh, in a full check's order.
         program.__dict__.pop("_param_reads")
@@ -241,7 +242,7 @@ def _check_parsed(
         scope.dim_values,
         scope.imports,
         several=placement.several,
-        complete=padding_facts,
+        complete=all_facts,
     )
     diagnostics.extend(padding.diagnostics)
     keep_instances(program)
@@ -477,14 +478,14 @@ def check_source(
     *,
     search_path: Sequence[str] = (),
     read: Reader | None = None,
-    padding_facts: bool = True,
+    all_facts: bool = True,
 ) -> Checked:
     """Parse and check a file, reusing what `previous` found for unchanged parts; imports
-    are found and read, and `padding_facts` is, as `check_parsed` says.
+    are found and read, and `all_facts` is, as `check_parsed` says.
 
     Runs in a thread deep enough for the deepest tree the parser lets through.
     """
-    return run_deep(_check_source, source, previous, cancelled, search_path, read, padding_facts)
+    return run_deep(_check_source, source, previous, cancelled, search_path, read, all_facts)
 
 
 def _check_source(
@@ -493,7 +494,7 @@ def _check_source(
     cancelled: IsCancelled | None,
     search_path: Sequence[str],
     read: Reader | None,
-    padding_facts: bool = True,
+    all_facts: bool = True,
 ) -> Checked:
     previous_parse = previous.parse if previous is not None else None
     parsed = parse(source, previous=previous_parse, cancelled=cancelled)
@@ -503,7 +504,7 @@ def _check_source(
         cancelled,
         search_path=search_path,
         read=read,
-        padding_facts=padding_facts,
+        all_facts=all_facts,
     )
 
 
