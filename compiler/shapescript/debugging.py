@@ -56,23 +56,31 @@ def _checked_file(path: str):
     return checked
 
 
+def _visible_entries(frame: Any) -> tuple[Any, list[tuple[Any, Any]]]:
+    """The checked file of a `.ss` frame and, in order, each (facts, entry) of a value
+    visible at its current line; (None, []) when the file can't be checked."""
+    checked = _checked_file(frame.f_code.co_filename)
+    if checked is None:
+        return None, []
+    source = checked.source
+    offset = source.offset(frame.f_lineno, len(source.line_text(frame.f_lineno)) + 1)
+    visible = []
+    for item in checked.items_at(offset):
+        if item.body is None:
+            continue
+        for entry in item.body.facts.entries:
+            if entry.visible_from + item.base <= offset or entry.symbol.kind == "param":
+                visible.append((item.body.facts, entry))
+    return checked, visible
+
+
 def frame_types(frame: Any) -> dict[str, Any]:
     """The ShapeScript type of each value of a `.ss` frame at its current line, by name."""
     try:
-        checked = _checked_file(frame.f_code.co_filename)
-        if checked is None:
-            return {}
-        source = checked.source
-        offset = source.offset(frame.f_lineno, len(source.line_text(frame.f_lineno)) + 1)
-        items = checked.items_at(offset) if hasattr(checked, "items_at") else []
-        found: dict[str, Any] = {}
-        for item in items:
-            if item.body is None:
-                continue
-            for entry in item.body.facts.entries:
-                if entry.visible_from + item.base <= offset or entry.symbol.kind == "param":
-                    found[entry.name] = entry.type
-        _add_fields(checked, found)
+        checked, visible = _visible_entries(frame)
+        found: dict[str, Any] = {entry.name: entry.type for _, entry in visible}
+        if checked is not None:
+            _add_fields(checked, found)
         return found
     except Exception:  # noqa: BLE001 - the debugger goes on without types
         return {}
@@ -82,22 +90,12 @@ def frame_structures(frame: Any) -> dict[str, Any]:
     """The structure (`check.structures.Structure`) of each value of a `.ss` frame that has
     one at its current line, by name."""
     try:
-        checked = _checked_file(frame.f_code.co_filename)
-        if checked is None:
-            return {}
-        source = checked.source
-        offset = source.offset(frame.f_lineno, len(source.line_text(frame.f_lineno)) + 1)
         found: dict[str, Any] = {}
-        for item in checked.items_at(offset):
-            if item.body is None:
-                continue
-            facts = item.body.facts
-            for entry in facts.entries:
-                if entry.visible_from + item.base <= offset or entry.symbol.kind == "param":
-                    found.pop(entry.name, None)
-                    structure = facts.structures.get(entry.symbol.span)
-                    if structure is not None:
-                        found[entry.name] = structure
+        for facts, entry in _visible_entries(frame)[1]:
+            found.pop(entry.name, None)
+            structure = facts.structures.get(entry.symbol.span)
+            if structure is not None:
+                found[entry.name] = structure
         return found
     except Exception:  # noqa: BLE001 - the debugger goes on without structures
         return {}

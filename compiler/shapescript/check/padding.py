@@ -740,11 +740,7 @@ class _Analysis:
         params = self.param_types(target)
         if _elementwise(target.item) and self.only_elementwise(call.name):
             return None
-        by_name = dict(params)
-        pairs = [(params[i][1], a) for i, a in enumerate(call.positional) if i < len(params)]
-        pairs += [(by_name.get(n), a) for n, a in call.named.items()]
-        for param_type, arg in pairs:
-            arg_type = types.get(arg.span)  # type: ignore[attr-defined]
+        for _, arg_type, param_type in self.axis_pairs(types, call, params):
             if not _has(arg_type, symbol):
                 continue
             if isinstance(param_type, TensorType) and param_type.axes is None:
