@@ -28,8 +28,9 @@ fn use(y: [t D]) -> [t D]:
 BROKEN = "fn f(x: [n D], y: [k D]) = x + y\n"
 
 
-async def open_document(client: LanguageClient, text: str, name: str = "main.ss") -> str:
-    uri = Path(f"/tmp/lsp-tests/{name}").as_uri()
+def open_file(client: LanguageClient, path: Path, text: str) -> str:
+    """Open `text` as the document at `path`, without waiting for its diagnostics."""
+    uri = path.as_uri()
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(
@@ -37,6 +38,11 @@ async def open_document(client: LanguageClient, text: str, name: str = "main.ss"
             )
         )
     )
+    return uri
+
+
+async def open_document(client: LanguageClient, text: str, name: str = "main.ss") -> str:
+    uri = open_file(client, Path(f"/tmp/lsp-tests/{name}"), text)
     await wait_for_diagnostics(client, uri)
     return uri
 

@@ -14,28 +14,14 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from shapescript_lsp.features.python_members import Lister, read_module, user_module
-
-
-def _open(client: LanguageClient, path: Path, text: str) -> str:
-    uri = path.as_uri()
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=uri, language_id="shapescript", version=1, text=text
-            )
-        )
-    )
-    return uri
+from tests.lsp.test_features import open_file, position
 
 
 async def _complete(client: LanguageClient, uri: str, text: str, needle: str):
-    index = text.index(needle) + len(needle)
-    line = text.count("\n", 0, index)
-    character = index - (text.rfind("\n", 0, index) + 1)
     return await client.text_document_completion_async(
         types.CompletionParams(
             text_document=types.TextDocumentIdentifier(uri=uri),
-            position=types.Position(line=line, character=character),
+            position=position(text, needle, len(needle)),
         )
     )
 
@@ -56,7 +42,7 @@ async def test_torch_members_come_later_and_the_typed_letters_filter_them_all(
     pytest.importorskip("torch")
     vscode_client.protocol.notify("shapescript/setPython", {"python": sys.executable})
     text = "import python torch.nn.functional\nfn f() = torch.lo\nfn g() = torch.nn.functional.\n"
-    uri = _open(vscode_client, tmp_path / "cold.ss", text)
+    uri = open_file(vscode_client, tmp_path / "cold.ss", text)
     first = await _complete(vscode_client, uri, text, "torch.lo")
     # Importing torch takes far longer than a completion: the first answer can't wait.
     assert first.is_incomplete
@@ -98,7 +84,7 @@ async def test_a_users_module_is_read_never_imported(vscode_client: LanguageClie
     (tmp_path / "augment.py").write_text(USER_MODULE)
     vscode_client.protocol.notify("shapescript/setPython", {"python": sys.executable})
     text = "import python augment\nfn f() = augment.\nfn g() = augment.Crop.\nimport python aug"
-    uri = _open(vscode_client, tmp_path / "user.ss", text)
+    uri = open_file(vscode_client, tmp_path / "user.ss", text)
     result = await _complete(vscode_client, uri, text, "augment.")
     assert not result.is_incomplete
     items = {item.label: item for item in result.items}
@@ -120,7 +106,7 @@ async def test_import_python_lists_the_path_and_a_packages_submodules(
 ):
     vscode_client.protocol.notify("shapescript/setPython", {"python": sys.executable})
     text = "import python js\nimport python json.\n"
-    uri = _open(vscode_client, tmp_path / "modules.ss", text)
+    uri = open_file(vscode_client, tmp_path / "modules.ss", text)
     top = await _until_complete(vscode_client, uri, text, "import python js")
     assert "json" in {item.label for item in top.items}
     assert all("js" in item.label or "j" in item.label for item in top.items)
@@ -184,7 +170,7 @@ async def test_a_module_whose_import_hangs_is_given_up_and_the_next_still_listed
     project = tmp_path / "project"
     project.mkdir()
     text = "import python hang\nimport python quick\nfn f() = hang.\nfn g() = quick.\n"
-    uri = _open(vscode_client, project / "hangs.ss", text)
+    uri = open_file(vscode_client, project / "hangs.ss", text)
     # `quick` is asked for after `hang`, whose import never ends: the worker is replaced.
     quick = await _until_complete(vscode_client, uri, text, "quick.")
     assert "ready" in {item.label for item in quick.items}

@@ -13,28 +13,14 @@ from pytest_lsp import LanguageClient
 
 from shapescript_lsp.features.python_members import Member
 from shapescript_lsp.features.python_signatures import python_parameters
-
-
-def _open(client: LanguageClient, path: Path, text: str) -> str:
-    uri = path.as_uri()
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=uri, language_id="shapescript", version=1, text=text
-            )
-        )
-    )
-    return uri
+from tests.lsp.test_features import open_file, position
 
 
 async def _signature(client: LanguageClient, uri: str, text: str, needle: str):
-    index = text.index(needle) + len(needle)
-    line = text.count("\n", 0, index)
-    character = index - (text.rfind("\n", 0, index) + 1)
     return await client.text_document_signature_help_async(
         types.SignatureHelpParams(
             text_document=types.TextDocumentIdentifier(uri=uri),
-            position=types.Position(line=line, character=character),
+            position=position(text, needle, len(needle)),
         )
     )
 
@@ -58,7 +44,7 @@ async def test_a_users_function_has_its_ast_signature(
     (tmp_path / "augment.py").write_text(AUGMENT)
     vscode_client.protocol.notify("shapescript/setPython", {"python": sys.executable})
     text = "import python augment\nfn f(x: [n]) = augment.crop(x, seed=\n"
-    uri = _open(vscode_client, tmp_path / "user.ss", text)
+    uri = open_file(vscode_client, tmp_path / "user.ss", text)
     first = await _signature(vscode_client, uri, text, "augment.crop(")
     assert first is not None
     (information,) = first.signatures
@@ -80,7 +66,7 @@ async def test_a_listed_functions_signature_comes_once_listed(
 ):
     vscode_client.protocol.notify("shapescript/setPython", {"python": sys.executable})
     text = "import python json\nfn f(x: [n]) = json.dumps(x, indent=\n"
-    uri = _open(vscode_client, tmp_path / "listed.ss", text)
+    uri = open_file(vscode_client, tmp_path / "listed.ss", text)
     for _ in range(600):
         answer = await _signature(vscode_client, uri, text, "indent=")
         if answer is not None:
@@ -106,7 +92,7 @@ async def test_a_module_not_listed_yet_has_no_signature(
     silent.chmod(0o755)
     vscode_client.protocol.notify("shapescript/setPython", {"python": str(silent)})
     text = "import python json\nfn f(x: [n]) = json.dumps(x\n"
-    uri = _open(vscode_client, tmp_path / "waiting.ss", text)
+    uri = open_file(vscode_client, tmp_path / "waiting.ss", text)
     # The interpreter never answers: the server says nothing rather than wait for it.
     assert await _signature(vscode_client, uri, text, "json.dumps(x") is None
 
