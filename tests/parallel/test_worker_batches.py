@@ -112,7 +112,10 @@ def test_an_item_one_worker_cannot_load_raises_before_any_worker_steps(one_and_t
     _, three = one_and_three
     m = three.Mlp.init(seed=0)
     opt = shapescript.rt.optimizers.adamw(m, lr=3e-4)
+    # The fixture may be new to this test (xdist can run another module's tests in between).
+    three._ss_program.start()
     pids = three._ss_program.pids()
+    assert len(pids) == 3
     with pytest.raises(shapescript.DomainError) as caught:
         three.epochs_of(m, opt, BadLabels(12), ListSink(), 12, 1)
     assert "item 5" in str(caught.value)
