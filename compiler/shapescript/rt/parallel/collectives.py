@@ -13,6 +13,7 @@ from typing import Any
 
 import torch
 import torch.distributed as dist
+from torch.autograd.function import BackwardCFunction
 
 #: This worker's share of the batch of the call it runs: (its examples, the batch's).
 _share: tuple[int, int] = (1, 1)
@@ -147,10 +148,51 @@ def combine_grads(values: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 
 
 def seeded(value: torch.Tensor) -> None:
-    """Before `value_and_grad`'s backward pass: when the value is an all-reduce's result
-    itself (a loss that returns a mean over the batch), the gradient its backward pass
-    all-reduces is the seed, the same on every worker, so it is multiplied by their number
-    instead of sent."""
-    node = value.grad_fn
-    if node is not None and isinstance(node, _AllReduceSum._backward_cls):
-        node.whole_seed = True
+    """Before `value_and_grad`'s backward pass: mark the all-reduces whose backward needs no
+    message. A gradient reaching an all-reduce's result through whole values only (the loss
+    itself, or `total / count` of a cross_entropy) is the same on every worker, so adding
+    them up is multiplying by their number. Past any other collective, values may be split
+    again and the gradients differ, so those all-reduces send theirs."""
+    root = value.grad_fn
+    if root is None:
+        return
+    frontier = _collectives_above(root)
+    if not frontier:
+        return
+    if len(frontier) > 1:
+        below = _below(frontier)
+        frontier = [node for node in frontier if id(node) not in below]
+    for node in frontier:
+        if isinstance(node, _AllReduceSum._backward_cls):
+            node.whole_seed = True
+
+
+def _collectives_above(root: Any) -> list[Any]:
+    """The collectives the backward pass from `root` reaches before any other one."""
+    found: list[Any] = []
+    # Nodes by id, kept alive so that no id is reused during the walk.
+    seen = {id(root): root}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, BackwardCFunction):
+            found.append(node)
+            continue
+        for following, _ in node.next_functions:
+            if following is not None and id(following) not in seen:
+                seen[id(following)] = following
+                stack.append(following)
+    return found
+
+
+def _below(frontier: list[Any]) -> dict[int, Any]:
+    """The nodes the backward pass reaches from inside each of the collectives, by id."""
+    below: dict[int, Any] = {}
+    stack = [following for node in frontier for following, _ in node.next_functions]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in below:
+            continue
+        below[id(node)] = node
+        stack.extend(following for following, _ in node.next_functions)
+    return below
