@@ -92,8 +92,14 @@ def analyze(
     def cancelled() -> bool:
         return document.revision != revision or closing.is_set()
 
+    # Padding's facts are only read by hovers: worked out when one asks (`complete_facts`).
     checked = check_source(
-        source, document.analysis, cancelled, search_path=search_path or (), read=read
+        source,
+        document.analysis,
+        cancelled,
+        search_path=search_path or (),
+        read=read,
+        padding_later=True,
     )
     # An analysis is millions of long-lived objects without reference cycles (an old one
     # is freed by reference counting). Left to the cyclic collector, they make every few

@@ -27,6 +27,7 @@ from pygls.lsp.server import LanguageServer
 from shapescript import __version__
 from shapescript.check.checker import check_source
 from shapescript.check.import_session import read_from_disk
+from shapescript.check.padding import complete_facts
 from shapescript.check.program import Checked
 from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp.dependents import dependents
@@ -457,6 +458,8 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
     if located is None:
         return None
     checked, document, offset = located
+    # The padding facts a hover shows are worked out when first read, off the event loop.
+    await asyncio.to_thread(complete_facts, checked)
     renderer = HoverRenderer(ls.images and ls.hover_images, ls.theme)
     answer = renderer.hover(checked, offset)
     room = [renderer.budget]
@@ -476,6 +479,7 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
         answer.contents.value = drawing + "\n\n---\n\n" + answer.contents.value
     if answer is None and document.last_good is not None and document.last_good is not checked:
         good = document.last_good
+        await asyncio.to_thread(complete_facts, good)
         answer = renderer.hover(good, min(offset, len(good.source.text)))
         return answer
     picture = await function_picture(

@@ -77,6 +77,7 @@ def check_parsed(
     search_path: Sequence[str] = (),
     read: Reader | None = None,
     all_facts: bool = True,
+    padding_later: bool = False,
 ) -> Checked:
     """Check a parsed file: declarations first, then each function's body.
 
@@ -100,7 +101,7 @@ def check_parsed(
         path = parsed.source.path
         if path:
             session.checking.append(os.path.normpath(os.path.abspath(path)))
-        return _check_parsed(parsed, previous, cancelled, session, all_facts)[0]
+        return _check_parsed(parsed, previous, cancelled, session, all_facts, padding_later)[0]
     finally:
         if collecting:
             # Everything made meanwhile is still in the youngest generation, so the
@@ -123,6 +124,7 @@ def _check_parsed(
     cancelled: IsCancelled | None,
     session: ImportSession,
     all_facts: bool = True,
+    padding_later: bool = False,
 ) -> tuple[Checked, ModuleScope]:
     source = parsed.source
     module = parsed.module
@@ -242,7 +244,8 @@ def _check_parsed(
         scope.dim_values,
         scope.imports,
         several=placement.several,
-        complete=all_facts,
+        complete=all_facts and not padding_later,
+        previous=previous.padding if previous is not None else None,  # type: ignore[arg-type]
     )
     diagnostics.extend(padding.diagnostics)
     keep_instances(program)
@@ -479,13 +482,16 @@ def check_source(
     search_path: Sequence[str] = (),
     read: Reader | None = None,
     all_facts: bool = True,
+    padding_later: bool = False,
 ) -> Checked:
     """Parse and check a file, reusing what `previous` found for unchanged parts; imports
-    are found and read, and `all_facts` is, as `check_parsed` says.
+    are found and read, and `all_facts` and `padding_later` are, as `check_parsed` says.
 
     Runs in a thread deep enough for the deepest tree the parser lets through.
     """
-    return run_deep(_check_source, source, previous, cancelled, search_path, read, all_facts)
+    return run_deep(
+        _check_source, source, previous, cancelled, search_path, read, all_facts, padding_later
+    )
 
 
 def _check_source(
@@ -495,6 +501,7 @@ def _check_source(
     search_path: Sequence[str],
     read: Reader | None,
     all_facts: bool = True,
+    padding_later: bool = False,
 ) -> Checked:
     previous_parse = previous.parse if previous is not None else None
     parsed = parse(source, previous=previous_parse, cancelled=cancelled)
@@ -505,6 +512,7 @@ def _check_source(
         search_path=search_path,
         read=read,
         all_facts=all_facts,
+        padding_later=padding_later,
     )
 
 

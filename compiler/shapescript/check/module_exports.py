@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from shapescript.check.padding import complete_facts
 from shapescript.check.qualified import QualifiedNames
 from shapescript.check.sizes import Poly
 from shapescript.diagnostics.diagnostic import Diagnostic
@@ -203,7 +204,7 @@ def exports_of(checked: Checked, scope: ModuleScope) -> ModuleExports:
     exports.param_reads = dict(checked.param_reads)
     exports.logs = dict(checked.logs)
     exports.data = dict(checked.data)
-    exports.padding = checked.padding
+    exports.padding = complete_facts(checked)
     exports.overloads = {name: dict(found) for name, found in checked.overloads.items()}
     exports.bases = dict(scope.function_bases)
     return exports

@@ -11,7 +11,8 @@ the host (H3101).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
+from typing import Any
 
 from shapescript.check.program import ItemFacts
 from shapescript.check.signatures import Signature
@@ -122,6 +123,13 @@ class PaddingFacts:
     #: symbol).
     selections: dict[Span, Blocker | None] = field(default_factory=dict)
     selected: dict[Span, str] = field(default_factory=dict)
+    #: Set when only the diagnostics were worked out: what works out every fact (see
+    #: `complete_facts`).
+    complete_later: Callable[[], PaddingFacts] | None = field(
+        default=None, repr=False, compare=False
+    )
+    #: The walks of the file's trees made for these facts, for the next check to reuse.
+    walks: _Walks | None = field(default=None, repr=False, compare=False)
 
     def padded_axes(self, function: str) -> list[str]:
         """The generic axes of `function` that `shapescript.padded` can pad."""
@@ -134,24 +142,82 @@ def check_padding(
     imports: object = None,
     several: bool = False,
     complete: bool = True,
+    previous: PaddingFacts | None = None,
 ) -> PaddingFacts:
     """Padding and recording facts for a checked file's functions, with H2001 and H3101.
 
     `dims` are the file's dims, whose axes have fixed sizes and are never padded;
     `imports` is its `ImportTable`, through which calls into other files are followed by
     those files' own facts; `several`: whether it runs on several devices. Without
-    `complete`, only what H2001 and H3101 need is worked out: the same diagnostics, with
-    no facts of each function's axes and selections."""
+    `complete`, only what H2001 and H3101 need is worked out: the same diagnostics, and
+    `complete_later` to work out the rest when it is read. `previous`, the facts of an
+    earlier version of the file, lends its walks of the trees that haven't changed."""
+    fixed = frozenset(dims)
+    facts = _analysed(items, fixed, imports, several, complete, previous)
+    if not complete:
+
+        def complete_later() -> PaddingFacts:
+            return _analysed(items, fixed, imports, several, True, facts)
+
+        facts.complete_later = complete_later
+    return facts
+
+
+def complete_facts(checked: Any) -> PaddingFacts | None:
+    """A checked file's padding facts, worked out in full first if its check left them
+    for later (a check for diagnostics only)."""
+    facts = checked.padding
+    if isinstance(facts, PaddingFacts) and facts.complete_later is not None:
+        facts = facts.complete_later()
+        checked.padding = facts
+    return facts if isinstance(facts, PaddingFacts) else None
+
+
+@record
+class _Walks:
+    """The walks of a file's trees (`_expressions`, `_calls`, `_loops`) and the shapes of its types,
+    by the id of each node or type, kept with it so that an id is never taken for
+    another's. `fresh` is how many walks there were when none was reused: entries of
+    trees an edit replaced are carried along until there are twice as many, then dropped."""
+
+    walked: dict[int, tuple[object, list[object]]]
+    calls: dict[int, tuple[object, list[_Call]]]
+    loops: dict[int, tuple[object, list[ast.For]]]
+    shapes: dict[int, tuple[object, tuple[frozenset[str], tuple[str | None, ...]]]]
+    fresh: int
+
+
+def _analysed(
+    items: list[ItemFacts],
+    dims: frozenset[str],
+    imports: object,
+    several: bool,
+    complete: bool,
+    previous: PaddingFacts | None,
+) -> PaddingFacts:
     _WALKED.clear()
     _CALLS.clear()
+    _LOOPS.clear()
     _SHAPES.clear()
+    lent = previous.walks if previous is not None else None
+    carried = lent is not None and len(lent.walked) <= 2 * lent.fresh
+    if carried:
+        assert lent is not None
+        _WALKED.update(lent.walked)
+        _CALLS.update(lent.calls)
+        _LOOPS.update(lent.loops)
+        _SHAPES.update(lent.shapes)
     try:
-        analysis = _Analysis(items, frozenset(dims), imports)
+        analysis = _Analysis(items, dims, imports)
         analysis.several = several
-        return analysis.run() if complete else analysis.run_diagnostics()
+        facts = analysis.run() if complete else analysis.run_diagnostics()
+        fresh = lent.fresh if carried and lent is not None else len(_WALKED)
+        facts.walks = _Walks(dict(_WALKED), dict(_CALLS), dict(_LOOPS), dict(_SHAPES), fresh)
+        return facts
     finally:
         _WALKED.clear()
         _CALLS.clear()
+        _LOOPS.clear()
         _SHAPES.clear()
 
 
@@ -236,6 +302,7 @@ _UNARY_CAST = (ast.Unary, ast.Cast)
 #: taken for another node's; emptied at the start of each analysis.
 _WALKED: dict[int, tuple[object, list[object]]] = {}
 _CALLS: dict[int, tuple[object, list[_Call]]] = {}
+_LOOPS: dict[int, tuple[object, list[ast.For]]] = {}
 _SHAPES: dict[int, tuple[object, tuple[frozenset[str], tuple[str | None, ...]]]] = {}
 
 
@@ -256,6 +323,16 @@ def _expressions(node: object) -> list[object]:
         found.append(each)
         stack.extend(reversed(_children(each)))
     _WALKED[id(node)] = (node, found)
+    return found
+
+
+def _loops(node: object) -> list[ast.For]:
+    """The `for` loops in a statement list, outer ones first."""
+    known = _LOOPS.get(id(node))
+    if known is not None and known[0] is node:
+        return known[1]
+    found = [expr for expr in _expressions(node) if isinstance(expr, ast.For)]
+    _LOOPS[id(node)] = (node, found)
     return found
 
 
@@ -1143,9 +1220,7 @@ class _Analysis:
         decl = item.item
         assert isinstance(decl, ast.FnDecl)
         types = self.types(item)
-        for expr in _expressions(decl.body or []):
-            if not isinstance(expr, ast.For):
-                continue
+        for expr in _loops(decl.body) if decl.body else ():
             if not isinstance(types.get(expr.iterable.span), BatchesType):
                 continue
             batch = types.get(expr.var.span)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from shapescript.check.padding import complete_facts
 from shapescript.check.program import Checked
 from shapescript.codegen.context import ModuleContext
 from shapescript.codegen.module import generate_module
@@ -116,6 +117,7 @@ def _generate(checked: Checked, options: BuildOptions) -> Generated:
         return Generated(None, problems)
     if not options.padding and checked.padding is not None:
         checked = replace(checked, padding=None)
+    complete_facts(checked)
     context = ModuleContext(checked, options.standalone, options.checks, options.value_checks)
     builder, unsupported = generate_module(checked, context, devices)
     return Generated(

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from shapescript.check.padding import Blocker, PaddingFacts
+from shapescript.check.padding import Blocker, PaddingFacts, complete_facts
 from shapescript.check.program import Checked, Symbol
 from shapescript.syntax.source import Span
 
 
 def padding_notes(checked: Checked, word: str, span: Span, symbol: Symbol | None) -> str:
     """The hover's paragraph about padding and recording for the word at `span`, or ""."""
-    facts = checked.padding
+    facts = complete_facts(checked)
     if not isinstance(facts, PaddingFacts):
         return ""
     notes = []
