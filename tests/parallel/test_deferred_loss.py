@@ -100,3 +100,20 @@ def test_outside_value_and_grad_a_reduction_is_made_at_once() -> None:
     x = torch.ones(3, requires_grad=True)
     assert deferral.stand_in(x.sum(), None, None) is None
     assert float(collectives.all_sum(x.sum()).detach()) == 3.0
+
+
+@pytest.mark.usefixtures("on_a_worker")
+def test_a_value_and_grad_inside_the_function_keeps_the_outer_one_s_reductions(lin, monkeypatch):
+    m = lin.init(seed=0)
+
+    def outer(m, x, y):
+        first = _ce(m, x, y)
+        inner, _ = gradients.value_and_grad(_mean, m, x, y)
+        return first * inner.detach()
+
+    value, grad = gradients.value_and_grad(outer, m, _x(), _labels())
+    # `outer` computes more from its cross_entropy: it ran again, reducing at once.
+    assert outer in deferral._refused
+    expected_value, expected_grad = _plain(outer, m, _x(), _labels())
+    assert torch.allclose(value, expected_value)
+    assert torch.allclose(grad["w"], expected_grad)

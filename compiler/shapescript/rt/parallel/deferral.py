@@ -63,12 +63,13 @@ def run(f: Any, m: Any, args: tuple, kwargs: dict) -> tuple[torch.Tensor, Pendin
     global _pending
     if f in _refused:
         return f(m, *args, **kwargs), None
-    _pending = []
+    # A `value_and_grad` inside `f` keeps its own list, and leaves `f`'s as it was.
+    outer, _pending = _pending, []
     try:
         value = f(m, *args, **kwargs)
         found = _pending
     finally:
-        _pending = None
+        _pending = outer
     if not found:
         return value, None
     if len(found) == 1 and value is found[0].stand_in:
