@@ -352,7 +352,19 @@ def _loops(node: object) -> list[ast.For]:
     known = _LOOPS.get(id(node))
     if known is not None and known[0] is node:
         return known[1]
-    found = [expr for expr in _expressions(node) if isinstance(expr, ast.For)]
+    # Only statements hold loops: the walk never goes into expressions.
+    found: list[ast.For] = []
+    stack: list[object] = [node]
+    while stack:
+        each = stack.pop()
+        if isinstance(each, list):
+            stack.extend(reversed(each))
+        elif isinstance(each, ast.For):
+            found.append(each)
+            stack.append(each.body)
+        elif isinstance(each, ast.If):
+            stack.append(each.else_body or [])
+            stack.append(each.then_body)
     _LOOPS[id(node)] = (node, found)
     return found
 
