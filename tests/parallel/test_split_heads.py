@@ -79,6 +79,9 @@ fn train_step(mut m: Block, mut opt: AdamW[Block], x: [b n D]) -> []:
     l, g = value_and_grad(loss, m, x)
     update(mut m, mut opt, g |> clip_norm(1.0))
     return l
+
+fn apply(mut m: Block, mut opt: AdamW[Block], g: Grad[Block]):
+    update(mut m, mut opt, g |> clip_norm(1.0))
 """
 
 SPLIT = "cpu[0 1]\n    split H"
@@ -164,6 +167,8 @@ def _results(module) -> list[torch.Tensor]:
     found += module.grads(m, x).values()
     opt = adamw(m, lr=0.01)
     found += [module.train_step(m, opt, x) for _ in range(3)]
+    # A gradient from Python: cut on each worker as its model's params are.
+    module.apply(m, opt, module.grads(m, x))
     found += [value.detach().clone() for value in m.state_dict().values()]
     for state in opt.state_dict()["torch"]["state"].values():
         found += [value for value in state.values() if isinstance(value, torch.Tensor)]

@@ -12,7 +12,13 @@ from typing import Any
 import torch
 
 from shapescript.rt.errors import ShapeError
-from shapescript.rt.models import Model, field_problem, params_of, same_model_type
+from shapescript.rt.models import (
+    Model,
+    _shape_text,
+    field_problem,
+    params_of,
+    same_model_type,
+)
 
 
 class Grad:
@@ -230,11 +236,28 @@ def check_grad(value: Any, cls: type[Model], where: dict[str, Any]) -> None:
         raise ShapeError(
             f"expected a Grad[{cls.__name__}], got a Grad[{value.model_type.__name__}]", **where
         )
+    layout = value.model_type
+    if layout is not cls and isinstance(layout, type) and issubclass(layout, cls):
+        # On a worker with `shard params` or `split H`: this worker's pieces and heads.
+        _check_laid_out(value, cls, layout, where)
+        return
     for name in cls._ss_params:
         problem = field_problem(cls._ss_by_name[name], value[name])
         if problem is not None:
             raise ShapeError(
                 f"a Grad[{cls.__name__}] whose {problem.removeprefix('its ')}", **where
+            )
+
+
+def _check_laid_out(value: Grad, cls: type[Model], layout: type, where: dict[str, Any]) -> None:
+    """ShapeError unless each param of a gradient laid out as `layout` has its shape."""
+    for name, is_param, shape, dtype in layout._ss_types:
+        found = value[name] if is_param else None
+        if found is not None and (found.shape != shape or found.dtype is not dtype):
+            raise ShapeError(
+                f"a Grad[{cls.__name__}] whose field {name} is {_shape_text(found)} on this "
+                f"device, not {_shape_text(torch.empty(shape, dtype=dtype, device='meta'))}",
+                **where,
             )
 
 

@@ -20,7 +20,13 @@ from torch.optim import optimizer as torch_optimizer
 from shapescript.rt import steps
 from shapescript.rt.errors import CheckFailure, ShapeError
 from shapescript.rt.gradients import Grad
-from shapescript.rt.models import Model, field_problem, params_of, same_model_type
+from shapescript.rt.models import (
+    Model,
+    _shape_text,
+    field_problem,
+    params_of,
+    same_model_type,
+)
 
 #: What `Optimizer.state_dict()` holds.
 STATE_KEYS = frozenset({"optimizer", "model", "params", "lr", "steps", "torch"})
@@ -294,7 +300,11 @@ def _check_update(m: Any, opt: Any, g: Any) -> None:
         if is_param:
             value = values[name]
             if value.shape != shape or value.dtype is not dtype:
-                problem = field_problem(cls._ss_by_name[name], value) or ""
+                # A model laid out on a worker (pieces, heads) checks against its own shapes.
+                expected = _shape_text(torch.empty(shape, dtype=dtype, device="meta"))
+                problem = field_problem(cls._ss_by_name[name], value) or (
+                    f"its field {name} is {_shape_text(value)} on this device, not {expected}"
+                )
                 raise ShapeError(
                     f"update: a Grad[{cls.__name__}] whose {problem.removeprefix('its ')}"
                 )

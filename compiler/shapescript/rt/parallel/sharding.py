@@ -284,6 +284,37 @@ def _declared(cls: type) -> type:
     return cls
 
 
+def received(value: Any) -> Any:
+    """An argument from the controller as this worker keeps it: a whole gradient cut as its
+    model's params are, into this worker's pieces and heads (what `returned` gathers)."""
+    from shapescript.rt.errors import ShapeError
+    from shapescript.rt.gradients import Grad, check_grad
+    from shapescript.rt.parallel import heads
+
+    if not isinstance(value, Grad) or not (active or heads.active):
+        return value
+    cls = value.model_type
+    try:
+        check_grad(value, cls, {})
+    except ShapeError:
+        return value  # the function's own check of its argument says what is wrong, and where
+    values = dict(value.items())
+    fields = heads._fields.get(cls.__name__) if heads.active else None
+    if fields:
+        cls = heads._split_class(cls, fields)
+        for name, axis in fields.items():
+            if name in values:
+                start, length = heads._block(values[name].shape[axis])
+                values[name] = values[name].narrow(axis, start, length).clone()
+    if active:
+        cls = _sharded_class(cls, dist.get_world_size())
+        rank, count = dist.get_rank(), dist.get_world_size()
+        for name in cls._ss_whole:
+            if name in values:
+                values[name] = cut(values[name], rank, count)
+    return Grad(cls, values)
+
+
 def returned(result: Any) -> Any:
     """A call's result as the controller gets it: a gradient of pieces gathered whole
     (every worker must do this at once)."""

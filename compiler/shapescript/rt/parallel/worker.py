@@ -280,7 +280,9 @@ def _value(state: _State, value: Any) -> Any:
         state.kept.pop(value.slot, None)
         decoded = state.kept[value.slot] = wire.decode(value.value, state.names, state.device)
         return decoded
-    return wire.decode(value, state.names, state.device)
+    from shapescript.rt.parallel import sharding
+
+    return sharding.received(wire.decode(value, state.names, state.device))
 
 
 def _model(state: _State, class_name: str, fields: dict[str, Any]) -> Any:
