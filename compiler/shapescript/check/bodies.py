@@ -141,6 +141,9 @@ class Program:
         self.previous_read_summaries: dict = self.previous_memo.get("reads", {})
         #: Each item's text, when the caller has it already.
         self.item_texts: list[str] | None = None
+        #: `id(signature)` -> (signature, the names and positions of its Axis[..] and
+        #: Axes[..] parameters), worked out once per signature rather than per call.
+        self.axis_parameters: dict[int, tuple] = {}
 
     def fresh_variable(self, name: str) -> str:
         self.variable_counter += 1
@@ -338,7 +341,7 @@ class BodyChecker(CallChecker):
     def refer(self, span: Span, symbol: Symbol) -> None:
         """Note that the name at `span` refers to `symbol` (module symbols by name)."""
         if symbol.kind not in LOCAL_KINDS and symbol.path == self.scope.path:
-            self.facts.references.append(Reference(span, module_name=symbol.name))
+            self.facts.references.append(Reference(span, None, symbol.name))
         else:
             self.facts.references.append(Reference(span, symbol))
 

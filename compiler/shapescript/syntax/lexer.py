@@ -129,6 +129,22 @@ class _Layout:
         for match in _TOKEN_RE.finditer(text, self.start):
             group = match.lastindex
             start, end = match.span(group)
+            if group == _NAME and not at_line_start:
+                # Most tokens: a name inside a line, which no layout rule looks at.
+                raw = match[group]
+                token = new(Token)
+                token.kind = name_kinds.get(raw, NAME)
+                token.text = raw
+                token.start = start
+                token.end = end
+                token.value = None
+                token.synthetic = False
+                token.partner = -1
+                if brackets:
+                    brackets[-1].value = True
+                append(token)
+                last_end = end
+                continue
             if group == _NAME or group == _OP:
                 raw = match[group]
                 token = new(Token)

@@ -607,7 +607,8 @@ class _Parser:
             except _Abort:
                 self.synchronize(start_index)
                 item = ast.ErrorItem(_span(start, self.previous_end()))
-            self.flush_placeholders()
+            if self._placeholders:
+                self.flush_placeholders()
             if item is not None:
                 items.append(item)
         return ast.Module(items, _span(0, len(self.source.text)), self.notebook)
@@ -676,10 +677,11 @@ class _Parser:
         return None
 
     def expect_line_end(self) -> None:
-        if self.at(NEWLINE):
+        kind = self.tokens[self.pos].kind
+        if kind == NEWLINE:
             self.pos += 1
             return
-        if self.at(EOF) or self.at(DEDENT):
+        if kind == EOF or kind == DEDENT:
             return
         if self.at("->"):
             self.report_pattern_outside(self.tok.span)
@@ -774,30 +776,34 @@ class _Parser:
 
     def parse_params(self) -> list[ast.Param]:
         self.expect("(", "`(` and the parameters")
+        tokens = self.tokens
         params: list[ast.Param] = []
-        while not self.at(")"):
+        while tokens[self.pos].kind != ")":
             params.append(self.parse_param())
-            if self.at(","):
-                self.advance()
-            elif not self.at(")"):
+            kind = tokens[self.pos].kind
+            if kind == ",":
+                self.pos += 1
+            elif kind != ")":
                 self.fail_expected("`,` or `)` after a parameter")
-        self.advance()
+        self.pos += 1
         return params
 
     def parse_param(self) -> ast.Param:
-        start = self.tok.start
+        tokens = self.tokens
+        token = tokens[self.pos]
+        start = token.start
         mut = False
-        if self.at_word("mut") and self.peek(1).kind == NAME:
-            self.advance()
+        if token.kind == NAME and token.text == "mut" and self.peek(1).kind == NAME:
+            self.pos += 1
             mut = True
         name = self.expect_name("a parameter name")
         type_ = None
         default = None
-        if self.at(":"):
-            self.advance()
+        if tokens[self.pos].kind == ":":
+            self.pos += 1
             type_ = self.parse_type()
-        if self.at("="):
-            self.advance()
+        if tokens[self.pos].kind == "=":
+            self.pos += 1
             default = self.parse_expr()
         return ast.Param(
             name.text,
@@ -1030,23 +1036,29 @@ class _Parser:
             self.fail_expected("an indented block")
         self.advance()
         body: list[ast.Stmt] = []
-        while not self.at(DEDENT) and not self.at(EOF):
-            if self.at(NEWLINE):
-                self.advance()
+        tokens = self.tokens
+        while True:
+            token = tokens[self.pos]
+            kind = token.kind
+            if kind == DEDENT or kind == EOF:
+                break
+            if kind == NEWLINE:
+                self.pos += 1
                 continue
-            if self.at(INDENT):
+            if kind == INDENT:
                 self.report_unexpected_indent()
                 continue
-            start = self.tok.start
+            start = token.start
             start_index = self.pos
             try:
                 body.append(self.parse_stmt())
             except _Abort:
                 self.synchronize(start_index)
                 body.append(ast.ErrorStmt(_span(start, self.previous_end())))
-            self.flush_placeholders()
-        if self.at(DEDENT):
-            self.advance()
+            if self._placeholders:
+                self.flush_placeholders()
+        if tokens[self.pos].kind == DEDENT:
+            self.pos += 1
         return body
 
     def _looks_like_declaration(self) -> bool:
@@ -1186,7 +1198,9 @@ class _Parser:
         return False
 
     def parse_expr(self) -> ast.Expr:
-        self.enter()
+        if self.nesting >= MAX_NESTING:
+            self.enter()  # reports E0209 and raises
+        self.nesting += 1
         try:
             return self._parse_expr()
         finally:
@@ -1560,14 +1574,16 @@ class _Parser:
 
     def parse_arg_value(self) -> ast.Expr:
         self._last_mut = False
-        if self.at_word("mut") and self.peek(1).kind == NAME:
+        token = self.tokens[self.pos]
+        kind = token.kind
+        if kind == NAME and token.text == "mut" and self.peek(1).kind == NAME:
             following = self.peek(2).kind
             if following in (",", ")"):
                 self.advance()
                 self._last_mut = True
                 name = self.advance()
                 return ast.Name(name.text, name.span)
-        if self.at("to"):
+        if kind == "to":
             start = self.advance().start
             type_ = self.parse_type()
             return ast.ToStage(type_, _span(start, self.previous_end()))
@@ -1674,23 +1690,28 @@ class _Parser:
     # ------------------------------------------------------------ types and sizes
 
     def parse_type(self) -> ast.TypeExpr:
-        start = self.tok.start
-        shape = self.parse_shape() if self.at("[") else None
+        tokens = self.tokens
+        token = tokens[self.pos]
+        start = token.start
+        shape = self.parse_shape() if token.kind == "[" else None
         words: list[ast.TypeWord] = []
         dtype = None
         dtype_span = None
-        while self.at(NAME) and len(words) < 2:
-            token = self.tok
+        token = tokens[self.pos]
+        while token.kind == NAME and len(words) < 2:
             if token.text in DTYPES:
-                self.advance()
+                self.pos += 1
                 dtype, dtype_span = token.text, token.span
                 break
             if token.text == "over" or (words and token.text == "mut"):
                 break
             words.append(self.parse_type_word())
-        if dtype is None and self.at(NAME) and self.tok.text in DTYPES:
-            token = self.advance()
-            dtype, dtype_span = token.text, token.span
+            token = tokens[self.pos]
+        if dtype is None:
+            token = tokens[self.pos]
+            if token.kind == NAME and token.text in DTYPES:
+                self.pos += 1
+                dtype, dtype_span = token.text, token.span
         if shape is None and not words and dtype is None:
             self.fail_expected("a type, such as `[b n D]`, `Real` or `f32`")
         return ast.TypeExpr(shape, words, dtype, _span(start, self.previous_end()), dtype_span)
@@ -1710,16 +1731,29 @@ class _Parser:
         return word
 
     def parse_shape(self) -> ast.Shape:
+        tokens = self.tokens
         open_token = self.advance()
         axes: list[ast.Axis] = []
-        while not self.at("]"):
-            axes.append(self.parse_axis())
-        close = self.advance()
+        append = axes.append
+        parse_axis = self.parse_axis
+        while tokens[self.pos].kind != "]":
+            append(parse_axis())
+        close = tokens[self.pos]
+        self.pos += 1
         return ast.Shape(axes, _span(open_token.start, close.end))
 
     def parse_axis(self) -> ast.Axis:
-        token = self.tok
+        tokens = self.tokens
+        pos = self.pos
+        token = tokens[pos]
         kind = token.kind
+        if kind == NAME:
+            following = tokens[pos + 1].kind
+            if following != "." and following not in _SIZE_PRECEDENCE:
+                # A lone name, most axes: what `parse_size_expr` would make of it.
+                self.pos = pos + 1
+                span = _span(token.start, token.end)
+                return ast.SizeAxis(ast.SizeName(token.text, span), span)
         if kind == "...":
             self.advance()
             return ast.RestAxis(token.span)
@@ -1767,26 +1801,27 @@ class _Parser:
         return self.parse_size_binary(self.parse_size_atom(), 1)
 
     def parse_size_binary(self, left: ast.SizeExpr, min_precedence: int) -> ast.SizeExpr:
+        tokens = self.tokens
         while True:
-            op = self.tok.kind
+            op = tokens[self.pos].kind
             precedence = _SIZE_PRECEDENCE.get(op)
             if precedence is None or precedence < min_precedence:
                 return left
-            self.advance()
+            self.pos += 1
             right = self.parse_size_atom()
             while True:
-                following = _SIZE_PRECEDENCE.get(self.tok.kind)
+                following = _SIZE_PRECEDENCE.get(tokens[self.pos].kind)
                 if following is None or following <= precedence:
                     break
                 right = self.parse_size_binary(right, following)
             left = ast.SizeBinary(op, left, right, _span(left.span.start, right.span.end))
 
     def parse_size_atom(self) -> ast.SizeExpr:
-        token = self.tok
+        token = self.tokens[self.pos]
         kind = token.kind
         if kind == INT:
-            self.advance()
-            return ast.SizeInt(int(token.value), token.span)
+            self.pos += 1
+            return ast.SizeInt(int(token.value), _span(token.start, token.end))
         if kind == NAME:
             if self.tokens[self.pos + 1].kind != ".":
                 self.pos += 1
