@@ -140,8 +140,6 @@ class _Layout:
                 token.value = None
                 token.synthetic = False
                 token.partner = -1
-                if brackets:
-                    brackets[-1].value = True
                 append(token)
                 last_end = end
                 continue
