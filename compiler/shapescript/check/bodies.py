@@ -941,7 +941,14 @@ class BodyChecker(CallChecker):
     # ------------------------------------------------------------------ expressions
 
     def expr(self, node: ast.Expr) -> Type:
-        type_ = self._expr(node)
+        kind = node.__class__
+        # The most frequent nodes without `_expr`'s tests (the classes have no subclasses).
+        if kind is ast.Name:
+            type_ = self.name(node)
+        elif kind is ast.Call:
+            type_ = self.call(node, None)
+        else:
+            type_ = self._expr(node)
         self.facts.types[node.span] = type_
         return type_
 

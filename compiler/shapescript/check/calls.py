@@ -77,8 +77,9 @@ class CallChecker:
         if not self._check_stage_call(node, callee_name):
             return UNKNOWN
         args = self.collect_args(node, piped, self._axis_parameters(callee))
-        if any(isinstance(arg.expr, ast.ErrorExpr) for arg in args):
-            return UNKNOWN
+        for arg in args:
+            if isinstance(arg.expr, ast.ErrorExpr):
+                return UNKNOWN
         if isinstance(callee, ast.Name):
             name = callee.name
             local = self.env.values.get(name)

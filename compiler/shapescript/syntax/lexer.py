@@ -192,7 +192,10 @@ class _Layout:
                     brackets.append(token)
                     token.partner = len(tokens)
                 elif tok_kind == ")" or tok_kind == "]":
-                    if not self._close_bracket(token):
+                    if brackets and OPEN_BRACKETS[brackets[-1].kind] == tok_kind:
+                        # The closer its opener expects (what `_close_bracket` does then).
+                        brackets.pop().partner = len(tokens)
+                    elif not self._close_bracket(token):
                         last_end = end
                         continue
                 elif brackets:
