@@ -351,21 +351,27 @@ class BodyChecker(CallChecker):
         return Symbol(name, kind, span, self.scope.path, detail)
 
     def bind_value(self, name: str, type_: Type, span: Span, kind: str, scope_span: Span) -> None:
-        symbol = self.symbol(name, kind, span, format_type(type_))
+        # `symbol`, `refer` and `record`, without their calls.
+        facts = self.facts
+        symbol = Symbol(name, kind, span, self.scope.path, format_type(type_))
         self.env.values[name] = (type_, symbol)
-        self.refer(span, symbol)
-        self.record(span, type_)
-        self.facts.entries.append(ScopeEntry(name, symbol, type_, span.end, scope_span))
+        if kind in LOCAL_KINDS:
+            facts.references.append(Reference(span, symbol))
+        else:
+            self.refer(span, symbol)
+        facts.types[span] = type_
+        facts.entries.append(ScopeEntry(name, symbol, type_, span.end, scope_span))
 
     def bind_axis(self, name: str, size: Poly, span: Span, scope_span: Span) -> None:
         if name in self.env.axes or name in self.scope.dims:
             return
-        symbol = self.symbol(name, "axis", span, str(size))
+        facts = self.facts
+        symbol = Symbol(name, "axis", span, self.scope.path, str(size))
         self.env.axes[name] = (size, symbol)
-        self.refer(span, symbol)
+        facts.references.append(Reference(span, symbol))
         type_ = HostType("int", size)
-        self.record(span, type_)
-        self.facts.entries.append(ScopeEntry(name, symbol, type_, span.start, scope_span))
+        facts.types[span] = type_
+        facts.entries.append(ScopeEntry(name, symbol, type_, span.start, scope_span))
 
     def fresh_unknown(self, name: str) -> str:
         count = self.unknown_counts.get(name, 0) + 1
@@ -1014,7 +1020,11 @@ class BodyChecker(CallChecker):
             return UNKNOWN
         found = self.env.values.get(name)
         if found is not None:
-            self.refer(node.span, found[1])
+            symbol = found[1]
+            if symbol.kind in LOCAL_KINDS:
+                self.facts.references.append(Reference(node.span, symbol))
+            else:
+                self.refer(node.span, symbol)
             return found[0]
         axis = self.env.axes.get(name)
         if axis is not None:

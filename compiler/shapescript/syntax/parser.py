@@ -1614,7 +1614,8 @@ class _Parser:
         call = ast.Call(
             callee, args, _new_span(Span, (callee.span.start, close.end)), operands_form
         )
-        if any(isinstance(arg.value, ast.Pattern) for arg in args):
+        # Patterns are only parsed where the bracket may hold one (see the loop above).
+        if may_hold_patterns and any(isinstance(arg.value, ast.Pattern) for arg in args):
             name = self._callee_name(callee)
             if name not in PATTERN_OPERATIONS:
                 for arg in args:
