@@ -10,6 +10,7 @@ import asyncio
 import gc
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -71,6 +72,28 @@ class Document:
         self.revision += 1
 
 
+#: A document this long (in characters) is big: while another analysis runs, its own
+#: pauses at each function so that the other, a small document's, isn't slowed down.
+BIG_DOCUMENT = 200_000
+#: How long a big document's analysis pauses each time.
+YIELD_S = 0.001
+
+
+class _Running:
+    """How many analyses are running, on any thread."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.lock = threading.Lock()
+
+    def change(self, by: int) -> None:
+        with self.lock:
+            self.count += by
+
+
+running = _Running()
+
+
 def analyze(
     document: Document,
     text: str,
@@ -89,18 +112,28 @@ def analyze(
         return document.checker(text)
     source = SourceFile.from_text(path_of(document.uri), text)
 
+    big = len(text) >= BIG_DOCUMENT
+
     def cancelled() -> bool:
+        if big and running.count > 1:
+            # Asked before each function: give the GIL to the other analysis for a while.
+            time.sleep(YIELD_S)
         return document.revision != revision or closing.is_set()
 
-    # Padding's facts are only read by hovers: worked out when one asks (`complete_facts`).
-    checked = check_source(
-        source,
-        document.analysis,
-        cancelled,
-        search_path=search_path or (),
-        read=read,
-        padding_later=True,
-    )
+    running.change(1)
+    try:
+        # Padding's facts are only read by hovers: worked out when one asks
+        # (`complete_facts`).
+        checked = check_source(
+            source,
+            document.analysis,
+            cancelled,
+            search_path=search_path or (),
+            read=read,
+            padding_later=True,
+        )
+    finally:
+        running.change(-1)
     # An analysis is millions of long-lived objects without reference cycles (an old one
     # is freed by reference counting). Left to the cyclic collector, they make every few
     # keystrokes on a big file pay a full collection (a second or more on 1 MB); frozen,

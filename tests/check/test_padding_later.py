@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.generate import generate_program
+from shapescript.check import padding_reuse as reuse
 from shapescript.check.checker import check_source
 from shapescript.check.padding import PaddingFacts, complete_facts
 from shapescript.syntax.source import SourceFile
@@ -67,3 +68,26 @@ def test_edits_reusing_the_previous_walks_find_what_a_fresh_check_finds() -> Non
             if read:
                 assert _facts(complete_facts(checked)) == _facts(whole.padding), step
             previous = checked
+
+
+def test_an_edit_inside_one_function_takes_again_what_the_others_found(monkeypatch) -> None:
+    text = generate_program(300, 1)
+    previous = check_source(SourceFile.from_text("f.ss", text), padding_later=True)
+    counts: list[tuple[int, int]] = []
+    unaffected = reuse.unaffected
+
+    def counted(analysis, memo, now):
+        found = unaffected(analysis, memo, now)
+        counts.append((len(found), len(analysis.functions)))
+        return found
+
+    monkeypatch.setattr(reuse, "unaffected", counted)
+    at = text.index("\n", text.index("\nfn ", len(text) // 2) + 1) + 1
+    check_source(
+        SourceFile.from_text("f.ss", text[:at] + "    zz = 1\n" + text[at:]),
+        previous,
+        padding_later=True,
+    )
+    ((taken, functions),) = counts
+    # The edited function and those that call it are worked out again; the rest is taken.
+    assert functions > 20 and functions // 2 <= taken < functions

@@ -16,6 +16,7 @@ from benchmarks.generate import generate_program
 from shapescript.cancellation import Cancelled
 from shapescript.check.checker import check_source
 from shapescript.syntax.source import SourceFile
+from shapescript_lsp import documents
 from shapescript_lsp.documents import DocumentStore
 from tests.lsp.raw_client import RawServer
 
@@ -34,6 +35,22 @@ def test_the_check_asks_between_items_and_stops_when_cancelled():
         check_source(SourceFile.from_text("big.ss", text), cancelled=cancelled)
     assert len(asked) == 21
     assert check_source(SourceFile.from_text("big.ss", text), cancelled=lambda: False).items
+
+
+@pytest.mark.parametrize(("others", "pauses"), [(0, False), (1, True)])
+def test_a_big_document_s_analysis_pauses_while_another_runs(monkeypatch, others, pauses):
+    monkeypatch.setattr(documents, "BIG_DOCUMENT", 1000)
+    slept: list[float] = []
+    monkeypatch.setattr(documents.time, "sleep", slept.append)
+    store = DocumentStore()
+    document = store.open("file:///big.ss", generate_program(200, 0), 1)
+    documents.running.change(others)
+    try:
+        documents.analyze(document, document.text, document.revision, store.closing)
+    finally:
+        documents.running.change(-others)
+    assert bool(slept) == pauses
+    assert documents.running.count == 0
 
 
 @pytest.mark.asyncio

@@ -5,17 +5,10 @@ from __future__ import annotations
 
 import pytest
 import torch
-import torch.distributed as dist
 
 from shapescript.rt.parallel import collectives
 
-
-@pytest.fixture(scope="module", autouse=True)
-def group(tmp_path_factory):
-    init = tmp_path_factory.mktemp("group") / "init"
-    dist.init_process_group("gloo", init_method=f"file://{init}", rank=0, world_size=1)
-    yield
-    dist.destroy_process_group()
+pytestmark = pytest.mark.usefixtures("group_of_one")
 
 
 def _marked(*values: torch.Tensor) -> list[bool]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any
 
+from shapescript.check import padding_reuse as reuse
 from shapescript.check.program import ItemFacts
 from shapescript.check.signatures import Signature
 from shapescript.check.types import (
@@ -130,6 +131,8 @@ class PaddingFacts:
     )
     #: The walks of the file's trees made for these facts, for the next check to reuse.
     walks: _Walks | None = field(default=None, repr=False, compare=False)
+    #: What a check for diagnostics found in each function, for the next check to reuse.
+    found: object = field(default=None, repr=False, compare=False)
 
     def padded_axes(self, function: str) -> list[str]:
         """The generic axes of `function` that `shapescript.padded` can pad."""
@@ -175,14 +178,16 @@ def complete_facts(checked: Any) -> PaddingFacts | None:
 
 @record
 class _Walks:
-    """The walks of a file's trees (`_expressions`, `_calls`, `_loops`) and the shapes of its types,
-    by the id of each node or type, kept with it so that an id is never taken for
-    another's. `fresh` is how many walks there were when none was reused: entries of
-    trees an edit replaced are carried along until there are twice as many, then dropped."""
+    """The walks of a file's trees (`_expressions`, `_calls`, `_loops`, `_names`) and the
+    shapes of its types, by the id of each node or type, kept with it so that an id is
+    never taken for another's. `fresh` is how many walks there were when none was reused:
+    entries of trees an edit replaced are carried along until there are twice as many,
+    then dropped."""
 
     walked: dict[int, tuple[object, list[object]]]
     calls: dict[int, tuple[object, list[_Call]]]
     loops: dict[int, tuple[object, list[ast.For]]]
+    names: dict[int, tuple[object, frozenset[str]]]
     shapes: dict[int, tuple[object, tuple[frozenset[str], tuple[str | None, ...]]]]
     fresh: int
 
@@ -198,6 +203,7 @@ def _analysed(
     _WALKED.clear()
     _CALLS.clear()
     _LOOPS.clear()
+    _NAMES.clear()
     _SHAPES.clear()
     lent = previous.walks if previous is not None else None
     carried = lent is not None and len(lent.walked) <= 2 * lent.fresh
@@ -206,18 +212,22 @@ def _analysed(
         _WALKED.update(lent.walked)
         _CALLS.update(lent.calls)
         _LOOPS.update(lent.loops)
+        _NAMES.update(lent.names)
         _SHAPES.update(lent.shapes)
     try:
         analysis = _Analysis(items, dims, imports)
         analysis.several = several
-        facts = analysis.run() if complete else analysis.run_diagnostics()
+        facts = analysis.run() if complete else analysis.run_diagnostics(previous)
         fresh = lent.fresh if carried and lent is not None else len(_WALKED)
-        facts.walks = _Walks(dict(_WALKED), dict(_CALLS), dict(_LOOPS), dict(_SHAPES), fresh)
+        facts.walks = _Walks(
+            dict(_WALKED), dict(_CALLS), dict(_LOOPS), dict(_NAMES), dict(_SHAPES), fresh
+        )
         return facts
     finally:
         _WALKED.clear()
         _CALLS.clear()
         _LOOPS.clear()
+        _NAMES.clear()
         _SHAPES.clear()
 
 
@@ -303,6 +313,7 @@ _UNARY_CAST = (ast.Unary, ast.Cast)
 _WALKED: dict[int, tuple[object, list[object]]] = {}
 _CALLS: dict[int, tuple[object, list[_Call]]] = {}
 _LOOPS: dict[int, tuple[object, list[ast.For]]] = {}
+_NAMES: dict[int, tuple[object, frozenset[str]]] = {}
 _SHAPES: dict[int, tuple[object, tuple[frozenset[str], tuple[str | None, ...]]]] = {}
 
 
@@ -326,12 +337,34 @@ def _expressions(node: object) -> list[object]:
     return found
 
 
+def _names(node: object) -> frozenset[str]:
+    """Every name a statement list or expression uses."""
+    known = _NAMES.get(id(node))
+    if known is not None and known[0] is node:
+        return known[1]
+    found = frozenset(expr.name for expr in _expressions(node) if isinstance(expr, ast.Name))
+    _NAMES[id(node)] = (node, found)
+    return found
+
+
 def _loops(node: object) -> list[ast.For]:
     """The `for` loops in a statement list, outer ones first."""
     known = _LOOPS.get(id(node))
     if known is not None and known[0] is node:
         return known[1]
-    found = [expr for expr in _expressions(node) if isinstance(expr, ast.For)]
+    # Only statements hold loops: the walk never goes into expressions.
+    found: list[ast.For] = []
+    stack: list[object] = [node]
+    while stack:
+        each = stack.pop()
+        if isinstance(each, list):
+            stack.extend(reversed(each))
+        elif isinstance(each, ast.For):
+            found.append(each)
+            stack.append(each.body)
+        elif isinstance(each, ast.If):
+            stack.append(each.else_body or [])
+            stack.append(each.then_body)
     _LOOPS[id(node)] = (node, found)
     return found
 
@@ -626,6 +659,14 @@ class _Analysis:
         self.facts = PaddingFacts()
 
     # ------------------------------------------------------------------ helpers
+
+    def referenced(self, item: ItemFacts) -> frozenset[str]:
+        """The file's functions and extern fns a function's body names (calls, pipes, and
+        functions passed on, as to `value_and_grad`)."""
+        decl = item.item
+        assert isinstance(decl, ast.FnDecl)
+        body = decl.body if decl.body is not None else decl.expr_body
+        return _names(body)
 
     def types(self, item: ItemFacts) -> dict[Span, Type]:
         """The types of an item's declaration and body, worked out once per item."""
@@ -1151,19 +1192,46 @@ class _Analysis:
                     facts.diagnostics.append(_h3101(item, blocker))
         return facts
 
-    def run_diagnostics(self) -> PaddingFacts:
+    def run_diagnostics(self, previous: PaddingFacts | None = None) -> PaddingFacts:
         """H2001 and H3101 alone, as `run` finds them: the loops over batches, then the
-        steps (whose selections are worked out as the steps reach them)."""
+        steps (whose selections are worked out as the steps reach them). What `previous`
+        found for a function is taken again when neither it nor anything it calls
+        changed."""
         facts = self.facts
-        for item in self.functions.values():
-            if item.body is not None:
-                self.loops_of(item)
+        now = reuse.versions(self)
+        reused = reuse.unaffected(self, previous.found if previous is not None else None, now)
+        found: dict[str, reuse.Found] = {}
         for name, item in self.functions.items():
-            if item.body is not None and self.is_step(item):
+            if item.body is None:
+                continue
+            old = reused.get(name)
+            if old is not None:
+                for span, blocker, symbol in reuse.rebased_loops(self, item, old):
+                    self.put_loop(span, blocker, symbol)
+                found[name] = old
+            else:
+                found[name] = reuse.Found(reuse.relative_loops(self, item, self.loops_of(item)))
+        for name, item in self.functions.items():
+            if item.body is None:
+                continue
+            old = reused.get(name)
+            if old is not None:
+                if not old.step:
+                    continue
+                blocker = reuse.rebased(self, old.blocker)
+            elif self.is_step(item):
                 blocker = self.host_blocker(name)
-                facts.steps[name] = blocker
-                if blocker is not None:
-                    facts.diagnostics.append(_h3101(item, blocker))
+                found[name].step = True
+                try:
+                    found[name].blocker = reuse.relative(self, blocker)
+                except reuse.Elsewhere:
+                    found[name].loops = None
+            else:
+                continue
+            facts.steps[name] = blocker
+            if blocker is not None:
+                facts.diagnostics.append(_h3101(item, blocker))
+        facts.found = reuse.Memo(now, reuse.context(self), found)
         return facts
 
     def selections_of(self, item: ItemFacts) -> None:
@@ -1216,10 +1284,13 @@ class _Analysis:
                 self.facts.selected[span] = symbol
                 self.mask_uses(item, body, symbol)
 
-    def loops_of(self, item: ItemFacts) -> None:
+    def loops_of(self, item: ItemFacts) -> list[tuple[Span, Blocker | None, str | None]]:
+        """Each loop over batches in the function: its span, what keeps its last batch from
+        being padded, and its batch axis's symbol when its body uses the mask."""
         decl = item.item
         assert isinstance(decl, ast.FnDecl)
         types = self.types(item)
+        found: list[tuple[Span, Blocker | None, str | None]] = []
         for expr in _loops(decl.body) if decl.body else ():
             if not isinstance(types.get(expr.iterable.span), BatchesType):
                 continue
@@ -1228,11 +1299,18 @@ class _Analysis:
             where = _batches_call(expr.iterable) or expr.iterable.span
             blocker = self.body_blocker(item, expr.body, symbol) if symbol else None
             span = self.absolute(item, where)
-            self.facts.loops[span] = blocker
-            if blocker is not None:
-                self.facts.diagnostics.append(_h2001(span, blocker))
-            elif symbol is not None and self.mask_uses(item, expr.body, symbol):
-                self.facts.loop_symbols[span] = symbol
+            masked = blocker is None and symbol is not None
+            uses = symbol if masked and self.mask_uses(item, expr.body, symbol) else None
+            found.append((span, blocker, uses))
+            self.put_loop(span, blocker, uses)
+        return found
+
+    def put_loop(self, span: Span, blocker: Blocker | None, symbol: str | None) -> None:
+        self.facts.loops[span] = blocker
+        if blocker is not None:
+            self.facts.diagnostics.append(_h2001(span, blocker))
+        elif symbol is not None:
+            self.facts.loop_symbols[span] = symbol
 
 
 #: What a selection the analysis didn't reach is taken to have.

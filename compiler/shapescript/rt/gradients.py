@@ -173,6 +173,9 @@ norm_across: Callable[[Grad], torch.Tensor] | None = None
 combine: Callable[[dict[str, torch.Tensor]], dict[str, torch.Tensor]] | None = None
 #: On a worker, what is told the value before its backward pass (`collectives.seeded`).
 seeded: Callable[[torch.Tensor], None] | None = None
+#: On a worker of a program with plain data parallelism, what sends the all-reduce of the
+#: loss with the gradients' (`parallel.deferral`); None otherwise.
+deferral: Any = None
 
 
 def value_and_grad(
@@ -184,16 +187,23 @@ def value_and_grad(
     names = m._ss_params
     params = params_of(m)
     with torch.enable_grad():
-        value = f(m, *args, **kwargs)
+        pending = None
+        if deferral is not None:
+            value, pending = deferral.run(f, m, args, kwargs)
+        else:
+            value = f(m, *args, **kwargs)
         if not isinstance(value, torch.Tensor) or value.dim() != 0:
             shown = list(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
             raise ShapeError(f"value_and_grad: {_name(f)} must return a [] tensor, not {shown}")
         wanted = [index for index, param in enumerate(params) if param.requires_grad]
         found: tuple[torch.Tensor | None, ...] = ()
-        if value.requires_grad and wanted:
-            if seeded is not None:
+        # With the loss's all-reduce left for later, the backward pass starts from this
+        # worker's own numerator.
+        start = pending.numerator if pending is not None else value
+        if start.requires_grad and wanted:
+            if seeded is not None and pending is None:
                 seeded(value)
-            found = torch.autograd.grad(value, [params[i] for i in wanted], allow_unused=True)
+            found = torch.autograd.grad(start, [params[i] for i in wanted], allow_unused=True)
     grads: list[torch.Tensor | None] = [None] * len(params)
     for index, grad in zip(wanted, found, strict=False):
         grads[index] = grad
@@ -201,7 +211,9 @@ def value_and_grad(
         name: torch.zeros_like(param) if grad is None else grad
         for name, param, grad in zip(names, params, grads, strict=True)
     }
-    if combine is not None:
+    if pending is not None:
+        values, value = deferral.combine(values, pending)
+    elif combine is not None:
         values = combine(values)
     return value.detach(), Grad(type(m), values)
 

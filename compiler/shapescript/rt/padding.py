@@ -364,6 +364,18 @@ def _all_sum(value: torch.Tensor, where: str | None) -> torch.Tensor:
     return collectives.all_sum(value, where)
 
 
+def _all_ratio(total: torch.Tensor, real: torch.Tensor, where: str | None) -> torch.Tensor:
+    """Every device's `total` added up over every device's `real` count, in one all-reduce;
+    in a function `value_and_grad` differentiates, left to go with the gradients'."""
+    from shapescript.rt.parallel import deferral
+
+    later = deferral.stand_in(total, real, where)
+    if later is not None:
+        return later
+    added = _all_sum(torch.stack([total, real.to(total.dtype)]), where)
+    return added[0] / added[1]
+
+
 def all_sum(x: torch.Tensor, dim: int, mask: torch.Tensor | None, where: str | None = None):
     """A sum across a padded batch split over devices: each device's masked sum, added."""
     return _all_sum(sum(x, dim, mask), where)
@@ -379,6 +391,8 @@ def all_mean(x: torch.Tensor, dim: int, mask: torch.Tensor | None, where: str | 
         return collectives.all_mean(x.mean(dim), where)
     assert mask is not None
     total = sum(x, dim, mask)
+    if total.dim() == 0:
+        return _all_ratio(total, count(total, mask), where)
     packed = torch.cat([total.reshape(-1), count(total, mask).reshape(1)])
     added = _all_sum(packed, where)
     return added[:-1].reshape(total.shape) / added[-1]
@@ -397,8 +411,7 @@ def all_over_all(
     rows = torch.movedim(x, dim, -1).reshape(-1, x.shape[dim])
     total = sum(rows, -1, mask).sum()
     real = count(total, mask) * rows.shape[0]
-    added = _all_sum(torch.stack([total, real]), where)
-    return added[0] / added[1]
+    return _all_ratio(total, real, where)
 
 
 def all_cross_entropy(
@@ -421,9 +434,7 @@ def all_cross_entropy(
                 keep = keep & _spread(mask, y, position)
     zero = torch.zeros((), dtype=each.dtype)
     total = torch.where(keep, each, zero).sum()
-    packed = torch.stack([total, keep.sum().to(each.dtype)])
-    added = _all_sum(packed, where)
-    return added[0] / added[1]
+    return _all_ratio(total, keep.sum().to(each.dtype), where)
 
 
 # ---------------------------------------------------------------------- selections

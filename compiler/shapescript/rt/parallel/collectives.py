@@ -15,6 +15,8 @@ import torch
 import torch.distributed as dist
 from torch.autograd.function import BackwardCFunction
 
+from shapescript.rt.parallel import deferral
+
 #: This worker's share of the batch of the call it runs: (its examples, the batch's).
 _share: tuple[int, int] = (1, 1)
 #: Where the worker is, for the timeout message: the `.ss` location of the collective.
@@ -67,7 +69,8 @@ def all_sum(value: Any, where: str | None = None) -> Any:
     """Every worker's value added up: a sum or a product contracting the batch axis."""
     if not isinstance(value, torch.Tensor):
         return value
-    return _reduce(value, where)
+    later = deferral.stand_in(value, None, where)
+    return later if later is not None else _reduce(value, where)
 
 
 def all_mean(value: Any, where: str | None = None) -> Any:
@@ -82,7 +85,9 @@ def all_mean(value: Any, where: str | None = None) -> Any:
         # `where` keeps it in the graph, so it runs the same backward all-reduce.
         on = torch.ones((), dtype=torch.bool, device=value.device)
         value = torch.where(on, torch.zeros_like(value), value)
-    return _reduce(value * (mine / whole), where)
+    weighed = value * (mine / whole)
+    later = deferral.stand_in(weighed, None, where)
+    return later if later is not None else _reduce(weighed, where)
 
 
 def batch_norm(

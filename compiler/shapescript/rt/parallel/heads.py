@@ -44,6 +44,8 @@ def setup(names: dict[str, Any]) -> None:
 
     gradients.combine = combine_grads
     gradients.norm_across = norm
+    # Batches are whole with split H: a loss has no reduction over the batch to leave.
+    gradients.deferral = None
 
 
 def _block(size: int) -> tuple[int, int]:

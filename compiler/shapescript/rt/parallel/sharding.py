@@ -238,6 +238,8 @@ def setup(names: dict[str, Any]) -> None:
     if active:
         gradients.combine = combine_grads
         gradients.norm_across = norm
+        # Gradients of pieces are reduce-scattered in the backward pass: nothing to join.
+        gradients.deferral = None
 
 
 def laid_out(model: Model) -> Model:

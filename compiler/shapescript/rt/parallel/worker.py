@@ -67,7 +67,7 @@ def _start(rank, world, init_file, program, backend, timeout) -> _State:
     from shapescript.rt import data, devices, gradients
     from shapescript.rt.compiling import compile_code, remember_lines
     from shapescript.rt.modes import resolve
-    from shapescript.rt.parallel import collectives, controller, sharding
+    from shapescript.rt.parallel import collectives, controller, deferral, sharding
 
     path, text, devices_text = program
     spec = devices.parse_devices(devices_text)
@@ -89,6 +89,7 @@ def _start(rank, world, init_file, program, backend, timeout) -> _State:
     controller.ON_WORKER = True
     gradients.combine = collectives.combine_grads
     gradients.seeded = collectives.seeded
+    gradients.deferral = deferral
     remember_lines(path, text)
     # The controller's devices, for a file compiled with `devices=` rather than a line.
     code = compile_code(text, path, modes=resolve(None, None), devices=devices_text)
