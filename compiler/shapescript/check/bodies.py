@@ -79,10 +79,10 @@ from shapescript.check.types import (
     INT,
     LOGGING_TYPES,
     MASK,
+    REAL,
     UNKNOWN,
     Axis,
     BatchType,
-    Domain,
     FunctionType,
     HostType,
     NamedType,
@@ -1268,7 +1268,7 @@ class BodyChecker(CallChecker):
         if op == "/" and dtype is not None and dtype_kind(dtype) != "float":
             dtype = None
         return TensorType(axes, domains.arithmetic(op, left, right), dtype)
-        return TensorType(axes, Domain(), dtype)
+        return TensorType(axes, REAL, dtype)
 
     def matmul(self, left: Type, right: Type, span: Span) -> Type:
         if not isinstance(left, TensorType) or not isinstance(right, TensorType):
@@ -1301,7 +1301,7 @@ class BodyChecker(CallChecker):
             )
             return UNKNOWN
         self.align_matmul(span, left.axes, right.axes, axes)
-        return TensorType(axes, Domain(), left.dtype)
+        return TensorType(axes, REAL, left.dtype)
 
     def align_matmul(self, span: Span, left, right, result) -> None:
         """Record, for the compiler, how the batch axes of `@` line up by name: the result
