@@ -150,6 +150,22 @@ def test_notebook_cells_allow_statements() -> None:
     assert all(isinstance(item, ast.StmtItem) for item in result.module.items)
 
 
+def test_an_interval_with_a_name_closes_with_either_bracket() -> None:
+    # A name inside the brackets (`inf`, a dim) leaves them an interval's.
+    result = parse_text("domain Pos2 = (0, inf]\ndomain Big = [D, inf)\n")
+    assert result.diagnostics == []
+    assert [type(item) for item in result.module.items] == [ast.DomainDecl, ast.DomainDecl]
+
+
+def test_a_call_with_names_and_no_pattern_marks_no_pattern_bracket() -> None:
+    from shapescript.syntax.lexer import lex
+    from shapescript.syntax.source import SourceFile
+
+    tokens = lex(SourceFile("x.ss", "y = f(a, b) |> g(x, b n -> n b)\n")).tokens
+    opened = [token.value for token in tokens if token.kind == "("]
+    assert opened == [None, True]
+
+
 def test_return_outside_a_function_in_a_cell() -> None:
     result = parse_text("for i in 0..3:\n    return i\n", notebook=True)
     assert [d.code for d in result.diagnostics] == ["E0201"]

@@ -79,10 +79,10 @@ from shapescript.check.types import (
     INT,
     LOGGING_TYPES,
     MASK,
+    REAL,
     UNKNOWN,
     Axis,
     BatchType,
-    Domain,
     FunctionType,
     HostType,
     NamedType,
@@ -141,6 +141,9 @@ class Program:
         self.previous_read_summaries: dict = self.previous_memo.get("reads", {})
         #: Each item's text, when the caller has it already.
         self.item_texts: list[str] | None = None
+        #: `id(signature)` -> (signature, the names and positions of its Axis[..] and
+        #: Axes[..] parameters), worked out once per signature rather than per call.
+        self.axis_parameters: dict[int, tuple] = {}
 
     def fresh_variable(self, name: str) -> str:
         self.variable_counter += 1
@@ -338,7 +341,7 @@ class BodyChecker(CallChecker):
     def refer(self, span: Span, symbol: Symbol) -> None:
         """Note that the name at `span` refers to `symbol` (module symbols by name)."""
         if symbol.kind not in LOCAL_KINDS and symbol.path == self.scope.path:
-            self.facts.references.append(Reference(span, module_name=symbol.name))
+            self.facts.references.append(Reference(span, None, symbol.name))
         else:
             self.facts.references.append(Reference(span, symbol))
 
@@ -348,21 +351,27 @@ class BodyChecker(CallChecker):
         return Symbol(name, kind, span, self.scope.path, detail)
 
     def bind_value(self, name: str, type_: Type, span: Span, kind: str, scope_span: Span) -> None:
-        symbol = self.symbol(name, kind, span, format_type(type_))
+        # `symbol`, `refer` and `record`, without their calls.
+        facts = self.facts
+        symbol = Symbol(name, kind, span, self.scope.path, format_type(type_))
         self.env.values[name] = (type_, symbol)
-        self.refer(span, symbol)
-        self.record(span, type_)
-        self.facts.entries.append(ScopeEntry(name, symbol, type_, span.end, scope_span))
+        if kind in LOCAL_KINDS:
+            facts.references.append(Reference(span, symbol))
+        else:
+            self.refer(span, symbol)
+        facts.types[span] = type_
+        facts.entries.append(ScopeEntry(name, symbol, type_, span.end, scope_span))
 
     def bind_axis(self, name: str, size: Poly, span: Span, scope_span: Span) -> None:
         if name in self.env.axes or name in self.scope.dims:
             return
-        symbol = self.symbol(name, "axis", span, str(size))
+        facts = self.facts
+        symbol = Symbol(name, "axis", span, self.scope.path, str(size))
         self.env.axes[name] = (size, symbol)
-        self.refer(span, symbol)
+        facts.references.append(Reference(span, symbol))
         type_ = HostType("int", size)
-        self.record(span, type_)
-        self.facts.entries.append(ScopeEntry(name, symbol, type_, span.start, scope_span))
+        facts.types[span] = type_
+        facts.entries.append(ScopeEntry(name, symbol, type_, span.start, scope_span))
 
     def fresh_unknown(self, name: str) -> str:
         count = self.unknown_counts.get(name, 0) + 1
@@ -938,7 +947,14 @@ class BodyChecker(CallChecker):
     # ------------------------------------------------------------------ expressions
 
     def expr(self, node: ast.Expr) -> Type:
-        type_ = self._expr(node)
+        kind = node.__class__
+        # The most frequent nodes without `_expr`'s tests (the classes have no subclasses).
+        if kind is ast.Name:
+            type_ = self.name(node)
+        elif kind is ast.Call:
+            type_ = self.call(node, None)
+        else:
+            type_ = self._expr(node)
         self.facts.types[node.span] = type_
         return type_
 
@@ -1004,7 +1020,11 @@ class BodyChecker(CallChecker):
             return UNKNOWN
         found = self.env.values.get(name)
         if found is not None:
-            self.refer(node.span, found[1])
+            symbol = found[1]
+            if symbol.kind in LOCAL_KINDS:
+                self.facts.references.append(Reference(node.span, symbol))
+            else:
+                self.refer(node.span, symbol)
             return found[0]
         axis = self.env.axes.get(name)
         if axis is not None:
@@ -1248,7 +1268,7 @@ class BodyChecker(CallChecker):
         if op == "/" and dtype is not None and dtype_kind(dtype) != "float":
             dtype = None
         return TensorType(axes, domains.arithmetic(op, left, right), dtype)
-        return TensorType(axes, Domain(), dtype)
+        return TensorType(axes, REAL, dtype)
 
     def matmul(self, left: Type, right: Type, span: Span) -> Type:
         if not isinstance(left, TensorType) or not isinstance(right, TensorType):
@@ -1281,7 +1301,7 @@ class BodyChecker(CallChecker):
             )
             return UNKNOWN
         self.align_matmul(span, left.axes, right.axes, axes)
-        return TensorType(axes, Domain(), left.dtype)
+        return TensorType(axes, REAL, left.dtype)
 
     def align_matmul(self, span: Span, left, right, result) -> None:
         """Record, for the compiler, how the batch axes of `@` line up by name: the result

@@ -57,6 +57,10 @@ from shapescript.check.types import (
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
+#: What `_axis_parameters` gives for a call without Axis[..] or Axes[..] parameters (never
+#: changed: callers only ask what is in it).
+_NO_AXIS_PARAMETERS: tuple[frozenset[str], frozenset[int]] = (frozenset(), frozenset())
+
 
 class CallChecker:
     """The part of `BodyChecker` that checks calls (a mixin: it uses the checker's state)."""
@@ -73,8 +77,9 @@ class CallChecker:
         if not self._check_stage_call(node, callee_name):
             return UNKNOWN
         args = self.collect_args(node, piped, self._axis_parameters(callee))
-        if any(isinstance(arg.expr, ast.ErrorExpr) for arg in args):
-            return UNKNOWN
+        for arg in args:
+            if isinstance(arg.expr, ast.ErrorExpr):
+                return UNKNOWN
         if isinstance(callee, ast.Name):
             name = callee.name
             local = self.env.values.get(name)
@@ -175,64 +180,88 @@ class CallChecker:
     def _axis_parameters(self, callee: ast.Expr) -> tuple[set[str], set[int]]:
         """The names and positions of a called extern's Axis[..] and Axes[..] parameters."""
         if not isinstance(callee, ast.Name) or callee.name in self.env.values:
-            return set(), set()
+            return _NO_AXIS_PARAMETERS
         signature = self.program.lookup_function(callee.name)
         if signature is None:
-            return set(), set()
+            return _NO_AXIS_PARAMETERS
+        memo = self.program.axis_parameters
+        found = memo.get(id(signature))
+        if found is not None and found[0] is signature:
+            return found[1]
         names = set()
         positions = set()
         for index, param in enumerate(signature.params):
             if param.special in ("Axis", "Axes"):
                 names.add(param.name)
                 positions.add(index)
-        return names, positions
+        parameters = (names, positions) if names else _NO_AXIS_PARAMETERS
+        memo[id(signature)] = (signature, parameters)
+        return parameters
 
     def collect_args(
         self,
         node: ast.Call,
         piped: Arg | None,
-        axis_parameters: tuple[set[str], set[int]] = (set(), set()),
+        axis_parameters: tuple[set[str], set[int]] = _NO_AXIS_PARAMETERS,
     ) -> list[Arg]:
         """Type each argument; keyword sizes, patterns and axis names stay expressions."""
         args: list[Arg] = []
+        append = args.append
         placeholder_used = False
         axis_names, axis_positions = axis_parameters
+        node_args = node.args
         position_offset = (
             1
             if piped is not None
-            and not any(isinstance(arg.value, ast.Placeholder) for arg in node.args)
+            and not any(type(arg.value) is ast.Placeholder for arg in node_args)
             else 0
         )
-        types_follow = isinstance(node.callee, ast.Name) and node.callee.name == "load"
-        for position, arg in enumerate(node.args):
+        # The node classes have no subclasses: `type(x) is C` is `isinstance(x, C)`.
+        callee = node.callee
+        callee_name = callee.name if type(callee) is ast.Name else None
+        types_follow = callee_name == "load"
+        finds_function = callee_name == "value_and_grad"
+        takes_lambdas = callee_name == "map" or callee_name == "filter"
+        for position, arg in enumerate(node_args):
+            value = arg.value
             if types_follow and (
-                position + position_offset > 0 or checkpoints.names_a_type(self, arg.value)
+                position + position_offset > 0 or checkpoints.names_a_type(self, value)
             ):
-                args.append(Arg(arg.value, UNKNOWN, arg.span, arg.name, arg.mut))
+                append(Arg(value, UNKNOWN, arg.span, arg.name, arg.mut))
                 continue
-            value = qualified_uses.as_name(self, arg.value)
-            if position == 0 and qualified_uses.function_found_by_model(self, node, value):
-                args.append(Arg(value, UNKNOWN, arg.span, arg.name, arg.mut))
+            kind = type(value)
+            if kind is ast.Member:
+                value = qualified_uses.as_name(self, value)
+                kind = type(value)
+            if (
+                position == 0
+                and finds_function
+                and qualified_uses.function_found_by_model(self, node, value)
+            ):
+                append(Arg(value, UNKNOWN, arg.span, arg.name, arg.mut))
                 continue
-            if isinstance(value, ast.Placeholder) and piped is not None:
-                args.append(Arg(piped.expr, piped.type, piped.span, arg.name, arg.mut))
+            if kind is ast.Placeholder and piped is not None:
+                append(Arg(piped.expr, piped.type, piped.span, arg.name, arg.mut))
                 placeholder_used = True
                 continue
-            names_an_axis = isinstance(value, ast.Name) and (
-                arg.name == "over"
-                or arg.name in axis_names
-                or (arg.name is None and position + position_offset in axis_positions)
-            )
-            if isinstance(value, ast.Lambda) and not (
-                isinstance(node.callee, ast.Name) and node.callee.name in ("map", "filter")
-            ):
-                self.expr(value)
-                args.append(Arg(value, UNKNOWN, arg.span, arg.name, arg.mut))
+            if kind is ast.Lambda:
+                if not takes_lambdas:
+                    self.expr(value)
+                append(Arg(value, UNKNOWN, arg.span, arg.name, arg.mut))
                 continue
-            if isinstance(value, (ast.Pattern, ast.ToStage, ast.Lambda)) or names_an_axis:
-                args.append(Arg(value, UNKNOWN, arg.span, arg.name, arg.mut))
+            if kind is ast.Pattern or kind is ast.ToStage:
+                append(Arg(value, UNKNOWN, arg.span, arg.name, arg.mut))
                 continue
-            args.append(Arg(value, self.expr(value), arg.span, arg.name, arg.mut))
+            if kind is ast.Name:
+                name = arg.name
+                if (
+                    name == "over"
+                    or name in axis_names
+                    or (name is None and position + position_offset in axis_positions)
+                ):
+                    append(Arg(value, UNKNOWN, arg.span, name, arg.mut))
+                    continue
+            append(Arg(value, self.expr(value), arg.span, arg.name, arg.mut))
         if piped is not None and not placeholder_used:
             args.insert(0, piped)
         return args
@@ -280,7 +309,8 @@ class CallChecker:
             return UNKNOWN
         # An argument the checker knows nothing about leaves the result unknown too,
         # whenever the result's shape or range would come from it.
-        if (signature.is_elementwise or _has_rest(signature.return_type)) and any(
+        elementwise = signature.is_elementwise
+        if (elementwise or _has_rest(signature.return_type)) and any(
             slot is not None
             and param.special is None
             and isinstance(slot[1].type, UnknownType)
@@ -366,7 +396,7 @@ class CallChecker:
         for name in unknown_symbols(result_type):
             values[name] = Poly.symbol(self.fresh_unknown(name.lstrip("?").rstrip("0123456789")))
         if (
-            signature.is_elementwise
+            elementwise
             and elementwise_shapes == []
             and any(
                 isinstance(arg.type, HostType) for _, slot in matched if slot for arg in [slot[1]]
@@ -376,10 +406,11 @@ class CallChecker:
         result = self._instantiate(
             signature, result_type, values, renames, rest, elementwise_shapes
         )
-        if signature.extern or signature.is_elementwise:
+        if signature.extern or elementwise:
             result = self._call_float_dtype(matched, result)
-        if signature.is_elementwise:
-            self.align(node.span, [slot[1].type for _, slot in matched if slot], result)
+        if not elementwise:
+            return result
+        self.align(node.span, [slot[1].type for _, slot in matched if slot], result)
         return self._narrow_range(signature, matched, result, node)
 
     def _call_float_dtype(self, matched, result: Type) -> Type:

@@ -147,16 +147,43 @@ def map_size(size: ast.SizeExpr, rename: Callable[[str, Span], str]) -> ast.Size
 
 
 def has_dotted_name(written: ast.TypeExpr) -> bool:
-    """Whether a written type names anything of another file (cheap: no copies)."""
-    found = False
+    """Whether a written type names anything of another file: a look at the names
+    `map_type_expr` would pass to its `rename`, stopping at the first dotted one."""
+    if written.shape is not None and _axes_have_dot(written.shape.axes):
+        return True
+    for word in written.words:
+        if "." in word.name or (word.over is not None and "." in word.over):
+            return True
+        if word.arg is not None and _size_has_dot(word.arg):
+            return True
+    return False
 
-    def look(name: str, span: Span) -> str:
-        nonlocal found
-        found = found or "." in name
-        return name
 
-    map_type_expr(written, look)
-    return found
+def _axes_have_dot(axes: list[ast.Axis]) -> bool:
+    pending = list(axes)
+    while pending:
+        axis = pending.pop()
+        if isinstance(axis, ast.SizeAxis):
+            if _size_has_dot(axis.size):
+                return True
+        elif isinstance(axis, ast.GroupAxis):
+            pending.extend(axis.items)
+        elif isinstance(axis, ast.GroupedSizeAxis) and "." in axis.name:
+            return True
+    return False
+
+
+def _size_has_dot(size: ast.SizeExpr) -> bool:
+    pending = [size]
+    while pending:
+        size = pending.pop()
+        if isinstance(size, ast.SizeName):
+            if "." in size.name:
+                return True
+        elif isinstance(size, ast.SizeBinary):
+            pending.append(size.left)
+            pending.append(size.right)
+    return False
 
 
 def canonical_type(

@@ -66,6 +66,24 @@ def _difference(lhs: Poly, rhs: Poly) -> Poly:
     return Poly._of(terms)
 
 
+def _solved_alone(difference: Poly, name: str) -> Poly | None:
+    """The common equation `±name + b = 0`, with `name` in no other term: `name = ∓b`, as
+    `linear_in` and `divide_exact` would find it, without their steps; None otherwise."""
+    terms = difference.terms
+    key = (name,)
+    coefficient = terms.get(key)
+    if coefficient != 1 and coefficient != -1:
+        return None
+    value: dict[tuple[str, ...], int] = {}
+    for monomial, term in terms.items():
+        if monomial is key or monomial == key:
+            continue
+        if name in monomial:
+            return None
+        value[monomial] = -term if coefficient == 1 else term
+    return Poly._of(value)
+
+
 def solve(
     equations: list[Equation],
     dims: Mapping[str, Poly],
@@ -98,6 +116,11 @@ def solve(
                 remaining.append((equation, difference))
                 continue
             (name,) = unsolved
+            value = _solved_alone(difference, name)
+            if value is not None:
+                solution.values[name] = value
+                progress = True
+                continue
             parts = difference.linear_in(name)
             if parts is None:
                 remaining.append((equation, difference))

@@ -15,6 +15,7 @@ from shapescript.check.types import (
     FLOAT_DTYPES,
     INT,
     MODE,
+    REAL,
     SCHEDULE,
     SINK,
     UNKNOWN,
@@ -132,12 +133,12 @@ class TypeResolver:
         if axes_ast is None and not words:
             if written.dtype == "bool":
                 return BOOL
-            return TensorType(None, Domain(), written.dtype)
+            return TensorType(None, REAL, written.dtype)
         if axes_ast is None and len(words) == 1 and written.dtype is None:
             single = self._single_word_type(words[0], ctx)
             if single is not None:
                 return single
-        domain = Domain()
+        domain = REAL
         if words:
             batch = self._data_type(written, words, axes_ast, ctx)
             if batch is not None:

@@ -39,7 +39,7 @@ NUMERIC_DOMAINS = frozenset({"Real", "Logit", "Prob", "LogProb", "Binary", "Addi
 def range_domain(interval: Interval) -> Domain:
     """The plain range domain of an interval (shown by name when it has one)."""
     interval = interval.normalized()
-    return Domain() if interval == REAL_RANGE else Domain("Real", interval=interval)
+    return REAL if interval == REAL_RANGE else Domain("Real", interval=interval)
 
 
 def interval_of(type_: Type) -> Interval | None:

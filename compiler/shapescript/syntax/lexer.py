@@ -129,6 +129,20 @@ class _Layout:
         for match in _TOKEN_RE.finditer(text, self.start):
             group = match.lastindex
             start, end = match.span(group)
+            if group == _NAME and not at_line_start:
+                # Most tokens: a name inside a line, which no layout rule looks at.
+                raw = match[group]
+                token = new(Token)
+                token.kind = name_kinds.get(raw, NAME)
+                token.text = raw
+                token.start = start
+                token.end = end
+                token.value = None
+                token.synthetic = False
+                token.partner = -1
+                append(token)
+                last_end = end
+                continue
             if group == _NAME or group == _OP:
                 raw = match[group]
                 token = new(Token)
@@ -178,7 +192,10 @@ class _Layout:
                     brackets.append(token)
                     token.partner = len(tokens)
                 elif tok_kind == ")" or tok_kind == "]":
-                    if not self._close_bracket(token):
+                    if brackets and OPEN_BRACKETS[brackets[-1].kind] == tok_kind:
+                        # The closer its opener expects (what `_close_bracket` does then).
+                        brackets.pop().partner = len(tokens)
+                    elif not self._close_bracket(token):
                         last_end = end
                         continue
                 elif brackets:

@@ -20,7 +20,7 @@ from shapescript.syntax import ast
 from shapescript.syntax.doc_comments import attach_doc_comments
 from shapescript.syntax.lexer import LexResult, lex
 from shapescript.syntax.limits import MAX_NESTING, MAX_TREE_DEPTH, NODES_PER_TOKEN, too_deep
-from shapescript.syntax.source import SourceFile, Span, make_span
+from shapescript.syntax.source import SourceFile, Span
 from shapescript.syntax.tokens import (
     DEDENT,
     DTYPES,
@@ -433,7 +433,8 @@ def parse_text(text: str, path: str = "<text>", *, notebook: bool = False) -> Pa
     return parse(SourceFile.from_text(path, text), notebook=notebook)
 
 
-_span = make_span
+#: `make_span` without its call: a span is made for nearly every node and token.
+_new_span = tuple.__new__
 
 
 class _Parser:
@@ -606,11 +607,12 @@ class _Parser:
                 item = self.parse_item()
             except _Abort:
                 self.synchronize(start_index)
-                item = ast.ErrorItem(_span(start, self.previous_end()))
-            self.flush_placeholders()
+                item = ast.ErrorItem(_new_span(Span, (start, self.previous_end())))
+            if self._placeholders:
+                self.flush_placeholders()
             if item is not None:
                 items.append(item)
-        return ast.Module(items, _span(0, len(self.source.text)), self.notebook)
+        return ast.Module(items, _new_span(Span, (0, len(self.source.text))), self.notebook)
 
     def report_unexpected_indent(self) -> None:
         token = self.tok
@@ -648,7 +650,7 @@ class _Parser:
                 self.fail(
                     "E0201",
                     "`export extern fn` isn't a declaration",
-                    _span(token.start, following.end),
+                    _new_span(Span, (token.start, following.end)),
                     "an extern fn can't be exported",
                     help="export a `fn` that calls the extern fn instead",
                 )
@@ -676,10 +678,11 @@ class _Parser:
         return None
 
     def expect_line_end(self) -> None:
-        if self.at(NEWLINE):
+        kind = self.tokens[self.pos].kind
+        if kind == NEWLINE:
             self.pos += 1
             return
-        if self.at(EOF) or self.at(DEDENT):
+        if kind == EOF or kind == DEDENT:
             return
         if self.at("->"):
             self.report_pattern_outside(self.tok.span)
@@ -693,11 +696,13 @@ class _Parser:
         if self.at("["):
             shape = self.parse_shape()
             self.expect_line_end()
-            return ast.AliasDecl(name.text, name.span, shape, _span(start, shape.span.end))
+            return ast.AliasDecl(
+                name.text, name.span, shape, _new_span(Span, (start, shape.span.end))
+            )
         value = self.parse_size_expr()
         end = self.previous_end()
         self.expect_line_end()
-        return ast.DimDecl(name.text, name.span, value, _span(start, end))
+        return ast.DimDecl(name.text, name.span, value, _new_span(Span, (start, end)))
 
     def parse_domain(self) -> ast.DomainDecl:
         start = self.advance().start
@@ -715,10 +720,14 @@ class _Parser:
             self.fail_expected("`]` or `)` to close the interval")
         self.advance()
         interval = ast.Interval(
-            lo, hi, opener.kind == "[", closer.kind == "]", _span(opener.start, closer.end)
+            lo,
+            hi,
+            opener.kind == "[",
+            closer.kind == "]",
+            _new_span(Span, (opener.start, closer.end)),
         )
         self.expect_line_end()
-        return ast.DomainDecl(name.text, name.span, interval, _span(start, closer.end))
+        return ast.DomainDecl(name.text, name.span, interval, _new_span(Span, (start, closer.end)))
 
     def parse_fn(self, *, export: bool, start: int) -> ast.FnDecl:
         self.advance()
@@ -742,7 +751,7 @@ class _Parser:
                 return_type,
                 body,
                 None,
-                _span(start, self.previous_end()),
+                _new_span(Span, (start, self.previous_end())),
                 export=export,
             )
         if self.at("="):
@@ -763,7 +772,7 @@ class _Parser:
                 return_type,
                 None,
                 expr,
-                _span(start, end),
+                _new_span(Span, (start, end)),
                 export=export,
             )
         what = "`:` or `=` after the signature" if return_type else "`->`, `:` or `=`"
@@ -774,37 +783,41 @@ class _Parser:
 
     def parse_params(self) -> list[ast.Param]:
         self.expect("(", "`(` and the parameters")
+        tokens = self.tokens
         params: list[ast.Param] = []
-        while not self.at(")"):
+        while tokens[self.pos].kind != ")":
             params.append(self.parse_param())
-            if self.at(","):
-                self.advance()
-            elif not self.at(")"):
+            kind = tokens[self.pos].kind
+            if kind == ",":
+                self.pos += 1
+            elif kind != ")":
                 self.fail_expected("`,` or `)` after a parameter")
-        self.advance()
+        self.pos += 1
         return params
 
     def parse_param(self) -> ast.Param:
-        start = self.tok.start
+        tokens = self.tokens
+        token = tokens[self.pos]
+        start = token.start
         mut = False
-        if self.at_word("mut") and self.peek(1).kind == NAME:
-            self.advance()
+        if token.kind == NAME and token.text == "mut" and self.peek(1).kind == NAME:
+            self.pos += 1
             mut = True
         name = self.expect_name("a parameter name")
         type_ = None
         default = None
-        if self.at(":"):
-            self.advance()
+        if tokens[self.pos].kind == ":":
+            self.pos += 1
             type_ = self.parse_type()
-        if self.at("="):
-            self.advance()
+        if tokens[self.pos].kind == "=":
+            self.pos += 1
             default = self.parse_expr()
         return ast.Param(
             name.text,
-            _span(name.start, name.end),
+            _new_span(Span, (name.start, name.end)),
             type_,
             default,
-            _span(start, self.previous_end()),
+            _new_span(Span, (start, self.previous_end())),
             mut,
         )
 
@@ -822,13 +835,18 @@ class _Parser:
         path = ast.StringLit(str(path_token.value), path_token.span)
         self.expect_line_end()
         return ast.ExternFnDecl(
-            name.text, name.span, params, return_type, path, _span(start, path_token.end)
+            name.text,
+            name.span,
+            params,
+            return_type,
+            path,
+            _new_span(Span, (start, path_token.end)),
         )
 
     def parse_dotted(self, what: str) -> tuple[list[str], Span]:
         first = self.expect_name(what)
         if self.tokens[self.pos].kind != ".":
-            return [first.text], _span(first.start, first.end)
+            return [first.text], _new_span(Span, (first.start, first.end))
         parts = [first.text]
         end = first.end
         while self.at(".") and self.peek(1).kind == NAME:
@@ -836,7 +854,7 @@ class _Parser:
             part = self.advance()
             parts.append(part.text)
             end = part.end
-        return parts, _span(first.start, end)
+        return parts, _new_span(Span, (first.start, end))
 
     def parse_import(self) -> ast.ImportPythonDecl | ast.ImportDecl:
         start = self.advance().start
@@ -844,7 +862,7 @@ class _Parser:
             self.advance()
             parts, parts_span = self.parse_dotted("a Python module name")
             self.expect_line_end()
-            return ast.ImportPythonDecl(parts, _span(start, parts_span.end), parts_span)
+            return ast.ImportPythonDecl(parts, _new_span(Span, (start, parts_span.end)), parts_span)
         parts, parts_span = self.parse_dotted("a module name")
         alias = None
         alias_span = None
@@ -854,7 +872,7 @@ class _Parser:
             alias_token = self.expect_name("the name to bind the module to")
             alias, alias_span, end = alias_token.text, alias_token.span, alias_token.end
         self.expect_line_end()
-        return ast.ImportDecl(parts, alias, _span(start, end), parts_span, alias_span)
+        return ast.ImportDecl(parts, alias, _new_span(Span, (start, end)), parts_span, alias_span)
 
     def parse_block_header(self, what: str) -> Token:
         self.advance()
@@ -889,7 +907,9 @@ class _Parser:
         start = self.tok.start
         name = self.parse_block_header("model")
         fields = self.parse_members(self.parse_model_field, "model")
-        return ast.ModelDecl(name.text, name.span, fields, _span(start, self.previous_end()))
+        return ast.ModelDecl(
+            name.text, name.span, fields, _new_span(Span, (start, self.previous_end()))
+        )
 
     def parse_model_field(self) -> ast.FieldDecl:
         token = self.tok
@@ -912,13 +932,17 @@ class _Parser:
             init = self.parse_expr()
         end = self.previous_end()
         self.expect_line_end()
-        return ast.FieldDecl(token.text, name.text, name.span, type_, init, _span(token.start, end))
+        return ast.FieldDecl(
+            token.text, name.text, name.span, type_, init, _new_span(Span, (token.start, end))
+        )
 
     def parse_data(self) -> ast.DataDecl:
         start = self.tok.start
         name = self.parse_block_header("data record")
         fields = self.parse_members(self.parse_data_field, "data record")
-        return ast.DataDecl(name.text, name.span, fields, _span(start, self.previous_end()))
+        return ast.DataDecl(
+            name.text, name.span, fields, _new_span(Span, (start, self.previous_end()))
+        )
 
     def parse_data_field(self) -> ast.DataField:
         name = self.tok
@@ -936,13 +960,15 @@ class _Parser:
         type_ = self.parse_type()
         end = self.previous_end()
         self.expect_line_end()
-        return ast.DataField(name.text, name.span, type_, _span(name.start, end))
+        return ast.DataField(name.text, name.span, type_, _new_span(Span, (name.start, end)))
 
     def parse_logs(self) -> ast.LogsDecl:
         start = self.tok.start
         name = self.parse_block_header("logs record")
         metrics = self.parse_members(self.parse_metric, "logs record")
-        return ast.LogsDecl(name.text, name.span, metrics, _span(start, self.previous_end()))
+        return ast.LogsDecl(
+            name.text, name.span, metrics, _new_span(Span, (start, self.previous_end()))
+        )
 
     def parse_metric(self) -> ast.Metric:
         name = self.tok
@@ -968,11 +994,11 @@ class _Parser:
             if last.arg is None and last.over is None:
                 type_.words.pop()
                 combine, combine_span = last.name, last.span
-                type_.span = _span(type_.span.start, self._type_end(type_))
+                type_.span = _new_span(Span, (type_.span.start, self._type_end(type_)))
         end = self.previous_end()
         self.expect_line_end()
         return ast.Metric(
-            name.text, name.span, type_, combine, combine_span, _span(name.start, end)
+            name.text, name.span, type_, combine, combine_span, _new_span(Span, (name.start, end))
         )
 
     @staticmethod
@@ -1009,10 +1035,14 @@ class _Parser:
                 words = []
                 while not self.at(NEWLINE) and not self.at(EOF) and not self.at(DEDENT):
                     words.append(self.advance().text)
-                options.append(ast.DeviceOption(words, _span(first.start, self.previous_end())))
+                options.append(
+                    ast.DeviceOption(words, _new_span(Span, (first.start, self.previous_end())))
+                )
             if self.at(DEDENT):
                 self.advance()
-        return ast.DevicesDecl(device.text, device.span, numbers, options, _span(start, end))
+        return ast.DevicesDecl(
+            device.text, device.span, numbers, options, _new_span(Span, (start, end))
+        )
 
     # ------------------------------------------------------------ statements
 
@@ -1030,23 +1060,29 @@ class _Parser:
             self.fail_expected("an indented block")
         self.advance()
         body: list[ast.Stmt] = []
-        while not self.at(DEDENT) and not self.at(EOF):
-            if self.at(NEWLINE):
-                self.advance()
+        tokens = self.tokens
+        while True:
+            token = tokens[self.pos]
+            kind = token.kind
+            if kind == DEDENT or kind == EOF:
+                break
+            if kind == NEWLINE:
+                self.pos += 1
                 continue
-            if self.at(INDENT):
+            if kind == INDENT:
                 self.report_unexpected_indent()
                 continue
-            start = self.tok.start
+            start = token.start
             start_index = self.pos
             try:
                 body.append(self.parse_stmt())
             except _Abort:
                 self.synchronize(start_index)
-                body.append(ast.ErrorStmt(_span(start, self.previous_end())))
-            self.flush_placeholders()
-        if self.at(DEDENT):
-            self.advance()
+                body.append(ast.ErrorStmt(_new_span(Span, (start, self.previous_end()))))
+            if self._placeholders:
+                self.flush_placeholders()
+        if tokens[self.pos].kind == DEDENT:
+            self.pos += 1
         return body
 
     def _looks_like_declaration(self) -> bool:
@@ -1083,7 +1119,7 @@ class _Parser:
                 value = self.parse_expr()
             end = self.previous_end()
             self.expect_line_end()
-            return ast.Return(value, _span(token.start, end))
+            return ast.Return(value, _new_span(Span, (token.start, end)))
         if kind == "for":
             return self.parse_for()
         if kind == "if":
@@ -1118,12 +1154,12 @@ class _Parser:
                 end = self.previous_end()
                 self.expect_line_end()
                 return ast.FieldAssign(
-                    target, field.text, field.span, value, _span(token.start, end)
+                    target, field.text, field.span, value, _new_span(Span, (token.start, end))
                 )
         expr = self.parse_expr()
         end = self.previous_end()
         self.expect_line_end()
-        return ast.ExprStmt(expr, _span(token.start, end))
+        return ast.ExprStmt(expr, _new_span(Span, (token.start, end)))
 
     def parse_assign(self) -> ast.Assign:
         start = self.tok.start
@@ -1138,7 +1174,7 @@ class _Parser:
         value = self.parse_expr()
         end = self.previous_end()
         self.expect_line_end()
-        return ast.Assign(targets, value, _span(start, end))
+        return ast.Assign(targets, value, _new_span(Span, (start, end)))
 
     def parse_for(self) -> ast.For:
         start = self.advance().start
@@ -1148,7 +1184,10 @@ class _Parser:
         self.expect(":", "`:` at the end of the for line")
         body = self.parse_suite()
         return ast.For(
-            ast.Target(var.text, var.span), iterable, body, _span(start, self.previous_end())
+            ast.Target(var.text, var.span),
+            iterable,
+            body,
+            _new_span(Span, (start, self.previous_end())),
         )
 
     def parse_if(self) -> ast.If:
@@ -1171,7 +1210,13 @@ class _Parser:
                 )
             self.expect(":", "`:` after `else`")
             else_body = self.parse_suite()
-        return ast.If(condition, then_body, else_body, _span(start, self.previous_end()), else_span)
+        return ast.If(
+            condition,
+            then_body,
+            else_body,
+            _new_span(Span, (start, self.previous_end())),
+            else_span,
+        )
 
     # ------------------------------------------------------------ expressions
 
@@ -1186,7 +1231,9 @@ class _Parser:
         return False
 
     def parse_expr(self) -> ast.Expr:
-        self.enter()
+        if self.nesting >= MAX_NESTING:
+            self.enter()  # reports E0209 and raises
+        self.nesting += 1
         try:
             return self._parse_expr()
         finally:
@@ -1202,7 +1249,7 @@ class _Parser:
         if kind == "..":
             self.advance()
             hi = self.parse_binary(1)
-            left = ast.Range(left, hi, _span(start, self.previous_end()))
+            left = ast.Range(left, hi, _new_span(Span, (start, self.previous_end())))
             kind = tokens[self.pos].kind
         if kind != "|>":
             return left
@@ -1213,11 +1260,11 @@ class _Parser:
             if self.at("to"):
                 to_start = self.advance().start
                 type_ = self.parse_type()
-                stages.append(ast.ToStage(type_, _span(to_start, self.previous_end())))
+                stages.append(ast.ToStage(type_, _new_span(Span, (to_start, self.previous_end()))))
                 continue
             stage = self.parse_binary(1)
             stages.append(self.check_stage(stage, start))
-        return ast.Pipe(left, stages, _span(start, self.previous_end()), bars)
+        return ast.Pipe(left, stages, _new_span(Span, (start, self.previous_end())), bars)
 
     def check_stage(self, stage: ast.Expr, pipe_start: int | None = None) -> ast.Expr:
         """A stage is a name, a member, or a call of one; mark its `_` arguments."""
@@ -1296,11 +1343,19 @@ class _Parser:
             params.append(ast.LambdaParam(token.text, token.span))
         self.expect("=>", "`=>`")
         body = self.parse_expr()
-        return ast.Lambda(params, body, _span(start, self.previous_end()))
+        return ast.Lambda(params, body, _new_span(Span, (start, self.previous_end())))
 
     def parse_binary(self, min_precedence: int) -> ast.Expr:
-        left = self.parse_unary()
         tokens = self.tokens
+        kind = tokens[self.pos].kind
+        if kind == "-" or kind == "!":
+            left = self.parse_unary()
+        else:
+            # `parse_unary` and `parse_cast` of an operand with neither, without their calls.
+            left = self.parse_postfix()
+            kind = tokens[self.pos].kind
+            if kind == "as" or kind == "to":
+                left = self._parse_casts(left)
         compared = False
         while True:
             op_token = tokens[self.pos]
@@ -1323,7 +1378,7 @@ class _Parser:
                 op_token.kind,
                 left,
                 right,
-                _span(left.span.start, right.span.end),
+                _new_span(Span, (left.span.start, right.span.end)),
                 op_token.span,
             )
 
@@ -1339,18 +1394,20 @@ class _Parser:
             token = tokens[self.pos]
         expr = self.parse_cast()
         for operator in reversed(operators):
-            expr = ast.Unary(operator.kind, expr, _span(operator.start, expr.span.end))
+            expr = ast.Unary(operator.kind, expr, _new_span(Span, (operator.start, expr.span.end)))
         return expr
 
     def parse_cast(self) -> ast.Expr:
-        expr = self.parse_postfix()
+        return self._parse_casts(self.parse_postfix())
+
+    def _parse_casts(self, expr: ast.Expr) -> ast.Expr:
         while True:
             kind = self.tokens[self.pos].kind
             if kind != "as" and kind != "to":
                 return expr
             self.pos += 1
             type_ = self.parse_type()
-            expr = ast.Cast(kind, expr, type_, _span(expr.span.start, type_.span.end))
+            expr = ast.Cast(kind, expr, type_, _new_span(Span, (expr.span.start, type_.span.end)))
 
     def parse_postfix(self) -> ast.Expr:
         expr = self.parse_atom()
@@ -1364,7 +1421,9 @@ class _Parser:
             elif kind == ".":
                 self.pos += 1
                 name = self.expect_name("a name after `.`")
-                expr = ast.Member(expr, name.text, name.span, _span(expr.span.start, name.end))
+                expr = ast.Member(
+                    expr, name.text, name.span, _new_span(Span, (expr.span.start, name.end))
+                )
             else:
                 return expr
 
@@ -1373,13 +1432,15 @@ class _Parser:
         kind = token.kind
         if kind == NAME:
             self.pos += 1
-            return ast.Name(token.text, _span(token.start, token.end))
+            return ast.Name(token.text, _new_span(Span, (token.start, token.end)))
         if kind == INT:
             self.pos += 1
-            return ast.IntLit(int(token.value), _span(token.start, token.end))
+            return ast.IntLit(int(token.value), _new_span(Span, (token.start, token.end)))
         if kind == FLOAT:
             self.pos += 1
-            return ast.FloatLit(float(token.value), token.text, _span(token.start, token.end))
+            return ast.FloatLit(
+                float(token.value), token.text, _new_span(Span, (token.start, token.end))
+            )
         if kind == "(":
             self.pos += 1
             inner = self.parse_expr()
@@ -1388,16 +1449,16 @@ class _Parser:
             return inner
         if kind == STRING:
             self.pos += 1
-            return ast.StringLit(str(token.value), _span(token.start, token.end))
+            return ast.StringLit(str(token.value), _new_span(Span, (token.start, token.end)))
         if kind == "true" or kind == "false":
             self.pos += 1
-            return ast.BoolLit(kind == "true", _span(token.start, token.end))
+            return ast.BoolLit(kind == "true", _new_span(Span, (token.start, token.end)))
         if kind == "inf":
             self.pos += 1
-            return ast.InfLit(_span(token.start, token.end))
+            return ast.InfLit(_new_span(Span, (token.start, token.end)))
         if kind == "_":
             self.pos += 1
-            placeholder = ast.Placeholder(_span(token.start, token.end))
+            placeholder = ast.Placeholder(_new_span(Span, (token.start, token.end)))
             self._placeholders.append(placeholder)
             return placeholder
         if kind == "[":
@@ -1405,9 +1466,9 @@ class _Parser:
         if kind == GROUPED_SIZE:
             self.pos += 1
             self.report_grouped_size_outside_axis(token)
-            return ast.ErrorExpr(_span(token.start, token.end))
+            return ast.ErrorExpr(_new_span(Span, (token.start, token.end)))
         if kind == "->":
-            self.report_pattern_outside(_span(token.start, token.end))
+            self.report_pattern_outside(_new_span(Span, (token.start, token.end)))
             raise _Abort
         what = "an expression"
         self.fail_expected(what)
@@ -1453,7 +1514,7 @@ class _Parser:
         except _Abort:
             comprehension = None
         self.pos = close_index + 1
-        span = _span(open_token.start, self.tokens[close_index].end)
+        span = _new_span(Span, (open_token.start, self.tokens[close_index].end))
         if comprehension is not None:
             element, var, iterable = comprehension
             text = self.source.text
@@ -1517,7 +1578,7 @@ class _Parser:
                 args.append(
                     ast.Arg(
                         value,
-                        _span(token.start, value.span.end),
+                        _new_span(Span, (token.start, value.span.end)),
                         name=token.text,
                         name_span=token.span,
                         mut=self._last_mut,
@@ -1538,7 +1599,11 @@ class _Parser:
                 else:
                     value = self.parse_arg_value()
                     args.append(
-                        ast.Arg(value, _span(token.start, value.span.end), mut=self._last_mut)
+                        ast.Arg(
+                            value,
+                            _new_span(Span, (token.start, value.span.end)),
+                            mut=self._last_mut,
+                        )
                     )
             kind = tokens[self.pos].kind
             if kind == ",":
@@ -1546,8 +1611,11 @@ class _Parser:
             elif kind != ")":
                 self.fail_expected("`,` or `)` in the argument list")
         close = self.advance()
-        call = ast.Call(callee, args, _span(callee.span.start, close.end), operands_form)
-        if any(isinstance(arg.value, ast.Pattern) for arg in args):
+        call = ast.Call(
+            callee, args, _new_span(Span, (callee.span.start, close.end)), operands_form
+        )
+        # Patterns are only parsed where the bracket may hold one (see the loop above).
+        if may_hold_patterns and any(isinstance(arg.value, ast.Pattern) for arg in args):
             name = self._callee_name(callee)
             if name not in PATTERN_OPERATIONS:
                 for arg in args:
@@ -1560,17 +1628,19 @@ class _Parser:
 
     def parse_arg_value(self) -> ast.Expr:
         self._last_mut = False
-        if self.at_word("mut") and self.peek(1).kind == NAME:
+        token = self.tokens[self.pos]
+        kind = token.kind
+        if kind == NAME and token.text == "mut" and self.peek(1).kind == NAME:
             following = self.peek(2).kind
             if following in (",", ")"):
                 self.advance()
                 self._last_mut = True
                 name = self.advance()
                 return ast.Name(name.text, name.span)
-        if self.at("to"):
+        if kind == "to":
             start = self.advance().start
             type_ = self.parse_type()
-            return ast.ToStage(type_, _span(start, self.previous_end()))
+            return ast.ToStage(type_, _new_span(Span, (start, self.previous_end())))
         return self.parse_expr()
 
     @staticmethod
@@ -1590,7 +1660,9 @@ class _Parser:
                 inputs.append(self.parse_pattern_side())
         arrow = self.expect("->", "`->` in the pattern")
         output = self.parse_pattern_side()
-        return ast.Pattern(inputs, output, _span(start, self.previous_end()), arrow.span)
+        return ast.Pattern(
+            inputs, output, _new_span(Span, (start, self.previous_end())), arrow.span
+        )
 
     def parse_pattern_side(self) -> ast.PatternSide:
         start = self.tok.start
@@ -1601,21 +1673,21 @@ class _Parser:
                 break
             axes.append(axis)
         end = axes[-1].span.end if axes else start
-        return ast.PatternSide(axes, _span(start, end))
+        return ast.PatternSide(axes, _new_span(Span, (start, end)))
 
     def parse_pattern_axis(self) -> ast.PatternAxis | None:
         token = self.tok
         kind = token.kind
         if kind == NAME:
             self.pos += 1
-            return ast.PatternName(token.text, _span(token.start, token.end))
+            return ast.PatternName(token.text, _new_span(Span, (token.start, token.end)))
         if kind == INT:
             self.pos += 1
-            return ast.PatternInt(int(token.value), _span(token.start, token.end))
+            return ast.PatternInt(int(token.value), _new_span(Span, (token.start, token.end)))
         if kind == GROUPED_SIZE:
             self.pos += 1
             count, name = token.value
-            return ast.PatternGroupedSize(count, name, _span(token.start, token.end))
+            return ast.PatternGroupedSize(count, name, _new_span(Span, (token.start, token.end)))
         if kind == "(":
             self.pos += 1
             items = []
@@ -1629,7 +1701,7 @@ class _Parser:
             finally:
                 self.nesting -= 1
             close = self.advance()
-            return ast.PatternGroup(items, _span(token.start, close.end))
+            return ast.PatternGroup(items, _new_span(Span, (token.start, close.end)))
         if kind in ("->", ",", ")"):
             return None
         self.fail_expected("an axis name, a number or a group in the pattern")
@@ -1645,7 +1717,7 @@ class _Parser:
             elif not self.at("]"):
                 self.fail_expected("`,` or `]` in the index")
         close = self.advance()
-        return ast.Index(target, items, _span(target.span.start, close.end))
+        return ast.Index(target, items, _new_span(Span, (target.span.start, close.end)))
 
     def _at_slice_part_end(self) -> bool:
         kind = self.tok.kind
@@ -1662,38 +1734,45 @@ class _Parser:
                 items = [lo]
                 while not self.at(",") and not self.at("]") and not self.at(EOF):
                     items.append(self.parse_expr())
-                return ast.SpacedIndex(items, _span(start, self.previous_end()))
+                return ast.SpacedIndex(items, _new_span(Span, (start, self.previous_end())))
         self.advance()
         hi = None if self._at_slice_part_end() else self.parse_expr()
         step = None
         if self.at(":"):
             self.advance()
             step = None if self._at_slice_part_end() else self.parse_expr()
-        return ast.Slice(lo, hi, step, _span(start, self.previous_end()))
+        return ast.Slice(lo, hi, step, _new_span(Span, (start, self.previous_end())))
 
     # ------------------------------------------------------------ types and sizes
 
     def parse_type(self) -> ast.TypeExpr:
-        start = self.tok.start
-        shape = self.parse_shape() if self.at("[") else None
+        tokens = self.tokens
+        token = tokens[self.pos]
+        start = token.start
+        shape = self.parse_shape() if token.kind == "[" else None
         words: list[ast.TypeWord] = []
         dtype = None
         dtype_span = None
-        while self.at(NAME) and len(words) < 2:
-            token = self.tok
+        token = tokens[self.pos]
+        while token.kind == NAME and len(words) < 2:
             if token.text in DTYPES:
-                self.advance()
+                self.pos += 1
                 dtype, dtype_span = token.text, token.span
                 break
             if token.text == "over" or (words and token.text == "mut"):
                 break
             words.append(self.parse_type_word())
-        if dtype is None and self.at(NAME) and self.tok.text in DTYPES:
-            token = self.advance()
-            dtype, dtype_span = token.text, token.span
+            token = tokens[self.pos]
+        if dtype is None:
+            token = tokens[self.pos]
+            if token.kind == NAME and token.text in DTYPES:
+                self.pos += 1
+                dtype, dtype_span = token.text, token.span
         if shape is None and not words and dtype is None:
             self.fail_expected("a type, such as `[b n D]`, `Real` or `f32`")
-        return ast.TypeExpr(shape, words, dtype, _span(start, self.previous_end()), dtype_span)
+        return ast.TypeExpr(
+            shape, words, dtype, _new_span(Span, (start, self.previous_end())), dtype_span
+        )
 
     def parse_type_word(self) -> ast.TypeWord:
         parts, span = self.parse_dotted("a type name")
@@ -1706,20 +1785,33 @@ class _Parser:
             self.advance()
             axis, axis_span = self.parse_dotted("an axis name")
             word.over, word.over_span = ".".join(axis), axis_span
-        word.span = _span(span.start, self.previous_end())
+        word.span = _new_span(Span, (span.start, self.previous_end()))
         return word
 
     def parse_shape(self) -> ast.Shape:
+        tokens = self.tokens
         open_token = self.advance()
         axes: list[ast.Axis] = []
-        while not self.at("]"):
-            axes.append(self.parse_axis())
-        close = self.advance()
-        return ast.Shape(axes, _span(open_token.start, close.end))
+        append = axes.append
+        parse_axis = self.parse_axis
+        while tokens[self.pos].kind != "]":
+            append(parse_axis())
+        close = tokens[self.pos]
+        self.pos += 1
+        return ast.Shape(axes, _new_span(Span, (open_token.start, close.end)))
 
     def parse_axis(self) -> ast.Axis:
-        token = self.tok
+        tokens = self.tokens
+        pos = self.pos
+        token = tokens[pos]
         kind = token.kind
+        if kind == NAME:
+            following = tokens[pos + 1].kind
+            if following != "." and following not in _SIZE_PRECEDENCE:
+                # A lone name, most axes: what `parse_size_expr` would make of it.
+                self.pos = pos + 1
+                span = _new_span(Span, (token.start, token.end))
+                return ast.SizeAxis(ast.SizeName(token.text, span), span)
         if kind == "...":
             self.advance()
             return ast.RestAxis(token.span)
@@ -1753,11 +1845,11 @@ class _Parser:
             finally:
                 self.nesting -= 1
             close = self.advance()
-            span = _span(token.start, close.end)
+            span = _new_span(Span, (token.start, close.end))
             if len(items) == 1 and isinstance(items[0], ast.SizeAxis):
                 if self.tok.kind in _SIZE_PRECEDENCE:
                     size = self.parse_size_binary(items[0].size, 1)
-                    return ast.SizeAxis(size, _span(token.start, size.span.end))
+                    return ast.SizeAxis(size, _new_span(Span, (token.start, size.span.end)))
                 return ast.SizeAxis(items[0].size, span)
             return ast.GroupAxis(items, span)
         size = self.parse_size_expr()
@@ -1767,30 +1859,33 @@ class _Parser:
         return self.parse_size_binary(self.parse_size_atom(), 1)
 
     def parse_size_binary(self, left: ast.SizeExpr, min_precedence: int) -> ast.SizeExpr:
+        tokens = self.tokens
         while True:
-            op = self.tok.kind
+            op = tokens[self.pos].kind
             precedence = _SIZE_PRECEDENCE.get(op)
             if precedence is None or precedence < min_precedence:
                 return left
-            self.advance()
+            self.pos += 1
             right = self.parse_size_atom()
             while True:
-                following = _SIZE_PRECEDENCE.get(self.tok.kind)
+                following = _SIZE_PRECEDENCE.get(tokens[self.pos].kind)
                 if following is None or following <= precedence:
                     break
                 right = self.parse_size_binary(right, following)
-            left = ast.SizeBinary(op, left, right, _span(left.span.start, right.span.end))
+            left = ast.SizeBinary(
+                op, left, right, _new_span(Span, (left.span.start, right.span.end))
+            )
 
     def parse_size_atom(self) -> ast.SizeExpr:
-        token = self.tok
+        token = self.tokens[self.pos]
         kind = token.kind
         if kind == INT:
-            self.advance()
-            return ast.SizeInt(int(token.value), token.span)
+            self.pos += 1
+            return ast.SizeInt(int(token.value), _new_span(Span, (token.start, token.end)))
         if kind == NAME:
             if self.tokens[self.pos + 1].kind != ".":
                 self.pos += 1
-                return ast.SizeName(token.text, _span(token.start, token.end))
+                return ast.SizeName(token.text, _new_span(Span, (token.start, token.end)))
             parts, span = self.parse_dotted("a size")
             return ast.SizeName(".".join(parts), span)
         if kind == "(":

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from shapescript.records import record
-from shapescript.syntax.source import Span, make_span
+from shapescript.syntax.source import Span
+
+#: `make_span` without its call (the parser asks many tokens for their span).
+_new_span = tuple.__new__
 
 # Kinds that carry a value. Operators, punctuation and keywords use their own text as kind.
 NAME = "name"
@@ -77,7 +80,7 @@ class Token:
 
     @property
     def span(self) -> Span:
-        return make_span(self.start, self.end)
+        return _new_span(Span, (self.start, self.end))
 
 
 def describe(token: Token) -> str:
