@@ -78,7 +78,7 @@ def test_an_edit_inside_one_function_takes_again_what_the_others_found(monkeypat
 
     def counted(analysis, memo, now):
         found = unaffected(analysis, memo, now)
-        counts.append((len(found), len(analysis.functions)))
+        counts.append((len(found[0]), len(analysis.functions)))
         return found
 
     monkeypatch.setattr(reuse, "unaffected", counted)

@@ -1199,7 +1199,8 @@ class _Analysis:
         changed."""
         facts = self.facts
         now = reuse.versions(self)
-        reused = reuse.unaffected(self, previous.found if previous is not None else None, now)
+        memo = previous.found if previous is not None else None
+        reused, refs, callers = reuse.unaffected(self, memo, now)
         found: dict[str, reuse.Found] = {}
         for name, item in self.functions.items():
             if item.body is None:
@@ -1231,7 +1232,7 @@ class _Analysis:
             facts.steps[name] = blocker
             if blocker is not None:
                 facts.diagnostics.append(_h3101(item, blocker))
-        facts.found = reuse.Memo(now, reuse.context(self), found)
+        facts.found = reuse.Memo(now, reuse.context(self), found, refs, callers)
         return facts
 
     def selections_of(self, item: ItemFacts) -> None:

@@ -36,23 +36,26 @@ class Found:
 @record
 class Memo:
     """Each function's findings, with what they were found from: each function's and
-    extern's version (see `versions`), and the file's context (see `context`)."""
+    extern's version (see `versions`), the file's context (see `context`), and which
+    names each function's body uses (`refs`) with, the other way round, which functions
+    use each name (`callers`)."""
 
-    versions: dict[str, tuple[object, ...]]
+    versions: dict[str, tuple[object, object]]
     context: tuple[object, ...]
     found: dict[str, Found] = field(default_factory=dict)
+    refs: dict[str, frozenset[str]] | None = None
+    callers: dict[str, frozenset[str]] | None = None
 
 
-def versions(analysis: _Analysis) -> dict[str, tuple[object, ...]]:
-    """What each function's findings depend on besides its callees: its declaration, the
-    check of its body and its parameters' types (the objects, compared by identity)."""
-    found: dict[str, tuple[object, ...]] = {}
-    for name, item in analysis.functions.items():
-        declared = item.made_declaration
-        types = declared.types.values() if declared is not None else ()
-        found[name] = (item.item, item.body, *types)
+def versions(analysis: _Analysis) -> dict[str, tuple[object, object]]:
+    """What each function's findings depend on besides its callees: its declaration and
+    the check of its body (the objects, compared by identity; a body is checked again
+    whenever the declarations it depends on change)."""
+    found: dict[str, tuple[object, object]] = {
+        name: (item.item, item.body) for name, item in analysis.functions.items()
+    }
     for name, decl in analysis.externs.items():
-        found[name] = (decl,)
+        found[name] = (decl, None)
     return found
 
 
@@ -64,41 +67,68 @@ def context(analysis: _Analysis) -> tuple[object, ...]:
 
 
 def unaffected(
-    analysis: _Analysis, memo: Any, now: dict[str, tuple[object, ...]]
-) -> dict[str, Found]:
-    """The previous findings of the functions that neither changed nor reach one that did;
-    `now` is the functions' `versions`."""
+    analysis: _Analysis, memo: Any, now: dict[str, tuple[object, object]]
+) -> tuple[dict[str, Found], dict[str, frozenset[str]] | None, dict[str, frozenset[str]] | None]:
+    """The previous findings of the functions that neither changed nor reach one that did
+    (`now` is the functions' `versions`), with this version's `refs` and `callers`."""
     if not isinstance(memo, Memo) or memo.context != context(analysis):
-        return {}
+        # Nothing to take again; the names are found when an edit first needs them.
+        return {}, None, None
+    before = memo.versions
     changed = {
         name
-        for name in memo.versions.keys() | now.keys()
-        if not _same(memo.versions.get(name), now.get(name))
+        for name, (decl, body) in now.items()
+        if (old := before.get(name)) is None or old[0] is not decl or old[1] is not body
     }
+    changed.update(before.keys() - now.keys())
     if not changed:
-        return dict(memo.found)
-    callers: dict[str, list[str]] = {}
-    for name, item in analysis.functions.items():
-        for callee in analysis.referenced(item):
-            callers.setdefault(callee, []).append(name)
+        return dict(memo.found), memo.refs, memo.callers
+    if memo.refs is None or memo.callers is None:
+        # Found for the functions as they are now: those that changed are counted below
+        # as new, with nothing used before.
+        refs, callers_now = _links(analysis, changed)
+    else:
+        refs, callers_now = dict(memo.refs), dict(memo.callers)
+    for name in changed:
+        item = analysis.functions.get(name)
+        used = analysis.referenced(item) if item is not None else frozenset()
+        old_used = refs.pop(name, frozenset())
+        if item is not None:
+            refs[name] = used
+        for callee in old_used - used:
+            callers_now[callee] = callers_now.get(callee, frozenset()) - {name}
+        for callee in used - old_used:
+            callers_now[callee] = callers_now.get(callee, frozenset()) | {name}
     affected = set(changed)
     stack = list(changed)
     while stack:
-        for caller in callers.get(stack.pop(), ()):
+        for caller in callers_now.get(stack.pop(), ()):
             if caller not in affected:
                 affected.add(caller)
                 stack.append(caller)
-    return {
+    kept = {
         name: found
         for name, found in memo.found.items()
         if name not in affected and found.loops is not None
     }
+    return kept, refs, callers_now
 
 
-def _same(before: tuple[object, ...] | None, now: tuple[object, ...] | None) -> bool:
-    if before is None or now is None or len(before) != len(now):
-        return False
-    return all(a is b for a, b in zip(before, now, strict=True))
+def _links(
+    analysis: _Analysis, leaving_out: set[str]
+) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """The names each function's body uses, and the functions that use each name, for
+    every function but those `leaving_out`."""
+    refs = {
+        name: analysis.referenced(item)
+        for name, item in analysis.functions.items()
+        if name not in leaving_out
+    }
+    callers: dict[str, set[str]] = {}
+    for name, used in refs.items():
+        for callee in used:
+            callers.setdefault(callee, set()).add(name)
+    return refs, {name: frozenset(found) for name, found in callers.items()}
 
 
 def relative(analysis: _Analysis, blocker: Blocker | None) -> Kept | None:
