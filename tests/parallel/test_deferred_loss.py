@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-import shapescript
-from shapescript.rt import gradients, padding
+from shapescript.rt import devices, gradients, padding
 from shapescript.rt.parallel import collectives, deferral
+from tests.parallel.programs import compiled
 
 pytestmark = pytest.mark.usefixtures("group_of_one")
 
@@ -20,15 +20,15 @@ def on_a_worker(monkeypatch):
     monkeypatch.setattr(gradients, "seeded", collectives.seeded)
     monkeypatch.setattr(gradients, "deferral", deferral)
     monkeypatch.setattr(deferral, "_refused", set())
-    collectives.set_share(5, 5)
+    monkeypatch.setattr(collectives, "_share", (5, 5))
 
 
 @pytest.fixture(scope="module")
-def lin():
-    return shapescript.compile(
-        "devices cpu\n\ndim D = 4\ndim C = 3\nmodel Lin:\n    param w: [D C] = normal(std=1.0)\n",
-        "lin.ss",
-    ).Lin
+def lin(tmp_path_factory):
+    text = "devices cpu\n\ndim D = 4\ndim C = 3\nmodel Lin:\n    param w: [D C] = normal(std=1.0)\n"
+    yield compiled(text, tmp_path_factory.mktemp("lin") / "lin.ss").Lin
+    # Leave no devices declared for the tests that run after these in this process.
+    devices._reset_for_tests()
 
 
 def _x() -> torch.Tensor:
