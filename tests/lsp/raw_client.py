@@ -10,6 +10,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,14 @@ class RawServer:
     def _read_stderr(self) -> None:
         for line in self.process.stderr:
             self.stderr += line
+
+    def logged(self, needle: bytes, timeout: float = 10.0) -> bool:
+        """Whether the server's stderr has `needle`, waiting for its reader to catch up
+        (it runs on its own thread, behind the answers on stdout)."""
+        deadline = time.monotonic() + timeout
+        while needle not in self.stderr and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return needle in self.stderr
 
     def send_bytes(self, data: bytes) -> None:
         with self.writing:
