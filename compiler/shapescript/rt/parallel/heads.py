@@ -149,11 +149,22 @@ def split_model(model: Model) -> Model:
         return model
     model.__class__ = _split_class(type(model), fields)
     for name, axis in fields.items():
-        value = model._parameters[name]
-        start, length = _block(value.shape[axis])
-        part = value.detach().narrow(axis, start, length).clone()
+        part = _cut_one(model._parameters[name].detach(), axis).clone()
         model._parameters[name] = torch.nn.Parameter(part)
     return model
+
+
+def split_values(cls: type[Model], values: dict[str, Any]) -> tuple[type[Model], dict[str, Any]]:
+    """A whole gradient's class and values as this worker keeps them: each field with an H
+    axis cut to this worker's block, as `split_model` cuts the params."""
+    fields = _fields.get(cls.__name__)
+    if not fields:
+        return cls, values
+    out = dict(values)
+    for name, axis in fields.items():
+        if name in out:
+            out[name] = _cut_one(out[name], axis).clone()
+    return _split_class(cls, fields), out
 
 
 def gathered(value: torch.Tensor, axis: int) -> torch.Tensor:

@@ -299,13 +299,8 @@ def received(value: Any) -> Any:
     except ShapeError:
         return value  # the function's own check of its argument says what is wrong, and where
     values = dict(value.items())
-    fields = heads._fields.get(cls.__name__) if heads.active else None
-    if fields:
-        cls = heads._split_class(cls, fields)
-        for name, axis in fields.items():
-            if name in values:
-                start, length = heads._block(values[name].shape[axis])
-                values[name] = values[name].narrow(axis, start, length).clone()
+    if heads.active:
+        cls, values = heads.split_values(cls, values)
     if active:
         cls = _sharded_class(cls, dist.get_world_size())
         rank, count = dist.get_rank(), dist.get_world_size()
