@@ -28,8 +28,23 @@ def closest(name: str, candidates) -> str | None:
     # real_quick_ratio checks, here without making a matcher for each candidate.
     size = len(name)
     close = [c for c in candidates if 8 * min(len(c), size) >= 3 * (len(c) + size)]
+    # Likewise a ratio counts only the characters a candidate shares with the name; the
+    # ones it doesn't are counted by `str.translate`, without a loop over characters.
+    others = dict.fromkeys(map(ord, name))
+    close = [c for c in close if 8 * (len(c) - len(c.translate(others))) >= 3 * (len(c) + size)]
+    key = (name, tuple(close))
+    last_key, last_found = _last[0]
+    if last_key == key:
+        return last_found
     matches = difflib.get_close_matches(name, close, n=1, cutoff=0.75)
-    return matches[0] if matches else None
+    found = matches[0] if matches else None
+    _last[0] = (key, found)
+    return found
+
+
+#: The last question `closest` answered, with its answer (one tuple, replaced whole, so
+#: threads read a consistent pair): a diagnostic's help and its fix ask the same one.
+_last: list[tuple] = [(None, None)]
 
 
 def replace(span: Span, text: str, title: str) -> list[Fix]:
