@@ -50,7 +50,10 @@ def facts(result) -> tuple:
     return (
         [(d.code, d.span, d.message) for d in result.diagnostics],
         result.param_reads,
-        {name: symbol.span for name, symbol in result.module_symbols.items()},
+        {
+            name: (symbol.kind, symbol.span, symbol.doc, symbol.detail)
+            for name, symbol in result.module_symbols.items()
+        },
         {
             name: (info.span, [(field.name, field.span) for field in info.fields.values()])
             for name, info in result.models.items()
@@ -191,3 +194,54 @@ def test_dims_that_reported_problems_report_them_again_where_they_now_are() -> N
     moved = "# a comment above everything\n" + broken
     second = same_as_fresh(moved, first)
     assert second.diagnostics[0].span.start == moved.index("0\n")
+
+
+COLLECTED = """\
+import python torch
+dim D = 8
+
+## Doubles.
+fn f(x: [n D]) -> [n D]:
+    y = x * 2.0
+    return y
+
+extern fn ext(x: [n D]) -> [n D] = "torch.relu"
+
+model M:
+    param w: [D D] = zeros
+
+fn g(x: [n D]) -> [n D] = f(x)
+"""
+
+
+def test_a_body_edit_reuses_the_collected_names_and_moves_them() -> None:
+    first = checked(COLLECTED)
+    assert first.memo["collect"] is not None
+    edited = COLLECTED.replace("y = x * 2.0", "y = x * 2.0 + 1.0")
+    second = same_as_fresh(edited, first)
+    assert second.memo["collect"] is not None
+    assert second.module_symbols["g"].span.start == edited.index("g(x")
+    assert second.module_symbols["ext"].span.start == edited.index("ext(")
+    assert second.module_symbols["M"].span.start == edited.index("M:")
+
+
+def test_a_doc_or_name_edit_changes_the_collected_names() -> None:
+    first = checked(COLLECTED)
+    second = same_as_fresh(COLLECTED.replace("## Doubles.", "## Twice."), first)
+    assert second.module_symbols["f"].doc == "Twice."
+    third = same_as_fresh(COLLECTED.replace("fn f(", "fn f2("), second)
+    assert "f2" in third.module_symbols and "f" not in third.module_symbols
+    fourth = same_as_fresh(COLLECTED.replace("model M:", "model N:"), third)
+    assert "N" in fourth.module_symbols
+
+
+def test_a_name_declared_twice_is_collected_afresh_each_time() -> None:
+    twice = COLLECTED.replace("fn g(", "fn f(")
+    first = checked(twice)
+    assert first.memo["collect"] is None
+    assert "E0302" in codes(first)
+    second = same_as_fresh(twice.replace("y = x * 2.0", "y = x * 3.0"), first)
+    assert "E0302" in codes(second)
+    # Renamed back, each name is declared once again.
+    third = same_as_fresh(COLLECTED, second)
+    assert "E0302" not in codes(third)

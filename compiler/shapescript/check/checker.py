@@ -22,7 +22,7 @@ from shapescript.check.module_scope import (
     ModuleScope,
     build_signatures,
     check_aliases,
-    collect,
+    collect_reusing,
     evaluate_dims,
 )
 from shapescript.check.overloads import overload_members
@@ -129,7 +129,12 @@ def _check_parsed(
     source = parsed.source
     module = parsed.module
     reporter = Reporter()
-    scope = collect(module, source.path, reporter)
+    scope, collect_memo = collect_reusing(
+        module,
+        source.path,
+        reporter,
+        previous.memo.get("collect") if previous is not None else None,
+    )
     table = imports.attach(module, scope, reporter, session)
     fingerprint, context_key, fingerprint_parts = _fingerprints(
         module,
@@ -274,6 +279,7 @@ def _check_parsed(
             "signature_references": ((fingerprint, source.path), made_now),
             "fingerprint_parts": fingerprint_parts,
             "dims": dims_memo,
+            "collect": collect_memo,
         },
         math=math,
         models={name: info for name, info in scope.model_infos.items() if "." not in name},

@@ -259,8 +259,138 @@ class _DevicesLines:
         return problem is None
 
 
-def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
-    """Gather module-scope declarations, reporting names declared twice (E0302)."""
+@record
+class CollectMemo:
+    """What `collect` found, kept for the next analysis of the file: the items and bases
+    it read, copies of the scope's containers as it left them, and which item declared
+    each name."""
+
+    path: str
+    items: list
+    bases: list[int]
+    scope: ModuleScope
+    #: The index of the item that declared each name.
+    owners: dict[str, int]
+    #: The names each item declared, by the item's index (from `owners`, once needed).
+    owned: dict[int, list[str]] | None = None
+
+
+def collect_reusing(
+    module: ast.Module, path: str, reporter: Reporter, previous: CollectMemo | None
+) -> tuple[ModuleScope, CollectMemo | None]:
+    """`collect`, or the scope `previous` found when only function bodies and positions
+    changed since; with the memo for the next analysis (None when it can't be reused)."""
+    scope = _collected_before(module, path, previous) if previous is not None else None
+    if scope is not None:
+        assert previous is not None
+        return scope, CollectMemo(
+            path, module.items, module.bases, _copy(scope), previous.owners, previous.owned
+        )
+    reported = len(reporter.diagnostics)
+    owners: dict[str, int] = {}
+    scope = collect(module, path, reporter, owners)
+    if len(reporter.diagnostics) != reported or scope.overload_sets:
+        # A name declared twice or overloaded: which item a name's symbol comes from
+        # depends on more than the item, so the next analysis collects afresh.
+        return scope, None
+    return scope, CollectMemo(path, module.items, module.bases, _copy(scope), owners)
+
+
+def _copy(scope: ModuleScope) -> ModuleScope:
+    """A scope with copies of the containers `collect` fills, which later passes change."""
+    return ModuleScope(
+        scope.path,
+        symbols=dict(scope.symbols),
+        aliases=dict(scope.aliases),
+        domains=set(scope.domains),
+        named_types=set(scope.named_types),
+        functions=dict(scope.functions),
+        function_bases=dict(scope.function_bases),
+        python_modules=set(scope.python_modules),
+        models=dict(scope.models),
+        records=dict(scope.records),
+        logs=set(scope.logs),
+        data_records=set(scope.data_records),
+        broken_names=set(scope.broken_names),
+        domain_intervals=dict(scope.domain_intervals),
+        device_count=scope.device_count,
+        declared_types=set(scope.declared_types),
+    )
+
+
+def _collected_before(module: ast.Module, path: str, previous: CollectMemo) -> ModuleScope | None:
+    """The scope `previous` holds, brought up to date, when every item is the one it read
+    (perhaps moved) or a function of the same name in its place; else None.
+
+    The items other than functions being the same objects, so are the names they declare
+    and what they declare them as; a function in place of one of the same name declares
+    that name again, since no name was declared twice.
+    """
+    old_items, new_items = previous.items, module.items
+    if previous.path != path or len(old_items) != len(new_items):
+        return None
+    old_bases = previous.bases or [0] * len(old_items)
+    new_bases = module.bases or [0] * len(new_items)
+    changed = []
+    for index, (old, new) in enumerate(zip(old_items, new_items, strict=True)):
+        if old is not new:
+            if type(new) is not ast.FnDecl or type(old) is not ast.FnDecl or old.name != new.name:
+                return None
+            changed.append(index)
+        elif old_bases[index] != new_bases[index]:
+            changed.append(index)
+    scope = _copy(previous.scope)
+    if not changed:
+        return scope
+    owned = previous.owned
+    if owned is None:
+        owned = previous.owned = {}
+        for name, index in previous.owners.items():
+            owned.setdefault(index, []).append(name)
+    symbols, functions, function_bases = scope.symbols, scope.functions, scope.function_bases
+    for index in changed:
+        item, base = new_items[index], new_bases[index]
+        names = owned.get(index, ())
+        if item is old_items[index]:
+            offset = base - old_bases[index]
+            for name in names:
+                symbol = symbols[name]
+                symbols[name] = Symbol(
+                    name,
+                    symbol.kind,
+                    _shift(symbol.span, offset),
+                    symbol.path,
+                    symbol.detail,
+                    symbol.doc,
+                )
+        else:
+            assert isinstance(item, ast.FnDecl)
+            symbols[item.name] = _function_symbol(item, base, path)
+            functions[item.name] = item
+        if names and isinstance(item, ast.FnDecl | ast.ExternFnDecl):
+            function_bases[item.name] = base
+    return scope
+
+
+def _function_symbol(item: ast.FnDecl, base: int, path: str) -> Symbol:
+    span = item.name_span
+    doc = item.doc
+    return Symbol(
+        item.name,
+        "fn",
+        Span(span.start + base, span.end + base),
+        path,
+        doc=doc.text if doc is not None else None,
+    )
+
+
+def collect(
+    module: ast.Module, path: str, reporter: Reporter, owners: dict[str, int] | None = None
+) -> ModuleScope:
+    """Gather module-scope declarations, reporting names declared twice (E0302); with
+    `owners`, note there the index of the item that declared each name."""
+    if owners is None:
+        owners = {}
     scope = ModuleScope(path)
     models = {item.name for item in module.items if isinstance(item, ast.ModelDecl)}
     scope.declared_types = declared_type_names(module)
@@ -277,15 +407,8 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
                 continue
             name = item.name
             if name not in symbols:
-                span = item.name_span
-                doc = item.doc
-                symbols[name] = Symbol(
-                    name,
-                    "fn",
-                    Span(span.start + base, span.end + base),
-                    path,
-                    doc=doc.text if doc is not None else None,
-                )
+                symbols[name] = _function_symbol(item, base, path)
+                owners[name] = index
                 functions[name] = item
                 function_bases[name] = base
                 continue
@@ -328,6 +451,8 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
             name = item.bound_name
             scope.python_modules.add(name)
             span = Span(item.parts_span.start, item.parts_span.start + len(name))
+            if name not in scope.symbols:
+                owners[name] = index
             scope.symbols.setdefault(
                 name,
                 Symbol(
@@ -358,6 +483,7 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
                 )
                 continue
             scope.symbols[name] = Symbol(name, kind, _shift(span, base), path, doc=_doc(item))
+            owners[name] = index
             if kind in ("fn", "extern"):
                 scope.functions[name] = item
                 scope.function_bases[name] = base
