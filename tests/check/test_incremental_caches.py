@@ -245,3 +245,51 @@ def test_a_name_declared_twice_is_collected_afresh_each_time() -> None:
     # Renamed back, each name is declared once again.
     third = same_as_fresh(COLLECTED, second)
     assert "E0302" not in codes(third)
+
+
+EXPORTED = """\
+dim D = 64
+
+fn helper(x: [n D]) -> [n D]:
+    print(x)
+    return x
+
+fn other(x: [n D]) -> [n D]:
+    y = x * 2.0
+    return y
+
+export fn f(x: [n D]) -> [n D]:
+    return helper(x)
+"""
+
+
+def test_the_export_check_is_reused_and_moved_while_what_it_walked_is_the_same(
+    monkeypatch,
+) -> None:
+    from shapescript.check import exports
+
+    first = checked(EXPORTED)
+    assert codes(first) == ["E1704"]
+    moved = "# a line above\n" + EXPORTED.replace("x * 2.0", "x * 3.0")
+    walks = []
+    walk = exports._walk
+    monkeypatch.setattr(exports, "_walk", lambda *a, **k: walks.append(1) or walk(*a, **k))
+    reused = checked(moved, first)
+    assert walks == []
+    assert [(d.code, d.span) for d in reused.diagnostics] == [
+        (d.code, d.span) for d in checked(moved).diagnostics
+    ]
+    monkeypatch.undo()
+    second = same_as_fresh(moved, first)
+    assert second.diagnostics[0].span.start == moved.index("print(x)")
+    # An edit of a body the check walked is checked again.
+    third = same_as_fresh(moved.replace("    print(x)\n", ""), second)
+    assert codes(third) == []
+    fourth = same_as_fresh(moved, third)
+    assert codes(fourth) == ["E1704"]
+    # A function the export newly reaches is walked.
+    reaching = moved.replace("return helper(x)", "return other(x)").replace(
+        "y = x * 3.0", "y = x * 3.0\n    print(y)"
+    )
+    fifth = same_as_fresh(reaching, fourth)
+    assert [d.span.start for d in fifth.diagnostics] == [reaching.index("print(y)")]

@@ -292,7 +292,11 @@ def _check_parsed(
         placement=placement,
         padding=padding,
     )
-    add_export_diagnostics(checked)
+    checked.memo["exports"] = add_export_diagnostics(
+        checked,
+        (fingerprint, source.path),
+        previous.memo.get("exports") if previous is not None else None,
+    )
     return checked, scope
 
 

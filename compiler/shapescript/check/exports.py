@@ -22,7 +22,9 @@ from shapescript.check.types import (
     Type,
 )
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.records import record
 from shapescript.syntax import ast
+from shapescript.syntax.parser import shift_diagnostic
 from shapescript.syntax.source import Span
 
 #: Modules whose functions an extern fn of an exported function may name: torch's own,
@@ -63,19 +65,73 @@ _HELP = {
 }
 
 
-def add_export_diagnostics(checked: Checked) -> None:
-    """Add the export check's errors for the file's `export fn`s to `checked`."""
-    roots = [
+@record
+class ExportMemo:
+    """One analysis's export check, for the next to reuse: its key (the declarations'
+    fingerprint), the roots, each function it walked with the body and base it had, and
+    its errors with the function each was found in."""
+
+    key: object
+    roots: tuple[str, ...]
+    walked: dict[str, tuple[ast.Item, object, int]]
+    found: list[tuple[str, Diagnostic]]
+
+
+def add_export_diagnostics(
+    checked: Checked, key: object = None, previous: ExportMemo | None = None
+) -> ExportMemo | None:
+    """Add the export check's errors for the file's `export fn`s to `checked`.
+
+    With `key` (what the declarations are), the errors of `previous` are taken, moved
+    where their functions now are, when its key and roots are the same and every function
+    it walked has the same declaration and body: the walk would go the same way. Gives
+    the memo for the next analysis.
+    """
+    roots = tuple(
         item.item.name
         for item in checked.items
         if isinstance(item.item, ast.FnDecl) and item.item.export
-    ]
+    )
     if not roots:
-        return
-    found = export_diagnostics(checked, roots)
+        return None
+    functions = _functions(checked)
+    pairs = _reused(previous, key, roots, functions) if key is not None else None
+    if pairs is None:
+        pairs, walked = _walk(checked, roots, functions)
+        for _, diagnostic in pairs:
+            diagnostic.path = checked.source.path
+    else:
+        assert previous is not None
+        walked = set(previous.walked)
+    found = [diagnostic for _, diagnostic in pairs]
     if found:
         checked.diagnostics.extend(found)
         checked.diagnostics.sort(key=lambda d: (d.span.start, d.code))
+    if key is None:
+        return None
+    facts = [(name, functions[name]) for name in walked]
+    return ExportMemo(
+        key, roots, {name: (item.item, item.body, item.base) for name, item in facts}, pairs
+    )
+
+
+def _reused(
+    previous: ExportMemo | None,
+    key: object,
+    roots: tuple[str, ...],
+    functions: dict[str, ItemFacts],
+) -> list[tuple[str, Diagnostic]] | None:
+    """`previous`'s errors moved to where their functions are now, if it still holds."""
+    if previous is None or previous.key != key or previous.roots != roots:
+        return None
+    for name, (item, body, _) in previous.walked.items():
+        now = functions.get(name)
+        if now is None or now.item is not item or now.body is not body:
+            return None
+    return [
+        (name, shift_diagnostic(diagnostic, functions[name].base - previous.walked[name][2]))
+        for name, diagnostic in previous.found
+    ]
 
 
 def export_diagnostics(
@@ -85,8 +141,22 @@ def export_diagnostics(
     every function of the file they reach; each place is reported once, naming the first
     root that reaches it. With `model_first` (a Hugging Face folder's function), the
     first parameter is the model, which isn't an input."""
-    functions = _functions(checked)
-    found: list[Diagnostic] = []
+    pairs, _ = _walk(checked, roots, _functions(checked), model_first=model_first)
+    for _, diagnostic in pairs:
+        diagnostic.path = checked.source.path
+    return [diagnostic for _, diagnostic in pairs]
+
+
+def _walk(
+    checked: Checked,
+    roots: Iterable[str],
+    functions: dict[str, ItemFacts],
+    *,
+    model_first: bool = False,
+) -> tuple[list[tuple[str, Diagnostic]], set[str]]:
+    """`export_diagnostics`, each with the function it was found in; and the functions
+    walked."""
+    found: list[tuple[str, Diagnostic]] = []
     seen: set[tuple[str, int]] = set()
     done: set[str] = set()
     for root in roots:
@@ -107,10 +177,9 @@ def export_diagnostics(
                 key = (diagnostic.code, diagnostic.span.start)
                 if key not in seen:
                     seen.add(key)
-                    diagnostic.path = checked.source.path
-                    found.append(diagnostic)
+                    found.append((name, diagnostic))
             queue.extend(callee for callee in walker.callees if callee in functions)
-    return found
+    return found, done
 
 
 def _functions(checked: Checked) -> dict[str, ItemFacts]:
