@@ -59,6 +59,20 @@ def facts(result) -> tuple:
             for name, info in result.models.items()
         },
         [(item.base, item.body is not None) for item in result.items],
+        {
+            name: (info.span, [(f.name, f.span, f.symbol.span) for f in info.fields.values()])
+            for name, info in result.data.items()
+        },
+        {
+            name: (info.span, [(m.name, m.span, m.symbol.span) for m in info.metrics.values()])
+            for name, info in result.logs.items()
+        },
+        [
+            sorted(
+                (r.span, r.module_name or "", r.field or ()) for r in item.declaration.references
+            )
+            for item in result.items
+        ],
     )
 
 
@@ -293,3 +307,40 @@ def test_the_export_check_is_reused_and_moved_while_what_it_walked_is_the_same(
     )
     fifth = same_as_fresh(reaching, fourth)
     assert [d.span.start for d in fifth.diagnostics] == [reaching.index("print(y)")]
+
+
+RECORDS = """\
+dim D = 64
+
+data Pair:
+    x: [D]
+    y: [?n]
+
+logs Step:
+    loss: [] mean
+    wide: [D] mean
+
+fn f(x: [n D]) -> [n D]:
+    y = x * 2.0
+    return y
+"""
+
+
+def test_data_and_logs_records_are_reused_and_moved() -> None:
+    first = checked(RECORDS)
+    assert sorted(codes(first)) == ["E1302", "E1402"]
+    moved = "# above\n" + RECORDS.replace("x * 2.0", "x * 3.0")
+    second = same_as_fresh(moved, first)
+    assert second.data["Pair"].fields["x"].span.start == moved.index("x: [D]")
+    assert second.logs["Step"].metrics["loss"].span.start == moved.index("loss")
+    below = same_as_fresh(moved.replace("x * 3.0", "x * 4.0"), second)
+    assert below.data["Pair"] is second.data["Pair"]
+    assert below.logs["Step"] is second.logs["Step"]
+    # Fixing a record's field changes its check, and the other record's is kept.
+    fixed = moved.replace("y: [?n]", "y: [D]")
+    third = same_as_fresh(fixed, second)
+    assert codes(third) == ["E1402"]
+    fourth = same_as_fresh(fixed.replace("wide: [D] mean", "wide: [] sum"), third)
+    assert codes(fourth) == []
+    # A dim the records use changes: both are checked again.
+    same_as_fresh(fixed.replace("dim D = 64", "dim D = 32"), fourth)

@@ -163,8 +163,28 @@ def _check_parsed(
         model_memo,
         previous.memo.get("models") if previous is not None else None,
     )
-    scope.logs_infos = check_logs(module, scope, reporter, items)
-    scope.data_infos = check_data_records(module, scope, reporter, items, source.text)
+    logs_memo: dict = {}
+    scope.logs_infos = check_logs(
+        module,
+        scope,
+        reporter,
+        items,
+        source.text,
+        fingerprint,
+        logs_memo,
+        previous.memo.get("logs") if previous is not None else None,
+    )
+    data_memo: dict = {}
+    scope.data_infos = check_data_records(
+        module,
+        scope,
+        reporter,
+        items,
+        source.text,
+        fingerprint,
+        data_memo,
+        previous.memo.get("data") if previous is not None else None,
+    )
     imports.finish(scope)
 
     # A signature reused from the previous analysis (`build_signatures`) gives the same
@@ -275,6 +295,8 @@ def _check_parsed(
             "signatures": signature_memo,
             "reads": program.read_summaries,
             "models": model_memo,
+            "logs": logs_memo,
+            "data": data_memo,
             "param_reads": (fingerprint, functions, reads_memo(program)),
             "signature_references": ((fingerprint, source.path), made_now),
             "fingerprint_parts": fingerprint_parts,

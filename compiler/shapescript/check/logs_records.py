@@ -6,6 +6,7 @@ import keyword
 
 from shapescript.check.declaration_checker import DeclarationChecker
 from shapescript.check.logs_info import COMBINE_RULES, LogsInfo, MetricInfo
+from shapescript.check.model_memo import checked_declaration, declaration_key, record_result
 from shapescript.check.module_scope import ModuleScope, suggestion
 from shapescript.check.program import Reference, Symbol
 from shapescript.check.reporter import Reporter
@@ -18,20 +19,40 @@ COMBINE_HELP = "end the metric with how its values combine: mean, sum, max, min 
 
 
 def check_logs(
-    module: ast.Module, scope: ModuleScope, reporter: Reporter, items_facts: list
+    module: ast.Module,
+    scope: ModuleScope,
+    reporter: Reporter,
+    items_facts: list,
+    text: str,
+    context: int = 0,
+    memo: dict | None = None,
+    previous: dict | None = None,
 ) -> dict[str, LogsInfo]:
-    """Check every logs declaration; the declaration facts of each go to its item."""
+    """Check every logs declaration; the declaration facts of each go to its item.
+
+    As for models (`check_models`), a record whose text (in `text`, the file's) and
+    `context` are those of one in `previous` reuses its result; `memo` receives this
+    analysis's results.
+    """
     infos: dict[str, LogsInfo] = {}
+    memo = {} if memo is None else memo
+    previous = previous or {}
+    records, path = scope.records, scope.path
     for index, item in enumerate(module.items):
-        if not isinstance(item, ast.LogsDecl) or scope.records.get(item.name) is not item:
+        if type(item) is not ast.LogsDecl or records.get(item.name) is not item:
             continue
         base = module.base_of(index)
-        reporter.base = base
-        try:
-            checker = _LogsChecker(scope, reporter, items_facts[index].declaration, base)
-            infos[item.name] = checker.check(item)
-        finally:
-            reporter.base = 0
+        result = checked_declaration(
+            declaration_key(text, item, base, context, path),
+            base,
+            memo,
+            previous,
+            lambda reporter, facts, item=item, base=base: _LogsChecker(
+                scope, reporter, facts, base
+            ).check(item),
+        )
+        record_result(result, items_facts[index].declaration, reporter)
+        infos[item.name] = result.info
     return infos
 
 
