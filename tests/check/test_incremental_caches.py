@@ -344,3 +344,32 @@ def test_data_and_logs_records_are_reused_and_moved() -> None:
     assert codes(fourth) == []
     # A dim the records use changes: both are checked again.
     same_as_fresh(fixed.replace("dim D = 64", "dim D = 32"), fourth)
+
+
+def _declaration_facts(result) -> list:
+    return [
+        (
+            sorted((r.span, r.module_name or "", r.field or ()) for r in facts.references),
+            sorted((span, str(type_)) for span, type_ in facts.types.items()),
+        )
+        for facts in (item.declaration for item in result.items)
+    ]
+
+
+def test_declaration_facts_are_carried_over_while_the_declarations_are_the_same() -> None:
+    first = checked(COLLECTED + RECORDS.replace("dim D = 64\n", ""))
+    text = first.source.text
+    model = next(i for i, item in enumerate(first.items) if getattr(item.item, "name", "") == "M")
+    edited = "# above\n" + text.replace("x * 2.0", "x * 5.0")
+    second = checked(edited, first)
+    assert second.items[model].made_declaration is first.items[model].made_declaration
+    assert _declaration_facts(second) == _declaration_facts(checked(edited))
+    # A changed dim changes every declaration's facts' context: none is carried.
+    resized = edited.replace("dim D = 8", "dim D = 9")
+    third = checked(resized, second)
+    assert third.items[model].made_declaration is not second.items[model].made_declaration
+    assert _declaration_facts(third) == _declaration_facts(checked(resized))
+    # An edited function signature gets its own references again.
+    renamed = resized.replace("fn g(x: [n D]) -> [n D] = f(x)", "fn g(y: [D n]) -> [D n] = y")
+    fourth = checked(renamed, third)
+    assert _declaration_facts(fourth) == _declaration_facts(checked(renamed))

@@ -148,6 +148,9 @@ def _check_parsed(
     check_aliases(module, scope, reporter)
     bases = module.bases or [0] * len(module.items)
     items = [ItemFacts(item, base) for item, base in zip(module.items, bases, strict=True)]
+    declarations_key = (fingerprint, source.path)
+    kept = _carry_declarations(previous, declarations_key, items)
+    kept_facts = {id(items[index]) for index in kept}
     # The first item of each chunk, by where the chunk starts.
     by_base = {}
     for item_facts in reversed(items):
@@ -162,6 +165,7 @@ def _check_parsed(
         fingerprint,
         model_memo,
         previous.memo.get("models") if previous is not None else None,
+        kept,
     )
     logs_memo: dict = {}
     scope.logs_infos = check_logs(
@@ -173,6 +177,7 @@ def _check_parsed(
         fingerprint,
         logs_memo,
         previous.memo.get("logs") if previous is not None else None,
+        kept,
     )
     data_memo: dict = {}
     scope.data_infos = check_data_records(
@@ -184,6 +189,7 @@ def _check_parsed(
         fingerprint,
         data_memo,
         previous.memo.get("data") if previous is not None else None,
+        kept,
     )
     imports.finish(scope)
 
@@ -199,7 +205,7 @@ def _check_parsed(
 
     def on_references(references: list[tuple[str, Span]], base: int) -> None:
         facts = by_base.get(base)
-        if facts is None:
+        if facts is None or id(facts) in kept_facts:
             return
         found = made_before.get(id(references))
         if found is not None and found[0] is references:
@@ -302,6 +308,10 @@ def _check_parsed(
             "fingerprint_parts": fingerprint_parts,
             "dims": dims_memo,
             "collect": collect_memo,
+            "declarations": (
+                declarations_key,
+                {id(facts.item): (facts.item, facts.made_declaration) for facts in items},
+            ),
         },
         math=math,
         models={name: info for name, info in scope.model_infos.items() if "." not in name},
@@ -346,6 +356,28 @@ def _dims(
     if len(reporter.diagnostics) != reported:
         return None
     return key, dict(scope.dims), dict(scope.dim_values), scope.broken_names - broken_before
+
+
+def _carry_declarations(
+    previous: Checked | None, key: tuple[int, str], items: list[ItemFacts]
+) -> set[int]:
+    """Give each item that is the same object as one of the previous analysis the facts
+    of its declaration from there, when the declarations (`key`: their fingerprint and
+    the file's path) are the same: those facts (the names its signature, model or record
+    refers to, the types of its fields) depend on nothing else, and count from the
+    item's chunk. Gives the indexes of those items, which the declaration passes leave
+    as they are."""
+    found = previous.memo.get("declarations") if previous is not None else None
+    if found is None or found[0] != key:
+        return set()
+    before = found[1]
+    kept = set()
+    for index, facts in enumerate(items):
+        entry = before.get(id(facts.item))
+        if entry is not None and entry[0] is facts.item:
+            facts.made_declaration = entry[1]
+            kept.add(index)
+    return kept
 
 
 def _function_decls(scope: ModuleScope) -> list[ast.FnDecl | ast.ExternFnDecl]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import keyword
+from collections.abc import Container
 
 from shapescript.check.data_info import DataFieldInfo, DataInfo
 from shapescript.check.declaration_checker import DeclarationChecker, has_unknown_axis
@@ -36,11 +37,13 @@ def check_data_records(
     context: int = 0,
     memo: dict | None = None,
     previous: dict | None = None,
+    kept: Container[int] = (),
 ) -> dict[str, DataInfo]:
     """Check every data record; the declaration facts of each go to its item.
 
     As for models (`check_models`), a record whose text and `context` are those of one in
     `previous` reuses its result; `memo` receives this analysis's results.
+    The items at the indexes in `kept` have their declaration facts already.
     """
     infos: dict[str, DataInfo] = {}
     memo = {} if memo is None else memo
@@ -59,7 +62,8 @@ def check_data_records(
                 scope, reporter, facts, base, text
             ).check(item),
         )
-        record_result(result, items_facts[index].declaration, reporter)
+        facts = None if index in kept else items_facts[index].declaration
+        record_result(result, facts, reporter)
         infos[item.name] = result.info
     return infos
 

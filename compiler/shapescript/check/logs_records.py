@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import keyword
+from collections.abc import Container
 
 from shapescript.check.declaration_checker import DeclarationChecker
 from shapescript.check.logs_info import COMBINE_RULES, LogsInfo, MetricInfo
@@ -27,12 +28,14 @@ def check_logs(
     context: int = 0,
     memo: dict | None = None,
     previous: dict | None = None,
+    kept: Container[int] = (),
 ) -> dict[str, LogsInfo]:
     """Check every logs declaration; the declaration facts of each go to its item.
 
     As for models (`check_models`), a record whose text (in `text`, the file's) and
     `context` are those of one in `previous` reuses its result; `memo` receives this
     analysis's results.
+    The items at the indexes in `kept` have their declaration facts already.
     """
     infos: dict[str, LogsInfo] = {}
     memo = {} if memo is None else memo
@@ -51,7 +54,8 @@ def check_logs(
                 scope, reporter, facts, base
             ).check(item),
         )
-        record_result(result, items_facts[index].declaration, reporter)
+        facts = None if index in kept else items_facts[index].declaration
+        record_result(result, facts, reporter)
         infos[item.name] = result.info
     return infos
 

@@ -97,8 +97,10 @@ def checked_declaration(
     return result
 
 
-def record_result(result: ModelResult, facts: Facts, reporter: Reporter) -> None:
-    """Give a declaration's facts to its item and its diagnostics to the file's reporter."""
-    facts.references.extend(result.references)
-    facts.types.update(result.types)
+def record_result(result: ModelResult, facts: Facts | None, reporter: Reporter) -> None:
+    """Give a declaration's facts to its item (unless it has them already, `facts` None)
+    and its diagnostics to the file's reporter."""
+    if facts is not None:
+        facts.references.extend(result.references)
+        facts.types.update(result.types)
     reporter.diagnostics.extend(result.diagnostics)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import keyword
 import math
+from collections.abc import Container
 
 from shapescript.check import fixes
 from shapescript.check.declaration_checker import DeclarationChecker, has_unknown_axis
@@ -108,12 +109,14 @@ def check_models(
     context: int = 0,
     memo: dict | None = None,
     previous: dict | None = None,
+    kept: Container[int] = (),
 ) -> dict[str, ModelInfo]:
     """Check every model declaration; the declaration facts of each go to its item.
 
     A model whose text (in `text`, the file's) and `context` (the declarations
     fingerprint) are those of one in `previous` reuses its result; `memo` receives this
     analysis's results.
+    The items at the indexes in `kept` have their declaration facts already.
     """
     infos: dict[str, ModelInfo] = {}
     memo = {} if memo is None else memo
@@ -132,7 +135,8 @@ def check_models(
                 scope, reporter, facts, base
             ).check(item),
         )
-        record_result(result, items_facts[index].declaration, reporter)
+        facts = None if index in kept else items_facts[index].declaration
+        record_result(result, facts, reporter)
         infos[item.name] = result.info
     return infos
 
