@@ -106,6 +106,9 @@ def test_params_read_of_functions_the_edit_does_not_reach_are_kept() -> None:
     kept = second.memo["param_reads"][2]
     assert kept.reused
     assert ("other", 0, None) in kept.results
+    # Its entry in `param_reads` is the previous analysis's; the edited fn's is new.
+    assert second.param_reads["other"] is first.param_reads["other"]
+    assert second.param_reads["typed"] is not first.param_reads["typed"]
 
 
 def test_a_cycle_made_by_an_edit_is_worked_out_afresh() -> None:

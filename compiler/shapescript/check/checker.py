@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 
 from shapescript.cancellation import IsCancelled, stop_if
-from shapescript.check import builtin_rules, imports, module_exports
+from shapescript.check import builtin_rules, gradients, imports, module_exports
 from shapescript.check.bodies import Program
 from shapescript.check.data_records import check_data_records
 from shapescript.check.exports import add_export_diagnostics
@@ -34,6 +34,7 @@ from shapescript.check.reads_memo import carried_over
 from shapescript.check.reporter import Reporter
 from shapescript.check.type_exprs import TypeResolver
 from shapescript.check.type_variables import declared_type_names, looks_generic
+from shapescript.check.types import ModelType
 from shapescript.deep import run_deep
 from shapescript.diagnostics.diagnostic import Diagnostic, Edit, Fix, Label
 from shapescript.records import record
@@ -256,9 +257,9 @@ def _check_parsed(
             base = item_facts.base
             diagnostics.extend(shift_diagnostic(d, base) for d in result.diagnostics)
     functions = _function_decls(scope)
-    _reuse_param_reads(program, previous, fingerprint, functions)
+    stale = _reuse_param_reads(program, previous, fingerprint, functions)
     found_reads = read_diagnostics(program, items)
-    param_reads = reads_of_functions(program) if all_facts else {}
+    param_reads = _reads_of_functions(program, previous, fingerprint, stale) if all_facts else {}
     if reads_memo(program).reused and reads_memo(program).cyclic:
         # The edit made a cycle: work every result out afresh, in a full check's order.
         program.__dict__.pop("_param_reads")
@@ -304,6 +305,7 @@ def _check_parsed(
             "logs": logs_memo,
             "data": data_memo,
             "param_reads": (fingerprint, functions, reads_memo(program)),
+            "reads_of_functions": (fingerprint, param_reads) if all_facts else None,
             "signature_references": ((fingerprint, source.path), made_now),
             "fingerprint_parts": fingerprint_parts,
             "dims": dims_memo,
@@ -390,33 +392,58 @@ def _reuse_param_reads(
     previous: Checked | None,
     fingerprint: int,
     functions: list[ast.FnDecl | ast.ExternFnDecl],
-) -> None:
+) -> set[str] | None:
     """Start `program`'s params-read memo (`gradients.param_reads`) from the previous
     analysis's when the declarations (`fingerprint`) are unchanged, less the results that
-    depend on a function whose body was edited."""
+    depend on a function whose body was edited. Gives the names of the functions whose
+    results were left out (the edited ones among them), or None when nothing was kept."""
     if previous is None:
-        return
+        return None
     found = previous.memo.get("param_reads")
     if found is None:
-        return
+        return None
     old_fingerprint, old_functions, memo = found
     if old_fingerprint != fingerprint or len(old_functions) != len(functions):
-        return
+        return None
     edited = set()
     for old, new in zip(old_functions, functions, strict=True):
         if old is not new:
             if old.name != new.name:
-                return
+                return None
             edited.add(new.name)
     kept = carried_over(memo, edited)
     if kept is None:
-        return
+        return None
     program.__dict__["_param_reads"] = kept
     summaries = previous.memo.get("reads", {})
     if len(summaries) <= 2 * len(functions) + 16:
         # For a later analysis that can't reuse the memo; the summaries an analysis
         # works out are those of the functions it reaches, so that one prunes them.
         program.read_summaries.update(summaries)
+    kept_results = kept.results
+    return edited | {key[0] for key in memo.results if key not in kept_results}
+
+
+def _reads_of_functions(
+    program: Program, previous: Checked | None, fingerprint: int, stale: set[str] | None
+) -> dict[str, dict[str, tuple[str, ...] | None]]:
+    """`reads_of_functions`, taking each function's entry from the previous analysis's
+    unless its params-read results were left out of the memo (`stale`, from
+    `_reuse_param_reads`): the others are the results the memo kept."""
+    found = previous.memo.get("reads_of_functions") if previous is not None else None
+    if stale is None or found is None or found[0] != fingerprint:
+        return reads_of_functions(program)
+    signatures = program.scope.signatures
+    reads: dict[str, dict[str, tuple[str, ...] | None]] = {}
+    for name, entry in found[1].items():
+        if name in stale:
+            entry = {
+                param.name: gradients.param_reads(program, name, index)
+                for index, param in enumerate(signatures[name].params)
+                if isinstance(param.type, ModelType)
+            }
+        reads[name] = entry
+    return reads
 
 
 @record
