@@ -376,3 +376,37 @@ def test_declaration_facts_are_carried_over_while_the_declarations_are_the_same(
     renamed = resized.replace("fn g(x: [n D]) -> [n D] = f(x)", "fn g(y: [D n]) -> [D n] = y")
     fourth = checked(renamed, third)
     assert _declaration_facts(fourth) == _declaration_facts(checked(renamed))
+
+
+SIGNATURES = """\
+dim D = 8
+
+fn bad(x: [n D] Nope) -> [n D]:
+    y = x
+    return y
+
+fn good(x: [n D]) -> [n D]:
+    y = x * 2.0
+    return y
+
+fn user(x: [n D]) -> [n D] = good(x)
+"""
+
+
+def test_signatures_are_reused_with_their_diagnostics_reported_once_where_they_are() -> None:
+    first = checked(SIGNATURES)
+    assert codes(first).count("E0301") == 1
+    steps = [
+        "# above\n" + SIGNATURES.replace("x * 2.0", "x * 4.0"),
+        # The function whose signature reports is edited inside its body.
+        "# above\n" + SIGNATURES.replace("y = x\n", "y = x\n    z = y\n"),
+        # A function renamed, then one added: the names differ from the previous ones.
+        SIGNATURES.replace("fn good(", "fn fine(").replace("good(x)", "fine(x)"),
+        SIGNATURES + "\nfn extra(x: [n D] Nope) -> [n D] = x\n",
+        SIGNATURES,
+    ]
+    previous = first
+    for text in steps:
+        previous = same_as_fresh(text, previous)
+        assert previous.signatures.keys() == checked(text).signatures.keys()
+        assert list(previous.signatures) == list(checked(text).signatures)

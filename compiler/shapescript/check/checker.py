@@ -233,6 +233,7 @@ def _check_parsed(
         on_references,
         context_key,
         previous.memo.get("signatures") if previous is not None else None,
+        references_kept=bool(kept),
     )
     program = Program(
         module,

@@ -21,6 +21,7 @@ from shapescript.diagnostics.diagnostic import Fix, Label
 from shapescript.records import field, record
 from shapescript.syntax import ast
 from shapescript.syntax.lexer import MAX_INT_LITERAL
+from shapescript.syntax.parser import shift_diagnostic
 from shapescript.syntax.source import Span
 from shapescript.syntax.tokens import DTYPES
 
@@ -768,51 +769,137 @@ class _SignatureMemo:
     diagnostics: list
 
 
+@record
+class SignaturesMemo:
+    """One analysis's signatures for the next: each one's `_SignatureMemo` by
+    `id(decl)`, all made under `context`; and, when the file has no overloads, its
+    functions and their signatures by name, and the names of those that reported
+    something."""
+
+    context: int
+    entries: dict[int, _SignatureMemo]
+    functions: dict | None = None
+    signatures: dict[str, Signature] | None = None
+    reporting: list[str] = field(default_factory=list)
+
+
 def build_signatures(
     scope: ModuleScope,
     resolver: TypeResolver,
     on_references,
     context_key: int = 0,
-    previous: dict | None = None,
-) -> dict:
+    previous: SignaturesMemo | None = None,
+    references_kept: bool = False,
+) -> SignaturesMemo:
     """Resolve every function's signature; `on_references(references, base)` records the
     names each one refers to, as `(name, span)` pairs relative to the item at `base`.
 
     A signature whose declaration (the same parsed object, so the same text) and context
     (`context_key`: dims, aliases, domains, records) are unchanged since `previous` is
-    reused, with its references and diagnostics replayed where the item now is. Returns
-    the memo for the next check.
+    reused, with its diagnostics replayed where the item now is, and its references too
+    unless `references_kept` (the items of unchanged declarations have them already).
+    Returns the memo for the next check.
     """
-    from shapescript.syntax.parser import shift_diagnostic
-
+    if previous is not None and previous.context != context_key:
+        previous = None
+    if (
+        previous is not None
+        and previous.signatures is not None
+        and references_kept
+        and not scope.overload_sets
+    ):
+        return _signatures_again(scope, resolver, on_references, previous)
     reporter = resolver.reporter
-    memo: dict = {}
+    entries: dict[int, _SignatureMemo] = {}
+    before = previous.entries if previous is not None else {}
     functions = [(name, decl, scope.function_bases[name]) for name, decl in scope.functions.items()]
     functions += overload_members(scope)
-    previous = previous or {}
     declared, signatures, overload_sets = scope.functions, scope.signatures, scope.overload_sets
+    reporting = []
     for name, decl, base in functions:
-        key = (id(decl), context_key)
-        entry = previous.get(key)
+        entry = before.get(id(decl))
         if entry is None or entry.decl is not decl:
-            references: list[tuple[str, Span]] = []
-            reporter.base = base
-            before = len(reporter.diagnostics)
-
-            def note(ref: str, span: Span, references=references) -> None:
-                references.append((ref, span))
-
-            signature = build_signature(decl, resolver, scope.type_context(note))
-            diagnostics = [shift_diagnostic(d, -base) for d in reporter.diagnostics[before:]]
-            entry = _SignatureMemo(decl, signature, references, diagnostics)
+            entry = _new_signature(scope, resolver, decl, base)
         elif entry.diagnostics:
             reporter.diagnostics.extend(shift_diagnostic(d, base) for d in entry.diagnostics)
-        if entry.references:
+        if entry.diagnostics:
+            reporting.append(name)
+        if entry.references and not (references_kept and entry is before.get(id(decl))):
             on_references(entry.references, base)
         if declared.get(name) is decl:
             signatures[name] = entry.signature
         if name in overload_sets:
             note_signature(scope, decl, entry.signature)
-        memo[key] = entry
+        entries[id(decl)] = entry
     reporter.base = 0
-    return memo
+    if overload_sets:
+        return SignaturesMemo(context_key, entries)
+    return SignaturesMemo(context_key, entries, dict(declared), dict(signatures), reporting)
+
+
+def _new_signature(
+    scope: ModuleScope, resolver: TypeResolver, decl: ast.FnDecl | ast.ExternFnDecl, base: int
+) -> _SignatureMemo:
+    """Resolve one function's signature, noting what it refers to and reports."""
+    reporter = resolver.reporter
+    references: list[tuple[str, Span]] = []
+    reporter.base = base
+    before = len(reporter.diagnostics)
+
+    def note(ref: str, span: Span) -> None:
+        references.append((ref, span))
+
+    signature = build_signature(decl, resolver, scope.type_context(note))
+    diagnostics = [shift_diagnostic(d, -base) for d in reporter.diagnostics[before:]]
+    reporter.base = 0
+    return _SignatureMemo(decl, signature, references, diagnostics)
+
+
+def _signatures_again(
+    scope: ModuleScope, resolver: TypeResolver, on_references, previous: SignaturesMemo
+) -> SignaturesMemo:
+    """`build_signatures` in a file without overloads whose context is unchanged and
+    whose unchanged declarations' items have their references: the previous signatures,
+    with those of the declarations not seen before resolved and their references
+    recorded, and the diagnostics of each replayed where its item now is."""
+    assert previous.signatures is not None and previous.functions is not None
+    reporter = resolver.reporter
+    before = previous.entries
+    functions, bases = scope.functions, scope.function_bases
+    changed: dict[str, _SignatureMemo] = {}
+    for name, decl in functions.items():
+        entry = before.get(id(decl))
+        if entry is None or entry.decl is not decl:
+            base = bases[name]
+            entry = _new_signature(scope, resolver, decl, base)
+            if entry.references:
+                on_references(entry.references, base)
+            changed[name] = entry
+    signatures = scope.signatures
+    old_functions = previous.functions
+    if len(old_functions) == len(functions) and all(name in old_functions for name in changed):
+        # The same names: each changed one keeps its place.
+        signatures.update(previous.signatures)
+        entries = dict(before)
+        for name, entry in changed.items():
+            signatures[name] = entry.signature
+            del entries[id(old_functions[name])]
+            entries[id(entry.decl)] = entry
+        reporting = [name for name in previous.reporting if name not in changed]
+        reporting += [name for name, entry in changed.items() if entry.diagnostics]
+    else:
+        entries = {}
+        reporting = []
+        for name, decl in functions.items():
+            entry = changed.get(name) or before[id(decl)]
+            signatures[name] = entry.signature
+            entries[id(decl)] = entry
+            if entry.diagnostics:
+                reporting.append(name)
+    for name in reporting:
+        if name in changed:
+            continue  # reported as it was resolved
+        base = bases[name]
+        entry = entries[id(functions[name])]
+        reporter.diagnostics.extend(shift_diagnostic(d, base) for d in entry.diagnostics)
+    return SignaturesMemo(previous.context, entries, dict(functions), dict(signatures), reporting)
