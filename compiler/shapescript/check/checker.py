@@ -311,10 +311,7 @@ def _check_parsed(
             "fingerprint_parts": fingerprint_parts,
             "dims": dims_memo,
             "collect": collect_memo,
-            "declarations": (
-                declarations_key,
-                {id(facts.item): (facts.item, facts.made_declaration) for facts in items},
-            ),
+            "declarations": declarations_key,
         },
         math=math,
         models={name: info for name, info in scope.model_infos.items() if "." not in name},
@@ -370,15 +367,15 @@ def _carry_declarations(
     refers to, the types of its fields) depend on nothing else, and count from the
     item's chunk. Gives the indexes of those items, which the declaration passes leave
     as they are."""
-    found = previous.memo.get("declarations") if previous is not None else None
-    if found is None or found[0] != key:
+    if previous is None or previous.memo.get("declarations") != key:
         return set()
-    before = found[1]
-    kept = set()
-    for index, facts in enumerate(items):
-        entry = before.get(id(facts.item))
-        if entry is not None and entry[0] is facts.item:
-            facts.made_declaration = entry[1]
+    before = previous.items
+    kept: set[int] = set()
+    if len(before) != len(items):
+        return kept  # not while the fingerprint is the same, which counts every item
+    for index, (old, facts) in enumerate(zip(before, items, strict=True)):
+        if old.item is facts.item:
+            facts.made_declaration = old.made_declaration
             kept.add(index)
     return kept
 
