@@ -156,6 +156,11 @@ def _check_parsed(
     by_base = {}
     for item_facts in reversed(items):
         by_base[item_facts.base] = item_facts
+    # The indexes of the models and the records, for their passes.
+    by_kind: dict[type, list[int]] = {}
+    for index, item in enumerate(module.items):
+        if type(item) in _RECORD_KINDS:
+            by_kind.setdefault(type(item), []).append(index)
     model_memo: dict = {}
     scope.model_infos = check_models(
         module,
@@ -167,6 +172,7 @@ def _check_parsed(
         model_memo,
         previous.memo.get("models") if previous is not None else None,
         kept,
+        by_kind.get(ast.ModelDecl, ()),
     )
     logs_memo: dict = {}
     scope.logs_infos = check_logs(
@@ -179,6 +185,7 @@ def _check_parsed(
         logs_memo,
         previous.memo.get("logs") if previous is not None else None,
         kept,
+        by_kind.get(ast.LogsDecl, ()),
     )
     data_memo: dict = {}
     scope.data_infos = check_data_records(
@@ -191,6 +198,7 @@ def _check_parsed(
         data_memo,
         previous.memo.get("data") if previous is not None else None,
         kept,
+        by_kind.get(ast.DataDecl, ()),
     )
     imports.finish(scope)
 
@@ -356,6 +364,11 @@ def _dims(
     if len(reporter.diagnostics) != reported:
         return None
     return key, dict(scope.dims), dict(scope.dim_values), scope.broken_names - broken_before
+
+
+#: The items whose declarations `check_models`, `check_logs` and `check_data_records`
+#: check.
+_RECORD_KINDS = frozenset({ast.ModelDecl, ast.LogsDecl, ast.DataDecl})
 
 
 def _carry_declarations(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import keyword
-from collections.abc import Container
+from collections.abc import Container, Sequence
 
 from shapescript.check.declaration_checker import DeclarationChecker
 from shapescript.check.logs_info import COMBINE_RULES, LogsInfo, MetricInfo
@@ -29,24 +29,29 @@ def check_logs(
     memo: dict | None = None,
     previous: dict | None = None,
     kept: Container[int] = (),
+    indexes: Sequence[int] | None = None,
 ) -> dict[str, LogsInfo]:
     """Check every logs declaration; the declaration facts of each go to its item.
 
     As for models (`check_models`), a record whose text (in `text`, the file's) and
     `context` are those of one in `previous` reuses its result; `memo` receives this
     analysis's results.
-    The items at the indexes in `kept` have their declaration facts already.
+    The items at the indexes in `kept` have their declaration facts already; with
+    `indexes`, only the items there are looked at.
     """
     infos: dict[str, LogsInfo] = {}
     memo = {} if memo is None else memo
     previous = previous or {}
     records, path = scope.records, scope.path
-    for index, item in enumerate(module.items):
+    items = module.items
+    for index in range(len(items)) if indexes is None else indexes:
+        item = items[index]
         if type(item) is not ast.LogsDecl or records.get(item.name) is not item:
             continue
         base = module.base_of(index)
         result = checked_declaration(
-            declaration_key(text, item, base, context, path),
+            item,
+            declaration_key(text, item, base, context, path, previous),
             base,
             memo,
             previous,

@@ -62,22 +62,32 @@ def moved(result: ModelResult, base: int) -> ModelResult:
     )
 
 
-def declaration_key(text: str, item: ast.Item, base: int, context: int, path: str) -> tuple:
+def declaration_key(
+    text: str, item: ast.Item, base: int, context: int, path: str, previous: dict
+) -> tuple:
     """What a declaration's check is kept by: its text, its place in its chunk (its facts
-    count from there), the declarations fingerprint and the file."""
+    count from there), the declarations fingerprint and the file. For the item object
+    `previous` saw (`checked_declaration`), the key it had, without copying the text."""
+    seen = previous.get(("item", id(item)))
+    if seen is not None and seen[0] is item:
+        known = seen[1]
+        if known[2] == context and known[3] == path:
+            return known
     return (text[base + item.span.start : base + item.span.end], item.span.start, context, path)
 
 
 def checked_declaration(
+    item: ast.Item,
     key: tuple,
     base: int,
     memo: dict,
     previous: dict,
     check: Callable[[Reporter, Facts], Any],
 ) -> ModelResult:
-    """The check of the declaration at `base` kept by `key` in `memo` or `previous`,
-    moved there; else `check(reporter, facts)`'s, run with a reporter and facts of its
-    own. `memo` receives it."""
+    """The check of the declaration `item` at `base` kept by `key` in `memo` or
+    `previous`, moved there; else `check(reporter, facts)`'s, run with a reporter and
+    facts of its own. `memo` receives it, and the item's key."""
+    memo[("item", id(item))] = (item, key)
     result = memo.get(key) or previous.get(key)
     if result is None:
         reporter = Reporter()

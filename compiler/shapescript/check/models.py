@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import keyword
 import math
-from collections.abc import Container
+from collections.abc import Container, Sequence
 
 from shapescript.check import fixes
 from shapescript.check.declaration_checker import DeclarationChecker, has_unknown_axis
@@ -110,24 +110,29 @@ def check_models(
     memo: dict | None = None,
     previous: dict | None = None,
     kept: Container[int] = (),
+    indexes: Sequence[int] | None = None,
 ) -> dict[str, ModelInfo]:
     """Check every model declaration; the declaration facts of each go to its item.
 
     A model whose text (in `text`, the file's) and `context` (the declarations
     fingerprint) are those of one in `previous` reuses its result; `memo` receives this
     analysis's results.
-    The items at the indexes in `kept` have their declaration facts already.
+    The items at the indexes in `kept` have their declaration facts already; with
+    `indexes`, only the items there are looked at.
     """
     infos: dict[str, ModelInfo] = {}
     memo = {} if memo is None else memo
     previous = previous or {}
     models, path = scope.models, scope.path
-    for index, item in enumerate(module.items):
+    items = module.items
+    for index in range(len(items)) if indexes is None else indexes:
+        item = items[index]
         if type(item) is not ast.ModelDecl or models.get(item.name) is not item:
             continue
         base = module.base_of(index)
         result = checked_declaration(
-            declaration_key(text, item, base, context, path),
+            item,
+            declaration_key(text, item, base, context, path, previous),
             base,
             memo,
             previous,
