@@ -151,11 +151,6 @@ def _check_parsed(
     items = [ItemFacts(item, base) for item, base in zip(module.items, bases, strict=True)]
     declarations_key = (fingerprint, source.path)
     kept = _carry_declarations(previous, declarations_key, items)
-    kept_facts = {id(items[index]) for index in kept}
-    # The first item of each chunk, by where the chunk starts.
-    by_base = {}
-    for item_facts in reversed(items):
-        by_base[item_facts.base] = item_facts
     # The indexes of the models and the records, for their passes.
     by_kind: dict[type, list[int]] = {}
     for index, item in enumerate(module.items):
@@ -202,35 +197,30 @@ def _check_parsed(
     )
     imports.finish(scope)
 
-    # A signature reused from the previous analysis (`build_signatures`) gives the same
-    # list of names; while the declarations are the same, so are the references made of it.
-    made_before: dict = {}
-    if previous is not None and previous.memo.get("signature_references", (None,))[0] == (
-        fingerprint,
-        source.path,
-    ):
-        made_before = previous.memo["signature_references"][1]
-    made_now: dict = {}
+    # The first item of each chunk, by where the chunk starts, but those that kept their
+    # declaration facts; made when a signature's references first need recording.
+    by_base: dict[int, ItemFacts | None] = {}
 
     def on_references(references: list[tuple[str, Span]], base: int) -> None:
+        if not by_base:
+            for index in range(len(items) - 1, -1, -1):
+                by_base[items[index].base] = items[index]
+            for index in kept:
+                if by_base.get(items[index].base) is items[index]:
+                    by_base[items[index].base] = None
         facts = by_base.get(base)
-        if facts is None or id(facts) in kept_facts:
+        if facts is None:
             return
-        found = made_before.get(id(references))
-        if found is not None and found[0] is references:
-            made = found[1]
-        else:
-            made = []
-            symbols, path = scope.symbols, source.path
-            for name, span in references:
-                symbol = symbols.get(name)
-                if symbol is not None:
-                    made.append(
-                        Reference(span, module_name=name)
-                        if symbol.path == path
-                        else Reference(span, symbol)
-                    )
-        made_now[id(references)] = (references, made)
+        made = []
+        symbols, path = scope.symbols, source.path
+        for name, span in references:
+            symbol = symbols.get(name)
+            if symbol is not None:
+                made.append(
+                    Reference(span, module_name=name)
+                    if symbol.path == path
+                    else Reference(span, symbol)
+                )
         facts.declaration.references.extend(made)
 
     if table.infos:
@@ -315,7 +305,6 @@ def _check_parsed(
             "data": data_memo,
             "param_reads": (fingerprint, functions, reads_memo(program)),
             "reads_of_functions": (fingerprint, param_reads) if all_facts else None,
-            "signature_references": ((fingerprint, source.path), made_now),
             "fingerprint_parts": fingerprint_parts,
             "dims": dims_memo,
             "collect": collect_memo,
