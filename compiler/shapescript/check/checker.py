@@ -448,13 +448,13 @@ def _reads_of_functions(
 
 @record
 class _FingerprintParts:
-    """Each item's part of the two fingerprints, by the item object, with the declared
+    """Each item's part of the two fingerprints, in the items' order, with the declared
     type names they were taken under (whether a function is generic depends on them)."""
 
     declared: frozenset[str]
-    #: id(item) -> (item, its text or its text up to a typed function's body, whether
-    #: it is a function, its text).
-    parts: dict[int, tuple[ast.Item, str, bool, str]]
+    #: For each item: the item, its text or its text up to a typed function's body,
+    #: whether it is a function, and its text.
+    parts: list[tuple[ast.Item, str, bool, str]]
     #: Each item's text, in order.
     texts: list[str]
 
@@ -466,36 +466,49 @@ def _fingerprints(
     item but the functions), taking each item's part from `previous` when the item is the
     same object (the parser reuses an unchanged chunk's items, so their text is the same)
     and so are the declared names."""
-    before = previous.parts if previous is not None and previous.declared == declared else {}
-    parts: dict[int, tuple[ast.Item, str, bool, str]] = {}
-    texts: list[str] = []
-    declaration_parts = []
-    context_parts = []
-    bases = module.bases or [0] * len(module.items)
-    for item, base in zip(module.items, bases, strict=True):
-        found = before.get(id(item))
-        if found is None or found[0] is not item:
-            function = isinstance(item, ast.FnDecl | ast.ExternFnDecl)
-            whole = text[base + item.span.start : base + item.span.end]
-            part = whole
-            if (
-                isinstance(item, ast.FnDecl)
-                and item.return_type is not None
-                and not looks_generic(item, declared)
-            ):
-                part = whole[: item.return_type.span.end - item.span.start]
-            found = (item, part, function, whole)
-        parts[id(item)] = found
-        declaration_parts.append(found[1])
-        if not found[2]:
-            context_parts.append(found[1])
-        texts.append(found[3])
-    fingerprint = hash((tuple(declaration_parts), module.notebook))
+    items = module.items
+    bases = module.bases or [0] * len(items)
+    before: list = []
+    if previous is not None and previous.declared == declared:
+        before = previous.parts
+    if len(before) == len(items):
+        # As after most edits, the items pair up with the previous ones in order.
+        parts = [
+            old if old[0] is item else _part(item, base, text, declared)
+            for old, item, base in zip(before, items, bases, strict=True)
+        ]
+    else:
+        by_item = {id(old[0]): old for old in before}
+        parts = []
+        for item, base in zip(items, bases, strict=True):
+            found = by_item.get(id(item))
+            parts.append(
+                found
+                if found is not None and found[0] is item
+                else _part(item, base, text, declared)
+            )
+    fingerprint = hash((tuple([part[1] for part in parts]), module.notebook))
+    context = hash(tuple([part[1] for part in parts if not part[2]]))
     return (
         fingerprint,
-        hash(tuple(context_parts)),
-        _FingerprintParts(frozenset(declared), parts, texts),
+        context,
+        _FingerprintParts(frozenset(declared), parts, [part[3] for part in parts]),
     )
+
+
+def _part(
+    item: ast.Item, base: int, text: str, declared: set[str]
+) -> tuple[ast.Item, str, bool, str]:
+    """An item's entry in `_FingerprintParts.parts`."""
+    whole = text[base + item.span.start : base + item.span.end]
+    part = whole
+    if (
+        isinstance(item, ast.FnDecl)
+        and item.return_type is not None
+        and not looks_generic(item, declared)
+    ):
+        part = whole[: item.return_type.span.end - item.span.start]
+    return (item, part, isinstance(item, ast.FnDecl | ast.ExternFnDecl), whole)
 
 
 def _comment_lines(parsed: ParseResult) -> list[CommentLine]:
