@@ -35,7 +35,12 @@ class ModelResult:
 
 
 def _shift(span: Span, offset: int) -> Span:
-    return Span(span.start + offset, span.end + offset)
+    # `Span(...)` without its Python-level `__new__`: every field of a moved model moves.
+    start, end = span
+    return _new_tuple(Span, (start + offset, end + offset))
+
+
+_new_tuple = tuple.__new__
 
 
 def _shift_member(member: Any, offset: int) -> Any:

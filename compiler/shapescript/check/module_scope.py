@@ -349,6 +349,7 @@ def _collected_before(module: ast.Module, path: str, previous: CollectMemo) -> M
         for name, index in previous.owners.items():
             owned.setdefault(index, []).append(name)
     symbols, functions, function_bases = scope.symbols, scope.functions, scope.function_bases
+    new_tuple = tuple.__new__
     for index in changed:
         item, base = new_items[index], new_bases[index]
         names = owned.get(index, ())
@@ -356,21 +357,22 @@ def _collected_before(module: ast.Module, path: str, previous: CollectMemo) -> M
             offset = base - old_bases[index]
             for name in names:
                 symbol = symbols[name]
+                start, end = symbol.span
+                # `Span(...)` without its Python-level `__new__`: thousands move per edit.
+                span = new_tuple(Span, (start + offset, end + offset))
                 symbols[name] = Symbol(
-                    name,
-                    symbol.kind,
-                    _shift(symbol.span, offset),
-                    symbol.path,
-                    symbol.detail,
-                    symbol.doc,
+                    name, symbol.kind, span, symbol.path, symbol.detail, symbol.doc
                 )
         else:
-            assert isinstance(item, ast.FnDecl)
             symbols[item.name] = _function_symbol(item, base, path)
             functions[item.name] = item
-        if names and isinstance(item, ast.FnDecl | ast.ExternFnDecl):
+        if names and isinstance(item, _FUNCTION_ITEMS):
             function_bases[item.name] = base
     return scope
+
+
+#: The items that declare functions.
+_FUNCTION_ITEMS = (ast.FnDecl, ast.ExternFnDecl)
 
 
 def _function_symbol(item: ast.FnDecl, base: int, path: str) -> Symbol:
