@@ -310,6 +310,13 @@ def test_the_export_check_is_reused_and_moved_while_what_it_walked_is_the_same(
     )
     fifth = same_as_fresh(reaching, fourth)
     assert [d.span.start for d in fifth.diagnostics] == [reaching.index("print(y)")]
+    # No export left, then one again.
+    unexported = reaching.replace("export fn f", "fn f")
+    sixth = same_as_fresh(unexported, fifth)
+    assert codes(sixth) == []
+    seventh = same_as_fresh(unexported.replace("x * 3.0", "x * 6.0"), sixth)
+    assert codes(seventh) == []
+    assert codes(same_as_fresh(reaching, seventh)) == ["E1704"]
 
 
 RECORDS = """\

@@ -68,12 +68,11 @@ _HELP = {
 @record
 class ExportMemo:
     """One analysis's export check, for the next to reuse: its key (the declarations'
-    fingerprint), the roots, each function it walked with the body and base it had, and
-    its errors with the function each was found in."""
+    fingerprint), each function it walked with its index among the items, declaration,
+    body and base, and its errors with the function each was found in."""
 
     key: object
-    roots: tuple[str, ...]
-    walked: dict[str, tuple[ast.Item, object, int]]
+    walked: dict[str, tuple[int, ast.Item, object, int]]
     found: list[tuple[str, Diagnostic]]
 
 
@@ -82,56 +81,63 @@ def add_export_diagnostics(
 ) -> ExportMemo | None:
     """Add the export check's errors for the file's `export fn`s to `checked`.
 
-    With `key` (what the declarations are), the errors of `previous` are taken, moved
-    where their functions now are, when its key and roots are the same and every function
-    it walked has the same declaration and body: the walk would go the same way. Gives
-    the memo for the next analysis.
+    With `key` (what the declarations are, so which functions are exported), the errors
+    of `previous` are taken, moved where their functions now are, when its key is the
+    same and every function it walked has the same declaration and body: the walk would
+    go the same way. Gives the memo for the next analysis.
     """
-    roots = tuple(
-        item.item.name
-        for item in checked.items
-        if isinstance(item.item, ast.FnDecl) and item.item.export
-    )
-    if not roots:
-        return None
-    functions = _functions(checked)
-    pairs = _reused(previous, key, roots, functions) if key is not None else None
-    if pairs is None:
-        pairs, walked = _walk(checked, roots, functions)
+    items = checked.items
+    reused = _reused(previous, key, items) if key is not None else None
+    if reused is not None:
+        pairs, walked = reused
+    else:
+        roots = [
+            item.item.name
+            for item in items
+            if isinstance(item.item, ast.FnDecl) and item.item.export
+        ]
+        if not roots:
+            return None if key is None else ExportMemo(key, {}, [])
+        functions = _functions(checked)
+        pairs, names = _walk(checked, roots, functions)
         for _, diagnostic in pairs:
             diagnostic.path = checked.source.path
-    else:
-        assert previous is not None
-        walked = set(previous.walked)
+        index_of = {id(item): index for index, item in enumerate(items)}
+        walked = {}
+        for name in names:
+            facts = functions[name]
+            # A generic function's body is its first instance's: not found among the items.
+            index = index_of.get(id(facts), -1)
+            walked[name] = (index, facts.item, facts.body, facts.base)
     found = [diagnostic for _, diagnostic in pairs]
     if found:
         checked.diagnostics.extend(found)
         checked.diagnostics.sort(key=lambda d: (d.span.start, d.code))
     if key is None:
         return None
-    facts = [(name, functions[name]) for name in walked]
-    return ExportMemo(
-        key, roots, {name: (item.item, item.body, item.base) for name, item in facts}, pairs
-    )
+    return ExportMemo(key, walked, pairs)
 
 
 def _reused(
-    previous: ExportMemo | None,
-    key: object,
-    roots: tuple[str, ...],
-    functions: dict[str, ItemFacts],
-) -> list[tuple[str, Diagnostic]] | None:
-    """`previous`'s errors moved to where their functions are now, if it still holds."""
-    if previous is None or previous.key != key or previous.roots != roots:
+    previous: ExportMemo | None, key: object, items: list[ItemFacts]
+) -> tuple[list[tuple[str, Diagnostic]], dict] | None:
+    """`previous`'s errors moved to where their functions are now, and what it walked
+    as it is now, if it still holds."""
+    if previous is None or previous.key != key:
         return None
-    for name, (item, body, _) in previous.walked.items():
-        now = functions.get(name)
-        if now is None or now.item is not item or now.body is not body:
+    walked = {}
+    for name, (index, item, body, _) in previous.walked.items():
+        if index < 0 or index >= len(items):
             return None
-    return [
-        (name, shift_diagnostic(diagnostic, functions[name].base - previous.walked[name][2]))
+        now = items[index]
+        if now.item is not item or now.body is not body:
+            return None
+        walked[name] = (index, item, body, now.base)
+    pairs = [
+        (name, shift_diagnostic(diagnostic, walked[name][3] - previous.walked[name][3]))
         for name, diagnostic in previous.found
     ]
+    return pairs, walked
 
 
 def export_diagnostics(
