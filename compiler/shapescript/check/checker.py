@@ -257,12 +257,16 @@ def _check_parsed(
             diagnostics.extend(shift_diagnostic(d, base) for d in result.diagnostics)
     functions = _function_decls(scope)
     stale = _reuse_param_reads(program, previous, fingerprint, functions)
-    found_reads = read_diagnostics(program, items)
+    # Only the bodies that differentiate something have reads to check.
+    differentiating = [
+        facts for facts in items if facts.body is not None and facts.body.facts.gradients
+    ]
+    found_reads = read_diagnostics(program, differentiating)
     param_reads = _reads_of_functions(program, previous, fingerprint, stale) if all_facts else {}
     if reads_memo(program).reused and reads_memo(program).cyclic:
         # The edit made a cycle: work every result out afresh, in a full check's order.
         program.__dict__.pop("_param_reads")
-        found_reads = read_diagnostics(program, items)
+        found_reads = read_diagnostics(program, differentiating)
         param_reads = reads_of_functions(program)
     diagnostics.extend(found_reads)
     placed = Reporter()
