@@ -146,16 +146,16 @@ def _check_parsed(
     if table.infos:
         fingerprint = hash((fingerprint, table.key))
     dims_memo = _dims(module, scope, reporter, (fingerprint, source.path), previous)
-    check_aliases(module, scope, reporter)
+    # The indexes of the aliases, models and records, for their passes.
+    by_kind: dict[type, list[int]] = {}
+    for index, item in enumerate(module.items):
+        if type(item) in _KINDS_BY_INDEX:
+            by_kind.setdefault(type(item), []).append(index)
+    check_aliases(module, scope, reporter, by_kind.get(ast.AliasDecl, ()))
     bases = module.bases or [0] * len(module.items)
     items = [ItemFacts(item, base) for item, base in zip(module.items, bases, strict=True)]
     declarations_key = (fingerprint, source.path)
     kept = _carry_declarations(previous, declarations_key, items)
-    # The indexes of the models and the records, for their passes.
-    by_kind: dict[type, list[int]] = {}
-    for index, item in enumerate(module.items):
-        if type(item) in _RECORD_KINDS:
-            by_kind.setdefault(type(item), []).append(index)
     model_memo: dict = {}
     scope.model_infos = check_models(
         module,
@@ -359,9 +359,9 @@ def _dims(
     return key, dict(scope.dims), dict(scope.dim_values), scope.broken_names - broken_before
 
 
-#: The items whose declarations `check_models`, `check_logs` and `check_data_records`
-#: check.
-_RECORD_KINDS = frozenset({ast.ModelDecl, ast.LogsDecl, ast.DataDecl})
+#: The items whose declarations `check_aliases`, `check_models`, `check_logs` and
+#: `check_data_records` check, each pass given the indexes of its own.
+_KINDS_BY_INDEX = frozenset({ast.AliasDecl, ast.ModelDecl, ast.LogsDecl, ast.DataDecl})
 
 
 def _carry_declarations(

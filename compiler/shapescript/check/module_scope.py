@@ -7,6 +7,7 @@ time against what it found.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from shapescript.check.fixes import closest, replace, spelling
 from shapescript.check.overloads import FunctionNames, note_signature, overload_members
@@ -703,11 +704,19 @@ def evaluate_dims(module: ast.Module, scope: ModuleScope, reporter: Reporter) ->
 # ---------------------------------------------------------------------- aliases
 
 
-def check_aliases(module: ast.Module, scope: ModuleScope, reporter: Reporter) -> None:
-    """Report aliases defined in terms of themselves (E2201), each alias of a cycle once."""
+def check_aliases(
+    module: ast.Module,
+    scope: ModuleScope,
+    reporter: Reporter,
+    indexes: Sequence[int] | None = None,
+) -> None:
+    """Report aliases defined in terms of themselves (E2201), each alias of a cycle once;
+    with `indexes`, the aliases are among the items at those indexes."""
     decls: dict[str, ast.AliasDecl] = {}
     bases: dict[str, int] = {}
-    for index, item in enumerate(module.items):
+    items = module.items
+    for index in range(len(items)) if indexes is None else indexes:
+        item = items[index]
         if isinstance(item, ast.AliasDecl) and item.name not in decls:
             decls[item.name] = item
             bases[item.name] = module.base_of(index)
