@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import bisect
 import gc
 import os
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 
 from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.check import builtin_rules, gradients, imports, module_exports
@@ -153,9 +154,9 @@ def _check_parsed(
             by_kind.setdefault(type(item), []).append(index)
     check_aliases(module, scope, reporter, by_kind.get(ast.AliasDecl, ()))
     bases = module.bases or [0] * len(module.items)
-    items = [ItemFacts(item, base) for item, base in zip(module.items, bases, strict=True)]
     declarations_key = (fingerprint, source.path)
-    kept = _carry_declarations(previous, declarations_key, items)
+    replaced = collect_memo.replaced if collect_memo is not None else None
+    items, kept = _item_facts(module, bases, previous, declarations_key, replaced)
     model_memo: dict = {}
     scope.model_infos = check_models(
         module,
@@ -197,20 +198,13 @@ def _check_parsed(
     )
     imports.finish(scope)
 
-    # The first item of each chunk, by where the chunk starts, but those that kept their
-    # declaration facts; made when a signature's references first need recording.
-    by_base: dict[int, ItemFacts | None] = {}
-
     def on_references(references: list[tuple[str, Span]], base: int) -> None:
-        if not by_base:
-            for index in range(len(items) - 1, -1, -1):
-                by_base[items[index].base] = items[index]
-            for index in kept:
-                if by_base.get(items[index].base) is items[index]:
-                    by_base[items[index].base] = None
-        facts = by_base.get(base)
-        if facts is None:
+        # A declaration's references go to the first item of its chunk, unless it kept
+        # its declaration facts.
+        index = bisect.bisect_left(bases, base)
+        if index == len(items) or items[index].base != base or index in kept:
             return
+        facts = items[index]
         made = []
         symbols, path = scope.symbols, source.path
         for name, span in references:
@@ -232,6 +226,7 @@ def _check_parsed(
         context_key,
         previous.memo.get("signatures") if previous is not None else None,
         references_kept=bool(kept),
+        replaced=None if replaced is None else [module.items[index].name for index in replaced],  # type: ignore[union-attr]
     )
     program = Program(
         module,
@@ -362,6 +357,52 @@ def _dims(
 #: The items whose declarations `check_aliases`, `check_models`, `check_logs` and
 #: `check_data_records` check, each pass given the indexes of its own.
 _KINDS_BY_INDEX = frozenset({ast.AliasDecl, ast.ModelDecl, ast.LogsDecl, ast.DataDecl})
+
+
+class _AllBut:
+    """The indexes of the items but those in `fresh`, as a container."""
+
+    __slots__ = ("fresh",)
+
+    def __init__(self, fresh: set[int]) -> None:
+        self.fresh = fresh
+
+    def __contains__(self, index: object) -> bool:
+        return index not in self.fresh
+
+    def __bool__(self) -> bool:
+        return True
+
+
+def _item_facts(
+    module: ast.Module,
+    bases: list[int],
+    previous: Checked | None,
+    key: tuple[int, str],
+    replaced: list[int] | None,
+) -> tuple[list[ItemFacts], Container[int]]:
+    """Each item's facts, to be filled; and the indexes of those that have their
+    declaration facts from the previous analysis already (`_carry_declarations`).
+
+    When the declarations pass found every item but those at the indexes `replaced` to be
+    the previous analysis's own, in order, each of the others is given its facts as it
+    is made."""
+    items = module.items
+    if (
+        replaced is not None
+        and previous is not None
+        and previous.memo.get("declarations") == key
+        and len(previous.items) == len(items)
+    ):
+        facts = [
+            ItemFacts(item, base, old.made_declaration)
+            for item, base, old in zip(items, bases, previous.items, strict=True)
+        ]
+        for index in replaced:
+            facts[index].made_declaration = None
+        return facts, _AllBut(set(replaced))
+    facts = [ItemFacts(item, base) for item, base in zip(items, bases, strict=True)]
+    return facts, _carry_declarations(previous, key, facts)
 
 
 def _carry_declarations(

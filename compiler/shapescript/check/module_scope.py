@@ -7,7 +7,7 @@ time against what it found.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from shapescript.check.fixes import closest, replace, spelling
 from shapescript.check.overloads import FunctionNames, note_signature, overload_members
@@ -275,6 +275,10 @@ class CollectMemo:
     owners: dict[str, int]
     #: The names each item declared, by the item's index (from `owners`, once needed).
     owned: dict[int, list[str]] | None = None
+    #: When the scope was the previous analysis's brought up to date: the indexes of the
+    #: items that are not the previous analysis's own (functions of the same names, as
+    #: the others are the same objects, in the same order). None when collected afresh.
+    replaced: list[int] | None = None
 
 
 def collect_reusing(
@@ -282,11 +286,18 @@ def collect_reusing(
 ) -> tuple[ModuleScope, CollectMemo | None]:
     """`collect`, or the scope `previous` found when only function bodies and positions
     changed since; with the memo for the next analysis (None when it can't be reused)."""
-    scope = _collected_before(module, path, previous) if previous is not None else None
-    if scope is not None:
+    found = _collected_before(module, path, previous) if previous is not None else None
+    if found is not None:
         assert previous is not None
+        scope, replaced = found
         return scope, CollectMemo(
-            path, module.items, module.bases, _copy(scope), previous.owners, previous.owned
+            path,
+            module.items,
+            module.bases,
+            _copy(scope),
+            previous.owners,
+            previous.owned,
+            replaced,
         )
     reported = len(reporter.diagnostics)
     owners: dict[str, int] = {}
@@ -320,9 +331,12 @@ def _copy(scope: ModuleScope) -> ModuleScope:
     )
 
 
-def _collected_before(module: ast.Module, path: str, previous: CollectMemo) -> ModuleScope | None:
+def _collected_before(
+    module: ast.Module, path: str, previous: CollectMemo
+) -> tuple[ModuleScope, list[int]] | None:
     """The scope `previous` holds, brought up to date, when every item is the one it read
-    (perhaps moved) or a function of the same name in its place; else None.
+    (perhaps moved) or a function of the same name in its place, with the indexes of
+    those functions; else None.
 
     The items other than functions being the same objects, so are the names they declare
     and what they declare them as; a function in place of one of the same name declares
@@ -334,16 +348,18 @@ def _collected_before(module: ast.Module, path: str, previous: CollectMemo) -> M
     old_bases = previous.bases or [0] * len(old_items)
     new_bases = module.bases or [0] * len(new_items)
     changed = []
+    replaced = []
     for index, (old, new) in enumerate(zip(old_items, new_items, strict=True)):
         if old is not new:
             if type(new) is not ast.FnDecl or type(old) is not ast.FnDecl or old.name != new.name:
                 return None
             changed.append(index)
+            replaced.append(index)
         elif old_bases[index] != new_bases[index]:
             changed.append(index)
     scope = _copy(previous.scope)
     if not changed:
-        return scope
+        return scope, replaced
     owned = previous.owned
     if owned is None:
         owned = previous.owned = {}
@@ -369,7 +385,7 @@ def _collected_before(module: ast.Module, path: str, previous: CollectMemo) -> M
             functions[item.name] = item
         if names and isinstance(item, _FUNCTION_ITEMS):
             function_bases[item.name] = base
-    return scope
+    return scope, replaced
 
 
 #: The items that declare functions.
@@ -801,6 +817,7 @@ def build_signatures(
     context_key: int = 0,
     previous: SignaturesMemo | None = None,
     references_kept: bool = False,
+    replaced: Collection[str] | None = None,
 ) -> SignaturesMemo:
     """Resolve every function's signature; `on_references(references, base)` records the
     names each one refers to, as `(name, span)` pairs relative to the item at `base`.
@@ -809,7 +826,9 @@ def build_signatures(
     (`context_key`: dims, aliases, domains, records) are unchanged since `previous` is
     reused, with its diagnostics replayed where the item now is, and its references too
     unless `references_kept` (the items of unchanged declarations have them already).
-    Returns the memo for the next check.
+    `replaced`, when known, names the functions whose declarations may be new since
+    `previous` (the others are the same, and so are the names). Returns the memo for the
+    next check.
     """
     if previous is not None and previous.context != context_key:
         previous = None
@@ -819,7 +838,7 @@ def build_signatures(
         and references_kept
         and not scope.overload_sets
     ):
-        return _signatures_again(scope, resolver, on_references, previous)
+        return _signatures_again(scope, resolver, on_references, previous, replaced)
     reporter = resolver.reporter
     entries: dict[int, _SignatureMemo] = {}
     before = previous.entries if previous is not None else {}
@@ -867,7 +886,11 @@ def _new_signature(
 
 
 def _signatures_again(
-    scope: ModuleScope, resolver: TypeResolver, on_references, previous: SignaturesMemo
+    scope: ModuleScope,
+    resolver: TypeResolver,
+    on_references,
+    previous: SignaturesMemo,
+    replaced: Collection[str] | None,
 ) -> SignaturesMemo:
     """`build_signatures` in a file without overloads whose context is unchanged and
     whose unchanged declarations' items have their references: the previous signatures,
@@ -878,7 +901,8 @@ def _signatures_again(
     before = previous.entries
     functions, bases = scope.functions, scope.function_bases
     changed: dict[str, _SignatureMemo] = {}
-    for name, decl in functions.items():
+    for name in functions if replaced is None else replaced:
+        decl = functions[name]
         entry = before.get(id(decl))
         if entry is None or entry.decl is not decl:
             base = bases[name]
