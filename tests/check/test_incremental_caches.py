@@ -234,8 +234,9 @@ fn g(x: [n D]) -> [n D] = f(x)
 def test_a_body_edit_reuses_the_collected_names_and_moves_them() -> None:
     first = checked(COLLECTED)
     assert first.memo["collect"] is not None
-    edited = COLLECTED.replace("y = x * 2.0", "y = x * 2.0 + 1.0")
+    edited = "# above\n" + COLLECTED.replace("y = x * 2.0", "y = x * 2.0 + 1.0")
     second = same_as_fresh(edited, first)
+    assert second.models == checked(edited).models
     assert second.memo["collect"] is not None
     assert second.module_symbols["g"].span.start == edited.index("g(x")
     assert second.module_symbols["ext"].span.start == edited.index("ext(")
@@ -343,6 +344,9 @@ def test_data_and_logs_records_are_reused_and_moved() -> None:
     second = same_as_fresh(moved, first)
     assert second.data["Pair"].fields["x"].span.start == moved.index("x: [D]")
     assert second.logs["Step"].metrics["loss"].span.start == moved.index("loss")
+    fresh = checked(moved)
+    # Moved, the records are what a fresh check makes, every field of them.
+    assert second.data == fresh.data and second.logs == fresh.logs
     below = same_as_fresh(moved.replace("x * 3.0", "x * 4.0"), second)
     assert below.data["Pair"] is second.data["Pair"]
     assert below.logs["Step"] is second.logs["Step"]

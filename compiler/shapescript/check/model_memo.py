@@ -47,7 +47,24 @@ def _shift_member(member: Any, offset: int) -> Any:
     span = _shift(member.span, offset)
     symbol = member.symbol
     moved_symbol = Symbol(symbol.name, symbol.kind, span, symbol.path, symbol.detail, symbol.doc)
-    return replace(member, span=span, symbol=moved_symbol)
+    return _with_span(type(member))(member, span, moved_symbol)
+
+
+def _with_span(cls: type) -> Callable[[Any, Span, Symbol], Any]:
+    """A function copying a field or metric record of class `cls` with another span and
+    symbol: `replace`, made for the class's fields once, without its per-call lookups
+    (every field of every moved model is copied)."""
+    found = _WITH_SPAN.get(cls)
+    if found is None:
+        names = [item.name for item in cls.__record_fields__]  # type: ignore[attr-defined]
+        arguments = ", ".join(name if name in ("span", "symbol") else f"m.{name}" for name in names)
+        namespace: dict[str, Any] = {"cls": cls}
+        exec(f"def with_span(m, span, symbol):\n  return cls({arguments})\n", namespace)
+        found = _WITH_SPAN[cls] = namespace["with_span"]
+    return found
+
+
+_WITH_SPAN: dict[type, Callable[[Any, Span, Symbol], Any]] = {}
 
 
 def moved(result: ModelResult, base: int) -> ModelResult:
