@@ -560,9 +560,9 @@ def _comment_lines(parsed: ParseResult) -> list[CommentLine]:
     """The comments that may hold math, with file offsets and lines, as the math finder
     reads them: only blocks of consecutive comment lines of one kind with a `$` in them,
     since math never reaches past such a block. Only the blocks around a `$` are looked
-    at, so a file's many comments without math cost one test each."""
+    at, found from the `$` signs of the text."""
     comments = parsed.comments
-    marked = [index for index, (_, comment) in enumerate(comments) if "$" in comment.text]
+    marked = _comments_with_dollars(parsed)
     if not marked:
         return []
     text = parsed.source.text
@@ -601,6 +601,35 @@ def _comment_lines(parsed: ParseResult) -> list[CommentLine]:
             comment = comments[member][1]
             found.append(CommentLine(comment.text, start, line, comment.is_doc, comment.after_code))
     return found
+
+
+def _comments_with_dollars(parsed: ParseResult) -> list[int]:
+    """The indexes in `parsed.comments` of the comments with a `$` in their text, in
+    order: each `$` of the file is looked up in the comments of its chunk, so a file's
+    many comments without one cost nothing. (A comment's text is its source after the
+    `#` or `##`.)"""
+    comments = parsed.comments
+    layout = parsed.chunks
+    if layout is None:
+        return [index for index, (_, comment) in enumerate(comments) if "$" in comment.text]
+    text = parsed.source.text
+    starts, parses, first_comments = layout.starts, layout.parses, layout.first_comments
+    marked: list[int] = []
+    at = text.find("$")
+    while at != -1:
+        chunk = bisect.bisect_right(starts, at) - 1
+        base = starts[chunk]
+        for number, comment in enumerate(parses[chunk].comments):
+            span = comment.span
+            if base + span.start <= at < base + span.end:
+                index = first_comments[chunk] + number
+                if not marked or marked[-1] != index:
+                    marked.append(index)
+                # The rest of the comment holds no other comment's `$`.
+                at = base + span.end - 1
+                break
+        at = text.find("$", at + 1)
+    return marked
 
 
 def _math_hints(math: list[Math]) -> list[Diagnostic]:
