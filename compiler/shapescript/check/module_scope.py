@@ -362,9 +362,10 @@ def _collected_before(
         return scope, replaced
     owned = previous.owned
     if owned is None:
-        owned = previous.owned = {}
+        owned = {}
         for name, index in previous.owners.items():
             owned.setdefault(index, []).append(name)
+        previous.owned = owned  # whole, for a reader on another thread
     symbols, functions, function_bases = scope.symbols, scope.functions, scope.function_bases
     new_tuple = tuple.__new__
     for index in changed:
