@@ -1,6 +1,7 @@
 """`shapescript check` asks the padding analysis for its diagnostics only (H2001, H3101,
-without the facts codegen and hovers read): it must find exactly what the whole analysis
-finds, in every program of the repository and the benchmark's generated one."""
+without the facts codegen and hovers read), and the bodies for no scope entries, binding
+texts or alignments: it must find exactly what the whole analysis finds, in every program
+of the repository and the benchmark's generated one."""
 
 from __future__ import annotations
 
@@ -51,6 +52,29 @@ def test_without_facts_the_functions_axes_are_not_worked_out() -> None:
     whole = check_source(SourceFile.from_text("train_mlp.ss", text))
     assert whole.padding is not None and whole.padding.axes
     assert lean.padding is not None and not lean.padding.axes
+
+
+def test_without_facts_bodies_keep_no_entries_alignments_or_binding_texts() -> None:
+    text = (ROOT / "examples" / "train_mlp.ss").read_text()
+    # `y` lines up with `x` by name, not from the right: an alignment codegen reads.
+    text += "\nfn by_name(x: [a b], y: [a]) -> [a b] = x + y\n"
+    lean = check_source(SourceFile.from_text("train_mlp.ss", text), all_facts=False)
+    whole = check_source(SourceFile.from_text("train_mlp.ss", text))
+
+    def bodies(checked):
+        return [item.body.facts for item in checked.items if item.body is not None]
+
+    assert any(facts.entries for facts in bodies(whole))
+    assert any(facts.alignments for facts in bodies(whole))
+    assert not any(facts.entries or facts.alignments for facts in bodies(lean))
+    details = [
+        reference.symbol.detail
+        for facts in bodies(lean)
+        for reference in facts.references
+        if reference.symbol is not None and reference.symbol.kind in ("param", "local")
+    ]
+    assert details and not any(details)
+    assert "fingerprint_parts" in lean.memo and len(lean.memo) < len(whole.memo)
 
 
 #: Steps and loops whose hints depend on selections and on functions they call.

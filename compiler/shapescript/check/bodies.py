@@ -144,6 +144,10 @@ class Program:
         #: `id(signature)` -> (signature, the names and positions of its Axis[..] and
         #: Axes[..] parameters), worked out once per signature rather than per call.
         self.axis_parameters: dict[int, tuple] = {}
+        #: Whether bodies record what only the editor and the compiler read: each scope's
+        #: entries (completion), each binding's type as text (hover), how the operands of
+        #: elementwise operations line up (codegen). A check for diagnostics alone skips them.
+        self.editor_facts = True
 
     def fresh_variable(self, name: str) -> str:
         self.variable_counter += 1
@@ -327,7 +331,11 @@ class BodyChecker(CallChecker):
     def align(self, span: Span, operands: list[Type], result: Type) -> None:
         """Record, for the compiler, how each operand of an elementwise operation lines up
         with its result."""
-        if not isinstance(result, TensorType) or result.axes is None:
+        if (
+            not self.program.editor_facts
+            or not isinstance(result, TensorType)
+            or result.axes is None
+        ):
             return
         plans = tuple(
             positions_in(operand.axes, result.axes)
@@ -353,14 +361,16 @@ class BodyChecker(CallChecker):
     def bind_value(self, name: str, type_: Type, span: Span, kind: str, scope_span: Span) -> None:
         # `symbol`, `refer` and `record`, without their calls.
         facts = self.facts
-        symbol = Symbol(name, kind, span, self.scope.path, format_type(type_))
+        editor = self.program.editor_facts
+        symbol = Symbol(name, kind, span, self.scope.path, format_type(type_) if editor else "")
         self.env.values[name] = (type_, symbol)
         if kind in LOCAL_KINDS:
             facts.references.append(Reference(span, symbol))
         else:
             self.refer(span, symbol)
         facts.types[span] = type_
-        facts.entries.append(ScopeEntry(name, symbol, type_, span.end, scope_span))
+        if editor:
+            facts.entries.append(ScopeEntry(name, symbol, type_, span.end, scope_span))
 
     def bind_axis(self, name: str, size: Poly, span: Span, scope_span: Span) -> None:
         if name in self.env.axes or name in self.scope.dims:
@@ -371,7 +381,8 @@ class BodyChecker(CallChecker):
         facts.references.append(Reference(span, symbol))
         type_ = HostType("int", size)
         facts.types[span] = type_
-        facts.entries.append(ScopeEntry(name, symbol, type_, span.start, scope_span))
+        if self.program.editor_facts:
+            facts.entries.append(ScopeEntry(name, symbol, type_, span.start, scope_span))
 
     def fresh_unknown(self, name: str) -> str:
         count = self.unknown_counts.get(name, 0) + 1
@@ -938,11 +949,12 @@ class BodyChecker(CallChecker):
                 other = else_env.values[name][0]
                 same = type_ is other or format_type(type_) == format_type(other)
                 self.env.values[name] = (type_ if same else UNKNOWN, symbol)
-                self.facts.entries.append(
-                    ScopeEntry(
-                        name, symbol, type_, stmt.span.end, self._block_span or self.decl.span
+                if self.program.editor_facts:
+                    self.facts.entries.append(
+                        ScopeEntry(
+                            name, symbol, type_, stmt.span.end, self._block_span or self.decl.span
+                        )
                     )
-                )
 
     # ------------------------------------------------------------------ expressions
 
@@ -1306,7 +1318,7 @@ class BodyChecker(CallChecker):
     def align_matmul(self, span: Span, left, right, result) -> None:
         """Record, for the compiler, how the batch axes of `@` line up by name: the result
         position of each operand's axis, its last two after the batch axes."""
-        if len(left) < 2 or len(right) < 2:
+        if not self.program.editor_facts or len(left) < 2 or len(right) < 2:
             return
         batch = result[:-2]
         plans = []

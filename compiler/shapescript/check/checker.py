@@ -237,6 +237,7 @@ def _check_parsed(
         previous.memo if previous is not None else None,
     )
     program.item_texts = fingerprint_parts.texts
+    program.editor_facts = all_facts
     diagnostics = parsed.diagnostics + reporter.diagnostics
     for index, item in enumerate(module.items):
         if not isinstance(item, ast.FnDecl):
@@ -295,7 +296,8 @@ def _check_parsed(
         dim_values={name: value.value for name, value in scope.dim_values.items() if value.value},
         signatures=dict(program.prelude.signatures) | dict(scope.signatures),
         parse=parsed,
-        memo=program.memo
+        # Bodies checked without the editor's facts are never lent to a later analysis.
+        memo=(program.memo if all_facts else {})
         | {
             "signatures": signature_memo,
             "reads": program.read_summaries,

@@ -363,6 +363,7 @@ def bind_loop_axis(checker: BodyChecker, stmt: ast.For, variable: Type) -> None:
             continue
         symbol = checker.symbol(name, "axis", stmt.var.span, str(axis.size))
         checker.env.axes[name] = (axis.size, symbol)
-        checker.facts.entries.append(
-            ScopeEntry(name, symbol, HostType("int", axis.size), stmt.var.span.end, stmt.span)
-        )
+        if checker.program.editor_facts:
+            checker.facts.entries.append(
+                ScopeEntry(name, symbol, HostType("int", axis.size), stmt.var.span.end, stmt.span)
+            )

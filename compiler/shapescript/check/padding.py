@@ -301,11 +301,8 @@ def _inner_axes(arg_type: Type | None, param_type: Type | None, symbol: str) -> 
 
 #: Node kinds, as tuples (a `|` union would be made anew at each test).
 _NAME_MEMBER = (ast.Name, ast.Member)
-_PATTERN_TOSTAGE = (ast.Pattern, ast.ToStage)
-_RETURN_ASSIGN_FIELDASSIGN = (ast.Return, ast.Assign, ast.FieldAssign)
 _RETURN_INDEX_CAST = (ast.Return, ast.Index, ast.Cast)
 _SLICE_SPACEDINDEX = (ast.Slice, ast.SpacedIndex)
-_UNARY_CAST = (ast.Unary, ast.Cast)
 
 
 #: Each walked statement list or expression, by id, with the node kept so an id is never
@@ -323,16 +320,23 @@ def _expressions(node: object) -> list[object]:
     if known is not None and known[0] is node:
         return known[1]
     found: list[object] = []
+    add = found.append
     stack: list[object] = [node]
+    pop = stack.pop
+    push = stack.append
+    pushers = _PUSH_CHILDREN
     while stack:
-        each = stack.pop()
+        each = pop()
         if each is None:
             continue
-        if isinstance(each, list):
-            stack.extend(reversed(each))
+        kind = type(each)
+        if kind is list:
+            stack.extend(reversed(each))  # type: ignore[call-overload]
             continue
-        found.append(each)
-        stack.extend(reversed(_children(each)))
+        add(each)
+        pusher = pushers.get(kind)
+        if pusher is not None:
+            pusher(each, push)
     _WALKED[id(node)] = (node, found)
     return found
 
@@ -369,43 +373,99 @@ def _loops(node: object) -> list[ast.For]:
     return found
 
 
-def _children(node: object) -> list[object]:
-    """The parts of one node that `_expressions` walks into, in order."""
-    if isinstance(node, _UNARY_CAST):
-        return [node.operand]
-    if isinstance(node, ast.Binary):
-        return [node.left, node.right]
-    if isinstance(node, ast.Call):
-        return [node.callee] + [
-            arg.value for arg in node.args if not isinstance(arg.value, _PATTERN_TOSTAGE)
-        ]
-    if isinstance(node, ast.Index):
-        parts: list[object] = [node.target]
-        for item in node.items:
-            if isinstance(item, ast.Slice):
-                parts.extend((item.lo, item.hi, item.step))
-            elif isinstance(item, ast.SpacedIndex):
-                parts.append(item.items)
-            else:
-                parts.append(item)
-        return parts
-    if isinstance(node, ast.Member):
-        return [node.target]
-    if isinstance(node, ast.Pipe):
-        return [node.input] + [stage for stage in node.stages if not isinstance(stage, ast.ToStage)]
-    if isinstance(node, ast.Range):
-        return [node.lo, node.hi]
-    if isinstance(node, ast.Lambda):
-        return [node.body]
-    if isinstance(node, _RETURN_ASSIGN_FIELDASSIGN):
-        return [node.value]
-    if isinstance(node, ast.ExprStmt):
-        return [node.expr]
-    if isinstance(node, ast.For):
-        return [node.iterable, node.body]
-    if isinstance(node, ast.If):
-        return [node.condition, node.then_body, node.else_body]
-    return []
+# Each pusher puts the parts of one node that `_expressions` walks into on its stack,
+# last part first, so that they come off it in order. The node classes have no
+# subclasses, so a node's class finds its pusher.
+
+
+def _push_operand(node: Any, push: Callable[[object], None]) -> None:
+    push(node.operand)
+
+
+def _push_binary(node: Any, push: Callable[[object], None]) -> None:
+    push(node.right)
+    push(node.left)
+
+
+def _push_call(node: Any, push: Callable[[object], None]) -> None:
+    for arg in reversed(node.args):
+        value = arg.value
+        kind = type(value)
+        if kind is not ast.Pattern and kind is not ast.ToStage:
+            push(value)
+    push(node.callee)
+
+
+def _push_index(node: Any, push: Callable[[object], None]) -> None:
+    for item in reversed(node.items):
+        kind = type(item)
+        if kind is ast.Slice:
+            push(item.step)
+            push(item.hi)
+            push(item.lo)
+        elif kind is ast.SpacedIndex:
+            push(item.items)
+        else:
+            push(item)
+    push(node.target)
+
+
+def _push_target(node: Any, push: Callable[[object], None]) -> None:
+    push(node.target)
+
+
+def _push_pipe(node: Any, push: Callable[[object], None]) -> None:
+    for stage in reversed(node.stages):
+        if type(stage) is not ast.ToStage:
+            push(stage)
+    push(node.input)
+
+
+def _push_range(node: Any, push: Callable[[object], None]) -> None:
+    push(node.hi)
+    push(node.lo)
+
+
+def _push_body(node: Any, push: Callable[[object], None]) -> None:
+    push(node.body)
+
+
+def _push_value(node: Any, push: Callable[[object], None]) -> None:
+    push(node.value)
+
+
+def _push_expr(node: Any, push: Callable[[object], None]) -> None:
+    push(node.expr)
+
+
+def _push_for(node: Any, push: Callable[[object], None]) -> None:
+    push(node.body)
+    push(node.iterable)
+
+
+def _push_if(node: Any, push: Callable[[object], None]) -> None:
+    push(node.else_body)
+    push(node.then_body)
+    push(node.condition)
+
+
+_PUSH_CHILDREN: dict[type, Callable[[Any, Callable[[object], None]], None]] = {
+    ast.Unary: _push_operand,
+    ast.Cast: _push_operand,
+    ast.Binary: _push_binary,
+    ast.Call: _push_call,
+    ast.Index: _push_index,
+    ast.Member: _push_target,
+    ast.Pipe: _push_pipe,
+    ast.Range: _push_range,
+    ast.Lambda: _push_body,
+    ast.Return: _push_value,
+    ast.Assign: _push_value,
+    ast.FieldAssign: _push_value,
+    ast.ExprStmt: _push_expr,
+    ast.For: _push_for,
+    ast.If: _push_if,
+}
 
 
 @record
@@ -1089,10 +1149,14 @@ class _Analysis:
         for expr in _expressions(body):
             if found is not None:
                 break
-            if isinstance(expr, ast.For):
+            # The node classes have no subclasses: `type(x) is C` is `isinstance(x, C)`.
+            kind = type(expr)
+            if kind is ast.Name or kind is ast.Binary or kind is ast.Member:
+                continue
+            if kind is ast.For:
                 if isinstance(types.get(expr.iterable.span), DatasetType | BatchesType):
                     found = blocked("the loop", "goes over a dataset", expr.iterable.span)
-            elif isinstance(expr, ast.Index) and any(
+            elif kind is ast.Index and any(
                 _is_mask(types.get(index.span))
                 for index in expr.items
                 if not isinstance(index, _SLICE_SPACEDINDEX)
@@ -1105,15 +1169,17 @@ class _Analysis:
                         "kept padded",
                         expr.span,
                     )
-            elif isinstance(expr, ast.If):
+            elif kind is ast.If:
                 if isinstance(types.get(expr.condition.span), TensorType):
                     found = blocked("`if` on a tensor", "waits for the device", expr.condition.span)
-            elif isinstance(expr, ast.Call) and isinstance(expr.callee, ast.Member):
+            elif kind is not ast.Call:
+                continue
+            elif type(expr.callee) is ast.Member:
                 if isinstance(types.get(expr.callee.target.span), SinkType):
                     found = blocked("the log sink", "is written on the host", expr.span)
                 elif isinstance(types.get(expr.callee.span), PythonType):
                     found = blocked("the Python call", "runs Python", expr.span)
-            elif isinstance(expr, ast.Call) and isinstance(expr.callee, ast.Name):
+            elif type(expr.callee) is ast.Name:
                 name = expr.callee.name
                 if name in HOST_CALLS:
                     found = blocked(f"`{name}`", f"{HOST_CALLS[name]} on the host", expr.span)
@@ -1142,6 +1208,8 @@ class _Analysis:
     def is_step(self, item: ItemFacts) -> bool:
         decl = item.item
         assert isinstance(decl, ast.FnDecl)
+        if not any(param.mut for param in decl.params):
+            return False
         types = self.types(item)
         changes = any(
             param.mut and isinstance(types.get(param.name_span), ModelType | OptimizerType)
@@ -1246,7 +1314,7 @@ class _Analysis:
         types = self.types(item)
         body = decl.body if decl.body is not None else decl.expr_body
         for expr in _expressions(body):
-            if not isinstance(expr, ast.Index) or not any(
+            if type(expr) is not ast.Index or not any(
                 _is_mask(types.get(getattr(i, "span", None)))
                 for i in expr.items  # type: ignore[arg-type]
             ):
@@ -1290,9 +1358,12 @@ class _Analysis:
         being padded, and its batch axis's symbol when its body uses the mask."""
         decl = item.item
         assert isinstance(decl, ast.FnDecl)
-        types = self.types(item)
         found: list[tuple[Span, Blocker | None, str | None]] = []
-        for expr in _loops(decl.body) if decl.body else ():
+        loops = _loops(decl.body) if decl.body else ()
+        if not loops:
+            return found
+        types = self.types(item)
+        for expr in loops:
             if not isinstance(types.get(expr.iterable.span), BatchesType):
                 continue
             batch = types.get(expr.var.span)

@@ -176,10 +176,26 @@ def _node_slots(node) -> tuple[str, ...]:
     )
 
 
+def _is_node(value: object) -> bool:
+    """Whether a value is a syntax node (a slotted record with a span), decided once per
+    class: `walk` asks it of every value it meets."""
+    kind = value.__class__
+    found = _NODE_CLASSES.get(kind)
+    if found is None:
+        found = _NODE_CLASSES[kind] = hasattr(value, "__slots__") and hasattr(value, "span")
+    return found
+
+
+#: Whether each class met is a syntax node's (`_is_node`).
+_NODE_CLASSES: dict[type, bool] = {list: False, str: False, int: False, type(None): False}
+
+
 def walk(node):
     """Every syntax node inside a node, depth first."""
     stack = [node]
+    push = stack.append
     slots_of = _SLOTS
+    node_classes = _NODE_CLASSES
     while stack:
         current = stack.pop()
         yield current
@@ -188,9 +204,13 @@ def walk(node):
             names = slots_of[current.__class__] = _node_slots(current)
         for name in names:
             value = getattr(current, name, None)
-            if isinstance(value, list):
+            if value.__class__ is list:
                 for child in value:
-                    if hasattr(child, "__slots__") and hasattr(child, "span"):
-                        stack.append(child)
-            elif hasattr(value, "__slots__") and hasattr(value, "span"):
-                stack.append(value)
+                    if node_classes.get(child.__class__) or (
+                        child.__class__ not in node_classes and _is_node(child)
+                    ):
+                        push(child)
+            elif node_classes.get(value.__class__) or (
+                value.__class__ not in node_classes and _is_node(value)
+            ):
+                push(value)
