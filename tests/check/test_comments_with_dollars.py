@@ -41,6 +41,8 @@ def test_the_dollars_find_the_comments_a_scan_finds(pieces, where, inserted) -> 
     first = parse(SourceFile.from_text("main.ss", text))
     assert _comments_with_dollars(first) == by_scanning(first)
     assert _comments_with_dollars(replace(first, chunks=None)) == by_scanning(first)
+    # A notebook cell's parse keeps no chunks of the file (`cell_program`).
+    assert _comments_with_dollars(replace(first, chunks={})) == by_scanning(first)
     at = where % (len(text) + 1)
     edited = parse(
         SourceFile.from_text("main.ss", text[:at] + inserted + text[at:]), previous=first

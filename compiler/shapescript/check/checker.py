@@ -40,7 +40,7 @@ from shapescript.deep import run_deep
 from shapescript.diagnostics.diagnostic import Diagnostic, Edit, Fix, Label
 from shapescript.records import record
 from shapescript.syntax import ast
-from shapescript.syntax.parser import ParseResult, parse, shift_diagnostic
+from shapescript.syntax.parser import Chunks, ParseResult, parse, shift_diagnostic
 from shapescript.syntax.source import SourceFile, Span
 
 
@@ -612,7 +612,8 @@ def _comments_with_dollars(parsed: ParseResult) -> list[int]:
     `#` or `##`.)"""
     comments = parsed.comments
     layout = parsed.chunks
-    if layout is None:
+    if not isinstance(layout, Chunks):
+        # No chunks (a notebook's cells keep their own): every comment is looked at.
         return [index for index, (_, comment) in enumerate(comments) if "$" in comment.text]
     text = parsed.source.text
     starts, parses, first_comments = layout.starts, layout.parses, layout.first_comments
