@@ -59,6 +59,8 @@ _COMPARISON_PRECEDENCE = 3
 _SIZE_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
 _DECLARATION_KEYWORDS = frozenset({"dim", "domain", "fn", "extern", "import"})
 _BLOCK_DECLARATIONS = frozenset({"model", "data", "logs"})
+#: The names that may start a declaration (see `_Parser._looks_like_declaration`).
+_DECLARATION_WORDS = _BLOCK_DECLARATIONS | {"export"}
 
 
 class _Abort(Exception):
@@ -1101,7 +1103,8 @@ class _Parser:
         )
 
     def parse_stmt(self) -> ast.Stmt:
-        token = self.tok
+        tokens = self.tokens
+        token = tokens[self.pos]
         kind = token.kind
         if kind == "return":
             if not self.in_function:
@@ -1113,11 +1116,12 @@ class _Parser:
                     help="a notebook cell's statements run at the top level; show a value by "
                     "ending the cell with it",
                 )
-            self.advance()
+            self.pos += 1
             value = None
-            if not self.at(NEWLINE) and not self.at(EOF) and not self.at(DEDENT):
+            kind = tokens[self.pos].kind
+            if kind != NEWLINE and kind != EOF and kind != DEDENT:
                 value = self.parse_expr()
-            end = self.previous_end()
+            end = tokens[self.pos - 1].end
             self.expect_line_end()
             return ast.Return(value, _new_span(Span, (token.start, end)))
         if kind == "for":
@@ -1132,7 +1136,9 @@ class _Parser:
                 "unexpected `else`",
                 help="`else:` goes on the line after the if block, indented like the `if`",
             )
-        if self._looks_like_declaration():
+        if (
+            kind in _DECLARATION_KEYWORDS or (kind == NAME and token.text in _DECLARATION_WORDS)
+        ) and self._looks_like_declaration():
             self.fail(
                 "E0201",
                 "a declaration can't be inside a function",
@@ -1141,7 +1147,7 @@ class _Parser:
                 help="move it out of the function, to the top level of the file",
             )
         if kind == NAME:
-            following = self.peek(1).kind
+            following = tokens[self.pos + 1].kind
             if following == "=" or following == ",":
                 return self.parse_assign()
             if following == "." and self.peek(2).kind == NAME and self.peek(3).kind == "=":
@@ -1157,22 +1163,28 @@ class _Parser:
                     target, field.text, field.span, value, _new_span(Span, (token.start, end))
                 )
         expr = self.parse_expr()
-        end = self.previous_end()
+        end = tokens[self.pos - 1].end
         self.expect_line_end()
         return ast.ExprStmt(expr, _new_span(Span, (token.start, end)))
 
     def parse_assign(self) -> ast.Assign:
-        start = self.tok.start
+        tokens = self.tokens
+        start = tokens[self.pos].start
         targets = []
         while True:
-            name = self.expect_name("a name to bind")
-            targets.append(ast.Target(name.text, name.span))
-            if not self.at(","):
+            name = tokens[self.pos]
+            if name.kind != NAME:
+                self.fail_expected("a name to bind")
+            self.pos += 1
+            targets.append(ast.Target(name.text, _new_span(Span, (name.start, name.end))))
+            if tokens[self.pos].kind != ",":
                 break
-            self.advance()
-        self.expect("=", "`=` after the names")
+            self.pos += 1
+        if tokens[self.pos].kind != "=":
+            self.fail_expected("`=` after the names")
+        self.pos += 1
         value = self.parse_expr()
-        end = self.previous_end()
+        end = tokens[self.pos - 1].end
         self.expect_line_end()
         return ast.Assign(targets, value, _new_span(Span, (start, end)))
 
@@ -1235,24 +1247,33 @@ class _Parser:
             self.enter()  # reports E0209 and raises
         self.nesting += 1
         try:
-            return self._parse_expr()
+            # `_lambda_ahead`, without its call.
+            tokens = self.tokens
+            token = tokens[self.pos]
+            kind = token.kind
+            if kind == NAME or kind == "_":
+                if tokens[self.pos + 1].kind == "=>":
+                    return self.parse_lambda()
+            elif kind == "(":
+                close = token.partner
+                if 0 <= close < len(tokens) - 1 and tokens[close + 1].kind == "=>":
+                    return self.parse_lambda()
+            start = token.start
+            left = self.parse_binary(1)
+            kind = tokens[self.pos].kind
+            if kind == "..":
+                self.pos += 1
+                hi = self.parse_binary(1)
+                left = ast.Range(left, hi, _new_span(Span, (start, tokens[self.pos - 1].end)))
+                kind = tokens[self.pos].kind
+            if kind != "|>":
+                return left
+            return self._parse_pipe(left, start)
         finally:
             self.nesting -= 1
 
-    def _parse_expr(self) -> ast.Expr:
-        if self._lambda_ahead():
-            return self.parse_lambda()
-        tokens = self.tokens
-        start = tokens[self.pos].start
-        left = self.parse_binary(1)
-        kind = tokens[self.pos].kind
-        if kind == "..":
-            self.advance()
-            hi = self.parse_binary(1)
-            left = ast.Range(left, hi, _new_span(Span, (start, self.previous_end())))
-            kind = tokens[self.pos].kind
-        if kind != "|>":
-            return left
+    def _parse_pipe(self, left: ast.Expr, start: int) -> ast.Pipe:
+        """The stages after `left`, at a `|>`."""
         stages: list[ast.Expr | ast.ToStage] = []
         bars: list[Span] = []
         while self.at("|>"):
@@ -1410,8 +1431,14 @@ class _Parser:
             expr = ast.Cast(kind, expr, type_, _new_span(Span, (expr.span.start, type_.span.end)))
 
     def parse_postfix(self) -> ast.Expr:
-        expr = self.parse_atom()
         tokens = self.tokens
+        token = tokens[self.pos]
+        if token.kind == NAME:
+            # `parse_atom` of a name, most atoms, without its call.
+            self.pos += 1
+            expr = ast.Name(token.text, _new_span(Span, (token.start, token.end)))
+        else:
+            expr = self.parse_atom()
         while True:
             kind = tokens[self.pos].kind
             if kind == "(":
@@ -1420,9 +1447,15 @@ class _Parser:
                 expr = self.parse_index(expr)
             elif kind == ".":
                 self.pos += 1
-                name = self.expect_name("a name after `.`")
+                name = tokens[self.pos]
+                if name.kind != NAME:
+                    self.fail_expected("a name after `.`")
+                self.pos += 1
                 expr = ast.Member(
-                    expr, name.text, name.span, _new_span(Span, (expr.span.start, name.end))
+                    expr,
+                    name.text,
+                    _new_span(Span, (name.start, name.end)),
+                    _new_span(Span, (expr.span.start, name.end)),
                 )
             else:
                 return expr
@@ -1572,7 +1605,23 @@ class _Parser:
         tokens = self.tokens
         while tokens[self.pos].kind != ")":
             token = tokens[self.pos]
-            if token.kind == NAME and tokens[self.pos + 1].kind == "=":
+            kind = token.kind
+            following = tokens[self.pos + 1].kind
+            if (
+                (following == "," or following == ")")
+                and (kind == NAME or kind == INT)
+                and self.nesting < MAX_NESTING
+            ):
+                # A lone name or integer, what `parse_arg_value` would make of it.
+                self.pos += 1
+                self._last_mut = False
+                span = _new_span(Span, (token.start, token.end))
+                if kind == NAME:
+                    value = ast.Name(token.text, span)
+                else:
+                    value = ast.IntLit(int(token.value), span)
+                args.append(ast.Arg(value, span, mut=False))
+            elif kind == NAME and following == "=":
                 self.pos += 2
                 value = self.parse_arg_value()
                 args.append(
