@@ -60,11 +60,14 @@ _TOKEN_RE = re.compile(
 #: The text as (whitespace, name, operator, line break, other) tuples, one a token:
 #: `findall` makes them in C, with no match object per token. The whitespace is every
 #: space character but the line break, which is exactly what a search for the next token
-#: would skip, so the offsets add up; `other` is matched again with `_TOKEN_RE` for its kind.
+#: would skip, so the offsets add up; `other` is matched again with `_TOKEN_RE` for its
+#: kind, and is empty only at the end of the text. Taking the whitespace possessively and
+#: matching the end keeps trailing whitespace linear: without them, each position in it
+#: would be tried again, and every split of it with each.
 _SCAN_RE = re.compile(
-    rf"([^\S\n]*)(?:({_NAME_TOKEN})|({_OPERATOR_TOKEN})|(\n)|("
+    rf"([^\S\n]*+)(?:({_NAME_TOKEN})|({_OPERATOR_TOKEN})|(\n)|("
     + "|".join(f"(?:{pattern})" for _, pattern in _OTHER_TOKENS)
-    + "))"
+    + "|$))"
 )
 #: The groups of `_TOKEN_RE` by number, as `match.lastindex` gives them.
 _GROUPS = _TOKEN_RE.groupindex
@@ -202,6 +205,8 @@ class _Layout:
                 line_start_offset = pos
                 self.line_number += 1
                 continue
+            if not other:
+                break
             group = _TOKEN_RE.match(text, pos).lastindex
             end = pos + len(other)
             if group == _INT:

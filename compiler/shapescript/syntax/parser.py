@@ -595,15 +595,19 @@ class _Parser:
 
     def parse_module(self) -> ast.Module:
         items: list[ast.Item] = []
-        while not self.at(EOF):
-            kind = self.tok.kind
+        tokens = self.tokens
+        while True:
+            token = tokens[self.pos]
+            kind = token.kind
+            if kind == EOF:
+                break
             if kind == NEWLINE or kind == DEDENT:
                 self.pos += 1
                 continue
             if kind == INDENT:
                 self.report_unexpected_indent()
                 continue
-            start = self.tok.start
+            start = token.start
             start_index = self.pos
             try:
                 item = self.parse_item()
@@ -630,7 +634,7 @@ class _Parser:
         self.skip_block()
 
     def parse_item(self) -> ast.Item | None:
-        token = self.tok
+        token = self.tokens[self.pos]
         kind = token.kind
         if kind == "dim":
             return self.parse_dim()
@@ -732,15 +736,19 @@ class _Parser:
         return ast.DomainDecl(name.text, name.span, interval, _new_span(Span, (start, closer.end)))
 
     def parse_fn(self, *, export: bool, start: int) -> ast.FnDecl:
-        self.advance()
-        name = self.expect_name("the function's name")
+        tokens = self.tokens
+        self.pos += 1
+        name = tokens[self.pos]
+        if name.kind != NAME:
+            self.fail_expected("the function's name")
+        self.pos += 1
         params = self.parse_params()
         return_type = None
-        if self.at("->"):
-            self.advance()
+        if tokens[self.pos].kind == "->":
+            self.pos += 1
             return_type = self.parse_type()
-        if self.at(":"):
-            self.advance()
+        if tokens[self.pos].kind == ":":
+            self.pos += 1
             self.in_function = True
             try:
                 body = self.parse_suite()
@@ -802,10 +810,13 @@ class _Parser:
         token = tokens[self.pos]
         start = token.start
         mut = False
-        if token.kind == NAME and token.text == "mut" and self.peek(1).kind == NAME:
+        if token.kind == NAME and token.text == "mut" and tokens[self.pos + 1].kind == NAME:
             self.pos += 1
             mut = True
-        name = self.expect_name("a parameter name")
+        name = tokens[self.pos]
+        if name.kind != NAME:
+            self.fail_expected("a parameter name")
+        self.pos += 1
         type_ = None
         default = None
         if tokens[self.pos].kind == ":":
@@ -819,7 +830,7 @@ class _Parser:
             _new_span(Span, (name.start, name.end)),
             type_,
             default,
-            _new_span(Span, (start, self.previous_end())),
+            _new_span(Span, (start, tokens[self.pos - 1].end)),
             mut,
         )
 
@@ -889,11 +900,15 @@ class _Parser:
     def parse_members(self, parse_one, what: str) -> list:
         """Parse the lines of a model, data or logs block, recovering line by line."""
         members = []
-        while not self.at(DEDENT) and not self.at(EOF):
-            if self.at(NEWLINE):
-                self.advance()
+        tokens = self.tokens
+        while True:
+            kind = tokens[self.pos].kind
+            if kind == DEDENT or kind == EOF:
+                break
+            if kind == NEWLINE:
+                self.pos += 1
                 continue
-            if self.at(INDENT):
+            if kind == INDENT:
                 self.report_unexpected_indent()
                 continue
             start_index = self.pos
@@ -914,7 +929,8 @@ class _Parser:
         )
 
     def parse_model_field(self) -> ast.FieldDecl:
-        token = self.tok
+        tokens = self.tokens
+        token = tokens[self.pos]
         if token.kind != NAME or token.text not in ("param", "buffer"):
             self.fail(
                 "E0201",
@@ -924,15 +940,20 @@ class _Parser:
                 help="write each field as `param name: [D C] = normal(std=0.02)`",
                 token=token,
             )
-        self.advance()
-        name = self.expect_name("the field's name")
-        self.expect(":", "`:` and the field's type")
+        self.pos += 1
+        name = tokens[self.pos]
+        if name.kind != NAME:
+            self.fail_expected("the field's name")
+        self.pos += 1
+        if tokens[self.pos].kind != ":":
+            self.fail_expected("`:` and the field's type")
+        self.pos += 1
         type_ = self.parse_type()
         init = None
-        if self.at("="):
-            self.advance()
+        if tokens[self.pos].kind == "=":
+            self.pos += 1
             init = self.parse_expr()
-        end = self.previous_end()
+        end = tokens[self.pos - 1].end
         self.expect_line_end()
         return ast.FieldDecl(
             token.text, name.text, name.span, type_, init, _new_span(Span, (token.start, end))
@@ -1701,22 +1722,35 @@ class _Parser:
         return None
 
     def parse_pattern(self, *, many: bool) -> ast.Pattern:
-        start = self.tok.start
+        tokens = self.tokens
+        start = tokens[self.pos].start
         inputs = [self.parse_pattern_side()]
         if many:
-            while self.at(","):
-                self.advance()
+            while tokens[self.pos].kind == ",":
+                self.pos += 1
                 inputs.append(self.parse_pattern_side())
         arrow = self.expect("->", "`->` in the pattern")
         output = self.parse_pattern_side()
         return ast.Pattern(
-            inputs, output, _new_span(Span, (start, self.previous_end())), arrow.span
+            inputs,
+            output,
+            _new_span(Span, (start, tokens[self.pos - 1].end)),
+            _new_span(Span, (arrow.start, arrow.end)),
         )
 
     def parse_pattern_side(self) -> ast.PatternSide:
-        start = self.tok.start
+        tokens = self.tokens
+        start = tokens[self.pos].start
         axes: list[ast.PatternAxis] = []
         while True:
+            token = tokens[self.pos]
+            if token.kind == NAME:
+                # `parse_pattern_axis` of a name, most axes, without its call.
+                self.pos += 1
+                axes.append(
+                    ast.PatternName(token.text, _new_span(Span, (token.start, token.end)))
+                )
+                continue
             axis = self.parse_pattern_axis()
             if axis is None:
                 break
@@ -1725,7 +1759,7 @@ class _Parser:
         return ast.PatternSide(axes, _new_span(Span, (start, end)))
 
     def parse_pattern_axis(self) -> ast.PatternAxis | None:
-        token = self.tok
+        token = self.tokens[self.pos]
         kind = token.kind
         if kind == NAME:
             self.pos += 1
@@ -1741,8 +1775,9 @@ class _Parser:
             self.pos += 1
             items = []
             self.enter()
+            tokens = self.tokens
             try:
-                while not self.at(")"):
+                while tokens[self.pos].kind != ")":
                     item = self.parse_pattern_axis()
                     if item is None:
                         self.fail_expected("an axis name, a number or `)` in the pattern group")
@@ -1757,15 +1792,18 @@ class _Parser:
         return None
 
     def parse_index(self, target: ast.Expr) -> ast.Index:
-        self.advance()
+        tokens = self.tokens
+        self.pos += 1
         items: list[ast.Expr | ast.Slice | ast.SpacedIndex] = []
-        while not self.at("]"):
+        while tokens[self.pos].kind != "]":
             items.append(self.parse_index_item())
-            if self.at(","):
-                self.advance()
-            elif not self.at("]"):
+            kind = tokens[self.pos].kind
+            if kind == ",":
+                self.pos += 1
+            elif kind != "]":
                 self.fail_expected("`,` or `]` in the index")
-        close = self.advance()
+        close = tokens[self.pos]
+        self.pos += 1
         return ast.Index(target, items, _new_span(Span, (target.span.start, close.end)))
 
     def _at_slice_part_end(self) -> bool:
@@ -1773,12 +1811,14 @@ class _Parser:
         return kind == ":" or kind == "," or kind == "]"
 
     def parse_index_item(self) -> ast.Expr | ast.Slice | ast.SpacedIndex:
-        start = self.tok.start
+        tokens = self.tokens
+        start = tokens[self.pos].start
         lo = None
-        if not self.at(":"):
+        if tokens[self.pos].kind != ":":
             lo = self.parse_expr()
-            if not self.at(":"):
-                if self.at(",") or self.at("]"):
+            kind = tokens[self.pos].kind
+            if kind != ":":
+                if kind == "," or kind == "]":
                     return lo
                 items = [lo]
                 while not self.at(",") and not self.at("]") and not self.at(EOF):
@@ -1824,17 +1864,27 @@ class _Parser:
         )
 
     def parse_type_word(self) -> ast.TypeWord:
-        parts, span = self.parse_dotted("a type name")
-        word = ast.TypeWord(".".join(parts), span)
-        if self.at("["):
-            self.advance()
+        tokens = self.tokens
+        token = tokens[self.pos]
+        if token.kind == NAME and tokens[self.pos + 1].kind != ".":
+            # `parse_dotted` of one name, without its call.
+            self.pos += 1
+            span = _new_span(Span, (token.start, token.end))
+            word = ast.TypeWord(token.text, span)
+        else:
+            parts, span = self.parse_dotted("a type name")
+            word = ast.TypeWord(".".join(parts), span)
+        token = tokens[self.pos]
+        if token.kind == "[":
+            self.pos += 1
             word.arg = self.parse_size_expr()
             self.expect("]", "`]`")
-        if self.at_word("over") and self.peek(1).kind == NAME:
-            self.advance()
+            token = tokens[self.pos]
+        if token.kind == NAME and token.text == "over" and tokens[self.pos + 1].kind == NAME:
+            self.pos += 1
             axis, axis_span = self.parse_dotted("an axis name")
             word.over, word.over_span = ".".join(axis), axis_span
-        word.span = _new_span(Span, (span.start, self.previous_end()))
+        word.span = _new_span(Span, (span.start, tokens[self.pos - 1].end))
         return word
 
     def parse_shape(self) -> ast.Shape:
