@@ -1627,30 +1627,20 @@ class _Parser:
         while tokens[self.pos].kind != ")":
             token = tokens[self.pos]
             kind = token.kind
-            following = tokens[self.pos + 1].kind
-            if (
-                (following == "," or following == ")")
-                and (kind == NAME or kind == INT)
-                and self.nesting < MAX_NESTING
-            ):
-                # A lone name or integer, what `parse_arg_value` would make of it.
-                self.pos += 1
-                self._last_mut = False
-                span = _new_span(Span, (token.start, token.end))
-                if kind == NAME:
-                    value = ast.Name(token.text, span)
-                else:
-                    value = ast.IntLit(int(token.value), span)
-                args.append(ast.Arg(value, span, mut=False))
-            elif kind == NAME and following == "=":
+            value = self._lone_atom()
+            if value is not None:
+                args.append(ast.Arg(value, value.span, mut=False))
+            elif kind == NAME and tokens[self.pos + 1].kind == "=":
                 self.pos += 2
-                value = self.parse_arg_value()
+                value = self._lone_atom()
+                if value is None:
+                    value = self.parse_arg_value()
                 args.append(
                     ast.Arg(
                         value,
                         _new_span(Span, (token.start, value.span.end)),
                         name=token.text,
-                        name_span=token.span,
+                        name_span=_new_span(Span, (token.start, token.end)),
                         mut=self._last_mut,
                     )
                 )
@@ -1695,6 +1685,26 @@ class _Parser:
         return call
 
     _last_mut = False
+
+    def _lone_atom(self) -> ast.Expr | None:
+        """A name or number alone before `,` or `)`, as `parse_arg_value` would make it
+        (consumed), or None (nothing consumed) for anything else."""
+        tokens = self.tokens
+        token = tokens[self.pos]
+        kind = token.kind
+        if kind != NAME and kind != INT and kind != FLOAT:
+            return None
+        following = tokens[self.pos + 1].kind
+        if (following != "," and following != ")") or self.nesting >= MAX_NESTING:
+            return None
+        self.pos += 1
+        self._last_mut = False
+        span = _new_span(Span, (token.start, token.end))
+        if kind == NAME:
+            return ast.Name(token.text, span)
+        if kind == INT:
+            return ast.IntLit(int(token.value), span)
+        return ast.FloatLit(float(token.value), token.text, span)
 
     def parse_arg_value(self) -> ast.Expr:
         self._last_mut = False
@@ -1747,9 +1757,7 @@ class _Parser:
             if token.kind == NAME:
                 # `parse_pattern_axis` of a name, most axes, without its call.
                 self.pos += 1
-                axes.append(
-                    ast.PatternName(token.text, _new_span(Span, (token.start, token.end)))
-                )
+                axes.append(ast.PatternName(token.text, _new_span(Span, (token.start, token.end))))
                 continue
             axis = self.parse_pattern_axis()
             if axis is None:
