@@ -11,7 +11,7 @@ import re
 
 from shapescript.diagnostics.diagnostic import Diagnostic, Edit, Fix, Label
 from shapescript.records import field, record
-from shapescript.syntax.source import SourceFile, Span
+from shapescript.syntax.source import SourceFile, Span, make_span
 from shapescript.syntax.tokens import (
     DECLARATION_STARTERS,
     DEDENT,
@@ -88,6 +88,24 @@ class LexResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: Spans read inside a bracket that was never closed: errors there are its knock-on.
     unclosed_regions: list[Span] = field(default_factory=list)
+
+
+_new = object.__new__
+
+
+def _token(kind: str, text: str, start: int, end: int, value: object = None) -> Token:
+    """`Token(kind, text, start, end, value)` set field by field, as the scan loop makes
+    names and operators: a plain function call costs a fraction of a record's `__init__`
+    called through its class."""
+    token = _new(Token)
+    token.kind = kind
+    token.text = text
+    token.start = start
+    token.end = end
+    token.value = value
+    token.synthetic = False
+    token.partner = -1
+    return token
 
 
 def _int_value(digits: str) -> int:
@@ -199,7 +217,7 @@ class _Layout:
                 continue
             if newline:
                 if not brackets and not at_line_start and self.pending_newline is None:
-                    self.pending_newline = Token(NEWLINE, "", last_end, last_end)
+                    self.pending_newline = _token(NEWLINE, "", last_end, last_end)
                 at_line_start = True
                 pos += 1
                 line_start_offset = pos
@@ -241,8 +259,8 @@ class _Layout:
             append(self.pending_newline)
             self.pending_newline = None
         for _ in range(len(self.indents) - 1):
-            append(Token(DEDENT, "", end_offset, end_offset))
-        append(Token(EOF, "", end_offset, end_offset))
+            append(_token(DEDENT, "", end_offset, end_offset))
+        append(_token(EOF, "", end_offset, end_offset))
         return LexResult(tokens, self.comments, self.diagnostics, self.unclosed_regions)
 
     def _continue_line(self, token: Token, line_start: int) -> None:
@@ -264,13 +282,13 @@ class _Layout:
                     help="the largest integer literal is 18446744073709551615",
                 )
             )
-        return Token(INT, raw, start, end, value)
+        return _token(INT, raw, start, end, value)
 
     def _comment(self, body: str, start: int, end: int, after_code: bool) -> None:
         is_doc = body.startswith("##")
         self.comments.append(
             Comment(
-                Span(start, end),
+                make_span(start, end),
                 body[2:] if is_doc else body[1:],
                 is_doc,
                 after_code,
@@ -281,7 +299,7 @@ class _Layout:
     def _literal(self, kind: str, raw: str, start: int, end: int) -> Token:
         """Floats, grouped sizes, unknown sizes and strings."""
         if kind == "float":
-            return Token(FLOAT, raw, start, end, float(raw))
+            return _token(FLOAT, raw, start, end, float(raw))
         if kind == "grouped":
             digits, name = _GROUPED_PARTS.match(raw).groups()
             count = _int_value(digits)
@@ -295,9 +313,9 @@ class _Layout:
                         help="the largest integer literal is 18446744073709551615",
                     )
                 )
-            return Token(GROUPED_SIZE, raw, start, end, (count, name))
+            return _token(GROUPED_SIZE, raw, start, end, (count, name))
         if kind == "unknown":
-            return Token(UNKNOWN_SIZE, raw, start, end, raw[1:])
+            return _token(UNKNOWN_SIZE, raw, start, end, raw[1:])
         closed = raw.endswith('"') and len(raw) > 1
         if not closed:
             self.diagnostics.append(
@@ -309,7 +327,7 @@ class _Layout:
                     help="close the string on the same line: strings can't span lines",
                 )
             )
-        return Token(STRING, raw, start, end, raw[1:-1] if closed else raw[1:])
+        return _token(STRING, raw, start, end, raw[1:-1] if closed else raw[1:])
 
     def _note_declaration_bracket(self, token: Token) -> None:
         """`domain X = [` or `(` opens an interval, which either bracket may close."""
@@ -407,8 +425,13 @@ class _Layout:
             self.tokens.append(self.pending_newline)
             self.pending_newline = None
         prefix = self.text[line_start : token.start]
-        whitespace = prefix[: len(prefix) - len(prefix.lstrip(" \t\f\r"))]
-        has_tab = "\t" in whitespace
+        if not prefix.strip(" "):
+            # Spaces only, nearly every line.
+            whitespace = prefix
+            has_tab = False
+        else:
+            whitespace = prefix[: len(prefix) - len(prefix.lstrip(" \t\f\r"))]
+            has_tab = "\t" in whitespace
         if has_tab:
             width = 0
             for char in whitespace:
@@ -433,7 +456,7 @@ class _Layout:
         indents = self.indents
         if width > indents[-1]:
             indents.append(width)
-            self.tokens.append(Token(INDENT, "", token.start, token.start))
+            self.tokens.append(_token(INDENT, "", token.start, token.start))
             return
         while width < indents[-1]:
             if width > indents[-2]:
@@ -450,7 +473,7 @@ class _Layout:
                     )
                 return
             indents.pop()
-            self.tokens.append(Token(DEDENT, "", token.start, token.start))
+            self.tokens.append(_token(DEDENT, "", token.start, token.start))
 
 
 def lex(source: SourceFile, *, notebook: bool = False) -> LexResult:

@@ -1620,10 +1620,11 @@ class _Parser:
             index += 1
 
     def parse_call(self, callee: ast.Expr) -> ast.Call:
-        may_hold_patterns = self.advance().value is True
+        tokens = self.tokens
+        may_hold_patterns = tokens[self.pos].value is True
+        self.pos += 1
         args: list[ast.Arg] = []
         operands_form = False
-        tokens = self.tokens
         while tokens[self.pos].kind != ")":
             token = tokens[self.pos]
             kind = token.kind
@@ -1670,7 +1671,8 @@ class _Parser:
                 self.pos += 1
             elif kind != ")":
                 self.fail_expected("`,` or `)` in the argument list")
-        close = self.advance()
+        close = tokens[self.pos]
+        self.pos += 1
         call = ast.Call(
             callee, args, _new_span(Span, (callee.span.start, close.end)), operands_form
         )
@@ -1868,7 +1870,7 @@ class _Parser:
         if shape is None and not words and dtype is None:
             self.fail_expected("a type, such as `[b n D]`, `Real` or `f32`")
         return ast.TypeExpr(
-            shape, words, dtype, _new_span(Span, (start, self.previous_end())), dtype_span
+            shape, words, dtype, _new_span(Span, (start, tokens[self.pos - 1].end)), dtype_span
         )
 
     def parse_type_word(self) -> ast.TypeWord:
@@ -1897,7 +1899,8 @@ class _Parser:
 
     def parse_shape(self) -> ast.Shape:
         tokens = self.tokens
-        open_token = self.advance()
+        open_token = tokens[self.pos]
+        self.pos += 1
         axes: list[ast.Axis] = []
         append = axes.append
         parse_axis = self.parse_axis
