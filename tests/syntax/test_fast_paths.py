@@ -3,7 +3,8 @@
 The lexer reads tokens with one `findall` per text and adds up their offsets; the
 reference here finds each token with a match object, as the lexer once did, and hands it
 to the same layout methods. The parser makes lone call arguments without the expression
-chain; with that shortcut turned off, every tree and diagnostic must stay the same.
+chain, and nodes with `nodes`' constructors; with both turned off, every tree and
+diagnostic must stay the same.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shapescript.syntax import lexer
+from shapescript.syntax import ast, doc_comments, lexer, nodes, parser
 from shapescript.syntax.lexer import LexResult, _Layout, lex
 from shapescript.syntax.parser import _Parser, parse_text
 from shapescript.syntax.source import SourceFile
@@ -183,6 +184,9 @@ def _parse_both(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     fast = parse_text(text)
     with monkeypatch.context() as patched:
         patched.setattr(_Parser, "_lone_atom", lambda self: None)
+        # Every node made by calling its class, not by `nodes`' constructors.
+        patched.setattr(parser, "nodes", ast)
+        patched.setattr(doc_comments, "nodes", ast)
         general = parse_text(text)
     assert repr(fast.module) == repr(general.module)
     assert fast.diagnostics == general.diagnostics
@@ -208,3 +212,18 @@ def test_lone_arguments_parse_as_the_general_path(monkeypatch: pytest.MonkeyPatc
 def test_edited_programs_parse_as_the_general_path(text: str) -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
         _parse_both(text, monkeypatch)
+
+
+def test_a_node_constructor_takes_what_its_class_takes() -> None:
+    made = nodes.Pipe(nodes.Name("x", (0, 1)), [], (0, 1))
+    called = ast.Pipe(ast.Name("x", (0, 1)), [], (0, 1))
+    assert type(made) is ast.Pipe
+    assert made == called
+    assert made.bar_spans == [] and made.bar_spans is not nodes.Pipe(made, [], (0, 1)).bar_spans
+    arg = nodes.Arg(made, (0, 1), mut=True)
+    assert arg == ast.Arg(called, (0, 1), None, None, True)
+
+
+def test_only_record_classes_have_constructors() -> None:
+    with pytest.raises(AttributeError):
+        nodes.Expr  # noqa: B018 (a union, not a class)

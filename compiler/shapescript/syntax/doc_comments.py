@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
-from shapescript.syntax import ast
+from shapescript.syntax import ast, nodes
 from shapescript.syntax.source import SourceFile, Span
 from shapescript.syntax.tokens import Comment
 
@@ -99,5 +99,5 @@ def attach_doc_comments(
                 )
             )
             continue
-        declaration.doc = ast.DocComment(_doc_text(block), span)
+        declaration.doc = nodes.DocComment(_doc_text(block), span)
     return diagnostics

@@ -16,7 +16,7 @@ from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.deep import run_deep
 from shapescript.diagnostics.diagnostic import Diagnostic, Edit, Fix, Label
 from shapescript.records import field, record
-from shapescript.syntax import ast
+from shapescript.syntax import ast, nodes
 from shapescript.syntax.doc_comments import attach_doc_comments
 from shapescript.syntax.lexer import LexResult, lex
 from shapescript.syntax.limits import MAX_NESTING, MAX_TREE_DEPTH, NODES_PER_TOKEN, too_deep
@@ -178,7 +178,7 @@ def _parse_file(
         for d in layout.parses[index].diagnostics
     ]
     diagnostics.sort(key=lambda d: (d.primary.span.start, d.code))
-    module = ast.Module(items, Span(0, len(text)), notebook, bases)
+    module = nodes.Module(items, Span(0, len(text)), notebook, bases)
     return ParseResult(module, diagnostics, source, layout, comments)
 
 
@@ -400,7 +400,7 @@ def _replace_too_deep_items(module: ast.Module, diagnostics: list[Diagnostic]) -
         deepest = too_deep(item)
         if deepest is None:
             continue
-        module.items[index] = ast.ErrorItem(item.span)
+        module.items[index] = nodes.ErrorItem(item.span)
         diagnostics.append(
             Diagnostic(
                 "E0209",
@@ -613,12 +613,12 @@ class _Parser:
                 item = self.parse_item()
             except _Abort:
                 self.synchronize(start_index)
-                item = ast.ErrorItem(_new_span(Span, (start, self.previous_end())))
+                item = nodes.ErrorItem(_new_span(Span, (start, self.previous_end())))
             if self._placeholders:
                 self.flush_placeholders()
             if item is not None:
                 items.append(item)
-        return ast.Module(items, _new_span(Span, (0, len(self.source.text))), self.notebook)
+        return nodes.Module(items, _new_span(Span, (0, len(self.source.text))), self.notebook)
 
     def report_unexpected_indent(self) -> None:
         token = self.tok
@@ -671,7 +671,7 @@ class _Parser:
                     return self.parse_devices()
         if self.notebook:
             stmt = self.parse_stmt()
-            return ast.StmtItem(stmt, stmt.span)
+            return nodes.StmtItem(stmt, stmt.span)
         self.fail(
             "E0207",
             f"expected a declaration, found {describe(token)}",
@@ -702,13 +702,13 @@ class _Parser:
         if self.at("["):
             shape = self.parse_shape()
             self.expect_line_end()
-            return ast.AliasDecl(
+            return nodes.AliasDecl(
                 name.text, name.span, shape, _new_span(Span, (start, shape.span.end))
             )
         value = self.parse_size_expr()
         end = self.previous_end()
         self.expect_line_end()
-        return ast.DimDecl(name.text, name.span, value, _new_span(Span, (start, end)))
+        return nodes.DimDecl(name.text, name.span, value, _new_span(Span, (start, end)))
 
     def parse_domain(self) -> ast.DomainDecl:
         start = self.advance().start
@@ -725,7 +725,7 @@ class _Parser:
         if closer.kind not in ("]", ")"):
             self.fail_expected("`]` or `)` to close the interval")
         self.advance()
-        interval = ast.Interval(
+        interval = nodes.Interval(
             lo,
             hi,
             opener.kind == "[",
@@ -733,7 +733,9 @@ class _Parser:
             _new_span(Span, (opener.start, closer.end)),
         )
         self.expect_line_end()
-        return ast.DomainDecl(name.text, name.span, interval, _new_span(Span, (start, closer.end)))
+        return nodes.DomainDecl(
+            name.text, name.span, interval, _new_span(Span, (start, closer.end))
+        )
 
     def parse_fn(self, *, export: bool, start: int) -> ast.FnDecl:
         tokens = self.tokens
@@ -754,7 +756,7 @@ class _Parser:
                 body = self.parse_suite()
             finally:
                 self.in_function = False
-            return ast.FnDecl(
+            return nodes.FnDecl(
                 name.text,
                 name.span,
                 params,
@@ -775,7 +777,7 @@ class _Parser:
             expr = self.parse_expr()
             end = self.previous_end()
             self.expect_line_end()
-            return ast.FnDecl(
+            return nodes.FnDecl(
                 name.text,
                 name.span,
                 params,
@@ -825,7 +827,7 @@ class _Parser:
         if tokens[self.pos].kind == "=":
             self.pos += 1
             default = self.parse_expr()
-        return ast.Param(
+        return nodes.Param(
             name.text,
             _new_span(Span, (name.start, name.end)),
             type_,
@@ -845,9 +847,9 @@ class _Parser:
             return_type = self.parse_type()
         self.expect("=", "`=` and the Python function's dotted name as a string")
         path_token = self.expect(STRING, 'the Python function\'s dotted name, as "torch.exp"')
-        path = ast.StringLit(str(path_token.value), path_token.span)
+        path = nodes.StringLit(str(path_token.value), path_token.span)
         self.expect_line_end()
-        return ast.ExternFnDecl(
+        return nodes.ExternFnDecl(
             name.text,
             name.span,
             params,
@@ -875,7 +877,9 @@ class _Parser:
             self.advance()
             parts, parts_span = self.parse_dotted("a Python module name")
             self.expect_line_end()
-            return ast.ImportPythonDecl(parts, _new_span(Span, (start, parts_span.end)), parts_span)
+            return nodes.ImportPythonDecl(
+                parts, _new_span(Span, (start, parts_span.end)), parts_span
+            )
         parts, parts_span = self.parse_dotted("a module name")
         alias = None
         alias_span = None
@@ -885,7 +889,7 @@ class _Parser:
             alias_token = self.expect_name("the name to bind the module to")
             alias, alias_span, end = alias_token.text, alias_token.span, alias_token.end
         self.expect_line_end()
-        return ast.ImportDecl(parts, alias, _new_span(Span, (start, end)), parts_span, alias_span)
+        return nodes.ImportDecl(parts, alias, _new_span(Span, (start, end)), parts_span, alias_span)
 
     def parse_block_header(self, what: str) -> Token:
         self.advance()
@@ -924,7 +928,7 @@ class _Parser:
         start = self.tok.start
         name = self.parse_block_header("model")
         fields = self.parse_members(self.parse_model_field, "model")
-        return ast.ModelDecl(
+        return nodes.ModelDecl(
             name.text, name.span, fields, _new_span(Span, (start, self.previous_end()))
         )
 
@@ -955,7 +959,7 @@ class _Parser:
             init = self.parse_expr()
         end = tokens[self.pos - 1].end
         self.expect_line_end()
-        return ast.FieldDecl(
+        return nodes.FieldDecl(
             token.text, name.text, name.span, type_, init, _new_span(Span, (token.start, end))
         )
 
@@ -963,7 +967,7 @@ class _Parser:
         start = self.tok.start
         name = self.parse_block_header("data record")
         fields = self.parse_members(self.parse_data_field, "data record")
-        return ast.DataDecl(
+        return nodes.DataDecl(
             name.text, name.span, fields, _new_span(Span, (start, self.previous_end()))
         )
 
@@ -983,13 +987,13 @@ class _Parser:
         type_ = self.parse_type()
         end = self.previous_end()
         self.expect_line_end()
-        return ast.DataField(name.text, name.span, type_, _new_span(Span, (name.start, end)))
+        return nodes.DataField(name.text, name.span, type_, _new_span(Span, (name.start, end)))
 
     def parse_logs(self) -> ast.LogsDecl:
         start = self.tok.start
         name = self.parse_block_header("logs record")
         metrics = self.parse_members(self.parse_metric, "logs record")
-        return ast.LogsDecl(
+        return nodes.LogsDecl(
             name.text, name.span, metrics, _new_span(Span, (start, self.previous_end()))
         )
 
@@ -1020,7 +1024,7 @@ class _Parser:
                 type_.span = _new_span(Span, (type_.span.start, self._type_end(type_)))
         end = self.previous_end()
         self.expect_line_end()
-        return ast.Metric(
+        return nodes.Metric(
             name.text, name.span, type_, combine, combine_span, _new_span(Span, (name.start, end))
         )
 
@@ -1059,11 +1063,11 @@ class _Parser:
                 while not self.at(NEWLINE) and not self.at(EOF) and not self.at(DEDENT):
                     words.append(self.advance().text)
                 options.append(
-                    ast.DeviceOption(words, _new_span(Span, (first.start, self.previous_end())))
+                    nodes.DeviceOption(words, _new_span(Span, (first.start, self.previous_end())))
                 )
             if self.at(DEDENT):
                 self.advance()
-        return ast.DevicesDecl(
+        return nodes.DevicesDecl(
             device.text, device.span, numbers, options, _new_span(Span, (start, end))
         )
 
@@ -1101,7 +1105,7 @@ class _Parser:
                 body.append(self.parse_stmt())
             except _Abort:
                 self.synchronize(start_index)
-                body.append(ast.ErrorStmt(_new_span(Span, (start, self.previous_end()))))
+                body.append(nodes.ErrorStmt(_new_span(Span, (start, self.previous_end()))))
             if self._placeholders:
                 self.flush_placeholders()
         if tokens[self.pos].kind == DEDENT:
@@ -1144,7 +1148,7 @@ class _Parser:
                 value = self.parse_expr()
             end = tokens[self.pos - 1].end
             self.expect_line_end()
-            return ast.Return(value, _new_span(Span, (token.start, end)))
+            return nodes.Return(value, _new_span(Span, (token.start, end)))
         if kind == "for":
             return self.parse_for()
         if kind == "if":
@@ -1172,7 +1176,7 @@ class _Parser:
             if following == "=" or following == ",":
                 return self.parse_assign()
             if following == "." and self.peek(2).kind == NAME and self.peek(3).kind == "=":
-                target = ast.Name(token.text, token.span)
+                target = nodes.Name(token.text, token.span)
                 self.advance()
                 self.advance()
                 field = self.advance()
@@ -1180,13 +1184,13 @@ class _Parser:
                 value = self.parse_expr()
                 end = self.previous_end()
                 self.expect_line_end()
-                return ast.FieldAssign(
+                return nodes.FieldAssign(
                     target, field.text, field.span, value, _new_span(Span, (token.start, end))
                 )
         expr = self.parse_expr()
         end = tokens[self.pos - 1].end
         self.expect_line_end()
-        return ast.ExprStmt(expr, _new_span(Span, (token.start, end)))
+        return nodes.ExprStmt(expr, _new_span(Span, (token.start, end)))
 
     def parse_assign(self) -> ast.Assign:
         tokens = self.tokens
@@ -1197,7 +1201,7 @@ class _Parser:
             if name.kind != NAME:
                 self.fail_expected("a name to bind")
             self.pos += 1
-            targets.append(ast.Target(name.text, _new_span(Span, (name.start, name.end))))
+            targets.append(nodes.Target(name.text, _new_span(Span, (name.start, name.end))))
             if tokens[self.pos].kind != ",":
                 break
             self.pos += 1
@@ -1207,7 +1211,7 @@ class _Parser:
         value = self.parse_expr()
         end = tokens[self.pos - 1].end
         self.expect_line_end()
-        return ast.Assign(targets, value, _new_span(Span, (start, end)))
+        return nodes.Assign(targets, value, _new_span(Span, (start, end)))
 
     def parse_for(self) -> ast.For:
         start = self.advance().start
@@ -1216,8 +1220,8 @@ class _Parser:
         iterable = self.parse_expr()
         self.expect(":", "`:` at the end of the for line")
         body = self.parse_suite()
-        return ast.For(
-            ast.Target(var.text, var.span),
+        return nodes.For(
+            nodes.Target(var.text, var.span),
             iterable,
             body,
             _new_span(Span, (start, self.previous_end())),
@@ -1243,7 +1247,7 @@ class _Parser:
                 )
             self.expect(":", "`:` after `else`")
             else_body = self.parse_suite()
-        return ast.If(
+        return nodes.If(
             condition,
             then_body,
             else_body,
@@ -1285,7 +1289,7 @@ class _Parser:
             if kind == "..":
                 self.pos += 1
                 hi = self.parse_binary(1)
-                left = ast.Range(left, hi, _new_span(Span, (start, tokens[self.pos - 1].end)))
+                left = nodes.Range(left, hi, _new_span(Span, (start, tokens[self.pos - 1].end)))
                 kind = tokens[self.pos].kind
             if kind != "|>":
                 return left
@@ -1302,11 +1306,13 @@ class _Parser:
             if self.at("to"):
                 to_start = self.advance().start
                 type_ = self.parse_type()
-                stages.append(ast.ToStage(type_, _new_span(Span, (to_start, self.previous_end()))))
+                stages.append(
+                    nodes.ToStage(type_, _new_span(Span, (to_start, self.previous_end())))
+                )
                 continue
             stage = self.parse_binary(1)
             stages.append(self.check_stage(stage, start))
-        return ast.Pipe(left, stages, _new_span(Span, (start, self.previous_end())), bars)
+        return nodes.Pipe(left, stages, _new_span(Span, (start, self.previous_end())), bars)
 
     def check_stage(self, stage: ast.Expr, pipe_start: int | None = None) -> ast.Expr:
         """A stage is a name, a member, or a call of one; mark its `_` arguments."""
@@ -1321,7 +1327,7 @@ class _Parser:
                 "`(x |> f) as T`",
                 fixes=self._pipeline_in_parentheses(stage, pipe_start),
             )
-            return ast.ErrorExpr(stage.span)
+            return nodes.ErrorExpr(stage.span)
         if isinstance(stage, ast.Call):
             seen = 0
             for arg in stage.args:
@@ -1374,7 +1380,7 @@ class _Parser:
                 if token.kind not in (NAME, "_"):
                     self.fail_expected("a parameter name or `_`")
                 self.advance()
-                params.append(ast.LambdaParam(token.text, token.span))
+                params.append(nodes.LambdaParam(token.text, token.span))
                 if self.at(","):
                     self.advance()
                 elif not self.at(")"):
@@ -1382,10 +1388,10 @@ class _Parser:
             self.advance()
         else:
             token = self.advance()
-            params.append(ast.LambdaParam(token.text, token.span))
+            params.append(nodes.LambdaParam(token.text, token.span))
         self.expect("=>", "`=>`")
         body = self.parse_expr()
-        return ast.Lambda(params, body, _new_span(Span, (start, self.previous_end())))
+        return nodes.Lambda(params, body, _new_span(Span, (start, self.previous_end())))
 
     def parse_binary(self, min_precedence: int) -> ast.Expr:
         tokens = self.tokens
@@ -1416,7 +1422,7 @@ class _Parser:
                     )
                 compared = True
             right = self.parse_binary(precedence + 1)
-            left = ast.Binary(
+            left = nodes.Binary(
                 op_token.kind,
                 left,
                 right,
@@ -1436,7 +1442,9 @@ class _Parser:
             token = tokens[self.pos]
         expr = self.parse_cast()
         for operator in reversed(operators):
-            expr = ast.Unary(operator.kind, expr, _new_span(Span, (operator.start, expr.span.end)))
+            expr = nodes.Unary(
+                operator.kind, expr, _new_span(Span, (operator.start, expr.span.end))
+            )
         return expr
 
     def parse_cast(self) -> ast.Expr:
@@ -1449,7 +1457,7 @@ class _Parser:
                 return expr
             self.pos += 1
             type_ = self.parse_type()
-            expr = ast.Cast(kind, expr, type_, _new_span(Span, (expr.span.start, type_.span.end)))
+            expr = nodes.Cast(kind, expr, type_, _new_span(Span, (expr.span.start, type_.span.end)))
 
     def parse_postfix(self) -> ast.Expr:
         tokens = self.tokens
@@ -1457,7 +1465,7 @@ class _Parser:
         if token.kind == NAME:
             # `parse_atom` of a name, most atoms, without its call.
             self.pos += 1
-            expr = ast.Name(token.text, _new_span(Span, (token.start, token.end)))
+            expr = nodes.Name(token.text, _new_span(Span, (token.start, token.end)))
         else:
             expr = self.parse_atom()
         while True:
@@ -1472,7 +1480,7 @@ class _Parser:
                 if name.kind != NAME:
                     self.fail_expected("a name after `.`")
                 self.pos += 1
-                expr = ast.Member(
+                expr = nodes.Member(
                     expr,
                     name.text,
                     _new_span(Span, (name.start, name.end)),
@@ -1486,13 +1494,13 @@ class _Parser:
         kind = token.kind
         if kind == NAME:
             self.pos += 1
-            return ast.Name(token.text, _new_span(Span, (token.start, token.end)))
+            return nodes.Name(token.text, _new_span(Span, (token.start, token.end)))
         if kind == INT:
             self.pos += 1
-            return ast.IntLit(int(token.value), _new_span(Span, (token.start, token.end)))
+            return nodes.IntLit(int(token.value), _new_span(Span, (token.start, token.end)))
         if kind == FLOAT:
             self.pos += 1
-            return ast.FloatLit(
+            return nodes.FloatLit(
                 float(token.value), token.text, _new_span(Span, (token.start, token.end))
             )
         if kind == "(":
@@ -1503,16 +1511,16 @@ class _Parser:
             return inner
         if kind == STRING:
             self.pos += 1
-            return ast.StringLit(str(token.value), _new_span(Span, (token.start, token.end)))
+            return nodes.StringLit(str(token.value), _new_span(Span, (token.start, token.end)))
         if kind == "true" or kind == "false":
             self.pos += 1
-            return ast.BoolLit(kind == "true", _new_span(Span, (token.start, token.end)))
+            return nodes.BoolLit(kind == "true", _new_span(Span, (token.start, token.end)))
         if kind == "inf":
             self.pos += 1
-            return ast.InfLit(_new_span(Span, (token.start, token.end)))
+            return nodes.InfLit(_new_span(Span, (token.start, token.end)))
         if kind == "_":
             self.pos += 1
-            placeholder = ast.Placeholder(_new_span(Span, (token.start, token.end)))
+            placeholder = nodes.Placeholder(_new_span(Span, (token.start, token.end)))
             self._placeholders.append(placeholder)
             return placeholder
         if kind == "[":
@@ -1520,7 +1528,7 @@ class _Parser:
         if kind == GROUPED_SIZE:
             self.pos += 1
             self.report_grouped_size_outside_axis(token)
-            return ast.ErrorExpr(_new_span(Span, (token.start, token.end)))
+            return nodes.ErrorExpr(_new_span(Span, (token.start, token.end)))
         if kind == "->":
             self.report_pattern_outside(_new_span(Span, (token.start, token.end)))
             raise _Abort
@@ -1596,7 +1604,7 @@ class _Parser:
                 "list literal",
                 help="build tensors with operations such as stack or cat",
             )
-        return ast.ErrorExpr(span)
+        return nodes.ErrorExpr(span)
 
     # ------------------------------------------------------------ calls and indexing
 
@@ -1630,14 +1638,14 @@ class _Parser:
             kind = token.kind
             value = self._lone_atom()
             if value is not None:
-                args.append(ast.Arg(value, value.span, mut=False))
+                args.append(nodes.Arg(value, value.span, mut=False))
             elif kind == NAME and tokens[self.pos + 1].kind == "=":
                 self.pos += 2
                 value = self._lone_atom()
                 if value is None:
                     value = self.parse_arg_value()
                 args.append(
-                    ast.Arg(
+                    nodes.Arg(
                         value,
                         _new_span(Span, (token.start, value.span.end)),
                         name=token.text,
@@ -1649,18 +1657,18 @@ class _Parser:
                 form = self._argument_form() if may_hold_patterns else "plain"
                 if form == "pattern":
                     pattern = self.parse_pattern(many=False)
-                    args.append(ast.Arg(pattern, pattern.span))
+                    args.append(nodes.Arg(pattern, pattern.span))
                 elif form == "operands":
                     operand = self.parse_expr()
-                    args.append(ast.Arg(operand, operand.span))
+                    args.append(nodes.Arg(operand, operand.span))
                     self.expect(":", "`:` before the pattern")
                     pattern = self.parse_pattern(many=True)
-                    args.append(ast.Arg(pattern, pattern.span))
+                    args.append(nodes.Arg(pattern, pattern.span))
                     operands_form = True
                 else:
                     value = self.parse_arg_value()
                     args.append(
-                        ast.Arg(
+                        nodes.Arg(
                             value,
                             _new_span(Span, (token.start, value.span.end)),
                             mut=self._last_mut,
@@ -1673,7 +1681,7 @@ class _Parser:
                 self.fail_expected("`,` or `)` in the argument list")
         close = tokens[self.pos]
         self.pos += 1
-        call = ast.Call(
+        call = nodes.Call(
             callee, args, _new_span(Span, (callee.span.start, close.end)), operands_form
         )
         # Patterns are only parsed where the bracket may hold one (see the loop above).
@@ -1683,7 +1691,7 @@ class _Parser:
                 for arg in args:
                     if isinstance(arg.value, ast.Pattern):
                         self.report_pattern_outside(arg.value.span)
-                        arg.value = ast.ErrorExpr(arg.value.span)
+                        arg.value = nodes.ErrorExpr(arg.value.span)
         return call
 
     _last_mut = False
@@ -1703,10 +1711,10 @@ class _Parser:
         self._last_mut = False
         span = _new_span(Span, (token.start, token.end))
         if kind == NAME:
-            return ast.Name(token.text, span)
+            return nodes.Name(token.text, span)
         if kind == INT:
-            return ast.IntLit(int(token.value), span)
-        return ast.FloatLit(float(token.value), token.text, span)
+            return nodes.IntLit(int(token.value), span)
+        return nodes.FloatLit(float(token.value), token.text, span)
 
     def parse_arg_value(self) -> ast.Expr:
         self._last_mut = False
@@ -1718,11 +1726,11 @@ class _Parser:
                 self.advance()
                 self._last_mut = True
                 name = self.advance()
-                return ast.Name(name.text, name.span)
+                return nodes.Name(name.text, name.span)
         if kind == "to":
             start = self.advance().start
             type_ = self.parse_type()
-            return ast.ToStage(type_, _new_span(Span, (start, self.previous_end())))
+            return nodes.ToStage(type_, _new_span(Span, (start, self.previous_end())))
         return self.parse_expr()
 
     @staticmethod
@@ -1743,7 +1751,7 @@ class _Parser:
                 inputs.append(self.parse_pattern_side())
         arrow = self.expect("->", "`->` in the pattern")
         output = self.parse_pattern_side()
-        return ast.Pattern(
+        return nodes.Pattern(
             inputs,
             output,
             _new_span(Span, (start, tokens[self.pos - 1].end)),
@@ -1759,28 +1767,30 @@ class _Parser:
             if token.kind == NAME:
                 # `parse_pattern_axis` of a name, most axes, without its call.
                 self.pos += 1
-                axes.append(ast.PatternName(token.text, _new_span(Span, (token.start, token.end))))
+                axes.append(
+                    nodes.PatternName(token.text, _new_span(Span, (token.start, token.end)))
+                )
                 continue
             axis = self.parse_pattern_axis()
             if axis is None:
                 break
             axes.append(axis)
         end = axes[-1].span.end if axes else start
-        return ast.PatternSide(axes, _new_span(Span, (start, end)))
+        return nodes.PatternSide(axes, _new_span(Span, (start, end)))
 
     def parse_pattern_axis(self) -> ast.PatternAxis | None:
         token = self.tokens[self.pos]
         kind = token.kind
         if kind == NAME:
             self.pos += 1
-            return ast.PatternName(token.text, _new_span(Span, (token.start, token.end)))
+            return nodes.PatternName(token.text, _new_span(Span, (token.start, token.end)))
         if kind == INT:
             self.pos += 1
-            return ast.PatternInt(int(token.value), _new_span(Span, (token.start, token.end)))
+            return nodes.PatternInt(int(token.value), _new_span(Span, (token.start, token.end)))
         if kind == GROUPED_SIZE:
             self.pos += 1
             count, name = token.value
-            return ast.PatternGroupedSize(count, name, _new_span(Span, (token.start, token.end)))
+            return nodes.PatternGroupedSize(count, name, _new_span(Span, (token.start, token.end)))
         if kind == "(":
             self.pos += 1
             items = []
@@ -1795,7 +1805,7 @@ class _Parser:
             finally:
                 self.nesting -= 1
             close = self.advance()
-            return ast.PatternGroup(items, _new_span(Span, (token.start, close.end)))
+            return nodes.PatternGroup(items, _new_span(Span, (token.start, close.end)))
         if kind in ("->", ",", ")"):
             return None
         self.fail_expected("an axis name, a number or a group in the pattern")
@@ -1814,7 +1824,7 @@ class _Parser:
                 self.fail_expected("`,` or `]` in the index")
         close = tokens[self.pos]
         self.pos += 1
-        return ast.Index(target, items, _new_span(Span, (target.span.start, close.end)))
+        return nodes.Index(target, items, _new_span(Span, (target.span.start, close.end)))
 
     def _at_slice_part_end(self) -> bool:
         kind = self.tok.kind
@@ -1833,14 +1843,14 @@ class _Parser:
                 items = [lo]
                 while not self.at(",") and not self.at("]") and not self.at(EOF):
                     items.append(self.parse_expr())
-                return ast.SpacedIndex(items, _new_span(Span, (start, self.previous_end())))
+                return nodes.SpacedIndex(items, _new_span(Span, (start, self.previous_end())))
         self.advance()
         hi = None if self._at_slice_part_end() else self.parse_expr()
         step = None
         if self.at(":"):
             self.advance()
             step = None if self._at_slice_part_end() else self.parse_expr()
-        return ast.Slice(lo, hi, step, _new_span(Span, (start, self.previous_end())))
+        return nodes.Slice(lo, hi, step, _new_span(Span, (start, self.previous_end())))
 
     # ------------------------------------------------------------ types and sizes
 
@@ -1869,7 +1879,7 @@ class _Parser:
                 dtype, dtype_span = token.text, token.span
         if shape is None and not words and dtype is None:
             self.fail_expected("a type, such as `[b n D]`, `Real` or `f32`")
-        return ast.TypeExpr(
+        return nodes.TypeExpr(
             shape, words, dtype, _new_span(Span, (start, tokens[self.pos - 1].end)), dtype_span
         )
 
@@ -1880,10 +1890,10 @@ class _Parser:
             # `parse_dotted` of one name, without its call.
             self.pos += 1
             span = _new_span(Span, (token.start, token.end))
-            word = ast.TypeWord(token.text, span)
+            word = nodes.TypeWord(token.text, span)
         else:
             parts, span = self.parse_dotted("a type name")
-            word = ast.TypeWord(".".join(parts), span)
+            word = nodes.TypeWord(".".join(parts), span)
         token = tokens[self.pos]
         if token.kind == "[":
             self.pos += 1
@@ -1908,7 +1918,7 @@ class _Parser:
             append(parse_axis())
         close = tokens[self.pos]
         self.pos += 1
-        return ast.Shape(axes, _new_span(Span, (open_token.start, close.end)))
+        return nodes.Shape(axes, _new_span(Span, (open_token.start, close.end)))
 
     def parse_axis(self) -> ast.Axis:
         tokens = self.tokens
@@ -1921,13 +1931,13 @@ class _Parser:
                 # A lone name, most axes: what `parse_size_expr` would make of it.
                 self.pos = pos + 1
                 span = _new_span(Span, (token.start, token.end))
-                return ast.SizeAxis(ast.SizeName(token.text, span), span)
+                return nodes.SizeAxis(nodes.SizeName(token.text, span), span)
         if kind == "...":
             self.advance()
-            return ast.RestAxis(token.span)
+            return nodes.RestAxis(token.span)
         if kind == UNKNOWN_SIZE:
             self.advance()
-            return ast.UnknownAxis(str(token.value), token.span)
+            return nodes.UnknownAxis(str(token.value), token.span)
         if kind == GROUPED_SIZE:
             self.advance()
             if self.tok.kind in _SIZE_PRECEDENCE:
@@ -1939,10 +1949,10 @@ class _Parser:
                     help="write the group with parentheses and an explicit product, "
                     f"as `({token.value[1]} {token.value[0]})`",
                 )
-                rest = self.parse_size_binary(ast.SizeInt(token.value[0], token.span), 1)
-                return ast.ErrorAxis(token.span.cover(rest.span))
+                rest = self.parse_size_binary(nodes.SizeInt(token.value[0], token.span), 1)
+                return nodes.ErrorAxis(token.span.cover(rest.span))
             count, name = token.value
-            return ast.GroupedSizeAxis(count, name, token.span)
+            return nodes.GroupedSizeAxis(count, name, token.span)
         if kind == "(":
             self.advance()
             items: list[ast.Axis] = []
@@ -1959,11 +1969,11 @@ class _Parser:
             if len(items) == 1 and isinstance(items[0], ast.SizeAxis):
                 if self.tok.kind in _SIZE_PRECEDENCE:
                     size = self.parse_size_binary(items[0].size, 1)
-                    return ast.SizeAxis(size, _new_span(Span, (token.start, size.span.end)))
-                return ast.SizeAxis(items[0].size, span)
-            return ast.GroupAxis(items, span)
+                    return nodes.SizeAxis(size, _new_span(Span, (token.start, size.span.end)))
+                return nodes.SizeAxis(items[0].size, span)
+            return nodes.GroupAxis(items, span)
         size = self.parse_size_expr()
-        return ast.SizeAxis(size, size.span)
+        return nodes.SizeAxis(size, size.span)
 
     def parse_size_expr(self) -> ast.SizeExpr:
         return self.parse_size_binary(self.parse_size_atom(), 1)
@@ -1982,7 +1992,7 @@ class _Parser:
                 if following is None or following <= precedence:
                     break
                 right = self.parse_size_binary(right, following)
-            left = ast.SizeBinary(
+            left = nodes.SizeBinary(
                 op, left, right, _new_span(Span, (left.span.start, right.span.end))
             )
 
@@ -1991,13 +2001,13 @@ class _Parser:
         kind = token.kind
         if kind == INT:
             self.pos += 1
-            return ast.SizeInt(int(token.value), _new_span(Span, (token.start, token.end)))
+            return nodes.SizeInt(int(token.value), _new_span(Span, (token.start, token.end)))
         if kind == NAME:
             if self.tokens[self.pos + 1].kind != ".":
                 self.pos += 1
-                return ast.SizeName(token.text, _new_span(Span, (token.start, token.end)))
+                return nodes.SizeName(token.text, _new_span(Span, (token.start, token.end)))
             parts, span = self.parse_dotted("a size")
-            return ast.SizeName(".".join(parts), span)
+            return nodes.SizeName(".".join(parts), span)
         if kind == "(":
             self.advance()
             self.enter()
@@ -2010,6 +2020,6 @@ class _Parser:
         if kind == GROUPED_SIZE:
             self.advance()
             self.report_grouped_size_outside_axis(token)
-            return ast.SizeInt(token.value[0], token.span)
+            return nodes.SizeInt(token.value[0], token.span)
         self.fail_expected("a size: a number, a dim or an axis name")
         raise AssertionError("unreachable")
