@@ -11,6 +11,7 @@ import re
 
 from shapescript.diagnostics.diagnostic import Diagnostic, Edit, Fix, Label
 from shapescript.records import field, record
+from shapescript.syntax.nodes import maker
 from shapescript.syntax.source import SourceFile, Span, make_span
 from shapescript.syntax.tokens import (
     DECLARATION_STARTERS,
@@ -106,6 +107,10 @@ def _token(kind: str, text: str, start: int, end: int, value: object = None) -> 
     token.synthetic = False
     token.partner = -1
     return token
+
+
+#: `LexResult(...)` by a plain function (see `shapescript.syntax.nodes`).
+_new_lex_result = maker(LexResult)
 
 
 def _int_value(digits: str) -> int:
@@ -261,7 +266,7 @@ class _Layout:
         for _ in range(len(self.indents) - 1):
             append(_token(DEDENT, "", end_offset, end_offset))
         append(_token(EOF, "", end_offset, end_offset))
-        return LexResult(tokens, self.comments, self.diagnostics, self.unclosed_regions)
+        return _new_lex_result(tokens, self.comments, self.diagnostics, self.unclosed_regions)
 
     def _continue_line(self, token: Token, line_start: int) -> None:
         """The first token of a line inside brackets: the line continues the bracket's

@@ -370,8 +370,14 @@ def _join(
     }
 
 
+#: `SourceFile` and `ChunkParse` as their classes make them, by plain functions (see
+#: `shapescript.syntax.nodes`): one of each per chunk.
+_new_source = nodes.maker(SourceFile)
+_new_chunk_parse = nodes.maker(ChunkParse)
+
+
 def _parse_chunk(path: str, text: str, notebook: bool) -> ChunkParse:
-    source = SourceFile(path, text)
+    source = _new_source(path, text)
     lexed = lex(source, notebook=notebook)
     parser = _Parser(source, lexed.tokens, notebook)
     parser.quiet_regions = lexed.unclosed_regions
@@ -380,7 +386,7 @@ def _parse_chunk(path: str, text: str, notebook: bool) -> ChunkParse:
         _replace_too_deep_items(module, parser.diagnostics)
     diagnostics = lexed.diagnostics + _off_lexed_lines(parser.diagnostics, lexed, source)
     diagnostics.extend(attach_doc_comments(module, lexed.comments, source))
-    return ChunkParse(module.items, diagnostics, lexed.comments)
+    return _new_chunk_parse(module.items, diagnostics, lexed.comments)
 
 
 def _off_lexed_lines(
