@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
-from shapescript.syntax import ast
+from shapescript.syntax import ast, nodes
 from shapescript.syntax.source import SourceFile, Span
 from shapescript.syntax.tokens import Comment
+
+#: `Span(start, end)` without the named tuple's `__new__`.
+_new_span = tuple.__new__
 
 
 def _documentable(module: ast.Module):
@@ -56,17 +57,21 @@ def attach_doc_comments(
 ) -> list[Diagnostic]:
     """Set `doc` on documented declarations; return W0201 for doc comments that document nothing."""
     diagnostics: list[Diagnostic] = []
-    if not any(comment.is_doc for comment in comments):
+    for comment in comments:
+        if comment.is_doc:
+            break
+    else:
         return diagnostics
-    # The 1-based line of an offset in the text (as `source.position(offset).line`).
-    starts = source.line_starts
+    # The 1-based line of an offset in the text (as `source.position(offset).line`), by
+    # counting the line breaks before it: a chunk is short, and has few declarations.
+    text = source.text
     by_line = {}
     for declaration in _documentable(module):
-        by_line.setdefault(bisect_right(starts, declaration.span.start), declaration)
+        by_line.setdefault(text.count("\n", 0, declaration.span.start) + 1, declaration)
     # A declaration that failed to parse was reported already; its doc comment isn't a
     # second problem.
     broken = {
-        bisect_right(starts, item.span.start)
+        text.count("\n", 0, item.span.start) + 1
         for item in module.items
         if isinstance(item, ast.ErrorItem)
     }
@@ -80,7 +85,8 @@ def attach_doc_comments(
                 )
             )
     for block in _doc_blocks(comments):
-        span = block[0].span.cover(block[-1].span)
+        # Comments come in order, so the block runs from the first's start to the last's end.
+        span = _new_span(Span, (block[0].span.start, block[-1].span.end))
         declaration = by_line.get(block[-1].line + 1)
         if declaration is None and block[-1].line + 1 in broken:
             continue
@@ -93,5 +99,5 @@ def attach_doc_comments(
                 )
             )
             continue
-        declaration.doc = ast.DocComment(_doc_text(block), span)
+        declaration.doc = nodes.DocComment(_doc_text(block), span)
     return diagnostics

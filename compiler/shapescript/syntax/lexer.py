@@ -11,7 +11,8 @@ import re
 
 from shapescript.diagnostics.diagnostic import Diagnostic, Edit, Fix, Label
 from shapescript.records import field, record
-from shapescript.syntax.source import SourceFile, Span
+from shapescript.syntax.nodes import maker
+from shapescript.syntax.source import SourceFile, Span, make_span
 from shapescript.syntax.tokens import (
     DECLARATION_STARTERS,
     DEDENT,
@@ -38,26 +39,40 @@ _MAX_INT_DIGITS = len(str(MAX_INT_LITERAL))
 _MAX_UNCLOSED_LABELS = 3
 TAB_WIDTH = 8
 
+#: The tokens that are neither names, operators nor line breaks, in the order they are
+#: tried: numbers (float, grouped size, integer), comments, unknown sizes, strings, and
+#: any other visible character (reported as bad).
+_OTHER_TOKENS = (
+    ("float", r"\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+"),
+    ("grouped", r"\d+[^\W\d]\w*"),
+    ("int", r"\d+"),
+    ("comment", r"\#[^\n]*"),
+    ("unknown", r"\?[^\W\d]\w*"),
+    ("string", r'"[^"\n]*"?'),
+    ("bad", r"[^\s]"),
+)
+_NAME_TOKEN = r"[^\W\d]\w*"
+_OPERATOR_TOKEN = r"\.\.\.|\|>|->|=>|\.\.|==|!=|<=|>=|[-+*/@!<>=(),:.\[\]]"
+#: One token of any kind at a known position (no whitespace before it), by group.
 _TOKEN_RE = re.compile(
-    r"[ \t\f\r]*(?:"
-    r"(?P<name>[^\W\d]\w*)"
-    r"|(?P<op>\.\.\.|\|>|->|=>|\.\.|==|!=|<=|>=|[-+*/@!<>=(),:.\[\]])"
-    r"|(?P<nl>\n)"
-    r"|(?P<float>\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)"
-    r"|(?P<grouped>\d+[^\W\d]\w*)"
-    r"|(?P<int>\d+)"
-    r"|(?P<comment>\#[^\n]*)"
-    r"|(?P<unknown>\?[^\W\d]\w*)"
-    r'|(?P<string>"[^"\n]*"?)'
-    r"|(?P<bad>[^\s])"
-    r"|(?P<end>$)"
-    r")"
+    rf"(?P<name>{_NAME_TOKEN})|(?P<op>{_OPERATOR_TOKEN})|(?P<nl>\n)|"
+    + "|".join(f"(?P<{name}>{pattern})" for name, pattern in _OTHER_TOKENS)
+)
+#: The text as (whitespace, name, operator, line break, other) tuples, one a token:
+#: `findall` makes them in C, with no match object per token. The whitespace is every
+#: space character but the line break, which is exactly what a search for the next token
+#: would skip, so the offsets add up; `other` is matched again with `_TOKEN_RE` for its
+#: kind, and is empty only at the end of the text. Taking the whitespace possessively and
+#: matching the end keeps trailing whitespace linear: without them, each position in it
+#: would be tried again, and every split of it with each.
+_SCAN_RE = re.compile(
+    rf"([^\S\n]*+)(?:({_NAME_TOKEN})|({_OPERATOR_TOKEN})|(\n)|("
+    + "|".join(f"(?:{pattern})" for _, pattern in _OTHER_TOKENS)
+    + "|$))"
 )
 #: The groups of `_TOKEN_RE` by number, as `match.lastindex` gives them.
 _GROUPS = _TOKEN_RE.groupindex
-_NAME, _OP, _NL, _INT, _COMMENT, _BAD, _END = (
-    _GROUPS[name] for name in ("name", "op", "nl", "int", "comment", "bad", "end")
-)
+_INT, _COMMENT, _BAD = (_GROUPS[name] for name in ("int", "comment", "bad"))
 _GROUP_NAMES = {index: name for name, index in _TOKEN_RE.groupindex.items()}
 #: Token kinds the layout pass looks at: brackets, and what makes a bracket a signature's.
 _LAYOUT_KINDS = frozenset({"(", "[", ")", "]", "->", ":"})
@@ -74,6 +89,28 @@ class LexResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     #: Spans read inside a bracket that was never closed: errors there are its knock-on.
     unclosed_regions: list[Span] = field(default_factory=list)
+
+
+_new = object.__new__
+
+
+def _token(kind: str, text: str, start: int, end: int, value: object = None) -> Token:
+    """`Token(kind, text, start, end, value)` set field by field, as the scan loop makes
+    names and operators: a plain function call costs a fraction of a record's `__init__`
+    called through its class."""
+    token = _new(Token)
+    token.kind = kind
+    token.text = text
+    token.start = start
+    token.end = end
+    token.value = value
+    token.synthetic = False
+    token.partner = -1
+    return token
+
+
+#: `LexResult(...)` by a plain function (see `shapescript.syntax.nodes`).
+_new_lex_result = maker(LexResult)
 
 
 def _int_value(digits: str) -> int:
@@ -118,90 +155,107 @@ class _Layout:
         append = tokens.append
         brackets = self.brackets
         name_kinds = _NAME_KINDS
+        layout_kinds = _LAYOUT_KINDS
         at_line_start = True
         bad_run: list[int] | None = None
         last_end = 0
-        line_start_offset = self.start
+        line_start_offset = pos = self.start
         # Names and operators, most of the tokens, are made without calling `Token`'s
         # `__init__`: setting its fields directly (all of them, as `Token` declares them)
         # is about a third cheaper.
         new = object.__new__
-        for match in _TOKEN_RE.finditer(text, self.start):
-            group = match.lastindex
-            start, end = match.span(group)
-            if group == _NAME and not at_line_start:
-                # Most tokens: a name inside a line, which no layout rule looks at.
-                raw = match[group]
+        for space, name, operator, newline, other in _SCAN_RE.findall(text, pos):
+            if space:
+                pos += len(space)
+            if name:
+                end = pos + len(name)
                 token = new(Token)
-                token.kind = name_kinds.get(raw, NAME)
-                token.text = raw
-                token.start = start
+                token.kind = name_kinds.get(name, NAME)
+                token.text = name
+                token.start = pos
                 token.end = end
                 token.value = None
                 token.synthetic = False
                 token.partner = -1
+                if at_line_start:
+                    at_line_start = False
+                    if brackets:
+                        self._continue_line(token, line_start_offset)
+                    else:
+                        self._begin_line(token, line_start_offset)
                 append(token)
-                last_end = end
+                pos = last_end = end
                 continue
-            if group == _NAME or group == _OP:
-                raw = match[group]
+            if operator:
+                end = pos + len(operator)
                 token = new(Token)
-                token.kind = name_kinds.get(raw, NAME) if group == _NAME else raw
-                token.text = raw
-                token.start = start
+                token.kind = operator
+                token.text = operator
+                token.start = pos
                 token.end = end
                 token.value = None
                 token.synthetic = False
                 token.partner = -1
-            elif group == _NL:
+                if at_line_start:
+                    at_line_start = False
+                    if brackets:
+                        self._continue_line(token, line_start_offset)
+                    else:
+                        self._begin_line(token, line_start_offset)
+                if operator in layout_kinds:
+                    if operator == "(" or operator == "[":
+                        if tokens and tokens[-1].kind == "=":
+                            self._note_declaration_bracket(token)
+                        brackets.append(token)
+                        token.partner = len(tokens)
+                    elif operator == ")" or operator == "]":
+                        if brackets and OPEN_BRACKETS[brackets[-1].kind] == operator:
+                            # The closer its opener expects (what `_close_bracket` does then).
+                            brackets.pop().partner = len(tokens)
+                        elif not self._close_bracket(token):
+                            pos = last_end = end
+                            continue
+                    elif brackets:
+                        brackets[-1].value = True
+                append(token)
+                pos = last_end = end
+                continue
+            if newline:
                 if not brackets and not at_line_start and self.pending_newline is None:
-                    self.pending_newline = Token(NEWLINE, "", last_end, last_end)
+                    self.pending_newline = _token(NEWLINE, "", last_end, last_end)
                 at_line_start = True
-                line_start_offset = end
+                pos += 1
+                line_start_offset = pos
                 self.line_number += 1
                 continue
-            elif group == _INT:
-                token = self._integer(match[group], start, end)
-            elif group == _COMMENT:
-                self._comment(match[group], start, end, not at_line_start)
-                continue
-            elif group == _END:
+            if not other:
                 break
+            group = _TOKEN_RE.match(text, pos).lastindex
+            end = pos + len(other)
+            if group == _INT:
+                token = self._integer(other, pos, end)
+            elif group == _COMMENT:
+                self._comment(other, pos, end, not at_line_start)
+                pos = end
+                continue
             elif group == _BAD:
-                if bad_run is not None and bad_run[1] == start:
+                if bad_run is not None and bad_run[1] == pos:
                     bad_run[1] = end
                 else:
                     self._flush_bad_run(bad_run)
-                    bad_run = [start, end, self.line_number]
+                    bad_run = [pos, end, self.line_number]
+                pos = end
                 continue
             else:
-                token = self._literal(_GROUP_NAMES[group], match[group], start, end)
+                token = self._literal(_GROUP_NAMES[group], other, pos, end)
             if at_line_start:
                 at_line_start = False
                 if brackets:
-                    if start == line_start_offset and self._starts_declaration(token):
-                        self._close_unclosed_brackets(token.start)
-                        self._begin_line(token, line_start_offset)
+                    self._continue_line(token, line_start_offset)
                 else:
                     self._begin_line(token, line_start_offset)
-            tok_kind = token.kind
-            if tok_kind in _LAYOUT_KINDS:
-                if tok_kind == "(" or tok_kind == "[":
-                    if tokens and tokens[-1].kind == "=":
-                        self._note_declaration_bracket(token)
-                    brackets.append(token)
-                    token.partner = len(tokens)
-                elif tok_kind == ")" or tok_kind == "]":
-                    if brackets and OPEN_BRACKETS[brackets[-1].kind] == tok_kind:
-                        # The closer its opener expects (what `_close_bracket` does then).
-                        brackets.pop().partner = len(tokens)
-                    elif not self._close_bracket(token):
-                        last_end = end
-                        continue
-                elif brackets:
-                    brackets[-1].value = True
             append(token)
-            last_end = end
+            pos = last_end = end
         self._flush_bad_run(bad_run)
         end_offset = len(text)
         if brackets:
@@ -210,9 +264,16 @@ class _Layout:
             append(self.pending_newline)
             self.pending_newline = None
         for _ in range(len(self.indents) - 1):
-            append(Token(DEDENT, "", end_offset, end_offset))
-        append(Token(EOF, "", end_offset, end_offset))
-        return LexResult(tokens, self.comments, self.diagnostics, self.unclosed_regions)
+            append(_token(DEDENT, "", end_offset, end_offset))
+        append(_token(EOF, "", end_offset, end_offset))
+        return _new_lex_result(tokens, self.comments, self.diagnostics, self.unclosed_regions)
+
+    def _continue_line(self, token: Token, line_start: int) -> None:
+        """The first token of a line inside brackets: the line continues the bracket's
+        unless a declaration starts at its column 0, which closes the brackets left open."""
+        if token.start == line_start and self._starts_declaration(token):
+            self._close_unclosed_brackets(token.start)
+            self._begin_line(token, line_start)
 
     def _integer(self, raw: str, start: int, end: int) -> Token:
         value = _int_value(raw)
@@ -226,13 +287,13 @@ class _Layout:
                     help="the largest integer literal is 18446744073709551615",
                 )
             )
-        return Token(INT, raw, start, end, value)
+        return _token(INT, raw, start, end, value)
 
     def _comment(self, body: str, start: int, end: int, after_code: bool) -> None:
         is_doc = body.startswith("##")
         self.comments.append(
             Comment(
-                Span(start, end),
+                make_span(start, end),
                 body[2:] if is_doc else body[1:],
                 is_doc,
                 after_code,
@@ -243,7 +304,7 @@ class _Layout:
     def _literal(self, kind: str, raw: str, start: int, end: int) -> Token:
         """Floats, grouped sizes, unknown sizes and strings."""
         if kind == "float":
-            return Token(FLOAT, raw, start, end, float(raw))
+            return _token(FLOAT, raw, start, end, float(raw))
         if kind == "grouped":
             digits, name = _GROUPED_PARTS.match(raw).groups()
             count = _int_value(digits)
@@ -257,9 +318,9 @@ class _Layout:
                         help="the largest integer literal is 18446744073709551615",
                     )
                 )
-            return Token(GROUPED_SIZE, raw, start, end, (count, name))
+            return _token(GROUPED_SIZE, raw, start, end, (count, name))
         if kind == "unknown":
-            return Token(UNKNOWN_SIZE, raw, start, end, raw[1:])
+            return _token(UNKNOWN_SIZE, raw, start, end, raw[1:])
         closed = raw.endswith('"') and len(raw) > 1
         if not closed:
             self.diagnostics.append(
@@ -271,7 +332,7 @@ class _Layout:
                     help="close the string on the same line: strings can't span lines",
                 )
             )
-        return Token(STRING, raw, start, end, raw[1:-1] if closed else raw[1:])
+        return _token(STRING, raw, start, end, raw[1:-1] if closed else raw[1:])
 
     def _note_declaration_bracket(self, token: Token) -> None:
         """`domain X = [` or `(` opens an interval, which either bracket may close."""
@@ -369,8 +430,13 @@ class _Layout:
             self.tokens.append(self.pending_newline)
             self.pending_newline = None
         prefix = self.text[line_start : token.start]
-        whitespace = prefix[: len(prefix) - len(prefix.lstrip(" \t\f\r"))]
-        has_tab = "\t" in whitespace
+        if not prefix.strip(" "):
+            # Spaces only, nearly every line.
+            whitespace = prefix
+            has_tab = False
+        else:
+            whitespace = prefix[: len(prefix) - len(prefix.lstrip(" \t\f\r"))]
+            has_tab = "\t" in whitespace
         if has_tab:
             width = 0
             for char in whitespace:
@@ -395,7 +461,7 @@ class _Layout:
         indents = self.indents
         if width > indents[-1]:
             indents.append(width)
-            self.tokens.append(Token(INDENT, "", token.start, token.start))
+            self.tokens.append(_token(INDENT, "", token.start, token.start))
             return
         while width < indents[-1]:
             if width > indents[-2]:
@@ -412,7 +478,7 @@ class _Layout:
                     )
                 return
             indents.pop()
-            self.tokens.append(Token(DEDENT, "", token.start, token.start))
+            self.tokens.append(_token(DEDENT, "", token.start, token.start))
 
 
 def lex(source: SourceFile, *, notebook: bool = False) -> LexResult:

@@ -16,7 +16,7 @@ from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.deep import run_deep
 from shapescript.diagnostics.diagnostic import Diagnostic, Edit, Fix, Label
 from shapescript.records import field, record
-from shapescript.syntax import ast
+from shapescript.syntax import ast, nodes
 from shapescript.syntax.doc_comments import attach_doc_comments
 from shapescript.syntax.lexer import LexResult, lex
 from shapescript.syntax.limits import MAX_NESTING, MAX_TREE_DEPTH, NODES_PER_TOKEN, too_deep
@@ -59,6 +59,8 @@ _COMPARISON_PRECEDENCE = 3
 _SIZE_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
 _DECLARATION_KEYWORDS = frozenset({"dim", "domain", "fn", "extern", "import"})
 _BLOCK_DECLARATIONS = frozenset({"model", "data", "logs"})
+#: The names that may start a declaration (see `_Parser._looks_like_declaration`).
+_DECLARATION_WORDS = _BLOCK_DECLARATIONS | {"export"}
 
 
 class _Abort(Exception):
@@ -176,7 +178,7 @@ def _parse_file(
         for d in layout.parses[index].diagnostics
     ]
     diagnostics.sort(key=lambda d: (d.primary.span.start, d.code))
-    module = ast.Module(items, Span(0, len(text)), notebook, bases)
+    module = nodes.Module(items, Span(0, len(text)), notebook, bases)
     return ParseResult(module, diagnostics, source, layout, comments)
 
 
@@ -368,8 +370,14 @@ def _join(
     }
 
 
+#: `SourceFile` and `ChunkParse` as their classes make them, by plain functions (see
+#: `shapescript.syntax.nodes`): one of each per chunk.
+_new_source = nodes.maker(SourceFile)
+_new_chunk_parse = nodes.maker(ChunkParse)
+
+
 def _parse_chunk(path: str, text: str, notebook: bool) -> ChunkParse:
-    source = SourceFile(path, text)
+    source = _new_source(path, text)
     lexed = lex(source, notebook=notebook)
     parser = _Parser(source, lexed.tokens, notebook)
     parser.quiet_regions = lexed.unclosed_regions
@@ -378,7 +386,7 @@ def _parse_chunk(path: str, text: str, notebook: bool) -> ChunkParse:
         _replace_too_deep_items(module, parser.diagnostics)
     diagnostics = lexed.diagnostics + _off_lexed_lines(parser.diagnostics, lexed, source)
     diagnostics.extend(attach_doc_comments(module, lexed.comments, source))
-    return ChunkParse(module.items, diagnostics, lexed.comments)
+    return _new_chunk_parse(module.items, diagnostics, lexed.comments)
 
 
 def _off_lexed_lines(
@@ -398,7 +406,7 @@ def _replace_too_deep_items(module: ast.Module, diagnostics: list[Diagnostic]) -
         deepest = too_deep(item)
         if deepest is None:
             continue
-        module.items[index] = ast.ErrorItem(item.span)
+        module.items[index] = nodes.ErrorItem(item.span)
         diagnostics.append(
             Diagnostic(
                 "E0209",
@@ -593,26 +601,30 @@ class _Parser:
 
     def parse_module(self) -> ast.Module:
         items: list[ast.Item] = []
-        while not self.at(EOF):
-            kind = self.tok.kind
+        tokens = self.tokens
+        while True:
+            token = tokens[self.pos]
+            kind = token.kind
+            if kind == EOF:
+                break
             if kind == NEWLINE or kind == DEDENT:
                 self.pos += 1
                 continue
             if kind == INDENT:
                 self.report_unexpected_indent()
                 continue
-            start = self.tok.start
+            start = token.start
             start_index = self.pos
             try:
                 item = self.parse_item()
             except _Abort:
                 self.synchronize(start_index)
-                item = ast.ErrorItem(_new_span(Span, (start, self.previous_end())))
+                item = nodes.ErrorItem(_new_span(Span, (start, self.previous_end())))
             if self._placeholders:
                 self.flush_placeholders()
             if item is not None:
                 items.append(item)
-        return ast.Module(items, _new_span(Span, (0, len(self.source.text))), self.notebook)
+        return nodes.Module(items, _new_span(Span, (0, len(self.source.text))), self.notebook)
 
     def report_unexpected_indent(self) -> None:
         token = self.tok
@@ -628,7 +640,7 @@ class _Parser:
         self.skip_block()
 
     def parse_item(self) -> ast.Item | None:
-        token = self.tok
+        token = self.tokens[self.pos]
         kind = token.kind
         if kind == "dim":
             return self.parse_dim()
@@ -665,7 +677,7 @@ class _Parser:
                     return self.parse_devices()
         if self.notebook:
             stmt = self.parse_stmt()
-            return ast.StmtItem(stmt, stmt.span)
+            return nodes.StmtItem(stmt, stmt.span)
         self.fail(
             "E0207",
             f"expected a declaration, found {describe(token)}",
@@ -696,13 +708,13 @@ class _Parser:
         if self.at("["):
             shape = self.parse_shape()
             self.expect_line_end()
-            return ast.AliasDecl(
+            return nodes.AliasDecl(
                 name.text, name.span, shape, _new_span(Span, (start, shape.span.end))
             )
         value = self.parse_size_expr()
         end = self.previous_end()
         self.expect_line_end()
-        return ast.DimDecl(name.text, name.span, value, _new_span(Span, (start, end)))
+        return nodes.DimDecl(name.text, name.span, value, _new_span(Span, (start, end)))
 
     def parse_domain(self) -> ast.DomainDecl:
         start = self.advance().start
@@ -719,7 +731,7 @@ class _Parser:
         if closer.kind not in ("]", ")"):
             self.fail_expected("`]` or `)` to close the interval")
         self.advance()
-        interval = ast.Interval(
+        interval = nodes.Interval(
             lo,
             hi,
             opener.kind == "[",
@@ -727,24 +739,30 @@ class _Parser:
             _new_span(Span, (opener.start, closer.end)),
         )
         self.expect_line_end()
-        return ast.DomainDecl(name.text, name.span, interval, _new_span(Span, (start, closer.end)))
+        return nodes.DomainDecl(
+            name.text, name.span, interval, _new_span(Span, (start, closer.end))
+        )
 
     def parse_fn(self, *, export: bool, start: int) -> ast.FnDecl:
-        self.advance()
-        name = self.expect_name("the function's name")
+        tokens = self.tokens
+        self.pos += 1
+        name = tokens[self.pos]
+        if name.kind != NAME:
+            self.fail_expected("the function's name")
+        self.pos += 1
         params = self.parse_params()
         return_type = None
-        if self.at("->"):
-            self.advance()
+        if tokens[self.pos].kind == "->":
+            self.pos += 1
             return_type = self.parse_type()
-        if self.at(":"):
-            self.advance()
+        if tokens[self.pos].kind == ":":
+            self.pos += 1
             self.in_function = True
             try:
                 body = self.parse_suite()
             finally:
                 self.in_function = False
-            return ast.FnDecl(
+            return nodes.FnDecl(
                 name.text,
                 name.span,
                 params,
@@ -765,7 +783,7 @@ class _Parser:
             expr = self.parse_expr()
             end = self.previous_end()
             self.expect_line_end()
-            return ast.FnDecl(
+            return nodes.FnDecl(
                 name.text,
                 name.span,
                 params,
@@ -800,10 +818,13 @@ class _Parser:
         token = tokens[self.pos]
         start = token.start
         mut = False
-        if token.kind == NAME and token.text == "mut" and self.peek(1).kind == NAME:
+        if token.kind == NAME and token.text == "mut" and tokens[self.pos + 1].kind == NAME:
             self.pos += 1
             mut = True
-        name = self.expect_name("a parameter name")
+        name = tokens[self.pos]
+        if name.kind != NAME:
+            self.fail_expected("a parameter name")
+        self.pos += 1
         type_ = None
         default = None
         if tokens[self.pos].kind == ":":
@@ -812,12 +833,12 @@ class _Parser:
         if tokens[self.pos].kind == "=":
             self.pos += 1
             default = self.parse_expr()
-        return ast.Param(
+        return nodes.Param(
             name.text,
             _new_span(Span, (name.start, name.end)),
             type_,
             default,
-            _new_span(Span, (start, self.previous_end())),
+            _new_span(Span, (start, tokens[self.pos - 1].end)),
             mut,
         )
 
@@ -832,9 +853,9 @@ class _Parser:
             return_type = self.parse_type()
         self.expect("=", "`=` and the Python function's dotted name as a string")
         path_token = self.expect(STRING, 'the Python function\'s dotted name, as "torch.exp"')
-        path = ast.StringLit(str(path_token.value), path_token.span)
+        path = nodes.StringLit(str(path_token.value), path_token.span)
         self.expect_line_end()
-        return ast.ExternFnDecl(
+        return nodes.ExternFnDecl(
             name.text,
             name.span,
             params,
@@ -862,7 +883,9 @@ class _Parser:
             self.advance()
             parts, parts_span = self.parse_dotted("a Python module name")
             self.expect_line_end()
-            return ast.ImportPythonDecl(parts, _new_span(Span, (start, parts_span.end)), parts_span)
+            return nodes.ImportPythonDecl(
+                parts, _new_span(Span, (start, parts_span.end)), parts_span
+            )
         parts, parts_span = self.parse_dotted("a module name")
         alias = None
         alias_span = None
@@ -872,7 +895,7 @@ class _Parser:
             alias_token = self.expect_name("the name to bind the module to")
             alias, alias_span, end = alias_token.text, alias_token.span, alias_token.end
         self.expect_line_end()
-        return ast.ImportDecl(parts, alias, _new_span(Span, (start, end)), parts_span, alias_span)
+        return nodes.ImportDecl(parts, alias, _new_span(Span, (start, end)), parts_span, alias_span)
 
     def parse_block_header(self, what: str) -> Token:
         self.advance()
@@ -887,11 +910,15 @@ class _Parser:
     def parse_members(self, parse_one, what: str) -> list:
         """Parse the lines of a model, data or logs block, recovering line by line."""
         members = []
-        while not self.at(DEDENT) and not self.at(EOF):
-            if self.at(NEWLINE):
-                self.advance()
+        tokens = self.tokens
+        while True:
+            kind = tokens[self.pos].kind
+            if kind == DEDENT or kind == EOF:
+                break
+            if kind == NEWLINE:
+                self.pos += 1
                 continue
-            if self.at(INDENT):
+            if kind == INDENT:
                 self.report_unexpected_indent()
                 continue
             start_index = self.pos
@@ -907,12 +934,13 @@ class _Parser:
         start = self.tok.start
         name = self.parse_block_header("model")
         fields = self.parse_members(self.parse_model_field, "model")
-        return ast.ModelDecl(
+        return nodes.ModelDecl(
             name.text, name.span, fields, _new_span(Span, (start, self.previous_end()))
         )
 
     def parse_model_field(self) -> ast.FieldDecl:
-        token = self.tok
+        tokens = self.tokens
+        token = tokens[self.pos]
         if token.kind != NAME or token.text not in ("param", "buffer"):
             self.fail(
                 "E0201",
@@ -922,17 +950,22 @@ class _Parser:
                 help="write each field as `param name: [D C] = normal(std=0.02)`",
                 token=token,
             )
-        self.advance()
-        name = self.expect_name("the field's name")
-        self.expect(":", "`:` and the field's type")
+        self.pos += 1
+        name = tokens[self.pos]
+        if name.kind != NAME:
+            self.fail_expected("the field's name")
+        self.pos += 1
+        if tokens[self.pos].kind != ":":
+            self.fail_expected("`:` and the field's type")
+        self.pos += 1
         type_ = self.parse_type()
         init = None
-        if self.at("="):
-            self.advance()
+        if tokens[self.pos].kind == "=":
+            self.pos += 1
             init = self.parse_expr()
-        end = self.previous_end()
+        end = tokens[self.pos - 1].end
         self.expect_line_end()
-        return ast.FieldDecl(
+        return nodes.FieldDecl(
             token.text, name.text, name.span, type_, init, _new_span(Span, (token.start, end))
         )
 
@@ -940,7 +973,7 @@ class _Parser:
         start = self.tok.start
         name = self.parse_block_header("data record")
         fields = self.parse_members(self.parse_data_field, "data record")
-        return ast.DataDecl(
+        return nodes.DataDecl(
             name.text, name.span, fields, _new_span(Span, (start, self.previous_end()))
         )
 
@@ -960,13 +993,13 @@ class _Parser:
         type_ = self.parse_type()
         end = self.previous_end()
         self.expect_line_end()
-        return ast.DataField(name.text, name.span, type_, _new_span(Span, (name.start, end)))
+        return nodes.DataField(name.text, name.span, type_, _new_span(Span, (name.start, end)))
 
     def parse_logs(self) -> ast.LogsDecl:
         start = self.tok.start
         name = self.parse_block_header("logs record")
         metrics = self.parse_members(self.parse_metric, "logs record")
-        return ast.LogsDecl(
+        return nodes.LogsDecl(
             name.text, name.span, metrics, _new_span(Span, (start, self.previous_end()))
         )
 
@@ -997,7 +1030,7 @@ class _Parser:
                 type_.span = _new_span(Span, (type_.span.start, self._type_end(type_)))
         end = self.previous_end()
         self.expect_line_end()
-        return ast.Metric(
+        return nodes.Metric(
             name.text, name.span, type_, combine, combine_span, _new_span(Span, (name.start, end))
         )
 
@@ -1036,11 +1069,11 @@ class _Parser:
                 while not self.at(NEWLINE) and not self.at(EOF) and not self.at(DEDENT):
                     words.append(self.advance().text)
                 options.append(
-                    ast.DeviceOption(words, _new_span(Span, (first.start, self.previous_end())))
+                    nodes.DeviceOption(words, _new_span(Span, (first.start, self.previous_end())))
                 )
             if self.at(DEDENT):
                 self.advance()
-        return ast.DevicesDecl(
+        return nodes.DevicesDecl(
             device.text, device.span, numbers, options, _new_span(Span, (start, end))
         )
 
@@ -1078,7 +1111,7 @@ class _Parser:
                 body.append(self.parse_stmt())
             except _Abort:
                 self.synchronize(start_index)
-                body.append(ast.ErrorStmt(_new_span(Span, (start, self.previous_end()))))
+                body.append(nodes.ErrorStmt(_new_span(Span, (start, self.previous_end()))))
             if self._placeholders:
                 self.flush_placeholders()
         if tokens[self.pos].kind == DEDENT:
@@ -1101,7 +1134,8 @@ class _Parser:
         )
 
     def parse_stmt(self) -> ast.Stmt:
-        token = self.tok
+        tokens = self.tokens
+        token = tokens[self.pos]
         kind = token.kind
         if kind == "return":
             if not self.in_function:
@@ -1113,13 +1147,14 @@ class _Parser:
                     help="a notebook cell's statements run at the top level; show a value by "
                     "ending the cell with it",
                 )
-            self.advance()
+            self.pos += 1
             value = None
-            if not self.at(NEWLINE) and not self.at(EOF) and not self.at(DEDENT):
+            kind = tokens[self.pos].kind
+            if kind != NEWLINE and kind != EOF and kind != DEDENT:
                 value = self.parse_expr()
-            end = self.previous_end()
+            end = tokens[self.pos - 1].end
             self.expect_line_end()
-            return ast.Return(value, _new_span(Span, (token.start, end)))
+            return nodes.Return(value, _new_span(Span, (token.start, end)))
         if kind == "for":
             return self.parse_for()
         if kind == "if":
@@ -1132,7 +1167,9 @@ class _Parser:
                 "unexpected `else`",
                 help="`else:` goes on the line after the if block, indented like the `if`",
             )
-        if self._looks_like_declaration():
+        if (
+            kind in _DECLARATION_KEYWORDS or (kind == NAME and token.text in _DECLARATION_WORDS)
+        ) and self._looks_like_declaration():
             self.fail(
                 "E0201",
                 "a declaration can't be inside a function",
@@ -1141,11 +1178,11 @@ class _Parser:
                 help="move it out of the function, to the top level of the file",
             )
         if kind == NAME:
-            following = self.peek(1).kind
+            following = tokens[self.pos + 1].kind
             if following == "=" or following == ",":
                 return self.parse_assign()
             if following == "." and self.peek(2).kind == NAME and self.peek(3).kind == "=":
-                target = ast.Name(token.text, token.span)
+                target = nodes.Name(token.text, token.span)
                 self.advance()
                 self.advance()
                 field = self.advance()
@@ -1153,28 +1190,34 @@ class _Parser:
                 value = self.parse_expr()
                 end = self.previous_end()
                 self.expect_line_end()
-                return ast.FieldAssign(
+                return nodes.FieldAssign(
                     target, field.text, field.span, value, _new_span(Span, (token.start, end))
                 )
         expr = self.parse_expr()
-        end = self.previous_end()
+        end = tokens[self.pos - 1].end
         self.expect_line_end()
-        return ast.ExprStmt(expr, _new_span(Span, (token.start, end)))
+        return nodes.ExprStmt(expr, _new_span(Span, (token.start, end)))
 
     def parse_assign(self) -> ast.Assign:
-        start = self.tok.start
+        tokens = self.tokens
+        start = tokens[self.pos].start
         targets = []
         while True:
-            name = self.expect_name("a name to bind")
-            targets.append(ast.Target(name.text, name.span))
-            if not self.at(","):
+            name = tokens[self.pos]
+            if name.kind != NAME:
+                self.fail_expected("a name to bind")
+            self.pos += 1
+            targets.append(nodes.Target(name.text, _new_span(Span, (name.start, name.end))))
+            if tokens[self.pos].kind != ",":
                 break
-            self.advance()
-        self.expect("=", "`=` after the names")
+            self.pos += 1
+        if tokens[self.pos].kind != "=":
+            self.fail_expected("`=` after the names")
+        self.pos += 1
         value = self.parse_expr()
-        end = self.previous_end()
+        end = tokens[self.pos - 1].end
         self.expect_line_end()
-        return ast.Assign(targets, value, _new_span(Span, (start, end)))
+        return nodes.Assign(targets, value, _new_span(Span, (start, end)))
 
     def parse_for(self) -> ast.For:
         start = self.advance().start
@@ -1183,8 +1226,8 @@ class _Parser:
         iterable = self.parse_expr()
         self.expect(":", "`:` at the end of the for line")
         body = self.parse_suite()
-        return ast.For(
-            ast.Target(var.text, var.span),
+        return nodes.For(
+            nodes.Target(var.text, var.span),
             iterable,
             body,
             _new_span(Span, (start, self.previous_end())),
@@ -1210,7 +1253,7 @@ class _Parser:
                 )
             self.expect(":", "`:` after `else`")
             else_body = self.parse_suite()
-        return ast.If(
+        return nodes.If(
             condition,
             then_body,
             else_body,
@@ -1235,24 +1278,33 @@ class _Parser:
             self.enter()  # reports E0209 and raises
         self.nesting += 1
         try:
-            return self._parse_expr()
+            # `_lambda_ahead`, without its call.
+            tokens = self.tokens
+            token = tokens[self.pos]
+            kind = token.kind
+            if kind == NAME or kind == "_":
+                if tokens[self.pos + 1].kind == "=>":
+                    return self.parse_lambda()
+            elif kind == "(":
+                close = token.partner
+                if 0 <= close < len(tokens) - 1 and tokens[close + 1].kind == "=>":
+                    return self.parse_lambda()
+            start = token.start
+            left = self.parse_binary(1)
+            kind = tokens[self.pos].kind
+            if kind == "..":
+                self.pos += 1
+                hi = self.parse_binary(1)
+                left = nodes.Range(left, hi, _new_span(Span, (start, tokens[self.pos - 1].end)))
+                kind = tokens[self.pos].kind
+            if kind != "|>":
+                return left
+            return self._parse_pipe(left, start)
         finally:
             self.nesting -= 1
 
-    def _parse_expr(self) -> ast.Expr:
-        if self._lambda_ahead():
-            return self.parse_lambda()
-        tokens = self.tokens
-        start = tokens[self.pos].start
-        left = self.parse_binary(1)
-        kind = tokens[self.pos].kind
-        if kind == "..":
-            self.advance()
-            hi = self.parse_binary(1)
-            left = ast.Range(left, hi, _new_span(Span, (start, self.previous_end())))
-            kind = tokens[self.pos].kind
-        if kind != "|>":
-            return left
+    def _parse_pipe(self, left: ast.Expr, start: int) -> ast.Pipe:
+        """The stages after `left`, at a `|>`."""
         stages: list[ast.Expr | ast.ToStage] = []
         bars: list[Span] = []
         while self.at("|>"):
@@ -1260,11 +1312,13 @@ class _Parser:
             if self.at("to"):
                 to_start = self.advance().start
                 type_ = self.parse_type()
-                stages.append(ast.ToStage(type_, _new_span(Span, (to_start, self.previous_end()))))
+                stages.append(
+                    nodes.ToStage(type_, _new_span(Span, (to_start, self.previous_end())))
+                )
                 continue
             stage = self.parse_binary(1)
             stages.append(self.check_stage(stage, start))
-        return ast.Pipe(left, stages, _new_span(Span, (start, self.previous_end())), bars)
+        return nodes.Pipe(left, stages, _new_span(Span, (start, self.previous_end())), bars)
 
     def check_stage(self, stage: ast.Expr, pipe_start: int | None = None) -> ast.Expr:
         """A stage is a name, a member, or a call of one; mark its `_` arguments."""
@@ -1279,7 +1333,7 @@ class _Parser:
                 "`(x |> f) as T`",
                 fixes=self._pipeline_in_parentheses(stage, pipe_start),
             )
-            return ast.ErrorExpr(stage.span)
+            return nodes.ErrorExpr(stage.span)
         if isinstance(stage, ast.Call):
             seen = 0
             for arg in stage.args:
@@ -1332,7 +1386,7 @@ class _Parser:
                 if token.kind not in (NAME, "_"):
                     self.fail_expected("a parameter name or `_`")
                 self.advance()
-                params.append(ast.LambdaParam(token.text, token.span))
+                params.append(nodes.LambdaParam(token.text, token.span))
                 if self.at(","):
                     self.advance()
                 elif not self.at(")"):
@@ -1340,10 +1394,10 @@ class _Parser:
             self.advance()
         else:
             token = self.advance()
-            params.append(ast.LambdaParam(token.text, token.span))
+            params.append(nodes.LambdaParam(token.text, token.span))
         self.expect("=>", "`=>`")
         body = self.parse_expr()
-        return ast.Lambda(params, body, _new_span(Span, (start, self.previous_end())))
+        return nodes.Lambda(params, body, _new_span(Span, (start, self.previous_end())))
 
     def parse_binary(self, min_precedence: int) -> ast.Expr:
         tokens = self.tokens
@@ -1374,7 +1428,7 @@ class _Parser:
                     )
                 compared = True
             right = self.parse_binary(precedence + 1)
-            left = ast.Binary(
+            left = nodes.Binary(
                 op_token.kind,
                 left,
                 right,
@@ -1394,7 +1448,9 @@ class _Parser:
             token = tokens[self.pos]
         expr = self.parse_cast()
         for operator in reversed(operators):
-            expr = ast.Unary(operator.kind, expr, _new_span(Span, (operator.start, expr.span.end)))
+            expr = nodes.Unary(
+                operator.kind, expr, _new_span(Span, (operator.start, expr.span.end))
+            )
         return expr
 
     def parse_cast(self) -> ast.Expr:
@@ -1407,11 +1463,17 @@ class _Parser:
                 return expr
             self.pos += 1
             type_ = self.parse_type()
-            expr = ast.Cast(kind, expr, type_, _new_span(Span, (expr.span.start, type_.span.end)))
+            expr = nodes.Cast(kind, expr, type_, _new_span(Span, (expr.span.start, type_.span.end)))
 
     def parse_postfix(self) -> ast.Expr:
-        expr = self.parse_atom()
         tokens = self.tokens
+        token = tokens[self.pos]
+        if token.kind == NAME:
+            # `parse_atom` of a name, most atoms, without its call.
+            self.pos += 1
+            expr = nodes.Name(token.text, _new_span(Span, (token.start, token.end)))
+        else:
+            expr = self.parse_atom()
         while True:
             kind = tokens[self.pos].kind
             if kind == "(":
@@ -1420,9 +1482,15 @@ class _Parser:
                 expr = self.parse_index(expr)
             elif kind == ".":
                 self.pos += 1
-                name = self.expect_name("a name after `.`")
-                expr = ast.Member(
-                    expr, name.text, name.span, _new_span(Span, (expr.span.start, name.end))
+                name = tokens[self.pos]
+                if name.kind != NAME:
+                    self.fail_expected("a name after `.`")
+                self.pos += 1
+                expr = nodes.Member(
+                    expr,
+                    name.text,
+                    _new_span(Span, (name.start, name.end)),
+                    _new_span(Span, (expr.span.start, name.end)),
                 )
             else:
                 return expr
@@ -1432,13 +1500,13 @@ class _Parser:
         kind = token.kind
         if kind == NAME:
             self.pos += 1
-            return ast.Name(token.text, _new_span(Span, (token.start, token.end)))
+            return nodes.Name(token.text, _new_span(Span, (token.start, token.end)))
         if kind == INT:
             self.pos += 1
-            return ast.IntLit(int(token.value), _new_span(Span, (token.start, token.end)))
+            return nodes.IntLit(int(token.value), _new_span(Span, (token.start, token.end)))
         if kind == FLOAT:
             self.pos += 1
-            return ast.FloatLit(
+            return nodes.FloatLit(
                 float(token.value), token.text, _new_span(Span, (token.start, token.end))
             )
         if kind == "(":
@@ -1449,16 +1517,16 @@ class _Parser:
             return inner
         if kind == STRING:
             self.pos += 1
-            return ast.StringLit(str(token.value), _new_span(Span, (token.start, token.end)))
+            return nodes.StringLit(str(token.value), _new_span(Span, (token.start, token.end)))
         if kind == "true" or kind == "false":
             self.pos += 1
-            return ast.BoolLit(kind == "true", _new_span(Span, (token.start, token.end)))
+            return nodes.BoolLit(kind == "true", _new_span(Span, (token.start, token.end)))
         if kind == "inf":
             self.pos += 1
-            return ast.InfLit(_new_span(Span, (token.start, token.end)))
+            return nodes.InfLit(_new_span(Span, (token.start, token.end)))
         if kind == "_":
             self.pos += 1
-            placeholder = ast.Placeholder(_new_span(Span, (token.start, token.end)))
+            placeholder = nodes.Placeholder(_new_span(Span, (token.start, token.end)))
             self._placeholders.append(placeholder)
             return placeholder
         if kind == "[":
@@ -1466,7 +1534,7 @@ class _Parser:
         if kind == GROUPED_SIZE:
             self.pos += 1
             self.report_grouped_size_outside_axis(token)
-            return ast.ErrorExpr(_new_span(Span, (token.start, token.end)))
+            return nodes.ErrorExpr(_new_span(Span, (token.start, token.end)))
         if kind == "->":
             self.report_pattern_outside(_new_span(Span, (token.start, token.end)))
             raise _Abort
@@ -1542,7 +1610,7 @@ class _Parser:
                 "list literal",
                 help="build tensors with operations such as stack or cat",
             )
-        return ast.ErrorExpr(span)
+        return nodes.ErrorExpr(span)
 
     # ------------------------------------------------------------ calls and indexing
 
@@ -1566,21 +1634,28 @@ class _Parser:
             index += 1
 
     def parse_call(self, callee: ast.Expr) -> ast.Call:
-        may_hold_patterns = self.advance().value is True
+        tokens = self.tokens
+        may_hold_patterns = tokens[self.pos].value is True
+        self.pos += 1
         args: list[ast.Arg] = []
         operands_form = False
-        tokens = self.tokens
         while tokens[self.pos].kind != ")":
             token = tokens[self.pos]
-            if token.kind == NAME and tokens[self.pos + 1].kind == "=":
+            kind = token.kind
+            value = self._lone_atom()
+            if value is not None:
+                args.append(nodes.Arg(value, value.span, mut=False))
+            elif kind == NAME and tokens[self.pos + 1].kind == "=":
                 self.pos += 2
-                value = self.parse_arg_value()
+                value = self._lone_atom()
+                if value is None:
+                    value = self.parse_arg_value()
                 args.append(
-                    ast.Arg(
+                    nodes.Arg(
                         value,
                         _new_span(Span, (token.start, value.span.end)),
                         name=token.text,
-                        name_span=token.span,
+                        name_span=_new_span(Span, (token.start, token.end)),
                         mut=self._last_mut,
                     )
                 )
@@ -1588,18 +1663,18 @@ class _Parser:
                 form = self._argument_form() if may_hold_patterns else "plain"
                 if form == "pattern":
                     pattern = self.parse_pattern(many=False)
-                    args.append(ast.Arg(pattern, pattern.span))
+                    args.append(nodes.Arg(pattern, pattern.span))
                 elif form == "operands":
                     operand = self.parse_expr()
-                    args.append(ast.Arg(operand, operand.span))
+                    args.append(nodes.Arg(operand, operand.span))
                     self.expect(":", "`:` before the pattern")
                     pattern = self.parse_pattern(many=True)
-                    args.append(ast.Arg(pattern, pattern.span))
+                    args.append(nodes.Arg(pattern, pattern.span))
                     operands_form = True
                 else:
                     value = self.parse_arg_value()
                     args.append(
-                        ast.Arg(
+                        nodes.Arg(
                             value,
                             _new_span(Span, (token.start, value.span.end)),
                             mut=self._last_mut,
@@ -1610,8 +1685,9 @@ class _Parser:
                 self.pos += 1
             elif kind != ")":
                 self.fail_expected("`,` or `)` in the argument list")
-        close = self.advance()
-        call = ast.Call(
+        close = tokens[self.pos]
+        self.pos += 1
+        call = nodes.Call(
             callee, args, _new_span(Span, (callee.span.start, close.end)), operands_form
         )
         # Patterns are only parsed where the bracket may hold one (see the loop above).
@@ -1621,10 +1697,30 @@ class _Parser:
                 for arg in args:
                     if isinstance(arg.value, ast.Pattern):
                         self.report_pattern_outside(arg.value.span)
-                        arg.value = ast.ErrorExpr(arg.value.span)
+                        arg.value = nodes.ErrorExpr(arg.value.span)
         return call
 
     _last_mut = False
+
+    def _lone_atom(self) -> ast.Expr | None:
+        """A name or number alone before `,` or `)`, as `parse_arg_value` would make it
+        (consumed), or None (nothing consumed) for anything else."""
+        tokens = self.tokens
+        token = tokens[self.pos]
+        kind = token.kind
+        if kind != NAME and kind != INT and kind != FLOAT:
+            return None
+        following = tokens[self.pos + 1].kind
+        if (following != "," and following != ")") or self.nesting >= MAX_NESTING:
+            return None
+        self.pos += 1
+        self._last_mut = False
+        span = _new_span(Span, (token.start, token.end))
+        if kind == NAME:
+            return nodes.Name(token.text, span)
+        if kind == INT:
+            return nodes.IntLit(int(token.value), span)
+        return nodes.FloatLit(float(token.value), token.text, span)
 
     def parse_arg_value(self) -> ast.Expr:
         self._last_mut = False
@@ -1636,11 +1732,11 @@ class _Parser:
                 self.advance()
                 self._last_mut = True
                 name = self.advance()
-                return ast.Name(name.text, name.span)
+                return nodes.Name(name.text, name.span)
         if kind == "to":
             start = self.advance().start
             type_ = self.parse_type()
-            return ast.ToStage(type_, _new_span(Span, (start, self.previous_end())))
+            return nodes.ToStage(type_, _new_span(Span, (start, self.previous_end())))
         return self.parse_expr()
 
     @staticmethod
@@ -1652,48 +1748,62 @@ class _Parser:
         return None
 
     def parse_pattern(self, *, many: bool) -> ast.Pattern:
-        start = self.tok.start
+        tokens = self.tokens
+        start = tokens[self.pos].start
         inputs = [self.parse_pattern_side()]
         if many:
-            while self.at(","):
-                self.advance()
+            while tokens[self.pos].kind == ",":
+                self.pos += 1
                 inputs.append(self.parse_pattern_side())
         arrow = self.expect("->", "`->` in the pattern")
         output = self.parse_pattern_side()
-        return ast.Pattern(
-            inputs, output, _new_span(Span, (start, self.previous_end())), arrow.span
+        return nodes.Pattern(
+            inputs,
+            output,
+            _new_span(Span, (start, tokens[self.pos - 1].end)),
+            _new_span(Span, (arrow.start, arrow.end)),
         )
 
     def parse_pattern_side(self) -> ast.PatternSide:
-        start = self.tok.start
+        tokens = self.tokens
+        start = tokens[self.pos].start
         axes: list[ast.PatternAxis] = []
         while True:
+            token = tokens[self.pos]
+            if token.kind == NAME:
+                # `parse_pattern_axis` of a name, most axes, without its call.
+                self.pos += 1
+                axes.append(
+                    nodes.PatternName(token.text, _new_span(Span, (token.start, token.end)))
+                )
+                continue
             axis = self.parse_pattern_axis()
             if axis is None:
                 break
             axes.append(axis)
         end = axes[-1].span.end if axes else start
-        return ast.PatternSide(axes, _new_span(Span, (start, end)))
+        return nodes.PatternSide(axes, _new_span(Span, (start, end)))
 
     def parse_pattern_axis(self) -> ast.PatternAxis | None:
-        token = self.tok
+        token = self.tokens[self.pos]
         kind = token.kind
         if kind == NAME:
             self.pos += 1
-            return ast.PatternName(token.text, _new_span(Span, (token.start, token.end)))
+            return nodes.PatternName(token.text, _new_span(Span, (token.start, token.end)))
         if kind == INT:
             self.pos += 1
-            return ast.PatternInt(int(token.value), _new_span(Span, (token.start, token.end)))
+            return nodes.PatternInt(int(token.value), _new_span(Span, (token.start, token.end)))
         if kind == GROUPED_SIZE:
             self.pos += 1
             count, name = token.value
-            return ast.PatternGroupedSize(count, name, _new_span(Span, (token.start, token.end)))
+            return nodes.PatternGroupedSize(count, name, _new_span(Span, (token.start, token.end)))
         if kind == "(":
             self.pos += 1
             items = []
             self.enter()
+            tokens = self.tokens
             try:
-                while not self.at(")"):
+                while tokens[self.pos].kind != ")":
                     item = self.parse_pattern_axis()
                     if item is None:
                         self.fail_expected("an axis name, a number or `)` in the pattern group")
@@ -1701,47 +1811,52 @@ class _Parser:
             finally:
                 self.nesting -= 1
             close = self.advance()
-            return ast.PatternGroup(items, _new_span(Span, (token.start, close.end)))
+            return nodes.PatternGroup(items, _new_span(Span, (token.start, close.end)))
         if kind in ("->", ",", ")"):
             return None
         self.fail_expected("an axis name, a number or a group in the pattern")
         return None
 
     def parse_index(self, target: ast.Expr) -> ast.Index:
-        self.advance()
+        tokens = self.tokens
+        self.pos += 1
         items: list[ast.Expr | ast.Slice | ast.SpacedIndex] = []
-        while not self.at("]"):
+        while tokens[self.pos].kind != "]":
             items.append(self.parse_index_item())
-            if self.at(","):
-                self.advance()
-            elif not self.at("]"):
+            kind = tokens[self.pos].kind
+            if kind == ",":
+                self.pos += 1
+            elif kind != "]":
                 self.fail_expected("`,` or `]` in the index")
-        close = self.advance()
-        return ast.Index(target, items, _new_span(Span, (target.span.start, close.end)))
+        close = tokens[self.pos]
+        self.pos += 1
+        return nodes.Index(target, items, _new_span(Span, (target.span.start, close.end)))
 
     def _at_slice_part_end(self) -> bool:
         kind = self.tok.kind
         return kind == ":" or kind == "," or kind == "]"
 
     def parse_index_item(self) -> ast.Expr | ast.Slice | ast.SpacedIndex:
-        start = self.tok.start
+        tokens = self.tokens
+        start = tokens[self.pos].start
         lo = None
-        if not self.at(":"):
+        if tokens[self.pos].kind != ":":
             lo = self.parse_expr()
-            if not self.at(":"):
-                if self.at(",") or self.at("]"):
+            kind = tokens[self.pos].kind
+            if kind != ":":
+                if kind == "," or kind == "]":
                     return lo
                 items = [lo]
                 while not self.at(",") and not self.at("]") and not self.at(EOF):
                     items.append(self.parse_expr())
-                return ast.SpacedIndex(items, _new_span(Span, (start, self.previous_end())))
+                return nodes.SpacedIndex(items, _new_span(Span, (start, self.previous_end())))
         self.advance()
         hi = None if self._at_slice_part_end() else self.parse_expr()
         step = None
         if self.at(":"):
             self.advance()
             step = None if self._at_slice_part_end() else self.parse_expr()
-        return ast.Slice(lo, hi, step, _new_span(Span, (start, self.previous_end())))
+        return nodes.Slice(lo, hi, step, _new_span(Span, (start, self.previous_end())))
 
     # ------------------------------------------------------------ types and sizes
 
@@ -1770,27 +1885,38 @@ class _Parser:
                 dtype, dtype_span = token.text, token.span
         if shape is None and not words and dtype is None:
             self.fail_expected("a type, such as `[b n D]`, `Real` or `f32`")
-        return ast.TypeExpr(
-            shape, words, dtype, _new_span(Span, (start, self.previous_end())), dtype_span
+        return nodes.TypeExpr(
+            shape, words, dtype, _new_span(Span, (start, tokens[self.pos - 1].end)), dtype_span
         )
 
     def parse_type_word(self) -> ast.TypeWord:
-        parts, span = self.parse_dotted("a type name")
-        word = ast.TypeWord(".".join(parts), span)
-        if self.at("["):
-            self.advance()
+        tokens = self.tokens
+        token = tokens[self.pos]
+        if token.kind == NAME and tokens[self.pos + 1].kind != ".":
+            # `parse_dotted` of one name, without its call.
+            self.pos += 1
+            span = _new_span(Span, (token.start, token.end))
+            word = nodes.TypeWord(token.text, span)
+        else:
+            parts, span = self.parse_dotted("a type name")
+            word = nodes.TypeWord(".".join(parts), span)
+        token = tokens[self.pos]
+        if token.kind == "[":
+            self.pos += 1
             word.arg = self.parse_size_expr()
             self.expect("]", "`]`")
-        if self.at_word("over") and self.peek(1).kind == NAME:
-            self.advance()
+            token = tokens[self.pos]
+        if token.kind == NAME and token.text == "over" and tokens[self.pos + 1].kind == NAME:
+            self.pos += 1
             axis, axis_span = self.parse_dotted("an axis name")
             word.over, word.over_span = ".".join(axis), axis_span
-        word.span = _new_span(Span, (span.start, self.previous_end()))
+        word.span = _new_span(Span, (span.start, tokens[self.pos - 1].end))
         return word
 
     def parse_shape(self) -> ast.Shape:
         tokens = self.tokens
-        open_token = self.advance()
+        open_token = tokens[self.pos]
+        self.pos += 1
         axes: list[ast.Axis] = []
         append = axes.append
         parse_axis = self.parse_axis
@@ -1798,7 +1924,7 @@ class _Parser:
             append(parse_axis())
         close = tokens[self.pos]
         self.pos += 1
-        return ast.Shape(axes, _new_span(Span, (open_token.start, close.end)))
+        return nodes.Shape(axes, _new_span(Span, (open_token.start, close.end)))
 
     def parse_axis(self) -> ast.Axis:
         tokens = self.tokens
@@ -1811,13 +1937,13 @@ class _Parser:
                 # A lone name, most axes: what `parse_size_expr` would make of it.
                 self.pos = pos + 1
                 span = _new_span(Span, (token.start, token.end))
-                return ast.SizeAxis(ast.SizeName(token.text, span), span)
+                return nodes.SizeAxis(nodes.SizeName(token.text, span), span)
         if kind == "...":
             self.advance()
-            return ast.RestAxis(token.span)
+            return nodes.RestAxis(token.span)
         if kind == UNKNOWN_SIZE:
             self.advance()
-            return ast.UnknownAxis(str(token.value), token.span)
+            return nodes.UnknownAxis(str(token.value), token.span)
         if kind == GROUPED_SIZE:
             self.advance()
             if self.tok.kind in _SIZE_PRECEDENCE:
@@ -1829,10 +1955,10 @@ class _Parser:
                     help="write the group with parentheses and an explicit product, "
                     f"as `({token.value[1]} {token.value[0]})`",
                 )
-                rest = self.parse_size_binary(ast.SizeInt(token.value[0], token.span), 1)
-                return ast.ErrorAxis(token.span.cover(rest.span))
+                rest = self.parse_size_binary(nodes.SizeInt(token.value[0], token.span), 1)
+                return nodes.ErrorAxis(token.span.cover(rest.span))
             count, name = token.value
-            return ast.GroupedSizeAxis(count, name, token.span)
+            return nodes.GroupedSizeAxis(count, name, token.span)
         if kind == "(":
             self.advance()
             items: list[ast.Axis] = []
@@ -1849,11 +1975,11 @@ class _Parser:
             if len(items) == 1 and isinstance(items[0], ast.SizeAxis):
                 if self.tok.kind in _SIZE_PRECEDENCE:
                     size = self.parse_size_binary(items[0].size, 1)
-                    return ast.SizeAxis(size, _new_span(Span, (token.start, size.span.end)))
-                return ast.SizeAxis(items[0].size, span)
-            return ast.GroupAxis(items, span)
+                    return nodes.SizeAxis(size, _new_span(Span, (token.start, size.span.end)))
+                return nodes.SizeAxis(items[0].size, span)
+            return nodes.GroupAxis(items, span)
         size = self.parse_size_expr()
-        return ast.SizeAxis(size, size.span)
+        return nodes.SizeAxis(size, size.span)
 
     def parse_size_expr(self) -> ast.SizeExpr:
         return self.parse_size_binary(self.parse_size_atom(), 1)
@@ -1872,7 +1998,7 @@ class _Parser:
                 if following is None or following <= precedence:
                     break
                 right = self.parse_size_binary(right, following)
-            left = ast.SizeBinary(
+            left = nodes.SizeBinary(
                 op, left, right, _new_span(Span, (left.span.start, right.span.end))
             )
 
@@ -1881,13 +2007,13 @@ class _Parser:
         kind = token.kind
         if kind == INT:
             self.pos += 1
-            return ast.SizeInt(int(token.value), _new_span(Span, (token.start, token.end)))
+            return nodes.SizeInt(int(token.value), _new_span(Span, (token.start, token.end)))
         if kind == NAME:
             if self.tokens[self.pos + 1].kind != ".":
                 self.pos += 1
-                return ast.SizeName(token.text, _new_span(Span, (token.start, token.end)))
+                return nodes.SizeName(token.text, _new_span(Span, (token.start, token.end)))
             parts, span = self.parse_dotted("a size")
-            return ast.SizeName(".".join(parts), span)
+            return nodes.SizeName(".".join(parts), span)
         if kind == "(":
             self.advance()
             self.enter()
@@ -1900,6 +2026,6 @@ class _Parser:
         if kind == GROUPED_SIZE:
             self.advance()
             self.report_grouped_size_outside_axis(token)
-            return ast.SizeInt(token.value[0], token.span)
+            return nodes.SizeInt(token.value[0], token.span)
         self.fail_expected("a size: a number, a dim or an axis name")
         raise AssertionError("unreachable")
