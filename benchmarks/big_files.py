@@ -2,7 +2,9 @@
 
 Measures the first diagnostics of a 1 MB document; the diagnostics after a keystroke
 inside one function of it (budget 200 ms), with the server's CPU time for it, since a
-loaded machine stretches the wall time; and, while a 10 MB document is being analysed,
+loaded machine stretches the wall time, and the same keystrokes' analysis in this
+process (the checker alone, as the server calls it: what the server adds is the rest);
+and, while a 10 MB document is being analysed,
 a hover on another small document opened then (budget 100 ms), how long `shutdown`
 takes to be answered (100 ms) and how long the process takes to end after `exit`.
 Results go to `benchmarks/results/big_files.json`.
@@ -20,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import median
 
 from benchmarks.common import environment, figures, line, write_results
 from benchmarks.generate import generate_program
@@ -35,6 +38,7 @@ REPORTED = (
     "first_diagnostics_1mb",
     "keystroke_1mb",
     "keystroke_1mb_server_cpu",
+    "keystroke_1mb_in_process",
     "other_document_hover_during_10mb",
     "shutdown_during_10mb",
     "exit_during_10mb",
@@ -117,6 +121,30 @@ def keystrokes(text: str, folder: Path, runs: int) -> tuple[list[float], list[fl
     return samples, cpu
 
 
+def in_process_keystrokes(text: str, runs: int) -> tuple[list[float], list[float]]:
+    """The keystrokes of `keystrokes` analysed here, as the server analyses them: the
+    wall time and this process's CPU time of each analysis."""
+    from shapescript.check.checker import check_source
+    from shapescript.syntax.source import SourceFile
+
+    path = str(Path(tempfile.gettempdir()) / "big.ss")
+    previous = check_source(SourceFile.from_text(path, text), padding_later=True)
+    at = typed_edit_point(text)
+    current = text
+    samples, cpu = [], []
+    for run in range(runs):
+        inserting = run % 2 == 0
+        current = (
+            current[:at] + "x" + current[at:] if inserting else current[:at] + current[at + 1 :]
+        )
+        used = time.process_time()
+        start = time.perf_counter()
+        previous = check_source(SourceFile.from_text(path, current), previous, padding_later=True)
+        samples.append((time.perf_counter() - start) * 1000)
+        cpu.append((time.process_time() - used) * 1000)
+    return samples, cpu
+
+
 def shutdowns(text: str, folder: Path, runs: int) -> dict[str, list[float]]:
     """During a long analysis: a hover on another document answered (its first analysis
     included), `shutdown` answered, and the process gone after `exit`."""
@@ -184,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         folder = Path(name)
         opened = first_diagnostics(one, folder, args.open_runs)
         typed, typed_cpu = keystrokes(one, folder, args.runs)
+        here, here_cpu = in_process_keystrokes(one, args.runs)
         during = shutdowns(ten, folder, args.shutdown_runs)
     result = {
         "benchmark": "big_files",
@@ -193,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
         "keystroke_1mb_server_cpu": figures(typed_cpu, BUDGETS["keystroke_1mb"])
         if typed_cpu
         else None,
+        "keystroke_1mb_in_process": figures(here, None)
+        | {"cpu_median_ms": round(median(here_cpu), 3)},
         "other_document_hover_during_10mb": figures(during["other"], BUDGETS["other_document"]),
         "shutdown_during_10mb": figures(during["answered"], BUDGETS["shutdown_during_10mb"]),
         "exit_during_10mb": figures(during["exited"], float("inf")),

@@ -50,12 +50,29 @@ def facts(result) -> tuple:
     return (
         [(d.code, d.span, d.message) for d in result.diagnostics],
         result.param_reads,
-        {name: symbol.span for name, symbol in result.module_symbols.items()},
+        {
+            name: (symbol.kind, symbol.span, symbol.doc, symbol.detail)
+            for name, symbol in result.module_symbols.items()
+        },
         {
             name: (info.span, [(field.name, field.span) for field in info.fields.values()])
             for name, info in result.models.items()
         },
         [(item.base, item.body is not None) for item in result.items],
+        {
+            name: (info.span, [(f.name, f.span, f.symbol.span) for f in info.fields.values()])
+            for name, info in result.data.items()
+        },
+        {
+            name: (info.span, [(m.name, m.span, m.symbol.span) for m in info.metrics.values()])
+            for name, info in result.logs.items()
+        },
+        [
+            sorted(
+                (r.span, r.module_name or "", r.field or ()) for r in item.declaration.references
+            )
+            for item in result.items
+        ],
     )
 
 
@@ -89,6 +106,9 @@ def test_params_read_of_functions_the_edit_does_not_reach_are_kept() -> None:
     kept = second.memo["param_reads"][2]
     assert kept.reused
     assert ("other", 0, None) in kept.results
+    # Its entry in `param_reads` is the previous analysis's; the edited fn's is new.
+    assert second.param_reads["other"] is first.param_reads["other"]
+    assert second.param_reads["typed"] is not first.param_reads["typed"]
 
 
 def test_a_cycle_made_by_an_edit_is_worked_out_afresh() -> None:
@@ -191,3 +211,213 @@ def test_dims_that_reported_problems_report_them_again_where_they_now_are() -> N
     moved = "# a comment above everything\n" + broken
     second = same_as_fresh(moved, first)
     assert second.diagnostics[0].span.start == moved.index("0\n")
+
+
+COLLECTED = """\
+import python torch
+dim D = 8
+
+## Doubles.
+fn f(x: [n D]) -> [n D]:
+    y = x * 2.0
+    return y
+
+extern fn ext(x: [n D]) -> [n D] = "torch.relu"
+
+model M:
+    param w: [D D] = zeros
+
+fn g(x: [n D]) -> [n D] = f(x)
+"""
+
+
+def test_a_body_edit_reuses_the_collected_names_and_moves_them() -> None:
+    first = checked(COLLECTED)
+    assert first.memo["collect"] is not None
+    edited = "# above\n" + COLLECTED.replace("y = x * 2.0", "y = x * 2.0 + 1.0")
+    second = same_as_fresh(edited, first)
+    assert second.models == checked(edited).models
+    assert second.memo["collect"] is not None
+    assert second.module_symbols["g"].span.start == edited.index("g(x")
+    assert second.module_symbols["ext"].span.start == edited.index("ext(")
+    assert second.module_symbols["M"].span.start == edited.index("M:")
+
+
+def test_a_doc_or_name_edit_changes_the_collected_names() -> None:
+    first = checked(COLLECTED)
+    second = same_as_fresh(COLLECTED.replace("## Doubles.", "## Twice."), first)
+    assert second.module_symbols["f"].doc == "Twice."
+    third = same_as_fresh(COLLECTED.replace("fn f(", "fn f2("), second)
+    assert "f2" in third.module_symbols and "f" not in third.module_symbols
+    fourth = same_as_fresh(COLLECTED.replace("model M:", "model N:"), third)
+    assert "N" in fourth.module_symbols
+
+
+def test_a_name_declared_twice_is_collected_afresh_each_time() -> None:
+    twice = COLLECTED.replace("fn g(", "fn f(")
+    first = checked(twice)
+    assert first.memo["collect"] is None
+    assert "E0302" in codes(first)
+    second = same_as_fresh(twice.replace("y = x * 2.0", "y = x * 3.0"), first)
+    assert "E0302" in codes(second)
+    # Renamed back, each name is declared once again.
+    third = same_as_fresh(COLLECTED, second)
+    assert "E0302" not in codes(third)
+
+
+EXPORTED = """\
+dim D = 64
+
+fn helper(x: [n D]) -> [n D]:
+    print(x)
+    return x
+
+fn other(x: [n D]) -> [n D]:
+    y = x * 2.0
+    return y
+
+export fn f(x: [n D]) -> [n D]:
+    return helper(x)
+"""
+
+
+def test_the_export_check_is_reused_and_moved_while_what_it_walked_is_the_same(
+    monkeypatch,
+) -> None:
+    from shapescript.check import exports
+
+    first = checked(EXPORTED)
+    assert codes(first) == ["E1704"]
+    moved = "# a line above\n" + EXPORTED.replace("x * 2.0", "x * 3.0")
+    walks = []
+    walk = exports._walk
+    monkeypatch.setattr(exports, "_walk", lambda *a, **k: walks.append(1) or walk(*a, **k))
+    reused = checked(moved, first)
+    assert walks == []
+    assert [(d.code, d.span) for d in reused.diagnostics] == [
+        (d.code, d.span) for d in checked(moved).diagnostics
+    ]
+    monkeypatch.undo()
+    second = same_as_fresh(moved, first)
+    assert second.diagnostics[0].span.start == moved.index("print(x)")
+    # An edit of a body the check walked is checked again.
+    third = same_as_fresh(moved.replace("    print(x)\n", ""), second)
+    assert codes(third) == []
+    fourth = same_as_fresh(moved, third)
+    assert codes(fourth) == ["E1704"]
+    # A function the export newly reaches is walked.
+    reaching = moved.replace("return helper(x)", "return other(x)").replace(
+        "y = x * 3.0", "y = x * 3.0\n    print(y)"
+    )
+    fifth = same_as_fresh(reaching, fourth)
+    assert [d.span.start for d in fifth.diagnostics] == [reaching.index("print(y)")]
+    # No export left, then one again.
+    unexported = reaching.replace("export fn f", "fn f")
+    sixth = same_as_fresh(unexported, fifth)
+    assert codes(sixth) == []
+    seventh = same_as_fresh(unexported.replace("x * 3.0", "x * 6.0"), sixth)
+    assert codes(seventh) == []
+    assert codes(same_as_fresh(reaching, seventh)) == ["E1704"]
+
+
+RECORDS = """\
+dim D = 64
+
+data Pair:
+    x: [D]
+    y: [?n]
+
+logs Step:
+    loss: [] mean
+    wide: [D] mean
+
+fn f(x: [n D]) -> [n D]:
+    y = x * 2.0
+    return y
+"""
+
+
+def test_data_and_logs_records_are_reused_and_moved() -> None:
+    first = checked(RECORDS)
+    assert sorted(codes(first)) == ["E1302", "E1402"]
+    moved = "# above\n" + RECORDS.replace("x * 2.0", "x * 3.0")
+    second = same_as_fresh(moved, first)
+    assert second.data["Pair"].fields["x"].span.start == moved.index("x: [D]")
+    assert second.logs["Step"].metrics["loss"].span.start == moved.index("loss")
+    fresh = checked(moved)
+    # Moved, the records are what a fresh check makes, every field of them.
+    assert second.data == fresh.data and second.logs == fresh.logs
+    below = same_as_fresh(moved.replace("x * 3.0", "x * 4.0"), second)
+    assert below.data["Pair"] is second.data["Pair"]
+    assert below.logs["Step"] is second.logs["Step"]
+    # Fixing a record's field changes its check, and the other record's is kept.
+    fixed = moved.replace("y: [?n]", "y: [D]")
+    third = same_as_fresh(fixed, second)
+    assert codes(third) == ["E1402"]
+    fourth = same_as_fresh(fixed.replace("wide: [D] mean", "wide: [] sum"), third)
+    assert codes(fourth) == []
+    # A dim the records use changes: both are checked again.
+    same_as_fresh(fixed.replace("dim D = 64", "dim D = 32"), fourth)
+
+
+def _declaration_facts(result) -> list:
+    return [
+        (
+            sorted((r.span, r.module_name or "", r.field or ()) for r in facts.references),
+            sorted((span, str(type_)) for span, type_ in facts.types.items()),
+        )
+        for facts in (item.declaration for item in result.items)
+    ]
+
+
+def test_declaration_facts_are_carried_over_while_the_declarations_are_the_same() -> None:
+    first = checked(COLLECTED + RECORDS.replace("dim D = 64\n", ""))
+    text = first.source.text
+    model = next(i for i, item in enumerate(first.items) if getattr(item.item, "name", "") == "M")
+    edited = "# above\n" + text.replace("x * 2.0", "x * 5.0")
+    second = checked(edited, first)
+    assert second.items[model].made_declaration is first.items[model].made_declaration
+    assert _declaration_facts(second) == _declaration_facts(checked(edited))
+    # A changed dim changes every declaration's facts' context: none is carried.
+    resized = edited.replace("dim D = 8", "dim D = 9")
+    third = checked(resized, second)
+    assert third.items[model].made_declaration is not second.items[model].made_declaration
+    assert _declaration_facts(third) == _declaration_facts(checked(resized))
+    # An edited function signature gets its own references again.
+    renamed = resized.replace("fn g(x: [n D]) -> [n D] = f(x)", "fn g(y: [D n]) -> [D n] = y")
+    fourth = checked(renamed, third)
+    assert _declaration_facts(fourth) == _declaration_facts(checked(renamed))
+
+
+SIGNATURES = """\
+dim D = 8
+
+fn bad(x: [n D] Nope) -> [n D]:
+    y = x
+    return y
+
+fn good(x: [n D]) -> [n D]:
+    y = x * 2.0
+    return y
+
+fn user(x: [n D]) -> [n D] = good(x)
+"""
+
+
+def test_signatures_are_reused_with_their_diagnostics_reported_once_where_they_are() -> None:
+    first = checked(SIGNATURES)
+    assert codes(first).count("E0301") == 1
+    steps = [
+        "# above\n" + SIGNATURES.replace("x * 2.0", "x * 4.0"),
+        # The function whose signature reports is edited inside its body.
+        "# above\n" + SIGNATURES.replace("y = x\n", "y = x\n    z = y\n"),
+        # A function renamed, then one added: the names differ from the previous ones.
+        SIGNATURES.replace("fn good(", "fn fine(").replace("good(x)", "fine(x)"),
+        SIGNATURES + "\nfn extra(x: [n D] Nope) -> [n D] = x\n",
+        SIGNATURES,
+    ]
+    previous = first
+    for text in steps:
+        previous = same_as_fresh(text, previous)
+        assert previous.signatures.keys() == checked(text).signatures.keys()
+        assert list(previous.signatures) == list(checked(text).signatures)

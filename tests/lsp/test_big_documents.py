@@ -96,3 +96,11 @@ def test_other_documents_and_shutdown_are_answered_during_a_long_analysis(tmp_pa
 
 def _whole(text: str) -> types.TextDocumentContentChangeWholeDocument:
     return types.TextDocumentContentChangeWholeDocument(text=text)
+
+
+def test_the_benchmark_analyses_its_keystrokes_in_process_as_the_server_does() -> None:
+    from benchmarks.big_files import in_process_keystrokes
+
+    samples, cpu = in_process_keystrokes(generate_program(300, 0), 2)
+    assert len(samples) == len(cpu) == 2
+    assert all(sample > 0 for sample in samples)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import bisect
 import gc
 import os
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 
 from shapescript.cancellation import IsCancelled, stop_if
-from shapescript.check import builtin_rules, imports, module_exports
+from shapescript.check import builtin_rules, gradients, imports, module_exports
 from shapescript.check.bodies import Program
 from shapescript.check.data_records import check_data_records
 from shapescript.check.exports import add_export_diagnostics
@@ -22,7 +23,7 @@ from shapescript.check.module_scope import (
     ModuleScope,
     build_signatures,
     check_aliases,
-    collect,
+    collect_reusing,
     evaluate_dims,
 )
 from shapescript.check.overloads import overload_members
@@ -34,11 +35,12 @@ from shapescript.check.reads_memo import carried_over
 from shapescript.check.reporter import Reporter
 from shapescript.check.type_exprs import TypeResolver
 from shapescript.check.type_variables import declared_type_names, looks_generic
+from shapescript.check.types import ModelType
 from shapescript.deep import run_deep
 from shapescript.diagnostics.diagnostic import Diagnostic, Edit, Fix, Label
 from shapescript.records import record
 from shapescript.syntax import ast
-from shapescript.syntax.parser import ParseResult, parse, shift_diagnostic
+from shapescript.syntax.parser import Chunks, ParseResult, parse, shift_diagnostic
 from shapescript.syntax.source import SourceFile, Span
 
 
@@ -129,7 +131,12 @@ def _check_parsed(
     source = parsed.source
     module = parsed.module
     reporter = Reporter()
-    scope = collect(module, source.path, reporter)
+    scope, collect_memo = collect_reusing(
+        module,
+        source.path,
+        reporter,
+        previous.memo.get("collect") if previous is not None else None,
+    )
     table = imports.attach(module, scope, reporter, session)
     fingerprint, context_key, fingerprint_parts = _fingerprints(
         module,
@@ -140,13 +147,16 @@ def _check_parsed(
     if table.infos:
         fingerprint = hash((fingerprint, table.key))
     dims_memo = _dims(module, scope, reporter, (fingerprint, source.path), previous)
-    check_aliases(module, scope, reporter)
+    # The indexes of the aliases, models and records, for their passes.
+    by_kind: dict[type, list[int]] = {}
+    for index, item in enumerate(module.items):
+        if type(item) in _KINDS_BY_INDEX:
+            by_kind.setdefault(type(item), []).append(index)
+    check_aliases(module, scope, reporter, by_kind.get(ast.AliasDecl, ()))
     bases = module.bases or [0] * len(module.items)
-    items = [ItemFacts(item, base) for item, base in zip(module.items, bases, strict=True)]
-    # The first item of each chunk, by where the chunk starts.
-    by_base = {}
-    for item_facts in reversed(items):
-        by_base[item_facts.base] = item_facts
+    declarations_key = (fingerprint, source.path)
+    replaced = collect_memo.replaced if collect_memo is not None else None
+    items, kept = _item_facts(module, bases, previous, declarations_key, replaced)
     model_memo: dict = {}
     scope.model_infos = check_models(
         module,
@@ -157,40 +167,54 @@ def _check_parsed(
         fingerprint,
         model_memo,
         previous.memo.get("models") if previous is not None else None,
+        kept,
+        by_kind.get(ast.ModelDecl, ()),
     )
-    scope.logs_infos = check_logs(module, scope, reporter, items)
-    scope.data_infos = check_data_records(module, scope, reporter, items, source.text)
+    logs_memo: dict = {}
+    scope.logs_infos = check_logs(
+        module,
+        scope,
+        reporter,
+        items,
+        source.text,
+        fingerprint,
+        logs_memo,
+        previous.memo.get("logs") if previous is not None else None,
+        kept,
+        by_kind.get(ast.LogsDecl, ()),
+    )
+    data_memo: dict = {}
+    scope.data_infos = check_data_records(
+        module,
+        scope,
+        reporter,
+        items,
+        source.text,
+        fingerprint,
+        data_memo,
+        previous.memo.get("data") if previous is not None else None,
+        kept,
+        by_kind.get(ast.DataDecl, ()),
+    )
     imports.finish(scope)
 
-    # A signature reused from the previous analysis (`build_signatures`) gives the same
-    # list of names; while the declarations are the same, so are the references made of it.
-    made_before: dict = {}
-    if previous is not None and previous.memo.get("signature_references", (None,))[0] == (
-        fingerprint,
-        source.path,
-    ):
-        made_before = previous.memo["signature_references"][1]
-    made_now: dict = {}
-
     def on_references(references: list[tuple[str, Span]], base: int) -> None:
-        facts = by_base.get(base)
-        if facts is None:
+        # A declaration's references go to the first item of its chunk, unless it kept
+        # its declaration facts.
+        index = bisect.bisect_left(bases, base)
+        if index == len(items) or items[index].base != base or index in kept:
             return
-        found = made_before.get(id(references))
-        if found is not None and found[0] is references:
-            made = found[1]
-        else:
-            made = []
-            symbols, path = scope.symbols, source.path
-            for name, span in references:
-                symbol = symbols.get(name)
-                if symbol is not None:
-                    made.append(
-                        Reference(span, module_name=name)
-                        if symbol.path == path
-                        else Reference(span, symbol)
-                    )
-        made_now[id(references)] = (references, made)
+        facts = items[index]
+        made = []
+        symbols, path = scope.symbols, source.path
+        for name, span in references:
+            symbol = symbols.get(name)
+            if symbol is not None:
+                made.append(
+                    Reference(span, module_name=name)
+                    if symbol.path == path
+                    else Reference(span, symbol)
+                )
         facts.declaration.references.extend(made)
 
     if table.infos:
@@ -201,6 +225,8 @@ def _check_parsed(
         on_references,
         context_key,
         previous.memo.get("signatures") if previous is not None else None,
+        references_kept=bool(kept),
+        replaced=None if replaced is None else [module.items[index].name for index in replaced],  # type: ignore[union-attr]
     )
     program = Program(
         module,
@@ -226,13 +252,17 @@ def _check_parsed(
             base = item_facts.base
             diagnostics.extend(shift_diagnostic(d, base) for d in result.diagnostics)
     functions = _function_decls(scope)
-    _reuse_param_reads(program, previous, fingerprint, functions)
-    found_reads = read_diagnostics(program, items)
-    param_reads = reads_of_functions(program) if all_facts else {}
+    stale = _reuse_param_reads(program, previous, fingerprint, functions)
+    # Only the bodies that differentiate something have reads to check.
+    differentiating = [
+        facts for facts in items if facts.body is not None and facts.body.facts.gradients
+    ]
+    found_reads = read_diagnostics(program, differentiating)
+    param_reads = _reads_of_functions(program, previous, fingerprint, stale) if all_facts else {}
     if reads_memo(program).reused and reads_memo(program).cyclic:
         # The edit made a cycle: work every result out afresh, in a full check's order.
         program.__dict__.pop("_param_reads")
-        found_reads = read_diagnostics(program, items)
+        found_reads = read_diagnostics(program, differentiating)
         param_reads = reads_of_functions(program)
     diagnostics.extend(found_reads)
     placed = Reporter()
@@ -272,10 +302,14 @@ def _check_parsed(
             "signatures": signature_memo,
             "reads": program.read_summaries,
             "models": model_memo,
+            "logs": logs_memo,
+            "data": data_memo,
             "param_reads": (fingerprint, functions, reads_memo(program)),
-            "signature_references": ((fingerprint, source.path), made_now),
+            "reads_of_functions": (fingerprint, param_reads) if all_facts else None,
             "fingerprint_parts": fingerprint_parts,
             "dims": dims_memo,
+            "collect": collect_memo,
+            "declarations": declarations_key,
         },
         math=math,
         models={name: info for name, info in scope.model_infos.items() if "." not in name},
@@ -288,7 +322,11 @@ def _check_parsed(
         placement=placement,
         padding=padding,
     )
-    add_export_diagnostics(checked)
+    checked.memo["exports"] = add_export_diagnostics(
+        checked,
+        (fingerprint, source.path),
+        previous.memo.get("exports") if previous is not None else None,
+    )
     return checked, scope
 
 
@@ -318,6 +356,79 @@ def _dims(
     return key, dict(scope.dims), dict(scope.dim_values), scope.broken_names - broken_before
 
 
+#: The items whose declarations `check_aliases`, `check_models`, `check_logs` and
+#: `check_data_records` check, each pass given the indexes of its own.
+_KINDS_BY_INDEX = frozenset({ast.AliasDecl, ast.ModelDecl, ast.LogsDecl, ast.DataDecl})
+
+
+class _AllBut:
+    """The indexes of the items but those in `fresh`, as a container."""
+
+    __slots__ = ("fresh",)
+
+    def __init__(self, fresh: set[int]) -> None:
+        self.fresh = fresh
+
+    def __contains__(self, index: object) -> bool:
+        return index not in self.fresh
+
+    def __bool__(self) -> bool:
+        return True
+
+
+def _item_facts(
+    module: ast.Module,
+    bases: list[int],
+    previous: Checked | None,
+    key: tuple[int, str],
+    replaced: list[int] | None,
+) -> tuple[list[ItemFacts], Container[int]]:
+    """Each item's facts, to be filled; and the indexes of those that have their
+    declaration facts from the previous analysis already (`_carry_declarations`).
+
+    When the declarations pass found every item but those at the indexes `replaced` to be
+    the previous analysis's own, in order, each of the others is given its facts as it
+    is made."""
+    items = module.items
+    if (
+        replaced is not None
+        and previous is not None
+        and previous.memo.get("declarations") == key
+        and len(previous.items) == len(items)
+    ):
+        facts = [
+            ItemFacts(item, base, old.made_declaration)
+            for item, base, old in zip(items, bases, previous.items, strict=True)
+        ]
+        for index in replaced:
+            facts[index].made_declaration = None
+        return facts, _AllBut(set(replaced))
+    facts = [ItemFacts(item, base) for item, base in zip(items, bases, strict=True)]
+    return facts, _carry_declarations(previous, key, facts)
+
+
+def _carry_declarations(
+    previous: Checked | None, key: tuple[int, str], items: list[ItemFacts]
+) -> set[int]:
+    """Give each item that is the same object as one of the previous analysis the facts
+    of its declaration from there, when the declarations (`key`: their fingerprint and
+    the file's path) are the same: those facts (the names its signature, model or record
+    refers to, the types of its fields) depend on nothing else, and count from the
+    item's chunk. Gives the indexes of those items, which the declaration passes leave
+    as they are."""
+    if previous is None or previous.memo.get("declarations") != key:
+        return set()
+    before = previous.items
+    kept: set[int] = set()
+    if len(before) != len(items):
+        return kept  # not while the fingerprint is the same, which counts every item
+    for index, (old, facts) in enumerate(zip(before, items, strict=True)):
+        if old.item is facts.item:
+            facts.made_declaration = old.made_declaration
+            kept.add(index)
+    return kept
+
+
 def _function_decls(scope: ModuleScope) -> list[ast.FnDecl | ast.ExternFnDecl]:
     """The file's functions, overloads included, in a fixed order."""
     return list(scope.functions.values()) + [decl for _, decl, _ in overload_members(scope)]
@@ -328,44 +439,69 @@ def _reuse_param_reads(
     previous: Checked | None,
     fingerprint: int,
     functions: list[ast.FnDecl | ast.ExternFnDecl],
-) -> None:
+) -> set[str] | None:
     """Start `program`'s params-read memo (`gradients.param_reads`) from the previous
     analysis's when the declarations (`fingerprint`) are unchanged, less the results that
-    depend on a function whose body was edited."""
+    depend on a function whose body was edited. Gives the names of the functions whose
+    results were left out (the edited ones among them), or None when nothing was kept."""
     if previous is None:
-        return
+        return None
     found = previous.memo.get("param_reads")
     if found is None:
-        return
+        return None
     old_fingerprint, old_functions, memo = found
     if old_fingerprint != fingerprint or len(old_functions) != len(functions):
-        return
+        return None
     edited = set()
     for old, new in zip(old_functions, functions, strict=True):
         if old is not new:
             if old.name != new.name:
-                return
+                return None
             edited.add(new.name)
     kept = carried_over(memo, edited)
     if kept is None:
-        return
+        return None
     program.__dict__["_param_reads"] = kept
     summaries = previous.memo.get("reads", {})
     if len(summaries) <= 2 * len(functions) + 16:
         # For a later analysis that can't reuse the memo; the summaries an analysis
         # works out are those of the functions it reaches, so that one prunes them.
         program.read_summaries.update(summaries)
+    kept_results = kept.results
+    return edited | {key[0] for key in memo.results if key not in kept_results}
+
+
+def _reads_of_functions(
+    program: Program, previous: Checked | None, fingerprint: int, stale: set[str] | None
+) -> dict[str, dict[str, tuple[str, ...] | None]]:
+    """`reads_of_functions`, taking each function's entry from the previous analysis's
+    unless its params-read results were left out of the memo (`stale`, from
+    `_reuse_param_reads`): the others are the results the memo kept."""
+    found = previous.memo.get("reads_of_functions") if previous is not None else None
+    if stale is None or found is None or found[0] != fingerprint:
+        return reads_of_functions(program)
+    signatures = program.scope.signatures
+    reads: dict[str, dict[str, tuple[str, ...] | None]] = {}
+    for name, entry in found[1].items():
+        if name in stale:
+            entry = {
+                param.name: gradients.param_reads(program, name, index)
+                for index, param in enumerate(signatures[name].params)
+                if isinstance(param.type, ModelType)
+            }
+        reads[name] = entry
+    return reads
 
 
 @record
 class _FingerprintParts:
-    """Each item's part of the two fingerprints, by the item object, with the declared
+    """Each item's part of the two fingerprints, in the items' order, with the declared
     type names they were taken under (whether a function is generic depends on them)."""
 
     declared: frozenset[str]
-    #: id(item) -> (item, its text or its text up to a typed function's body, whether
-    #: it is a function, its text).
-    parts: dict[int, tuple[ast.Item, str, bool, str]]
+    #: For each item: the item, its text or its text up to a typed function's body,
+    #: whether it is a function, and its text.
+    parts: list[tuple[ast.Item, str, bool, str]]
     #: Each item's text, in order.
     texts: list[str]
 
@@ -377,45 +513,58 @@ def _fingerprints(
     item but the functions), taking each item's part from `previous` when the item is the
     same object (the parser reuses an unchanged chunk's items, so their text is the same)
     and so are the declared names."""
-    before = previous.parts if previous is not None and previous.declared == declared else {}
-    parts: dict[int, tuple[ast.Item, str, bool, str]] = {}
-    texts: list[str] = []
-    declaration_parts = []
-    context_parts = []
-    bases = module.bases or [0] * len(module.items)
-    for item, base in zip(module.items, bases, strict=True):
-        found = before.get(id(item))
-        if found is None or found[0] is not item:
-            function = isinstance(item, ast.FnDecl | ast.ExternFnDecl)
-            whole = text[base + item.span.start : base + item.span.end]
-            part = whole
-            if (
-                isinstance(item, ast.FnDecl)
-                and item.return_type is not None
-                and not looks_generic(item, declared)
-            ):
-                part = whole[: item.return_type.span.end - item.span.start]
-            found = (item, part, function, whole)
-        parts[id(item)] = found
-        declaration_parts.append(found[1])
-        if not found[2]:
-            context_parts.append(found[1])
-        texts.append(found[3])
-    fingerprint = hash((tuple(declaration_parts), module.notebook))
+    items = module.items
+    bases = module.bases or [0] * len(items)
+    before: list = []
+    if previous is not None and previous.declared == declared:
+        before = previous.parts
+    if len(before) == len(items):
+        # As after most edits, the items pair up with the previous ones in order.
+        parts = [
+            old if old[0] is item else _part(item, base, text, declared)
+            for old, item, base in zip(before, items, bases, strict=True)
+        ]
+    else:
+        by_item = {id(old[0]): old for old in before}
+        parts = []
+        for item, base in zip(items, bases, strict=True):
+            found = by_item.get(id(item))
+            parts.append(
+                found
+                if found is not None and found[0] is item
+                else _part(item, base, text, declared)
+            )
+    fingerprint = hash((tuple([part[1] for part in parts]), module.notebook))
+    context = hash(tuple([part[1] for part in parts if not part[2]]))
     return (
         fingerprint,
-        hash(tuple(context_parts)),
-        _FingerprintParts(frozenset(declared), parts, texts),
+        context,
+        _FingerprintParts(frozenset(declared), parts, [part[3] for part in parts]),
     )
+
+
+def _part(
+    item: ast.Item, base: int, text: str, declared: set[str]
+) -> tuple[ast.Item, str, bool, str]:
+    """An item's entry in `_FingerprintParts.parts`."""
+    whole = text[base + item.span.start : base + item.span.end]
+    part = whole
+    if (
+        isinstance(item, ast.FnDecl)
+        and item.return_type is not None
+        and not looks_generic(item, declared)
+    ):
+        part = whole[: item.return_type.span.end - item.span.start]
+    return (item, part, isinstance(item, ast.FnDecl | ast.ExternFnDecl), whole)
 
 
 def _comment_lines(parsed: ParseResult) -> list[CommentLine]:
     """The comments that may hold math, with file offsets and lines, as the math finder
     reads them: only blocks of consecutive comment lines of one kind with a `$` in them,
     since math never reaches past such a block. Only the blocks around a `$` are looked
-    at, so a file's many comments without math cost one test each."""
+    at, found from the `$` signs of the text."""
     comments = parsed.comments
-    marked = [index for index, (_, comment) in enumerate(comments) if "$" in comment.text]
+    marked = _comments_with_dollars(parsed)
     if not marked:
         return []
     text = parsed.source.text
@@ -454,6 +603,36 @@ def _comment_lines(parsed: ParseResult) -> list[CommentLine]:
             comment = comments[member][1]
             found.append(CommentLine(comment.text, start, line, comment.is_doc, comment.after_code))
     return found
+
+
+def _comments_with_dollars(parsed: ParseResult) -> list[int]:
+    """The indexes in `parsed.comments` of the comments with a `$` in their text, in
+    order: each `$` of the file is looked up in the comments of its chunk, so a file's
+    many comments without one cost nothing. (A comment's text is its source after the
+    `#` or `##`.)"""
+    comments = parsed.comments
+    layout = parsed.chunks
+    if not isinstance(layout, Chunks):
+        # No chunks (a notebook's cells keep their own): every comment is looked at.
+        return [index for index, (_, comment) in enumerate(comments) if "$" in comment.text]
+    text = parsed.source.text
+    starts, parses, first_comments = layout.starts, layout.parses, layout.first_comments
+    marked: list[int] = []
+    at = text.find("$")
+    while at != -1:
+        chunk = bisect.bisect_right(starts, at) - 1
+        base = starts[chunk]
+        for number, comment in enumerate(parses[chunk].comments):
+            span = comment.span
+            if base + span.start <= at < base + span.end:
+                index = first_comments[chunk] + number
+                if not marked or marked[-1] != index:
+                    marked.append(index)
+                # The rest of the comment holds no other comment's `$`.
+                at = base + span.end - 1
+                break
+        at = text.find("$", at + 1)
+    return marked
 
 
 def _math_hints(math: list[Math]) -> list[Diagnostic]:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import keyword
+from collections.abc import Container, Sequence
 
 from shapescript.check.data_info import DataFieldInfo, DataInfo
 from shapescript.check.declaration_checker import DeclarationChecker, has_unknown_axis
+from shapescript.check.model_memo import checked_declaration, declaration_key, record_result
 from shapescript.check.module_scope import ModuleScope
 from shapescript.check.program import Facts, Reference, Symbol
 from shapescript.check.reporter import Reporter
@@ -27,21 +29,47 @@ FIELD_HELP = (
 
 
 def check_data_records(
-    module: ast.Module, scope: ModuleScope, reporter: Reporter, items_facts: list, text: str
+    module: ast.Module,
+    scope: ModuleScope,
+    reporter: Reporter,
+    items_facts: list,
+    text: str,
+    context: int = 0,
+    memo: dict | None = None,
+    previous: dict | None = None,
+    kept: Container[int] = (),
+    indexes: Sequence[int] | None = None,
 ) -> dict[str, DataInfo]:
-    """Check every data record; the declaration facts of each go to its item."""
+    """Check every data record; the declaration facts of each go to its item.
+
+    As for models (`check_models`), a record whose text and `context` are those of one in
+    `previous` reuses its result; `memo` receives this analysis's results.
+    The items at the indexes in `kept` have their declaration facts already; with
+    `indexes`, only the items there are looked at.
+    """
     infos: dict[str, DataInfo] = {}
-    for index, item in enumerate(module.items):
-        if not isinstance(item, ast.DataDecl) or scope.records.get(item.name) is not item:
+    memo = {} if memo is None else memo
+    previous = previous or {}
+    records, path = scope.records, scope.path
+    items = module.items
+    for index in range(len(items)) if indexes is None else indexes:
+        item = items[index]
+        if type(item) is not ast.DataDecl or records.get(item.name) is not item:
             continue
         base = module.base_of(index)
-        facts = items_facts[index].declaration
-        outer = reporter.base
-        reporter.base = base
-        try:
-            infos[item.name] = _RecordChecker(scope, reporter, facts, base, text).check(item)
-        finally:
-            reporter.base = outer
+        result = checked_declaration(
+            item,
+            declaration_key(text, item, base, context, path, previous),
+            base,
+            memo,
+            previous,
+            lambda reporter, facts, item=item, base=base: _RecordChecker(
+                scope, reporter, facts, base, text
+            ).check(item),
+        )
+        facts = None if index in kept else items_facts[index].declaration
+        record_result(result, facts, reporter)
+        infos[item.name] = result.info
     return infos
 
 

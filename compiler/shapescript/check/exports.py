@@ -22,7 +22,9 @@ from shapescript.check.types import (
     Type,
 )
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.records import record
 from shapescript.syntax import ast
+from shapescript.syntax.parser import shift_diagnostic
 from shapescript.syntax.source import Span
 
 #: Modules whose functions an extern fn of an exported function may name: torch's own,
@@ -63,19 +65,79 @@ _HELP = {
 }
 
 
-def add_export_diagnostics(checked: Checked) -> None:
-    """Add the export check's errors for the file's `export fn`s to `checked`."""
-    roots = [
-        item.item.name
-        for item in checked.items
-        if isinstance(item.item, ast.FnDecl) and item.item.export
-    ]
-    if not roots:
-        return
-    found = export_diagnostics(checked, roots)
+@record
+class ExportMemo:
+    """One analysis's export check, for the next to reuse: its key (the declarations'
+    fingerprint), each function it walked with its index among the items, declaration,
+    body and base, and its errors with the function each was found in."""
+
+    key: object
+    walked: dict[str, tuple[int, ast.Item, object, int]]
+    found: list[tuple[str, Diagnostic]]
+
+
+def add_export_diagnostics(
+    checked: Checked, key: object = None, previous: ExportMemo | None = None
+) -> ExportMemo | None:
+    """Add the export check's errors for the file's `export fn`s to `checked`.
+
+    With `key` (what the declarations are, so which functions are exported), the errors
+    of `previous` are taken, moved where their functions now are, when its key is the
+    same and every function it walked has the same declaration and body: the walk would
+    go the same way. Gives the memo for the next analysis.
+    """
+    items = checked.items
+    reused = _reused(previous, key, items) if key is not None else None
+    if reused is not None:
+        pairs, walked = reused
+    else:
+        roots = [
+            item.item.name
+            for item in items
+            if isinstance(item.item, ast.FnDecl) and item.item.export
+        ]
+        if not roots:
+            return None if key is None else ExportMemo(key, {}, [])
+        functions = _functions(checked)
+        pairs, names = _walk(checked, roots, functions)
+        for _, diagnostic in pairs:
+            diagnostic.path = checked.source.path
+        index_of = {id(item): index for index, item in enumerate(items)}
+        walked = {}
+        for name in names:
+            facts = functions[name]
+            # A generic function's body is its first instance's: not found among the items.
+            index = index_of.get(id(facts), -1)
+            walked[name] = (index, facts.item, facts.body, facts.base)
+    found = [diagnostic for _, diagnostic in pairs]
     if found:
         checked.diagnostics.extend(found)
         checked.diagnostics.sort(key=lambda d: (d.span.start, d.code))
+    if key is None:
+        return None
+    return ExportMemo(key, walked, pairs)
+
+
+def _reused(
+    previous: ExportMemo | None, key: object, items: list[ItemFacts]
+) -> tuple[list[tuple[str, Diagnostic]], dict] | None:
+    """`previous`'s errors moved to where their functions are now, and what it walked
+    as it is now, if it still holds."""
+    if previous is None or previous.key != key:
+        return None
+    walked = {}
+    for name, (index, item, body, _) in previous.walked.items():
+        if index < 0 or index >= len(items):
+            return None
+        now = items[index]
+        if now.item is not item or now.body is not body:
+            return None
+        walked[name] = (index, item, body, now.base)
+    pairs = [
+        (name, shift_diagnostic(diagnostic, walked[name][3] - previous.walked[name][3]))
+        for name, diagnostic in previous.found
+    ]
+    return pairs, walked
 
 
 def export_diagnostics(
@@ -85,8 +147,22 @@ def export_diagnostics(
     every function of the file they reach; each place is reported once, naming the first
     root that reaches it. With `model_first` (a Hugging Face folder's function), the
     first parameter is the model, which isn't an input."""
-    functions = _functions(checked)
-    found: list[Diagnostic] = []
+    pairs, _ = _walk(checked, roots, _functions(checked), model_first=model_first)
+    for _, diagnostic in pairs:
+        diagnostic.path = checked.source.path
+    return [diagnostic for _, diagnostic in pairs]
+
+
+def _walk(
+    checked: Checked,
+    roots: Iterable[str],
+    functions: dict[str, ItemFacts],
+    *,
+    model_first: bool = False,
+) -> tuple[list[tuple[str, Diagnostic]], set[str]]:
+    """`export_diagnostics`, each with the function it was found in; and the functions
+    walked."""
+    found: list[tuple[str, Diagnostic]] = []
     seen: set[tuple[str, int]] = set()
     done: set[str] = set()
     for root in roots:
@@ -107,10 +183,9 @@ def export_diagnostics(
                 key = (diagnostic.code, diagnostic.span.start)
                 if key not in seen:
                     seen.add(key)
-                    diagnostic.path = checked.source.path
-                    found.append(diagnostic)
+                    found.append((name, diagnostic))
             queue.extend(callee for callee in walker.callees if callee in functions)
-    return found
+    return found, done
 
 
 def _functions(checked: Checked) -> dict[str, ItemFacts]:

@@ -24,12 +24,27 @@ _TIGHT = (
 
 def closest(name: str, candidates) -> str | None:
     """The candidate a misspelt name is closest to, if one is close enough."""
+    asked = (name, tuple(candidates))
+    last_asked, last_found = _last[0]
+    if last_asked == asked:
+        return last_found
     # A ratio of at least 0.75 needs lengths within that ratio: the bound difflib's
     # real_quick_ratio checks, here without making a matcher for each candidate.
     size = len(name)
-    close = [c for c in candidates if 8 * min(len(c), size) >= 3 * (len(c) + size)]
+    close = [c for c in asked[1] if 8 * min(len(c), size) >= 3 * (len(c) + size)]
+    # Likewise a ratio counts only the characters a candidate shares with the name; the
+    # ones it doesn't are counted by `str.translate`, without a loop over characters.
+    others = dict.fromkeys(map(ord, name))
+    close = [c for c in close if 8 * (len(c) - len(c.translate(others))) >= 3 * (len(c) + size)]
     matches = difflib.get_close_matches(name, close, n=1, cutoff=0.75)
-    return matches[0] if matches else None
+    found = matches[0] if matches else None
+    _last[0] = (asked, found)
+    return found
+
+
+#: The last question `closest` answered, with its answer (one tuple, replaced whole, so
+#: threads read a consistent pair): a diagnostic's help and its fix ask the same one.
+_last: list[tuple] = [(None, None)]
 
 
 def replace(span: Span, text: str, title: str) -> list[Fix]:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import keyword
+from collections.abc import Container, Sequence
 
 from shapescript.check.declaration_checker import DeclarationChecker
 from shapescript.check.logs_info import COMBINE_RULES, LogsInfo, MetricInfo
+from shapescript.check.model_memo import checked_declaration, declaration_key, record_result
 from shapescript.check.module_scope import ModuleScope, suggestion
 from shapescript.check.program import Reference, Symbol
 from shapescript.check.reporter import Reporter
@@ -18,20 +20,48 @@ COMBINE_HELP = "end the metric with how its values combine: mean, sum, max, min 
 
 
 def check_logs(
-    module: ast.Module, scope: ModuleScope, reporter: Reporter, items_facts: list
+    module: ast.Module,
+    scope: ModuleScope,
+    reporter: Reporter,
+    items_facts: list,
+    text: str,
+    context: int = 0,
+    memo: dict | None = None,
+    previous: dict | None = None,
+    kept: Container[int] = (),
+    indexes: Sequence[int] | None = None,
 ) -> dict[str, LogsInfo]:
-    """Check every logs declaration; the declaration facts of each go to its item."""
+    """Check every logs declaration; the declaration facts of each go to its item.
+
+    As for models (`check_models`), a record whose text (in `text`, the file's) and
+    `context` are those of one in `previous` reuses its result; `memo` receives this
+    analysis's results.
+    The items at the indexes in `kept` have their declaration facts already; with
+    `indexes`, only the items there are looked at.
+    """
     infos: dict[str, LogsInfo] = {}
-    for index, item in enumerate(module.items):
-        if not isinstance(item, ast.LogsDecl) or scope.records.get(item.name) is not item:
+    memo = {} if memo is None else memo
+    previous = previous or {}
+    records, path = scope.records, scope.path
+    items = module.items
+    for index in range(len(items)) if indexes is None else indexes:
+        item = items[index]
+        if type(item) is not ast.LogsDecl or records.get(item.name) is not item:
             continue
         base = module.base_of(index)
-        reporter.base = base
-        try:
-            checker = _LogsChecker(scope, reporter, items_facts[index].declaration, base)
-            infos[item.name] = checker.check(item)
-        finally:
-            reporter.base = 0
+        result = checked_declaration(
+            item,
+            declaration_key(text, item, base, context, path, previous),
+            base,
+            memo,
+            previous,
+            lambda reporter, facts, item=item, base=base: _LogsChecker(
+                scope, reporter, facts, base
+            ).check(item),
+        )
+        facts = None if index in kept else items_facts[index].declaration
+        record_result(result, facts, reporter)
+        infos[item.name] = result.info
     return infos
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 
 from shapescript.records import field, record
 
@@ -361,8 +362,14 @@ def find_math(comments: list[CommentLine]) -> list[Math]:
         elif char == "$":
             index, pos = _dollar_run(comments, index, pos, found)
         else:
-            pos += 1
+            # Other characters only move the scan on: skip to the next one that doesn't.
+            special = _SPECIAL.search(text, pos + 1)
+            pos = special.start() if special is not None else len(text)
     return found
+
+
+#: The characters the math scan stops at.
+_SPECIAL = re.compile(r"[\\`$]")
 
 
 def _dollar_run(

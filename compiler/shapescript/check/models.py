@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import keyword
 import math
+from collections.abc import Container, Sequence
 
 from shapescript.check import fixes
 from shapescript.check.declaration_checker import DeclarationChecker, has_unknown_axis
 from shapescript.check.model_info import FieldInfo, Initializer, ModelInfo, Number
-from shapescript.check.model_memo import ModelResult, moved
+from shapescript.check.model_memo import checked_declaration, declaration_key, record_result
 from shapescript.check.module_scope import ModuleScope, suggestion
-from shapescript.check.program import Facts, Reference, Symbol
+from shapescript.check.program import Reference, Symbol
 from shapescript.check.ranges import Interval
 from shapescript.check.reporter import Reporter
 from shapescript.check.types import (
@@ -108,51 +109,41 @@ def check_models(
     context: int = 0,
     memo: dict | None = None,
     previous: dict | None = None,
+    kept: Container[int] = (),
+    indexes: Sequence[int] | None = None,
 ) -> dict[str, ModelInfo]:
     """Check every model declaration; the declaration facts of each go to its item.
 
     A model whose text (in `text`, the file's) and `context` (the declarations
     fingerprint) are those of one in `previous` reuses its result; `memo` receives this
     analysis's results.
+    The items at the indexes in `kept` have their declaration facts already; with
+    `indexes`, only the items there are looked at.
     """
     infos: dict[str, ModelInfo] = {}
     memo = {} if memo is None else memo
     previous = previous or {}
-    for index, item in enumerate(module.items):
-        if not isinstance(item, ast.ModelDecl) or scope.models.get(item.name) is not item:
+    models, path = scope.models, scope.path
+    items = module.items
+    for index in range(len(items)) if indexes is None else indexes:
+        item = items[index]
+        if type(item) is not ast.ModelDecl or models.get(item.name) is not item:
             continue
         base = module.base_of(index)
-        # Its facts count from its chunk: its place there is part of the key.
-        key = (
-            text[base + item.span.start : base + item.span.end],
-            item.span.start,
-            context,
-            scope.path,
+        result = checked_declaration(
+            item,
+            declaration_key(text, item, base, context, path, previous),
+            base,
+            memo,
+            previous,
+            lambda reporter, facts, item=item, base=base: _ModelChecker(
+                scope, reporter, facts, base
+            ).check(item),
         )
-        result = memo.get(key) or previous.get(key)
-        result = _check_model(scope, item, base) if result is None else moved(result, base)
-        memo[key] = result
-        facts = items_facts[index].declaration
-        facts.references.extend(result.references)
-        facts.types.update(result.types)
-        reporter.diagnostics.extend(result.diagnostics)
+        facts = None if index in kept else items_facts[index].declaration
+        record_result(result, facts, reporter)
         infos[item.name] = result.info
     return infos
-
-
-def _check_model(scope: ModuleScope, item: ast.ModelDecl, base: int) -> ModelResult:
-    """One model's check, for the model starting at `base`."""
-    reporter = Reporter()
-    reporter.base = base
-    facts = Facts()
-    info = _ModelChecker(scope, reporter, facts, base).check(item)
-    return ModelResult(
-        info,
-        tuple(facts.references),
-        tuple(facts.types.items()),
-        tuple(reporter.diagnostics),
-        base,
-    )
 
 
 class _ModelChecker(DeclarationChecker):

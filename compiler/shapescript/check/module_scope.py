@@ -7,6 +7,7 @@ time against what it found.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Sequence
 
 from shapescript.check.fixes import closest, replace, spelling
 from shapescript.check.overloads import FunctionNames, note_signature, overload_members
@@ -21,6 +22,7 @@ from shapescript.diagnostics.diagnostic import Fix, Label
 from shapescript.records import field, record
 from shapescript.syntax import ast
 from shapescript.syntax.lexer import MAX_INT_LITERAL
+from shapescript.syntax.parser import shift_diagnostic
 from shapescript.syntax.source import Span
 from shapescript.syntax.tokens import DTYPES
 
@@ -259,8 +261,157 @@ class _DevicesLines:
         return problem is None
 
 
-def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
-    """Gather module-scope declarations, reporting names declared twice (E0302)."""
+@record
+class CollectMemo:
+    """What `collect` found, kept for the next analysis of the file: the items and bases
+    it read, copies of the scope's containers as it left them, and which item declared
+    each name."""
+
+    path: str
+    items: list
+    bases: list[int]
+    scope: ModuleScope
+    #: The index of the item that declared each name.
+    owners: dict[str, int]
+    #: The names each item declared, by the item's index (from `owners`, once needed).
+    owned: dict[int, list[str]] | None = None
+    #: When the scope was the previous analysis's brought up to date: the indexes of the
+    #: items that are not the previous analysis's own (functions of the same names, as
+    #: the others are the same objects, in the same order). None when collected afresh.
+    replaced: list[int] | None = None
+
+
+def collect_reusing(
+    module: ast.Module, path: str, reporter: Reporter, previous: CollectMemo | None
+) -> tuple[ModuleScope, CollectMemo | None]:
+    """`collect`, or the scope `previous` found when only function bodies and positions
+    changed since; with the memo for the next analysis (None when it can't be reused)."""
+    found = _collected_before(module, path, previous) if previous is not None else None
+    if found is not None:
+        assert previous is not None
+        scope, replaced = found
+        return scope, CollectMemo(
+            path,
+            module.items,
+            module.bases,
+            _copy(scope),
+            previous.owners,
+            previous.owned,
+            replaced,
+        )
+    reported = len(reporter.diagnostics)
+    owners: dict[str, int] = {}
+    scope = collect(module, path, reporter, owners)
+    if len(reporter.diagnostics) != reported or scope.overload_sets:
+        # A name declared twice or overloaded: which item a name's symbol comes from
+        # depends on more than the item, so the next analysis collects afresh.
+        return scope, None
+    return scope, CollectMemo(path, module.items, module.bases, _copy(scope), owners)
+
+
+def _copy(scope: ModuleScope) -> ModuleScope:
+    """A scope with copies of the containers `collect` fills, which later passes change."""
+    return ModuleScope(
+        scope.path,
+        symbols=dict(scope.symbols),
+        aliases=dict(scope.aliases),
+        domains=set(scope.domains),
+        named_types=set(scope.named_types),
+        functions=dict(scope.functions),
+        function_bases=dict(scope.function_bases),
+        python_modules=set(scope.python_modules),
+        models=dict(scope.models),
+        records=dict(scope.records),
+        logs=set(scope.logs),
+        data_records=set(scope.data_records),
+        broken_names=set(scope.broken_names),
+        domain_intervals=dict(scope.domain_intervals),
+        device_count=scope.device_count,
+        declared_types=set(scope.declared_types),
+    )
+
+
+def _collected_before(
+    module: ast.Module, path: str, previous: CollectMemo
+) -> tuple[ModuleScope, list[int]] | None:
+    """The scope `previous` holds, brought up to date, when every item is the one it read
+    (perhaps moved) or a function of the same name in its place, with the indexes of
+    those functions; else None.
+
+    The items other than functions being the same objects, so are the names they declare
+    and what they declare them as; a function in place of one of the same name declares
+    that name again, since no name was declared twice.
+    """
+    old_items, new_items = previous.items, module.items
+    if previous.path != path or len(old_items) != len(new_items):
+        return None
+    old_bases = previous.bases or [0] * len(old_items)
+    new_bases = module.bases or [0] * len(new_items)
+    changed = []
+    replaced = []
+    for index, (old, new) in enumerate(zip(old_items, new_items, strict=True)):
+        if old is not new:
+            if type(new) is not ast.FnDecl or type(old) is not ast.FnDecl or old.name != new.name:
+                return None
+            changed.append(index)
+            replaced.append(index)
+        elif old_bases[index] != new_bases[index]:
+            changed.append(index)
+    scope = _copy(previous.scope)
+    if not changed:
+        return scope, replaced
+    owned = previous.owned
+    if owned is None:
+        owned = {}
+        for name, index in previous.owners.items():
+            owned.setdefault(index, []).append(name)
+        previous.owned = owned  # whole, for a reader on another thread
+    symbols, functions, function_bases = scope.symbols, scope.functions, scope.function_bases
+    new_tuple = tuple.__new__
+    for index in changed:
+        item, base = new_items[index], new_bases[index]
+        names = owned.get(index, ())
+        if item is old_items[index]:
+            offset = base - old_bases[index]
+            for name in names:
+                symbol = symbols[name]
+                start, end = symbol.span
+                # `Span(...)` without its Python-level `__new__`: thousands move per edit.
+                span = new_tuple(Span, (start + offset, end + offset))
+                symbols[name] = Symbol(
+                    name, symbol.kind, span, symbol.path, symbol.detail, symbol.doc
+                )
+        else:
+            symbols[item.name] = _function_symbol(item, base, path)
+            functions[item.name] = item
+        if names and isinstance(item, _FUNCTION_ITEMS):
+            function_bases[item.name] = base
+    return scope, replaced
+
+
+#: The items that declare functions.
+_FUNCTION_ITEMS = (ast.FnDecl, ast.ExternFnDecl)
+
+
+def _function_symbol(item: ast.FnDecl, base: int, path: str) -> Symbol:
+    span = item.name_span
+    doc = item.doc
+    return Symbol(
+        item.name,
+        "fn",
+        Span(span.start + base, span.end + base),
+        path,
+        doc=doc.text if doc is not None else None,
+    )
+
+
+def collect(
+    module: ast.Module, path: str, reporter: Reporter, owners: dict[str, int] | None = None
+) -> ModuleScope:
+    """Gather module-scope declarations, reporting names declared twice (E0302); with
+    `owners`, note there the index of the item that declared each name."""
+    if owners is None:
+        owners = {}
     scope = ModuleScope(path)
     models = {item.name for item in module.items if isinstance(item, ast.ModelDecl)}
     scope.declared_types = declared_type_names(module)
@@ -277,15 +428,8 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
                 continue
             name = item.name
             if name not in symbols:
-                span = item.name_span
-                doc = item.doc
-                symbols[name] = Symbol(
-                    name,
-                    "fn",
-                    Span(span.start + base, span.end + base),
-                    path,
-                    doc=doc.text if doc is not None else None,
-                )
+                symbols[name] = _function_symbol(item, base, path)
+                owners[name] = index
                 functions[name] = item
                 function_bases[name] = base
                 continue
@@ -328,6 +472,8 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
             name = item.bound_name
             scope.python_modules.add(name)
             span = Span(item.parts_span.start, item.parts_span.start + len(name))
+            if name not in scope.symbols:
+                owners[name] = index
             scope.symbols.setdefault(
                 name,
                 Symbol(
@@ -358,6 +504,7 @@ def collect(module: ast.Module, path: str, reporter: Reporter) -> ModuleScope:
                 )
                 continue
             scope.symbols[name] = Symbol(name, kind, _shift(span, base), path, doc=_doc(item))
+            owners[name] = index
             if kind in ("fn", "extern"):
                 scope.functions[name] = item
                 scope.function_bases[name] = base
@@ -574,11 +721,19 @@ def evaluate_dims(module: ast.Module, scope: ModuleScope, reporter: Reporter) ->
 # ---------------------------------------------------------------------- aliases
 
 
-def check_aliases(module: ast.Module, scope: ModuleScope, reporter: Reporter) -> None:
-    """Report aliases defined in terms of themselves (E2201), each alias of a cycle once."""
+def check_aliases(
+    module: ast.Module,
+    scope: ModuleScope,
+    reporter: Reporter,
+    indexes: Sequence[int] | None = None,
+) -> None:
+    """Report aliases defined in terms of themselves (E2201), each alias of a cycle once;
+    with `indexes`, the aliases are among the items at those indexes."""
     decls: dict[str, ast.AliasDecl] = {}
     bases: dict[str, int] = {}
-    for index, item in enumerate(module.items):
+    items = module.items
+    for index in range(len(items)) if indexes is None else indexes:
+        item = items[index]
         if isinstance(item, ast.AliasDecl) and item.name not in decls:
             decls[item.name] = item
             bases[item.name] = module.base_of(index)
@@ -642,51 +797,145 @@ class _SignatureMemo:
     diagnostics: list
 
 
+@record
+class SignaturesMemo:
+    """One analysis's signatures for the next: each one's `_SignatureMemo` by
+    `id(decl)`, all made under `context`; and, when the file has no overloads, its
+    functions and their signatures by name, and the names of those that reported
+    something."""
+
+    context: int
+    entries: dict[int, _SignatureMemo]
+    functions: dict | None = None
+    signatures: dict[str, Signature] | None = None
+    reporting: list[str] = field(default_factory=list)
+
+
 def build_signatures(
     scope: ModuleScope,
     resolver: TypeResolver,
     on_references,
     context_key: int = 0,
-    previous: dict | None = None,
-) -> dict:
+    previous: SignaturesMemo | None = None,
+    references_kept: bool = False,
+    replaced: Collection[str] | None = None,
+) -> SignaturesMemo:
     """Resolve every function's signature; `on_references(references, base)` records the
     names each one refers to, as `(name, span)` pairs relative to the item at `base`.
 
     A signature whose declaration (the same parsed object, so the same text) and context
     (`context_key`: dims, aliases, domains, records) are unchanged since `previous` is
-    reused, with its references and diagnostics replayed where the item now is. Returns
-    the memo for the next check.
+    reused, with its diagnostics replayed where the item now is, and its references too
+    unless `references_kept` (the items of unchanged declarations have them already).
+    `replaced`, when known, names the functions whose declarations may be new since
+    `previous` (the others are the same, and so are the names). Returns the memo for the
+    next check.
     """
-    from shapescript.syntax.parser import shift_diagnostic
-
+    if previous is not None and previous.context != context_key:
+        previous = None
+    if (
+        previous is not None
+        and previous.signatures is not None
+        and references_kept
+        and not scope.overload_sets
+    ):
+        return _signatures_again(scope, resolver, on_references, previous, replaced)
     reporter = resolver.reporter
-    memo: dict = {}
+    entries: dict[int, _SignatureMemo] = {}
+    before = previous.entries if previous is not None else {}
     functions = [(name, decl, scope.function_bases[name]) for name, decl in scope.functions.items()]
     functions += overload_members(scope)
-    previous = previous or {}
     declared, signatures, overload_sets = scope.functions, scope.signatures, scope.overload_sets
+    reporting = []
     for name, decl, base in functions:
-        key = (id(decl), context_key)
-        entry = previous.get(key)
+        entry = before.get(id(decl))
         if entry is None or entry.decl is not decl:
-            references: list[tuple[str, Span]] = []
-            reporter.base = base
-            before = len(reporter.diagnostics)
-
-            def note(ref: str, span: Span, references=references) -> None:
-                references.append((ref, span))
-
-            signature = build_signature(decl, resolver, scope.type_context(note))
-            diagnostics = [shift_diagnostic(d, -base) for d in reporter.diagnostics[before:]]
-            entry = _SignatureMemo(decl, signature, references, diagnostics)
+            entry = _new_signature(scope, resolver, decl, base)
         elif entry.diagnostics:
             reporter.diagnostics.extend(shift_diagnostic(d, base) for d in entry.diagnostics)
-        if entry.references:
+        if entry.diagnostics:
+            reporting.append(name)
+        if entry.references and not (references_kept and entry is before.get(id(decl))):
             on_references(entry.references, base)
         if declared.get(name) is decl:
             signatures[name] = entry.signature
         if name in overload_sets:
             note_signature(scope, decl, entry.signature)
-        memo[key] = entry
+        entries[id(decl)] = entry
     reporter.base = 0
-    return memo
+    if overload_sets:
+        return SignaturesMemo(context_key, entries)
+    return SignaturesMemo(context_key, entries, dict(declared), dict(signatures), reporting)
+
+
+def _new_signature(
+    scope: ModuleScope, resolver: TypeResolver, decl: ast.FnDecl | ast.ExternFnDecl, base: int
+) -> _SignatureMemo:
+    """Resolve one function's signature, noting what it refers to and reports."""
+    reporter = resolver.reporter
+    references: list[tuple[str, Span]] = []
+    reporter.base = base
+    before = len(reporter.diagnostics)
+
+    def note(ref: str, span: Span) -> None:
+        references.append((ref, span))
+
+    signature = build_signature(decl, resolver, scope.type_context(note))
+    diagnostics = [shift_diagnostic(d, -base) for d in reporter.diagnostics[before:]]
+    reporter.base = 0
+    return _SignatureMemo(decl, signature, references, diagnostics)
+
+
+def _signatures_again(
+    scope: ModuleScope,
+    resolver: TypeResolver,
+    on_references,
+    previous: SignaturesMemo,
+    replaced: Collection[str] | None,
+) -> SignaturesMemo:
+    """`build_signatures` in a file without overloads whose context is unchanged and
+    whose unchanged declarations' items have their references: the previous signatures,
+    with those of the declarations not seen before resolved and their references
+    recorded, and the diagnostics of each replayed where its item now is."""
+    assert previous.signatures is not None and previous.functions is not None
+    reporter = resolver.reporter
+    before = previous.entries
+    functions, bases = scope.functions, scope.function_bases
+    changed: dict[str, _SignatureMemo] = {}
+    for name in functions if replaced is None else replaced:
+        decl = functions[name]
+        entry = before.get(id(decl))
+        if entry is None or entry.decl is not decl:
+            base = bases[name]
+            entry = _new_signature(scope, resolver, decl, base)
+            if entry.references:
+                on_references(entry.references, base)
+            changed[name] = entry
+    signatures = scope.signatures
+    old_functions = previous.functions
+    if len(old_functions) == len(functions) and all(name in old_functions for name in changed):
+        # The same names: each changed one keeps its place.
+        signatures.update(previous.signatures)
+        entries = dict(before)
+        for name, entry in changed.items():
+            signatures[name] = entry.signature
+            del entries[id(old_functions[name])]
+            entries[id(entry.decl)] = entry
+        reporting = [name for name in previous.reporting if name not in changed]
+        reporting += [name for name, entry in changed.items() if entry.diagnostics]
+    else:
+        entries = {}
+        reporting = []
+        for name, decl in functions.items():
+            entry = changed.get(name) or before[id(decl)]
+            signatures[name] = entry.signature
+            entries[id(decl)] = entry
+            if entry.diagnostics:
+                reporting.append(name)
+    for name in reporting:
+        if name in changed:
+            continue  # reported as it was resolved
+        base = bases[name]
+        entry = entries[id(functions[name])]
+        reporter.diagnostics.extend(shift_diagnostic(d, base) for d in entry.diagnostics)
+    return SignaturesMemo(previous.context, entries, dict(functions), dict(signatures), reporting)

@@ -1,0 +1,83 @@
+"""Keystrokes in a big program, analysed as the server does from the last analysis (the
+declarations pass, signatures, models, records, exports and reads reused), give the
+diagnostics, hovers, definitions, references and outline of a fresh analysis of the
+same text."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+
+from benchmarks.generate import generate_program
+from shapescript.check.checker import check_source
+from shapescript.syntax.source import SourceFile
+from shapescript_lsp.features.diagnostics import publishable
+from shapescript_lsp.features.hover import HoverRenderer
+from shapescript_lsp.features.symbols import document_symbols
+from shapescript_lsp.protocol import strict_converter
+
+PATH = "/tmp/lsp-tests/keystrokes.ss"
+URI = "file:///tmp/lsp-tests/keystrokes.ss"
+CONVERTER = strict_converter()
+
+
+def _analysis(text: str, previous=None):
+    return check_source(SourceFile.from_text(PATH, text), previous, padding_later=True)
+
+
+def _answers(checked, offsets: list[int]) -> tuple:
+    renderer = HoverRenderer(images=False)
+    hovers = []
+    definitions = []
+    for offset in offsets:
+        hover = renderer.hover(checked, offset)
+        hovers.append(None if hover is None else json.dumps(CONVERTER.unstructure(hover)))
+        symbol = checked.definition_at(offset)
+        definitions.append(
+            None
+            if symbol is None
+            else (
+                (symbol.name, symbol.kind, symbol.span, symbol.detail, symbol.doc),
+                sorted(checked.references_to(symbol)),
+            )
+        )
+    return (
+        [json.dumps(CONVERTER.unstructure(d)) for d in publishable(checked, URI)],
+        hovers,
+        definitions,
+        [json.dumps(CONVERTER.unstructure(s)) for s in document_symbols(checked)],
+    )
+
+
+def _keystroke(text: str, rng: random.Random) -> str:
+    """An edit as typing makes one: mostly inside a function's body, sometimes in a
+    declaration, a model or a record, or a line above everything."""
+    kind = rng.random()
+    if kind < 0.6:
+        bodies = [m.end() for m in re.finditer(r"^fn [^\n]*->[^\n]*:\n    ", text, re.M)]
+        at = rng.choice(bodies)
+        return text[:at] + rng.choice(["z = 1\n    ", "x", " ", "print(1)\n    "]) + text[at:]
+    if kind < 0.75:
+        heads = [m.start() for m in re.finditer(r"^(model|data|logs) ", text, re.M)]
+        at = text.index("\n", rng.choice(heads)) + 1
+        return text[:at] + rng.choice(["    ## note\n", "    extra: [] mean\n"]) + text[at:]
+    if kind < 0.9:
+        at = rng.choice([m.end() for m in re.finditer(r"^dim \w+ = ", text, re.M)])
+        return text[:at] + "1" + text[at:]
+    return "# a line above\n" + text
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_keystrokes_answer_as_a_fresh_analysis(seed: int) -> None:
+    rng = random.Random(seed)
+    text = generate_program(800, seed)
+    checked = _analysis(text)
+    for _ in range(8):
+        text = _keystroke(text, rng)
+        checked = _analysis(text, checked)
+        names = [m.start() for m in re.finditer(r"\b[A-Za-z_]\w*", text)]
+        offsets = sorted(rng.sample(names, 25))
+        assert _answers(checked, offsets) == _answers(_analysis(text), offsets)
