@@ -1,6 +1,8 @@
 """The language server on big documents, over stdio, as medians.
 
-Measures the first diagnostics of a 1 MB document; the diagnostics after a keystroke
+Measures `shapescript check` of a 1 MB program (seconds and peak memory per MB, as
+`benchmarks.check_big` does, budgets 2 s and 200 MB); the first diagnostics of a 1 MB
+document; the diagnostics after a keystroke
 inside one function of it (budget 200 ms), with the server's CPU time for it, since a
 loaded machine stretches the wall time, and the same keystrokes' analysis in this
 process (the checker alone, as the server calls it: what the server adds is the rest);
@@ -10,6 +12,7 @@ takes to be answered (100 ms) and how long the process takes to end after `exit`
 Results go to `benchmarks/results/big_files.json`.
 
     python -m benchmarks.big_files [--runs 10] [--open-runs 3] [--shutdown-runs 3]
+                                   [--check-runs 5]
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import time
 from pathlib import Path
 from statistics import median
 
+from benchmarks import check_big
 from benchmarks.common import environment, figures, line, write_results
 from benchmarks.generate import generate_program
 from benchmarks.lsp_latency import Client, open_file, position
@@ -200,7 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=10, help="keystrokes to time")
     parser.add_argument("--open-runs", type=int, default=3, help="servers opening 1 MB")
     parser.add_argument("--shutdown-runs", type=int, default=3, help="servers shut down")
+    parser.add_argument("--check-runs", type=int, default=5, help="checks of 1 MB timed")
     args = parser.parse_args(argv)
+    checked = check_big.measure(args.check_runs, 1.0, 0)
     subprocess.run(
         [sys.executable, "-m", "compileall", "-q", str(REPO / "compiler"), str(REPO / "server")],
         check=False,
@@ -217,6 +223,21 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         "benchmark": "big_files",
         "sizes": {"one_mb": len(one), "ten_mb": len(ten)},
+        "check_1mb": {
+            key: checked[key]
+            for key in (
+                "source_mb",
+                "runs",
+                "exit_statuses",
+                "wall_s_per_mb",
+                "cpu_s_per_mb",
+                "peak_mb_per_mb",
+                "budget_s_per_mb",
+                "budget_peak_mb_per_mb",
+                "pass_time",
+                "pass_memory",
+            )
+        },
         "first_diagnostics_1mb": figures(opened, float("inf")),
         "keystroke_1mb": figures(typed, BUDGETS["keystroke_1mb"]),
         "keystroke_1mb_server_cpu": figures(typed_cpu, BUDGETS["keystroke_1mb"])
@@ -229,6 +250,14 @@ def main(argv: list[str] | None = None) -> int:
         "exit_during_10mb": figures(during["exited"], float("inf")),
     } | environment()
     print(f"big files: {len(one)} and {len(ten)} characters")
+    check = result["check_1mb"]
+    print(
+        f"  check 1 MB ({check['runs']} runs, medians): "
+        f"{check['wall_s_per_mb']:.2f} s/MB wall (budget 2: "
+        f"{'PASS' if check['pass_time'] else 'FAIL'}), {check['cpu_s_per_mb']:.2f} s/MB CPU, "
+        f"{check['peak_mb_per_mb']:.0f} MB peak per MB (budget 200: "
+        f"{'PASS' if check['pass_memory'] else 'FAIL'})"
+    )
     for name in REPORTED:
         if result[name] is not None:
             print(line(name.replace("_", " "), result[name]))
