@@ -971,34 +971,36 @@ class BodyChecker(CallChecker):
         return type_
 
     def _expr(self, node: ast.Expr) -> Type:
-        # The node classes are disjoint; the most frequent are asked about first.
-        if isinstance(node, ast.Name):
+        # The node classes are disjoint and have no subclasses (`kind is C` is
+        # `isinstance`); the most frequent are asked about first.
+        kind = node.__class__
+        if kind is ast.Name:
             return self.name(node)
-        if isinstance(node, ast.Call):
+        if kind is ast.Call:
             return self.call(node, None)
-        if isinstance(node, ast.Binary):
+        if kind is ast.Binary:
             return self.binary(node)
-        if isinstance(node, ast.Member):
+        if kind is ast.Member:
             return self.member(node)
-        if isinstance(node, ast.Pipe):
+        if kind is ast.Pipe:
             return self.pipe(node)
-        if isinstance(node, ast.IntLit):
+        if kind is ast.IntLit:
             return HostType("int", Poly.const(node.value))
-        if isinstance(node, ast.Index):
+        if kind is ast.Index:
             return self.index(node)
-        if isinstance(node, ast.FloatLit):
+        if kind is ast.FloatLit:
             return HostType("float", None, ranges.Interval.point(node.value))
-        if isinstance(node, ast.InfLit):
+        if kind is ast.InfLit:
             return FLOAT
-        if isinstance(node, ast.Unary):
+        if kind is ast.Unary:
             return self.unary(node)
-        if isinstance(node, ast.Cast):
+        if kind is ast.Cast:
             return self.cast(node)
-        if isinstance(node, ast.StringLit):
+        if kind is ast.StringLit:
             return StringType()
-        if isinstance(node, ast.BoolLit):
+        if kind is ast.BoolLit:
             return BOOL
-        if isinstance(node, ast.Lambda):
+        if kind is ast.Lambda:
             self.reporter.report(
                 "E3202",
                 "a lambda can only be the function of a map or filter stage",
@@ -1007,7 +1009,7 @@ class BodyChecker(CallChecker):
                 help="write a fn for it, or use it in `|> map(...)`",
             )
             return UNKNOWN
-        if isinstance(node, ast.Range):
+        if kind is ast.Range:
             self.reporter.report(
                 "E3203",
                 "a range can only start an iterator chain or be what a for loop loops over",
