@@ -1189,37 +1189,45 @@ class BodyChecker(CallChecker):
         special = gradients.combine(self, op, left, right, span, op_span)
         if special is not None:
             return special
-        for side in (left, right):
-            if isinstance(side, StringType):
-                self.reporter.report(
-                    "E0412", f"a string can't be an operand of `{op}`", span, "string operand"
-                )
-                return UNKNOWN
-        if isinstance(left, UnknownType) or isinstance(right, UnknownType):
-            return UNKNOWN
-        if isinstance(left, PythonType) or isinstance(right, PythonType):
-            return PythonType()
-        if isinstance(left, SeveralType) or isinstance(right, SeveralType):
-            self.reporter.report(
-                "E0412",
-                "several results can't be an operand: bind them to names first",
-                span,
-                "several results",
-            )
-            return UNKNOWN
-        for side in (left, right):
-            if isinstance(side, FunctionType):
-                self.reporter.report(
-                    "E0303",
-                    f"`{side.name}` is a function, not a value: call it",
-                    span,
-                    "a function as an operand",
-                )
-                return UNKNOWN
-        if not isinstance(left, (TensorType, HostType)) or not isinstance(
-            right, (TensorType, HostType)
+        # Tensors and host values, nearly every operand, pass each test below: the class
+        # (types have no subclasses) tells so at once.
+        left_kind = type(left)
+        right_kind = type(right)
+        if not (
+            (left_kind is TensorType or left_kind is HostType)
+            and (right_kind is TensorType or right_kind is HostType)
         ):
-            return UNKNOWN
+            for side in (left, right):
+                if isinstance(side, StringType):
+                    self.reporter.report(
+                        "E0412", f"a string can't be an operand of `{op}`", span, "string operand"
+                    )
+                    return UNKNOWN
+            if isinstance(left, UnknownType) or isinstance(right, UnknownType):
+                return UNKNOWN
+            if isinstance(left, PythonType) or isinstance(right, PythonType):
+                return PythonType()
+            if isinstance(left, SeveralType) or isinstance(right, SeveralType):
+                self.reporter.report(
+                    "E0412",
+                    "several results can't be an operand: bind them to names first",
+                    span,
+                    "several results",
+                )
+                return UNKNOWN
+            for side in (left, right):
+                if isinstance(side, FunctionType):
+                    self.reporter.report(
+                        "E0303",
+                        f"`{side.name}` is a function, not a value: call it",
+                        span,
+                        "a function as an operand",
+                    )
+                    return UNKNOWN
+            if not isinstance(left, (TensorType, HostType)) or not isinstance(
+                right, (TensorType, HostType)
+            ):
+                return UNKNOWN
         if op in ARITHMETIC or op == "@":
             for side in (left, right):
                 if is_mask(side):

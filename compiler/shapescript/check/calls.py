@@ -73,14 +73,14 @@ class CallChecker:
         if isinstance(qualified, ast.Call):
             node = qualified
         callee = node.callee
-        callee_name = callee.name if isinstance(callee, ast.Name) else None
+        callee_name = callee.name if type(callee) is ast.Name else None
         if not self._check_stage_call(node, callee_name):
             return UNKNOWN
         args = self.collect_args(node, piped, self._axis_parameters(callee))
         for arg in args:
-            if isinstance(arg.expr, ast.ErrorExpr):
+            if type(arg.expr) is ast.ErrorExpr:
                 return UNKNOWN
-        if isinstance(callee, ast.Name):
+        if type(callee) is ast.Name:
             name = callee.name
             local = self.env.values.get(name)
             builtin = overloads.means_builtin(self, name)
@@ -569,18 +569,21 @@ class CallChecker:
             return None if fits else False
         expected = param.type
         actual = value.type
+        # The type classes have no subclasses: `type(x) is C` is `isinstance(x, C)`.
+        expected_kind = type(expected)
+        actual_kind = type(actual)
         problem = model_values.fit_problem(expected, actual)
         if problem is not None:
             model_values.report_misfit(
                 self, problem, f"`{signature.name}` can't take this as `{param.name}`", value.span
             )
             return False
-        if is_loose(actual) or isinstance(expected, UnknownType):
-            if isinstance(actual, PythonType) and isinstance(expected, TensorType):
+        if is_loose(actual) or expected_kind is UnknownType:
+            if actual_kind is PythonType and expected_kind is TensorType:
                 self._python_value_error(value.span, "passed as a tensor argument")
                 return False
             return None
-        if isinstance(expected, HostType) and isinstance(actual, TensorType):
+        if expected_kind is HostType and actual_kind is TensorType:
             self.reporter.report(
                 "E0805",
                 f"`{signature.name}` takes a host {expected.kind} as `{param.name}`, "
@@ -591,7 +594,7 @@ class CallChecker:
                 "on the host, or make the parameter a [] tensor",
             )
             return False
-        if isinstance(expected, HostType) and isinstance(actual, HostType):
+        if expected_kind is HostType and actual_kind is HostType:
             if not host_kind_fits(actual.kind, expected.kind):
                 self.reporter.report(
                     "E0502",
@@ -602,8 +605,8 @@ class CallChecker:
                 )
                 return False
             return None
-        if isinstance(expected, TensorType):
-            if isinstance(actual, StringType):
+        if expected_kind is TensorType:
+            if actual_kind is StringType:
                 self.reporter.report(
                     "E0412",
                     f"a string isn't a tensor: `{signature.name}` takes {format_type(expected)} "
@@ -612,7 +615,7 @@ class CallChecker:
                     "string",
                 )
                 return False
-            if isinstance(actual, HostType):
+            if actual_kind is HostType:
                 if expected.axes is None or not expected.axes:
                     return None
                 self.reporter.report(
@@ -623,7 +626,7 @@ class CallChecker:
                     format_type(actual),
                 )
                 return False
-            if not isinstance(actual, TensorType):
+            if actual_kind is not TensorType:
                 return None
             misfit = domains.value_fits(actual, expected)
             if misfit is not None:
