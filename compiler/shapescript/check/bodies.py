@@ -425,7 +425,7 @@ class BodyChecker(CallChecker):
 
     def _check_body(self) -> Type:
         body_span = self.decl.span
-        spans = dict(self._generic_spans())
+        spans = dict(self._generic_spans()) if self.signature.generics else {}
         for name, size in self.signature.generics.items():
             self.bind_axis(name, size, spans.get(name, self.decl.name_span), body_span)
         for param in self.signature.params:
@@ -476,6 +476,9 @@ class BodyChecker(CallChecker):
     def check_return(self, value: Type, span: Span) -> None:
         self.returned.append(value)
         expected = self.signature.return_type
+        # The type classes have no subclasses: `type(x) is C` is `isinstance(x, C)`.
+        expected_kind = type(expected)
+        value_kind = type(value)
         problem = model_values.fit_problem(expected, value)
         if problem is not None:
             model_values.report_misfit(
@@ -486,7 +489,7 @@ class BodyChecker(CallChecker):
                 span,
             )
             return
-        if isinstance(expected, HostType) and isinstance(value, TensorType):
+        if expected_kind is HostType and value_kind is TensorType:
             self.reporter.report(
                 "E0805",
                 f"`{self.decl.name}` returns a host {expected.kind}, not the tensor "
@@ -498,8 +501,8 @@ class BodyChecker(CallChecker):
             )
             return
         if (
-            isinstance(expected, HostType)
-            and isinstance(value, HostType)
+            expected_kind is HostType
+            and value_kind is HostType
             and not host_kind_fits(value.kind, expected.kind)
         ):
             self.reporter.report(
@@ -513,15 +516,11 @@ class BodyChecker(CallChecker):
         if data_values.check_return(self, expected, value, span):
             return
         if expected is None or is_loose(value) or is_loose(expected):
-            if isinstance(value, PythonType) and isinstance(expected, TensorType):
+            if value_kind is PythonType and expected_kind is TensorType:
                 self._python_value_error(span, "returned as a typed result")
             return
-        if isinstance(expected, TensorType) and isinstance(value, (TensorType, HostType)):
-            if (
-                isinstance(value, TensorType)
-                and expected.axes is not None
-                and (value.axes is not None)
-            ):
+        if expected_kind is TensorType and isinstance(value, (TensorType, HostType)):
+            if value_kind is TensorType and expected.axes is not None and (value.axes is not None):
                 problem = self._fit_axes(value.axes, expected.axes, allow_unknown=True)
                 if problem is not None:
                     code, notes = problem
@@ -534,7 +533,7 @@ class BodyChecker(CallChecker):
                         notes=notes,
                     )
                     return
-            if isinstance(value, TensorType) and self._other_index_size(value, expected, span):
+            if value_kind is TensorType and self._other_index_size(value, expected, span):
                 return
             misfit = domains.value_fits(value, expected)
             if misfit is not None:
@@ -547,7 +546,7 @@ class BodyChecker(CallChecker):
                     help=misfit.help,
                     fixes=fixes.conversions(span, misfit.suffixes, self.text_of(span)),
                 )
-            elif isinstance(value, TensorType) and dtype_misfit(expected, value):
+            elif value_kind is TensorType and dtype_misfit(expected, value):
                 self.reporter.report(
                     "E0502",
                     f"`{self.decl.name}` returns {value.resolved_dtype} values, not the "
@@ -559,7 +558,7 @@ class BodyChecker(CallChecker):
                         span, [f"to {expected.resolved_dtype}"], self.text_of(span)
                     ),
                 )
-        elif isinstance(expected, TensorType) and isinstance(value, StringType):
+        elif expected_kind is TensorType and value_kind is StringType:
             self.reporter.report("E0412", "a string isn't a tensor", span, "string returned")
 
     def _other_index_size(self, value: TensorType, expected: TensorType, span: Span) -> bool:
