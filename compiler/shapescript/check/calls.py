@@ -62,11 +62,21 @@ from shapescript.syntax.source import Span
 _NO_AXIS_PARAMETERS: tuple[frozenset[str], frozenset[int]] = (frozenset(), frozenset())
 
 
+#: Each called built-in's type as a value, made once (types are immutable).
+_BUILTIN_FUNCTIONS: dict[str, FunctionType] = {}
+
+
 class CallChecker:
     """The part of `BodyChecker` that checks calls (a mixin: it uses the checker's state)."""
 
+    #: The generic instance being checked (`BodyChecker.instance`).
+    instance = None
+
     def call(self, node: ast.Call, piped: Arg | None) -> Type:
-        qualified = qualified_uses.qualified_call(self, node)
+        # Only a member callee (`mod.f(x)`) can name another file's function.
+        qualified = (
+            qualified_uses.qualified_call(self, node) if type(node.callee) is ast.Member else None
+        )
         if qualified is False:
             self.collect_args(node, piped)
             return UNKNOWN
@@ -83,7 +93,7 @@ class CallChecker:
         if type(callee) is ast.Name:
             name = callee.name
             local = self.env.values.get(name)
-            builtin = overloads.means_builtin(self, name)
+            builtin = self.instance is not None and overloads.means_builtin(self, name)
             if (
                 local is not None
                 or name in self.env.axes
@@ -140,7 +150,10 @@ class CallChecker:
                 return UNKNOWN
             if name in builtin_rules.KNOWN:
                 self.refer(callee.span, builtin_rules.symbol(name))
-                self.record(callee.span, FunctionType(name, "builtin"))
+                function_type = _BUILTIN_FUNCTIONS.get(name)
+                if function_type is None:
+                    function_type = _BUILTIN_FUNCTIONS[name] = FunctionType(name, "builtin")
+                self.record(callee.span, function_type)
                 kind = BUILTINS[name].kind
                 if kind == "training":
                     return training.call(self, name, args, node)
