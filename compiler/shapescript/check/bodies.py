@@ -376,12 +376,15 @@ class BodyChecker(CallChecker):
         if name in self.env.axes or name in self.scope.dims:
             return
         facts = self.facts
-        symbol = Symbol(name, "axis", span, self.scope.path, str(size))
+        # The size shown for the name only where the editor's facts are wanted, as for
+        # `bind_value`'s types.
+        editor = self.program.editor_facts
+        symbol = Symbol(name, "axis", span, self.scope.path, str(size) if editor else "")
         self.env.axes[name] = (size, symbol)
         facts.references.append(Reference(span, symbol))
         type_ = HostType("int", size)
         facts.types[span] = type_
-        if self.program.editor_facts:
+        if editor:
             facts.entries.append(ScopeEntry(name, symbol, type_, span.start, scope_span))
 
     def fresh_unknown(self, name: str) -> str:
