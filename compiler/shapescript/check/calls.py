@@ -223,12 +223,13 @@ class CallChecker:
         placeholder_used = False
         axis_names, axis_positions = axis_parameters
         node_args = node.args
-        position_offset = (
-            1
-            if piped is not None
-            and not any(type(arg.value) is ast.Placeholder for arg in node_args)
-            else 0
-        )
+        position_offset = 0
+        if piped is not None:
+            for arg in node_args:
+                if type(arg.value) is ast.Placeholder:
+                    break
+            else:
+                position_offset = 1
         # The node classes have no subclasses: `type(x) is C` is `isinstance(x, C)`.
         callee = node.callee
         callee_name = callee.name if type(callee) is ast.Name else None

@@ -122,13 +122,14 @@ class TypeResolver:
             return UNKNOWN
 
     def _resolve(self, written: ast.TypeExpr, ctx: TypeContext) -> Type:
-        words = list(written.words)
+        # The written lists themselves: nothing here changes them.
+        words = written.words
         axes_ast: list[ast.Axis] | None = None
         if written.shape is not None:
-            axes_ast = list(written.shape.axes)
+            axes_ast = written.shape.axes
         elif words and words[0].name in ctx.aliases and words[0].arg is None:
             self._note_reference(ctx, words[0].name, words[0].span)
-            axes_ast = list(ctx.aliases[words[0].name])
+            axes_ast = ctx.aliases[words[0].name]
             words = words[1:]
         if axes_ast is None and not words:
             if written.dtype == "bool":
