@@ -403,7 +403,7 @@ class CallChecker:
                 help=f"give `{signature.name}` a return type: `-> T`",
             )
             return UNKNOWN
-        if unsolved & type_symbols(result_type):
+        if unsolved and unsolved & type_symbols(result_type):
             return UNKNOWN
         if signature.extern and signature.decl.return_type is not None:
             result_type = self._extern_return(signature, values, node)
@@ -576,22 +576,31 @@ class CallChecker:
             return self._special_argument(
                 signature, param, value, variables, equations, arg_index, first
             )
-        fits = data_values.argument(
-            self, signature, param, arg_index, value, variables, equations, renames
-        )
-        if fits is not None:
-            return None if fits else False
         expected = param.type
         actual = value.type
         # The type classes have no subclasses: `type(x) is C` is `isinstance(x, C)`.
         expected_kind = type(expected)
         actual_kind = type(actual)
-        problem = model_values.fit_problem(expected, actual)
-        if problem is not None:
-            model_values.report_misfit(
-                self, problem, f"`{signature.name}` can't take this as `{param.name}`", value.span
+        # A tensor or host value for a tensor or host parameter, the common case, is neither
+        # a batch's argument nor one `fit_problem` finds a problem with.
+        if not (
+            (expected_kind is TensorType or expected_kind is HostType)
+            and (actual_kind is TensorType or actual_kind is HostType)
+        ):
+            fits = data_values.argument(
+                self, signature, param, arg_index, value, variables, equations, renames
             )
-            return False
+            if fits is not None:
+                return None if fits else False
+            problem = model_values.fit_problem(expected, actual)
+            if problem is not None:
+                model_values.report_misfit(
+                    self,
+                    problem,
+                    f"`{signature.name}` can't take this as `{param.name}`",
+                    value.span,
+                )
+                return False
         if is_loose(actual) or expected_kind is UnknownType:
             if actual_kind is PythonType and expected_kind is TensorType:
                 self._python_value_error(value.span, "passed as a tensor argument")
