@@ -376,12 +376,15 @@ class BodyChecker(CallChecker):
         if name in self.env.axes or name in self.scope.dims:
             return
         facts = self.facts
-        symbol = Symbol(name, "axis", span, self.scope.path, str(size))
+        # The size shown for the name only where the editor's facts are wanted, as for
+        # `bind_value`'s types.
+        editor = self.program.editor_facts
+        symbol = Symbol(name, "axis", span, self.scope.path, str(size) if editor else "")
         self.env.axes[name] = (size, symbol)
         facts.references.append(Reference(span, symbol))
         type_ = HostType("int", size)
         facts.types[span] = type_
-        if self.program.editor_facts:
+        if editor:
             facts.entries.append(ScopeEntry(name, symbol, type_, span.start, scope_span))
 
     def fresh_unknown(self, name: str) -> str:
@@ -425,7 +428,7 @@ class BodyChecker(CallChecker):
 
     def _check_body(self) -> Type:
         body_span = self.decl.span
-        spans = dict(self._generic_spans())
+        spans = dict(self._generic_spans()) if self.signature.generics else {}
         for name, size in self.signature.generics.items():
             self.bind_axis(name, size, spans.get(name, self.decl.name_span), body_span)
         for param in self.signature.params:
@@ -476,6 +479,9 @@ class BodyChecker(CallChecker):
     def check_return(self, value: Type, span: Span) -> None:
         self.returned.append(value)
         expected = self.signature.return_type
+        # The type classes have no subclasses: `type(x) is C` is `isinstance(x, C)`.
+        expected_kind = type(expected)
+        value_kind = type(value)
         problem = model_values.fit_problem(expected, value)
         if problem is not None:
             model_values.report_misfit(
@@ -486,7 +492,7 @@ class BodyChecker(CallChecker):
                 span,
             )
             return
-        if isinstance(expected, HostType) and isinstance(value, TensorType):
+        if expected_kind is HostType and value_kind is TensorType:
             self.reporter.report(
                 "E0805",
                 f"`{self.decl.name}` returns a host {expected.kind}, not the tensor "
@@ -498,8 +504,8 @@ class BodyChecker(CallChecker):
             )
             return
         if (
-            isinstance(expected, HostType)
-            and isinstance(value, HostType)
+            expected_kind is HostType
+            and value_kind is HostType
             and not host_kind_fits(value.kind, expected.kind)
         ):
             self.reporter.report(
@@ -513,15 +519,11 @@ class BodyChecker(CallChecker):
         if data_values.check_return(self, expected, value, span):
             return
         if expected is None or is_loose(value) or is_loose(expected):
-            if isinstance(value, PythonType) and isinstance(expected, TensorType):
+            if value_kind is PythonType and expected_kind is TensorType:
                 self._python_value_error(span, "returned as a typed result")
             return
-        if isinstance(expected, TensorType) and isinstance(value, (TensorType, HostType)):
-            if (
-                isinstance(value, TensorType)
-                and expected.axes is not None
-                and (value.axes is not None)
-            ):
+        if expected_kind is TensorType and isinstance(value, (TensorType, HostType)):
+            if value_kind is TensorType and expected.axes is not None and (value.axes is not None):
                 problem = self._fit_axes(value.axes, expected.axes, allow_unknown=True)
                 if problem is not None:
                     code, notes = problem
@@ -534,7 +536,7 @@ class BodyChecker(CallChecker):
                         notes=notes,
                     )
                     return
-            if isinstance(value, TensorType) and self._other_index_size(value, expected, span):
+            if value_kind is TensorType and self._other_index_size(value, expected, span):
                 return
             misfit = domains.value_fits(value, expected)
             if misfit is not None:
@@ -547,7 +549,7 @@ class BodyChecker(CallChecker):
                     help=misfit.help,
                     fixes=fixes.conversions(span, misfit.suffixes, self.text_of(span)),
                 )
-            elif isinstance(value, TensorType) and dtype_misfit(expected, value):
+            elif value_kind is TensorType and dtype_misfit(expected, value):
                 self.reporter.report(
                     "E0502",
                     f"`{self.decl.name}` returns {value.resolved_dtype} values, not the "
@@ -559,7 +561,7 @@ class BodyChecker(CallChecker):
                         span, [f"to {expected.resolved_dtype}"], self.text_of(span)
                     ),
                 )
-        elif isinstance(expected, TensorType) and isinstance(value, StringType):
+        elif expected_kind is TensorType and value_kind is StringType:
             self.reporter.report("E0412", "a string isn't a tensor", span, "string returned")
 
     def _other_index_size(self, value: TensorType, expected: TensorType, span: Span) -> bool:
@@ -971,34 +973,36 @@ class BodyChecker(CallChecker):
         return type_
 
     def _expr(self, node: ast.Expr) -> Type:
-        # The node classes are disjoint; the most frequent are asked about first.
-        if isinstance(node, ast.Name):
+        # The node classes are disjoint and have no subclasses (`kind is C` is
+        # `isinstance`); the most frequent are asked about first.
+        kind = node.__class__
+        if kind is ast.Name:
             return self.name(node)
-        if isinstance(node, ast.Call):
+        if kind is ast.Call:
             return self.call(node, None)
-        if isinstance(node, ast.Binary):
+        if kind is ast.Binary:
             return self.binary(node)
-        if isinstance(node, ast.Member):
+        if kind is ast.Member:
             return self.member(node)
-        if isinstance(node, ast.Pipe):
+        if kind is ast.Pipe:
             return self.pipe(node)
-        if isinstance(node, ast.IntLit):
+        if kind is ast.IntLit:
             return HostType("int", Poly.const(node.value))
-        if isinstance(node, ast.Index):
+        if kind is ast.Index:
             return self.index(node)
-        if isinstance(node, ast.FloatLit):
+        if kind is ast.FloatLit:
             return HostType("float", None, ranges.Interval.point(node.value))
-        if isinstance(node, ast.InfLit):
+        if kind is ast.InfLit:
             return FLOAT
-        if isinstance(node, ast.Unary):
+        if kind is ast.Unary:
             return self.unary(node)
-        if isinstance(node, ast.Cast):
+        if kind is ast.Cast:
             return self.cast(node)
-        if isinstance(node, ast.StringLit):
+        if kind is ast.StringLit:
             return StringType()
-        if isinstance(node, ast.BoolLit):
+        if kind is ast.BoolLit:
             return BOOL
-        if isinstance(node, ast.Lambda):
+        if kind is ast.Lambda:
             self.reporter.report(
                 "E3202",
                 "a lambda can only be the function of a map or filter stage",
@@ -1007,7 +1011,7 @@ class BodyChecker(CallChecker):
                 help="write a fn for it, or use it in `|> map(...)`",
             )
             return UNKNOWN
-        if isinstance(node, ast.Range):
+        if kind is ast.Range:
             self.reporter.report(
                 "E3203",
                 "a range can only start an iterator chain or be what a for loop loops over",
@@ -1187,37 +1191,45 @@ class BodyChecker(CallChecker):
         special = gradients.combine(self, op, left, right, span, op_span)
         if special is not None:
             return special
-        for side in (left, right):
-            if isinstance(side, StringType):
-                self.reporter.report(
-                    "E0412", f"a string can't be an operand of `{op}`", span, "string operand"
-                )
-                return UNKNOWN
-        if isinstance(left, UnknownType) or isinstance(right, UnknownType):
-            return UNKNOWN
-        if isinstance(left, PythonType) or isinstance(right, PythonType):
-            return PythonType()
-        if isinstance(left, SeveralType) or isinstance(right, SeveralType):
-            self.reporter.report(
-                "E0412",
-                "several results can't be an operand: bind them to names first",
-                span,
-                "several results",
-            )
-            return UNKNOWN
-        for side in (left, right):
-            if isinstance(side, FunctionType):
-                self.reporter.report(
-                    "E0303",
-                    f"`{side.name}` is a function, not a value: call it",
-                    span,
-                    "a function as an operand",
-                )
-                return UNKNOWN
-        if not isinstance(left, (TensorType, HostType)) or not isinstance(
-            right, (TensorType, HostType)
+        # Tensors and host values, nearly every operand, pass each test below: the class
+        # (types have no subclasses) tells so at once.
+        left_kind = type(left)
+        right_kind = type(right)
+        if not (
+            (left_kind is TensorType or left_kind is HostType)
+            and (right_kind is TensorType or right_kind is HostType)
         ):
-            return UNKNOWN
+            for side in (left, right):
+                if isinstance(side, StringType):
+                    self.reporter.report(
+                        "E0412", f"a string can't be an operand of `{op}`", span, "string operand"
+                    )
+                    return UNKNOWN
+            if isinstance(left, UnknownType) or isinstance(right, UnknownType):
+                return UNKNOWN
+            if isinstance(left, PythonType) or isinstance(right, PythonType):
+                return PythonType()
+            if isinstance(left, SeveralType) or isinstance(right, SeveralType):
+                self.reporter.report(
+                    "E0412",
+                    "several results can't be an operand: bind them to names first",
+                    span,
+                    "several results",
+                )
+                return UNKNOWN
+            for side in (left, right):
+                if isinstance(side, FunctionType):
+                    self.reporter.report(
+                        "E0303",
+                        f"`{side.name}` is a function, not a value: call it",
+                        span,
+                        "a function as an operand",
+                    )
+                    return UNKNOWN
+            if not isinstance(left, (TensorType, HostType)) or not isinstance(
+                right, (TensorType, HostType)
+            ):
+                return UNKNOWN
         if op in ARITHMETIC or op == "@":
             for side in (left, right):
                 if is_mask(side):

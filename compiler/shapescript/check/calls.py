@@ -62,28 +62,38 @@ from shapescript.syntax.source import Span
 _NO_AXIS_PARAMETERS: tuple[frozenset[str], frozenset[int]] = (frozenset(), frozenset())
 
 
+#: Each called built-in's type as a value, made once (types are immutable).
+_BUILTIN_FUNCTIONS: dict[str, FunctionType] = {}
+
+
 class CallChecker:
     """The part of `BodyChecker` that checks calls (a mixin: it uses the checker's state)."""
 
+    #: The generic instance being checked (`BodyChecker.instance`).
+    instance = None
+
     def call(self, node: ast.Call, piped: Arg | None) -> Type:
-        qualified = qualified_uses.qualified_call(self, node)
+        # Only a member callee (`mod.f(x)`) can name another file's function.
+        qualified = (
+            qualified_uses.qualified_call(self, node) if type(node.callee) is ast.Member else None
+        )
         if qualified is False:
             self.collect_args(node, piped)
             return UNKNOWN
         if isinstance(qualified, ast.Call):
             node = qualified
         callee = node.callee
-        callee_name = callee.name if isinstance(callee, ast.Name) else None
+        callee_name = callee.name if type(callee) is ast.Name else None
         if not self._check_stage_call(node, callee_name):
             return UNKNOWN
         args = self.collect_args(node, piped, self._axis_parameters(callee))
         for arg in args:
-            if isinstance(arg.expr, ast.ErrorExpr):
+            if type(arg.expr) is ast.ErrorExpr:
                 return UNKNOWN
-        if isinstance(callee, ast.Name):
+        if type(callee) is ast.Name:
             name = callee.name
             local = self.env.values.get(name)
-            builtin = overloads.means_builtin(self, name)
+            builtin = self.instance is not None and overloads.means_builtin(self, name)
             if (
                 local is not None
                 or name in self.env.axes
@@ -140,7 +150,10 @@ class CallChecker:
                 return UNKNOWN
             if name in builtin_rules.KNOWN:
                 self.refer(callee.span, builtin_rules.symbol(name))
-                self.record(callee.span, FunctionType(name, "builtin"))
+                function_type = _BUILTIN_FUNCTIONS.get(name)
+                if function_type is None:
+                    function_type = _BUILTIN_FUNCTIONS[name] = FunctionType(name, "builtin")
+                self.record(callee.span, function_type)
                 kind = BUILTINS[name].kind
                 if kind == "training":
                     return training.call(self, name, args, node)
@@ -210,12 +223,13 @@ class CallChecker:
         placeholder_used = False
         axis_names, axis_positions = axis_parameters
         node_args = node.args
-        position_offset = (
-            1
-            if piped is not None
-            and not any(type(arg.value) is ast.Placeholder for arg in node_args)
-            else 0
-        )
+        position_offset = 0
+        if piped is not None:
+            for arg in node_args:
+                if type(arg.value) is ast.Placeholder:
+                    break
+            else:
+                position_offset = 1
         # The node classes have no subclasses: `type(x) is C` is `isinstance(x, C)`.
         callee = node.callee
         callee_name = callee.name if type(callee) is ast.Name else None
@@ -389,7 +403,7 @@ class CallChecker:
                 help=f"give `{signature.name}` a return type: `-> T`",
             )
             return UNKNOWN
-        if unsolved & type_symbols(result_type):
+        if unsolved and unsolved & type_symbols(result_type):
             return UNKNOWN
         if signature.extern and signature.decl.return_type is not None:
             result_type = self._extern_return(signature, values, node)
@@ -562,25 +576,37 @@ class CallChecker:
             return self._special_argument(
                 signature, param, value, variables, equations, arg_index, first
             )
-        fits = data_values.argument(
-            self, signature, param, arg_index, value, variables, equations, renames
-        )
-        if fits is not None:
-            return None if fits else False
         expected = param.type
         actual = value.type
-        problem = model_values.fit_problem(expected, actual)
-        if problem is not None:
-            model_values.report_misfit(
-                self, problem, f"`{signature.name}` can't take this as `{param.name}`", value.span
+        # The type classes have no subclasses: `type(x) is C` is `isinstance(x, C)`.
+        expected_kind = type(expected)
+        actual_kind = type(actual)
+        # A tensor or host value for a tensor or host parameter, the common case, is neither
+        # a batch's argument nor one `fit_problem` finds a problem with.
+        if not (
+            (expected_kind is TensorType or expected_kind is HostType)
+            and (actual_kind is TensorType or actual_kind is HostType)
+        ):
+            fits = data_values.argument(
+                self, signature, param, arg_index, value, variables, equations, renames
             )
-            return False
-        if is_loose(actual) or isinstance(expected, UnknownType):
-            if isinstance(actual, PythonType) and isinstance(expected, TensorType):
+            if fits is not None:
+                return None if fits else False
+            problem = model_values.fit_problem(expected, actual)
+            if problem is not None:
+                model_values.report_misfit(
+                    self,
+                    problem,
+                    f"`{signature.name}` can't take this as `{param.name}`",
+                    value.span,
+                )
+                return False
+        if is_loose(actual) or expected_kind is UnknownType:
+            if actual_kind is PythonType and expected_kind is TensorType:
                 self._python_value_error(value.span, "passed as a tensor argument")
                 return False
             return None
-        if isinstance(expected, HostType) and isinstance(actual, TensorType):
+        if expected_kind is HostType and actual_kind is TensorType:
             self.reporter.report(
                 "E0805",
                 f"`{signature.name}` takes a host {expected.kind} as `{param.name}`, "
@@ -591,7 +617,7 @@ class CallChecker:
                 "on the host, or make the parameter a [] tensor",
             )
             return False
-        if isinstance(expected, HostType) and isinstance(actual, HostType):
+        if expected_kind is HostType and actual_kind is HostType:
             if not host_kind_fits(actual.kind, expected.kind):
                 self.reporter.report(
                     "E0502",
@@ -602,8 +628,8 @@ class CallChecker:
                 )
                 return False
             return None
-        if isinstance(expected, TensorType):
-            if isinstance(actual, StringType):
+        if expected_kind is TensorType:
+            if actual_kind is StringType:
                 self.reporter.report(
                     "E0412",
                     f"a string isn't a tensor: `{signature.name}` takes {format_type(expected)} "
@@ -612,7 +638,7 @@ class CallChecker:
                     "string",
                 )
                 return False
-            if isinstance(actual, HostType):
+            if actual_kind is HostType:
                 if expected.axes is None or not expected.axes:
                     return None
                 self.reporter.report(
@@ -623,7 +649,7 @@ class CallChecker:
                     format_type(actual),
                 )
                 return False
-            if not isinstance(actual, TensorType):
+            if actual_kind is not TensorType:
                 return None
             misfit = domains.value_fits(actual, expected)
             if misfit is not None:

@@ -62,8 +62,9 @@ class Iteration:
 
 
 def stage_name(stage: ast.Expr) -> str | None:
-    callee = stage.callee if isinstance(stage, ast.Call) else stage
-    if isinstance(callee, ast.Name) and callee.name in ITERATOR_STAGES:
+    # The node classes have no subclasses: `type(x) is C` is `isinstance(x, C)`.
+    callee = stage.callee if type(stage) is ast.Call else stage
+    if type(callee) is ast.Name and callee.name in ITERATOR_STAGES:
         return callee.name
     return None
 

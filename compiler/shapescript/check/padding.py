@@ -301,7 +301,6 @@ def _inner_axes(arg_type: Type | None, param_type: Type | None, symbol: str) -> 
 
 #: Node kinds, as tuples (a `|` union would be made anew at each test).
 _NAME_MEMBER = (ast.Name, ast.Member)
-_RETURN_INDEX_CAST = (ast.Return, ast.Index, ast.Cast)
 _SLICE_SPACEDINDEX = (ast.Slice, ast.SpacedIndex)
 
 
@@ -779,13 +778,17 @@ class _Analysis:
         }
         found = []
         for expr in _expressions(body):
-            if isinstance(expr, _RETURN_INDEX_CAST) or (
-                isinstance(expr, ast.Binary) and expr.op == "@"
+            kind = type(expr)  # node and type classes have no subclasses
+            if (
+                kind is ast.Return
+                or kind is ast.Index
+                or kind is ast.Cast
+                or (kind is ast.Binary and expr.op == "@")
             ):
                 found.append(expr)
-            elif isinstance(expr, ast.Name) and expr.span not in overs:
+            elif kind is ast.Name and expr.span not in overs:
                 expr_type = types.get(expr.span)
-                if isinstance(expr_type, HostType) and expr_type.size is not None:
+                if type(expr_type) is HostType and expr_type.size is not None:
                     found.append(expr)
         self.node_memo[id(body)] = (body, found)
         return found
@@ -1219,11 +1222,12 @@ class _Analysis:
             return False
         body = decl.body if decl.body is not None else decl.expr_body
         for expr in _expressions(body):
-            if isinstance(expr, ast.FieldAssign):
+            kind = type(expr)  # the node classes have no subclasses
+            if kind is ast.FieldAssign:
                 return True
             if (
-                isinstance(expr, ast.Call)
-                and isinstance(expr.callee, ast.Name)
+                kind is ast.Call
+                and type(expr.callee) is ast.Name
                 and expr.callee.name in DEVICE_WORK
             ):
                 return True

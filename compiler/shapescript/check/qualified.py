@@ -149,8 +149,22 @@ def map_size(size: ast.SizeExpr, rename: Callable[[str, Span], str]) -> ast.Size
 def has_dotted_name(written: ast.TypeExpr) -> bool:
     """Whether a written type names anything of another file: a look at the names
     `map_type_expr` would pass to its `rename`, stopping at the first dotted one."""
-    if written.shape is not None and _axes_have_dot(written.shape.axes):
-        return True
+    shape = written.shape
+    if shape is not None:
+        # Most axes are a name or a number, looked at here without `_axes_have_dot`'s
+        # stack; the node classes have no subclasses, so `type(x) is C` is `isinstance`.
+        for axis in shape.axes:
+            kind = type(axis)
+            if kind is ast.SizeAxis:
+                size = axis.size
+                kind = type(size)
+                if kind is ast.SizeName:
+                    if "." in size.name:
+                        return True
+                elif kind is not ast.SizeInt and _size_has_dot(size):
+                    return True
+            elif (kind is ast.GroupAxis or kind is ast.GroupedSizeAxis) and _axes_have_dot([axis]):
+                return True
     for word in written.words:
         if "." in word.name or (word.over is not None and "." in word.over):
             return True

@@ -383,21 +383,23 @@ def _hint_grouped_sizes(decl: ast.FnDecl, reporter, base: TypeContext) -> None:
         if written.shape is None:
             continue
         axes = written.shape.axes
+        # The node classes have no subclasses: `type(x) is C` is `isinstance(x, C)`.
         for index, axis in enumerate(axes):
-            if isinstance(axis, ast.SizeAxis) and isinstance(axis.size, ast.SizeName):
+            kind = type(axis)
+            if kind is ast.SizeAxis and type(axis.size) is ast.SizeName:
                 standalone[axis.size.name] = standalone.get(axis.size.name, 0) + 1
                 previous = axes[index - 1] if index else None
                 if (
-                    isinstance(previous, ast.SizeAxis)
-                    and isinstance(previous.size, ast.SizeInt)
+                    type(previous) is ast.SizeAxis
+                    and type(previous.size) is ast.SizeInt
                     and previous.size.value > 1
                 ):
                     candidates.append((previous, axis))
-            elif isinstance(axis, ast.GroupedSizeAxis):
+            elif kind is ast.GroupedSizeAxis:
                 written_grouped.add(axis.name)
-            elif isinstance(axis, ast.GroupAxis):
+            elif kind is ast.GroupAxis:
                 for part in axis.items:
-                    if isinstance(part, ast.SizeAxis) and isinstance(part.size, ast.SizeName):
+                    if type(part) is ast.SizeAxis and type(part.size) is ast.SizeName:
                         grouped.add(part.size.name)
     for number, name_axis in candidates:
         name = name_axis.size.name

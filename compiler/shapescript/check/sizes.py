@@ -198,7 +198,23 @@ class Poly:
         # Poly for each step: the names left as they are join each monomial at the end,
         # which changes neither which terms merge nor the order they come in.
         result: dict[Monomial, int] = {}
+        get = result.get
         for monomial, coefficient in self.terms.items():
+            if len(monomial) < 2:
+                # A number or one symbol, the most common terms: its value's terms times
+                # the coefficient, added in their order (as the steps below would).
+                found = values.get(monomial[0]) if monomial else None
+                if found is None:
+                    result[monomial] = _checked(get(monomial, 0) + coefficient)
+                else:
+                    for found_monomial, found_coefficient in found.terms.items():
+                        result[found_monomial] = _checked(
+                            get(found_monomial, 0) + _checked(coefficient * found_coefficient)
+                        )
+                if 0 in result.values():
+                    result = {m: c for m, c in result.items() if c != 0}
+                    get = result.get
+                continue
             partial: dict[Monomial, int] = {(): coefficient}
             kept: list[str] = []
             for name in monomial:
@@ -228,9 +244,10 @@ class Poly:
                     partial_monomial = (
                         tuple(sorted(partial_monomial + extra)) if partial_monomial else extra
                     )
-                result[partial_monomial] = _checked(result.get(partial_monomial, 0) + value)
+                result[partial_monomial] = _checked(get(partial_monomial, 0) + value)
             if 0 in result.values():
                 result = {m: c for m, c in result.items() if c != 0}
+                get = result.get
         return Poly._of(result)
 
     def linear_in(self, name: str) -> tuple[Poly, Poly] | None:

@@ -122,13 +122,14 @@ class TypeResolver:
             return UNKNOWN
 
     def _resolve(self, written: ast.TypeExpr, ctx: TypeContext) -> Type:
-        words = list(written.words)
+        # The written lists themselves: nothing here changes them.
+        words = written.words
         axes_ast: list[ast.Axis] | None = None
         if written.shape is not None:
-            axes_ast = list(written.shape.axes)
+            axes_ast = written.shape.axes
         elif words and words[0].name in ctx.aliases and words[0].arg is None:
             self._note_reference(ctx, words[0].name, words[0].span)
-            axes_ast = list(ctx.aliases[words[0].name])
+            axes_ast = ctx.aliases[words[0].name]
             words = words[1:]
         if axes_ast is None and not words:
             if written.dtype == "bool":
@@ -399,14 +400,16 @@ class TypeResolver:
     def _axes(self, written: list[ast.Axis], ctx: TypeContext) -> list[Axis]:
         axes: list[Axis] = []
         rest_seen = False
+        # The node classes have no subclasses: `type(x) is C` is `isinstance(x, C)`.
         for axis in written:
-            if isinstance(axis, ast.SizeAxis) and isinstance(axis.size, ast.SizeName):
-                name = axis.size.name
-                if name in ctx.aliases:
-                    self._note_reference(ctx, name, axis.size.span)
-                    axes.extend(self._axes(ctx.aliases[name], ctx))
+            kind = type(axis)
+            if kind is ast.SizeAxis:
+                size = axis.size
+                if type(size) is ast.SizeName and size.name in ctx.aliases:
+                    self._note_reference(ctx, size.name, size.span)
+                    axes.extend(self._axes(ctx.aliases[size.name], ctx))
                     continue
-            if isinstance(axis, ast.RestAxis):
+            elif kind is ast.RestAxis:
                 if not ctx.extern:
                     self.reporter.report(
                         "E0306",
@@ -428,9 +431,9 @@ class TypeResolver:
         return axes
 
     def _axis(self, axis: ast.Axis, ctx: TypeContext) -> Axis:
-        if isinstance(axis, ast.SizeAxis):
+        if type(axis) is ast.SizeAxis:
             size = axis.size
-            if isinstance(size, ast.SizeName):
+            if type(size) is ast.SizeName:
                 name = size.name
                 if name in ctx.dims:
                     self._note_reference(ctx, name, size.span)

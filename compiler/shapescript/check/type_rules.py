@@ -48,9 +48,13 @@ def unknown_symbols(type_: Type) -> list[str]:
     return sorted(names)
 
 
+#: The classes of `is_loose`'s types (type classes have no subclasses).
+_LOOSE = frozenset({UnknownType, PythonType, NamedType, FunctionType, BatchType})
+
+
 def is_loose(type_: Type) -> bool:
     """Types that fit anything without a check here."""
-    return isinstance(type_, (UnknownType, PythonType, NamedType, FunctionType, BatchType))
+    return type(type_) in _LOOSE
 
 
 def tensor_dtype(left: Type, right: Type) -> str | None:
@@ -206,9 +210,10 @@ def stable_alternative(name: str) -> str:
 
 
 def is_mask(type_: Type) -> bool:
-    if isinstance(type_, HostType):
+    kind = type(type_)
+    if kind is HostType:
         return type_.kind == "bool"
-    return isinstance(type_, TensorType) and type_.domain.name == "Mask"
+    return kind is TensorType and type_.domain.name == "Mask"
 
 
 def host_result(op: str, left: HostType, right: HostType) -> Type:

@@ -44,13 +44,14 @@ def range_domain(interval: Interval) -> Domain:
 
 def interval_of(type_: Type) -> Interval | None:
     """The range of a numeric value; None for masks and what isn't numeric."""
-    if isinstance(type_, HostType):
+    kind = type(type_)  # the type classes have no subclasses
+    if kind is HostType:
         if type_.interval is not None:
             return type_.interval
         if type_.size is not None and type_.size.value is not None:
             return Interval.point(float(type_.size.value))
         return REAL_RANGE if type_.kind != "bool" else None
-    if not isinstance(type_, TensorType):
+    if kind is not TensorType:
         return None
     domain = type_.domain
     if domain.name == "Mask":
