@@ -7,7 +7,7 @@ from collections.abc import Container, Sequence
 
 from shapescript.check.data_info import DataFieldInfo, DataInfo
 from shapescript.check.declaration_checker import DeclarationChecker, has_unknown_axis
-from shapescript.check.model_memo import checked_declaration, declaration_key, record_result
+from shapescript.check.model_memo import check_declarations
 from shapescript.check.module_scope import ModuleScope
 from shapescript.check.program import Facts, Reference, Symbol
 from shapescript.check.reporter import Reporter
@@ -47,30 +47,23 @@ def check_data_records(
     The items at the indexes in `kept` have their declaration facts already; with
     `indexes`, only the items there are looked at.
     """
-    infos: dict[str, DataInfo] = {}
-    memo = {} if memo is None else memo
-    previous = previous or {}
-    records, path = scope.records, scope.path
-    items = module.items
-    for index in range(len(items)) if indexes is None else indexes:
-        item = items[index]
-        if type(item) is not ast.DataDecl or records.get(item.name) is not item:
-            continue
-        base = module.base_of(index)
-        result = checked_declaration(
-            item,
-            declaration_key(text, item, base, context, path, previous),
-            base,
-            memo,
-            previous,
-            lambda reporter, facts, item=item, base=base: _RecordChecker(
-                scope, reporter, facts, base, text
-            ).check(item),
-        )
-        facts = None if index in kept else items_facts[index].declaration
-        record_result(result, facts, reporter)
-        infos[item.name] = result.info
-    return infos
+    return check_declarations(
+        module,
+        ast.DataDecl,
+        scope.records,
+        scope.path,
+        items_facts,
+        text,
+        context,
+        memo,
+        previous,
+        kept,
+        indexes,
+        reporter,
+        lambda item, reporter, facts, base: _RecordChecker(
+            scope, reporter, facts, base, text
+        ).check(item),
+    )
 
 
 class _RecordChecker(DeclarationChecker):

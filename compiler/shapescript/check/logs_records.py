@@ -7,7 +7,7 @@ from collections.abc import Container, Sequence
 
 from shapescript.check.declaration_checker import DeclarationChecker
 from shapescript.check.logs_info import COMBINE_RULES, LogsInfo, MetricInfo
-from shapescript.check.model_memo import checked_declaration, declaration_key, record_result
+from shapescript.check.model_memo import check_declarations
 from shapescript.check.module_scope import ModuleScope, suggestion
 from shapescript.check.program import Reference, Symbol
 from shapescript.check.reporter import Reporter
@@ -39,30 +39,21 @@ def check_logs(
     The items at the indexes in `kept` have their declaration facts already; with
     `indexes`, only the items there are looked at.
     """
-    infos: dict[str, LogsInfo] = {}
-    memo = {} if memo is None else memo
-    previous = previous or {}
-    records, path = scope.records, scope.path
-    items = module.items
-    for index in range(len(items)) if indexes is None else indexes:
-        item = items[index]
-        if type(item) is not ast.LogsDecl or records.get(item.name) is not item:
-            continue
-        base = module.base_of(index)
-        result = checked_declaration(
-            item,
-            declaration_key(text, item, base, context, path, previous),
-            base,
-            memo,
-            previous,
-            lambda reporter, facts, item=item, base=base: _LogsChecker(
-                scope, reporter, facts, base
-            ).check(item),
-        )
-        facts = None if index in kept else items_facts[index].declaration
-        record_result(result, facts, reporter)
-        infos[item.name] = result.info
-    return infos
+    return check_declarations(
+        module,
+        ast.LogsDecl,
+        scope.records,
+        scope.path,
+        items_facts,
+        text,
+        context,
+        memo,
+        previous,
+        kept,
+        indexes,
+        reporter,
+        lambda item, reporter, facts, base: _LogsChecker(scope, reporter, facts, base).check(item),
+    )
 
 
 class _LogsChecker(DeclarationChecker):

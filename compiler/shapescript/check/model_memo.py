@@ -8,7 +8,7 @@ an edit above has moved the declaration.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container, Sequence
 from typing import Any
 
 from shapescript.check.logs_info import LogsInfo
@@ -136,3 +136,47 @@ def record_result(result: ModelResult, facts: Facts | None, reporter: Reporter) 
         facts.references.extend(result.references)
         facts.types.update(result.types)
     reporter.diagnostics.extend(result.diagnostics)
+
+
+def check_declarations(
+    module: ast.Module,
+    kind: type,
+    declared: dict,
+    path: str,
+    items_facts: list,
+    text: str,
+    context: int,
+    memo: dict | None,
+    previous: dict | None,
+    kept: Container[int],
+    indexes: Sequence[int] | None,
+    reporter: Reporter,
+    check: Callable[[Any, Reporter, Facts, int], Any],
+) -> dict[str, Any]:
+    """Check the declarations of class `kind` that `declared` (the scope's table of them,
+    by name) holds, in the file at `path` whose text is `text`: each one's result is kept
+    by `context` as `checked_declaration` says, `memo` receives this analysis's, and each
+    one's declaration facts go to its item (but to those at the indexes in `kept`, which
+    have them already). `check(item, reporter, facts, base)` checks one; with `indexes`,
+    only the items there are looked at. Gives each one's info, by name."""
+    infos: dict[str, Any] = {}
+    memo = {} if memo is None else memo
+    previous = previous or {}
+    items = module.items
+    for index in range(len(items)) if indexes is None else indexes:
+        item = items[index]
+        if type(item) is not kind or declared.get(item.name) is not item:
+            continue
+        base = module.base_of(index)
+        result = checked_declaration(
+            item,
+            declaration_key(text, item, base, context, path, previous),
+            base,
+            memo,
+            previous,
+            lambda reporter, facts, item=item, base=base: check(item, reporter, facts, base),
+        )
+        facts = None if index in kept else items_facts[index].declaration
+        record_result(result, facts, reporter)
+        infos[item.name] = result.info
+    return infos
