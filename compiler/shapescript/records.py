@@ -104,6 +104,28 @@ class _Probe:
 _MEMBER_DESCRIPTOR = type(_Probe.__dict__["slot"])
 
 
+def init_parameters(
+    fields: tuple[Field, ...], names: dict[str, Any]
+) -> tuple[list[str], list[str]]:
+    """The parameters of a record's `__init__`, as source, and the expression each field
+    is set to; the defaults and factories they name are put in `names`, with MISSING."""
+    names["MISSING"] = MISSING
+    params, values = [], []
+    for item in fields:
+        if item.default is not MISSING:
+            names[f"_default_{item.name}"] = item.default
+            params.append(f"{item.name}=_default_{item.name}")
+            values.append(item.name)
+        elif item.default_factory is not MISSING:
+            names[f"_factory_{item.name}"] = item.default_factory
+            params.append(f"{item.name}=MISSING")
+            values.append(f"_factory_{item.name}() if {item.name} is MISSING else {item.name}")
+        else:
+            params.append(item.name)
+            values.append(item.name)
+    return params, values
+
+
 def _methods_source(
     fields: tuple[Field, ...], frozen: bool, cls: type | None = None
 ) -> tuple[dict[str, str], dict[str, Any]]:
@@ -112,20 +134,10 @@ def _methods_source(
 
     A frozen record's `__init__` sets each field through its slot's own setter, which
     skips the frozen `__setattr__` as `object.__setattr__` does, at half its cost."""
-    names: dict[str, Any] = {"MISSING": MISSING}
-    params, body = [], []
-    for item in fields:
-        if item.default is not MISSING:
-            names[f"_default_{item.name}"] = item.default
-            params.append(f"{item.name}=_default_{item.name}")
-            value = item.name
-        elif item.default_factory is not MISSING:
-            names[f"_factory_{item.name}"] = item.default_factory
-            params.append(f"{item.name}=MISSING")
-            value = f"_factory_{item.name}() if {item.name} is MISSING else {item.name}"
-        else:
-            params.append(item.name)
-            value = item.name
+    names: dict[str, Any] = {}
+    params, values = init_parameters(fields, names)
+    body = []
+    for item, value in zip(fields, values, strict=True):
         setter = _slot_setter(cls, item.name) if frozen and cls is not None else None
         if setter is not None:
             names[f"_set_{item.name}"] = setter

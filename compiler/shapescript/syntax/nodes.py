@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from shapescript.records import MISSING
+from shapescript.records import init_parameters
 from shapescript.syntax import ast
 
 
@@ -22,21 +22,12 @@ def maker(cls: type) -> Callable[..., Any]:
     class would."""
     if cls.__record_frozen__:
         raise TypeError(f"{cls.__name__} is frozen: its fields can't be set one by one")
-    names: dict[str, Any] = {"_new": object.__new__, "_cls": cls, "MISSING": MISSING}
-    params, body = [], []
-    for item in cls.__record_fields__:
-        if item.default is not MISSING:
-            names[f"_default_{item.name}"] = item.default
-            params.append(f"{item.name}=_default_{item.name}")
-            value = item.name
-        elif item.default_factory is not MISSING:
-            names[f"_factory_{item.name}"] = item.default_factory
-            params.append(f"{item.name}=MISSING")
-            value = f"_factory_{item.name}() if {item.name} is MISSING else {item.name}"
-        else:
-            params.append(item.name)
-            value = item.name
-        body.append(f"    self.{item.name} = {value}\n")
+    names: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    params, values = init_parameters(cls.__record_fields__, names)
+    body = [
+        f"    self.{item.name} = {value}\n"
+        for item, value in zip(cls.__record_fields__, values, strict=True)
+    ]
     source = (
         f"def {cls.__name__}({', '.join(params)}):\n"
         "    self = _new(_cls)\n" + "".join(body) + "    return self\n"
