@@ -38,6 +38,9 @@ def parse_body(source: str) -> ast.Expr:
         ("zip(a, b) |> map((u, _) => u)", "(|> (call zip a b) (call map (=> (u _) u)))"),
         ("map(to f32, over=n)", "(call map (to <f32>) over=n)"),
         ("step(mut m, x)", "(call step mut m x)"),
+        # `mut` belongs to the argument it is written on, not to a call around it.
+        ("f(g(mut m))", "(call f (call g mut m))"),
+        ("f(y=g(mut m), mut n)", "(call f y=(call g mut m) mut n)"),
         ("x[1:, :-1, ::2, 0:2*h:2]", "(index x 1 :(- 1) ::2 0:(* 2 h):2)"),
         ("causal[n m]", "(index causal {n m})"),
         (

@@ -1723,21 +1723,26 @@ class _Parser:
         return nodes.FloatLit(float(token.value), token.text, span)
 
     def parse_arg_value(self) -> ast.Expr:
-        self._last_mut = False
+        """An argument's value; `_last_mut` says afterwards whether it was `mut name`.
+        The flag is set once the value is parsed, since a call inside the value sets it
+        for its own arguments: in `f(g(mut x))` only `g`'s argument is mut."""
         token = self.tokens[self.pos]
         kind = token.kind
         if kind == NAME and token.text == "mut" and self.peek(1).kind == NAME:
             following = self.peek(2).kind
             if following in (",", ")"):
                 self.advance()
-                self._last_mut = True
                 name = self.advance()
+                self._last_mut = True
                 return nodes.Name(name.text, name.span)
         if kind == "to":
             start = self.advance().start
             type_ = self.parse_type()
-            return nodes.ToStage(type_, _new_span(Span, (start, self.previous_end())))
-        return self.parse_expr()
+            value: ast.Expr = nodes.ToStage(type_, _new_span(Span, (start, self.previous_end())))
+        else:
+            value = self.parse_expr()
+        self._last_mut = False
+        return value
 
     @staticmethod
     def _callee_name(callee: ast.Expr) -> str | None:
