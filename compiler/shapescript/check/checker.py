@@ -17,6 +17,7 @@ from shapescript.check.gradients import read_diagnostics, reads_memo, reads_of_f
 from shapescript.check.import_session import ImportSession, Reader
 from shapescript.check.logs_records import check_logs
 from shapescript.check.math_comments import CommentLine, Math, check_math, find_math
+from shapescript.check.model_memo import DeclarationPass
 from shapescript.check.models import check_models
 from shapescript.check.module_exports import ModuleExports
 from shapescript.check.module_scope import (
@@ -157,45 +158,20 @@ def _check_parsed(
     declarations_key = (fingerprint, source.path)
     replaced = collect_memo.replaced if collect_memo is not None else None
     items, kept = _item_facts(module, bases, previous, declarations_key, replaced)
-    model_memo: dict = {}
-    scope.model_infos = check_models(
+    declarations = DeclarationPass(
         module,
-        scope,
-        reporter,
+        source.path,
         items,
         source.text,
         fingerprint,
-        model_memo,
-        previous.memo.get("models") if previous is not None else None,
+        previous.memo if previous is not None else {},
         kept,
-        by_kind.get(ast.ModelDecl, ()),
-    )
-    logs_memo: dict = {}
-    scope.logs_infos = check_logs(
-        module,
-        scope,
+        by_kind,
         reporter,
-        items,
-        source.text,
-        fingerprint,
-        logs_memo,
-        previous.memo.get("logs") if previous is not None else None,
-        kept,
-        by_kind.get(ast.LogsDecl, ()),
     )
-    data_memo: dict = {}
-    scope.data_infos = check_data_records(
-        module,
-        scope,
-        reporter,
-        items,
-        source.text,
-        fingerprint,
-        data_memo,
-        previous.memo.get("data") if previous is not None else None,
-        kept,
-        by_kind.get(ast.DataDecl, ()),
-    )
+    scope.model_infos = check_models(scope, declarations)
+    scope.logs_infos = check_logs(scope, declarations)
+    scope.data_infos = check_data_records(scope, declarations)
     imports.finish(scope)
 
     def on_references(references: list[tuple[str, Span]], base: int) -> None:
@@ -301,13 +277,11 @@ def _check_parsed(
         | {
             "signatures": signature_memo,
             "reads": program.read_summaries,
-            "models": model_memo,
-            "logs": logs_memo,
-            "data": data_memo,
             "param_reads": (fingerprint, functions, reads_memo(program)),
             "reads_of_functions": (fingerprint, param_reads) if all_facts else None,
             "fingerprint_parts": fingerprint_parts,
             "dims": dims_memo,
+            **declarations.memos,
             "collect": collect_memo,
             "declarations": declarations_key,
         },

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import keyword
-from collections.abc import Container, Sequence
 
 from shapescript.check.data_info import DataFieldInfo, DataInfo
 from shapescript.check.declaration_checker import DeclarationChecker, has_unknown_axis
-from shapescript.check.model_memo import check_declarations
+from shapescript.check.model_memo import DeclarationPass
 from shapescript.check.module_scope import ModuleScope
 from shapescript.check.program import Facts, Reference, Symbol
 from shapescript.check.reporter import Reporter
@@ -28,40 +27,14 @@ FIELD_HELP = (
 )
 
 
-def check_data_records(
-    module: ast.Module,
-    scope: ModuleScope,
-    reporter: Reporter,
-    items_facts: list,
-    text: str,
-    context: int = 0,
-    memo: dict | None = None,
-    previous: dict | None = None,
-    kept: Container[int] = (),
-    indexes: Sequence[int] | None = None,
-) -> dict[str, DataInfo]:
-    """Check every data record; the declaration facts of each go to its item.
-
-    As for models (`check_models`), a record whose text and `context` are those of one in
-    `previous` reuses its result; `memo` receives this analysis's results.
-    The items at the indexes in `kept` have their declaration facts already; with
-    `indexes`, only the items there are looked at.
-    """
-    return check_declarations(
-        module,
+def check_data_records(scope: ModuleScope, run: DeclarationPass) -> dict[str, DataInfo]:
+    """Check every data record, as `check_models` checks models."""
+    return run.check(
         ast.DataDecl,
         scope.records,
-        scope.path,
-        items_facts,
-        text,
-        context,
-        memo,
-        previous,
-        kept,
-        indexes,
-        reporter,
+        "data",
         lambda item, reporter, facts, base: _RecordChecker(
-            scope, reporter, facts, base, text
+            scope, reporter, facts, base, run.text
         ).check(item),
     )
 

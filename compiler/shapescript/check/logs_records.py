@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import keyword
-from collections.abc import Container, Sequence
 
 from shapescript.check.declaration_checker import DeclarationChecker
 from shapescript.check.logs_info import COMBINE_RULES, LogsInfo, MetricInfo
-from shapescript.check.model_memo import check_declarations
+from shapescript.check.model_memo import DeclarationPass
 from shapescript.check.module_scope import ModuleScope, suggestion
 from shapescript.check.program import Reference, Symbol
-from shapescript.check.reporter import Reporter
 from shapescript.check.types import HostType, TensorType, Type, UnknownType, format_type
 from shapescript.diagnostics.diagnostic import Label
 from shapescript.syntax import ast
@@ -19,39 +17,12 @@ from shapescript.syntax.source import Span
 COMBINE_HELP = "end the metric with how its values combine: mean, sum, max, min or last"
 
 
-def check_logs(
-    module: ast.Module,
-    scope: ModuleScope,
-    reporter: Reporter,
-    items_facts: list,
-    text: str,
-    context: int = 0,
-    memo: dict | None = None,
-    previous: dict | None = None,
-    kept: Container[int] = (),
-    indexes: Sequence[int] | None = None,
-) -> dict[str, LogsInfo]:
-    """Check every logs declaration; the declaration facts of each go to its item.
-
-    As for models (`check_models`), a record whose text (in `text`, the file's) and
-    `context` are those of one in `previous` reuses its result; `memo` receives this
-    analysis's results.
-    The items at the indexes in `kept` have their declaration facts already; with
-    `indexes`, only the items there are looked at.
-    """
-    return check_declarations(
-        module,
+def check_logs(scope: ModuleScope, run: DeclarationPass) -> dict[str, LogsInfo]:
+    """Check every logs declaration, as `check_models` checks models."""
+    return run.check(
         ast.LogsDecl,
         scope.records,
-        scope.path,
-        items_facts,
-        text,
-        context,
-        memo,
-        previous,
-        kept,
-        indexes,
-        reporter,
+        "logs",
         lambda item, reporter, facts, base: _LogsChecker(scope, reporter, facts, base).check(item),
     )
 

@@ -8,14 +8,14 @@ an edit above has moved the declaration.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container
 from typing import Any
 
 from shapescript.check.logs_info import LogsInfo
 from shapescript.check.program import Facts, Symbol
 from shapescript.check.reporter import Reporter
 from shapescript.diagnostics.diagnostic import Diagnostic
-from shapescript.records import record, replace
+from shapescript.records import field, record, replace
 from shapescript.syntax import ast
 from shapescript.syntax.parser import shift_diagnostic
 from shapescript.syntax.source import Span
@@ -138,45 +138,55 @@ def record_result(result: ModelResult, facts: Facts | None, reporter: Reporter) 
     reporter.diagnostics.extend(result.diagnostics)
 
 
-def check_declarations(
-    module: ast.Module,
-    kind: type,
-    declared: dict,
-    path: str,
-    items_facts: list,
-    text: str,
-    context: int,
-    memo: dict | None,
-    previous: dict | None,
-    kept: Container[int],
-    indexes: Sequence[int] | None,
-    reporter: Reporter,
-    check: Callable[[Any, Reporter, Facts, int], Any],
-) -> dict[str, Any]:
-    """Check the declarations of class `kind` that `declared` (the scope's table of them,
-    by name) holds, in the file at `path` whose text is `text`: each one's result is kept
-    by `context` as `checked_declaration` says, `memo` receives this analysis's, and each
-    one's declaration facts go to its item (but to those at the indexes in `kept`, which
-    have them already). `check(item, reporter, facts, base)` checks one; with `indexes`,
-    only the items there are looked at. Gives each one's info, by name."""
-    infos: dict[str, Any] = {}
-    memo = {} if memo is None else memo
-    previous = previous or {}
-    items = module.items
-    for index in range(len(items)) if indexes is None else indexes:
-        item = items[index]
-        if type(item) is not kind or declared.get(item.name) is not item:
-            continue
-        base = module.base_of(index)
-        result = checked_declaration(
-            item,
-            declaration_key(text, item, base, context, path, previous),
-            base,
-            memo,
-            previous,
-            lambda reporter, facts, item=item, base=base: check(item, reporter, facts, base),
-        )
-        facts = None if index in kept else items_facts[index].declaration
-        record_result(result, facts, reporter)
-        infos[item.name] = result.info
-    return infos
+@record
+class DeclarationPass:
+    """What the checks of one file's models, data records and logs records share: each
+    declaration's result is kept by its text and `context` (the declarations
+    fingerprint), as `checked_declaration` says, and taken from the previous analysis's
+    memo (`previous`, by the kind's name) when it is there. `memos` receives this
+    analysis's, by the same names. The items at the indexes in `kept` have their
+    declaration facts already; `indexes` gives the indexes of the items of each class."""
+
+    module: ast.Module
+    path: str
+    items_facts: list
+    text: str
+    context: int
+    previous: dict
+    kept: Container[int]
+    indexes: dict[type, list[int]]
+    reporter: Reporter
+    memos: dict[str, dict] = field(default_factory=dict)
+
+    def check(
+        self,
+        kind: type,
+        declared: dict,
+        memo_name: str,
+        check: Callable[[Any, Reporter, Facts, int], Any],
+    ) -> dict[str, Any]:
+        """Check the declarations of class `kind` that `declared` (the scope's table of
+        them, by name) holds, `check(item, reporter, facts, base)` checking one; each
+        one's declaration facts go to its item. Gives each one's info, by name."""
+        infos: dict[str, Any] = {}
+        memo = self.memos[memo_name] = {}
+        previous = self.previous.get(memo_name) or {}
+        module, text, context, path = self.module, self.text, self.context, self.path
+        items = module.items
+        for index in self.indexes.get(kind, ()):
+            item = items[index]
+            if type(item) is not kind or declared.get(item.name) is not item:
+                continue
+            base = module.base_of(index)
+            result = checked_declaration(
+                item,
+                declaration_key(text, item, base, context, path, previous),
+                base,
+                memo,
+                previous,
+                lambda reporter, facts, item=item, base=base: check(item, reporter, facts, base),
+            )
+            facts = None if index in self.kept else self.items_facts[index].declaration
+            record_result(result, facts, self.reporter)
+            infos[item.name] = result.info
+        return infos

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import keyword
 import math
-from collections.abc import Container, Sequence
 
 from shapescript.check import fixes
 from shapescript.check.declaration_checker import DeclarationChecker, has_unknown_axis
 from shapescript.check.model_info import FieldInfo, Initializer, ModelInfo, Number
-from shapescript.check.model_memo import check_declarations
+from shapescript.check.model_memo import DeclarationPass
 from shapescript.check.module_scope import ModuleScope, suggestion
 from shapescript.check.program import Reference, Symbol
 from shapescript.check.ranges import Interval
-from shapescript.check.reporter import Reporter
 from shapescript.check.types import (
     FLOAT_DTYPES,
     INT_DTYPES,
@@ -100,39 +98,13 @@ MODULE_ATTRIBUTES = frozenset(
 BUFFER_FORBIDDEN_DOMAINS = frozenset({"Logit", "Prob", "LogProb", "Binary", "Additive"})
 
 
-def check_models(
-    module: ast.Module,
-    scope: ModuleScope,
-    reporter: Reporter,
-    items_facts: list,
-    text: str,
-    context: int = 0,
-    memo: dict | None = None,
-    previous: dict | None = None,
-    kept: Container[int] = (),
-    indexes: Sequence[int] | None = None,
-) -> dict[str, ModelInfo]:
-    """Check every model declaration; the declaration facts of each go to its item.
-
-    A model whose text (in `text`, the file's) and `context` (the declarations
-    fingerprint) are those of one in `previous` reuses its result; `memo` receives this
-    analysis's results.
-    The items at the indexes in `kept` have their declaration facts already; with
-    `indexes`, only the items there are looked at.
-    """
-    return check_declarations(
-        module,
+def check_models(scope: ModuleScope, run: DeclarationPass) -> dict[str, ModelInfo]:
+    """Check every model declaration; the declaration facts of each go to its item, and a
+    model unchanged since the previous analysis reuses its result (`DeclarationPass`)."""
+    return run.check(
         ast.ModelDecl,
         scope.models,
-        scope.path,
-        items_facts,
-        text,
-        context,
-        memo,
-        previous,
-        kept,
-        indexes,
-        reporter,
+        "models",
         lambda item, reporter, facts, base: _ModelChecker(scope, reporter, facts, base).check(item),
     )
 
