@@ -123,8 +123,14 @@ async function main() {
     const box = frame.locator(`#drawing g[data-node="${cfg.box || 'forward.6'}"]`).first();
     await box.scrollIntoViewIfNeeded();
     await box.click();
+    // Clicking moves the focus into the webview, which hides the status bar's selection
+    // until the extension focuses the editor again: wait for a new selection, not for
+    // the first change.
     let after = before;
-    for (let i = 0; i < 40 && after === before; i++) { await page.waitForTimeout(250); after = await selectionText(); }
+    for (let i = 0; i < 40 && (after === before || after === null); i++) {
+      await page.waitForTimeout(250);
+      after = await selectionText();
+    }
     const frameNow = await webviewFrame();
     const background = await frameNow.locator('body').evaluate((el) => getComputedStyle(el).backgroundColor);
     return { box: cfg.box || 'forward.6', selection_before: before, selection_after: after, background };
