@@ -13,6 +13,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from shapescript_lsp.features import python_members
 from shapescript_lsp.features.python_members import Lister, read_module, user_module
 from tests.lsp.test_features import open_file, position
 
@@ -200,3 +201,46 @@ def test_the_lister_logs_the_module_it_gave_up_on_and_restarts_its_worker(
     assert lister.failed == {"hang"}
     gave_up = [r for r in caplog.records if "gave up" in r.getMessage()]
     assert len(gave_up) == 1 and "hang" in gave_up[0].getMessage()
+
+
+def test_a_worker_slow_to_start_is_not_charged_to_the_module_asked_for(tmp_path: Path):
+    if sys.platform == "win32":
+        pytest.skip("the wrapper interpreter is a shell script")
+    library = _hanging_library(tmp_path)
+    wrapper = tmp_path / "slow-python"
+    wrapper.write_text(f'#!/bin/sh\nsleep 2\nPYTHONPATH="{library}" exec "{sys.executable}" "$@"\n')
+    wrapper.chmod(0o755)
+    lister = Lister(str(wrapper), timeout=1)
+    lister.ask("quick", [])
+    for _ in range(600):
+        quick = lister.listing("quick")
+        if quick is not None and quick.complete:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("quick was never listed")
+    assert [m.name for m in quick.members] == ["ready"]
+    assert lister.failed == set()
+
+
+def test_a_worker_that_never_starts_is_given_up_and_nothing_waits_on_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    if sys.platform == "win32":
+        pytest.skip("the wrapper interpreter is a shell script")
+    monkeypatch.setattr(python_members, "START_TIMEOUT", 1.0)
+    wrapper = tmp_path / "stuck-python"
+    wrapper.write_text("#!/bin/sh\nexec sleep 600\n")
+    wrapper.chmod(0o755)
+    lister = Lister(str(wrapper), timeout=1)
+    lister.ask("quick", [])
+    for _ in range(100):
+        quick = lister.listing("quick")
+        if quick is not None and quick.complete:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the lister kept waiting on a worker that never started")
+    assert quick.members == ()
+    lister.ask("other", [])
+    assert lister.listing("other") == python_members.Listing((), True)

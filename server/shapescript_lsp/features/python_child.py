@@ -1,6 +1,7 @@
 """Lists Python modules for completion, run as a script in the editor's interpreter.
 
-Reads one JSON request a line on stdin and writes JSON lines on stdout:
+Says `{"ready": true}` once started, then reads one JSON request a line on stdin and
+writes JSON lines on stdout:
 
 - `{"toplevel": true}`: the modules on the path, from `pkgutil`, importing nothing;
 - `{"module": "torch.nn", "roots": [...]}`: first the package's submodules (`pkgutil`,
@@ -194,6 +195,7 @@ def main():
     sys.stdout = sys.stderr
     # Neither this script's folder nor the working directory: only the interpreter's path.
     sys.path[:] = [p for p in sys.path[1:] if p not in ("", os.getcwd())]
+    _write({"ready": True})
     for line in sys.stdin:
         if line.strip():
             try:

@@ -82,6 +82,9 @@ def default_python() -> str:
 
 #: Seconds a module may take to be listed before its worker is killed and restarted.
 LIST_TIMEOUT = 15.0
+#: How long a fresh worker may take to start (a niced interpreter on a busy machine is
+#: slow to start, and that time isn't the module's).
+START_TIMEOUT = 60.0
 
 
 class Lister:
@@ -89,7 +92,8 @@ class Lister:
 
     Requests go to the worker one at a time; one that isn't answered within the time
     limit (an import that hangs) marks its module failed, and a fresh worker takes the
-    rest of the queue.
+    rest of the queue. The limit counts from the moment the worker says it is ready, so
+    a slow start on a busy machine isn't charged to the module asked for.
     """
 
     def __init__(self, python: str, timeout: float = LIST_TIMEOUT) -> None:
@@ -105,6 +109,8 @@ class Lister:
         self._requests: queue.Queue[dict] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._answered = threading.Event()
+        #: The current worker has started and reads requests.
+        self._ready = threading.Event()
         #: The module whose answer the worker owes now ("" for the top-level list).
         self._pending: str | None = None
         self._process: subprocess.Popen | None = None
@@ -144,7 +150,8 @@ class Lister:
                 self._thread.start()
 
     def _start(self) -> subprocess.Popen | None:
-        """A fresh worker with a thread reading its answers, or None if it can't start."""
+        """A fresh, ready worker with a thread reading its answers, or None if it can't start."""
+        self._ready.clear()
         try:
             process = subprocess.Popen(
                 _niced([self.python, "-u", str(CHILD)]),
@@ -162,6 +169,18 @@ class Lister:
         with self._lock:
             self._process = process
         threading.Thread(target=self._read, args=(process,), daemon=True).start()
+        if not self._ready.wait(START_TIMEOUT):
+            log.info(
+                "%s didn't start listing Python modules within %s s", self.python, START_TIMEOUT
+            )
+            with self._lock:
+                self._process = None
+            process.kill()
+            self._give_up()
+            return None
+        with self._lock:
+            if self._gone:
+                return None
         return process
 
     def _run(self) -> None:
@@ -218,6 +237,9 @@ class Lister:
                 answer = json.loads(line)
             except ValueError:
                 continue
+            if "ready" in answer:
+                self._ready.set()
+                continue
             with self._lock:
                 if "toplevel" in answer:
                     self.toplevel = tuple(answer["toplevel"])
@@ -254,6 +276,7 @@ class Lister:
                 known = self.listings.get(module)
                 self.listings[module] = Listing(known.members if known else (), True)
         self._answered.set()
+        self._ready.set()
         self._requests.put({})
 
 
