@@ -56,7 +56,12 @@ DTYPES = {
     "u8": "uint8",
     "bool": "bool",
 }
-_DIM = re.compile(r"^(\s*(?:export\s+)?dim\s+\w+\s*=\s*)(\d+)(\s*(?:#.*)?)$", re.MULTILINE)
+#: A literal dim's line. `[^\S\n]` is whitespace within the line: `\s` would cross line
+#: ends, and trying that from every line start is quadratic in a run of blank lines.
+_DIM = re.compile(
+    r"^([^\S\n]*(?:export[^\S\n]+)?dim[^\S\n]+\w+[^\S\n]*=[^\S\n]*)(\d+)([^\S\n]*(?:#.*)?)$",
+    re.MULTILINE,
+)
 
 
 @record
