@@ -20,6 +20,7 @@ from shapescript.check.program import Checked, Symbol
 from shapescript.check.type_exprs import BUILTIN_DOMAINS
 from shapescript.check.types import TensorType, Type, format_type
 from shapescript.syntax.tokens import DTYPES, KEYWORDS
+from shapescript_lsp.features.context import run_start
 from shapescript_lsp.features.curve_hover import CURVE_KINDS, documentation_curve
 from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.imported_names import imported_names
@@ -74,8 +75,6 @@ SNIPPETS = {
         'extern fn name(x) -> T = "module.function"',
     ),
 }
-
-_WORD_BEFORE = re.compile(r"[\w?]*$")
 
 
 @dataclass(slots=True)
@@ -158,7 +157,7 @@ class Completer:
         before = text[line_start:offset]
         if _in_comment(before):
             return types.CompletionList(is_incomplete=False, items=math_items(before))
-        prefix = _WORD_BEFORE.search(before).group()
+        prefix = before[run_start(before, len(before), "_?") :]
         head = before[: len(before) - len(prefix)]
         self.prefix, self.incomplete = prefix, False
         candidates = self._candidates(checked, text, offset, head, prefix)

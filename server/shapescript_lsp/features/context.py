@@ -12,11 +12,29 @@ from shapescript.syntax.source import Span
 _WORD = re.compile(r"[^\W\d]\w*|\?[^\W\d]\w*")
 
 
+def run_start(text: str, end: int, also: str = "_") -> int:
+    """Where the run of letters, digits and `also` characters that ends at `end` starts.
+
+    Scanning back once from `end` is linear, where a search for a pattern like `[\\w?]*$`
+    tries every position of a long run and is quadratic in its length.
+    """
+    start = end
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in also):
+        start -= 1
+    return start
+
+
+def space_start(text: str, end: int) -> int:
+    """Where the run of whitespace that ends at `end` starts."""
+    start = end
+    while start > 0 and text[start - 1].isspace():
+        start -= 1
+    return start
+
+
 def word_at(text: str, offset: int) -> tuple[str, Span] | None:
     """The name (or unknown size) that the offset is in or just after."""
-    start = offset
-    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_?"):
-        start -= 1
+    start = run_start(text, offset, "_?")
     match = _WORD.match(text, start)
     if match is None or match.end() < offset:
         return None

@@ -10,10 +10,10 @@ from lsprotocol import types
 from shapescript.check.builtin_table import BUILTINS, split_top_level
 from shapescript.check.program import Checked
 from shapescript.check.types import Type, format_type
+from shapescript_lsp.features.context import run_start, space_start
 from shapescript_lsp.features.curve_hover import documentation_curve
 from shapescript_lsp.render.math import render_doc
 
-_CALLEE = re.compile(r"([^\W\d][\w.]*)\s*$")
 _KEYWORD = re.compile(r"^\s*(?:mut\s+)?([^\W\d]\w*)\s*=(?!=)")
 
 
@@ -51,14 +51,14 @@ def call_site(text: str, offset: int) -> CallSite | None:
     else:
         return None
     open_paren = position
-    match = _CALLEE.search(text, 0, open_paren)
-    if match is None:
+    callee_end = space_start(text, open_paren)
+    callee_start = _name_start(text, callee_end)
+    if callee_start == callee_end:
         return None
-    callee = match.group(1)
+    callee = text[callee_start:callee_end]
     arguments = _split_arguments(text[open_paren + 1 : offset])
     keywords = [m.group(1) for part in arguments[:-1] if (m := _KEYWORD.match(part))]
     current = _KEYWORD.match(arguments[-1])
-    before_callee = text[: match.start()].rstrip()
     return CallSite(
         callee.split(".")[-1] if "." in callee and callee.split(".")[0] != "torch" else callee,
         open_paren,
@@ -66,9 +66,22 @@ def call_site(text: str, offset: int) -> CallSite | None:
         keywords,
         current.group(1) if current else None,
         arguments[0],
-        before_callee.endswith("|>"),
+        text.endswith("|>", 0, space_start(text, callee_start)),
         callee,
     )
+
+
+def _name_start(text: str, end: int) -> int:
+    """Where the dotted name that ends at `end` starts (at `end` if there is none): its
+    first letter or underscore, so `x[0].f` gives `f` and `2.a.b` gives `a.b`."""
+    start = run_start(text, end, "_.")
+    while start < end and not _starts_name(text[start]):
+        start += 1
+    return start
+
+
+def _starts_name(char: str) -> bool:
+    return (char.isalnum() or char == "_") and not char.isdecimal()
 
 
 def _split_arguments(text: str) -> list[str]:
