@@ -180,6 +180,17 @@ async def test_a_module_whose_import_hangs_is_given_up_and_the_next_still_listed
     assert stalled.detail == "stalled(x, times: int=2) -> int"
 
 
+def _until_listed(lister: Lister, module: str, seconds: float) -> python_members.Listing:
+    """The module's complete listing, once the lister has it."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        listing = lister.listing(module)
+        if listing is not None and listing.complete:
+            return listing
+        time.sleep(0.1)
+    raise AssertionError(f"{module} wasn't listed within {seconds} s")
+
+
 def test_the_lister_logs_the_module_it_gave_up_on_and_restarts_its_worker(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ):
@@ -187,13 +198,7 @@ def test_the_lister_logs_the_module_it_gave_up_on_and_restarts_its_worker(
     lister = Lister(python, timeout=1)
     lister.ask("hang", [])
     lister.ask("quick", [])
-    for _ in range(600):
-        quick = lister.listing("quick")
-        if quick is not None and quick.complete:
-            break
-        time.sleep(0.1)
-    else:
-        raise AssertionError("quick was never listed")
+    quick = _until_listed(lister, "quick", seconds=60)
     assert [m.name for m in quick.members] == ["ready"]
     hang = lister.listing("hang")
     assert hang is not None and hang.complete
@@ -212,13 +217,7 @@ def test_a_worker_slow_to_start_is_not_charged_to_the_module_asked_for(tmp_path:
     wrapper.chmod(0o755)
     lister = Lister(str(wrapper), timeout=1)
     lister.ask("quick", [])
-    for _ in range(600):
-        quick = lister.listing("quick")
-        if quick is not None and quick.complete:
-            break
-        time.sleep(0.1)
-    else:
-        raise AssertionError("quick was never listed")
+    quick = _until_listed(lister, "quick", seconds=60)
     assert [m.name for m in quick.members] == ["ready"]
     assert lister.failed == set()
 
@@ -234,13 +233,7 @@ def test_a_worker_that_never_starts_is_given_up_and_nothing_waits_on_it(
     wrapper.chmod(0o755)
     lister = Lister(str(wrapper), timeout=1)
     lister.ask("quick", [])
-    for _ in range(100):
-        quick = lister.listing("quick")
-        if quick is not None and quick.complete:
-            break
-        time.sleep(0.1)
-    else:
-        raise AssertionError("the lister kept waiting on a worker that never started")
+    quick = _until_listed(lister, "quick", seconds=10)
     assert quick.members == ()
     lister.ask("other", [])
     assert lister.listing("other") == python_members.Listing((), True)
