@@ -68,6 +68,8 @@ COMPLETION_AT = "logits(x#2+2"  # after "lo" of logits
 DEFINITION_AT = "logits(x#2+2"  # on logits
 EDIT_AT = "logits(x#2+8|5"  # type "5" after x: x5 is an unknown name
 EDIT_CODE = "E0301"
+#: The token colours the grammar gives the opened file at least.
+MIN_TOKEN_CLASSES = 5
 
 # The probe builds and installs its own demo extension; this runs it with the
 # packaged .vsix instead, and points drive.js at our output channel. Both are
@@ -88,7 +90,25 @@ QUICK_OPEN_WAIT = """    await page.keyboard.type(cfg.file);
       .first().waitFor({ state: 'visible', timeout: cfg.timeout_ms });
     await page.keyboard.press('Enter');"""
 
-RUNNER = """\
+# drive.js counts the token colours as soon as the status bar names the language; the
+# grammar colours the text a moment later, and on a busy machine the count can come
+# first. The copy waits, up to 10 s, for the number of colours the config's
+# `min_token_classes` asks for (none unless given).
+TOKEN_COUNT_RACE = (
+    "    const tokens = await editor.locator('.view-lines span[class*=\"mtk\"]').evaluateAll(\n"
+    "      (els) => [...new Set(els.map((e) => e.className))].length);"
+)
+TOKEN_COUNT_WAIT = """    let tokens = 0;
+    for (let i = 0; i < 40; i++) {
+      tokens = await editor.locator('.view-lines span[class*="mtk"]').evaluateAll(
+        (els) => [...new Set(els.map((e) => e.className))].length);
+      if (tokens >= (cfg.min_token_classes || 0)) break;
+      await page.waitForTimeout(250);
+    }"""
+
+RUNNER = (
+    f"TOKEN_RACE = {TOKEN_COUNT_RACE!r}\nTOKEN_WAIT = {TOKEN_COUNT_WAIT!r}\n"
+    + """\
 import json, os, shutil, subprocess, sys, tempfile
 from pathlib import Path
 
@@ -105,9 +125,10 @@ extra = json.loads(os.environ.get("SS_E2E_CONFIG") or "{}")
 drive = (Path(probe_dir) / "drive.js").read_text()
 replacement = os.environ.get("SS_E2E_DRIVE")
 patched = None
-if replacement or race in drive:
+if replacement or race in drive or TOKEN_RACE in drive:
     patched = Path(tempfile.mkdtemp(prefix="vscode-probe-drive-"))
     text = Path(replacement).read_text() if replacement else drive.replace(race, wait)
+    text = text.replace(TOKEN_RACE, TOKEN_WAIT)
     (patched / "drive.js").write_text(text)
     probe.HERE = patched  # only drive.js is read through HERE after import
 _run = subprocess.run
@@ -128,6 +149,7 @@ finally:
     if patched is not None:
         shutil.rmtree(patched, ignore_errors=True)
 """
+)
 
 
 def _missing_prerequisites() -> str | None:
@@ -223,8 +245,9 @@ def run_probe(vsix: Path, ws: Path, file: str, work: Path) -> dict:
         "--hover", HOVER_AT, "--completion", COMPLETION_AT,
         "--definition", DEFINITION_AT, "--edit", EDIT_AT,
     ]  # fmt: skip
+    env = {**os.environ, "SS_E2E_CONFIG": json.dumps({"min_token_classes": MIN_TOKEN_CLASSES})}
     proc = subprocess.run(
-        cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL
+        cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, env=env
     )
     try:
         report = json.loads(proc.stdout)
@@ -268,7 +291,7 @@ def check_report(report: dict) -> list[str]:
         opened.get("language_mode"),
     )
     expect(
-        (opened.get("distinct_token_classes") or 0) >= 5,
+        (opened.get("distinct_token_classes") or 0) >= MIN_TOKEN_CLASSES,
         "the grammar colours the file (>= 5 token colours)",
         opened.get("distinct_token_classes"),
     )
