@@ -179,10 +179,7 @@ class _Layout:
                 token.partner = -1
                 if at_line_start:
                     at_line_start = False
-                    if brackets:
-                        self._continue_line(token, line_start_offset)
-                    else:
-                        self._begin_line(token, line_start_offset)
+                    self._first_on_line(token, line_start_offset, brackets)
                 append(token)
                 pos = last_end = end
                 continue
@@ -198,10 +195,7 @@ class _Layout:
                 token.partner = -1
                 if at_line_start:
                     at_line_start = False
-                    if brackets:
-                        self._continue_line(token, line_start_offset)
-                    else:
-                        self._begin_line(token, line_start_offset)
+                    self._first_on_line(token, line_start_offset, brackets)
                 if operator in layout_kinds:
                     if operator == "(" or operator == "[":
                         if tokens and tokens[-1].kind == "=":
@@ -250,10 +244,7 @@ class _Layout:
                 token = self._literal(_GROUP_NAMES[group], other, pos, end)
             if at_line_start:
                 at_line_start = False
-                if brackets:
-                    self._continue_line(token, line_start_offset)
-                else:
-                    self._begin_line(token, line_start_offset)
+                self._first_on_line(token, line_start_offset, brackets)
             append(token)
             pos = last_end = end
         self._flush_bad_run(bad_run)
@@ -267,6 +258,14 @@ class _Layout:
             append(_token(DEDENT, "", end_offset, end_offset))
         append(_token(EOF, "", end_offset, end_offset))
         return _new_lex_result(tokens, self.comments, self.diagnostics, self.unclosed_regions)
+
+    def _first_on_line(self, token: Token, line_start: int, brackets: list[Token]) -> None:
+        """The first token of a physical line: it begins a logical line, or continues the
+        line of a bracket still open."""
+        if brackets:
+            self._continue_line(token, line_start)
+        else:
+            self._begin_line(token, line_start)
 
     def _continue_line(self, token: Token, line_start: int) -> None:
         """The first token of a line inside brackets: the line continues the bracket's
