@@ -66,6 +66,24 @@ def test_optimizer_state_and_a_model_made_on_the_workers_come_back(module, tmp_p
 
 
 @pytest.mark.slow
+def test_with_shard_params_what_comes_back_is_gathered_whole(tmp_path):
+    sharded = compiled(
+        readme_on("cpu[0 1 2]\n    shard params", extra=MAKERS), tmp_path / "sharded.ss"
+    )
+    try:
+        m = sharded.Mlp.init(seed=0)
+        opt = sharded.make_opt(m)
+        sharded.train_step(m, opt, _batch(), shapescript.Eval)
+        made = sharded.make_model(3)
+        state = opt.state_dict()
+    finally:
+        sharded._ss_program.stop()
+    assert torch.equal(made.w1, sharded.Mlp.init(seed=3).w1)
+    assert state["steps"] == 1
+    assert state["torch"]["state"][0]["exp_avg"].shape == (784, 256)
+
+
+@pytest.mark.slow
 def test_what_a_failed_worker_had_raises_when_used(module, tmp_path):
     program = module._ss_program
     m = module.Mlp.init(seed=0)

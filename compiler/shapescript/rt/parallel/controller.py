@@ -415,7 +415,8 @@ class Program:
             raise answered.error from None
         except BaseException as error:
             if self.workers:
-                first = str(error).splitlines()[0] if str(error) else type(error).__name__
+                text = str(error)
+                first = text.splitlines()[0].rstrip(":") if text else type(error).__name__
                 why = first if isinstance(error, WorkerError) else f"{first} {self._while()}"
                 self.stop(keep=False, why=f"the workers were stopped: {why}")
             raise

@@ -183,8 +183,10 @@ def _serve(state: _State, connection: Any) -> None:
                 args = [_value(state, arg) for arg in args]
                 kwargs = _arguments(state, kwargs)
                 result = sharding.returned(function(*args, **kwargs))
-                # Models and optimizer state as what they hold (gathered on every worker).
-                result = returns.portable(result, state.objects, _pull)
+                if answer or sharding.laid_out_here():
+                    # Models and optimizer state as what they hold (gathered whole by every
+                    # worker when laid out over them).
+                    result = returns.portable(result, state.objects, _pull)
                 wire.send(connection, ("ok", wire.encode(result) if answer else None, {}))
         except _OthersFailed:
             wire.send(connection, ("error", OTHERS_FAILED, "", None))
