@@ -28,6 +28,7 @@ _LAZY = {
     "load": "shapescript.rt.checkpoints",
     "AdamW": "shapescript.rt.checkpoints",
     "SGD": "shapescript.rt.checkpoints",
+    "loader_timeout": "shapescript.rt.data",
     "loader_workers": "shapescript.rt.data",
     "std": "shapescript.std",
     "WorkerError": "shapescript.rt.parallel.errors",
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     from shapescript.rt import parallel, sinks
     from shapescript.rt.checkpoints import SGD, AdamW, load, save
     from shapescript.rt.compiling import compile
-    from shapescript.rt.data import loader_workers
+    from shapescript.rt.data import loader_timeout, loader_workers
     from shapescript.rt.devices import devices
     from shapescript.rt.errors import DeviceError, DomainError, ShapeError, ShapeScriptError
     from shapescript.rt.hook import install
@@ -79,6 +80,7 @@ __all__ = [
     "fixed_shapes",
     "install",
     "load",
+    "loader_timeout",
     "loader_workers",
     "parallel",
     "padded",
