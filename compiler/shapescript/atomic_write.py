@@ -1,8 +1,8 @@
 """The one way ShapeScript writes a file: a new file beside the target, then a rename.
 
 Every file the project writes (generated modules, formatted sources, `build -o` and
-`export -o` output, the import hook's cache, the prelude cache, checkpoints and sinks)
-goes through this module:
+`export -o` output, the import hook's cache, checkpoints and sinks) goes through this
+module:
 
 - the new file is made by `tempfile.mkstemp` (``O_CREAT | O_EXCL``) in the target's
   folder, so a link planted at a guessable name is never opened, let alone written

@@ -317,7 +317,8 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     item = completion.completion_item if completion else None
     ls.snippets = bool(item and item.snippet_support)
     ls.python = options.get("python")
-    ls.python_modules.enabled = options.get("pythonModules", True) is not False
+    # Opt-in: a client that doesn't ask (Neovim's usual setup) gets no files written.
+    ls.python_modules.enabled = options.get("pythonModules") is True
     ls.pictures = bool(options.get("pictures", False))
     ls.hover_images = options.get("hoverImages", options.get("pictures", True)) is not False
     ls.theme = theme_name(options.get("theme"))
