@@ -35,7 +35,7 @@ from pygls.protocol import (
 )
 from pygls.protocol.json_rpc import RPCRequest
 
-from shapescript_lsp.transport import Refused
+from shapescript_lsp.transport import Cut, Refused
 
 log = logging.getLogger("shapescript_lsp.protocol")
 
@@ -148,6 +148,16 @@ def _message_id(data: dict) -> MsgId | None:
     return value if isinstance(value, int | str) and not isinstance(value, bool) else None
 
 
+def _cut_id(body: bytes) -> MsgId | None:
+    """The id of a message cut short, if what arrived of it is JSON with one, so that the
+    client's request is answered, with an error, rather than left waiting."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    return _message_id(data) if isinstance(data, dict) else None
+
+
 def _reason(error: BaseException) -> str:
     """A one-line account of a structuring error, from its innermost causes."""
     causes = getattr(error, "exceptions", None)
@@ -167,10 +177,12 @@ class ShapeScriptProtocol(LanguageServerProtocol):
     def get_message_type(self, method: str) -> type | None:
         return CUSTOM_REQUESTS.get(method) or super().get_message_type(method)
 
-    def decode(self, body: bytes | Refused) -> Any:
+    def decode(self, body: bytes | Refused | Cut) -> Any:
         """A body as a message object, or `Faulty`; runs on the reader's thread."""
         if isinstance(body, Refused):
             return Faulty(None, None, INVALID_REQUEST, body.reason, True)
+        if isinstance(body, Cut):
+            return Faulty(_cut_id(body.body), None, PARSE_ERROR, body.reason, True)
         try:
             data = json.loads(body)
         except (ValueError, RecursionError) as error:
