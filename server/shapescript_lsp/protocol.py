@@ -42,6 +42,8 @@ log = logging.getLogger("shapescript_lsp.protocol")
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
+#: LSP's ServerNotInitialized: a request that came before `initialize`.
+SERVER_NOT_INITIALIZED = -32002
 MsgId = int | str
 
 
@@ -169,6 +171,10 @@ def _reason(error: BaseException) -> str:
 
 
 class ShapeScriptProtocol(LanguageServerProtocol):
+    #: Whether `initialize` has come: until then requests are refused and notifications
+    #: other than `exit` dropped, as LSP says.
+    initialize_seen = False
+
     def _register_builtin_features(self) -> None:
         super()._register_builtin_features()
         for method in _SELF_SYNCED:
@@ -225,10 +231,29 @@ class ShapeScriptProtocol(LanguageServerProtocol):
             self._refuse(message)
             return
         is_request = isinstance(message, RPCRequest)
+        if not self.initialize_seen and not self._before_initialize(message, is_request):
+            return
         if self._shutdown and is_request and message.method != types.EXIT:
             self._send_error(message.id, INVALID_REQUEST, "the server is shutting down")
             return
         super().handle_message(message)
+
+    def _before_initialize(self, message: Any, is_request: bool) -> bool:
+        """Whether a message that came before `initialize` is handled: `initialize` and
+        `exit` are; another request is answered ServerNotInitialized, a notification dropped."""
+        method = getattr(message, "method", None)
+        if method == types.INITIALIZE:
+            self.initialize_seen = True
+            return True
+        if method == types.EXIT:
+            return True
+        if is_request:
+            reason = f"the server is not initialized: send `initialize` before `{method}`"
+            log.warning("%s", reason)
+            self._send_error(message.id, SERVER_NOT_INITIALIZED, reason)
+        elif method is not None:
+            log.warning("dropped the notification `%s`, which came before `initialize`", method)
+        return False
 
     def _send_data(self, data: Any) -> None:
         """Send a message; a `Written` result's text goes out without being decoded and
