@@ -25,6 +25,7 @@ from typing import Any
 import attrs
 from cattrs import Converter
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.protocol import (
     JsonRPCNotification,
     JsonRPCRequestMessage,
@@ -77,9 +78,30 @@ class DocumentTextRequest:
     jsonrpc: str = "2.0"
 
 
+@attrs.define
+class ArchitectureParams:
+    """`{textDocument, position, detail?, probe?}`: the model named at a position."""
+
+    text_document: types.TextDocumentIdentifier
+    position: types.Position
+    detail: str | None = None
+    probe: bool | None = None
+
+
+@attrs.define
+class ArchitectureRequest:
+    """`shapescript/architecture`: the drawing of the model named at a position."""
+
+    id: MsgId
+    params: ArchitectureParams
+    method: str = "shapescript/architecture"
+    jsonrpc: str = "2.0"
+
+
 CUSTOM_REQUESTS: dict[str, type] = {
     "shapescript/declarationOf": DeclarationOfRequest,
     "shapescript/documentText": DocumentTextRequest,
+    "shapescript/architecture": ArchitectureRequest,
 }
 _SELF_SYNCED = (
     types.TEXT_DOCUMENT_DID_OPEN,
@@ -254,6 +276,17 @@ class ShapeScriptProtocol(LanguageServerProtocol):
         elif method is not None:
             log.warning("dropped the notification `%s`, which came before `initialize`", method)
         return False
+
+    def _send_handler_result(self, future: Any, *, msg_id: MsgId) -> None:
+        """Answer a request; a `JsonRpcException` its handler raised is the answer it chose
+        (a rename refused, say), sent with one log line instead of pygls's traceback."""
+        error = None if future.cancelled() else future.exception()
+        if not isinstance(error, JsonRpcException):
+            super()._send_handler_result(future, msg_id=msg_id)
+            return
+        self._request_futures.pop(msg_id, None)
+        log.info("refused request %s: %s", msg_id, error.message)
+        self._send_response(msg_id, error=error.to_response_error())
 
     def _send_data(self, data: Any) -> None:
         """Send a message; a `Written` result's text goes out without being decoded and
