@@ -30,6 +30,7 @@ from shapescript.check.import_session import read_from_disk
 from shapescript.check.padding import complete_facts
 from shapescript.check.program import Checked
 from shapescript.syntax.source import SourceFile, Span
+from shapescript_lsp import indexing
 from shapescript_lsp.dependents import dependents
 from shapescript_lsp.documents import Document, DocumentStore, path_of
 from shapescript_lsp.features.architecture import (
@@ -631,10 +632,15 @@ async def document_symbol(ls: ShapeScriptServer, params: types.DocumentSymbolPar
     return Written(outline_cache.written(found, ls.protocol._converter.unstructure))
 
 
-@server.feature(types.WORKSPACE_SYMBOL)
+@server.feature(types.WORKSPACE_SYMBOL, types.WorkspaceSymbolOptions(work_done_progress=True))
 @guarded([])
 async def workspace_symbol(ls: ShapeScriptServer, params: types.WorkspaceSymbolParams):
-    await ls.indexer.settled()
+    """Symbols of the open documents and indexed files; while the first indexing runs, it
+    waits for it up to `indexing.SYMBOL_WAIT_S`, then answers with what is indexed."""
+    if ls.indexer.complete_once:
+        await ls.indexer.settled()
+    else:
+        await ls.indexer.first_walk(params.work_done_token, indexing.SYMBOL_WAIT_S)
     documents = [d for d in ls.store.documents.values() if not ls.library.is_library_uri(d.uri)]
     files, texts = [], []
     for document in documents:
