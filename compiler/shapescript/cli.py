@@ -20,7 +20,7 @@ from shapescript.diagnostics.render_text import render_diagnostic, render_summar
 from shapescript.export import cli as export_cli
 from shapescript.format import command as fmt_command
 from shapescript.pymodules import command as pymodules_command
-from shapescript.shown_paths import shown
+from shapescript.shown_paths import shown as shown_path
 from shapescript.source_files import read_regular, walk_folder
 from shapescript.syntax.encoding import decode
 from shapescript.syntax.source import SourceFile
@@ -81,7 +81,8 @@ def _files_in_folder(folder: str) -> list[str]:
     except OSError as exc:
         raise _unreadable_folder(exc) from exc
     for skipped in walked.skipped:
-        print(f"{PROG}: note: skipped `{shown(skipped.path)}`: {skipped.reason}", file=sys.stderr)
+        note = f"skipped `{skipped.path}`: {skipped.reason}"
+        print(f"{PROG}: note: {shown_path(note)}", file=sys.stderr)
     if not walked.files:
         raise UsageError(f"no .ss files found in `{folder}`")
     return walked.files
@@ -139,7 +140,8 @@ def _print_text(checked: list[tuple[Diagnostic, SourceFile]], limit: int, color:
         hidden = len(found) - len(shown)
         if hidden:
             more = "diagnostic" if hidden == 1 else "diagnostics"
-            print(f"{shown(path)}: {hidden} more {more} not shown (--max-diagnostics 0 shows all)")
+            rest = f"{hidden} more {more} not shown (--max-diagnostics 0 shows all)"
+            print(f"{shown_path(path)}: {rest}")
             print()
 
 
@@ -165,7 +167,7 @@ def _run_check(args: argparse.Namespace) -> int:
             try:
                 found = analysis.analyze(source, search_path=search_path, retain=retained)
             except Exception as exc:
-                _internal_error(f"internal error while checking {shown(source.path)}", exc)
+                _internal_error(f"internal error while checking {shown_path(source.path)}", exc)
                 crashed += 1
                 continue
         files_checked += 1
@@ -313,7 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.run(args)
     except UsageError as exc:
-        print(f"{PROG}: error: {shown(str(exc))}", file=sys.stderr)
+        print(f"{PROG}: error: {shown_path(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

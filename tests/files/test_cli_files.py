@@ -249,6 +249,7 @@ def test_control_characters_in_file_names_are_escaped(run, tmp_path):
     folder = tmp_path / "evil\x1b]0;owned\x07"
     folder.mkdir()
     (folder / "bad\x1b[2J.ss").write_text("fn f(x: Real) -> Real = y\n")
+    (folder / "out.ss").symlink_to(tmp_path)
     status, out, err = run("check", str(folder))
     assert status == 1
     assert "\x1b" not in out + err and "\x07" not in out + err
