@@ -76,9 +76,10 @@ def _finding(call: ast.Call) -> str | None:
         return None
     if name in ("open", "io.open", "codecs.open") and _writes(_mode_of(call, 1), unknown=True):
         return f"{name}(...) with a writing mode"
-    if isinstance(call.func, ast.Attribute) and last == "open" and name != "os.open":
-        if name not in ("io.open", "codecs.open") and _writes(_mode_of(call, 0), unknown=False):
-            return ".open(...) with a writing mode"
+    method_open = isinstance(call.func, ast.Attribute) and last == "open"
+    method_open = method_open and name not in ("os.open", "io.open", "codecs.open")
+    if method_open and _writes(_mode_of(call, 0), unknown=False):
+        return ".open(...) with a writing mode"
     if name == "os.open" and len(call.args) > 1 and _flag_names(call.args[1]) & WRITING_FLAGS:
         return "os.open(...) with flags that write"
     if last in WRITING_METHODS and isinstance(call.func, ast.Attribute):
