@@ -165,6 +165,32 @@ def atomic_writer(
     _sync_folder(os.path.dirname(target))
 
 
+@contextlib.contextmanager
+def temporary_path(
+    path: str | os.PathLike[str], *, through_link: bool = False, mode: int | None = None
+) -> Iterator[str]:
+    """For a library that insists on opening a file by name itself (a GGUF writer): the
+    name of a new, empty file made by the same rules beside the target, for the library
+    to write; it replaces `path` when the block ends normally, after a sync, and is
+    removed when it raises."""
+    target = target_of(path, through_link=through_link)
+    descriptor, temporary = _new_temporary(target, mode)
+    os.close(descriptor)
+    try:
+        yield temporary
+        descriptor = os.open(temporary, os.O_RDONLY | os.O_NOFOLLOW)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _sync_folder(os.path.dirname(target))
+
+
 def write_bytes(path: str | os.PathLike[str], data: bytes, **options) -> None:
     """Replace `path` with `data` atomically (see `atomic_writer` for the options)."""
     with atomic_writer(path, binary=True, **options) as handle:

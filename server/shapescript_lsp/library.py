@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import stat
-import tempfile
 from pathlib import Path
 
 from lsprotocol import types
 
-from shapescript import __version__
+from shapescript import __version__, atomic_write
 from shapescript.cache_folder import cache_root, private_folder
 from shapescript.check.builtin_table import builtins_ss
 from shapescript.check.prelude import load_prelude
@@ -103,17 +101,6 @@ def _holds(path: Path, text: str) -> bool:
 
 
 def _write_read_only(path: Path, text: str) -> None:
-    """Write a read-only file atomically: a temporary file renamed over `path`.
-
-    The rename replaces whatever `path` was, a link included, and never writes through it.
-    """
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(descriptor, "wb") as stream:
-            stream.write(text.encode("utf-8"))
-        os.chmod(temporary, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    """Write a read-only file atomically (`shapescript.atomic_write`): the new file replaces
+    whatever `path` was, a link included, and is never written through it."""
+    atomic_write.write_text(path, text, mode=stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
