@@ -47,3 +47,12 @@ def test_lone_carriage_returns_give_the_same_positions_in_both(
     assert sorted(from_cli) == sorted(server_positions(path))
     # `fn` after `dim D = 4` and a lone `\r` is on the editor's second line.
     assert ("E0201", 2, 1) in from_cli
+
+
+def test_a_statement_run_on_past_a_lone_carriage_return_says_why() -> None:
+    checked = check_source(SourceFile.from_text("lone_cr.ss", "dim D = 4\rdim E = 5\n"))
+    [diagnostic] = checked.diagnostics
+    assert diagnostic.code == "E0201"
+    assert diagnostic.help is not None and "carriage return" in diagnostic.help
+    crlf = check_source(SourceFile.from_text("crlf.ss", "dim D = 4 5\r\n"))
+    assert [d.help for d in crlf.diagnostics] == [None]
