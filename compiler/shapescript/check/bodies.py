@@ -13,6 +13,7 @@ from shapescript.check import (
     chains,
     data_values,
     domains,
+    fieldless,
     fixes,
     generics,
     gradients,
@@ -1461,6 +1462,8 @@ class BodyChecker(CallChecker):
         special = data_values.field(self, target, node)
         if special is None:
             special = model_values.member(self, node, target)
+        if special is None:
+            fieldless.report_no_fields(self, node, target)
         return special if special is not None else UNKNOWN
 
     def index(self, node: ast.Index) -> Type:
