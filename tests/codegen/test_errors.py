@@ -35,6 +35,8 @@ fn normalize(img: [b 3 h w]) -> [b 3 h w] Unit:
 fn probabilities(p: [b D] Prob over D f64) -> [b D] f64 = p
 fn heat(t: [n] Temp f64) -> [n] f64 = t * 2.0
 fn keyworded(x: [n] f64, from: [n] f64) -> [n] f64 = x + from
+fn patches(img: [b 3 16gh 16gw] f64) -> [b (gh gw) (16 16 3)] f64:
+    return rearrange(img, b c (gh p1) (gw p2) -> b (gh gw) (p1 p2 c))
 """
 
 
@@ -56,6 +58,14 @@ CASES: dict[str, tuple[type[Exception], Callable]] = {
         lambda m: m.pair(zeros(2, 4), zeros(3, 4)),
     ),
     "some_whole_h": (shapescript.ShapeError, lambda m: m.heads(zeros(2, 5, 72))),
+    "grouped_size_not_whole": (
+        shapescript.ShapeError,
+        lambda m: m.patches(zeros(1, 3, 225, 224)),
+    ),
+    "second_grouped_size_not_whole": (
+        shapescript.ShapeError,
+        lambda m: m.patches(zeros(1, 3, 224, 225)),
+    ),
     "some_whole_h_plus_3": (shapescript.ShapeError, lambda m: m.shifted(zeros(2, 2))),
     "index_out_of_range": (
         shapescript.DomainError,
@@ -100,6 +110,7 @@ def test_arguments_that_fit_pass() -> None:
     module = load(PROGRAM, "errors.ss", checks="always", value_checks="always")
     assert module.heads(zeros(2, 5, 64)).shape == (2, 5, 64)
     assert module.shifted(zeros(2, 3)).shape == (2, 3)
+    assert module.patches(zeros(1, 3, 224, 32)).shape == (1, 28, 768)
     ids = torch.tensor([[1, 9]])
     assert module.lookup(zeros(10, 4), ids).shape == (1, 2, 4)
     assert module.normalize(torch.rand(2, 3, 2, 2)).shape == (2, 3, 2, 2)

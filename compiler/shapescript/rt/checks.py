@@ -124,10 +124,11 @@ def argument_error(spec, index: int, value: Any, known: dict[str, Any]) -> None:
             if remainder == 0 and whole >= 0:
                 continue
             if factor_value != 1 and offset_value == 0:
+                written, _, value_text = factor_text.partition(" = ")
+                aside = f" ({written} = {value_text})" if value_text else ""
                 raise ShapeError(
-                    f"expected {shown}, whose axis {position + 1} is a multiple of "
-                    f"{factor_text}, got shape {shape}: {size} isn't divisible by "
-                    f"{factor_value}",
+                    f"expected {shown}, got shape {shape}: axis {position + 1} is {size}, "
+                    f"which isn't {written} × {axis[1]} for a whole {axis[1]}{aside}",
                     **where,
                 )
             raise ShapeError(
