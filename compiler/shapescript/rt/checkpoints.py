@@ -9,23 +9,25 @@ optimizer state, `{"kind": "optimizer", "type", "optimizer", "model", "fields", 
 "state"}`; or a host scalar, `{"kind": "int" | "float" | "bool", "value"}`. Each field is
 `{"name", "kind", "shape", "dtype"}`, dtype as torch names it ("float32").
 
-A save writes a file beside the path, syncs it and renames it over the path, so the path
-always holds a whole checkpoint. A load reads with `weights_only=True` onto the declared
-device, checks the whole file against the types before it makes anything, and raises one
-ShapeError listing every difference.
+A save writes the file through `shapescript.atomic_write`: a new file beside the path,
+synced and renamed over it, so the path always holds a whole checkpoint, and the temporary
+files of saves that were killed are removed by the next save into that folder.
+
+A load reads with `weights_only=True` onto the declared device, checks the whole file
+against the types before it makes anything, and raises one ShapeError listing every
+difference.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import secrets
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import torch
 
+from shapescript.atomic_write import atomic_writer
 from shapescript.records import record
 from shapescript.rt import devices
 from shapescript.rt.errors import CheckFailure, ShapeError
@@ -162,35 +164,10 @@ def _entry(value: Any, position: int, values: tuple[Any, ...], fields: dict[str,
 
 
 def _write_atomically(path: str, checkpoint: dict[str, Any]) -> None:
-    """torch.save to a new file beside `path`, synced to disk, then renamed over `path`."""
-    directory, name = os.path.split(os.path.abspath(path))
-    temporary = os.path.join(directory, f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    descriptor = os.open(temporary, flags, 0o666)
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            torch.save(checkpoint, file)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    _sync_directory(directory)
-
-
-def _sync_directory(directory: str) -> None:
-    """Make the rename itself durable, where the system can sync a directory."""
-    try:
-        descriptor = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        with contextlib.suppress(OSError):
-            os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
+    """torch.save through the project's atomic writer: the path holds the old checkpoint or
+    the new one, and a killed save's temporary file is removed by the next write there."""
+    with atomic_writer(path, binary=True) as file:
+        torch.save(checkpoint, file)
 
 
 def _path_text(path: Any, operation: str, fields: dict[str, Any]) -> str:
