@@ -152,14 +152,28 @@ def _failed(bad: torch.Tensor) -> bool:
 
 
 def _found(value: Any, what: str) -> str:
-    """What a value check found, for a range or index domain: the values' extent."""
+    """What a value check found, for a range or index domain: the values' extent, or how
+    many are NaN."""
     if not isinstance(value, torch.Tensor) or value.numel() == 0 or value.dtype == torch.bool:
         return ""
     if not what.startswith(("values in", "indices in", "only")) or "sum" in what:
-        return ""
+        return _nan_text(_whole(value))
     value = _whole(value)
+    nans = _nan_text(value)
+    if nans:
+        return nans
     low, high = value.min().item(), value.max().item()
     return f", but they go from {low:g} to {high:g}"
+
+
+def _nan_text(values: torch.Tensor) -> str:
+    """`, but 2 of them are NaN`, or "" when none is."""
+    if not values.is_floating_point():
+        return ""
+    count = int(values.isnan().sum())
+    if count == 0:
+        return ""
+    return f", but {count} of them {'is' if count == 1 else 'are'} NaN"
 
 
 def not_tensors(spec, known: dict[str, Any]) -> None:
