@@ -198,8 +198,10 @@ class FunctionGenerator:
         if recorded is not None:
             self.out.add(0, recorded, origin)
         if self.checks_calls:
-            helper = "_ss_written_signature" if self.context.standalone else (
-                "_ss_rt.calls.written_signature"
+            helper = (
+                "_ss_written_signature"
+                if self.context.standalone
+                else ("_ss_rt.calls.written_signature")
             )
             self.out.add(0, f"{self.python}.__signature__ = {helper}({self.python})", origin)
 
@@ -292,9 +294,7 @@ class FunctionGenerator:
             default = param.decl.default
             if isinstance(default, ast.Name) and default.name == "none":
                 condition = f"{name} is not None and ({condition})"
-            lines.append(
-                f"if {condition}:\n    {fail}({spec}, {index}, {name}, {type_.kind!r})"
-            )
+            lines.append(f"if {condition}:\n    {fail}({spec}, {index}, {name}, {type_.kind!r})")
         return lines
 
     def tensor_prologue(self, plan: arguments.ArgumentPlan, body: str) -> None:
