@@ -256,9 +256,8 @@ class FunctionGenerator:
             if (line := training.check_line(self, index, param) or logs.check_line(self, param))
             is not None
         ]
-        model_checks += self.host_checks(spec)
         data_checks, data_lines, batch_checks = data.parameter_lines(self, plan.sizes)
-        self.guarded(model_checks + data_checks, context.checks, origin)
+        self.guarded(model_checks + data_checks + self.host_checks(spec), context.checks, origin)
         for line in data_lines:
             self.out.add(1, line, origin)
         if self.uses_calls:
