@@ -282,6 +282,8 @@ class FunctionGenerator:
     def host_checks(self, spec: str) -> list[str]:
         """A test per int, float or bool parameter that its argument is one; the runtime
         looks closer at any other type, and raises when it isn't a number of that kind."""
+        if not self.context.host_checks:
+            return []
         lines = []
         fail = "_ss_host_error" if self.context.standalone else "_ss_rt.calls.host_error"
         for index, param in enumerate(self.signature.params):

@@ -106,8 +106,6 @@ def _ss_call_error(spec, more, known):
 
 
 def _ss_host_error(spec, index, value, kind):
-    import numbers
-
     path, line, column, function, params = spec
     name, pline, pcolumn = params[index][:3]
     is_bool = isinstance(value, bool) or (
@@ -118,11 +116,14 @@ def _ss_host_error(spec, index, value, kind):
         fits = is_bool
     elif kind == "int":
         fits = (
-            isinstance(value, numbers.Integral) and not is_bool and not tensor
-            and -2**63 <= int(value) < 2**63
+            hasattr(type(value), "__index__") and not is_bool and not tensor
+            and -2**63 <= value.__index__() < 2**63
         )
     else:
-        fits = isinstance(value, numbers.Real) and not is_bool and not tensor
+        fits = not is_bool and not tensor and (
+            isinstance(value, (int, float))
+            or (type(value).__module__ == "numpy" and hasattr(type(value), "__float__"))
+        )
     if not fits:
         raise ValueError(
             f"{path}:{pline}:{pcolumn}: in fn {function}, argument for parameter `{name}`: "
