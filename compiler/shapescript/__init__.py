@@ -17,6 +17,8 @@ _LAZY = {
     "ShapeError": "shapescript.rt.errors",
     "DomainError": "shapescript.rt.errors",
     "DeviceError": "shapescript.rt.errors",
+    "CallError": "shapescript.rt.errors",
+    "CheckFailure": "shapescript.rt.errors",
     "devices": "shapescript.rt.devices",
     "compile": "shapescript.rt.compiling",
     "install": "shapescript.rt.hook",
@@ -55,7 +57,14 @@ if TYPE_CHECKING:
     from shapescript.rt.compiling import compile
     from shapescript.rt.data import loader_timeout, loader_workers
     from shapescript.rt.devices import devices
-    from shapescript.rt.errors import DeviceError, DomainError, ShapeError, ShapeScriptError
+    from shapescript.rt.errors import (
+        CallError,
+        CheckFailure,
+        DeviceError,
+        DomainError,
+        ShapeError,
+        ShapeScriptError,
+    )
     from shapescript.rt.hook import install
     from shapescript.rt.padding import fixed_shapes, padded, shapes_seen
     from shapescript.rt.parallel import collective_timeout
@@ -65,6 +74,8 @@ if TYPE_CHECKING:
 __all__ = [
     "SGD",
     "AdamW",
+    "CallError",
+    "CheckFailure",
     "DeviceError",
     "DomainError",
     "ShapeError",
