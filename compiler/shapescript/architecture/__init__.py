@@ -24,6 +24,7 @@ from shapescript.architecture.nodes import Architecture, Held, Link, Node, Secti
 from shapescript.architecture.operations import Walker, takes_model
 from shapescript.check.program import Checked, ItemFacts
 from shapescript.check.types import TensorType, format_type
+from shapescript.deep import run_deep
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
@@ -70,7 +71,14 @@ def architecture(
 ) -> Architecture | None:
     """The model's drawing, or None if `checked` doesn't declare that model. Its functions
     are read from `files` (each with the model's name there; the file hovered first, then
-    the files it imports), by default from `checked` alone."""
+    the files it imports), by default from `checked` alone. The walk over the functions'
+    bodies recurses, so it runs through `run_deep`."""
+    return run_deep(_architecture, checked, model, detail, files)
+
+
+def _architecture(
+    checked: Checked, model: str, detail: str, files: Sequence[FileModel]
+) -> Architecture | None:
     info = checked.models.get(model)
     if info is None:
         return None

@@ -3,7 +3,9 @@
 A function of one number becomes a `curve_math` tree: its one tensor parameter is the input,
 its host scalars take the numbers written at the hovered call (or their defaults), values
 defined with `=` and calls of other functions of one number are inlined. Anything the
-reference doesn't allow in such a body means no curve, and no message.
+reference doesn't allow in such a body means no curve, and no message; so does a body of
+more than `_MAX_NODES` nodes. The walks over the body and the tree recurse, so the entry
+points run them through `run_deep`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from shapescript.check.builtin_table import BUILTINS
 from shapescript.check.program import Checked, Symbol
 from shapescript.check.ranges import NAMED_RANGES, REAL, Interval
 from shapescript.check.types import TensorType
+from shapescript.deep import run_deep
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript_lsp.features.context import enclosing, item_at
@@ -69,10 +72,27 @@ CURVE_KINDS = frozenset({"builtin", "prelude", "fn", "extern"})
 _HOST_TYPES = frozenset({"int", "float", "bool"})
 _MAX_FORMULA = 72
 _MAX_DEPTH = 8
+#: The most syntax nodes a curve's body may visit, inlined calls included, and the most
+#: nodes its tree may have written out in full: a bigger body gets no curve. This bounds
+#: the time a hover takes (the tree is evaluated at every sample) and how deep it recurses.
+_MAX_NODES = 1_000
 
 
 class _NoCurve(Exception):
     """The function isn't a function of one number, or a number is missing."""
+
+
+class _Walk:
+    """The checked file a curve's body is read from, and how many nodes it has visited."""
+
+    def __init__(self, checked: Checked) -> None:
+        self.checked = checked
+        self.visited = 0
+
+    def spend(self) -> None:
+        self.visited += 1
+        if self.visited > _MAX_NODES:
+            raise _NoCurve
 
 
 class Curve:
@@ -125,6 +145,10 @@ def curve_section(
     checked: Checked, symbol: Symbol, offset: int, images: bool, dark: bool = False
 ) -> str:
     """The curve of the hovered function, or "" when it has none."""
+    return run_deep(_curve_section, checked, symbol, offset, images, dark)
+
+
+def _curve_section(checked: Checked, symbol: Symbol, offset: int, images: bool, dark: bool) -> str:
     try:
         curve = _curve(checked, symbol, _call_at(checked, offset, symbol.name))
     except _NoCurve:
@@ -139,6 +163,10 @@ def documentation_curve(
 ) -> str:
     """The curve that completion documentation and signature help show for a function,
     with its parameters' defaults, or "" when it has none."""
+    return run_deep(_documentation_curve, checked, name, images, dark)
+
+
+def _documentation_curve(checked: Checked | None, name: str, images: bool, dark: bool) -> str:
     symbol = None
     if checked is not None:
         symbol = checked.module_symbols.get(name) or checked.builtin_symbols.get(name)
@@ -230,15 +258,15 @@ def _split(args: list[ast.Arg], piped: bool) -> _Call:
 
 
 def _literal(node) -> float | None:
+    sign = 1.0
+    while isinstance(node, ast.Unary) and node.op == "-":
+        sign, node = -sign, node.operand
     if isinstance(node, ast.IntLit | ast.FloatLit):
-        return float(node.value)
+        return sign * float(node.value)
     if isinstance(node, ast.InfLit):
-        return math.inf
+        return sign * math.inf
     if isinstance(node, ast.BoolLit):
-        return 1.0 if node.value else 0.0
-    if isinstance(node, ast.Unary) and node.op == "-":
-        inner = _literal(node.operand)
-        return None if inner is None else -inner
+        return sign * (1.0 if node.value else 0.0)
     return None
 
 
@@ -305,7 +333,7 @@ def _user_curve(checked: Checked, node: ast.FnDecl, call: _Call | None) -> Curve
     scope.update({name: Num(value) for name, value in numbers.items()})
     seen: set[str] = set()
     try:
-        tree = _body_tree(checked, node, scope, 0, seen)
+        tree = _small(_body_tree(_Walk(checked), node, scope, 0, seen))
     except (_NoCurve, KeyError):
         return None
     domain = _domain_word(tensor)
@@ -404,33 +432,33 @@ def _column(text: str, offset: int) -> int:
 
 
 def _body_tree(
-    checked: Checked, node: ast.FnDecl, scope: dict[str, Tree], depth: int, seen: set | None = None
+    walk: _Walk, node: ast.FnDecl, scope: dict[str, Tree], depth: int, seen: set | None = None
 ) -> Tree:
     """The function's result as a tree; `seen` collects "if" when an if chose a branch."""
     if depth > _MAX_DEPTH:
         raise _NoCurve
     if node.expr_body is not None:
-        return _tree(checked, node.expr_body, scope, depth)
+        return _tree(walk, node.expr_body, scope, depth)
     seen = seen if seen is not None else set()
-    found = _statements(checked, node.body or [], dict(scope), depth, seen)
+    found = _statements(walk, node.body or [], dict(scope), depth, seen)
     if found is None:
         raise _NoCurve
     return found
 
 
-def _statements(checked: Checked, statements, scope: dict[str, Tree], depth: int, seen: set):
+def _statements(walk: _Walk, statements, scope: dict[str, Tree], depth: int, seen: set):
     for statement in statements:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-            scope[statement.targets[0].name] = _tree(checked, statement.value, scope, depth)
+            scope[statement.targets[0].name] = _tree(walk, statement.value, scope, depth)
         elif isinstance(statement, ast.Return) and statement.value is not None:
-            return _tree(checked, statement.value, scope, depth)
+            return _tree(walk, statement.value, scope, depth)
         elif isinstance(statement, ast.If):
-            condition = _tree(checked, statement.condition, scope, depth)
+            condition = _small(_tree(walk, statement.condition, scope, depth))
             if _uses_input(condition):
                 raise _NoCurve
             seen.add("if")
             taken = statement.then_body if evaluate(condition, 0.0) else statement.else_body
-            found = _statements(checked, taken or [], scope, depth, seen)
+            found = _statements(walk, taken or [], scope, depth, seen)
             if found is not None:
                 return found
         else:
@@ -439,55 +467,72 @@ def _statements(checked: Checked, statements, scope: dict[str, Tree], depth: int
 
 
 def _uses_input(tree: Tree) -> bool:
-    if isinstance(tree, Var):
-        return True
-    if isinstance(tree, Neg | Not):
-        return _uses_input(tree.operand)
-    if isinstance(tree, Bin):
-        return _uses_input(tree.left) or _uses_input(tree.right)
-    if isinstance(tree, Apply):
-        return any(_uses_input(arg) for arg in tree.args)
-    return False
+    return any(isinstance(node, Var) for node in _nodes(tree))
+
+
+def _nodes(tree: Tree) -> list[Tree]:
+    """The tree's nodes, a node shared by two parents counted twice; no recursion."""
+    found: list[Tree] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if len(found) > _MAX_NODES:
+            raise _NoCurve
+        if isinstance(node, Neg | Not):
+            stack.append(node.operand)
+        elif isinstance(node, Bin):
+            stack += (node.left, node.right)
+        elif isinstance(node, Apply):
+            stack.extend(node.args)
+    return found
+
+
+def _small(tree: Tree) -> Tree:
+    """The tree, if it has at most `_MAX_NODES` nodes written out in full."""
+    _nodes(tree)
+    return tree
 
 
 _BINARY = frozenset({"+", "-", "*", "/", "==", "!=", "<", "<=", ">", ">=", "and", "or"})
 
 
-def _tree(checked: Checked, node, scope: dict[str, Tree], depth: int) -> Tree:
+def _tree(walk: _Walk, node, scope: dict[str, Tree], depth: int) -> Tree:
+    walk.spend()
     number = _literal(node)
     if number is not None and not isinstance(node, ast.Unary):
         return Num(number)
     if isinstance(node, ast.Name):
         if node.name in scope:
             return scope[node.name]
-        if node.name in checked.dim_values:
-            return Num(float(checked.dim_values[node.name]))
+        if node.name in walk.checked.dim_values:
+            return Num(float(walk.checked.dim_values[node.name]))
         raise _NoCurve
     if isinstance(node, ast.Unary):
-        operand = _tree(checked, node.operand, scope, depth)
+        operand = _tree(walk, node.operand, scope, depth)
         return Neg(operand) if node.op == "-" else Not(operand)
     if isinstance(node, ast.Binary) and node.op in _BINARY:
-        left = _tree(checked, node.left, scope, depth)
-        return Bin(node.op, left, _tree(checked, node.right, scope, depth))
+        left = _tree(walk, node.left, scope, depth)
+        return Bin(node.op, left, _tree(walk, node.right, scope, depth))
     if isinstance(node, ast.Pipe):
-        value = _tree(checked, node.input, scope, depth)
+        value = _tree(walk, node.input, scope, depth)
         for stage in node.stages:
-            value = _stage(checked, stage, value, scope, depth)
+            value = _stage(walk, stage, value, scope, depth)
         return value
     if isinstance(node, ast.Call):
-        return _call(checked, node, None, scope, depth)
+        return _call(walk, node, None, scope, depth)
     raise _NoCurve
 
 
-def _stage(checked: Checked, stage, value: Tree, scope, depth: int) -> Tree:
+def _stage(walk: _Walk, stage, value: Tree, scope, depth: int) -> Tree:
     if isinstance(stage, ast.Name):
-        return _apply(checked, stage.name, [value], {}, scope, depth)
+        return _apply(walk, stage.name, [value], {}, scope, depth)
     if isinstance(stage, ast.Call):
-        return _call(checked, stage, value, scope, depth)
+        return _call(walk, stage, value, scope, depth)
     raise _NoCurve
 
 
-def _call(checked: Checked, node: ast.Call, piped: Tree | None, scope, depth: int) -> Tree:
+def _call(walk: _Walk, node: ast.Call, piped: Tree | None, scope, depth: int) -> Tree:
     if not isinstance(node.callee, ast.Name):
         raise _NoCurve
     positional: list[Tree] = []
@@ -499,20 +544,20 @@ def _call(checked: Checked, node: ast.Call, piped: Tree | None, scope, depth: in
                 raise _NoCurve
             tree, placed = piped, True
         else:
-            tree = _tree(checked, arg.value, scope, depth)
+            tree = _tree(walk, arg.value, scope, depth)
         if arg.name is None:
             positional.append(tree)
         else:
             keywords[arg.name] = tree
     if piped is not None and not placed:
         positional.insert(0, piped)
-    return _apply(checked, node.callee.name, positional, keywords, scope, depth)
+    return _apply(walk, node.callee.name, positional, keywords, scope, depth)
 
 
-def _apply(checked: Checked, name: str, positional, keywords, scope, depth: int) -> Tree:
-    declaration = _declaration(checked, name)
+def _apply(walk: _Walk, name: str, positional, keywords, scope, depth: int) -> Tree:
+    declaration = _declaration(walk.checked, name)
     if isinstance(declaration, ast.FnDecl):
-        return _inline(checked, declaration, positional, keywords, depth)
+        return _inline(walk, declaration, positional, keywords, depth)
     if isinstance(declaration, ast.ExternFnDecl):
         path = declaration.python_path.value if declaration.python_path else ""
         if path not in PYTHON_NAMES:
@@ -540,7 +585,7 @@ def _apply(checked: Checked, name: str, positional, keywords, scope, depth: int)
 _TWO_SIDED = frozenset({"maximum", "minimum", "add", "sub", "mul", "div"})
 
 
-def _inline(checked: Checked, node: ast.FnDecl, positional, keywords, depth: int) -> Tree:
+def _inline(walk: _Walk, node: ast.FnDecl, positional, keywords, depth: int) -> Tree:
     scope: dict[str, Tree] = {}
     for index, param in enumerate(node.params):
         if index < len(positional):
@@ -551,4 +596,4 @@ def _inline(checked: Checked, node: ast.FnDecl, positional, keywords, depth: int
             scope[param.name] = Num(_literal(param.default))
         else:
             raise _NoCurve
-    return _body_tree(checked, node, scope, depth + 1)
+    return _body_tree(walk, node, scope, depth + 1)

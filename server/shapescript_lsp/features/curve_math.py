@@ -335,10 +335,9 @@ def _formula(tree: Tree, name: str, outer: int) -> str:
         text = f"{left} {_SHOWN.get(tree.op, tree.op)} {right}"
         return f"({text})" if level < outer else text
     if tree.name in FORMULAS and len(tree.args) == 1 and tree.name not in ("sigmoid",):
-        inner = _formula(tree.args[0], name, 6)
-        written = FORMULAS[tree.name].split(" = ")[-1]
         if isinstance(tree.args[0], Var | Num):
-            return written.replace("{x}", inner)
+            written = FORMULAS[tree.name].split(" = ")[-1]
+            return written.replace("{x}", _formula(tree.args[0], name, 6))
         return f"{tree.name}({_formula(tree.args[0], name, 0)})"
     if tree.name == "sigmoid":
         return f"σ({_formula(tree.args[0], name, 0)})"
