@@ -43,7 +43,7 @@ def _print_unsupported(generated, source) -> None:
 
 def _run_build(args: argparse.Namespace) -> int:
     from shapescript import analysis
-    from shapescript.check.module_paths import environment_search_path
+    from shapescript.check.declarations.module_paths import environment_search_path
     from shapescript.cli import UsageError, read_source
     from shapescript.codegen import BuildOptions, generate
     from shapescript.rt.devices import parse_devices

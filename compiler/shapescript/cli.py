@@ -13,7 +13,7 @@ from typing import TextIO
 
 import shapescript
 from shapescript import analysis, build_cli, run_cli
-from shapescript.check.module_paths import environment_search_path
+from shapescript.check.declarations.module_paths import environment_search_path
 from shapescript.diagnostics.codes import lookup
 from shapescript.diagnostics.diagnostic import Diagnostic, Severity
 from shapescript.diagnostics.render_text import render_diagnostic, render_summary

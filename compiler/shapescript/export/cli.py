@@ -24,7 +24,7 @@ EXIT_ERRORS = 1
 def _run_export(args: argparse.Namespace) -> int:
     from shapescript import analysis
     from shapescript.build_cli import _print_diagnostics
-    from shapescript.check.module_paths import environment_search_path
+    from shapescript.check.declarations.module_paths import environment_search_path
     from shapescript.cli import UsageError, read_source
     from shapescript.export.module import BuildFailed, build_export, with_lines
     from shapescript.export.prepare import NoSuchFunction, choose_function, problems

@@ -54,7 +54,7 @@ def add_parser(commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from shapescript.check.module_paths import environment_search_path
+    from shapescript.check.declarations.module_paths import environment_search_path
     from shapescript.cli import collect_files, read_source, wants_color
     from shapescript.diagnostics.render_text import render_diagnostic
     from shapescript.pymodules.files import write_module
