@@ -8,7 +8,7 @@ import tempfile
 
 import pytest
 
-from shapescript.check.declarations.prelude_cache import CACHE_VARIABLE
+from shapescript.cache_folder import CACHE_VARIABLE
 
 os.environ[CACHE_VARIABLE] = tempfile.mkdtemp(prefix="shapescript-test-cache-")
 

@@ -17,6 +17,8 @@ _LAZY = {
     "ShapeError": "shapescript.rt.errors",
     "DomainError": "shapescript.rt.errors",
     "DeviceError": "shapescript.rt.errors",
+    "CallError": "shapescript.rt.errors",
+    "CheckFailure": "shapescript.rt.errors",
     "devices": "shapescript.rt.devices",
     "compile": "shapescript.rt.compiling",
     "install": "shapescript.rt.hook",
@@ -28,6 +30,7 @@ _LAZY = {
     "load": "shapescript.rt.checkpoints",
     "AdamW": "shapescript.rt.checkpoints",
     "SGD": "shapescript.rt.checkpoints",
+    "loader_timeout": "shapescript.rt.data",
     "loader_workers": "shapescript.rt.data",
     "std": "shapescript.std",
     "WorkerError": "shapescript.rt.parallel.errors",
@@ -52,9 +55,16 @@ if TYPE_CHECKING:
     from shapescript.rt import parallel, sinks
     from shapescript.rt.checkpoints import SGD, AdamW, load, save
     from shapescript.rt.compiling import compile
-    from shapescript.rt.data import loader_workers
+    from shapescript.rt.data import loader_timeout, loader_workers
     from shapescript.rt.devices import devices
-    from shapescript.rt.errors import DeviceError, DomainError, ShapeError, ShapeScriptError
+    from shapescript.rt.errors import (
+        CallError,
+        CheckFailure,
+        DeviceError,
+        DomainError,
+        ShapeError,
+        ShapeScriptError,
+    )
     from shapescript.rt.hook import install
     from shapescript.rt.padding import fixed_shapes, padded, shapes_seen
     from shapescript.rt.parallel import collective_timeout
@@ -64,6 +74,8 @@ if TYPE_CHECKING:
 __all__ = [
     "SGD",
     "AdamW",
+    "CallError",
+    "CheckFailure",
     "DeviceError",
     "DomainError",
     "ShapeError",
@@ -79,6 +91,7 @@ __all__ = [
     "fixed_shapes",
     "install",
     "load",
+    "loader_timeout",
     "loader_workers",
     "parallel",
     "padded",

@@ -1,8 +1,8 @@
 """The one way ShapeScript writes a file: a new file beside the target, then a rename.
 
 Every file the project writes (generated modules, formatted sources, `build -o` and
-`export -o` output, the import hook's cache, the prelude cache, checkpoints and sinks)
-goes through this module:
+`export -o` output, the import hook's cache, checkpoints and sinks) goes through this
+module:
 
 - the new file is made by `tempfile.mkstemp` (``O_CREAT | O_EXCL``) in the target's
   folder, so a link planted at a guessable name is never opened, let alone written
@@ -157,6 +157,32 @@ def atomic_writer(
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _sync_folder(os.path.dirname(target))
+
+
+@contextlib.contextmanager
+def temporary_path(
+    path: str | os.PathLike[str], *, through_link: bool = False, mode: int | None = None
+) -> Iterator[str]:
+    """For a library that insists on opening a file by name itself (a GGUF writer): the
+    name of a new, empty file made by the same rules beside the target, for the library
+    to write; it replaces `path` when the block ends normally, after a sync, and is
+    removed when it raises."""
+    target = target_of(path, through_link=through_link)
+    descriptor, temporary = _new_temporary(target, mode)
+    os.close(descriptor)
+    try:
+        yield temporary
+        descriptor = os.open(temporary, os.O_RDONLY | os.O_NOFOLLOW)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
         os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -30,8 +31,10 @@ def _print_diagnostics(diagnostics, source) -> None:
 
 def _print_unsupported(generated, source) -> None:
     """Name what this compiler can't compile yet: the build has it raise when it's used."""
+    from shapescript.shown_paths import shown
+
     for message, span in getattr(generated, "unsupported", ()):
-        where = source.path
+        where = shown(source.path)
         if span is not None:
             position = source.position(span.start)
             where = f"{where}:{position.line}:{position.column}"
@@ -39,6 +42,35 @@ def _print_unsupported(generated, source) -> None:
             f"shapescript: note: {where}: {message} (it raises NotImplementedError when used)",
             file=sys.stderr,
         )
+
+
+def refuse_own_input(output: str | None, source_path: str, option: str = "-o") -> None:
+    """A usage error when `output` names the input file itself (through links too)."""
+    from shapescript.cli import UsageError
+
+    if output is None:
+        return
+    try:
+        same = os.path.samefile(output, source_path)
+    except OSError:
+        return
+    if same:
+        raise UsageError(
+            f"{option} `{output}` is the input `{source_path}`; writing it would replace "
+            f"the program: name another file"
+        )
+
+
+def write_output(output: str, text: str) -> None:
+    """Write a file the user named with -o: atomically, and through a link it names (the
+    user named the link, so the file the link points to is the one replaced)."""
+    from shapescript import atomic_write
+    from shapescript.cli import UsageError
+
+    try:
+        atomic_write.write_text(output, text, through_link=True)
+    except OSError as exc:
+        raise UsageError(f"can't write `{output}`: {exc.strerror or exc}") from exc
 
 
 def _run_build(args: argparse.Namespace) -> int:
@@ -56,6 +88,7 @@ def _run_build(args: argparse.Namespace) -> int:
             raise UsageError(f"--devices: {exc}") from exc
     if not args.file.endswith(".ss") or not Path(args.file).is_file():
         raise UsageError(f"`{args.file}` isn't a .ss file")
+    refuse_own_input(args.output, args.file)
     source = read_source(args.file)
     checked = analysis.check(source, search_path=environment_search_path(), devices=args.devices)
     if checked.errors:
@@ -78,10 +111,7 @@ def _run_build(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(generated.source)
         return EXIT_OK
-    try:
-        Path(args.output).write_text(generated.source, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"can't write `{args.output}`: {exc.strerror or exc}") from exc
+    write_output(args.output, generated.source)
     return EXIT_OK
 
 

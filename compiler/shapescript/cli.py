@@ -20,6 +20,8 @@ from shapescript.diagnostics.render_text import render_diagnostic, render_summar
 from shapescript.export import cli as export_cli
 from shapescript.format import command as fmt_command
 from shapescript.pymodules import command as pymodules_command
+from shapescript.shown_paths import shown as shown_path
+from shapescript.source_files import read_regular, walk_folder
 from shapescript.syntax.encoding import decode
 from shapescript.syntax.source import SourceFile
 
@@ -66,32 +68,31 @@ def wants_color(stream: TextIO, environ: Mapping[str, str] | None = None) -> boo
     return bool(isatty and isatty())
 
 
-def _unreadable_folder(exc: OSError) -> None:
-    raise UsageError(f"can't read the folder `{exc.filename}`: {exc.strerror or exc}") from exc
+def _unreadable_folder(exc: OSError) -> UsageError:
+    return UsageError(f"can't read the folder `{exc.filename}`: {exc.strerror or exc}")
 
 
 def _files_in_folder(folder: str) -> list[str]:
-    """The `.ss` files under a folder, recursively and sorted, skipping hidden entries.
-
-    A folder that can't be listed is a usage error, never silently skipped.
-    """
-    found: list[tuple[tuple[str, ...], str]] = []
-    for root, dirs, files in os.walk(folder, onerror=_unreadable_folder):
-        dirs[:] = [name for name in dirs if not name.startswith(".")]
-        relative_root = os.path.relpath(root, folder)
-        for name in files:
-            if name.startswith(".") or not name.endswith(".ss"):
-                continue
-            if not os.path.isfile(os.path.join(root, name)):
-                continue
-            relative = os.path.normpath(os.path.join(relative_root, name))
-            shown = relative if os.path.normpath(folder) == "." else os.path.join(folder, relative)
-            found.append((Path(relative).parts, shown))
-    return [shown for _, shown in sorted(found)]
+    """The `.ss` files under a folder (see `source_files.walk_folder`), after a note on
+    stderr for each one skipped; a folder with none, or one that can't be listed, is a
+    usage error, never silently passed over."""
+    try:
+        walked = walk_folder(folder)
+    except OSError as exc:
+        raise _unreadable_folder(exc) from exc
+    for skipped in walked.skipped:
+        note = f"skipped `{skipped.path}`: {skipped.reason}"
+        print(f"{PROG}: note: {shown_path(note)}", file=sys.stderr)
+    if not walked.files:
+        raise UsageError(f"no .ss files found in `{folder}`")
+    return walked.files
 
 
 def collect_files(paths: Sequence[str]) -> list[str]:
-    """Expand the command line's paths into `.ss` files, each once, as the user spelled them."""
+    """Expand the command line's paths into `.ss` files, each once, as the user spelled them.
+
+    A file named here is read as named, through a link if it is one; folders are walked
+    without leaving them through links."""
     if not paths:
         raise UsageError("no paths given: pass the .ss files or folders to check")
     files: list[str] = []
@@ -116,7 +117,7 @@ def collect_files(paths: Sequence[str]) -> list[str]:
 def read_decoded(path: str) -> tuple[SourceFile, Diagnostic | None]:
     """Read a file, keeping its line endings; one that isn't UTF-8 comes with its E0107."""
     try:
-        data = Path(path).read_bytes()
+        data = read_regular(path)
     except OSError as exc:
         raise UsageError(f"can't read `{path}`: {exc.strerror or exc}") from exc
     decoded = decode(data)
@@ -139,7 +140,8 @@ def _print_text(checked: list[tuple[Diagnostic, SourceFile]], limit: int, color:
         hidden = len(found) - len(shown)
         if hidden:
             more = "diagnostic" if hidden == 1 else "diagnostics"
-            print(f"{path}: {hidden} more {more} not shown (--max-diagnostics 0 shows all)")
+            rest = f"{hidden} more {more} not shown (--max-diagnostics 0 shows all)"
+            print(f"{shown_path(path)}: {rest}")
             print()
 
 
@@ -165,7 +167,7 @@ def _run_check(args: argparse.Namespace) -> int:
             try:
                 found = analysis.analyze(source, search_path=search_path, retain=retained)
             except Exception as exc:
-                _internal_error(f"internal error while checking {source.path}", exc)
+                _internal_error(f"internal error while checking {shown_path(source.path)}", exc)
                 crashed += 1
                 continue
         files_checked += 1
@@ -313,7 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.run(args)
     except UsageError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {shown_path(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

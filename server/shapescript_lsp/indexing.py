@@ -18,6 +18,8 @@ log = logging.getLogger("shapescript_lsp.indexing")
 REFRESH_SECONDS = 2.0
 #: How long the first feature to ask waits for a walk before answering with what is indexed.
 WAIT_S = 0.5
+#: How long `workspace/symbol` waits for the first walk before answering with what is indexed.
+SYMBOL_WAIT_S = 5.0
 #: How many files between two progress reports.
 REPORT_EVERY = 100
 #: How long the client may take to accept a progress token.
@@ -63,6 +65,35 @@ class BackgroundIndexer:
             if first and self.task is not None:
                 await asyncio.wait({self.task}, timeout=WAIT_S)
         return not self.running or self.complete_once
+
+    async def first_walk(self, token: types.ProgressToken | None, limit: float) -> bool:
+        """Wait up to `limit` seconds for the first walk to finish, starting one if none
+        runs, with work done progress on the request's `token` if the client gave one.
+        Whether the index is complete."""
+        if self.complete_once:
+            return True
+        progress = self.server.work_done_progress
+        if token is not None:
+            progress.begin(
+                token,
+                types.WorkDoneProgressBegin(
+                    title="Waiting for the .ss files to be indexed",
+                    message=f"{len(self.index.files)} files so far",
+                ),
+            )
+        self.start()
+        if self.task is not None:
+            await asyncio.wait({self.task}, timeout=limit)
+        if self.complete_once:
+            message = f"{len(self.index.files)} files"
+        else:
+            message = (
+                f"answered with the {len(self.index.files)} files indexed so far; indexing goes on"
+            )
+            log.info("workspace symbols %s", message)
+        if token is not None:
+            progress.end(token, types.WorkDoneProgressEnd(message=message))
+        return self.complete_once
 
     async def _run(self, report: bool) -> None:
         try:

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import stat
-import sys
-import tempfile
 from pathlib import Path
 
 from lsprotocol import types
 
-from shapescript import __version__
+from shapescript import __version__, atomic_write
+from shapescript.cache_folder import cache_root, private_folder
 from shapescript.check.declarations.builtin_table import builtins_ss
 from shapescript.check.declarations.prelude import load_prelude
 from shapescript.check.declarations.symbols import Symbol
@@ -23,32 +21,35 @@ LIBRARY_FILES = {"<builtins>": "builtins.ss", "<prelude>": "prelude.ss", "<nn>":
 
 
 def default_library_dir() -> Path:
-    """`shapescript/lsp-<version>` in the user's cache folder."""
-    if sys.platform == "darwin":
-        cache = Path.home() / "Library" / "Caches"
-    elif sys.platform == "win32":
-        cache = Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
-    else:
-        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "shapescript" / f"lsp-{__version__}"
+    """`lsp-<version>` in the user's cache folder."""
+    return cache_root() / f"lsp-{__version__}"
 
 
 class Library:
     """Writes the library files once and maps their symbols to locations."""
 
     def __init__(self, folder: Path | None = None) -> None:
+        self.chosen = folder is not None
         self.folder = folder or default_library_dir()
         self.texts: dict[str, str] = {}
         self.sources: dict[str, SourceFile] = {}
 
+    def _usable(self) -> bool:
+        """Whether the folder, and the cache folder holding the default one, are private."""
+        if not self.chosen and private_folder(self.folder.parent) is None:
+            return False
+        return private_folder(self.folder) is not None
+
     def write(self) -> None:
+        """Write the files, unless the folder is one another user could change."""
+        if not self._usable():
+            return
         prelude = load_prelude()
         contents = {
             "builtins.ss": builtins_ss(),
             "prelude.ss": prelude.texts["prelude"],
             "nn.ss": prelude.texts["nn"],
         }
-        self.folder.mkdir(parents=True, exist_ok=True)
         for name, text in contents.items():
             path = self.folder / name
             self.texts[name] = text
@@ -70,6 +71,8 @@ class Library:
             return None
         if not self.sources:
             self.write()
+        if not self.sources:
+            return None
         source = self.sources[file_name]
         if symbol.path == "<builtins>":
             match = re.search(rf"^fn {re.escape(symbol.name)}\(", source.text, re.M)
@@ -98,17 +101,6 @@ def _holds(path: Path, text: str) -> bool:
 
 
 def _write_read_only(path: Path, text: str) -> None:
-    """Write a read-only file atomically: a temporary file renamed over `path`.
-
-    The rename replaces whatever `path` was, a link included, and never writes through it.
-    """
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(descriptor, "wb") as stream:
-            stream.write(text.encode("utf-8"))
-        os.chmod(temporary, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    """Write a read-only file atomically (`shapescript.atomic_write`): the new file replaces
+    whatever `path` was, a link included, and is never written through it."""
+    atomic_write.write_text(path, text, mode=stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)

@@ -25,6 +25,7 @@ from typing import Any
 import attrs
 from cattrs import Converter
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.protocol import (
     JsonRPCNotification,
     JsonRPCRequestMessage,
@@ -35,13 +36,15 @@ from pygls.protocol import (
 )
 from pygls.protocol.json_rpc import RPCRequest
 
-from shapescript_lsp.transport import Refused
+from shapescript_lsp.transport import Cut, Refused
 
 log = logging.getLogger("shapescript_lsp.protocol")
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
+#: LSP's ServerNotInitialized: a request that came before `initialize`.
+SERVER_NOT_INITIALIZED = -32002
 MsgId = int | str
 
 
@@ -75,9 +78,30 @@ class DocumentTextRequest:
     jsonrpc: str = "2.0"
 
 
+@attrs.define
+class ArchitectureParams:
+    """`{textDocument, position, detail?, probe?}`: the model named at a position."""
+
+    text_document: types.TextDocumentIdentifier
+    position: types.Position
+    detail: str | None = None
+    probe: bool | None = None
+
+
+@attrs.define
+class ArchitectureRequest:
+    """`shapescript/architecture`: the drawing of the model named at a position."""
+
+    id: MsgId
+    params: ArchitectureParams
+    method: str = "shapescript/architecture"
+    jsonrpc: str = "2.0"
+
+
 CUSTOM_REQUESTS: dict[str, type] = {
     "shapescript/declarationOf": DeclarationOfRequest,
     "shapescript/documentText": DocumentTextRequest,
+    "shapescript/architecture": ArchitectureRequest,
 }
 _SELF_SYNCED = (
     types.TEXT_DOCUMENT_DID_OPEN,
@@ -148,6 +172,16 @@ def _message_id(data: dict) -> MsgId | None:
     return value if isinstance(value, int | str) and not isinstance(value, bool) else None
 
 
+def _cut_id(body: bytes) -> MsgId | None:
+    """The id of a message cut short, if what arrived of it is JSON with one, so that the
+    client's request is answered, with an error, rather than left waiting."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    return _message_id(data) if isinstance(data, dict) else None
+
+
 def _reason(error: BaseException) -> str:
     """A one-line account of a structuring error, from its innermost causes."""
     causes = getattr(error, "exceptions", None)
@@ -159,6 +193,10 @@ def _reason(error: BaseException) -> str:
 
 
 class ShapeScriptProtocol(LanguageServerProtocol):
+    #: Whether `initialize` has come: until then requests are refused and notifications
+    #: other than `exit` dropped, as LSP says.
+    initialize_seen = False
+
     def _register_builtin_features(self) -> None:
         super()._register_builtin_features()
         for method in _SELF_SYNCED:
@@ -167,10 +205,12 @@ class ShapeScriptProtocol(LanguageServerProtocol):
     def get_message_type(self, method: str) -> type | None:
         return CUSTOM_REQUESTS.get(method) or super().get_message_type(method)
 
-    def decode(self, body: bytes | Refused) -> Any:
+    def decode(self, body: bytes | Refused | Cut) -> Any:
         """A body as a message object, or `Faulty`; runs on the reader's thread."""
         if isinstance(body, Refused):
             return Faulty(None, None, INVALID_REQUEST, body.reason, True)
+        if isinstance(body, Cut):
+            return Faulty(_cut_id(body.body), None, PARSE_ERROR, body.reason, True)
         try:
             data = json.loads(body)
         except (ValueError, RecursionError) as error:
@@ -213,10 +253,40 @@ class ShapeScriptProtocol(LanguageServerProtocol):
             self._refuse(message)
             return
         is_request = isinstance(message, RPCRequest)
+        if not self.initialize_seen and not self._before_initialize(message, is_request):
+            return
         if self._shutdown and is_request and message.method != types.EXIT:
             self._send_error(message.id, INVALID_REQUEST, "the server is shutting down")
             return
         super().handle_message(message)
+
+    def _before_initialize(self, message: Any, is_request: bool) -> bool:
+        """Whether a message that came before `initialize` is handled: `initialize` and
+        `exit` are; another request is answered ServerNotInitialized, a notification dropped."""
+        method = getattr(message, "method", None)
+        if method == types.INITIALIZE:
+            self.initialize_seen = True
+            return True
+        if method == types.EXIT:
+            return True
+        if is_request:
+            reason = f"the server is not initialized: send `initialize` before `{method}`"
+            log.warning("%s", reason)
+            self._send_error(message.id, SERVER_NOT_INITIALIZED, reason)
+        elif method is not None:
+            log.warning("dropped the notification `%s`, which came before `initialize`", method)
+        return False
+
+    def _send_handler_result(self, future: Any, *, msg_id: MsgId) -> None:
+        """Answer a request; a `JsonRpcException` its handler raised is the answer it chose
+        (a rename refused, say), sent with one log line instead of pygls's traceback."""
+        error = None if future.cancelled() else future.exception()
+        if not isinstance(error, JsonRpcException):
+            super()._send_handler_result(future, msg_id=msg_id)
+            return
+        self._request_futures.pop(msg_id, None)
+        log.info("refused request %s: %s", msg_id, error.message)
+        self._send_response(msg_id, error=error.to_response_error())
 
     def _send_data(self, data: Any) -> None:
         """Send a message; a `Written` result's text goes out without being decoded and

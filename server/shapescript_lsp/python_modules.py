@@ -1,6 +1,6 @@
 """The server writes the Python module beside a `.ss` file when it's opened or saved
-without errors (unless the `pythonModules` option is off), and warns with W2501 instead
-when a hand-written `.py` file of that name is there."""
+without errors (only when the client sets the `pythonModules` option to true), and warns
+with W2501 instead when a hand-written `.py` file of that name is there."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ log = logging.getLogger("shapescript_lsp.python_modules")
 
 class ModuleWriter:
     def __init__(self) -> None:
-        self.enabled = True
+        self.enabled = False
         #: Documents opened or saved since their last check: their module is due.
         self.due: set[str] = set()
         #: W2501 for each document whose `.py` is someone's own, as its last write found.

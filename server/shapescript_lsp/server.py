@@ -30,6 +30,7 @@ from shapescript.check.checker import check_source
 from shapescript.check.declarations.import_session import read_from_disk
 from shapescript.check.program import Checked
 from shapescript.syntax.source import SourceFile, Span
+from shapescript_lsp import indexing
 from shapescript_lsp.dependents import dependents
 from shapescript_lsp.documents import Document, DocumentStore, path_of
 from shapescript_lsp.features.architecture import (
@@ -317,7 +318,8 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     item = completion.completion_item if completion else None
     ls.snippets = bool(item and item.snippet_support)
     ls.python = options.get("python")
-    ls.python_modules.enabled = options.get("pythonModules", True) is not False
+    # Opt-in: a client that doesn't ask (Neovim's usual setup) gets no files written.
+    ls.python_modules.enabled = options.get("pythonModules") is True
     ls.pictures = bool(options.get("pictures", False))
     ls.hover_images = options.get("hoverImages", options.get("pictures", True)) is not False
     ls.theme = theme_name(options.get("theme"))
@@ -630,10 +632,15 @@ async def document_symbol(ls: ShapeScriptServer, params: types.DocumentSymbolPar
     return Written(outline_cache.written(found, ls.protocol._converter.unstructure))
 
 
-@server.feature(types.WORKSPACE_SYMBOL)
+@server.feature(types.WORKSPACE_SYMBOL, types.WorkspaceSymbolOptions(work_done_progress=True))
 @guarded([])
 async def workspace_symbol(ls: ShapeScriptServer, params: types.WorkspaceSymbolParams):
-    await ls.indexer.settled()
+    """Symbols of the open documents and indexed files; while the first indexing runs, it
+    waits for it up to `indexing.SYMBOL_WAIT_S`, then answers with what is indexed."""
+    if ls.indexer.complete_once:
+        await ls.indexer.settled()
+    else:
+        await ls.indexer.first_walk(params.work_done_token, indexing.SYMBOL_WAIT_S)
     documents = [d for d in ls.store.documents.values() if not ls.library.is_library_uri(d.uri)]
     files, texts = [], []
     for document in documents:

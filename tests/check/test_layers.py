@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import grimp
+import importlinter.cli as importlinter_cli
 import pytest
-
-grimp = pytest.importorskip("grimp")
-importlinter_cli = pytest.importorskip("importlinter.cli")
 
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 CHECK = "shapescript.check"

@@ -57,7 +57,7 @@ def test_a_record_compiles_to_a_record_class_with_its_fields() -> None:
     assert "_ss_name = 'Digit'" in text
     assert (
         "_ss_rt.data.RecordField('img', (4,), 'f32', 'digits.ss:6:5', '[D] Unit', "
-        "lambda v: ((v < 0.0) | (v > 1.0)).any(), 'values in Unit [0, 1]')"
+        "lambda v: (~((v >= 0.0) & (v <= 1.0))).any(), 'values in Unit [0, 1]')"
     ) in text
     assert (
         "_ss_rt.data.RecordField('label', (), 'i64', 'digits.ss:7:5', '[] Index[C]', "

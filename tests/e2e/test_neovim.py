@@ -196,6 +196,13 @@ def test_every_step_passes_and_the_server_shuts_down_cleanly(attention: Run, bro
         assert (exit_["code"], exit_["signal"]) == (0, 0), exit_
 
 
+def test_opening_a_file_writes_no_python_module_beside_it(attention: Run):
+    """Writing `attention.py` is opt-in (`pythonModules`), and the probe doesn't ask: after
+    the whole session, with the server gone, the folder holds the `.ss` file alone."""
+    assert attention.report["server_exit"]["code"] == 0, attention.context()
+    assert sorted(path.name for path in attention.file.parent.iterdir()) == ["attention.ss"]
+
+
 def test_clean_file_has_no_diagnostics(attention: Run):
     step = attention.step("open")
     assert step["count"] == 0, step["result"]

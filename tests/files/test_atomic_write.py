@@ -85,3 +85,20 @@ def test_temporaries_of_dead_processes_on_this_host_are_removed(tmp_path):
     assert not stale.exists()
     assert other_host.exists()
     assert living.exists()
+
+
+def test_a_temporary_path_for_a_library_replaces_the_target_or_vanishes(tmp_path):
+    target = tmp_path / "model.gguf"
+    target.write_bytes(b"old")
+    with atomic_write.temporary_path(target) as temporary:
+        assert os.path.dirname(temporary) == str(tmp_path)
+        assert atomic_write.TEMPORARY_MARK in temporary
+        with open(temporary, "wb") as library_file:  # what a third-party writer does
+            library_file.write(b"new")
+    assert target.read_bytes() == b"new"
+    with pytest.raises(RuntimeError), atomic_write.temporary_path(target) as temporary:
+        with open(temporary, "wb") as library_file:
+            library_file.write(b"half")
+        raise RuntimeError("the library failed")
+    assert target.read_bytes() == b"new"
+    assert sorted(os.listdir(tmp_path)) == ["model.gguf"]

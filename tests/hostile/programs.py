@@ -196,3 +196,56 @@ def effects_through_functions(n: int) -> str:
 
 
 DEEP["effects_through_functions"] = effects_through_functions
+
+
+# Chains of functions for the padding analysis, which follows each call into its callee:
+# an axis given to the next function (blocked at the end, or masked there), shapeless
+# functions calling each other, a step's work through a chain of calls, and a callee
+# named by a long member chain.
+
+
+def padding_chain_blocked(n: int) -> str:
+    lines = [f"fn f{i}(x: [n]) -> [n] = f{i + 1}(x)" for i in range(n)]
+    lines.append(f"fn f{n}(x: [n]) -> [n] = sort(x, over=n)")
+    return "\n".join(lines) + "\n"
+
+
+def padding_chain_masked(n: int) -> str:
+    lines = [f"fn f{i}(x: [n]) -> [] = f{i + 1}(x)" for i in range(n)]
+    lines.append(f"fn f{n}(x: [n]) -> [] = sum(x, over=n)")
+    return "\n".join(lines) + "\n"
+
+
+def padding_chain_elementwise(n: int) -> str:
+    lines = ["fn f(x: [n]) -> [n] = g0(x)"]
+    lines += [f"fn g{i}(x: Real) -> Real = g{i + 1}(x)" for i in range(n)]
+    lines.append(f"fn g{n}(x: Real) -> Real = relu(x)")
+    return "\n".join(lines) + "\n"
+
+
+def padding_chain_step(n: int) -> str:
+    lines = [
+        "model M:",
+        "    param w: [4] = zeros",
+        "",
+        "fn step(mut m: M, mut opt: SGD[M], x: [4]):",
+        "    l, g = value_and_grad(f0, m, x)",
+        "    update(mut m, mut opt, g)",
+        "",
+    ]
+    lines += [f"fn f{i}(m: M, x: [4]) -> [] = f{i + 1}(m, x)" for i in range(n)]
+    lines += [f"fn f{n}(m: M, x: [4]) -> []:", "    print(x)", "    return sum(x * m.w)"]
+    return "\n".join(lines) + "\n"
+
+
+def padding_member_callee(n: int) -> str:
+    return f"import python torch\n\nfn f(x: [n]) = x |> torch{'.a' * n}\n"
+
+
+PADDING_CHAINS: dict[str, Callable[[int], str]] = {
+    "padding_chain_blocked": padding_chain_blocked,
+    "padding_chain_masked": padding_chain_masked,
+    "padding_chain_elementwise": padding_chain_elementwise,
+    "padding_chain_step": padding_chain_step,
+    "padding_member_callee": padding_member_callee,
+}

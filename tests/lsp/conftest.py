@@ -12,6 +12,15 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 SERVER = [sys.executable, "-m", "shapescript_lsp"]
 
 
+def _options(client_name: str, tmp_path) -> dict[str, object]:
+    """The initialization options; VS Code's extension always sends `pythonModules`
+    (on in a trusted workspace with the setting's default), other clients don't."""
+    options: dict[str, object] = {"libraryDir": str(tmp_path / "library"), "debounceMs": 0}
+    if client_name.startswith("visual"):
+        options["pythonModules"] = True
+    return options
+
+
 def _initialize_params(client_name: str, tmp_path) -> types.InitializeParams:
     capabilities = pytest_lsp.client_capabilities(client_name)
     return types.InitializeParams(
@@ -19,7 +28,7 @@ def _initialize_params(client_name: str, tmp_path) -> types.InitializeParams:
         client_info=types.ClientInfo(
             name="Visual Studio Code" if client_name.startswith("visual") else "Neovim"
         ),
-        initialization_options={"libraryDir": str(tmp_path / "library"), "debounceMs": 0},
+        initialization_options=_options(client_name, tmp_path),
         root_uri=Path("/tmp/lsp-tests").as_uri(),
     )
 

@@ -21,8 +21,9 @@ TIMEOUT_S = 60.0
 class RawServer:
     """The real server in a subprocess (it inherits this environment, PYTHONPATH included)."""
 
-    def __init__(self, log_file: Path | None = None) -> None:
-        command = SERVER + (["--log-file", str(log_file)] if log_file else [])
+    def __init__(self, log_file: Path | None = None, command: list[str] | None = None) -> None:
+        """`command` starts the server some other way than `SERVER` (for a test's hooks)."""
+        command = (command or SERVER) + (["--log-file", str(log_file)] if log_file else [])
         self.process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )

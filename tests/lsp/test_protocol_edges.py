@@ -17,6 +17,8 @@ PROGRAM = "dim D = 4\nfn f(x: [n D]) -> [n D] = x\n"
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
+SERVER_NOT_INITIALIZED = -32002
+REQUEST_FAILED = -32803
 
 
 @pytest.fixture(scope="module")
@@ -211,3 +213,92 @@ def _read_all(connection: socket.socket) -> bytes:
     while chunk := connection.recv(65536):
         received += chunk
     return received
+
+
+def log_mark(client: RawServer) -> int:
+    """Where the server's log is now: a marker header is logged by the reader, after
+    everything the answers already received had logged, and waited for."""
+    client.next_id += 1
+    marker = b"marker-%d" % client.next_id
+    client.send_bytes(b"Content-Length: " + marker + b"\r\n\r\n")
+    assert client.logged(marker), client.stderr
+    return client.stderr.index(marker)
+
+
+def log_since(client: RawServer, mark: int) -> str:
+    """What the server logged from `mark` until now."""
+    return client.stderr[mark : log_mark(client)].decode(errors="replace")
+
+
+def a_request(identifier: int, method: str, params: object) -> bytes:
+    body = json.dumps({"jsonrpc": "2.0", "id": identifier, "method": method, "params": params})
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body.encode()
+
+
+@pytest.mark.parametrize("extra", [1, 40, 10_000])
+def test_a_body_shorter_than_its_content_length_loses_no_later_request(server, extra):
+    """The reader sees the next header inside the short body: the broken message gets a
+    parse error, the request after it its answer."""
+    client, uri = server
+    hover = {"textDocument": {"uri": uri}, "position": position(1, 26)}
+    body = a_request(900 + extra, "textDocument/hover", hover).partition(b"\r\n\r\n")[2]
+    broken = b"Content-Length: %d\r\n\r\n" % (len(body) + extra) + body
+    client.send_bytes(broken + a_request(800 + extra, "textDocument/hover", hover))
+    refused = client.answer(900 + extra)
+    assert refused["error"]["code"] == PARSE_ERROR
+    assert "Content-Length" in refused["error"]["message"]
+    answered = client.answer(800 + extra)
+    assert "[n D]" in answered["result"]["contents"]["value"], answered
+    hover_answers(client, uri)
+
+
+def test_a_short_body_that_is_not_json_gets_a_parse_error_with_id_null(server):
+    client, uri = server
+    hover = {"textDocument": {"uri": uri}, "position": position(1, 26)}
+    client.send_bytes(
+        b"Content-Length: 500\r\n\r\n{broken" + a_request(777, "textDocument/hover", hover)
+    )
+    assert client.answer(None)["error"]["code"] == PARSE_ERROR
+    assert "[n D]" in client.answer(777)["result"]["contents"]["value"]
+
+
+def test_requests_before_initialize_are_refused_and_notifications_dropped(tmp_path: Path):
+    client = RawServer()
+    uri = (tmp_path / "early.ss").as_uri()
+    try:
+        early = client.hover(uri, 0, 0)
+        assert early["error"]["code"] == SERVER_NOT_INITIALIZED, early
+        client.open(uri, PROGRAM)
+        client.initialize(tmp_path)
+        assert client.request("shapescript/documentText", {"uri": uri})["result"] is None
+    finally:
+        client.close()
+    assert b"Traceback" not in client.stderr
+
+
+def test_an_invalid_new_name_is_refused_without_a_traceback(server):
+    client, uri = server
+    mark = log_mark(client)
+    answer = client.request(
+        "textDocument/rename",
+        {"textDocument": {"uri": uri}, "position": position(1, 3), "newName": "1bad"},
+    )
+    assert answer["error"]["code"] == REQUEST_FAILED
+    assert "isn't a name" in answer["error"]["message"]
+    nowhere = client.request(
+        "textDocument/prepareRename", {"textDocument": {"uri": uri}, "position": position(0, 9)}
+    )
+    assert nowhere["error"]["code"] == REQUEST_FAILED
+    assert "Traceback" not in log_since(client, mark)
+
+
+@pytest.mark.parametrize("line, character", [(-1, 0), (0, -5), (2**40, 0), (0, 2**40), (1.5, 0)])
+def test_architecture_positions_out_of_range_get_invalid_params(server, line, character):
+    client, uri = server
+    mark = log_mark(client)
+    answer = client.request(
+        "shapescript/architecture",
+        {"textDocument": {"uri": uri}, "position": position(line, character)},
+    )
+    assert answer.get("error", {}).get("code") == INVALID_PARAMS, answer
+    assert "Traceback" not in log_since(client, mark)

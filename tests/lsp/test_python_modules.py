@@ -1,5 +1,6 @@
 """The server writes the Python module beside a `.ss` file opened or saved without errors,
-never over a hand-written one (W2501 instead), and not at all with `pythonModules` off."""
+never over a hand-written one (W2501 instead), and only when the client turns
+`pythonModules` on (VS Code's extension does, in a trusted workspace)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,21 @@ async def client_without_modules(lsp_client: LanguageClient, tmp_path_factory):
     accept_registrations(lsp_client)
     params = _initialize_params("visual-studio-code", tmp_path)
     params.initialization_options["pythonModules"] = False
+    await lsp_client.initialize_session(params)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=SERVER),
+    params=["neovim@v0.7.0", "visual-studio-code"],
+)
+async def client_with_defaults(request, lsp_client: LanguageClient, tmp_path_factory):
+    """A client that doesn't send `pythonModules`, as Neovim's configurations don't."""
+    tmp_path = tmp_path_factory.mktemp("lsp")
+    accept_registrations(lsp_client)
+    params = _initialize_params(request.param, tmp_path)
+    params.initialization_options.pop("pythonModules", None)
     await lsp_client.initialize_session(params)
     yield
     await lsp_client.shutdown_session()
@@ -105,3 +121,18 @@ async def test_the_option_turns_writing_off(client_without_modules: LanguageClie
     await _until(lambda: uri in client_without_modules.diagnostics, "no diagnostics")
     await asyncio.sleep(0.3)
     assert not (tmp_path / "model.py").exists()
+
+
+@pytest.mark.asyncio
+async def test_without_the_option_nothing_is_written(
+    client_with_defaults: LanguageClient, tmp_path: Path
+):
+    ss = tmp_path / "model.ss"
+    ss.write_text("fn double(x: [n]) -> [n] = x * 2\n")
+    uri = _open(client_with_defaults, ss)
+    await _until(lambda: uri in client_with_defaults.diagnostics, "no diagnostics")
+    client_with_defaults.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    await asyncio.sleep(1.0)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["model.ss"]

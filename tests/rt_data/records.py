@@ -6,6 +6,7 @@ The datasets live here, not in the tests, so that loader worker processes can im
 from __future__ import annotations
 
 import os
+import time
 from typing import Any
 
 import torch
@@ -79,4 +80,17 @@ class Dying(Digits):
     def __getitem__(self, index: int) -> Any:
         if index == self.fatal:
             os._exit(3)
+        return super().__getitem__(index)
+
+
+class Blocking(Digits):
+    """A dataset whose item `stuck` never comes back (its `__getitem__` sleeps for an hour)."""
+
+    def __init__(self, count: int, stuck: int) -> None:
+        super().__init__(count)
+        self.stuck = stuck
+
+    def __getitem__(self, index: int) -> Any:
+        if index == self.stuck:
+            time.sleep(3600)
         return super().__getitem__(index)

@@ -6,6 +6,7 @@ Each worker is a fresh Python that imports torch, so these tests start as few as
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -22,7 +23,7 @@ import torch
 import shapescript
 from shapescript.rt import worker_pool
 from shapescript.rt.data import Batch, LoaderError, batches, shuffle
-from tests.rt_data.records import Digit, Digits, Dying
+from tests.rt_data.records import Blocking, Digit, Digits, Dying
 
 WHERE = "mnist.ss:20:5"
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,6 +104,54 @@ def test_a_worker_that_dies_names_the_item_it_was_loading() -> None:
     )
     assert isinstance(caught.value, RuntimeError)
     assert len(loaded) == 1
+
+
+def test_the_loader_time_limit_is_a_positive_number_of_seconds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(worker_pool, "_timeout_setting", None)
+    monkeypatch.delenv("SHAPESCRIPT_LOADER_TIMEOUT", raising=False)
+    assert shapescript.loader_timeout() == worker_pool.DEFAULT_TIMEOUT
+    monkeypatch.setenv("SHAPESCRIPT_LOADER_TIMEOUT", "7.5")
+    assert shapescript.loader_timeout() == 7.5
+    monkeypatch.setenv("SHAPESCRIPT_LOADER_TIMEOUT", "soon")
+    with pytest.raises(ValueError, match="SHAPESCRIPT_LOADER_TIMEOUT is 'soon'"):
+        shapescript.loader_timeout()
+    for wrong in (0, -1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="positive number"):
+            shapescript.loader_timeout(wrong)
+    with pytest.raises(TypeError, match="not str"):
+        shapescript.loader_timeout("3")  # type: ignore[arg-type]
+    assert shapescript.loader_timeout(3) == 3.0
+
+
+@pytest.mark.slow
+def test_an_item_that_never_loads_is_an_error_after_the_time_limit_and_stops_the_workers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(worker_pool, "_timeout_setting", None)
+    shapescript.loader_workers(2)
+    shapescript.loader_timeout(2)
+    dataset = Blocking(20, stuck=9)
+    loaded = []
+    with deadline(180), pytest.raises(LoaderError) as caught:
+        for batch in batches(shuffle(dataset, 0), 4, Digit, WHERE):
+            loaded.append(batch)
+    message = str(caught.value)
+    assert message.startswith(
+        "mnist.ss:20:5: loading item 9 of the dataset (Blocking) took longer than the time "
+        "limit, 2 s (for the batch of items "
+    )
+    assert "its loader worker processes were stopped" in message
+    assert "shapescript.loader_timeout(seconds) sets the limit" in message
+    assert all(batch for batch in loaded)
+    # No loader process is left: each was stopped and waited for.
+    assert not [child for child in multiprocessing.active_children() if "loader" in child.name]
+    # The next loop starts a fresh worker, and loads every batch once no item blocks.
+    shapescript.loader_workers(1)
+    monkeypatch.setattr(dataset, "stuck", 10**6)
+    with deadline(180):
+        assert len(list(batches(dataset, 10, Digit, WHERE))) == 2
 
 
 def test_a_dataset_that_cant_be_pickled_loads_here_with_a_warning() -> None:

@@ -127,8 +127,8 @@ def test_the_file_is_the_documented_dict(tmp_path: Path) -> None:
     m, opt = _trained_tiny(steps=1)
     save(tmp_path / "c.pt", 2, m, opt, 0.5, False)
     data = torch.load(tmp_path / "c.pt", weights_only=True)
-    assert data.keys() == {"format", "version", "values"}
-    assert (data["format"], data["version"]) == ("shapescript.checkpoint", 1)
+    assert data.keys() == {"format", "version", "values", "checksums"}
+    assert (data["format"], data["version"]) == ("shapescript.checkpoint", 2)
     scalar, model, state, number, flag = data["values"]
     assert scalar == {"kind": "int", "value": 2}
     assert number == {"kind": "float", "value": 0.5}
@@ -244,8 +244,10 @@ def test_a_file_save_didnt_write_is_a_shape_error(tmp_path: Path) -> None:
     torch.save([1, 2], path)
     with pytest.raises(ShapeError, match="isn't a ShapeScript checkpoint: it holds a list"):
         load(path, int)
-    torch.save({"format": "shapescript.checkpoint", "version": 2, "values": []}, path)
-    with pytest.raises(ShapeError, match="version 2 checkpoint; this shapescript reads version 1"):
+    torch.save({"format": "shapescript.checkpoint", "version": 3, "values": []}, path)
+    with pytest.raises(
+        ShapeError, match="version 3 checkpoint; this shapescript reads versions 1 and 2"
+    ):
         load(path, int)
 
 

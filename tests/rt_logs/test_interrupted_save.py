@@ -1,4 +1,5 @@
-"""A save killed with SIGKILL while it writes leaves the previous checkpoint loadable."""
+"""A save killed with SIGKILL while it writes leaves the previous checkpoint loadable, and
+the next save removes the temporary files the killed ones left."""
 
 from __future__ import annotations
 
@@ -39,10 +40,10 @@ while True:
 PATIENCE = 120.0
 
 
-def _saving(directory: Path, path: Path, whole: int) -> bool:
-    """Whether a save is under way: another file beside the checkpoint, or the checkpoint
-    itself shorter than a whole one, being rewritten."""
-    if any(name != path.name for name in os.listdir(directory)):
+def _saving(directory: Path, path: Path, whole: int, before: frozenset[str] = frozenset()) -> bool:
+    """Whether a save is under way: a new file beside the checkpoint (not one of `before`),
+    or the checkpoint itself shorter than a whole one, being rewritten."""
+    if any(name != path.name and name not in before for name in os.listdir(directory)):
         return True
     try:
         return path.stat().st_size < whole - 1024
@@ -83,3 +84,66 @@ def test_a_save_killed_mid_write_leaves_the_previous_checkpoint(tmp_path: Path) 
     assert i >= 1
     assert torch.equal(m.a, torch.full_like(m.a, i))
     assert torch.equal(m.b, torch.full_like(m.b, i))
+
+
+def _temporaries(directory: Path, path: Path) -> set[str]:
+    return {name for name in os.listdir(directory) if name != path.name}
+
+
+def _kill_mid_save(directory: Path, path: Path, whole: int, env: dict[str, str]) -> None:
+    """Start a saver, wait until it is writing a new temporary file, and SIGKILL it."""
+    before = frozenset(_temporaries(directory, path))
+    saver = subprocess.Popen(
+        [sys.executable, "-c", SAVER, str(path)], cwd=ROOT, env=env, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + PATIENCE
+        while not _saving(directory, path, whole, before):
+            assert saver.poll() is None, saver.stderr.read().decode()
+            assert time.monotonic() < deadline, "the saver never started a save"
+            time.sleep(0.005)
+        saver.send_signal(signal.SIGKILL)
+        saver.wait()
+    finally:
+        if saver.poll() is None:
+            saver.kill()
+            saver.wait()
+        saver.stderr.close()
+    assert saver.returncode == -signal.SIGKILL
+
+
+def _assert_whole(path: Path) -> int:
+    """The checkpoint at `path` is one save's, whole: its fields are all its int."""
+    m, i = load(path, Big, int)
+    assert torch.equal(m.a, torch.full_like(m.a, i))
+    assert torch.equal(m.b, torch.full_like(m.b, i))
+    return i
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+def test_the_next_save_removes_what_killed_saves_left(tmp_path: Path) -> None:
+    directory = tmp_path / "ckpts"
+    directory.mkdir()
+    path = directory / "ckpt.pt"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(COMPILER), str(ROOT)])}
+    first = Big.init(seed=0)
+    with torch.no_grad():
+        first.a.fill_(-1)
+        first.b.fill_(-1)
+    shapescript.save(path, first, -1)
+    whole = path.stat().st_size
+    left: set[str] = set()
+    for _kill in range(6):
+        _kill_mid_save(directory, path, whole, env)
+        left |= _temporaries(directory, path)
+        _assert_whole(path)
+    assert left, "no kill left a temporary file behind"
+
+    last = Big.init(seed=0)
+    with torch.no_grad():
+        last.a.fill_(1000)
+        last.b.fill_(1000)
+    shapescript.save(path, last, 1000)
+    assert _temporaries(directory, path) == set()
+    assert _assert_whole(path) == 1000

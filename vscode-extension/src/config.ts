@@ -38,6 +38,7 @@ export interface ExtensionLike<T> {
 export const SECTION = 'shapescript';
 export const PYTHON_EXTENSION_ID = 'ms-python.python';
 export const SERVER_MODULE = 'shapescript_lsp';
+const WORKSPACE_FOLDER = '${workspaceFolder}';
 
 export interface Settings {
   /** `shapescript.python`, trimmed; '' when unset. */
@@ -103,6 +104,8 @@ export interface ChoosePythonOptions {
   home?: string;
   /** A resource for `getActiveEnvironmentPath` (the workspace folder's URI). */
   resource?: unknown;
+  /** Whether the workspace is trusted (default: trusted). */
+  workspaceTrusted?: boolean;
 }
 
 /**
@@ -112,16 +115,28 @@ export interface ChoosePythonOptions {
  *    (every call into it is guarded: an old, broken or slow-to-activate Python
  *    extension must never stop ShapeScript from starting);
  * 3. `python3` (`python` on Windows).
+ *
+ * In an untrusted workspace no interpreter of the workspace is chosen: the Python
+ * extension (which may have picked the workspace's `.venv`) is not asked, and a
+ * `shapescript.python` that names `${workspaceFolder}` is not used. VS Code already
+ * hides the setting's workspace value there (package.json's `restrictedConfigurations`).
  */
 export async function choosePython(
   settings: Settings,
   getPythonExtension: () => ExtensionLike<PythonApiLike> | undefined,
   options: ChoosePythonOptions = {},
 ): Promise<PythonChoice> {
-  if (settings.python) {
+  const trusted = options.workspaceTrusted !== false;
+  let note: string | undefined;
+  if (settings.python && (trusted || !settings.python.includes(WORKSPACE_FOLDER))) {
     return { python: expandPath(settings.python, options.workspaceFolder, options.home), source: 'setting' };
   }
-  let note: string | undefined;
+  if (!trusted) {
+    note = settings.python
+      ? `the workspace is untrusted, and shapescript.python names ${WORKSPACE_FOLDER}`
+      : `the workspace is untrusted, so ${PYTHON_EXTENSION_ID}'s interpreter is not used`;
+    return { python: defaultPython(options.platform), source: 'default', note };
+  }
   try {
     const ext = getPythonExtension();
     if (!ext) {
@@ -177,7 +192,8 @@ export interface InitializationOptions {
   theme: ThemeName;
   /** `bindings`: whether bound names get type hints (the server's `inlayHints.bindings`). */
   inlayHints: { bindings: boolean };
-  /** Whether the server writes the Python module beside each `.ss` file it opens or saves. */
+  /** Whether the server writes the Python module beside each `.ss` file it opens or saves:
+   * the setting, and never in an untrusted workspace. */
   pythonModules: boolean;
 }
 
@@ -212,7 +228,7 @@ export function initializationOptions(
     hoverImages: hoverPictures,
     theme,
     inlayHints: { bindings: bindingHints },
-    pythonModules,
+    pythonModules: workspaceTrusted && pythonModules,
   };
 }
 

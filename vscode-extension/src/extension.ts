@@ -3,8 +3,9 @@
 // Language registration, the grammar and the settings are declared in
 // package.json; this file starts the server with the configured Python,
 // serves the read-only library documents and restarts the server when its
-// interpreter or arguments change. The logic it relies on lives in config.ts,
-// library.ts and hover.ts, which don't import `vscode` and are unit-tested.
+// interpreter or arguments change, or when the workspace becomes trusted. The logic it
+// relies on lives in config.ts, library.ts, hover.ts and trust.ts, which don't import
+// `vscode` and are unit-tested.
 import { promises as fs } from 'fs';
 import * as vscode from 'vscode';
 import {
@@ -34,6 +35,7 @@ import { registerTensorView } from './tensorView';
 import { trustHover } from './hover';
 import { PythonDefinitions, withPythonReferences } from './pythonDefinition';
 import { LIBRARY_SCHEME, LibraryUris } from './library';
+import { whenTrusted } from './trust';
 
 const CLIENT_ID = 'shapescript'; // also the prefix of the `shapescript.trace.server` setting
 const CLIENT_NAME = 'ShapeScript Language Server';
@@ -96,7 +98,7 @@ async function startClient(context: vscode.ExtensionContext, documents: LibraryD
   const choice = await choosePython(
     settings,
     () => vscode.extensions.getExtension<PythonApiLike>(PYTHON_EXTENSION_ID),
-    { workspaceFolder: folder?.uri.fsPath, resource: folder?.uri },
+    { workspaceFolder: folder?.uri.fsPath, resource: folder?.uri, workspaceTrusted: vscode.workspace.isTrusted },
   );
   const cmd = serverCommand(choice.python, settings.serverArgs);
   const libraryDir = context.globalStorageUri.fsPath;
@@ -292,7 +294,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ arch
         sendPictures();
       }
     }),
-    vscode.workspace.onDidGrantWorkspaceTrust(() => sendPictures()),
     vscode.window.onDidChangeActiveColorTheme(sendTheme),
   );
   const pythonDefinitions = new PythonDefinitions(async (file, name) => {
@@ -303,7 +304,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ arch
     pythonDefinitions,
     vscode.languages.registerDefinitionProvider({ language: 'python', scheme: 'file' }, pythonDefinitions),
   );
-  followPythonExtension(context, restart);
+  // Untrusted: the Python extension isn't woken (it may run the workspace's interpreters),
+  // and the server runs without pictures or Python modules until trust is granted.
+  context.subscriptions.push(
+    whenTrusted(
+      vscode.workspace,
+      () => followPythonExtension(context, restart),
+      () => {
+        log('the workspace is trusted now: restarting');
+        void restart();
+      },
+    ),
+  );
   const architecture = new ArchitectureView(() => client);
   context.subscriptions.push(...architecture.register());
   await serialize(() => startClient(context, documents));

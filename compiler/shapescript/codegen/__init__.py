@@ -25,13 +25,16 @@ CHECK_MODES = ("always", "debug", "never")
 class BuildOptions:
     """How to build: the devices (as a devices line says them), the check modes,
     whether the module may import `shapescript`, and whether batch loops and functions are
-    compiled padded (off for code that leaves the runtime, as an export's)."""
+    compiled padded (off for code that leaves the runtime, as an export's). `host_checks`
+    off leaves out the checks that host scalar arguments are Python numbers: an export's
+    blocks pass 0-d tensors for them."""
 
     devices: str | None = None
     checks: str = "always"
     value_checks: str = "debug"
     standalone: bool = False
     padding: bool = True
+    host_checks: bool = True
 
 
 @dataclass(slots=True)
@@ -119,6 +122,7 @@ def _generate(checked: Checked, options: BuildOptions) -> Generated:
         checked = replace(checked, padding=None)
     complete_facts(checked)
     context = ModuleContext(checked, options.standalone, options.checks, options.value_checks)
+    context.host_checks = options.host_checks
     builder, unsupported = generate_module(checked, context, devices)
     return Generated(
         builder.tree(),

@@ -191,8 +191,10 @@ def check_lines(
                 reads.append(f"{symbol} = {item} - {axis.offset}")
                 per_param.setdefault(axis.param, []).append(f"{symbol} < 0")
                 continue
-            reads.append(f"{symbol}, _ss_r = divmod({item} - {axis.offset}, {axis.factor})")
-            per_param.setdefault(axis.param, []).append(f"_ss_r or {symbol} < 0")
+            # A remainder of its own for each axis: a later read mustn't hide this one's.
+            remainder = f"_ss_r{axis.param}_{axis.axis}"
+            reads.append(f"{symbol}, {remainder} = divmod({item} - {axis.offset}, {axis.factor})")
+            per_param.setdefault(axis.param, []).append(f"{remainder} or {symbol} < 0")
             continue
         try:
             expected = size_expr(axis.size, plan.sizes)

@@ -26,7 +26,10 @@ def domain_test(gen: FunctionGenerator, name: str, type_: TensorType) -> tuple[s
 def domain_test_with(
     context: ModuleContext, sizes: dict[str, str], name: str, type_: TensorType
 ) -> tuple[str, str] | None:
-    """`domain_test` where `sizes` gives each size symbol's Python expression."""
+    """`domain_test` where `sizes` gives each size symbol's Python expression.
+
+    A NaN breaks every promise that has a test: a range's, Prob's and LogProb's sums,
+    Binary's and Additive's values. Real and Logit have no test, so NaN passes them."""
     domain = type_.domain
     rank = len(type_.axes) if type_.axes is not None else 0
     tolerance = f"_ss_torch.finfo({name}.dtype).eps ** 0.5"
@@ -38,12 +41,12 @@ def domain_test_with(
             return None
         if domain.name == "Prob":
             return (
-                f"(({name} < 0) | ({name} > 1)).any() | "
+                f"(~(({name} >= 0) & ({name} <= 1))).any() | "
                 f"(({name}.sum({dim}) - 1).abs() > {tolerance}).any()",
                 f"values in [0, 1] that sum to 1 over {domain.over}",
             )
         return (
-            f"(({name}.exp().sum({dim}) - 1).abs() > {tolerance}).any()",
+            f"(~(({name}.exp().sum({dim}) - 1).abs() <= {tolerance})).any()",
             f"log-probabilities whose exp sums to 1 over {domain.over}",
         )
     if domain.name == "Binary":
@@ -63,16 +66,17 @@ def domain_test_with(
     interval = interval_of(type_)
     if interval is None:
         return None
+    # What a value must be, so that NaN, which fails every comparison, is out of range.
     tests = []
     if not math.isinf(interval.lo):
-        tests.append(f"({name} {'<' if interval.lo_closed else '<='} {interval.lo!r})")
+        tests.append(f"({name} {'>=' if interval.lo_closed else '>'} {interval.lo!r})")
     if not math.isinf(interval.hi):
-        tests.append(f"({name} {'>' if interval.hi_closed else '>='} {interval.hi!r})")
+        tests.append(f"({name} {'<=' if interval.hi_closed else '<'} {interval.hi!r})")
     if not tests:
         return None
     named = domain.name if domain.name != "Real" else name_of(interval)
     shown = f"{named} {interval}" if named else str(interval)
-    return f"({' | '.join(tests)}).any()", f"values in {shown}"
+    return f"(~({' & '.join(tests)})).any()", f"values in {shown}"
 
 
 def cast(gen: FunctionGenerator, node: ast.Cast, value: str) -> str:

@@ -71,6 +71,8 @@ class ModuleContext:
     standalone: bool
     checks: str
     value_checks: str
+    #: Whether int, float and bool parameters check their arguments (see BuildOptions).
+    host_checks: bool = True
     #: Python import lines the module needs, in the order first asked for.
     imports: dict[str, None] = field(default_factory=dict)
     #: Module-level constants the generated code refers to (name -> Python expression).

@@ -38,6 +38,13 @@ from shapescript.codegen.sizes import MissingSize, size_expr
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
+#: The inline test of a host scalar argument: true when the runtime must look closer.
+HOST_TESTS = {
+    "int": "type({name}) is not int or not -0x8000000000000000 <= {name} <= 0x7FFFFFFFFFFFFFFF",
+    "float": "type({name}) is not float and type({name}) is not int",
+    "bool": "type({name}) is not bool",
+}
+
 #: The piped value in a list of call arguments.
 PIPED = object()
 
@@ -159,8 +166,12 @@ class FunctionGenerator:
                 )
             if param.decl.default is not None:
                 params.append(f"{name}={self.default(param.decl.default)}")
+            elif self.checks_calls:
+                params.append(f"{name}=_ss_missing")
             else:
                 params.append(name)
+        if self.checks_calls:
+            params.append("*_ss_more")
         if padding.takes_pads(self):
             params.append("_ss_pad=None")
         origin = self.origin(decl.name_span)
@@ -186,6 +197,19 @@ class FunctionGenerator:
         recorded = padding.recorded(self)
         if recorded is not None:
             self.out.add(0, recorded, origin)
+        if self.checks_calls:
+            helper = (
+                "_ss_written_signature"
+                if self.context.standalone
+                else ("_ss_rt.calls.written_signature")
+            )
+            self.out.add(0, f"{self.python}.__signature__ = {helper}({self.python})", origin)
+
+    @property
+    def checks_calls(self) -> bool:
+        """Whether the function checks its number of arguments: with checks on, in any
+        mode, since a parameter then has a default that stands for no argument."""
+        return self.context.checks != "never"
 
     def body(self) -> None:
         decl = self.decl
@@ -220,6 +244,10 @@ class FunctionGenerator:
         """
         origin = self.origin(self.decl.name_span)
         context = self.context
+        spec = f"_ss_fn_{self.key}"
+        if self.checks_calls:
+            self.spec(plan, spec)
+            self.call_check(spec, origin)
         device = "_ss_device" if context.standalone else "_ss_devices._device or _ss_rt.device()"
         self.out.add(1, f"_ss_dev = {device}", origin)
         model_checks = [
@@ -229,7 +257,7 @@ class FunctionGenerator:
             is not None
         ]
         data_checks, data_lines, batch_checks = data.parameter_lines(self, plan.sizes)
-        self.guarded(model_checks + data_checks, context.checks, origin)
+        self.guarded(model_checks + data_checks + self.host_checks(spec), context.checks, origin)
         for line in data_lines:
             self.out.add(1, line, origin)
         if self.uses_calls:
@@ -237,6 +265,38 @@ class FunctionGenerator:
             self.out.add(1, f"_ss_calls = {counter}()", origin)
         self.tensor_prologue(plan, body)
         self.guarded(batch_checks, context.checks, origin)
+
+    def call_check(self, spec: str, origin) -> None:
+        """The test that every parameter without a default got an argument, and no more."""
+        missing = [
+            f"{python_name(param.name)} is _ss_missing"
+            for param in self.signature.params
+            if param.decl.default is None
+        ]
+        fail = "_ss_call_error" if self.context.standalone else "_ss_rt.calls.call_error"
+        if not self.context.standalone:
+            self.context.constants.setdefault("_ss_missing", "_ss_rt.calls.MISSING")
+        self.out.add(1, f"if {' or '.join([*missing, '_ss_more'])}:", origin)
+        self.out.add(2, f"{fail}({spec}, _ss_more, locals())", origin)
+
+    def host_checks(self, spec: str) -> list[str]:
+        """A test per int, float or bool parameter that its argument is one; the runtime
+        looks closer at any other type, and raises when it isn't a number of that kind."""
+        if not self.context.host_checks:
+            return []
+        lines = []
+        fail = "_ss_host_error" if self.context.standalone else "_ss_rt.calls.host_error"
+        for index, param in enumerate(self.signature.params):
+            type_ = param.type
+            if not isinstance(type_, HostType) or type_.kind not in HOST_TESTS:
+                continue
+            name = python_name(param.name)
+            condition = HOST_TESTS[type_.kind].format(name=name)
+            default = param.decl.default
+            if isinstance(default, ast.Name) and default.name == "none":
+                condition = f"{name} is not None and ({condition})"
+            lines.append(f"if {condition}:\n    {fail}({spec}, {index}, {name}, {type_.kind!r})")
+        return lines
 
     def tensor_prologue(self, plan: arguments.ArgumentPlan, body: str) -> None:
         """The tensor arguments' checks and the reads of the sizes they give."""

@@ -69,6 +69,69 @@ def _ss_as_domain(value, bad, what, site):
     return value
 
 
+class _SSMissing:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<no argument>"
+
+
+_ss_missing = _SSMissing()
+
+
+def _ss_written_signature(function):
+    import inspect
+
+    signature = inspect.signature(function)
+    return signature.replace(parameters=[
+        p.replace(default=inspect.Parameter.empty) if p.default is _ss_missing else p
+        for p in signature.parameters.values()
+        if p.kind is not inspect.Parameter.VAR_POSITIONAL
+    ])
+
+
+def _ss_call_error(spec, more, known):
+    path, line, column, function, params = spec
+    names = ", ".join(param[0] for param in params)
+    if more:
+        raise TypeError(
+            f"{path}:{line}:{column}: fn {function}({names}) takes {len(params)} "
+            f"arguments, but {len(params) + len(more)} were given"
+        )
+    missing = [p for p in params if known.get(p[0], known.get(p[0] + "_")) is _ss_missing]
+    raise TypeError(
+        f"{path}:{missing[0][1]}:{missing[0][2]}: in fn {function}: no argument was given "
+        f"for {', '.join(p[0] for p in missing)}; fn {function} takes {names}"
+    )
+
+
+def _ss_host_error(spec, index, value, kind):
+    path, line, column, function, params = spec
+    name, pline, pcolumn = params[index][:3]
+    is_bool = isinstance(value, bool) or (
+        type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")
+    )
+    tensor = isinstance(value, _ss_torch.Tensor)
+    if kind == "bool":
+        fits = is_bool
+    elif kind == "int":
+        fits = (
+            hasattr(type(value), "__index__") and not is_bool and not tensor
+            and -2**63 <= value.__index__() < 2**63
+        )
+    else:
+        fits = not is_bool and not tensor and (
+            isinstance(value, (int, float))
+            or (type(value).__module__ == "numpy" and hasattr(type(value), "__float__"))
+        )
+    if not fits:
+        raise ValueError(
+            f"{path}:{pline}:{pcolumn}: in fn {function}, argument for parameter `{name}`: "
+            f"expected {'an' if kind == 'int' else 'a'} {kind}, got {type(value).__name__} "
+            f"{value!r}"[:300]
+        )
+
+
 def _ss_as_host(value, kind, site):
     types = {"int": int, "float": (int, float), "bool": bool}
     if not isinstance(value, types[kind]) or (kind != "bool" and isinstance(value, bool)):

@@ -6,6 +6,7 @@ import unicodedata
 
 from shapescript.diagnostics.diagnostic import Diagnostic, Label, Severity
 from shapescript.records import record
+from shapescript.shown_paths import shown as shown_path
 from shapescript.syntax.source import SourceFile
 
 TAB_WIDTH = 4
@@ -227,7 +228,7 @@ def render_diagnostic(
     bar = painter.paint("|", "gutter")
 
     where = source.position(diag.primary.span.start)
-    path = diag.path or source.path
+    path = shown_path(diag.path or source.path)
     out = [
         painter.paint(heading or f"{diag.severity.value}[{diag.code}]", "primary")
         + painter.paint(f": {diag.message}", "bold"),

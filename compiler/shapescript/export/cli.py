@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from shapescript.check_modes import ALIASES, DEFAULT_CHECKS, DEFAULT_VALUE_CHECKS, MODES, normalize
+from shapescript.shown_paths import shown
 
 EXIT_OK = 0
 EXIT_ERRORS = 1
@@ -23,7 +24,7 @@ EXIT_ERRORS = 1
 
 def _run_export(args: argparse.Namespace) -> int:
     from shapescript import analysis
-    from shapescript.build_cli import _print_diagnostics
+    from shapescript.build_cli import _print_diagnostics, refuse_own_input, write_output
     from shapescript.check.declarations.module_paths import environment_search_path
     from shapescript.cli import UsageError, read_source
     from shapescript.export.module import BuildFailed, build_export, with_lines
@@ -33,6 +34,12 @@ def _run_export(args: argparse.Namespace) -> int:
 
     if not args.file.endswith(".ss") or not Path(args.file).is_file():
         raise UsageError(f"`{args.file}` isn't a .ss file")
+    for option, output in (
+        ("-o", args.output),
+        ("--emit-python", args.emit_python),
+        ("--gguf", args.gguf),
+    ):
+        refuse_own_input(output, args.file, option)
     source = read_source(args.file)
     checked = analysis.check(source, search_path=environment_search_path())
     if args.hf is not None:
@@ -61,16 +68,16 @@ def _run_export(args: argparse.Namespace) -> int:
         _print_diagnostics(failed.diagnostics, source)
         return EXIT_ERRORS
     except SpecError as exc:
-        print(f"{args.file}: error: can't export `{name}`: {exc}", file=sys.stderr)
+        print(f"{shown(args.file)}: error: can't export `{name}`: {exc}", file=sys.stderr)
         return EXIT_ERRORS
     text = with_lines(module)
     if args.emit_python is not None:
-        _write(args.emit_python, text)
+        write_output(args.emit_python, text)
         return EXIT_OK
     output = args.output or str(Path(args.file).with_suffix(".pt2"))
     with tempfile.TemporaryDirectory(prefix="shapescript-export-") as folder:
         script = os.path.join(folder, f"{Path(args.file).stem}_export.py")
-        _write(script, text)
+        write_output(script, text)
         command = [python_for(args.python), script, "-o", output]
         if args.aoti:
             command.append("--aoti")
@@ -124,7 +131,7 @@ def _run_hf(args: argparse.Namespace, checked, source) -> int:
     for diag in serving:
         line = source.position(diag.span.start).line
         print(
-            f"{args.file}:{line}: note: [{diag.code}] {diag.message}; the folder is for "
+            f"{shown(args.file)}:{line}: note: [{diag.code}] {diag.message}; the folder is for "
             "transformers only",
             file=sys.stderr,
         )
@@ -145,7 +152,7 @@ def _run_hf(args: argparse.Namespace, checked, source) -> int:
         _print_diagnostics(exc.diagnostics, source)
         return EXIT_ERRORS
     except (NotOurFolder, ValueError, OSError) as exc:
-        print(f"{args.file}: error: {exc}", file=sys.stderr)
+        print(f"{shown(args.file)}: error: {exc}", file=sys.stderr)
         return EXIT_ERRORS
     return EXIT_OK
 
@@ -180,19 +187,10 @@ def _run_gguf(args: argparse.Namespace, checked, source) -> int:
         _print_diagnostics(exc.diagnostics, source)
         return EXIT_ERRORS
     except (ValueError, OSError) as exc:
-        print(f"{args.file}: error: {exc}", file=sys.stderr)
+        print(f"{shown(args.file)}: error: {exc}", file=sys.stderr)
         return EXIT_ERRORS
-    print(f"wrote {args.gguf} ({arch})", file=sys.stderr)
+    print(f"wrote {shown(args.gguf)} ({arch})", file=sys.stderr)
     return EXIT_OK
-
-
-def _write(path: str, text: str) -> None:
-    from shapescript.cli import UsageError
-
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"can't write `{path}`: {exc.strerror or exc}") from exc
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:

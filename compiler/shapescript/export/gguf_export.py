@@ -265,7 +265,7 @@ def export_gguf(
     import torch
 
     import shapescript
-    from shapescript import analysis
+    from shapescript import analysis, atomic_write
     from shapescript.export.hf import _model, hf_problems
     from shapescript.export.prepare import choose_function
     from shapescript.rt.errors import ShapeScriptError
@@ -290,36 +290,40 @@ def export_gguf(
     model = _model(module, model_name, weights, seed)
     values = {f.name: getattr(model, f.name).detach().cpu() for f in type(model)._ss_fields}
     tensors = _tensors(chosen, values, settings.layers)
-    writer = gguf.GGUFWriter(str(output), found_arch)
-    writer.add_name(Path(path).stem)
-    writer.add_context_length(max_len or sizes.get("P") or 4096)
-    writer.add_embedding_length(sizes["D"])
-    writer.add_block_count(settings.layers)
-    writer.add_feed_forward_length(sizes["F"])
-    writer.add_head_count(settings.heads)
-    if found_arch == "llama":
-        writer.add_head_count_kv(settings.kv_heads)
-        writer.add_layer_norm_rms_eps(settings.eps)
-        writer.add_rope_dimension_count(sizes["D"] // settings.heads)
-        writer.add_rope_freq_base(settings.rope_base)
-    else:
-        writer.add_layer_norm_eps(settings.eps)
-    writer.add_vocab_size(sizes["V"])
-    _vocabulary(writer, sizes["V"], tokenizer)
-    numpy_dtype = {"float32": numpy.float32, "float16": numpy.float16}.get(dtype)
-    for tensor_name, value in tensors.items():
-        value = value.to(torch.float32)
-        if value.dim() >= 2 and dtype == "bfloat16":
-            data = value.to(torch.bfloat16).view(torch.int16).numpy()
-            writer.add_tensor(tensor_name, data, raw_dtype=gguf.GGMLQuantizationType.BF16)
-        elif value.dim() >= 2 and numpy_dtype is not None:
-            writer.add_tensor(tensor_name, value.numpy().astype(numpy_dtype))
+    # The GGUF writer opens its file by name: it writes a new file beside `output`, which
+    # then replaces `output` (the file a link named `output` points to, since the user
+    # named it), as `shapescript.atomic_write` does.
+    with atomic_write.temporary_path(output, through_link=True) as temporary:
+        writer = gguf.GGUFWriter(temporary, found_arch)
+        writer.add_name(Path(path).stem)
+        writer.add_context_length(max_len or sizes.get("P") or 4096)
+        writer.add_embedding_length(sizes["D"])
+        writer.add_block_count(settings.layers)
+        writer.add_feed_forward_length(sizes["F"])
+        writer.add_head_count(settings.heads)
+        if found_arch == "llama":
+            writer.add_head_count_kv(settings.kv_heads)
+            writer.add_layer_norm_rms_eps(settings.eps)
+            writer.add_rope_dimension_count(sizes["D"] // settings.heads)
+            writer.add_rope_freq_base(settings.rope_base)
         else:
-            writer.add_tensor(tensor_name, value.numpy())
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
+            writer.add_layer_norm_eps(settings.eps)
+        writer.add_vocab_size(sizes["V"])
+        _vocabulary(writer, sizes["V"], tokenizer)
+        numpy_dtype = {"float32": numpy.float32, "float16": numpy.float16}.get(dtype)
+        for tensor_name, value in tensors.items():
+            value = value.to(torch.float32)
+            if value.dim() >= 2 and dtype == "bfloat16":
+                data = value.to(torch.bfloat16).view(torch.int16).numpy()
+                writer.add_tensor(tensor_name, data, raw_dtype=gguf.GGMLQuantizationType.BF16)
+            elif value.dim() >= 2 and numpy_dtype is not None:
+                writer.add_tensor(tensor_name, value.numpy().astype(numpy_dtype))
+            else:
+                writer.add_tensor(tensor_name, value.numpy())
+        writer.write_header_to_file()
+        writer.write_kv_data_to_file()
+        writer.write_tensors_to_file()
+        writer.close()
     return found_arch
 
 

@@ -270,11 +270,57 @@ def _ss_export(function, spec, device, output=None, aoti=False, weights=None, se
     except Exception:
         exported = _ss_torch.export.export(program, examples, dynamic_shapes=dynamic)
     if output is not None:
-        if aoti:
-            _ss_torch._inductor.aoti_compile_and_package(exported, package_path=output)
-        else:
-            _ss_torch.export.save(exported, output)
+        with _ss_replacing(output) as stream:
+            if aoti:
+                _ss_torch._inductor.aoti_compile_and_package(exported, package_path=stream)
+            else:
+                _ss_torch.export.save(exported, stream)
     return exported
+
+
+class _ss_replacing:
+    """The rules of `shapescript.atomic_write`, for a module that runs without shapescript:
+    a new file made with O_EXCL beside the file `output` names (a link the user named is
+    written through), synced, then renamed over it; removed if the block raises."""
+
+    def __init__(self, output):
+        import os
+        import re
+        import socket
+
+        self.target = os.path.realpath(output)
+        folder, name = os.path.split(self.target)
+        host = re.sub(r"[^A-Za-z0-9_]", "_", socket.gethostname())[:40] or "host"
+        self.prefix = f".{name[:80]}.sstmp-{host}-{os.getpid()}-"
+        self.folder = folder
+
+    def __enter__(self):
+        import os
+        import tempfile
+
+        descriptor, self.temporary = tempfile.mkstemp(
+            prefix=self.prefix, suffix=".tmp", dir=self.folder
+        )
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(descriptor, 0o666 & ~mask)
+        self.stream = os.fdopen(descriptor, "w+b")
+        return self.stream
+
+    def __exit__(self, kind, error, trace):
+        import os
+
+        try:
+            if kind is None:
+                self.stream.flush()
+                os.fsync(self.stream.fileno())
+            self.stream.close()
+            if kind is None:
+                os.replace(self.temporary, self.target)
+        finally:
+            if os.path.lexists(self.temporary):
+                os.unlink(self.temporary)
+        return False
 
 
 def _ss_where(error, path, lines):

@@ -9,6 +9,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from shapescript import atomic_write
 from shapescript.check.algebra.types import ModelType, TensorType
 from shapescript.check.exports import export_diagnostics
 from shapescript.check.program import Checked
@@ -184,18 +185,20 @@ def export_hf(
         config.update(_attentions(checked, name, module, model))
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "modeling_shapescript.py").write_text(modeling_source(checked, name), encoding="utf-8")
-    (out / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    atomic_write.write_text(out / "modeling_shapescript.py", modeling_source(checked, name))
+    atomic_write.write_text(out / "config.json", json.dumps(config, indent=2) + "\n")
     if language:
         generation = {"do_sample": False, "use_cache": False}
-        (out / "generation_config.json").write_text(json.dumps(generation, indent=2) + "\n")
-    from safetensors.torch import save_file
+        atomic_write.write_text(
+            out / "generation_config.json", json.dumps(generation, indent=2) + "\n"
+        )
+    from safetensors.torch import save
 
-    save_file(tensors, str(out / "model.safetensors"), metadata={"format": "pt"})
+    atomic_write.write_bytes(out / "model.safetensors", save(tensors, metadata={"format": "pt"}))
     if tokenizer is not None:
         for item in Path(tokenizer).iterdir():
             if item.is_file() and item.name not in ("config.json", "model.safetensors"):
-                shutil.copy(item, out / item.name)
+                atomic_write.write_bytes(out / item.name, item.read_bytes())
     if verify:
         _verify(checked, name, module, model, out, language, dtype)
     return config

@@ -48,7 +48,11 @@ def build_export(
     if devices is None and devices_line(checked)[0] is None:
         devices = "cpu"
     options = BuildOptions(
-        devices=devices, checks=checks, value_checks=value_checks, standalone=True
+        devices=devices,
+        checks=checks,
+        value_checks=value_checks,
+        standalone=True,
+        host_checks=False,
     )
     generated = generate(checked, options)
     errors = [diag for diag in generated.diagnostics if diag.is_error]

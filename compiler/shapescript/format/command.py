@@ -25,13 +25,18 @@ def add_parser(commands) -> None:
 
 
 def format_file(path: str, check: bool) -> str:
-    """What happened to one file: `same`, `changed`, or an error message."""
+    """What happened to one file: `same`, `changed`, or an error message.
+
+    The new text replaces the file in one rename (`shapescript.atomic_write`), so a write
+    that fails leaves it whole; a link is written through to the file it names, which
+    `collect_files` only gives for a link named on the command line or one that stays in
+    the folder walked."""
+    from shapescript import atomic_write
     from shapescript.format import FormatError, format_text
+    from shapescript.source_files import read_regular
 
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-        text = data.decode("utf-8")
+        text = read_regular(path).decode("utf-8")
     except UnicodeDecodeError:
         return f"{path}: not UTF-8; left as it is"
     except OSError as error:
@@ -46,25 +51,25 @@ def format_file(path: str, check: bool) -> str:
         return "same"
     if not check:
         try:
-            with open(path, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(bom + formatted)
+            atomic_write.write_text(path, bom + formatted, newline="\n", through_link=True)
         except OSError as error:
-            return f"{path}: can't be written: {error.strerror}"
+            return f"{path}: can't be written: {error.strerror}; it is left as it was"
     return "changed"
 
 
 def run(args: argparse.Namespace) -> int:
     from shapescript.cli import EXIT_ERRORS, EXIT_OK, collect_files
+    from shapescript.shown_paths import shown
 
     changed = failed = 0
     for path in collect_files(args.paths):
         outcome = format_file(path, args.check)
         if outcome == "changed":
             changed += 1
-            print(f"{'would reformat' if args.check else 'reformatted'} {path}")
+            print(f"{'would reformat' if args.check else 'reformatted'} {shown(path)}")
         elif outcome != "same":
             failed += 1
-            print(f"error: {outcome}", file=sys.stderr)
+            print(f"error: {shown(outcome)}", file=sys.stderr)
     if failed or (args.check and changed):
         return EXIT_ERRORS
     return EXIT_OK

@@ -58,26 +58,28 @@ def run(args: argparse.Namespace) -> int:
     from shapescript.cli import collect_files, read_source, wants_color
     from shapescript.diagnostics.render_text import render_diagnostic
     from shapescript.pymodules.files import write_module
+    from shapescript.shown_paths import shown
 
     status = EXIT_OK
     color = wants_color(sys.stderr)
     for path in collect_files(args.paths):
         outcome = write_module(path, check_only=args.check, search_path=environment_search_path())
-        shown = Path(outcome.module_path).name
+        module_name = shown(Path(outcome.module_path).name)
         for diagnostic in diagnostics_for(path, outcome):
             print(render_diagnostic(diagnostic, read_source(path), color=color), file=sys.stderr)
         if outcome.state == "errors":
             print(
-                f"{path}: has errors (see `shapescript check`); {shown} not written",
+                f"{shown(path)}: has errors (see `shapescript check`); {module_name} not written",
                 file=sys.stderr,
             )
             status = EXIT_FAILED
         elif outcome.state in ("missing", "stale"):
             what = "is missing" if outcome.state == "missing" else "is out of date"
             print(
-                f"{outcome.module_path} {what}: run `shapescript pymodules {path}`", file=sys.stderr
+                f"{shown(outcome.module_path)} {what}: run `shapescript pymodules {shown(path)}`",
+                file=sys.stderr,
             )
             status = EXIT_FAILED
         elif outcome.state == "written":
-            print(f"wrote {outcome.module_path}")
+            print(f"wrote {shown(outcome.module_path)}")
     return status

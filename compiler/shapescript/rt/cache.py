@@ -16,13 +16,13 @@ import json
 import marshal
 import os
 import sys
-import tempfile
 import types
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
 import shapescript
+from shapescript import atomic_write
 from shapescript.rt.modes import CheckModes
 
 MAGIC = b"SSC\x01"
@@ -111,16 +111,8 @@ def store(entry: str, expected: bytes, code: types.CodeType) -> None:
     if sys.dont_write_bytecode:
         return
     blob = MAGIC + len(expected).to_bytes(4, "little") + expected + marshal.dumps(code)
-    folder = os.path.dirname(entry)
     try:
-        os.makedirs(folder, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(blob)
-            os.replace(temporary, entry)
-        except BaseException:
-            os.unlink(temporary)
-            raise
+        os.makedirs(os.path.dirname(entry), exist_ok=True)
+        atomic_write.write_bytes(entry, blob)
     except OSError:
         return

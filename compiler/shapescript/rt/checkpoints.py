@@ -2,32 +2,41 @@
 
 The file is a `torch.save` of
 
-    {"format": "shapescript.checkpoint", "version": 1, "values": [entry, ...]}
+    {"format": "shapescript.checkpoint", "version": 2, "values": [entry, ...],
+     "checksums": {"metadata": crc, "tensors": [crc, ...]}}
 
 with an entry per value: a model, `{"kind": "model", "type", "fields", "tensors"}`;
 optimizer state, `{"kind": "optimizer", "type", "optimizer", "model", "fields", "of",
 "state"}`; or a host scalar, `{"kind": "int" | "float" | "bool", "value"}`. Each field is
 `{"name", "kind", "shape", "dtype"}`, dtype as torch names it ("float32").
 
-A save writes a file beside the path, syncs it and renames it over the path, so the path
-always holds a whole checkpoint. A load reads with `weights_only=True` onto the declared
-device, checks the whole file against the types before it makes anything, and raises one
-ShapeError listing every difference.
+The checksums are CRC-32s (`checksums.py`): one of the values' metadata, everything but the
+tensors' data, and one of each tensor's bytes, in the order the values hold them. A load
+checks them, and a damaged file is a ShapeError naming the field whose data changed. A
+version 1 file, written before checksums, loads with a warning, once per file.
+
+A save writes the file through `shapescript.atomic_write`: a new file beside the path,
+synced and renamed over it, so the path always holds a whole checkpoint, and the temporary
+files of saves that were killed are removed by the next save into that folder.
+
+A load reads with `weights_only=True` onto the declared device, checks the whole file
+against the types before it makes anything, and raises one ShapeError listing every
+difference.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import secrets
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import torch
 
+from shapescript.atomic_write import atomic_writer
 from shapescript.records import record
 from shapescript.rt import devices
+from shapescript.rt.checksums import metadata_and_tensors, metadata_checksum, tensor_checksum
 from shapescript.rt.errors import CheckFailure, ShapeError
 from shapescript.rt.locations import caller, location
 from shapescript.rt.models import Field, Model, fields_of, params_of, same_model_type
@@ -41,7 +50,9 @@ from shapescript.rt.optimizers import (
 )
 
 FORMAT = "shapescript.checkpoint"
-VERSION = 1
+VERSION = 2
+#: The versions `load` reads: 1 was written before checkpoints had checksums.
+READS = (1, 2)
 #: Host scalars by kind, bool first since a bool is also an int.
 SCALARS: dict[str, type] = {"bool": bool, "int": int, "float": float}
 #: The runtime's name of each optimizer type name, `AdamW` -> "adamw".
@@ -162,35 +173,10 @@ def _entry(value: Any, position: int, values: tuple[Any, ...], fields: dict[str,
 
 
 def _write_atomically(path: str, checkpoint: dict[str, Any]) -> None:
-    """torch.save to a new file beside `path`, synced to disk, then renamed over `path`."""
-    directory, name = os.path.split(os.path.abspath(path))
-    temporary = os.path.join(directory, f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    descriptor = os.open(temporary, flags, 0o666)
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            torch.save(checkpoint, file)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    _sync_directory(directory)
-
-
-def _sync_directory(directory: str) -> None:
-    """Make the rename itself durable, where the system can sync a directory."""
-    try:
-        descriptor = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        with contextlib.suppress(OSError):
-            os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
+    """torch.save through the project's atomic writer: the path holds the old checkpoint or
+    the new one, and a killed save's temporary file is removed by the next write there."""
+    with atomic_writer(path, binary=True) as file:
+        torch.save(checkpoint, file)
 
 
 def _path_text(path: Any, operation: str, fields: dict[str, Any]) -> str:
@@ -212,7 +198,13 @@ def save(path: str | os.PathLike[str], *values: Any, where: str | None = None) -
     if not values:
         raise TypeError(str(CheckFailure("save: give at least one value after the path", **fields)))
     entries = [_entry(value, position, values, fields) for position, value in enumerate(values)]
-    _write_atomically(text, {"format": FORMAT, "version": VERSION, "values": entries})
+    metadata, tensors = metadata_and_tensors(entries)
+    checksums = {
+        "metadata": metadata_checksum(metadata),
+        "tensors": [tensor_checksum(tensor) for _path, tensor in tensors],
+    }
+    checkpoint = {"format": FORMAT, "version": VERSION, "values": entries, "checksums": checksums}
+    _write_atomically(text, checkpoint)
 
 
 # ---- load: reading and checking the file
@@ -241,14 +233,17 @@ def _unreadable(path: str, error: Exception, fields: dict[str, Any]) -> ShapeErr
     return ShapeError(f"`{path}` can't be loaded: {problem}", **fields)
 
 
-def _read(path: str, device: torch.device, fields: dict[str, Any]) -> dict[str, Any]:
-    """The file's contents; OSError if it can't be opened, ShapeError if torch can't read it."""
+def _read(path: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """The file's contents, on the CPU; OSError if it can't be opened, ShapeError if torch
+    can't read it."""
     with open(path, "rb") as file:
         try:
             with warnings.catch_warnings():
                 # torch warns about pickle protocols of files it then refuses; the error says so.
                 warnings.simplefilter("ignore", UserWarning)
-                data = torch.load(file, map_location=device, weights_only=True)
+                # On the CPU, where the checksums are computed; `_make` moves the values
+                # to the declared device.
+                data = torch.load(file, map_location="cpu", weights_only=True)
         except Exception as error:
             raise _unreadable(path, error, fields) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -257,10 +252,10 @@ def _read(path: str, device: torch.device, fields: dict[str, Any]) -> dict[str, 
             f"`{path}` isn't a ShapeScript checkpoint: it holds {what} that save didn't write",
             **fields,
         )
-    if data.get("version") != VERSION:
+    if data.get("version") not in READS:
         raise ShapeError(
             f"`{path}` is a version {data.get('version')!r} checkpoint; this shapescript reads "
-            f"version {VERSION}",
+            f"versions {' and '.join(str(version) for version in READS)}",
             **fields,
         )
     return data
@@ -392,6 +387,66 @@ def _check_entries(data: dict[str, Any]) -> list[dict[str, Any]]:
         else:
             raise _Damaged(f"{what} is of an unknown kind {kind!r}")
     return entries
+
+
+# ---- load: the checksums
+
+#: The files (real paths) a load has warned about for having no checksums.
+_warned_unchecked: set[str] = set()
+
+
+def _tensor_text(path: tuple[Any, ...], entries: list[dict[str, Any]]) -> str:
+    """Which tensor of the file `path` leads to, as a message says it."""
+    position = path[0]
+    entry = entries[position]
+    value = f"value {position + 1} (`{entry['type']}`)"
+    if entry["kind"] == "model":
+        return f"field `{path[2]}` of {value}"
+    if entry["kind"] == "optimizer" and path[1:4] == ("state", "torch", "state"):
+        param = entry["fields"][path[4]]["name"]
+        return f"`{path[5]}` of param `{param}` in {value}"
+    return f"a tensor of {value}"
+
+
+def _check_sums(
+    text: str, data: dict[str, Any], entries: list[dict[str, Any]], fields: dict[str, Any]
+) -> None:
+    """ShapeError when the file's checksums don't match what it holds; a warning, once
+    per file, for a version 1 file, which has none."""
+    if data["version"] == 1:
+        key = os.path.realpath(text)
+        if key not in _warned_unchecked:
+            _warned_unchecked.add(key)
+            warnings.warn(
+                f"`{text}` has no checksums: an older shapescript saved it, so damage to it "
+                "can't be found. Save it again to add them.",
+                UserWarning,
+                stacklevel=3,
+            )
+        return
+    damaged = f"`{text}` is damaged: "
+    advice = "; it changed after save wrote it. Use another copy, or save it again"
+    sums = data.get("checksums")
+    metadata, tensors = metadata_and_tensors(entries)
+    if not (
+        isinstance(sums, dict)
+        and isinstance(sums.get("tensors"), list)
+        and len(sums["tensors"]) == len(tensors)
+    ):
+        raise ShapeError(damaged + "its checksums are missing or cut short" + advice, **fields)
+    if sums.get("metadata") != metadata_checksum(metadata):
+        raise ShapeError(
+            damaged + "its metadata doesn't match its checksum (the values' types, fields, "
+            "numbers and optimizer settings)" + advice,
+            **fields,
+        )
+    for (path, tensor), expected in zip(tensors, sums["tensors"], strict=True):
+        if tensor_checksum(tensor) != expected:
+            raise ShapeError(
+                f"{damaged}the data of {_tensor_text(path, entries)} doesn't match its "
+                f"checksum{advice}",
+                **fields,
+            )
 
 
 # ---- load: comparing the file with the types
@@ -606,11 +661,12 @@ def load(path: str | os.PathLike[str], *types: Any, where: str | None = None) ->
         raise TypeError(str(CheckFailure("load: give at least one type after the path", **fields)))
     _check_types(types, fields)
     device = devices.device()
-    data = _read(text, device, fields)
+    data = _read(text, fields)
     try:
         entries = _check_entries(data)
     except _Damaged as damage:
         raise ShapeError(f"`{text}` isn't a checkpoint save wrote: {damage}", **fields) from None
+    _check_sums(text, data, entries, fields)
     if len(entries) != len(types):
         held = _listed(len(entries), "value", [_entry_text(entry) for entry in entries])
         given = _listed(len(types), "type", [_type_text(declared) for declared in types])

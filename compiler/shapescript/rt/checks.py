@@ -124,10 +124,11 @@ def argument_error(spec, index: int, value: Any, known: dict[str, Any]) -> None:
             if remainder == 0 and whole >= 0:
                 continue
             if factor_value != 1 and offset_value == 0:
+                written, _, value_text = factor_text.partition(" = ")
+                aside = f" ({written} = {value_text})" if value_text else ""
                 raise ShapeError(
-                    f"expected {shown}, whose axis {position + 1} is a multiple of "
-                    f"{factor_text}, got shape {shape}: {size} isn't divisible by "
-                    f"{factor_value}",
+                    f"expected {shown}, got shape {shape}: axis {position + 1} is {size}, "
+                    f"which isn't {written} × {axis[1]} for a whole {axis[1]}{aside}",
                     **where,
                 )
             raise ShapeError(
@@ -151,14 +152,28 @@ def _failed(bad: torch.Tensor) -> bool:
 
 
 def _found(value: Any, what: str) -> str:
-    """What a value check found, for a range or index domain: the values' extent."""
+    """What a value check found, for a range or index domain: the values' extent, or how
+    many are NaN."""
     if not isinstance(value, torch.Tensor) or value.numel() == 0 or value.dtype == torch.bool:
         return ""
     if not what.startswith(("values in", "indices in", "only")) or "sum" in what:
-        return ""
+        return _nan_text(_whole(value))
     value = _whole(value)
+    nans = _nan_text(value)
+    if nans:
+        return nans
     low, high = value.min().item(), value.max().item()
     return f", but they go from {low:g} to {high:g}"
+
+
+def _nan_text(values: torch.Tensor) -> str:
+    """`, but 2 of them are NaN`, or "" when none is."""
+    if not values.is_floating_point():
+        return ""
+    count = int(values.isnan().sum())
+    if count == 0:
+        return ""
+    return f", but {count} of them {'is' if count == 1 else 'are'} NaN"
 
 
 def not_tensors(spec, known: dict[str, Any]) -> None:

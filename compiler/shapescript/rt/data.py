@@ -27,7 +27,7 @@ from shapescript.rt.items import (
     location,
 )
 from shapescript.rt.randomness import seed_for
-from shapescript.rt.worker_pool import LoaderError, loader_workers
+from shapescript.rt.worker_pool import LoaderError, loader_timeout, loader_workers
 
 __all__ = [
     "Batch",
@@ -40,6 +40,7 @@ __all__ = [
     "as_batch",
     "batches",
     "check_dataset",
+    "loader_timeout",
     "loader_workers",
     "shuffle",
 ]

@@ -40,6 +40,9 @@ def _found(values: torch.Tensor, promise: str) -> str:
     """What the values are, for a promise about their extent (a range or indices)."""
     if values.numel() == 0 or values.dtype == torch.bool:
         return ""
+    nans = int(values.isnan().sum()) if values.is_floating_point() else 0
+    if nans:
+        return f", but {nans} of them {'is' if nans == 1 else 'are'} NaN"
     if not promise.startswith(("values in", "indices in", "only")) or "sum" in promise:
         return ""
     if values.numel() == 1:

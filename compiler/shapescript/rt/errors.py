@@ -117,11 +117,17 @@ class DomainError(CheckFailure, ValueError):
     """Values outside what their domain promises, found by a value check."""
 
 
+class CallError(CheckFailure, TypeError):
+    """A call of a compiled function with an argument missing or too many of them: a
+    TypeError, as Python's own error for such a call is, that names the `.ss` line."""
+
+
 class DeviceError(CheckFailure, RuntimeError):
     """No devices declared, two different declarations, or a tensor on another device."""
 
 
 __all__ = [
+    "CallError",
     "CheckFailure",
     "DeviceError",
     "DomainError",

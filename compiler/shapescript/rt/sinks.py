@@ -18,6 +18,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from shapescript import atomic_write
 from shapescript.rt.logs import RULES, LogRecord, Logs
 
 
@@ -180,7 +181,7 @@ class CsvSink(Sink):
     def __init__(self, path: str | os.PathLike[str], every: int | None = 1) -> None:
         super().__init__(every)
         self.path = os.fspath(path)
-        self._file = open(self.path, "w", newline="", encoding="utf-8")  # noqa: SIM115
+        self._file = atomic_write.open_stream(self.path, newline="")
         self._writer = csv_files.writer(self._file)
         self._header = False
 

@@ -9,6 +9,9 @@ k mod W, so results come back in order, two batches ahead per worker.
 
 A worker that dies is noticed at once (its process's sentinel is waited on with its pipe)
 and named with the item it was loading, which it writes to a shared int before each one.
+A batch that a worker doesn't finish within `loader_timeout()` seconds is an error naming
+that item, and the dataset's workers are stopped (a `__getitem__` that blocks would
+otherwise hang the loop forever).
 """
 
 from __future__ import annotations
@@ -44,7 +47,11 @@ DEPTH = 2
 #: last few used.
 STRONG_LIMIT = 4
 
+#: Seconds a worker may take over one batch unless `loader_timeout` says otherwise.
+DEFAULT_TIMEOUT = 300.0
+
 _setting: int | None = None
+_timeout_setting: float | None = None
 
 
 class LoaderError(CheckFailure, RuntimeError):
@@ -72,6 +79,34 @@ def loader_workers(n: int | None = None) -> int:
             raise ValueError(f"loader_workers: n is 0 or more, not {n}")
         _setting = n
     return default_workers() if _setting is None else _setting
+
+
+def loader_timeout(seconds: float | None = None) -> float:
+    """Set how many seconds a loader worker process may take over one batch before the loop
+    raises LoaderError and stops the dataset's workers; return the number in effect
+    ($SHAPESCRIPT_LOADER_TIMEOUT, else 300). Loading in the calling process
+    (`loader_workers(0)`) has no time limit."""
+    global _timeout_setting
+    if seconds is not None:
+        if not isinstance(seconds, int | float) or isinstance(seconds, bool):
+            raise TypeError(f"loader_timeout: seconds is a number, not {type(seconds).__name__}")
+        if not seconds > 0 or seconds == float("inf"):
+            raise ValueError(f"loader_timeout: seconds is a positive number, not {seconds}")
+        _timeout_setting = float(seconds)
+    if _timeout_setting is not None:
+        return _timeout_setting
+    text = os.environ.get("SHAPESCRIPT_LOADER_TIMEOUT")
+    if not text:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise ValueError(
+            f"$SHAPESCRIPT_LOADER_TIMEOUT is {text!r}, not a positive number of seconds"
+        )
+    return value
 
 
 # ---------------------------------------------------------------- the worker process
@@ -216,9 +251,14 @@ class _Worker:
         self.capacity = 0
         self.pending = 0
 
-    def receive(self) -> tuple[Any, ...] | None:
-        """The worker's next message, or None if it has died."""
-        ready = multiprocessing.connection.wait([self.results, self.process.sentinel])
+    def receive(self, timeout: float | None = None) -> tuple[Any, ...] | None:
+        """The worker's next message; None if it has died, TimeoutError if it sends none
+        within `timeout` seconds."""
+        ready = multiprocessing.connection.wait(
+            [self.results, self.process.sentinel], timeout=timeout
+        )
+        if not ready:
+            raise TimeoutError
         if self.results in ready:
             try:
                 return self.results.recv()
@@ -258,11 +298,15 @@ class _Worker:
         with contextlib.suppress(OSError, ValueError):
             self.tasks.send(None)
 
-    def close(self) -> None:
-        self.process.join(timeout=2)
+    def close(self, wait: float = 2) -> None:
+        """Wait up to `wait` seconds for the process to end, then end it, and wait for it."""
+        self.process.join(timeout=wait)
         if self.process.is_alive():
             self.process.terminate()
             self.process.join(timeout=2)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
         for end in (self.tasks, self.results):
             end.close()
 
@@ -279,6 +323,7 @@ class WorkerPool:
         record_name: str,
     ) -> None:
         self.length = len(dataset)
+        self.dataset_name = type(dataset).__name__
         self.count = count
         self.fields = fields
         self.record_name = record_name
@@ -321,7 +366,11 @@ class WorkerPool:
         """Forget the results of a loop that stopped early; False if a worker has died."""
         for worker in self.workers:
             while worker.pending:
-                if worker.receive() is None:
+                try:
+                    message = worker.receive(loader_timeout())
+                except TimeoutError:
+                    message = None
+                if message is None:
                     self.broken = True
                     return False
                 worker.pending -= 1
@@ -343,9 +392,13 @@ class WorkerPool:
             ahead = len(self.workers) * DEPTH
             for number in range(min(ahead, total)):
                 self._send(loop, number, chunks[number])
+            limit = loader_timeout()
             for number in range(total):
                 worker = self.workers[number % len(self.workers)]
-                message = worker.receive()
+                try:
+                    message = worker.receive(limit)
+                except TimeoutError:
+                    raise self._timed_out(worker, chunks[number], limit, where) from None
                 if message is None:
                     self.broken = True
                     raise LoaderError(
@@ -375,17 +428,33 @@ class WorkerPool:
         finally:
             self.busy = False
 
+    def _timed_out(
+        self, worker: _Worker, indices: list[int], limit: float, where: str
+    ) -> LoaderError:
+        """The error for a batch that took longer than the time limit, once every worker of
+        the pool is stopped."""
+        item = worker.current.value
+        self.shutdown(wait=0)
+        return LoaderError(
+            f"loading item {item} of the dataset ({self.dataset_name}) took longer than the "
+            f"time limit, {limit:g} s (for the batch of {items_text(indices)}); "
+            "its loader worker processes were stopped. Look for what its __getitem__ waits "
+            "on; shapescript.loader_timeout(seconds) sets the limit",
+            **location(where),
+        )
+
     def _send(self, loop: int, number: int, indices: list[int]) -> None:
         worker = self.workers[number % len(self.workers)]
         slot = (number // len(self.workers)) % DEPTH
         worker.tasks.send(("load", loop, number, slot, indices))
         worker.pending += 1
 
-    def shutdown(self) -> None:
+    def shutdown(self, wait: float = 2) -> None:
+        """Stop every worker (ended after `wait` seconds if it doesn't stop) and wait for it."""
         for worker in self.workers:
             worker.stop()
         for worker in self.workers:
-            worker.close()
+            worker.close(wait)
         self.workers = []
         self.broken = True
 

@@ -699,7 +699,19 @@ class _Parser:
         if self.at("->"):
             self.report_pattern_outside(self.tok.span)
             raise _Abort
-        self.fail_expected("the end of the line")
+        self.fail_expected("the end of the line", self._lone_carriage_return_help())
+
+    def _lone_carriage_return_help(self) -> str | None:
+        """Help for a token after a lone `\\r`, which editors show on a line of its own."""
+        if self.pos == 0:
+            return None
+        gap = self.source.text[self.tokens[self.pos - 1].span.end : self.tok.span.start]
+        if "\r" not in gap.replace("\r\n", ""):
+            return None
+        return (
+            "a lone carriage return (\\r) doesn't end a line in ShapeScript, though editors "
+            "show a new line there: save the file with \\n or \\r\\n line endings"
+        )
 
     def parse_dim(self) -> ast.DimDecl | ast.AliasDecl:
         start = self.advance().start

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import re
 from typing import NamedTuple
 
 from shapescript.records import field, record
@@ -43,9 +44,17 @@ class Position:
     column: int
 
 
+#: Where lines end for positions: as in LSP and editors (and Python's universal
+#: newlines), at `\n`, `\r\n` or a lone `\r`. What a lone `\r` means to the language is
+#: the lexer's business: as the reference says, a carriage return between tokens is
+#: ignored, so it doesn't end a statement.
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+
+
 @record
 class SourceFile:
-    """The text of one `.ss` file (BOM removed) with a lazily built line index."""
+    """The text of one `.ss` file (BOM removed) with a lazily built line index, whose
+    lines end where the language server's do (see `_LINE_BREAK`)."""
 
     path: str
     text: str
@@ -62,12 +71,25 @@ class SourceFile:
         if self._line_starts is None:
             starts = [0]
             text = self.text
-            index = text.find("\n")
-            while index != -1:
-                starts.append(index + 1)
-                index = text.find("\n", index + 1)
+            if "\r" in text:
+                starts += [match.end() for match in _LINE_BREAK.finditer(text)]
+            else:
+                index = text.find("\n")
+                while index != -1:
+                    starts.append(index + 1)
+                    index = text.find("\n", index + 1)
             self._line_starts = starts
         return self._line_starts
+
+    def _line_end(self, line: int) -> int:
+        """The offset where a 1-based line's text ends, before its line break."""
+        starts = self.line_starts
+        if line >= len(starts):
+            return len(self.text)
+        end = starts[line] - 1
+        if self.text[end] == "\n" and end > starts[line - 1] and self.text[end - 1] == "\r":
+            end -= 1
+        return end
 
     def position(self, offset: int) -> Position:
         """The 1-based line and column of a character offset."""
@@ -83,17 +105,14 @@ class SourceFile:
         if line > len(starts):
             return len(self.text)
         start = starts[line - 1]
-        end = starts[line] - 1 if line < len(starts) else len(self.text)
-        return min(start + max(column - 1, 0), end)
+        return min(start + max(column - 1, 0), self._line_end(line))
 
     def line_text(self, line: int) -> str:
         """The text of a 1-based line without its line break."""
         starts = self.line_starts
         if not 1 <= line <= len(starts):
             return ""
-        start = starts[line - 1]
-        end = starts[line] - 1 if line < len(starts) else len(self.text)
-        return self.text[start:end].rstrip("\r")
+        return self.text[starts[line - 1] : self._line_end(line)]
 
     @property
     def line_count(self) -> int:

@@ -11,6 +11,7 @@ import {
   Settings,
 } from '../config';
 import { Configuration, PythonExtension } from './stubs/vscode';
+import { whenTrusted } from '../trust';
 
 const settings = (python = '', serverArgs: string[] = []): Settings => ({ python, serverArgs, hoverPictures: true, bindingHints: true, pythonModules: true });
 
@@ -144,5 +145,66 @@ describe('initializationOptions', () => {
     assert.equal(initializationOptions('/l', 'p', true, true).pythonModules, true);
     assert.equal(initializationOptions('/l', 'p', true, true, true, 'dark', false).pythonModules, false);
     assert.equal(readSettings(new Configuration({ pythonModules: false })).pythonModules, false);
+  });
+
+  it('never lets the server write Python modules in an untrusted workspace', () => {
+    assert.equal(initializationOptions('/l', 'p', false, true, true, 'dark', true).pythonModules, false);
+    assert.equal(initializationOptions('/l', 'p', false, false).pythonModules, false);
+  });
+});
+
+describe('choosePython in an untrusted workspace', () => {
+  const untrusted = { workspaceTrusted: false, workspaceFolder: '/work/proj', home: '/home/me', platform: 'linux' as const };
+
+  it('never asks the Python extension, whose interpreter may be the workspace\'s', async () => {
+    const ext = new PythonExtension(false, { id: 'venv', path: '/work/proj/.venv/bin/python' });
+    let asked = 0;
+    const choice = await choosePython(settings(), () => { asked++; return ext; }, untrusted);
+    assert.deepEqual([choice.python, choice.source], ['python3', 'default']);
+    assert.equal(asked, 0);
+    assert.equal(ext.activations, 0);
+    assert.match(choice.note ?? '', /untrusted/);
+  });
+
+  it('uses shapescript.python from the user settings, unless it points into the workspace', async () => {
+    assert.deepEqual(await choosePython(settings('~/venvs/ss/bin/python'), () => undefined, untrusted),
+      { python: '/home/me/venvs/ss/bin/python', source: 'setting' });
+    const inside = await choosePython(settings('${workspaceFolder}/.venv/bin/python'), () => undefined, untrusted);
+    assert.deepEqual([inside.python, inside.source], ['python3', 'default']);
+    assert.match(inside.note ?? '', /workspaceFolder/);
+  });
+});
+
+describe('whenTrusted', () => {
+  class Workspace {
+    private listeners: (() => void)[] = [];
+    constructor(public isTrusted: boolean) {}
+    onDidGrantWorkspaceTrust(listener: () => void) {
+      this.listeners.push(listener);
+      return { dispose: () => { this.listeners = this.listeners.filter((l) => l !== listener); } };
+    }
+    grant(): void {
+      this.isTrusted = true;
+      for (const listener of [...this.listeners]) {
+        listener();
+      }
+    }
+  }
+
+  it('in a trusted workspace, runs the trusted work at once and never restarts', () => {
+    const calls: string[] = [];
+    whenTrusted(new Workspace(true), () => calls.push('trusted'), () => calls.push('restart'));
+    assert.deepEqual(calls, ['trusted']);
+  });
+
+  it('in an untrusted workspace, waits for trust, then runs it and restarts the server once', () => {
+    const calls: string[] = [];
+    const workspace = new Workspace(false);
+    whenTrusted(workspace, () => calls.push('trusted'), () => calls.push('restart'));
+    assert.deepEqual(calls, []);
+    workspace.grant();
+    assert.deepEqual(calls, ['trusted', 'restart']);
+    workspace.grant();
+    assert.deepEqual(calls, ['trusted', 'restart']);
   });
 });

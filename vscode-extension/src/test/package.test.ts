@@ -64,9 +64,11 @@ describe('package.json', () => {
     assert.equal(props['shapescript.trace.server'].default, 'off');
   });
 
-  it('keeps the interpreter settings out of untrusted workspaces', () => {
-    const restricted = pkg.capabilities.untrustedWorkspaces.restrictedConfigurations;
-    assert.deepEqual([...restricted].sort(), ['shapescript.python', 'shapescript.server.args']);
+  it('keeps the interpreter and file-writing settings out of untrusted workspaces', () => {
+    const untrusted = pkg.capabilities.untrustedWorkspaces;
+    assert.equal(untrusted.supported, 'limited');
+    assert.deepEqual([...untrusted.restrictedConfigurations].sort(),
+      ['shapescript.python', 'shapescript.pythonModules', 'shapescript.server.args']);
   });
 
   it('contributes the restart command, and the extension registers it', () => {

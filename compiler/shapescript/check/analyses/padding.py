@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any
 
+from shapescript.check.algebra.stacked import Walk, run_stacked
 from shapescript.check.algebra.types import (
     BatchesType,
     BatchType,
@@ -577,12 +578,15 @@ class _Foreign:
 
 
 def _dotted(node: object) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.name
-    if isinstance(node, ast.Member):
-        target = _dotted(node.target)
-        return None if target is None else f"{target}.{node.name}"
-    return None
+    """`torch.nn.relu` for a name or a chain of members on a name; None for others."""
+    parts: list[str] = []
+    while isinstance(node, ast.Member):
+        parts.append(node.name)
+        node = node.target
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.name)
+    return ".".join(reversed(parts))
 
 
 def _operands(call: _Call) -> list[object]:
@@ -749,8 +753,15 @@ class _Analysis:
 
     # ------------------------------------------------------------------ padding
 
+    # Following an axis into the functions it is passed to goes as deep as a chain of
+    # calls, which only the file's length bounds: the walks below yield the walk of each
+    # callee to `run_stacked` instead of calling it.
+
     def axis_blocker(self, function: str, symbol: str) -> Blocker | None:
         """What keeps axis `symbol` of `function`'s parameters from being padded."""
+        return run_stacked(self._axis_walk(function, symbol))
+
+    def _axis_walk(self, function: str, symbol: str) -> Walk[Blocker | None]:
         key = (function, symbol, self.selection)
         if key in self.axis_memo:
             return self.axis_memo[key]
@@ -759,7 +770,7 @@ class _Analysis:
         decl = item.item
         assert isinstance(decl, ast.FnDecl)
         body = decl.body if decl.body is not None else decl.expr_body
-        found = self.body_blocker(item, body, symbol)
+        found = yield from self._body_walk(item, body, symbol)
         self.axis_memo[key] = found
         return found
 
@@ -795,6 +806,9 @@ class _Analysis:
 
     def body_blocker(self, item: ItemFacts, body: object, symbol: str) -> Blocker | None:
         """The first operation in `body` across the axis `symbol` with no masked version."""
+        return run_stacked(self._body_walk(item, body, symbol))
+
+    def _body_walk(self, item: ItemFacts, body: object, symbol: str) -> Walk[Blocker | None]:
         types = self.types(item)
         name = item.item.name  # type: ignore[union-attr]
 
@@ -855,7 +869,7 @@ class _Analysis:
             given = _given(types, call, symbol)
             if not given:
                 continue
-            found = self.call_blocker(item, types, call, symbol, blocked, given)
+            found = yield from self._call_walk(item, types, call, symbol, blocked, given)
             if found is not None:
                 return found
             reached.append((call, given))
@@ -863,9 +877,10 @@ class _Analysis:
         self.reached[(id(body), symbol)] = (body, reached)
         return None
 
-    def call_blocker(
+    def _call_walk(
         self, item, types, call: _Call, symbol: str, blocked, given: list[object]
-    ) -> Blocker | None:
+    ) -> Walk[Blocker | None]:
+        """What keeps the axis from being padded in one call that is given it."""
         over = call.named.get("over")
         over_padded = _over_padded(types, call, given, symbol)
         over_text = item_text_of(over)
@@ -931,7 +946,11 @@ class _Analysis:
                     call.span,
                 )
             for inner in _inner_axes(arg_type, param_type, symbol):
-                found = self.axis_blocker(call.name, inner)
+                key = (call.name, inner, self.selection)
+                if key in self.axis_memo:
+                    found = self.axis_memo[key]
+                else:
+                    found = yield self._axis_walk(call.name, inner)
                 if found is not None:
                     return found
         return None
@@ -998,6 +1017,12 @@ class _Analysis:
         known = self.elementwise_memo.get(function)
         if known is not None:
             return known
+        return run_stacked(self._elementwise_walk(function))
+
+    def _elementwise_walk(self, function: str) -> Walk[bool]:
+        known = self.elementwise_memo.get(function)
+        if known is not None:
+            return known
         self.elementwise_memo[function] = True
         item = self.functions[function]
         decl = item.item
@@ -1009,7 +1034,12 @@ class _Analysis:
         for call in _calls(body) if found else ():
             if call.name in self.functions:
                 target = self.functions[call.name]
-                found = _elementwise(target.item) and self.only_elementwise(call.name)
+                found = _elementwise(target.item)
+                if found:
+                    known = self.elementwise_memo.get(call.name)
+                    if known is None:
+                        known = yield self._elementwise_walk(call.name)
+                    found = known
             else:
                 found = (
                     call.name not in _ACROSS
@@ -1025,6 +1055,10 @@ class _Analysis:
 
     def needs_mask(self, function: str, symbol: str) -> bool:
         """Whether `function` uses the mask of its axis `symbol`, itself or in its calls."""
+        known = self.need_memo.get((function, symbol))
+        return known if known is not None else run_stacked(self._need_walk(function, symbol))
+
+    def _need_walk(self, function: str, symbol: str) -> Walk[bool]:
         key = (function, symbol)
         if key not in self.need_memo:
             self.need_memo[key] = False
@@ -1032,12 +1066,15 @@ class _Analysis:
             decl = item.item
             assert isinstance(decl, ast.FnDecl)
             body = decl.body if decl.body is not None else decl.expr_body
-            self.need_memo[key] = self.mask_uses(item, body, symbol)
+            self.need_memo[key] = yield from self._mask_walk(item, body, symbol)
         return self.need_memo[key]
 
     def mask_uses(self, item: ItemFacts, body: object, symbol: str) -> bool:
         """Record the masked operations and mask-passing calls in `body` for the axis
         `symbol`; whether there are any."""
+        return run_stacked(self._mask_walk(item, body, symbol))
+
+    def _mask_walk(self, item: ItemFacts, body: object, symbol: str) -> Walk[bool]:
         types = self.types(item)
         facts = self.facts
         used = False
@@ -1096,38 +1133,40 @@ class _Analysis:
                 facts.masked[self.absolute(item, call.span)] = symbol
                 used = True
                 continue
-            passed = self.passed_masks(types, call, symbol)
+            passed = yield from self._passed_walk(types, call, symbol)
             if passed:
                 facts.passes.setdefault(self.absolute(item, call.span), {}).update(passed)
                 used = True
         return used
 
-    def passed_masks(self, types: dict[Span, Type], call: _Call, symbol: str) -> dict[str, str]:
+    def _passed_walk(
+        self, types: dict[Span, Type], call: _Call, symbol: str
+    ) -> Walk[dict[str, str]]:
         """The callee's axes that get the mask of `symbol` in a call of a function, of
         this file or another."""
         foreign = self.foreign(call) if "." in call.name else None
+        found: dict[str, str] = {}
         if foreign is not None:
             if foreign.facts is None or foreign.signature.is_generic:
-                return {}
+                return found
             params = [(p.name, p.type) for p in foreign.signature.params]
             needs = foreign.facts.needs.get(foreign.plain, frozenset())
-
-            def needed(inner: str) -> bool:
-                return inner in needs
-
-        else:
-            target = self.functions.get(call.name)
-            if target is None or target.body is None:
-                return {}
-            params = self.param_types(target)
-
-            def needed(inner: str) -> bool:
-                return inner not in self.dims and self.needs_mask(call.name, inner)
-
-        found: dict[str, str] = {}
-        for _, arg_type, param_type in self.axis_pairs(types, call, params):
+            for _, arg_type, param_type in self.axis_pairs(types, call, params):
+                for inner in _inner_axes(arg_type, param_type, symbol):
+                    if inner in needs:
+                        found[inner] = symbol
+            return found
+        target = self.functions.get(call.name)
+        if target is None or target.body is None:
+            return found
+        for _, arg_type, param_type in self.axis_pairs(types, call, self.param_types(target)):
             for inner in _inner_axes(arg_type, param_type, symbol):
-                if needed(inner):
+                if inner in self.dims:
+                    continue
+                needed = self.need_memo.get((call.name, inner))
+                if needed is None:
+                    needed = yield self._need_walk(call.name, inner)
+                if needed:
                     found[inner] = symbol
         return found
 
@@ -1135,6 +1174,11 @@ class _Analysis:
 
     def host_blocker(self, function: str) -> Blocker | None:
         """What in `function`, or what it calls, runs on the host."""
+        if function in self.host_memo:
+            return self.host_memo[function]
+        return run_stacked(self._host_walk(function))
+
+    def _host_walk(self, function: str) -> Walk[Blocker | None]:
         if function in self.host_memo:
             return self.host_memo[function]
         self.host_memo[function] = None
@@ -1200,13 +1244,19 @@ class _Analysis:
                         and differentiated.name in self.functions
                         and differentiated.name != function
                     ):
-                        found = self.host_blocker(differentiated.name)
+                        found = yield from self._host_of(differentiated.name)
                 elif name in self.functions and name != function:
-                    inner = self.host_blocker(name)
+                    inner = yield from self._host_of(name)
                     if inner is not None:
                         found = inner
         self.host_memo[function] = found
         return found
+
+    def _host_of(self, function: str) -> Walk[Blocker | None]:
+        """A callee's host work: remembered, or its walk run next on the stack."""
+        if function in self.host_memo:
+            return self.host_memo[function]
+        return (yield self._host_walk(function))
 
     def is_step(self, item: ItemFacts) -> bool:
         decl = item.item

@@ -62,6 +62,7 @@ from shapescript.check.bodies import (
     builtin_rules,
     chains,
     data_values,
+    fieldless,
     generics,
     gradients,
     logs_values,
@@ -1457,6 +1458,8 @@ class BodyChecker(CallChecker):
         special = data_values.field(self, target, node)
         if special is None:
             special = model_values.member(self, node, target)
+        if special is None:
+            fieldless.report_no_fields(self, node, target)
         return special if special is not None else UNKNOWN
 
     def index(self, node: ast.Index) -> Type:

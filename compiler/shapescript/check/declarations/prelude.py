@@ -7,7 +7,6 @@ from pathlib import Path
 
 from shapescript.check.algebra.reporter import Reporter
 from shapescript.check.declarations.module_scope import ModuleScope
-from shapescript.check.declarations.prelude_cache import cached
 from shapescript.check.declarations.signatures import Signature, build_signature
 from shapescript.check.declarations.symbols import Symbol
 from shapescript.check.declarations.type_exprs import TypeResolver
@@ -29,9 +28,12 @@ class Prelude:
 
 @cache
 def load_prelude() -> Prelude:
-    """The stub files' analysis: once per process, from the user's cache when it has it."""
+    """The stub files' analysis, built once per process.
+
+    Not kept between processes: building costs a check little (see docs/architecture.md,
+    "Cold start"), and a cache entry read back would be one more thing to plant."""
     texts = {origin: path.read_text(encoding="utf-8") for origin, path in STUB_FILES.items()}
-    return cached(texts, Prelude, lambda: build_prelude(texts))
+    return build_prelude(texts)
 
 
 def build_prelude(texts: dict[str, str]) -> Prelude:

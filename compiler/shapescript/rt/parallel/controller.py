@@ -33,7 +33,7 @@ from shapescript.rt.data import Batch
 from shapescript.rt.errors import DeviceError
 from shapescript.rt.models import Model
 from shapescript.rt.optimizers import Optimizer
-from shapescript.rt.parallel import batches, remote, wire
+from shapescript.rt.parallel import batches, remote, returns, wire
 from shapescript.rt.parallel import worker as worker_side
 from shapescript.rt.parallel.batches import RemoteBatch
 from shapescript.rt.parallel.errors import WorkerError
@@ -113,6 +113,8 @@ class Program:
         self.numbers: dict[int, int] = {}
         #: The objects the workers have changed since the controller's copy was made.
         self.stale: set[int] = set()
+        #: Objects that were stale when the workers stopped without giving them back: why.
+        self.lost: dict[int, str] = {}
         self._next = 0
         #: The last batch from Python each function's parameter had, which the workers
         #: keep: (axis, the tensors' references and versions, the split's sizes), by slot.
@@ -167,6 +169,8 @@ class Program:
         muts: tuple[str, ...],
         where: str,
     ) -> Any:
+        for value in bound.values():
+            self._check_usable(value)
         self.start()
         count = self.count
         parts: list[dict[str, Any]] = [{} for _ in range(count)]
@@ -219,6 +223,11 @@ class Program:
             for part in parts:
                 part[key] = encoded
         self.running = f"`{name}` ({where})" if where else f"`{name}`"
+        # From now on the workers' copies of what the call changes may be ahead, and if
+        # the call fails they are all there is.
+        for number, value in changed:
+            make_handle(value, self, number)
+            self.stale.add(number)
         messages = []
         for rank in range(count):
             share = (shares[rank], whole) if whole else (1, 1)
@@ -232,12 +241,9 @@ class Program:
             self.kept.clear()
             raise
         self.running = None
-        for number, value in changed:
-            make_handle(value, self, number)
-            self.stale.add(number)
         cpu = torch.device("cpu")
         if result_axis is None:
-            return wire.decode(answers[0][1], self.names, cpu)
+            return returns.restore(wire.decode(answers[0][1], self.names, cpu), self)
         results = [wire.decode(answer[1], self.names, cpu) for answer in answers]
         return _join(results, result_axis)
 
@@ -268,6 +274,7 @@ class Program:
             kind = "optimizer"
         else:
             return None
+        self._check_usable(value)
         number = self.numbers.get(id(value))
         if number is None:
             self._next += 1
@@ -299,9 +306,24 @@ class Program:
             "function on the workers first"
         )
 
+    def _check_usable(self, value: Any) -> None:
+        """WorkerError if `value` is a model or optimizer state whose workers' copy was
+        lost."""
+        number = self.numbers.get(id(value))
+        if number is None or number not in self.lost or self.objects.get(number) is not value:
+            return
+        what = f"{value.type_text} state" if isinstance(value, Optimizer) else type(value).__name__
+        raise WorkerError(
+            f"this {what} was changed on the workers, and {self.lost[number]}: what the workers "
+            "had is gone, and the copy here is out of date; make new ones, or load a checkpoint, "
+            "to go on"
+        )
+
     def sync(self, number: int) -> None:
         """Copy the first worker's object `number` back into the controller's, if it is
-        ahead; once the workers are gone, the controller's copy is what there is."""
+        ahead; WorkerError if the workers stopped before it could be."""
+        if number in self.lost:
+            self._check_usable(self.objects[number])
         if number not in self.stale or not self.workers:
             self.stale.discard(number)
             return
@@ -391,10 +413,16 @@ class Program:
         except _Answered as answered:
             # Every worker answered, so they can go on; the error is the program's.
             raise answered.error from None
-        except BaseException:
+        except BaseException as error:
             if self.workers:
-                self.stop(keep=False)
+                text = str(error)
+                first = text.splitlines()[0].rstrip(":") if text else type(error).__name__
+                why = first if isinstance(error, WorkerError) else f"{first} {self._while()}"
+                self.stop(keep=False, why=f"the workers were stopped: {why}")
             raise
+
+    def _while(self) -> str:
+        return f"while running {self.running or 'nothing'}"
 
     def _answers(self) -> list[Any]:
         answers: dict[int, Any] = {}
@@ -437,11 +465,12 @@ class Program:
         ]
         if silent and not own:
             raise WorkerError(self._timeout_text(answers, silent))
+        rank = min(own or errors)
         if silent:
             # One worker's own error left the others waiting at a collective: they can't
             # go on, so they are stopped, and the error is raised as on one device.
-            self.stop(keep=False)
-        rank = min(own or errors)
+            kind = type(errors[rank][1]).__name__
+            self.stop(keep=False, why=f"worker {rank} failed ({kind}) {self._while()}")
         _, raised, text, _where = errors[rank]
         if isinstance(raised, BaseException):
             raised.add_note(f"raised on worker {rank}:\n{text.rstrip()}")
@@ -481,21 +510,25 @@ class Program:
 
     def _failed(self, worker: _Worker) -> None:
         worker.process.join(timeout=1)
-        how = _how(worker.process.exitcode)
-        running = self.running or "nothing"
-        self.stop(keep=False)
+        what = f"worker {worker.rank} stopped ({_how(worker.process.exitcode)}) {self._while()}"
+        self.stop(keep=False, why=what)
         raise WorkerError(
-            f"worker {worker.rank} stopped ({how}) while running {running}; the other workers "
-            "were stopped, and the models on the devices are gone: make new ones, or load a "
-            "checkpoint, to go on"
+            f"{what}; the other workers were stopped, and the models on the devices are gone: "
+            "those the workers had changed raise WorkerError when used; make new ones, or load "
+            "a checkpoint, to go on"
         )
 
-    def stop(self, keep: bool = True) -> None:
+    def stop(self, keep: bool = True, why: str | None = None) -> None:
         """Stop every worker and wait for it; nothing of the program outlives this. With
-        `keep`, the controller's models and optimizer state first get the workers'."""
+        `keep`, the controller's models and optimizer state first get the workers'; without,
+        those the workers had changed are lost (`why` says what happened), and using them
+        raises WorkerError."""
         if keep and self.workers:
             for number in sorted(self.stale):
                 self.sync(number)
+        if self.workers:
+            reason = why or f"the workers were stopped {self._while()}"
+            self.lost.update(dict.fromkeys(self.stale, reason))
         self.stale.clear()
         workers, self.workers = self.workers, []
         for worker in workers:

@@ -261,6 +261,14 @@ def saved_for(model: Model, saved: dict[str, Any]) -> dict[str, Any]:
     return cut_state(model, saved) if isinstance(model, ShardedModel) else saved
 
 
+def laid_out_here() -> bool:
+    """Whether models are laid out over the workers (`shard params` or `split H`), so that
+    making one whole takes every worker."""
+    from shapescript.rt.parallel import heads
+
+    return active or heads.active
+
+
 def pulled(value: Any) -> Any:
     """A model's fields or optimizer state as the controller copies them back: whole."""
     from shapescript.rt.optimizers import Optimizer

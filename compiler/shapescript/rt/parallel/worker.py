@@ -174,7 +174,7 @@ def _serve(state: _State, connection: Any) -> None:
                 state.datasets.pop(message[1], None)
                 continue
             if kind == "call":
-                from shapescript.rt.parallel import sharding
+                from shapescript.rt.parallel import returns, sharding
 
                 _, name, args, kwargs, share, answer = message
                 running = name
@@ -183,6 +183,10 @@ def _serve(state: _State, connection: Any) -> None:
                 args = [_value(state, arg) for arg in args]
                 kwargs = _arguments(state, kwargs)
                 result = sharding.returned(function(*args, **kwargs))
+                if answer or sharding.laid_out_here():
+                    # Models and optimizer state as what they hold (gathered whole by every
+                    # worker when laid out over them).
+                    result = returns.portable(result, state.objects, _pull)
                 wire.send(connection, ("ok", wire.encode(result) if answer else None, {}))
         except _OthersFailed:
             wire.send(connection, ("error", OTHERS_FAILED, "", None))
