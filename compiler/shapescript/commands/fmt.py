@@ -5,23 +5,24 @@ from __future__ import annotations
 import argparse
 import sys
 
+from shapescript.commands.support import EXIT_ERRORS, EXIT_OK, collect_files
+
+NAME = "fmt"
+HELP = "lay out .ss files in the canonical layout"
+DESCRIPTION = (
+    "Rewrite .ss files, and the .ss files in folders (recursively), in the "
+    "canonical layout. A file with syntax errors is left as it is, with a message."
+)
 BOM = "\ufeff"
 
 
-def add_parser(commands) -> None:
-    fmt = commands.add_parser(
-        "fmt",
-        help="lay out .ss files in the canonical layout",
-        description="Rewrite .ss files, and the .ss files in folders (recursively), in the "
-        "canonical layout. A file with syntax errors is left as it is, with a message.",
-    )
-    fmt.add_argument("paths", nargs="*", metavar="PATH", help="a .ss file or a folder")
-    fmt.add_argument(
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="a .ss file or a folder")
+    parser.add_argument(
         "--check",
         action="store_true",
         help="change nothing; list the files that would change, and exit 1 if any would",
     )
-    fmt.set_defaults(run=run)
 
 
 def format_file(path: str, check: bool) -> str:
@@ -58,7 +59,6 @@ def format_file(path: str, check: bool) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from shapescript.cli import EXIT_ERRORS, EXIT_OK, collect_files
     from shapescript.shown_paths import shown
 
     changed = failed = 0

@@ -1,4 +1,4 @@
-"""`shapescript export`: a function as a torch.export program or an AOTInductor package.
+"""`shapescript export FILE`: a function as a torch.export program or an AOTInductor package.
 
 The command checks the file and writes the export module; another Python (--python,
 $SHAPESCRIPT_PYTHON, or this one) runs it, so tracing needs torch and einops there only.
@@ -16,21 +16,63 @@ import tempfile
 from pathlib import Path
 
 from shapescript.check_modes import ALIASES, DEFAULT_CHECKS, DEFAULT_VALUE_CHECKS, MODES, normalize
+from shapescript.commands.support import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    UsageError,
+    print_diagnostics,
+    python_for,
+    read_source,
+    refuse_own_input,
+    write_output,
+)
 from shapescript.shown_paths import shown
 
-EXIT_OK = 0
-EXIT_ERRORS = 1
+NAME = "export"
+HELP = "export a function with torch.export (.pt2, or an AOTInductor package)"
+DESCRIPTION = (
+    "Export a function as a torch.export program whose example inputs and dynamic "
+    "shapes come from its signature."
+)
 
 
-def _run_export(args: argparse.Namespace) -> int:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    modes = [*MODES, *ALIASES]
+    parser.add_argument("file", metavar="FILE", help="the .ss file")
+    parser.add_argument("--fn", metavar="F", help="the function (default: the only export fn)")
+    parser.add_argument("-o", "--output", metavar="OUT", help="where (default: FILE.pt2)")
+    parser.add_argument("--aoti", action="store_true", help="write an AOTInductor package")
+    parser.add_argument("--checks", choices=modes, default=DEFAULT_CHECKS, help="shape checks kept")
+    parser.add_argument(
+        "--value-checks",
+        choices=modes,
+        default=DEFAULT_VALUE_CHECKS,
+        help="value checks kept",
+    )
+    parser.add_argument("--devices", metavar="D", help='the devices, as "cpu" or "cuda[0]"')
+    parser.add_argument("--python", metavar="PY", help="the Python that traces")
+    parser.add_argument(
+        "--emit-python", metavar="FILE", help="write the export module instead of running it"
+    )
+    models = parser.add_argument_group("models (Hugging Face folders)")
+    models.add_argument("--hf", metavar="DIR", help="write a Hugging Face folder of the model")
+    models.add_argument("--vllm", action="store_true", help="make the serving rules errors")
+    models.add_argument("--gguf", metavar="FILE", help="write a GGUF file for llama.cpp")
+    models.add_argument("--arch", choices=("llama", "gpt2"), help="the GGUF architecture")
+    models.add_argument("--weights", metavar="FILE", help="a checkpoint `save` wrote")
+    models.add_argument("--seed", type=int, default=0, help="new weights from this seed")
+    models.add_argument("--dtype", choices=("float32", "bfloat16", "float16"), default="float32")
+    models.add_argument("--tokenizer", metavar="DIR", help="a tokenizer folder to copy in")
+    models.add_argument("--max-len", type=int, metavar="N", help="max_position_embeddings")
+    models.add_argument("--no-verify", action="store_true", help="don't load it back to check")
+
+
+def run(args: argparse.Namespace) -> int:
     from shapescript import analysis
-    from shapescript.build_cli import _print_diagnostics, refuse_own_input, write_output
     from shapescript.check.declarations.module_paths import environment_search_path
-    from shapescript.cli import UsageError, read_source
     from shapescript.export.module import BuildFailed, build_export, with_lines
     from shapescript.export.prepare import NoSuchFunction, choose_function, problems
     from shapescript.export.spec import SpecError
-    from shapescript.run_cli import python_for
 
     if not args.file.endswith(".ss") or not Path(args.file).is_file():
         raise UsageError(f"`{args.file}` isn't a .ss file")
@@ -50,11 +92,11 @@ def _run_export(args: argparse.Namespace) -> int:
         name = choose_function(checked, args.fn)
     except NoSuchFunction as exc:
         if checked.errors:
-            _print_diagnostics(checked.diagnostics, source)
+            print_diagnostics(checked.diagnostics, source)
         raise UsageError(str(exc)) from None
     found = problems(checked, name)
     if found:
-        _print_diagnostics(found, source)
+        print_diagnostics(found, source)
         return EXIT_ERRORS
     try:
         module = build_export(
@@ -65,7 +107,7 @@ def _run_export(args: argparse.Namespace) -> int:
             value_checks=normalize(args.value_checks, "--value-checks"),
         )
     except BuildFailed as failed:
-        _print_diagnostics(failed.diagnostics, source)
+        print_diagnostics(failed.diagnostics, source)
         return EXIT_ERRORS
     except SpecError as exc:
         print(f"{shown(args.file)}: error: can't export `{name}`: {exc}", file=sys.stderr)
@@ -95,13 +137,11 @@ def _run_export(args: argparse.Namespace) -> int:
 def _model_function(args: argparse.Namespace, checked, source) -> str | None:
     """The function `--hf` and `--gguf` export (`--fn`, forward by default), or None after
     printing why the file or the function can't be exported."""
-    from shapescript.build_cli import _print_diagnostics
-    from shapescript.cli import UsageError
     from shapescript.export.hf import hf_problems
     from shapescript.export.prepare import NoSuchFunction, choose_function
 
     if checked.errors:
-        _print_diagnostics(checked.diagnostics, source)
+        print_diagnostics(checked.diagnostics, source)
         return None
     try:
         name = choose_function(checked, args.fn or "forward")
@@ -109,14 +149,13 @@ def _model_function(args: argparse.Namespace, checked, source) -> str | None:
         raise UsageError(str(exc)) from None
     found = hf_problems(checked, name)
     if found:
-        _print_diagnostics(found, source)
+        print_diagnostics(found, source)
         return None
     return name
 
 
 def _run_hf(args: argparse.Namespace, checked, source) -> int:
     """`--hf DIR`: the folder, or the diagnostics that say why it can't be written."""
-    from shapescript.build_cli import _print_diagnostics
     from shapescript.export.hf import NotOurFolder, export_hf
     from shapescript.export.serving import serving_diagnostics
     from shapescript.rt.errors import ShapeScriptError
@@ -126,7 +165,7 @@ def _run_hf(args: argparse.Namespace, checked, source) -> int:
         return EXIT_ERRORS
     serving = serving_diagnostics(checked, name)
     if serving and args.vllm:
-        _print_diagnostics(serving, source)
+        print_diagnostics(serving, source)
         return EXIT_ERRORS
     for diag in serving:
         line = source.position(diag.span.start).line
@@ -149,7 +188,7 @@ def _run_hf(args: argparse.Namespace, checked, source) -> int:
             vllm=args.vllm,
         )
     except ShapeScriptError as exc:
-        _print_diagnostics(exc.diagnostics, source)
+        print_diagnostics(exc.diagnostics, source)
         return EXIT_ERRORS
     except (NotOurFolder, ValueError, OSError) as exc:
         print(f"{shown(args.file)}: error: {exc}", file=sys.stderr)
@@ -159,7 +198,6 @@ def _run_hf(args: argparse.Namespace, checked, source) -> int:
 
 def _run_gguf(args: argparse.Namespace, checked, source) -> int:
     """`--gguf FILE`: the GGUF file, or why the model isn't an architecture llama.cpp runs."""
-    from shapescript.build_cli import _print_diagnostics
     from shapescript.export.gguf_export import export_gguf
     from shapescript.export.serving import serving_diagnostics
     from shapescript.rt.errors import ShapeScriptError
@@ -169,7 +207,7 @@ def _run_gguf(args: argparse.Namespace, checked, source) -> int:
         return EXIT_ERRORS
     serving = serving_diagnostics(checked, name)
     if serving:
-        _print_diagnostics(serving, source)
+        print_diagnostics(serving, source)
         return EXIT_ERRORS
     try:
         arch = export_gguf(
@@ -184,51 +222,10 @@ def _run_gguf(args: argparse.Namespace, checked, source) -> int:
             max_len=args.max_len,
         )
     except ShapeScriptError as exc:
-        _print_diagnostics(exc.diagnostics, source)
+        print_diagnostics(exc.diagnostics, source)
         return EXIT_ERRORS
     except (ValueError, OSError) as exc:
         print(f"{shown(args.file)}: error: {exc}", file=sys.stderr)
         return EXIT_ERRORS
     print(f"wrote {shown(args.gguf)} ({arch})", file=sys.stderr)
     return EXIT_OK
-
-
-def add_parser(commands: argparse._SubParsersAction) -> None:
-    """Register `shapescript export`."""
-    modes = [*MODES, *ALIASES]
-    parser = commands.add_parser(
-        "export",
-        help="export a function with torch.export (.pt2, or an AOTInductor package)",
-        description=(
-            "Export a function as a torch.export program whose example inputs and dynamic "
-            "shapes come from its signature."
-        ),
-    )
-    parser.add_argument("file", metavar="FILE", help="the .ss file")
-    parser.add_argument("--fn", metavar="F", help="the function (default: the only export fn)")
-    parser.add_argument("-o", "--output", metavar="OUT", help="where (default: FILE.pt2)")
-    parser.add_argument("--aoti", action="store_true", help="write an AOTInductor package")
-    parser.add_argument("--checks", choices=modes, default=DEFAULT_CHECKS, help="shape checks kept")
-    parser.add_argument(
-        "--value-checks",
-        choices=modes,
-        default=DEFAULT_VALUE_CHECKS,
-        help="value checks kept",
-    )
-    parser.add_argument("--devices", metavar="D", help='the devices, as "cpu" or "cuda[0]"')
-    parser.add_argument("--python", metavar="PY", help="the Python that traces")
-    parser.add_argument(
-        "--emit-python", metavar="FILE", help="write the export module instead of running it"
-    )
-    models = parser.add_argument_group("models (Hugging Face folders)")
-    models.add_argument("--hf", metavar="DIR", help="write a Hugging Face folder of the model")
-    models.add_argument("--vllm", action="store_true", help="make the serving rules errors")
-    models.add_argument("--gguf", metavar="FILE", help="write a GGUF file for llama.cpp")
-    models.add_argument("--arch", choices=("llama", "gpt2"), help="the GGUF architecture")
-    models.add_argument("--weights", metavar="FILE", help="a checkpoint `save` wrote")
-    models.add_argument("--seed", type=int, default=0, help="new weights from this seed")
-    models.add_argument("--dtype", choices=("float32", "bfloat16", "float16"), default="float32")
-    models.add_argument("--tokenizer", metavar="DIR", help="a tokenizer folder to copy in")
-    models.add_argument("--max-len", type=int, metavar="N", help="max_position_embeddings")
-    models.add_argument("--no-verify", action="store_true", help="don't load it back to check")
-    parser.set_defaults(run=_run_export)

@@ -1,13 +1,9 @@
-"""Running programs: `shapescript run` and `python -m shapescript PROGRAM`.
-
-`shapescript run [--python PY] PROGRAM [args...]` runs `PY -m shapescript PROGRAM args...`.
-That runs a Python file (`X.py`), a `.ss` file's `fn main()`, or a module (`-m NAME`) with
-the import hook installed, and shows ShapeScript's errors as diagnostics.
-"""
+"""`python -m shapescript PROGRAM [args...]`: run a Python file (`X.py`), a `.ss` file's
+`fn main()`, or a module (`-m NAME`) with the import hook installed, and show ShapeScript's
+errors as diagnostics."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import types
@@ -15,11 +11,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import shapescript
+from shapescript.commands.support import EXIT_ERRORS, EXIT_USAGE, wants_color
 
 TRACEBACK_VARIABLE = "SHAPESCRIPT_TRACEBACK"
-PYTHON_VARIABLE = "SHAPESCRIPT_PYTHON"
-EXIT_ERRORS = 1
-EXIT_USAGE = 2
 
 #: Frames of the runner itself, left out of the tracebacks a program's errors show.
 _RUNNER = (
@@ -52,18 +46,13 @@ def _print_traceback(error: BaseException) -> None:
     sys.excepthook(type(error), error, error.__traceback__)
 
 
-def _color() -> bool:
-    from shapescript.cli import wants_color
-
-    return wants_color(sys.stderr)
-
-
 def _report(error: BaseException) -> int:
     """Show an exception that escaped the program; return the exit status."""
     from shapescript.rt.report import render_error
 
     sys.stdout.flush()
-    rendered = None if _traceback_wanted() else render_error(error, skip=_RUNNER, color=_color())
+    color = wants_color(sys.stderr)
+    rendered = None if _traceback_wanted() else render_error(error, skip=_RUNNER, color=color)
     if rendered is None:
         _print_traceback(error)
     else:
@@ -163,65 +152,3 @@ def run_program(argv: Sequence[str]) -> int:
     if program.endswith(".ss"):
         return _guarded(lambda: _run_ss(program))
     return _guarded(lambda: _run_py(program))
-
-
-# ------------------------------------------------------------------ `shapescript run`
-
-
-def python_for(option: str | None) -> str:
-    """The Python that runs the program: --python, else $SHAPESCRIPT_PYTHON, else this one."""
-    return option or os.environ.get(PYTHON_VARIABLE) or sys.executable
-
-
-def _run_command(args: argparse.Namespace) -> int:
-    import subprocess
-
-    from shapescript.__main__ import SUBCOMMANDS
-    from shapescript.cli import UsageError
-
-    rest = [args.program, *args.args] if args.program is not None else list(args.args)
-    if rest[:1] == ["--"]:
-        rest = rest[1:]
-    if args.module is not None:
-        rest = ["-m", args.module, *rest]
-    if not rest:
-        raise UsageError("no program given: pass a .py or .ss file, or -m MODULE")
-    program = rest[0]
-    if program.startswith("-") and program != "-m":
-        raise UsageError(f"`{program}` isn't a program: give a .py or .ss file, or -m MODULE")
-    if program in SUBCOMMANDS and os.path.exists(program):
-        rest[0] = os.path.join(os.curdir, program)
-    command = [python_for(args.python), "-m", "shapescript", *rest]
-    try:
-        child = subprocess.Popen(command)
-    except OSError as exc:
-        raise UsageError(f"can't run `{command[0]}`: {exc.strerror or exc}") from exc
-    while True:
-        try:
-            status = child.wait()
-            break
-        except KeyboardInterrupt:
-            continue
-    return 128 - status if status < 0 else status
-
-
-def add_parser(commands: argparse._SubParsersAction) -> None:
-    """Register `shapescript run`."""
-    run = commands.add_parser(
-        "run",
-        help="run a Python program or a .ss file's fn main() with .ss imports working",
-        description=(
-            "Run PROGRAM with `PY -m shapescript PROGRAM ARGS...`: a .py file with the import "
-            "hook installed, or a .ss file's fn main(). ShapeScript's errors are shown as "
-            "diagnostics (SHAPESCRIPT_TRACEBACK=1 shows the traceback too)."
-        ),
-    )
-    run.add_argument(
-        "--python",
-        metavar="PY",
-        help=f"the Python to run it with (default: ${PYTHON_VARIABLE}, else this Python)",
-    )
-    run.add_argument("-m", dest="module", metavar="MODULE", help="run a module, as python -m")
-    run.add_argument("program", nargs="?", metavar="PROGRAM", help="a .py or .ss file")
-    run.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the program's")
-    run.set_defaults(run=_run_command)
