@@ -37,7 +37,7 @@ def _benchmark_programs(folder: Path) -> list[Path]:
 
 
 def _hovers(checked, text: str) -> list[list]:
-    from shapescript.check.padding import complete_facts
+    from shapescript.check.analyses.padding import complete_facts
     from shapescript_lsp.features.hover import HoverRenderer
 
     complete_facts(checked)

@@ -1,8 +1,8 @@
 """`python -m shapescript`: the command line, or a program run with the import hook.
 
-`python -m shapescript check ...` (any subcommand, or an option such as --help) is the
+`python -m shapescript check ...` (any command, or an option such as --help) is the
 `shapescript` command; `python -m shapescript PROGRAM.py|FILE.ss|-m MODULE [args...]` runs
-a program (see `shapescript.run_cli`).
+a program (see `shapescript.commands.runner`).
 """
 
 from __future__ import annotations
@@ -12,19 +12,19 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-SUBCOMMANDS = ("check", "explain", "build", "run", "export", "fmt", "pymodules")
+from shapescript.commands.names import NAMES
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Dispatch to the command line or to the program runner; return the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and (args[0] == "-m" or (args[0] not in SUBCOMMANDS and not args[0].startswith("-"))):
-        from shapescript.run_cli import run_program
+    if args and (args[0] == "-m" or (args[0] not in NAMES and not args[0].startswith("-"))):
+        from shapescript.commands.runner import run_program
 
         return run_program(args)
-    from shapescript.cli import main as cli_main
+    from shapescript.commands.entry import main as command_line
 
-    return cli_main(args)
+    return command_line(args)
 
 
 def end(status: int) -> NoReturn:
@@ -41,8 +41,8 @@ def end(status: int) -> NoReturn:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["check"]:
-        from shapescript import cli
+        from shapescript.commands import check
 
-        cli.retained = []
+        check.retained = []
         end(main())
     raise SystemExit(main())

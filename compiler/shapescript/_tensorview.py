@@ -422,7 +422,7 @@ def release(key: str | None = None) -> None:
 
 
 def _format(type_: Any) -> str:
-    from shapescript.check.types import format_type
+    from shapescript.check.algebra.types import format_type
 
     return format_type(type_)
 

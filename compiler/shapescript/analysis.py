@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shapescript.check.checker import check_source
-from shapescript.check.import_session import Reader
+from shapescript.check.declarations.import_session import Reader
 from shapescript.check.program import Checked
 from shapescript.deep import run_deep
 from shapescript.diagnostics.diagnostic import Diagnostic

@@ -103,7 +103,7 @@ def frame_structures(frame: Any) -> dict[str, Any]:
 
 def _add_fields(checked: Any, found: dict[str, Any]) -> None:
     """The type of each field of the models among the values, as `m.w`."""
-    from shapescript.check.types import ModelType
+    from shapescript.check.algebra.types import ModelType
 
     for name, type_ in list(found.items()):
         info = checked.models.get(type_.name) if isinstance(type_, ModelType) else None
@@ -116,7 +116,7 @@ def named_sizes(value: Any, type_: Any) -> str | None:
     """`[b=2 D=4]` for a tensor whose declared type names its axes, its plain sizes `[2 4]`
     for one whose type isn't known here (in a cell, a value whose type uses what earlier
     cells declared), else None."""
-    from shapescript.check.types import TensorType, axis_text
+    from shapescript.check.algebra.types import TensorType, axis_text
 
     shape = getattr(value, "shape", None)
     if shape is None or not hasattr(value, "dtype"):
@@ -141,7 +141,7 @@ def _named(written: str, size: int) -> str:
 
 def describe(value: Any, type_: Any, shown: str) -> tuple[str, str | None]:
     """The value's text (sizes named, dtype, then what the debugger showed) and its type."""
-    from shapescript.check.types import format_type
+    from shapescript.check.algebra.types import format_type
 
     try:
         type_text = format_type(type_) if type_ is not None else None

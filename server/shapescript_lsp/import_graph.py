@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 
-from shapescript.check import module_paths
+from shapescript.check.declarations import module_paths
 from shapescript_lsp.import_reading import normalized
 from shapescript_lsp.workspace import IndexedFile
 

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from shapescript.check.import_session import read_from_disk
-from shapescript.check.module_paths import environment_search_path
+from shapescript.check.declarations.import_session import read_from_disk
+from shapescript.check.declarations.module_paths import environment_search_path
 
 
 def normalized(path: str | os.PathLike) -> str:

@@ -11,9 +11,9 @@ from lsprotocol import types
 
 from shapescript import __version__, atomic_write
 from shapescript.cache_folder import cache_root, private_folder
-from shapescript.check.builtin_table import builtins_ss
-from shapescript.check.prelude import load_prelude
-from shapescript.check.program import Symbol
+from shapescript.check.declarations.builtin_table import builtins_ss
+from shapescript.check.declarations.prelude import load_prelude
+from shapescript.check.declarations.symbols import Symbol
 from shapescript.syntax.source import SourceFile
 from shapescript_lsp.positions import range_of
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from shapescript.check.program import Checked
 from shapescript.diagnostics.diagnostic import Diagnostic
-from shapescript.pymodules.command import hand_written
 from shapescript.pymodules.files import installed, write_module
+from shapescript.pymodules.hand_written import hand_written
 
 log = logging.getLogger("shapescript_lsp.python_modules")
 

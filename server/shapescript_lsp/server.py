@@ -25,9 +25,9 @@ from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from shapescript import __version__
+from shapescript.check.analyses.padding import complete_facts
 from shapescript.check.checker import check_source
-from shapescript.check.import_session import read_from_disk
-from shapescript.check.padding import complete_facts
+from shapescript.check.declarations.import_session import read_from_disk
 from shapescript.check.program import Checked
 from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp import indexing

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shapescript.check.type_exprs import is_type_variable_name
-from shapescript.check.type_variables import declared_type_names
+from shapescript.check.declarations.type_exprs import is_type_variable_name
+from shapescript.check.declarations.type_variables import declared_type_names
 from shapescript.records import record
 from shapescript.syntax import ast
 from shapescript.syntax.parser import parse_text

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from shapescript.check.algebra.types import format_type
 from shapescript.check.checker import check_text
-from shapescript.check.types import format_type
 
 PROGRAM = """\
 dim D = 8

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from shapescript.check.algebra.types import format_type
 from shapescript.check.checker import check_text
 from shapescript.check.program import Checked
-from shapescript.check.types import format_type
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 

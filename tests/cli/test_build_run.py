@@ -242,7 +242,7 @@ def test_traceback_on_request(
     assert err.startswith("Traceback (most recent call last):")
     assert f'File "{tmp_path / "prog.ss"}", line 10, in main' in err
     assert f'File "{tmp_path / "prog.ss"}", line 7, in load' in err
-    assert "run_cli.py" not in err
+    assert "runner.py" not in err
 
 
 def test_other_exceptions_keep_their_traceback(
@@ -254,7 +254,7 @@ def test_other_exceptions_keep_their_traceback(
     assert err.startswith("Traceback (most recent call last):")
     assert 'File "prog.py", line 4, in <module>' in err
     assert err.rstrip().endswith("ZeroDivisionError: division by zero")
-    assert "run_cli.py" not in err
+    assert "runner.py" not in err
 
 
 def test_dash_m_runs_a_module(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

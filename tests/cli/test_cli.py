@@ -15,6 +15,9 @@ import pytest
 
 import shapescript
 from shapescript import analysis, cli
+from shapescript.commands import check as check_command
+from shapescript.commands import explain as explain_command
+from shapescript.commands.support import wants_color
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.syntax.source import SourceFile, Span
 
@@ -207,7 +210,7 @@ def test_crash_outside_analysis_exits_3(
     def broken_renderer(*args: object, **kwargs: object) -> str:
         raise KeyError("oops")
 
-    monkeypatch.setattr(cli, "render_diagnostic", broken_renderer)
+    monkeypatch.setattr(check_command, "render_diagnostic", broken_renderer)
     monkeypatch.delenv("SHAPESCRIPT_DEBUG", raising=False)
     status, _, err = run("check", str(write(tmp_path, "a.ss", "!E0301\n")))
     assert status == 3
@@ -365,10 +368,10 @@ class FakeTerminal(io.StringIO):
 
 
 def test_color_only_on_a_terminal_without_no_color() -> None:
-    assert cli.wants_color(FakeTerminal(), {})
-    assert cli.wants_color(FakeTerminal(), {"NO_COLOR": ""})
-    assert not cli.wants_color(FakeTerminal(), {"NO_COLOR": "1"})
-    assert not cli.wants_color(io.StringIO(), {})
+    assert wants_color(FakeTerminal(), {})
+    assert wants_color(FakeTerminal(), {"NO_COLOR": ""})
+    assert not wants_color(FakeTerminal(), {"NO_COLOR": "1"})
+    assert not wants_color(io.StringIO(), {})
 
 
 def test_check_uses_color_on_a_terminal(
@@ -400,7 +403,9 @@ def fake_docs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder.mkdir(parents=True)
     (folder / "E0401.md").write_text("# E0401: Sizes don't match\n\nAn explanation.\n")
     (folder / "W0201.md").write_text("# W0201\n\nNo final newline.")
-    monkeypatch.setattr(cli, "explanation_dirs", lambda: iter([tmp_path / "missing", folder]))
+    monkeypatch.setattr(
+        explain_command, "explanation_dirs", lambda: iter([tmp_path / "missing", folder])
+    )
     return folder
 
 
@@ -436,7 +441,7 @@ def test_explain_code_without_a_page_exits_2(run: Run, fake_docs: Path) -> None:
 def test_explanation_dirs_include_the_repository_docs() -> None:
     repository_docs = Path(__file__).resolve().parents[2] / "docs" / "diagnostics"
     package_docs = Path(shapescript.__file__).resolve().parent / "docs" / "diagnostics"
-    folders = list(cli.explanation_dirs())
+    folders = list(explain_command.explanation_dirs())
     assert repository_docs in folders
     assert folders[-1] == package_docs
 

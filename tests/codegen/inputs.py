@@ -6,9 +6,9 @@ import math
 
 import torch
 
-from shapescript.check.signatures import Signature
-from shapescript.check.sizes import Poly
-from shapescript.check.types import HostType, TensorType, interval_of
+from shapescript.check.algebra.sizes import Poly
+from shapescript.check.algebra.types import HostType, TensorType, interval_of
+from shapescript.check.declarations.signatures import Signature
 
 DTYPES = {
     "bool": torch.bool,

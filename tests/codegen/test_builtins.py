@@ -13,7 +13,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from shapescript.check.builtin_table import BUILTINS
+from shapescript.check.declarations.builtin_table import BUILTINS
 from tests.codegen.compiled import build, load
 
 f64 = torch.float64

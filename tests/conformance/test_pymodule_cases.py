@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from shapescript.pymodules.command import diagnostics_for
+from shapescript.commands.pymodules import diagnostics_for
 from shapescript.syntax.source import SourceFile
 from tests.markers import expected_markers
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from shapescript.check.types import TensorType
+from shapescript.check.algebra.types import TensorType
 from shapescript.debugging import describe
 from shapescript.syntax.source import SourceFile
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from shapescript import cli
+from shapescript.commands.check import DEFAULT_MAX_DIAGNOSTICS
 from tests.hostile import programs
 
 TIME_LIMIT = 30.0
@@ -53,7 +54,7 @@ def test_random_text_is_about_one_error_per_line_and_capped_in_text(
     path.write_text(text, encoding="utf-8")
     status, out, _ = run_check(capsys, str(path))
     assert status == 1
-    assert out.count("\nerror[") + out.startswith("error[") <= cli.DEFAULT_MAX_DIAGNOSTICS
+    assert out.count("\nerror[") + out.startswith("error[") <= DEFAULT_MAX_DIAGNOSTICS
     assert "more diagnostics not shown" in out
     assert len(out) < 100_000
     status, out, _ = run_check(capsys, str(path), "--format", "json")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from shapescript.check.analyses.padding import PaddingFacts, complete_facts
 from shapescript.check.checker import check_source
-from shapescript.check.padding import PaddingFacts, complete_facts
 from shapescript.check.program import Checked
 from shapescript.syntax.source import SourceFile
 from shapescript_lsp.features.hover import HoverRenderer

@@ -8,8 +8,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from shapescript.check.builtin_table import BUILTINS
-from shapescript.check.ranges import REAL, Interval
+from shapescript.check.algebra.ranges import REAL, Interval
+from shapescript.check.declarations.builtin_table import BUILTINS
 from shapescript_lsp.features.curve_math import (
     ACTIVATIONS,
     FUNCTIONS,

@@ -4,8 +4,8 @@ generic functions that take any model first."""
 
 from __future__ import annotations
 
+from shapescript.check.algebra.types import ModelType
 from shapescript.check.checker import check_text
-from shapescript.check.types import ModelType
 from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.model_members import member_candidates
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from shapescript import __version__
-from shapescript.check.prelude import load_prelude
+from shapescript.check.declarations.prelude import load_prelude
 from shapescript_lsp.library import Library
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shapescript.check.math_comments import parse_math
+from shapescript.check.analyses.math_comments import parse_math
 from shapescript_lsp.render.math import math_svg, render_doc, unicode_math
 
 CASES = [

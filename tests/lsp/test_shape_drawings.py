@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from shapescript.check.algebra.types import TensorType
 from shapescript.check.checker import check_text
-from shapescript.check.types import TensorType
 from shapescript_lsp.render.shapes import MIN_SIDE, svg_drawing, text_drawing
 from shapescript_lsp.render.themes import PALETTES, THEMES, theme_name
 

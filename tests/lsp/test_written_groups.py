@@ -6,8 +6,8 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from shapescript.check.algebra.types import format_type
 from shapescript.check.checker import check_text
-from shapescript.check.types import format_type
 from tests.lsp.test_features import markdown, open_document, position
 
 PROGRAM = """\

@@ -95,7 +95,7 @@ def test_a_cell_ending_with_a_tensor_shows_it_with_its_type() -> None:
     notebook.cell("devices cpu\ndim D = 4\n")
     outcome = notebook.cell("x = torch.ones(2, 4) as [2 D]\nx * 2\n")
     assert outcome.has_shown and outcome.shown.tolist() == [[2.0] * 4] * 2
-    from shapescript.check.types import format_type
+    from shapescript.check.algebra.types import format_type
 
     assert format_type(outcome.shown_type) == "[2 D]"
 

@@ -1,10 +1,10 @@
 """What the communication hovers say for batch_norm's statistics and the devices options,
-worked out by the checker (check/comms.py) without an editor."""
+worked out by the checker (check/analyses/comms.py) without an editor."""
 
 from __future__ import annotations
 
+from shapescript.check.analyses.comms import Table
 from shapescript.check.checker import check_parsed
-from shapescript.check.comms import Table
 from shapescript.syntax.parser import parse
 from shapescript.syntax.source import SourceFile
 

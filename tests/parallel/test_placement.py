@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from shapescript.check.analyses.placement import ANYWHERE, CONTROLLER, WORKERS
 from shapescript.check.checker import check_parsed
-from shapescript.check.placement import ANYWHERE, CONTROLLER, WORKERS
 from shapescript.cli import main
 from shapescript.syntax.parser import parse
 from shapescript.syntax.source import SourceFile

@@ -13,8 +13,8 @@ import torch.multiprocessing as mp
 
 import shapescript
 from shapescript.analysis import check
+from shapescript.check.analyses.comms import Table
 from shapescript.check.checker import check_parsed
-from shapescript.check.comms import Table
 from shapescript.codegen import generate
 from shapescript.rt import data as rt_data
 from shapescript.rt.models import Field, Model, set_field

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 import torch
 
+from shapescript.check.analyses.comms import Table
 from shapescript.check.checker import check_parsed
-from shapescript.check.comms import Table
 from shapescript.rt.optimizers import adamw
 from shapescript.syntax.parser import parse
 from shapescript.syntax.source import SourceFile

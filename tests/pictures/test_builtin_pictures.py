@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from shapescript.analysis import check
-from shapescript.check.builtin_table import BUILTINS
+from shapescript.check.declarations.builtin_table import BUILTINS
 from shapescript.syntax.source import SourceFile
 from shapescript_lsp.features.function_pictures import markdown, picture_grids
 from shapescript_lsp.pictures.examples import example

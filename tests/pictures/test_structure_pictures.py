@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from shapescript.check.algebra.structures import Structure, returned_structure
+from shapescript.check.algebra.types import TensorType
 from shapescript.check.checker import check_text
-from shapescript.check.structures import Structure, returned_structure
-from shapescript.check.types import TensorType
 from shapescript_lsp.features import function_pictures
 from shapescript_lsp.pictures import grids
 

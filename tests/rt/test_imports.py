@@ -12,7 +12,7 @@ import torch
 
 import shapescript
 from shapescript import analysis
-from shapescript.check import import_session, module_paths
+from shapescript.check.declarations import import_session, module_paths
 from shapescript.rt import cache, modes
 from shapescript.rt.imports import import_ss
 

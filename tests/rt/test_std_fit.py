@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import shapescript
-from shapescript.check import import_session
+from shapescript.check.declarations import import_session
 from shapescript.rt import hook
 from shapescript.rt.randomness import Eval
 from tests.codegen.compiled import build, load

@@ -22,8 +22,9 @@ from shapescript.architecture.finish import (
 from shapescript.architecture.layers import Grouper
 from shapescript.architecture.nodes import Architecture, Held, Link, Node, Section, walk
 from shapescript.architecture.operations import Walker, takes_model
-from shapescript.check.program import Checked, ItemFacts
-from shapescript.check.types import TensorType, format_type
+from shapescript.check.algebra.types import TensorType, format_type
+from shapescript.check.declarations.symbols import ItemFacts
+from shapescript.check.program import Checked
 from shapescript.deep import run_deep
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span

@@ -11,8 +11,9 @@ from __future__ import annotations
 import itertools
 
 from shapescript.architecture.nodes import Held, Node
-from shapescript.check.program import Checked, ItemFacts
-from shapescript.check.types import TensorType, Type, format_type
+from shapescript.check.algebra.types import TensorType, Type, format_type
+from shapescript.check.declarations.symbols import ItemFacts
+from shapescript.check.program import Checked
 from shapescript.records import field, record
 from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span

@@ -8,35 +8,38 @@ import os
 from collections.abc import Container, Sequence
 
 from shapescript.cancellation import IsCancelled, stop_if
-from shapescript.check import builtin_rules, gradients, imports, module_exports
-from shapescript.check.bodies import Program
-from shapescript.check.data_records import check_data_records
-from shapescript.check.exports import add_export_diagnostics
-from shapescript.check.generics import instances_of, keep_instances
-from shapescript.check.gradients import read_diagnostics, reads_memo, reads_of_functions
-from shapescript.check.import_session import ImportSession, Reader
-from shapescript.check.logs_records import check_logs
-from shapescript.check.math_comments import CommentLine, Math, check_math, find_math
-from shapescript.check.model_memo import DeclarationPass
-from shapescript.check.models import check_models
-from shapescript.check.module_exports import ModuleExports
-from shapescript.check.module_scope import (
+from shapescript.check.algebra.reporter import Reporter
+from shapescript.check.algebra.types import ModelType
+from shapescript.check.analyses.math_comments import CommentLine, Math, check_math, find_math
+from shapescript.check.analyses.padding import check_padding
+from shapescript.check.analyses.placement import place
+from shapescript.check.bodies import builtin_rules, gradients
+from shapescript.check.bodies.body_checker import Program
+from shapescript.check.bodies.generics import instances_of, keep_instances
+from shapescript.check.bodies.gradients import read_diagnostics, reads_memo, reads_of_functions
+from shapescript.check.bodies.reads_memo import carried_over
+from shapescript.check.declarations import imports
+from shapescript.check.declarations.data_records import check_data_records
+from shapescript.check.declarations.import_session import ImportSession, Reader
+from shapescript.check.declarations.logs_records import check_logs
+from shapescript.check.declarations.model_memo import DeclarationPass
+from shapescript.check.declarations.models import check_models
+from shapescript.check.declarations.module_exports import ModuleExports
+from shapescript.check.declarations.module_scope import (
     ModuleScope,
     build_signatures,
     check_aliases,
     collect_reusing,
     evaluate_dims,
 )
-from shapescript.check.overloads import overload_members
-from shapescript.check.padding import check_padding
-from shapescript.check.placement import place
-from shapescript.check.prelude import load_prelude
-from shapescript.check.program import Checked, ItemFacts, Reference
-from shapescript.check.reads_memo import carried_over
-from shapescript.check.reporter import Reporter
-from shapescript.check.type_exprs import TypeResolver
-from shapescript.check.type_variables import declared_type_names, looks_generic
-from shapescript.check.types import ModelType
+from shapescript.check.declarations.overloads import overload_members
+from shapescript.check.declarations.prelude import load_prelude
+from shapescript.check.declarations.symbols import ItemFacts, Reference
+from shapescript.check.declarations.type_exprs import TypeResolver
+from shapescript.check.declarations.type_variables import declared_type_names, looks_generic
+from shapescript.check.exporting import exports_of
+from shapescript.check.exports import add_export_diagnostics
+from shapescript.check.program import Checked
 from shapescript.deep import run_deep
 from shapescript.diagnostics.diagnostic import Diagnostic, Edit, Fix, Label
 from shapescript.records import record
@@ -100,7 +103,7 @@ def check_parsed(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        session = ImportSession(search_path, read, cancelled)
+        session = ImportSession(search_path, read, cancelled, check_module=check_module)
         path = parsed.source.path
         if path:
             session.checking.append(os.path.normpath(os.path.abspath(path)))
@@ -118,7 +121,7 @@ def check_module(source: SourceFile, session: ImportSession) -> ModuleExports:
     """Check a file another file imports, in that file's session: what it declares."""
     parsed = parse(source, cancelled=session.cancelled)
     checked, scope = _check_parsed(parsed, None, session.cancelled, session)
-    return module_exports.exports_of(checked, scope)
+    return exports_of(checked, scope)
 
 
 def _check_parsed(

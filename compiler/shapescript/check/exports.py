@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from shapescript.check.program import Checked, Facts, ItemFacts
-from shapescript.check.types import (
+from shapescript.check.algebra.types import (
     DATA_TYPES,
     LOGGING_TYPES,
     TRAINING_TYPES,
@@ -21,6 +20,8 @@ from shapescript.check.types import (
     TensorType,
     Type,
 )
+from shapescript.check.declarations.symbols import Facts, ItemFacts
+from shapescript.check.program import Checked
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.records import record
 from shapescript.syntax import ast

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from shapescript.check.padding import complete_facts
+from shapescript.check.analyses.padding import complete_facts
 from shapescript.check.program import Checked
 from shapescript.codegen.context import ModuleContext
 from shapescript.codegen.module import generate_module

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from shapescript.check.signatures import Signature
-from shapescript.check.sizes import Poly
-from shapescript.check.types import TensorType, axis_text, format_type
+from shapescript.check.algebra.sizes import Poly
+from shapescript.check.algebra.types import TensorType, axis_text, format_type
+from shapescript.check.declarations.signatures import Signature
 from shapescript.codegen.context import ModuleContext, python_name
 from shapescript.codegen.sizes import MissingSize, size_expr
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from shapescript.check.signatures import Signature
-from shapescript.check.types import HostType, TensorType
+from shapescript.check.algebra.types import HostType, TensorType
+from shapescript.check.declarations.signatures import Signature
 from shapescript.codegen import data, logs, padding, patterns, training
 from shapescript.codegen.context import Unsupported, python_name
 from shapescript.syntax import ast

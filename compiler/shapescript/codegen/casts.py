@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from shapescript.check.ranges import name_of
-from shapescript.check.sizes import Poly
-from shapescript.check.types import HostType, PythonType, TensorType, interval_of
+from shapescript.check.algebra.ranges import name_of
+from shapescript.check.algebra.sizes import Poly
+from shapescript.check.algebra.types import HostType, PythonType, TensorType, interval_of
 from shapescript.codegen.sizes import MissingSize, size_expr
 from shapescript.syntax import ast
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from shapescript.check.types import HostType, TensorType
+from shapescript.check.algebra.types import HostType, TensorType
 from shapescript.codegen import casts, devices
 from shapescript.codegen.builtins import dim_of
 from shapescript.codegen.context import python_name

@@ -5,8 +5,9 @@ from __future__ import annotations
 import keyword
 from dataclasses import dataclass, field
 
-from shapescript.check.program import CallTarget, Checked, ItemFacts
-from shapescript.check.types import TensorType, Type
+from shapescript.check.algebra.types import TensorType, Type
+from shapescript.check.declarations.symbols import CallTarget, ItemFacts
+from shapescript.check.program import Checked
 from shapescript.codegen.emit import Origin
 from shapescript.syntax.source import SourceFile, Span
 

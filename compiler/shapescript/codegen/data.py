@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shapescript.check.data_info import DataInfo
-from shapescript.check.types import BatchType, DatasetType, Type, axis_text
+from shapescript.check.algebra.types import BatchType, DatasetType, Type, axis_text
+from shapescript.check.declarations.data_info import DataInfo
 from shapescript.codegen import casts
 from shapescript.codegen.context import ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import SourceBuilder

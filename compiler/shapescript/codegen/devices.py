@@ -127,7 +127,7 @@ def remote_lines(checked, devices: str | None) -> list[str]:
 
 def _result_axis(checked, decl: ast.FnDecl, placement) -> int | None:
     """The axis of the function's result that is split along the batch, if any."""
-    from shapescript.check.types import TensorType
+    from shapescript.check.algebra.types import TensorType
 
     if placement.split_dim is not None:
         return placement.split_results.get(decl.name)

@@ -9,9 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from shapescript.check.program import ItemFacts
-from shapescript.check.signatures import Signature
-from shapescript.check.types import (
+from shapescript.check.algebra.types import (
     TRAINING_TYPES,
     FunctionType,
     HostType,
@@ -20,6 +18,8 @@ from shapescript.check.types import (
     Type,
     format_type,
 )
+from shapescript.check.declarations.signatures import Signature
+from shapescript.check.declarations.symbols import ItemFacts
 from shapescript.codegen import (
     arguments,
     builtins,

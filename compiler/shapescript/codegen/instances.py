@@ -9,11 +9,12 @@ for its first model argument's class (`rt.generics`).
 
 from __future__ import annotations
 
-from shapescript.check.overloads import python_name as overload_name
-from shapescript.check.program import Checked, Facts, Instance, ItemFacts
-from shapescript.check.signatures import Signature
-from shapescript.check.type_variables import TYPE_VARIABLE
-from shapescript.check.types import NamedType, format_type
+from shapescript.check.algebra.types import NamedType, format_type
+from shapescript.check.declarations.overloads import python_name as overload_name
+from shapescript.check.declarations.signatures import Signature
+from shapescript.check.declarations.symbols import Facts, Instance, ItemFacts
+from shapescript.check.declarations.type_variables import TYPE_VARIABLE
+from shapescript.check.program import Checked
 from shapescript.codegen.context import ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import SourceBuilder
 from shapescript.records import record

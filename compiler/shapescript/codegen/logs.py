@@ -5,14 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shapescript.check.logs_info import LogsInfo
-from shapescript.check.types import (
-    HostType,
-    LogsType,
-    ModelType,
-    OptimizerType,
-    SinkType,
-)
+from shapescript.check.algebra.types import HostType, LogsType, ModelType, OptimizerType, SinkType
+from shapescript.check.declarations.logs_info import LogsInfo
 from shapescript.codegen.context import ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import SourceBuilder
 from shapescript.syntax import ast

@@ -6,7 +6,8 @@ import os
 from ast import PyCF_ONLY_AST
 
 from shapescript import __version__
-from shapescript.check.program import Checked, Instance
+from shapescript.check.declarations.symbols import Instance
+from shapescript.check.program import Checked
 from shapescript.codegen import data, imports, instances, logs, training
 from shapescript.codegen.context import Foreign, ModuleContext, Unsupported, python_name
 from shapescript.codegen.devices import remote_lines
@@ -186,7 +187,7 @@ def _shown_path(importer: str, path: str) -> str:
     """How the generated code names another file: from the importing file's folder when
     it is inside it, as the importing file's path is written, else (and for the standard
     library's files) its full path."""
-    from shapescript.check.module_paths import STD_FOLDER
+    from shapescript.check.declarations.module_paths import STD_FOLDER
 
     if path.startswith(STD_FOLDER + os.sep):
         return path

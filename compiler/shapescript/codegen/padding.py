@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shapescript.check.padding import PaddingFacts
-from shapescript.check.types import TensorType
+from shapescript.check.algebra.types import TensorType
+from shapescript.check.analyses.padding import PaddingFacts
 from shapescript.codegen import data
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span

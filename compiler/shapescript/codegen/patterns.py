@@ -10,7 +10,7 @@ import keyword
 import re
 from typing import TYPE_CHECKING
 
-from shapescript.check.types import HostType, TensorType
+from shapescript.check.algebra.types import HostType, TensorType
 from shapescript.codegen import padding
 from shapescript.codegen.sizes import MissingSize, size_expr
 from shapescript.syntax import ast

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from shapescript.check.sizes import Poly
+from shapescript.check.algebra.sizes import Poly
 
 
 class MissingSize(Exception):

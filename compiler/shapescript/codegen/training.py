@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shapescript.check.model_info import ModelInfo
-from shapescript.check.types import (
+from shapescript.check.algebra.types import (
     GradType,
     ModelType,
     ModeType,
@@ -14,6 +13,7 @@ from shapescript.check.types import (
     ScheduleType,
     Type,
 )
+from shapescript.check.declarations.model_info import ModelInfo
 from shapescript.codegen import imports, padding
 from shapescript.codegen.context import ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import SourceBuilder

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 from shapescript import atomic_write
+from shapescript.check.algebra.types import ModelType, TensorType
 from shapescript.check.exports import export_diagnostics
 from shapescript.check.program import Checked
-from shapescript.check.types import ModelType, TensorType
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.export.prepare import choose_function
 from shapescript.syntax import ast

@@ -68,7 +68,7 @@ def build_export(
 
 def _host_params(checked: Checked) -> dict[str, set[str]]:
     """Each function's int, float and bool parameters, by function name."""
-    from shapescript.check.types import HostType
+    from shapescript.check.algebra.types import HostType
 
     return {
         name: {param.name for param in signature.params if isinstance(param.type, HostType)}

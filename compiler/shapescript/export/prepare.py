@@ -3,9 +3,9 @@ it as an exported function if it isn't marked `export fn`."""
 
 from __future__ import annotations
 
+from shapescript.check.algebra.types import ModelType
 from shapescript.check.exports import export_diagnostics
 from shapescript.check.program import Checked
-from shapescript.check.types import ModelType
 from shapescript.syntax import ast
 
 

@@ -15,9 +15,10 @@ count by their left operand's last axis.
 
 from __future__ import annotations
 
+from shapescript.check.algebra.types import TensorType
+from shapescript.check.declarations.symbols import ItemFacts
 from shapescript.check.exports import _children, _functions
-from shapescript.check.program import Checked, ItemFacts
-from shapescript.check.types import TensorType
+from shapescript.check.program import Checked
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.export.hf import serving_form
 from shapescript.syntax import ast

@@ -6,9 +6,9 @@ Worked out from the checked signature alone (no torch), so the editor's hover ca
 
 from __future__ import annotations
 
+from shapescript.check.algebra.sizes import Poly
+from shapescript.check.algebra.types import HostType, TensorType
 from shapescript.check.program import Checked
-from shapescript.check.sizes import Poly
-from shapescript.check.types import HostType, TensorType
 from shapescript.records import field, record
 
 #: The dtypes as torch names them.

@@ -130,7 +130,7 @@ def check_cell(path: str, cell: str, earlier: list[str]) -> Checked:
 def _notebook_names(checked: Checked, own: int, path: str, python: frozenset[str]):
     """What the cell sees wherever the cursor is: the values earlier cells' statements
     bound (after the cell's own text in the program), then the Python variables."""
-    from shapescript.check.program import Reference, Symbol
+    from shapescript.check.declarations.symbols import Reference, Symbol
 
     found = {}
     for facts in checked.items:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from shapescript.check.types import TensorType, format_type
+from shapescript.check.algebra.types import TensorType, format_type
 from shapescript.diagnostics.diagnostic import Severity
 from shapescript.diagnostics.render_text import render_diagnostic, render_summary
 from shapescript.notebook.session import Outcome, Session

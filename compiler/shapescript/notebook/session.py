@@ -7,7 +7,7 @@ import re
 import types
 from typing import Any
 
-from shapescript.check.types import HostType, ModelType, TensorType, Type, format_type
+from shapescript.check.algebra.types import HostType, ModelType, TensorType, Type, format_type
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.notebook.combine import CELL_FN, CellRun, Combined, cell_span, combine
 from shapescript.notebook.python_names import PYTHON_NAMES

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from shapescript.check import types as t
+from shapescript.check.algebra import types as t
 from shapescript.check.program import Checked
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span

@@ -13,7 +13,7 @@ import os
 import sys
 import types
 
-from shapescript.check import module_paths
+from shapescript.check.declarations import module_paths
 from shapescript.rt import hook
 
 
@@ -108,7 +108,7 @@ def recorded(checked) -> list[list]:
 
 def still_current(imports: object) -> bool:
     """Whether every recorded import still finds the same file, with the same text."""
-    from shapescript.check.import_session import read_from_disk
+    from shapescript.check.declarations.import_session import read_from_disk
 
     if not isinstance(imports, list):
         return False

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from shapescript.check.program import Checked, ItemFacts
-from shapescript.check.syntax_facts import walk
-from shapescript.check.types import Type, format_type, is_unknown
+from shapescript.check.algebra.syntax_facts import walk
+from shapescript.check.algebra.types import Type, format_type, is_unknown
+from shapescript.check.declarations.symbols import ItemFacts
+from shapescript.check.program import Checked
 from shapescript.syntax import ast
 from shapescript_lsp.positions import position_of
 

@@ -10,9 +10,9 @@ That function is then pictured as any function of the file is.
 from __future__ import annotations
 
 from shapescript.analysis import check
-from shapescript.check.builtin_table import BUILTINS
+from shapescript.check.algebra.types import HostType, TensorType, Type, format_type
+from shapescript.check.declarations.builtin_table import BUILTINS
 from shapescript.check.program import Checked
-from shapescript.check.types import HostType, TensorType, Type, format_type
 from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp.features.context import (

@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 from lsprotocol import types
 
+from shapescript.check.algebra.syntax_facts import walk
+from shapescript.check.algebra.types import TensorType, Type, format_type
 from shapescript.check.program import Checked
-from shapescript.check.syntax_facts import walk
-from shapescript.check.types import TensorType, Type, format_type
 from shapescript.diagnostics.diagnostic import Diagnostic, Edit, Fix
 from shapescript.diagnostics.fixing import apply_edits, fixes_it
 from shapescript.syntax import ast

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 
-from shapescript.check.builtin_table import BUILTINS, split_top_level
-from shapescript.check.program import Checked, Symbol
-from shapescript.check.type_exprs import BUILTIN_DOMAINS
-from shapescript.check.types import TensorType, Type, format_type
+from shapescript.check.algebra.types import TensorType, Type, format_type
+from shapescript.check.declarations.builtin_table import BUILTINS, split_top_level
+from shapescript.check.declarations.symbols import Symbol
+from shapescript.check.declarations.type_exprs import BUILTIN_DOMAINS
+from shapescript.check.program import Checked
 from shapescript.syntax.tokens import DTYPES, KEYWORDS
 from shapescript_lsp.features.context import run_start
 from shapescript_lsp.features.curve_hover import CURVE_KINDS, documentation_curve

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from shapescript.check.program import Checked, ItemFacts
+from shapescript.check.declarations.symbols import ItemFacts
+from shapescript.check.program import Checked
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from shapescript.check import module_paths
-from shapescript.check.program import LOCAL_KINDS, Checked, Symbol
+from shapescript.check.declarations import module_paths
+from shapescript.check.declarations.symbols import LOCAL_KINDS, Symbol
+from shapescript.check.program import Checked
 from shapescript.syntax.source import Span
 from shapescript_lsp.features.model_hover import model_infos
 from shapescript_lsp.import_reading import normalized

@@ -13,10 +13,11 @@ from __future__ import annotations
 import math
 import textwrap
 
-from shapescript.check.builtin_table import BUILTINS
-from shapescript.check.program import Checked, Symbol
-from shapescript.check.ranges import NAMED_RANGES, REAL, Interval
-from shapescript.check.types import TensorType
+from shapescript.check.algebra.ranges import NAMED_RANGES, REAL, Interval
+from shapescript.check.algebra.types import TensorType
+from shapescript.check.declarations.builtin_table import BUILTINS
+from shapescript.check.declarations.symbols import Symbol
+from shapescript.check.program import Checked
 from shapescript.deep import run_deep
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span

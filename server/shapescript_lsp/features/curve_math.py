@@ -3,7 +3,7 @@
 The language server draws activation curves without running Python, so the math of every
 elementwise built-in and prelude function is written here in plain Python floats. A tree's
 slope is a central difference; its range is the checker's interval arithmetic
-(`shapescript.check.ranges`) over the input's whole domain.
+(`shapescript.check.algebra.ranges`) over the input's whole domain.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from shapescript.check import ranges
-from shapescript.check.ranges import INF, REAL, Interval
+from shapescript.check.algebra import ranges
+from shapescript.check.algebra.ranges import INF, REAL, Interval
 from shapescript.records import record
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from shapescript.check.program import Checked, Symbol
+from shapescript.check.declarations.symbols import Symbol
+from shapescript.check.program import Checked
 from shapescript_lsp.features.imported import Reader, declared_at
 from shapescript_lsp.library import Library
 from shapescript_lsp.positions import range_of

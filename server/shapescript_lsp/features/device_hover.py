@@ -3,9 +3,10 @@ sends per call, and every collective on the hovered line (`check.comms`)."""
 
 from __future__ import annotations
 
-from shapescript.check.comms import Table
-from shapescript.check.program import Checked, Symbol
-from shapescript.check.types import Type
+from shapescript.check.algebra.types import Type
+from shapescript.check.analyses.comms import Table
+from shapescript.check.declarations.symbols import Symbol
+from shapescript.check.program import Checked
 from shapescript.syntax import ast
 from shapescript_lsp.features.context import item_at
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from shapescript.check.program import Checked, ItemFacts
+from shapescript.check.declarations.symbols import ItemFacts
+from shapescript.check.program import Checked
 from shapescript.export.spec import SpecError, describe, export_spec
 from shapescript.syntax import ast
 

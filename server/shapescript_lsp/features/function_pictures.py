@@ -11,10 +11,10 @@ import asyncio
 import math
 from typing import Any
 
+from shapescript.check.algebra.sizes import Poly
+from shapescript.check.algebra.structures import returned_structure
+from shapescript.check.algebra.types import TensorType, format_type
 from shapescript.check.program import Checked
-from shapescript.check.sizes import Poly
-from shapescript.check.structures import returned_structure
-from shapescript.check.types import TensorType, format_type
 from shapescript_lsp.features.call_pictures import PICTURED, call_function, conversion_at
 from shapescript_lsp.features.context import word_at
 from shapescript_lsp.pictures import grids

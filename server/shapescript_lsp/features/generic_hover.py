@@ -3,10 +3,10 @@ what it calls on them; completion marks one that a model lacks a function for.""
 
 from __future__ import annotations
 
-from shapescript.check.generics import calls_on_type_variables
+from shapescript.check.algebra.types import ModelType
+from shapescript.check.bodies.generics import calls_on_type_variables
+from shapescript.check.declarations.type_variables import EITHER, MODEL
 from shapescript.check.program import Checked
-from shapescript.check.type_variables import EITHER, MODEL
-from shapescript.check.types import ModelType
 
 
 def generic_summary(checked: Checked, name: str) -> str:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from shapescript.check.builtin_table import BUILTINS
-from shapescript.check.program import Checked, Symbol
-from shapescript.check.structures import Structure, returned_structure
-from shapescript.check.types import TensorType, Type, format_type
+from shapescript.check.algebra.structures import Structure, returned_structure
+from shapescript.check.algebra.types import TensorType, Type, format_type
+from shapescript.check.declarations.builtin_table import BUILTINS
+from shapescript.check.declarations.symbols import Symbol
+from shapescript.check.program import Checked
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript_lsp.features.call_pictures import conversion_at

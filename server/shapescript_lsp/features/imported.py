@@ -10,9 +10,10 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from shapescript.check.import_session import read_from_disk
-from shapescript.check.module_paths import is_file_path
-from shapescript.check.program import Checked, Symbol
+from shapescript.check.declarations.import_session import read_from_disk
+from shapescript.check.declarations.module_paths import is_file_path
+from shapescript.check.declarations.symbols import Symbol
+from shapescript.check.program import Checked
 from shapescript.syntax import ast
 from shapescript.syntax.parser import parse_text
 from shapescript.syntax.source import SourceFile, Span

@@ -4,7 +4,8 @@ its docs, and which file it is in."""
 
 from __future__ import annotations
 
-from shapescript.check.program import Checked, Symbol
+from shapescript.check.declarations.symbols import Symbol
+from shapescript.check.program import Checked
 from shapescript_lsp.features.imported import shown_file, text_of, written_declaration
 from shapescript_lsp.features.model_hover import DocRenderer, model_hover
 from shapescript_lsp.features.model_members import signature_text

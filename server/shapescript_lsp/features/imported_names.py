@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from shapescript.check.algebra.types import format_type
 from shapescript.check.program import Checked
-from shapescript.check.types import format_type
 
 
 def imported_names(checked: Checked, bound: str) -> list:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from shapescript.check.algebra.syntax_facts import walk
+from shapescript.check.algebra.types import format_type
 from shapescript.check.program import Checked
-from shapescript.check.syntax_facts import walk
-from shapescript.check.types import format_type
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript_lsp.features.binding_hints import binding_hints

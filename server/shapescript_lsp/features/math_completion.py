@@ -6,7 +6,7 @@ import re
 
 from lsprotocol import types
 
-from shapescript.check.math_comments import SUPPORTED_COMMANDS, SUPPORTED_ENVIRONMENTS
+from shapescript.check.analyses.math_comments import SUPPORTED_COMMANDS, SUPPORTED_ENVIRONMENTS
 
 _COMMAND = re.compile(r"\\([A-Za-z]*)$")
 _ENVIRONMENT = re.compile(r"\\(?:begin|end)\{([A-Za-z]*)$")

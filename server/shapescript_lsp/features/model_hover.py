@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from shapescript.check.model_info import FieldInfo, ModelInfo
-from shapescript.check.program import Checked, Symbol
-from shapescript.check.types import Type, format_type
+from shapescript.check.algebra.types import Type, format_type
+from shapescript.check.declarations.model_info import FieldInfo, ModelInfo
+from shapescript.check.declarations.symbols import Symbol
+from shapescript.check.program import Checked
 from shapescript.syntax import ast
 from shapescript_lsp.features.imported import declaration, text_of
 from shapescript_lsp.render.math import render_doc

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 
 from lsprotocol import types
 
+from shapescript.check.algebra.types import GradType, ModelType, Type, format_type, is_type_variable
 from shapescript.check.program import Checked
-from shapescript.check.types import GradType, ModelType, Type, format_type, is_type_variable
 from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp.features.generic_hover import missing_for
 from shapescript_lsp.features.model_hover import model_infos

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from shapescript.check.program import Checked, ItemFacts, Symbol
-from shapescript.check.syntax_facts import walk
+from shapescript.check.algebra.syntax_facts import walk
+from shapescript.check.declarations.symbols import ItemFacts, Symbol
+from shapescript.check.program import Checked
 from shapescript.records import record, replace
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span

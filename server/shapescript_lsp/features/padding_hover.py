@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from shapescript.check.padding import Blocker, PaddingFacts, complete_facts
-from shapescript.check.program import Checked, Symbol
+from shapescript.check.analyses.padding import Blocker, PaddingFacts, complete_facts
+from shapescript.check.declarations.symbols import Symbol
+from shapescript.check.program import Checked
 from shapescript.syntax.source import Span
 
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from shapescript.check.patterns import PATTERN_OPERATIONS
-from shapescript.check.program import Checked, ItemFacts
-from shapescript.check.sizes import Poly, format_size
-from shapescript.check.types import Axis, SeveralType, TensorType, Type, format_type
+from shapescript.check.algebra.patterns import PATTERN_OPERATIONS
+from shapescript.check.algebra.sizes import Poly, format_size
+from shapescript.check.algebra.types import Axis, SeveralType, TensorType, Type, format_type
+from shapescript.check.declarations.symbols import ItemFacts
+from shapescript.check.program import Checked
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript_lsp.features.context import enclosing

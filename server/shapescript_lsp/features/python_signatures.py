@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from shapescript.check.builtin_table import split_top_level
+from shapescript.check.declarations.builtin_table import split_top_level
 from shapescript.check.program import Checked
 from shapescript_lsp.features.python_members import PYTHON_NAMES, Member
 from shapescript_lsp.features.signature_help import call_site

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from shapescript.check.algebra.types import BatchType, LogsType, Type, format_type
 from shapescript.check.program import Checked
-from shapescript.check.types import BatchType, LogsType, Type, format_type
 
 
 def record_members(checked: Checked, value_type: Type | None) -> list | None:

@@ -16,7 +16,8 @@ from lsprotocol import types
 
 import shapescript
 from shapescript.check.checker import check_source
-from shapescript.check.program import LOCAL_KINDS, Checked, Symbol
+from shapescript.check.declarations.symbols import LOCAL_KINDS, Symbol
+from shapescript.check.program import Checked
 from shapescript.syntax.source import SourceFile, Span
 from shapescript.syntax.tokens import KEYWORDS
 from shapescript_lsp.features.cross_references import key_of, shared

@@ -13,9 +13,10 @@ import bisect
 
 from lsprotocol import types
 
-from shapescript.check.program import Checked, ItemFacts, Symbol
-from shapescript.check.syntax_facts import walk
-from shapescript.check.type_exprs import BUILTIN_DOMAINS
+from shapescript.check.algebra.syntax_facts import walk
+from shapescript.check.declarations.symbols import ItemFacts, Symbol
+from shapescript.check.declarations.type_exprs import BUILTIN_DOMAINS
+from shapescript.check.program import Checked
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript_lsp.features.name_spots import body_start_of, spots, written_names

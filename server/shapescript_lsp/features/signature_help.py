@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 from lsprotocol import types
 
-from shapescript.check.builtin_table import BUILTINS, split_top_level
+from shapescript.check.algebra.types import Type, format_type
+from shapescript.check.declarations.builtin_table import BUILTINS, split_top_level
 from shapescript.check.program import Checked
-from shapescript.check.types import Type, format_type
 from shapescript_lsp.features.context import run_start, space_start
 from shapescript_lsp.features.curve_hover import documentation_curve
 from shapescript_lsp.render.math import render_doc

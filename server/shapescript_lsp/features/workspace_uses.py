@@ -9,7 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from shapescript.check.checker import check_source
-from shapescript.check.program import Checked, Symbol
+from shapescript.check.declarations.symbols import Symbol
+from shapescript.check.program import Checked
 from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp.documents import Document, DocumentStore
 from shapescript_lsp.features.cross_references import Key, importers, key_of, uses_in

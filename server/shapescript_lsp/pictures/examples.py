@@ -14,9 +14,9 @@ import re
 from typing import Any
 
 from shapescript.analysis import check
+from shapescript.check.algebra.sizes import Poly
+from shapescript.check.algebra.types import HostType, ModelType, ModeType, TensorType
 from shapescript.check.program import Checked
-from shapescript.check.sizes import Poly
-from shapescript.check.types import HostType, ModelType, ModeType, TensorType
 from shapescript.records import record
 from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span

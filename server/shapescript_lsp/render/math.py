@@ -13,7 +13,7 @@ import re
 import unicodedata
 import warnings
 
-from shapescript.check.math_comments import (
+from shapescript.check.analyses.math_comments import (
     Command,
     CommentLine,
     Delimited,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from html import escape
 
-from shapescript.check.sizes import Poly, format_size
-from shapescript.check.types import REAL, Axis, TensorType, axis_text, domain_text
+from shapescript.check.algebra.sizes import Poly, format_size
+from shapescript.check.algebra.types import REAL, Axis, TensorType, axis_text, domain_text
 from shapescript.records import record
 from shapescript_lsp.render.themes import Palette, palette
 

@@ -1,0 +1,179 @@
+"""What the padding analysis found in each function, kept for the next version of the file.
+
+A keystroke changes one function; H2001 and H3101 depend on a function's own body and on
+those it calls. So a check for diagnostics keeps, for each function, its loops over
+batches and whether it is a step that can be recorded, with spans counted from the start
+of the function they are in; the next check takes them again for every function that
+neither changed nor calls, directly or through others, one that changed, and moves them
+to where those functions now are.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from shapescript.records import field, record, replace
+from shapescript.syntax.source import Span
+
+if TYPE_CHECKING:
+    from shapescript.check.analyses.padding import Blocker, _Analysis
+
+#: A blocker as kept: the function it is in, and its span counted from that function's.
+Kept = tuple[str, Span, "Blocker"]
+#: A loop as kept: its span from its function's start, its blocker, its mask's symbol.
+KeptLoop = tuple[Span, "Kept | None", "str | None"]
+
+
+@record
+class Found:
+    """One function's findings: its loops over batches and, for a step, its blocker."""
+
+    loops: list[KeptLoop] | None
+    step: bool = False
+    blocker: Kept | None = None
+
+
+@record
+class Memo:
+    """Each function's findings, with what they were found from: each function's and
+    extern's version (see `versions`), the file's context (see `context`), and which
+    names each function's body uses (`refs`) with, the other way round, which functions
+    use each name (`callers`)."""
+
+    versions: dict[str, tuple[object, object]]
+    context: tuple[object, ...]
+    found: dict[str, Found] = field(default_factory=dict)
+    refs: dict[str, frozenset[str]] | None = None
+    callers: dict[str, frozenset[str]] | None = None
+
+
+def versions(analysis: _Analysis) -> dict[str, tuple[object, object]]:
+    """What each function's findings depend on besides its callees: its declaration and
+    the check of its body (the objects, compared by identity; a body is checked again
+    whenever the declarations it depends on change)."""
+    found: dict[str, tuple[object, object]] = {
+        name: (item.item, item.body) for name, item in analysis.functions.items()
+    }
+    for name, decl in analysis.externs.items():
+        found[name] = (decl, None)
+    return found
+
+
+def context(analysis: _Analysis) -> tuple[object, ...]:
+    """What every finding depends on: the file's dims, devices and imports."""
+    imports = analysis.imports
+    key = None if imports is None else getattr(imports, "key", object())
+    return (analysis.dims, analysis.several, key)
+
+
+def unaffected(
+    analysis: _Analysis, memo: Any, now: dict[str, tuple[object, object]]
+) -> tuple[dict[str, Found], dict[str, frozenset[str]] | None, dict[str, frozenset[str]] | None]:
+    """The previous findings of the functions that neither changed nor reach one that did
+    (`now` is the functions' `versions`), with this version's `refs` and `callers`."""
+    if not isinstance(memo, Memo) or memo.context != context(analysis):
+        # Nothing to take again; the names are found when an edit first needs them.
+        return {}, None, None
+    before = memo.versions
+    changed = {
+        name
+        for name, (decl, body) in now.items()
+        if (old := before.get(name)) is None or old[0] is not decl or old[1] is not body
+    }
+    changed.update(before.keys() - now.keys())
+    if not changed:
+        return dict(memo.found), memo.refs, memo.callers
+    if memo.refs is None or memo.callers is None:
+        # Found for the functions as they are now: those that changed are counted below
+        # as new, with nothing used before.
+        refs, callers_now = _links(analysis, changed)
+    else:
+        refs, callers_now = dict(memo.refs), dict(memo.callers)
+    for name in changed:
+        item = analysis.functions.get(name)
+        used = analysis.referenced(item) if item is not None else frozenset()
+        old_used = refs.pop(name, frozenset())
+        if item is not None:
+            refs[name] = used
+        for callee in old_used - used:
+            callers_now[callee] = callers_now.get(callee, frozenset()) - {name}
+        for callee in used - old_used:
+            callers_now[callee] = callers_now.get(callee, frozenset()) | {name}
+    affected = set(changed)
+    stack = list(changed)
+    while stack:
+        for caller in callers_now.get(stack.pop(), ()):
+            if caller not in affected:
+                affected.add(caller)
+                stack.append(caller)
+    kept = {
+        name: found
+        for name, found in memo.found.items()
+        if name not in affected and found.loops is not None
+    }
+    return kept, refs, callers_now
+
+
+def _links(
+    analysis: _Analysis, leaving_out: set[str]
+) -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """The names each function's body uses, and the functions that use each name, for
+    every function but those `leaving_out`."""
+    refs = {
+        name: analysis.referenced(item)
+        for name, item in analysis.functions.items()
+        if name not in leaving_out
+    }
+    callers: dict[str, set[str]] = {}
+    for name, used in refs.items():
+        for callee in used:
+            callers.setdefault(callee, set()).add(name)
+    return refs, {name: frozenset(found) for name, found in callers.items()}
+
+
+def relative(analysis: _Analysis, blocker: Blocker | None) -> Kept | None:
+    """A blocker kept with its span counted from its function's start; `Elsewhere` for
+    one in another file's function, whose finding isn't kept."""
+    if blocker is None:
+        return None
+    item = analysis.functions.get(blocker.function)
+    if item is None:
+        raise Elsewhere
+    base = item.base
+    return (blocker.function, Span(blocker.span.start - base, blocker.span.end - base), blocker)
+
+
+def rebased(analysis: _Analysis, kept: Kept | None) -> Blocker | None:
+    """A kept blocker where its function now is."""
+    if kept is None:
+        return None
+    function, span, blocker = kept
+    base = analysis.functions[function].base
+    return replace(blocker, span=Span(span.start + base, span.end + base))
+
+
+def relative_loops(analysis: _Analysis, item: Any, loops: list) -> list[KeptLoop] | None:
+    """A function's loops kept relative to it; None when one's blocker is in another file."""
+    base = item.base
+    try:
+        return [
+            (Span(span.start - base, span.end - base), relative(analysis, blocker), symbol)
+            for span, blocker, symbol in loops
+        ]
+    except Elsewhere:
+        return None
+
+
+def rebased_loops(
+    analysis: _Analysis, item: Any, found: Found
+) -> list[tuple[Span, Blocker | None, str | None]]:
+    """A function's kept loops where it now is."""
+    base = item.base
+    return [
+        (Span(span.start + base, span.end + base), rebased(analysis, kept), symbol)
+        for span, kept, symbol in found.loops or ()
+    ]
+
+
+class Elsewhere(Exception):
+    """A blocker in another file's function, which isn't kept."""

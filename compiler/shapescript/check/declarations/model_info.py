@@ -1,0 +1,65 @@
+"""What the checker records about each model declaration, for the compiler and the editor."""
+
+from __future__ import annotations
+
+from shapescript.check.algebra.types import Type
+from shapescript.check.declarations.symbols import Symbol
+from shapescript.records import field, record
+from shapescript.syntax.source import Span
+
+#: A Python number an initializer is given: a float, an int (full of an integer field) or a
+#: bool (full of a bool field).
+Number = float | int | bool
+
+
+@record(frozen=True)
+class Initializer:
+    """A field's initializer: `zeros`, `ones`, `full`, `normal` or `uniform`, with every
+    argument (defaults filled in) as a Python number, dims already worked out."""
+
+    name: str
+    args: dict[str, Number] = field(default_factory=dict)
+
+
+@record(frozen=True)
+class FieldInfo:
+    """One field of a model.
+
+    `type` is the field's type as `m.w1` has it (a param's is a float tensor without a
+    domain); `shape` its sizes as ints and `dtype` its resolved dtype. `initializer` is
+    None when it was missing or broken (after E0903), and `type` is unknown after E0902.
+    `span` is the absolute span of the field's name.
+    """
+
+    name: str
+    kind: str
+    type: Type
+    shape: tuple[int, ...] | None
+    dtype: str
+    initializer: Initializer | None
+    span: Span
+    symbol: Symbol
+    doc: str | None = None
+
+    @property
+    def is_param(self) -> bool:
+        return self.kind == "param"
+
+
+@record(frozen=True)
+class ModelInfo:
+    """A model declaration: its fields in declaration order, by name.
+
+    `span` is the absolute span of the model's name. `ok` is False when a field or an
+    initializer had an error, so the compiler should not build it.
+    """
+
+    name: str
+    span: Span
+    fields: dict[str, FieldInfo]
+    doc: str | None = None
+    ok: bool = True
+
+    @property
+    def params(self) -> list[FieldInfo]:
+        return [info for info in self.fields.values() if info.is_param]

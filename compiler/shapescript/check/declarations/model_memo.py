@@ -1,0 +1,192 @@
+"""Checks of models, data records and logs records reused across analyses.
+
+Such a declaration's check depends on its text and on the declarations around it (dims,
+aliases, domains, the names the file declares), so a result is kept by the declaration's
+text and the declarations fingerprint, with the position it was made at, and moved when
+an edit above has moved the declaration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Container
+from typing import Any
+
+from shapescript.check.algebra.reporter import Reporter
+from shapescript.check.declarations.logs_info import LogsInfo
+from shapescript.check.declarations.symbols import Facts, Symbol
+from shapescript.diagnostics.diagnostic import Diagnostic
+from shapescript.records import field, record, replace
+from shapescript.syntax import ast
+from shapescript.syntax.parser import shift_diagnostic
+from shapescript.syntax.source import Span
+
+
+@record(frozen=True)
+class ModelResult:
+    """One declaration's check for a declaration starting at `base`: what it records
+    (`ModelInfo`, `DataInfo` or `LogsInfo`, absolute spans), its facts (spans relative
+    to the declaration's chunk) and its diagnostics (absolute)."""
+
+    info: Any
+    references: tuple
+    types: tuple
+    diagnostics: tuple[Diagnostic, ...]
+    base: int
+
+
+def _shift(span: Span, offset: int) -> Span:
+    # `Span(...)` without its Python-level `__new__`: every field of a moved model moves.
+    start, end = span
+    return _new_tuple(Span, (start + offset, end + offset))
+
+
+_new_tuple = tuple.__new__
+
+
+def _shift_member(member: Any, offset: int) -> Any:
+    span = _shift(member.span, offset)
+    symbol = member.symbol
+    moved_symbol = Symbol(symbol.name, symbol.kind, span, symbol.path, symbol.detail, symbol.doc)
+    return _with_span(type(member))(member, span, moved_symbol)
+
+
+def _with_span(cls: type) -> Callable[[Any, Span, Symbol], Any]:
+    """A function copying a field or metric record of class `cls` with another span and
+    symbol: `replace`, made for the class's fields once, without its per-call lookups
+    (every field of every moved model is copied)."""
+    found = _WITH_SPAN.get(cls)
+    if found is None:
+        names = [item.name for item in cls.__record_fields__]  # type: ignore[attr-defined]
+        arguments = ", ".join(name if name in ("span", "symbol") else f"m.{name}" for name in names)
+        namespace: dict[str, Any] = {"cls": cls}
+        exec(f"def with_span(m, span, symbol):\n  return cls({arguments})\n", namespace)
+        found = _WITH_SPAN[cls] = namespace["with_span"]
+    return found
+
+
+_WITH_SPAN: dict[type, Callable[[Any, Span, Symbol], Any]] = {}
+
+
+def moved(result: ModelResult, base: int) -> ModelResult:
+    """The same check for the declaration now starting at `base`."""
+    offset = base - result.base
+    if offset == 0:
+        return result
+    info = result.info
+    members = "metrics" if isinstance(info, LogsInfo) else "fields"
+    shifted = {name: _shift_member(one, offset) for name, one in getattr(info, members).items()}
+    return ModelResult(
+        replace(info, span=_shift(info.span, offset), **{members: shifted}),
+        result.references,
+        result.types,
+        tuple(shift_diagnostic(d, offset) for d in result.diagnostics),
+        base,
+    )
+
+
+def declaration_key(
+    text: str, item: ast.Item, base: int, context: int, path: str, previous: dict
+) -> tuple:
+    """What a declaration's check is kept by: its text, its place in its chunk (its facts
+    count from there), the declarations fingerprint and the file. For the item object
+    `previous` saw (`checked_declaration`), the key it had, without copying the text."""
+    seen = previous.get(("item", id(item)))
+    if seen is not None and seen[0] is item:
+        known = seen[1]
+        if known[2] == context and known[3] == path:
+            return known
+    return (text[base + item.span.start : base + item.span.end], item.span.start, context, path)
+
+
+def checked_declaration(
+    item: ast.Item,
+    key: tuple,
+    base: int,
+    memo: dict,
+    previous: dict,
+    check: Callable[[Reporter, Facts], Any],
+) -> ModelResult:
+    """The check of the declaration `item` at `base` kept by `key` in `memo` or
+    `previous`, moved there; else `check(reporter, facts)`'s, run with a reporter and
+    facts of its own. `memo` receives it, and the item's key."""
+    memo[("item", id(item))] = (item, key)
+    result = memo.get(key) or previous.get(key)
+    if result is None:
+        reporter = Reporter()
+        reporter.base = base
+        facts = Facts()
+        info = check(reporter, facts)
+        result = ModelResult(
+            info,
+            tuple(facts.references),
+            tuple(facts.types.items()),
+            tuple(reporter.diagnostics),
+            base,
+        )
+    else:
+        result = moved(result, base)
+    memo[key] = result
+    return result
+
+
+def record_result(result: ModelResult, facts: Facts | None, reporter: Reporter) -> None:
+    """Give a declaration's facts to its item (unless it has them already, `facts` None)
+    and its diagnostics to the file's reporter."""
+    if facts is not None:
+        facts.references.extend(result.references)
+        facts.types.update(result.types)
+    reporter.diagnostics.extend(result.diagnostics)
+
+
+@record
+class DeclarationPass:
+    """What the checks of one file's models, data records and logs records share: each
+    declaration's result is kept by its text and `context` (the declarations
+    fingerprint), as `checked_declaration` says, and taken from the previous analysis's
+    memo (`previous`, by the kind's name) when it is there. `memos` receives this
+    analysis's, by the same names. The items at the indexes in `kept` have their
+    declaration facts already; `indexes` gives the indexes of the items of each class."""
+
+    module: ast.Module
+    path: str
+    items_facts: list
+    text: str
+    context: int
+    previous: dict
+    kept: Container[int]
+    indexes: dict[type, list[int]]
+    reporter: Reporter
+    memos: dict[str, dict] = field(default_factory=dict)
+
+    def check(
+        self,
+        kind: type,
+        declared: dict,
+        memo_name: str,
+        check: Callable[[Any, Reporter, Facts, int], Any],
+    ) -> dict[str, Any]:
+        """Check the declarations of class `kind` that `declared` (the scope's table of
+        them, by name) holds, `check(item, reporter, facts, base)` checking one; each
+        one's declaration facts go to its item. Gives each one's info, by name."""
+        infos: dict[str, Any] = {}
+        memo = self.memos[memo_name] = {}
+        previous = self.previous.get(memo_name) or {}
+        module, text, context, path = self.module, self.text, self.context, self.path
+        items = module.items
+        for index in self.indexes.get(kind, ()):
+            item = items[index]
+            if type(item) is not kind or declared.get(item.name) is not item:
+                continue
+            base = module.base_of(index)
+            result = checked_declaration(
+                item,
+                declaration_key(text, item, base, context, path, previous),
+                base,
+                memo,
+                previous,
+                lambda reporter, facts, item=item, base=base: check(item, reporter, facts, base),
+            )
+            facts = None if index in self.kept else self.items_facts[index].declaration
+            record_result(result, facts, self.reporter)
+            infos[item.name] = result.info
+        return infos

@@ -1,0 +1,58 @@
+"""`shapescript run [--python PY] PROGRAM [args...]`: run `PY -m shapescript PROGRAM args...`,
+which runs the program with the import hook installed (see `commands.runner`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from shapescript.commands.names import NAMES
+from shapescript.commands.support import PYTHON_VARIABLE, UsageError, python_for
+
+NAME = "run"
+HELP = "run a Python program or a .ss file's fn main() with .ss imports working"
+DESCRIPTION = (
+    "Run PROGRAM with `PY -m shapescript PROGRAM ARGS...`: a .py file with the import "
+    "hook installed, or a .ss file's fn main(). ShapeScript's errors are shown as "
+    "diagnostics (SHAPESCRIPT_TRACEBACK=1 shows the traceback too)."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--python",
+        metavar="PY",
+        help=f"the Python to run it with (default: ${PYTHON_VARIABLE}, else this Python)",
+    )
+    parser.add_argument("-m", dest="module", metavar="MODULE", help="run a module, as python -m")
+    parser.add_argument("program", nargs="?", metavar="PROGRAM", help="a .py or .ss file")
+    parser.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the program's")
+
+
+def run(args: argparse.Namespace) -> int:
+    import subprocess
+
+    rest = [args.program, *args.args] if args.program is not None else list(args.args)
+    if rest[:1] == ["--"]:
+        rest = rest[1:]
+    if args.module is not None:
+        rest = ["-m", args.module, *rest]
+    if not rest:
+        raise UsageError("no program given: pass a .py or .ss file, or -m MODULE")
+    program = rest[0]
+    if program.startswith("-") and program != "-m":
+        raise UsageError(f"`{program}` isn't a program: give a .py or .ss file, or -m MODULE")
+    if program in NAMES and os.path.exists(program):
+        rest[0] = os.path.join(os.curdir, program)
+    command = [python_for(args.python), "-m", "shapescript", *rest]
+    try:
+        child = subprocess.Popen(command)
+    except OSError as exc:
+        raise UsageError(f"can't run `{command[0]}`: {exc.strerror or exc}") from exc
+    while True:
+        try:
+            status = child.wait()
+            break
+        except KeyboardInterrupt:
+            continue
+    return 128 - status if status < 0 else status

@@ -1,0 +1,93 @@
+"""The editor's check leaves padding's facts until a hover reads them, and reuses the
+previous version's walks of unchanged functions: what it finds must be what a whole check
+of the same text finds, before and after edits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchmarks.generate import generate_program
+from shapescript.check.analyses import padding_reuse as reuse
+from shapescript.check.analyses.padding import PaddingFacts, complete_facts
+from shapescript.check.checker import check_source
+from shapescript.syntax.source import SourceFile
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = sorted((ROOT / "examples").glob("*.ss"))
+
+
+def _facts(facts: PaddingFacts) -> tuple:
+    return (
+        facts.loops,
+        facts.axes,
+        facts.steps,
+        [(d.code, d.primary.span) for d in facts.diagnostics],
+        facts.masked,
+        facts.passes,
+        facts.needs,
+        facts.loop_symbols,
+        facts.operands,
+        facts.selections,
+        facts.selected,
+    )
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.stem)
+def test_facts_worked_out_when_read_are_the_whole_checks(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    later = check_source(SourceFile.from_text("f.ss", text), padding_later=True)
+    whole = check_source(SourceFile.from_text("f.ss", text))
+    assert later.diagnostics == whole.diagnostics
+    assert isinstance(later.padding, PaddingFacts)
+    assert later.padding.complete_later is not None
+    found = complete_facts(later)
+    assert found is later.padding and found.complete_later is None
+    assert _facts(found) == _facts(whole.padding)
+
+
+def test_edits_reusing_the_previous_walks_find_what_a_fresh_check_finds() -> None:
+    text = generate_program(600, 3)
+    functions = [at for at in range(len(text)) if text.startswith("\nfn ", at)]
+    previous = check_source(SourceFile.from_text("f.ss", text), padding_later=True)
+    for step, at in enumerate(functions[:: max(1, len(functions) // 6)]):
+        line_end = text.index("\n", at + 1) + 1
+        # A line that breaks the function, then the text as it was.
+        # A line that breaks the function, then the text as it was: the facts of the first
+        # are left for later, so the second reuses the walks of a check for diagnostics.
+        for edited, read in (
+            (text[:line_end] + "    zz = \n" + text[line_end:], False),
+            (text, True),
+        ):
+            checked = check_source(
+                SourceFile.from_text("f.ss", edited), previous, padding_later=True
+            )
+            whole = check_source(SourceFile.from_text("f.ss", edited))
+            assert checked.diagnostics == whole.diagnostics, step
+            if read:
+                assert _facts(complete_facts(checked)) == _facts(whole.padding), step
+            previous = checked
+
+
+def test_an_edit_inside_one_function_takes_again_what_the_others_found(monkeypatch) -> None:
+    text = generate_program(300, 1)
+    previous = check_source(SourceFile.from_text("f.ss", text), padding_later=True)
+    counts: list[tuple[int, int]] = []
+    unaffected = reuse.unaffected
+
+    def counted(analysis, memo, now):
+        found = unaffected(analysis, memo, now)
+        counts.append((len(found[0]), len(analysis.functions)))
+        return found
+
+    monkeypatch.setattr(reuse, "unaffected", counted)
+    at = text.index("\n", text.index("\nfn ", len(text) // 2) + 1) + 1
+    check_source(
+        SourceFile.from_text("f.ss", text[:at] + "    zz = 1\n" + text[at:]),
+        previous,
+        padding_later=True,
+    )
+    ((taken, functions),) = counts
+    # The edited function and those that call it are worked out again; the rest is taken.
+    assert functions > 20 and functions // 2 <= taken < functions
