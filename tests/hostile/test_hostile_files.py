@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import pathlib
 import random
 import subprocess
 import sys
@@ -107,14 +106,14 @@ def test_an_unreadable_file_is_exit_2_with_a_clear_message(
     secret = tmp_path / "secret.ss"
     secret.write_text("dim D = 4\n", encoding="utf-8")
     (tmp_path / "open.ss").write_text("dim E = 4\n", encoding="utf-8")
-    read_bytes = pathlib.Path.read_bytes
+    open_file = os.open
 
-    def refuse(self: Path) -> bytes:
-        if self.name == "secret.ss":
-            raise PermissionError(13, "Permission denied", str(self))
-        return read_bytes(self)
+    def refuse(path, flags, *args, **kwargs):
+        if os.path.basename(os.fspath(path)) == "secret.ss":
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return open_file(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(pathlib.Path, "read_bytes", refuse)
+    monkeypatch.setattr(os, "open", refuse)
     status, out, err = run_check(capsys, str(tmp_path))
     assert status == 2
     assert out == ""
