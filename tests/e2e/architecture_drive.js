@@ -5,7 +5,7 @@
 // the SVG inside its webview, clicks the attention box and reads the editor's selection,
 // and takes screenshots in a dark and a light theme. Writes result.json as drive.js does.
 'use strict';
-const { cfg, launch, stepper, statusText, quickPick, openWorkbench, openFile, run } = require('./drive_common');
+const { cfg, launch, stepper, statusText, quickPick, openSteps, run } = require('./drive_common');
 
 run(async () => {
   const page = await launch({ width: 1440, height: 900 });
@@ -26,18 +26,12 @@ run(async () => {
 
   const selectionText = () => statusText(page, 'status.editor.selection');
 
-  const open = await step('open-workbench', async () => {
-    await openWorkbench(page);
-    return {};
-  });
-  if (!open.ok) return;
-
-  await step('open-file', async () => {
-    await openFile(page, editor);
+  const { open } = await openSteps(step, page, editor, async () => {
     await page.waitForFunction(() => document.querySelector('.editor-group-container .view-lines')?.innerText.includes('model Gpt'),
       null, { timeout: cfg.timeout_ms });
     return {};
   });
+  if (!open.ok) return;
 
   // Let the server start and check the file before the click.
   await page.waitForTimeout(4000);

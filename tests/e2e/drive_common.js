@@ -118,6 +118,23 @@ async function openFile(page, editor) {
   await editor.locator('.view-lines').waitFor({ timeout: cfg.timeout_ms });
 }
 
+/**
+ * drive.js's first two steps: 'open-workbench', then (if it went well) 'open-file', which
+ * records `more()`'s fields too. Returns both steps' records (`opened` null if not run).
+ */
+async function openSteps(step, page, editor, more = async () => ({})) {
+  const open = await step('open-workbench', async () => {
+    await openWorkbench(page);
+    return {};
+  });
+  if (!open.ok) return { open, opened: null };
+  const opened = await step('open-file', async () => {
+    await openFile(page, editor);
+    return more();
+  });
+  return { open, opened };
+}
+
 /** Runs `main`, then saves result.json, closes the browser (5 s at most) and exits 0. */
 function run(main) {
   main()
@@ -130,5 +147,5 @@ function run(main) {
 }
 
 module.exports = {
-  cfg, since, locate, launch, stepper, statusText, quickPick, goToLine, openWorkbench, openFile, run,
+  cfg, since, locate, launch, stepper, statusText, quickPick, goToLine, openWorkbench, openFile, openSteps, run,
 };

@@ -7,7 +7,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { cfg, since, locate, launch, stepper, goToLine, openWorkbench, openFile, run } = require('./drive_common');
+const { cfg, since, locate, launch, stepper, goToLine, openSteps, run } = require('./drive_common');
 
 run(async () => {
   const fileText = fs.readFileSync(path.join(cfg.workspace, cfg.file), 'utf8');
@@ -16,18 +16,11 @@ run(async () => {
   const prefix = cfg.shot_prefix || '';
   const step = stepper(page, { shotName: (name) => `${prefix}${name}.png` });
 
-  const open = await step('open-workbench', async () => {
-    await openWorkbench(page);
-    return {};
-  });
-  if (!open.ok) return;
-
-  const opened = await step('open-file', async () => {
-    await openFile(page, editor);
+  const { opened } = await openSteps(step, page, editor, async () => {
     const workbench = await page.locator('.monaco-workbench').first().getAttribute('class');
     return { workbench_class: workbench };
   });
-  if (!opened.ok) return;
+  if (!opened || !opened.ok) return;
 
   for (const hover of cfg.hovers || []) {
     const at = locate(fileText, hover.find, hover.occurrence || 1, hover.offset || 0);

@@ -6,7 +6,7 @@
 // with one step each, as drive.js does, and a screenshot after each step.
 'use strict';
 const path = require('path');
-const { cfg, since, launch, stepper, quickPick, goToLine, openWorkbench, openFile, run } = require('./drive_common');
+const { cfg, since, launch, stepper, quickPick, goToLine, openSteps, run } = require('./drive_common');
 
 run(async () => {
   const page = await launch({ width: 1400, height: 900 });
@@ -43,17 +43,8 @@ run(async () => {
     await quickPick(page, command, command);
   }
 
-  const open = await step('open-workbench', async () => {
-    await openWorkbench(page);
-    return {};
-  });
-  if (!open.ok) return;
-
-  const opened = await step('open-file', async () => {
-    await openFile(page, editor);
-    return {};
-  });
-  if (!opened.ok) return;
+  const { opened } = await openSteps(step, page, editor);
+  if (!opened || !opened.ok) return;
 
   const stopped = await step('stop-at-breakpoint', async () => {
     await editor.click();
