@@ -5,50 +5,12 @@
 // the SVG inside its webview, clicks the attention box and reads the editor's selection,
 // and takes screenshots in a dark and a light theme. Writes result.json as drive.js does.
 'use strict';
-const fs = require('fs');
-const path = require('path');
-const { chromium } = require('playwright-core');
+const { cfg, launch, stepper, statusText, quickPick, openSteps, run } = require('./drive_common');
 
-const cfg = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-const out = { steps: [], console_errors: [] };
-const T0 = Date.now();
-const since = (t) => Date.now() - t;
-let browser = null;
-
-function save() {
-  out.total_ms = since(T0);
-  fs.writeFileSync(path.join(cfg.out_dir, 'result.json'), JSON.stringify(out, null, 2));
-}
-
-async function main() {
-  browser = await chromium.launchPersistentContext(cfg.browser_profile, {
-    executablePath: cfg.chromium,
-    headless: true,
-    viewport: { width: 1440, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-           '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  const page = browser.pages()[0] || await browser.newPage();
-  page.on('console', (m) => { if (m.type() === 'error') out.console_errors.push(m.text().slice(0, 300)); });
+run(async () => {
+  const page = await launch({ width: 1440, height: 900 });
   const editor = page.locator('.editor-group-container .monaco-editor').first();
-
-  async function step(name, fn, shotName) {
-    const t = Date.now();
-    const rec = { name };
-    try {
-      Object.assign(rec, await fn());
-      rec.ok = rec.ok !== false;
-    } catch (e) {
-      rec.ok = false;
-      rec.error = String(e && e.message || e).split('\n')[0];
-    }
-    rec.ms = since(t);
-    const shot = path.join(cfg.out_dir, shotName || `${String(out.steps.length).padStart(2, '0')}-${name}.png`);
-    try { await page.screenshot({ path: shot }); rec.screenshot = path.basename(shot); } catch (e) { /* page gone */ }
-    out.steps.push(rec);
-    save();
-    return rec;
-  }
+  const step = stepper(page);
 
   async function webviewFrame() {
     for (let i = 0; i < 120; i++) {
@@ -62,33 +24,14 @@ async function main() {
     throw new Error('no webview with a drawing');
   }
 
-  async function selectionText() {
-    const el = page.locator('[id="status.editor.selection"]');
-    if (await el.count() === 0) return null;
-    return ((await el.first().getAttribute('aria-label')) || (await el.first().innerText())).trim();
-  }
+  const selectionText = () => statusText(page, 'status.editor.selection');
 
-  const open = await step('open-workbench', async () => {
-    await page.goto(`${cfg.url}/?folder=${encodeURIComponent(cfg.workspace)}`, { waitUntil: 'domcontentloaded' });
-    await page.locator('.monaco-workbench').waitFor({ timeout: cfg.timeout_ms * 4 });
-    await page.locator('[id="workbench.parts.statusbar"]').waitFor({ timeout: cfg.timeout_ms });
-    return {};
-  });
-  if (!open.ok) return;
-
-  await step('open-file', async () => {
-    await page.waitForTimeout(1000);
-    await page.keyboard.press('Control+P');
-    await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: cfg.timeout_ms });
-    await page.keyboard.type(cfg.file);
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: path.basename(cfg.file) })
-      .first().waitFor({ state: 'visible', timeout: cfg.timeout_ms });
-    await page.keyboard.press('Enter');
-    await editor.locator('.view-lines').waitFor({ timeout: cfg.timeout_ms });
+  const { open } = await openSteps(step, page, editor, async () => {
     await page.waitForFunction(() => document.querySelector('.editor-group-container .view-lines')?.innerText.includes('model Gpt'),
       null, { timeout: cfg.timeout_ms });
     return {};
   });
+  if (!open.ok) return;
 
   // Let the server start and check the file before the click.
   await page.waitForTimeout(4000);
@@ -139,22 +82,11 @@ async function main() {
   await step('dark-theme', async () => {
     await page.keyboard.press('Control+K');
     await page.keyboard.press('Control+T');
-    await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: cfg.timeout_ms });
-    await page.keyboard.type('Dark Modern');
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark Modern' })
-      .first().waitFor({ state: 'visible', timeout: cfg.timeout_ms });
-    await page.keyboard.press('Enter');
+    await quickPick(page, 'Dark Modern', 'Dark Modern');
     await page.waitForTimeout(1500);
     const frame = await webviewFrame();
     const color = await frame.locator('body').evaluate((el) => getComputedStyle(el).color);
     const background = await frame.locator('body').evaluate((el) => getComputedStyle(el).backgroundColor);
     return { color, background };
   }, 'architecture-dark.png');
-}
-
-main()
-  .catch((e) => { out.error = String(e && e.stack || e).slice(0, 2000); })
-  .finally(async () => {
-    save();
-    if (browser) { try { await browser.close(); } catch (e) { /* already closed */ } }
-  });
+});

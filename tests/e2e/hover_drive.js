@@ -7,95 +7,20 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { chromium } = require('playwright-core');
+const { cfg, since, locate, launch, stepper, goToLine, openSteps, run } = require('./drive_common');
 
-const cfg = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-const out = { steps: [], console_errors: [] };
-const T0 = Date.now();
-const since = (t) => Date.now() - t;
-let browser = null;
-
-function save() {
-  out.total_ms = since(T0);
-  fs.writeFileSync(path.join(cfg.out_dir, 'result.json'), JSON.stringify(out, null, 2));
-}
-
-function locate(text, find, occurrence = 1, offset = 0) {
-  const lines = text.split('\n');
-  let seen = 0;
-  for (let i = 0; i < lines.length; i++) {
-    let from = 0;
-    for (;;) {
-      const j = lines[i].indexOf(find, from);
-      if (j < 0) break;
-      if (++seen === occurrence) return { line: i + 1, column: j + 1 + offset };
-      from = j + 1;
-    }
-  }
-  throw new Error(`text ${JSON.stringify(find)} (occurrence ${occurrence}) not found`);
-}
-
-async function main() {
+run(async () => {
   const fileText = fs.readFileSync(path.join(cfg.workspace, cfg.file), 'utf8');
-  browser = await chromium.launchPersistentContext(cfg.browser_profile, {
-    executablePath: cfg.chromium,
-    headless: true,
-    viewport: { width: 1400, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-           '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  const page = browser.pages()[0] || await browser.newPage();
-  page.on('console', (m) => { if (m.type() === 'error') out.console_errors.push(m.text().slice(0, 300)); });
+  const page = await launch({ width: 1400, height: 900 });
   const editor = page.locator('.editor-group-container.active .monaco-editor').first();
   const prefix = cfg.shot_prefix || '';
+  const step = stepper(page, { shotName: (name) => `${prefix}${name}.png` });
 
-  async function step(name, fn) {
-    const t = Date.now();
-    const rec = { name };
-    try {
-      Object.assign(rec, await fn());
-      rec.ok = rec.ok !== false;
-    } catch (e) {
-      rec.ok = false;
-      rec.error = String(e && e.message || e).split('\n')[0];
-    }
-    rec.ms = since(t);
-    const shot = path.join(cfg.out_dir, `${prefix}${name}.png`);
-    try { await page.screenshot({ path: shot }); rec.screenshot = path.basename(shot); } catch (e) { /* page gone */ }
-    out.steps.push(rec);
-    save();
-    return rec;
-  }
-
-  async function gotoPos(line, column) {
-    await page.keyboard.press('Control+G');
-    await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 5000 });
-    await page.keyboard.type(`${line}:${column}`);
-    await page.keyboard.press('Enter');
-    await page.waitForTimeout(200);
-  }
-
-  const open = await step('open-workbench', async () => {
-    await page.goto(`${cfg.url}/?folder=${encodeURIComponent(cfg.workspace)}`, { waitUntil: 'domcontentloaded' });
-    await page.locator('.monaco-workbench').waitFor({ timeout: cfg.timeout_ms * 4 });
-    await page.locator('[id="workbench.parts.statusbar"]').waitFor({ timeout: cfg.timeout_ms });
-    return {};
-  });
-  if (!open.ok) return;
-
-  const opened = await step('open-file', async () => {
-    await page.waitForTimeout(1000);
-    await page.keyboard.press('Control+P');
-    await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: cfg.timeout_ms });
-    await page.keyboard.type(cfg.file);
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: path.basename(cfg.file) })
-      .first().waitFor({ state: 'visible', timeout: cfg.timeout_ms });
-    await page.keyboard.press('Enter');
-    await editor.locator('.view-lines').waitFor({ timeout: cfg.timeout_ms });
+  const { opened } = await openSteps(step, page, editor, async () => {
     const workbench = await page.locator('.monaco-workbench').first().getAttribute('class');
     return { workbench_class: workbench };
   });
-  if (!opened.ok) return;
+  if (!opened || !opened.ok) return;
 
   for (const hover of cfg.hovers || []) {
     const at = locate(fileText, hover.find, hover.occurrence || 1, hover.offset || 0);
@@ -107,7 +32,7 @@ async function main() {
       while (since(t) < cfg.timeout_ms * 2) {
         await page.keyboard.press('Escape');
         await editor.click();
-        await gotoPos(at.line, at.column);
+        await goToLine(page, `${at.line}:${at.column}`);
         await page.keyboard.press('Control+K');
         await page.keyboard.press('Control+I');
         const widget = page.locator('.monaco-hover:not(.hidden) .monaco-hover-content').first();
@@ -147,12 +72,4 @@ async function main() {
     });
   }
   await page.keyboard.press('Escape');
-}
-
-main()
-  .catch((e) => { out.error = String(e && e.stack || e); })
-  .finally(async () => {
-    save();
-    if (browser) await Promise.race([browser.close().catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
-    process.exit(0);
-  });
+});

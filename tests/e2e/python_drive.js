@@ -10,87 +10,33 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { chromium } = require('playwright-core');
+const {
+  cfg, since, locate, launch, stepper, statusText, quickPick, goToLine, openWorkbench, run,
+} = require('./drive_common');
 
-const cfg = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-const out = { steps: [], console_errors: [] };
-const T0 = Date.now();
-const since = (t) => Date.now() - t;
-let browser = null;
-
-function save() {
-  out.total_ms = since(T0);
-  fs.writeFileSync(path.join(cfg.out_dir, 'result.json'), JSON.stringify(out, null, 2));
-}
-
-// 1-based line/column of the first occurrence of `find` (+offset) in the file
-function locate(text, find, offset = 0) {
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const j = lines[i].indexOf(find);
-    if (j >= 0) return { line: i + 1, column: j + 1 + offset };
-  }
-  throw new Error(`text ${JSON.stringify(find)} not found`);
-}
-
-async function main() {
+run(async () => {
   const app = fs.readFileSync(path.join(cfg.workspace, 'app.py'), 'utf8');
   const module = fs.readFileSync(path.join(cfg.workspace, 'model.py'), 'utf8');
-  browser = await chromium.launchPersistentContext(cfg.browser_profile, {
-    executablePath: cfg.chromium,
-    headless: true,
-    viewport: { width: 1280, height: 800 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-           '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  const page = browser.pages()[0] || await browser.newPage();
-  page.on('console', (m) => { if (m.type() === 'error') out.console_errors.push(m.text().slice(0, 300)); });
+  const page = await launch({ width: 1280, height: 800 });
   const editor = page.locator('.editor-group-container.active .monaco-editor').first();
   const TAB = '.editor-group-container.active .tab';
 
   async function where() {
-    const el = page.locator('[id="status.editor.selection"]');
-    const cursor = await el.count() === 0 ? null
-      : ((await el.first().getAttribute('aria-label')) || (await el.first().innerText())).trim();
+    const cursor = await statusText(page, 'status.editor.selection');
     const tabs = await page.locator('.editor-group-container.active .tab .label-name').allInnerTexts();
     return { title: await page.title(), cursor, tabs: tabs.map((t) => t.trim()) };
   }
 
-  async function step(name, fn) {
-    const t = Date.now();
-    const rec = { name };
-    try {
-      Object.assign(rec, await fn());
-      rec.ok = rec.ok !== false;
-    } catch (e) {
-      rec.ok = false;
-      rec.error = String(e && e.message || e).split('\n')[0];
-    }
-    try { Object.assign(rec, await where()); } catch (e) { /* page gone */ }
-    rec.ms = since(t);
-    const shot = path.join(cfg.out_dir, `${String(out.steps.length).padStart(2, '0')}-${name}.png`);
-    try { await page.screenshot({ path: shot }); rec.screenshot = path.basename(shot); } catch (e) { /* page gone */ }
-    out.steps.push(rec);
-    save();
-    return rec;
-  }
+  const step = stepper(page, { after: where });
 
   async function gotoPos(at) {
     await editor.click();
-    await page.keyboard.press('Control+G');                    // Go to Line/Column
-    await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 5000 });
-    await page.keyboard.type(`${at.line}:${at.column}`);
-    await page.keyboard.press('Enter');
-    await page.waitForTimeout(200);
+    await goToLine(page, `${at.line}:${at.column}`);          // Go to Line/Column
   }
 
   async function quickOpen(file) {
     await page.keyboard.press('Control+P');
-    await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: cfg.timeout_ms });
-    await page.keyboard.type(file);
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: file })
-      .first().waitFor({ state: 'visible', timeout: cfg.timeout_ms });
-    await page.keyboard.press('Enter');
+    await quickPick(page, file, file);
     await page.waitForFunction((f) => document.title.startsWith(f), file, { timeout: cfg.timeout_ms });
     await page.waitForTimeout(500);
   }
@@ -106,9 +52,7 @@ async function main() {
   }
 
   const open = await step('open-workbench', async () => {
-    await page.goto(`${cfg.url}/?folder=${encodeURIComponent(cfg.workspace)}`, { waitUntil: 'domcontentloaded' });
-    await page.locator('.monaco-workbench').waitFor({ timeout: cfg.timeout_ms * 4 });
-    await page.locator('[id="workbench.parts.statusbar"]').waitFor({ timeout: cfg.timeout_ms });
+    await openWorkbench(page);
     await page.waitForTimeout(1000);
     return {};
   });
@@ -121,7 +65,7 @@ async function main() {
     return {};
   });
 
-  const use = locate(app, 'print(double', 8);
+  const use = locate(app, 'print(double', 1, 8);
   await step('definition', async () => {
     await gotoPos(use);
     const before = await page.title();
@@ -155,7 +99,7 @@ async function main() {
     return {};
   });
 
-  const declaration = locate(module, 'def double', 5);
+  const declaration = locate(module, 'def double', 1, 5);
   await step('f12-in-generated', async () => {
     await gotoPos(declaration);
     const before = await page.title();
@@ -198,12 +142,4 @@ async function main() {
     const text = await page.locator('.panel .monaco-editor .view-lines').first().innerText().catch(() => '');
     return { text: text.replace(/\u00a0/g, ' ').trim().slice(-1500) };
   });
-}
-
-main()
-  .catch((e) => { out.error = String(e && e.stack || e); })
-  .finally(async () => {
-    save();
-    if (browser) await Promise.race([browser.close().catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
-    process.exit(0);
-  });
+});

@@ -5,50 +5,13 @@
 // page (a webview, in frames of its own): its title, tabs and checks. Writes result.json
 // with one step each, as drive.js does, and a screenshot after each step.
 'use strict';
-const fs = require('fs');
 const path = require('path');
-const { chromium } = require('playwright-core');
+const { cfg, since, launch, stepper, quickPick, goToLine, openSteps, run } = require('./drive_common');
 
-const cfg = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-const out = { steps: [], console_errors: [] };
-const T0 = Date.now();
-const since = (t) => Date.now() - t;
-let browser = null;
-
-function save() {
-  out.total_ms = since(T0);
-  fs.writeFileSync(path.join(cfg.out_dir, 'result.json'), JSON.stringify(out, null, 2));
-}
-
-async function main() {
-  browser = await chromium.launchPersistentContext(cfg.browser_profile, {
-    executablePath: cfg.chromium,
-    headless: true,
-    viewport: { width: 1400, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-           '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  const page = browser.pages()[0] || await browser.newPage();
-  page.on('console', (m) => { if (m.type() === 'error') out.console_errors.push(m.text().slice(0, 300)); });
+run(async () => {
+  const page = await launch({ width: 1400, height: 900 });
   const editor = page.locator('.editor-group-container.active .monaco-editor').first();
-
-  async function step(name, fn) {
-    const t = Date.now();
-    const rec = { name };
-    try {
-      Object.assign(rec, await fn());
-      rec.ok = rec.ok !== false;
-    } catch (e) {
-      rec.ok = false;
-      rec.error = String(e && e.message || e).split('\n')[0];
-    }
-    rec.ms = since(t);
-    const shot = path.join(cfg.out_dir, `${cfg.shot_prefix || ''}${name}.png`);
-    try { await page.screenshot({ path: shot }); rec.screenshot = path.basename(shot); } catch (e) { /* page gone */ }
-    out.steps.push(rec);
-    save();
-    return rec;
-  }
+  const step = stepper(page, { shotName: (name) => `${cfg.shot_prefix || ''}${name}.png` });
 
   /** The Tensor view's page: the webview frame that has its checks. */
   async function tensorFrame(wanted) {
@@ -77,41 +40,15 @@ async function main() {
   async function palette(command) {
     await page.keyboard.press('Escape');
     await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: cfg.timeout_ms });
-    await page.keyboard.type(command);
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: command }).first().waitFor({ state: 'visible', timeout: cfg.timeout_ms });
-    await page.keyboard.press('Enter');
+    await quickPick(page, command, command);
   }
 
-  const open = await step('open-workbench', async () => {
-    await page.goto(`${cfg.url}/?folder=${encodeURIComponent(cfg.workspace)}`, { waitUntil: 'domcontentloaded' });
-    await page.locator('.monaco-workbench').waitFor({ timeout: cfg.timeout_ms * 4 });
-    await page.locator('[id="workbench.parts.statusbar"]').waitFor({ timeout: cfg.timeout_ms });
-    return {};
-  });
-  if (!open.ok) return;
-
-  const opened = await step('open-file', async () => {
-    await page.waitForTimeout(1000);
-    await page.keyboard.press('Control+P');
-    await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: cfg.timeout_ms });
-    await page.keyboard.type(cfg.file);
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: path.basename(cfg.file) })
-      .first().waitFor({ state: 'visible', timeout: cfg.timeout_ms });
-    await page.keyboard.press('Enter');
-    await editor.locator('.view-lines').waitFor({ timeout: cfg.timeout_ms });
-    return {};
-  });
-  if (!opened.ok) return;
+  const { opened } = await openSteps(step, page, editor);
+  if (!opened || !opened.ok) return;
 
   const stopped = await step('stop-at-breakpoint', async () => {
     await editor.click();
-    await page.keyboard.press('Control+G');
-    await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 5000 });
-    await page.keyboard.type(String(cfg.breakpoint_line));
-    await page.keyboard.press('Enter');
-    await page.waitForTimeout(300);
+    await goToLine(page, cfg.breakpoint_line, 300);
     await page.keyboard.press('F9');
     await page.locator('.codicon-debug-breakpoint').first().waitFor({ state: 'visible', timeout: cfg.timeout_ms });
     await page.keyboard.press('F5');
@@ -169,12 +106,4 @@ async function main() {
     await page.locator('.codicon-debug-stackframe').first().waitFor({ state: 'hidden', timeout: cfg.timeout_ms });
     return {};
   });
-}
-
-main()
-  .catch((e) => { out.error = String(e && e.stack || e); })
-  .finally(async () => {
-    save();
-    if (browser) await Promise.race([browser.close().catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
-    process.exit(0);
-  });
+});

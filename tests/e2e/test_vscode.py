@@ -130,6 +130,8 @@ if replacement or race in drive or TOKEN_RACE in drive:
     text = Path(replacement).read_text() if replacement else drive.replace(race, wait)
     text = text.replace(TOKEN_RACE, TOKEN_WAIT)
     (patched / "drive.js").write_text(text)
+    if replacement:  # the replacements share drive_common.js, found beside them
+        shutil.copy(Path(replacement).with_name("drive_common.js"), patched)
     probe.HERE = patched  # only drive.js is read through HERE after import
 _run = subprocess.run
 
