@@ -8,13 +8,11 @@ those inside functions and under `if TYPE_CHECKING:` too.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import grimp
-import importlinter.cli as importlinter_cli
 import pytest
 
-PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+from tests import import_contracts
+
 CHECK = "shapescript.check"
 LARGEST_CIRCLE = 3
 
@@ -26,7 +24,8 @@ def graph():
 
 def test_import_linter_contracts_hold() -> None:
     """The layers contract and the body rules' contract in pyproject.toml."""
-    assert importlinter_cli.lint_imports(config_filename=str(PYPROJECT), no_cache=True) == 0
+    run = import_contracts.lint()
+    assert run.returncode == 0, run.stdout + run.stderr
 
 
 def test_imports_inside_functions_count(graph) -> None:
