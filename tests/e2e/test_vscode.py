@@ -106,8 +106,21 @@ TOKEN_COUNT_WAIT = """    let tokens = 0;
       await page.waitForTimeout(250);
     }"""
 
+# drive.js reads the Problems panel at its first change after typing. The panel redraws
+# in steps: the file's count and the moved old row can show a frame before the new row,
+# so the first change can miss the new diagnostic. The copy waits, up to the step's
+# timeout, for a row with the config's `edit_expect` text (the first change, as before,
+# when none is given).
+EDIT_RACE = (
+    "      while (since(t) < cfg.timeout_ms && JSON.stringify(rows) === JSON.stringify(before)) {"
+)
+EDIT_WAIT = """      const settled = (r) => JSON.stringify(r) !== JSON.stringify(before)
+        && (!cfg.edit_expect || r.some((row) => row.includes(cfg.edit_expect)));
+      while (since(t) < cfg.timeout_ms && !settled(rows)) {"""
+
 RUNNER = (
     f"TOKEN_RACE = {TOKEN_COUNT_RACE!r}\nTOKEN_WAIT = {TOKEN_COUNT_WAIT!r}\n"
+    f"EDIT_RACE = {EDIT_RACE!r}\nEDIT_WAIT = {EDIT_WAIT!r}\n"
     + """\
 import json, os, shutil, subprocess, sys, tempfile
 from pathlib import Path
@@ -125,10 +138,10 @@ extra = json.loads(os.environ.get("SS_E2E_CONFIG") or "{}")
 drive = (Path(probe_dir) / "drive.js").read_text()
 replacement = os.environ.get("SS_E2E_DRIVE")
 patched = None
-if replacement or race in drive or TOKEN_RACE in drive:
+if replacement or any(r in drive for r in (race, TOKEN_RACE, EDIT_RACE)):
     patched = Path(tempfile.mkdtemp(prefix="vscode-probe-drive-"))
     text = Path(replacement).read_text() if replacement else drive.replace(race, wait)
-    text = text.replace(TOKEN_RACE, TOKEN_WAIT)
+    text = text.replace(TOKEN_RACE, TOKEN_WAIT).replace(EDIT_RACE, EDIT_WAIT)
     (patched / "drive.js").write_text(text)
     if replacement:  # the replacements share drive_common.js, found beside them
         shutil.copy(Path(replacement).with_name("drive_common.js"), patched)
@@ -247,7 +260,8 @@ def run_probe(vsix: Path, ws: Path, file: str, work: Path) -> dict:
         "--hover", HOVER_AT, "--completion", COMPLETION_AT,
         "--definition", DEFINITION_AT, "--edit", EDIT_AT,
     ]  # fmt: skip
-    env = {**os.environ, "SS_E2E_CONFIG": json.dumps({"min_token_classes": MIN_TOKEN_CLASSES})}
+    config = {"min_token_classes": MIN_TOKEN_CLASSES, "edit_expect": EDIT_CODE}
+    env = {**os.environ, "SS_E2E_CONFIG": json.dumps(config)}
     proc = subprocess.run(
         cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, env=env
     )
