@@ -222,7 +222,7 @@ def build(cls: type[Model], value: Callable[[str, Field], torch.Tensor], prefix:
         else:
             model.register_buffer(field.name, tensor)
     for held in cls._ss_held:
-        made = [build(held.model, value, path) for path in held.paths()]
+        made = [build(held.model, value, prefix + path) for path in held.paths()]
         model.add_module(held.name, made[0] if held.count is None else torch.nn.ModuleList(made))
     return model
 
@@ -324,7 +324,7 @@ def check_model(value: Any, cls: type[Model], where: dict[str, Any], path: str =
     for held in cls._ss_held:
         inner = value._modules.get(held.name)
         if held.count is None:
-            check_model(inner, held.model, where, f"{path}{held.name}")
+            check_model(inner, held.model, where, f"{path}{held.name}.")
             continue
         if not isinstance(inner, torch.nn.ModuleList) or len(inner) != held.count:
             raise ShapeError(
@@ -333,7 +333,7 @@ def check_model(value: Any, cls: type[Model], where: dict[str, Any], path: str =
                 **where,
             )
         for index, one in enumerate(inner):
-            check_model(one, held.model, where, f"{path}{held.name}.{index}")
+            check_model(one, held.model, where, f"{path}{held.name}.{index}.")
     if value._ss_sharded:
         return  # checked whole when it was sent to the worker
     parameters, buffers = value._parameters, value._buffers
@@ -353,7 +353,7 @@ def check_model(value: Any, cls: type[Model], where: dict[str, Any], path: str =
 
 
 def _at(path: str) -> str:
-    return f" at {path}" if path else ""
+    return f" at {path.rstrip('.')}" if path else ""
 
 
 __all__ = [
