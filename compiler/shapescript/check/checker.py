@@ -32,6 +32,7 @@ from shapescript.check.declarations.module_scope import (
     collect_reusing,
     evaluate_dims,
 )
+from shapescript.check.declarations.nested_models import report_cycles
 from shapescript.check.declarations.overloads import overload_members
 from shapescript.check.declarations.prelude import load_prelude
 from shapescript.check.declarations.symbols import ItemFacts, Reference
@@ -172,7 +173,7 @@ def _check_parsed(
         by_kind,
         reporter,
     )
-    scope.model_infos = check_models(scope, declarations)
+    scope.model_infos = report_cycles(check_models(scope, declarations), reporter)
     scope.logs_infos = check_logs(scope, declarations)
     scope.data_infos = check_data_records(scope, declarations)
     imports.finish(scope)

@@ -24,7 +24,7 @@ def generate_module(
     """The module's Python, line by line with `.ss` origins, and what couldn't compile."""
     body = SourceBuilder()
     problems: list[Unsupported] = []
-    for item_facts in checked.items:
+    for item_facts in _models_after_held(checked):
         item = item_facts.item
         if isinstance(item, ast.DimDecl):
             value = checked.dim_values.get(item.name)
@@ -196,6 +196,43 @@ def _shown_path(importer: str, path: str) -> str:
     if relative.startswith(os.pardir) or os.path.isabs(relative):
         return path
     return os.path.join(os.path.dirname(importer), relative)
+
+
+def _models_after_held(checked: Checked) -> list:
+    """The items in order, except that a model comes after the models it holds, whose
+    classes its own names (models can be declared in any order; cycles are E3401)."""
+    items = list(checked.items)
+    models = {
+        facts.item.name: facts
+        for facts in items
+        if isinstance(facts.item, ast.ModelDecl) and facts.item.name in checked.models
+    }
+    placed: set[str] = set()
+    seen: set[str] = set()
+    ordered = []
+    for facts in items:
+        item = facts.item
+        if not isinstance(item, ast.ModelDecl) or item.name not in models:
+            ordered.append(facts)
+            continue
+        # Post-order over the models `item` holds, on an explicit stack.
+        stack: list[tuple[str, bool]] = [(item.name, False)]
+        while stack:
+            name, expanded = stack.pop()
+            if name in placed:
+                continue
+            if expanded:
+                placed.add(name)
+                ordered.append(models[name])
+                continue
+            if name in seen:
+                continue
+            seen.add(name)
+            stack.append((name, True))
+            for held in checked.models[name].nested:
+                if held.model in models and held.model not in placed:
+                    stack.append((held.model, False))
+    return ordered
 
 
 def _class_maker(checked: Checked, item: ast.Item):

@@ -57,7 +57,16 @@ def model_class(context: ModuleContext, info: ModelInfo, origin, body: SourceBui
     if info.doc:
         body.add(1, repr(info.doc), origin)
     fields = []
+    held = []
     for field in info.fields.values():
+        if field.is_model:
+            if context.standalone:
+                raise Unsupported(f"the field `{field.name}`, which holds models, standalone")
+            if field.model is None:
+                raise Unsupported(f"the field `{field.name}` of model {info.name}")
+            count = f", {field.count}" if field.count is not None else ""
+            held.append(f"_ss_rt.models.Held({field.name!r}, {python_name(field.model)}{count}),")
+            continue
         if field.shape is None or field.initializer is None:
             raise Unsupported(f"the field `{field.name}` of model {info.name}")
         init = (field.initializer.name, dict(field.initializer.args))
@@ -72,6 +81,11 @@ def model_class(context: ModuleContext, info: ModelInfo, origin, body: SourceBui
     for line in fields:
         body.add(2, line, origin)
     body.add(1, ")", origin)
+    if held:
+        body.add(1, "_ss_held = (", origin)
+        for line in held:
+            body.add(2, line, origin)
+        body.add(1, ")", origin)
     body.blank()
 
 

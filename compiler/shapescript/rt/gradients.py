@@ -42,15 +42,24 @@ class Grad:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("a Grad can't be changed; arithmetic makes a new one")
 
-    def __getattr__(self, name: str) -> torch.Tensor:
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
         try:
             return self._values[name]
         except KeyError:
-            raise AttributeError(
-                f"Grad[{self.model_type.__name__}] has no field {name!r}"
-            ) from None
+            pass
+        for held in self.model_type._ss_held:
+            if held.name == name:
+                parts = [self._part(held.model, prefix) for prefix in held.paths()]
+                return parts[0] if held.count is None else tuple(parts)
+        raise AttributeError(f"Grad[{self.model_type.__name__}] has no field {name!r}")
+
+    def _part(self, model_type: type[Model], prefix: str) -> Grad:
+        """The gradient of a model this one's model holds, its values under `prefix`."""
+        return Grad(
+            model_type, {name: self._values[prefix + name] for name in model_type._ss_params}
+        )
 
     def __getitem__(self, name: str) -> torch.Tensor:
         return self._values[name]
@@ -242,7 +251,7 @@ def check_grad(value: Any, cls: type[Model], where: dict[str, Any]) -> None:
         _check_laid_out(value, cls, layout, where)
         return
     for name in cls._ss_params:
-        problem = field_problem(cls._ss_by_name[name], value[name])
+        problem = field_problem(cls._ss_all_by_name[name], value[name])
         if problem is not None:
             raise ShapeError(
                 f"a Grad[{cls.__name__}] whose {problem.removeprefix('its ')}", **where

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import keyword
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -44,6 +45,22 @@ class Field:
         return f"[{' '.join(str(size) for size in self.shape)}] {self.dtype}"
 
 
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A field that holds models: `attn: Attention` (`count` None), or `h: [L] Block`, a
+    stack of `count` of them, an `nn.ModuleList`."""
+
+    name: str
+    model: type[Model]
+    count: int | None = None
+
+    def paths(self) -> list[str]:
+        """The path prefix of each model it holds: `attn.`, or `h.0.`, `h.1.`, ..."""
+        if self.count is None:
+            return [f"{self.name}."]
+        return [f"{self.name}.{index}." for index in range(self.count)]
+
+
 def _field_problem(field: Field) -> str | None:
     """Why a field can't be declared, or None."""
     if not field.name.isidentifier() or field.name.startswith("_"):
@@ -70,8 +87,10 @@ def _field_problem(field: Field) -> str | None:
     return None
 
 
-def draw(field: Field, seed: int, device: torch.device) -> torch.Tensor:
-    """The field's first value for a model seeded with `seed`, on `device`."""
+def draw(field: Field, seed: int, device: torch.device, path: str | None = None) -> torch.Tensor:
+    """The field's first value for a model seeded with `seed`, on `device`. A field of a
+    model another holds is drawn from its full path (`h.0.attn.w`); a top-level one from
+    its name."""
     name, arguments = field.init
     dtype = field.torch_dtype
     if name == "zeros":
@@ -81,7 +100,7 @@ def draw(field: Field, seed: int, device: torch.device) -> torch.Tensor:
     if name == "full":
         return torch.full(field.shape, arguments["value"], dtype=dtype, device=device)
     generator = torch.Generator(device="cpu")
-    generator.manual_seed(seed_for(f"{seed}/{field.name}"))
+    generator.manual_seed(seed_for(f"{seed}/{path or field.name}"))
     drawn = torch.empty(field.shape, dtype=torch.float64 if field.dtype == "f64" else torch.float32)
     if name == "normal":
         drawn.normal_(arguments.get("mean", 0.0), arguments.get("std", 1.0), generator=generator)
@@ -94,8 +113,15 @@ class Model(torch.nn.Module):
     """The base of compiled models; make one with `Name.init(seed=...)`."""
 
     _ss_fields: ClassVar[tuple[Field, ...]] = ()
+    #: The fields that hold models, after the tensors (`attn: Attention`, `h: [L] Block`).
+    _ss_held: ClassVar[tuple[Held, ...]] = ()
     _ss_by_name: ClassVar[dict[str, Field]] = {}
+    #: Every param, the held models' too, by its full path (`h.0.attn.w`), in the order of
+    #: `named_parameters()`; a flat model's are its param names.
     _ss_params: ClassVar[tuple[str, ...]] = ()
+    #: Every field, the held models' too, named by its full path, in `state_dict()` order.
+    _ss_all_fields: ClassVar[tuple[Field, ...]] = ()
+    _ss_all_by_name: ClassVar[dict[str, Field]] = {}
     #: Each field as checks compare it: name, whether it's a param, shape, dtype.
     _ss_types: ClassVar[tuple[tuple[str, bool, torch.Size, torch.dtype], ...]] = ()
     #: On a worker with `shard params` or `split H`, its params are the worker's pieces of
@@ -115,8 +141,27 @@ class Model(torch.nn.Module):
             if problem is not None:
                 raise TypeError(f"model {cls.__name__}, field {field.name!r}: {problem}")
             by_name[field.name] = field
+        for held in cls._ss_held:
+            if held.name in by_name or not held.name.isidentifier() or held.name.startswith("_"):
+                raise TypeError(f"model {cls.__name__}, field {held.name!r}: invalid name")
         cls._ss_by_name = by_name
-        cls._ss_params = tuple(field.name for field in cls._ss_fields if field.kind == "param")
+        own = tuple(field for field in cls._ss_fields if field.kind == "param")
+        buffers = tuple(field for field in cls._ss_fields if field.kind != "param")
+        every = [*own, *buffers]
+        for held in cls._ss_held:
+            for prefix in held.paths():
+                every += [
+                    dataclasses.replace(field, name=prefix + field.name)
+                    for field in held.model._ss_all_fields
+                ]
+        cls._ss_all_fields = tuple(every)
+        cls._ss_all_by_name = {field.name: field for field in every}
+        cls._ss_params = tuple(field.name for field in own) + tuple(
+            prefix + name
+            for held in cls._ss_held
+            for prefix in held.paths()
+            for name in held.model._ss_params
+        )
         cls._ss_types = tuple(
             (field.name, field.kind == "param", torch.Size(field.shape), field.torch_dtype)
             for field in cls._ss_fields
@@ -134,15 +179,8 @@ class Model(torch.nn.Module):
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise TypeError(f"{cls.__name__}.init: seed is an int, not {type(seed).__name__}")
         device = devices.device()
-        model = cls.__new__(cls)
-        torch.nn.Module.__init__(model)
-        for field in cls._ss_fields:
-            value = draw(field, seed, device)
-            if field.kind == "param":
-                model.register_parameter(field.name, torch.nn.Parameter(value))
-            else:
-                model.register_buffer(field.name, value)
-        return model
+        top = not cls._ss_held
+        return build(cls, lambda path, field: draw(field, seed, device, None if top else path))
 
     def extra_repr(self) -> str:
         return ", ".join(
@@ -150,18 +188,52 @@ class Model(torch.nn.Module):
         )
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name in self._ss_by_name or name == "training":
+        if name in self._ss_by_name or name == "training" or self._ss_holds(name):
             super().__setattr__(name, value)
             return
         storable = not isinstance(value, torch.Tensor | torch.nn.Module)
         if name.startswith("_") and storable:
             super().__setattr__(name, value)
             return
-        fields = ", ".join(self._ss_by_name) or "none"
+        fields = ", ".join([*self._ss_by_name, *(h.name for h in self._ss_held)]) or "none"
         raise AttributeError(
             f"{type(self).__name__} has only its declared fields ({fields}); "
             f"it can't store {name!r}"
         )
+
+
+def _holds(self: Model, name: str) -> bool:
+    return any(held.name == name for held in self._ss_held)
+
+
+Model._ss_holds = _holds  # type: ignore[attr-defined]
+
+
+def build(cls: type[Model], value: Callable[[str, Field], torch.Tensor], prefix: str = "") -> Model:
+    """A `cls` whose fields (and those of the models it holds) are `value(path, field)`:
+    params and buffers registered in declaration order, then the held models as submodules
+    (`nn.ModuleList` for a stack), so `state_dict()` names are PyTorch's (`h.0.attn.w`)."""
+    model = cls.__new__(cls)
+    torch.nn.Module.__init__(model)
+    for field in cls._ss_fields:
+        tensor = value(prefix + field.name, field)
+        if field.kind == "param":
+            model.register_parameter(field.name, torch.nn.Parameter(tensor))
+        else:
+            model.register_buffer(field.name, tensor)
+    for held in cls._ss_held:
+        made = [build(held.model, value, prefix + path) for path in held.paths()]
+        model.add_module(held.name, made[0] if held.count is None else torch.nn.ModuleList(made))
+    return model
+
+
+def tensors_of(model: Model) -> dict[str, torch.Tensor]:
+    """Every field's tensor, the held models' too, by full path, in `_ss_all_fields` order."""
+    if not model._ss_held:
+        return fields_of(model)
+    found = dict(model.named_parameters())
+    found.update(model.named_buffers())
+    return {field.name: found[field.name] for field in type(model)._ss_all_fields}
 
 
 def fields_of(model: Model) -> dict[str, torch.Tensor]:
@@ -172,6 +244,8 @@ def fields_of(model: Model) -> dict[str, torch.Tensor]:
 
 def params_of(model: Model) -> tuple[torch.nn.Parameter, ...]:
     """The model's params in declaration order."""
+    if model._ss_held:
+        return tuple(model.parameters())
     parameters = model._parameters
     return tuple(parameters[name] for name in model._ss_params)
 
@@ -191,7 +265,7 @@ def same_model_type(first: type, second: type) -> bool:
 
 
 def _signature(cls: type[Model]) -> tuple[tuple[str, str, tuple[int, ...], str], ...]:
-    return tuple((f.name, f.kind, f.shape, f.dtype) for f in cls._ss_fields)
+    return tuple((f.name, f.kind, f.shape, f.dtype) for f in cls._ss_all_fields)
 
 
 def _shape_text(tensor: torch.Tensor) -> str:
@@ -234,10 +308,32 @@ def set_field(model: Model, name: str, value: Any) -> None:
     )
 
 
-def check_model(value: Any, cls: type[Model], where: dict[str, Any]) -> None:
-    """ShapeError unless `value` is a `cls` whose fields have their declared shapes and dtypes."""
+def check_model(value: Any, cls: type[Model], where: dict[str, Any], path: str = "") -> None:
+    """ShapeError unless `value` is a `cls` whose fields, and those of the models it holds,
+    have their declared shapes and dtypes."""
     if not isinstance(value, cls):
-        raise ShapeError(f"expected a {cls.__name__} model, got {type(value).__name__}", **where)
+        got = type(value).__name__
+        if isinstance(value, torch.nn.Module) and not isinstance(value, Model):
+            module = getattr(type(value), "__module__", "") or ""
+            origin = module.replace(".", "/") + ".py" if module else "Python"
+            got = (
+                f"a torch.nn.Module `{got}` from {origin}, not a ShapeScript model `{cls.__name__}`"
+            )
+            raise ShapeError(f"expected a {cls.__name__} model{_at(path)}, got {got}", **where)
+        raise ShapeError(f"expected a {cls.__name__} model{_at(path)}, got {got}", **where)
+    for held in cls._ss_held:
+        inner = value._modules.get(held.name)
+        if held.count is None:
+            check_model(inner, held.model, where, f"{path}{held.name}.")
+            continue
+        if not isinstance(inner, torch.nn.ModuleList) or len(inner) != held.count:
+            raise ShapeError(
+                f"a {cls.__name__} whose {path}{held.name} isn't {held.count} "
+                f"{held.model.__name__} models",
+                **where,
+            )
+        for index, one in enumerate(inner):
+            check_model(one, held.model, where, f"{path}{held.name}.{index}.")
     if value._ss_sharded:
         return  # checked whole when it was sent to the worker
     parameters, buffers = value._parameters, value._buffers
@@ -251,11 +347,20 @@ def check_model(value: Any, cls: type[Model], where: dict[str, Any]) -> None:
     for field in cls._ss_fields:
         problem = field_problem(field, tensors[field.name])
         if problem is not None:
-            raise ShapeError(f"a {cls.__name__} whose {problem.removeprefix('its ')}", **where)
+            raise ShapeError(
+                f"a {cls.__name__}{_at(path)} whose {problem.removeprefix('its ')}", **where
+            )
+
+
+def _at(path: str) -> str:
+    return f" at {path.rstrip('.')}" if path else ""
 
 
 __all__ = [
     "Field",
+    "Held",
+    "build",
+    "tensors_of",
     "Model",
     "check_model",
     "draw",

@@ -379,9 +379,10 @@ class Assign:
 
 @record
 class FieldAssign:
-    """`m.w = e`: changes a model's field."""
+    """`m.w = e`: changes a model's field; `m.h[l].attn.w = e` one of a model it holds
+    (`target` is then the path to that model, down from a name)."""
 
-    target: Name
+    target: Name | Member | Index
     field_name: str
     field_span: Span
     value: Expr
@@ -674,3 +675,11 @@ class Module:
 
     def base_of(self, index: int) -> int:
         return self.bases[index] if self.bases else 0
+
+
+def path_root(expr: Expr) -> Name | None:
+    """The name a path of fields and indexes starts from: `m` of `m.h[l].attn`."""
+    node = expr
+    while isinstance(node, Member | Index):
+        node = node.target
+    return node if isinstance(node, Name) else None

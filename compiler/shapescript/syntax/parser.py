@@ -953,6 +953,12 @@ class _Parser:
     def parse_model_field(self) -> ast.FieldDecl:
         tokens = self.tokens
         token = tokens[self.pos]
+        if (
+            token.kind == NAME
+            and token.text not in ("param", "buffer")
+            and tokens[self.pos + 1].kind == ":"
+        ):
+            return self.parse_nested_model_field()
         if token.kind != NAME or token.text not in ("param", "buffer"):
             self.fail(
                 "E0201",
@@ -979,6 +985,22 @@ class _Parser:
         self.expect_line_end()
         return nodes.FieldDecl(
             token.text, name.text, name.span, type_, init, _new_span(Span, (token.start, end))
+        )
+
+    def parse_nested_model_field(self) -> ast.FieldDecl:
+        """`attn: Attention` or `h: [L] Block`: a field that holds models, kind "model"."""
+        tokens = self.tokens
+        name = tokens[self.pos]
+        self.pos += 2
+        type_ = self.parse_type()
+        init = None
+        if tokens[self.pos].kind == "=":
+            self.pos += 1
+            init = self.parse_expr()
+        end = tokens[self.pos - 1].end
+        self.expect_line_end()
+        return nodes.FieldDecl(
+            "model", name.text, name.span, type_, init, _new_span(Span, (name.start, end))
         )
 
     def parse_data(self) -> ast.DataDecl:
@@ -1206,6 +1228,15 @@ class _Parser:
                     target, field.text, field.span, value, _new_span(Span, (token.start, end))
                 )
         expr = self.parse_expr()
+        if tokens[self.pos].kind == "=" and _is_field_path(expr):
+            # `m.h[l].attn.w = e`: a field of a model that another model holds.
+            self.advance()
+            value = self.parse_expr()
+            end = self.previous_end()
+            self.expect_line_end()
+            return nodes.FieldAssign(
+                expr.target, expr.name, expr.name_span, value, _new_span(Span, (token.start, end))
+            )
         end = tokens[self.pos - 1].end
         self.expect_line_end()
         return nodes.ExprStmt(expr, _new_span(Span, (token.start, end)))
@@ -2046,3 +2077,15 @@ class _Parser:
             return nodes.SizeInt(token.value[0], token.span)
         self.fail_expected("a size: a number, a dim or an axis name")
         raise AssertionError("unreachable")
+
+
+def _is_field_path(expr: ast.Expr) -> bool:
+    """`m.a.w`, `m.h[l].w`: fields and single indexes down from a name, ending in a field."""
+    if not isinstance(expr, ast.Member):
+        return False
+    node: ast.Expr = expr.target
+    while isinstance(node, ast.Member | ast.Index):
+        if isinstance(node, ast.Index) and len(node.items) != 1:
+            return False
+        node = node.target
+    return isinstance(node, ast.Name)

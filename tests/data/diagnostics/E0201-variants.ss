@@ -16,6 +16,6 @@ fn no_elif(x: [n], flag: bool) -> [n]:
     return x
 model Mlp:
     param w: [4 4] = zeros
-    w2: [4] = zeros  # E0201
+    w2: [4] = zeros  # E0902
 export extern fn erfc(x: Real) -> Real = "torch.special.erfc"  # E0201
 extern fn erf(x: Real) -> Real  # E0201

@@ -172,6 +172,17 @@ class GradType(Type):
 
 
 @record(frozen=True)
+class StackType(Type):
+    """A stack of models, `[L] Block` as a model's field `h: [L] Block` holds it, or the
+    gradient of one (`element` is then a `GradType`). `count` is how many it holds, `size`
+    how the field writes it (a dim's name or a number)."""
+
+    element: ModelType | GradType
+    count: int
+    size: str = field(default="", compare=False)
+
+
+@record(frozen=True)
 class OptimizerType(Type):
     """Optimizer state, `AdamW[M]` or `SGD[M]`: `kind` is "AdamW" or "SGD"."""
 
@@ -190,7 +201,7 @@ class ModeType(Type):
 
 
 #: The types of training state and modes: not tensors, never operands of arithmetic.
-TRAINING_TYPES = ModelType | GradType | OptimizerType | ScheduleType | ModeType
+TRAINING_TYPES = ModelType | GradType | StackType | OptimizerType | ScheduleType | ModeType
 
 
 @record(frozen=True)
@@ -324,6 +335,8 @@ def format_type(type_: Type) -> str:
         return type_.name
     if isinstance(type_, GradType):
         return f"Grad[{type_.model}]"
+    if isinstance(type_, StackType):
+        return f"[{type_.size or type_.count}] {format_type(type_.element)}"
     if isinstance(type_, OptimizerType):
         return f"{type_.kind}[{type_.model}]"
     if isinstance(type_, ScheduleType):

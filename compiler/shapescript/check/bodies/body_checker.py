@@ -50,6 +50,7 @@ from shapescript.check.algebra.types import (
     NamedType,
     PythonType,
     SeveralType,
+    StackType,
     StringType,
     TensorType,
     Type,
@@ -787,6 +788,8 @@ class BodyChecker(CallChecker):
                         "for a tensor, use an iterator chain such as `x |> map(...)`",
                     )
                 var_type = source if isinstance(source, PythonType) else batch or UNKNOWN
+                if isinstance(source, StackType):
+                    var_type = source.element
             mutation.note_loop_variable(self, stmt.var)
             self.bind_value(stmt.var.name, var_type, stmt.var.span, "value", stmt.span)
             data_values.bind_loop_axis(self, stmt, var_type)

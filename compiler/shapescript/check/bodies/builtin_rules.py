@@ -21,6 +21,7 @@ from shapescript.check.algebra.types import (
     HostType,
     PythonType,
     SeveralType,
+    StackType,
     StringType,
     TensorType,
     Type,
@@ -878,6 +879,10 @@ def causal(checker: BodyContext, node: ast.Index) -> Type:
 
 
 def index(checker: BodyContext, node: ast.Index, target: Type) -> Type:
+    if isinstance(target, StackType):
+        from shapescript.check.bodies import model_values
+
+        return model_values.stack_index(checker, node, target)
     if isinstance(target, PythonType):
         for item in node.items:
             if not isinstance(item, (ast.Slice, ast.SpacedIndex)):

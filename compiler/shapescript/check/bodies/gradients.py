@@ -223,7 +223,8 @@ def _params_read(
             if found is None:
                 result = None
             elif info is not None:
-                result = tuple(p.name for p in info.params if p.name in found)
+                # A field that holds models counts as read whole: its models' params.
+                result = tuple(p.name for p in [*info.params, *info.nested] if p.name in found)
     return result
 
 

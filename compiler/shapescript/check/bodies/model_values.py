@@ -25,11 +25,13 @@ from shapescript.check.algebra.types import (
     PythonType,
     ScheduleType,
     SinkType,
+    StackType,
     StringType,
     TensorType,
     Type,
     UnknownType,
     format_type,
+    interval_of,
 )
 from shapescript.check.bodies import data_values
 from shapescript.check.declarations.module_scope import suggestion
@@ -168,6 +170,16 @@ def member(checker: BodyContext, node: ast.Member, target: Type) -> Type | None:
         return field_type(checker, target.name, node.name, node.name_span, node.span, False)
     if isinstance(target, GradType):
         return field_type(checker, target.model, node.name, node.name_span, node.span, True)
+    if isinstance(target, StackType):
+        checker.reporter.report(
+            "E0901",
+            f"{format_type(target)} is a stack of models, which has no fields: "
+            f"its models have them",
+            node.name_span,
+            "no such field",
+            help=f"index it first, as in `[0].{node.name}`, or loop over it with `for`",
+        )
+        return UNKNOWN
     if isinstance(target, (ModeType, OptimizerType, ScheduleType)):
         checker.reporter.report(
             "E0901",
@@ -187,8 +199,10 @@ def field_type(
     if info is None:
         return UNKNOWN
     found = info.fields.get(name)
-    if found is None or (gradient and not found.is_param):
-        candidates = [f.name for f in info.fields.values() if f.is_param or not gradient]
+    if found is None or (gradient and not (found.is_param or found.is_model)):
+        candidates = [
+            f.name for f in info.fields.values() if f.is_param or f.is_model or not gradient
+        ]
         if found is not None:
             message = f"`{name}` is a buffer of {model}, and a gradient has only its params"
         else:
@@ -204,7 +218,58 @@ def field_type(
         return UNKNOWN
     checker.facts.references.append(Reference(name_span, field=(model, name)))
     checker.facts.fields[span] = (model, name)
+    if gradient and found.is_model:
+        return gradient_of_held(found.type)
     return found.type
+
+
+def gradient_of_held(type_: Type) -> Type:
+    """What a gradient holds for a field that holds models: their gradients."""
+    if isinstance(type_, ModelType):
+        return GradType(type_.name)
+    if isinstance(type_, StackType) and isinstance(type_.element, ModelType):
+        return StackType(GradType(type_.element.name), type_.count, type_.size)
+    return type_
+
+
+def stack_index(checker: BodyContext, node: ast.Index, target: StackType) -> Type:
+    """`m.h[l]`: one of a stack's models, `l` an int; E3403 when `l` is known to be outside
+    0..count-1."""
+    if len(node.items) != 1 or isinstance(node.items[0], (ast.Slice, ast.SpacedIndex)):
+        checker.reporter.report(
+            "E0403",
+            f"{format_type(target)} is indexed by one int, the model's position",
+            node.span,
+            "one int",
+            help="write `m.h[l]` with `l` an int, or loop over the models with `for blk in m.h:`",
+        )
+        return UNKNOWN
+    item = node.items[0]
+    index = checker.expr(item)
+    if isinstance(index, (PythonType, UnknownType)):
+        return target.element
+    if not (isinstance(index, HostType) and index.kind == "int"):
+        checker.reporter.report(
+            "E0805",
+            f"a stack of models is indexed by an int, not {format_type(index)}",
+            item.span,
+            "not an int",
+            help="use a loop variable of `for l in 0..L:`, an int parameter or a number",
+        )
+        return UNKNOWN
+    known = interval_of(index)
+    if known is not None and (known.lo > target.count - 1 or known.hi < 0):
+        shown = f"{int(known.lo)}" if known.lo == known.hi else f"in {known}"
+        checker.reporter.report(
+            "E3403",
+            f"index {shown} is outside {format_type(target)}, whose models are "
+            f"0 to {target.count - 1}",
+            item.span,
+            "out of range",
+            help=f"index with an int from 0 to {target.count - 1}",
+        )
+        return UNKNOWN
+    return target.element
 
 
 def _is_model_name(checker: BodyContext, name: str) -> bool:

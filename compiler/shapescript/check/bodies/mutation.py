@@ -11,6 +11,7 @@ from shapescript.check.algebra.types import (
     HostType,
     ModelType,
     PythonType,
+    StackType,
     TensorType,
     Type,
     UnknownType,
@@ -246,15 +247,29 @@ def field_assign(checker: BodyContext, stmt: ast.FieldAssign) -> None:
         return
     expected = field_type(checker, target.name, stmt.field_name, stmt.field_span, stmt.span, False)
     if not isinstance(expected, TensorType) or expected.axes is None:
+        if isinstance(expected, ModelType | StackType):
+            checker.reporter.report(
+                "E0303",
+                f"`{stmt.field_name}` holds {format_type(expected)}, and only a param or "
+                "buffer can be assigned",
+                stmt.field_span,
+                "holds models",
+                help="assign the fields of the models it holds, as `m.attn.w = e`",
+            )
         return
-    if not can_change(checker, stmt.target.name):
-        _report_unchangeable(checker, stmt.target.name, stmt.span, "assigns a field")
+    root = ast.path_root(stmt.target)
+    if root is None:
+        return
+    if not can_change(checker, root.name):
+        _report_unchangeable(checker, root.name, stmt.span, "assigns a field")
         return
     _check_field_value(checker, stmt, expected, value)
 
 
 def _check_field_value(checker, stmt: ast.FieldAssign, expected: TensorType, value: Type) -> None:
-    name = f"{stmt.target.name}.{stmt.field_name}"
+    start, end = stmt.target.span
+    written = checker.source_text[checker.base + start : checker.base + end]
+    name = f"{written}.{stmt.field_name}"
     span = stmt.value.span
     if isinstance(value, (UnknownType, PythonType)):
         return

@@ -40,10 +40,18 @@ class FieldInfo:
     span: Span
     symbol: Symbol
     doc: str | None = None
+    #: For a field that holds models (kind "model"): the model's name, and for a stack
+    #: (`h: [L] Block`) how many it holds; `type` is then a `ModelType` or a `StackType`.
+    model: str | None = None
+    count: int | None = None
 
     @property
     def is_param(self) -> bool:
         return self.kind == "param"
+
+    @property
+    def is_model(self) -> bool:
+        return self.kind == "model"
 
 
 @record(frozen=True)
@@ -62,4 +70,10 @@ class ModelInfo:
 
     @property
     def params(self) -> list[FieldInfo]:
+        """The model's own params, not those of the models it holds."""
         return [info for info in self.fields.values() if info.is_param]
+
+    @property
+    def nested(self) -> list[FieldInfo]:
+        """The fields that hold models, `attn: Attention` and `h: [L] Block`."""
+        return [info for info in self.fields.values() if info.is_model]

@@ -20,6 +20,10 @@ from shapescript.check.declarations.declaration_checker import DeclarationChecke
 from shapescript.check.declarations.model_info import FieldInfo, Initializer, ModelInfo, Number
 from shapescript.check.declarations.model_memo import DeclarationPass
 from shapescript.check.declarations.module_scope import ModuleScope, suggestion
+from shapescript.check.declarations.nested_models import (
+    held_model_misdeclared,
+    nested_model_type,
+)
 from shapescript.check.declarations.symbols import Reference, Symbol
 from shapescript.diagnostics.diagnostic import Label
 from shapescript.syntax import ast
@@ -138,6 +142,8 @@ class _ModelChecker(DeclarationChecker):
 
     def _field(self, model: ast.ModelDecl, decl: ast.FieldDecl) -> FieldInfo:
         self._check_name(decl)
+        if decl.kind == "model":
+            return self._nested_field(model, decl)
         type_ = self._field_type(decl)
         shape: tuple[int, ...] | None = None
         dtype = "f32"
@@ -166,6 +172,33 @@ class _ModelChecker(DeclarationChecker):
             symbol.span,
             symbol,
             symbol.doc,
+        )
+
+    def _nested_field(self, model: ast.ModelDecl, decl: ast.FieldDecl) -> FieldInfo:
+        """`attn: Attention` holds one model, `h: [L] Block` a stack of L of them."""
+        type_, held, count = nested_model_type(self, decl)
+        symbol = Symbol(
+            decl.name,
+            "field",
+            self._absolute(decl.name_span),
+            self.scope.path,
+            f"{decl.name}: {format_type(type_)}",
+            decl.doc.text if decl.doc is not None else None,
+        )
+        self.facts.references.append(Reference(decl.name_span, field=(model.name, decl.name)))
+        self.facts.types[decl.name_span] = type_
+        return FieldInfo(
+            decl.name,
+            "model",
+            type_,
+            None,
+            "f32",
+            None,
+            symbol.span,
+            symbol,
+            symbol.doc,
+            held,
+            count,
         )
 
     def _check_name(self, decl: ast.FieldDecl) -> None:
@@ -202,6 +235,8 @@ class _ModelChecker(DeclarationChecker):
                 "unknown size",
                 help="use numbers and dims only",
             )
+            return UNKNOWN
+        if held_model_misdeclared(self, decl):
             return UNKNOWN
         type_ = self._resolve_field_type(written)
         if type_ is None:
