@@ -9,7 +9,7 @@ An option's text is a list of words separated by spaces or commas. A word is a f
 Two words name params by shape instead: `vectors`, every param with fewer than two axes
 (biases, norm weights, scalars), and `matrices`, every param with two or more. A field of
 that name is meant before the shape word. In `lr_scale` each word is followed by `=` and
-the factor, `wte=0.1`.
+the factor, `wte=0.1`. An empty text selects no params: the option's default.
 """
 
 from __future__ import annotations
@@ -128,16 +128,6 @@ def parse(option: str, text: str) -> tuple[list[Word], list[Problem]]:
             )
             continue
         words.append(Word(option, selector, start, end, scale))
-    if not words and not problems:
-        problems.append(
-            Problem(
-                "syntax",
-                option,
-                f"`{option}` names no params: list fields such as `b1 ln.w`, or leave it out",
-                0,
-                len(text),
-            )
-        )
     return words, problems
 
 
@@ -196,17 +186,24 @@ def candidates(params: list[Param]) -> tuple[str, ...]:
     return (*paths, *SHAPE_WORDS)
 
 
+def listed(candidates: tuple[str, ...], model: str) -> str:
+    """The params an option may name, as a message lists them."""
+    paths = [f"`{word}`" for word in candidates if word not in SHAPE_WORDS]
+    return f"{model}'s params are {', '.join(paths)}; `vectors` and `matrices` select by shape"
+
+
 def plan(
-    params: list[Param], words: list[Word], model: str = "the model"
+    params: list[Param], words: list[Word], model: str = "the model", buffers: tuple[str, ...] = ()
 ) -> tuple[list[Setting], list[Problem]]:
-    """Each param's setting under `words`, and the words that select nothing or disagree."""
+    """Each param's setting under `words`, and the words that select nothing or disagree;
+    `buffers` are the model's buffers' paths, which no option may name."""
     problems: list[Problem] = []
     decay = [True] * len(params)
     scales: list[tuple[float, Word] | None] = [None] * len(params)
     for word in words:
         chosen = selected(word.text, params)
         if not chosen:
-            problems.append(_nothing(word, params, model))
+            problems.append(_nothing(word, params, model, buffers))
             continue
         for index in chosen:
             if word.scale is None:
@@ -224,7 +221,16 @@ def plan(
     return settings, problems
 
 
-def _nothing(word: Word, params: list[Param], model: str) -> Problem:
+def _nothing(word: Word, params: list[Param], model: str, buffers: tuple[str, ...]) -> Problem:
+    if any(on_path(word.text, buffer) for buffer in buffers):
+        return Problem(
+            "unknown",
+            word.option,
+            f"`{word.text}` is a buffer of {model}, and only params have optimizer settings",
+            word.start,
+            word.end,
+            candidates(params),
+        )
     if not _known(word.text, params):
         return Problem(
             "unknown",
@@ -276,6 +282,7 @@ __all__ = [
     "Word",
     "candidates",
     "grouped",
+    "listed",
     "on_path",
     "parse",
     "plan",

@@ -122,8 +122,9 @@ def test_python_lists_and_dicts_say_the_same_as_the_text() -> None:
 
 def test_a_plain_optimizer_is_one_group_of_every_param() -> None:
     m = Net.init(seed=0)
-    (group,) = adamw(m, lr=0.1).torch.param_groups
-    assert group["params"] == list(m.parameters()) and group["lr_scale"] == 1.0
+    for opt in (adamw(m, lr=0.1), sgd(m, lr=0.1, no_decay="", lr_scale="")):
+        (group,) = opt.torch.param_groups
+        assert group["params"] == list(m.parameters()) and group["lr_scale"] == 1.0
 
 
 @pytest.mark.parametrize(
@@ -135,7 +136,6 @@ def test_a_plain_optimizer_is_one_group_of_every_param() -> None:
         ),
         ({"lr_scale": "wte"}, r"`wte` has no factor in `lr_scale`"),
         ({"lr_scale": "wte=0.1 matrices=0.5"}, r"`wte` gets two learning-rate factors"),
-        ({"no_decay": ""}, r"`no_decay` names no params"),
         ({"lr_scale": {"wte": -1}}, r"`wte=-1` in `lr_scale`"),
     ],
 )

@@ -37,6 +37,7 @@ AREAS: dict[str, str] = {
     "31": "recording steps as CUDA graphs",
     "32": "iterator chains: their syntax and stages",
     "33": "exporting models for Hugging Face and serving engines",
+    "36": "optimizer param groups",
 }
 
 
@@ -206,6 +207,9 @@ _TITLES: dict[str, str] = {
     "E3304": "Operation across the sequence that isn't causal attention",
     "E3305": "Attention a serving export can't map",
     "E3306": "Hugging Face export of a function without a model first",
+    "E3601": "Param group option that isn't a list of fields",
+    "E3602": "Param group option that selects nothing",
+    "E3603": "Param given two learning-rate factors",
 }
 
 CODES: dict[str, CodeInfo] = {code: CodeInfo(code, title) for code, title in _TITLES.items()}

@@ -48,13 +48,14 @@ def _is_number(value: Any) -> bool:
 
 def settings(
     name: str,
-    model_name: str,
+    model_type: type,
     paths: Sequence[str],
     params: Sequence[torch.Tensor],
     options: Mapping[str, Any],
 ) -> list[Setting]:
     """Each param's setting under `no_decay` and `lr_scale`; ValueError for a selector that is
     malformed, names no field (with the closest), selects nothing or disagrees with another."""
+    model_name = model_type.__name__
     selectable = [Param(path, param.dim()) for path, param in zip(paths, params, strict=True)]
     words: list[Word] = []
     for option in param_groups.OPTIONS:
@@ -62,14 +63,17 @@ def settings(
         if value is None:
             continue
         found, problems = param_groups.parse(option, _text(option, value))
-        _refuse(name, problems)
+        _refuse(name, model_name, problems)
         words += found
-    chosen, problems = param_groups.plan(selectable, words, model_name)
-    _refuse(name, problems)
+    buffers = tuple(
+        field.name for field in getattr(model_type, "_ss_fields", ()) if field.kind == "buffer"
+    )
+    chosen, problems = param_groups.plan(selectable, words, model_name, buffers)
+    _refuse(name, model_name, problems)
     return chosen
 
 
-def _refuse(name: str, problems: list[param_groups.Problem]) -> None:
+def _refuse(name: str, model_name: str, problems: list[param_groups.Problem]) -> None:
     if not problems:
         return
     problem = problems[0]
@@ -80,7 +84,7 @@ def _refuse(name: str, problems: list[param_groups.Problem]) -> None:
         if close:
             message += f"; did you mean `{close[0]}`?"
         else:
-            message += f"; its params are {', '.join(problem.candidates)}"
+            message += f"; {param_groups.listed(problem.candidates, model_name)}"
     raise ValueError(message)
 
 

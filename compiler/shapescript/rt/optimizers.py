@@ -180,7 +180,7 @@ class Optimizer:
         self.steps = 0
         self._params = params_of(model)
         chosen = optimizer_groups.settings(
-            name, self.model_type.__name__, self.model_type._ss_params, self._params, groups or {}
+            name, self.model_type, self.model_type._ss_params, self._params, groups or {}
         )
         first = learning_rate(self.lr, 0)
         self.capturable = options.get("capturable", False)
