@@ -17,7 +17,8 @@ model Net:
     param b: [D] = zeros
     param ln_w: [D] = ones
 
-fn adam(m: Net) -> AdamW[Net] = adamw(m, lr=0.01, weight_decay=0.1, no_decay="vectors", lr_scale="wte=0.1")
+fn adam(m: Net) -> AdamW[Net]:
+    return adamw(m, lr=0.01, weight_decay=0.1, no_decay="vectors", lr_scale="wte=0.1")
 
 fn plain(m: Net) -> SGD[Net] = sgd(m, lr=0.5, weight_decay=0.1, no_decay="b ln_w")
 """
