@@ -38,6 +38,7 @@ AREAS: dict[str, str] = {
     "32": "iterator chains: their syntax and stages",
     "33": "exporting models for Hugging Face and serving engines",
     "34": "models that hold models",
+    "36": "optimizer param groups",
 }
 
 
@@ -210,6 +211,9 @@ _TITLES: dict[str, str] = {
     "E3401": "Model that holds itself",
     "E3402": "Stack of models whose size isn't a number or a dim",
     "E3403": "Index out of range in a stack of models",
+    "E3601": "Param group option that isn't a list of fields",
+    "E3602": "Param group option that selects nothing",
+    "E3603": "Param given two learning-rate factors",
 }
 
 CODES: dict[str, CodeInfo] = {code: CodeInfo(code, title) for code, title in _TITLES.items()}

@@ -333,11 +333,8 @@ def _check_optimizer_entry(entry: dict[str, Any], what: str, entries: list[Any])
     _require(
         isinstance(inner, dict)
         and isinstance(inner.get("state"), dict)
-        and isinstance(inner.get("param_groups"), list)
-        and len(inner["param_groups"]) == 1
-        and isinstance(inner["param_groups"][0], dict)
-        and inner["param_groups"][0].get("params") == list(range(len(names))),
-        f"{what}'s PyTorch state isn't one group of its params",
+        and _groups_hold_each_once(inner.get("param_groups"), len(names)),
+        f"{what}'s PyTorch state isn't groups holding each of its params once",
     )
     for index, values in inner["state"].items():
         _require(
@@ -364,6 +361,19 @@ def _check_optimizer_entry(entry: dict[str, Any], what: str, entries: list[Any])
             and entries[of].get("type") == entry["model"],
             f"{what} is bound to a value that isn't its model",
         )
+
+
+def _groups_hold_each_once(groups: Any, count: int) -> bool:
+    """Whether `groups` are param groups (dicts with a list of params, numbered by field)
+    that together hold each of `count` params once."""
+    if not isinstance(groups, list) or not groups:
+        return False
+    held: list[Any] = []
+    for group in groups:
+        if not isinstance(group, dict) or not isinstance(group.get("params"), list):
+            return False
+        held += group["params"]
+    return all(_is_int(index) for index in held) and sorted(held) == list(range(count))
 
 
 def _check_entries(data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -620,10 +630,15 @@ def _optimizer_from(declared: OptimizerType, entry: dict[str, Any], model: Model
     remapped = {
         index: by_name[param] for index, param in enumerate(declared_names) if param in by_name
     }
+    declared_index = {param: index for index, param in enumerate(declared_names)}
     own_group = opt.torch.param_groups[0]
-    groups = [{**group, "params": list(range(len(declared_names)))}]
+    groups = [
+        {**saved, "params": [declared_index[file_names[index]] for index in saved["params"]]}
+        for saved in state["torch"]["param_groups"]
+    ]
     if "capturable" in own_group:
-        groups[0]["capturable"] = own_group["capturable"]
+        for saved in groups:
+            saved["capturable"] = own_group["capturable"]
     opt.load_state_dict(
         {
             **state,

@@ -1,7 +1,9 @@
 """Optimizer state (`sgd`, `adamw`), learning-rate schedules, and `update`, one step of PyTorch's.
 
 An `Optimizer` wraps a `torch.optim` optimizer over a model's params in field order, with
-the update count and the learning rate (a number or a `Schedule`). `update` never leaves a
+the update count and the learning rate (a number or a `Schedule`). Its param groups come
+from the `no_decay` and `lr_scale` options (`shapescript.rt.optimizer_groups`); each
+group's learning rate is the optimizer's times the group's `lr_scale`. `update` never leaves a
 step half done: a step that fails leaves the params and the state as they were, and a step
 an exception interrupts (a KeyboardInterrupt) is finished before it is raised
 (`shapescript.rt.steps`), or, where it runs `step()` itself, undone.
@@ -17,7 +19,7 @@ from typing import Any
 import torch
 from torch.optim import optimizer as torch_optimizer
 
-from shapescript.rt import steps
+from shapescript.rt import optimizer_groups, steps
 from shapescript.rt.errors import CheckFailure, ShapeError
 from shapescript.rt.gradients import Grad
 from shapescript.rt.models import (
@@ -168,6 +170,7 @@ class Optimizer:
         lr: float | Schedule,
         make: type[torch.optim.Optimizer],
         options: dict[str, Any],
+        groups: dict[str, Any] | None = None,
     ) -> None:
         if not isinstance(model, Model):
             raise TypeError(f"{name} takes a model first, not {type(model).__name__}")
@@ -176,11 +179,17 @@ class Optimizer:
         self.lr = _learning_rate_value(lr, f"{name}: lr")
         self.steps = 0
         self._params = params_of(model)
+        chosen = optimizer_groups.settings(
+            name, self.model_type, self.model_type._ss_params, self._params, groups or {}
+        )
         first = learning_rate(self.lr, 0)
         self.capturable = options.get("capturable", False)
         if self.capturable:
             first = torch.tensor(first, dtype=torch.float32, device=self._params[0].device)
-        self.torch = make(list(self._params), lr=first, **options)
+        param_groups = optimizer_groups.torch_groups(
+            self._params, chosen, options["weight_decay"], first
+        )
+        self.torch = make(param_groups, lr=first, **options)
         self._copies: list[torch.Tensor] = []
         self._copied: list[torch.Tensor] = []
         self._buffers = steps.Buffers()
@@ -193,8 +202,10 @@ class Optimizer:
         return f"{self.type_text}(lr={self.lr!r}, steps={self.steps})"
 
     def state_dict(self) -> dict[str, Any]:
-        """Everything needed to continue: optimizer, model type, params, lr, count, torch's."""
-        inner = self.torch.state_dict()
+        """Everything needed to continue: optimizer, model type, params, lr, count, torch's
+        (its params numbered in field order, each group with its settings)."""
+        torch_params = [param for group in self.torch.param_groups for param in group["params"]]
+        inner = optimizer_groups.field_numbered(self.torch.state_dict(), self._params, torch_params)
         groups = [{**group, "lr": float(group["lr"])} for group in inner["param_groups"]]
         return {
             "optimizer": self.name,
@@ -218,7 +229,13 @@ class Optimizer:
             raise ShapeError(f"can't load {theirs} state into {self.type_text} state")
         lr = schedule_from_state(state["lr"])
         steps = _steps(state["steps"], 0, "the state's steps")
-        self.torch.load_state_dict(state["torch"])
+        groups = self.torch.param_groups
+        optimizer_groups.regroup(self.torch, self._params, state["torch"])
+        try:
+            self.torch.load_state_dict(optimizer_groups.torch_numbered(state["torch"]))
+        except BaseException:
+            self.torch.param_groups = groups
+            raise
         self.lr = lr
         self.steps = steps
         _set_lr(self, learning_rate(lr, steps))
@@ -233,8 +250,15 @@ def sgd(
     weight_decay: float = 0.0,
     nesterov: bool = False,
     maximize: bool = False,
+    no_decay: str | list[str] | None = None,
+    lr_scale: str | dict[str, float] | None = None,
 ) -> Optimizer:
-    """SGD state for `m`: torch.optim.SGD over its params, in field order."""
+    """SGD state for `m`: torch.optim.SGD over its params, in field order.
+
+    `no_decay` selects the params without weight decay and `lr_scale` gives params a
+    factor of `lr`, as in `.ss` programs (`no_decay="vectors"`, `lr_scale="wte=0.1"`);
+    from Python also as a list of paths and a dict of paths to factors.
+    """
     options = {
         "momentum": momentum,
         "dampening": dampening,
@@ -242,7 +266,8 @@ def sgd(
         "nesterov": nesterov,
         "maximize": maximize,
     }
-    return Optimizer("sgd", m, lr, torch.optim.SGD, options)
+    groups = {"no_decay": no_decay, "lr_scale": lr_scale}
+    return Optimizer("sgd", m, lr, torch.optim.SGD, options, groups)
 
 
 def adamw(
@@ -255,8 +280,11 @@ def adamw(
     weight_decay: float = 0.01,
     amsgrad: bool = False,
     maximize: bool = False,
+    no_decay: str | list[str] | None = None,
+    lr_scale: str | dict[str, float] | None = None,
 ) -> Optimizer:
-    """AdamW state for `m`: torch.optim.AdamW, capturable where PyTorch allows it."""
+    """AdamW state for `m`: torch.optim.AdamW, capturable where PyTorch allows it;
+    `no_decay` and `lr_scale` make param groups, as for `sgd`."""
     options: dict[str, Any] = {
         "betas": (beta1, beta2),
         "eps": eps,
@@ -268,18 +296,21 @@ def adamw(
         params = params_of(m)
         if params and params[0].device.type in _capturable_devices():
             options["capturable"] = True
-    return Optimizer("adamw", m, lr, torch.optim.AdamW, options)
+    groups = {"no_decay": no_decay, "lr_scale": lr_scale}
+    return Optimizer("adamw", m, lr, torch.optim.AdamW, options, groups)
 
 
 def _set_lr(opt: Optimizer, lr: float) -> None:
+    """Each group's learning rate: `lr` times the group's factor."""
     for group in opt.torch.param_groups:
+        rate = lr * optimizer_groups.scale_of(group)
         current = group["lr"]
         if isinstance(current, torch.Tensor):
-            current.fill_(lr)
+            current.fill_(rate)
         elif opt.capturable:
-            group["lr"] = torch.tensor(lr, dtype=torch.float32, device=opt._params[0].device)
+            group["lr"] = torch.tensor(rate, dtype=torch.float32, device=opt._params[0].device)
         else:
-            group["lr"] = lr
+            group["lr"] = rate
 
 
 def _check_update(m: Any, opt: Any, g: Any) -> None:
@@ -325,7 +356,9 @@ def _move_state(opt: Optimizer, params: tuple[torch.nn.Parameter, ...]) -> None:
                 key: _follow(value, old.device, new.device) for key, value in state[old].items()
             }
     opt.torch.state = moved
-    opt.torch.param_groups[0]["params"] = list(params)
+    new_of = {id(old): new for old, new in zip(opt._params, params, strict=True)}
+    for group in opt.torch.param_groups:
+        group["params"] = [new_of[id(old)] for old in group["params"]]
     opt._params = params
 
 

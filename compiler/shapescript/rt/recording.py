@@ -506,12 +506,13 @@ class CudaGraph:
 
 def _write_learning_rate(opt: Any) -> None:
     """The rate the schedule gives for the update count, into the tensor the update reads."""
+    from shapescript.rt.optimizer_groups import scale_of
     from shapescript.rt.optimizers import learning_rate
 
     rate = learning_rate(opt.lr, opt.steps)
     for group in opt.torch.param_groups:
         if isinstance(group["lr"], torch.Tensor):
-            group["lr"].fill_(rate)
+            group["lr"].fill_(rate * scale_of(group))
 
 
 def _copied(value: Any) -> Any:

@@ -27,6 +27,7 @@ import torch
 from torch.optim import optimizer as torch_optimizer
 
 from shapescript.rt.errors import ShapeError
+from shapescript.rt.optimizer_groups import scale_of
 
 #: `Optimizer.step()` runs these before and after every step, whichever optimizer it is.
 _GLOBAL_HOOKS = (
@@ -43,7 +44,7 @@ def _scalar_dtype() -> torch.dtype:
 def supported(opt: torch.optim.Optimizer, params: Sequence[torch.Tensor], grads: list) -> bool:
     """Whether `prepare` and `apply` do exactly what `opt.step()` would, and nothing else can run.
 
-    So: an exact AdamW or SGD with one param group, no step hooks and no `step` of its
+    So: an exact AdamW or SGD, no step hooks and no `step` of its
     own (an LR scheduler's wrapper), and torch's single-tensor algorithm (CPU params, not
     foreach, fused, capturable or differentiable) on plain dense tensors. A sparse gradient
     or an inference-mode param goes to `step()` too, which handles or refuses it as it does.
@@ -55,21 +56,9 @@ def supported(opt: torch.optim.Optimizer, params: Sequence[torch.Tensor], grads:
         return False
     if any(hooks is None or hooks for hooks in _GLOBAL_HOOKS) or "step" in opt.__dict__:
         return False
-    if len(opt.param_groups) != 1 or getattr(opt, "grad_scale", None) is not None:
+    if getattr(opt, "grad_scale", None) is not None:
         return False
-    group = opt.param_groups[0]
-    if (
-        group.get("foreach")
-        or group.get("fused")
-        or group.get("differentiable")
-        or group.get("capturable")
-        or isinstance(group["weight_decay"], torch.Tensor)
-    ):
-        return False
-    if kind is torch.optim.AdamW and (
-        not group.get("decoupled_weight_decay", True)
-        or any(isinstance(beta, torch.Tensor) for beta in group["betas"])
-    ):
+    if not all(_plain_group(kind, group) for group in opt.param_groups):
         return False
     for param, grad in zip(params, grads, strict=True):
         if (
@@ -83,6 +72,35 @@ def supported(opt: torch.optim.Optimizer, params: Sequence[torch.Tensor], grads:
         ):
             return False
     return True
+
+
+def _plain_group(kind: type, group: dict[str, Any]) -> bool:
+    """Whether a param group's settings leave torch's single-tensor algorithm as it is."""
+    if (
+        group.get("foreach")
+        or group.get("fused")
+        or group.get("differentiable")
+        or group.get("capturable")
+        or isinstance(group["weight_decay"], torch.Tensor)
+        or isinstance(group["lr"], torch.Tensor)
+    ):
+        return False
+    return kind is not torch.optim.AdamW or (
+        group.get("decoupled_weight_decay", True)
+        and not any(isinstance(beta, torch.Tensor) for beta in group["betas"])
+    )
+
+
+def _groups_of(
+    opt: torch.optim.Optimizer, params: Sequence[torch.Tensor], rate: float
+) -> list[tuple[dict[str, Any], float]]:
+    """Each param's group and the learning rate it steps at: `rate` times the group's factor."""
+    by_param = {
+        id(param): (group, rate * scale_of(group))
+        for group in opt.param_groups
+        for param in group["params"]
+    }
+    return [by_param[id(param)] for param in params]
 
 
 class Prepared:
@@ -213,14 +231,16 @@ def _prepare_adamw(
     lr: float,
     buffers: Buffers,
 ) -> Prepared:
-    """`_single_tensor_adam` with decoupled weight decay, not capturable."""
-    group = opt.param_groups[0]
-    beta1, beta2 = group["betas"]
-    weight_decay, eps = group["weight_decay"], group["eps"]
-    amsgrad, maximize = group["amsgrad"], group["maximize"]
+    """`_single_tensor_adam` with decoupled weight decay, not capturable, for each param
+    with its group's settings."""
     state = opt.state
     prepared = Prepared(opt)
+    groups = _groups_of(opt, params, lr)
     for index, (param, grad) in enumerate(zip(params, grads, strict=True)):
+        group, lr = groups[index]
+        beta1, beta2 = group["betas"]
+        weight_decay, eps = group["weight_decay"], group["eps"]
+        amsgrad, maximize = group["amsgrad"], group["maximize"]
         entry = state.get(param)
         if not entry:
             entry = _adamw_state(param, amsgrad)
@@ -260,13 +280,15 @@ def _prepare_sgd(
     lr: float,
     buffers: Buffers,
 ) -> Prepared:
-    """`_single_tensor_sgd`."""
-    group = opt.param_groups[0]
-    weight_decay, momentum = group["weight_decay"], group["momentum"]
-    dampening, nesterov, maximize = group["dampening"], group["nesterov"], group["maximize"]
+    """`_single_tensor_sgd`, for each param with its group's settings."""
     state = opt.state
     prepared = Prepared(opt)
+    groups = _groups_of(opt, params, lr)
     for index, (param, grad) in enumerate(zip(params, grads, strict=True)):
+        group, lr = groups[index]
+        weight_decay, momentum = group["weight_decay"], group["momentum"]
+        dampening, nesterov = group["dampening"], group["nesterov"]
+        maximize = group["maximize"]
         _check(param, grad, written=False)
         if maximize:
             negated = buffers.like(index, "grad", grad)
@@ -304,7 +326,8 @@ def prepare(
     lr: float,
     buffers: Buffers,
 ) -> Prepared:
-    """The step `opt.step()` would take at `lr` with `grads`, checked whole; nothing changes."""
+    """The step `opt.step()` would take at `lr` (times each group's factor) with `grads`,
+    checked whole; nothing changes."""
     with torch.no_grad():
         if type(opt) is torch.optim.AdamW:
             return _prepare_adamw(opt, params, grads, lr, buffers)

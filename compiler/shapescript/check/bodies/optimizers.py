@@ -1,10 +1,12 @@
 """Optimizers and what they take: `sgd`, `adamw`, `update`, `clip_norm` and the schedules
-`cosine` and `warmup` (E1501-E1505, table 14 of the hyperparameters)."""
+`cosine` and `warmup` (E1501-E1505, table 14 of the hyperparameters), and the param groups
+`no_decay` and `lr_scale` of `sgd` and `adamw` (E0901, E3601-E3603)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from shapescript.check.algebra import fixes
 from shapescript.check.algebra.types import (
     SCHEDULE,
     UNKNOWN,
@@ -14,13 +16,18 @@ from shapescript.check.algebra.types import (
     OptimizerType,
     PythonType,
     ScheduleType,
+    TensorType,
     Type,
     UnknownType,
     format_type,
     is_type_variable,
 )
 from shapescript.check.declarations.builtin_table import BUILTINS
+from shapescript.check.declarations.module_scope import suggestion
+from shapescript.param_groups import OPTIONS as GROUP_OPTIONS
+from shapescript.param_groups import Param, Problem, Word, listed, parse, plan
 from shapescript.syntax import ast
+from shapescript.syntax.source import Span
 
 if TYPE_CHECKING:
     from shapescript.check.bodies.context import BodyContext
@@ -119,9 +126,101 @@ def optimizer(checker: BodyContext, name: str, args: list[Arg], node: ast.Call) 
     for param, arg in matched.items():
         if param in hyper:
             ok = host_argument(checker, name, param, arg, hyper[param]) and ok
+    if isinstance(model, ModelType):
+        ok = param_groups(checker, name, model.name, matched) and ok
     if not ok or not isinstance(model, ModelType):
         return UNKNOWN
     return OptimizerType(kind, model.name)
+
+
+def param_groups(checker: BodyContext, name: str, model: str, matched: dict[str, Arg]) -> bool:
+    """`no_decay="vectors wpe"` and `lr_scale="wte=0.1"`: string literals whose words name
+    the model's params (E0901), are well formed (E3601), select something (E3602) and
+    give no param two factors (E3603)."""
+    info = checker.scope.model_infos.get(model)
+    words: list[Word] = []
+    places: dict[str, ast.StringLit] = {}
+    ok = True
+    for option in GROUP_OPTIONS:
+        arg = matched.get(option)
+        if arg is None:
+            continue
+        if not isinstance(arg.expr, ast.StringLit):
+            _report_not_literal(checker, name, option, arg)
+            ok = False
+            continue
+        found, problems = parse(option, arg.expr.value)
+        places[option] = arg.expr
+        for problem in problems:
+            _report(checker, model, problem, arg.expr)
+        ok = ok and not problems
+        words += found
+    if info is None or not words:
+        return ok
+    params = [
+        Param(field.name, field.type.rank if isinstance(field.type, TensorType) else 0)
+        for field in info.fields.values()
+        if field.is_param
+    ]
+    buffers = tuple(field.name for field in info.fields.values() if not field.is_param)
+    _, problems = plan(params, words, model, buffers)
+    for problem in problems:
+        _report(checker, model, problem, places[problem.option])
+    return ok and not problems
+
+
+def _report_not_literal(checker: BodyContext, name: str, option: str, arg: Arg) -> None:
+    example = "vectors wpe" if option == "no_decay" else "wte=0.1"
+    checker.reporter.report(
+        "E3601",
+        f"`{name}`'s `{option}` is written out as a string of field paths, "
+        f"not {format_type(arg.type)}",
+        arg.span,
+        "not a string literal",
+        help=f'write the fields it selects, as in `{option}="{example}"`',
+    )
+
+
+def _inside(literal: ast.StringLit, start: int, end: int) -> Span:
+    """The span of `literal`'s characters start..end, or the whole literal where its
+    source text isn't its value (escapes)."""
+    span = literal.span
+    if span.end - span.start != len(literal.value) + 2 or end <= start:
+        return span
+    return Span(span.start + 1 + start, span.start + 1 + end)
+
+
+def _report(checker: BodyContext, model: str, problem: Problem, literal: ast.StringLit) -> None:
+    span = _inside(literal, problem.start, problem.end)
+    if problem.kind == "unknown":
+        wrong = problem.message.split("`")[1]
+        candidates = list(problem.candidates)
+        whole = span != literal.span
+        checker.reporter.report(
+            "E0901",
+            problem.message,
+            span,
+            "no such field",
+            help=suggestion(wrong, candidates) or listed(problem.candidates, model),
+            fixes=fixes.spelling(wrong, candidates, span) if whole else [],
+        )
+        return
+    code, label, help_ = {
+        "syntax": ("E3601", "not a list of fields", _SYNTAX_HELP[problem.option]),
+        "empty": ("E3602", "selects nothing", "leave the word out, or name a param"),
+        "conflict": (
+            "E3603",
+            "a second factor",
+            "give each param one factor: name the param alone, or leave it out of one word",
+        ),
+    }[problem.kind]
+    checker.reporter.report(code, problem.message, span, label, help=help_)
+
+
+_SYNTAX_HELP = {
+    "no_decay": 'list field paths or `vectors` / `matrices`, as in `no_decay="vectors wpe"`',
+    "lr_scale": 'give each field path its factor, as in `lr_scale="wte=0.1 h.attn.w=0.5"`',
+}
 
 
 def update(checker: BodyContext, args: list[Arg], node: ast.Call) -> Type:

@@ -627,14 +627,35 @@ _TRAINING: tuple[Builtin, ...] = (
         kind="training",
         signature="fn sgd(m: Model, lr: Schedule, momentum: float = 0.0, "
         "dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = false, "
-        "maximize: bool = false) -> SGD[Model]",
+        'maximize: bool = false, no_decay: str = "", lr_scale: str = "") -> SGD[Model]',
         summary="New SGD state for every param of m. lr, a number or a Schedule, is required; "
-        "it and the other settings are given by name, with PyTorch's defaults.",
+        "it and the other settings are given by name, with PyTorch's defaults. no_decay lists "
+        "the params without weight decay (field paths, or `vectors` for every param of fewer "
+        "than two axes) and lr_scale gives params a factor of lr (`wte=0.1`).",
         example="sgd(m, lr=0.1, momentum=0.9)  # SGD[Mlp]",
-        params=("m", "lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize"),
+        params=(
+            "m",
+            "lr",
+            "momentum",
+            "dampening",
+            "weight_decay",
+            "nesterov",
+            "maximize",
+            "no_decay",
+            "lr_scale",
+        ),
         required=("m", "lr"),
         over="none",
-        keyword_only=("lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize"),
+        keyword_only=(
+            "lr",
+            "momentum",
+            "dampening",
+            "weight_decay",
+            "nesterov",
+            "maximize",
+            "no_decay",
+            "lr_scale",
+        ),
         positional_only=("m",),
     ),
     Builtin(
@@ -642,15 +663,37 @@ _TRAINING: tuple[Builtin, ...] = (
         kind="training",
         signature="fn adamw(m: Model, lr: Schedule, beta1: float = 0.9, beta2: float = 0.999, "
         "eps: float = 1e-8, weight_decay: float = 0.01, amsgrad: bool = false, "
-        "maximize: bool = false) -> AdamW[Model]",
+        'maximize: bool = false, no_decay: str = "", lr_scale: str = "") -> AdamW[Model]',
         summary="New AdamW state (moments and a step count) for every param of m. lr, a "
         "number or a Schedule, is required; it and the other settings are given by name, with "
-        "PyTorch's defaults.",
-        example="adamw(m, lr=warmup(100, cosine(3e-4, steps)))  # AdamW[Mlp]",
-        params=("m", "lr", "beta1", "beta2", "eps", "weight_decay", "amsgrad", "maximize"),
+        "PyTorch's defaults. no_decay lists the params without weight decay (`vectors`: biases and "
+        "norm weights) and lr_scale gives params a factor of lr (`wte=0.1`).",
+        example='adamw(m, lr=warmup(100, cosine(3e-4, steps)), no_decay="vectors")  # AdamW[Mlp]',
+        params=(
+            "m",
+            "lr",
+            "beta1",
+            "beta2",
+            "eps",
+            "weight_decay",
+            "amsgrad",
+            "maximize",
+            "no_decay",
+            "lr_scale",
+        ),
         required=("m", "lr"),
         over="none",
-        keyword_only=("lr", "beta1", "beta2", "eps", "weight_decay", "amsgrad", "maximize"),
+        keyword_only=(
+            "lr",
+            "beta1",
+            "beta2",
+            "eps",
+            "weight_decay",
+            "amsgrad",
+            "maximize",
+            "no_decay",
+            "lr_scale",
+        ),
         positional_only=("m",),
     ),
     Builtin(
