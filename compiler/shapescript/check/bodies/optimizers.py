@@ -23,6 +23,7 @@ from shapescript.check.algebra.types import (
     is_type_variable,
 )
 from shapescript.check.declarations.builtin_table import BUILTINS
+from shapescript.check.declarations.model_info import every_field
 from shapescript.check.declarations.module_scope import suggestion
 from shapescript.param_groups import OPTIONS as GROUP_OPTIONS
 from shapescript.param_groups import Param, Problem, Word, listed, parse, plan
@@ -157,12 +158,13 @@ def param_groups(checker: BodyContext, name: str, model: str, matched: dict[str,
         words += found
     if info is None or not words:
         return ok
+    fields = every_field(checker.scope.model_infos, model)
     params = [
-        Param(field.name, field.type.rank if isinstance(field.type, TensorType) else 0)
-        for field in info.fields.values()
+        Param(path, field.type.rank if isinstance(field.type, TensorType) else 0)
+        for path, field in fields
         if field.is_param
     ]
-    buffers = tuple(field.name for field in info.fields.values() if not field.is_param)
+    buffers = tuple(path for path, field in fields if field.kind == "buffer")
     _, problems = plan(params, words, model, buffers)
     for problem in problems:
         _report(checker, model, problem, places[problem.option])

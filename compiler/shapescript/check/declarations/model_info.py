@@ -77,3 +77,39 @@ class ModelInfo:
     def nested(self) -> list[FieldInfo]:
         """The fields that hold models, `attn: Attention` and `h: [L] Block`."""
         return [info for info in self.fields.values() if info.is_model]
+
+
+#: Most field paths `every_field` lists: stacks of stacks multiply, and a checker listing
+#: paths for an option's words stops here rather than run out of memory.
+MAX_FIELD_PATHS = 100_000
+
+
+def every_field(infos: dict[str, ModelInfo], model: str) -> list[tuple[str, FieldInfo]]:
+    """Every tensor field of `model` and of the models it holds, by full path (`h.0.attn.w`),
+    in the order the compiled model's `state_dict()` has them: own params, own buffers, then
+    each held model's. Models on a cycle are listed once along a path; past
+    `MAX_FIELD_PATHS` paths, or models visited, the list stops."""
+    found: list[tuple[str, FieldInfo]] = []
+    pending: list[tuple[str, str, frozenset[str]]] = [("", model, frozenset())]
+    visits = 0
+    while pending and len(found) < MAX_FIELD_PATHS and visits < MAX_FIELD_PATHS:
+        visits += 1
+        prefix, name, outer = pending.pop()
+        info = infos.get(name)
+        if info is None or name in outer:
+            continue
+        tensors = [f for f in info.fields.values() if f.is_param]
+        tensors += [f for f in info.fields.values() if f.kind == "buffer"]
+        found += [(prefix + f.name, f) for f in tensors]
+        inner = outer | {name}
+        held: list[tuple[str, str, frozenset[str]]] = []
+        for f in info.nested:
+            if f.model is None:
+                continue
+            if f.count is None:
+                held.append((f"{prefix}{f.name}.", f.model, inner))
+            else:
+                count = min(f.count, MAX_FIELD_PATHS)
+                held += [(f"{prefix}{f.name}.{i}.", f.model, inner) for i in range(count)]
+        pending += reversed(held)
+    return found[:MAX_FIELD_PATHS]
