@@ -211,6 +211,7 @@ _TITLES: dict[str, str] = {
     "E3401": "Model that holds itself",
     "E3402": "Stack of models whose size isn't a number or a dim",
     "E3403": "Index out of range in a stack of models",
+    "E3404": "Models nested too deeply",
     "E3601": "Param group option that isn't a list of fields",
     "E3602": "Param group option that selects nothing",
     "E3603": "Param given two learning-rate factors",

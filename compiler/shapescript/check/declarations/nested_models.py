@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from shapescript.check.algebra.reporter import Reporter
 from shapescript.check.algebra.types import UNKNOWN, ModelType, StackType, Type
-from shapescript.check.declarations.model_info import ModelInfo
+from shapescript.check.declarations.model_info import FieldInfo, ModelInfo
 from shapescript.check.declarations.symbols import Reference
 from shapescript.diagnostics.diagnostic import Label
 from shapescript.records import replace
@@ -159,40 +159,105 @@ def _size_text(size: ast.SizeExpr) -> str:
     return f"{_size_text(size.left)}{size.op}{_size_text(size.right)}"
 
 
+#: How deep models may hold models (a GPT is 3 or 4 deep): building and checking a model
+#: walks its nesting, and a hostile file of thousands of models each holding the next must
+#: not exhaust the stack. E3404 past it.
+MAX_MODEL_DEPTH = 64
+
+
 def report_cycles(infos: dict[str, ModelInfo], reporter: Reporter) -> dict[str, ModelInfo]:
     """E3401 for each model that holds itself, directly or through others, named with the
-    path; the models on a cycle are returned not ok, so nothing builds them."""
-    order = list(infos)
-    position = {name: index for index, name in enumerate(order)}
+    path, and E3404 for models nested past `MAX_MODEL_DEPTH`; those models are returned
+    not ok, so nothing builds them."""
+    on_cycle = _report_cycles(infos, reporter)
+    too_deep = _report_depth(infos, reporter, on_cycle)
+    bad = on_cycle | too_deep
+    return {name: replace(info, ok=False) if name in bad else info for name, info in infos.items()}
+
+
+def _held(info: ModelInfo) -> list[FieldInfo]:
+    return [field for field in info.nested if field.model is not None]
+
+
+def _report_cycles(infos: dict[str, ModelInfo], reporter: Reporter) -> set[str]:
+    """One depth-first walk (an explicit stack, linear in models and fields): a field that
+    leads back to a model still on the walk's path closes a cycle."""
+    position = {name: index for index, name in enumerate(infos)}
+    state: dict[str, int] = {}  # 1 while on the walk's path, 2 when done
     on_cycle: set[str] = set()
     reported: set[frozenset[str]] = set()
-    for start in order:
-        # Depth-first from `start` on an explicit stack: (model, path of fields so far).
-        stack: list[tuple[str, tuple[tuple[str, str], ...]]] = [(start, ())]
-        seen: set[str] = set()
-        while stack:
-            name, path = stack.pop()
-            info = infos.get(name)
-            if info is None:
+    for root in infos:
+        if root in state:
+            continue
+        # (model, its fields that hold models, the next one to follow)
+        path: list[tuple[str, list[FieldInfo], int]] = [(root, _held(infos[root]), 0)]
+        state[root] = 1
+        while path:
+            name, fields, next_index = path[-1]
+            if next_index == len(fields):
+                state[name] = 2
+                path.pop()
                 continue
-            for held in info.nested:
-                if held.model is None:
-                    continue
-                step = (*path, (name, held.name))
-                if held.model == start:
-                    members = frozenset(owner for owner, _ in step)
-                    on_cycle |= members
-                    first = min(members, key=position.__getitem__)
-                    if members not in reported and first == start:
-                        reported.add(members)
-                        _report_cycle(infos, reporter, step)
-                    continue
-                if held.model not in seen:
-                    seen.add(held.model)
-                    stack.append((held.model, step))
-    return {
-        name: replace(info, ok=False) if name in on_cycle else info for name, info in infos.items()
-    }
+            path[-1] = (name, fields, next_index + 1)
+            field = fields[next_index]
+            target = field.model
+            assert target is not None
+            if target not in infos or state.get(target) == 2:
+                continue
+            if state.get(target) == 1:
+                first = next(i for i, (model, _, _) in enumerate(path) if model == target)
+                step = [(model, held[index - 1].name) for model, held, index in path[first:]]
+                members = frozenset(model for model, _ in step)
+                on_cycle |= members
+                if members not in reported:
+                    reported.add(members)
+                    start = min(range(len(step)), key=lambda i: position[step[i][0]])
+                    _report_cycle(infos, reporter, tuple(step[start:] + step[:start]))
+                continue
+            state[target] = 1
+            path.append((target, _held(infos[target]), 0))
+    return on_cycle
+
+
+def _report_depth(infos: dict[str, ModelInfo], reporter: Reporter, on_cycle: set[str]) -> set[str]:
+    """How many levels each model's nesting has, worked out leaves first without recursion;
+    E3404 where a model's levels first pass the limit."""
+    levels: dict[str, int] = {}
+    for root in infos:
+        if root in levels or root in on_cycle:
+            continue
+        pending = [root]
+        while pending:
+            name = pending[-1]
+            inner = [
+                f.model
+                for f in _held(infos[name])
+                if f.model in infos and f.model not in on_cycle and f.model not in levels
+            ]
+            if inner:
+                pending += inner
+                continue
+            pending.pop()
+            held = [levels.get(f.model, 0) for f in _held(infos[name]) if f.model in levels]
+            levels[name] = 1 + max(held, default=0)
+    # A model that holds none has one level; one that holds it, two: it holds models 1 deep.
+    too_deep = {name for name, level in levels.items() if level - 1 > MAX_MODEL_DEPTH}
+    for name in too_deep:
+        deepest = max(
+            (f for f in _held(infos[name]) if f.model in levels),
+            key=lambda f: levels[f.model or ""],
+        )
+        if levels[name] - 1 != MAX_MODEL_DEPTH + 1:
+            continue  # reported where the nesting first passed the limit
+        reporter.report(
+            "E3404",
+            f"`{name}` holds models {levels[name] - 1} levels deep, more than the "
+            f"{MAX_MODEL_DEPTH} a model may",
+            deepest.span,
+            f"holds {deepest.model}, which holds models {levels[name] - 2} levels deep",
+            help="flatten the nesting: a stack `h: [L] Block` holds L models at one level",
+        )
+    return too_deep
 
 
 def _report_cycle(
