@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import keyword
+import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -187,6 +189,11 @@ class Model(torch.nn.Module):
             f"{field.kind} {field.name}: {field.type_text}" for field in self._ss_fields
         )
 
+    @classmethod
+    def _ss_holds(cls, name: str) -> bool:
+        """Whether `name` is a field that holds models."""
+        return any(held.name == name for held in cls._ss_held)
+
     def __setattr__(self, name: str, value: Any) -> None:
         if name in self._ss_by_name or name == "training" or self._ss_holds(name):
             super().__setattr__(name, value)
@@ -200,13 +207,6 @@ class Model(torch.nn.Module):
             f"{type(self).__name__} has only its declared fields ({fields}); "
             f"it can't store {name!r}"
         )
-
-
-def _holds(self: Model, name: str) -> bool:
-    return any(held.name == name for held in self._ss_held)
-
-
-Model._ss_holds = _holds  # type: ignore[attr-defined]
 
 
 def build(cls: type[Model], value: Callable[[str, Field], torch.Tensor], prefix: str = "") -> Model:
@@ -314,12 +314,10 @@ def check_model(value: Any, cls: type[Model], where: dict[str, Any], path: str =
     if not isinstance(value, cls):
         got = type(value).__name__
         if isinstance(value, torch.nn.Module) and not isinstance(value, Model):
-            module = getattr(type(value), "__module__", "") or ""
-            origin = module.replace(".", "/") + ".py" if module else "Python"
+            origin = _defined_in(type(value))
             got = (
                 f"a torch.nn.Module `{got}` from {origin}, not a ShapeScript model `{cls.__name__}`"
             )
-            raise ShapeError(f"expected a {cls.__name__} model{_at(path)}, got {got}", **where)
         raise ShapeError(f"expected a {cls.__name__} model{_at(path)}, got {got}", **where)
     for held in cls._ss_held:
         inner = value._modules.get(held.name)
@@ -350,6 +348,13 @@ def check_model(value: Any, cls: type[Model], where: dict[str, Any], path: str =
             raise ShapeError(
                 f"a {cls.__name__}{_at(path)} whose {problem.removeprefix('its ')}", **where
             )
+
+
+def _defined_in(cls: type) -> str:
+    """The file a class was defined in, by name (`ref_model.py`), or its module's name."""
+    module = getattr(cls, "__module__", "") or ""
+    file = getattr(sys.modules.get(module), "__file__", None)
+    return os.path.basename(file) if file else (module or "Python")
 
 
 def _at(path: str) -> str:
