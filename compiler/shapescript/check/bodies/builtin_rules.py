@@ -684,13 +684,15 @@ def _pattern(checker: BodyContext, name: str, args: list[Arg], node: ast.Call) -
             "operands",
         )
         return UNKNOWN
+    if _uses_broken_dim(checker, pattern):
+        return _unknown_result(checker, pattern)
     operands: list[tuple[Axis, ...]] = []
     operand_types: list[TensorType] = []
     dtype = None
     for arg in operand_args:
         tensor = _tensor_operand(checker, name, arg, needs_axes=True)
         if tensor is None:
-            return UNKNOWN
+            return _unknown_result(checker, pattern)
         operands.append(tensor.axes)
         operand_types.append(tensor)
         dtype = dtype or tensor.dtype
@@ -738,7 +740,7 @@ def _pattern(checker: BodyContext, name: str, args: list[Arg], node: ast.Call) -
         checker.reporter.report(
             error.code, error.message, error.span, error.label, notes=error.notes, help=error.help
         )
-        return UNKNOWN
+        return _unknown_result(checker, pattern)
     for axis_name, span in result.name_spans:
         if axis_name in result.introduced:
             checker.bind_axis(axis_name, result.introduced[axis_name], span, checker.decl.span)
@@ -753,6 +755,43 @@ def _pattern(checker: BodyContext, name: str, args: list[Arg], node: ast.Call) -
     if name == "split":
         return SeveralType(tensors)
     return tensors[0]
+
+
+def _pattern_names(pattern: ast.Pattern) -> list[tuple[str, Span]]:
+    """Every axis name a pattern writes, input sides first, with the span of each use."""
+    names: list[tuple[str, Span]] = []
+    for side in (*pattern.inputs, pattern.output):
+        for axis in side.axes:
+            names.extend(_flat_pattern_names(axis))
+    return names
+
+
+def _flat_pattern_names(axis: ast.PatternAxis) -> list[tuple[str, Span]]:
+    if isinstance(axis, ast.PatternName | ast.PatternGroupedSize):
+        return [(axis.name, axis.span)]
+    if isinstance(axis, ast.PatternGroup):
+        return [pair for item in axis.items for pair in _flat_pattern_names(item)]
+    return []
+
+
+def _uses_broken_dim(checker: BodyContext, pattern: ast.Pattern) -> bool:
+    """Whether the pattern names a dim whose declaration failed (reported there)."""
+    broken = checker.scope.broken_names
+    return any(
+        name in broken and name not in checker.env.axes for name, _ in _pattern_names(pattern)
+    )
+
+
+def _unknown_result(checker: BodyContext, pattern: ast.Pattern) -> Type:
+    """An unknown result whose new axis names are still bound, with sizes nobody knows, so
+    that later uses of them (`causal[n m]` after a failed einsum) raise nothing more."""
+    known = checker.scope.dims.keys() | checker.scope.broken_names
+    for axis_name, span in _pattern_names(pattern):
+        if axis_name in checker.env.axes or axis_name in known:
+            continue
+        size = Poly.symbol(checker.fresh_unknown(axis_name))
+        checker.bind_axis(axis_name, size, span, checker.decl.span)
+    return UNKNOWN
 
 
 def _carried_domain(operand: TensorType, pattern: ast.Pattern, output) -> Domain:
