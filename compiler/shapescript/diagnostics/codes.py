@@ -215,6 +215,7 @@ CODES: dict[str, CodeInfo] = {code: CodeInfo(code, title) for code, title in _TI
 FIXABLE: frozenset[str] = frozenset(
     {
         "E0103",
+        "E0201",
         "E0204",
         "E0301",
         "E0303",
