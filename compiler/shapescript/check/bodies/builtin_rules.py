@@ -54,7 +54,9 @@ def symbol(name: str) -> Symbol:
     found = _SYMBOLS.get(name)
     if found is None:
         entry = BUILTINS[name]
-        found = Symbol(name, "builtin", Span(0, 0), BUILTIN_PATH, entry.signature, entry.summary)
+        found = Symbol(
+            name, "builtin", Span(0, 0), BUILTIN_PATH, entry.signature, entry.documentation
+        )
         _SYMBOLS[name] = found
     return found
 
@@ -860,6 +862,7 @@ _KIND_HANDLERS = {
     "special": _special,
 }
 _HANDLERS = {
+    "positions": lambda checker, name, args, node: positions(checker, args, node),
     "masked_fill": _masked_fill,
     "cat": _join,
     "stack": _join,
@@ -914,6 +917,57 @@ def causal(checker: BodyContext, node: ast.Index) -> Type:
     result = TensorType(tuple(axes), MASK, "bool")
     checker.record(node.span, result)
     return result
+
+
+def positions(checker: BodyContext, args: list[Arg], node: ast.Call) -> Type:
+    """`positions(n)`: the indices along the axis `n`, a `[n] Index[n]`."""
+    name = args[0].expr if len(args) == 1 and args[0].name is None else None
+    if not isinstance(name, ast.Name):
+        checker.reporter.report(
+            "E0406",
+            "positions takes one axis name, by position, as `positions(n)`",
+            node.span,
+            "not one axis name",
+        )
+        return UNKNOWN
+    found = checker.env.axes.get(name.name)
+    if found is not None:
+        size = found[0]
+    elif name.name in checker.scope.dims:
+        size = Poly.symbol(name.name)
+    elif name.name in checker.scope.broken_names:
+        return UNKNOWN
+    elif isinstance(args[0].type, UnknownType):
+        return UNKNOWN  # an unknown name, reported where it was read
+    else:
+        checker.reporter.report(
+            "E0406",
+            f"positions takes an axis name, and `{name.name}` isn't one",
+            name.span,
+            "not an axis",
+            help="name an axis of a parameter's shape, such as `n` of `ids: [b n]`, or a dim",
+        )
+        return UNKNOWN
+    result = TensorType((Axis(size, name.name),), Domain("Index", None, size), "i64")
+    checker.record(node.span, result)
+    return result
+
+
+def _index_bound_help(
+    checker: BodyContext, item: ast.Expr, indices: TensorType, bound: Poly, size: Poly
+) -> str:
+    """What to do about indices below `bound` for an axis of `size`: below an axis of the
+    function's own (`positions(n)` into a table of T), say with `as` that they fit, which
+    is checked when it runs; otherwise they belong to another axis."""
+    name = bound.single_symbol()
+    if name is None or bound != Poly.symbol(name) or name not in checker.env.axes:
+        return "these indices are for another axis: check which vocabulary or table they belong to"
+    shown = format_type(TensorType(indices.axes, Domain("Index", None, size), indices.dtype))
+    written = checker.text_of(item.span)
+    return (
+        f"if `{name}` is at most {size}, say so: `{written} as {shown}`, "
+        "which is checked when it runs"
+    )
 
 
 def index(checker: BodyContext, node: ast.Index, target: Type) -> Type:
@@ -971,8 +1025,7 @@ def index(checker: BodyContext, node: ast.Index, target: Type) -> Type:
                         f"indices below {bound} index an axis of {axis.size}",
                         item.span,
                         format_type(type_),
-                        help="these indices are for another axis: check which vocabulary or "
-                        "table they belong to",
+                        help=_index_bound_help(checker, item, type_, bound, axis.size),
                     )
                     return UNKNOWN
                 result.extend(type_.axes)
