@@ -40,6 +40,10 @@ PROGRAMS: dict[str, tuple[str, str]] = {
         "dropout(x, 0.1, Eval)",
     ),
     "E0306": ("fn f(x: [?k]) -> [k] = x\n", "x: [k]"),
+    "E0401": (
+        "dim C = 3\ndim D = 4\nfn g(x: [b D], w: [C D]) -> [b C] = x @ w\n",
+        "w: [D C]",
+    ),
     "E0501": ("fn f(x: [n]) -> [n] Unit = x * 2\n", "(x * 2) as Unit"),
     "E0502": ("fn f(x: [n] bf16) -> [n] f16 = x\n", "= x to f16"),
     "E0901": (

@@ -220,6 +220,7 @@ FIXABLE: frozenset[str] = frozenset(
         "E0301",
         "E0303",
         "E0306",
+        "E0401",
         "E0501",
         "E0502",
         "E0901",

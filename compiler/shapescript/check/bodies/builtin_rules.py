@@ -825,7 +825,7 @@ def _matmul(checker: BodyContext, name: str, args: list[Arg], node: ast.Call) ->
         return checker.combine("@", left, right, node.span, node.span)
     if left.axes is None or right.axes is None:
         return UNKNOWN
-    return checker.matmul(left, right, node.span)
+    return checker.matmul(left, right, node.span, positional[1].expr)
 
 
 # ---------------------------------------------------------------------- other built-ins
