@@ -1504,8 +1504,44 @@ class _Parser:
                     _new_span(Span, (name.start, name.end)),
                     _new_span(Span, (expr.span.start, name.end)),
                 )
+            elif kind == "*" and self._at_power():
+                return self._power(expr, token.start)
             else:
                 return expr
+
+    def _at_power(self) -> bool:
+        """Whether the next tokens are `**`: two `*` with nothing between them."""
+        tokens = self.tokens
+        star, following = tokens[self.pos], tokens[self.pos + 1]
+        return following.kind == "*" and following.start == star.end
+
+    def _power(self, base: ast.Expr, start: int) -> ast.Expr:
+        """`a ** b`, as Python writes a power: one E0201 (there is no `**`), whose fix writes
+        `pow(a, b)`, which is also what the tree holds, so the rest is checked. `start` is
+        where the base's first token starts (before any parenthesis)."""
+        tokens = self.tokens
+        base_end = tokens[self.pos - 1].end
+        stars = _new_span(Span, (tokens[self.pos].start, tokens[self.pos + 1].end))
+        self.pos += 2
+        exponent_start = tokens[self.pos].start
+        exponent = self.parse_unary()
+        end = tokens[self.pos - 1].end
+        span = _new_span(Span, (start, end))
+        text = self.source.text
+        written = f"pow({text[start:base_end]}, {text[exponent_start:end]})"
+        self.report(
+            "E0201",
+            "ShapeScript has no `**` operator: a power is `pow(x, y)`",
+            span,
+            "a power",
+            help=f"write `{written}`",
+            fixes=[Fix(f"Write `{written}`", (Edit(span, written),))],
+        )
+        arguments = [
+            nodes.Arg(base, base.span, mut=False),
+            nodes.Arg(exponent, exponent.span, mut=False),
+        ]
+        return nodes.Call(nodes.Name("pow", stars), arguments, span)
 
     def parse_atom(self) -> ast.Expr:
         token = self.tokens[self.pos]
