@@ -28,6 +28,11 @@ EXAMPLES = ROOT.parent / "shared" / "spec" / "diagnostic-examples.json"
 PROGRAMS: dict[str, tuple[str, str]] = {
     "E1001": ("devices mps[0]\n", "devices mps\n"),
     "E0103": ("fn f(x: [n]) -> [n]:\n\treturn x\n", "\n        return x"),
+    "E0201": (
+        "dim D = 4\nmodel M:\n    param w: [D] = zeros\n"
+        "fn make(m: M) -> AdamW[M] = adamw(m, lr=0.1, betas=(0.8, 0.9))\n",
+        "adamw(m, lr=0.1, beta1=0.8, beta2=0.9)",
+    ),
     "E0204": ("fn f(x: [n]) = x |> relu + 1\n", "(x |> relu) + 1"),
     "E0301": ("fn f(x: [b D]) -> [b D] = relu(x) |> gelo\ndim D = 4\n", "|> gelu"),
     "E0303": (
@@ -35,6 +40,10 @@ PROGRAMS: dict[str, tuple[str, str]] = {
         "dropout(x, 0.1, Eval)",
     ),
     "E0306": ("fn f(x: [?k]) -> [k] = x\n", "x: [k]"),
+    "E0401": (
+        "dim C = 3\ndim D = 4\nfn g(x: [b D], w: [C D]) -> [b C] = x @ w\n",
+        "w: [D C]",
+    ),
     "E0501": ("fn f(x: [n]) -> [n] Unit = x * 2\n", "(x * 2) as Unit"),
     "E0502": ("fn f(x: [n] bf16) -> [n] f16 = x\n", "= x to f16"),
     "E0901": (

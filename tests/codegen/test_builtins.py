@@ -85,6 +85,7 @@ fn b_split(x: [n 2*d] f64) -> [n d] f64:
     return first - second
 fn b_matmul(x: [b n] f64, w: [n m] f64) -> [b m] f64 = matmul(x, w)
 fn b_causal(x: [n m] f64) -> [n m] Mask = causal[n m]
+fn b_positions(x: [b n] f64) -> [b n] f64 = x + (positions(n) to f64)
 fn b_print(x: [n] f64) -> [n] f64:
     print("x is", x)
     return x
@@ -223,6 +224,7 @@ CASES: dict[str, list[Case]] = {
     "split": [one("b_split", lambda x: x.view(3, 2, 2)[:, 0] - x.view(3, 2, 2)[:, 1], 3, 4)],
     "matmul": [Case("b_matmul", lambda: (randn(3, 4), randn(4, 5)), torch.matmul)],
     "causal": [one("b_causal", lambda x: torch.ones(4, 4, dtype=torch.bool).tril(), 4, 4)],
+    "positions": [one("b_positions", lambda x: x + torch.arange(4, dtype=f64), 3, 4)],
     "print": [one("b_print", lambda x: x, 3)],
     "map": [one("b_map", torch.relu, 3, 4)],
     "filter": [one("b_filter", lambda x: x[x > 0].sum(), 9)],

@@ -267,6 +267,15 @@ def causal(gen: FunctionGenerator, node: ast.Index) -> str:
     return f"_ss_torch.ones({rows}, {columns}, dtype=_ss_torch.bool, device=_ss_dev).tril()"
 
 
+def _positions(gen, name, node, piped):
+    """`positions(n)`: torch.arange of the axis's size, on the declared device."""
+    type_ = gen.type(node)
+    if not isinstance(type_, TensorType) or type_.axes is None or len(type_.axes) != 1:
+        raise gen.unsupported("these positions", node.span)
+    length = gen.size(type_.axes[0].size, node.span)
+    return f"_ss_torch.arange({length}, device=_ss_dev)"
+
+
 def extern_call(
     gen: FunctionGenerator, node: ast.Call, signature: Signature, piped: str | None
 ) -> str:
@@ -402,6 +411,7 @@ HANDLERS = {
     },
     **{name: _split_like for name in ("rearrange", "reduce", "repeat", "einsum", "split")},
     "matmul": _matmul,
+    "positions": _positions,
     "print": logs.print_call,
     "save": logs.save_call,
     "load": logs.load_call,

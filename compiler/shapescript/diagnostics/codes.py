@@ -224,10 +224,12 @@ CODES: dict[str, CodeInfo] = {code: CodeInfo(code, title) for code, title in _TI
 FIXABLE: frozenset[str] = frozenset(
     {
         "E0103",
+        "E0201",
         "E0204",
         "E0301",
         "E0303",
         "E0306",
+        "E0401",
         "E0501",
         "E0502",
         "E0901",

@@ -33,6 +33,12 @@ if TYPE_CHECKING:
     from shapescript.rt.data import Batch as Batch
     from shapescript.rt.data import Dataset as Dataset
     from shapescript.rt.data import Record as Record
+    from shapescript.rt.gradients import clip_norm as clip_norm
+    from shapescript.rt.optimizers import adamw as adamw
+    from shapescript.rt.optimizers import cosine as cosine
+    from shapescript.rt.optimizers import sgd as sgd
+    from shapescript.rt.optimizers import update as update
+    from shapescript.rt.optimizers import warmup as warmup
 
 __all__ = [
     "CheckFailure",
@@ -53,12 +59,25 @@ def import_ss(importer: str, importer_file: str | None, dotted: str):
     return find_and_import(importer, importer_file, dotted)
 
 
-#: Classes Python code names as `shapescript.rt.X`, and the submodule of each.
-_CLASSES = {"Batch": "data", "Dataset": "data", "Record": "data"}
+#: Classes and functions Python code names as `shapescript.rt.X`, and the submodule of
+#: each: the data classes, and the optimizers, schedules and steps the reference promises
+#: (`shapescript.rt.adamw(m, lr=...)` makes the state a program's `adamw` makes).
+_CLASSES = {
+    "Batch": "data",
+    "Dataset": "data",
+    "Record": "data",
+    "sgd": "optimizers",
+    "adamw": "optimizers",
+    "cosine": "optimizers",
+    "warmup": "optimizers",
+    "update": "optimizers",
+    "clip_norm": "gradients",
+}
 
 
 def __getattr__(name: str) -> object:
-    """A submodule, or a name of `checks` (the failure paths compiled code calls), on first use.
+    """A submodule, a name of `_CLASSES`, or a name of `checks` (the failure paths compiled
+    code calls), on first use.
 
     `checks` imports torch, so it is only loaded when compiled code first needs it.
     """

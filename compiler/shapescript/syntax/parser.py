@@ -1535,8 +1535,44 @@ class _Parser:
                     _new_span(Span, (name.start, name.end)),
                     _new_span(Span, (expr.span.start, name.end)),
                 )
+            elif kind == "*" and self._at_power():
+                return self._power(expr, token.start)
             else:
                 return expr
+
+    def _at_power(self) -> bool:
+        """Whether the next tokens are `**`: two `*` with nothing between them."""
+        tokens = self.tokens
+        star, following = tokens[self.pos], tokens[self.pos + 1]
+        return following.kind == "*" and following.start == star.end
+
+    def _power(self, base: ast.Expr, start: int) -> ast.Expr:
+        """`a ** b`, as Python writes a power: one E0201 (there is no `**`), whose fix writes
+        `pow(a, b)`, which is also what the tree holds, so the rest is checked. `start` is
+        where the base's first token starts (before any parenthesis)."""
+        tokens = self.tokens
+        base_end = tokens[self.pos - 1].end
+        stars = _new_span(Span, (tokens[self.pos].start, tokens[self.pos + 1].end))
+        self.pos += 2
+        exponent_start = tokens[self.pos].start
+        exponent = self.parse_unary()
+        end = tokens[self.pos - 1].end
+        span = _new_span(Span, (start, end))
+        text = self.source.text
+        written = f"pow({text[start:base_end]}, {text[exponent_start:end]})"
+        self.report(
+            "E0201",
+            "ShapeScript has no `**` operator: a power is `pow(x, y)`",
+            span,
+            "a power",
+            help=f"write `{written}`",
+            fixes=[Fix(f"Write `{written}`", (Edit(span, written),))],
+        )
+        arguments = [
+            nodes.Arg(base, base.span, mut=False),
+            nodes.Arg(exponent, exponent.span, mut=False),
+        ]
+        return nodes.Call(nodes.Name("pow", stars), arguments, span)
 
     def parse_atom(self) -> ast.Expr:
         token = self.tokens[self.pos]
@@ -1690,6 +1726,14 @@ class _Parser:
                 args.append(nodes.Arg(value, value.span, mut=False))
             elif kind == NAME and tokens[self.pos + 1].kind == "=":
                 self.pos += 2
+                if tokens[self.pos].kind == "(" and self._holds_comma(self.pos):
+                    args.extend(self._tuple_argument(token))
+                    kind = tokens[self.pos].kind
+                    if kind == ",":
+                        self.pos += 1
+                    elif kind != ")":
+                        self.fail_expected("`,` or `)` in the argument list")
+                    continue
                 value = self._lone_atom()
                 if value is None:
                     value = self.parse_arg_value()
@@ -1744,6 +1788,77 @@ class _Parser:
         return call
 
     _last_mut = False
+
+    def _holds_comma(self, index: int) -> bool:
+        """Whether the bracket opened at `index` holds a `,` of its own (a tuple)."""
+        tokens = self.tokens
+        close = tokens[index].partner
+        if close < 0:
+            return False
+        index += 1
+        while index < close:
+            kind = tokens[index].kind
+            if kind == ",":
+                return True
+            if kind in ("(", "[") and tokens[index].partner > index:
+                index = tokens[index].partner
+            index += 1
+        return False
+
+    def _tuple_argument(self, name: Token) -> list[ast.Arg]:
+        """`name=(a, b)`: one E0201, as ShapeScript has no tuples. AdamW's `betas=(a, b)`
+        becomes the `beta1=a, beta2=b` it means (the fix offered), so the call is still
+        checked; any other is an error value the checker stays quiet about."""
+        opener = self.advance()
+        values = [self.parse_expr()]
+        while self.at(","):
+            self.advance()
+            if self.at(")"):
+                break
+            values.append(self.parse_expr())
+        close = self.expect(")", "`)`")
+        span = _new_span(Span, (name.start, close.end))
+        name_span = _new_span(Span, (name.start, name.end))
+        text = self.source.text
+        if name.text == "betas" and len(values) == 2:
+            written = ", ".join(
+                f"beta{number}={text[value.span.start : value.span.end]}"
+                for number, value in enumerate(values, 1)
+            )
+            self.report(
+                "E0201",
+                "ShapeScript has no tuples: AdamW takes its betas one by one, as `beta1=` "
+                "and `beta2=`",
+                span,
+                "a tuple",
+                help=f"write `{written}`",
+                fixes=[Fix(f"Write `{written}`", (Edit(span, written),))],
+            )
+            first, second = values
+            return [
+                nodes.Arg(
+                    first,
+                    _new_span(Span, (name.start, first.span.end)),
+                    name="beta1",
+                    name_span=name_span,
+                    mut=False,
+                ),
+                nodes.Arg(
+                    second,
+                    second.span,
+                    name="beta2",
+                    name_span=_new_span(Span, (second.span.start, second.span.start)),
+                    mut=False,
+                ),
+            ]
+        self.report(
+            "E0201",
+            f"ShapeScript has no tuples, so `{name.text}=` takes one value",
+            span,
+            "a tuple",
+        )
+        error = nodes.ErrorExpr(_new_span(Span, (opener.start, close.end)))
+        return [nodes.Arg(error, span, name=name.text, name_span=name_span, mut=False)]
 
     def _lone_atom(self) -> ast.Expr | None:
         """A name or number alone before `,` or `)`, as `parse_arg_value` would make it

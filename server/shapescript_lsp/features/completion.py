@@ -94,6 +94,8 @@ class Candidate:
     #: Replaces more than the word typed (`m.fo` becomes `forward(m, …)`).
     text_edit: types.TextEdit | None = None
     filter_text: str | None = None
+    #: Markdown shown with the item at once (a built-in's keyword: what it means).
+    documentation: str | None = None
 
 
 def fuzzy(prefix: str, label: str) -> bool:
@@ -244,6 +246,7 @@ class Completer:
         keyword_items: list[Candidate] = []
         if site is not None and not re.search(r"=\s*$", head):
             params = callable_params(checked, site.callee)
+            builtin = _builtin_of_call(checked, site.callee)
             if params is not None:
                 given = set(site.keywords)
                 for index, (name, type_text) in enumerate(params):
@@ -256,6 +259,7 @@ class Completer:
                             type_text,
                             rank=1,
                             order=index,
+                            documentation=builtin.param_doc(name) if builtin else None,
                         )
                     )
                 expected = _expected_type(checked, site, offset)
@@ -501,6 +505,10 @@ class Completer:
             sort_text=f"{candidate.rank}{candidate.order:03d}{candidate.label.lower()}",
             data=candidate.data,
         )
+        if candidate.documentation:
+            item.documentation = types.MarkupContent(
+                kind=types.MarkupKind.Markdown, value=candidate.documentation
+            )
         if candidate.edits:
             item.additional_text_edits = candidate.edits
         if candidate.text_edit is not None:
@@ -514,6 +522,13 @@ class Completer:
                 else types.InsertTextFormat.PlainText
             )
         return item
+
+
+def _builtin_of_call(checked: Checked | None, name: str):
+    """The built-in a call names, unless the file declares a function of that name."""
+    if checked is not None and name in checked.signatures:
+        return None
+    return BUILTINS.get(name)
 
 
 def resolve(
@@ -538,7 +553,7 @@ def resolve(
         entry = BUILTINS[name]
         parts = [
             f"```shapescript\n{entry.signature}\n```",
-            renderer.doc(entry.summary),
+            renderer.doc(entry.documentation),
             f"```shapescript\n{entry.example}\n```",
         ]
     elif checked is not None and isinstance(name, str):

@@ -136,7 +136,7 @@ def _label(checked: Checked | None, name: str) -> tuple[str, list[str], str | No
     if name in BUILTINS and (checked is None or name not in checked.signatures):
         entry = BUILTINS[name]
         inside = entry.signature[entry.signature.find("(") + 1 : entry.signature.rfind(")")]
-        return entry.signature, split_top_level(inside), entry.summary
+        return entry.signature, split_top_level(inside), entry.documentation
     params = callable_params(checked, name)
     if params is None:
         return "", [], None
@@ -146,6 +146,15 @@ def _label(checked: Checked | None, name: str) -> tuple[str, list[str], str | No
     tail = f" -> {format_type(result)}" if result is not None else ""
     symbol = checked.module_symbols.get(name) or checked.builtin_symbols.get(name)
     return f"fn {name}({', '.join(parts)}){tail}", parts, symbol.doc if symbol else None
+
+
+def _param_doc(checked: Checked | None, site: CallSite, name: str) -> types.MarkupContent | None:
+    """What a built-in's parameter means, where the table says."""
+    entry = BUILTINS.get(site.callee)
+    if entry is None or (checked is not None and site.callee in checked.signatures):
+        return None
+    doc = entry.param_doc(name)
+    return types.MarkupContent(kind=types.MarkupKind.Markdown, value=doc) if doc else None
 
 
 def signature_help(
@@ -178,7 +187,10 @@ def signature_help(
         documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value)
         if value
         else None,
-        parameters=[types.ParameterInformation(label=part) for part in parameters],
+        parameters=[
+            types.ParameterInformation(label=part, documentation=_param_doc(checked, site, name))
+            for part, name in zip(parameters, names, strict=True)
+        ],
         active_parameter=active if 0 <= active < len(parameters) else None,
     )
     return types.SignatureHelp(

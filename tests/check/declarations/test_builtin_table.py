@@ -34,6 +34,8 @@ EXPECTED_BUILTINS: list[str] = [
     # 8e: host effects and special types
     *("causal", "print", "save", "load", "value_and_grad", "update", "sgd", "adamw"),
     *("clip_norm", "cosine", "warmup", "Train", "Eval"),
+    # issue 29: the positions along an axis
+    "positions",
     # table 12 and table 15: iterator and dataset stages
     *("map", "filter", "zip", "enumerate", "shuffle", "batches"),
 ]

@@ -76,6 +76,7 @@ from shapescript.check.bodies.body_facts import elementwise_body, independent_te
 from shapescript.check.bodies.calls import CallChecker
 from shapescript.check.bodies.env import Arg, Env
 from shapescript.check.bodies.read_summary import ReadSummary
+from shapescript.check.bodies.transposed import transposed_weight
 from shapescript.check.declarations import imports, overloads
 from shapescript.check.declarations.module_scope import KIND_WORDS, ModuleScope, suggestion
 from shapescript.check.declarations.signatures import Signature
@@ -1187,7 +1188,8 @@ class BodyChecker(CallChecker):
         op_span: Span,
         divisor: ast.Expr | None = None,
     ) -> Type:
-        """The type of `left op right`: broadcasting, matmul, comparisons, host arithmetic."""
+        """The type of `left op right`: broadcasting, matmul, comparisons, host arithmetic.
+        `divisor` is the right operand as written (a `/`'s divisor, an `@`'s weight)."""
         special = gradients.combine(self, op, left, right, span, op_span)
         if special is not None:
             return special
@@ -1267,7 +1269,7 @@ class BodyChecker(CallChecker):
                 )
                 return UNKNOWN
         if op == "@":
-            return self.matmul(left, right, span)
+            return self.matmul(left, right, span, divisor)
         left_axes = left.axes if isinstance(left, TensorType) else ()
         right_axes = right.axes if isinstance(right, TensorType) else ()
         if left_axes is None or right_axes is None:
@@ -1294,7 +1296,9 @@ class BodyChecker(CallChecker):
         return TensorType(axes, domains.arithmetic(op, left, right), dtype)
         return TensorType(axes, REAL, dtype)
 
-    def matmul(self, left: Type, right: Type, span: Span) -> Type:
+    def matmul(
+        self, left: Type, right: Type, span: Span, right_expr: ast.Expr | None = None
+    ) -> Type:
         if not isinstance(left, TensorType) or not isinstance(right, TensorType):
             if isinstance(left, HostType) or isinstance(right, HostType):
                 self.reporter.report(
@@ -1306,12 +1310,17 @@ class BodyChecker(CallChecker):
         try:
             axes = matmul(left.axes, right.axes, self.scope.dim_values)
         except ShapeError as error:
+            help_, fixes = None, []
+            if error.code == "E0401":
+                help_, fixes = transposed_weight(self, left, right, right_expr)
             self.reporter.report(
                 error.code,
                 error.message,
                 span,
                 f"{format_type(left)} @ {format_type(right)}",
                 notes=error.notes,
+                help=help_,
+                fixes=fixes,
             )
             return UNKNOWN
         if left.resolved_dtype != right.resolved_dtype:

@@ -55,7 +55,9 @@ def symbol(name: str) -> Symbol:
     found = _SYMBOLS.get(name)
     if found is None:
         entry = BUILTINS[name]
-        found = Symbol(name, "builtin", Span(0, 0), BUILTIN_PATH, entry.signature, entry.summary)
+        found = Symbol(
+            name, "builtin", Span(0, 0), BUILTIN_PATH, entry.signature, entry.documentation
+        )
         _SYMBOLS[name] = found
     return found
 
@@ -685,13 +687,15 @@ def _pattern(checker: BodyContext, name: str, args: list[Arg], node: ast.Call) -
             "operands",
         )
         return UNKNOWN
+    if _uses_broken_dim(checker, pattern):
+        return _unknown_result(checker, pattern)
     operands: list[tuple[Axis, ...]] = []
     operand_types: list[TensorType] = []
     dtype = None
     for arg in operand_args:
         tensor = _tensor_operand(checker, name, arg, needs_axes=True)
         if tensor is None:
-            return UNKNOWN
+            return _unknown_result(checker, pattern)
         operands.append(tensor.axes)
         operand_types.append(tensor)
         dtype = dtype or tensor.dtype
@@ -739,7 +743,7 @@ def _pattern(checker: BodyContext, name: str, args: list[Arg], node: ast.Call) -
         checker.reporter.report(
             error.code, error.message, error.span, error.label, notes=error.notes, help=error.help
         )
-        return UNKNOWN
+        return _unknown_result(checker, pattern)
     for axis_name, span in result.name_spans:
         if axis_name in result.introduced:
             checker.bind_axis(axis_name, result.introduced[axis_name], span, checker.decl.span)
@@ -754,6 +758,43 @@ def _pattern(checker: BodyContext, name: str, args: list[Arg], node: ast.Call) -
     if name == "split":
         return SeveralType(tensors)
     return tensors[0]
+
+
+def _pattern_names(pattern: ast.Pattern) -> list[tuple[str, Span]]:
+    """Every axis name a pattern writes, input sides first, with the span of each use."""
+    names: list[tuple[str, Span]] = []
+    for side in (*pattern.inputs, pattern.output):
+        for axis in side.axes:
+            names.extend(_flat_pattern_names(axis))
+    return names
+
+
+def _flat_pattern_names(axis: ast.PatternAxis) -> list[tuple[str, Span]]:
+    if isinstance(axis, ast.PatternName | ast.PatternGroupedSize):
+        return [(axis.name, axis.span)]
+    if isinstance(axis, ast.PatternGroup):
+        return [pair for item in axis.items for pair in _flat_pattern_names(item)]
+    return []
+
+
+def _uses_broken_dim(checker: BodyContext, pattern: ast.Pattern) -> bool:
+    """Whether the pattern names a dim whose declaration failed (reported there)."""
+    broken = checker.scope.broken_names
+    return any(
+        name in broken and name not in checker.env.axes for name, _ in _pattern_names(pattern)
+    )
+
+
+def _unknown_result(checker: BodyContext, pattern: ast.Pattern) -> Type:
+    """An unknown result whose new axis names are still bound, with sizes nobody knows, so
+    that later uses of them (`causal[n m]` after a failed einsum) raise nothing more."""
+    known = checker.scope.dims.keys() | checker.scope.broken_names
+    for axis_name, span in _pattern_names(pattern):
+        if axis_name in checker.env.axes or axis_name in known:
+            continue
+        size = Poly.symbol(checker.fresh_unknown(axis_name))
+        checker.bind_axis(axis_name, size, span, checker.decl.span)
+    return UNKNOWN
 
 
 def _carried_domain(operand: TensorType, pattern: ast.Pattern, output) -> Domain:
@@ -785,7 +826,7 @@ def _matmul(checker: BodyContext, name: str, args: list[Arg], node: ast.Call) ->
         return checker.combine("@", left, right, node.span, node.span)
     if left.axes is None or right.axes is None:
         return UNKNOWN
-    return checker.matmul(left, right, node.span)
+    return checker.matmul(left, right, node.span, positional[1].expr)
 
 
 # ---------------------------------------------------------------------- other built-ins
@@ -822,6 +863,7 @@ _KIND_HANDLERS = {
     "special": _special,
 }
 _HANDLERS = {
+    "positions": lambda checker, name, args, node: positions(checker, args, node),
     "masked_fill": _masked_fill,
     "cat": _join,
     "stack": _join,
@@ -876,6 +918,57 @@ def causal(checker: BodyContext, node: ast.Index) -> Type:
     result = TensorType(tuple(axes), MASK, "bool")
     checker.record(node.span, result)
     return result
+
+
+def positions(checker: BodyContext, args: list[Arg], node: ast.Call) -> Type:
+    """`positions(n)`: the indices along the axis `n`, a `[n] Index[n]`."""
+    name = args[0].expr if len(args) == 1 and args[0].name is None else None
+    if not isinstance(name, ast.Name):
+        checker.reporter.report(
+            "E0406",
+            "positions takes one axis name, by position, as `positions(n)`",
+            node.span,
+            "not one axis name",
+        )
+        return UNKNOWN
+    found = checker.env.axes.get(name.name)
+    if found is not None:
+        size = found[0]
+    elif name.name in checker.scope.dims:
+        size = Poly.symbol(name.name)
+    elif name.name in checker.scope.broken_names:
+        return UNKNOWN
+    elif isinstance(args[0].type, UnknownType):
+        return UNKNOWN  # an unknown name, reported where it was read
+    else:
+        checker.reporter.report(
+            "E0406",
+            f"positions takes an axis name, and `{name.name}` isn't one",
+            name.span,
+            "not an axis",
+            help="name an axis of a parameter's shape, such as `n` of `ids: [b n]`, or a dim",
+        )
+        return UNKNOWN
+    result = TensorType((Axis(size, name.name),), Domain("Index", None, size), "i64")
+    checker.record(node.span, result)
+    return result
+
+
+def _index_bound_help(
+    checker: BodyContext, item: ast.Expr, indices: TensorType, bound: Poly, size: Poly
+) -> str:
+    """What to do about indices below `bound` for an axis of `size`: below an axis of the
+    function's own (`positions(n)` into a table of T), say with `as` that they fit, which
+    is checked when it runs; otherwise they belong to another axis."""
+    name = bound.single_symbol()
+    if name is None or bound != Poly.symbol(name) or name not in checker.env.axes:
+        return "these indices are for another axis: check which vocabulary or table they belong to"
+    shown = format_type(TensorType(indices.axes, Domain("Index", None, size), indices.dtype))
+    written = checker.text_of(item.span)
+    return (
+        f"if `{name}` is at most {size}, say so: `{written} as {shown}`, "
+        "which is checked when it runs"
+    )
 
 
 def index(checker: BodyContext, node: ast.Index, target: Type) -> Type:
@@ -937,8 +1030,7 @@ def index(checker: BodyContext, node: ast.Index, target: Type) -> Type:
                         f"indices below {bound} index an axis of {axis.size}",
                         item.span,
                         format_type(type_),
-                        help="these indices are for another axis: check which vocabulary or "
-                        "table they belong to",
+                        help=_index_bound_help(checker, item, type_, bound, axis.size),
                     )
                     return UNKNOWN
                 result.extend(type_.axes)

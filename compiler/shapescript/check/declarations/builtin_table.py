@@ -67,6 +67,21 @@ class Builtin:
     positional_only: tuple[str, ...] = ()
     #: Whether `name=size` keywords may give sizes to new names of the pattern.
     size_keywords: bool = False
+    #: What each parameter means, by name, for the ones that need saying (an optimizer's
+    #: options): shown by completion, signature help, hovers and `builtins.ss`.
+    param_docs: tuple[tuple[str, str], ...] = ()
+
+    def param_doc(self, param: str) -> str | None:
+        """What the parameter `param` means, if the table says."""
+        return dict(self.param_docs).get(param)
+
+    @property
+    def documentation(self) -> str:
+        """The summary, then what each documented parameter means, as Markdown."""
+        if not self.param_docs:
+            return self.summary
+        options = "\n".join(f"- `{name}`: {doc}" for name, doc in self.param_docs)
+        return f"{self.summary}\n\n{options}"
 
 
 def _reduction(name: str, returns: str, summary: str, example: str, x: str = "[... n]") -> Builtin:
@@ -550,6 +565,19 @@ _SPECIAL: tuple[Builtin, ...] = (
         over="none",
     ),
     Builtin(
+        name="positions",
+        kind="mask",
+        signature="fn positions(n: Axis[n]) -> [n] Index[n]",
+        summary="The positions along an axis, 0 to n - 1, as a `[n] Index[n]` on the declared "
+        "device: given an axis name in scope or a dim, by position. Being along `n`, they "
+        "broadcast by name, so a table of position embeddings adds to `[b n D]` features.",
+        example="embedding(ids, m.wte) + m.wpe[positions(n)]  # [b n D], for ids: [b n]",
+        params=("n",),
+        required=("n",),
+        over="none",
+        positional_only=("n",),
+    ),
+    Builtin(
         name="print",
         kind="special",
         signature="fn print(xs: Any...)",
@@ -657,6 +685,15 @@ _TRAINING: tuple[Builtin, ...] = (
             "lr_scale",
         ),
         positional_only=("m",),
+        param_docs=(
+            ("m", "the model whose params the state covers, by position"),
+            ("lr", "the learning rate: a number, or a Schedule such as `cosine(0.1, steps)`"),
+            ("momentum", "the momentum factor; 0.0 is plain SGD"),
+            ("dampening", "how much of each new gradient the momentum leaves out"),
+            ("weight_decay", "an L2 penalty: `weight_decay * param` is added to each gradient"),
+            ("nesterov", "Nesterov momentum (needs momentum > 0 and dampening 0)"),
+            ("maximize", "step up the gradient instead of down"),
+        ),
     ),
     Builtin(
         name="adamw",
@@ -695,6 +732,28 @@ _TRAINING: tuple[Builtin, ...] = (
             "lr_scale",
         ),
         positional_only=("m",),
+        param_docs=(
+            ("m", "the model whose params the state covers, by position"),
+            ("lr", "the learning rate: a number, or a Schedule such as `cosine(3e-4, steps)`"),
+            (
+                "beta1",
+                "decay of the running mean of gradients (the first moment); PyTorch's "
+                "`betas=(beta1, beta2)` is written `beta1=0.9, beta2=0.95`",
+            ),
+            (
+                "beta2",
+                "decay of the running mean of squared gradients (the second moment), the "
+                "second of PyTorch's betas",
+            ),
+            ("eps", "added to the denominator, for numerical stability"),
+            (
+                "weight_decay",
+                "decoupled weight decay: each step also shrinks every param by "
+                "`lr * weight_decay` of itself",
+            ),
+            ("amsgrad", "keep the largest second moment seen so far (the AMSGrad variant)"),
+            ("maximize", "step up the gradient instead of down"),
+        ),
     ),
     Builtin(
         name="clip_norm",
@@ -717,6 +776,11 @@ _TRAINING: tuple[Builtin, ...] = (
         params=("peak", "steps", "end"),
         required=("peak", "steps"),
         over="none",
+        param_docs=(
+            ("peak", "the learning rate at step 0"),
+            ("steps", "the step at which the rate reaches end (at least 1)"),
+            ("end", "the learning rate from step `steps` on"),
+        ),
     ),
     Builtin(
         name="warmup",
@@ -728,6 +792,10 @@ _TRAINING: tuple[Builtin, ...] = (
         params=("steps", "then"),
         required=("steps", "then"),
         over="none",
+        param_docs=(
+            ("steps", "how many steps the rate climbs from 0 (0 or more)"),
+            ("then", "the rate after the warm-up, a number or a Schedule started at its step 0"),
+        ),
     ),
     Builtin(
         name="Train",
@@ -852,7 +920,7 @@ _SECTIONS: tuple[tuple[str, str], ...] = (
     ("elementwise", "Elementwise operations. Operands broadcast by name, as with + - * /."),
     ("pattern", "Pattern operations. A pattern is written as it is, not as a string."),
     ("matmul", "Matrix multiplication."),
-    ("mask", "Masks."),
+    ("mask", "Masks and positions, made from axis names."),
     ("special", "Printing and checkpoints."),
     ("training", "Gradients, optimizers, schedules and modes."),
     ("iterator", "Iterator stages, used in pipes."),
@@ -946,6 +1014,9 @@ def builtins_ss() -> str:
         parts.append(f"# {'-' * 20} {heading}\n")
         for builtin in members:
             lines = _doc_lines(builtin.summary)
+            for name, doc in builtin.param_docs:
+                lines.append("##")
+                lines.extend(_doc_lines(f"`{name}`: {doc}"))
             lines.append("##")
             lines.append(f"## Example: `{builtin.example}`")
             lines.append(_render_signature(builtin.signature))

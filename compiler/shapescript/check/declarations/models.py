@@ -16,6 +16,7 @@ from shapescript.check.algebra.types import (
     format_type,
     interval_of,
 )
+from shapescript.check.declarations.constant_numbers import ALLOWED, constant_number
 from shapescript.check.declarations.declaration_checker import DeclarationChecker, has_unknown_axis
 from shapescript.check.declarations.model_info import FieldInfo, Initializer, ModelInfo, Number
 from shapescript.check.declarations.model_memo import DeclarationPass
@@ -392,10 +393,9 @@ class _ModelChecker(DeclarationChecker):
             if value is None:
                 self._error(
                     "E0903",
-                    "an initializer's arguments are Python numbers, possibly computed from "
-                    "numbers and dims",
+                    f"an initializer's argument is a constant number: {ALLOWED}",
                     arg.span,
-                    "not a number",
+                    "not a constant number",
                 )
                 return None
             slots[param] = value
@@ -408,31 +408,10 @@ class _ModelChecker(DeclarationChecker):
         return {param: slots[param] for param, _ in params}
 
     def _number(self, expr: ast.Expr) -> Number | None:
-        if isinstance(expr, ast.BoolLit):
-            return expr.value
-        if isinstance(expr, ast.IntLit | ast.FloatLit):
-            return expr.value
-        if isinstance(expr, ast.Name):
-            value = self.scope.dim_values.get(expr.name)
-            if value is not None and value.value is not None:
-                self.facts.references.append(Reference(expr.span, module_name=expr.name))
-                return int(value.value)
-            return None
-        if isinstance(expr, ast.Unary) and expr.op == "-":
-            inner = self._number(expr.operand)
-            return -inner if isinstance(inner, int | float) and inner is not True else None
-        if isinstance(expr, ast.Binary) and expr.op in ("+", "-", "*", "/"):
-            left, right = self._number(expr.left), self._number(expr.right)
-            if isinstance(left, bool) or isinstance(right, bool) or left is None or right is None:
-                return None
-            if expr.op == "+":
-                return left + right
-            if expr.op == "-":
-                return left - right
-            if expr.op == "*":
-                return left * right
-            return left / right if right != 0 else None
-        return None
+        return constant_number(expr, self.scope.dim_values, self._dim_reference)
+
+    def _dim_reference(self, name: str, span: Span) -> None:
+        self.facts.references.append(Reference(span, module_name=name))
 
     def _full_value_fits(self, value: Number, kind: str, arg: ast.Arg) -> bool:
         want = {"float": (int, float), "int": (int,), "bool": (bool,)}[kind]
