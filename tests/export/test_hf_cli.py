@@ -161,3 +161,52 @@ def test_the_gpt2_example_has_the_serving_form() -> None:
     text = (ROOT / "examples" / "gpt2.ss").read_text()
     checked = check(SourceFile.from_text("gpt2.ss", text))
     assert serving_form(checked, "forward") == (True, None, "V")
+
+
+#: gpt2's forward with its positions computed from n: a slice of the table by the length.
+POSITIONS_FROM_N = GPT2.replace(
+    "fn forward(m: Gpt2, ids: [b n] Index[V], pos: [b n] Index[P]) -> [b n V] Logit over V:\n"
+    "    x = embedding(ids, m.wte) + embedding(pos, m.wpe)\n",
+    "fn forward(m: Gpt2, ids: [b n] Index[V]) -> [b n V] Logit over V:\n"
+    "    x = embedding(ids, m.wte) + m.wpe[0:n] as [n D]\n",
+)
+
+
+def test_positions_sliced_by_n_are_e3304_with_vllm_and_gguf(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert POSITIONS_FROM_N != GPT2
+    Path("lm.ss").write_text(POSITIONS_FROM_N)
+    assert cli.main(["check", "lm.ss"]) == 0
+    capsys.readouterr()
+    for target in (["--hf", "lm_hf", "--vllm"], ["--gguf", "lm.gguf"]):
+        assert cli.main(["export", "lm.ss", *target]) == 1
+        err = capsys.readouterr().err
+        assert "error[E3304]" in err and "lm.ss:63:" in err and "`n`" in err
+        assert err.count("error[") == 1
+    assert not Path("lm_hf").exists() and not Path("lm.gguf").exists()
+
+
+def test_positions_sliced_by_n_are_never_reported_servable(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    Path("lm.ss").write_text(POSITIONS_FROM_N)
+    assert cli.main(["export", "lm.ss", "--hf", "lm_hf", "--no-verify"]) == 0
+    assert "note: [E3304]" in capsys.readouterr().err
+    config = json.loads(Path("lm_hf/config.json").read_text())
+    assert config["shapescript"]["vllm"] is False
+    assert config["shapescript"]["unservable"].startswith("E3304")
+    # The table has P = 128 rows: that many positions, not a made-up number.
+    assert config["max_position_embeddings"] == 128
+
+
+def test_a_forward_without_any_positions_claims_no_position_count(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    no_positions = POSITIONS_FROM_N.replace(" + m.wpe[0:n] as [n D]\n", "\n")
+    Path("lm.ss").write_text(no_positions)
+    assert cli.main(["export", "lm.ss", "--hf", "lm_hf", "--no-verify"]) == 0
+    config = json.loads(Path("lm_hf/config.json").read_text())
+    assert "max_position_embeddings" not in config
+    assert cli.main(["export", "lm.ss", "--hf", "lm_hf", "--no-verify", "--max-len", "64"]) == 0
+    assert json.loads(Path("lm_hf/config.json").read_text())["max_position_embeddings"] == 64

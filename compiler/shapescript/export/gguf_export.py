@@ -266,7 +266,7 @@ def export_gguf(
 
     import shapescript
     from shapescript import analysis, atomic_write
-    from shapescript.export.hf import _model, hf_problems
+    from shapescript.export.hf import _model, _positions_bound, hf_problems
     from shapescript.export.prepare import choose_function
     from shapescript.rt.errors import ShapeScriptError
     from shapescript.syntax.source import SourceFile
@@ -296,7 +296,8 @@ def export_gguf(
     with atomic_write.temporary_path(output, through_link=True) as temporary:
         writer = gguf.GGUFWriter(temporary, found_arch)
         writer.add_name(Path(path).stem)
-        writer.add_context_length(max_len or sizes.get("P") or 4096)
+        bound = sizes.get("P") or _positions_bound(checked, name)
+        writer.add_context_length(max_len or bound or 4096)
         writer.add_embedding_length(sizes["D"])
         writer.add_block_count(settings.layers)
         writer.add_feed_forward_length(sizes["F"])

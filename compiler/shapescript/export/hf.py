@@ -127,7 +127,7 @@ def export_hf(
     found = hf_problems(checked, name)
     if found:
         raise ShapeScriptError(found, source)
-    from shapescript.export.serving import serving_diagnostics
+    from shapescript.export.serving import positions_bound, serving_diagnostics
 
     language, _reason, vocabulary = serving_form(checked, name)
     serving = serving_diagnostics(checked, name)
@@ -181,7 +181,9 @@ def export_hf(
     }
     if language:
         config["vocab_size"] = int(checked.dim_values.get(vocabulary, 0) or 0)
-        config["max_position_embeddings"] = max_len or _positions_bound(checked, name) or 4096
+        bound = max_len or _positions_bound(checked, name) or positions_bound(checked, name)
+        if bound is not None:
+            config["max_position_embeddings"] = bound
         config.update(_attentions(checked, name, module, model))
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
