@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import shapescript
 from shapescript import cli
 from shapescript.analysis import check
 from shapescript.export.hf import serving_form
@@ -210,3 +211,17 @@ def test_a_forward_without_any_positions_claims_no_position_count(
     assert "max_position_embeddings" not in config
     assert cli.main(["export", "lm.ss", "--hf", "lm_hf", "--no-verify", "--max-len", "64"]) == 0
     assert json.loads(Path("lm_hf/config.json").read_text())["max_position_embeddings"] == 64
+
+
+def test_gguf_of_a_forward_without_positions_is_e3307(capsys: pytest.CaptureFixture[str]) -> None:
+    no_positions = POSITIONS_FROM_N.replace(" + m.wpe[0:n] as [n D]\n", "\n")
+    Path("lm.ss").write_text(no_positions)
+    assert cli.main(["export", "lm.ss", "--gguf", "lm.gguf"]) == 1
+    err = capsys.readouterr().err
+    assert "error[E3307]" in err and "lm.ss:62:" in err and "internal error" not in err
+    assert err.count("error[") == 1
+    assert not Path("lm.gguf").exists()
+    from shapescript.rt.errors import ShapeScriptError
+
+    with pytest.raises(ShapeScriptError, match="E3307"):
+        shapescript.export_gguf("lm.ss", "lm.gguf")

@@ -199,13 +199,13 @@ def _run_hf(args: argparse.Namespace, checked, source) -> int:
 def _run_gguf(args: argparse.Namespace, checked, source) -> int:
     """`--gguf FILE`: the GGUF file, or why the model isn't an architecture llama.cpp runs."""
     from shapescript.export.gguf_export import export_gguf
-    from shapescript.export.serving import serving_diagnostics
+    from shapescript.export.serving import gguf_diagnostics, serving_diagnostics
     from shapescript.rt.errors import ShapeScriptError
 
     name = _model_function(args, checked, source)
     if name is None:
         return EXIT_ERRORS
-    serving = serving_diagnostics(checked, name)
+    serving = serving_diagnostics(checked, name) or gguf_diagnostics(checked, name)
     if serving:
         print_diagnostics(serving, source)
         return EXIT_ERRORS

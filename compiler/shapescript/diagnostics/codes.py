@@ -206,6 +206,7 @@ _TITLES: dict[str, str] = {
     "E3304": "Operation across the sequence that isn't causal attention",
     "E3305": "Attention a serving export can't map",
     "E3306": "Hugging Face export of a function without a model first",
+    "E3307": "GGUF export of a forward function without positions",
 }
 
 CODES: dict[str, CodeInfo] = {code: CodeInfo(code, title) for code, title in _TITLES.items()}

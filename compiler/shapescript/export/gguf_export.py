@@ -279,9 +279,13 @@ def export_gguf(
     if checked.errors:
         raise ShapeScriptError(checked.diagnostics, source)
     name = choose_function(checked, fn)
-    from shapescript.export.serving import serving_diagnostics
+    from shapescript.export.serving import gguf_diagnostics, serving_diagnostics
 
-    found = hf_problems(checked, name) or serving_diagnostics(checked, name)
+    found = (
+        hf_problems(checked, name)
+        or serving_diagnostics(checked, name)
+        or gguf_diagnostics(checked, name)
+    )
     if found:
         raise ShapeScriptError(found, source)
     model_name = checked.signatures[name].params[0].type.name

@@ -78,6 +78,28 @@ def serving_diagnostics(checked: Checked, name: str) -> list[Diagnostic]:
     return found
 
 
+def gguf_diagnostics(checked: Checked, name: str) -> list[Diagnostic]:
+    """E3307 for a language model's forward function that takes no positions: llama.cpp's
+    architectures (learned positions, rotary embeddings) each need them."""
+    language, _reason, _vocabulary = serving_form(checked, name)
+    params = checked.signatures[name].params
+    if not language or (len(params) > 2 and not params[2].has_default):
+        return []
+    item = _functions(checked)[name]
+    decl: ast.FnDecl = item.item
+    span = decl.params[1].span
+    return [
+        Diagnostic(
+            "E3307",
+            f"`{name}` takes no positions, which every architecture llama.cpp runs needs",
+            Label(Span(item.base + span.start, item.base + span.end), "the ids, then nothing"),
+            help="add `pos: [b n] Index[P]` after the ids and look the positions up "
+            "(`embedding(pos, m.wpe)`) or rotate by them",
+            path=checked.source.path,
+        )
+    ]
+
+
 def engine_fields(checked: Checked, name: str) -> tuple[str | None, str | None]:
     """The embedding table's and the output layer's fields of a forward function that
     keeps the serving rules."""

@@ -16,6 +16,6 @@ fn attention(m: Lm, x: [b n D]) -> [b n D]:
     return scaled_dot_product_attention(q, k, v, attn_mask=causal[n n])
         |> rearrange(b H n Dh -> b n (H Dh)) |> linear(m.w_o)
 
-fn forward(m: Lm, ids: [b n] Index[V]) -> [b n V] Logit over V:
+fn forward(m: Lm, ids: [b n] Index[V]) -> [b n V] Logit over V:  # E3307
     x = embedding(ids, m.embed) + m.wpe[0:n] as [n D]  # E3304
     return x + attention(m, x) |> linear(m.embed)
