@@ -225,3 +225,39 @@ def test_gguf_of_a_forward_without_positions_is_e3307(capsys: pytest.CaptureFixt
 
     with pytest.raises(ShapeScriptError, match="E3307"):
         shapescript.export_gguf("lm.ss", "lm.gguf")
+
+
+def test_weights_may_be_a_model_of_the_same_source_imported_elsewhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+    import sys
+
+    import torch
+    from safetensors.torch import load_file
+
+    from shapescript.rt import devices, hook
+
+    Path("nanogpt.ss").write_text(GPT2)
+    monkeypatch.syspath_prepend(str(Path.cwd()))
+    devices._reset_for_tests()
+    hook.install()
+    try:
+        shapescript.devices("cpu")
+        nanogpt = importlib.import_module("nanogpt")
+        model = nanogpt.Gpt2.init(seed=5)
+        shapescript.export_hf("nanogpt.ss", "out_hf", weights=model, verify=False)
+        stored = load_file("out_hf/model.safetensors")
+        torch.testing.assert_close(stored["model.embed_tokens.weight"], model.wte.detach())
+        torch.testing.assert_close(stored["model.w_fc"], model.w_fc.detach())
+        other = shapescript.compile("dim D = 4\nmodel Gpt2:\n    param w: [D] = zeros\n", "x.ss")
+        with pytest.raises(ValueError, match="`Gpt2`.*fields"):
+            shapescript.export_hf(
+                "nanogpt.ss", "out_hf", weights=other.Gpt2.init(seed=0), verify=False
+            )
+        with pytest.raises(ValueError, match="weights is a checkpoint's path or a model"):
+            shapescript.export_hf("nanogpt.ss", "out_hf", weights=3, verify=False)
+    finally:
+        hook.uninstall()
+        sys.modules.pop("nanogpt", None)
+        devices._reset_for_tests()

@@ -287,6 +287,11 @@ def _claim(out: Path) -> None:
 
 
 def _model(module, model_name: str, weights, seed: int):
+    """The model to export: `cls.init(seed=seed)`, a checkpoint `save` wrote, or a model
+    given in Python, from this compile of the source or any other (`import nanogpt`), whose
+    state dict is copied into this compile's class."""
+    import torch
+
     import shapescript
 
     cls = getattr(module, model_name)
@@ -294,7 +299,32 @@ def _model(module, model_name: str, weights, seed: int):
         return cls.init(seed=seed)
     if isinstance(weights, cls):
         return weights
+    if isinstance(weights, torch.nn.Module):
+        return _copied(cls, model_name, weights)
+    if not isinstance(weights, str | Path):
+        raise ValueError(f"weights is a checkpoint's path or a model, not {type(weights).__name__}")
     return shapescript.load(weights, cls)
+
+
+def _copied(cls, model_name: str, weights):
+    """A new `cls` model holding the weights of `weights`, a model with the same fields."""
+    given = weights.state_dict()
+    model = cls.init(seed=0)
+    wanted = model.state_dict()
+    mismatched = sorted(
+        key
+        for key in given.keys() | wanted.keys()
+        if key not in given or key not in wanted or given[key].shape != wanted[key].shape
+    )
+    if mismatched:
+        kind = type(weights).__name__
+        raise ValueError(
+            f"weights is a `{kind}` whose fields aren't those of the source's `{model_name}`: "
+            f"{', '.join(mismatched[:5])} differ (a missing field, an extra one or another "
+            "shape); pass a model of this source's type, or a checkpoint `save` wrote"
+        )
+    model.load_state_dict({key: value.detach() for key, value in given.items()})
+    return model
 
 
 def _positions_bound(checked: Checked, name: str) -> int | None:
