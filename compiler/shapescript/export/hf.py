@@ -177,6 +177,8 @@ def export_hf(
             "output": engine[1],
             "vllm": unservable is None,
             "unservable": unservable,
+            "language": language,
+            "masks": language and not any(d.code in ("E3304", "E3305") for d in serving),
         },
     }
     if language:

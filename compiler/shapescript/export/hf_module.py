@@ -126,12 +126,12 @@ MODELING = '''
 import types as _ss_types
 
 from transformers import GenerationMixin, PretrainedConfig, PreTrainedModel
-from transformers.modeling_outputs import CausalLMOutput
+from transformers.modeling_outputs import BaseModelOutput, CausalLMOutput
 from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
 _ss_hf_device = _ss_torch.device("cpu")
 #: The model running, and how many attentions it has run in this call.
-_ss_hf_state = {"model": None, "layer": 0}
+_ss_hf_state = {"model": None, "layer": 0, "keys": None}
 
 
 class ShapeScriptAttention(_ss_torch.nn.Module):
@@ -148,20 +148,66 @@ class ShapeScriptAttention(_ss_torch.nn.Module):
 
 def _ss_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
     """The source's attention with the model's attention function: eager is the source's
-    own; another (sdpa, an engine's) gets [b H n Dh] queries, keys and values."""
+    own; another (sdpa, an engine's) gets [b H n Dh] queries, keys and values. With an
+    attention mask that has zeros, the source's causal mask also hides the padding keys."""
     model = _ss_hf_state["model"]
+    keys = _ss_hf_state.get("keys")
+    allowed = _ss_allowed(keys, query) if keys is not None else None
     implementation = getattr(model.config, "_attn_implementation", None) if model else None
     if implementation in (None, "eager"):
         return _ss_torch.nn.functional.scaled_dot_product_attention(
-            query, key, value, attn_mask=attn_mask, scale=scale
+            query, key, value, attn_mask=attn_mask if allowed is None else allowed, scale=scale
+        )
+    if allowed is not None and implementation != "sdpa":
+        raise ValueError(
+            f"an attention_mask with zeros works with the eager and sdpa attention "
+            f"implementations, not {implementation!r}"
         )
     index = _ss_hf_state["layer"]
     _ss_hf_state["layer"] = index + 1
     scaling = scale if scale is not None else query.shape[-1] ** -0.5
     module = ShapeScriptAttention(model.config, index, scaling)
     function = ALL_ATTENTION_FUNCTIONS[implementation]
-    output, _ = function(module, query, key, value, None, scaling=scaling, is_causal=True)
+    output, _ = function(
+        module, query, key, value, allowed, scaling=scaling, is_causal=allowed is None
+    )
     return output.transpose(1, 2)
+
+
+def _ss_allowed(keys, query):
+    """Which keys each query sees: earlier ones that aren't padding, and itself (so that a
+    padding token's row isn't empty), as a [b 1 n n] bool mask."""
+    count = query.shape[-2]
+    causal = _ss_torch.ones(count, count, dtype=_ss_torch.bool, device=query.device).tril()
+    itself = _ss_torch.eye(count, dtype=_ss_torch.bool, device=query.device)
+    return (causal & keys.to(query.device)[:, None, None, :]) | itself
+
+
+def _ss_start(model, input_ids, position_ids, attention_mask):
+    """Set up a call of a language model: the device, the attention count, the padding
+    keys of the mask; the positions (from the mask when it has zeros and none are given)."""
+    global _ss_hf_device
+    _ss_hf_device = next(iter(model.state_dict().values())).device
+    _ss_hf_state.update(model=model, layer=0, keys=None)
+    spec = model.config.shapescript
+    padded = attention_mask is not None and not bool(attention_mask.bool().all())
+    if padded and not spec.get("masks"):
+        raise ValueError(
+            "this model can't apply an attention_mask with zeros: its forward function "
+            f"({spec.get('unservable') or 'see config.json'}) works across the sequence "
+            "other than through `scaled_dot_product_attention` with `causal[n n]`, so the "
+            "padding would change the other tokens' outputs; give sequences of one length "
+            "without padding, or one at a time"
+        )
+    if padded:
+        mask = attention_mask.to(input_ids.device)
+        _ss_hf_state["keys"] = mask.bool()
+        if position_ids is None:
+            position_ids = (mask.long().cumsum(-1) - 1).clamp(min=0)
+    if position_ids is None:
+        count = input_ids.shape[-1]
+        position_ids = _ss_torch.arange(count, device=input_ids.device).expand(input_ids.shape)
+    return position_ids
 
 
 class ShapeScriptConfig(PretrainedConfig):
@@ -221,13 +267,28 @@ class ShapeScriptModel(PreTrainedModel):
     def get_input_embeddings(self):
         return getattr(self, "embed_tokens", None)
 
-    def forward(self, *args, **kwargs):
-        global _ss_hf_device
-        _ss_hf_device = next(iter(self.state_dict().values())).device
-        _ss_hf_state["model"] = self
-        _ss_hf_state["layer"] = 0
-        function = _ss_hidden if self.config.shapescript.get("embedding") else {FUNCTION}
-        return function(_ss_fields(self), *args, **kwargs)
+    def forward(self, *args, input_ids=None, position_ids=None, attention_mask=None, **kwargs):
+        """A language model: the ids (and positions), by name or in order, with an optional
+        attention_mask, to the hidden states before the output layer (the function's output
+        when the export couldn't split it off). Any other model: the function itself."""
+        spec = self.config.shapescript
+        if not spec.get("language"):
+            global _ss_hf_device
+            _ss_hf_device = next(iter(self.state_dict().values())).device
+            _ss_hf_state.update(model=self, layer=0, keys=None)
+            given = {"input_ids": input_ids, "position_ids": position_ids}
+            given["attention_mask"] = attention_mask
+            kwargs.update({key: value for key, value in given.items() if value is not None})
+            return {FUNCTION}(_ss_fields(self), *args, **kwargs)
+        if input_ids is None and args:
+            input_ids, args = args[0], args[1:]
+        if position_ids is None and args and spec.get("positions"):
+            position_ids, args = args[0], args[1:]
+        position_ids = _ss_start(self, input_ids, position_ids, attention_mask)
+        inputs = (input_ids, position_ids) if spec.get("positions") else (input_ids,)
+        function = _ss_hidden if spec.get("embedding") else {FUNCTION}
+        hidden = function(_ss_fields(self), *inputs, *args)
+        return BaseModelOutput(last_hidden_state=hidden)
 
 
 class ShapeScriptForCausalLM(PreTrainedModel, GenerationMixin):
@@ -259,21 +320,34 @@ class ShapeScriptForCausalLM(PreTrainedModel, GenerationMixin):
     def get_input_embeddings(self):
         return self.model.embed_tokens
 
-    def forward(self, input_ids=None, position_ids=None, attention_mask=None, **kwargs):
-        if self.config.shapescript.get("positions"):
-            if position_ids is None:
-                count = input_ids.shape[-1]
-                position_ids = _ss_torch.arange(count, device=input_ids.device)
-                position_ids = position_ids.expand(input_ids.shape)
-            hidden = self.model(input_ids, position_ids)
+    def forward(
+        self, input_ids=None, position_ids=None, attention_mask=None, labels=None, **kwargs
+    ):
+        """Next-token logits; with `labels`, also transformers' causal-LM loss (each position
+        predicts the next label, -100 ignored) as `loss`."""
+        for ignored in ("use_cache", "return_dict", "output_attentions", "output_hidden_states"):
+            kwargs.pop(ignored, None)
+        loss_options = {
+            key: kwargs.pop(key) for key in ("num_items_in_batch", "ignore_index") if key in kwargs
+        }
+        hidden = self.model(
+            input_ids, position_ids=position_ids, attention_mask=attention_mask, **kwargs
+        ).last_hidden_state
+        if self.config.shapescript.get("embedding"):
+            head = getattr(self, "lm_head", None)
+            weight = head.weight if head is not None else self.model.embed_tokens.weight
+            logits = _ss_torch.nn.functional.linear(hidden, weight)
         else:
-            hidden = self.model(input_ids)
-        head = getattr(self, "lm_head", None)
-        weight = head.weight if head is not None else self.model.embed_tokens.weight
-        return CausalLMOutput(logits=_ss_torch.nn.functional.linear(hidden, weight))
+            logits = hidden
+        loss = None
+        if labels is not None:
+            loss = self.loss_function(
+                logits=logits, labels=labels, vocab_size=logits.shape[-1], **loss_options
+            )
+        return CausalLMOutput(loss=loss, logits=logits)
 
-    def prepare_inputs_for_generation(self, input_ids, **kwargs):
-        return {"input_ids": input_ids}
+    def prepare_inputs_for_generation(self, input_ids, attention_mask=None, **kwargs):
+        return {"input_ids": input_ids, "attention_mask": attention_mask}
 '''
 
 
