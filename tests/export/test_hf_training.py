@@ -113,3 +113,13 @@ def test_trainer_trains_it_for_a_step(tmp_path: Path) -> None:
     assert result.global_step == 1
     assert torch.isfinite(torch.tensor(result.training_loss))
     assert not torch.equal(model.model.w_fc.detach(), before)
+
+
+def test_an_as_claim_stays_in_the_folders_code() -> None:
+    # 32 positions: 40 tokens break `m.wpe[0:n] as [n D]`, which must say so itself.
+    model = exported(POSITIONS_FROM_N.replace("dim P = 128", "dim P = 32"))
+    assert model.config.max_position_embeddings == 32
+    with torch.no_grad():
+        assert model(input_ids=torch.zeros((1, 32), dtype=torch.long)).logits.shape[1] == 32
+        with pytest.raises(ValueError, match=r"lm.ss:63:\d+: in fn forward: `as` expected shape"):
+            model(input_ids=torch.zeros((1, 40), dtype=torch.long))

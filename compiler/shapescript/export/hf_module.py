@@ -24,7 +24,13 @@ def compiled_functions(checked: Checked, function: str, devices: str | None = No
     """The Python of `function` and everything it calls, needing torch and einops only."""
     from shapescript.codegen import BuildOptions, generate
 
-    options = BuildOptions(devices=devices, checks="never", value_checks="never", padding=False)
+    options = BuildOptions(
+        devices=devices,
+        checks="never",
+        value_checks="never",
+        padding=False,
+        claim_checks="always",
+    )
     generated = generate(checked, options)
     if generated.tree is None:
         raise NeedsRuntime("the file doesn't compile")
@@ -49,7 +55,7 @@ def compiled_functions(checked: Checked, function: str, devices: str | None = No
         reached.add("_ss_hidden")
     for name in functions:
         if name in reached:
-            node = _Attention().visit(_DeviceFromModel().visit(functions[name]))
+            node = _Claims().visit(_Attention().visit(_DeviceFromModel().visit(functions[name])))
             if _uses_runtime(node):
                 raise NeedsRuntime(f"`{name}` uses the ShapeScript runtime")
             kept.append(node)
@@ -112,6 +118,19 @@ class _DeviceFromModel(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
+class _Claims(ast.NodeTransformer):
+    """`_ss_rt.as_shape(...)`, an `as` shape check, calls the folder's own `_ss_as_shape`."""
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if (
+            node.attr == "as_shape"
+            and isinstance(node.value, ast.Name)
+            and node.value.id in RUNTIME_NAMES
+        ):
+            return ast.copy_location(ast.Name("_ss_as_shape", ast.Load()), node)
+        return self.generic_visit(node)
+
+
 class _Attention(ast.NodeTransformer):
     """Each `scaled_dot_product_attention` call goes through `_ss_attention`, which asks
     transformers' attention-function table, so an engine can put its own in its place."""
@@ -132,6 +151,29 @@ from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 _ss_hf_device = _ss_torch.device("cpu")
 #: The model running, and how many attentions it has run in this call.
 _ss_hf_state = {"model": None, "layer": 0, "keys": None}
+
+
+class ShapeError(ValueError):
+    """A value whose shape isn't the one an `as` in the `.ss` source claims."""
+
+
+def _ss_as_shape(value, sizes, dtype, site):
+    """`x as [..]`, as the ShapeScript runtime checks it: the value, if its shape fits."""
+    path, line, column, function = site
+    shape = tuple(value.shape)
+    wanted = "(" + ", ".join("?" if size is None else str(size) for size in sizes) + ")"
+    if len(shape) != len(sizes) or any(
+        want is not None and have != want for have, want in zip(shape, sizes)
+    ):
+        raise ShapeError(
+            f"{path}:{line}:{column}: in fn {function}: `as` expected shape {wanted}, got {shape}"
+        )
+    if dtype is not None and value.dtype != dtype:
+        raise ShapeError(
+            f"{path}:{line}:{column}: in fn {function}: `as` expected {dtype} values, "
+            f"got {value.dtype}"
+        )
+    return value
 
 
 class ShapeScriptAttention(_ss_torch.nn.Module):
