@@ -242,10 +242,13 @@ def _ss_program(function, spec, model=None):
     fields are the program's parameters and buffers, as torch.export keeps a module's."""
     names = list(_ss_inspect.signature(function).parameters)
     inputs = [names[item["position"]] for item in spec["inputs"]]
-    passed = ", ".join(f"{name}={name}" for name in inputs)
+    given = [f"{name}={name}" for name in inputs]
+    given += [f"{name}=_ss_eval" for name in spec.get("modes", ())]
     if model is not None:
-        passed = f"self.{spec['model_param']}, " + passed
-    space = {"_ss_function": function}
+        given.insert(0, f"self.{spec['model_param']}")
+    passed = ", ".join(given)
+    # Dropout off: the build's own Eval, which a function that never reads its mode lacks.
+    space = {"_ss_function": function, "_ss_eval": function.__globals__.get("_ss_Eval")}
     exec(f"def forward(self, {', '.join(inputs)}):\n    return _ss_function({passed})\n", space)
     made = type("ShapeScriptProgram", (_ss_torch.nn.Module,), {"forward": space["forward"]})
     program = made()
