@@ -248,3 +248,17 @@ def test_e1705_for_a_model_or_a_shapeless_type_gives_no_hint_about_defaults() ->
     text = "dim D = 4\n\nexport fn f(x: [D], k: int) -> [D] = x\n"
     found = [d for d in check(SourceFile.from_text("e.ss", text)).errors if d.code == "E1705"]
     assert len(found) == 1 and "default" in (found[0].help or "")
+
+
+def test_an_as_that_bounds_the_length_is_kept_in_the_pt2() -> None:
+    # Positions sliced from a 32-row table by n: `as [n D]` holds only for n <= 32.
+    from tests.export.test_hf_cli import POSITIONS_FROM_N
+
+    text = POSITIONS_FROM_N.replace("dim P = 128", "dim P = 32")
+    Path("lm.ss").write_text(text)
+    program = shapescript.export("lm.ss", fn="forward", output="lm.pt2")
+    module = torch.export.load("lm.pt2").module()
+    assert module(torch.zeros((1, 32), dtype=torch.long)).shape == (1, 32, 256)
+    assert program.module()(torch.zeros((2, 5), dtype=torch.long)).shape == (2, 5, 256)
+    with pytest.raises(Exception, match="32"):
+        module(torch.zeros((1, 40), dtype=torch.long))
