@@ -123,3 +123,28 @@ def test_an_as_claim_stays_in_the_folders_code() -> None:
         assert model(input_ids=torch.zeros((1, 32), dtype=torch.long)).logits.shape[1] == 32
         with pytest.raises(ValueError, match=r"lm.ss:63:\d+: in fn forward: `as` expected shape"):
             model(input_ids=torch.zeros((1, 40), dtype=torch.long))
+
+
+#: gpt2 with dropout on its embeddings: one forward function for training and serving.
+WITH_DROPOUT = GPT2.replace(
+    "fn forward(m: Gpt2, ids: [b n] Index[V], pos: [b n] Index[P]) -> [b n V] Logit over V:\n"
+    "    x = embedding(ids, m.wte) + embedding(pos, m.wpe)\n",
+    "fn forward(m: Gpt2, ids: [b n] Index[V], pos: [b n] Index[P], mode: Mode)"
+    " -> [b n V] Logit over V:\n"
+    "    x = embedding(ids, m.wte) + embedding(pos, m.wpe) |> dropout(0.5, mode)\n",
+)
+
+
+def test_a_forward_with_a_mode_runs_eval_in_eval_and_drops_out_in_training() -> None:
+    assert WITH_DROPOUT != GPT2
+    model = exported(WITH_DROPOUT)
+    assert model.config.shapescript["vllm"] is True
+    source = shapescript.compile(WITH_DROPOUT, "lm.ss", devices="cpu")
+    from shapescript.rt.randomness import Eval
+
+    with torch.no_grad():
+        want = source.forward(source.Gpt2.init(seed=3), IDS, torch.arange(5).expand(2, 5), Eval)
+        torch.testing.assert_close(model(input_ids=IDS).logits, want, atol=1e-5, rtol=1e-5)
+        model.train()
+        dropped = model(input_ids=IDS).logits
+    assert not torch.allclose(dropped, want, atol=1e-3)

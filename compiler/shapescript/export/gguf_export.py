@@ -136,7 +136,7 @@ def _tensors(chosen: dict, values: dict, layers: int) -> dict:
     return made
 
 
-def find_architecture(text, path, function, model_name, arch=None, tolerance=None):
+def find_architecture(text, path, function, model_name, arch=None, tolerance=None, modes=()):
     """(architecture, pairing, settings, sizes, accepted) of the source's forward function,
     or NotAnArchitecture saying why for each architecture tried. `accepted` is None when a
     pairing agrees to AGREE, else the note saying by how much the closest one, accepted
@@ -154,18 +154,22 @@ def find_architecture(text, path, function, model_name, arch=None, tolerance=Non
         for name in narrow:
             setattr(module, name, torch.float64)
         torch.set_default_dtype(torch.float64)
-        return _search(module, function, model_name, text, arch, tolerance)
+        return _search(module, function, model_name, text, arch, tolerance, modes)
     finally:
         torch.set_default_dtype(default)
         for name, dtype in narrow.items():
             setattr(module, name, dtype)
 
 
-def _search(module, function, model_name, text, arch, tolerance=None):
+def _search(module, function, model_name, text, arch, tolerance=None, modes=()):
+    import functools
+
     import torch
 
+    from shapescript.rt.randomness import Eval
+
     cls = getattr(module, model_name)
-    forward = getattr(module, function)
+    forward = functools.partial(getattr(module, function), **{mode: Eval for mode in modes})
     fields = [(field.name, tuple(field.shape)) for field in cls._ss_fields]
     generator = torch.Generator().manual_seed(0)
     model = cls.init(seed=0)
@@ -316,7 +320,7 @@ def export_gguf(
 
     import shapescript
     from shapescript import analysis, atomic_write
-    from shapescript.export.hf import _model, _positions_bound, hf_problems
+    from shapescript.export.hf import _model, _modes, _positions_bound, hf_problems
     from shapescript.export.prepare import choose_function
     from shapescript.rt.errors import ShapeScriptError
     from shapescript.syntax.source import SourceFile
@@ -342,7 +346,7 @@ def export_gguf(
     if tolerance is not None and not tolerance >= 0:
         raise ValueError(f"tolerance is a number at least 0, not {tolerance!r}")
     found_arch, chosen, settings, sizes, accepted = find_architecture(
-        text, path, name, model_name, arch, tolerance
+        text, path, name, model_name, arch, tolerance, _modes(checked, name)
     )
     if accepted is not None:
         warnings.warn(

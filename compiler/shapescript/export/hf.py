@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from shapescript import atomic_write
-from shapescript.check.algebra.types import ModelType, TensorType
+from shapescript.check.algebra.types import ModelType, ModeType, TensorType
 from shapescript.check.exports import export_diagnostics
 from shapescript.check.program import Checked
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
@@ -60,7 +60,7 @@ def serving_form(checked: Checked, name: str) -> tuple[bool, str | None, str | N
     """Whether the function is a language model's forward a serving engine can take
     (E3301's rule: the model, `[b n] Index[V]` ids, optionally `[b n]` integer positions,
     defaults after): (language model, the reason it isn't one, the vocabulary dim)."""
-    params = checked.signatures[name].params[1:]
+    params = [p for p in checked.signatures[name].params[1:] if not isinstance(p.type, ModeType)]
     if not params:
         return False, "E3301: it takes no token ids", None
     ids = params[0].type
@@ -151,11 +151,8 @@ def export_hf(
             value = value.to(target)
         fields[field.name] = [field.kind, list(value.shape), str(value.dtype).split(".")[-1]]
         tensors[_stored_name(field.name, language, engine)] = value.contiguous().cpu()
-    positions = (
-        language
-        and len(checked.signatures[name].params) > 2
-        and not (checked.signatures[name].params[2].has_default)
-    )
+    inputs = [p for p in checked.signatures[name].params if not isinstance(p.type, ModeType)]
+    positions = language and len(inputs) > 2 and not inputs[2].has_default
     config = {
         "architectures": ["ShapeScriptForCausalLM" if language else "ShapeScriptModel"],
         "model_type": "shapescript",
@@ -178,6 +175,7 @@ def export_hf(
             "vllm": unservable is None,
             "unservable": unservable,
             "language": language,
+            "modes": _modes(checked, name),
             "masks": language and not any(d.code in ("E3304", "E3305") for d in serving),
         },
     }
@@ -206,6 +204,18 @@ def export_hf(
     if verify:
         _verify(checked, name, module, model, out, language, dtype)
     return config
+
+
+def _modes(checked: Checked, name: str) -> list[str]:
+    """The function's `Mode` parameters, which the folder gives Eval or Train itself."""
+    return [p.name for p in checked.signatures[name].params if isinstance(p.type, ModeType)]
+
+
+def _eval_modes(checked: Checked, name: str) -> dict:
+    """Eval for each `Mode` parameter, for calling the compiled source."""
+    from shapescript.rt.randomness import Eval
+
+    return {mode: Eval for mode in _modes(checked, name)}
 
 
 def _engine_fields(checked: Checked, name: str) -> tuple[str | None, str | None]:
@@ -258,7 +268,7 @@ def _attentions(checked: Checked, name: str, module, model) -> dict:
         for key in names:
             namespace[key] = counting
         with torch.no_grad():
-            getattr(module, name)(model, *examples)
+            getattr(module, name)(model, *examples, **_eval_modes(checked, name))
     finally:
         namespace.update(originals)
     if not seen:
@@ -358,7 +368,7 @@ def _verify(checked, name, module, model, out: Path, language: bool, dtype: str)
     exec(compile(HELPERS, "<shapescript export>", "exec"), space)
     examples = [space["_ss_example"](item, torch.device("cpu")) for item in spec["inputs"]]
     with torch.no_grad():
-        want = getattr(module, name)(model, *examples)
+        want = getattr(module, name)(model, *examples, **_eval_modes(checked, name))
         auto = transformers.AutoModelForCausalLM if language else transformers.AutoModel
         loaded = auto.from_pretrained(str(out), trust_remote_code=True, dtype=getattr(torch, dtype))
         loaded.eval()

@@ -49,6 +49,7 @@ def compiled_functions(checked: Checked, function: str, devices: str | None = No
             continue
         kept.append(node)
     reached = _reached(functions, function)
+    modes = _Modes()
     hidden = _hidden(functions[function]) if function in functions else None
     if hidden is not None:
         functions["_ss_hidden"] = hidden
@@ -56,9 +57,15 @@ def compiled_functions(checked: Checked, function: str, devices: str | None = No
     for name in functions:
         if name in reached:
             node = _Claims().visit(_Attention().visit(_DeviceFromModel().visit(functions[name])))
+            node = modes.visit(node)
             if _uses_runtime(node):
                 raise NeedsRuntime(f"`{name}` uses the ShapeScript runtime")
             kept.append(node)
+    if modes.used:
+        from shapescript.codegen.standalone import MODE_HELPERS
+
+        kept[:0] = [ast.Import([ast.alias("hashlib", "_ss_hashlib")])]
+        kept.extend(ast.parse(MODE_HELPERS).body)
     module = ast.fix_missing_locations(ast.Module(body=kept, type_ignores=[]))
     return ast.unparse(module) + "\n"
 
@@ -128,6 +135,26 @@ class _Claims(ast.NodeTransformer):
             and node.value.id in RUNTIME_NAMES
         ):
             return ast.copy_location(ast.Name("_ss_as_shape", ast.Load()), node)
+        return self.generic_visit(node)
+
+
+class _Modes(ast.NodeTransformer):
+    """`_ss_rt.randomness.X` (Eval, dropout, the call counter) is the folder's own copy,
+    `_ss_X`, which a standalone build defines the same way; `used` says whether any is."""
+
+    def __init__(self) -> None:
+        self.used = False
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        inner = node.value
+        if (
+            isinstance(inner, ast.Attribute)
+            and inner.attr == "randomness"
+            and isinstance(inner.value, ast.Name)
+            and inner.value.id in RUNTIME_NAMES
+        ):
+            self.used = True
+            return ast.copy_location(ast.Name(f"_ss_{node.attr}", ast.Load()), node)
         return self.generic_visit(node)
 
 
@@ -223,6 +250,17 @@ def _ss_allowed(keys, query):
     causal = _ss_torch.ones(count, count, dtype=_ss_torch.bool, device=query.device).tril()
     itself = _ss_torch.eye(count, dtype=_ss_torch.bool, device=query.device)
     return (causal & keys.to(query.device)[:, None, None, :]) | itself
+
+
+def _ss_modes(model, given):
+    """The function's `Mode` arguments, unless given: Eval (dropout off) in eval mode,
+    Train with a seed from torch's random numbers in training mode."""
+    made = dict(given)
+    for name in model.config.shapescript.get("modes", ()):
+        if name not in made:
+            seed = int(_ss_torch.randint(0, 2**62, ())) if model.training else None
+            made[name] = _ss_Mode(seed)
+    return made
 
 
 def _ss_start(model, input_ids, position_ids, attention_mask):
@@ -321,7 +359,7 @@ class ShapeScriptModel(PreTrainedModel):
             given = {"input_ids": input_ids, "position_ids": position_ids}
             given["attention_mask"] = attention_mask
             kwargs.update({key: value for key, value in given.items() if value is not None})
-            return {FUNCTION}(_ss_fields(self), *args, **kwargs)
+            return {FUNCTION}(_ss_fields(self), *args, **_ss_modes(self, kwargs))
         if input_ids is None and args:
             input_ids, args = args[0], args[1:]
         if position_ids is None and args and spec.get("positions"):
@@ -329,7 +367,7 @@ class ShapeScriptModel(PreTrainedModel):
         position_ids = _ss_start(self, input_ids, position_ids, attention_mask)
         inputs = (input_ids, position_ids) if spec.get("positions") else (input_ids,)
         function = _ss_hidden if spec.get("embedding") else {FUNCTION}
-        hidden = function(_ss_fields(self), *inputs, *args)
+        hidden = function(_ss_fields(self), *inputs, *args, **_ss_modes(self, kwargs))
         return BaseModelOutput(last_hidden_state=hidden)
 
 
