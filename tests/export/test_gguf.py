@@ -89,9 +89,31 @@ def test_a_model_that_isnt_an_architecture_says_why(monkeypatch: pytest.MonkeyPa
     exact = text.replace("|> gelu_tanh |>", "|> gelu |>")
     assert exact != text
     Path("exact.ss").write_text(exact)
-    with pytest.raises(ValueError, match="gpt2: the closest pairing's logits differ by"):
+    with pytest.raises(ValueError, match="gpt2: the closest pairing's logits differ by") as raised:
         shapescript.export_gguf("exact.ss", "exact.gguf")
+    message = str(raised.value)
+    # The cause, named: the activation, and by how much the logits differ.
+    assert "exact GELU" in message and "tanh" in message, message
+    assert "largest logit difference" in message and "--gguf-tolerance" in message, message
     assert not Path("exact.gguf").exists()
+
+
+def test_a_stated_tolerance_accepts_the_closest_pairing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(gguf_export, "MAX_TRIES", 100)
+    text = (ROOT / "examples" / "gpt2.ss").read_text()
+    Path("exact.ss").write_text(text.replace("|> gelu_tanh |>", "|> gelu |>"))
+    with pytest.raises(ValueError, match="exact GELU"):
+        shapescript.export_gguf("exact.ss", "exact.gguf", tolerance=1e-9)
+    with pytest.warns(UserWarning, match="exact GELU.*accepted by the tolerance 0.01"):
+        assert shapescript.export_gguf("exact.ss", "exact.gguf", tolerance=1e-2) == "gpt2"
+    reader = gguf.GGUFReader("exact.gguf")
+    assert field_text(reader, "general.architecture") == "gpt2"
+    argv = ["export", "exact.ss", "--gguf", "cli.gguf", "--gguf-tolerance", "0.01"]
+    assert cli.main(argv) == 0
+    err = capsys.readouterr().err
+    assert "note:" in err and "exact GELU" in err and Path("cli.gguf").is_file()
 
 
 #: Token ids of the prompt llama.cpp and the source both score.

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import shapescript
 from shapescript import cli
 from shapescript.analysis import check
 from shapescript.export.hf import serving_form
@@ -161,3 +162,102 @@ def test_the_gpt2_example_has_the_serving_form() -> None:
     text = (ROOT / "examples" / "gpt2.ss").read_text()
     checked = check(SourceFile.from_text("gpt2.ss", text))
     assert serving_form(checked, "forward") == (True, None, "V")
+
+
+#: gpt2's forward with its positions computed from n: a slice of the table by the length.
+POSITIONS_FROM_N = GPT2.replace(
+    "fn forward(m: Gpt2, ids: [b n] Index[V], pos: [b n] Index[P]) -> [b n V] Logit over V:\n"
+    "    x = embedding(ids, m.wte) + embedding(pos, m.wpe)\n",
+    "fn forward(m: Gpt2, ids: [b n] Index[V]) -> [b n V] Logit over V:\n"
+    "    x = embedding(ids, m.wte) + m.wpe[0:n] as [n D]\n",
+)
+
+
+def test_positions_sliced_by_n_are_e3304_with_vllm_and_gguf(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert POSITIONS_FROM_N != GPT2
+    Path("lm.ss").write_text(POSITIONS_FROM_N)
+    assert cli.main(["check", "lm.ss"]) == 0
+    capsys.readouterr()
+    for target in (["--hf", "lm_hf", "--vllm"], ["--gguf", "lm.gguf"]):
+        assert cli.main(["export", "lm.ss", *target]) == 1
+        err = capsys.readouterr().err
+        assert "error[E3304]" in err and "lm.ss:63:" in err and "`n`" in err
+        assert err.count("error[") == 1
+    assert not Path("lm_hf").exists() and not Path("lm.gguf").exists()
+
+
+def test_positions_sliced_by_n_are_never_reported_servable(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    Path("lm.ss").write_text(POSITIONS_FROM_N)
+    assert cli.main(["export", "lm.ss", "--hf", "lm_hf", "--no-verify"]) == 0
+    assert "note: [E3304]" in capsys.readouterr().err
+    config = json.loads(Path("lm_hf/config.json").read_text())
+    assert config["shapescript"]["vllm"] is False
+    assert config["shapescript"]["unservable"].startswith("E3304")
+    # The table has P = 128 rows: that many positions, not a made-up number.
+    assert config["max_position_embeddings"] == 128
+
+
+def test_a_forward_without_any_positions_claims_no_position_count(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    no_positions = POSITIONS_FROM_N.replace(" + m.wpe[0:n] as [n D]\n", "\n")
+    Path("lm.ss").write_text(no_positions)
+    assert cli.main(["export", "lm.ss", "--hf", "lm_hf", "--no-verify"]) == 0
+    config = json.loads(Path("lm_hf/config.json").read_text())
+    assert "max_position_embeddings" not in config
+    assert cli.main(["export", "lm.ss", "--hf", "lm_hf", "--no-verify", "--max-len", "64"]) == 0
+    assert json.loads(Path("lm_hf/config.json").read_text())["max_position_embeddings"] == 64
+
+
+def test_gguf_of_a_forward_without_positions_is_e3307(capsys: pytest.CaptureFixture[str]) -> None:
+    no_positions = POSITIONS_FROM_N.replace(" + m.wpe[0:n] as [n D]\n", "\n")
+    Path("lm.ss").write_text(no_positions)
+    assert cli.main(["export", "lm.ss", "--gguf", "lm.gguf"]) == 1
+    err = capsys.readouterr().err
+    assert "error[E3307]" in err and "lm.ss:62:" in err and "internal error" not in err
+    assert err.count("error[") == 1
+    assert not Path("lm.gguf").exists()
+    from shapescript.rt.errors import ShapeScriptError
+
+    with pytest.raises(ShapeScriptError, match="E3307"):
+        shapescript.export_gguf("lm.ss", "lm.gguf")
+
+
+def test_weights_may_be_a_model_of_the_same_source_imported_elsewhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+    import sys
+
+    import torch
+    from safetensors.torch import load_file
+
+    from shapescript.rt import devices, hook
+
+    Path("nanogpt.ss").write_text(GPT2)
+    monkeypatch.syspath_prepend(str(Path.cwd()))
+    devices._reset_for_tests()
+    hook.install()
+    try:
+        shapescript.devices("cpu")
+        nanogpt = importlib.import_module("nanogpt")
+        model = nanogpt.Gpt2.init(seed=5)
+        shapescript.export_hf("nanogpt.ss", "out_hf", weights=model, verify=False)
+        stored = load_file("out_hf/model.safetensors")
+        torch.testing.assert_close(stored["model.embed_tokens.weight"], model.wte.detach())
+        torch.testing.assert_close(stored["model.w_fc"], model.w_fc.detach())
+        other = shapescript.compile("dim D = 4\nmodel Gpt2:\n    param w: [D] = zeros\n", "x.ss")
+        with pytest.raises(ValueError, match="`Gpt2`.*fields"):
+            shapescript.export_hf(
+                "nanogpt.ss", "out_hf", weights=other.Gpt2.init(seed=0), verify=False
+            )
+        with pytest.raises(ValueError, match="weights is a checkpoint's path or a model"):
+            shapescript.export_hf("nanogpt.ss", "out_hf", weights=3, verify=False)
+    finally:
+        hook.uninstall()
+        sys.modules.pop("nanogpt", None)
+        devices._reset_for_tests()

@@ -213,3 +213,52 @@ def test_the_pt2_of_gpt2s_forward_holds_the_model_and_runs_with_torch_alone() ->
     for have, expect in zip(got, want, strict=True):
         assert have.shape == expect.shape
         torch.testing.assert_close(have, expect, atol=1e-5, rtol=1e-5)
+
+
+#: A forward pass with dropout, written once for training and inference.
+DROPPED = """dim D = 8
+
+export fn f(x: [b D], w: [D D], mode: Mode) -> [b D]:
+    return x @ w |> dropout(0.5, mode) |> relu
+"""
+
+
+def test_an_export_fn_with_a_mode_exports_with_dropout_off() -> None:
+    Path("dropped.ss").write_text(DROPPED)
+    program = shapescript.export("dropped.ss", output="dropped.pt2")
+    assert list(program.graph_signature.user_inputs) == ["x", "w"]
+    x, w = torch.randn(3, 8), torch.randn(8, 8)
+    torch.testing.assert_close(program.module()(x, w), torch.relu(x @ w))
+    from shapescript.analysis import check
+    from shapescript.export.spec import describe, export_spec
+    from shapescript.syntax.source import SourceFile
+
+    checked = check(SourceFile.from_text("dropped.ss", DROPPED))
+    assert not checked.errors, [diag.message for diag in checked.errors]
+    assert "- `mode`: Eval (dropout off)" in describe(export_spec(checked, "f"))
+
+
+def test_e1705_for_a_model_or_a_shapeless_type_gives_no_hint_about_defaults() -> None:
+    from shapescript.analysis import check
+    from shapescript.syntax.source import SourceFile
+
+    text = "dim D = 4\n\nexport fn f(x: [D], y: Real) -> [D] = x\n"
+    found = [d for d in check(SourceFile.from_text("e.ss", text)).errors if d.code == "E1705"]
+    assert len(found) == 1 and "default" not in (found[0].help or "")
+    text = "dim D = 4\n\nexport fn f(x: [D], k: int) -> [D] = x\n"
+    found = [d for d in check(SourceFile.from_text("e.ss", text)).errors if d.code == "E1705"]
+    assert len(found) == 1 and "default" in (found[0].help or "")
+
+
+def test_an_as_that_bounds_the_length_is_kept_in_the_pt2() -> None:
+    # Positions sliced from a 32-row table by n: `as [n D]` holds only for n <= 32.
+    from tests.export.test_hf_cli import POSITIONS_FROM_N
+
+    text = POSITIONS_FROM_N.replace("dim P = 128", "dim P = 32")
+    Path("lm.ss").write_text(text)
+    program = shapescript.export("lm.ss", fn="forward", output="lm.pt2")
+    module = torch.export.load("lm.pt2").module()
+    assert module(torch.zeros((1, 32), dtype=torch.long)).shape == (1, 32, 256)
+    assert program.module()(torch.zeros((2, 5), dtype=torch.long)).shape == (2, 5, 256)
+    with pytest.raises(Exception, match="32"):
+        module(torch.zeros((1, 40), dtype=torch.long))

@@ -16,6 +16,7 @@ from shapescript.check.algebra.types import (
     LOGGING_TYPES,
     TRAINING_TYPES,
     HostType,
+    ModeType,
     PythonType,
     TensorType,
     Type,
@@ -60,8 +61,7 @@ _HELP = {
     "E1702": "point the extern fn at a function in torch, or compute the value in ShapeScript",
     "E1703": "pass the value in as a parameter of the function",
     "E1704": "an exported program is for inference: pass the model's fields in as tensors",
-    "E1705": "give it a tensor type such as `[b n D]`, or a host scalar a default, which "
-    "the exported program keeps",
+    "E1705": "give it a tensor type such as `[b n D]`",
     "E1706": "assign the value in both branches and return it after the `if`",
 }
 
@@ -234,7 +234,9 @@ class _Walker:
 
     # ------------------------------------------------------------------ reporting
 
-    def report(self, code: str, message: str, span: Span, label: str = "") -> None:
+    def report(
+        self, code: str, message: str, span: Span, label: str = "", help: str | None = None
+    ) -> None:
         base = self.item.base
         notes = []
         if self.reached:
@@ -245,7 +247,7 @@ class _Walker:
                 message,
                 Label(Span(span.start + base, span.end + base), label),
                 notes=notes,
-                help=_HELP[code],
+                help=help or _HELP[code],
             )
         )
 
@@ -266,12 +268,19 @@ class _Walker:
                 continue
             if isinstance(type_, HostType) and param.default is not None:
                 continue
+            if isinstance(type_, ModeType):
+                continue  # exported with Eval: dropout off, as inference wants
+            help = None
             if param.type is None:
                 why = "has no type"
             elif isinstance(type_, TensorType):
                 why = "is a tensor without a shape"
             elif isinstance(type_, HostType):
                 why = f"is an `{type_.kind}` without a default"
+                help = (
+                    f"give it a default (`{param.name}: {type_.kind} = ...`), which the "
+                    "exported program keeps, or make it a tensor with a shape"
+                )
             else:
                 why = f"has type `{self.text(param.type.span)}`, which isn't a tensor"
             self.report(
@@ -279,6 +288,7 @@ class _Walker:
                 f"parameter `{param.name}` of {self.where} {why}",
                 param.span,
                 "not an input the exported program can take",
+                help,
             )
 
     # ------------------------------------------------------------------ bodies

@@ -27,7 +27,8 @@ class BuildOptions:
     whether the module may import `shapescript`, and whether batch loops and functions are
     compiled padded (off for code that leaves the runtime, as an export's). `host_checks`
     off leaves out the checks that host scalar arguments are Python numbers: an export's
-    blocks pass 0-d tensors for them."""
+    blocks pass 0-d tensors for them. `claim_checks`, when given, is the mode of the shape
+    checks of `as` alone (a Hugging Face folder keeps them with the other checks off)."""
 
     devices: str | None = None
     checks: str = "always"
@@ -35,6 +36,7 @@ class BuildOptions:
     standalone: bool = False
     padding: bool = True
     host_checks: bool = True
+    claim_checks: str | None = None
 
 
 @dataclass(slots=True)
@@ -123,6 +125,7 @@ def _generate(checked: Checked, options: BuildOptions) -> Generated:
     complete_facts(checked)
     context = ModuleContext(checked, options.standalone, options.checks, options.value_checks)
     context.host_checks = options.host_checks
+    context.claim_checks = options.claim_checks
     builder, unsupported = generate_module(checked, context, devices)
     return Generated(
         builder.tree(),

@@ -145,7 +145,8 @@ def claim(gen: FunctionGenerator, node: ast.Cast, before, after, value: str) -> 
     if not isinstance(after, TensorType):
         return value
     checked = value
-    if after.axes is not None and context.checks != "never":
+    claim_checks = context.claim_checks or context.checks
+    if after.axes is not None and claim_checks != "never":
         sizes = []
         for axis in after.axes:
             try:
@@ -158,9 +159,7 @@ def claim(gen: FunctionGenerator, node: ast.Cast, before, after, value: str) -> 
             else (context.dtype(after.resolved_dtype) if isinstance(before, PythonType) else "None")
         )
         shape = "(" + "".join(f"{size}, " for size in sizes) + ")"
-        checked = _mode(
-            context.checks, f"{prefix}as_shape({value}, {shape}, {dtype}, {site})", value
-        )
+        checked = _mode(claim_checks, f"{prefix}as_shape({value}, {shape}, {dtype}, {site})", value)
     if context.value_checks == "never" or not node.type.words:
         return checked
     temp = gen.temp("as")

@@ -73,6 +73,8 @@ class ModuleContext:
     value_checks: str
     #: Whether int, float and bool parameters check their arguments (see BuildOptions).
     host_checks: bool = True
+    #: The mode of `as` shape checks, when not `checks` (see BuildOptions).
+    claim_checks: str | None = None
     #: Python import lines the module needs, in the order first asked for.
     imports: dict[str, None] = field(default_factory=dict)
     #: Module-level constants the generated code refers to (name -> Python expression).

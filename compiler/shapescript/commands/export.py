@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 from shapescript.check_modes import ALIASES, DEFAULT_CHECKS, DEFAULT_VALUE_CHECKS, MODES, normalize
@@ -59,6 +60,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     models.add_argument("--vllm", action="store_true", help="make the serving rules errors")
     models.add_argument("--gguf", metavar="FILE", help="write a GGUF file for llama.cpp")
     models.add_argument("--arch", choices=("llama", "gpt2"), help="the GGUF architecture")
+    models.add_argument(
+        "--gguf-tolerance",
+        type=float,
+        metavar="REL",
+        help="write the closest GGUF pairing if its logits differ by at most REL of their size",
+    )
     models.add_argument("--weights", metavar="FILE", help="a checkpoint `save` wrote")
     models.add_argument("--seed", type=int, default=0, help="new weights from this seed")
     models.add_argument("--dtype", choices=("float32", "bfloat16", "float16"), default="float32")
@@ -199,28 +206,33 @@ def _run_hf(args: argparse.Namespace, checked, source) -> int:
 def _run_gguf(args: argparse.Namespace, checked, source) -> int:
     """`--gguf FILE`: the GGUF file, or why the model isn't an architecture llama.cpp runs."""
     from shapescript.export.gguf_export import export_gguf
-    from shapescript.export.serving import serving_diagnostics
+    from shapescript.export.serving import gguf_diagnostics, serving_diagnostics
     from shapescript.rt.errors import ShapeScriptError
 
     name = _model_function(args, checked, source)
     if name is None:
         return EXIT_ERRORS
-    serving = serving_diagnostics(checked, name)
+    serving = serving_diagnostics(checked, name) or gguf_diagnostics(checked, name)
     if serving:
         print_diagnostics(serving, source)
         return EXIT_ERRORS
     try:
-        arch = export_gguf(
-            args.file,
-            args.gguf,
-            fn=name,
-            arch=args.arch,
-            weights=args.weights,
-            seed=args.seed,
-            dtype=args.dtype,
-            tokenizer=args.tokenizer,
-            max_len=args.max_len,
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UserWarning)
+            arch = export_gguf(
+                args.file,
+                args.gguf,
+                fn=name,
+                arch=args.arch,
+                weights=args.weights,
+                seed=args.seed,
+                dtype=args.dtype,
+                tokenizer=args.tokenizer,
+                max_len=args.max_len,
+                tolerance=args.gguf_tolerance,
+            )
+        for warning in caught:
+            print(f"{shown(args.file)}: note: {warning.message}", file=sys.stderr)
     except ShapeScriptError as exc:
         print_diagnostics(exc.diagnostics, source)
         return EXIT_ERRORS

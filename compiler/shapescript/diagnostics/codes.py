@@ -208,6 +208,7 @@ _TITLES: dict[str, str] = {
     "E3304": "Operation across the sequence that isn't causal attention",
     "E3305": "Attention a serving export can't map",
     "E3306": "Hugging Face export of a function without a model first",
+    "E3307": "GGUF export of a forward function without positions",
     "E3401": "Model that holds itself",
     "E3402": "Stack of models whose size isn't a number or a dim",
     "E3403": "Index out of range in a stack of models",

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import re
 import sys
+import warnings
 from pathlib import Path
 
-from shapescript.export.architectures import ARCHITECTURES, LOGITS, Settings
+from shapescript.export.architectures import ARCHITECTURES, LOGITS, VARIANTS, Settings
+from shapescript.records import replace
 
 #: How close the architecture's logits must be to the source's, relative to their size, as
 #: the reference says. Both are computed in f64: the source's own f32 (and f16, bf16) work,
@@ -134,9 +136,11 @@ def _tensors(chosen: dict, values: dict, layers: int) -> dict:
     return made
 
 
-def find_architecture(text, path, function, model_name, arch=None):
-    """(architecture, pairing, settings) of the source's forward function, or
-    NotAnArchitecture saying why for each architecture tried."""
+def find_architecture(text, path, function, model_name, arch=None, tolerance=None, modes=()):
+    """(architecture, pairing, settings, sizes, accepted) of the source's forward function,
+    or NotAnArchitecture saying why for each architecture tried. `accepted` is None when a
+    pairing agrees to AGREE, else the note saying by how much the closest one, accepted
+    by `tolerance` (relative to the logits' size), differs and why."""
     import torch
 
     import shapescript
@@ -150,18 +154,22 @@ def find_architecture(text, path, function, model_name, arch=None):
         for name in narrow:
             setattr(module, name, torch.float64)
         torch.set_default_dtype(torch.float64)
-        return _search(module, function, model_name, text, arch)
+        return _search(module, function, model_name, text, arch, tolerance, modes)
     finally:
         torch.set_default_dtype(default)
         for name, dtype in narrow.items():
             setattr(module, name, dtype)
 
 
-def _search(module, function, model_name, text, arch):
+def _search(module, function, model_name, text, arch, tolerance=None, modes=()):
+    import functools
+
     import torch
 
+    from shapescript.rt.randomness import Eval
+
     cls = getattr(module, model_name)
-    forward = getattr(module, function)
+    forward = functools.partial(getattr(module, function), **{mode: Eval for mode in modes})
     fields = [(field.name, tuple(field.shape)) for field in cls._ss_fields]
     generator = torch.Generator().manual_seed(0)
     model = cls.init(seed=0)
@@ -175,6 +183,7 @@ def _search(module, function, model_name, text, arch):
     fields = _in_reading_order(fields, model, forward)
     eps = _eps(text)
     why = {}
+    closest: list[tuple] = []
     computed: dict[int, tuple] = {}
 
     def source_logits(vocabulary: int):
@@ -197,22 +206,64 @@ def _search(module, function, model_name, text, arch):
                 tries += 1
                 with torch.no_grad():
                     got = LOGITS[name](tensors, settings, ids, positions)
-                difference = float((got - want).abs().max()) / scale
-                if difference <= AGREE:
-                    return name, chosen, settings, sizes
-                if best is None or difference < best:
-                    best = difference
+                largest = float((got - want).abs().max())
+                if largest / scale <= AGREE:
+                    return name, chosen, settings, sizes, None
+                if best is None or largest / scale < best[0]:
+                    best = (largest / scale, largest, scale, chosen, settings, sizes, tensors)
                 if tries >= MAX_TRIES:
                     break
             if tries >= MAX_TRIES:
                 break
         if best is None:
             why[name] = "no pairing of the fields fits its tensors (a different number or shape)"
-        else:
-            why[name] = f"the closest pairing's logits differ by {best:.3g} of their size"
+            continue
+        relative, largest, scale, chosen, settings, sizes, tensors = best
+        ids, positions, want, _scale = source_logits(sizes["V"])
+        cause = _cause(name, tensors, settings, ids, positions, want, scale)
+        why[name] = (
+            f"the closest pairing's logits differ by {relative:.3g} of their size (largest "
+            f"logit difference {largest:.3g}, on logits up to {scale:.3g}): {cause}"
+        )
+        closest.append((relative, name, chosen, settings, sizes, why[name]))
+    if tolerance is not None and closest:
+        relative, name, chosen, settings, sizes, reason = min(closest, key=lambda c: c[0])
+        if relative <= tolerance:
+            note = f"{name}: {reason}; accepted by the tolerance {tolerance:g}"
+            return name, chosen, settings, sizes, note
+    hint = ""
+    if closest:
+        needed = min(relative for relative, *_rest in closest)
+        hint = (
+            f"; to write the closest pairing anyway, accept its difference with "
+            f"--gguf-tolerance {_round_up(needed)} (tolerance= from Python)"
+        )
     raise NotAnArchitecture(
         "the model isn't one llama.cpp runs: "
         + "; ".join(f"{name}: {reason}" for name, reason in why.items())
+        + hint
+    )
+
+
+def _round_up(value: float) -> str:
+    """A tolerance just above `value`, with two significant digits."""
+    return f"{float(f'{value * 1.05:.2g}'):g}"
+
+
+def _cause(name, tensors, settings, ids, positions, want, scale) -> str:
+    """Which one difference from the architecture (activation, norm, layout) makes the
+    closest pairing agree, said as a sentence, or that no single one does."""
+    import torch
+
+    for extra, sentence in VARIANTS[name]:
+        variant = replace(settings, extra={**settings.extra, **extra})
+        with torch.no_grad():
+            got = LOGITS[name](tensors, variant, ids, positions)
+        if float((got - want).abs().max()) / scale <= AGREE:
+            return sentence
+    return (
+        "no single difference in the activation, the norms or the layout explains it "
+        "(compare the forward function with llama.cpp's " + name + ")"
     )
 
 
@@ -254,11 +305,14 @@ def export_gguf(
     dtype: str = "float32",
     tokenizer: str | None = None,
     max_len: int | None = None,
+    tolerance: float | None = None,
 ) -> str:
     """Write the GGUF file of `fn`'s model at `output`; its architecture's name.
 
-    ValueError saying why when the model is neither architecture; ShapeScriptError for a
-    file with errors.
+    ValueError saying why when the model is neither architecture (what differs, and by
+    how much); ShapeScriptError for a file with errors. `tolerance` (relative to the
+    logits' size) accepts the closest pairing when none agrees to AGREE, with a
+    UserWarning that says by how much it differs and why.
     """
     import gguf
     import numpy
@@ -266,7 +320,7 @@ def export_gguf(
 
     import shapescript
     from shapescript import analysis, atomic_write
-    from shapescript.export.hf import _model, hf_problems
+    from shapescript.export.hf import _model, _modes, _positions_bound, hf_problems
     from shapescript.export.prepare import choose_function
     from shapescript.rt.errors import ShapeScriptError
     from shapescript.syntax.source import SourceFile
@@ -279,13 +333,25 @@ def export_gguf(
     if checked.errors:
         raise ShapeScriptError(checked.diagnostics, source)
     name = choose_function(checked, fn)
-    from shapescript.export.serving import serving_diagnostics
+    from shapescript.export.serving import gguf_diagnostics, serving_diagnostics
 
-    found = hf_problems(checked, name) or serving_diagnostics(checked, name)
+    found = (
+        hf_problems(checked, name)
+        or serving_diagnostics(checked, name)
+        or gguf_diagnostics(checked, name)
+    )
     if found:
         raise ShapeScriptError(found, source)
     model_name = checked.signatures[name].params[0].type.name
-    found_arch, chosen, settings, sizes = find_architecture(text, path, name, model_name, arch)
+    if tolerance is not None and not tolerance >= 0:
+        raise ValueError(f"tolerance is a number at least 0, not {tolerance!r}")
+    found_arch, chosen, settings, sizes, accepted = find_architecture(
+        text, path, name, model_name, arch, tolerance, _modes(checked, name)
+    )
+    if accepted is not None:
+        warnings.warn(
+            f"the GGUF file computes other logits than the source: {accepted}", stacklevel=2
+        )
     module = shapescript.compile(text, str(path), devices="cpu")
     model = _model(module, model_name, weights, seed)
     values = {f.name: getattr(model, f.name).detach().cpu() for f in type(model)._ss_fields}
@@ -296,7 +362,8 @@ def export_gguf(
     with atomic_write.temporary_path(output, through_link=True) as temporary:
         writer = gguf.GGUFWriter(temporary, found_arch)
         writer.add_name(Path(path).stem)
-        writer.add_context_length(max_len or sizes.get("P") or 4096)
+        bound = sizes.get("P") or _positions_bound(checked, name)
+        writer.add_context_length(max_len or bound or 4096)
         writer.add_embedding_length(sizes["D"])
         writer.add_block_count(settings.layers)
         writer.add_feed_forward_length(sizes["F"])

@@ -242,10 +242,13 @@ def _ss_program(function, spec, model=None):
     fields are the program's parameters and buffers, as torch.export keeps a module's."""
     names = list(_ss_inspect.signature(function).parameters)
     inputs = [names[item["position"]] for item in spec["inputs"]]
-    passed = ", ".join(f"{name}={name}" for name in inputs)
+    given = [f"{name}={name}" for name in inputs]
+    given += [f"{name}=_ss_eval" for name in spec.get("modes", ())]
     if model is not None:
-        passed = f"self.{spec['model_param']}, " + passed
-    space = {"_ss_function": function}
+        given.insert(0, f"self.{spec['model_param']}")
+    passed = ", ".join(given)
+    # Dropout off: the build's own Eval, which a function that never reads its mode lacks.
+    space = {"_ss_function": function, "_ss_eval": function.__globals__.get("_ss_Eval")}
     exec(f"def forward(self, {', '.join(inputs)}):\n    return _ss_function({passed})\n", space)
     made = type("ShapeScriptProgram", (_ss_torch.nn.Module,), {"forward": space["forward"]})
     program = made()
@@ -264,11 +267,29 @@ def _ss_export(function, spec, device, output=None, aoti=False, weights=None, se
     program = _ss_program(function, spec, model)
     examples = tuple(_ss_example(item, device) for item in spec["inputs"])
     dynamic = _ss_dynamic_shapes(spec)
+
+    def traced(dynamic):
+        try:
+            with fx_config.patch(backed_size_oblivious=True):
+                return _ss_torch.export.export(program, examples, dynamic_shapes=dynamic)
+        except Exception:
+            return _ss_torch.export.export(program, examples, dynamic_shapes=dynamic)
+
     try:
-        with fx_config.patch(backed_size_oblivious=True):
-            exported = _ss_torch.export.export(program, examples, dynamic_shapes=dynamic)
-    except Exception:
-        exported = _ss_torch.export.export(program, examples, dynamic_shapes=dynamic)
+        exported = traced(dynamic)
+    except Exception as error:
+        bounds = _ss_bounds(str(error))
+        if not bounds:
+            raise
+        from torch.export.dynamic_shapes import refine_dynamic_shapes_from_suggested_fixes
+
+        fixes = "Suggested fixes:\n" + "\n".join(bounds)
+        exported = traced(refine_dynamic_shapes_from_suggested_fixes(fixes, dynamic))
+        for bound in bounds:
+            print(
+                f"note: the function's checks (an `as`, say) bound a size: {bound}",
+                file=_ss_sys.stderr,
+            )
     if output is not None:
         with _ss_replacing(output) as stream:
             if aoti:
@@ -276,6 +297,22 @@ def _ss_export(function, spec, device, output=None, aoti=False, weights=None, se
             else:
                 _ss_torch.export.save(exported, stream)
     return exported
+
+
+def _ss_bounds(message):
+    """The range torch.export suggests for each size the function's checks bound (an `as`
+    that holds only up to a table's length), or [] when it suggests anything else."""
+    if "Suggested fixes:" not in message:
+        return []
+    lines = message.split("Suggested fixes:", 1)[1].strip().splitlines()
+    fixes = []
+    for line in lines:
+        if not line.strip():
+            break
+        fixes.append(line.strip())
+    if not fixes or not all("= Dim(" in fix for fix in fixes):
+        return []
+    return fixes
 
 
 class _ss_replacing:

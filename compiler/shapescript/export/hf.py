@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from shapescript import atomic_write
-from shapescript.check.algebra.types import ModelType, TensorType
+from shapescript.check.algebra.types import ModelType, ModeType, TensorType
 from shapescript.check.exports import export_diagnostics
 from shapescript.check.program import Checked
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
@@ -60,7 +60,7 @@ def serving_form(checked: Checked, name: str) -> tuple[bool, str | None, str | N
     """Whether the function is a language model's forward a serving engine can take
     (E3301's rule: the model, `[b n] Index[V]` ids, optionally `[b n]` integer positions,
     defaults after): (language model, the reason it isn't one, the vocabulary dim)."""
-    params = checked.signatures[name].params[1:]
+    params = [p for p in checked.signatures[name].params[1:] if not isinstance(p.type, ModeType)]
     if not params:
         return False, "E3301: it takes no token ids", None
     ids = params[0].type
@@ -127,7 +127,7 @@ def export_hf(
     found = hf_problems(checked, name)
     if found:
         raise ShapeScriptError(found, source)
-    from shapescript.export.serving import serving_diagnostics
+    from shapescript.export.serving import positions_bound, serving_diagnostics
 
     language, _reason, vocabulary = serving_form(checked, name)
     serving = serving_diagnostics(checked, name)
@@ -151,11 +151,8 @@ def export_hf(
             value = value.to(target)
         fields[field.name] = [field.kind, list(value.shape), str(value.dtype).split(".")[-1]]
         tensors[_stored_name(field.name, language, engine)] = value.contiguous().cpu()
-    positions = (
-        language
-        and len(checked.signatures[name].params) > 2
-        and not (checked.signatures[name].params[2].has_default)
-    )
+    inputs = [p for p in checked.signatures[name].params if not isinstance(p.type, ModeType)]
+    positions = language and len(inputs) > 2 and not inputs[2].has_default
     config = {
         "architectures": ["ShapeScriptForCausalLM" if language else "ShapeScriptModel"],
         "model_type": "shapescript",
@@ -177,11 +174,16 @@ def export_hf(
             "output": engine[1],
             "vllm": unservable is None,
             "unservable": unservable,
+            "language": language,
+            "modes": _modes(checked, name),
+            "masks": language and not any(d.code in ("E3304", "E3305") for d in serving),
         },
     }
     if language:
         config["vocab_size"] = int(checked.dim_values.get(vocabulary, 0) or 0)
-        config["max_position_embeddings"] = max_len or _positions_bound(checked, name) or 4096
+        bound = max_len or _positions_bound(checked, name) or positions_bound(checked, name)
+        if bound is not None:
+            config["max_position_embeddings"] = bound
         config.update(_attentions(checked, name, module, model))
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
@@ -202,6 +204,18 @@ def export_hf(
     if verify:
         _verify(checked, name, module, model, out, language, dtype)
     return config
+
+
+def _modes(checked: Checked, name: str) -> list[str]:
+    """The function's `Mode` parameters, which the folder gives Eval or Train itself."""
+    return [p.name for p in checked.signatures[name].params if isinstance(p.type, ModeType)]
+
+
+def _eval_modes(checked: Checked, name: str) -> dict:
+    """Eval for each `Mode` parameter, for calling the compiled source."""
+    from shapescript.rt.randomness import Eval
+
+    return {mode: Eval for mode in _modes(checked, name)}
 
 
 def _engine_fields(checked: Checked, name: str) -> tuple[str | None, str | None]:
@@ -254,7 +268,7 @@ def _attentions(checked: Checked, name: str, module, model) -> dict:
         for key in names:
             namespace[key] = counting
         with torch.no_grad():
-            getattr(module, name)(model, *examples)
+            getattr(module, name)(model, *examples, **_eval_modes(checked, name))
     finally:
         namespace.update(originals)
     if not seen:
@@ -285,6 +299,11 @@ def _claim(out: Path) -> None:
 
 
 def _model(module, model_name: str, weights, seed: int):
+    """The model to export: `cls.init(seed=seed)`, a checkpoint `save` wrote, or a model
+    given in Python, from this compile of the source or any other (`import nanogpt`), whose
+    state dict is copied into this compile's class."""
+    import torch
+
     import shapescript
 
     cls = getattr(module, model_name)
@@ -292,7 +311,32 @@ def _model(module, model_name: str, weights, seed: int):
         return cls.init(seed=seed)
     if isinstance(weights, cls):
         return weights
+    if isinstance(weights, torch.nn.Module):
+        return _copied(cls, model_name, weights)
+    if not isinstance(weights, str | Path):
+        raise ValueError(f"weights is a checkpoint's path or a model, not {type(weights).__name__}")
     return shapescript.load(weights, cls)
+
+
+def _copied(cls, model_name: str, weights):
+    """A new `cls` model holding the weights of `weights`, a model with the same fields."""
+    given = weights.state_dict()
+    model = cls.init(seed=0)
+    wanted = model.state_dict()
+    mismatched = sorted(
+        key
+        for key in given.keys() | wanted.keys()
+        if key not in given or key not in wanted or given[key].shape != wanted[key].shape
+    )
+    if mismatched:
+        kind = type(weights).__name__
+        raise ValueError(
+            f"weights is a `{kind}` whose fields aren't those of the source's `{model_name}`: "
+            f"{', '.join(mismatched[:5])} differ (a missing field, an extra one or another "
+            "shape); pass a model of this source's type, or a checkpoint `save` wrote"
+        )
+    model.load_state_dict({key: value.detach() for key, value in given.items()})
+    return model
 
 
 def _positions_bound(checked: Checked, name: str) -> int | None:
@@ -324,7 +368,7 @@ def _verify(checked, name, module, model, out: Path, language: bool, dtype: str)
     exec(compile(HELPERS, "<shapescript export>", "exec"), space)
     examples = [space["_ss_example"](item, torch.device("cpu")) for item in spec["inputs"]]
     with torch.no_grad():
-        want = getattr(module, name)(model, *examples)
+        want = getattr(module, name)(model, *examples, **_eval_modes(checked, name))
         auto = transformers.AutoModelForCausalLM if language else transformers.AutoModel
         loaded = auto.from_pretrained(str(out), trust_remote_code=True, dtype=getattr(torch, dtype))
         loaded.eval()

@@ -15,6 +15,7 @@ count by their left operand's last axis.
 
 from __future__ import annotations
 
+from shapescript.check.algebra.sizes import Poly
 from shapescript.check.algebra.types import TensorType
 from shapescript.check.declarations.symbols import ItemFacts
 from shapescript.check.exports import _children, _functions
@@ -75,6 +76,28 @@ def serving_diagnostics(checked: Checked, name: str) -> list[Diagnostic]:
             )
     _attention(reached, report, set(checked.dim_values), _attention_names(checked))
     return found
+
+
+def gguf_diagnostics(checked: Checked, name: str) -> list[Diagnostic]:
+    """E3307 for a language model's forward function that takes no positions: llama.cpp's
+    architectures (learned positions, rotary embeddings) each need them."""
+    language, _reason, _vocabulary = serving_form(checked, name)
+    params = checked.signatures[name].params
+    if not language or (len(params) > 2 and not params[2].has_default):
+        return []
+    item = _functions(checked)[name]
+    decl: ast.FnDecl = item.item
+    span = decl.params[1].span
+    return [
+        Diagnostic(
+            "E3307",
+            f"`{name}` takes no positions, which every architecture llama.cpp runs needs",
+            Label(Span(item.base + span.start, item.base + span.end), "the ids, then nothing"),
+            help="add `pos: [b n] Index[P]` after the ids and look the positions up "
+            "(`embedding(pos, m.wpe)`) or rotate by them",
+            path=checked.source.path,
+        )
+    ]
 
 
 def engine_fields(checked: Checked, name: str) -> tuple[str | None, str | None]:
@@ -284,6 +307,7 @@ def _attention(
             elif (
                 why := _mixes(node, dims, types)
                 or _from_size(node, dims, types)
+                or _sliced_by_size(node, dims, types)
                 or _matmul(node, dims, types)
             ) is not None:
                 handwritten.append(node)
@@ -411,6 +435,74 @@ def _from_size(node, dims: set[str], types: dict) -> str | None:
     if name not in sizes:
         return None
     return f"positions computed from `{name}`; pass them in as a parameter"
+
+
+def _size_symbols(types: dict) -> set[str]:
+    """Every size symbol of the recorded tensor types."""
+    return {
+        symbol
+        for type_ in types.values()
+        if isinstance(type_, TensorType) and type_.axes is not None
+        for axis in type_.axes
+        for symbol in axis.size.symbols()
+    }
+
+
+def sliced_table(node, dims: set[str], types: dict) -> tuple[str, int] | None:
+    """`(n, axis)` when `node` slices an axis of fixed size (a table of positions, say
+    `m.wpe[0:n]`) with a bound that mentions the size `n` that isn't a dim, or None."""
+    if not isinstance(node, ast.Index):
+        return None
+    target = types.get(getattr(node.target, "span", None))
+    if not isinstance(target, TensorType) or target.axes is None:
+        return None
+    sizes = _size_symbols(types)
+    for axis, item in enumerate(node.items):
+        if not isinstance(item, ast.Slice) or axis >= len(target.axes):
+            continue
+        if not target.axes[axis].size.symbols() <= dims:
+            continue
+        bounds = [part for part in (item.lo, item.hi, item.step) if part is not None]
+        across = sorted((set().union(set(), *(_names(part) for part in bounds)) - dims) & sizes)
+        if across:
+            return across[0], axis
+    return None
+
+
+def _sliced_by_size(node, dims: set[str], types: dict) -> str | None:
+    """Why a slice of a fixed-size axis by the sequence length computes positions, or None."""
+    found = sliced_table(node, dims, types)
+    if found is None:
+        return None
+    return (
+        f"positions computed from `{found[0]}` (a slice of a fixed-size axis by the "
+        "sequence length); pass them in as a parameter"
+    )
+
+
+def positions_bound(checked: Checked, name: str) -> int | None:
+    """The number of positions a forward function that slices a table by the sequence
+    length has: the sliced axis's size (the table's rows), or None when it slices none."""
+    dims = set(checked.dim_values)
+    values = {key: Poly.const(value) for key, value in checked.dim_values.items()}
+    for item in _reach(_functions(checked), name):
+        types: dict = {}
+        for facts in item.fact_tables():
+            types.update(facts.types)
+        decl = item.item
+        roots = [e for stmt in decl.body or [] for e in _statement_exprs(stmt)]
+        if decl.expr_body is not None:
+            roots.append(decl.expr_body)
+        stack = list(roots)
+        while stack:
+            node = stack.pop()
+            stack.extend(_children(node))
+            found = sliced_table(node, dims, types)
+            if found is not None:
+                size = types[node.target.span].axes[found[1]].size.substitute(values)
+                if size.value is not None:
+                    return size.value
+    return None
 
 
 def _matmul(node, dims: set[str], types: dict) -> str | None:

@@ -7,7 +7,7 @@ Worked out from the checked signature alone (no torch), so the editor's hover ca
 from __future__ import annotations
 
 from shapescript.check.algebra.sizes import Poly
-from shapescript.check.algebra.types import HostType, TensorType
+from shapescript.check.algebra.types import HostType, ModeType, TensorType
 from shapescript.check.program import Checked
 from shapescript.records import field, record
 
@@ -68,6 +68,8 @@ class ExportSpec:
     function: str
     inputs: list[InputSpec] = field(default_factory=list)
     fixed: list[str] = field(default_factory=list)
+    #: The `Mode` parameters, given Eval: an exported program runs with dropout off.
+    modes: list[str] = field(default_factory=list)
     dims: dict[str, int] = field(default_factory=dict)
     #: The model type baked into the program (its fields become the program's parameters),
     #: and the name of the parameter it is given for.
@@ -80,6 +82,7 @@ class ExportSpec:
             "function": self.function,
             "model": self.model,
             "model_param": self.model_param,
+            "modes": list(self.modes),
             "dims": dict(self.dims),
             "inputs": [
                 {
@@ -120,6 +123,9 @@ def export_spec(checked: Checked, name: str, *, model_first: bool = False) -> Ex
         type_ = param.type
         if isinstance(type_, HostType) and param.has_default:
             spec.fixed.append(param.name)
+            continue
+        if isinstance(type_, ModeType):
+            spec.modes.append(param.name)
             continue
         if not isinstance(type_, TensorType) or type_.axes is None:
             raise SpecError(f"parameter `{param.name}` isn't a tensor with a shape")
@@ -237,4 +243,6 @@ def describe(spec: ExportSpec) -> str:
         lines.append(f"- `{item.name}`: " + ", ".join(parts) + f" ({item.dtype})")
     for name in spec.fixed:
         lines.append(f"- `{name}`: fixed at its default")
+    for name in spec.modes:
+        lines.append(f"- `{name}`: Eval (dropout off)")
     return "\n".join(lines)
