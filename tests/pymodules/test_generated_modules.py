@@ -111,6 +111,7 @@ print(tuple(nested.forward(g, torch.ones(3, nested.D)).shape))
 """
 
 
+@pytest.mark.slow
 def test_a_generated_module_of_nested_models_runs(tmp_path: Path):
     pytest.importorskip("torch")
     folder = tmp_path / "examples"
