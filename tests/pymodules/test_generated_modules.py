@@ -92,6 +92,40 @@ def test_each_generated_module_loads_and_runs(tmp_path: Path):
     ]
 
 
+def test_held_models_are_typed_as_their_classes(tmp_path: Path):
+    folder = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, folder)
+    _, text = generate_text(str(folder / "nested.ss"), search_path=[])
+    assert text is not None
+    assert '\n    attn: Attention\n    """attn: Attention\n' in text
+    assert '\n    h: _ss_rt.models.Stack[Block]\n    """h: [L] Block\n\n    The blocks."""' in text
+
+
+NESTED_RUN = """
+import torch
+import nested
+g = nested.Gpt.init(seed=0)
+print(len(g.h), type(g.h[1]).__name__, type(g.h[0].attn).__name__, tuple(g.h[0].attn.c_attn.shape))
+print([type(blk).__name__ for blk in g.h])
+print(tuple(nested.forward(g, torch.ones(3, nested.D)).shape))
+"""
+
+
+@pytest.mark.slow
+def test_a_generated_module_of_nested_models_runs(tmp_path: Path):
+    pytest.importorskip("torch")
+    folder = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, folder)
+    assert main(["pymodules", str(folder / "nested.ss")]) == 0
+    result = _python(folder, NESTED_RUN)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:3] == [
+        "2 Block Attention (4, 4)",
+        "['Block', 'Block']",
+        "(3, 4)",
+    ]
+
+
 def test_check_fails_when_a_module_is_missing_or_out_of_date(tmp_path: Path, capsys):
     ss = tmp_path / "model.ss"
     ss.write_text("fn double(x: [n]) -> [n] = x * 2\n")

@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 CLIENT = """\
 import torch
 
-from shapes import generic, overloads, records, uses_mlp
+from shapes import generic, nested, overloads, records, uses_mlp
 from shapes.mlp import D, Mlp, forward, scale
 
 m = Mlp.init(seed=0)
@@ -34,6 +34,12 @@ steps: int = logs.steps
 through = uses_mlp.scores(m, torch.ones(2, 4))
 total = records.total({"img": torch.ones(2, 4), "label": torch.zeros(2, dtype=torch.long)})
 scale(torch.ones(3), 2.0, True, 4)
+g = nested.Gpt.init(seed=0)
+reveal_type(g.h[0].attn.c_attn)
+for blk in g.h:
+    reveal_type(blk)
+layers: int = len(g.h)
+through_block = nested.forward(g, g.h[-1].ln_1)
 """
 #: The client's line with the deliberate mistake.
 MISTAKE_LINE = CLIENT.splitlines().index("scale(torch.ones(3), 2.0, True, 4)") + 1
@@ -83,6 +89,8 @@ def test_pyright(project: Path):
     assert "reportMissingImports" not in output and "is not a known" not in output, output
     assert output.count('Type of "scores" is "Tensor"') == 1, output
     assert output.count('Type of "wide" is "Tensor"') == 1, output
+    assert output.count('Type of "g.h[0].attn.c_attn" is "Tensor"') == 1, output
+    assert output.count('Type of "blk" is "Block"') == 1, output
     errors = [line for line in output.splitlines() if " - error: " in line]
     assert len(errors) == 1, output
     assert f"client.py:{MISTAKE_LINE}:" in errors[0] and "Expected 3 positional" in errors[0]
@@ -103,6 +111,10 @@ def test_mypy(project: Path):
     assert "import-not-found" not in output and "import-untyped" not in output, output
     assert 'client.py:8: note: Revealed type is "torch._tensor.Tensor"' in output, output
     assert 'client.py:10: note: Revealed type is "torch._tensor.Tensor"' in output, output
+    held = f'client.py:{MISTAKE_LINE + 2}: note: Revealed type is "torch._tensor.Tensor"'
+    assert held in output, output
+    block = f'client.py:{MISTAKE_LINE + 4}: note: Revealed type is "shapes.nested.Block"'
+    assert block in output, output
     errors = [line for line in output.splitlines() if ": error: " in line]
     mistake = f'client.py:{MISTAKE_LINE}: error: Too many arguments for "scale"  [call-arg]'
     assert errors == [mistake], output

@@ -142,13 +142,14 @@ def _file_name(path: str) -> str:
 
 
 def field_section(checked: Checked, model: str) -> Section:
-    """With no function to read, the model's fields, one box each."""
+    """With no function to read, the model's fields, one box each (a field that holds
+    models by its name alone, `h  [L] Block`)."""
     info = checked.models[model]
     nodes = []
     for index, field in enumerate(info.fields.values()):
         node = Node(
             "field",
-            f"{field.kind} {field.name}",
+            field.name if field.is_model else f"{field.kind} {field.name}",
             type=format_type(field.type),
             span=field.span,
             params=[Held(field.name, format_type(field.type), field.shape)],

@@ -3,7 +3,9 @@
 Each function body is walked once: an operation becomes a box with the type the checker
 recorded for it, the params it reads and the values it reads (by id, so the layer rules
 can follow the data). Calls that pass the model or its params are followed into frames
-up to three calls deep; a loop's body is one frame, marked with its count.
+up to three calls deep; a loop's body is one frame, marked with its count. A model the
+model holds (`m.attn`, `m.h[l]`, a loop's `blk` of `for blk in m.h:`) is followed like the
+model itself, its params named by their paths (`h[l].attn.c_attn`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import itertools
 
 from shapescript.architecture.nodes import Held, Node
-from shapescript.check.algebra.types import TensorType, Type, format_type
+from shapescript.check.algebra.types import StackType, TensorType, Type, format_type
 from shapescript.check.declarations.symbols import ItemFacts
 from shapescript.check.program import Checked
 from shapescript.records import field, record
@@ -64,8 +66,9 @@ BINARY_OPS = {
 
 @record
 class Value:
-    """What an expression gives: a computed value (`id`), a param of the model (`field`),
-    the model itself, or something else (`const`, its text)."""
+    """What an expression gives: a computed value (`id`), a param of the model (`field`,
+    its path), the model itself, a model it holds (`held`, `field` its path: `h[l].attn`),
+    or something else (`const`, its text)."""
 
     kind: str
     id: int = -1
@@ -202,7 +205,7 @@ class Walker:
     def loop(self, context: Context, statement: ast.For) -> None:
         outer = context.ops
         context.ops = []
-        context.env[statement.var.name] = const(statement.var.name)
+        context.env[statement.var.name] = self.loop_variable(context, statement)
         self.statements(context, statement.body)
         children, context.ops = context.ops, outer
         if not children:
@@ -215,13 +218,26 @@ class Walker:
             inputs=outside_inputs(children),
             value=children[-1].value,
             children=children,
-            repeat=self.count(statement.iterable),
+            repeat=self.count(context, statement.iterable),
             op="for",
         )
         outer.append(frame)
 
-    def count(self, iterable: object) -> str:
-        """`× L = 6` for a loop over `0..L` with L a dim, `× 6`, `× n`."""
+    def loop_variable(self, context: Context, statement: ast.For) -> Value:
+        """What a loop binds: each model of a stack it runs over (`h[*]`), else a name."""
+        if isinstance(self.fact_type(context, statement.iterable.span), StackType):
+            stack = self.expr(context, statement.iterable)
+            if stack.kind == "held":
+                return Value("held", field=f"{stack.field}[*]")
+        return const(statement.var.name)
+
+    def count(self, context: Context, iterable: object) -> str:
+        """`× L = 6` for a loop over `0..L` or a stack `[L] Block` with L a dim, `× 6`, `× n`."""
+        stack = self.fact_type(context, iterable.span) if hasattr(iterable, "span") else None
+        if isinstance(stack, StackType):
+            if stack.size and not stack.size.isdigit():
+                return f"× {stack.size} = {stack.count}"
+            return f"× {stack.count}"
         range_from_zero = isinstance(iterable, ast.Range) and isinstance(iterable.lo, ast.IntLit)
         if range_from_zero and iterable.lo.value == 0:
             iterable = iterable.hi
@@ -288,16 +304,23 @@ class Walker:
         if owner_field is not None:
             owner, name = owner_field
             base = self.expr(context, target) if not isinstance(target, ast.Name) else None
-            if isinstance(target, ast.Name) and context.env.get(target.name) is MODEL:
+            if isinstance(target, ast.Name):
+                base = context.env.get(target.name)
+            if base is MODEL or (base is not None and base.kind == "held"):
+                path = name if base is MODEL else f"{base.field}.{name}"
                 info = self.checked.models.get(owner)
                 held = info.fields.get(name) if info is not None else None
+                if held is not None and held.is_model:
+                    return Value("held", field=path)
                 type_ = self.fact_type(context, node.span)
                 return Value(
                     "param",
-                    field=name,
+                    field=path,
                     type=format_type(type_) if type_ is not None else "",
                     shape=held.shape if held is not None else None,
                 )
+            if isinstance(target, ast.Name):
+                return const(name)
             return base or const(name)
         inner = self.expr(context, target)
         if inner.kind == "data" and isinstance(target, ast.Name):
@@ -333,6 +356,9 @@ class Walker:
         if isinstance(node.target, ast.Name) and node.target.name == "causal":
             return const("causal")
         target = self.expr(context, node.target)
+        if target.kind == "held":
+            written = ", ".join(self.text(context, item.span) for item in node.items)
+            return Value("held", field=f"{target.field}[{written}]")
         if target.kind == "param":
             type_ = self.fact_type(context, node.span)
             return Value(
@@ -430,7 +456,7 @@ class Walker:
     ) -> Value:
         model_first = bool(args) and args[0][1] is MODEL
         item = self.function_for(name, model_first)
-        passes = any(value is MODEL or value.kind == "param" for _, value in args)
+        passes = any(value.kind in ("model", "param", "held") for _, value in args)
         values = [value.id for _, value in args if value.kind == "value"]
         held = [
             Held(value.field, value.type, value.shape) for _, value in args if value.kind == "param"

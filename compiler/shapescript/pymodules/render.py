@@ -2,7 +2,8 @@
 
 Every dim, model, data record, logs record and function gets a typed declaration whose
 docstring holds its ShapeScript declaration and `##` doc; overloads are one name typed by
-a `typing.Protocol`, and a generic function is declared once. torch and typing are
+a `typing.Protocol`, and a generic function is declared once. A field that holds a model is
+typed as its class, one that holds a stack as `_ss_rt.models.Stack[Block]`. torch and typing are
 imported as `_ss_torch` and `_ss_typing`, so the module offers only the file's names.
 The last line loads the compiled file in place of the declarations.
 """
@@ -93,8 +94,10 @@ class _Renderer:
     def _model(self, node: ast.ModelDecl, base: int) -> list[str]:
         lines = [f"class {node.name}(_ss_rt.models.Model):"]
         lines.append(_indent(_docstring(self._source(node.span, base), node.doc)))
+        info = self.checked.models.get(node.name)
         for field in node.fields:
-            lines.append(f"    {field.name}: {TENSOR}")
+            found = info.fields.get(field.name) if info is not None else None
+            lines.append(f"    {field.name}: {self._field_type(found)}")
             lines.append(_indent(_docstring(self._source(field.span, base), field.doc)))
         lines += [
             "",
@@ -104,6 +107,15 @@ class _Renderer:
             "        raise NotImplementedError",
         ]
         return lines
+
+    def _field_type(self, found) -> str:
+        """A tensor for a param or buffer; a held model's class, or a `Stack` of them."""
+        if found is None or not found.is_model:
+            return TENSOR
+        model = found.model if found.model in self.models else OTHER_MODEL
+        if found.count is None:
+            return model
+        return f"_ss_rt.models.Stack[{model}]"
 
     def _record(self, node, base: int, parent: str, fields) -> list[str]:
         lines = [f"class {node.name}({parent}):"]

@@ -11,9 +11,9 @@ import dataclasses
 import keyword
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 import torch
 
@@ -61,6 +61,20 @@ class Held:
         if self.count is None:
             return [f"{self.name}."]
         return [f"{self.name}.{index}." for index in range(self.count)]
+
+
+ModelT = TypeVar("ModelT", bound="Model", covariant=True)
+
+
+class Stack(Protocol[ModelT]):
+    """How type checkers see a stack of models, `h: [L] Block` (an `nn.ModuleList` when it
+    runs): indexed by an int, iterated, and sized, each one a `Block`."""
+
+    def __getitem__(self, index: int, /) -> ModelT: ...
+
+    def __iter__(self) -> Iterator[ModelT]: ...
+
+    def __len__(self) -> int: ...
 
 
 def _field_problem(field: Field) -> str | None:
@@ -364,6 +378,7 @@ def _at(path: str) -> str:
 __all__ = [
     "Field",
     "Held",
+    "Stack",
     "build",
     "tensors_of",
     "Model",

@@ -6,11 +6,14 @@ pieces (an all-gather), whose backward adds up every worker's gradient and cuts 
 same pieces (a reduce-scatter), so each worker's gradient is for its own piece and `update`
 changes only that. `norm` of such a gradient adds up the pieces' squares across the workers.
 The controller always sees whole tensors: a model's fields and its optimizer state are
-gathered when they are copied back, and cut again when they are sent.
+gathered when they are copied back, and cut again when they are sent. The models a model
+holds are sharded with it, each param by the same rule, and named by its path (`h.0.w`)
+wherever the whole model's params are listed (gradients, optimizer state, fields).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import torch
@@ -68,12 +71,13 @@ class ShardedModel(Model):
     """A model whose params are this worker's pieces; reading one gathers it whole."""
 
     _ss_sharded = True
-    #: Each param's whole shape, by name.
+    #: Each sharded param's whole shape, by its path: its own by name, those of the models
+    #: it holds by their paths (`h.0.w`).
     _ss_whole: dict[str, torch.Size] = {}
 
     def __getattr__(self, name: str) -> Any:
         shape = type(self)._ss_whole.get(name)
-        if shape is not None:
+        if shape is not None and name in self._parameters:
             return gather(self._parameters[name], shape)
         return super().__getattr__(name)
 
@@ -96,9 +100,9 @@ def _sharded_class(cls: type[Model], count: int) -> type[Model]:
     # With split H as well, params split along H stay so; the others are sharded.
     split = getattr(cls, "_ss_split", {})
     sharded._ss_whole = {
-        name: torch.Size(shape)
-        for name, is_param, shape, _ in cls._ss_types
-        if is_param and name not in split
+        field.name: torch.Size(field.shape)
+        for field in cls._ss_all_fields
+        if field.kind == "param" and field.name not in split
     }
     # Checks of a gradient or an update compare with the pieces' shapes.
     sharded._ss_types = tuple(
@@ -113,17 +117,36 @@ def _sharded_class(cls: type[Model], count: int) -> type[Model]:
         for name, is_param, shape, dtype in cls._ss_types
     )
     _CLASSES[cls] = sharded
+    # A held model's gradient (`g.h[0]`) is of pieces too, laid out as its model is.
+    sharded._ss_held = tuple(
+        dataclasses.replace(held, model=_sharded_class(held.model, count)) for held in cls._ss_held
+    )
     return sharded
 
 
 def shard(model: Model) -> Model:
-    """`model` with each param replaced by this worker's piece of it, in place."""
+    """`model`, and the models it holds, with each param replaced by this worker's piece
+    of it, in place."""
     rank, count = dist.get_rank(), dist.get_world_size()
-    model.__class__ = _sharded_class(type(model), count)
-    for name in type(model)._ss_whole:
-        whole = model._parameters[name]
-        model._parameters[name] = torch.nn.Parameter(cut(whole, rank, count))
+    pending = [model]
+    while pending:
+        one = pending.pop()
+        one.__class__ = _sharded_class(type(one), count)
+        for name in type(one)._ss_whole:
+            if name in one._parameters:
+                whole = one._parameters[name]
+                one._parameters[name] = torch.nn.Parameter(cut(whole, rank, count))
+        pending += held_models(one)
     return model
+
+
+def held_models(model: Model) -> list[Model]:
+    """The models `model` holds directly: one per `attn: Attention`, each of a stack."""
+    found: list[Model] = []
+    for held in type(model)._ss_held:
+        inner = model._modules[held.name]
+        found += [inner] if held.count is None else list(inner)
+    return found
 
 
 def whole_fields(model: Model) -> dict[str, torch.Tensor]:

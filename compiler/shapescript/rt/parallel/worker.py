@@ -290,19 +290,13 @@ def _value(state: _State, value: Any) -> Any:
 
 
 def _model(state: _State, class_name: str, fields: dict[str, Any]) -> Any:
-    import torch
-
+    """A model the controller sent, its fields (the held models' by their paths, `h.0.w`)
+    on this worker's device."""
+    from shapescript.rt.models import build
     from shapescript.rt.parallel import sharding
 
     cls = state.names[class_name]
-    model = cls.__new__(cls)
-    torch.nn.Module.__init__(model)
-    for field in cls._ss_fields:
-        value = fields[field.name].to(state.device)
-        if field.kind == "param":
-            model.register_parameter(field.name, torch.nn.Parameter(value))
-        else:
-            model.register_buffer(field.name, value)
+    model = build(cls, lambda path, _field: fields[path].to(state.device))
     return sharding.laid_out(model)
 
 
