@@ -124,6 +124,8 @@ class Model(torch.nn.Module):
     _ss_all_by_name: ClassVar[dict[str, Field]] = {}
     #: Each field as checks compare it: name, whether it's a param, shape, dtype.
     _ss_types: ClassVar[tuple[tuple[str, bool, torch.Size, torch.dtype], ...]] = ()
+    #: The same for the fields of the models it holds, by full path (`h.0.attn.w`).
+    _ss_held_types: ClassVar[tuple[tuple[str, bool, torch.Size, torch.dtype], ...]] = ()
     #: On a worker with `shard params` or `split H`, its params are the worker's pieces of
     #: them (`_ss_part` cuts a whole value to its piece).
     _ss_sharded: ClassVar[bool] = False
@@ -165,6 +167,11 @@ class Model(torch.nn.Module):
         cls._ss_types = tuple(
             (field.name, field.kind == "param", torch.Size(field.shape), field.torch_dtype)
             for field in cls._ss_fields
+        )
+        own_count = len(own) + len(buffers)
+        cls._ss_held_types = tuple(
+            (field.name, field.kind == "param", torch.Size(field.shape), field.torch_dtype)
+            for field in every[own_count:]
         )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
