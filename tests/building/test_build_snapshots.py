@@ -32,12 +32,14 @@ CALLS = {
     "gpt": None,
     "vit": None,
     "gpt2": "gelu_tanh(torch.randn(2, 3, 256)).shape",
+    "gpt2_hf": "gelu_new(torch.randn(2, 3, 256)).shape",
     "llama": "inv_freq().shape",
 }
 EXPECTED_SHAPES = {
     "attention": "torch.Size([2, 5, 768])",
     "patchify": "torch.Size([2, 196, 768])",
     "gpt2": "torch.Size([2, 3, 256])",
+    "gpt2_hf": "torch.Size([2, 3, 256])",
     "llama": "torch.Size([8])",
 }
 

@@ -168,3 +168,20 @@ def test_held_fields_build_module_lists() -> None:
     assert isinstance(made.h, nn.ModuleList) and len(made.h) == 3
     assert outer._ss_params == ("h.0.w", "h.1.w", "h.2.w", "one.w")
     assert [name for name, _ in made.named_parameters()] == list(outer._ss_params)
+
+
+def test_params_of_walks_held_models_in_named_parameters_order(compiled) -> None:
+    from shapescript.rt.models import params_of
+
+    m = compiled.Gpt.init(seed=6)
+    found = params_of(m)
+    assert len(found) == len(compiled.Gpt._ss_params)
+    assert all(mine is theirs for mine, theirs in zip(found, m.parameters(), strict=True))
+
+
+def test_a_stack_of_another_length_names_the_model_that_holds_it(compiled) -> None:
+    where = {"path": "nested_gpt.ss", "line": 1, "column": 1, "function": "f", "parameter": "m"}
+    m = compiled.Gpt.init(seed=0)
+    del m.h[1]
+    with pytest.raises(ShapeError, match=r"a Gpt whose h isn't 2 Block models"):
+        check_model(m, compiled.Gpt, where)

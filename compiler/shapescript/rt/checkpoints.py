@@ -8,7 +8,10 @@ The file is a `torch.save` of
 with an entry per value: a model, `{"kind": "model", "type", "fields", "tensors"}`;
 optimizer state, `{"kind": "optimizer", "type", "optimizer", "model", "fields", "of",
 "state"}`; or a host scalar, `{"kind": "int" | "float" | "bool", "value"}`. Each field is
-`{"name", "kind", "shape", "dtype"}`, dtype as torch names it ("float32").
+`{"name", "kind", "shape", "dtype"}`, dtype as torch names it ("float32"). A field of a
+model another holds is named by its full path, as `state_dict()` names it (`h.0.attn.w`),
+so a model that holds none writes the same file it wrote before models could nest, and
+that file still loads: the format stayed at version 2.
 
 The checksums are CRC-32s (`checksums.py`): one of the values' metadata, everything but the
 tensors' data, and one of each tensor's bytes, in the order the values hold them. A load
@@ -39,7 +42,7 @@ from shapescript.rt import devices
 from shapescript.rt.checksums import metadata_and_tensors, metadata_checksum, tensor_checksum
 from shapescript.rt.errors import CheckFailure, ShapeError
 from shapescript.rt.locations import caller, location
-from shapescript.rt.models import Field, Model, fields_of, params_of, same_model_type
+from shapescript.rt.models import Field, Model, build, params_of, same_model_type, tensors_of
 from shapescript.rt.optimizers import (
     STATE_KEYS,
     TYPE_NAMES,
@@ -120,8 +123,8 @@ def _model_entry(model: Model) -> dict[str, Any]:
 
     if isinstance(model, RemoteModel):
         model.state_dict()  # the workers are ahead: copy the first worker's fields back first
-    tensors = fields_of(model)
-    by_name = type(model)._ss_by_name
+    tensors = tensors_of(model)
+    by_name = type(model)._ss_all_by_name
     return {
         "kind": "model",
         "type": type(model).__name__,
@@ -497,7 +500,11 @@ def _shape_text(shape: Any) -> str:
 
 
 def _declared_fields(cls: type[Model], params_only: bool) -> list[Field]:
-    return [field for field in cls._ss_fields if not params_only or field.kind == "param"]
+    """The fields a file of `cls` holds: its own in declaration order, then those of the
+    models it holds by full path."""
+    own = len(cls._ss_fields)
+    fields = [*cls._ss_fields, *cls._ss_all_fields[own:]]
+    return [field for field in fields if not params_only or field.kind == "param"]
 
 
 def _field_differences(
@@ -529,7 +536,7 @@ def _field_differences(
             )
     names = {field.name for field in declared}
     for field in file_fields:
-        other = cls._ss_by_name.get(field["name"])
+        other = cls._ss_all_by_name.get(field["name"])
         if field["name"] in names:
             continue
         if other is not None:
@@ -587,23 +594,16 @@ def _listed(count: int, noun: str, texts: list[str]) -> str:
 
 
 def _model_from(cls: type[Model], tensors: dict[str, torch.Tensor], device: torch.device) -> Model:
-    """A `cls` made of these tensors, as `init` makes one of drawn ones."""
-    model = cls.__new__(cls)
-    torch.nn.Module.__init__(model)
-    for field in cls._ss_fields:
-        tensor = tensors[field.name].to(device)
-        if field.kind == "param":
-            model.register_parameter(field.name, torch.nn.Parameter(tensor))
-        else:
-            model.register_buffer(field.name, tensor)
-    return model
+    """A `cls` made of these tensors, by full path (`h.0.attn.w`), as `init` makes one of
+    drawn ones."""
+    return build(cls, lambda path, _field: tensors[path].to(device))
 
 
 def _stand_in(cls: type[Model], device: torch.device) -> Model:
     """Zeros in place of a model's fields, for state loaded without its model."""
     zeros = {
         field.name: torch.zeros(field.shape, dtype=field.torch_dtype, device=device)
-        for field in cls._ss_fields
+        for field in cls._ss_all_fields
     }
     return _model_from(cls, zeros, device)
 

@@ -135,11 +135,15 @@ class Model(torch.nn.Module):
     #: Every param, the held models' too, by its full path (`h.0.attn.w`), in the order of
     #: `named_parameters()`; a flat model's are its param names.
     _ss_params: ClassVar[tuple[str, ...]] = ()
+    #: The model's own params' names, without the held models'.
+    _ss_own_params: ClassVar[tuple[str, ...]] = ()
     #: Every field, the held models' too, named by its full path, in `state_dict()` order.
     _ss_all_fields: ClassVar[tuple[Field, ...]] = ()
     _ss_all_by_name: ClassVar[dict[str, Field]] = {}
     #: Each field as checks compare it: name, whether it's a param, shape, dtype.
     _ss_types: ClassVar[tuple[tuple[str, bool, torch.Size, torch.dtype], ...]] = ()
+    #: The same for the fields of the models it holds, by full path (`h.0.attn.w`).
+    _ss_held_types: ClassVar[tuple[tuple[str, bool, torch.Size, torch.dtype], ...]] = ()
     #: On a worker with `shard params` or `split H`, its params are the worker's pieces of
     #: them (`_ss_part` cuts a whole value to its piece).
     _ss_sharded: ClassVar[bool] = False
@@ -172,6 +176,7 @@ class Model(torch.nn.Module):
                 ]
         cls._ss_all_fields = tuple(every)
         cls._ss_all_by_name = {field.name: field for field in every}
+        cls._ss_own_params = tuple(field.name for field in own)
         cls._ss_params = tuple(field.name for field in own) + tuple(
             prefix + name
             for held in cls._ss_held
@@ -181,6 +186,11 @@ class Model(torch.nn.Module):
         cls._ss_types = tuple(
             (field.name, field.kind == "param", torch.Size(field.shape), field.torch_dtype)
             for field in cls._ss_fields
+        )
+        own_count = len(own) + len(buffers)
+        cls._ss_held_types = tuple(
+            (field.name, field.kind == "param", torch.Size(field.shape), field.torch_dtype)
+            for field in every[own_count:]
         )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -257,11 +267,28 @@ def fields_of(model: Model) -> dict[str, torch.Tensor]:
 
 
 def params_of(model: Model) -> tuple[torch.nn.Parameter, ...]:
-    """The model's params in declaration order."""
-    if model._ss_held:
-        return tuple(model.parameters())
-    parameters = model._parameters
-    return tuple(parameters[name] for name in model._ss_params)
+    """The model's params in declaration order, then the held models' (the order of
+    `named_parameters()` and of `_ss_params`)."""
+    if not model._ss_held:
+        parameters = model._parameters
+        return tuple(parameters[name] for name in model._ss_params)
+    found: list[torch.nn.Parameter] = []
+    # Depth first on a stack of its own, children pushed in reverse so they come off in
+    # order; the declared structure is walked directly, a few times faster than
+    # `parameters()`, which a training step calls for twice.
+    stack: list[torch.nn.Module] = [model]
+    while stack:
+        current = stack.pop()
+        parameters = current._parameters
+        found.extend(parameters[name] for name in current._ss_own_params)
+        modules = current._modules
+        for held in reversed(current._ss_held):
+            inner = modules[held.name]
+            if held.count is None:
+                stack.append(inner)
+            else:
+                stack.extend(reversed(inner._modules.values()))
+    return tuple(found)
 
 
 def same_model_type(first: type, second: type) -> bool:
@@ -325,27 +352,49 @@ def set_field(model: Model, name: str, value: Any) -> None:
 def check_model(value: Any, cls: type[Model], where: dict[str, Any], path: str = "") -> None:
     """ShapeError unless `value` is a `cls` whose fields, and those of the models it holds,
     have their declared shapes and dtypes."""
+    if not cls._ss_held:
+        _check_one(value, cls, where, path)
+        return
+    # The models it holds, on a stack of its own; a path is made only for a problem.
+    stack: list[tuple[Any, type[Model], tuple[str, ...]]] = [(value, cls, ())]
+    while stack:
+        current, current_cls, steps = stack.pop()
+        _check_one(current, current_cls, where, path, steps)
+        modules = current._modules
+        for held in current_cls._ss_held:
+            inner = modules.get(held.name)
+            if held.count is None:
+                stack.append((inner, held.model, (*steps, held.name)))
+                continue
+            if not isinstance(inner, torch.nn.ModuleList) or len(inner) != held.count:
+                shown = _joined(path, (*steps, held.name))
+                raise ShapeError(
+                    f"a {current_cls.__name__} whose {shown} isn't {held.count} "
+                    f"{held.model.__name__} models",
+                    **where,
+                )
+            for index, one in enumerate(inner._modules.values()):
+                stack.append((one, held.model, (*steps, held.name, str(index))))
+
+
+def _joined(path: str, steps: tuple[str, ...]) -> str:
+    return path + ".".join(steps)
+
+
+def _check_one(
+    value: Any, cls: type[Model], where: dict[str, Any], path: str, steps: tuple[str, ...] = ()
+) -> None:
+    """ShapeError unless `value` is a `cls` whose own fields have their declared shapes and
+    dtypes; `path` and `steps` say where it is in the model checked."""
     if not isinstance(value, cls):
+        at = _at(_joined(path, steps))
         got = type(value).__name__
         if isinstance(value, torch.nn.Module) and not isinstance(value, Model):
             origin = _defined_in(type(value))
             got = (
                 f"a torch.nn.Module `{got}` from {origin}, not a ShapeScript model `{cls.__name__}`"
             )
-        raise ShapeError(f"expected a {cls.__name__} model{_at(path)}, got {got}", **where)
-    for held in cls._ss_held:
-        inner = value._modules.get(held.name)
-        if held.count is None:
-            check_model(inner, held.model, where, f"{path}{held.name}.")
-            continue
-        if not isinstance(inner, torch.nn.ModuleList) or len(inner) != held.count:
-            raise ShapeError(
-                f"a {cls.__name__} whose {path}{held.name} isn't {held.count} "
-                f"{held.model.__name__} models",
-                **where,
-            )
-        for index, one in enumerate(inner):
-            check_model(one, held.model, where, f"{path}{held.name}.{index}.")
+        raise ShapeError(f"expected a {cls.__name__} model{at}, got {got}", **where)
     if value._ss_sharded:
         return  # checked whole when it was sent to the worker
     parameters, buffers = value._parameters, value._buffers
@@ -360,7 +409,8 @@ def check_model(value: Any, cls: type[Model], where: dict[str, Any], path: str =
         problem = field_problem(field, tensors[field.name])
         if problem is not None:
             raise ShapeError(
-                f"a {cls.__name__}{_at(path)} whose {problem.removeprefix('its ')}", **where
+                f"a {cls.__name__}{_at(_joined(path, steps))} whose {problem.removeprefix('its ')}",
+                **where,
             )
 
 

@@ -327,13 +327,13 @@ def _check_update(m: Any, opt: Any, g: Any) -> None:
     if not same_model_type(g.model_type, cls):
         raise ShapeError(f"update: a Grad[{g.model_type.__name__}] can't update a {cls.__name__}")
     values = g._values
-    for name, is_param, shape, dtype in cls._ss_types:
+    for name, is_param, shape, dtype in (*cls._ss_types, *cls._ss_held_types):
         if is_param:
             value = values[name]
             if value.shape != shape or value.dtype is not dtype:
                 # A model laid out on a worker (pieces, heads) checks against its own shapes.
                 expected = _shape_text(torch.empty(shape, dtype=dtype, device="meta"))
-                problem = field_problem(cls._ss_by_name[name], value) or (
+                problem = field_problem(cls._ss_all_by_name[name], value) or (
                     f"its field {name} is {_shape_text(value)} on this device, not {expected}"
                 )
                 raise ShapeError(

@@ -26,6 +26,8 @@ from shapescript_lsp.features.curve_hover import CURVE_KINDS, documentation_curv
 from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.imported_names import imported_names
 from shapescript_lsp.features.math_completion import math_items
+from shapescript_lsp.features.member_chain import chain_at_end, follow
+from shapescript_lsp.features.model_hover import model_infos
 from shapescript_lsp.features.model_members import member_candidates
 from shapescript_lsp.features.python_members import PYTHON_NAMES, Listing
 from shapescript_lsp.features.record_members import record_members
@@ -382,6 +384,11 @@ class Completer:
         return f"{name}(over=${{1|{','.join(names)}|}})"
 
     def _members(self, checked, owner: str, text: str, dot: int, offset: int) -> list[Candidate]:
+        chain = chain_at_end(owner)
+        if checked is not None and chain is not None and chain[2]:
+            through = self._chain_members(checked, text, dot, offset, chain)
+            if through is not None:
+                return through
         name = re.search(r"[\w.]*$", owner).group()
         if checked is None or not name:
             return []
@@ -418,6 +425,38 @@ class Completer:
         if root is not None and root.kind == "python_module":
             return self._python_members(name)
         return []
+
+    def _chain_members(
+        self, checked, text: str, dot: int, offset: int, chain
+    ) -> list[Candidate] | None:
+        """After `m.h[1].attn.`: the members of the model (or gradient) the chain leads to
+        through the models its root holds; None when its root isn't a value in scope (an
+        imported module's name, say)."""
+        written, root, steps = chain
+        found = None
+        for source in (self.current, checked):
+            if source is not None and source.source.text == text:
+                found = source.names_in_scope(dot).get(root)
+                if found is not None:
+                    checked = source
+                    break
+        if found is None and checked.source.text != text:
+            found = checked.names_in_scope(dot).get(root)
+        if found is None or found[0] is None or found[0].kind not in ("param", "value"):
+            return None
+        value_type = follow(found[1], steps, model_infos(checked))
+        if value_type is None:
+            return []
+        return member_candidates(
+            checked,
+            text,
+            re.sub(r"\s+", "", written),
+            value_type,
+            dot - len(written),
+            offset,
+            self.snippets,
+            self.workspace,
+        )
 
     def _python_members(self, dotted: str) -> list[Candidate]:
         """A Python module's names, as far as they are known now: filtered by the typed

@@ -48,7 +48,7 @@ def model_hover(checked: Checked, symbol: Symbol, doc: DocRenderer = render_doc)
                 f"- `{field.name}`: {doc(' '.join(field.doc.split()))}" for field in documented
             )
         )
-    parts.append(_sizes(info))
+    parts.append(_sizes(info, model_infos(checked)))
     return parts
 
 
@@ -62,6 +62,8 @@ def field_hover(
     for info in model_infos(checked).values():
         for field in info.fields.values():
             if field.symbol == symbol:
+                if field.is_model:
+                    return [_fence(_field_line(field)), _held_text(field, info), doc(field.doc)]
                 return [
                     _fence(_field_line(field)),
                     f"{field.kind.capitalize()} of `{info.name}`"
@@ -73,23 +75,56 @@ def field_hover(
 
 
 def _field_line(field: FieldInfo) -> str:
+    """The field as written, less its initializer: `param w: [D C]`, `h: [L] Block`."""
+    if field.is_model:
+        return f"{field.name}: {format_type(field.type)}"
     return f"{field.kind} {field.name}: {format_type(field.type)}"
 
 
-def _sizes(info: ModelInfo) -> str:
-    """How many numbers the params and buffers hold, when every shape is known."""
-    counts = {"param": 0, "buffer": 0}
-    for field in info.fields.values():
-        if field.shape is None:
-            return ""
-        size = 1
-        for value in field.shape:
-            size *= value
-        counts[field.kind] += size
+def _held_text(field: FieldInfo, info: ModelInfo) -> str:
+    """What a field that holds models holds, and that its params train with the model."""
+    if field.count is None:
+        article = "an" if (field.model or "")[:1].lower() in "aeiou" else "a"
+        held = f"Holds {article} `{field.model}` in `{info.name}`"
+    else:
+        held = f"Holds {field.count} `{field.model}` models in `{info.name}` (a ModuleList)"
+    return held + ", whose params train and save with it"
+
+
+def _sizes(info: ModelInfo, infos: dict[str, ModelInfo] | None = None) -> str:
+    """How many numbers the params and buffers hold, the held models' included, when every
+    shape is known."""
+    counts = _counts(info, infos or {})
+    if counts is None:
+        return ""
     text = f"{counts['param']:,} trained values"
     if counts["buffer"]:
         text += f", {counts['buffer']:,} in buffers"
     return text
+
+
+def _counts(info: ModelInfo, infos: dict[str, ModelInfo]) -> dict[str, int] | None:
+    """The numbers in a model's params and buffers, the held models' included (a held model
+    counted once per copy); None when a shape or a held model isn't known. Walks with a
+    stack of its own, and counts nothing for a model that holds itself (E3401)."""
+    counts = {"param": 0, "buffer": 0}
+    stack: list[tuple[ModelInfo, int, frozenset[str]]] = [(info, 1, frozenset({info.name}))]
+    while stack:
+        current, copies, above = stack.pop()
+        for field in current.fields.values():
+            if field.is_model:
+                held = infos.get(field.model or "")
+                if held is None or held.name in above:
+                    return None
+                stack.append((held, copies * (field.count or 1), above | {held.name}))
+                continue
+            if field.shape is None:
+                return None
+            size = 1
+            for value in field.shape:
+                size *= value
+            counts[field.kind] += size * copies
+    return counts
 
 
 def _initializer_texts(checked: Checked, symbol: Symbol) -> dict[str, str]:

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from lsprotocol import types
 
 from shapescript.check.algebra.types import GradType, ModelType, Type, format_type, is_type_variable
+from shapescript.check.bodies.model_values import gradient_of_held
 from shapescript.check.program import Checked
 from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp.features.generic_hover import missing_for
@@ -49,14 +50,16 @@ def member_candidates(
         return []
     candidates = []
     for order, field in enumerate(info.fields.values()):
-        if gradient and not field.is_param:
+        if gradient and not (field.is_param or field.is_model):
             continue
+        shown = gradient_of_held(field.type) if gradient else field.type
+        written = "" if field.is_model else f"{field.kind} "
         candidates.append(
             Candidate(
                 field.name,
                 types.CompletionItemKind.Field,
-                f"{field.kind} {field.name}: {format_type(field.type)}",
-                field.type,
+                f"{written}{field.name}: {format_type(shown)}",
+                shown,
                 rank=0,
                 order=order,
                 insert=field.name,
