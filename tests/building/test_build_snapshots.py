@@ -17,6 +17,9 @@ from tests.snapshot import assert_matches_snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.ss"))
+#: Examples that import another example: a standalone build holds one file (E2305).
+IMPORTING = {"train_gpt"}
+STANDALONE = [path for path in EXAMPLES if path.stem not in IMPORTING]
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 #: For each example, a call of one of its functions that runs without models.
@@ -30,6 +33,7 @@ CALLS = {
     ),
     "train_mlp": None,
     "gpt": None,
+    "train_gpt": None,
     "vit": None,
     "gpt2": "gelu_tanh(torch.randn(2, 3, 256)).shape",
     "gpt2_hf": "gelu_new(torch.randn(2, 3, 256)).shape",
@@ -52,15 +56,30 @@ def build(path: Path, standalone: bool) -> str:
     return generated.source
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.stem)
-@pytest.mark.parametrize("standalone", [False, True], ids=["module", "standalone"])
+@pytest.mark.parametrize(
+    ("path", "standalone"),
+    [(path, False) for path in EXAMPLES] + [(path, True) for path in STANDALONE],
+    ids=lambda value: (
+        value.stem if isinstance(value, Path) else ("standalone" if value else "module")
+    ),
+)
 def test_build_output_is_pinned(path: Path, standalone: bool) -> None:
     source = build(path, standalone)
     suffix = ".standalone.py.expected" if standalone else ".py.expected"
     assert_matches_snapshot(source, SNAPSHOTS / f"{path.stem}{suffix}")
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.stem)
+@pytest.mark.parametrize("stem", sorted(IMPORTING))
+def test_an_example_that_imports_has_no_standalone_build(stem: str) -> None:
+    path = ROOT / "examples" / f"{stem}.ss"
+    relative = path.relative_to(ROOT).as_posix()
+    checked = check(SourceFile.from_text(relative, path.read_text(encoding="utf-8")))
+    generated = generate(checked, BuildOptions(devices="cpu", standalone=True))
+    assert generated.tree is None
+    assert [d.code for d in generated.diagnostics] == ["E2305"]
+
+
+@pytest.mark.parametrize("path", STANDALONE, ids=lambda path: path.stem)
 def test_standalone_build_runs_with_torch_alone(path: Path, tmp_path: Path) -> None:
     built = tmp_path / f"{path.stem}_built.py"
     built.write_text(build(path, standalone=True), encoding="utf-8")
