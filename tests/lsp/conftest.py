@@ -2,14 +2,42 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-SERVER = [sys.executable, "-m", "shapescript_lsp"]
+HERE = Path(__file__).resolve().parent
+
+
+def _start_zygote() -> str:
+    """The socket of this test process's server zygote (server_zygote.py), started now."""
+    folder = Path(tempfile.mkdtemp(prefix="ss-lsp-zygote-"))
+    path = str(folder / "socket")
+    zygote = subprocess.Popen(
+        [sys.executable, str(HERE / "server_zygote.py"), path],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    atexit.register(zygote.kill)
+    return path
+
+
+#: What the tests start as the server: a process forked from one that has imported it,
+#: which behaves as `python -m shapescript_lsp` (tests/lsp/raw_client.py starts that);
+#: SS_LSP_TESTS_PROCESS=1 starts that command for every test instead.
+SERVER = (
+    [sys.executable, "-m", "shapescript_lsp"]
+    if os.environ.get("SS_LSP_TESTS_PROCESS") == "1"
+    else [sys.executable, "-S", str(HERE / "launch.py"), _start_zygote()]
+)
 
 
 def _options(client_name: str, tmp_path) -> dict[str, object]:
