@@ -66,6 +66,14 @@ fn first_grad(m: Net, batch: [b] Digit) -> Grad[Layer]:
     l, g = value_and_grad(loss, m, batch)
     return g.h[0]
 
+fn held_field_grad(m: Net, batch: [b] Digit) -> [Hd Hd]:
+    l, g = value_and_grad(loss, m, batch)
+    return g.h[1].w
+
+fn own_field_grad(m: Net, batch: [b] Digit) -> [D Hd]:
+    l, g = value_and_grad(loss, m, batch)
+    return g.w_in
+
 fn grad_norm(m: Net, batch: [b] Digit) -> []:
     l, g = value_and_grad(loss, m, batch)
     return norm(g.h[1]) + norm(g.head)
@@ -99,6 +107,9 @@ def _run(module) -> tuple[list[float], dict[str, torch.Tensor], dict[str, torch.
     grad = module.first_grad(m, batch)
     found = {name: value.detach().clone() for name, value in grad.items()}
     found["norm"] = module.grad_norm(m, batch).detach().clone()
+    # One field of a gradient, whole (with `shard params`, not this worker's piece).
+    found["h.1.w"] = module.held_field_grad(m, batch).detach().clone()
+    found["w_in"] = module.own_field_grad(m, batch).detach().clone()
     weights = {name: value.detach().clone() for name, value in m.state_dict().items()}
     return [row["loss"] for row in sink.rows], weights, found
 
@@ -121,7 +132,7 @@ def _same_as_one_device(tmp_path, devices_text: str) -> None:
     for name, value in weights.items():
         assert their_weights[name].shape == value.shape, name
         assert torch.allclose(their_weights[name], value, atol=1e-5, rtol=0), name
-    assert list(their_grad) == list(grad) == ["w", "b", "norm"]
+    assert list(their_grad) == list(grad) == ["w", "b", "norm", "h.1.w", "w_in"]
     for name, value in grad.items():
         assert their_grad[name].shape == value.shape, name
         assert torch.allclose(their_grad[name], value, atol=1e-6, rtol=0), name
