@@ -101,3 +101,29 @@ def test_standalone_build_runs_with_torch_alone(path: Path, tmp_path: Path) -> N
     text = built.read_text(encoding="utf-8")
     assert "import shapescript" not in text and "from shapescript" not in text
     assert result.stdout.strip() == EXPECTED_SHAPES.get(path.stem, "imported")
+
+
+def test_a_standalone_nested_model_is_the_runtimes_model(tmp_path: Path) -> None:
+    import runpy
+
+    import torch
+
+    import shapescript
+
+    path = ROOT / "examples" / "gpt2_hf.ss"
+    built = tmp_path / "gpt2_hf_built.py"
+    built.write_text(build(path, standalone=True), encoding="utf-8")
+    standalone = runpy.run_path(str(built))
+    model = standalone["Gpt2LMHead"].init(seed=1)
+    assert isinstance(model.transformer.h, torch.nn.ModuleList)
+    source = shapescript.compile(path.read_text(), str(path), devices="cpu")
+    reference = source.Gpt2LMHead.init(seed=1)
+    mine, theirs = model.state_dict(), reference.state_dict()
+    assert list(mine) == list(theirs)
+    for name, value in theirs.items():
+        assert torch.equal(mine[name], value), name
+    ids = torch.tensor([[1, 2, 3]])
+    with torch.no_grad():
+        torch.testing.assert_close(
+            standalone["forward"](model, ids), source.forward(reference, ids)
+        )

@@ -66,6 +66,14 @@ fn first_grad(m: Net, batch: [b] Digit) -> Grad[Layer]:
     l, g = value_and_grad(loss, m, batch)
     return g.h[0]
 
+fn held_field_grad(m: Net, batch: [b] Digit) -> [Hd Hd]:
+    l, g = value_and_grad(loss, m, batch)
+    return g.h[1].w
+
+fn own_field_grad(m: Net, batch: [b] Digit) -> [D Hd]:
+    l, g = value_and_grad(loss, m, batch)
+    return g.w_in
+
 fn grad_norm(m: Net, batch: [b] Digit) -> []:
     l, g = value_and_grad(loss, m, batch)
     return norm(g.h[1]) + norm(g.head)
@@ -99,6 +107,9 @@ def _run(module) -> tuple[list[float], dict[str, torch.Tensor], dict[str, torch.
     grad = module.first_grad(m, batch)
     found = {name: value.detach().clone() for name, value in grad.items()}
     found["norm"] = module.grad_norm(m, batch).detach().clone()
+    # One field of a gradient, whole (with `shard params`, not this worker's piece).
+    found["h.1.w"] = module.held_field_grad(m, batch).detach().clone()
+    found["w_in"] = module.own_field_grad(m, batch).detach().clone()
     weights = {name: value.detach().clone() for name, value in m.state_dict().items()}
     return [row["loss"] for row in sink.rows], weights, found
 
@@ -121,7 +132,7 @@ def _same_as_one_device(tmp_path, devices_text: str) -> None:
     for name, value in weights.items():
         assert their_weights[name].shape == value.shape, name
         assert torch.allclose(their_weights[name], value, atol=1e-5, rtol=0), name
-    assert list(their_grad) == list(grad) == ["w", "b", "norm"]
+    assert list(their_grad) == list(grad) == ["w", "b", "norm", "h.1.w", "w_in"]
     for name, value in grad.items():
         assert their_grad[name].shape == value.shape, name
         assert torch.allclose(their_grad[name], value, atol=1e-6, rtol=0), name
@@ -136,3 +147,31 @@ def test_three_workers_train_a_nested_model_as_one_device_does(tmp_path) -> None
 @pytest.mark.slow
 def test_shard_params_shards_the_held_models_params_too(tmp_path) -> None:
     _same_as_one_device(tmp_path, "cpu[0 1 2]\n    shard params")
+
+
+def _line(text: str, needle: str) -> int:
+    return text[: text.index(needle)].count("\n") + 1
+
+
+def test_hovers_count_the_held_models_params_bytes() -> None:
+    from shapescript.check.analyses.comms import Table
+    from shapescript.check.checker import check_parsed
+    from shapescript.syntax.parser import parse
+    from shapescript.syntax.source import SourceFile
+
+    def table(devices: str):
+        text = PROGRAM.format(devices=devices)
+        checked = check_parsed(parse(SourceFile.from_text("t.ss", text)))
+        assert checked.errors == []
+        return text, checked, Table(checked)
+
+    # w_in 9,408 values, h.0 and h.1 144 + 12 each, head.w 120; the buffer mean 784.
+    text, checked, sharded = table("cpu[0 1 2]\n    shard params")
+    model = checked.signatures["forward"].params[0].type
+    pieces = 3136 + 2 * (48 + 4) + 40
+    assert f"{pieces * 4:,} bytes" in sharded.value_text("forward", model)
+    text, checked, plain = table("cpu[0 1 2]")
+    assert f"{(9408 + 2 * 156 + 120 + 784) * 4:,} bytes" in plain.value_text("forward", model)
+    step = plain.line_text("train_step", _line(text, "l, g = value_and_grad"))
+    assert step is not None
+    assert f"{9408 + 2 * 156 + 120:,} × f32" in step

@@ -18,6 +18,7 @@ from shapescript.check.algebra.types import (
     HostType,
     ModeType,
     PythonType,
+    StackType,
     TensorType,
     Type,
 )
@@ -323,12 +324,13 @@ class _Walker:
         elif isinstance(stmt, ast.ExprStmt):
             self.expr(stmt.expr)
         elif isinstance(stmt, ast.For):
-            if not isinstance(stmt.iterable, ast.Range):
+            over_models = isinstance(self.types.get(stmt.iterable.span), StackType)
+            if not isinstance(stmt.iterable, ast.Range) and not over_models:
                 self.report(
                     "E1704",
                     f"a `for` loop over something other than a range in {self.where}",
                     stmt.iterable.span,
-                    "only a range can be a loop in an exported program",
+                    "only a range, or a stack of models, can be a loop in an exported program",
                 )
             self.expr(stmt.iterable)
             for inner in stmt.body:

@@ -154,8 +154,9 @@ _ss_model_dtypes = {
 }
 
 
-def _ss_draw(field, seed, device):
+def _ss_draw(field, seed, device, path=None):
     name, kind, shape, dtype, (init, arguments) = field
+    name = path or name
     dtype = _ss_model_dtypes[dtype]
     if init == "zeros":
         return _ss_torch.zeros(shape, dtype=dtype, device=device)
@@ -177,6 +178,8 @@ def _ss_draw(field, seed, device):
 
 class _ss_Model(_ss_torch.nn.Module):
     _ss_fields = ()
+    #: The fields that hold models: (name, model class, None for one or a stack's count).
+    _ss_held = ()
 
     def __init__(self, *args, **kwargs):
         name = type(self).__name__
@@ -186,18 +189,50 @@ class _ss_Model(_ss_torch.nn.Module):
     def init(cls, *, seed):
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise TypeError(f"{cls.__name__}.init: seed is an int, not {type(seed).__name__}")
+        return cls._ss_build(seed, "" if cls._ss_held else None)
+
+    @classmethod
+    def _ss_build(cls, seed, prefix):
+        # Fields drawn from their full paths (`h.0.attn.w`) under `prefix`, or from their
+        # names when `prefix` is None; the held models as submodules, a stack a ModuleList.
         model = cls.__new__(cls)
         _ss_torch.nn.Module.__init__(model)
         for field in cls._ss_fields:
-            value = _ss_draw(field, seed, _ss_device)
+            path = None if prefix is None else prefix + field[0]
+            value = _ss_draw(field, seed, _ss_device, path)
             if field[1] == "param":
                 model.register_parameter(field[0], _ss_torch.nn.Parameter(value))
             else:
                 model.register_buffer(field[0], value)
+        for name, held, count in cls._ss_held:
+            if count is None:
+                model.add_module(name, held._ss_build(seed, f"{prefix}{name}."))
+                continue
+            made = [held._ss_build(seed, f"{prefix}{name}.{i}.") for i in range(count)]
+            model.add_module(name, _ss_torch.nn.ModuleList(made))
         return model
 
 
 def _ss_check_model(value, cls, where):
+    pending = [(value, cls)]
+    while pending:
+        value, cls = pending.pop()
+        _ss_check_one(value, cls, where)
+        for name, held, count in cls._ss_held:
+            inner = value._modules.get(name)
+            if count is None:
+                pending.append((inner, held))
+                continue
+            if not isinstance(inner, _ss_torch.nn.ModuleList) or len(inner) != count:
+                raise ValueError(
+                    f"{where['path']}:{where['line']}:{where['column']}: in fn "
+                    f"{where['function']}, argument for parameter `{where['parameter']}`: "
+                    f"its field {name} isn't {count} {held.__name__} models"
+                )
+            pending.extend((one, held) for one in inner)
+
+
+def _ss_check_one(value, cls, where):
     if not isinstance(value, cls):
         raise ValueError(
             f"{where['path']}:{where['line']}:{where['column']}: in fn {where['function']}, "

@@ -60,10 +60,11 @@ def model_class(context: ModuleContext, info: ModelInfo, origin, body: SourceBui
     held = []
     for field in info.fields.values():
         if field.is_model:
-            if context.standalone:
-                raise Unsupported(f"the field `{field.name}`, which holds models, standalone")
             if field.model is None:
                 raise Unsupported(f"the field `{field.name}` of model {info.name}")
+            if context.standalone:
+                held.append(f"({field.name!r}, {python_name(field.model)}, {field.count!r}),")
+                continue
             count = f", {field.count}" if field.count is not None else ""
             held.append(f"_ss_rt.models.Held({field.name!r}, {python_name(field.model)}{count}),")
             continue

@@ -114,6 +114,7 @@ def export_hf(
     from shapescript.export.hf_module import modeling_source
     from shapescript.rt import devices as rt_devices
     from shapescript.rt.errors import ShapeScriptError
+    from shapescript.rt.models import tensors_of
     from shapescript.syntax.source import SourceFile
 
     if dtype not in DTYPES:
@@ -145,8 +146,14 @@ def export_hf(
     fields = {}
     tensors = {}
     engine = _engine_fields(checked, name) if language and not serving else (None, None)
-    for field in type(model)._ss_fields:
-        value = getattr(model, field.name).detach()
+    engine, held_engine = _own_engine_fields(model, engine)
+    if held_engine and unservable is None:
+        unservable = (
+            f"the embedding table or output layer is read from a held model ({held_engine})"
+        )
+    every = tensors_of(model)
+    for field in type(model)._ss_all_fields:
+        value = every[field.name].detach()
         if value.is_floating_point():
             value = value.to(target)
         fields[field.name] = [field.kind, list(value.shape), str(value.dtype).split(".")[-1]]
@@ -223,6 +230,18 @@ def _engine_fields(checked: Checked, name: str) -> tuple[str | None, str | None]
     from shapescript.export.serving import engine_fields
 
     return engine_fields(checked, name)
+
+
+def _own_engine_fields(
+    model, engine: tuple[str | None, str | None]
+) -> tuple[tuple[str | None, str | None], str | None]:
+    """The engine's fields when they are the model's own: a name read through a held model
+    (`t.wte.weight`) isn't a field of the model passed in, so the folder runs the whole
+    function instead; the second value names such a field."""
+    own = type(model)._ss_by_name
+    kept = tuple(field if field is None or field in own else None for field in engine)
+    dropped = [field for field, was in zip(engine, kept, strict=True) if field and was is None]
+    return (kept[0], kept[1]), (", ".join(dropped) or None)
 
 
 def _stored_name(field: str, language: bool, engine: tuple[str | None, str | None]) -> str:

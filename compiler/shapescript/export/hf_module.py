@@ -302,15 +302,73 @@ class ShapeScriptConfig(PretrainedConfig):
 
 
 def _ss_fields(model):
-    """The fields as the compiled function reads them, `m.w`, whatever they're named here."""
+    """The fields as the compiled function reads them, `m.w` or `m.h[0].attn.w`, whatever
+    they're named here: a held model is a namespace, a stack of them a list."""
     spec = model.config.shapescript
     values = {}
     for name in spec["fields"]:
         if name == spec.get("embedding"):
             values[name] = model.embed_tokens.weight
         elif name != spec.get("output") or spec.get("output") == spec.get("embedding"):
-            values[name] = getattr(model, name)
-    return _ss_types.SimpleNamespace(**values)
+            value = model
+            for step in name.split("."):
+                value = getattr(value, step)
+            values[name] = value
+    return _ss_tree(values)
+
+
+def _ss_tree(values):
+    """Nested namespaces from full paths (`h.0.attn.w`): a level whose names are all
+    numbers is a list, the stack of models `h: [L] Block` holds."""
+    root = {}
+    for name, value in values.items():
+        level = root
+        *outer, last = name.split(".")
+        for step in outer:
+            level = level.setdefault(step, {})
+        level[last] = value
+    # Innermost levels first, so each is made before the level that holds it.
+    levels = [root]
+    order = []
+    while levels:
+        level = levels.pop()
+        order.append(level)
+        levels.extend(inner for inner in level.values() if isinstance(inner, dict))
+    made = {}
+    for level in reversed(order):
+        items = {
+            step: made.pop(id(inner)) if isinstance(inner, dict) else inner
+            for step, inner in level.items()
+        }
+        if items and all(step.isdigit() for step in items):
+            value = [items[step] for step in sorted(items, key=int)]
+        else:
+            value = _ss_types.SimpleNamespace(**items)
+        made[id(level)] = value
+    return made[id(root)]
+
+
+def _ss_place(model, name, value, kind):
+    """Register a field under its full path, making the held models' modules on the way
+    (an `nn.ModuleList` for a stack), so state_dict() names are the source's."""
+    *outer, last = name.split(".")
+    owner = model
+    for index, step in enumerate(outer):
+        following = outer[index + 1] if index + 1 < len(outer) else last
+        if step.isdigit():
+            while len(owner) <= int(step):
+                owner.append(_ss_torch.nn.Module())
+            owner = owner[int(step)]
+            continue
+        if step not in owner._modules:
+            stack = following.isdigit()
+            owner.add_module(step, _ss_torch.nn.ModuleList() if stack else _ss_torch.nn.Module())
+        owner = owner._modules[step]
+    if kind == "param":
+        trained = value.is_floating_point()
+        owner.register_parameter(last, _ss_torch.nn.Parameter(value, requires_grad=trained))
+    else:
+        owner.register_buffer(last, value)
 
 
 class ShapeScriptModel(PreTrainedModel):
@@ -334,11 +392,8 @@ class ShapeScriptModel(PreTrainedModel):
                 self.embed_tokens = _ss_torch.nn.Embedding(*shape, dtype=value.dtype)
             elif name == spec.get("output"):
                 continue
-            elif kind == "param":
-                trained = value.is_floating_point()
-                self.register_parameter(name, _ss_torch.nn.Parameter(value, requires_grad=trained))
             else:
-                self.register_buffer(name, value)
+                _ss_place(self, name, value, kind)
         self.post_init()
 
     def _init_weights(self, module):

@@ -45,10 +45,9 @@ class Grad:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
-        try:
-            return self._values[name]
-        except KeyError:
-            pass
+        value = self._values.get(name)
+        if value is not None:
+            return value if whole_field is None else whole_field(self.model_type, name, value)
         for held in self.model_type._ss_held:
             if held.name == name:
                 parts = [self._part(held.model, prefix) for prefix in held.paths()]
@@ -182,6 +181,10 @@ def clip_norm(g: Grad, max_norm: float) -> Grad:
 #: every worker's pieces of a gradient (`parallel.sharding.norm`, `parallel.heads.norm`);
 #: None otherwise.
 norm_across: Callable[[Grad], torch.Tensor] | None = None
+
+#: On a worker of a program with `shard params`, what makes a field read of a gradient
+#: (`g.w`, a piece of it here) whole (`parallel.sharding.whole_grad_field`); None otherwise.
+whole_field: Callable[[type[Model], str, torch.Tensor], torch.Tensor] | None = None
 
 #: On a worker of a program on several devices, what adds up each worker's gradients
 #: (`parallel.collectives.combine_grads`); None on one device.

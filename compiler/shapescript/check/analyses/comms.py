@@ -12,6 +12,7 @@ from shapescript.check.algebra.sizes import Poly
 from shapescript.check.algebra.syntax_facts import walk
 from shapescript.check.algebra.types import GradType, ModelType, TensorType, Type
 from shapescript.check.analyses.placement import CONTROLLER, WORKERS, Placement, _split_axis
+from shapescript.check.declarations.model_info import every_field
 from shapescript.records import record
 from shapescript.syntax import ast
 
@@ -60,30 +61,30 @@ def shown(count: int) -> str:
 
 
 def model_bytes(checked, name: str, params_only: bool = False) -> int:
-    """A model's params (and buffers) in bytes."""
-    info = checked.models.get(name)
+    """A model's params (and buffers) in bytes, the models it holds included."""
     total = 0
-    for field_name, field_info in info.fields.items() if info is not None else ():
+    for _path, field_info in every_field(checked.models, name):
         if params_only and getattr(field_info, "kind", "param") != "param":
             continue
         size = _field_size(field_info)
         if size is not None:
             total += size[0] * BYTES.get(size[1], 4)
-        del field_name
     return total
 
 
 def _params(checked, model: str, names: tuple[str, ...] | None) -> list[tuple[str, int, str]]:
-    info = checked.models.get(model)
+    """A model's params, the held models' too (by path, `h.0.w`), with their sizes and
+    dtypes; with `names`, only those a function reads (a field that holds models read
+    counts for all its params)."""
     found = []
-    for field_name, field_info in info.fields.items() if info is not None else ():
+    for path, field_info in every_field(checked.models, model):
         if getattr(field_info, "kind", "param") != "param":
             continue
-        if names is not None and field_name not in names:
+        if names is not None and path not in names and path.split(".")[0] not in names:
             continue
         size = _field_size(field_info)
         if size is not None:
-            found.append((field_name, size[0], size[1]))
+            found.append((path, size[0], size[1]))
     return found
 
 

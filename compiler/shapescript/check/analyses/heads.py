@@ -38,6 +38,7 @@ from shapescript.check.analyses.placement import (
     _Function,
     _over,
 )
+from shapescript.check.declarations.model_info import every_field
 from shapescript.syntax import ast
 
 #: Operations that contract the split axis into a sum.
@@ -88,6 +89,7 @@ def plan_heads(
                 fields[field_name] = axis
         if fields:
             placement.split_fields[name] = fields
+    _refuse_held_splits(scope, placement, dim, reporter)
     for name, function in functions.items():
         if placement.places.get(name) == CONTROLLER:
             continue
@@ -310,6 +312,41 @@ def _matmul_kind(left: Type | None, right: Type | None, dim: str) -> str | None:
     if right_contracted and left_axis is None:
         return "rows_left"
     return None
+
+
+def _refuse_held_splits(scope, placement: Placement, dim: str, reporter: Reporter) -> None:
+    """E1801 on each field that holds models with params along the split dim: only the
+    params of the model passed in are split, so the held ones would run with the wrong
+    number of heads."""
+    infos = getattr(scope, "model_infos", None) or {}
+    for info in infos.values():
+        for held in info.nested:
+            if held.model is None:
+                continue
+            found = next(
+                (
+                    path
+                    for path, inner in every_field(infos, held.model)
+                    if inner.is_param and split_axis(inner.type, dim) is not None
+                ),
+                None,
+            )
+            if found is None:
+                continue
+            first = f"{held.name}." if held.count is None else f"{held.name}.0."
+            written = held.model if held.count is None else f"[{held.count}] {held.model}"
+            reporter.report(
+                "E1801",
+                f"`{held.name}: {written}` in `{info.name}` holds a param along {dim} "
+                f"(`{first}{found}`); splitting held models' params, with `split {dim}` on "
+                f"{placement.device_count} devices, has no lowering yet",
+                held.span,
+                f"its models' params aren't split along {dim}",
+                help=(
+                    f"make the params along {dim} fields of `{info.name}` itself, or run "
+                    f"without `split {dim}` (`shard params` shards held models' params)"
+                ),
+            )
 
 
 def _refuse(reporter: Reporter, placement: Placement, function, span, what: str, help_: str):

@@ -104,24 +104,33 @@ def _sharded_class(cls: type[Model], count: int) -> type[Model]:
         for field in cls._ss_all_fields
         if field.kind == "param" and field.name not in split
     }
-    # Checks of a gradient or an update compare with the pieces' shapes.
-    sharded._ss_types = tuple(
-        (
-            name,
-            is_param,
-            torch.Size([piece_length(shape.numel(), count)])
-            if name in sharded._ss_whole
-            else shape,
-            dtype,
-        )
-        for name, is_param, shape, dtype in cls._ss_types
-    )
+    # Checks of a gradient or an update compare with the pieces' shapes, the held models'
+    # params' (by path) too.
+    sharded._ss_types = _piece_types(cls._ss_types, sharded._ss_whole, count)
+    sharded._ss_held_types = _piece_types(cls._ss_held_types, sharded._ss_whole, count)
     _CLASSES[cls] = sharded
     # A held model's gradient (`g.h[0]`) is of pieces too, laid out as its model is.
     sharded._ss_held = tuple(
         dataclasses.replace(held, model=_sharded_class(held.model, count)) for held in cls._ss_held
     )
     return sharded
+
+
+def _piece_types(
+    types: tuple[tuple[str, bool, torch.Size, torch.dtype], ...],
+    whole: dict[str, torch.Size],
+    count: int,
+) -> tuple[tuple[str, bool, torch.Size, torch.dtype], ...]:
+    """Fields as checks compare them, each sharded param as its flat piece."""
+    return tuple(
+        (
+            name,
+            is_param,
+            torch.Size([piece_length(shape.numel(), count)]) if name in whole else shape,
+            dtype,
+        )
+        for name, is_param, shape, dtype in types
+    )
 
 
 def shard(model: Model) -> Model:
@@ -245,6 +254,15 @@ def norm(g: Any) -> torch.Tensor:
     return squares.sqrt()
 
 
+def whole_grad_field(model_type: type, name: str, value: torch.Tensor) -> torch.Tensor:
+    """`g.w` read in the program: a gradient of pieces gives the whole field, gathered from
+    every worker's piece (every worker reads it at once, as it runs the same program)."""
+    shape = getattr(model_type, "_ss_whole", {}).get(name)
+    if shape is None or not issubclass(model_type, ShardedModel) or value.dim() != 1:
+        return value
+    return gather(value, shape)
+
+
 #: Whether the program on this worker has `shard params`.
 active = False
 
@@ -261,6 +279,7 @@ def setup(names: dict[str, Any]) -> None:
     if active:
         gradients.combine = combine_grads
         gradients.norm_across = norm
+        gradients.whole_field = whole_grad_field
         # Gradients of pieces are reduce-scattered in the backward pass: nothing to join.
         gradients.deferral = None
 
