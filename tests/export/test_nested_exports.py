@@ -47,3 +47,45 @@ def test_a_nested_gpt2s_hf_folder_keeps_every_path_and_gives_its_logits() -> Non
         got = loaded(input_ids=ids).logits
         want = source.forward(model, ids)
     torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+
+
+def _gpt2_hf_with_positions() -> str:
+    """examples/gpt2_hf.ss whose forward takes the positions, as llama.cpp's gpt2 does."""
+    text = GPT2_HF.read_text().split("## Mean cross-entropy")[0]
+    text = text.replace(
+        "fn forward(m: Gpt2LMHead, ids: [b n] Index[V])",
+        "fn forward(m: Gpt2LMHead, ids: [b n] Index[V], pos: [b n] Index[P])",
+    )
+    return text.replace("(t.wpe.weight[0:n] as [n D])", "embedding(pos, t.wpe.weight)")
+
+
+@pytest.mark.slow
+def test_a_nested_gpt2s_gguf_file_holds_every_block_under_llama_cpps_names() -> None:
+    gguf = pytest.importorskip("gguf")
+    from shapescript import cli
+
+    text = _gpt2_hf_with_positions()
+    Path("gpt2_hf.ss").write_text(text)
+    assert cli.main(["export", "gpt2_hf.ss", "--gguf", "out.gguf", "--seed", "2"]) == 0
+    reader = gguf.GGUFReader("out.gguf")
+    found = reader.fields["general.architecture"]
+    assert bytes(found.parts[found.data[0]]).decode() == "gpt2"
+    tensors = {tensor.name: torch.from_numpy(tensor.data.copy()) for tensor in reader.tensors}
+    assert len(tensors) == 2 + 12 * 2 + 2 and "output.weight" not in tensors
+    model = shapescript.compile(text, "gpt2_hf.ss", devices="cpu").Gpt2LMHead.init(seed=2)
+    t = model.transformer
+    # HF's Conv1D keeps [in out]; llama.cpp's gpt2 reads [out in], as the flat export writes.
+    pairs = {
+        "token_embd.weight": t.wte.weight,
+        "position_embd.weight": t.wpe.weight,
+        "blk.1.attn_qkv.weight": t.h[1].attn.c_attn.weight.T,
+        "blk.0.attn_qkv.bias": t.h[0].attn.c_attn.bias,
+        "blk.1.attn_output.weight": t.h[1].attn.c_proj.weight.T,
+        "blk.0.ffn_up.weight": t.h[0].mlp.c_fc.weight.T,
+        "blk.1.ffn_down.weight": t.h[1].mlp.c_proj.weight.T,
+        "blk.0.ffn_down.bias": t.h[0].mlp.c_proj.bias,
+        "blk.1.attn_norm.weight": t.h[1].ln_1.weight,
+        "output_norm.bias": t.ln_f.bias,
+    }
+    for name, value in pairs.items():
+        torch.testing.assert_close(tensors[name], value.detach(), atol=0, rtol=0)
