@@ -89,3 +89,45 @@ def test_a_nested_gpt2s_gguf_file_holds_every_block_under_llama_cpps_names() -> 
     }
     for name, value in pairs.items():
         torch.testing.assert_close(tensors[name], value.detach(), atol=0, rtol=0)
+
+
+#: A language model that keeps the serving rules but for its embedding table, which is a
+#: held model's param: an engine reads the table from the model's own fields.
+HELD_TABLE = """\
+dim V = 32
+dim D = 16
+dim H = 2
+dim Dh = D / H
+
+model Embedding:
+    param weight: [V D] = normal(std=0.02)
+
+model Lm:
+    wte: Embedding
+    param wqkv: [D 3*D] = normal(std=0.02)
+
+fn forward(m: Lm, ids: [b n] Index[V]) -> [b n V] Logit over V:
+    x = embedding(ids, m.wte.weight)
+    q, k, v = split(x @ m.wqkv, b n (3 H Dh) -> b H n Dh)
+    a = scaled_dot_product_attention(q, k, v, attn_mask=causal[n n])
+    h = x + rearrange(a, b H n Dh -> b n (H Dh))
+    return linear(h, m.wte.weight)
+"""
+
+
+def test_vllm_refuses_an_embedding_table_held_by_a_nested_model(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from shapescript import cli
+
+    Path("lm.ss").write_text(HELD_TABLE)
+    assert cli.main(["check", "lm.ss"]) == 0
+    capsys.readouterr()
+    assert cli.main(["export", "lm.ss", "--hf", "lm_hf", "--vllm"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("error[E3303]") == err.count("error[") == 2, err
+    assert "lm.ss:14:" in err and "lm.ss:18:" in err and "`m.wte.weight`" in err
+    assert not Path("lm_hf").exists()
+    with pytest.raises(shapescript.ShapeScriptError, match="E3303"):
+        shapescript.export_hf("lm.ss", "lm_hf", vllm=True, verify=False)
+    assert not Path("lm_hf").exists()

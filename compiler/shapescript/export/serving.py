@@ -80,6 +80,39 @@ def serving_diagnostics(checked: Checked, name: str) -> list[Diagnostic]:
     return found
 
 
+def vllm_diagnostics(checked: Checked, name: str) -> list[Diagnostic]:
+    """The serving rules (`serving_diagnostics`) and, when they hold, E3303 for an embedding
+    table or output layer that is a held model's param: an engine such as vLLM reads both
+    from the forward's model's own fields (GGUF files, written by path, don't need that)."""
+    found = serving_diagnostics(checked, name)
+    if found:
+        return found
+    functions = _functions(checked)
+    item = functions[name]
+    decl: ast.FnDecl = item.item
+    own_model = checked.signatures[name].params[0].type.name
+    table = _ids_embedding(item, decl, decl.params[1].name, lambda *args: None)
+    output = _output_field(item, decl)
+    for role, read in (("embedding table", table), ("output layer", output)):
+        if read is None or read[0][0] == own_model:
+            continue
+        (model, field_name), span = read
+        absolute = Span(item.base + span.start, item.base + span.end)
+        written = checked.source.text[absolute.start : absolute.end]
+        found.append(
+            Diagnostic(
+                "E3303",
+                f"the {role} `{written}` is the param `{field_name}` of a held model "
+                f"`{model}`; a serving engine reads it from `{own_model}`'s own params",
+                Label(absolute, "read through a held model"),
+                help=f"declare it in `{own_model}` (`param {field_name}: ...`) and read it as "
+                f"`m.{field_name}`, or export without --vllm (a transformers-only folder)",
+                path=checked.source.path,
+            )
+        )
+    return found
+
+
 def gguf_diagnostics(checked: Checked, name: str) -> list[Diagnostic]:
     """E3307 for a language model's forward function that takes no positions: llama.cpp's
     architectures (learned positions, rotary embeddings) each need them."""
