@@ -131,3 +131,56 @@ def test_vllm_refuses_an_embedding_table_held_by_a_nested_model(
     with pytest.raises(shapescript.ShapeScriptError, match="E3303"):
         shapescript.export_hf("lm.ss", "lm_hf", vllm=True, verify=False)
     assert not Path("lm_hf").exists()
+
+
+#: A model holding one model and a stack of two, read by index and by a loop.
+NESTED_NET = """\
+dim D = 4
+
+model Lin:
+    param w: [D D] = normal(std=0.1)
+    param b: [D] = normal(std=0.1)
+
+model Net:
+    first: Lin
+    h: [2] Lin
+
+fn apply(l: Lin, x: [b D]) -> [b D]:
+    return linear(x, l.w, l.b)
+
+fn forward(m: Net, x: [b D]) -> [b D]:
+    y = apply(m.first, x) + apply(m.h[1], x)
+    for blk in m.h:
+        y = apply(blk, y)
+    return y
+"""
+
+
+@pytest.mark.slow
+def test_a_pt2_of_a_function_taking_a_nested_model_holds_every_param_by_path() -> None:
+    import importlib.util
+
+    from shapescript import cli
+
+    Path("net.ss").write_text(NESTED_NET)
+    source = shapescript.compile(NESTED_NET, "net.ss", devices="cpu")
+    model = source.Net.init(seed=5)
+    shapescript.save("net.ckpt", model)
+    # In process, from the model; and the export module --emit-python writes, from a
+    # checkpoint, as `shapescript export -o` runs it.
+    shapescript.export("net.ss", "forward", "api.pt2", weights=model)
+    assert cli.main(["export", "net.ss", "--fn", "forward", "--emit-python", "net_export.py"]) == 0
+    spec = importlib.util.spec_from_file_location("net_export", "net_export.py")
+    assert spec is not None and spec.loader is not None
+    emitted = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(emitted)
+    run = [emitted.forward, emitted._SS_EXPORT_SPEC, torch.device("cpu"), "net.ss", {}]
+    assert emitted._ss_main(*run, argv=["-o", "emitted.pt2", "--weights", "net.ckpt"]) == 0
+    x = torch.randn(3, 4)
+    with torch.no_grad():
+        want = source.forward(model, x)
+    for written in ("api.pt2", "emitted.pt2"):
+        program = torch.export.load(written)
+        assert set(program.state_dict) == {f"m.{path}" for path in model.state_dict()}
+        torch.testing.assert_close(program.state_dict["m.h.1.w"], model.h[1].w.detach())
+        torch.testing.assert_close(program.module()(x), want, atol=0, rtol=0)
