@@ -164,13 +164,13 @@ def _model_function(args: argparse.Namespace, checked, source) -> str | None:
 def _run_hf(args: argparse.Namespace, checked, source) -> int:
     """`--hf DIR`: the folder, or the diagnostics that say why it can't be written."""
     from shapescript.export.hf import NotOurFolder, export_hf
-    from shapescript.export.serving import serving_diagnostics
+    from shapescript.export.serving import vllm_diagnostics
     from shapescript.rt.errors import ShapeScriptError
 
     name = _model_function(args, checked, source)
     if name is None:
         return EXIT_ERRORS
-    serving = serving_diagnostics(checked, name)
+    serving = vllm_diagnostics(checked, name)
     if serving and args.vllm:
         print_diagnostics(serving, source)
         return EXIT_ERRORS

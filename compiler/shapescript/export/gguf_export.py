@@ -6,6 +6,11 @@ computing the source and each architecture (`architectures`) on the same random 
 f64: pairings consistent with the tensors' shapes are tried in the order the forward
 function first reads the fields, with each head count and rotary base, and the first whose logits
 agree to 1e-8 of their size is written.
+
+A model that holds models is paired by its params' full paths, a stack of held models
+(`h: [L] Block`) giving one `[L ...]` tensor per path below it (`transformer.h.*.ln_1.weight`),
+as a flat model's `[L ...]` fields do. Matrices are paired as llama.cpp keeps them, [out in],
+or else all as [in out] (Hugging Face's GPT-2 `Conv1D` layout), written transposed.
 """
 
 from __future__ import annotations
@@ -28,6 +33,11 @@ NARROW_DTYPES = ("_ss_f32", "_ss_f16", "_ss_bf16")
 ROPE_BASES = (10000.0, 500000.0, 1000000.0, 100000.0)
 #: At most this many pairings are computed per architecture.
 MAX_TRIES = 2000
+#: The kinds of tensor that are matrices a layer multiplies by, which a source may keep
+#: transposed ([in out]).
+MATRIX_KINDS = frozenset({"square", "kv", "qkv", "up", "down"})
+#: A stack's index in a param's full path: `h.0.` in `transformer.h.0.attn.c_attn.weight`.
+STACK_INDEX = re.compile(r"(?<=\.)\d+(?=\.)")
 
 
 class NotAnArchitecture(ValueError):
@@ -36,7 +46,16 @@ class NotAnArchitecture(ValueError):
 
 def _pairings(fields: list[tuple[str, tuple[int, ...]]], roles: list):
     """Assignments of fields to the architecture's tensors that fit their shapes, trying
-    the fields in the order given: (role -> field name, the sizes the shapes give)."""
+    the fields in the order given, matrices as [out in] and then all as [in out]:
+    (role -> field name, the sizes the shapes give, the roles whose fields are transposed)."""
+    for transposed in (False, True):
+        flipped = frozenset(name for name, _block, kind in roles if kind in MATRIX_KINDS)
+        for chosen, sizes in _layout_pairings(fields, roles, transposed):
+            yield chosen, sizes, (flipped & set(chosen)) if transposed else frozenset()
+
+
+def _layout_pairings(fields: list[tuple[str, tuple[int, ...]]], roles: list, transposed: bool):
+    """`_pairings` with every matrix kept as [out in], or with every one as [in out]."""
     optional = {"output.weight"}
 
     def fits(kind: str, shape: tuple[int, ...], sizes: dict) -> dict | None:
@@ -52,6 +71,8 @@ def _pairings(fields: list[tuple[str, tuple[int, ...]]], roles: list):
             "up_bias": ("F",),
             "down": ("D", "F"),
         }[kind]
+        if transposed and kind in MATRIX_KINDS:
+            want = want[::-1]
         if len(want) != len(shape):
             return None
         made = dict(sizes)
@@ -121,11 +142,14 @@ def _eps(text: str) -> float | None:
     return found.pop() if found else None
 
 
-def _tensors(chosen: dict, values: dict, layers: int) -> dict:
-    """GGUF-named tensors from the fields the pairing chose."""
+def _tensors(chosen: dict, values: dict, layers: int, transposed: frozenset = frozenset()) -> dict:
+    """GGUF-named tensors from the fields the pairing chose, those of the `transposed`
+    roles turned to [out in]."""
     made = {}
     for role, field in chosen.items():
         value = values[field]
+        if role in transposed:
+            value = value.transpose(-1, -2)
         if role in ("token_embd.weight", "position_embd.weight", "output.weight") or (
             role.startswith("output_norm")
         ):
@@ -136,11 +160,44 @@ def _tensors(chosen: dict, values: dict, layers: int) -> dict:
     return made
 
 
+def _stack_name(path: str) -> str:
+    """The name of the stacked tensor a param's full path belongs to: its first stack
+    index as `*` (`transformer.h.*.ln_1.weight`), a path without one as it is."""
+    return STACK_INDEX.sub("*", path, count=1)
+
+
+def _stacked(tensors: dict) -> dict:
+    """The source's tensors as the pairing sees them: a held stack's params, one per
+    model, as one `[L ...]` tensor under its `_stack_name`, every other param by its path."""
+    groups: dict[str, list] = {}
+    for path, value in tensors.items():
+        groups.setdefault(_stack_name(path), []).append(value)
+    import torch
+
+    return {
+        name: members[0] if "*" not in name else torch.stack(members)
+        for name, members in groups.items()
+    }
+
+
+def _place(model, path: str, value) -> None:
+    """Make `value` the model's param or buffer at the full path `path`."""
+    import torch
+
+    owner_path, _dot, name = path.rpartition(".")
+    owner = model.get_submodule(owner_path) if owner_path else model
+    if name in owner._parameters:
+        owner._parameters[name] = torch.nn.Parameter(value)
+    else:
+        owner._buffers[name] = value
+
+
 def find_architecture(text, path, function, model_name, arch=None, tolerance=None, modes=()):
-    """(architecture, pairing, settings, sizes, accepted) of the source's forward function,
-    or NotAnArchitecture saying why for each architecture tried. `accepted` is None when a
-    pairing agrees to AGREE, else the note saying by how much the closest one, accepted
-    by `tolerance` (relative to the logits' size), differs and why."""
+    """(architecture, pairing, settings, sizes, accepted, transposed) of the source's forward
+    function, or NotAnArchitecture saying why for each architecture tried. `accepted` is None
+    when a pairing agrees to AGREE, else the note saying by how much the closest one, accepted
+    by `tolerance` (relative to the logits' size), differs and why; `transposed` names the
+    roles whose fields the source keeps as [in out]."""
     import torch
 
     import shapescript
@@ -166,20 +223,24 @@ def _search(module, function, model_name, text, arch, tolerance=None, modes=()):
 
     import torch
 
+    from shapescript.rt.models import tensors_of
     from shapescript.rt.randomness import Eval
 
     cls = getattr(module, model_name)
     forward = functools.partial(getattr(module, function), **{mode: Eval for mode in modes})
-    fields = [(field.name, tuple(field.shape)) for field in cls._ss_fields]
     generator = torch.Generator().manual_seed(0)
     model = cls.init(seed=0)
+    paths = list(tensors_of(model))
+    fields = [(name, tuple(value.shape)) for name, value in _stacked(tensors_of(model)).items()]
     values = {}
     for name, shape in fields:
         value = torch.randn(shape, generator=generator, dtype=torch.float64)
         value = 1.0 + 0.1 * value if len(shape) <= 2 and "norm" in name else 0.3 * value
         values[name] = value
-        tensors = model._parameters if name in model._parameters else model._buffers
-        tensors[name] = torch.nn.Parameter(value) if name in model._parameters else value
+    for path in paths:
+        stacked = values[_stack_name(path)]
+        index = STACK_INDEX.search(path)
+        _place(model, path, stacked if index is None else stacked[int(index.group())])
     fields = _in_reading_order(fields, model, forward)
     eps = _eps(text)
     why = {}
@@ -199,18 +260,27 @@ def _search(module, function, model_name, text, arch, tolerance=None, modes=()):
         roles = ARCHITECTURES[name]
         best = None
         tries = 0
-        for chosen, sizes in _pairings(fields, roles):
+        for chosen, sizes, transposed in _pairings(fields, roles):
             ids, positions, want, scale = source_logits(sizes["V"])
-            tensors = _tensors(chosen, values, sizes["L"])
+            tensors = _tensors(chosen, values, sizes["L"], transposed)
             for settings in _settings(name, sizes, eps if eps is not None else 1e-5):
                 tries += 1
                 with torch.no_grad():
                     got = LOGITS[name](tensors, settings, ids, positions)
                 largest = float((got - want).abs().max())
                 if largest / scale <= AGREE:
-                    return name, chosen, settings, sizes, None
+                    return name, chosen, settings, sizes, None, transposed
                 if best is None or largest / scale < best[0]:
-                    best = (largest / scale, largest, scale, chosen, settings, sizes, tensors)
+                    best = (
+                        largest / scale,
+                        largest,
+                        scale,
+                        chosen,
+                        settings,
+                        sizes,
+                        tensors,
+                        transposed,
+                    )
                 if tries >= MAX_TRIES:
                     break
             if tries >= MAX_TRIES:
@@ -218,19 +288,21 @@ def _search(module, function, model_name, text, arch, tolerance=None, modes=()):
         if best is None:
             why[name] = "no pairing of the fields fits its tensors (a different number or shape)"
             continue
-        relative, largest, scale, chosen, settings, sizes, tensors = best
+        relative, largest, scale, chosen, settings, sizes, tensors, transposed = best
         ids, positions, want, _scale = source_logits(sizes["V"])
         cause = _cause(name, tensors, settings, ids, positions, want, scale)
         why[name] = (
             f"the closest pairing's logits differ by {relative:.3g} of their size (largest "
             f"logit difference {largest:.3g}, on logits up to {scale:.3g}): {cause}"
         )
-        closest.append((relative, name, chosen, settings, sizes, why[name]))
+        closest.append((relative, name, chosen, settings, sizes, why[name], transposed))
     if tolerance is not None and closest:
-        relative, name, chosen, settings, sizes, reason = min(closest, key=lambda c: c[0])
+        relative, name, chosen, settings, sizes, reason, transposed = min(
+            closest, key=lambda c: c[0]
+        )
         if relative <= tolerance:
             note = f"{name}: {reason}; accepted by the tolerance {tolerance:g}"
-            return name, chosen, settings, sizes, note
+            return name, chosen, settings, sizes, note, transposed
     hint = ""
     if closest:
         needed = min(relative for relative, *_rest in closest)
@@ -274,22 +346,37 @@ def _in_reading_order(fields: list, model, forward) -> list:
 
     names = {name for name, _ in fields}
     first_read: dict[str, int] = {}
-    declared = type(model)
+    # Each model in the tree (the one passed in, each held one) reads its own params: the
+    # read is of the full path, which names a field or a stacked one (`_stack_name`).
+    models = [
+        (prefix + "." if prefix else "", held)
+        for prefix, held in model.named_modules()
+        if hasattr(type(held), "_ss_fields")
+    ]
+    readers: dict[type, type] = {}
+    prefixes = {id(held): prefix for prefix, held in models}
 
-    class Reading(declared):  # type: ignore[misc, valid-type]
-        def __getattr__(self, name: str):
-            if name in names:
-                first_read.setdefault(name, len(first_read))
-            return super().__getattr__(name)
+    def reader(declared: type) -> type:
+        class Reading(declared):  # type: ignore[misc, valid-type]
+            def __getattr__(self, name: str):
+                read = _stack_name(prefixes.get(id(self), "") + name)
+                if read in names:
+                    first_read.setdefault(read, len(first_read))
+                return super().__getattr__(name)
+
+        return readers.setdefault(declared, Reading)
 
     ids = torch.zeros((1, 2), dtype=torch.long)
     positions = torch.arange(2).expand(1, 2)
-    model.__class__ = Reading
+    declared = [(held, type(held)) for _prefix, held in models]
+    for held, kind in declared:
+        held.__class__ = readers.get(kind) or reader(kind)
     try:
         with torch.no_grad():
             forward(model, ids, positions)
     finally:
-        model.__class__ = declared
+        for held, kind in declared:
+            held.__class__ = kind
     unread = len(fields)
     return sorted(fields, key=lambda field: first_read.get(field[0], unread))
 
@@ -345,7 +432,7 @@ def export_gguf(
     model_name = checked.signatures[name].params[0].type.name
     if tolerance is not None and not tolerance >= 0:
         raise ValueError(f"tolerance is a number at least 0, not {tolerance!r}")
-    found_arch, chosen, settings, sizes, accepted = find_architecture(
+    found_arch, chosen, settings, sizes, accepted, transposed = find_architecture(
         text, path, name, model_name, arch, tolerance, _modes(checked, name)
     )
     if accepted is not None:
@@ -354,8 +441,10 @@ def export_gguf(
         )
     module = shapescript.compile(text, str(path), devices="cpu")
     model = _model(module, model_name, weights, seed)
-    values = {f.name: getattr(model, f.name).detach().cpu() for f in type(model)._ss_fields}
-    tensors = _tensors(chosen, values, settings.layers)
+    from shapescript.rt.models import tensors_of
+
+    values = _stacked({path: t.detach().cpu() for path, t in tensors_of(model).items()})
+    tensors = _tensors(chosen, values, settings.layers, transposed)
     # The GGUF writer opens its file by name: it writes a new file beside `output`, which
     # then replaces `output` (the file a link named `output` points to, since the user
     # named it), as `shapescript.atomic_write` does.

@@ -128,10 +128,10 @@ def export_hf(
     found = hf_problems(checked, name)
     if found:
         raise ShapeScriptError(found, source)
-    from shapescript.export.serving import positions_bound, serving_diagnostics
+    from shapescript.export.serving import positions_bound, vllm_diagnostics
 
     language, _reason, vocabulary = serving_form(checked, name)
-    serving = serving_diagnostics(checked, name)
+    serving = vllm_diagnostics(checked, name)
     if vllm and serving:
         raise ShapeScriptError(serving, source)
     unservable = f"{serving[0].code}: {serving[0].message}" if serving else None

@@ -44,6 +44,7 @@ def serving_diagnostics(checked: Checked, name: str) -> list[Diagnostic]:
         return found
     reached = _reach(functions, name)
     fields = _field_reads(reached)
+    own_model = checked.signatures[name].params[0].type.name
     output = _output_field(item, decl)
     if output is None:
         where = decl.body[-1].span if decl.body else decl.span
@@ -61,20 +62,54 @@ def serving_diagnostics(checked: Checked, name: str) -> list[Diagnostic]:
     if output is None and table is not None:
         # Without an output layer (E3302), the table's other reads aren't a second error.
         engine_fields = set()
-    for field_name, reads in fields.items():
-        if field_name not in engine_fields:
+    for field_key, reads in fields.items():
+        if field_key not in engine_fields:
             continue
         for where, span in reads:
-            if where is item and (field_name, span) in kept:
+            if where is item and (field_key, span) in kept:
                 continue
             report(
                 "E3303",
-                f"`{field_name}` is read outside the embedding and the output layer",
+                f"`{_shown(field_key, own_model)}` is read outside the embedding and the "
+                "output layer",
                 span,
                 where,
                 "the engine keeps this table itself",
             )
     _attention(reached, report, set(checked.dim_values), _attention_names(checked))
+    return found
+
+
+def vllm_diagnostics(checked: Checked, name: str) -> list[Diagnostic]:
+    """The serving rules (`serving_diagnostics`) and, when they hold, E3303 for an embedding
+    table or output layer that is a held model's param: an engine such as vLLM reads both
+    from the forward's model's own fields (GGUF files, written by path, don't need that)."""
+    found = serving_diagnostics(checked, name)
+    if found:
+        return found
+    functions = _functions(checked)
+    item = functions[name]
+    decl: ast.FnDecl = item.item
+    own_model = checked.signatures[name].params[0].type.name
+    table = _ids_embedding(item, decl, decl.params[1].name, lambda *args: None)
+    output = _output_field(item, decl)
+    for role, read in (("embedding table", table), ("output layer", output)):
+        if read is None or read[0][0] == own_model:
+            continue
+        (model, field_name), span = read
+        absolute = Span(item.base + span.start, item.base + span.end)
+        written = checked.source.text[absolute.start : absolute.end]
+        found.append(
+            Diagnostic(
+                "E3303",
+                f"the {role} `{written}` is the param `{field_name}` of a held model "
+                f"`{model}`; a serving engine reads it from `{own_model}`'s own params",
+                Label(absolute, "read through a held model"),
+                help=f"declare it in `{own_model}` (`param {field_name}: ...`) and read it as "
+                f"`m.{field_name}`, or export without --vllm (a transformers-only folder)",
+                path=checked.source.path,
+            )
+        )
     return found
 
 
@@ -108,7 +143,18 @@ def engine_fields(checked: Checked, name: str) -> tuple[str | None, str | None]:
     decl = item.item
     table = _ids_embedding(item, decl, decl.params[1].name, lambda *args: None)
     output = _output_field(item, decl)
-    return (table[0] if table else None, output[0] if output else None)
+    own_model = checked.signatures[name].params[0].type.name
+    return tuple(  # type: ignore[return-value]
+        _shown(read[0], own_model) if read else None for read in (table, output)
+    )
+
+
+def _shown(field_key: tuple[str, str], own_model: str) -> str:
+    """A field read as the user knows it: `wte` for the forward's own model's field,
+    `TokenEmbedding.weight` for a held model's (fields of different models that share a
+    name, such as every `weight`, are different tensors)."""
+    model, field_name = field_key
+    return field_name if model == own_model else f"{model}.{field_name}"
 
 
 def _reach(functions: dict[str, ItemFacts], root: str) -> list[ItemFacts]:
@@ -125,20 +171,24 @@ def _reach(functions: dict[str, ItemFacts], root: str) -> list[ItemFacts]:
     return [functions[name] for name in order]
 
 
-def _field_reads(reached: list[ItemFacts]) -> dict[str, list[tuple[ItemFacts, Span]]]:
-    reads: dict[str, list[tuple[ItemFacts, Span]]] = {}
+def _field_reads(
+    reached: list[ItemFacts],
+) -> dict[tuple[str, str], list[tuple[ItemFacts, Span]]]:
+    """Where each field is read, by (model, field): a held model's `weight` isn't the
+    forward's model's `weight`."""
+    reads: dict[tuple[str, str], list[tuple[ItemFacts, Span]]] = {}
     for item in reached:
         for facts in item.fact_tables():
-            for span, (_model, field_name) in sorted(facts.fields.items()):
-                reads.setdefault(field_name, []).append((item, span))
+            for span, (model, field_name) in sorted(facts.fields.items()):
+                reads.setdefault((model, field_name), []).append((item, span))
     return reads
 
 
-def _field_of(item: ItemFacts, node) -> str | None:
+def _field_of(item: ItemFacts, node) -> tuple[str, str] | None:
     for facts in item.fact_tables():
         found = facts.fields.get(getattr(node, "span", None))
         if found is not None:
-            return found[1]
+            return (found[0], found[1])
     return None
 
 
@@ -150,7 +200,7 @@ def _is_call(node, name: str) -> bool:
     )
 
 
-def _output_field(item: ItemFacts, decl: ast.FnDecl) -> tuple[str, Span] | None:
+def _output_field(item: ItemFacts, decl: ast.FnDecl) -> tuple[tuple[str, str], Span] | None:
     """The field of the final `linear(h, m.W)` and where it is read, or None when the
     function doesn't end so."""
     body = decl.body or []
@@ -170,14 +220,14 @@ def _output_field(item: ItemFacts, decl: ast.FnDecl) -> tuple[str, Span] | None:
     return None
 
 
-def _read(item: ItemFacts, node) -> tuple[str, Span] | None:
+def _read(item: ItemFacts, node) -> tuple[tuple[str, str], Span] | None:
     found = _field_of(item, node)
     return (found, node.span) if found is not None else None
 
 
 def _ids_embedding(
     item: ItemFacts, decl: ast.FnDecl, ids_name: str, report
-) -> tuple[str, Span] | None:
+) -> tuple[tuple[str, str], Span] | None:
     """The table of the one `embedding(ids, m.E)` and where it is read; E3303 for any
     other use of the ids."""
     uses: list[tuple[object, object]] = []
