@@ -355,26 +355,54 @@ def check_model(value: Any, cls: type[Model], where: dict[str, Any], path: str =
     if not cls._ss_held:
         _check_one(value, cls, where, path)
         return
-    # The models it holds, on a stack of its own; a path is made only for a problem.
-    stack: list[tuple[Any, type[Model], tuple[str, ...]]] = [(value, cls, ())]
+    # The models it holds, on a stack of its own. Each entry keeps the index of the entry
+    # that holds it and its name there, so a path is made only for a problem.
+    seen: list[tuple[int, str]] = [(-1, "")]
+    stack: list[tuple[Any, type[Model], int]] = [(value, cls, 0)]
     while stack:
-        current, current_cls, steps = stack.pop()
-        _check_one(current, current_cls, where, path, steps)
+        current, current_cls, at = stack.pop()
+        fine = isinstance(current, current_cls) and (
+            current._ss_sharded or _fits(current, current_cls)
+        )
+        if not fine:  # _check_one raises, saying what is wrong where
+            _check_one(current, current_cls, where, path, _steps(seen, at))
         modules = current._modules
         for held in current_cls._ss_held:
             inner = modules.get(held.name)
+            seen.append((at, held.name))
+            here = len(seen) - 1
             if held.count is None:
-                stack.append((inner, held.model, (*steps, held.name)))
+                stack.append((inner, held.model, here))
                 continue
             if not isinstance(inner, torch.nn.ModuleList) or len(inner) != held.count:
-                shown = _joined(path, (*steps, held.name))
+                shown = _joined(path, _steps(seen, here))
                 raise ShapeError(
                     f"a {current_cls.__name__} whose {shown} isn't {held.count} "
                     f"{held.model.__name__} models",
                     **where,
                 )
             for index, one in enumerate(inner._modules.values()):
-                stack.append((one, held.model, (*steps, held.name, str(index))))
+                seen.append((here, str(index)))
+                stack.append((one, held.model, len(seen) - 1))
+
+
+def _steps(seen: list[tuple[int, str]], at: int) -> tuple[str, ...]:
+    """The names from the model checked down to entry `at` of `check_model`'s walk."""
+    names: list[str] = []
+    while at > 0:
+        at, name = seen[at]
+        names.append(name)
+    return tuple(reversed(names))
+
+
+def _fits(value: Model, cls: type[Model]) -> bool:
+    """Whether `value`'s own fields have their declared shapes and dtypes."""
+    parameters, buffers = value._parameters, value._buffers
+    for name, is_param, shape, dtype in cls._ss_types:
+        tensor = parameters.get(name) if is_param else buffers.get(name)
+        if tensor is None or tensor.shape != shape or tensor.dtype is not dtype:
+            return False
+    return True
 
 
 def _joined(path: str, steps: tuple[str, ...]) -> str:
@@ -395,15 +423,8 @@ def _check_one(
                 f"a torch.nn.Module `{got}` from {origin}, not a ShapeScript model `{cls.__name__}`"
             )
         raise ShapeError(f"expected a {cls.__name__} model{at}, got {got}", **where)
-    if value._ss_sharded:
-        return  # checked whole when it was sent to the worker
-    parameters, buffers = value._parameters, value._buffers
-    for name, is_param, shape, dtype in cls._ss_types:
-        tensor = parameters.get(name) if is_param else buffers.get(name)
-        if tensor is None or tensor.shape != shape or tensor.dtype is not dtype:
-            break
-    else:
-        return
+    if value._ss_sharded or _fits(value, cls):
+        return  # a sharded one was checked whole when it was sent to the worker
     tensors = fields_of(value)
     for field in cls._ss_fields:
         problem = field_problem(field, tensors[field.name])
