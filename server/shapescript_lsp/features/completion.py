@@ -27,6 +27,7 @@ from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.imported_names import imported_names
 from shapescript_lsp.features.math_completion import math_items
 from shapescript_lsp.features.model_members import member_candidates
+from shapescript_lsp.features.pattern_completion import pattern_names, written_pattern
 from shapescript_lsp.features.python_members import PYTHON_NAMES, Listing
 from shapescript_lsp.features.record_members import record_members
 from shapescript_lsp.features.signature_help import CallSite, call_site, callable_params
@@ -234,6 +235,9 @@ class Completer:
         if stripped.endswith(".") and not stripped.endswith(".."):
             dot = offset - len(prefix) - (len(head) - len(stripped)) - 1
             return self._members(checked, stripped[:-1], text, dot, offset)
+        written = written_pattern(site, text, offset - len(prefix)) if site is not None else None
+        if written is not None:
+            return self._pattern_names(checked, text, site, *written)
         if _in_type_position(stripped):
             return self._types(checked, offset)
         if (
@@ -325,6 +329,23 @@ class Completer:
                     )
                 )
         return result
+
+    def _pattern_names(
+        self, checked, text: str, site: CallSite, operands: list[str], pattern: str
+    ) -> list[Candidate]:
+        """Axis names inside a pattern: the operands' axes and the names written so far."""
+        return [
+            Candidate(
+                name.label,
+                types.CompletionItemKind.TypeParameter,
+                name.detail,
+                rank=name.rank,
+                order=name.order,
+            )
+            for name in pattern_names(
+                checked, site, operands, pattern, lambda: _operand_type(checked, text, site)
+            )
+        ]
 
     def _stages(self, checked, text: str, bar_end: int) -> list[Candidate]:
         piped = _type_ending_at(checked, text, bar_end) or (
