@@ -1,5 +1,6 @@
-"""Signature help shows each parameter's default, so an optional one doesn't look required
-(issue 31, item 9: `layer_norm`'s `weight` looked required)."""
+"""Text that was wrong or missing (issue 31, item 9): signature help shows each parameter's
+default, so an optional one doesn't look required (`layer_norm`'s `weight` did), and a
+shape drawing says that its sides are on a log scale."""
 
 from __future__ import annotations
 
@@ -47,3 +48,17 @@ async def test_signature_help_shows_defaults(client: LanguageClient):
     labels = [parameter.label for parameter in found.signatures[0].parameters]
     assert labels == ["x: [b D]", "k: float = -2.5", "on: bool = true", "w: [D] = none"]
     assert found.active_parameter == 1
+
+
+@pytest.mark.asyncio
+async def test_a_shape_drawing_says_its_sides_are_on_a_log_scale(client: LanguageClient):
+    uri = await open_document(client, PROGRAM, "log_scale.ss")
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=position(PROGRAM, "y = layer_norm", 0),
+        )
+    )
+    text = hover.contents.value
+    assert "y: [b D]" in text
+    assert "log scale" in text
