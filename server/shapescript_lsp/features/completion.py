@@ -444,12 +444,12 @@ class Completer:
         """A Python module's names, as far as they are known now: filtered by the typed
         letters first, then capped (the list is incomplete if that cut any, or while the
         module is still being listed)."""
-        listing = PYTHON_NAMES.members(dotted, self.python, self.python_roots)
+        listing = PYTHON_NAMES.members(dotted, self.python, self.python_roots, wait=True)
         return self._python_candidates(listing, dotted)
 
     def _python_modules(self, package: str) -> list[Candidate]:
         """After `import python `: the modules on the path, or a package's submodules."""
-        listing = PYTHON_NAMES.modules(package, self.python, self.python_roots)
+        listing = PYTHON_NAMES.modules(package, self.python, self.python_roots, wait=True)
         return self._python_candidates(listing, package)
 
     def _python_candidates(self, listing: Listing, owner: str) -> list[Candidate]:
