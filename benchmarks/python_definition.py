@@ -9,9 +9,8 @@ diagnostics are out, asks where `torch.tanh` is defined:
   diagnostics (the file was open a moment before the jump; budget 1.5 s);
 - `warm`: the same request again, five times per server (budget 500 ms).
 
-The server loads the file's `import python` modules in jedi in the background when the
-file is opened (`features/python_names.py`); without that, the first request waited for
-jedi's helper process to import torch. Results go to
+A cold request waits for jedi's helper process to import torch; the server keeps each
+answer for the session (`features/python_names.py`), so warm ones don't. Results go to
 `benchmarks/results/python_definition.json`.
 
     python -m benchmarks.python_definition [--runs 5]

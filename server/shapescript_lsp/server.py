@@ -51,9 +51,8 @@ from shapescript_lsp.features.function_pictures import function_picture
 from shapescript_lsp.features.highlights import document_highlights
 from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hints
-from shapescript_lsp.features.python_members import PYTHON_NAMES, python_imports, python_roots
+from shapescript_lsp.features.python_members import PYTHON_NAMES, python_roots
 from shapescript_lsp.features.python_names import python_definition
-from shapescript_lsp.features.python_names import warm as warm_definitions
 from shapescript_lsp.features.python_signatures import python_signature_help
 from shapescript_lsp.features.python_uses import TOP_LEVEL_KINDS, python_uses
 from shapescript_lsp.features.rename import RenameRefused, plain, workspace_rename
@@ -227,12 +226,9 @@ class ShapeScriptServer(LanguageServer):
             log.error("checking %s failed:\n%s", document.uri, traceback.format_exc())
 
     def list_python_imports(self, document: Document) -> None:
-        """Start listing the Python modules the document imports, for completion, and
-        loading them in jedi, for go to definition."""
+        """Start listing the Python modules the document imports, for completion."""
         roots = python_roots(document.path, self.index.roots)
         PYTHON_NAMES.prefetch(document.text, self.python, roots)
-        if "python" in document.text:
-            warm_definitions(python_imports(document.text), self.python)
 
     def _publish(self, document: Document, checked: Checked) -> None:
         """The check's diagnostics, and W2501 if the file's Python module is hand-written;

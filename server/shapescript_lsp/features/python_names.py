@@ -4,15 +4,15 @@ Jedi finds the names in the interpreter the editor configured (the `python`
 initialization option or `shapescript/setPython`), or in the server's own.
 
 Nearly all of a first lookup's time is jedi's helper process importing the module to
-inspect it (torch: seconds), so `warm` asks jedi about each `import python` module in the
-background as soon as a file's imports are seen, and each lookup's answer is kept in
-memory for the session. Jedi is not safe to use from two threads at once: one lock
-serves lookups and warming.
+inspect it (torch: seconds); each lookup's answer is kept in memory for the session, so
+the next one is instant. Jedi is not safe to use from two threads at once: a lock keeps
+it to one lookup at a time. (Warming jedi in the background when a file is opened made
+the first lookup fast, but its parsing in the server's process slowed keystrokes and
+hovers for seconds after each open, so it isn't done.)
 """
 
 from __future__ import annotations
 
-import logging
 import re
 import threading
 from functools import lru_cache
@@ -24,14 +24,8 @@ from shapescript.check.program import Checked
 from shapescript.syntax import ast
 
 _DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
-log = logging.getLogger("shapescript_lsp.python")
-#: Held while jedi runs, by lookups and by warming alike.
+#: Held while jedi runs.
 _JEDI = threading.Lock()
-#: The (interpreter, module) pairs warmed or being warmed.
-_warmed: set[tuple[str | None, str]] = set()
-_warmed_lock = threading.Lock()
-#: A name no module has, looked up to warm jedi.
-_ABSENT = "shapescript_warm_up_absent_name"
 
 
 def dotted_name_at(text: str, offset: int) -> tuple[list[str], int] | None:
@@ -124,29 +118,3 @@ def _places(dotted: str, python: str | None) -> tuple[tuple[str, int, int], ...]
             (Path(name.module_path).as_uri(), max((name.line or 1) - 1, 0), name.column or 0)
         )
     return tuple(places)
-
-
-def warm(modules: tuple[str, ...], python: str | None) -> None:
-    """In the background, have jedi load each module (its helper process imports it), so
-    that the first go to definition into it doesn't pay for that."""
-    with _warmed_lock:
-        wanted = [m for m in modules if (python, m) not in _warmed]
-        _warmed.update((python, m) for m in wanted)
-    if wanted:
-        threading.Thread(target=_warm, args=(wanted, python), daemon=True).start()
-
-
-def _warm(modules: list[str], python: str | None) -> None:
-    try:
-        import jedi
-
-        for module in modules:
-            # Looking up a name the module doesn't have follows the same imports (its
-            # star imports of compiled parts included) as a real lookup, and no more.
-            dotted = f"{module}.{_ABSENT}"
-            code = f"import {module}\n{dotted}"
-            with _JEDI:
-                script = jedi.Script(code, environment=python_environment(python))
-                script.goto(2, len(dotted), follow_imports=True)
-    except Exception as error:  # jedi failing here only means the first lookup is slower
-        log.info("warming jedi for %s failed: %r", ", ".join(modules), error)
