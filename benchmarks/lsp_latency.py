@@ -11,8 +11,8 @@ the worker runs every time rather than the kept answer being shown);
 `shapescript/architecture` on examples/gpt.ss, warm (50 ms); the outline (30 ms),
 semantic tokens of the whole file (50 ms) and a rename of a function across the
 workspace (100 ms); and completion after `torch.` on a fresh server: the first one, asked
-once the file is open, while torch is still being listed, and a warm one once it is
-listed (50 ms each). Results go to
+once the file is open, while torch is still being listed (it waits for the listing up to
+1.5 s: 1,550 ms), and a warm one once it is listed (50 ms). Results go to
 `benchmarks/results/lsp_latency.json`.
 
     python -m benchmarks.lsp_latency [--runs 30]
@@ -43,7 +43,9 @@ BUDGETS = {
     "hover_curve": 50.0,
     "hover_shape_image": 30.0,
     "hover_function_picture": 300.0,
-    "first_torch_completion": 50.0,
+    # The first completion of a module waits for its listing up to 1.5 s
+    # (`python_members.FIRST_WAIT_S`), so that clients which never ask again get it all.
+    "first_torch_completion": 1550.0,
     "warm_torch_completion": 50.0,
     "architecture": 50.0,
 }
@@ -261,7 +263,7 @@ TORCH_TEXT = "import python torch\n\nfn f() = torch.\n"
 
 def first_torch_completion(client: Client, uri: str) -> tuple[float, dict]:
     """The first completion after `torch.`, asked once the file's first diagnostics came
-    (the file is open, torch is still being listed)."""
+    (the file is open, torch is still being listed; the server waits for it a while)."""
     client.notify(
         "textDocument/didOpen",
         {

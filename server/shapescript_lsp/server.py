@@ -45,8 +45,10 @@ from shapescript_lsp.features.cross_references import key_of, shared
 from shapescript_lsp.features.declaration_path import declaration_in_file
 from shapescript_lsp.features.definition import declaration_of, definition, references
 from shapescript_lsp.features.diagnostics import publishable, to_lsp
+from shapescript_lsp.features.folding import folding_ranges
 from shapescript_lsp.features.formatting import FormatError, formatting_edits
 from shapescript_lsp.features.function_pictures import function_picture
+from shapescript_lsp.features.highlights import document_highlights
 from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hints
 from shapescript_lsp.features.python_members import PYTHON_NAMES, python_roots
@@ -55,6 +57,7 @@ from shapescript_lsp.features.python_signatures import python_signature_help
 from shapescript_lsp.features.python_uses import TOP_LEVEL_KINDS, python_uses
 from shapescript_lsp.features.rename import RenameRefused, plain, workspace_rename
 from shapescript_lsp.features.rename import target as rename_target
+from shapescript_lsp.features.selection import selection_ranges
 from shapescript_lsp.features.semantic_tokens import LEGEND as TOKEN_LEGEND
 from shapescript_lsp.features.semantic_tokens import TokenCache, TokenResults, semantic_tokens
 from shapescript_lsp.features.signature_help import signature_help
@@ -608,6 +611,36 @@ async def find_references(ls: ShapeScriptServer, params: types.ReferenceParams):
     return locations + python
 
 
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
+@guarded([])
+async def document_highlight(ls: ShapeScriptServer, params: types.DocumentHighlightParams):
+    """Every place in the file that names what the name under the cursor means."""
+    located = await ls.located(params)
+    if located is None:
+        return []
+    checked, _, offset = located
+    return await asyncio.to_thread(document_highlights, checked, offset)
+
+
+@server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
+@guarded([])
+async def folding_range(ls: ShapeScriptServer, params: types.FoldingRangeParams):
+    checked, _ = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return []
+    return await asyncio.to_thread(folding_ranges, checked)
+
+
+@server.feature(types.TEXT_DOCUMENT_SELECTION_RANGE)
+@guarded([])
+async def selection_range(ls: ShapeScriptServer, params: types.SelectionRangeParams):
+    checked, _ = await ls.analysis(params.text_document.uri)
+    if checked is None:
+        return []
+    offsets = [offset_of(checked.source, position) for position in params.positions]
+    return await asyncio.to_thread(selection_ranges, checked, offsets)
+
+
 # ------------------------------------------------ outline, rename, semantic tokens
 
 
@@ -819,6 +852,9 @@ def set_python(ls: ShapeScriptServer, params) -> None:
     timeout = _get(params, "listTimeout")
     if timeout is not None:
         PYTHON_NAMES.set_timeout(float(timeout))
+    first_wait = _get(params, "firstListWait")
+    if first_wait is not None:
+        PYTHON_NAMES.set_first_wait(float(first_wait))
     for document in list(ls.store.documents.values()):
         ls.list_python_imports(document)
 

@@ -73,6 +73,20 @@ ATTENTION_STEPS = [
         "params": {"context": {"includeDeclaration": True}},
     },
     {
+        "op": "request",
+        "name": "document highlight",
+        "method": "textDocument/documentHighlight",
+        "find": "softmax(over=m)",
+        "offset": len("softmax(over="),
+    },
+    {"op": "request", "name": "folding ranges", "method": "textDocument/foldingRange"},
+    {
+        "op": "request",
+        "name": "selection ranges",
+        "method": "textDocument/selectionRange",
+        "params": {"positions": [{"line": 20, "character": 5}]},
+    },
+    {
         "op": "edit",
         "name": "type a call",
         "find": "|> softmax(over=m)",
@@ -207,6 +221,22 @@ def test_clean_file_has_no_diagnostics(attention: Run):
     step = attention.step("open")
     assert step["count"] == 0, step["result"]
     assert step["nvim_view"] == []
+
+
+def test_document_highlight_folding_and_selection_answer(attention: Run):
+    """`vim.lsp.buf.document_highlight` and friends: no Method Not Found."""
+    text = attention.file.read_text(encoding="utf-8")
+    lit = attention.step("document highlight")["result"]
+    lines = [text.splitlines()[spot["range"]["start"]["line"]] for spot in lit]
+    assert len(lit) == 6, lit
+    assert any("softmax(over=m)" in line for line in lines)
+    assert any("causal[n m]" in line for line in lines)
+    starts = {fold["startLine"] for fold in attention.step("folding ranges")["result"]}
+    assert line_of(text, "fn causal_attention(") in starts
+    assert line_of(text, "model Attention") in starts
+    (chain,) = attention.step("selection ranges")["result"]
+    assert chain["range"]["start"] == {"line": 20, "character": 4}
+    assert "parent" in chain
 
 
 def test_hover_shows_the_type_and_a_text_drawing(attention: Run):

@@ -63,7 +63,8 @@ async def test_a_users_activation_shows_its_formula_curve_and_range(client: Lang
     uri = await open_document(client, PROGRAM, "curves.ss")
     text = await _hover(client, uri, "|> act", 4)
     assert "`act(x) = x · σ(1.702 · x)`" in text
-    assert "Range: (−∞, ∞)" in text  # the interval arithmetic's, as the checker's
+    # x · σ(kx) falls to its minimum, about −0.278465 / k, before rising: not (−∞, ∞).
+    assert "Range: [−0.16361, ∞)" in text
     if client.client_name.startswith("visual"):
         image = _curve_png(text)
         assert image.size == (640, 380)  # drawn at 2x
@@ -172,3 +173,32 @@ async def test_ranges_are_narrowed_by_the_checker(client: LanguageClient):
             )
         )
         assert expected in markdown(hover)
+
+
+GATED = """\
+fn swish(x: [b D]) -> [b D] = sigmoid(x) * x
+fn mish(x: [b D]) -> [b D] = x * tanh(softplus(x))
+fn positive(x: [b D] NonNeg) -> [b D] = x * sigmoid(x)
+
+fn use(h: [b D], p: [b D] NonNeg) -> [b D]:
+    return swish(h) + mish(h) + positive(p)
+"""
+
+
+@pytest.mark.asyncio
+async def test_self_gated_activations_show_their_true_minimum(client: LanguageClient):
+    uri = await open_document(client, GATED, "curves_gated.ss")
+
+    async def hover(needle: str) -> str:
+        found = await client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=position(GATED, needle, 1),
+            )
+        )
+        return markdown(found) if found is not None else ""
+
+    assert "Range: [−0.278465, ∞)" in await hover("swish(h")
+    assert "Range: [−0.308843, ∞)" in await hover("mish(h")
+    # On inputs that never reach the minimum, the range starts where they start.
+    assert "Range: [0, ∞)" in await hover("positive(p")

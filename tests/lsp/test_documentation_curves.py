@@ -49,7 +49,7 @@ async def _resolved(client: LanguageClient, name: str, kind: str) -> str:
     [
         ("relu", "builtin", "relu(x) = max(x, 0)", "[0, ∞)"),
         ("gelu", "prelude", "gelu(x) = x · Φ(x)", "[−0.17, ∞)"),
-        ("swish", "fn", "swish(x) = x · σ(1.5 · x)", "(−∞, ∞)"),
+        ("swish", "fn", "swish(x) = x · σ(1.5 · x)", "[−0.185643, ∞)"),
     ],
     ids=["builtin", "prelude", "users"],
 )
@@ -86,7 +86,7 @@ async def test_signature_help_shows_the_curve_and_the_docs_math(client: Language
     assert "$\\beta$" not in text and "\\beta" not in text
     if not client.client_name.startswith("visual"):
         assert "A swish whose slope is β." in text
-    _shows_a_curve(client, text, "swish(x) = x · σ(1.5 · x)", "(−∞, ∞)")
+    _shows_a_curve(client, text, "swish(x) = x · σ(1.5 · x)", "[−0.185643, ∞)")
 
 
 @pytest.mark.asyncio

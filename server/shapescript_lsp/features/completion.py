@@ -29,6 +29,7 @@ from shapescript_lsp.features.math_completion import math_items
 from shapescript_lsp.features.member_chain import chain_at_end, follow
 from shapescript_lsp.features.model_hover import model_infos
 from shapescript_lsp.features.model_members import member_candidates
+from shapescript_lsp.features.pattern_completion import pattern_names, written_pattern
 from shapescript_lsp.features.python_members import PYTHON_NAMES, Listing
 from shapescript_lsp.features.record_members import record_members
 from shapescript_lsp.features.signature_help import CallSite, call_site, callable_params
@@ -236,6 +237,9 @@ class Completer:
         if stripped.endswith(".") and not stripped.endswith(".."):
             dot = offset - len(prefix) - (len(head) - len(stripped)) - 1
             return self._members(checked, stripped[:-1], text, dot, offset)
+        written = written_pattern(site, text, offset - len(prefix)) if site is not None else None
+        if written is not None:
+            return self._pattern_names(checked, text, site, *written)
         if _in_type_position(stripped):
             return self._types(checked, offset)
         if (
@@ -327,6 +331,23 @@ class Completer:
                     )
                 )
         return result
+
+    def _pattern_names(
+        self, checked, text: str, site: CallSite, operands: list[str], pattern: str
+    ) -> list[Candidate]:
+        """Axis names inside a pattern: the operands' axes and the names written so far."""
+        return [
+            Candidate(
+                name.label,
+                types.CompletionItemKind.TypeParameter,
+                name.detail,
+                rank=name.rank,
+                order=name.order,
+            )
+            for name in pattern_names(
+                checked, site, operands, pattern, lambda: _operand_type(checked, text, site)
+            )
+        ]
 
     def _stages(self, checked, text: str, bar_end: int) -> list[Candidate]:
         piped = _type_ending_at(checked, text, bar_end) or (
@@ -462,12 +483,12 @@ class Completer:
         """A Python module's names, as far as they are known now: filtered by the typed
         letters first, then capped (the list is incomplete if that cut any, or while the
         module is still being listed)."""
-        listing = PYTHON_NAMES.members(dotted, self.python, self.python_roots)
+        listing = PYTHON_NAMES.members(dotted, self.python, self.python_roots, wait=True)
         return self._python_candidates(listing, dotted)
 
     def _python_modules(self, package: str) -> list[Candidate]:
         """After `import python `: the modules on the path, or a package's submodules."""
-        listing = PYTHON_NAMES.modules(package, self.python, self.python_roots)
+        listing = PYTHON_NAMES.modules(package, self.python, self.python_roots, wait=True)
         return self._python_candidates(listing, package)
 
     def _python_candidates(self, listing: Listing, owner: str) -> list[Candidate]:

@@ -247,12 +247,81 @@ def _interval(tree: Tree, x: Interval) -> Interval:
     if isinstance(tree, Neg):
         return ranges.neg(_interval(tree.operand, x))
     if isinstance(tree, Bin):
+        if tree.op == "*":
+            gated = _self_gated(tree, x)
+            if gated is not None:
+                return gated
         a, b = _interval(tree.left, x), _interval(tree.right, x)
         operations = {"+": ranges.add, "-": ranges.sub, "*": ranges.mul, "/": ranges.div}
         return operations[tree.op](a, b)
     if isinstance(tree, Apply):
         return _apply_interval(tree, x)
     raise TypeError
+
+
+#: Functions written out that fall to one minimum and rise again, which interval
+#: arithmetic can't see (`x · σ(x)` is a product of (−∞, ∞) and [0, 1]): by the function
+#: applied to the gate's argument, where the minimum is and its value, rounded down.
+_DIPS: dict[str, tuple[Callable[[float], float], float, float]] = {
+    # swish / SiLU, x · σ(x): lowest at x ≈ −1.27846.
+    "sigmoid": (lambda v: v * _sigmoid(v), -1.2784645491923023, -0.27846455),
+    # mish, x · tanh(softplus(x)): lowest at x ≈ −1.19243.
+    "softplus": (lambda v: v * math.tanh(_softplus(v)), -1.1924311818572093, -0.30884342),
+}
+
+
+def _dipping(a: Interval, function: Callable[[float], float], at: float, lowest: float) -> Interval:
+    """The range over `a` of a function that falls from 0 (at −∞) to `lowest` at `at`, then
+    rises to ∞."""
+
+    def value(v: float) -> float:
+        return (0.0 if v < 0 else INF) if math.isinf(v) else function(v)
+
+    lo_end, hi_end = value(a.lo), value(a.hi)
+    lo_closed = a.lo_closed and not math.isinf(a.lo)
+    hi_closed = a.hi_closed and not math.isinf(a.hi)
+    if a.hi <= at:
+        return Interval.make(hi_end, lo_end, hi_closed, lo_closed)
+    if a.lo >= at:
+        return Interval.make(lo_end, hi_end, lo_closed, hi_closed)
+    if lo_end >= hi_end:
+        return Interval.make(lowest, lo_end, True, lo_closed)
+    return Interval.make(lowest, hi_end, True, hi_closed)
+
+
+def _self_gated(tree: Bin, x: Interval) -> Interval | None:
+    """The range of `v · σ(k · v)` (swish; k > 0) or `v · tanh(softplus(v))` (mish), either
+    way round, from the function's true minimum; None for any other product."""
+    for value, gate in ((tree.left, tree.right), (tree.right, tree.left)):
+        if not isinstance(gate, Apply) or len(gate.args) != 1:
+            continue
+        argument = gate.args[0]
+        if gate.name == "sigmoid":
+            scale = _scale_of(argument, value)
+            if scale is None or scale <= 0:
+                continue
+            inner = ranges.mul(_interval(value, x), Interval.point(scale))
+            return ranges.div(_dipping(inner, *_DIPS["sigmoid"]), Interval.point(scale))
+        if (
+            gate.name == "tanh"
+            and isinstance(argument, Apply)
+            and argument.name == "softplus"
+            and argument.args == (value,)
+        ):
+            return _dipping(_interval(value, x), *_DIPS["softplus"])
+    return None
+
+
+def _scale_of(tree: object, value: object) -> float | None:
+    """k when `tree` is `value`, `k · value` or `value · k` with k a number; else None."""
+    if tree == value:
+        return 1.0
+    if isinstance(tree, Bin) and tree.op == "*":
+        if tree.right == value and isinstance(tree.left, Num):
+            return tree.left.value
+        if tree.left == value and isinstance(tree.right, Num):
+            return tree.right.value
+    return None
 
 
 def _apply_interval(tree: Apply, x: Interval) -> Interval:

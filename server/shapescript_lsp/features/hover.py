@@ -41,6 +41,10 @@ MAX_PER_GROUP = 4
 IMAGE_BUDGET = 90_000
 
 
+#: Said under every shape drawing: a side's length grows with the log of its size.
+LOG_SCALE_NOTE = "*Sides are drawn on a log scale of the sizes.*"
+
+
 def _fence(text: str) -> str:
     return f"```shapescript\n{text}\n```"
 
@@ -63,6 +67,11 @@ class HoverRenderer:
     def doc(self, text: str | None) -> str:
         """A doc comment with its math rendered for this client."""
         return render_doc(text, self.images, self.dark)
+
+    def noted_drawing(self, type_: Type, checked: Checked, over: str | None = None) -> str:
+        """The drawing with the note that its sides are on a log scale."""
+        drawing = self.drawing(type_, checked, over)
+        return f"{drawing}\n\n{LOG_SCALE_NOTE}" if drawing else ""
 
     def drawing(self, type_: Type, checked: Checked, over: str | None = None) -> str:
         if not isinstance(type_, TensorType) or type_.axes is None:
@@ -164,7 +173,7 @@ class HoverRenderer:
         if symbol is None:
             if type_ is None:
                 return []
-            return [_fence(format_type(type_)), self.drawing(type_, checked)]
+            return [_fence(format_type(type_)), self.noted_drawing(type_, checked)]
         kind = symbol.kind
         if in_other_file(symbol, checked) and kind not in ("field", "metric"):
             return imported_hover(checked, symbol, self.doc)
@@ -173,7 +182,7 @@ class HoverRenderer:
         if kind == "model":
             return model_hover(checked, symbol, self.doc)
         if kind == "field":
-            return field_hover(checked, symbol, self.drawing, self.doc)
+            return field_hover(checked, symbol, self.noted_drawing, self.doc)
         if kind == "dim":
             return self._dim(checked, symbol)
         if kind == "alias":
@@ -203,7 +212,7 @@ class HoverRenderer:
                     if symbol.detail != word
                     else _fence(f"axis {word}")
                 ]
-            return [_fence(f"{word}: {format_type(shown)}"), self.drawing(shown, checked)]
+            return [_fence(f"{word}: {format_type(shown)}"), self.noted_drawing(shown, checked)]
         parts = [_fence(f"{kind} {symbol.name}"), self.doc(symbol.doc)]
         return parts
 
@@ -246,6 +255,8 @@ class HoverRenderer:
             lines.append(first + " → " + second)
         else:
             lines.extend((first, "→", second))
+        if first or second:
+            lines.append(LOG_SCALE_NOTE)
         return types.Hover(
             contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n".join(lines)),
             range=range_of(checked.source, span),

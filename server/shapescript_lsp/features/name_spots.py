@@ -2,7 +2,8 @@
 
 The checker's facts hold a reference for every name it resolves in an expression, and
 for the first place a function writes each axis name. Axis names written again later in
-a signature, in a type or in a pattern (`b n (H Dh) -> b H n Dh`) and dims in `dim`
+a signature, in a type or in a pattern (`b n (H Dh) -> b H n Dh`), the axis of an
+`over=` that names it to a library function (`layer_norm(x, over=D)`) and dims in `dim`
 values are not references in the facts; they are found in the syntax tree and kept only
 where the checker's scope binds the name (the axis entries of the function's facts, the
 module's symbols).
@@ -10,6 +11,7 @@ module's symbols).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 from shapescript.check.algebra.syntax_facts import walk
@@ -39,6 +41,15 @@ def written_names(node) -> Iterator[tuple[str, Span]]:
             yield found.name, found.span
         elif isinstance(found, (ast.GroupedSizeAxis, ast.PatternGroupedSize)):
             yield found.name, Span(found.span.end - len(found.name), found.span.end)
+
+
+def over_names(node) -> Iterator[tuple[str, Span]]:
+    """The names given as `over=` arguments inside a node."""
+    for found in walk(node):
+        if found.__class__ is ast.Arg and found.name == "over":
+            value = found.value
+            if value.__class__ is ast.Name:
+                yield value.name, value.span
 
 
 def _axis_entries(item: ItemFacts) -> dict[str, list]:
@@ -86,7 +97,7 @@ def tree_spots(checked: Checked, item: ItemFacts) -> Iterator[Spot]:
     if not isinstance(node, (ast.FnDecl, ast.ExternFnDecl)):
         return
     axes = _axis_entries(item)
-    for name, span in written_names(node):
+    for name, span in itertools.chain(written_names(node), over_names(node)):
         absolute = Span(span.start + item.base, span.end + item.base)
         if not _written(text, absolute, name):
             continue

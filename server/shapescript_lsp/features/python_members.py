@@ -4,8 +4,10 @@ A module of the user's own (under the file's folder or a workspace folder) is re
 `ast` and never imported. Any other is listed by a worker process in the configured
 interpreter (`python_child.py`: `pkgutil` first, then `dir()` and `inspect` after
 importing it), once per interpreter and module for the session. Listing starts as soon
-as a file's `import python` lines are seen; until it is done, completion answers with
-what is known and says the list is incomplete.
+as a file's `import python` lines are seen. The first completion that asks for a module
+waits for its listing up to `FIRST_WAIT_S` (off the event loop), since some clients
+(Neovim 0.7) never ask again for a list marked incomplete; after that, and past the
+limit, completion answers with what is known and says the list is incomplete.
 """
 
 from __future__ import annotations
@@ -82,6 +84,9 @@ def default_python() -> str:
 
 #: Seconds a module may take to be listed before its worker is killed and restarted.
 LIST_TIMEOUT = 15.0
+#: Seconds the first completion that asks for a module (or the top-level list) waits for
+#: its listing (`firstListWait` of `shapescript/setPython`).
+FIRST_WAIT_S = 1.5
 #: How long a fresh worker may take to start (a niced interpreter on a busy machine is
 #: slow to start, and that time isn't the module's).
 START_TIMEOUT = 60.0
@@ -106,6 +111,8 @@ class Lister:
         self._origins: dict[str, str] = {}
         self._asked: set[str] = set()
         self._lock = threading.Lock()
+        #: Notified, with the lock held, whenever a listing arrives or the worker is gone.
+        self._changed = threading.Condition(self._lock)
         self._requests: queue.Queue[dict] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._answered = threading.Event()
@@ -141,6 +148,21 @@ class Lister:
     def listing(self, module: str) -> Listing | None:
         with self._lock:
             return self.listings.get(module)
+
+    def wait_for(self, module: str, seconds: float) -> None:
+        """Wait until the module ("" for the top-level list) is listed in full, the worker
+        is gone, or `seconds` have passed."""
+
+        def listed() -> bool:
+            if self._gone:
+                return True
+            if not module:
+                return self.toplevel is not None
+            found = self.listings.get(module)
+            return found is not None and found.complete
+
+        with self._changed:
+            self._changed.wait_for(listed, timeout=seconds)
 
     def _send(self, request: dict) -> None:
         self._requests.put(request)
@@ -219,6 +241,7 @@ class Lister:
             self._pending = None
             if not module:
                 self.toplevel = self.toplevel or ()
+                self._changed.notify_all()
                 return
             self.failed.add(module)
             known = self.listings.get(module)
@@ -229,6 +252,7 @@ class Lister:
             members += [m for m in read_module(Path(origin)) if m.name not in names]
         with self._lock:
             self.listings[module] = Listing(tuple(members), True)
+            self._changed.notify_all()
 
     def _read(self, process: subprocess.Popen) -> None:
         assert process.stdout is not None
@@ -254,6 +278,7 @@ class Lister:
                     self.listings[module] = Listing(members, bool(answer["complete"]))
                     if answer["complete"]:
                         self._settle(module)
+                self._changed.notify_all()
         with self._lock:
             killed = process is not self._process
         if not killed:
@@ -275,6 +300,7 @@ class Lister:
                     continue
                 known = self.listings.get(module)
                 self.listings[module] = Listing(known.members if known else (), True)
+            self._changed.notify_all()
         self._answered.set()
         self._ready.set()
         self._requests.put({})
@@ -286,6 +312,10 @@ class PythonNames:
     def __init__(self) -> None:
         #: Seconds a module may take to be listed (`listTimeout` of `shapescript/setPython`).
         self.timeout = LIST_TIMEOUT
+        #: Seconds the first completion asking for a module waits for its listing.
+        self.first_wait = FIRST_WAIT_S
+        #: The (interpreter, module) pairs a completion has waited for once already.
+        self._waited: set[tuple[str, str]] = set()
         self._listers: dict[str, Lister] = {}
         self._lock = threading.Lock()
         self._parsed: dict[str, tuple[int, tuple[Member, ...]]] = {}
@@ -300,6 +330,21 @@ class PythonNames:
             self.timeout = seconds
             for lister in self._listers.values():
                 lister.timeout = seconds
+
+    def set_first_wait(self, seconds: float) -> None:
+        """How long the first completion asking for a module waits, from now on."""
+        self.first_wait = max(0.0, seconds)
+
+    def _wait_once(self, lister: Lister, module: str, wait: bool) -> None:
+        """On the first completion asking for the module, wait for its listing a while."""
+        if not wait or self.first_wait <= 0:
+            return
+        key = (lister.python, module)
+        with self._lock:
+            if key in self._waited:
+                return
+            self._waited.add(key)
+        lister.wait_for(module, self.first_wait)
 
     def lister(self, python: str | None) -> Lister:
         python = python or default_python()
@@ -327,8 +372,11 @@ class PythonNames:
             for cut in range(1, len(parts) + 1):
                 lister.ask(".".join(parts[:cut]), roots)
 
-    def members(self, dotted: str, python: str | None, roots: list[str]) -> Listing:
-        """What is known now of a module's (or a class's) names; never waits."""
+    def members(
+        self, dotted: str, python: str | None, roots: list[str], wait: bool = False
+    ) -> Listing:
+        """What is known now of a module's (or a class's) names; with `wait`, the first time
+        the module is asked for, after waiting for its listing up to `first_wait`."""
         parts = dotted.split(".")
         found = user_module(parts, roots)
         if found is not None:
@@ -339,18 +387,23 @@ class PythonNames:
             return Listing(self._users[dotted], True)
         lister = self.lister(python)
         lister.ask(dotted, roots)
+        self._wait_once(lister, dotted, wait)
         return lister.listing(dotted) or Listing((), False)
 
-    def modules(self, package: str, python: str | None, roots: list[str]) -> Listing:
+    def modules(
+        self, package: str, python: str | None, roots: list[str], wait: bool = False
+    ) -> Listing:
         """The modules `import python` can name: top-level ones, or a package's
-        submodules (`package` dotted), from the user's folders and `pkgutil`."""
+        submodules (`package` dotted), from the user's folders and `pkgutil`; `wait` as
+        for `members`."""
         if package:
-            listing = self.members(package, python, roots)
+            listing = self.members(package, python, roots, wait)
             modules = tuple(m for m in listing.members if m.kind == "module")
             return Listing(modules, listing.complete)
         own = {name: Member(name, "module", "", "your module") for name in _user_toplevel(roots)}
         lister = self.lister(python)
         lister.ask_toplevel()
+        self._wait_once(lister, "", wait)
         toplevel = lister.toplevel
         others = tuple(Member(name, "module") for name in toplevel or () if name not in own)
         return Listing(tuple(own.values()) + others, toplevel is not None)

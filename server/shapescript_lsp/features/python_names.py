@@ -2,11 +2,19 @@
 
 Jedi finds the names in the interpreter the editor configured (the `python`
 initialization option or `shapescript/setPython`), or in the server's own.
+
+Nearly all of a first lookup's time is jedi's helper process importing the module to
+inspect it (torch: seconds); each lookup's answer is kept in memory for the session, so
+the next one is instant. Jedi is not safe to use from two threads at once: a lock keeps
+it to one lookup at a time. (Warming jedi in the background when a file is opened made
+the first lookup fast, but its parsing in the server's process slowed keystrokes and
+hovers for seconds after each open, so it isn't done.)
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -16,6 +24,8 @@ from shapescript.check.program import Checked
 from shapescript.syntax import ast
 
 _DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+#: Held while jedi runs.
+_JEDI = threading.Lock()
 
 
 def dotted_name_at(text: str, offset: int) -> tuple[list[str], int] | None:
@@ -75,24 +85,36 @@ def python_definition(
     parts, index = found
     if not _in_python_context(checked, offset, parts):
         return None
+    places = _places(".".join(parts[: index + 1]), python)
+    return [
+        types.Location(
+            uri=uri,
+            range=types.Range(
+                start=types.Position(line=line, character=column),
+                end=types.Position(line=line, character=column),
+            ),
+        )
+        for uri, line, column in places
+    ]
+
+
+@lru_cache(maxsize=512)
+def _places(dotted: str, python: str | None) -> tuple[tuple[str, int, int], ...]:
+    """Where jedi finds the dotted name: (file URI, 0-based line, column) of each place,
+    kept for the session."""
     import jedi
 
-    wanted = parts[: index + 1]
+    wanted = dotted.split(".")
     module = ".".join(wanted[:-1]) if len(wanted) > 1 else wanted[0]
-    code = f"import {module}\n{'.'.join(wanted)}"
-    script = jedi.Script(code, environment=python_environment(python))
-    names = script.goto(2, len(".".join(wanted)), follow_imports=True)
-    locations = []
+    code = f"import {module}\n{dotted}"
+    with _JEDI:
+        script = jedi.Script(code, environment=python_environment(python))
+        names = script.goto(2, len(dotted), follow_imports=True)
+    places = []
     for name in names:
         if name.module_path is None:
             continue
-        line = max((name.line or 1) - 1, 0)
-        column = name.column or 0
-        position = types.Position(line=line, character=column)
-        locations.append(
-            types.Location(
-                uri=Path(name.module_path).as_uri(),
-                range=types.Range(start=position, end=position),
-            )
+        places.append(
+            (Path(name.module_path).as_uri(), max((name.line or 1) - 1, 0), name.column or 0)
         )
-    return locations
+    return tuple(places)

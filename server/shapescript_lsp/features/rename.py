@@ -136,7 +136,14 @@ def local_spans(checked: Checked, symbol: Symbol) -> list[Span]:
             spot for item in checked.items_at(symbol.span.start) for spot in spots(checked, item)
         ]
     else:
-        candidates = all_spots(checked)
+        # Only an item whose text writes the name can name it.
+        name = plain(symbol)
+        candidates = [
+            spot
+            for item in checked.items
+            if name in text[item.span.start : item.span.end]
+            for spot in spots(checked, item)
+        ]
     for spot in candidates:
         if spot.symbol == symbol:
             span = name_span(text, spot.span, plain(symbol))

@@ -10,6 +10,7 @@ from lsprotocol import types
 from shapescript.check.algebra.types import Type, format_type
 from shapescript.check.declarations.builtin_table import BUILTINS, split_top_level
 from shapescript.check.program import Checked
+from shapescript.syntax import ast
 from shapescript_lsp.features.context import run_start, space_start
 from shapescript_lsp.features.curve_hover import documentation_curve
 from shapescript_lsp.render.math import render_doc
@@ -141,11 +142,35 @@ def _label(checked: Checked | None, name: str) -> tuple[str, list[str], str | No
     if params is None:
         return "", [], None
     signature = checked.signatures[name]
-    parts = [f"{param}: {shown}" for param, shown in params]
+    parts = [
+        f"{param}: {shown}" + (f" = {default_text(sig.decl.default)}" if sig.has_default else "")
+        for (param, shown), sig in zip(params, signature.params, strict=True)
+    ]
     result: Type | None = signature.return_type
     tail = f" -> {format_type(result)}" if result is not None else ""
     symbol = checked.module_symbols.get(name) or checked.builtin_symbols.get(name)
     return f"fn {name}({', '.join(parts)}){tail}", parts, symbol.doc if symbol else None
+
+
+def default_text(expr: object) -> str:
+    """A parameter's default as written (`none`, `1e-5`, `-2.5`), or `…` for anything
+    longer than a literal, a name or a negated one."""
+    if isinstance(expr, ast.FloatLit):
+        return expr.text
+    if isinstance(expr, ast.IntLit):
+        return str(expr.value)
+    if isinstance(expr, ast.BoolLit):
+        return "true" if expr.value else "false"
+    if isinstance(expr, ast.InfLit):
+        return "inf"
+    if isinstance(expr, ast.StringLit):
+        return f'"{expr.value}"'
+    if isinstance(expr, ast.Name):
+        return expr.name
+    if isinstance(expr, ast.Unary) and not isinstance(expr.operand, ast.Unary):
+        inner = default_text(expr.operand)
+        return f"{expr.op}{inner}" if inner != "…" else "…"
+    return "…"
 
 
 def _param_doc(checked: Checked | None, site: CallSite, name: str) -> types.MarkupContent | None:
