@@ -21,11 +21,6 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 _DIM = re.compile(r"^dim (\w+) = (\d+)[ \t]*$", re.MULTILINE)
 #: Names said to be unknown (or undefined) where a changed size can't be the reason.
 UNKNOWN_NAME_CODES = frozenset({"E0301", "E0302"})
-#: A dim that depends on one whose size stops dividing is itself broken, and these places
-#: still report a name of it as unknown: `causal[Dh2 Dh2]` (check/bodies/builtin_rules.py,
-#: the causal rule doesn't look at the broken names) and, besides, a model field whose
-#: shape names it gets E0902.
-KNOWN_CASCADES = {"llama.ss"}
 
 
 def _checked(path: Path, text: str):
@@ -43,19 +38,7 @@ def _changed_dims(text: str) -> list[tuple[str, str]]:
     ]
 
 
-def _examples() -> list:
-    cases = []
-    for path in sorted(EXAMPLES.glob("*.ss")):
-        marks = (
-            [pytest.mark.xfail(strict=True, reason="a dim broken by another still cascades")]
-            if path.name in KNOWN_CASCADES
-            else []
-        )
-        cases.append(pytest.param(path, id=path.stem, marks=marks))
-    return cases
-
-
-@pytest.mark.parametrize("path", _examples())
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.ss")), ids=lambda path: path.stem)
 def test_changing_a_dim_names_no_unknown_name(path: Path):
     text = path.read_text(encoding="utf-8")
     assert not [d for d in _checked(path, text).diagnostics if d.code in UNKNOWN_NAME_CODES]

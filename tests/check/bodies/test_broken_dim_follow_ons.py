@@ -48,3 +48,22 @@ def test_names_of_a_pattern_that_fails_stay_bound() -> None:
     )
     checked = check_text(text, "bound.ss")
     assert [d.code for d in checked.diagnostics] == ["E0402"]
+
+
+def test_a_dim_broken_by_another_is_quiet_in_causal_and_in_fields() -> None:
+    text = """\
+dim D = 66
+dim H = 4
+dim Dh = D / H
+dim Dh2 = Dh / 2
+
+model M:
+    param w: [D (H Dh)] = normal(std=0.02)
+    param rot: [Dh2] = zeros
+
+fn mask(x: [b n Dh2]) -> [Dh2 Dh2] Mask:
+    return causal[Dh2 Dh2]
+"""
+    checked = check_text(text, "llama_like.ss")
+    found = [(d.code, text[d.span.start : d.span.end]) for d in checked.diagnostics]
+    assert found == [("E0305", "D / H")]

@@ -908,6 +908,8 @@ def causal(checker: BodyContext, node: ast.Index) -> Type:
             checker.refer(name.span, checker.scope.symbols[name.name])
             axes.append(Axis(Poly.symbol(name.name), name.name))
             continue
+        if name.name in checker.scope.broken_names:
+            return UNKNOWN  # a dim whose own declaration failed, reported there
         checker.reporter.report(
             "E0301",
             f"unknown axis name `{name.name}`",

@@ -13,6 +13,7 @@ from shapescript.check.algebra.types import (
     UNKNOWN,
     TensorType,
     Type,
+    UnknownType,
     format_type,
     interval_of,
 )
@@ -222,6 +223,26 @@ class _ModelChecker(DeclarationChecker):
                 help="choose another name for the field",
             )
 
+    def _names_broken_dim(self, written: ast.TypeExpr) -> bool:
+        """Whether the written shape names a dim whose declaration failed."""
+        broken = self.scope.broken_names
+        if written.shape is None or not broken:
+            return False
+        pending: list[object] = list(written.shape.axes)
+        while pending:
+            item = pending.pop()
+            if isinstance(item, ast.SizeName) and item.name in broken:
+                return True
+            if isinstance(item, ast.SizeAxis):
+                pending.append(item.size)
+            elif isinstance(item, ast.GroupAxis):
+                pending.extend(item.items)
+            elif isinstance(item, ast.GroupedSizeAxis) and item.name in broken:
+                return True
+            elif isinstance(item, ast.SizeBinary):
+                pending += [item.left, item.right]
+        return False
+
     def _field_type(self, decl: ast.FieldDecl) -> Type:
         written = decl.type
         if written is None:
@@ -241,6 +262,9 @@ class _ModelChecker(DeclarationChecker):
             return UNKNOWN
         type_ = self._resolve_field_type(written)
         if type_ is None:
+            return UNKNOWN
+        if isinstance(type_, UnknownType) and self._names_broken_dim(written):
+            self.ok = False  # a dim it names failed, reported where that dim is declared
             return UNKNOWN
         if not isinstance(type_, TensorType) or type_.axes is None:
             what = (
