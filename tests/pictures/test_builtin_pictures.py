@@ -49,6 +49,7 @@ CASES = {
     },
     "zeros_like": "fn f(x: [n D]) -> [n D] = zeros_like(x)",
     "pow": "fn f(x: [n D]) -> [n D] = pow(x, 3.0)",
+    "positions": "fn f(x: [n D]) -> [n] Index[n] = positions(n)",
     "clamp": "fn f(x: [n D]) -> [n D] = clamp(x, -0.5, 0.5)",
     **{
         name: f"fn f(x: [n D], y: [n D]) -> [n D] = {name}(x, y)"
