@@ -13,21 +13,24 @@ from shapescript.cache_folder import CACHE_VARIABLE
 os.environ[CACHE_VARIABLE] = tempfile.mkdtemp(prefix="shapescript-test-cache-")
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def _group(item: pytest.Item) -> str:
+    module = item.module.__name__ if item.module is not None else item.nodeid
+    return "vscode" if module.rsplit(".", 1)[-1].startswith("test_vscode") else module
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
     """Groups for `--dist loadgroup` (pyproject's addopts): a test file's tests stay together,
     so its module-scoped fixtures (worker processes, servers, a headless page) are made once;
     the real-VS Code files form one group and run one after another, since two code-server
     and Chromium pairs on two cores slow each other's UI past the drive scripts' waits.
 
-    It runs first: xdist's worker reads the groups in its own hook of the same name, which
-    otherwise ran before this one, saw no groups, and spread every test on its own."""
-    groups: dict[str, str] = {}
-    for item in items:
-        module = item.module.__name__ if item.module is not None else item.nodeid
-        group = "vscode" if module.rsplit(".", 1)[-1].startswith("test_vscode") else module
-        item.add_marker(pytest.mark.xdist_group(group))
-        groups[item.nodeid] = group
-    # The real-VS Code group is the longest (about ten minutes, one test after another):
-    # first in the queue, it starts at once and the other process takes the rest.
-    items.sort(key=lambda item: groups[item.nodeid] != "vscode")
+    The mark is added as each test is collected: xdist's worker reads the groups in its
+    `pytest_collection_modifyitems`, which may run before any conftest's (it did with
+    pytest 9.2 and pluggy 1.7), and then spread every test on its own."""
+    item.add_marker(pytest.mark.xdist_group(_group(item)))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The real-VS Code group is the longest (about ten minutes, one test after another):
+    first in the queue, it starts at once and the other process takes the rest."""
+    items.sort(key=lambda item: _group(item) != "vscode")
