@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 
 import pytest
@@ -34,3 +35,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The real-VS Code group is the longest (about ten minutes, one test after another):
     first in the queue, it starts at once and the other process takes the rest."""
     items.sort(key=lambda item: _group(item) != "vscode")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _devices_declared_per_file():
+    """Each test file starts and ends with no devices declared: a program's `devices` line
+    declares them for the whole process, and a file run after another in the same process
+    (as `--dist loadgroup` runs them) must not inherit its declaration."""
+    _forget_devices()
+    yield
+    _forget_devices()
+
+
+def _forget_devices() -> None:
+    # Only where the runtime is loaded: importing it here would load torch in every test
+    # process, and some tests check what a bare import loads.
+    module = sys.modules.get("shapescript.rt.devices")
+    if module is not None:
+        module._reset_for_tests()
