@@ -18,7 +18,7 @@ from shapescript.check.declarations.data_info import DataFieldInfo, DataInfo
 from shapescript.check.declarations.declaration_checker import DeclarationChecker, has_unknown_axis
 from shapescript.check.declarations.model_memo import DeclarationPass
 from shapescript.check.declarations.module_scope import ModuleScope
-from shapescript.check.declarations.symbols import Facts, Reference, Symbol
+from shapescript.check.declarations.symbols import Facts
 from shapescript.diagnostics.diagnostic import Label
 from shapescript.syntax import ast
 
@@ -86,16 +86,7 @@ class _RecordChecker(DeclarationChecker):
             return None
         written = decl.type.span
         type_text = " ".join(self.text[self.base + written.start : self.base + written.end].split())
-        symbol = Symbol(
-            decl.name,
-            "field",
-            self._absolute(decl.name_span),
-            self.scope.path,
-            f"{decl.name}: {format_type(type_)}",
-            decl.doc.text if decl.doc is not None else None,
-        )
-        self.facts.references.append(Reference(decl.name_span, field=(record.name, decl.name)))
-        self.facts.types[decl.name_span] = type_
+        symbol = self._declare_field(record.name, decl, type_, f"{decl.name}: {format_type(type_)}")
         return DataFieldInfo(
             decl.name,
             type_,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from shapescript.check.algebra.reporter import Reporter
 from shapescript.check.algebra.types import Type
 from shapescript.check.declarations.module_scope import ModuleScope
-from shapescript.check.declarations.symbols import Facts, Reference
+from shapescript.check.declarations.symbols import Facts, Reference, Symbol
 from shapescript.check.declarations.type_exprs import TypeResolver
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
@@ -27,6 +27,20 @@ class DeclarationChecker:
     def _error(self, code: str, message: str, span: Span, label: str, **extra) -> None:
         self.ok = False
         self.reporter.report(code, message, span, label, **extra)
+
+    def _declare_field(self, owner: str, decl: ast.FieldDecl, type_: Type, detail: str) -> Symbol:
+        """The field's symbol (`detail` as hovers show it), its reference and its type."""
+        symbol = Symbol(
+            decl.name,
+            "field",
+            self._absolute(decl.name_span),
+            self.scope.path,
+            detail,
+            decl.doc.text if decl.doc is not None else None,
+        )
+        self.facts.references.append(Reference(decl.name_span, field=(owner, decl.name)))
+        self.facts.types[decl.name_span] = type_
+        return symbol
 
     def _resolve_field_type(self, written: ast.TypeExpr) -> Type | None:
         """The written type of a field or metric (only numbers and dims in its shape); None,

@@ -26,7 +26,7 @@ from shapescript.check.declarations.nested_models import (
     held_model_misdeclared,
     nested_model_type,
 )
-from shapescript.check.declarations.symbols import Reference, Symbol
+from shapescript.check.declarations.symbols import Reference
 from shapescript.diagnostics.diagnostic import Label
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
@@ -154,16 +154,9 @@ class _ModelChecker(DeclarationChecker):
             shape = tuple(values) if all(v is not None for v in values) else None
             dtype = type_.resolved_dtype
         initializer = self._initializer(decl, type_) if isinstance(type_, TensorType) else None
-        symbol = Symbol(
-            decl.name,
-            "field",
-            self._absolute(decl.name_span),
-            self.scope.path,
-            f"{decl.kind} {decl.name}: {format_type(type_)}",
-            decl.doc.text if decl.doc is not None else None,
+        symbol = self._declare_field(
+            model.name, decl, type_, f"{decl.kind} {decl.name}: {format_type(type_)}"
         )
-        self.facts.references.append(Reference(decl.name_span, field=(model.name, decl.name)))
-        self.facts.types[decl.name_span] = type_
         return FieldInfo(
             decl.name,
             decl.kind,
@@ -179,16 +172,7 @@ class _ModelChecker(DeclarationChecker):
     def _nested_field(self, model: ast.ModelDecl, decl: ast.FieldDecl) -> FieldInfo:
         """`attn: Attention` holds one model, `h: [L] Block` a stack of L of them."""
         type_, held, count = nested_model_type(self, decl)
-        symbol = Symbol(
-            decl.name,
-            "field",
-            self._absolute(decl.name_span),
-            self.scope.path,
-            f"{decl.name}: {format_type(type_)}",
-            decl.doc.text if decl.doc is not None else None,
-        )
-        self.facts.references.append(Reference(decl.name_span, field=(model.name, decl.name)))
-        self.facts.types[decl.name_span] = type_
+        symbol = self._declare_field(model.name, decl, type_, f"{decl.name}: {format_type(type_)}")
         return FieldInfo(
             decl.name,
             "model",
