@@ -111,14 +111,24 @@ def _link_problem(path: str, root: str, folder: str) -> str | None:
     return None
 
 
-def read_regular(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of a regular file; OSError for anything else (a pipe is never waited on).
+def read_regular(
+    path: str | os.PathLike[str], limit: int | None = None, follow: bool = True
+) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; OSError for anything else (a
+    pipe is never waited on, a larger file is EFBIG and never read whole, a link is ELOOP
+    unless `follow`).
 
     The file is opened without blocking and checked once open, so one swapped for a pipe
     or a device after the walk still isn't read."""
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW)
+    descriptor = os.open(path, flags)
     with os.fdopen(descriptor, "rb") as stream:
-        mode = os.fstat(stream.fileno()).st_mode
-        if not stat.S_ISREG(mode):
-            raise OSError(errno.EINVAL, _not_regular(mode), os.fspath(path))
-        return stream.read()
+        status = os.fstat(stream.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(errno.EINVAL, _not_regular(status.st_mode), os.fspath(path))
+        if limit is None:
+            return stream.read()
+        data = b"" if status.st_size > limit else stream.read(limit + 1)
+        if status.st_size > limit or len(data) > limit:
+            raise OSError(errno.EFBIG, f"over the limit of {limit} bytes", os.fspath(path))
+        return data

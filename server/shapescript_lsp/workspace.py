@@ -9,6 +9,7 @@ The limits are documented in docs/architecture.md.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import stat
@@ -20,6 +21,7 @@ from pathlib import Path
 from shapescript.check.declarations.type_exprs import is_type_variable_name
 from shapescript.check.declarations.type_variables import declared_type_names
 from shapescript.records import record
+from shapescript.source_files import read_regular
 from shapescript.syntax import ast
 from shapescript.syntax.parser import parse_text
 from shapescript_lsp.features.imported import header
@@ -248,27 +250,11 @@ def _readable_inside(path: Path, real_roots: list[Path]) -> bool:
 
 
 def _read_regular(path: Path) -> str | None:
-    """The text of a regular file of at most `MAX_FILE_BYTES`, else None (logged once).
-
-    The file is opened without blocking and checked after opening, so a file swapped for
-    a pipe or a device after the walk is still never read.
-    """
+    """The text of a regular file of at most `MAX_FILE_BYTES`, else None (logged once)."""
     try:
-        descriptor = os.open(os.path.realpath(path), os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+        data = read_regular(os.path.realpath(path), limit=MAX_FILE_BYTES, follow=False)
     except OSError as error:
-        log.info("skipping %s: %s", path, error.strerror)
-        return None
-    with os.fdopen(descriptor, "rb") as stream:
-        status = os.fstat(stream.fileno())
-        if not stat.S_ISREG(status.st_mode):
-            log.info("skipping %s: not a regular file", path)
-            return None
-        if status.st_size > MAX_FILE_BYTES:
-            size = status.st_size
-            log.warning("skipping %s: %d bytes, over the limit of %d", path, size, MAX_FILE_BYTES)
-            return None
-        data = stream.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
-        log.warning("skipping %s: over the limit of %d bytes", path, MAX_FILE_BYTES)
+        level = logging.WARNING if error.errno == errno.EFBIG else logging.INFO
+        log.log(level, "skipping %s: %s", path, error.strerror)
         return None
     return data.decode("utf-8", errors="replace")
