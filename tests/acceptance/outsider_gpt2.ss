@@ -42,14 +42,17 @@ model DownProjection:
     param weight: [Dff D] = normal(std=0.02)
     param bias: [D] = zeros
 
+## GPT2Attention's weights.
 model Attention:
     c_attn: QkvProjection
     c_proj: OutProjection
 
+## GPT2MLP's weights.
 model Mlp:
     c_fc: UpProjection
     c_proj: DownProjection
 
+## One pre-norm transformer block, GPT2Block.
 model Block:
     ln_1: LayerNorm
     attn: Attention
@@ -67,9 +70,11 @@ model Gpt2Model:
 model Gpt2LMHead:
     transformer: Gpt2Model
 
+## HF's LayerNorm, layer_norm_epsilon = 1e-5.
 fn norm(ln: LayerNorm, x: [b n D]) -> [b n D]:
     return layer_norm(x, over=D, weight=ln.weight, bias=ln.bias, eps=1e-5)
 
+## Causal self-attention: heads split from one projection as (3 H Dh), scaled by 1/sqrt(Dh).
 fn attention(a: Attention, x: [b n D]) -> [b n D]:
     q, k, v = split(x @ a.c_attn.weight + a.c_attn.bias, b n (3 H Dh) -> b H n Dh)
     scores = einsum(q, k: b H n Dh, b H m Dh -> b H n m) / sqrt(Dh)
@@ -79,13 +84,16 @@ fn attention(a: Attention, x: [b n D]) -> [b n D]:
     y = einsum(p, v: b H n m, b H m Dh -> b n H Dh)
     return rearrange(y, b n H Dh -> b n (H Dh)) @ a.c_proj.weight + a.c_proj.bias
 
-## HF's "gelu_new": GELU with the tanh approximation, written as HF writes it.
+## HF's "gelu_new": GELU with the tanh approximation, written as HF writes it
+## (0.7978845608028654 is sqrt(2 / pi)).
 fn gelu_new(x: [b n Dff]) -> [b n Dff]:
     return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * pow(x, 3.0))))
 
+## The feed-forward layer: up, gelu_new, down.
 fn mlp(f: Mlp, x: [b n D]) -> [b n D]:
     return gelu_new(x @ f.c_fc.weight + f.c_fc.bias) @ f.c_proj.weight + f.c_proj.bias
 
+## x + attention(ln_1(x)), then + mlp(ln_2(.)).
 fn block(blk: Block, x: [b n D]) -> [b n D]:
     x1 = x + attention(blk.attn, norm(blk.ln_1, x))
     return x1 + mlp(blk.mlp, norm(blk.ln_2, x1))
