@@ -12,6 +12,7 @@ box's `<title>` (its tooltip).
 
 from __future__ import annotations
 
+import math
 from html import escape
 
 from shapescript.architecture.nodes import Architecture, Node
@@ -110,7 +111,7 @@ class Drawing:
             for node in section.nodes:
                 previous = self.node(node, 0, previous)
             self.y += GAP
-        width = max(MARGIN + BOX_WIDTH + SIDE_WIDTH, int(self.right + 16.999))
+        width = max(MARGIN + BOX_WIDTH + SIDE_WIDTH, math.ceil(self.right) + 16)
         height = int(self.y)
         background = (
             f'<rect width="{width}" height="{height}" fill="{palette(self.theme).background}"/>'
