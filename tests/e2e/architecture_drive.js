@@ -93,7 +93,7 @@ run(async () => {
   const selectionText = () => statusText(page, 'status.editor.selection');
 
   const { open } = await openSteps(step, page, editor, async () => {
-    await page.waitForFunction(() => document.querySelector('.editor-group-container .view-lines')?.innerText.includes('model Gpt'),
+    await page.waitForFunction(() => document.querySelector('.editor-group-container .view-lines')?.innerText.replace(/\u00a0/g, ' ').includes('model Gpt'),
       null, { timeout: cfg.timeout_ms });
     return {};
   });
