@@ -122,7 +122,9 @@ def test_the_text_list_names_the_held_params() -> None:
     assert "┌ Transformer block (block) × L = 3" in text
     assert "h[l].attn.c_attn [D (3 D)], h[l].attn.c_proj [D D]" in text
     operations = architecture_text(read(INDEXED, detail="operations"))
-    assert "← m.h[l].attn.c_attn [D (3 D)]" in operations
+    # Every operation names the param as the function reading it writes it: `attend(a: Attention)`.
+    assert "← a.c_attn [D (3 D)]" in operations
+    assert "m.h[l].attn.c_attn" not in operations
 
 
 def test_a_literal_stack_size_is_its_count() -> None:

@@ -1,14 +1,16 @@
 // VS Code's Architecture tab: a webview beside the editor that draws the model at the
-// cursor, from the server's `shapescript/architecture`. It opens by itself the first
-// time the cursor is on a model (or a function that takes one first), then follows the
-// cursor without taking the focus; once closed, it stays closed until the code lens,
-// the hover's link, the context menu or the command palette opens it again.
+// cursor, from the server's `shapescript/architecture`. The code lens, the hover's link,
+// the context menu or the command palette opens it; once open, it follows the cursor
+// from model to model without taking the focus. With
+// `shapescript.architecture.openAutomatically` it also opens by itself the first time
+// the cursor is on a model (or a function that takes one first), until it is closed.
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import {
   architectureHtml,
   ArchitectureAnswer,
   ArchitectureRange,
+  cursorAction,
   Detail,
   makeNonce,
   modelLines,
@@ -121,10 +123,14 @@ export class ArchitectureView implements vscode.Disposable {
     if (document.languageId !== 'shapescript' || document.uri.scheme !== 'file') {
       return;
     }
-    if (!vscode.workspace.getConfiguration(SECTION).get<boolean>('followCursor', true)) {
-      return;
-    }
-    if (this.closedByUser && !this.panel) {
+    const settings = vscode.workspace.getConfiguration(SECTION);
+    const action = cursorAction({
+      followCursor: settings.get<boolean>('followCursor', true),
+      openAutomatically: settings.get<boolean>('openAutomatically', false),
+      open: this.panel !== undefined,
+      closedByUser: this.closedByUser,
+    });
+    if (action === 'none') {
       return;
     }
     const position = event.selections[0]?.active;

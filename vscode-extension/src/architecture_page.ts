@@ -1,7 +1,7 @@
 // The Architecture tab's page and the pure logic around it, without `vscode`, so that it
 // is unit-tested: the HTML with its Content-Security-Policy (nothing but the drawing and
-// the page's own script), zoom steps, where a model name is on a line, and the code
-// lens lines.
+// the page's own script), zoom steps and fit, what a cursor move does to the tab, where a
+// model name is on a line, and the code lens lines.
 
 /** The answer of `shapescript/architecture`, as far as the tab reads it. */
 export interface ArchitectureRange {
@@ -27,6 +27,10 @@ export type Detail = 'layers' | 'operations';
 
 export const MIN_ZOOM = 0.2;
 export const MAX_ZOOM = 4;
+/** Fit may go below MIN_ZOOM, so that a tall drawing still fits; not below this. */
+export const MIN_FIT_ZOOM = 0.02;
+/** The room the drawing's padding takes around it, in pixels, across and down. */
+export const FIT_PADDING = 24;
 
 /** The zoom after one step in (`+`) or out (`-`), kept between MIN_ZOOM and MAX_ZOOM. */
 export function zoomStep(zoom: number, direction: 1 | -1): number {
@@ -34,12 +38,39 @@ export function zoomStep(zoom: number, direction: 1 | -1): number {
   return Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, Math.round(next * 1000) / 1000));
 }
 
-/** The zoom that fits a drawing of `width` into a view of `available` pixels. */
-export function fitZoom(width: number, available: number): number {
-  if (width <= 0 || available <= 0) {
+/** The zoom that fits a drawing of `width` × `height` into a view of `availableWidth` ×
+ * `availableHeight` pixels, its padding included: the smaller of the two fits. */
+export function fitZoom(width: number, height: number, availableWidth: number, availableHeight: number): number {
+  if (width <= 0 || height <= 0 || availableWidth <= 0 || availableHeight <= 0) {
     return 1;
   }
-  return Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, (available - 24) / width));
+  const across = (availableWidth - FIT_PADDING) / width;
+  const down = (availableHeight - FIT_PADDING) / height;
+  return Math.min(MAX_ZOOM, Math.max(MIN_FIT_ZOOM, Math.min(across, down)));
+}
+
+/** What the tab reads to decide what a cursor move does. */
+export interface CursorState {
+  /** `shapescript.architecture.followCursor`. */
+  followCursor: boolean;
+  /** `shapescript.architecture.openAutomatically`. */
+  openAutomatically: boolean;
+  /** Whether the tab is open now. */
+  open: boolean;
+  /** Whether the user closed it since it was last opened by a command. */
+  closedByUser: boolean;
+}
+
+/** A cursor move on a model: nothing, redraw the open tab for it (`follow`), or open the
+ * tab beside the editor (`open`), which only `openAutomatically` allows. */
+export function cursorAction(state: CursorState): 'none' | 'follow' | 'open' {
+  if (!state.followCursor) {
+    return 'none';
+  }
+  if (state.open) {
+    return 'follow';
+  }
+  return state.openAutomatically && !state.closedByUser ? 'open' : 'none';
 }
 
 /** The lines that declare a model (`model Gpt:`), with where the name starts, for the code lens. */
@@ -111,7 +142,8 @@ export function architectureHtml(nonce: string): string {
   #bar { flex: none; }
   #view { flex: 1; min-height: 0; overflow: auto; cursor: grab; }
   #view.dragging { cursor: grabbing; }
-  #drawing { transform-origin: 0 0; padding: 12px; }
+  #drawing { padding: ${FIT_PADDING / 2}px; width: max-content; }
+  #drawing svg { display: block; }
   #drawing g[data-node] { cursor: pointer; }
   #drawing g[data-node]:hover rect { stroke-width: 2.4; }
   #drawing g[data-node].selected rect { stroke-width: 2.6; }
@@ -121,7 +153,7 @@ export function architectureHtml(nonce: string): string {
 <div id="bar">
   <button id="zoom-out" title="Zoom out (-)">−</button>
   <button id="zoom-in" title="Zoom in (+)">+</button>
-  <button id="zoom-fit" title="Fit to width (0)">Fit</button>
+  <button id="zoom-fit" title="Fit the drawing into the view (0)">Fit</button>
   <button id="layers" aria-pressed="true">Layers</button>
   <button id="operations" aria-pressed="false">Every operation</button>
   <span id="links"></span>
@@ -133,13 +165,27 @@ export function architectureHtml(nonce: string): string {
   const vscode = acquireVsCodeApi();
   const view = document.getElementById('view');
   const drawing = document.getElementById('drawing');
-  const MIN = ${MIN_ZOOM}, MAX = ${MAX_ZOOM};
-  let zoom = 1, width = 1, fitted = true, answer = null;
-  function apply() { drawing.style.transform = 'scale(' + zoom + ')'; }
-  function fit() { fitted = true; zoom = Math.min(MAX, Math.max(MIN, (view.clientWidth - 24) / width)); apply(); }
+  const MIN = ${MIN_ZOOM}, MAX = ${MAX_ZOOM}, MIN_FIT = ${MIN_FIT_ZOOM}, PADDING = ${FIT_PADDING};
+  let zoom = 1, width = 1, height = 1, fitted = true, answer = null;
+  // The drawing is drawn at its zoomed size, so the view scrolls over exactly that.
+  function apply() {
+    const svg = drawing.querySelector('svg');
+    if (!svg) return;
+    svg.setAttribute('width', String(width * zoom));
+    svg.setAttribute('height', String(height * zoom));
+    vscode.setState({ zoom: zoom, fitted: fitted });
+  }
+  // The same as fitZoom in architecture_page.ts: both the width and the height fit.
+  function fit() {
+    fitted = true;
+    const across = (view.clientWidth - PADDING) / width, down = (view.clientHeight - PADDING) / height;
+    zoom = view.clientWidth > 0 && view.clientHeight > 0
+      ? Math.min(MAX, Math.max(MIN_FIT, Math.min(across, down))) : 1;
+    apply();
+  }
   function step(direction) {
     fitted = false;
-    zoom = Math.min(MAX, Math.max(MIN, direction > 0 ? zoom * 1.2 : zoom / 1.2));
+    zoom = Math.min(MAX, Math.max(Math.min(MIN, zoom), direction > 0 ? zoom * 1.2 : zoom / 1.2));
     apply();
   }
   document.getElementById('zoom-in').onclick = () => step(1);
@@ -184,6 +230,7 @@ export function architectureHtml(nonce: string): string {
     if (!message || message.type !== 'draw') return;
     answer = message.answer;
     width = answer.width || 1;
+    height = answer.height || 1;
     drawing.innerHTML = answer.svg;
     document.getElementById('summary').textContent = answer.summary;
     document.getElementById('layers').setAttribute('aria-pressed', String(answer.detail === 'layers'));
@@ -198,7 +245,6 @@ export function architectureHtml(nonce: string): string {
       links.appendChild(a);
     });
     if (fitted) fit(); else apply();
-    vscode.setState({ zoom: zoom, fitted: fitted });
   });
   const state = vscode.getState();
   if (state) { zoom = state.zoom || 1; fitted = state.fitted !== false; }

@@ -18,6 +18,7 @@ from shapescript.architecture.finish import (
     fold_repeats,
     limit,
     number,
+    whole_lines,
 )
 from shapescript.architecture.layers import Grouper
 from shapescript.architecture.nodes import Architecture, Held, Link, Node, Section, walk
@@ -105,6 +106,7 @@ def _architecture(
     for item, walker, nodes in raw:
         if detail == "layers":
             nodes = Grouper(walker.embedding_tables, types).group(nodes)
+            whole_lines(nodes, walker.checked.source.text)
         nodes = fold_repeats(nodes)
         nodes = beside_losses(nodes)
         arrows(nodes, walker.names)

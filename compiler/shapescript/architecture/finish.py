@@ -1,11 +1,15 @@
 """What both levels do last: fold repeated calls, put a loss's other inputs beside it,
-choose each box's arrow, keep to 32 boxes and number the boxes."""
+choose each box's arrow, keep to 32 boxes, number the boxes, and widen a layer made of
+operations on several lines to those whole lines."""
 
 from __future__ import annotations
 
 from shapescript.architecture.nodes import Held, Node, walk
+from shapescript.syntax.source import Span
 
 MAX_BOXES = 32
+#: Layers made of several operations, whose code is selected as whole lines.
+GROUPED_KINDS = ("attention", "mlp", "linear")
 
 
 def fold_repeats(nodes: list[Node]) -> list[Node]:
@@ -105,3 +109,18 @@ def number(nodes: list[Node], prefix: str, start: int = 0) -> int:
         node.id = f"{prefix}.{start}"
         start = number(node.children, prefix, start)
     return start
+
+
+def whole_lines(nodes: list[Node], text: str) -> None:
+    """Widens each layer whose operations are on several lines to start where its first
+    line's code starts, so that selecting it takes in the whole statement there (the
+    `q, k, v =` of a projection's split), not just the operation's own characters."""
+    for node in walk(nodes):
+        span = node.span
+        if node.kind not in GROUPED_KINDS or span is None:
+            continue
+        line_start = text.rfind("\n", 0, span.start) + 1
+        if "\n" not in text[span.start : span.end]:
+            continue
+        indent = len(text[line_start : span.start]) - len(text[line_start : span.start].lstrip())
+        node.span = Span(line_start + indent, span.end)

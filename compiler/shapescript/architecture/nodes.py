@@ -37,11 +37,19 @@ KINDS = (
 
 @record
 class Held:
-    """A param a box reads (`w1 [D Hd]`), or another input beside it (`batch.label`)."""
+    """A param a box reads (`w1 [D Hd]`), or another input beside it (`batch.label`).
+    `name` is the param's path in the model; `written`, how the function that reads it
+    writes it (`net.w1`), where that differs."""
 
     name: str
     type: str
     shape: tuple[int, ...] | None = None
+    written: str = ""
+
+    @property
+    def as_written(self) -> str:
+        """The param as the code writes it, else its path."""
+        return self.written or self.name
 
 
 @record

@@ -16,7 +16,7 @@ from shapescript.architecture.nodes import Held, Node
 from shapescript.check.algebra.types import StackType, TensorType, Type, format_type
 from shapescript.check.declarations.symbols import ItemFacts
 from shapescript.check.program import Checked
-from shapescript.records import field, record
+from shapescript.records import field, record, replace
 from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
 
@@ -68,7 +68,8 @@ BINARY_OPS = {
 class Value:
     """What an expression gives: a computed value (`id`), a param of the model (`field`,
     its path), the model itself, a model it holds (`held`, `field` its path: `h[l].attn`),
-    or something else (`const`, its text)."""
+    or something else (`const`, its text). A param, the model or a held model also has
+    `written`: how the function being walked names it (`net.wte`, `net`, `block`)."""
 
     kind: str
     id: int = -1
@@ -77,9 +78,12 @@ class Value:
     shape: tuple[int, ...] | None = None
     transposed: bool = False
     text: str = ""
+    written: str = ""
 
 
-MODEL = Value("model")
+def model_named(name: str) -> Value:
+    """The model, as a function's parameter `name` names it."""
+    return Value("model", written=name)
 
 
 def const(text: str) -> Value:
@@ -142,7 +146,7 @@ class Walker:
         for param in decl.params:
             type_ = self.fact_type(context, param.name_span)
             if takes_model(decl, self.model) and param is decl.params[0]:
-                context.env[param.name] = MODEL
+                context.env[param.name] = model_named(param.name)
             elif isinstance(type_, TensorType):
                 node = self.add(context, "input", param.name, param.name_span, type_=type_)
                 node.arrow = "•"
@@ -189,7 +193,7 @@ class Walker:
             if isinstance(statement, ast.Assign):
                 value = self.expr(context, statement.value)
                 for target in statement.targets:
-                    context.env[target.name] = value
+                    context.env[target.name] = as_named(value, target.name)
                     if value.kind == "value":
                         self.names.setdefault(value.id, target.name)
             elif isinstance(statement, ast.Return):
@@ -228,7 +232,7 @@ class Walker:
         if isinstance(self.fact_type(context, statement.iterable.span), StackType):
             stack = self.expr(context, statement.iterable)
             if stack.kind == "held":
-                return Value("held", field=f"{stack.field}[*]")
+                return Value("held", field=f"{stack.field}[*]", written=statement.var.name)
         return const(statement.var.name)
 
     def count(self, context: Context, iterable: object) -> str:
@@ -271,6 +275,7 @@ class Walker:
                     type=self.fact_text(context, node.span) or operand.type,
                     shape=operand.shape,
                     transposed=operand.transposed,
+                    written=operand.written,
                 )
             if operand.kind != "value":
                 return operand
@@ -306,18 +311,20 @@ class Walker:
             base = self.expr(context, target) if not isinstance(target, ast.Name) else None
             if isinstance(target, ast.Name):
                 base = context.env.get(target.name)
-            if base is MODEL or (base is not None and base.kind == "held"):
-                path = name if base is MODEL else f"{base.field}.{name}"
+            if base is not None and base.kind in ("model", "held"):
+                path = name if base.kind == "model" else f"{base.field}.{name}"
+                written = f"{base.written}.{name}"
                 info = self.checked.models.get(owner)
                 held = info.fields.get(name) if info is not None else None
                 if held is not None and held.is_model:
-                    return Value("held", field=path)
+                    return Value("held", field=path, written=written)
                 type_ = self.fact_type(context, node.span)
                 return Value(
                     "param",
                     field=path,
                     type=format_type(type_) if type_ is not None else "",
                     shape=held.shape if held is not None else None,
+                    written=written,
                 )
             if isinstance(target, ast.Name):
                 return const(name)
@@ -338,6 +345,7 @@ class Walker:
                 type=format_type(type_) if type_ is not None else inner.type,
                 shape=inner.shape,
                 transposed=not inner.transposed,
+                written=inner.written,
             )
         if inner.kind == "value":
             return self.operation(
@@ -358,7 +366,9 @@ class Walker:
         target = self.expr(context, node.target)
         if target.kind == "held":
             written = ", ".join(self.text(context, item.span) for item in node.items)
-            return Value("held", field=f"{target.field}[{written}]")
+            return Value(
+                "held", field=f"{target.field}[{written}]", written=f"{target.written}[{written}]"
+            )
         if target.kind == "param":
             type_ = self.fact_type(context, node.span)
             return Value(
@@ -367,6 +377,7 @@ class Walker:
                 type=format_type(type_) if type_ is not None else target.type,
                 shape=target.shape,
                 transposed=target.transposed,
+                written=target.written,
             )
         if target.kind == "value":
             return self.operation(context, "index", [target], node.span)
@@ -425,7 +436,7 @@ class Walker:
         symbol = self.checked.module_symbols.get(name)
         if symbol is not None and symbol.kind == "fn":
             return self.user_call(context, name, args, span)
-        if args and args[0][1] is MODEL and name in self.drawn:
+        if args and args[0][1].kind == "model" and name in self.drawn:
             values = [value.id for _, value in args if value.kind == "value"]
             node = self.add(context, "call", f"{name} (above)", span, inputs=values)
             node.function = name
@@ -454,12 +465,14 @@ class Walker:
     def user_call(
         self, context: Context, name: str, args: list[tuple[str | None, Value]], span: Span
     ) -> Value:
-        model_first = bool(args) and args[0][1] is MODEL
+        model_first = bool(args) and args[0][1].kind == "model"
         item = self.function_for(name, model_first)
         passes = any(value.kind in ("model", "param", "held") for _, value in args)
         values = [value.id for _, value in args if value.kind == "value"]
         held = [
-            Held(value.field, value.type, value.shape) for _, value in args if value.kind == "param"
+            Held(value.field, value.type, value.shape, value.written)
+            for _, value in args
+            if value.kind == "param"
         ]
         if item is None:
             return self.operation(context, name, [value for _, value in args], span)
@@ -481,7 +494,7 @@ class Walker:
             elif key is not None:
                 target = key
             if target is not None:
-                inner.env[target] = value
+                inner.env[target] = as_named(value, target)
         self.followed.append(
             (
                 name,
@@ -523,7 +536,7 @@ class Walker:
         """A box for one operation, unless it computes nothing from values or params."""
         values = [value.id for value in operands if value.kind == "value"]
         params = [
-            Held(value.field, value.type, value.shape)
+            Held(value.field, value.type, value.shape, value.written)
             for value in operands
             if value.kind == "param"
         ]
@@ -585,6 +598,14 @@ class Walker:
     def text(self, context: Context, span: Span) -> str:
         start, end = self.absolute(context, span)
         return " ".join(self.checked.source.text[start:end].split())
+
+
+def as_named(value: Value, name: str) -> Value:
+    """A value passed to a function's parameter `name`: a param or a model is then written
+    as that function names it."""
+    if value.kind in ("model", "held", "param"):
+        return replace(value, written=name)
+    return value
 
 
 def kind_of(name: str, params: list[Held]) -> str:

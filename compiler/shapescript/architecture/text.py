@@ -70,7 +70,7 @@ def _held(node: Node, detail: str) -> str:
     params = ", ".join(f"{held.name} {held.type}" for held in node.params)
     beside = ", ".join(f"{held.name} {held.type}" for held in node.beside)
     if detail == "operations":
-        parts = [f"m.{held.name} {held.type}" for held in node.params] + [
+        parts = [f"{held.as_written} {held.type}" for held in node.params] + [
             f"{held.name} {held.type}" for held in node.beside
         ]
         return ("← " + ", ".join(parts)) if parts else ""

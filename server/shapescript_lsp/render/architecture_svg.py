@@ -5,10 +5,14 @@ kind of layer has an accent (blue for linear layers, MLPs and embeddings, green 
 activations, purple for norms, orange for attention and softmax, red for losses). Each
 box is a `<g data-node="id">`, so a view can find the code it was drawn from. With a
 theme, the same drawing is made for a PNG: text in the theme's color on its background.
+Texts are measured at a generous glyph width: the drawing widens for the labels beside
+the boxes, and a label too long for its box is cut with `…`, the whole of it in the
+box's `<title>` (its tooltip).
 """
 
 from __future__ import annotations
 
+import math
 from html import escape
 
 from shapescript.architecture.nodes import Architecture, Node
@@ -52,6 +56,23 @@ INSET = 14
 GAP = 18
 PARAM_ROW = 18
 FONT = "font-family=\"-apple-system, 'Segoe UI', Helvetica, Arial, sans-serif\""
+#: Average glyph widths, in ems, generous for the sans-serif fonts views fall back to.
+GLYPH = 0.62
+BOLD_GLYPH = 0.68
+ELLIPSIS = "…"
+
+
+def text_width(value: str, size: int = 12, weight: int = 400) -> float:
+    """How wide a text may be drawn, at most."""
+    return len(value) * size * (BOLD_GLYPH if weight > 400 else GLYPH)
+
+
+def fitted(value: str, room: float, size: int = 12, weight: int = 400) -> str:
+    """The text, cut with `…` to fit `room` pixels."""
+    if text_width(value, size, weight) <= room:
+        return value
+    keep = max(0, int(room / text_width("x", size, weight)) - 1)
+    return value[:keep].rstrip() + ELLIPSIS
 
 
 @record
@@ -76,6 +97,8 @@ class Drawing:
         self.placed: dict[int, Placed] = {}
         self.y = 8.0
         self.operations = found.detail == "operations"
+        #: The rightmost edge a text reaches, which the drawing's width takes in.
+        self.right = 0.0
 
     def accent(self, node: Node) -> str | None:
         name = KIND_ACCENTS.get(node.kind)
@@ -88,7 +111,7 @@ class Drawing:
             for node in section.nodes:
                 previous = self.node(node, 0, previous)
             self.y += GAP
-        width = MARGIN + BOX_WIDTH + SIDE_WIDTH
+        width = max(MARGIN + BOX_WIDTH + SIDE_WIDTH, math.ceil(self.right) + 16)
         height = int(self.y)
         background = (
             f'<rect width="{width}" height="{height}" fill="{palette(self.theme).background}"/>'
@@ -107,12 +130,14 @@ class Drawing:
 
     def header(self, function: str, place: str) -> None:
         self.y += 14
+        after = MARGIN + 8 + text_width(function, weight=600)
         self.parts.append(
             f'<g data-link="{escape(function)}"><text x="{MARGIN}" y="{self.y:.0f}" '
-            f'font-weight="600" fill="currentColor">{escape(function)}</text>'
-            f'<text x="{MARGIN + 8 + 7.5 * len(function):.0f}" y="{self.y:.0f}" opacity="0.7" '
+            f'font-size="12" font-weight="600" fill="currentColor">{escape(function)}</text>'
+            f'<text x="{after:.0f}" y="{self.y:.0f}" font-size="12" opacity="0.7" '
             f'fill="currentColor">{escape(place)}</text></g>'
         )
+        self.right = max(self.right, after + text_width(place))
         self.y += 12
 
     def node(self, node: Node, depth: int, previous: Placed | None) -> Placed:
@@ -155,24 +180,36 @@ class Drawing:
             f'rx="{radius}" {fill} stroke="{stroke}" stroke-width="1.3"/>',
         ]
         label = box_label(node)
+        room = width - 24
+        shortened = False
         if small:
-            parts.append(self.text(left + 12, top + 18, label, weight=600))
-            parts.append(
-                self.text(left + width - 12, top + 18, node.type, anchor="end", faint=True)
-            )
+            type_ = fitted(node.type, room / 2 if label else room)
+            label_room = room - (text_width(type_) + 12 if type_ else 0)
+            shown = fitted(label, label_room, weight=600)
+            parts.append(self.text(left + 12, top + 18, shown, weight=600))
+            parts.append(self.text(left + width - 12, top + 18, type_, anchor="end", faint=True))
         else:
-            parts.append(self.text(left + 12, top + 18, label, weight=600))
-            parts.append(self.text(left + 12, top + 33, node.type, faint=True, size=11))
+            shown = fitted(label, room, weight=600)
+            parts.append(self.text(left + 12, top + 18, shown, weight=600))
+            type_ = fitted(node.type, room, size=11)
+            parts.append(self.text(left + 12, top + 33, type_, faint=True, size=11))
             for index, held in enumerate(inside):
                 row = top + 40 + index * PARAM_ROW
                 parts.append(self.shape(left + 14, row, held.shape, stroke))
-                parts.append(self.text(left + 44, row + 12, f"{held.name} {held.type}", size=11))
-        side = [f"← m.{held.name} {held.type}" for held in node.params] if self.operations else []
+                written = f"{held.name} {held.type}"
+                cut = fitted(written, width - 56, size=11)
+                parts.append(self.text(left + 44, row + 12, cut, size=11))
+                shortened = shortened or cut != written
+        if shortened or shown != label or type_ != node.type:
+            whole = [label, node.type] + [f"{held.name} {held.type}" for held in inside]
+            parts.insert(1, f"<title>{escape(' · '.join(part for part in whole if part))}</title>")
+        read = node.params if self.operations else []
+        side = [f"← {held.as_written} {held.type}" for held in read]
         side += [f"← {held.name} {held.type}" for held in node.beside]
         for index, line in enumerate(side):
-            parts.append(
-                self.text(left + width + 12, top + 18 + index * 15, line, size=11, faint=True)
-            )
+            x = left + width + 12
+            parts.append(self.text(x, top + 18 + index * 15, line, size=11, faint=True))
+            self.right = max(self.right, x + text_width(line, 11))
         parts.append("</g>")
         self.parts.extend(parts)
         self.y = top + height
@@ -222,14 +259,18 @@ class Drawing:
         self.y += 10
         height = self.y - top
         title = box_label(node).replace(f" ({node.function})", "")
+        named = bool(node.function) and node.function != title
+        room = width - 24 - (text_width(node.function) + 12 if named else 0)
+        shown = fitted(title, room, weight=600)
         frame = [
             f'<g data-node="{node.id}" data-kind="frame">',
+            f"<title>{escape(title)}</title>" if shown != title else "",
             f'<rect x="{left:.1f}" y="{top:.1f}" width="{width:.1f}" height="{height:.1f}" '
             'rx="8" fill="currentColor" fill-opacity="0.03" stroke="currentColor" '
             'stroke-opacity="0.55" stroke-dasharray="5 3"/>',
-            self.text(left + 12, top + 17, title, weight=600),
+            self.text(left + 12, top + 17, shown, weight=600),
         ]
-        if node.function and node.function != title:
+        if named:
             frame.append(
                 f'<text x="{left + width - 12:.1f}" y="{top + 17:.1f}" text-anchor="end" '
                 f'fill="currentColor" opacity="0.7" data-link="{escape(node.function)}">'

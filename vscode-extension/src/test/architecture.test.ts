@@ -4,6 +4,7 @@ import {
   architectureHtml,
   ArchitectureAnswer,
   contentSecurityPolicy,
+  cursorAction,
   fitZoom,
   makeNonce,
   MAX_ZOOM,
@@ -55,14 +56,35 @@ describe('architecture page', () => {
     assert.notEqual(makeNonce(), makeNonce());
   });
 
-  it('zooms in steps within bounds, and fits to the width', () => {
+  it('zooms in steps within bounds', () => {
     assert.equal(zoomStep(1, 1), 1.2);
     assert.equal(zoomStep(1.2, -1), 1);
     assert.equal(zoomStep(MAX_ZOOM, 1), MAX_ZOOM);
     assert.equal(zoomStep(MIN_ZOOM, -1), MIN_ZOOM);
-    assert.equal(fitZoom(700, 724), 1);
-    assert.equal(fitZoom(0, 500), 1);
-    assert.equal(fitZoom(10000, 100), MIN_ZOOM);
+  });
+
+  it('fits the drawing into both the width and the height of the view', () => {
+    // Wide enough, and tall enough: the size it is.
+    assert.equal(fitZoom(700, 500, 724, 524), 1);
+    // The width allows 1, the height only half: the height decides.
+    assert.equal(fitZoom(700, 2000, 724, 1024), 0.5);
+    // The height allows 1, the width only half.
+    assert.equal(fitZoom(1400, 500, 724, 900), 0.5);
+    // A drawing far taller than the view still fits, below the zoom buttons' least step.
+    const tall = fitZoom(724, 9000, 500, 424);
+    assert.ok(tall * 9000 + 24 <= 424 && tall < MIN_ZOOM, String(tall));
+    assert.equal(fitZoom(0, 500, 500, 500), 1);
+    assert.equal(fitZoom(10, 10, 4000, 4000), MAX_ZOOM);
+  });
+
+  it('opens the tab by itself only when the setting asks, and follows the cursor once open', () => {
+    const base = { followCursor: true, openAutomatically: false, open: false, closedByUser: false };
+    assert.equal(cursorAction(base), 'none');
+    assert.equal(cursorAction({ ...base, openAutomatically: true }), 'open');
+    assert.equal(cursorAction({ ...base, openAutomatically: true, closedByUser: true }), 'none');
+    assert.equal(cursorAction({ ...base, open: true }), 'follow');
+    assert.equal(cursorAction({ ...base, open: true, followCursor: false }), 'none');
+    assert.equal(cursorAction({ ...base, openAutomatically: true, followCursor: false }), 'none');
   });
 
   it('finds the model lines for the code lens', () => {

@@ -87,6 +87,12 @@ describe('package.json', () => {
     assert.ok(menu.some((m: { command: string }) => m.command === 'shapescript.architecture.show'));
     const props = pkg.contributes.configuration.properties;
     assert.equal(props['shapescript.architecture.followCursor'].default, true);
+    // The tab opens only when asked, unless this setting says otherwise (issue 31, item 8).
+    const openAutomatically = props['shapescript.architecture.openAutomatically'];
+    assert.ok(openAutomatically, 'shapescript.architecture.openAutomatically is declared');
+    assert.equal(openAutomatically.type, 'boolean');
+    assert.equal(openAutomatically.default, false);
+    assert.match(openAutomatically.markdownDescription, /Show architecture/);
     assert.deepEqual(props['shapescript.architecture.detail'].enum, ['layers', 'operations']);
     assert.equal(props['shapescript.architecture.detail'].default, 'layers');
   });
