@@ -281,6 +281,24 @@ async def test_definition_into_python(client: LanguageClient):
     assert extern.uri.endswith("/json/__init__.py")
 
 
+TORCH_PROGRAM = "import python torch\n\nfn f(x: [n]) -> [n] = torch.tanh(x)\n"
+
+
+@pytest.mark.asyncio
+async def test_definition_of_a_torch_function_lands_in_its_stub(client: LanguageClient):
+    uri = await open_document(client, TORCH_PROGRAM, "torch_jump.ss")
+    client.protocol.notify("shapescript/setPython", {"python": None})
+    result = await client.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=position(TORCH_PROGRAM, "tanh", 1),
+        )
+    )
+    found = result[0] if isinstance(result, list) else result
+    assert found.uri.endswith("/torch/_C/_VariableFunctions.pyi")
+    assert found.range.start.line > 0 and found.range.start.character == 4
+
+
 @pytest.mark.asyncio
 async def test_other_files_names_complete_with_an_import(client: LanguageClient):
     folder = Path("/tmp/lsp-tests")
