@@ -87,6 +87,14 @@ fn train_step(mut m: Net, mut opt: AdamW[Net], x: [b n D]) -> []:
     l, g = value_and_grad(loss, m, x)
     update(mut m, mut opt, g |> clip_norm(1.0))
     return l
+
+fn keep(m: Net, opt: AdamW[Net]):
+    save("ckpt.pt", m, opt)
+
+fn resume(x: [b n D]) -> []:
+    m, opt = load("ckpt.pt", Net, AdamW[Net])
+    l = train_step(mut m, mut opt, x)
+    return loss(m, x)
 """
 
 SPLIT = "cpu[0 1]\n    split H"
@@ -127,6 +135,9 @@ def _results(module) -> list[tuple[str, torch.Tensor]]:
             if isinstance(value, torch.Tensor)
         ]
     found += [("after the step", module.forward(m, x))]
+    # Saved whole from the workers' heads, loaded and cut again for another step.
+    module.keep(m, opt)
+    found += [("resumed", module.resume(x))]
     return found
 
 
