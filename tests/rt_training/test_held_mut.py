@@ -151,10 +151,13 @@ def test_a_tensor_field_or_a_stack_is_not_passed_as_mut() -> None:
         "    torch.nn.init.zeros_(mut m.top.ln)\n"
         "\nfn stack(mut m: Net):\n"
         "    scale_block(mut m.h, 2.0)\n"
+        "\nfn outside(mut m: Net):\n"
+        "    torch.nn.init.zeros_(mut m.h[7])\n"
     )
     checked = _check(text)
     found = [(error.code, error.message) for error in checked.errors]
     assert found == [
         ("E1101", "`m.top.ln` is [D], a value, so it can't be passed as mut"),
         ("E0904", "`scale_block` can't take this as `blk`: [L] Block isn't the model Block"),
+        ("E3403", "index 7 is outside [L] Block, whose models are 0 to 2"),
     ]

@@ -122,6 +122,8 @@ def check_changeable(checker: BodyContext, arg: Arg, what: str) -> bool:
     that this function may change (E1102)."""
     expr = arg.expr
     root = None if expr is None else ast.path_root(expr)
+    if isinstance(expr, ast.Member | ast.Index) and isinstance(arg.type, UnknownType):
+        return False  # the path's own error (E0901, E3403, ...) is the one mistake
     if root is None or not (isinstance(expr, ast.Name) or _held_model_path(checker, arg)):
         _report_not_changeable_path(checker, arg)
         return False
