@@ -88,6 +88,9 @@ fn train_step(mut m: Net, mut opt: AdamW[Net], x: [b n D]) -> []:
     update(mut m, mut opt, g |> clip_norm(1.0))
     return l
 
+fn apply(mut m: Net, mut opt: AdamW[Net], g: Grad[Net]):
+    update(mut m, mut opt, g |> clip_norm(1.0))
+
 fn keep(m: Net, opt: AdamW[Net]):
     save("ckpt.pt", m, opt)
 
@@ -125,6 +128,8 @@ def _results(module) -> list[tuple[str, torch.Tensor]]:
     # first position's query) turns a 1e-10 difference into a different step.
     opt = adamw(m, lr=0.01, eps=1e-4)
     found += [("step loss", module.train_step(m, opt, x))]
+    # A gradient from Python: cut on each worker as its model's params are, by path.
+    module.apply(m, opt, module.grads(m, x))
     # Assigned on the workers, a split param through `mut` of a held model among them.
     module.scale_second(m, 0.5)
     found += [(name, value.detach().clone()) for name, value in m.state_dict().items()]
