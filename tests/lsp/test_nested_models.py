@@ -160,3 +160,25 @@ async def test_definition_of_a_held_model_goes_to_its_field(client: LanguageClie
         assert location is not None, needle
         assert location.uri == uri
         assert location.range.start == position(NESTED, target), (needle, offset)
+
+
+MUT = (
+    NESTED
+    + """
+fn reset(mut a: Attention):
+    a.w = a.w * 0.0
+
+fn reset_second(mut m: Gpt):
+    reset(mut m.h[1].attn)
+"""
+)
+
+
+@pytest.mark.asyncio
+async def test_a_held_model_passed_as_mut_hovers_and_completes(client: LanguageClient) -> None:
+    uri = await open_document(client, MUT, "held_mut.ss")
+    assert list(client.diagnostics[uri]) == []
+    held = await _hover(client, uri, MUT, "mut m.h[1].attn)", len("mut m.h[1]."))
+    assert "```shapescript\nattn: Attention\n```" in held
+    text = MUT.replace("reset(mut m.h[1].attn)", "reset(mut m.h[1].)")
+    assert {"ln", "attn"} <= await _labels(client, text, "reset(mut m.h[1].", "mut_dot.ss")

@@ -238,18 +238,15 @@ def test_hovers_give_sizes_with_generic_axes_symbolically() -> None:
     )
 
 
-def test_split_h_refuses_models_whose_held_models_have_params_along_h() -> None:
+def test_split_h_splits_held_models_params_along_h_by_their_model() -> None:
     text = (
         "devices cpu[0 1]\n    split H\n\ndim H = 4\ndim D = 2\n\n"
         "model Attention:\n    param w: [H D] = zeros\n\n"
         "model Block:\n    param b: [D] = zeros\n    h: [2] Attention\n\n"
         "fn f(m: Block) -> [H D] = m.h[0].w\n"
     )
-    errors = _checked(text).errors
-    assert [d.code for d in errors] == ["E1801"]
-    assert "`h: [2] Attention`" in errors[0].message
-    assert "`h.0.w`" in errors[0].message
-    assert text[errors[0].span.start : errors[0].span.end] == "h"
-    # Held models without an H axis are split as before: nothing to refuse.
-    plain = text.replace("param w: [H D]", "param w: [D D]").replace("-> [H D]", "-> [D D]")
-    assert _checked(plain).errors == []
+    checked = _checked(text)
+    assert checked.errors == []
+    # Split by the model that declares the param, wherever it is held.
+    assert checked.placement.split_fields == {"Attention": {"w": 0}}
+    assert checked.placement.split_results == {"f": 0}

@@ -41,6 +41,9 @@ def parse_body(source: str) -> ast.Expr:
         # `mut` belongs to the argument it is written on, not to a call around it.
         ("f(g(mut m))", "(call f (call g mut m))"),
         ("f(y=g(mut m), mut n)", "(call f y=(call g mut m) mut n)"),
+        # A held model: `mut` before a path from a name (the checker limits it to models).
+        ("step(mut m.h[l], x)", "(call step mut (index m.h l) x)"),
+        ("f(mut m.h[0].attn)", "(call f mut (index m.h 0).attn)"),
         ("x[1:, :-1, ::2, 0:2*h:2]", "(index x 1 :(- 1) ::2 0:(* 2 h):2)"),
         ("causal[n m]", "(index causal {n m})"),
         (

@@ -151,6 +151,11 @@ class Model(torch.nn.Module):
     def _ss_part(self, name: str, value: torch.Tensor) -> torch.Tensor:
         return value
 
+    def _ss_assigned(self, field: Field) -> Field:
+        """The field as a value assigned to it is checked on this worker (`split H`: a
+        split param's value is this worker's heads)."""
+        return field
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         by_name: dict[str, Field] = {}
@@ -328,11 +333,12 @@ def set_field(model: Model, name: str, value: Any) -> None:
         raise AttributeError(f"{type(model).__name__} has no field {name!r}")
     target = fields_of(model)[name]
     if isinstance(value, torch.Tensor):
-        problem = field_problem(field, value)
+        expected = model._ss_assigned(field)
+        problem = field_problem(expected, value)
         if problem is not None:
             raise ShapeError(
                 f"can't assign {_shape_text(value)} to {type(model).__name__}.{name}, "
-                f"which is {field.type_text}"
+                f"which is {expected.type_text}"
             )
         if model._ss_sharded:
             value = model._ss_part(name, value)  # this worker's piece of the whole value

@@ -1881,9 +1881,10 @@ class _Parser:
         return nodes.FloatLit(float(token.value), token.text, span)
 
     def parse_arg_value(self) -> ast.Expr:
-        """An argument's value; `_last_mut` says afterwards whether it was `mut name`.
-        The flag is set once the value is parsed, since a call inside the value sets it
-        for its own arguments: in `f(g(mut x))` only `g`'s argument is mut."""
+        """An argument's value; `_last_mut` says afterwards whether it was `mut name` or
+        `mut` before a path from a name (`mut m.h[l].attn`, which the checker limits to
+        held models). The flag is set once the value is parsed, since a call inside the
+        value sets it for its own arguments: in `f(g(mut x))` only `g`'s argument is mut."""
         token = self.tokens[self.pos]
         kind = token.kind
         if kind == NAME and token.text == "mut" and self.peek(1).kind == NAME:
@@ -1893,6 +1894,11 @@ class _Parser:
                 name = self.advance()
                 self._last_mut = True
                 return nodes.Name(name.text, name.span)
+            if following in (".", "["):
+                self.advance()
+                value = self.parse_expr()
+                self._last_mut = True
+                return value
         if kind == "to":
             start = self.advance().start
             type_ = self.parse_type()

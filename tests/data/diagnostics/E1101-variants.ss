@@ -22,3 +22,16 @@ fn reset(mut m: Mlp):
 
 fn f(mut m: Mlp):
     m |> reset  # E1101
+
+model Holder:
+    param v: [D] = zeros
+    inner: Mlp
+
+fn scale(mut m: Mlp):
+    m.w = m.w * 2
+
+fn held(mut h: Holder):
+    scale(mut h.inner)
+    ext_py.touch(mut h.v)  # E1101
+
+import python ext_py

@@ -35,3 +35,24 @@ fn e(m: Mlp, mut o: SGD[Mlp], g: Grad[Mlp]):
 fn g(m: Mlp, mut n: Mlp):
     torch.nn.init.zeros_(mut n)
     torch.nn.init.zeros_(mut m)  # E1102
+
+model Holder:
+    inner: Mlp
+    layers: [2] Mlp
+
+fn h(holder: Holder):
+    reset(mut holder.layers[1])  # E1102
+
+fn i(holder: Holder):
+    layer = holder.layers[0]
+    reset(mut layer)  # E1102
+
+fn j(holder: Holder):
+    for layer in holder.layers:
+        layer.w = layer.w * 2  # E1102
+
+fn k(mut holder: Holder, l: int):
+    reset(mut holder.layers[l])
+    reset(mut holder.inner)
+    for layer in holder.layers:
+        reset(mut layer)

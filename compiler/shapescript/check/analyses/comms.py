@@ -252,7 +252,7 @@ class Table:
         names = next(iter(reads.values()), None) if reads else None
         params = _params(self.checked, model.name, names)
         # With split H, a split param's gradient is each device's own: nothing is sent.
-        split = self.placement.split_fields.get(model.name, {})
+        split = set(self._split_paths(model.name))
         params = [param for param in params if param[0] not in split]
         if not params:
             return None
@@ -271,6 +271,20 @@ class Table:
             size,
         )
 
+    def _split_paths(self, model: str) -> list[str]:
+        """With split H, the params of `model` split along H: its own by name, the held
+        models' by path (`h.0.attn.w_o`), each split by the model that declares it."""
+        from shapescript.check.analyses.heads import split_axis
+
+        dim = self.placement.split_dim
+        if dim is None:
+            return []
+        return [
+            path
+            for path, info in every_field(self.checked.models, model)
+            if info.is_param and split_axis(info.type, dim) is not None
+        ]
+
     def _pieces(self) -> bool:
         """Whether gradients are in pieces across the devices, whose norm adds up squares."""
         return self.placement.shard_params or bool(self.placement.split_fields)
@@ -286,7 +300,7 @@ class Table:
         size = self.placement.split_size
         share = f"each holds {size // count} of {dim} = {size}" if size else f"{dim} / {count}"
         if isinstance(type_, ModelType):
-            fields = self.placement.split_fields.get(type_.name, {})
+            fields = self._split_paths(type_.name)
             if not fields:
                 return None
             size_bytes = model_bytes(self.checked, type_.name)

@@ -20,7 +20,9 @@ E1801 is for indexing the split axis, an `@` across it that isn't a contraction,
 value given to a parameter whose type doesn't split it in the same place, and the dim used
 as a number (on a worker, its name holds its share), which this compiler doesn't lower yet.
 A parameter whose type has H is split too: the controller sends each worker its heads, and
-its arguments are checked against the worker's share of H.
+its arguments are checked against the worker's share of H. A model's params along H are
+split by their model, so those of the models it holds (`attn: Attention`, `h: [L] Block`)
+are split wherever they are held: `split_fields` names every model's own.
 """
 
 from __future__ import annotations
@@ -38,7 +40,6 @@ from shapescript.check.analyses.placement import (
     _Function,
     _over,
 )
-from shapescript.check.declarations.model_info import every_field
 from shapescript.syntax import ast
 
 #: Operations that contract the split axis into a sum.
@@ -89,7 +90,6 @@ def plan_heads(
                 fields[field_name] = axis
         if fields:
             placement.split_fields[name] = fields
-    _refuse_held_splits(scope, placement, dim, reporter)
     for name, function in functions.items():
         if placement.places.get(name) == CONTROLLER:
             continue
@@ -312,41 +312,6 @@ def _matmul_kind(left: Type | None, right: Type | None, dim: str) -> str | None:
     if right_contracted and left_axis is None:
         return "rows_left"
     return None
-
-
-def _refuse_held_splits(scope, placement: Placement, dim: str, reporter: Reporter) -> None:
-    """E1801 on each field that holds models with params along the split dim: only the
-    params of the model passed in are split, so the held ones would run with the wrong
-    number of heads."""
-    infos = getattr(scope, "model_infos", None) or {}
-    for info in infos.values():
-        for held in info.nested:
-            if held.model is None:
-                continue
-            found = next(
-                (
-                    path
-                    for path, inner in every_field(infos, held.model)
-                    if inner.is_param and split_axis(inner.type, dim) is not None
-                ),
-                None,
-            )
-            if found is None:
-                continue
-            first = f"{held.name}." if held.count is None else f"{held.name}.0."
-            written = held.model if held.count is None else f"[{held.count}] {held.model}"
-            reporter.report(
-                "E1801",
-                f"`{held.name}: {written}` in `{info.name}` holds a param along {dim} "
-                f"(`{first}{found}`); splitting held models' params, with `split {dim}` on "
-                f"{placement.device_count} devices, has no lowering yet",
-                held.span,
-                f"its models' params aren't split along {dim}",
-                help=(
-                    f"make the params along {dim} fields of `{info.name}` itself, or run "
-                    f"without `split {dim}` (`shard params` shards held models' params)"
-                ),
-            )
 
 
 def _refuse(reporter: Reporter, placement: Placement, function, span, what: str, help_: str):

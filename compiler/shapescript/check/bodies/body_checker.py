@@ -791,7 +791,7 @@ class BodyChecker(CallChecker):
                 var_type = source if isinstance(source, PythonType) else batch or UNKNOWN
                 if isinstance(source, StackType):
                     var_type = source.element
-            mutation.note_loop_variable(self, stmt.var)
+            mutation.note_loop_variable(self, stmt.var, iterable)
             self.bind_value(stmt.var.name, var_type, stmt.var.span, "value", stmt.span)
             data_values.bind_loop_axis(self, stmt, var_type)
             entry = dict(outer.values)

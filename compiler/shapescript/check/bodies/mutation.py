@@ -73,14 +73,21 @@ def note_assign(checker: BodyContext, stmt: ast.Assign, results: list[Type]) -> 
             tracked.frozen.discard(target.name)
 
 
-def note_loop_variable(checker: BodyContext, target: ast.Target) -> None:
-    if target.name in state(checker).mut_params:
+def note_loop_variable(checker: BodyContext, target: ast.Target, iterable: ast.Expr) -> None:
+    """E1104 for a mut parameter; the blocks of `for blk in m.h` may be a parameter
+    without mut when `m` may be."""
+    tracked = state(checker)
+    if target.name in tracked.mut_params:
         checker.reporter.report(
             "E1104",
             f"`{target.name}` is a mut parameter, so it can't be a loop variable",
             target.span,
             "new value for a mut parameter",
         )
+        return
+    root = ast.path_root(iterable)
+    if root is not None and root.name in tracked.frozen:
+        tracked.frozen.add(target.name)
 
 
 def _may_be_frozen(checker: BodyContext, expr: ast.Expr, type_: Type, tracked: MutState) -> bool:
@@ -88,8 +95,10 @@ def _may_be_frozen(checker: BodyContext, expr: ast.Expr, type_: Type, tracked: M
     with the same type (a function can return its argument)."""
     if not isinstance(type_, STATE_TYPES):
         return False
-    if isinstance(expr, ast.Name):
-        return expr.name in tracked.frozen
+    if isinstance(expr, ast.Name | ast.Member | ast.Index):
+        # `a = m` or `blk = m.h[l]`: a held model is part of the model that holds it.
+        root = ast.path_root(expr)
+        return root is not None and root.name in tracked.frozen
     inputs: list[ast.Expr] = []
     if isinstance(expr, ast.Call):
         inputs = [arg.value for arg in expr.args]
@@ -109,21 +118,66 @@ def can_change(checker: BodyContext, name: str) -> bool:
 
 
 def check_changeable(checker: BodyContext, arg: Arg, what: str) -> bool:
-    """An argument passed as mut: a name (E1101) that this function may change (E1102)."""
+    """An argument passed as mut: a name, or a model held by one (`m.h[l].attn`; E1101),
+    that this function may change (E1102)."""
     expr = arg.expr
-    if not isinstance(expr, ast.Name):
-        checker.reporter.report(
-            "E1101",
-            "only a name can be passed as mut",
-            arg.span,
-            "not a name",
-            help="bind the value to a name first",
-        )
+    root = None if expr is None else ast.path_root(expr)
+    if isinstance(expr, ast.Member | ast.Index) and isinstance(arg.type, UnknownType):
+        return False  # the path's own error (E0901, E3403, ...) is the one mistake
+    if root is None or not (isinstance(expr, ast.Name) or _held_model_path(checker, arg)):
+        _report_not_changeable_path(checker, arg)
         return False
-    if not can_change(checker, expr.name):
-        _report_unchangeable(checker, expr.name, arg.span, f"passes `{expr.name}` as mut")
+    if not can_change(checker, root.name):
+        shown = checker.text_of(expr.span)
+        _report_unchangeable(checker, root.name, arg.span, f"passes `{shown}` as mut")
         return False
     return True
+
+
+def _held_model_path(checker: BodyContext, arg: Arg) -> bool:
+    """Whether a mut argument is a model held by a model, read through fields and stack
+    indexes from a name: the change lands in the outer model's held module."""
+    if not isinstance(arg.type, ModelType):
+        return False
+    node = arg.expr
+    while isinstance(node, ast.Member | ast.Index):
+        if isinstance(node, ast.Index) and not isinstance(
+            checker.facts.types.get(node.target.span), StackType
+        ):
+            return False
+        node = node.target
+    return isinstance(node, ast.Name) and isinstance(checker.facts.types.get(node.span), ModelType)
+
+
+def _mismatched_path(arg: Arg, expected: Type) -> bool:
+    """A path passed as mut for a model parameter whose value isn't a model (`mut m.h`,
+    a stack): the argument's type is the one mistake (E0904), reported where it's matched."""
+    return (
+        isinstance(arg.expr, ast.Member | ast.Index)
+        and isinstance(expected, ModelType)
+        and not isinstance(arg.type, ModelType)
+    )
+
+
+def _report_not_changeable_path(checker: BodyContext, arg: Arg) -> None:
+    if arg.expr is not None and isinstance(arg.expr, ast.Member | ast.Index):
+        shown = checker.text_of(arg.expr.span)
+        if isinstance(arg.type, TensorType | HostType):
+            checker.reporter.report(
+                "E1101",
+                f"`{shown}` is {format_type(arg.type)}, a value, so it can't be passed as mut",
+                arg.span,
+                "not a model",
+                help=f"return the new value and assign it: `{shown} = …`",
+            )
+            return
+    checker.reporter.report(
+        "E1101",
+        "only a name, or a model held by one (`m.h[l]`), can be passed as mut",
+        arg.span,
+        "not a name",
+        help="bind the value to a name first",
+    )
 
 
 def _report_unchangeable(checker: BodyContext, name: str, span, how: str) -> None:
@@ -182,6 +236,8 @@ def check_call(checker: BodyContext, name: str, matched, node: ast.Call) -> bool
             )
             ok = False
         elif arg.mut:
+            if _mismatched_path(arg, param.type):
+                continue
             ok = check_changeable(checker, arg, param.name) and ok
     return ok
 

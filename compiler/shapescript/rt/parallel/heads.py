@@ -3,19 +3,22 @@
 The generated code names the dim, so on a worker the dim's global is its share (H / N) and
 every reshape of a split value works on the worker's heads; `whole` is the dim's whole
 size, which a value computed whole before it is cut uses. A model's params with an H axis
-hold this worker's block of it; reading one gives that block. Gradients of split params are
-each worker's own; those of whole params, which each worker computed from its own heads,
-are added up.
+hold this worker's block of it; reading one gives that block. The models a model holds are
+split with it, each by its own model's fields, and named by path (`h.0.attn.w_o`) wherever
+the whole model's params are listed (gradients, optimizer state, fields). Gradients of split
+params are each worker's own; those of whole params, which each worker computed from its
+own heads, are added up.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import torch
 import torch.distributed as dist
 
-from shapescript.rt.models import Model
+from shapescript.rt.models import Field, Model
 from shapescript.rt.parallel import collectives
 
 #: The split dim's whole size on this worker (its global holds this worker's share).
@@ -26,6 +29,8 @@ active = False
 _fields: dict[str, dict[str, int]] = {}
 #: The split params of each model type, by its params' names (what `combine_grads` sees).
 _by_params: dict[tuple[str, ...], frozenset[str]] = {}
+#: Each model class's params split along H, its own by name and its held models' by path.
+_paths: dict[type, dict[str, int]] = {}
 
 
 def setup(names: dict[str, Any]) -> None:
@@ -40,6 +45,7 @@ def setup(names: dict[str, Any]) -> None:
     names[dim] = whole // dist.get_world_size()
     _fields.clear()
     _fields.update(fields)
+    _paths.clear()
     from shapescript.rt import gradients
 
     gradients.combine = combine_grads
@@ -110,61 +116,135 @@ class SplitModel(Model):
     """A model whose params with an H axis hold this worker's block of it."""
 
     _ss_sharded = True
-    #: Each split param's axis, by name.
+    #: Each split param's axis, by path: its own by name, its held models' by path.
     _ss_split: dict[str, int] = {}
 
     def _ss_part(self, name: str, value: torch.Tensor) -> torch.Tensor:
-        """This worker's part of a whole value assigned to field `name`."""
-        return _cut_one(value, type(self)._ss_split.get(name))
+        """A value assigned to field `name`: one for a split param has H where the param
+        has it, so the plan has made it this worker's heads already."""
+        return value
+
+    def _ss_assigned(self, field: Field) -> Field:
+        axis = type(self)._ss_split.get(field.name)
+        if axis is None:
+            return field
+        shape = list(field.shape)
+        shape[axis] //= dist.get_world_size()
+        return dataclasses.replace(field, shape=tuple(shape))
 
 
 _CLASSES: dict[type, type] = {}
 
 
-def _split_class(cls: type[Model], fields: dict[str, int]) -> type[Model]:
-    found = _CLASSES.get(cls)
-    if found is not None:
-        return found
+def split_paths(cls: type[Model]) -> dict[str, int]:
+    """Each param of `cls` split along H and its axis: its own by name (as the program's
+    `split_fields` has them), the held models' by path (`h.0.attn.w_o`). A model's held
+    models are worked out before it, on a stack, however deep the nesting."""
+    pending = [cls]
+    while pending:
+        current = pending[-1]
+        if current in _paths:
+            pending.pop()
+            continue
+        missing = [held.model for held in current._ss_held if held.model not in _paths]
+        if missing:
+            pending += missing
+            continue
+        pending.pop()
+        found = dict(_fields.get(current.__name__, {}))
+        for held in current._ss_held:
+            inner = _paths[held.model]
+            for prefix in held.paths():
+                found.update({prefix + name: axis for name, axis in inner.items()})
+        _paths[current] = found
+    return _paths[cls]
+
+
+def _split_types(
+    types: tuple[tuple[str, bool, torch.Size, torch.dtype], ...], paths: dict[str, int]
+) -> tuple[tuple[str, bool, torch.Size, torch.dtype], ...]:
+    """Fields as checks compare them, each split param with this worker's share of H."""
     count = dist.get_world_size()
+    out = []
+    for name, is_param, shape, dtype in types:
+        if name in paths:
+            sizes = list(shape)
+            sizes[paths[name]] //= count
+            shape = torch.Size(sizes)
+        out.append((name, is_param, shape, dtype))
+    return tuple(out)
+
+
+def _split_class(cls: type[Model]) -> type[Model]:
+    """`cls` as a worker keeps it: its split params' shapes are this worker's share, and so
+    are those of the models it holds, whose classes are split too (a held model's gradient,
+    `g.h[0]`, is laid out as its model is). Held models' classes are made first, on a stack."""
+    pending = [cls]
+    while pending:
+        current = pending[-1]
+        if current in _CLASSES:
+            pending.pop()
+            continue
+        missing = [
+            held.model
+            for held in current._ss_held
+            if held.model not in _CLASSES and split_paths(held.model)
+        ]
+        if missing:
+            pending += missing
+            continue
+        pending.pop()
+        _CLASSES[current] = _make_split_class(current)
+    return _CLASSES[cls]
+
+
+def _make_split_class(cls: type[Model]) -> type[Model]:
+    paths = split_paths(cls)
     split = type(cls.__name__, (SplitModel, cls), {"__module__": cls.__module__})
     split.__qualname__ = cls.__qualname__
-    split._ss_split = dict(fields)
-    types = []
-    for name, is_param, shape, dtype in cls._ss_types:
-        if name in fields:
-            sizes = list(shape)
-            sizes[fields[name]] //= count
-            shape = torch.Size(sizes)
-        types.append((name, is_param, shape, dtype))
-    split._ss_types = tuple(types)
-    _by_params[tuple(cls._ss_params)] = frozenset(fields)
-    _CLASSES[cls] = split
+    split._ss_split = dict(paths)
+    split._ss_types = _split_types(cls._ss_types, paths)
+    split._ss_held_types = _split_types(cls._ss_held_types, paths)
+    split._ss_held = tuple(
+        dataclasses.replace(held, model=_CLASSES[held.model]) if held.model in _CLASSES else held
+        for held in cls._ss_held
+    )
+    _by_params[tuple(cls._ss_params)] = frozenset(paths)
     return split
 
 
 def split_model(model: Model) -> Model:
-    """`model` with each param that has an H axis replaced by this worker's block, in place."""
-    fields = _fields.get(type(model).__name__)
-    if not fields:
+    """`model` with each param that has an H axis replaced by this worker's block, in place,
+    and the same for every model it holds."""
+    from shapescript.rt.parallel.sharding import held_models
+
+    if not split_paths(type(model)):
         return model
-    model.__class__ = _split_class(type(model), fields)
-    for name, axis in fields.items():
-        part = _cut_one(model._parameters[name].detach(), axis).clone()
-        model._parameters[name] = torch.nn.Parameter(part)
+    pending = [model]
+    while pending:
+        one = pending.pop()
+        cls = type(one)
+        if not split_paths(cls):
+            continue
+        one.__class__ = _split_class(cls)
+        for name, axis in _fields.get(cls.__name__, {}).items():
+            part = _cut_one(one._parameters[name].detach(), axis).clone()
+            one._parameters[name] = torch.nn.Parameter(part)
+        pending += held_models(one)
     return model
 
 
 def split_values(cls: type[Model], values: dict[str, Any]) -> tuple[type[Model], dict[str, Any]]:
-    """A whole gradient's class and values as this worker keeps them: each field with an H
-    axis cut to this worker's block, as `split_model` cuts the params."""
-    fields = _fields.get(cls.__name__)
-    if not fields:
+    """A whole gradient's class and values as this worker keeps them: each param with an H
+    axis, the held models' included, cut to this worker's block, as `split_model` cuts them."""
+    paths = split_paths(cls)
+    if not paths:
         return cls, values
     out = dict(values)
-    for name, axis in fields.items():
+    for name, axis in paths.items():
         if name in out:
             out[name] = _cut_one(out[name], axis).clone()
-    return _split_class(cls, fields), out
+    return _split_class(cls), out
 
 
 def gathered(value: torch.Tensor, axis: int) -> torch.Tensor:
@@ -184,7 +264,7 @@ def whole_fields(model: SplitModel) -> dict[str, torch.Tensor]:
 
 
 def _state_axes(cls: type[SplitModel]) -> list[tuple[int | None, torch.Size]]:
-    shapes = {name: shape for name, _, shape, _ in cls._ss_types}
+    shapes = {name: shape for name, _, shape, _ in (*cls._ss_types, *cls._ss_held_types)}
     return [(cls._ss_split.get(name), shapes[name]) for name in cls._ss_params]
 
 

@@ -298,9 +298,12 @@ def saved_for(model: Model, saved: dict[str, Any]) -> dict[str, Any]:
     """Optimizer state the controller sent (whole), as this worker keeps it."""
     from shapescript.rt.parallel import heads
 
+    # A model split along H and sharded is both: `cut_state` cuts the heads, then pieces.
+    if isinstance(model, ShardedModel):
+        return cut_state(model, saved)
     if isinstance(model, heads.SplitModel):
         return heads.cut_state(model, saved)
-    return cut_state(model, saved) if isinstance(model, ShardedModel) else saved
+    return saved
 
 
 def laid_out_here() -> bool:
