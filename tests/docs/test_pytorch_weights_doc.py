@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from shapescript.check.declarations.builtin_table import BUILTINS
+from tests.docs.doc_blocks import errors_of, shapescript_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = (ROOT / "docs" / "pytorch-weights.md").read_text(encoding="utf-8")
@@ -42,3 +43,17 @@ def test_the_pages_snippets_call_no_example_function_named_like_a_library_one() 
     snippets = re.findall(r"```shapescript\n(.*?)```", PAGE, re.DOTALL)
     called = {name for snippet in snippets for name in re.findall(r"\b(\w+)\(", snippet)}
     assert called & own & _library_names() == set()
+
+
+def _whole_program() -> str:
+    assert "## The whole program" in PAGE
+    section = PAGE.split("## The whole program", 1)[1]
+    return shapescript_blocks(section)[0]
+
+
+def test_the_page_shows_the_whole_example_program() -> None:
+    assert _whole_program() == EXAMPLE
+
+
+def test_the_pages_whole_program_checks() -> None:
+    assert errors_of(_whole_program(), "gpt2_hf.ss") == []
