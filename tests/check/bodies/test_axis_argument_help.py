@@ -56,9 +56,7 @@ def test_rms_norms_help_gives_its_own_signature() -> None:
     error, _ = _error("fn k(x: [b D], w: [D]) -> [b D]:\n    return rms_norm(x, w)\n")
     assert error.code == "E0405"
     assert "pass the weight as `weight=`" in error.help
-    assert "fn rms_norm(x: [... D], over: Axis[D], weight: [D] = none, eps = 1e-6)" in (
-        error.help
-    )
+    assert "fn rms_norm(x: [... D], over: Axis[D], weight: [D] = none, eps = 1e-6)" in (error.help)
 
 
 def test_an_unknown_name_by_position_gets_the_signature_only() -> None:
