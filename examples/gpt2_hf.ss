@@ -89,7 +89,7 @@ model Gpt2LMHead:
 fn gelu_new(x: [b n F]) -> [b n F]:
     return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
 
-fn norm(p: LayerNorm, x: [b n D]) -> [b n D]:
+fn ln(p: LayerNorm, x: [b n D]) -> [b n D]:
     return layer_norm(x, over=D, weight=p.weight, bias=p.bias, eps=1e-5)
 
 ## Causal self-attention, heads of Dh features.
@@ -104,8 +104,8 @@ fn feed(f: Mlp, x: [b n D]) -> [b n D]:
     return (x @ f.c_fc.weight + f.c_fc.bias |> gelu_new) @ f.c_proj.weight + f.c_proj.bias
 
 fn block(k: Block, x: [b n D]) -> [b n D]:
-    h = x + attend(k.attn, norm(k.ln_1, x))
-    return h + feed(k.mlp, norm(k.ln_2, h))
+    h = x + attend(k.attn, ln(k.ln_1, x))
+    return h + feed(k.mlp, ln(k.ln_2, h))
 
 ## Next-token logits at every position; positions count from 0.
 fn forward(m: Gpt2LMHead, ids: [b n] Index[V]) -> [b n V] Logit over V:
@@ -113,7 +113,7 @@ fn forward(m: Gpt2LMHead, ids: [b n] Index[V]) -> [b n V] Logit over V:
     x = embedding(ids, t.wte.weight) + (t.wpe.weight[0:n] as [n D])
     for blk in t.h:
         x = block(blk, x)
-    return linear(norm(t.ln_f, x), t.wte.weight)
+    return linear(ln(t.ln_f, x), t.wte.weight)
 
 ## Mean cross-entropy of the next tokens `y` (already shifted).
 fn loss(m: Gpt2LMHead, ids: [b n] Index[V], y: [b n] Index[V]) -> [] NonNeg:

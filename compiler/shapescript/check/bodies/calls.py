@@ -35,6 +35,7 @@ from shapescript.check.algebra.types import (
     range_domain,
 )
 from shapescript.check.bodies import (
+    axis_arguments,
     builtin_rules,
     checkpoints,
     data_values,
@@ -756,6 +757,7 @@ class CallChecker:
                     f"`{param.name}` takes the name of an axis",
                     value.span,
                     "not an axis name",
+                    help=self._positional_axis_help(signature, param, value),
                 )
                 return False
             if not isinstance(first, TensorType) or first.axes is None:
@@ -780,6 +782,7 @@ class CallChecker:
                 notes=[
                     "its named axes are " + ", ".join(named) if named else "it has no named axes"
                 ],
+                help=self._positional_axis_help(signature, param, value),
             )
             return False
         size = self.static_size(expr, value.type)
@@ -798,6 +801,11 @@ class CallChecker:
                 )
             )
         return None
+
+    def _positional_axis_help(self, signature, param, value: Arg) -> str | None:
+        return axis_arguments.positional_axis_help(
+            signature, param, value, self.program.prelude.symbols, self.env.values
+        )
 
     def static_size(self, expr, type_: Type) -> Poly | None:
         if isinstance(type_, HostType) and type_.kind == "int" and type_.size is not None:
