@@ -51,6 +51,7 @@ from shapescript_lsp.features.function_pictures import function_picture
 from shapescript_lsp.features.highlights import document_highlights
 from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hints
+from shapescript_lsp.features.math_hover import math_hover
 from shapescript_lsp.features.python_members import PYTHON_NAMES, python_roots
 from shapescript_lsp.features.python_names import python_definition
 from shapescript_lsp.features.python_signatures import python_signature_help
@@ -463,9 +464,12 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
     if located is None:
         return None
     checked, document, offset = located
+    renderer = HoverRenderer(ls.images and ls.hover_images, ls.theme)
+    math = math_hover(checked, offset, renderer.images, renderer.dark)
+    if math is not None:
+        return math
     # The padding facts a hover shows are worked out when first read, off the event loop.
     await asyncio.to_thread(complete_facts, checked)
-    renderer = HoverRenderer(ls.images and ls.hover_images, ls.theme)
     answer = renderer.hover(checked, offset)
     room = [renderer.budget]
     drawing = architecture_hover(

@@ -65,8 +65,9 @@ class HoverRenderer:
         return self.theme in ("dark", "highContrast")
 
     def doc(self, text: str | None) -> str:
-        """A doc comment with its math rendered for this client."""
-        return render_doc(text, self.images, self.dark)
+        """A doc comment with its math rendered for this client: images as HTML, which
+        VS Code renders in hovers (and only there), so they sit on the text's baseline."""
+        return render_doc(text, self.images, self.dark, html=self.images)
 
     def noted_drawing(self, type_: Type, checked: Checked, over: str | None = None) -> str:
         """The drawing with the note that its sides are on a log scale."""
