@@ -116,6 +116,9 @@ class ShapeScriptServer(LanguageServer):
         self.pictures = False
         #: Whether hovers show images at all (`shapescript.hover.pictures`); text stays.
         self.hover_images = True
+        #: Whether hovers may hold HTML: VS Code's, whose extension lets them render it
+        #: (vscode-extension/src/hover.ts).
+        self.hover_html = False
         #: One thread that draws architecture pictures ahead of hovers, in order.
         self.picture_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
         #: The editor theme's kind pictures are drawn for (render/themes.py).
@@ -318,6 +321,7 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     )
     client = (params.client_info.name if params.client_info else "") or ""
     ls.images = bool(options.get("images", client.lower().startswith(IMAGE_CLIENTS)))
+    ls.hover_html = client.lower().startswith(IMAGE_CLIENTS)
     completion = params.capabilities.text_document and params.capabilities.text_document.completion
     item = completion.completion_item if completion else None
     ls.snippets = bool(item and item.snippet_support)
@@ -464,8 +468,8 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
     if located is None:
         return None
     checked, document, offset = located
-    renderer = HoverRenderer(ls.images and ls.hover_images, ls.theme)
-    math = math_hover(checked, offset, renderer.images, renderer.dark)
+    renderer = HoverRenderer(ls.images and ls.hover_images, ls.theme, html=ls.hover_html)
+    math = math_hover(checked, offset, renderer.images, renderer.dark, renderer.html)
     if math is not None:
         return math
     # The padding facts a hover shows are worked out when first read, off the event loop.

@@ -72,7 +72,8 @@ async def test_the_text_form_has_no_stray_escapes(client: LanguageClient):
 def test_an_image_of_math_is_centred_on_its_baseline():
     """The SVG's baseline (y = 0) is its middle, and the image is aligned by its middle."""
     for source in (r"\frac{1}{\sqrt{D}}", "x^2", "y_j"):
-        svg = math_svg(source)
+        assert math_svg(source) == math_svg(source, centred=False)
+        svg = math_svg(source, centred=True)
         _, top, _, height = (float(n) for n in re.search(r'viewBox="([^"]+)"', svg)[1].split())
         assert abs(top + height / 2) < 1e-6, (source, top, height)
         assert f'height="{height:g}"' in svg or f'height="{round(height, 3)}"' in svg
@@ -80,3 +81,22 @@ def test_an_image_of_math_is_centred_on_its_baseline():
     ((png, attributes),) = _images(shown)
     assert png.startswith(b"\x89PNG") and 'align="middle"' in attributes
     assert shown.startswith("Scale <img ") and shown.endswith("> here.")
+    # A Markdown image (signature help, completion: no HTML there) sits on the baseline by
+    # its bottom, so it isn't grown.
+    plain = render_doc("Scale $\\frac{1}{\\sqrt{D}}$ here.", images=True)
+    assert plain.startswith("Scale ![1/√D](data:image/png;base64,") and "<img" not in plain
+
+
+@pytest.mark.asyncio
+async def test_completion_documentation_keeps_markdown_images(client: LanguageClient):
+    """VS Code renders HTML in hovers only (the extension allows it there), so the
+    documentation of a completion keeps its math as Markdown images."""
+    await open_document(client, PROGRAM, "comment_math_completion.ss")
+    item = types.CompletionItem(label="keep", data={"name": "keep", "kind": "fn"})
+    resolved = await client.completion_item_resolve_async(item)
+    documentation = resolved.documentation.value
+    assert "<img" not in documentation and "x > 0" in documentation.replace("\\>", ">")
+    if client.client_name.startswith("visual"):
+        assert "![y ≥ 0](data:image/png;base64," in documentation
+    else:
+        assert "Keeps y ≥ 0 where x > 0." in documentation

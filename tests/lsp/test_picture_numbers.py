@@ -86,17 +86,19 @@ def test_a_grid_of_small_values_is_labelled_with_their_digits():
     assert "0.00<" not in svg
 
 
-async def test_the_attention_picture_is_labelled_with_numbers_that_arent_all_zero(
-    client: LanguageClient,
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["attention", "mlp"])
+async def test_gpt_pictures_are_labelled_with_numbers_that_arent_all_zero(
+    client: LanguageClient, name: str
 ):
     pytest.importorskip("torch")
-    uri = await open_document(client, GPT, "gpt_numbers.ss")
+    uri = await open_document(client, GPT, f"gpt_numbers_{name}.ss")
     client.protocol.notify("shapescript/setPython", {"python": sys.executable})
     # The text drawing shows its labels in both clients; VS Code's image draws the same.
     client.protocol.notify("shapescript/setPictures", {"enabled": True, "images": False})
     params = types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=uri),
-        position=position(GPT, "fn attention", 4),
+        position=position(GPT, f"fn {name}", 4),
     )
     for _ in range(20):
         shown = markdown(await client.text_document_hover_async(params))
@@ -105,7 +107,7 @@ async def test_the_attention_picture_is_labelled_with_numbers_that_arent_all_zer
     drawing = shown.rsplit("```text\n", 1)[1].split("```", 1)[0]
     captions = [block.splitlines()[0] for block in drawing.split("\n\n") if block != "↓"]
     result = captions[-1]
-    assert result.startswith("attention(…): [b n D]"), result
+    assert result.startswith(f"{name}(…): [b n D]"), result
     ranges = [caption.rsplit("   (", 1)[1].rstrip(")") for caption in captions]
     for written in ranges:
         low, high = written.split(", all ")[0].split(" … ")

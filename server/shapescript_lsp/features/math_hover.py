@@ -18,13 +18,15 @@ def math_at(checked: Checked, offset: int):
     return None
 
 
-def math_hover(checked: Checked, offset: int, images: bool, dark: bool) -> types.Hover | None:
-    """The hover on math in a comment: its image (HTML, which VS Code's hovers render, set
-    on the text's baseline) where the client shows images, and its text form."""
+def math_hover(
+    checked: Checked, offset: int, images: bool, dark: bool, html: bool = False
+) -> types.Hover | None:
+    """The hover on math in a comment: its image where the client shows images (HTML, set
+    on the text's baseline, where the hover may hold HTML), and its text form."""
     math = math_at(checked, offset)
     if math is None:
         return None
-    value = math_markdown(math, images, dark, html=images)
+    value = math_markdown(math, images, dark, html=html)
     return types.Hover(
         contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value),
         range=range_of(checked.source, Span(math.start, math.end)),

@@ -228,16 +228,17 @@ def _script_text(text: str, table: dict[str, str], mark: str) -> str:
     return f"{mark}{text}" if len(text) == 1 else f"{mark}({text})"
 
 
-def math_svg(source: str, dark: bool = False, size: int = 18) -> str:
-    """One piece of math typeset as SVG, in the theme's text colour, its baseline at its
-    vertical middle (`centred_on_baseline`)."""
+def math_svg(source: str, dark: bool = False, size: int = 18, centred: bool = False) -> str:
+    """One piece of math typeset as SVG, in the theme's text colour; `centred`: its
+    baseline at its vertical middle (`centred_on_baseline`), for an HTML image."""
     with warnings.catch_warnings():
         # ziamath finds its font with importlib.resources' deprecated `path`.
         warnings.simplefilter("ignore", DeprecationWarning)
         import ziamath
 
         colour = "#e8e8e8" if dark else "#1e1e1e"
-        return centred_on_baseline(ziamath.Latex(source, size=size, color=colour).svg())
+        svg = ziamath.Latex(source, size=size, color=colour).svg()
+        return centred_on_baseline(svg) if centred else svg
 
 
 def _svg_number(value: float) -> str:
@@ -285,10 +286,11 @@ class MathImage:
         )
 
 
-def _math_image(math: Math, dark: bool) -> MathImage | None:
-    """The math typeset as an image, or None where it can't be."""
+def _math_image(math: Math, dark: bool, html: bool) -> MathImage | None:
+    """The math typeset as an image (for an HTML image, centred on its baseline), or None
+    where it can't be."""
     try:
-        svg = math_svg(math.source.replace("\n", " "), dark)
+        svg = math_svg(math.source.replace("\n", " "), dark, centred=html)
     except Exception:  # noqa: BLE001 - a typesetting failure falls back to text
         return None
     background = "#1e1e1e" if dark else "#ffffff"
@@ -357,7 +359,7 @@ def _render(written: str, math: Math, images: bool, dark: bool, html: bool) -> s
         return f"`{written}`"
     text = unicode_math(math.tree)
     if images:
-        image = _math_image(math, dark)
+        image = _math_image(math, dark, html)
         if image is not None:
             shown = image.html(text) if html else image.markdown(text)
             return f"\n\n{shown}\n\n" if math.display else shown
@@ -373,7 +375,7 @@ def math_markdown(math: Math, images: bool = False, dark: bool = False, html: bo
         return f"{written}: not in the LaTeX subset hovers render."
     text = unicode_math(math.tree)
     shown = [_markdown_escape(text)]
-    image = _math_image(math, dark) if images else None
+    image = _math_image(math, dark, html) if images else None
     if image is not None:
         shown.insert(0, image.html(text) if html else image.markdown(text))
     return "\n\n".join(shown)
