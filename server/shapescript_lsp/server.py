@@ -51,6 +51,7 @@ from shapescript_lsp.features.function_pictures import function_picture
 from shapescript_lsp.features.highlights import document_highlights
 from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hints
+from shapescript_lsp.features.math_hover import math_hover
 from shapescript_lsp.features.python_members import PYTHON_NAMES, python_roots
 from shapescript_lsp.features.python_names import python_definition
 from shapescript_lsp.features.python_signatures import python_signature_help
@@ -115,6 +116,9 @@ class ShapeScriptServer(LanguageServer):
         self.pictures = False
         #: Whether hovers show images at all (`shapescript.hover.pictures`); text stays.
         self.hover_images = True
+        #: Whether hovers may hold HTML: VS Code's, whose extension lets them render it
+        #: (vscode-extension/src/hover.ts).
+        self.hover_html = False
         #: One thread that draws architecture pictures ahead of hovers, in order.
         self.picture_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pictures")
         #: The editor theme's kind pictures are drawn for (render/themes.py).
@@ -317,6 +321,7 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     )
     client = (params.client_info.name if params.client_info else "") or ""
     ls.images = bool(options.get("images", client.lower().startswith(IMAGE_CLIENTS)))
+    ls.hover_html = client.lower().startswith(IMAGE_CLIENTS)
     completion = params.capabilities.text_document and params.capabilities.text_document.completion
     item = completion.completion_item if completion else None
     ls.snippets = bool(item and item.snippet_support)
@@ -463,9 +468,12 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
     if located is None:
         return None
     checked, document, offset = located
+    renderer = HoverRenderer(ls.images and ls.hover_images, ls.theme, html=ls.hover_html)
+    math = math_hover(checked, offset, renderer.images, renderer.dark, renderer.html)
+    if math is not None:
+        return math
     # The padding facts a hover shows are worked out when first read, off the event loop.
     await asyncio.to_thread(complete_facts, checked)
-    renderer = HoverRenderer(ls.images and ls.hover_images, ls.theme)
     answer = renderer.hover(checked, offset)
     room = [renderer.budget]
     drawing = architecture_hover(

@@ -429,7 +429,12 @@ HOVER_DRIVE = Path(__file__).resolve().parent / "hover_drive.js"
 PICTURES = """\
 dim D = 64
 dim H = 4
+## The head size $D_h = \\frac{D}{H}$: each $q_i \\cdot k_j$ sums $D_h$ products.
 dim Dh = D / H
+
+# Scores are scaled by $\\frac{1}{\\sqrt{Dh}}$ before the softmax.
+fn shrink(x: [b n]) -> [b n]:
+    return x * 0.001 - 0.0005
 
 fn patchify(img: [b 3 32 32]) -> [b 16 192]:
     patches = img |> rearrange(b c (h p1) (w p2) -> b (h w) (p1 p2 c), p1=8, p2=8)
@@ -445,6 +450,9 @@ fn attend(x: [b n D], w_qkv: [D 3*D]) -> [b H n n]:
 #: What is hovered, where (as drive.js's TEXT#OCCURRENCE+OFFSET, offsets 0-based), and a
 #: piece of the hover's text that says it is the right hover.
 HOVERS = [
+    ("function-picture", {"find": "fn shrink", "offset": 4}, "fn shrink(x: [b n]) -> [b n]"),
+    ("comment-math", {"find": "\\frac", "occurrence": 2, "offset": 2}, "1/√Dh"),
+    ("doc-math", {"find": "dim Dh", "offset": 4}, "The head size"),
     ("tensor", {"find": "hidden =", "offset": 1}, "hidden: [b n D]"),
     ("softmax-stage", {"find": "|> softmax", "offset": 0}, "Prob over m"),
     ("patchify", {"find": "-> b (h w)", "offset": 0}, "[b 3 32 32]  →  [b (h w) (p1 p2 c)]"),

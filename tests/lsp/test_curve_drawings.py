@@ -34,7 +34,7 @@ def test_the_svg_draws_the_curve_solid_and_its_derivative_dashed():
     assert left and all(abs(y - zero_y) < 0.05 for y in left)
     assert min(y for _, y in points) < zero_y - 100
     assert {_by_class(root, name).text for name in ("x-lo", "x-hi", "y-lo", "y-hi")} == {
-        "-4",
+        "−4",
         "4",
         "0",
     }
@@ -61,7 +61,7 @@ def test_the_text_plot_has_braille_labels_and_a_dashed_derivative():
     samples = sample(Apply("sigmoid", (Var(),)), -4.0, 4.0)
     plot = text_curve(samples, "range [0, 1]").splitlines()
     assert plot[0].startswith("0.982 ┤") and plot[7].startswith("    0 ┤")
-    assert plot[8].split() == ["-4", "4"] and plot[9] == "range [0, 1]"
+    assert plot[8].split() == ["−4", "4"] and plot[9] == "range [0, 1]"
     grid = [line.split("┤", 1)[1] for line in plot[:8]]
     assert all(len(row) == 40 and all(0x2800 <= ord(c) <= 0x28FF for c in row) for row in grid)
     # sigmoid rises: its dots start at the bottom left and end at the top right.

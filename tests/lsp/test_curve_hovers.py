@@ -77,7 +77,7 @@ async def test_a_users_activation_shows_its_formula_curve_and_range(client: Lang
         assert "data:image" not in text
         assert re.search(r"[\u2801-\u28ff]", plot)  # Braille dots
         lines = plot.splitlines()
-        assert lines[0].lstrip().startswith("4 ┤") and lines[8].split() == ["-4", "4"]
+        assert lines[0].lstrip().startswith("4 ┤") and lines[8].split() == ["−4", "4"]
         assert "dashed: its derivative" in plot
 
 

@@ -72,11 +72,14 @@ def _shows(client: LanguageClient, text: str, *formulas: str) -> None:
     for key in formulas:
         shown = FORMULAS[key]
         if client.client_name.startswith("visual"):
-            image = text.split(f"![{shown}](data:image/png;base64,", 1)
-            assert len(image) == 2, f"no image of {shown}"
-            assert base64.b64decode(image[1].split("|", 1)[0].split(")", 1)[0]).startswith(
-                b"\x89PNG"
-            )
+            image = text.split('<img src="data:image/png;base64,')
+            pngs = [
+                part.split('"', 1)[0]
+                for part in image[1:]
+                if f'alt="{shown}">' in part.split(">")[0] + ">"
+            ]
+            assert len(pngs) == 1, f"no image of {shown}"
+            assert base64.b64decode(pngs[0]).startswith(b"\x89PNG")
         else:
             assert shown in text and "data:image" not in text
 

@@ -19,10 +19,13 @@ fn use(y: [k]) -> [k] = scale(y, 0.2)
 
 
 def _images(text: str, alt: str) -> list[bytes]:
-    """The PNGs of the images whose alternative text is `alt`."""
+    """The PNGs of the hover's images of math whose alternative text is `alt`: HTML images
+    aligned by their middle, the math's baseline."""
     found = []
-    for part in text.split(f"![{alt}](data:image/png;base64,")[1:]:
-        found.append(base64.b64decode(part.split(")", 1)[0].split("|")[0]))
+    for part in text.split('<img src="data:image/png;base64,')[1:]:
+        png, attributes = part.split('"', 1)
+        if f'align="middle" alt="{alt}">' in attributes.split(">", 1)[0] + ">":
+            found.append(base64.b64decode(png))
     return found
 
 

@@ -51,11 +51,14 @@ def _fence(text: str) -> str:
 
 class HoverRenderer:
     """Builds hover Markdown; `images` says whether to show `data:` images (the client can
-    and the user wants them), `theme` the editor theme's kind the pictures are drawn for."""
+    and the user wants them), `theme` the editor theme's kind the pictures are drawn for,
+    `html` whether the Markdown may hold HTML images (VS Code's hovers, not completion
+    documentation)."""
 
-    def __init__(self, images: bool, theme: str = DEFAULT_THEME) -> None:
+    def __init__(self, images: bool, theme: str = DEFAULT_THEME, html: bool = False) -> None:
         self.images = images
         self.theme = theme
+        self.html = html
         self.budget = IMAGE_BUDGET
 
     @property
@@ -65,8 +68,9 @@ class HoverRenderer:
         return self.theme in ("dark", "highContrast")
 
     def doc(self, text: str | None) -> str:
-        """A doc comment with its math rendered for this client."""
-        return render_doc(text, self.images, self.dark)
+        """A doc comment with its math rendered for this client; as HTML images where
+        allowed, which sit on the text's baseline."""
+        return render_doc(text, self.images, self.dark, html=self.images and self.html)
 
     def noted_drawing(self, type_: Type, checked: Checked, over: str | None = None) -> str:
         """The drawing with the note that its sides are on a log scale."""

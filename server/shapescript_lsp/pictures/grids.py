@@ -13,6 +13,7 @@ from html import escape
 from typing import Any
 
 from shapescript.records import record
+from shapescript_lsp.render.numbers import GridLabels, grid_labels, significant
 from shapescript_lsp.render.themes import DEFAULT_THEME, Palette, palette
 
 MAX_ROWS, MAX_COLUMNS = 8, 10
@@ -109,16 +110,18 @@ def _level(grid_: Grid, value: float) -> float:
     return max(0.0, min(1.0, (value - grid_.low) / (grid_.high - grid_.low)))
 
 
-def _cell_text(grid_: Grid, value: float) -> str:
+def labels(grid_: Grid) -> GridLabels:
+    """How the grid's numbers are written: a Prob's with two decimals, others with the
+    digits their largest value needs, in one power of ten shown beside the range."""
+    if grid_.shading == "prob":
+        return GridLabels(0, 2)
+    return grid_labels(value for row in grid_.rows for value in row if value is not None)
+
+
+def _cell_text(grid_: Grid, value: float, written: GridLabels) -> str:
     if grid_.shading == "mask":
         return "true" if value else "false"
-    return _number(value)
-
-
-def _number(value: float) -> str:
-    if value == int(value) and abs(value) < 1000:
-        return str(int(value))
-    return f"{value:.2f}".replace("-", "−")
+    return written.cell(value)
 
 
 def range_text(grid_: Grid) -> str:
@@ -128,7 +131,7 @@ def range_text(grid_: Grid) -> str:
         return "one-hot"
     if grid_.shading == "mask":
         return "false … true"
-    return f"{_number(grid_.low)} … {_number(grid_.high)}"
+    return labels(grid_).range(grid_.low, grid_.high)
 
 
 # ---------------------------------------------------------------------- SVG
@@ -204,6 +207,7 @@ def _svg_grid(grid_: Grid, x: float, y: float, ink: Colours) -> tuple[str, float
         f'fill="{ink.ink}">{escape(range_text(grid_))}</text>',
     ]
     top = y + CAPTION_H * 2
+    written = labels(grid_)
     for r, row in enumerate(grid_.rows):
         for c, value in enumerate(row):
             cx, cy = x + c * CELL_W, top + r * CELL_H
@@ -227,7 +231,7 @@ def _svg_grid(grid_: Grid, x: float, y: float, ink: Colours) -> tuple[str, float
                 f'<rect class="{kind}" data-value="{value:.4g}" x="{cx + 2}" y="{cy + 2}" '
                 f'width="{CELL_W - 4}" height="{CELL_H - 4}" fill="{fill}"{mark}/>'
                 f'<text x="{cx + CELL_W / 2}" y="{cy + 16}" font-size="11" fill="{number}" '
-                f'text-anchor="middle">{_cell_text(grid_, value)}</text>'
+                f'text-anchor="middle">{_cell_text(grid_, value, written)}</text>'
             )
     for r, c in sorted(grid_.background):
         cx, cy = x + c * CELL_W, top + r * CELL_H
@@ -239,7 +243,7 @@ def _svg_grid(grid_: Grid, x: float, y: float, ink: Colours) -> tuple[str, float
     for r, total in enumerate(grid_.sums() if sums else []):
         out.append(
             f'<text class="sum" x="{x + columns * CELL_W + 6}" y="{top + r * CELL_H + 16}" '
-            f'font-size="12" fill="{ink.ink}">Σ {_number(round(total, 2))}</text>'
+            f'font-size="12" fill="{ink.ink}">Σ {significant(round(total, 2))}</text>'
         )
     return "".join(out), width, CAPTION_H * 2 + len(grid_.rows) * CELL_H
 
@@ -276,6 +280,6 @@ def _text_grid(grid_: Grid) -> str:
             cells.append(SHADES[min(len(SHADES) - 1, int(_level(grid_, value) * len(SHADES)))])
         line = " ".join(cells)
         if grid_.shading == "prob":
-            line += f"   Σ {_number(round(sums[r], 2))}"
+            line += f"   Σ {significant(round(sums[r], 2))}"
         lines.append(line)
     return "\n".join(lines)

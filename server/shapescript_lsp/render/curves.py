@@ -10,7 +10,8 @@ import math
 from html import escape
 
 from shapescript.records import record
-from shapescript_lsp.features.curve_math import Tree, evaluate, number_text, slope
+from shapescript_lsp.features.curve_math import Tree, evaluate, slope
+from shapescript_lsp.render.numbers import significant
 
 SAMPLES = 161
 #: Values past this are clipped, so that a pole (1/√x at 0) doesn't flatten the rest.
@@ -101,9 +102,9 @@ def svg_curve(samples: Samples, caption: str, dark: bool = False) -> str:
     bottom = _TOP + plot_h + 15
     parts += [
         f'<text class="x-lo" x="{_LEFT}" y="{bottom}" text-anchor="middle" {label}>'
-        f"{number_text(x_lo)}</text>",
+        f"{significant(x_lo)}</text>",
         f'<text class="x-hi" x="{_LEFT + plot_w}" y="{bottom}" text-anchor="middle" {label}>'
-        f"{number_text(x_hi)}</text>",
+        f"{significant(x_hi)}</text>",
         f'<text class="y-hi" x="{_LEFT - 5}" y="{_TOP + 9}" text-anchor="end" {label}>'
         f"{_tick(y_hi)}</text>",
         f'<text class="y-lo" x="{_LEFT - 5}" y="{_TOP + plot_h}" text-anchor="end" {label}>'
@@ -130,7 +131,7 @@ def _legend(colour: dict[str, str], label: str) -> list[str]:
 
 
 def _tick(value: float) -> str:
-    return number_text(float(f"{value:.3g}"))
+    return significant(value)
 
 
 def _line(name: str, x1: float, y1: float, x2: float, y2: float, colour: str) -> str:
@@ -188,7 +189,7 @@ def text_curve(samples: Samples, caption: str) -> str:
     for index, row in enumerate(cells):
         label = top if index == 0 else bottom if index == _ROWS - 1 else ""
         lines.append(f"{label.rjust(margin)} ┤" + "".join(chr(0x2800 + bits) for bits in row))
-    x_lo, x_hi = number_text(samples.xs[0]), number_text(samples.xs[-1])
+    x_lo, x_hi = significant(samples.xs[0]), significant(samples.xs[-1])
     axis = x_lo + " " * max(1, _COLUMNS - len(x_lo) - len(x_hi) + 1) + x_hi
     lines.append(" " * (margin + 1) + axis)
     lines.append(caption)

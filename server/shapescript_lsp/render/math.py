@@ -12,6 +12,7 @@ import functools
 import re
 import unicodedata
 import warnings
+from html import escape
 
 from shapescript.check.analyses.math_comments import (
     Command,
@@ -27,6 +28,7 @@ from shapescript.check.analyses.math_comments import (
     Text,
     find_math,
 )
+from shapescript.records import record
 from shapescript_lsp.render.raster import png_from_svg
 
 _SPACED = frozenset("=<>+")
@@ -80,7 +82,10 @@ _DELIMITERS = {
     "\\langle": "⟨",
     "\\rangle": "⟩",
 }
-_WIDTH = re.compile(r'<svg[^>]* width="([0-9.]+)"')
+_ROOT = re.compile(r"<svg\b[^>]*>")
+_WIDTH = re.compile(r'\swidth="([0-9.]+)"')
+_HEIGHT = re.compile(r'\sheight="([0-9.]+)"')
+_VIEWBOX = re.compile(r'viewBox="([^"]+)"')
 _ROOTS = {"": "√", "3": "∛", "4": "∜"}
 _BRACKETS = {"cases": ("{ ", " }"), "pmatrix": ("(", ")"), "bmatrix": ("[", "]")}
 _SUPERSCRIPTS = dict(
@@ -223,33 +228,101 @@ def _script_text(text: str, table: dict[str, str], mark: str) -> str:
     return f"{mark}{text}" if len(text) == 1 else f"{mark}({text})"
 
 
-def math_svg(source: str, dark: bool = False, size: int = 18) -> str:
-    """One piece of math typeset as SVG, in the theme's text colour."""
+def math_svg(source: str, dark: bool = False, size: int = 18, centred: bool = False) -> str:
+    """One piece of math typeset as SVG, in the theme's text colour; `centred`: its
+    baseline at its vertical middle (`centred_on_baseline`), for an HTML image."""
     with warnings.catch_warnings():
         # ziamath finds its font with importlib.resources' deprecated `path`.
         warnings.simplefilter("ignore", DeprecationWarning)
         import ziamath
 
         colour = "#e8e8e8" if dark else "#1e1e1e"
-        return ziamath.Latex(source, size=size, color=colour).svg()
+        svg = ziamath.Latex(source, size=size, color=colour).svg()
+        return centred_on_baseline(svg) if centred else svg
 
 
-def _math_image(math: Math, dark: bool) -> str | None:
-    """A `data:` URI and the width to show it at (it is rendered at 2x), or None."""
+def _svg_number(value: float) -> str:
+    return f"{round(value, 3):g}"
+
+
+def centred_on_baseline(svg: str) -> str:
+    """ziamath's SVG grown at the top or the bottom so that its baseline (y = 0 in its
+    viewBox) is its vertical middle: an image aligned by its middle (`align="middle"`,
+    which Chromium draws as `vertical-align: -webkit-baseline-middle`) then has the math's
+    baseline on the text's. Markdown images sit on the baseline by their bottom, which
+    lifted the math by its depth; VS Code keeps no `style` on an image, but keeps `align`."""
+    root = _ROOT.search(svg)
+    box = _VIEWBOX.search(root.group(0)) if root is not None else None
+    if root is None or box is None:
+        return svg
+    left, top, width, height = (float(part) for part in box.group(1).split())
+    half = max(-top, top + height)
+    tag = _VIEWBOX.sub(
+        f'viewBox="{_svg_number(left)} {_svg_number(-half)} {_svg_number(width)} '
+        f'{_svg_number(2 * half)}"',
+        root.group(0),
+    )
+    tag = _HEIGHT.sub(f' height="{_svg_number(2 * half)}"', tag)
+    return svg[: root.start()] + tag + svg[root.end() :]
+
+
+@record(frozen=True)
+class MathImage:
+    """A piece of math as a PNG `data:` URI (drawn at 2x) and the size to show it at."""
+
+    uri: str
+    width: int
+    height: int
+
+    def markdown(self, alt: str) -> str:
+        """A Markdown image: it sits on the text's baseline by its bottom."""
+        return f"![{_alt_escape(alt)}]({self.uri}|width={self.width})"
+
+    def html(self, alt: str) -> str:
+        """An HTML image aligned by its middle, where the math's baseline is."""
+        return (
+            f'<img src="{self.uri}" width="{self.width}" height="{self.height}" '
+            f'align="middle" alt="{escape(alt)}">'
+        )
+
+
+def _math_image(math: Math, dark: bool, html: bool) -> MathImage | None:
+    """The math typeset as an image (for an HTML image, centred on its baseline), or None
+    where it can't be."""
     try:
-        svg = math_svg(math.source.replace("\n", " "), dark)
+        svg = math_svg(math.source.replace("\n", " "), dark, centred=html)
     except Exception:  # noqa: BLE001 - a typesetting failure falls back to text
         return None
     background = "#1e1e1e" if dark else "#ffffff"
     uri = png_from_svg(svg, background)
-    width = _WIDTH.search(svg)
-    if uri is None or width is None:
-        return uri
-    return f"{uri}|width={round(float(width.group(1)))}"
+    root = _ROOT.search(svg)
+    width = _WIDTH.search(root.group(0)) if root is not None else None
+    height = _HEIGHT.search(root.group(0)) if root is not None else None
+    if uri is None or width is None or height is None:
+        return None
+    return MathImage(uri, round(float(width.group(1))), round(float(height.group(1))))
+
+
+def _alt_escape(text: str) -> str:
+    """Text inside a Markdown image's brackets: only what would end or break them."""
+    return "".join("\\" + char if char in "\\[]" else char for char in text)
 
 
 def _markdown_escape(text: str) -> str:
-    return "".join("\\" + char if char in "\\`*_[]<>" else char for char in text)
+    """Math's text form inside Markdown prose, escaping only the characters that would
+    start Markdown there: clients that draw Markdown as text show every backslash (Neovim
+    showed `x \\> 0` for x > 0)."""
+    out = []
+    for index, char in enumerate(text):
+        following = text[index + 1 : index + 2]
+        if char in "\\`*_[]" or (char == "<" and (following.isalpha() or following in "/!?")):
+            out.append("\\" + char)
+        elif char == ">" and not text[:index].strip():
+            # Only at the start of a line does `>` open a quote.
+            out.append("\\" + char)
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 def _comments(doc: str) -> list[CommentLine]:
@@ -261,8 +334,11 @@ def _comments(doc: str) -> list[CommentLine]:
     return lines
 
 
-def render_doc(doc: str | None, images: bool = False, dark: bool = False) -> str:
-    """A doc comment as hover Markdown, its math as images or Unicode text."""
+def render_doc(
+    doc: str | None, images: bool = False, dark: bool = False, html: bool = False
+) -> str:
+    """A doc comment as hover Markdown, its math as images or Unicode text; with `html`
+    (the client renders HTML in it), images are HTML set on the text's baseline."""
     if not doc or "$" not in doc:
         return doc or ""
     found = find_math(_comments(doc))
@@ -272,20 +348,34 @@ def render_doc(doc: str | None, images: bool = False, dark: bool = False) -> str
     position = 0
     for math in found:
         parts.append(doc[position : math.start])
-        parts.append(_render(doc[math.start : math.end], math, images, dark))
+        parts.append(_render(doc[math.start : math.end], math, images, dark, html))
         position = math.end
     parts.append(doc[position:])
     return "".join(parts)
 
 
-def _render(written: str, math: Math, images: bool, dark: bool) -> str:
+def _render(written: str, math: Math, images: bool, dark: bool, html: bool) -> str:
     if math.tree is None or not supported(math.tree):
         return f"`{written}`"
     text = unicode_math(math.tree)
     if images:
-        uri = _math_image(math, dark)
-        if uri is not None:
-            image = f"![{_markdown_escape(text)}]({uri})"
-            return f"\n\n{image}\n\n" if math.display else image
+        image = _math_image(math, dark, html)
+        if image is not None:
+            shown = image.html(text) if html else image.markdown(text)
+            return f"\n\n{shown}\n\n" if math.display else shown
     shown = _markdown_escape(text)
     return f"\n\n{shown}\n\n" if math.display else shown
+
+
+def math_markdown(math: Math, images: bool = False, dark: bool = False, html: bool = False) -> str:
+    """One piece of math on its own, as a hover on it shows it: its image where the client
+    shows images, then its text form; as written, in a code span, outside the subset."""
+    written = f"`{math.source}`"
+    if math.tree is None or not supported(math.tree):
+        return f"{written}: not in the LaTeX subset hovers render."
+    text = unicode_math(math.tree)
+    shown = [_markdown_escape(text)]
+    image = _math_image(math, dark, html) if images else None
+    if image is not None:
+        shown.insert(0, image.html(text) if html else image.markdown(text))
+    return "\n\n".join(shown)
