@@ -5,11 +5,14 @@ hovering an element-wise pipe stage shows what it does to the values (issue 31, 
 from __future__ import annotations
 
 import sys
+from xml.etree import ElementTree
 
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from shapescript.check.checker import check_text
+from shapescript_lsp.render.shapes import svg_before_after, svg_drawing
 from tests.lsp.test_features import markdown, open_document, position
 from tests.lsp.test_hover_pictures import images
 
@@ -138,3 +141,20 @@ async def test_a_call_hover_shows_this_calls_picture_after_its_types(client: Lan
         drawn = text.index("```text\n")
         assert drawn < declaration
         assert "Σ 1" in text[drawn:declaration]
+
+
+def test_the_arrow_sits_between_the_two_drawings_at_half_height():
+    checked = check_text("dim D = 64\n\nfn f(x: [b n D]) -> [b n D] = x\n")
+    shape = checked.type_at(checked.source.text.index("x: ["))
+    before = svg_drawing(shape, checked.dim_values, "light")
+    after = svg_drawing(shape, checked.dim_values, "light", over="D")
+    root = ElementTree.fromstring(svg_before_after(before, after, "light"))
+    height = float(root.get("height"))
+    inner = [child for child in root if child.tag.endswith("svg")]
+    left = float(inner[0].get("width"))
+    right = float(inner[1].get("x"))
+    (arrow,) = [child for child in root if child.get("class") == "arrow"]
+    start, end = arrow.get("d").split(" H")
+    x, y = (float(value) for value in start[1:].split(","))
+    assert left < x < float(end) < right, "between the drawings"
+    assert y == pytest.approx(height / 2, abs=0.1), "at half the picture's height"

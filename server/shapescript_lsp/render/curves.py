@@ -103,7 +103,11 @@ def svg_curve(
         left, right = px(shown[0]), px(shown[1])
         parts.append(
             f'<rect class="marked" x="{left:.1f}" y="{_TOP}" width="{right - left:.1f}" '
-            f'height="{plot_h}" fill="{colour["curve"]}" fill-opacity="0.16"/>'
+            f'height="{plot_h}" fill="{colour["curve"]}" fill-opacity="0.16"/>',
+        )
+        parts.append(
+            f'<text class="marked-label" x="{(left + right) / 2:.1f}" y="{_TOP + 13}" '
+            f'text-anchor="middle" font-size="11" fill="{colour["text"]}">input</text>'
         )
     if x_lo < 0 < x_hi:
         parts.append(_line("y-axis", px(0), _TOP, px(0), _TOP + plot_h, colour["axis"]))
