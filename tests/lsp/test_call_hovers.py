@@ -104,6 +104,29 @@ async def test_an_elementwise_stage_shows_its_values_not_two_equal_shapes(
 
 
 @pytest.mark.asyncio
+async def test_a_stage_that_keeps_the_shape_draws_no_shapes(client: LanguageClient):
+    program = (
+        "dim D = 8\n\nfn f(x: [b n D], keep: [b n D] Mask) -> [b n D]:\n"
+        "    return x |> masked_fill(!keep, 0.0) |> to f16\n"
+    )
+    uri = await open_document(client, program, "same_shape.ss")
+    for needle, header in (
+        ("|> masked_fill", "[b n D]  →  [b n D]"),
+        ("|> to", "[b n D]  →  [b n D] f16"),
+    ):
+        hover = await client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=position(program, needle),
+            )
+        )
+        text = markdown(hover)
+        assert _first_block(text) == header
+        assert "Values: (−∞, ∞) → (−∞, ∞)" in text
+        assert "log scale" not in text and "data:image" not in text and "┌" not in text
+
+
+@pytest.mark.asyncio
 async def test_a_stage_that_changes_the_values_kind_draws_the_arrow_between(
     client: LanguageClient,
 ):

@@ -301,13 +301,18 @@ class HoverRenderer:
         stage = bar.pipe.stages[bar.index]
         after = checked.type_of(_absolute(stage.span, item.base))
         span = _absolute(bar.pipe.bar_spans[bar.index], item.base)
+        over = _over_axis(stage, after)
         values = self._values_stage(checked, item, stage, before, after)
+        if values is None and over is None and _same_shape(before, after):
+            # Two equal drawings say nothing: what the stage does is to the values.
+            assert isinstance(before, TensorType) and isinstance(after, TensorType)
+            values = "\n\n".join((_fence(_types_text(before, after)), _values_line(before, after)))
         if values is not None:
             return types.Hover(
                 contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=values),
                 range=range_of(checked.source, span),
             )
-        return self._before_after(checked, before, after, span, _over_axis(stage, after))
+        return self._before_after(checked, before, after, span, over)
 
     def _values_stage(
         self, checked: Checked, item, stage, before: Type | None, after: Type | None
@@ -315,10 +320,9 @@ class HoverRenderer:
         """An element-wise stage that keeps the shape (`|> gelu`): what it does to the
         values, the ranges before and after and its curve with the input's range marked;
         None for a stage of another kind."""
-        if not isinstance(before, TensorType) or not isinstance(after, TensorType):
+        if not _same_shape(before, after):
             return None
-        if _axes_text(before) != _axes_text(after):
-            return None
+        assert isinstance(before, TensorType) and isinstance(after, TensorType)
         callee = stage.callee if isinstance(stage, ast.Call) else stage
         if not isinstance(callee, ast.Name):
             return None
@@ -330,9 +334,8 @@ class HoverRenderer:
         curve = stage_curve(checked, symbol, at, given, self.images, self.dark)
         if not curve:
             return None
-        ranges = f"Values: {range_text(given)} → {range_text(value_range(after))}"
-        header = _fence(f"{format_type(before)}  →  {format_type(after)}")
-        return "\n\n".join((header, ranges, curve))
+        header = _fence(_types_text(before, after))
+        return "\n\n".join((header, _values_line(before, after), curve))
 
     def _conversion(
         self, checked: Checked, operand: Span, conversion: Span, span: Span
@@ -392,9 +395,22 @@ def value_range(type_: TensorType) -> Interval:
     return domain.interval or NAMED_RANGES.get(domain.name) or REAL_RANGE
 
 
-def _axes_text(type_: TensorType) -> str:
-    """A type's axes as written, without its values' domain."""
-    return format_type(type_).split("]", 1)[0]
+def _same_shape(before: Type | None, after: Type | None) -> bool:
+    """Whether both are tensors with the same axes, as written."""
+    if not isinstance(before, TensorType) or not isinstance(after, TensorType):
+        return False
+    if before.axes is None or after.axes is None:
+        return False
+    return format_type(before).split("]", 1)[0] == format_type(after).split("]", 1)[0]
+
+
+def _types_text(before: Type, after: Type) -> str:
+    return f"{format_type(before)}  →  {format_type(after)}"
+
+
+def _values_line(before: TensorType, after: TensorType) -> str:
+    """The values' range before and after, as the checker knows them."""
+    return f"Values: {range_text(value_range(before))} → {range_text(value_range(after))}"
 
 
 def _over_axis(stage: object, after: Type) -> str | None:
