@@ -510,7 +510,13 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
         markup = types.MarkupContent(kind=types.MarkupKind.Markdown, value=picture)
         return types.Hover(contents=markup)
     if isinstance(answer.contents, types.MarkupContent):
-        answer.contents.value += "\n\n---\n\n" + picture
+        lead = renderer.lead
+        value = answer.contents.value
+        if lead is not None and lead in value:
+            # A call's picture follows its types, ahead of the declaration and the docs.
+            answer.contents.value = value.replace(lead, f"{lead}\n\n{picture}", 1)
+        else:
+            answer.contents.value = value + "\n\n---\n\n" + picture
     return answer
 
 

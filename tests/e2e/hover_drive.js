@@ -50,6 +50,11 @@ run(async () => {
         }
         await page.waitForTimeout(400);                       // the fade-in, for the screenshots
         text = (await widget.innerText()).trim();
+        // The whole hover too, from its top, to see how its parts sit together at the size
+        // shown: the box VS Code draws, so that taking it scrolls nothing.
+        await widget.evaluate((e) => { for (let p = e; p; p = p.parentElement) p.scrollTop = 0; });
+        const box = page.locator('.monaco-hover:not(.hidden)').first();
+        await box.screenshot({ path: path.join(cfg.out_dir, `${prefix}${hover.name}-hover.png`) });
         const found = widget.locator('img');
         const count = await found.count();
         images = [];

@@ -446,6 +446,10 @@ fn attend(x: [b n D], w_qkv: [D 3*D]) -> [b H n n]:
     scores = einsum(q, k: b H n Dh, b H m Dh -> b H n m)
         |> softmax(over=m)
     return scores
+
+fn classify(x: [b n D], g: [D], z: [b D]) -> [b D] Prob over D:
+    h = layer_norm(x, over=D, weight=g)
+    return softmax(z, over=D)
 """
 #: What is hovered, where (as drive.js's TEXT#OCCURRENCE+OFFSET, offsets 0-based), and a
 #: piece of the hover's text that says it is the right hover.
@@ -457,6 +461,13 @@ HOVERS = [
     ("softmax-stage", {"find": "|> softmax", "offset": 0}, "Prob over m"),
     ("patchify", {"find": "-> b (h w)", "offset": 0}, "[b 3 32 32]  →  [b (h w) (p1 p2 c)]"),
     ("activation", {"find": "gelu", "offset": 1}, "gelu"),
+    ("softmax-call", {"find": "softmax(z", "offset": 2}, "softmax(z: [b D], over=D) -> [b D]"),
+    (
+        "layer-norm-call",
+        {"find": "layer_norm(", "offset": 2},
+        "layer_norm(x: [b n D], over=D, weight=g: [D]) -> [b n D]",
+    ),
+    ("gelu-stage", {"find": "|> gelu", "offset": 0}, "Values: (−∞, ∞) → [−0.17, ∞)"),
 ]
 THEMES = {"light": "Default Light Modern", "dark": "Default Dark Modern"}
 #: A label is visible when pixels of a colour this far from the background (WCAG contrast

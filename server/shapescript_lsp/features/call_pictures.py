@@ -15,6 +15,7 @@ from shapescript.check.declarations.builtin_table import BUILTINS
 from shapescript.check.program import Checked
 from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
+from shapescript_lsp.features.call_hover import call_at
 from shapescript_lsp.features.context import (
     StageAt,
     bar_at,
@@ -47,6 +48,11 @@ def call_function(checked: Checked, offset: int) -> tuple[Checked, str, Type] | 
     cast = _to_cast_at(checked, item, offset)
     if cast is not None:
         return _conversion(checked, item, cast)
+    called = call_at(checked, offset)
+    if called is not None and called.stage is not None:
+        return _stage(checked, item, called.stage)
+    if called is not None and called.call is not None:
+        return _call(checked, item, called.call)
     if checked.source.text[max(0, offset - 1) : offset + 2].find("->") < 0:
         return None
     for call in reversed(enclosing(item.item, relative, (ast.Call,))):
@@ -127,6 +133,17 @@ def _stage(checked: Checked, item, bar) -> tuple[Checked, str, Type] | None:
     written = _text(checked, stage.span, item.base)
     made = _made(checked, item, [(INPUT, before)], f"{INPUT} |> {written}", stage, after)
     return None if made is None else (made, f"|> {written}", after)
+
+
+def _call(checked: Checked, item, call: ast.Call) -> tuple[Checked, str, Type] | None:
+    """A call of a built-in or library function that computes, as written, made into a
+    function of the caller's values it reads."""
+    if not _computes(checked, call):
+        return None
+    result = checked.type_of(_absolute(call.span, item.base))
+    written = _text(checked, call.span, item.base)
+    made = _made(checked, item, [], written, call, result)
+    return None if made is None else (made, written, result)
 
 
 def _computes(checked: Checked, stage) -> bool:

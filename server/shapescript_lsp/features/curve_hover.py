@@ -122,24 +122,75 @@ def range_text(value: Interval) -> str:
     return str(value).replace("-inf", "−∞").replace("inf", "∞").replace("-", "−")
 
 
-def curve_markdown(curve: Curve, images: bool, dark: bool = False) -> str:
-    """The hover section: formula, picture or text plot, range and notes."""
-    samples = sample(curve.tree, *curve.plotted)
+def curve_markdown(
+    curve: Curve, images: bool, dark: bool = False, given: Interval | None = None
+) -> str:
+    """The hover section: formula, picture or text plot, range and notes; `given`, the
+    range of the values a stage feeds in, is marked on the x axis when it has an end."""
+    marked = _marked(given)
+    plotted = curve.plotted
+    if marked is not None:
+        plotted = _widened(plotted, marked)
+    samples = sample(curve.tree, *plotted)
     shown_range = range_text(curve.range())
     lines = [f"`{curve.title}`"]
     if curve.body is not None:
         lines.append(f"```shapescript\n{curve.body}\n```")
     picture = None
     if images:
-        svg = svg_curve(samples, f"range {shown_range}", dark)
+        svg = svg_curve(samples, f"range {shown_range}", dark, marked)
         picture = png_from_svg(svg, "#1e1e1e" if dark else "#ffffff")
         if picture is not None:
             lines.append(f"![curve of {curve.title}]({picture}|width=320)")
     if picture is None:
-        lines.append("```text\n" + text_curve(samples, f"range {shown_range}") + "\n```")
+        drawn = text_curve(samples, f"range {shown_range}", marked)
+        lines.append("```text\n" + drawn + "\n```")
     lines.append(f"Range: {shown_range}")
+    if marked is not None and given is not None:
+        how = "shaded" if picture is not None else "underlined ━"
+        lines.append(f"The input's range {range_text(given)} is {how}.")
     lines.extend(curve.notes)
     return "\n\n".join(lines)
+
+
+def _marked(given: Interval | None) -> tuple[float, float] | None:
+    """The input's range as an x interval to mark, when it has a finite end."""
+    if given is None or (math.isinf(given.lo) and math.isinf(given.hi)):
+        return None
+    return given.lo, given.hi
+
+
+def _widened(plotted: tuple[float, float], marked: tuple[float, float]) -> tuple[float, float]:
+    """The plotted interval grown to hold the finite ends of the marked one, with room."""
+    lo, hi = plotted
+    ends = [end for end in marked if math.isfinite(end)]
+    room = 0.25 * (max(ends) - min(ends)) if len(ends) == 2 else 1.0
+    lo = min(lo, min(ends) - room)
+    hi = max(hi, max(ends) + room)
+    return lo, hi
+
+
+def stage_curve(
+    checked: Checked,
+    symbol: Symbol,
+    offset: int,
+    given: Interval,
+    images: bool,
+    dark: bool = False,
+) -> str:
+    """The curve of the function a pipe stage at `offset` calls, the stage's input range
+    marked on it, or "" when it has none."""
+    return run_deep(_stage_curve, checked, symbol, offset, given, images, dark)
+
+
+def _stage_curve(
+    checked: Checked, symbol: Symbol, offset: int, given: Interval, images: bool, dark: bool
+) -> str:
+    try:
+        curve = _curve(checked, symbol, _call_at(checked, offset, symbol.name))
+    except _NoCurve:
+        return ""
+    return "" if curve is None else curve_markdown(curve, images, dark, given)
 
 
 def curve_section(

@@ -15,6 +15,7 @@ from shapescript.check.algebra.sizes import Poly
 from shapescript.check.algebra.structures import returned_structure
 from shapescript.check.algebra.types import TensorType, format_type
 from shapescript.check.program import Checked
+from shapescript_lsp.features.call_hover import call_at
 from shapescript_lsp.features.call_pictures import PICTURED, call_function, conversion_at
 from shapescript_lsp.features.context import word_at
 from shapescript_lsp.pictures import grids
@@ -58,10 +59,17 @@ async def function_picture(
     if isinstance(answer, Failed):
         return f"*No picture: {answer.message}*" if answer.kind in ("time", "memory") else ""
     picture = markdown(picture_grids(built, answer), len(_drawn(built)), images, theme)
-    # A stage's or a conversion's hover already shows the types before and after.
-    if built.label and not built.label.startswith("|>") and conversion_at(checked, offset) is None:
+    # A stage's, a conversion's or a call's hover already shows the types before and after.
+    if _says_no_types(built, checked, offset):
         return f"{_types_line(built)}\n\n{picture}"
     return picture
+
+
+def _says_no_types(built: Example, checked: Checked, offset: int) -> bool:
+    """Whether the hover the picture joins lacks the types: a pattern's `->` hovered."""
+    if not built.label or built.label.startswith("|>"):
+        return False
+    return conversion_at(checked, offset) is None and call_at(checked, offset) is None
 
 
 def _types_line(built: Example) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from shapescript.check.algebra.ranges import NAMED_RANGES, Interval
+from shapescript.check.algebra.ranges import REAL as REAL_RANGE
 from shapescript.check.algebra.structures import Structure, returned_structure
 from shapescript.check.algebra.types import TensorType, Type, format_type
 from shapescript.check.declarations.builtin_table import BUILTINS
@@ -11,9 +13,21 @@ from shapescript.check.declarations.symbols import Symbol
 from shapescript.check.program import Checked
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
+from shapescript_lsp.features.call_hover import (
+    call_at,
+    call_line,
+    laid_out,
+    library_declaration,
+    source_declaration,
+)
 from shapescript_lsp.features.call_pictures import conversion_at
 from shapescript_lsp.features.context import bar_at, item_at, stage_input_span, word_at
-from shapescript_lsp.features.curve_hover import CURVE_KINDS, curve_section
+from shapescript_lsp.features.curve_hover import (
+    CURVE_KINDS,
+    curve_section,
+    range_text,
+    stage_curve,
+)
 from shapescript_lsp.features.device_hover import device_sections
 from shapescript_lsp.features.export_hover import export_keyword_at, export_section, is_export
 from shapescript_lsp.features.generic_hover import generic_summary
@@ -31,9 +45,18 @@ from shapescript_lsp.positions import range_of
 from shapescript_lsp.render.math import render_doc
 from shapescript_lsp.render.patterns import PatternPicture, svg_pattern, text_pattern
 from shapescript_lsp.render.patterns import png_uri as pattern_png_uri
-from shapescript_lsp.render.shapes import png_data_uri, svg_drawing, svg_width, text_drawing
+from shapescript_lsp.render.shapes import (
+    png_data_uri,
+    svg_before_after,
+    svg_drawing,
+    svg_width,
+    text_before_after,
+    text_drawing,
+)
 from shapescript_lsp.render.themes import DEFAULT_THEME
 
+#: Kinds of symbol a call's hover is about.
+CALLABLE = frozenset({"builtin", "prelude", "fn", "extern"})
 MAX_GROUPS = 6
 MAX_PER_GROUP = 4
 #: VS Code drops a hover's Markdown over 100,000 characters: images stay well under it,
@@ -60,6 +83,8 @@ class HoverRenderer:
         self.theme = theme
         self.html = html
         self.budget = IMAGE_BUDGET
+        #: The first section of a call's hover (its types), which its picture follows.
+        self.lead: str | None = None
 
     @property
     def dark(self) -> bool:
@@ -88,6 +113,36 @@ class HoverRenderer:
                 alt = _alt_text(format_type(type_))
                 return f"![{alt}]({uri}|width={svg_width(svg)})"
         return "```text\n" + text_drawing(type_, checked.dim_values, over) + "\n```"
+
+    def before_after_drawing(
+        self, before: Type, after: Type, checked: Checked, over: str | None = None
+    ) -> str:
+        """Two shapes as one picture, the arrow between them: an image, or the text
+        drawings side by side; "" when neither is a tensor with axes."""
+        drawable = [
+            isinstance(type_, TensorType) and type_.axes is not None for type_ in (before, after)
+        ]
+        if not all(drawable):
+            first = self.drawing(before, checked, over)
+            second = self.drawing(after, checked, over)
+            return "\n\n→\n\n".join(part for part in (first, second) if part)
+        assert isinstance(before, TensorType) and isinstance(after, TensorType)
+        values = checked.dim_values
+        if self.images:
+            svg = svg_before_after(
+                svg_drawing(before, values, self.theme, over),
+                svg_drawing(after, values, self.theme, over),
+                self.theme,
+            )
+            uri = png_data_uri(svg)
+            if uri is not None and len(uri) < self.budget:
+                self.budget -= len(uri)
+                alt = _alt_text(f"{format_type(before)} → {format_type(after)}")
+                return f"![{alt}]({uri}|width={svg_width(svg)})"
+        drawn = text_before_after(
+            text_drawing(before, values, over), text_drawing(after, values, over)
+        )
+        return "```text\n" + drawn + "\n```"
 
     def pattern_drawing(self, picture: PatternPicture) -> str:
         """A pattern's before → after: one image, or the text drawings."""
@@ -148,7 +203,14 @@ class HoverRenderer:
             )
         symbol = checked.definition_at(offset)
         type_ = checked.type_of(span) or (checked.type_at(offset) if symbol is None else None)
-        sections = self._describe(checked, word, symbol, type_)
+        line = None
+        if symbol is not None and symbol.kind in CALLABLE:
+            found_call = call_at(checked, offset)
+            line = call_line(checked, found_call) if found_call is not None else None
+        sections = self._describe(checked, word, symbol, type_, called=line is not None)
+        if line is not None:
+            self.lead = _fence(line)
+            sections.insert(0, self.lead)
         if symbol is None or symbol.kind in ("param", "value"):
             sections.append(_structure_section(checked.structure_at(offset)))
         elif symbol.kind == "fn" and not in_other_file(symbol, checked):
@@ -172,8 +234,15 @@ class HoverRenderer:
         return [part for part in self._describe(checked, symbol.name, symbol, None) if part]
 
     def _describe(
-        self, checked: Checked, word: str, symbol: Symbol | None, type_: Type | None
+        self,
+        checked: Checked,
+        word: str,
+        symbol: Symbol | None,
+        type_: Type | None,
+        called: bool = False,
     ) -> list[str]:
+        """The sections for a name; `called` when a call's line leads, so that a built-in's
+        fixed example, about other values, is left out."""
         if symbol is None:
             if type_ is None:
                 return []
@@ -195,12 +264,14 @@ class HoverRenderer:
             entry = BUILTINS.get(symbol.name)
             if entry is None:
                 return []
-            parts = [_fence(entry.signature), self.doc(entry.summary), _fence(entry.example)]
-            if type_ is not None and not _is_function(type_):
+            parts = [_fence(laid_out(entry.signature)), self.doc(entry.summary)]
+            if not called:
+                parts.append(_fence(entry.example))
+            if type_ is not None and not _is_function(type_) and not called:
                 parts.append(_fence(format_type(type_)))
             return parts
         if kind in ("prelude", "fn", "extern"):
-            header = symbol.detail if kind == "prelude" else _declaration_text(checked, symbol)
+            header = _function_declaration(checked, symbol)
             generic = generic_summary(checked, symbol.name) if kind == "fn" else ""
             parts = [_fence(header), self.doc(symbol.doc), generic]
             if kind == "fn" and is_export(checked, symbol.name):
@@ -234,7 +305,41 @@ class HoverRenderer:
         stage = bar.pipe.stages[bar.index]
         after = checked.type_of(_absolute(stage.span, item.base))
         span = _absolute(bar.pipe.bar_spans[bar.index], item.base)
-        return self._before_after(checked, before, after, span, _over_axis(stage, after))
+        over = _over_axis(stage, after)
+        values = self._values_stage(checked, item, stage, before, after)
+        if values is None and over is None and _same_shape(before, after):
+            # Two equal drawings say nothing: what the stage does is to the values.
+            assert isinstance(before, TensorType) and isinstance(after, TensorType)
+            values = "\n\n".join((_fence(_types_text(before, after)), _values_line(before, after)))
+        if values is not None:
+            return types.Hover(
+                contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=values),
+                range=range_of(checked.source, span),
+            )
+        return self._before_after(checked, before, after, span, over)
+
+    def _values_stage(
+        self, checked: Checked, item, stage, before: Type | None, after: Type | None
+    ) -> str | None:
+        """An element-wise stage that keeps the shape (`|> gelu`): what it does to the
+        values, the ranges before and after and its curve with the input's range marked;
+        None for a stage of another kind."""
+        if not _same_shape(before, after):
+            return None
+        assert isinstance(before, TensorType) and isinstance(after, TensorType)
+        callee = stage.callee if isinstance(stage, ast.Call) else stage
+        if not isinstance(callee, ast.Name):
+            return None
+        at = item.base + callee.span.start
+        symbol = checked.definition_at(at)
+        if symbol is None or symbol.kind not in CURVE_KINDS:
+            return None
+        given = value_range(before)
+        curve = stage_curve(checked, symbol, at, given, self.images, self.dark)
+        if not curve:
+            return None
+        header = _fence(_types_text(before, after))
+        return "\n\n".join((header, _values_line(before, after), curve))
 
     def _conversion(
         self, checked: Checked, operand: Span, conversion: Span, span: Span
@@ -254,13 +359,9 @@ class HoverRenderer:
         if before is None or after is None:
             return None
         lines = [_fence(f"{format_type(before)}  →  {format_type(after)}")]
-        first, second = self.drawing(before, checked, over), self.drawing(after, checked, over)
-        if first.startswith("!") and second.startswith("!"):
-            lines.append(first + " → " + second)
-        else:
-            lines.extend((first, "→", second))
-        if first or second:
-            lines.append(LOG_SCALE_NOTE)
+        drawn = self.before_after_drawing(before, after, checked, over)
+        if drawn:
+            lines.extend((drawn, LOG_SCALE_NOTE))
         return types.Hover(
             contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n".join(lines)),
             range=range_of(checked.source, span),
@@ -289,6 +390,31 @@ class HoverRenderer:
             contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value),
             range=range_of(checked.source, span),
         )
+
+
+def value_range(type_: TensorType) -> Interval:
+    """The range the checker knows a tensor's values are in: its interval, its named
+    domain's, or every number."""
+    domain = type_.domain
+    return domain.interval or NAMED_RANGES.get(domain.name) or REAL_RANGE
+
+
+def _same_shape(before: Type | None, after: Type | None) -> bool:
+    """Whether both are tensors with the same axes, as written."""
+    if not isinstance(before, TensorType) or not isinstance(after, TensorType):
+        return False
+    if before.axes is None or after.axes is None:
+        return False
+    return format_type(before).split("]", 1)[0] == format_type(after).split("]", 1)[0]
+
+
+def _types_text(before: Type, after: Type) -> str:
+    return f"{format_type(before)}  →  {format_type(after)}"
+
+
+def _values_line(before: TensorType, after: TensorType) -> str:
+    """The values' range before and after, as the checker knows them."""
+    return f"Values: {range_text(value_range(before))} → {range_text(value_range(after))}"
 
 
 def _over_axis(stage: object, after: Type) -> str | None:
@@ -342,6 +468,17 @@ def _declaration_text(checked: Checked, symbol: Symbol) -> str:
         text = checked.source.text[item.base + node.span.start : item.base + end]
         return " ".join(text.split()).rstrip(":= ").rstrip()
     return symbol.name
+
+
+def _function_declaration(checked: Checked, symbol: Symbol) -> str:
+    """A function's declaration as its file lays it out: the library's, or this file's."""
+    if symbol.kind == "prelude":
+        return library_declaration(symbol) or laid_out(symbol.detail or symbol.name)
+    for item in checked.items:
+        node = item.item
+        if isinstance(node, ast.FnDecl | ast.ExternFnDecl) and node.name == symbol.name:
+            return source_declaration(checked, node, item.base)
+    return _declaration_text(checked, symbol)
 
 
 def _dim_uses(checked: Checked, name: str) -> str:

@@ -72,8 +72,14 @@ def _colours(dark: bool) -> dict[str, str]:
     }
 
 
-def svg_curve(samples: Samples, caption: str, dark: bool = False) -> str:
-    """The curve (solid) and its derivative (dashed) with the ends of both axes labelled."""
+def svg_curve(
+    samples: Samples,
+    caption: str,
+    dark: bool = False,
+    marked: tuple[float, float] | None = None,
+) -> str:
+    """The curve (solid) and its derivative (dashed) with the ends of both axes labelled;
+    the x interval `marked` (an input's range) shaded."""
     colour = _colours(dark)
     x_lo, x_hi = samples.xs[0], samples.xs[-1]
     y_lo, y_hi = samples.limits()
@@ -93,6 +99,17 @@ def svg_curve(samples: Samples, caption: str, dark: bool = False) -> str:
         f'<rect class="frame" x="{_LEFT}" y="{_TOP}" width="{plot_w}" height="{plot_h}" '
         f'fill="none" stroke="{colour["axis"]}" stroke-width="0.6"/>',
     ]
+    shown = _clipped(marked, x_lo, x_hi)
+    if shown is not None:
+        left, right = px(shown[0]), px(shown[1])
+        parts.append(
+            f'<rect class="marked" x="{left:.1f}" y="{_TOP}" width="{right - left:.1f}" '
+            f'height="{plot_h}" fill="{colour["curve"]}" fill-opacity="0.16"/>',
+        )
+        parts.append(
+            f'<text class="marked-label" x="{(left + right) / 2:.1f}" y="{_TOP + 13}" '
+            f'text-anchor="middle" font-size="11" fill="{colour["text"]}">input</text>'
+        )
     if x_lo < 0 < x_hi:
         parts.append(_line("y-axis", px(0), _TOP, px(0), _TOP + plot_h, colour["axis"]))
     parts.append(_line("x-axis", _LEFT, py(0), _LEFT + plot_w, py(0), colour["axis"]))
@@ -114,6 +131,16 @@ def svg_curve(samples: Samples, caption: str, dark: bool = False) -> str:
         "</svg>",
     ]
     return "".join(parts)
+
+
+def _clipped(
+    marked: tuple[float, float] | None, lo: float, hi: float
+) -> tuple[float, float] | None:
+    """The part of `marked` inside [lo, hi], or None when there is none to draw."""
+    if marked is None:
+        return None
+    left, right = max(marked[0], lo), min(marked[1], hi)
+    return (left, right) if left < right else None
 
 
 def _legend(colour: dict[str, str], label: str) -> list[str]:
@@ -164,8 +191,9 @@ _COLUMNS, _ROWS = 40, 8
 _DOTS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))
 
 
-def text_curve(samples: Samples, caption: str) -> str:
-    """The curve in Braille dots, its derivative dotted every other column pair."""
+def text_curve(samples: Samples, caption: str, marked: tuple[float, float] | None = None) -> str:
+    """The curve in Braille dots, its derivative dotted every other column pair; the x
+    interval `marked` (an input's range) underlined with ━ below the x axis."""
     y_lo, y_hi = samples.limits()
     width, height = _COLUMNS * 2, _ROWS * 4
     cells = [[0] * _COLUMNS for _ in range(_ROWS)]
@@ -192,6 +220,12 @@ def text_curve(samples: Samples, caption: str) -> str:
     x_lo, x_hi = significant(samples.xs[0]), significant(samples.xs[-1])
     axis = x_lo + " " * max(1, _COLUMNS - len(x_lo) - len(x_hi) + 1) + x_hi
     lines.append(" " * (margin + 1) + axis)
+    shown = _clipped(marked, samples.xs[0], samples.xs[-1])
+    if shown is not None:
+        span = samples.xs[-1] - samples.xs[0]
+        first = round((shown[0] - samples.xs[0]) / span * (_COLUMNS - 1))
+        last = round((shown[1] - samples.xs[0]) / span * (_COLUMNS - 1))
+        lines.append(" " * (margin + 2 + first) + "━" * (last - first + 1))
     lines.append(caption)
     lines.append("solid: the function, dashed: its derivative")
     return "\n".join(lines)

@@ -334,6 +334,60 @@ def _svg(width: float, height: float, colours: Palette, body: list[str]) -> str:
     )
 
 
+#: The room between two drawings that an arrow from one to the other takes.
+ARROW_GAP = 44
+#: Text drawings side by side up to this many characters a line; wider ones stack.
+TEXT_BESIDE = 100
+
+
+def svg_before_after(before: str, after: str, theme: str = "dark") -> str:
+    """Two drawings side by side on one background, centred on a line, with an arrow
+    between them at that line's height."""
+    colours = palette(theme)
+    (w1, h1), (w2, h2) = _svg_size(before), _svg_size(after)
+    width, height = w1 + ARROW_GAP + w2, max(h1, h2)
+    middle = height / 2
+    x1, x2 = w1 + 8, w1 + ARROW_GAP - 8
+    body = [
+        before.replace("<svg ", f'<svg x="0" y="{(height - h1) / 2:.1f}" ', 1),
+        after.replace("<svg ", f'<svg x="{w1 + ARROW_GAP}" y="{(height - h2) / 2:.1f}" ', 1),
+        f'<path class="arrow" d="M{x1},{middle:.1f} H{x2 - 2}" stroke="{colours.text}" '
+        f'stroke-width="1.6" fill="none"/>',
+        f'<path class="arrow-head" d="M{x2 - 7},{middle - 5:.1f} L{x2},{middle:.1f} '
+        f'L{x2 - 7},{middle + 5:.1f} Z" fill="{colours.text}"/>',
+    ]
+    return _svg(width, height, colours, body)
+
+
+def text_before_after(before: str, after: str) -> str:
+    """Two text drawings side by side, centred on a line, with `→` between them on that
+    line; one above the other, `↓` between, when that is too wide."""
+    first, second = before.splitlines(), after.splitlines()
+    left = max((len(line) for line in first), default=0)
+    right = max((len(line) for line in second), default=0)
+    if left + 5 + right > TEXT_BESIDE:
+        return f"{before}\n\n↓\n\n{after}"
+    rows = max(len(first), len(second))
+    first = _centred(first, rows)
+    second = _centred(second, rows)
+    middle = (rows - 1) // 2
+    lines = [
+        f"{a.ljust(left)}{'  →  ' if index == middle else '     '}{b}".rstrip()
+        for index, (a, b) in enumerate(zip(first, second, strict=True))
+    ]
+    return "\n".join(lines)
+
+
+def _centred(lines: list[str], rows: int) -> list[str]:
+    above = (rows - len(lines)) // 2
+    return [""] * above + lines + [""] * (rows - len(lines) - above)
+
+
+def _svg_size(svg: str) -> tuple[int, int]:
+    start = svg.index('height="') + 8
+    return svg_width(svg), int(svg[start : svg.index('"', start)])
+
+
 def svg_width(svg: str) -> int:
     """The width the SVG asks for, in CSS pixels: the size an editor should show it at."""
     start = svg.index('width="') + 7
