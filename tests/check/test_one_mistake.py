@@ -23,7 +23,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 _DIM = re.compile(r"^dim (\w+) = (\d+)[ \t]*$", re.MULTILINE)
 #: A function's parameter list, on its `fn` line.
 _SIGNATURE = re.compile(r"^(?:export )?fn \w+\((.*?)\)\s*->", re.MULTILINE)
-#: A tensor type's brackets (not a type argument, `Index[V]`), and an axis name in them (dims are capitalised in the examples).
+#: A tensor type's brackets (not a type argument, `Index[V]`), and an axis name in them
+#: (dims are capitalised in the examples).
 _BRACKETS = re.compile(r"(?<![\w\]])\[([^\[\]]*)\]")
 _AXIS = re.compile(r"\b[a-z]\w*\b")
 #: A name declared at the top of a file.
