@@ -27,7 +27,10 @@ fn heads(x: [b n (H Dh)]) -> [b n (H Dh)]:
         |> softmax(over=n)
     return s
 """
-IMAGE = re.compile(r"!\[(?:\\.|[^\]\\])*\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\|width=(\d+)\)")
+#: A Markdown image; its alt text may hold balanced brackets (`z: [b C] → …`).
+IMAGE = re.compile(
+    r"!\[(?:\\.|\[[^\]]*\]|[^\]\\])*\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\|width=(\d+)\)"
+)
 
 
 async def hover_text(client: LanguageClient, uri: str, needle: str, text: str = PROGRAM) -> str:
