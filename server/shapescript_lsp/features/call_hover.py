@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from shapescript.check.algebra.types import TensorType, Type, format_type
+from shapescript.check.declarations.builtin_table import split_top_level
 from shapescript.check.declarations.prelude import load_prelude
 from shapescript.check.declarations.symbols import Symbol
 from shapescript.check.program import Checked
@@ -145,7 +146,7 @@ def laid_out(signature: str) -> str:
     closed = _closing(signature, opened)
     if opened < 0 or closed is None:
         return signature
-    params = _split_top_level(signature[opened + 1 : closed])
+    params = split_top_level(signature[opened + 1 : closed])
     if len(params) < 2:
         return signature
     lines = "".join(f"    {param.strip()},\n" for param in params)
@@ -175,19 +176,3 @@ def _closing(text: str, opened: int) -> int | None:
             if depth == 0:
                 return index
     return None
-
-
-def _split_top_level(text: str) -> list[str]:
-    parts: list[str] = []
-    depth, start = 0, 0
-    for index, char in enumerate(text):
-        if char in "([":
-            depth += 1
-        elif char in ")]":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(text[start:index])
-            start = index + 1
-    if text[start:].strip():
-        parts.append(text[start:])
-    return parts
