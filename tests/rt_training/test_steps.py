@@ -99,6 +99,52 @@ def test_the_staged_step_is_torchs_bit_for_bit(make, options: dict) -> None:
     assert all(p.grad is None for p in m.parameters())
 
 
+class Many(Model):
+    """Many params per dtype, so each multi-tensor op steps a list (f32, f64), and the ones
+    that can't (f16, bf16) step one by one beside them."""
+
+    _ss_fields = tuple(
+        Field(f"w{index}", "param", shape, dtype, ("normal", {"mean": 0.0, "std": 1.0}))
+        for index, (shape, dtype) in enumerate(
+            [
+                ((7, 5), "f32"),
+                ((5,), "f32"),
+                ((3, 4, 2), "f32"),
+                ((1,), "f32"),
+                ((6,), "f16"),
+                ((4, 4), "f64"),
+                ((9,), "f64"),
+                ((3, 3), "bf16"),
+                ((64,), "f32"),
+            ]
+        )
+    )
+
+
+@pytest.mark.parametrize("options", ADAMW_OPTIONS)
+def test_many_params_of_each_dtype_step_as_torch_does_bit_for_bit(options: dict) -> None:
+    m = Many.init(seed=1)
+    opt = adamw(m, lr=0.01, **options)
+    reference = [p.detach().clone().requires_grad_() for p in m.parameters()]
+    torch_opt = _torch_optimizer(adamw, reference, options)
+    for group in torch_opt.param_groups:
+        group["lr"] = 0.01
+    for step in range(6):
+        generator = torch.Generator().manual_seed(200 + step)
+        values = {
+            field.name: torch.randn(field.shape, generator=generator).to(field.torch_dtype)
+            for field in Many._ss_fields
+        }
+        update(m, opt, Grad(Many, values))
+        for param, value in zip(reference, values.values(), strict=True):
+            param.grad = value.clone()
+        torch_opt.step()
+        for mine, theirs in zip(m.parameters(), reference, strict=True):
+            assert mine.dtype == theirs.dtype and torch.equal(mine, theirs)
+        mine_state = _state_tensors(opt.torch, list(m.parameters()))
+        assert _same_state(mine_state, _state_tensors(torch_opt, reference))
+
+
 def _tiny_grad(m: Tiny, step: int) -> Grad:
     x = torch.randn(8, 3, generator=torch.Generator().manual_seed(step))
     return value_and_grad(tiny_loss, m, x)[1]
@@ -169,7 +215,7 @@ def _interrupt_after_op(monkeypatch: pytest.MonkeyPatch, number: int) -> None:
     real = steps.Prepared.write
     seen = [0]
 
-    def write(self: steps.Prepared, tensor: torch.Tensor, function, *args, **kw) -> None:
+    def write(self: steps.Prepared, tensors: list[torch.Tensor], function, *args, **kw) -> None:
         seen[0] += 1
         if seen[0] == number:
             real_function = function
@@ -179,7 +225,7 @@ def _interrupt_after_op(monkeypatch: pytest.MonkeyPatch, number: int) -> None:
                 signal.raise_signal(signal.SIGINT)
                 return result
 
-        real(self, tensor, function, *args, **kw)
+        real(self, tensors, function, *args, **kw)
 
     monkeypatch.setattr(steps.Prepared, "write", write)
 

@@ -5,14 +5,22 @@ On the CPU, `torch.optim.AdamW` and `torch.optim.SGD` step one param at a time, 
 could fail on before anything changes: the shapes, dtypes and devices of the params, the
 gradients and the state, and every tensor the step makes (a first step's state, and the
 temporaries torch would allocate, such as AdamW's denominator, kept here from step to
-step). What is left, `Prepared.apply`, is torch's ops in torch's order with torch's
-numbers, each writing a tensor that fits: the results are torch's bit for bit, and
-nothing is copied.
+step). What is left, `Prepared.apply`, is torch's ops with torch's numbers, each writing
+a tensor that fits: the results are torch's bit for bit, and nothing is copied.
+
+AdamW runs each of its ops for all the f32 and f64 params at once, as one of torch's
+multi-tensor (`torch._foreach_*`) ops: on the CPU those call, tensor by tensor, the
+kernel the single-tensor op calls, so the numbers are the same while a model of many
+small tensors (a GPT-2 held as blocks) pays less per tensor. An f16 or bf16 param steps
+alone: a multi-tensor op rounds its Python scalar to the tensor's dtype, where `mul_`
+keeps it in f32. Each param's ops still run in their order.
 
 So a step that fails fails in `prepare`, and leaves the params and the state as they were.
 An exception that lands while `apply` runs (a KeyboardInterrupt) would leave the step half
-done, so `apply` finishes it and raises the exception after: each tensor's version counter
-says how many of its ops have run, and the rest run. The step is then counted.
+done, so `apply` finishes it and raises the exception after: Python delivers it between
+two ops, never inside one, and each op adds one to the version counter of each tensor it
+writes, so the versions say how many ops have run, and the rest run. The step is then
+counted.
 
 `update` takes this path when `supported` says so (no step hooks, CPU params, torch's
 single-tensor algorithm); otherwise it calls the optimizer's `step()`.
@@ -104,25 +112,31 @@ def _groups_of(
 
 
 class Prepared:
-    """A step checked whole: its ops, in order, each changing one tensor once; then new state.
+    """A step checked whole: its ops, in order, each changing each tensor it lists once; then
+    new state.
 
-    Since each op bumps its tensor's version counter by one, the versions say how many of
-    the ops have run, whatever interrupted them.
+    Since each op adds one to the version counter of each tensor it writes, the versions say
+    how many of the ops have run, whatever interrupted them.
     """
 
     __slots__ = ("_ops", "_opt", "_puts", "_starts")
 
     def __init__(self, opt: torch.optim.Optimizer) -> None:
         self._opt = opt
-        self._ops: list[tuple[torch.Tensor, Callable[..., object], tuple, dict]] = []
+        self._ops: list[tuple[tuple[torch.Tensor, ...], Callable[..., object], tuple, dict]] = []
         self._puts: list[tuple[torch.Tensor, dict[str, torch.Tensor]]] = []
-        self._starts: list[int] = []
+        self._starts: dict[int, tuple[torch.Tensor, int]] = {}
 
     def write(
-        self, tensor: torch.Tensor, function: Callable[..., object], *args: Any, **kw: Any
+        self,
+        tensors: Sequence[torch.Tensor],
+        function: Callable[..., object],
+        *args: Any,
+        **kw: Any,
     ) -> None:
-        """Run `function(*args, **kw)`, which changes `tensor` in place (and nothing else) once."""
-        self._ops.append((tensor, function, args, kw))
+        """Run `function(*args, **kw)`, which changes each of `tensors` (distinct, at least
+        one) in place once, and nothing else."""
+        self._ops.append((tuple(tensors), function, args, kw))
 
     def put(self, param: torch.Tensor, entry: dict[str, torch.Tensor]) -> None:
         """Add `entry`'s tensors (made by this step) to the param's state when it is applied."""
@@ -130,7 +144,9 @@ class Prepared:
 
     def apply(self, then: Callable[[], object]) -> None:
         """Run the step, then `then`; if an exception interrupts it, finish it and raise."""
-        self._starts = [tensor._version for tensor, _, _, _ in self._ops]
+        self._starts = {
+            id(tensor): (tensor, tensor._version) for written, *_ in self._ops for tensor in written
+        }
         try:
             self._finish(0, then)
         except BaseException:
@@ -138,12 +154,16 @@ class Prepared:
             raise
 
     def _done(self) -> int:
-        """How many of the ops have run: what they have added to their tensors' versions."""
-        changed = {
-            id(tensor): tensor._version - start
-            for (tensor, *_), start in zip(self._ops, self._starts, strict=True)
-        }
-        return sum(changed.values())
+        """How many of the ops have run: the first ones whose writes add up to what the
+        tensors' versions have gained."""
+        gained = sum(tensor._version - start for tensor, start in self._starts.values())
+        done = 0
+        for written, *_ in self._ops:
+            if gained < len(written):
+                break
+            gained -= len(written)
+            done += 1
+        return done
 
     def _finish(self, done: int, then: Callable[[], object]) -> None:
         """Run the ops after the first `done`, put the new state in and call `then`."""
@@ -224,6 +244,45 @@ def _adamw_state(param: torch.Tensor, amsgrad: bool) -> dict[str, torch.Tensor]:
     return entry
 
 
+#: The dtypes whose multi-tensor ops compute what the single-tensor ones do. A `_foreach_`
+#: op rounds a Python scalar to the tensor's dtype, while `mul_` and its kind keep it in
+#: f32 for an f16 or bf16 tensor: the same only where the dtype is the one computed in.
+_MULTI_TENSOR_DTYPES = (torch.float32, torch.float64)
+
+
+def _op(
+    prepared: Prepared,
+    written: Sequence[torch.Tensor],
+    multi: Callable[..., object],
+    single: Callable[..., object],
+    *columns: Sequence[Any],
+) -> None:
+    """One op of the step for every entry: `multi(written, *columns)` for the f32 and f64
+    entries at once, `single(tensor, *row)` for each other one."""
+    if not written:
+        return
+    fast = [i for i, tensor in enumerate(written) if tensor.dtype in _MULTI_TENSOR_DTYPES]
+    if len(fast) == len(written):
+        prepared.write(written, multi, list(written), *(list(column) for column in columns))
+        return
+    chosen = [written[i] for i in fast]
+    if chosen:
+        prepared.write(chosen, multi, chosen, *([column[i] for i in fast] for column in columns))
+    for i, tensor in enumerate(written):
+        if tensor.dtype not in _MULTI_TENSOR_DTYPES:
+            prepared.write((tensor,), single, tensor, *(column[i] for column in columns))
+
+
+def _each(
+    prepared: Prepared,
+    pairs: list[tuple[torch.Tensor, torch.Tensor]],
+    function: Callable[[torch.Tensor, torch.Tensor], object],
+) -> None:
+    """An op of an option few steps use (maximize, amsgrad), one tensor at a time."""
+    for out, other in pairs:
+        prepared.write((out,), function, out, other)
+
+
 def _prepare_adamw(
     opt: torch.optim.Optimizer,
     params: Sequence[torch.Tensor],
@@ -232,10 +291,15 @@ def _prepare_adamw(
     buffers: Buffers,
 ) -> Prepared:
     """`_single_tensor_adam` with decoupled weight decay, not capturable, for each param
-    with its group's settings."""
+    with its group's settings: each of its ops for every param at once."""
     state = opt.state
     prepared = Prepared(opt)
     groups = _groups_of(opt, params, lr)
+    negated: list[tuple[torch.Tensor, torch.Tensor]] = []
+    decayed: list[tuple[torch.Tensor, float]] = []
+    bigger: list[tuple[torch.Tensor, torch.Tensor]] = []
+    counts, averages, squares, inputs, seconds, denoms = [], [], [], [], [], []
+    firsts, betas2, sizes2, corrections, epsilons, step_sizes = [], [], [], [], [], []
     for index, (param, grad) in enumerate(zip(params, grads, strict=True)):
         group, lr = groups[index]
         beta1, beta2 = group["betas"]
@@ -253,23 +317,54 @@ def _prepare_adamw(
         _check(param, exp_avg_sq)
         _check(param, second)
         if maximize:
-            negated = buffers.like(index, "grad", grad)
-            prepared.write(negated, torch.neg, grad, out=negated)
-            grad = negated
-        prepared.write(step_t, step_t.add_, 1)
+            negative = buffers.like(index, "grad", grad)
+            negated.append((negative, grad))
+            grad = negative
         if weight_decay != 0:
-            prepared.write(param, param.mul_, 1 - lr * weight_decay)
-        prepared.write(exp_avg, exp_avg.lerp_, grad, 1 - beta1)
-        prepared.write(exp_avg_sq, exp_avg_sq.mul_, beta2)
-        prepared.write(exp_avg_sq, exp_avg_sq.addcmul_, grad, grad, value=1 - beta2)
+            decayed.append((param, 1 - lr * weight_decay))
         if amsgrad:
-            prepared.write(second, torch.maximum, second, exp_avg_sq, out=second)
-        denom = buffers.like(index, "denom", second)
-        prepared.write(denom, torch.sqrt, second, out=denom)
-        prepared.write(denom, denom.div_, (1 - beta2**step) ** 0.5)
-        prepared.write(denom, denom.add_, eps)
-        step_size = lr / (1 - beta1**step)
-        prepared.write(param, param.addcdiv_, exp_avg, denom, value=-step_size)
+            bigger.append((second, exp_avg_sq))
+        counts.append(step_t)
+        averages.append(exp_avg)
+        squares.append(exp_avg_sq)
+        inputs.append(grad)
+        seconds.append(second)
+        denoms.append(buffers.like(index, "denom", second))
+        firsts.append(1 - beta1)
+        betas2.append(beta2)
+        sizes2.append(1 - beta2)
+        corrections.append((1 - beta2**step) ** 0.5)
+        epsilons.append(eps)
+        step_sizes.append(-(lr / (1 - beta1**step)))
+    mul, add, div = torch.Tensor.mul_, torch.Tensor.add_, torch.Tensor.div_
+    _each(prepared, negated, lambda out, value: torch.neg(value, out=out))
+    _op(prepared, counts, torch._foreach_add_, add, [1] * len(counts))
+    _op(prepared, [p for p, _ in decayed], torch._foreach_mul_, mul, [f for _, f in decayed])
+    _op(prepared, averages, torch._foreach_lerp_, torch.Tensor.lerp_, inputs, firsts)
+    _op(prepared, squares, torch._foreach_mul_, mul, betas2)
+    _op(
+        prepared,
+        squares,
+        torch._foreach_addcmul_,
+        lambda square, value, same, size: square.addcmul_(value, same, value=size),
+        inputs,
+        inputs,
+        sizes2,
+    )
+    _each(prepared, bigger, lambda out, other: torch.maximum(out, other, out=out))
+    _op(prepared, denoms, torch._foreach_copy_, torch.Tensor.copy_, seconds)
+    _op(prepared, denoms, torch._foreach_sqrt_, torch.Tensor.sqrt_)
+    _op(prepared, denoms, torch._foreach_div_, div, corrections)
+    _op(prepared, denoms, torch._foreach_add_, add, epsilons)
+    _op(
+        prepared,
+        params,
+        torch._foreach_addcdiv_,
+        lambda param, average, denom, size: param.addcdiv_(average, denom, value=size),
+        averages,
+        denoms,
+        step_sizes,
+    )
     return prepared
 
 
@@ -292,11 +387,11 @@ def _prepare_sgd(
         _check(param, grad, written=False)
         if maximize:
             negated = buffers.like(index, "grad", grad)
-            prepared.write(negated, torch.neg, grad, out=negated)
+            prepared.write((negated,), torch.neg, grad, out=negated)
             grad = negated
         if weight_decay != 0:
             decayed = buffers.like(index, "decayed", grad)
-            prepared.write(decayed, torch.add, grad, param, alpha=weight_decay, out=decayed)
+            prepared.write((decayed,), torch.add, grad, param, alpha=weight_decay, out=decayed)
             grad = decayed
         if momentum != 0:
             entry = state.get(param)
@@ -304,18 +399,18 @@ def _prepare_sgd(
             if buf is None:
                 buf = torch.empty_like(grad, memory_format=torch.preserve_format)
                 prepared.put(param, {"momentum_buffer": buf})
-                prepared.write(buf, buf.copy_, grad)
+                prepared.write((buf,), buf.copy_, grad)
             else:
                 _check(param, buf)
-                prepared.write(buf, buf.mul_, momentum)
-                prepared.write(buf, buf.add_, grad, alpha=1 - dampening)
+                prepared.write((buf,), buf.mul_, momentum)
+                prepared.write((buf,), buf.add_, grad, alpha=1 - dampening)
             if nesterov:
                 ahead = buffers.like(index, "ahead", grad)
-                prepared.write(ahead, torch.add, grad, buf, alpha=momentum, out=ahead)
+                prepared.write((ahead,), torch.add, grad, buf, alpha=momentum, out=ahead)
                 grad = ahead
             else:
                 grad = buf
-        prepared.write(param, param.add_, grad, alpha=-lr)
+        prepared.write((param,), param.add_, grad, alpha=-lr)
     return prepared
 
 
