@@ -28,13 +28,18 @@ class Mixed(Model):
     )
 
 
-def _mixed_grad(step: int) -> Grad:
-    generator = torch.Generator().manual_seed(100 + step)
+def _random_grad(model: type[Model], seed: int) -> Grad:
+    """A gradient of normal values in each field's shape and dtype."""
+    generator = torch.Generator().manual_seed(seed)
     values = {
         field.name: torch.randn(field.shape, generator=generator).to(field.torch_dtype)
-        for field in Mixed._ss_fields
+        for field in model._ss_fields
     }
-    return Grad(Mixed, values)
+    return Grad(model, values)
+
+
+def _mixed_grad(step: int) -> Grad:
+    return _random_grad(Mixed, 100 + step)
 
 
 ADAMW_OPTIONS = [
@@ -72,6 +77,28 @@ def _same_state(first: list, second: list) -> bool:
     )
 
 
+def _step_both(
+    m: Model,
+    opt: Optimizer,
+    torch_opt: torch.optim.Optimizer,
+    reference: list[torch.Tensor],
+    g: Grad,
+    lr: float,
+) -> None:
+    """`update` on `m` and torch's own step on `reference` with the same gradient and rate;
+    asserts the params and the state come out the same, bit for bit."""
+    update(m, opt, g)
+    for group in torch_opt.param_groups:
+        group["lr"] = lr
+    for param, value in zip(reference, g.values(), strict=True):
+        param.grad = value.clone()
+    torch_opt.step()
+    for mine, theirs in zip(m.parameters(), reference, strict=True):
+        assert mine.dtype == theirs.dtype and torch.equal(mine, theirs)
+    mine_state = _state_tensors(opt.torch, list(m.parameters()))
+    assert _same_state(mine_state, _state_tensors(torch_opt, reference))
+
+
 @pytest.mark.parametrize(
     ("make", "options"),
     [(adamw, options) for options in ADAMW_OPTIONS] + [(sgd, options) for options in SGD_OPTIONS],
@@ -85,16 +112,7 @@ def test_the_staged_step_is_torchs_bit_for_bit(make, options: dict) -> None:
     for step in range(7):
         g = _mixed_grad(step)
         assert steps.supported(opt.torch, params_of(m), g.values())
-        update(m, opt, g)
-        for group in torch_opt.param_groups:
-            group["lr"] = schedule(step)
-        for param, value in zip(reference, g.values(), strict=True):
-            param.grad = value.clone()
-        torch_opt.step()
-        for mine, theirs in zip(m.parameters(), reference, strict=True):
-            assert mine.dtype == theirs.dtype and torch.equal(mine, theirs)
-        mine_state = _state_tensors(opt.torch, list(m.parameters()))
-        assert _same_state(mine_state, _state_tensors(torch_opt, reference))
+        _step_both(m, opt, torch_opt, reference, g, schedule(step))
     assert opt.steps == 7 and opt.torch.param_groups[0]["lr"] == schedule(6)
     assert all(p.grad is None for p in m.parameters())
 
@@ -127,22 +145,8 @@ def test_many_params_of_each_dtype_step_as_torch_does_bit_for_bit(options: dict)
     opt = adamw(m, lr=0.01, **options)
     reference = [p.detach().clone().requires_grad_() for p in m.parameters()]
     torch_opt = _torch_optimizer(adamw, reference, options)
-    for group in torch_opt.param_groups:
-        group["lr"] = 0.01
     for step in range(6):
-        generator = torch.Generator().manual_seed(200 + step)
-        values = {
-            field.name: torch.randn(field.shape, generator=generator).to(field.torch_dtype)
-            for field in Many._ss_fields
-        }
-        update(m, opt, Grad(Many, values))
-        for param, value in zip(reference, values.values(), strict=True):
-            param.grad = value.clone()
-        torch_opt.step()
-        for mine, theirs in zip(m.parameters(), reference, strict=True):
-            assert mine.dtype == theirs.dtype and torch.equal(mine, theirs)
-        mine_state = _state_tensors(opt.torch, list(m.parameters()))
-        assert _same_state(mine_state, _state_tensors(torch_opt, reference))
+        _step_both(m, opt, torch_opt, reference, _random_grad(Many, 200 + step), 0.01)
 
 
 def _tiny_grad(m: Tiny, step: int) -> Grad:
