@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from shapescript.check.algebra.types import TensorType, Type, format_type
-from shapescript.check.declarations.builtin_table import split_top_level
+from shapescript.check.declarations.builtin_table import one_parameter_a_line
 from shapescript.check.declarations.prelude import load_prelude
 from shapescript.check.declarations.symbols import Symbol
 from shapescript.check.program import Checked
@@ -140,17 +140,7 @@ def _library_layouts(origin: str) -> dict[str, str]:
 
 def laid_out(signature: str) -> str:
     """A one-line signature, one parameter a line when it is long."""
-    if len(signature) <= LONG_SIGNATURE:
-        return signature
-    opened = signature.find("(")
-    closed = _closing(signature, opened)
-    if opened < 0 or closed is None:
-        return signature
-    params = split_top_level(signature[opened + 1 : closed])
-    if len(params) < 2:
-        return signature
-    lines = "".join(f"    {param.strip()},\n" for param in params)
-    return f"{signature[: opened + 1]}\n{lines}{signature[closed:]}"
+    return signature if len(signature) <= LONG_SIGNATURE else one_parameter_a_line(signature)
 
 
 def source_declaration(checked: Checked, node: ast.FnDecl | ast.ExternFnDecl, base: int) -> str:
@@ -164,15 +154,3 @@ def source_declaration(checked: Checked, node: ast.FnDecl | ast.ExternFnDecl, ba
     text = checked.source.text[base + node.span.start : base + end]
     header = textwrap.dedent(text).rstrip().rstrip(":=").rstrip()
     return header if "\n" in header else laid_out(header)
-
-
-def _closing(text: str, opened: int) -> int | None:
-    depth = 0
-    for index in range(opened, len(text)):
-        if text[index] in "([":
-            depth += 1
-        elif text[index] in ")]":
-            depth -= 1
-            if depth == 0:
-                return index
-    return None

@@ -985,23 +985,39 @@ def split_top_level(text: str) -> list[str]:
     return [part for part in parts if part]
 
 
+def closing_bracket(text: str, opened: int) -> int | None:
+    """Where the bracket or parenthesis opened at `opened` closes, or None."""
+    depth = 0
+    for index in range(opened, len(text)):
+        if text[index] in "([":
+            depth += 1
+        elif text[index] in ")]":
+            depth -= 1
+            if depth == 0:
+                return index
+    return None
+
+
+def one_parameter_a_line(signature: str) -> str:
+    """The signature with each parameter on a line of its own, as nn.ss writes long ones;
+    as it is when it has fewer than two parameters."""
+    opened = signature.find("(")
+    closed = closing_bracket(signature, opened) if opened >= 0 else None
+    if closed is None:
+        return signature
+    params = split_top_level(signature[opened + 1 : closed])
+    if len(params) < 2:
+        return signature
+    body = "".join(f"    {param},\n" for param in params)
+    return f"{signature[: opened + 1]}\n{body}{signature[closed:]}"
+
+
 def _render_signature(signature: str) -> str:
     """One line when it fits, otherwise one parameter per line, as nn.ss writes them."""
     line = f"{signature} = builtin"
     if len(line) <= 100:
         return line
-    open_at = signature.index("(")
-    depth = 0
-    for close_at in range(open_at, len(signature)):
-        if signature[close_at] in "([":
-            depth += 1
-        elif signature[close_at] in ")]":
-            depth -= 1
-            if depth == 0:
-                break
-    params = split_top_level(signature[open_at + 1 : close_at])
-    body = "".join(f"    {param},\n" for param in params)
-    return f"{signature[: open_at + 1]}\n{body}){signature[close_at + 1 :]} = builtin"
+    return f"{one_parameter_a_line(signature)} = builtin"
 
 
 def builtins_ss() -> str:
