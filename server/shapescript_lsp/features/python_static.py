@@ -57,7 +57,7 @@ def static_places(dotted: str, search_path: tuple[str, ...]) -> tuple[Place, ...
     if len(parts) < 2 or not all(part.isidentifier() for part in parts):
         return None
     module = ".".join(parts[:-1])
-    if module_file(module, search_path) is None:
+    if _module_file(module, search_path) is None:
         return None
     found = _lookup(module, parts[-1], search_path)
     if found is None:
@@ -66,14 +66,10 @@ def static_places(dotted: str, search_path: tuple[str, ...]) -> tuple[Place, ...
     return ((Path(path).as_uri(), line, column),)
 
 
-def module_file(module: str, search_path: tuple[str, ...]) -> str | None:
-    """The file that defines a module, as Python's path finder would pick it; a compiled
-    module's stub; None if neither is there."""
-    return _module_file(module, search_path)
-
-
 @lru_cache(maxsize=1024)
 def _module_file(module: str, search_path: tuple[str, ...]) -> str | None:
+    """The file that defines a module, as Python's path finder would pick it; a compiled
+    module's stub; None if neither is there."""
     relative = module.replace(".", os.sep)
     for entry in search_path:
         base = os.path.join(entry, relative)
@@ -127,7 +123,7 @@ def _lookup(module: str, name: str, search_path: tuple[str, ...]) -> Place | Non
         if _assigned(text, name):
             return None
         is_package = os.path.basename(path).startswith("__init__.")
-        sources = _sources(text, path, module, name, is_package)
+        sources = _sources(path, module, name, is_package)
         if sources is None:
             return None
         queue.extend(sources)
@@ -165,14 +161,12 @@ def _assigned(text: str, name: str) -> bool:
     return re.search(rf"^{name}[ \t]*(?::(?!=)|=(?!=))", text, re.MULTILINE) is not None
 
 
-def _sources(
-    text: str, path: str, module: str, name: str, is_package: bool
-) -> list[tuple[str, str]] | None:
+def _sources(path: str, module: str, name: str, is_package: bool) -> list[tuple[str, str]] | None:
     """The (module, name) pairs the file's top-level imports could bring `name` from, in
     the order written: `from m import name [as name]` first, then `from m import *`. None
     when the file binds the name otherwise (under an `if` or a `try`, or by assigning it),
     which only jedi can weigh."""
-    imports, bound = _imports(path, text)
+    imports, bound = _imports(path)
     if name in bound:
         return None
     named: list[tuple[str, str]] = []
@@ -190,11 +184,12 @@ def _sources(
 
 @lru_cache(maxsize=64)
 def _imports(
-    path: str, text: str
+    path: str,
 ) -> tuple[tuple[tuple[str | None, int, str, str | None], ...], frozenset[str]]:
     """A file's `from ... import` names at the top and under `if`/`try` (module, level,
     name, alias), and the names it binds otherwise; read once per file."""
-    if len(text) > MAX_PARSED_BYTES:
+    text = _read(path)
+    if text is None or len(text) > MAX_PARSED_BYTES:
         return (), frozenset()
     try:
         tree = ast.parse(text, filename=path)
