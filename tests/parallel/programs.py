@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import torch
 
 import shapescript
 from shapescript.rt import devices
@@ -23,6 +27,27 @@ def compiled(text: str, path: Path):
     devices._reset_for_tests()
     path.write_text(text, encoding="utf-8")
     return shapescript.compile(text, str(path))
+
+
+def one_device_and_several(
+    program: str, layout: str, results: Callable[[Any], list], folder: Path
+) -> tuple[list, list, list[int]]:
+    """`results` of `program` (a `{devices}` template) compiled for one CPU and for the
+    devices `layout` says, in one torch thread: both lists, and the workers' process ids,
+    the workers stopped."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        expected = results(compiled(program.format(devices="cpu"), folder / "one.ss"))
+        several = compiled(program.format(devices=layout), folder / "two.ss")
+        try:
+            got = results(several)
+            pids = several._ss_program.pids()
+        finally:
+            several._ss_program.stop()
+    finally:
+        torch.set_num_threads(threads)
+    return expected, got, pids
 
 
 def alive(pid: int) -> bool:

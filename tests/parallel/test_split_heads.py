@@ -12,7 +12,7 @@ from shapescript.check.checker import check_parsed
 from shapescript.rt.optimizers import adamw
 from shapescript.syntax.parser import parse
 from shapescript.syntax.source import SourceFile
-from tests.parallel.programs import alive, compiled
+from tests.parallel.programs import alive, one_device_and_several
 
 BLOCK = """devices {devices}
 
@@ -183,18 +183,7 @@ def test_a_transformer_block_split_along_h_gives_one_device_s_results(
     tmp_path, monkeypatch, layout: str
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        expected = _results(compiled(BLOCK.format(devices="cpu"), tmp_path / "one.ss"))
-        two = compiled(BLOCK.format(devices=layout), tmp_path / "two.ss")
-        try:
-            got = _results(two)
-            pids = two._ss_program.pids()
-        finally:
-            two._ss_program.stop()
-    finally:
-        torch.set_num_threads(threads)
+    expected, got, pids = one_device_and_several(BLOCK, layout, _results, tmp_path)
     assert len(got) == len(expected) == 7 + 3 + 9 + 9 + 3 + 9 + 3 * 9
     for index, (mine, theirs) in enumerate(zip(expected, got, strict=True)):
         assert theirs.shape == mine.shape, index

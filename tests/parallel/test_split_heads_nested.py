@@ -12,7 +12,7 @@ from shapescript.check.checker import check_parsed
 from shapescript.rt.optimizers import adamw
 from shapescript.syntax.parser import parse
 from shapescript.syntax.source import SourceFile
-from tests.parallel.programs import alive, compiled
+from tests.parallel.programs import alive, compiled, one_device_and_several
 
 PROGRAM = """devices {devices}
 
@@ -154,18 +154,7 @@ def test_a_nested_model_split_along_h_gives_one_device_s_results(
     tmp_path, monkeypatch, layout: str
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        expected = _results(compiled(PROGRAM.format(devices="cpu"), tmp_path / "one.ss"))
-        two = compiled(PROGRAM.format(devices=layout), tmp_path / "two.ss")
-        try:
-            got = _results(two)
-            pids = two._ss_program.pids()
-        finally:
-            two._ss_program.stop()
-    finally:
-        torch.set_num_threads(threads)
+    expected, got, pids = one_device_and_several(PROGRAM, layout, _results, tmp_path)
     assert [name for name, _ in got] == [name for name, _ in expected]
     assert "grad h.1.attn.w_o" in dict(got) and "h.1.w_o2" in dict(got)
     for (name, mine), (_, theirs) in zip(expected, got, strict=True):
