@@ -28,7 +28,9 @@ class BuildOptions:
     compiled padded (off for code that leaves the runtime, as an export's). `host_checks`
     off leaves out the checks that host scalar arguments are Python numbers: an export's
     blocks pass 0-d tensors for them. `claim_checks`, when given, is the mode of the shape
-    checks of `as` alone (a Hugging Face folder keeps them with the other checks off)."""
+    checks of `as` alone (a Hugging Face folder keeps them with the other checks off).
+    `lower` off compiles every operation as written, without the faster equivalents the
+    checker proves equal (for comparing the two)."""
 
     devices: str | None = None
     checks: str = "always"
@@ -37,6 +39,7 @@ class BuildOptions:
     padding: bool = True
     host_checks: bool = True
     claim_checks: str | None = None
+    lower: bool = True
 
 
 @dataclass(slots=True)
@@ -126,6 +129,7 @@ def _generate(checked: Checked, options: BuildOptions) -> Generated:
     context = ModuleContext(checked, options.standalone, options.checks, options.value_checks)
     context.host_checks = options.host_checks
     context.claim_checks = options.claim_checks
+    context.lower = options.lower
     builder, unsupported = generate_module(checked, context, devices)
     return Generated(
         builder.tree(),

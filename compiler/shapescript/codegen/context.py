@@ -75,6 +75,8 @@ class ModuleContext:
     host_checks: bool = True
     #: The mode of `as` shape checks, when not `checks` (see BuildOptions).
     claim_checks: str | None = None
+    #: Whether operations are compiled to faster equivalents the checker proves equal.
+    lower: bool = True
     #: Python import lines the module needs, in the order first asked for.
     imports: dict[str, None] = field(default_factory=dict)
     #: Module-level constants the generated code refers to (name -> Python expression).

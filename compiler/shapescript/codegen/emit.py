@@ -22,11 +22,23 @@ class SourceBuilder:
 
     lines: list[str] = field(default_factory=list)
     origins: list[Origin | None] = field(default_factory=list)
+    #: Notes for the next line added, which it gets as a trailing comment.
+    notes: list[str] = field(default_factory=list)
 
     def add(self, indent: int, text: str, origin: Origin | None = None) -> None:
         for part in text.split("\n"):
+            if self.notes:
+                part += "  # " + "; ".join(dict.fromkeys(self.notes))
+                self.notes.clear()
             self.lines.append("    " * indent + part)
             self.origins.append(origin)
+
+    def note(self, text: str) -> None:
+        """Say on the next line added what its code is (`lowered: einsum as matmul`).
+
+        Expressions are built as text before the line that holds them is added, so a note
+        made while building one lands on its line."""
+        self.notes.append(text)
 
     def blank(self) -> None:
         self.add(0, "")

@@ -145,6 +145,14 @@ class FunctionGenerator:
                 f"the size {missing.args[0]} has no value at run time here", span
             ) from None
 
+    def lowers(self, label: str) -> bool:
+        """Whether to compile an operation to its faster equivalent; when so, the line that
+        holds it says `lowered: {label}` in a comment."""
+        if not self.context.lower:
+            return False
+        self.out.note(f"lowered: {label}")
+        return True
+
     def unsupported(self, what: str, span: Span) -> Unsupported:
         return Unsupported(f"{what} can't be compiled yet", span)
 

@@ -47,6 +47,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_VALUE_CHECKS,
         help=f"domain value checks (default: {DEFAULT_VALUE_CHECKS})",
     )
+    parser.add_argument(
+        "--no-lowering",
+        dest="lower",
+        action="store_false",
+        help="compile every operation as written, not as the faster torch code proved equal",
+    )
 
 
 def _print_unsupported(generated, source) -> None:
@@ -89,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
         checks=normalize(args.checks, "--checks"),
         value_checks=normalize(args.value_checks, "--value-checks"),
         standalone=args.standalone,
+        lower=args.lower,
     )
     generated = generate(checked, options)
     found = checked.diagnostics + generated.diagnostics
