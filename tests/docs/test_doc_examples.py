@@ -123,5 +123,10 @@ def test_a_mark_on_a_block_is_read(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     first, second = fenced_blocks(page)
-    assert (first.line, first.mark, first.argument, first.text) == (3, "expect", "E0301 E0404", "x\n")
+    assert (first.line, first.mark, first.argument, first.text) == (
+        3,
+        "expect",
+        "E0301 E0404",
+        "x\n",
+    )
     assert (second.line, second.mark, second.text) == (6, "", "y\n")
