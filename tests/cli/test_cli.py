@@ -424,7 +424,7 @@ def test_explain_adds_a_final_newline(run: Run, fake_docs: Path) -> None:
 
 
 def test_explain_ends_with_the_page_in_the_built_site(run: Run, fake_docs: Path) -> None:
-    built = fake_docs.parents[1] / "site" / "diagnostics" / "E0401" / "index.html"
+    built = fake_docs.parents[1] / "site" / "diagnostics" / "E0401.html"
     built.parent.mkdir(parents=True)
     built.write_text("<html></html>")
     status, out, _ = run("explain", "E0401")

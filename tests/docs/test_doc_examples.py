@@ -108,9 +108,15 @@ def test_every_mark_stands_right_before_a_shapescript_block() -> None:
     stray = []
     for path in doc_pages():
         lines = path.read_text(encoding="utf-8").splitlines()
-        marked = {block.line - 1 for block in fenced_blocks(path) if block.mark}
+        blocks = fenced_blocks(path)
+        marked = {block.line - 1 for block in blocks if block.mark}
+        inside = {
+            number
+            for block in blocks
+            for number in range(block.line + 1, block.line + 1 + block.text.count("\n"))
+        }
         for number, line in enumerate(lines, start=1):
-            if _MARK_LINE.match(line) and number not in marked:
+            if _MARK_LINE.match(line) and number not in marked | inside:
                 stray.append(f"{path.relative_to(ROOT).as_posix()}:{number}: {line}")
     assert stray == [], "marks not right before a ```shapescript fence:\n" + "\n".join(stray)
 

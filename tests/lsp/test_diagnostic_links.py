@@ -28,7 +28,7 @@ def test_the_link_is_the_markdown_page_when_the_site_is_not_built(docs_root: Pat
 
 
 def test_the_link_is_the_built_page_when_the_site_is_built(docs_root: Path) -> None:
-    built = docs_root / "site" / "diagnostics" / "E0404" / "index.html"
+    built = docs_root / "site" / "diagnostics" / "E0404.html"
     built.parent.mkdir(parents=True)
     built.write_text("<html></html>")
     assert diagnostics.page_href("E0404") == built.resolve().as_uri()

@@ -16,7 +16,7 @@ NAME = "explain"
 HELP = "explain a diagnostic code, such as E0401"
 DESCRIPTION = (
     "Print the page that explains a diagnostic code, then where the page is: in the built "
-    "docs site (site/diagnostics/CODE/index.html) when it has been built, else its Markdown "
+    "docs site (site/diagnostics/CODE.html) when it has been built, else its Markdown "
     "source (docs/diagnostics/CODE.md)."
 )
 

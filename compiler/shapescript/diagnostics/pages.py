@@ -4,7 +4,8 @@ else the Markdown source. `shapescript explain` prints it and the language serve
 The rule: the Markdown page is `docs/diagnostics/<CODE>.md` in the first folder above the
 package that has one (a checkout), else in the package. The site is built beside `docs/`
 (`mkdocs build --strict -d site/`), so the built page of `<root>/docs/diagnostics/E0301.md`
-is `<root>/site/diagnostics/E0301/index.html`, used whenever that file exists.
+is `<root>/site/diagnostics/E0301.html` (mkdocs.yml's `use_directory_urls: false`), used
+whenever that file exists.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def find_explanation(code: str) -> Path | None:
 def built_page(markdown: Path) -> Path | None:
     """The built site's page for a `docs/diagnostics/<CODE>.md` page, if the site is built."""
     docs = markdown.parent.parent
-    built = docs.parent / "site" / markdown.parent.name / markdown.stem / "index.html"
+    built = docs.parent / "site" / markdown.parent.name / f"{markdown.stem}.html"
     return built if built.is_file() else None
 
 
