@@ -38,7 +38,8 @@ class DocBlock:
 
     @property
     def where(self) -> str:
-        return f"{self.path.relative_to(ROOT).as_posix()}:{self.line}"
+        shown = self.path.relative_to(ROOT) if self.path.is_relative_to(ROOT) else self.path
+        return f"{shown.as_posix()}:{self.line}"
 
 
 def doc_pages() -> list[Path]:

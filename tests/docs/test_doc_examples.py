@@ -136,3 +136,42 @@ def test_a_mark_on_a_block_is_read(tmp_path: Path) -> None:
         "x\n",
     )
     assert (second.line, second.mark, second.text) == (6, "", "y\n")
+
+
+RUNNABLE_PAGE = """\
+<!-- shapescript: run scale -->
+```shapescript
+dim D = 4
+
+fn double(x: [n D]) -> [n D] = x * 2
+```
+
+```python
+import torch
+import shapescript
+
+shapescript.install()
+shapescript.devices("cpu")
+import scale
+
+assert scale.double(torch.ones(3, 4)).sum().item() == {total}
+```
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("total", "passes"), [(24, True), (25, False)])
+def test_a_run_block_passes_only_when_its_python_does(
+    total: int, passes: bool, tmp_path: Path
+) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(RUNNABLE_PAGE.format(total=total), encoding="utf-8")
+    (block, _) = fenced_blocks(page)
+    assert (block.mark, block.argument) == ("run", "scale")
+    folder = tmp_path / "run"
+    folder.mkdir()
+    if passes:
+        _run_with_its_python(block, folder)
+    else:
+        with pytest.raises(AssertionError, match="failed"):
+            _run_with_its_python(block, folder)
