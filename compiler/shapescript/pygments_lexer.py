@@ -22,7 +22,6 @@ from pygments.token import (
     Punctuation,
     String,
     Text,
-    Whitespace,
 )
 from pygments.token import _TokenType as TokenType
 
@@ -77,7 +76,7 @@ class ShapeScriptLexer(Lexer):
         while position < len(text):
             spaces = _SPACES.match(text, position)
             if spaces is not None:
-                yield position, Whitespace, spaces.group()
+                yield position, Text, spaces.group()
                 position = spaces.end()
                 continue
             match = _TOKEN_RE.match(text, position)
@@ -105,7 +104,7 @@ class ShapeScriptLexer(Lexer):
         if group == "name":
             return self._name_kind(piece, previous_word, line_start, text, match.end())
         if group == "nl":
-            return Whitespace
+            return Text
         if group == "comment":
             return String.Doc if piece.startswith("##") else Comment.Single
         if group in ("int", "float", "grouped"):

@@ -21,6 +21,8 @@ DESCRIPTION = (
 )
 
 _SHAPESCRIPT_BLOCK = re.compile(r"(^```shapescript\n)(.*?)(^```)", re.MULTILINE | re.DOTALL)
+#: A line that marks the next example for the docs' tests (docs/contributing-docs.md).
+_TEST_MARK = re.compile(r"^<!--\s*shapescript:[^\n]*-->\n", re.MULTILINE)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     if page is None:
         print(f"{info.code}: {info.title}")
         raise UsageError(f"no page explaining {info.code} has been written yet")
-    text = page.read_text(encoding="utf-8", errors="replace")
+    text = _TEST_MARK.sub("", page.read_text(encoding="utf-8", errors="replace"))
     if not text.endswith("\n"):
         text += "\n"
     if wants_color(sys.stdout):
