@@ -2,7 +2,8 @@
 //
 // Opens the built docs site (served over HTTP) in headless Chromium through
 // playwright-core: screenshots of the given pages in the light and the dark
-// palette, one click on the palette toggle, and a search for a word. Writes
+// palette, one click on the palette toggle, the pictures of some pages (each
+// loaded, or its width is 0), and a search for a word. Writes
 // result.json beside the screenshots.
 //
 // usage: node site_drive.js CONFIG.json    (playwright-core found through NODE_PATH)
@@ -12,7 +13,7 @@ const path = require('path');
 const { chromium } = require('playwright-core');
 
 const cfg = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-const out = { shots: [], schemes: {}, toggled: null, search: [], console_errors: [] };
+const out = { shots: [], schemes: {}, toggled: null, search: [], images: {}, console_errors: [] };
 
 async function main() {
   const browser = await chromium.launch({
@@ -45,6 +46,12 @@ async function main() {
     }
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     const page = await context.newPage();
+    for (const address of cfg.picture_pages) {
+      await page.goto(cfg.base + address, { waitUntil: 'networkidle' });
+      out.images[address] = await page.evaluate(() => [...document.images]
+        .filter((image) => image.getAttribute('src').endsWith('.png'))
+        .map((image) => [image.getAttribute('src'), image.complete ? image.naturalWidth : 0]));
+    }
     await page.goto(cfg.base, { waitUntil: 'networkidle' });
     await page.locator('input.md-search__input').fill(cfg.search);
     await page.locator('.md-search-result__item').first().waitFor({ timeout: 20000 });

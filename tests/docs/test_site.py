@@ -152,6 +152,7 @@ def test_the_site_in_headless_chromium(served: str, tmp_path: Path) -> None:
         "chromium": shutil.which(os.environ.get("CHROMIUM_BIN") or "chromium"),
         "pages": {"home": "", "guide": guide_page()},
         "search": "cross_entropy",
+        "picture_pages": ["editors/vscode.html", "editors/semantic-highlighting.html"],
         "out_dir": str(tmp_path),
     }
     (tmp_path / "config.json").write_text(json.dumps(config), encoding="utf-8")
@@ -175,6 +176,9 @@ def test_the_site_in_headless_chromium(served: str, tmp_path: Path) -> None:
     }
     assert result["toggled"] == "slate"
     assert any("cross_entropy" in item for item in result["search"]), result["search"]
+    for address, pictures in result["images"].items():
+        assert pictures, f"no pictures on {address}"
+        assert [src for src, width in pictures if width == 0] == [], f"not shown on {address}"
     for name in ("home", "guide"):
         light = _brightness(tmp_path / f"site-{name}-light.png")
         dark = _brightness(tmp_path / f"site-{name}-dark.png")
