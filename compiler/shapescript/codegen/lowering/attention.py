@@ -63,6 +63,8 @@ class Plan:
     q: ast.Expr
     k: ast.Expr
     v: ast.Expr
+    #: The `q·k` einsum.
+    first: ast.Call
     orders: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
     #: `1 / s` for `/ s`, `s` for `* s`; None for no scale, "default" for `/ sqrt(Dh)`.
     scale: tuple[str, ast.Expr] | str | None
@@ -189,11 +191,19 @@ def _find(gen, stmts, index, roots, uses, bindings) -> None:
             for probabilities in (0, 1):
                 chain = _Chain(stmts, index - 1, uses, bindings)
                 found = _match(gen, node, probabilities, chain)
-                if found is not None and not _mutates(stmts, index):
+                if found is not None and not _mutates(stmts, index) and _apart(gen, found, node):
                     gen.fused[id(node)] = found
                     gen.absorbed.update(id(stmt) for stmt in chain.absorbed)
                     break
         stack.extend(_children(node))
+
+
+def _apart(gen: FunctionGenerator, found: Plan, final: ast.Call) -> bool:
+    """Whether a pattern shares no einsum with another: one whose `q·k` einsum is another's
+    last would read names whose statements the other absorbed."""
+    if id(found.first) in gen.fused:
+        return False
+    return all(id(final) != id(other.first) for other in gen.fused.values())
 
 
 def _mutates(stmts: list[ast.Stmt], index: int) -> bool:
@@ -341,7 +351,7 @@ def _match(gen: FunctionGenerator, final: ast.Call, probabilities: int, chain: _
         return None
     if not all(_pure(gen, node) for node in (q, k, *mask[2:3], *factor[1:2])):
         return None
-    found = Plan(q, k, v, orders, None, None)
+    found = Plan(q, k, v, first.node, orders, None, None)
     if not _masks_fit(gen, found, mask, sides[2], n, m, dtypes.pop()):
         return None
     found.scale = _scale_text(gen, factor, q, d_at)
@@ -481,12 +491,13 @@ def _masks_fit(gen, found: Plan, mask, scores: list[str], n: int, m: int, dtype:
 
 
 def _is_causal(gen: FunctionGenerator, node: ast.Index) -> bool:
+    """Whether `node` is the built-in `causal[a b]`, not an index into a local."""
     target = node.target
     type_ = gen.type(node)
     return (
         isinstance(target, ast.Name)
         and target.name == "causal"
-        and target.name not in gen.locals
+        and "causal" not in _names(gen.decl)[1]
         and isinstance(type_, TensorType)
         and type_.axes is not None
         and len(type_.axes) == 2
