@@ -289,9 +289,24 @@ fn unscaled(q: [b h n e], k: [b h n e], v: [b h n e]) -> [b h n e]:
 """
 
 
-@pytest.mark.parametrize(("text", "name"), [(USED_TWICE, "twice"), (FILLED_DIFFERENTLY, "finite")])
+#: A statement between the weights and their use: the weights' statement stays where it is.
+SOMETHING_BETWEEN = """
+fn between(q: [b h n e], k: [b h n e], v: [b h n e]) -> [b h n e]:
+    att = einsum(q, k: b h n e, b h m e -> b h n m) / sqrt(e)
+        |> masked_fill(!causal[n m], -inf)
+        |> softmax(over=m)
+    w = v * 2.0
+    return einsum(att, w: b h n m, b h m e -> b h n e)
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [(USED_TWICE, "twice"), (FILLED_DIFFERENTLY, "finite"), (SOMETHING_BETWEEN, "between")],
+)
 def test_not_lowered_but_still_correct(text: str, name: str):
-    # The weights are used twice, or masked with a finite number: not the pattern.
+    # The weights are used twice, masked with a finite number, or bound two statements
+    # before their use: not lowered.
     assert "scaled_dot_product_attention" not in _source(text)
     assert _source(text).count("einsum(") >= 2
     _run_both(text, name, [_random(2, 2, 5, 4) for _ in range(3)])

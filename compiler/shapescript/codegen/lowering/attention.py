@@ -115,7 +115,8 @@ class _Chain:
 
 def plan(gen: FunctionGenerator) -> None:
     """Find the function's attention patterns: `gen.fused` gets each last einsum's plan,
-    `gen.absorbed` the statements the patterns compute."""
+    `gen.absorbed` the statements the patterns compute (afresh for each body compiled)."""
+    gen.fused, gen.absorbed = {}, set()
     if not gen.context.lower or _several_devices(gen):
         return
     decl = gen.decl
