@@ -340,3 +340,36 @@ def test_the_built_in_with_a_causal_mask_is_causal():
     assert "is_causal=True" in source and "tril" not in source
     assert "tril" in _source(BUILT_IN, lower=False)
     _run_both(BUILT_IN, "built_in", [_random(2, 2, 5, 4) for _ in range(3)])
+
+
+ONE_EXPRESSION = """
+fn one(q: [b h n e], k: [b h n e], v: [b h n e]) -> [b h n e] = einsum(
+    softmax(
+        einsum(q, k: b h n e, b h m e -> b h n m)
+        |> div(sqrt(e))
+        |> masked_fill(!causal[n m], -inf),
+        over=m,
+    ),
+    v: b h n m, b h m e -> b h n e,
+)
+"""
+
+#: The weights second in the last einsum, so padding zeroes v at padded keys instead.
+SWAPPED = """
+fn swapped(q: [b h n e], k: [b h n e], v: [b h n e]) -> [b h n e]:
+    att = 0.25 * einsum(q, k: b h n e, b h m e -> b h n m) |> softmax(over=m)
+    return einsum(v, att: b h m e, b h n m -> b h n e)
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "pads"),
+    [(ONE_EXPRESSION, "one", ("n",)), (SWAPPED, "swapped", ("n", "e"))],
+)
+def test_other_spellings_padded_or_not(text: str, name: str, pads: tuple[str, ...]):
+    (line,) = _lowered_lines(text)
+    assert "einsum" not in _source(text)
+    inputs = [_random(2, 2, 6, 4) for _ in range(3)]
+    _run_both(text, name, inputs)
+    real = {"n": torch.arange(6) < 4, "e": torch.arange(4) < 3}
+    _run_both(text, name, inputs, _ss_pad={pad: real[pad] for pad in pads})

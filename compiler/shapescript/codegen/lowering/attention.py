@@ -346,7 +346,7 @@ def _match(gen: FunctionGenerator, final: ast.Call, probabilities: int, chain: _
     layout = _layout(sides, last_sides, probabilities, over_at[0])
     if layout is None:
         return None
-    orders, (n, m), d_at = layout
+    orders, (n, m), d_at, keys_at = layout
     dtypes = {_float(gen, node) for node in (q, k, v, first.node, last.node)}
     if len(dtypes) != 1 or None in dtypes:
         return None
@@ -356,7 +356,7 @@ def _match(gen: FunctionGenerator, final: ast.Call, probabilities: int, chain: _
     if not _masks_fit(gen, found, mask, sides[2], n, m, dtypes.pop()):
         return None
     found.scale = _scale_text(gen, factor, q, d_at)
-    return _padded(gen, found, first, softmax, last, probabilities, m, mask)
+    return _padded(gen, found, first, softmax, last, keys_at, mask)
 
 
 def _scores(gen: FunctionGenerator, masked, chain: _Chain):
@@ -415,7 +415,8 @@ def _scale(gen: FunctionGenerator, value, chain: _Chain):
 
 def _layout(sides, last_sides, probabilities: int, over_at: int):
     """The permutations to SDPA's `[... L E]` layout of q, k and v and back from its
-    result, the scores' query and key positions, and q's feature position; None unless
+    result, the scores' query and key positions, q's feature position and the key axis's
+    position in each operand of the last einsum; None unless
     the two einsums are `q·k` over one feature axis and `p·v` over the keys."""
     q_names, k_names, scores = sides
     feature = [x for x in q_names if x in k_names and x not in scores]
@@ -453,7 +454,8 @@ def _layout(sides, last_sides, probabilities: int, over_at: int):
         tuple(v_names.index(x) for x in [*batch2, m2, e]),
         tuple(fused.index(x) for x in out),
     )
-    return orders, (scores.index(n), scores.index(m)), q_names.index(d)
+    keys_at = {probabilities: scores.index(m), 1 - probabilities: v_names.index(m2)}
+    return orders, (scores.index(n), scores.index(m)), q_names.index(d), keys_at
 
 
 def _masks_fit(gen, found: Plan, mask, scores: list[str], n: int, m: int, dtype: str) -> bool:
@@ -537,7 +539,7 @@ def _root_of_features(gen: FunctionGenerator, node, q, d_at: int) -> bool:
     )
 
 
-def _padded(gen, found: Plan, first: _Op, softmax: _Op, last: _Op, probabilities, m, mask):
+def _padded(gen, found: Plan, first: _Op, softmax: _Op, last: _Op, keys_at, mask):
     """The plan with the key axis's padding mask, when the softmax is masked; None when
     padding reaches the pattern anywhere else."""
     # A padded feature axis: q and k zeroed there, as the einsum has them (an explicit
@@ -548,14 +550,10 @@ def _padded(gen, found: Plan, first: _Op, softmax: _Op, last: _Op, probabilities
     if mask[0] == "added" and padding.masked_symbol(gen, mask[1].node) is not None:
         return None
     symbol = padding.masked_symbol(gen, softmax.node)
-    rank = len(gen.type(last.operands[probabilities]).axes)
+    # The last einsum zeroes the weights or v at padded keys: the keys' mask does it.
     for index, dim, expression in padding.masked_operands(gen, last.node):
-        if (
-            symbol is None
-            or index != probabilities
-            or dim % rank != m
-            or expression != padding.mask(symbol)
-        ):
+        rank = len(gen.type(last.operands[index]).axes)
+        if symbol is None or dim % rank != keys_at[index] or expression != padding.mask(symbol):
             return None
     found.key_padding = symbol
     return found
