@@ -188,7 +188,6 @@ def _find(gen, stmts, index, roots, uses, bindings) -> None:
         if isinstance(node, ast.Lambda):
             continue
         if isinstance(node, ast.Call) and _builtin(gen, node) == "einsum":
-            chain = None
             for probabilities in (0, 1):
                 chain = _Chain(stmts, index - 1, uses, bindings)
                 found = _match(gen, node, probabilities, chain)
