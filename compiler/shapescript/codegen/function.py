@@ -34,6 +34,7 @@ from shapescript.codegen import (
 )
 from shapescript.codegen.context import ItemView, ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import Origin, SourceBuilder
+from shapescript.codegen.lowering import attention
 from shapescript.codegen.sizes import MissingSize, size_expr
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
@@ -112,6 +113,10 @@ class FunctionGenerator:
         #: each enclosing loop's iteration, outermost first.
         self.uses_calls = False
         self.loops: list[str] = []
+        #: Attention patterns compiled as one call, by their last einsum (`lowering`),
+        #: and the statements they compute, which are left out.
+        self.fused: dict[int, attention.Plan] = {}
+        self.absorbed: set[int] = set()
 
     def context_python_function(self, path: str) -> str:
         return self.context.python_function(path)
@@ -222,6 +227,7 @@ class FunctionGenerator:
     def body(self) -> None:
         decl = self.decl
         origin = self.origin(decl.name_span)
+        attention.plan(self)
         if decl.expr_body is not None:
             value, last = self.statement_value(decl.expr_body, 1)
             self.out.add(
@@ -397,7 +403,8 @@ class FunctionGenerator:
 
     def block(self, stmts: list[ast.Stmt], indent: int) -> None:
         for stmt in stmts:
-            self.stmt(stmt, indent)
+            if id(stmt) not in self.absorbed:
+                self.stmt(stmt, indent)
 
     def stmt(self, stmt: ast.Stmt, indent: int) -> None:
         origin = self.origin(stmt.span)
@@ -737,6 +744,8 @@ class FunctionGenerator:
         return training.passed(self, value, self.arg(value, piped), callee)
 
     def call(self, node: ast.Call, piped: str | None) -> str:
+        if id(node) in self.fused:
+            return attention.emit(self, node)
         callee = imports.unqualified(self, node.callee)
         if callee is not node.callee:
             node = ast.Call(callee, node.args, node.span, node.operands_form)
@@ -754,7 +763,9 @@ class FunctionGenerator:
             if symbol is not None and symbol.kind == "fn":
                 return self.fn_call(node, signature, piped)
             if signature is not None and getattr(signature, "extern", False):
-                return builtins.extern_call(self, node, signature, piped)
+                return attention.extern_call(self, node, signature, piped) or builtins.extern_call(
+                    self, node, signature, piped
+                )
             if (
                 isinstance(callee_type, FunctionType)
                 and callee_type.kind == "builtin"

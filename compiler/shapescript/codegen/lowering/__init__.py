@@ -1,0 +1,1 @@
+"""Lowerings: operations compiled to faster torch code that the checker proves equal."""
