@@ -1,0 +1,1 @@
+"""Lowerings: operations compiled to the faster torch code the checker can prove equal."""
