@@ -14,6 +14,7 @@ from shapescript.check.algebra.types import HostType, TensorType
 from shapescript.check.declarations.signatures import Signature
 from shapescript.codegen import data, logs, padding, patterns, training
 from shapescript.codegen.context import Unsupported, python_name
+from shapescript.codegen.lowering import linear
 from shapescript.syntax import ast
 
 if TYPE_CHECKING:
@@ -199,12 +200,19 @@ def _elementwise(gen, name, node, piped):
     plans = gen.view.alignment(node.span) or (None,) * len(args.positional)
     result = gen.type(node)
     texts = []
+    written = []
     for position, value in enumerate(args.positional):
         text = gen.arg(value, piped)
+        written.append(text)
         if position < len(plans):
             text = gen.aligned(text, plans[position], gen.operand_node(value), result)
         texts.append(text)
     host = isinstance(result, HostType)
+    if name == "add" and len(texts) == 2 and texts == written:
+        types = tuple(gen.type(gen.operand_node(v)) for v in args.positional[:2])
+        fused = linear.either_side(gen, (texts[0], texts[1]), (*types, result))
+        if fused is not None:
+            return fused
     if name in ARITHMETIC:
         return f"({texts[0]} {ARITHMETIC[name]} {texts[1]})"
     if name in UNARY:
