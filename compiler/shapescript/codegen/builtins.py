@@ -328,7 +328,7 @@ def extern_call(
     }
     layer = RUNTIME_LAYERS.get(path)
     if layer is not None:
-        return _layer(gen, layer, params, positional, keywords)
+        return _layer(gen, layer, params, positional, keywords, result)
     if path in training.MODE_EXTERNS:
         function = training.MODE_EXTERNS[path]
         masked = padding.masked_operands(gen, node) if path.endswith(".batch_norm") else []
@@ -346,16 +346,30 @@ def extern_call(
     return f"{function}({', '.join(parts)})"
 
 
-def _layer(gen, layer: str, params, positional: list[str], keywords: dict[str, str]) -> str:
-    """layer_norm and rms_norm over the last axis, which their stubs' types make `over`."""
+def _layer(gen, layer: str, params, positional: list[str], keywords: dict[str, str], result) -> str:
+    """layer_norm and rms_norm over the last axis, which their stubs' types make `over`:
+    its size from the result's type, so the operand's code runs once."""
     values = dict(zip([p.name for p in params], positional, strict=False)) | keywords
     x = values["x"]
     weight = values.get("weight", "None")
     eps = values.get("eps", "1e-05" if layer == "layer_norm" else "1e-06")
-    if layer == "layer_norm":
-        bias = values.get("bias", "None")
-        return f"_ss_F.layer_norm({x}, {x}.shape[-1:], {weight}, {bias}, {eps})"
-    return f"_ss_F.rms_norm({x}, {x}.shape[-1:], {weight}, {eps})"
+    rest = [weight, values.get("bias", "None")] if layer == "layer_norm" else [weight]
+    tail = ", ".join([*rest, eps])
+    shape = _last_axis(gen, result)
+    if shape is not None:
+        return f"_ss_F.{layer}({x}, {shape}, {tail})"
+    # No size known here: the operand's own, and its code run once all the same.
+    return f"(lambda _ss_x: _ss_F.{layer}(_ss_x, _ss_x.shape[-1:], {tail}))({x})"
+
+
+def _last_axis(gen: FunctionGenerator, type_) -> str | None:
+    """`(size,)` of a tensor type's last axis, when its size has a value here."""
+    if not isinstance(type_, TensorType) or not type_.axes:
+        return None
+    try:
+        return f"({gen.size(type_.axes[-1].size)},)"
+    except Unsupported:
+        return None
 
 
 def _split_like(gen, name, node, piped):
