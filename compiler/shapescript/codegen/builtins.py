@@ -157,10 +157,14 @@ def _along(gen, name, node, piped):
         masked = padding.cross_entropy(gen, node, value, labels, dim, gen.arg(labels, piped))
         if masked is not None:
             return masked
-        logits = value
-        if rank >= 2 and dim != 1 - rank:
+        logits, label_value = value, gen.arg(labels, piped)
+        if rank > 2 and dim == -1 and gen.lowers("cross_entropy over rows"):
+            # Classes last: one row of logits per label, as torch's fast path wants them;
+            # moved to axis 1 instead, log_softmax runs across a strided axis.
+            logits, label_value = f"{value}.flatten(0, -2)", f"{label_value}.flatten()"
+        elif rank >= 2 and dim != 1 - rank:
             logits = f"_ss_torch.movedim({value}, {dim}, 1)"
-        return f"_ss_F.cross_entropy({logits}, {gen.arg(labels, piped)})"
+        return f"_ss_F.cross_entropy({logits}, {label_value})"
     if name == "cat":
         values = ", ".join(gen.arg(v, piped) for v in args.positional)
         return f"_ss_torch.cat(({values},), {dim})"
