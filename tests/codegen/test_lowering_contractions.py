@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shapescript import cli
-from shapescript.codegen.lowering.contractions import einsum_call, matmul_form
+from shapescript.codegen.lowering.contractions import einsum_call, matmul_form, product_form
 from tests.codegen import lowering
 
 DTYPES = [torch.float32, torch.bfloat16]
@@ -26,7 +26,7 @@ def contractions(draw):
     names = iter(string.ascii_lowercase)
     counts = {
         group: draw(st.integers(low, high))
-        for group, low, high in (("batch", 0, 2), ("sum", 1, 2), ("left", 0, 2), ("right", 0, 2))
+        for group, low, high in (("batch", 0, 2), ("sum", 0, 2), ("left", 0, 2), ("right", 0, 2))
     }
     groups = {group: [next(names) for _ in range(count)] for group, count in counts.items()}
     first = draw(st.permutations(groups["batch"] + groups["sum"] + groups["left"]))
@@ -43,13 +43,18 @@ def _evaluate(form: str, first: torch.Tensor, second: torch.Tensor) -> torch.Ten
 
 @settings(max_examples=150, deadline=None)
 @given(contractions(), st.sampled_from(DTYPES))
-def test_a_matmul_shaped_einsum_lowers_to_views_and_equals_einsum(case, dtype) -> None:
+def test_a_two_operand_einsum_lowers_to_views_and_equals_einsum(case, dtype) -> None:
     first, second, output, sizes, must_lower = case
 
     def size_of(operand: int, position: int) -> str:
         return str(sizes[(first, second)[operand][position]])
 
     form = matmul_form([first, second], output, ["x", "y"], size_of)
+    if not set(first) & set(second) - set(output):
+        # Nothing contracted: not a matmul, but a product of broadcast views.
+        assert form is None
+        form = product_form([first, second], output, ["x", "y"])
+        assert form is not None
     if must_lower:
         assert form is not None, (first, second, output)
     if form is None:
@@ -87,6 +92,19 @@ def test_a_matmul_shaped_einsum_lowers_to_views_and_equals_einsum(case, dtype) -
 def test_the_lowered_form_of_common_contractions(first, second, output, expected) -> None:
     form = matmul_form([list(first), list(second)], list(output), ["x", "y"], lambda *_: "4")
     assert form == expected
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "output", "expected"),
+    [
+        # llama's rotary angles: positions times frequencies.
+        ("nc", "f", "ncf", "(x[:, :, None] * y)"),
+        ("bi", "bj", "bij", "(x[:, :, None] * y[:, None, :])"),
+        ("ji", "j", "ij", "(x.mT * y)"),
+    ],
+)
+def test_an_einsum_that_sums_nothing_is_a_product(first, second, output, expected) -> None:
+    assert product_form([list(first), list(second)], list(output), ["x", "y"]) == expected
 
 
 @pytest.mark.parametrize(

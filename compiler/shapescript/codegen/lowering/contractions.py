@@ -7,9 +7,9 @@ matmul: each operand is permuted to `batch.. free contracted` and `batch.. contr
 free`, a group of several axes is flattened into one, and the product is unflattened and
 permuted to the result's order. Permutes, `.mT`, `unsqueeze`, `squeeze` and `unflatten`
 are views; a group is flattened only where its axes are side by side and in order in the
-operand, where `flatten` is a view of a contiguous operand too. Anything else (an axis
-summed in one operand only, a repeated axis, one or three operands, no contracted axis)
-stays an einsum.
+operand, where `flatten` is a view of a contiguous operand too. An einsum of two
+operands that sums nothing is a product of broadcast views. Anything else (an axis
+summed in one operand only, a repeated axis, one or three operands) stays an einsum.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 
 EINSUM_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-#: What the line of a lowered einsum says.
+#: What the line of a lowered einsum says: a matmul, or a product with nothing summed.
 LABEL = "einsum as matmul"
+PRODUCT_LABEL = "einsum as product"
 
 #: The size expression of an operand's axis (operand index, axis position), or None.
 SizeOf = Callable[[int, int], "str | None"]
@@ -45,6 +46,9 @@ def contraction(gen: FunctionGenerator, pattern: ast.Pattern, operands: list[str
 
     lowered = matmul_form(sides, output, operands, size_of)
     if lowered is not None and gen.lowers(LABEL):
+        return lowered
+    lowered = product_form(sides, output, operands)
+    if lowered is not None and gen.lowers(PRODUCT_LABEL):
         return lowered
     return einsum_call(sides, output, operands)
 
@@ -97,6 +101,28 @@ def matmul_form(
         # The operand with many free axes goes left, where they stay leading axes.
         left, right = 1, 0
     return _product(sides, output, operands, size_of, left, right, batch)
+
+
+def product_form(
+    sides: Sequence[Sequence[str]], output: Sequence[str], operands: Sequence[str]
+) -> str | None:
+    """An einsum of two operands that sums nothing (an outer product, say) as `*` of
+    their views, each permuted to the result's order with an axis of 1 for each of the
+    other's; None for any other einsum."""
+    if len(sides) != 2 or any(len(set(axes)) != len(axes) for axes in (*sides, output)):
+        return None
+    if set(output) != set(sides[0]) | set(sides[1]):
+        return None
+    factors = []
+    for axes, operand in zip(sides, operands, strict=True):
+        order = [name for name in output if name in axes]
+        value = _arranged(operand, list(axes), order)
+        first = output.index(order[0]) if order else len(output)
+        places = [":" if name in axes else "None" for name in output[first:]]
+        if "None" in places:
+            value = f"{value}[{', '.join(places)}]"
+        factors.append(value)
+    return f"({factors[0]} * {factors[1]})"
 
 
 def _product(
