@@ -1,11 +1,11 @@
 """`x @ w + b`, with a [D E] weight and an [E] bias, as one `torch.addmm` call.
 
-torch.matmul and then `+` make the product, then a second pass adds the bias; addmm
-adds it in the product's own kernel. It is what torch.matmul does with a matrix on the
-right (the rows flattened into one axis, a view of a contiguous x; one mm; the result
-viewed back), with the bias in. `F.linear(x, w.mT, b)` is the same forward, but its
-backward makes the weight's gradient transposed, which autograd then copies into the
-weight's [D E] layout; addmm's is [D E] as it is made.
+torch.matmul and then `+` make the product, then a second pass over it adds the bias;
+addmm starts the product from the bias. It is what torch.matmul does with a matrix on
+the right (the rows flattened into one axis, a view of a contiguous x; one mm; the result
+viewed back), with the bias in; its backward is matmul's and the bias's sum.
+`F.linear(x, w.mT, b)` reaches the same addmm through `mT`, `linear` and `t`, whose
+dispatch shows at small sizes.
 
 A matmul is remembered by its code when its right operand is a matrix that the
 checker's alignment left as it is; a sum whose one side is such a product, and the other
