@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import types
 from collections.abc import Sequence
 
@@ -21,8 +22,10 @@ TOLERANCES = {
 }
 
 
+@functools.cache
 def source(text: str, *, lower: bool) -> str:
-    """The generated Python of a file, lowered or as written, padding off."""
+    """The generated Python of a file, lowered or as written, padding off (once per
+    text and switch)."""
     checked = check(SourceFile.from_text("lowering.ss", text))
     assert not checked.errors, [f"{d.code} {d.message}" for d in checked.errors]
     generated = generate(checked, BuildOptions(lower=lower, padding=False))
