@@ -14,6 +14,7 @@ from shapescript.check.algebra.types import HostType, TensorType
 from shapescript.check.declarations.signatures import Signature
 from shapescript.codegen import data, logs, padding, patterns, training
 from shapescript.codegen.context import Unsupported, python_name
+from shapescript.codegen.lowering import linear
 from shapescript.syntax import ast
 
 if TYPE_CHECKING:
@@ -156,10 +157,14 @@ def _along(gen, name, node, piped):
         masked = padding.cross_entropy(gen, node, value, labels, dim, gen.arg(labels, piped))
         if masked is not None:
             return masked
-        logits = value
-        if rank >= 2 and dim != 1 - rank:
+        logits, label_value = value, gen.arg(labels, piped)
+        if rank > 2 and dim == -1 and gen.lowers("cross_entropy over rows"):
+            # Classes last: one row of logits per label, as torch's fast path wants them;
+            # moved to axis 1 instead, log_softmax runs across a strided axis.
+            logits, label_value = f"{value}.flatten(0, -2)", f"{label_value}.flatten()"
+        elif rank >= 2 and dim != 1 - rank:
             logits = f"_ss_torch.movedim({value}, {dim}, 1)"
-        return f"_ss_F.cross_entropy({logits}, {gen.arg(labels, piped)})"
+        return f"_ss_F.cross_entropy({logits}, {label_value})"
     if name == "cat":
         values = ", ".join(gen.arg(v, piped) for v in args.positional)
         return f"_ss_torch.cat(({values},), {dim})"
@@ -199,12 +204,19 @@ def _elementwise(gen, name, node, piped):
     plans = gen.view.alignment(node.span) or (None,) * len(args.positional)
     result = gen.type(node)
     texts = []
+    written = []
     for position, value in enumerate(args.positional):
         text = gen.arg(value, piped)
+        written.append(text)
         if position < len(plans):
             text = gen.aligned(text, plans[position], gen.operand_node(value), result)
         texts.append(text)
     host = isinstance(result, HostType)
+    if name == "add" and len(texts) == 2 and texts == written:
+        types = tuple(gen.type(gen.operand_node(v)) for v in args.positional[:2])
+        fused = linear.either_side(gen, (texts[0], texts[1]), (*types, result))
+        if fused is not None:
+            return fused
     if name in ARITHMETIC:
         return f"({texts[0]} {ARITHMETIC[name]} {texts[1]})"
     if name in UNARY:
@@ -320,7 +332,7 @@ def extern_call(
     }
     layer = RUNTIME_LAYERS.get(path)
     if layer is not None:
-        return _layer(gen, layer, params, positional, keywords)
+        return _layer(gen, layer, params, positional, keywords, result)
     if path in training.MODE_EXTERNS:
         function = training.MODE_EXTERNS[path]
         masked = padding.masked_operands(gen, node) if path.endswith(".batch_norm") else []
@@ -338,16 +350,30 @@ def extern_call(
     return f"{function}({', '.join(parts)})"
 
 
-def _layer(gen, layer: str, params, positional: list[str], keywords: dict[str, str]) -> str:
-    """layer_norm and rms_norm over the last axis, which their stubs' types make `over`."""
+def _layer(gen, layer: str, params, positional: list[str], keywords: dict[str, str], result) -> str:
+    """layer_norm and rms_norm over the last axis, which their stubs' types make `over`:
+    its size from the result's type, so the operand's code runs once."""
     values = dict(zip([p.name for p in params], positional, strict=False)) | keywords
     x = values["x"]
     weight = values.get("weight", "None")
     eps = values.get("eps", "1e-05" if layer == "layer_norm" else "1e-06")
-    if layer == "layer_norm":
-        bias = values.get("bias", "None")
-        return f"_ss_F.layer_norm({x}, {x}.shape[-1:], {weight}, {bias}, {eps})"
-    return f"_ss_F.rms_norm({x}, {x}.shape[-1:], {weight}, {eps})"
+    rest = [weight, values.get("bias", "None")] if layer == "layer_norm" else [weight]
+    tail = ", ".join([*rest, eps])
+    shape = _last_axis(gen, result)
+    if shape is not None:
+        return f"_ss_F.{layer}({x}, {shape}, {tail})"
+    # No size known here: the operand's own, and its code run once all the same.
+    return f"(lambda _ss_x: _ss_F.{layer}(_ss_x, _ss_x.shape[-1:], {tail}))({x})"
+
+
+def _last_axis(gen: FunctionGenerator, type_) -> str | None:
+    """`(size,)` of a tensor type's last axis, when its size has a value here."""
+    if not isinstance(type_, TensorType) or not type_.axes:
+        return None
+    try:
+        return f"({gen.size(type_.axes[-1].size)},)"
+    except Unsupported:
+        return None
 
 
 def _split_like(gen, name, node, piped):

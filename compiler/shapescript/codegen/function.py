@@ -34,7 +34,7 @@ from shapescript.codegen import (
 )
 from shapescript.codegen.context import ItemView, ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import Origin, SourceBuilder
-from shapescript.codegen.lowering import attention
+from shapescript.codegen.lowering import attention, linear
 from shapescript.codegen.sizes import MissingSize, size_expr
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
@@ -117,6 +117,8 @@ class FunctionGenerator:
         #: and the statements they compute, which are left out.
         self.fused: dict[int, attention.Plan] = {}
         self.absorbed: set[int] = set()
+        #: The matmuls that may take a bias in one fused call, by their code.
+        self.products: dict[str, linear.Product] = {}
 
     def context_python_function(self, path: str) -> str:
         return self.context.python_function(path)
@@ -648,8 +650,13 @@ class FunctionGenerator:
         if tensors:
             plans = self.view.alignment(node.span) or (None, None)
             result = self.type(node)
+            written = (left, right)
             left = self.aligned(left, plans[0], node.left, result)
             right = self.aligned(right, plans[1], node.right, result)
+            if op == "+" and (left, right) == written:
+                fused = linear.either_side(self, written, (left_type, right_type, result))
+                if fused is not None:
+                    return fused
         if op in ("and", "or"):
             if tensors:
                 op = "&" if op == "and" else "|"
@@ -660,14 +667,19 @@ class FunctionGenerator:
         """`x @ y`, with the batch axes permuted and unsqueezed as the checker lined them
         up by name."""
         plans = self.view.alignment(node.span)
+        written = values
+        result = self.type(node)
         if plans is not None:
-            result = self.type(node)
             values = tuple(
                 self.aligned(value, plan, operand, result)
                 for value, plan, operand in zip(values, plans, operands, strict=True)
             )
         left = padding.contracted(self, node, values[0])
-        return f"_ss_torch.matmul({left}, {values[1]})"
+        text = f"_ss_torch.matmul({left}, {values[1]})"
+        if values[1] == written[1]:
+            types = (self.type(operands[0]), self.type(operands[1]), result)
+            linear.remember(self, text, left, values[1], types)
+        return text
 
     def member(self, node: ast.Member) -> str:
         target_type = self.type(node.target)

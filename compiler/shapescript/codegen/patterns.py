@@ -1,5 +1,5 @@
 """Pattern operations: rearrange and split as torch views (reshape, permute), einsum as
-torch.einsum, reduce and repeat through einops.
+a matmul or torch.einsum (lowering/contractions.py), reduce and repeat through einops.
 
 The sizes a view needs come from what the checker recorded for each pattern name.
 """
@@ -10,15 +10,14 @@ import keyword
 import re
 from typing import TYPE_CHECKING
 
-from shapescript.check.algebra.types import HostType, TensorType
+from shapescript.check.algebra.types import TensorType
 from shapescript.codegen import padding
-from shapescript.codegen.sizes import MissingSize, size_expr
+from shapescript.codegen.lowering import contractions
+from shapescript.codegen.sizes import pattern_name_size
 from shapescript.syntax import ast
 
 if TYPE_CHECKING:
     from shapescript.codegen.function import FunctionGenerator
-
-EINSUM_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def pattern_call(gen: FunctionGenerator, name: str, node: ast.Call, piped: str | None) -> str:
@@ -39,7 +38,7 @@ def pattern_call(gen: FunctionGenerator, name: str, node: ast.Call, piped: str |
         texts = [gen.arg(v, piped) for v in operands]
         for index, dim, mask in masked:
             texts[index] = f"_ss_rt.padding.zeroed({texts[index]}, {dim}, {mask})"
-        return _einsum(gen, pattern, texts)
+        return contractions.contraction(gen, pattern, texts)
     operand = gen.arg(operands[0], piped)
     if name == "reduce":
         reduction = operands[1] if len(operands) > 1 else args.keywords.get("reduction")
@@ -156,7 +155,7 @@ def _group_sizes(gen: FunctionGenerator, pattern: ast.Pattern) -> dict[str, str]
             items = [ast.PatternName(entry.name, entry.span)]
         for item in items:
             if isinstance(item, ast.PatternName):
-                size = _name_size(gen, item)
+                size = pattern_name_size(gen, item)
                 if size is not None:
                     found[item.name] = size
     return found
@@ -175,23 +174,10 @@ def _new_sizes(gen: FunctionGenerator, pattern: ast.Pattern) -> dict[str, str]:
     for entry in pattern.output.axes:
         for item in entry.items if isinstance(entry, ast.PatternGroup) else [entry]:
             if isinstance(item, ast.PatternName) and item.name not in inputs:
-                size = _name_size(gen, item)
+                size = pattern_name_size(gen, item)
                 if size is not None:
                     found[item.name] = size
     return found
-
-
-def _name_size(gen: FunctionGenerator, name: ast.PatternName) -> str | None:
-    """The Python expression of a pattern name's size, from the type recorded for it."""
-    type_ = gen.view.type(name.span)
-    if isinstance(type_, HostType) and type_.size is not None:
-        try:
-            return size_expr(type_.size, gen.sizes)
-        except MissingSize:
-            return None
-    if name.name in gen.sizes:
-        return gen.sizes[name.name]
-    return None
 
 
 # ------------------------------------------------------------------ views
@@ -202,14 +188,14 @@ def _elementary(gen, side: ast.PatternSide, sizes: dict) -> list[list[tuple[str,
     entries = []
     for index, entry in enumerate(side.axes):
         if isinstance(entry, ast.PatternName):
-            entries.append([(entry.name, sizes.get(entry.name) or _name_size(gen, entry))])
+            entries.append([(entry.name, sizes.get(entry.name) or pattern_name_size(gen, entry))])
         elif isinstance(entry, ast.PatternInt):
             entries.append([(f"#{index}", str(entry.value))])
         elif isinstance(entry, ast.PatternGroupedSize):
             inner = ast.PatternName(entry.name, entry.span)
             entries.append(
                 [
-                    (entry.name, sizes.get(entry.name) or _name_size(gen, inner)),
+                    (entry.name, sizes.get(entry.name) or pattern_name_size(gen, inner)),
                     (f"#{index}", str(entry.count)),
                 ]
             )
@@ -217,12 +203,12 @@ def _elementary(gen, side: ast.PatternSide, sizes: dict) -> list[list[tuple[str,
             group = []
             for position, item in enumerate(entry.items):
                 if isinstance(item, ast.PatternName):
-                    group.append((item.name, sizes.get(item.name) or _name_size(gen, item)))
+                    group.append((item.name, sizes.get(item.name) or pattern_name_size(gen, item)))
                 elif isinstance(item, ast.PatternInt):
                     group.append((f"#{index}.{position}", str(item.value)))
                 elif isinstance(item, ast.PatternGroupedSize):
                     inner = ast.PatternName(item.name, item.span)
-                    group.append((item.name, sizes.get(item.name) or _name_size(gen, inner)))
+                    group.append((item.name, sizes.get(item.name) or pattern_name_size(gen, inner)))
                     group.append((f"#{index}.{position}", str(item.count)))
                 else:
                     return []
@@ -334,20 +320,3 @@ def _view(gen, operand: str, pattern: ast.Pattern, sizes: dict, split: bool) -> 
 def _axis_size(group: list[str], sizes: dict) -> str:
     size = sizes.get(group[0])
     return size if size is not None else "-1"
-
-
-def _einsum(gen: FunctionGenerator, pattern: ast.Pattern, operands: list[str]) -> str:
-    letters: dict[str, str] = {}
-
-    def side(entry_side: ast.PatternSide) -> str:
-        text = ""
-        for entry in entry_side.axes:
-            if not isinstance(entry, ast.PatternName):
-                raise gen.unsupported("an einsum pattern with groups or numbers", entry.span)
-            if entry.name not in letters:
-                letters[entry.name] = EINSUM_LETTERS[len(letters)]
-            text += letters[entry.name]
-        return text
-
-    equation = ",".join(side(s) for s in pattern.inputs) + "->" + side(pattern.output)
-    return f"_ss_torch.einsum({equation!r}, {', '.join(operands)})"

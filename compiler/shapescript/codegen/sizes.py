@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from shapescript.check.algebra.sizes import Poly
+from shapescript.check.algebra.types import HostType
+from shapescript.syntax import ast
+
+if TYPE_CHECKING:
+    from shapescript.codegen.function import FunctionGenerator
 
 
 class MissingSize(Exception):
@@ -27,3 +33,14 @@ def size_expr(size: Poly, names: Mapping[str, str]) -> str:
             factors.insert(0, str(coefficient))
         terms.append("*".join(factors))
     return "(" + " + ".join(terms) + ")" if len(terms) > 1 else terms[0]
+
+
+def pattern_name_size(gen: FunctionGenerator, name: ast.PatternName) -> str | None:
+    """The Python expression of a pattern name's size, from the type recorded for it."""
+    type_ = gen.view.type(name.span)
+    if isinstance(type_, HostType) and type_.size is not None:
+        try:
+            return size_expr(type_.size, gen.sizes)
+        except MissingSize:
+            return None
+    return gen.sizes.get(name.name)
