@@ -77,7 +77,11 @@ def test_one_round_prints_the_budgets_and_writes_the_results(tmp_path, capsys) -
     ]
     for row in rows:
         assert row["disagreements"] == []
-        assert set(row["median_us"]) == {vs_torch.SS, vs_torch.NAIVE, vs_torch.EXPERT}
+        assert (
+            set(row["median_us_wall"])
+            == set(row["median_us_cpu"])
+            == {vs_torch.SS, vs_torch.NAIVE, vs_torch.EXPERT}
+        )
         ratios = {verdict["budget"]: verdict["ratio"] for verdict in row["budgets"]}
         assert ratios["switch/torch.compile(expert)"] is None
         assert ratios["shapescript/naive"] > 0 and ratios["shapescript/expert"] > 0
@@ -86,3 +90,19 @@ def test_one_round_prints_the_budgets_and_writes_the_results(tmp_path, capsys) -
 def test_an_unknown_size_is_named() -> None:
     with pytest.raises(SystemExit, match="unknown size: huge"):
         vs_torch.main(["--sizes", "huge"])
+
+
+def test_the_switch_gets_its_column_once_it_exists(monkeypatch) -> None:
+    switched: list[bool] = []
+    monkeypatch.setattr(shapescript, "torch_compile", switched.append, raising=False)
+    monkeypatch.setattr(vs_torch.torch, "compile", lambda function, **options: function)
+    built = vs_torch.build_case("attention", TINY, torch_compile=True)
+    assert list(built.variants) == [
+        vs_torch.SS,
+        vs_torch.NAIVE,
+        vs_torch.EXPERT,
+        vs_torch.EXPERT_TC,
+        vs_torch.SS_TC,
+    ]
+    assert switched == [True, False]
+    assert vs_torch.disagreements(built) == []
