@@ -106,3 +106,17 @@ def test_the_switch_gets_its_column_once_it_exists(monkeypatch) -> None:
     ]
     assert switched == [True, False]
     assert vs_torch.disagreements(built) == []
+
+
+def test_where_torch_compile_refuses_the_expert_code_its_column_is_left_out(monkeypatch) -> None:
+    def refusing(function, **options):
+        def refuse(*args, **kwargs):
+            raise RuntimeError("no C compiler\nmore of torch's advice")
+
+        return refuse
+
+    monkeypatch.setattr(vs_torch.torch, "compile", refusing)
+    built = vs_torch.build_case("mlp", TINY, torch_compile=True)
+    assert vs_torch.disagreements(built) == []
+    assert vs_torch.EXPERT_TC not in built.variants
+    assert built.notes == ["torch.compile(expert) left out: RuntimeError: no C compiler"]
