@@ -16,8 +16,8 @@ import pytest
 import shapescript
 from shapescript import analysis, cli
 from shapescript.commands import check as check_command
-from shapescript.commands import explain as explain_command
 from shapescript.commands.support import wants_color
+from shapescript.diagnostics import pages as diagnostic_pages
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.syntax.source import SourceFile, Span
 
@@ -404,7 +404,7 @@ def fake_docs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (folder / "E0401.md").write_text("# E0401: Sizes don't match\n\nAn explanation.\n")
     (folder / "W0201.md").write_text("# W0201\n\nNo final newline.")
     monkeypatch.setattr(
-        explain_command, "explanation_dirs", lambda: iter([tmp_path / "missing", folder])
+        diagnostic_pages, "explanation_dirs", lambda: iter([tmp_path / "missing", folder])
     )
     return folder
 
@@ -413,13 +413,50 @@ def fake_docs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_explain_prints_the_page(run: Run, fake_docs: Path, asked: str) -> None:
     status, out, err = run("explain", asked)
     assert (status, err) == (0, "")
-    assert out == "# E0401: Sizes don't match\n\nAn explanation.\n"
+    page = fake_docs / "E0401.md"
+    assert out == f"# E0401: Sizes don't match\n\nAn explanation.\n\nPage: {page}\n"
 
 
 def test_explain_adds_a_final_newline(run: Run, fake_docs: Path) -> None:
     status, out, _ = run("explain", "w0201")
     assert status == 0
-    assert out == "# W0201\n\nNo final newline.\n"
+    assert out == f"# W0201\n\nNo final newline.\n\nPage: {fake_docs / 'W0201.md'}\n"
+
+
+def test_explain_ends_with_the_page_in_the_built_site(run: Run, fake_docs: Path) -> None:
+    built = fake_docs.parents[1] / "site" / "diagnostics" / "E0401.html"
+    built.parent.mkdir(parents=True)
+    built.write_text("<html></html>")
+    status, out, _ = run("explain", "E0401")
+    assert status == 0
+    assert out.endswith(f"\n\nPage: {built}\n")
+
+
+def test_explain_names_the_page_from_the_working_folder(
+    run: Run, fake_docs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(fake_docs.parents[1])
+    _, out, _ = run("explain", "E0401")
+    assert out.endswith("\n\nPage: docs/diagnostics/E0401.md\n")
+
+
+def test_explain_highlights_shapescript_on_a_terminal(
+    fake_docs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "# E0401\n\n```shapescript\nfn f(x: [n]) -> [n] = relu(x)\n```\n"
+    (fake_docs / "E0401.md").write_text(text)
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert cli.main(["explain", "E0401"]) == 0
+    shown = terminal.getvalue()
+    assert "\x1b[" in shown
+    assert re.sub(r"\x1b\[[0-9;]*m", "", shown) == f"{text}\nPage: {fake_docs / 'E0401.md'}\n"
 
 
 @pytest.mark.parametrize("asked", ["X9999", "E9999", "hello", ""])
@@ -441,7 +478,7 @@ def test_explain_code_without_a_page_exits_2(run: Run, fake_docs: Path) -> None:
 def test_explanation_dirs_include_the_repository_docs() -> None:
     repository_docs = Path(__file__).resolve().parents[2] / "docs" / "diagnostics"
     package_docs = Path(shapescript.__file__).resolve().parent / "docs" / "diagnostics"
-    folders = list(explain_command.explanation_dirs())
+    folders = list(diagnostic_pages.explanation_dirs())
     assert repository_docs in folders
     assert folders[-1] == package_docs
 
@@ -453,7 +490,11 @@ def test_explain_with_the_real_pages(run: Run) -> None:
     page = pages[0]
     status, out, _ = run("explain", page.stem.lower())
     assert status == 0
-    assert out.rstrip("\n") == page.read_text(encoding="utf-8").rstrip("\n")
+    text, shown_page = out.rsplit("\n\nPage: ", 1)
+    marks = re.compile(r"^<!-- shapescript: .*-->\n", re.MULTILINE)
+    assert "<!--" not in text
+    assert text.rstrip("\n") == marks.sub("", page.read_text(encoding="utf-8")).rstrip("\n")
+    assert Path(shown_page.rstrip("\n")).resolve() == diagnostic_pages.page_location(page.stem)
 
 
 # version and the installed entry points

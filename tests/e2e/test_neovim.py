@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from shapescript.diagnostics.pages import page_location
 from tests.e2e.clients import clients_dir
 
 REPO = Path(__file__).resolve().parents[2]
@@ -382,7 +383,7 @@ def test_broken_file_has_exactly_one_diagnostic(broken: Run):
     assert diagnostic["code"] == "E0404"
     assert diagnostic["severity"] == 1
     assert diagnostic["source"] == "shapescript"
-    assert diagnostic["codeDescription"]["href"].endswith("docs/diagnostics/E0404.md")
+    assert diagnostic["codeDescription"]["href"] == page_location("E0404").as_uri()
     assert diagnostic["range"]["start"] == {"line": 0, "character": BROKEN.index("+")}
     (shown,) = step["nvim_view"]
     assert (shown["code"], shown["severity"], shown["lnum"]) == ("E0404", "ERROR", 0)

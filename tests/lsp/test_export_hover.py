@@ -7,6 +7,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from shapescript.diagnostics.pages import page_location
 from tests.lsp.test_features import markdown, open_document, position
 
 EXPORTED = """\
@@ -52,4 +53,4 @@ async def test_export_errors_link_to_their_pages(client: LanguageClient):
     uri = await open_document(client, PYTHON, "python.ss")
     (diagnostic,) = client.diagnostics[uri]
     assert diagnostic.code == "E1701"
-    assert diagnostic.code_description.href.endswith("docs/diagnostics/E1701.md")
+    assert diagnostic.code_description.href == page_location("E1701").as_uri()

@@ -9,6 +9,8 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from shapescript.diagnostics.pages import page_location
+
 PROGRAM = """\
 dim D = 8
 dim H = 2
@@ -76,7 +78,7 @@ async def test_diagnostics_have_code_range_and_link(client: LanguageClient):
     assert diagnostic.code == "E0404"
     assert diagnostic.severity == types.DiagnosticSeverity.Error
     assert diagnostic.range.start == types.Position(line=0, character=29)
-    assert diagnostic.code_description.href.endswith("docs/diagnostics/E0404.md")
+    assert diagnostic.code_description.href == page_location("E0404").as_uri()
 
 
 @pytest.mark.asyncio

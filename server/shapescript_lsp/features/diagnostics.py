@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from lsprotocol import types
 
 from shapescript.check.program import Checked
 from shapescript.diagnostics.codes import lookup
 from shapescript.diagnostics.diagnostic import Diagnostic, Severity
+from shapescript.diagnostics.pages import page_location
 from shapescript_lsp.positions import range_of
-
-DOCS_URL = "https://github.com/shapescript/shapescript/blob/main/docs/diagnostics/{code}.md"
 
 _SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
@@ -33,18 +34,24 @@ def to_lsp(diagnostic: Diagnostic, checked: Checked, uri: str) -> types.Diagnost
         )
         for label in diagnostic.secondary
     ]
-    info = lookup(diagnostic.code)
+    href = page_href(diagnostic.code) if lookup(diagnostic.code) is not None else None
     return types.Diagnostic(
         range=range_of(source, diagnostic.span),
         message=message,
         severity=_SEVERITY[diagnostic.severity],
         code=diagnostic.code,
-        code_description=types.CodeDescription(href=DOCS_URL.format(code=diagnostic.code))
-        if info is not None
-        else None,
+        code_description=types.CodeDescription(href=href) if href is not None else None,
         source="shapescript",
         related_information=related or None,
     )
+
+
+@cache
+def page_href(code: str) -> str | None:
+    """A file:// URL of the code's page: the built docs site's when it was built when the
+    server first linked the code, else the Markdown source (`diagnostics/pages.py`)."""
+    location = page_location(code)
+    return location.as_uri() if location is not None else None
 
 
 def publishable(checked: Checked, uri: str) -> list[types.Diagnostic]:

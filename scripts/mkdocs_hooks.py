@@ -1,0 +1,56 @@
+"""MkDocs hooks for the docs site (mkdocs.yml's `hooks:`).
+
+The navigation is made from the folders (no `nav:` in mkdocs.yml, so a new page needs no
+edit); this only puts its top level in reading order: the home page, the guide and the
+reference first, the topic pages, the editors, then a page per diagnostic code. Pages and
+folders not named here come after the named ones that precede `diagnostics`.
+"""
+
+from __future__ import annotations
+
+from mkdocs.structure.nav import Navigation, Section
+
+#: The top level in order, by file name (pages) or folder name (sections).
+READING_ORDER = (
+    "index.md",
+    "guide",
+    "reference",
+    "builtins.md",
+    "patterns.md",
+    "models.md",
+    "optimizers.md",
+    "param-groups.md",
+    "pytorch-weights.md",
+    "running.md",
+    "several-devices.md",
+    "export.md",
+    "editors",
+    "json-format.md",
+    "diagnostics",
+    "architecture.md",
+    "decisions.md",
+    "contributing-docs.md",
+)
+_UNNAMED = READING_ORDER.index("diagnostics") - 0.5
+
+
+def _name(item: object) -> str:
+    """A top-level item's file name, or its folder's name for a section."""
+    if isinstance(item, Section):
+        for child in item.children:
+            file = getattr(child, "file", None)
+            if file is not None:
+                return file.src_uri.split("/")[0]
+        return item.title.lower()
+    file = getattr(item, "file", None)
+    return file.src_uri if file is not None else ""
+
+
+def _place(item: object) -> float:
+    name = _name(item)
+    return READING_ORDER.index(name) if name in READING_ORDER else _UNNAMED
+
+
+def on_nav(nav: Navigation, config: object, files: object) -> Navigation:
+    nav.items.sort(key=_place)
+    return nav

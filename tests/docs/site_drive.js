@@ -1,0 +1,67 @@
+// site_drive.js -- the browser half of tests/docs/test_site.py.
+//
+// Opens the built docs site (served over HTTP) in headless Chromium through
+// playwright-core: screenshots of the given pages in the light and the dark
+// palette, one click on the palette toggle, the pictures of some pages (each
+// loaded, or its width is 0), and a search for a word. Writes
+// result.json beside the screenshots.
+//
+// usage: node site_drive.js CONFIG.json    (playwright-core found through NODE_PATH)
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { chromium } = require('playwright-core');
+
+const cfg = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const out = { shots: [], schemes: {}, toggled: null, search: [], images: {}, console_errors: [] };
+
+async function main() {
+  const browser = await chromium.launch({
+    executablePath: cfg.chromium,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+  try {
+    for (const scheme of ['light', 'dark']) {
+      const context = await browser.newContext({
+        viewport: { width: 1280, height: 860 }, colorScheme: scheme,
+      });
+      const page = await context.newPage();
+      page.on('console', (m) => { if (m.type() === 'error') out.console_errors.push(m.text()); });
+      for (const [name, address] of Object.entries(cfg.pages)) {
+        await page.goto(cfg.base + address, { waitUntil: 'networkidle' });
+        const file = path.join(cfg.out_dir, `site-${name}-${scheme}.png`);
+        await page.screenshot({ path: file });
+        out.shots.push(file);
+        out.schemes[`${name}-${scheme}`] = await page.getAttribute('body', 'data-md-color-scheme');
+      }
+      if (scheme === 'light') {
+        await page.goto(cfg.base, { waitUntil: 'networkidle' });
+        await page.locator('label.md-header__button[for^="__palette"]:visible').first().click();
+        await page.waitForTimeout(300);
+        out.toggled = await page.getAttribute('body', 'data-md-color-scheme');
+        await page.evaluate(() => localStorage.clear());
+      }
+      await context.close();
+    }
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const page = await context.newPage();
+    for (const address of cfg.picture_pages) {
+      await page.goto(cfg.base + address, { waitUntil: 'networkidle' });
+      out.images[address] = await page.evaluate(() => [...document.images]
+        .filter((image) => image.getAttribute('src').endsWith('.png'))
+        .map((image) => [image.getAttribute('src'), image.complete ? image.naturalWidth : 0]));
+    }
+    await page.goto(cfg.base, { waitUntil: 'networkidle' });
+    await page.locator('input.md-search__input').fill(cfg.search);
+    await page.locator('.md-search-result__item').first().waitFor({ timeout: 20000 });
+    out.search = await page.locator('.md-search-result__item').allInnerTexts();
+    await page.screenshot({ path: path.join(cfg.out_dir, 'site-search.png') });
+    await context.close();
+  } finally {
+    await browser.close();
+    fs.writeFileSync(path.join(cfg.out_dir, 'result.json'), JSON.stringify(out, null, 2));
+  }
+}
+
+main().catch((error) => { console.error(error); process.exit(1); });
