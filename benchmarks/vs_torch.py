@@ -422,7 +422,7 @@ def _cell(verdict: dict[str, Any]) -> str:
     if verdict["ratio"] is None:
         return "n/a"
     mark = "PASS" if verdict["pass"] else "FAIL"
-    return f"{verdict['ratio']:6.2f} {mark}"
+    return f"{verdict['ratio']:6.3f} {mark}"
 
 
 def table(rows: list[dict[str, Any]], clock: str) -> str:
@@ -514,7 +514,7 @@ def main(argv: list[str] | None = None) -> int:
     print(table(rows, args.clock))
     checked = [v for row in rows for v in row["budgets"] if v["pass"] is not None]
     failed = [
-        f"{row['case']} {row['size']}: {v['budget']} {v['ratio']:.2f}x > {v['most']}x"
+        f"{row['case']} {row['size']}: {v['budget']} {v['ratio']:.3f}x > {v['most']}x"
         for row in rows
         for v in row["budgets"]
         if v["pass"] is False
