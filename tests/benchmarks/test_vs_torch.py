@@ -1,0 +1,122 @@
+"""benchmarks/vs_torch.py: every variant of every case computes the same thing, a variant
+that computes something else is caught before it is timed, and one round writes the table
+and the results. Nothing here asserts a time."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import shapescript
+from benchmarks import hand_written, vs_torch
+from shapescript.rt import devices as rt_devices
+
+#: Smaller than the benchmark's small size, so that the check runs fast.
+TINY = vs_torch.Size("tiny", 2, 8, 64)
+
+
+@pytest.fixture(autouse=True)
+def _one_cpu():
+    threads = torch.get_num_threads()
+    rt_devices._reset_for_tests()
+    shapescript.devices("cpu")
+    yield
+    rt_devices._reset_for_tests()
+    torch.set_num_threads(threads)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(case, marks=[pytest.mark.slow] if case == "train" else [])
+        for case in vs_torch.CASES
+    ],
+)
+def test_compiled_naive_and_expert_agree_on_each_case(case: str) -> None:
+    built = vs_torch.build_case(case, TINY, torch_compile=False)
+    assert set(built.variants) == {vs_torch.SS, vs_torch.NAIVE, vs_torch.EXPERT}
+    assert vs_torch.disagreements(built) == []
+
+
+def test_an_expert_attention_without_its_mask_is_caught(monkeypatch) -> None:
+    def unmasked(x, w_qkv, w_o):
+        q, k, v = hand_written._heads(F.linear(x, w_qkv))
+        return F.linear(hand_written._merge(F.scaled_dot_product_attention(q, k, v)), w_o)
+
+    monkeypatch.setattr(hand_written, "expert_attention", unmasked)
+    problems = vs_torch.disagreements(vs_torch.build_case("attention", TINY, torch_compile=False))
+    assert len(problems) == 1 and problems[0].startswith("expert: y differs from naive's")
+
+
+@pytest.mark.slow
+def test_a_training_step_that_skips_the_update_is_caught(monkeypatch) -> None:
+    def no_step(loss, opt):
+        return loss().detach()
+
+    monkeypatch.setattr(hand_written, "train_step", no_step)
+    problems = vs_torch.disagreements(vs_torch.build_case("train", TINY, torch_compile=False))
+    # Naive is the reference: now ShapeScript's step, which updates, is the one that differs.
+    assert any(problem.startswith("shapescript: w_qkv differs") for problem in problems)
+    assert not any("loss" in problem for problem in problems)
+
+
+@pytest.mark.slow
+def test_one_round_prints_the_budgets_and_writes_the_results(tmp_path, capsys) -> None:
+    output = tmp_path / "vs_torch.json"
+    argv = ["--sizes", "small", "--cases", "attention,mlp", "--rounds", "1", "--no-compile"]
+    assert vs_torch.main([*argv, "--output", str(output)]) == 0
+    printed = capsys.readouterr().out
+    assert "budgets:" in printed and "shapescript/expert" in printed
+    rows = json.loads(output.read_text(encoding="utf-8"))["rows"]
+    assert [(row["case"], row["size"]) for row in rows] == [
+        ("attention", "small"),
+        ("mlp", "small"),
+    ]
+    for row in rows:
+        assert row["disagreements"] == []
+        assert (
+            set(row["median_us_wall"])
+            == set(row["median_us_cpu"])
+            == {vs_torch.SS, vs_torch.NAIVE, vs_torch.EXPERT}
+        )
+        ratios = {verdict["budget"]: verdict["ratio"] for verdict in row["budgets"]}
+        assert ratios["switch/torch.compile(expert)"] is None
+        assert ratios["shapescript/naive"] > 0 and ratios["shapescript/expert"] > 0
+
+
+def test_an_unknown_size_is_named() -> None:
+    with pytest.raises(SystemExit, match="unknown size: huge"):
+        vs_torch.main(["--sizes", "huge"])
+
+
+def test_the_switch_gets_its_column_once_it_exists(monkeypatch) -> None:
+    switched: list[bool] = []
+    monkeypatch.setattr(shapescript, "torch_compile", switched.append, raising=False)
+    monkeypatch.setattr(vs_torch.torch, "compile", lambda function, **options: function)
+    built = vs_torch.build_case("attention", TINY, torch_compile=True)
+    assert list(built.variants) == [
+        vs_torch.SS,
+        vs_torch.NAIVE,
+        vs_torch.EXPERT,
+        vs_torch.EXPERT_TC,
+        vs_torch.SS_TC,
+    ]
+    assert switched == [True, False]
+    assert vs_torch.disagreements(built) == []
+
+
+def test_where_torch_compile_refuses_the_expert_code_its_column_is_left_out(monkeypatch) -> None:
+    def refusing(function, **options):
+        def refuse(*args, **kwargs):
+            raise RuntimeError("no C compiler\nmore of torch's advice")
+
+        return refuse
+
+    monkeypatch.setattr(vs_torch.torch, "compile", refusing)
+    built = vs_torch.build_case("mlp", TINY, torch_compile=True)
+    assert vs_torch.disagreements(built) == []
+    assert vs_torch.EXPERT_TC not in built.variants
+    assert built.notes == ["torch.compile(expert) left out: RuntimeError: no C compiler"]
