@@ -135,6 +135,20 @@ def test_a_shape_error_reads_the_same_with_the_switch_on() -> None:
     assert torch._dynamo.utils.counters["stats"]["unique_graphs"] == 0
 
 
+def test_an_error_inside_a_compiled_body_reads_the_same() -> None:
+    text = "devices cpu\n\nfn claimed(x: [b n] f64) -> [b 4] f64 = x as [b 4]\n"
+    messages = []
+    for on in (False, True):
+        shapescript.torch_compile(on, backend="eager")
+        module = shapescript.compile(text, "claimed.ss")
+        assert module.claimed(torch.zeros(2, 4, dtype=torch.float64)).shape == (2, 4)
+        with pytest.raises(shapescript.ShapeError) as caught:
+            module.claimed(torch.zeros(2, 5, dtype=torch.float64))
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+    assert "`as` expected shape (2, 4), got (2, 5)" in messages[1]
+
+
 def test_size_variables_are_dynamic_and_dims_static() -> None:
     seen: list[list[tuple]] = []
 

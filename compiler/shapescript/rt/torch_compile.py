@@ -141,10 +141,8 @@ class CompiledBody:
         self._refusals: tuple[type[BaseException], ...] = ()
 
     def __call__(self, *args: Any) -> Any:
-        import torch
-
         # Called from another body that is being traced: trace this one into it.
-        if torch.compiler.is_compiling():
+        if _is_compiling():
             return self.eager(*args)
         compiled = self._compiled
         if compiled is None:
@@ -201,4 +199,17 @@ def compiled(
     body: Callable[..., Any], where: str, dynamic: tuple[tuple[int, tuple[int, ...]], ...] = ()
 ) -> CompiledBody:
     """The body of the function `where` names (`attention.ss:17 causal_attention`), compiled."""
+    global _is_compiling
+    if _is_compiling is _not_yet:
+        import torch
+
+        _is_compiling = torch.compiler.is_compiling
     return CompiledBody(body, where, dynamic)
+
+
+def _not_yet() -> bool:
+    return False
+
+
+#: `torch.compiler.is_compiling`, bound when the first body is made (torch is imported then).
+_is_compiling: Callable[[], bool] = _not_yet
