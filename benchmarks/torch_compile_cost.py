@@ -1,7 +1,10 @@
 """What the torch.compile switch costs and gives: `python -m benchmarks.torch_compile_cost`.
 
-For causal attention (examples/attention.ss at D = 256, H = 4) and one GPT block
-(examples/gpt.ss, forward and backward): the first call's seconds (tracing and inductor)
+First, the compile-time cost: the first call and later calls of examples/attention.ss as
+written (b = 2, n = 16) and of an AdamW training step of examples/gpt.ss with 2 blocks,
+with the switch on, and later calls with it off. Then, for causal attention
+(examples/attention.ss at D = 256, H = 4) and one GPT block (examples/gpt.ss, forward
+and backward): the first call's seconds (tracing and inductor)
 and the median of later calls, for ShapeScript with `shapescript.torch_compile(True)`
 and for `torch.compile` of the same layer written by hand as an expert would (SDPA,
 `F.layer_norm`). Then the ratio of the two medians, interleaved round by round, one
@@ -131,6 +134,65 @@ def warm_up() -> None:
     warm(torch.randn(8, 8))
 
 
+def first_and_later(name: str, switched: Callable[[], object], plain: Callable[[], object]):
+    """The first call with the switch on, and later calls with it on and off (medians of
+    interleaved rounds)."""
+    first = timed(switched)
+    on, off = [], []
+    for _ in range(ROUNDS):
+        on.append(median_ms(switched))
+        off.append(median_ms(plain))
+    result = {
+        "first_call_s": round(first, 2),
+        "later_ms": round(statistics.median(on), 3),
+        "switch_off_ms": round(statistics.median(off), 3),
+    }
+    print(
+        f"{name:22} first call {first:6.1f} s   later {result['later_ms']:8.2f} ms   "
+        f"switch off {result['switch_off_ms']:8.2f} ms",
+        flush=True,
+    )
+    return result
+
+
+def example_attention_case() -> dict:
+    """examples/attention.ss as written (D = 768), b = 2, n = 16: what its first call costs."""
+    text = (ROOT / "examples" / "attention.ss").read_text()
+    on = shapescript.compile(text, "attention.ss", torch_compile=True)
+    off = shapescript.compile(text, "attention.ss", torch_compile=False)
+    generator = torch.Generator().manual_seed(2)
+    x = torch.randn(2, 16, 768, generator=generator)
+    w_qkv = torch.randn(768, 2304, generator=generator) * 0.02
+    w_o = torch.randn(768, 768, generator=generator) * 0.02
+    with torch.no_grad():
+        return first_and_later(
+            "attention.ss forward",
+            lambda: on.causal_attention(x, w_qkv, w_o),
+            lambda: off.causal_attention(x, w_qkv, w_o),
+        )
+
+
+def training_step_case() -> dict:
+    """An AdamW step of examples/gpt.ss with 2 blocks, b = 4, n = 64: `loss` compiled."""
+    text = (ROOT / "examples" / "gpt.ss").read_text().replace("dim L = 6", "dim L = 2")
+    modules = [shapescript.compile(text, "gpt.ss", torch_compile=on) for on in (True, False)]
+    generator = torch.Generator().manual_seed(3)
+    ids = torch.randint(0, 512, (4, 65), generator=generator)
+    steps = []
+    for module in modules:
+        model = module.Gpt.init(seed=0)
+        opt = shapescript.rt.adamw(model, lr=1e-4)
+
+        def step(module=module, model=model, opt=opt) -> None:
+            _, grad = shapescript.rt.gradients.value_and_grad(
+                module.loss, model, ids[:, :-1], ids[:, 1:]
+            )
+            shapescript.rt.update(model, opt, grad)
+
+        steps.append(step)
+    return first_and_later("gpt.ss training step", steps[0], steps[1])
+
+
 def main() -> int:
     torch.set_num_threads(1)
     shapescript.devices("cpu")
@@ -138,6 +200,8 @@ def main() -> int:
     result = {
         "environment": environment(),
         "sizes": {"b": B, "n": N, "D": D},
+        "attention_ss": example_attention_case(),
+        "training_step": training_step_case(),
         "attention": attention_case(),
         "gpt_block": block_case(),
     }

@@ -30,6 +30,7 @@ from shapescript.check.algebra.types import (
     TensorType,
 )
 from shapescript.codegen import arguments
+from shapescript.codegen.context import python_name
 from shapescript.codegen.emit import Origin, SourceBuilder
 from shapescript.codegen.sizes import MissingSize, size_expr
 
@@ -93,7 +94,8 @@ def split(
         out.add(1, line, origin)
     out.lines.extend(body.lines)
     out.origins.extend(body.origins)
-    where = f"{gen.context.source.path}:{origin.line} {gen.decl.name}"
+    line, _ = gen.context.location(gen.base, gen.decl.name_span)
+    where = f"{gen.context.source.path}:{line} {gen.decl.name}"
     dynamic = _dynamic_axes(plan, params)
     out.add(0, f"{name} = _ss_rt.torch_compile.compiled({name}, {where!r}, {dynamic!r})", origin)
     return out
@@ -134,7 +136,7 @@ def _ordered(defined: dict[str, None]) -> list[str]:
 def _reads_from(plan: arguments.ArgumentPlan, index: int, recomputed: set[str]) -> bool:
     """Whether a size the body reads again is read from the tensor argument `index`."""
     return any(
-        axis.param == index and axis.reads is not None and axis.reads in recomputed
+        axis.param == index and axis.reads is not None and python_name(axis.reads) in recomputed
         for axis in plan.axes
     )
 
