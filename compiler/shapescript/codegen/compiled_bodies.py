@@ -94,8 +94,8 @@ def split(
         out.add(1, line, origin)
     out.lines.extend(body.lines)
     out.origins.extend(body.origins)
-    line, _ = gen.context.location(gen.base, gen.decl.name_span)
-    where = f"{gen.context.source.path}:{line} {gen.decl.name}"
+    where_line, _ = gen.context.location(gen.base, gen.decl.name_span)
+    where = f"{gen.context.source.path}:{where_line} {gen.decl.name}"
     dynamic = _dynamic_axes(plan, params)
     out.add(0, f"{name} = _ss_rt.torch_compile.compiled({name}, {where!r}, {dynamic!r})", origin)
     return out

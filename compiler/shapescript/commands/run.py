@@ -56,10 +56,11 @@ def run(args: argparse.Namespace) -> int:
     if program in NAMES and os.path.exists(program):
         rest[0] = os.path.join(os.curdir, program)
     command = [python_for(args.python), "-m", "shapescript", *rest]
-    # The child inherits this environment unless the switch is asked for.
-    options = {"env": {**os.environ, TORCH_COMPILE_VARIABLE: "1"}} if args.torch_compile else {}
     try:
-        child = subprocess.Popen(command, **options)
+        if args.torch_compile:
+            child = subprocess.Popen(command, env={**os.environ, TORCH_COMPILE_VARIABLE: "1"})
+        else:
+            child = subprocess.Popen(command)
     except OSError as exc:
         raise UsageError(f"can't run `{command[0]}`: {exc.strerror or exc}") from exc
     while True:
