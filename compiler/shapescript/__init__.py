@@ -1,7 +1,8 @@
 """ShapeScript: tensor programs whose shapes are checked before they run.
 
-`install()`, `compile()`, `devices()` and the errors are loaded on first use, so that
-`import shapescript` (and `shapescript check`) never imports torch or the runtime.
+`install()`, `compile()`, `devices()`, `torch_compile()` and the errors are loaded on first
+use, so that `import shapescript` (and `shapescript check`) never imports torch or the
+runtime.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ _LAZY = {
     "CheckFailure": "shapescript.rt.errors",
     "devices": "shapescript.rt.devices",
     "compile": "shapescript.rt.compiling",
+    "torch_compile": "shapescript.rt.torch_compile",
     "install": "shapescript.rt.hook",
     "Mode": "shapescript.rt.randomness",
     "Train": "shapescript.rt.randomness",
@@ -70,6 +72,7 @@ if TYPE_CHECKING:
     from shapescript.rt.parallel import collective_timeout
     from shapescript.rt.parallel.errors import WorkerError
     from shapescript.rt.recording import record_steps, recorded_steps
+    from shapescript.rt.torch_compile import torch_compile
 
 __all__ = [
     "SGD",
@@ -101,6 +104,7 @@ __all__ = [
     "shapes_seen",
     "sinks",
     "std",
+    "torch_compile",
 ]
 
 

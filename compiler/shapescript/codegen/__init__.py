@@ -30,7 +30,9 @@ class BuildOptions:
     blocks pass 0-d tensors for them. `claim_checks`, when given, is the mode of the shape
     checks of `as` alone (a Hugging Face folder keeps them with the other checks off).
     `lower` off compiles every operation as written, without the faster equivalents the
-    checker proves equal (for comparing the two)."""
+    checker proves equal (for comparing the two). `torch_compile` on gives each function
+    of tensor code its body as a function of its own, run through `torch.compile` by the
+    runtime, with the argument checks left outside (`codegen.compiled_bodies`)."""
 
     devices: str | None = None
     checks: str = "always"
@@ -40,6 +42,7 @@ class BuildOptions:
     host_checks: bool = True
     claim_checks: str | None = None
     lower: bool = True
+    torch_compile: bool = False
 
 
 @dataclass(slots=True)
@@ -130,6 +133,7 @@ def _generate(checked: Checked, options: BuildOptions) -> Generated:
     context.host_checks = options.host_checks
     context.claim_checks = options.claim_checks
     context.lower = options.lower
+    context.torch_compile = options.torch_compile
     builder, unsupported = generate_module(checked, context, devices)
     return Generated(
         builder.tree(),

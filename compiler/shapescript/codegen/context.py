@@ -77,6 +77,8 @@ class ModuleContext:
     claim_checks: str | None = None
     #: Whether operations are compiled to faster equivalents the checker proves equal.
     lower: bool = True
+    #: Whether function bodies are split off to run through torch.compile (see BuildOptions).
+    torch_compile: bool = False
     #: Python import lines the module needs, in the order first asked for.
     imports: dict[str, None] = field(default_factory=dict)
     #: Module-level constants the generated code refers to (name -> Python expression).

@@ -25,6 +25,7 @@ from shapescript.codegen import (
     builtins,
     casts,
     chains,
+    compiled_bodies,
     data,
     devices,
     imports,
@@ -204,8 +205,12 @@ class FunctionGenerator:
         if padding.keeps_pads(self):
             pads = "dict(_ss_pad or ())" if padding.takes_pads(self) else "{}"
             self.out.add(1, f"_ss_pads = {pads}", origin)
-        self.out.lines.extend(body.lines)
-        self.out.origins.extend(body.origins)
+        compiled_body = None
+        if compiled_bodies.wanted(self, body):
+            compiled_body = compiled_bodies.split(self, plan, body, origin)
+        else:
+            self.out.lines.extend(body.lines)
+            self.out.origins.extend(body.origins)
         described = padding.metadata(self)
         if described is not None:
             self.out.add(0, described, origin)
@@ -219,6 +224,9 @@ class FunctionGenerator:
                 else ("_ss_rt.calls.written_signature")
             )
             self.out.add(0, f"{self.python}.__signature__ = {helper}({self.python})", origin)
+        if compiled_body is not None:
+            self.out.lines.extend(compiled_body.lines)
+            self.out.origins.extend(compiled_body.origins)
 
     @property
     def checks_calls(self) -> bool:

@@ -1,5 +1,8 @@
 """`shapescript run [--python PY] PROGRAM [args...]`: run `PY -m shapescript PROGRAM args...`,
-which runs the program with the import hook installed (see `commands.runner`)."""
+which runs the program with the import hook installed (see `commands.runner`).
+
+`--torch-compile` sets SHAPESCRIPT_TORCH_COMPILE=1 for it, which turns the torch.compile
+switch on in that process (`shapescript.torch_compile`)."""
 
 from __future__ import annotations
 
@@ -8,6 +11,9 @@ import os
 
 from shapescript.commands.names import NAMES
 from shapescript.commands.support import PYTHON_VARIABLE, UsageError, python_for
+
+#: The variable `rt.torch_compile` reads at start (a command doesn't import the runtime).
+TORCH_COMPILE_VARIABLE = "SHAPESCRIPT_TORCH_COMPILE"
 
 NAME = "run"
 HELP = "run a Python program or a .ss file's fn main() with .ss imports working"
@@ -23,6 +29,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--python",
         metavar="PY",
         help=f"the Python to run it with (default: ${PYTHON_VARIABLE}, else this Python)",
+    )
+    parser.add_argument(
+        "--torch-compile",
+        action="store_true",
+        help="run the bodies of the program's .ss functions through torch.compile (inductor)",
     )
     parser.add_argument("-m", dest="module", metavar="MODULE", help="run a module, as python -m")
     parser.add_argument("program", nargs="?", metavar="PROGRAM", help="a .py or .ss file")
@@ -46,7 +57,10 @@ def run(args: argparse.Namespace) -> int:
         rest[0] = os.path.join(os.curdir, program)
     command = [python_for(args.python), "-m", "shapescript", *rest]
     try:
-        child = subprocess.Popen(command)
+        if args.torch_compile:
+            child = subprocess.Popen(command, env={**os.environ, TORCH_COMPILE_VARIABLE: "1"})
+        else:
+            child = subprocess.Popen(command)
     except OSError as exc:
         raise UsageError(f"can't run `{command[0]}`: {exc.strerror or exc}") from exc
     while True:

@@ -1,11 +1,12 @@
 """The import hook's cache of compiled code: `__pycache__/model.<tag>.ssc` beside `model.ss`.
 
 An entry is a magic number, a JSON header and the marshalled code object. The header
-holds a hash of the file's text, the compiler's version, the check modes and Python's
-`-O` level, and, for a file that imports other `.ss` files, every import its check
-followed (directly or not): the importing file, the module, the file found and a hash of
-its text. An entry whose header differs, whose imports would now find another file or
-text, or that doesn't load, is ignored and rewritten.
+holds a hash of the file's text, the compiler's version, the check modes, Python's
+`-O` level and whether the torch.compile switch was on, and, for a file that imports
+other `.ss` files, every import its check followed (directly or not): the importing
+file, the module, the file found and a hash of its text. An entry whose header differs,
+whose imports would now find another file or text, or that doesn't load, is ignored and
+rewritten.
 """
 
 from __future__ import annotations
@@ -42,17 +43,22 @@ def compiler_version() -> str:
     return f"{shapescript.__version__}+{digest.hexdigest()[:16]}"
 
 
-def cache_path(path: str, modes: CheckModes) -> str:
-    """Where the compiled code of `path` is kept for these modes."""
+def cache_path(path: str, modes: CheckModes, torch_compile: bool = False) -> str:
+    """Where the compiled code of `path` is kept for these modes (and the torch.compile
+    switch, whose code differs)."""
     folder, name = os.path.split(path)
     stem = os.path.splitext(name)[0]
     tag = f"{sys.implementation.cache_tag}-{modes.cache_key()}"
+    if torch_compile:
+        tag += "-tc"
     return os.path.join(folder, "__pycache__", f"{stem}.{tag}.ssc")
 
 
-def header(data: bytes, modes: CheckModes, imports: list | None = None) -> bytes:
+def header(
+    data: bytes, modes: CheckModes, imports: list | None = None, torch_compile: bool = False
+) -> bytes:
     """What an entry must say to be used for a file whose bytes are `data`; an entry
-    written with `imports` says them too."""
+    written with `imports` says them too, and one compiled for torch.compile says so."""
     fields: dict[str, object] = {
         "sha256": hashlib.sha256(data).hexdigest(),
         "compiler": compiler_version(),
@@ -61,6 +67,8 @@ def header(data: bytes, modes: CheckModes, imports: list | None = None) -> bytes
         "value_checks": modes.value_checks,
         "optimize": sys.flags.optimize,
     }
+    if torch_compile:
+        fields["torch_compile"] = True
     if imports:
         fields["imports"] = imports
     return json.dumps(fields, sort_keys=True).encode()

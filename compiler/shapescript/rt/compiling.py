@@ -10,6 +10,7 @@ import sys
 import types
 from typing import NoReturn
 
+from shapescript.rt import torch_compile as switch
 from shapescript.rt.devices import parse_devices
 from shapescript.rt.errors import ShapeScriptError
 from shapescript.rt.modes import CheckModes, resolve
@@ -48,11 +49,13 @@ def compile_code(
     modes: CheckModes,
     devices: str | None = None,
     imports: list | None = None,
+    torch_compile: bool = False,
 ):
     """Check and generate a file's code; ShapeScriptError (from its line) when it has errors.
 
     The `.ss` files it imports are found next to it, then on sys.path; `imports`, when
-    given, gets every import the check followed (`rt.imports.recorded`).
+    given, gets every import the check followed (`rt.imports.recorded`). `torch_compile`
+    splits each function's body off to run through torch.compile (`rt.torch_compile`).
     """
     from shapescript import analysis
     from shapescript.codegen import BuildOptions, generate
@@ -65,7 +68,12 @@ def compile_code(
         imports.extend(recorded(checked))
     if checked.errors:
         raise_from_source(ShapeScriptError(checked.diagnostics, source))
-    options = BuildOptions(devices=devices, checks=modes.checks, value_checks=modes.value_checks)
+    options = BuildOptions(
+        devices=devices,
+        checks=modes.checks,
+        value_checks=modes.value_checks,
+        torch_compile=torch_compile,
+    )
     generated = generate(checked, options)
     if generated.tree is None or any(diag.is_error for diag in generated.diagnostics):
         raise_from_source(ShapeScriptError(checked.diagnostics + generated.diagnostics, source))
@@ -93,19 +101,24 @@ def compile(
     value_checks: str | None = None,
     *,
     name: str | None = None,
+    torch_compile: bool | None = None,
 ) -> types.ModuleType:
     """Compile ShapeScript text to a new module and run its top level.
 
     The module is put in `sys.modules` only when `name` is given; otherwise it is named
     after the file and registered nowhere. `devices` declares the devices for a file
     without a devices line (E1006 if the file's line says others). Modes left as None are
-    the ones `install()` set, else the defaults.
+    the ones `install()` set, else the defaults. `torch_compile=True` runs the bodies of
+    its functions through torch.compile (see `shapescript.torch_compile`); None follows
+    that switch.
     """
     modes = resolve(checks, value_checks)
     if devices is not None:
         parse_devices(devices)
     remember_lines(path, source)
-    code = compile_code(source, path, modes=modes, devices=devices)
+    code = compile_code(
+        source, path, modes=modes, devices=devices, torch_compile=switch.resolve(torch_compile)
+    )
     module = types.ModuleType(name or _module_name(path))
     module.__file__ = path
     if name is not None:

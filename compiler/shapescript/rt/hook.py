@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from shapescript.rt import cache, modes
+from shapescript.rt import torch_compile as switch
 from shapescript.rt.compiling import compile_code
 
 
@@ -31,13 +32,14 @@ def load_code(path: str, check_modes: modes.CheckModes) -> types.CodeType:
     from shapescript.rt import imports
 
     data, text = read_text(path)
-    expected = cache.header(data, check_modes)
-    entry = cache.cache_path(path, check_modes)
+    compiled = switch.enabled()
+    expected = cache.header(data, check_modes, torch_compile=compiled)
+    entry = cache.cache_path(path, check_modes, compiled)
     code = cache.load(entry, expected, imports.still_current)
     if code is None:
         followed: list[list] = []
-        code = compile_code(text, path, modes=check_modes, imports=followed)
-        cache.store(entry, cache.header(data, check_modes, followed), code)
+        code = compile_code(text, path, modes=check_modes, imports=followed, torch_compile=compiled)
+        cache.store(entry, cache.header(data, check_modes, followed, compiled), code)
     return code
 
 
@@ -115,9 +117,19 @@ def installed_finder() -> ShapeScriptFinder | None:
     return None
 
 
-def install(checks: str = modes.DEFAULT_CHECKS, value_checks: str = modes.DEFAULT_VALUE_CHECKS):
-    """Let `import model` find `model.ss`, compiled with these check modes (idempotent)."""
+def install(
+    checks: str = modes.DEFAULT_CHECKS,
+    value_checks: str = modes.DEFAULT_VALUE_CHECKS,
+    *,
+    torch_compile: bool | None = None,
+):
+    """Let `import model` find `model.ss`, compiled with these check modes (idempotent).
+
+    `torch_compile`, when given, sets the torch.compile switch as
+    `shapescript.torch_compile()` does; None leaves it as it is."""
     modes.install(checks, value_checks)
+    if torch_compile is not None:
+        switch.torch_compile(torch_compile)
     ensure_installed()
 
 
