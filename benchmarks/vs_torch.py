@@ -134,7 +134,7 @@ class Case:
 
 
 def switch_available() -> bool:
-    return hasattr(shapescript, "torch_compile")
+    return "torch_compile" in inspect.signature(shapescript.compile).parameters
 
 
 def program(case: str, width: int) -> str:
@@ -150,13 +150,7 @@ def compiled_module(case: str, size: Size, *, switch: bool = False):
     path = f"<vs_torch {case} D={size.width}{' torch_compile' if switch else ''}>"
     if not switch:
         return shapescript.compile(text, path, devices="cpu")
-    if "torch_compile" in inspect.signature(shapescript.compile).parameters:
-        return shapescript.compile(text, path, devices="cpu", torch_compile=True)
-    shapescript.torch_compile(True)
-    try:
-        return shapescript.compile(text, path, devices="cpu")
-    finally:
-        shapescript.torch_compile(False)
+    return shapescript.compile(text, path, devices="cpu", torch_compile=True)
 
 
 def _detached(values: hw.Params) -> hw.Params:

@@ -94,7 +94,13 @@ def test_an_unknown_size_is_named() -> None:
 
 def test_the_switch_gets_its_column_once_it_exists(monkeypatch) -> None:
     switched: list[bool] = []
-    monkeypatch.setattr(shapescript, "torch_compile", switched.append, raising=False)
+    compile_program = shapescript.compile
+
+    def compiled(*args, torch_compile=None, **options):
+        switched.append(bool(torch_compile))
+        return compile_program(*args, **options)
+
+    monkeypatch.setattr(shapescript, "compile", compiled)
     monkeypatch.setattr(vs_torch.torch, "compile", lambda function, **options: function)
     built = vs_torch.build_case("attention", TINY, torch_compile=True)
     assert list(built.variants) == [
@@ -104,7 +110,7 @@ def test_the_switch_gets_its_column_once_it_exists(monkeypatch) -> None:
         vs_torch.EXPERT_TC,
         vs_torch.SS_TC,
     ]
-    assert switched == [True, False]
+    assert switched == [False, True]
     assert vs_torch.disagreements(built) == []
 
 
@@ -116,6 +122,7 @@ def test_where_torch_compile_refuses_the_expert_code_its_column_is_left_out(monk
         return refuse
 
     monkeypatch.setattr(vs_torch.torch, "compile", refusing)
+    monkeypatch.setattr(vs_torch, "switch_available", lambda: False)
     built = vs_torch.build_case("mlp", TINY, torch_compile=True)
     assert vs_torch.disagreements(built) == []
     assert vs_torch.EXPERT_TC not in built.variants
