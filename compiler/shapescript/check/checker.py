@@ -13,7 +13,7 @@ from shapescript.check.algebra.types import ModelType
 from shapescript.check.analyses.math_comments import CommentLine, Math, check_math, find_math
 from shapescript.check.analyses.padding import check_padding
 from shapescript.check.analyses.placement import place
-from shapescript.check.analyses.regularity import analyse, gradient_diagnostics
+from shapescript.check.analyses.regularity import gradient_diagnostics
 from shapescript.check.bodies import builtin_rules, gradients
 from shapescript.check.bodies.body_checker import Program
 from shapescript.check.bodies.generics import instances_of, keep_instances
@@ -247,10 +247,7 @@ def _check_parsed(
         param_reads = reads_of_functions(program)
     diagnostics.extend(found_reads)
     if differentiating:
-        differentiated = {name for facts in differentiating for _, name, _ in facts.body.facts.gradients}
-        regularity = analyse(items, scope.model_infos, source.text, sorted(differentiated))
-        line_of = lambda offset: source.position(offset).line  # noqa: E731
-        diagnostics.extend(gradient_diagnostics(differentiating, regularity, line_of))
+        diagnostics.extend(gradient_diagnostics(items, differentiating, scope.model_infos, source))
     placed = Reporter()
     placement = place(module, scope, items, placed)
     diagnostics.extend(placed.diagnostics)

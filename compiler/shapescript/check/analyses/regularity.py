@@ -32,7 +32,7 @@ from shapescript.check.algebra.types import (
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.records import field, record
 from shapescript.syntax import ast
-from shapescript.syntax.source import Span
+from shapescript.syntax.source import SourceFile, Span
 
 SMOOTH = 0
 PIECEWISE = 1
@@ -248,9 +248,7 @@ def _extend(path: tuple[Step, ...], step: Step) -> tuple[Step, ...]:
 def _through(deps: Deps, step: Step) -> Deps:
     """`deps` after flowing through `step` (an assignment, a field read)."""
     return {
-        name: Dependence(d.grade, _extend(d.path, step), d.cause)
-        if d.grade < DISCONTINUOUS
-        else d
+        name: Dependence(d.grade, _extend(d.path, step), d.cause) if d.grade < DISCONTINUOUS else d
         for name, d in deps.items()
     }
 
@@ -334,9 +332,18 @@ class _Scan:
     def _typed(self, node, deps: Deps, label: str | None = None) -> Deps:
         """The type rule: a whole-number or boolean value is discontinuous in what it
         depends on."""
-        if deps and _discrete(self.types.get(node.span)):
-            return _raise(deps, DISCONTINUOUS, self._step(node, label))
-        return deps
+        if not deps:
+            return deps
+        type_ = self.types.get(node.span)
+        if not _discrete(type_):
+            return deps
+        if label is None:
+            boolean = getattr(type_, "resolved_dtype", None) == "bool" or (
+                getattr(type_, "kind", None) == "bool"
+            )
+            held = "truth values" if boolean else "whole numbers"
+            label = f"`{self._text(node)}` (which holds {held})"
+        return _raise(deps, DISCONTINUOUS, self._step(node, label))
 
     def _assume(self, name: str, deps: Deps) -> None:
         if deps and name not in self.assumed:
@@ -353,9 +360,7 @@ class _Scan:
             self.result = self.expr(decl.expr_body)
         self.block(decl.body or [])
         results = tuple(self.result.get(param.name) for param in decl.params)
-        return Summary(
-            decl.name, tuple(p.name for p in decl.params), results, tuple(self.assumed)
-        )
+        return Summary(decl.name, tuple(p.name for p in decl.params), results, tuple(self.assumed))
 
     # ------------------------------------------------------------------ statements
 
@@ -369,7 +374,7 @@ class _Scan:
             value = _join(self.expr(stmt.value), self.control)
             for target in stmt.targets:
                 bound = _through(value, Step(f"`{target.name}`", self._span(target.span)))
-                self.env[target.name] = self._typed(target, bound, f"`{target.name}`")
+                self.env[target.name] = self._typed(target, bound)
         elif kind is ast.Return:
             if stmt.value is not None:
                 self.result = _join(self.result, _join(self.expr(stmt.value), self.control))
@@ -409,8 +414,7 @@ class _Scan:
     @staticmethod
     def _grades(env: dict) -> dict:
         return {
-            name: tuple(sorted((p, d.grade) for p, d in deps.items()))
-            for name, deps in env.items()
+            name: tuple(sorted((p, d.grade) for p, d in deps.items())) for name, deps in env.items()
         }
 
     # ------------------------------------------------------------------ expressions
@@ -425,7 +429,8 @@ class _Scan:
         if kind is ast.Binary:
             deps = _join(self.expr(node.left), self.expr(node.right))
             if deps and node.op in _COMPARISONS:
-                return _raise(deps, DISCONTINUOUS, self._step(node))
+                label = f"the comparison `{self._text(node)}`"
+                return _raise(deps, DISCONTINUOUS, self._step(node, label))
             return self._typed(node, deps)
         if kind is ast.Unary:
             return self._typed(node, self.expr(node.operand))
@@ -540,9 +545,7 @@ class _Scan:
         self._assume(self._text(callee), deps)
         return deps
 
-    def call_named(
-        self, name: str, node, args: list[tuple[str | None, Deps]], callee_node
-    ) -> Deps:
+    def call_named(self, name: str, node, args: list[tuple[str | None, Deps]], callee_node) -> Deps:
         joined: Deps = {}
         for _, arg in args:
             joined = _join(joined, arg)
@@ -715,9 +718,16 @@ def _cause_name(cause: Step) -> str:
 
 
 def gradient_diagnostics(
-    items, regularity: Regularity, line_of: Callable[[int], int]
+    items, differentiating, models: dict, source: SourceFile
 ) -> list[Diagnostic]:
-    """E3001 at each `value_and_grad` whose function is discontinuous in its model."""
+    """E3001 at each `value_and_grad` of the bodies in `differentiating` whose function is
+    discontinuous in its model; spans are absolute."""
+    roots = sorted({name for facts in differentiating for _, name, _ in facts.body.facts.gradients})
+    regularity = analyse(items, models, source.text, roots)
+    return _report(differentiating, regularity, lambda offset: source.position(offset).line)
+
+
+def _report(items, regularity: Regularity, line_of: Callable[[int], int]) -> list[Diagnostic]:
     reporter = Reporter()
     for item in items:
         if item.body is None:

@@ -1,0 +1,209 @@
+"""The regularity analysis: each function's class per parameter, followed through calls and
+model fields, and E3001 where value_and_grad differentiates a function discontinuous in
+its model."""
+
+from __future__ import annotations
+
+import re
+
+from shapescript.check.analyses.regularity import (
+    CLASSIFIED,
+    DISCONTINUOUS,
+    PIECEWISE,
+    SMOOTH,
+    analyse,
+    describe,
+)
+from shapescript.check.checker import check_text
+from shapescript.check.declarations.builtin_table import BUILTINS
+from shapescript.check.declarations.prelude import load_prelude
+
+HEADER = "dim D = 4\ndim C = 3\n\n"
+MODELS = """
+model Inner:
+    param v: [C C] = zeros
+
+model Net:
+    param w: [D C] = zeros
+    buffer shift: [D] = zeros
+    inner: Inner
+"""
+
+
+def summaries(body: str):
+    checked = check_text(HEADER + MODELS + body)
+    errors = [d for d in checked.diagnostics if d.code.startswith("E")]
+    assert not errors, [f"{d.code} {d.message}" for d in errors]
+    return analyse(checked.items, checked.models, checked.source.text).summaries
+
+
+def grade(body: str, function: str, param: str) -> int | None:
+    summary = summaries(body)[function]
+    dependence = summary.results[summary.params.index(param)]
+    return None if dependence is None else dependence.grade
+
+
+def test_softmax_is_smooth():
+    assert grade("fn f(x: [b C]) -> [b C] = softmax(x, over=C)\n", "f", "x") == SMOOTH
+
+
+def test_relu_is_piecewise_smooth():
+    body = "fn f(x: [b C]) -> [b C] = x |> relu\n"
+    assert grade(body, "f", "x") == PIECEWISE
+    summary = summaries(body)["f"]
+    assert summary.results[0].cause.text == "`relu`"
+
+
+def test_maximum_and_clamp_are_piecewise_smooth():
+    body = "fn f(x: [b C], y: [b C]) -> [b C] = maximum(x, clamp(y, lo=0.0))\n"
+    assert grade(body, "f", "x") == PIECEWISE
+    assert grade(body, "f", "y") == PIECEWISE
+
+
+def test_argmax_is_discontinuous():
+    body = "fn f(x: [b C]) -> [] = mean(argmax(x, over=C) to f32)\n"
+    assert grade(body, "f", "x") == DISCONTINUOUS
+
+
+def test_rounding_and_integer_casts_are_discontinuous():
+    assert grade("fn f(x: [b C]) -> [b C] = round(x)\n", "f", "x") == DISCONTINUOUS
+    body = "fn f(x: [b C]) -> [] = mean(x to i32 to f32)\n"
+    assert grade(body, "f", "x") == DISCONTINUOUS
+
+
+def test_a_parameter_the_result_doesnt_use_has_no_class():
+    assert grade("fn f(x: [b C], y: [b C]) -> [b C] = exp(x)\n", "f", "y") is None
+
+
+def test_a_mask_from_values_is_discontinuous_in_them():
+    body = "fn f(x: [b C], y: [b C]) -> [b C]:\n    return masked_fill(y, x > 0.0, 0.0)\n"
+    assert grade(body, "f", "x") == DISCONTINUOUS
+    # The values masked_fill passes through keep their own class.
+    assert grade(body, "f", "y") == SMOOTH
+
+
+def test_a_causal_mask_keeps_attention_smooth():
+    body = (
+        "fn f(s: [b n m]) -> [b n m]:\n"
+        "    return s |> masked_fill(!causal[n m], -inf) |> softmax(over=m)\n"
+    )
+    assert grade(body, "f", "s") == SMOOTH
+
+
+def test_a_comparison_of_sizes_depends_on_no_parameter():
+    body = "fn f(x: [b C], k: int) -> [b C]:\n    if k > 2:\n        return x\n    return exp(x)\n"
+    assert grade(body, "f", "x") == SMOOTH
+
+
+def test_a_branch_on_values_is_discontinuous():
+    body = "fn f(x: [b C]) -> [b C]:\n    if sum(x) > 0.0:\n        return x\n    return exp(x)\n"
+    assert grade(body, "f", "x") == DISCONTINUOUS
+
+
+def test_classes_follow_calls_by_their_summaries():
+    body = (
+        "fn pick(x: [b C]) -> [b] Index[C] = argmax(x, over=C)\n\n"
+        "fn outer(x: [b C]) -> [] = mean(pick(x) to f32)\n\n"
+        "fn kink(x: [b C]) -> [b C] = abs(x)\n\n"
+        "fn twice(x: [b C]) -> [b C] = kink(kink(x))\n"
+    )
+    found = summaries(body)
+    outer = found["outer"].results[0]
+    assert outer.grade == DISCONTINUOUS
+    assert outer.cause.text == "`argmax`"
+    assert "`pick`" in [step.text for step in outer.path]
+    assert found["twice"].results[0].grade == PIECEWISE
+
+
+def test_classes_follow_model_fields_and_held_models_but_not_buffers():
+    body = (
+        "fn through_w(m: Net, x: [b D]) -> [b C] = x @ m.w |> relu\n\n"
+        "fn through_inner(m: Net, x: [b C]) -> [b C] Binary = sign(x @ m.inner.v)\n\n"
+        "fn sign(x: [b C]) -> [b C] Binary = (x > 0.0) to f32\n\n"
+        "fn buffer_only(m: Net, x: [b D]) -> [b D] = round(x - m.shift)\n"
+    )
+    found = summaries(body)
+    assert found["through_w"].results[0].grade == PIECEWISE
+    assert [step.text for step in found["through_w"].results[0].path][:2] == ["`m`", "`m.w`"]
+    assert found["through_inner"].results[0].grade == DISCONTINUOUS
+    assert found["buffer_only"].results[0] is None
+
+
+def test_a_loop_carries_classes_to_the_fixpoint():
+    body = (
+        "fn f(x: [b C], y: [b C]) -> [b C]:\n"
+        "    h = x\n"
+        "    g = x\n"
+        "    for i in 0..3:\n"
+        "        h = g\n"
+        "        g = relu(y)\n"
+        "    return h\n"
+    )
+    assert grade(body, "f", "y") == PIECEWISE
+    assert grade(body, "f", "x") == SMOOTH
+
+
+def test_a_long_chain_of_calls_needs_no_recursion():
+    count = 400
+    lines = ["fn f0(x: [b C]) -> [b C] = round(x)\n"]
+    lines += [f"fn f{i}(x: [b C]) -> [b C] = f{i - 1}(x)\n" for i in range(1, count)]
+    found = summaries("\n".join(reversed(lines)))
+    assert found[f"f{count - 1}"].results[0].grade == DISCONTINUOUS
+
+
+def test_every_library_operation_has_a_class():
+    prelude = load_prelude()
+    library = set(BUILTINS) | {name for name in prelude.signatures if "." not in name}
+    assert library - CLASSIFIED == set()
+
+
+def test_describe_writes_the_class_and_its_cause():
+    found = summaries("fn f(m: Net, x: [b D], k: int) -> [b C] = x @ m.w |> relu\n")
+    line = describe(found["f"], lambda offset: 7, ["m", "x"])
+    assert line == (
+        "Regularity: piecewise-smooth in `m` (`relu`, line 7), piecewise-smooth in `x` "
+        "(`relu`, line 7)"
+    )
+
+
+# ---------------------------------------------------------------------- E3001
+
+LOSS_THROUGH_ARGMAX = """
+fn pick(m: Net, x: [b D]) -> []:
+    return mean(argmax(x @ m.w, over=C) to f32)
+
+fn step(m: Net, x: [b D]) -> Grad[Net]:
+    l, g = value_and_grad(pick, m, x)
+    return g
+"""
+
+LOSS_THROUGH_RELU = """
+fn hinge(m: Net, x: [b D]) -> []:
+    return mean(x @ m.w |> relu)
+
+fn step(m: Net, x: [b D]) -> Grad[Net]:
+    l, g = value_and_grad(hinge, m, x)
+    return g
+"""
+
+
+def test_a_loss_through_argmax_is_refused_with_the_path():
+    checked = check_text(HEADER + MODELS + LOSS_THROUGH_ARGMAX)
+    found = [d for d in checked.diagnostics if d.code == "E3001"]
+    assert len(found) == 1
+    diagnostic = found[0]
+    text = checked.source.text
+    assert text[diagnostic.span.start : diagnostic.span.end] == "pick"
+    assert "`argmax`" in diagnostic.message
+    argmax_line = text[: text.index("argmax")].count("\n") + 1
+    assert f"line {argmax_line}" in diagnostic.message
+    (secondary,) = diagnostic.secondary
+    assert text[secondary.span.start : secondary.span.end] == "argmax"
+    (note,) = diagnostic.notes
+    assert re.search(r"`m` \(line \d+\) → `m.w` \(line \d+\) → `argmax` \(line \d+\)", note)
+    assert "softmax" in (diagnostic.help or "")
+
+
+def test_a_loss_through_relu_is_differentiated():
+    checked = check_text(HEADER + MODELS + LOSS_THROUGH_RELU)
+    assert [d.code for d in checked.diagnostics if d.code.startswith("E")] == []
