@@ -1,7 +1,10 @@
-"""A function's hover says how smooth its result is in each real-valued parameter, with the
-operation that makes it so, over the protocol."""
+"""Regularity in the editor, over the protocol: E3001 as you type, and a function's hover
+says how smooth its result is in each real-valued parameter, with the operation that makes
+it so."""
 
 from __future__ import annotations
+
+import asyncio
 
 import pytest
 from lsprotocol import types
@@ -50,3 +53,54 @@ async def test_a_function_hover_gives_its_class_per_parameter(client: LanguageCl
     assert "Regularity: discontinuous in `m` (`argmax`, line 10)" in pick
     smooth = await hover_text(client, uri, "fn smooth")
     assert "Regularity: smooth in `x`" in smooth
+
+
+TRAINING = """\
+dim D = 4
+dim C = 3
+
+model Net:
+    param w: [D C] = zeros
+
+fn scores(m: Net, x: [b D]) -> [b C] = x @ m.w |> relu
+
+fn loss(m: Net, x: [b D]) -> [] = mean(scores(m, x))
+
+fn step(m: Net, x: [b D]) -> Grad[Net]:
+    l, g = value_and_grad(loss, m, x)
+    return g
+"""
+
+
+@pytest.mark.asyncio
+async def test_an_edit_in_a_callee_makes_and_clears_the_error_as_you_type(
+    client: LanguageClient,
+):
+    uri = await open_document(client, TRAINING, "training.ss")
+    assert list(client.diagnostics[uri]) == []
+    rounded = TRAINING.replace("|> relu", "|> round")
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=rounded)],
+        )
+    )
+    for _ in range(500):
+        if [str(d.code) for d in client.diagnostics.get(uri, [])] == ["E3001"]:
+            break
+        await asyncio.sleep(0.02)
+    (diagnostic,) = client.diagnostics[uri]
+    assert diagnostic.code == "E3001"
+    assert diagnostic.range.start == position(rounded, "loss, m, x")
+    assert "`round`" in diagnostic.message
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=TRAINING)],
+        )
+    )
+    for _ in range(500):
+        if not client.diagnostics.get(uri):
+            break
+        await asyncio.sleep(0.02)
+    assert list(client.diagnostics[uri]) == []
