@@ -143,6 +143,25 @@ def test_a_loop_carries_classes_to_the_fixpoint():
     assert grade(body, "f", "x") == SMOOTH
 
 
+def test_iterator_chains_follow_their_stage_functions():
+    body = (
+        "fn above(threshold: float, x: Real) -> Mask = x > threshold\n\n"
+        "fn rows(x: [n C]) -> [] = x |> map(row => sum(relu(row)), over=n) |> sum\n\n"
+        "fn kept(x: [n C]) -> [] = (x |> map(row => sum(row), over=n) "
+        "|> filter(t => t > 0.0) |> sum)\n\n"
+        "fn big(x: [n]) -> [] = x |> filter(above(0.5, _)) |> sum\n\n"
+        "fn positive(x: Real) -> Mask = x > 0.0\n\n"
+        "fn named(x: [n]) -> [] = x |> filter(positive) |> sum\n\n"
+        "fn rounded(x: [n]) -> [] = x |> map(round) |> sum\n"
+    )
+    found = summaries(body)
+    assert found["rows"].results[0].grade == PIECEWISE
+    assert found["kept"].results[0].grade == DISCONTINUOUS
+    assert found["big"].results[0].grade == DISCONTINUOUS
+    assert found["named"].results[0].grade == DISCONTINUOUS
+    assert found["rounded"].results[0].grade == DISCONTINUOUS
+
+
 def test_a_long_chain_of_calls_needs_no_recursion():
     count = 400
     lines = ["fn f0(x: [b C]) -> [b C] = round(x)\n"]

@@ -402,8 +402,16 @@ class _Scan:
                 self.env = self._merge(before, self.env)
                 if self._grades(self.env) == self._grades(before):
                     break
-        elif kind is ast.FieldAssign or kind is ast.ExprStmt:
-            return
+        elif kind is ast.FieldAssign:
+            # `h.w = e` changes what `h` holds.
+            root = stmt.target
+            while root.__class__ is not ast.Name and hasattr(root, "target"):
+                root = root.target
+            if root.__class__ is ast.Name:
+                value = _join(self.expr(stmt.value), self.control)
+                self.env[root.name] = _join(self.env.get(root.name, {}), value)
+        elif kind is ast.ExprStmt:
+            self.expr(stmt.expr)
 
     def _merge(self, left: dict, right: dict) -> dict:
         merged = dict(left)
@@ -538,11 +546,17 @@ class _Scan:
         args = self._arguments(node, piped)
         callee = node.callee
         if callee.__class__ is ast.Name:
-            return self.call_named(callee.name, node, args, callee)
-        deps: Deps = self.expr(callee) if callee.__class__ is not ast.Member else {}
-        for _, arg in args:
-            deps = _join(deps, arg)
-        self._assume(self._text(callee), deps)
+            deps = self.call_named(callee.name, node, args, callee)
+        else:
+            deps = self.expr(callee) if callee.__class__ is not ast.Member else {}
+            for _, arg in args:
+                deps = _join(deps, arg)
+            self._assume(self._text(callee), deps)
+        for arg in node.args:
+            # A `mut` argument may come back holding anything the call saw.
+            if arg.mut and arg.value.__class__ is ast.Name:
+                name = arg.value.name
+                self.env[name] = _join(self.env.get(name, {}), _join(deps, self.control))
         return deps
 
     def call_named(self, name: str, node, args: list[tuple[str | None, Deps]], callee_node) -> Deps:
@@ -562,7 +576,7 @@ class _Scan:
                 return {}
             return self._through_summary(summary, args, Step(f"`{name}`", self._span(node.span)))
         if name == "map" or name == "filter":
-            return joined
+            return self._stage_function(node, joined)
         if name in CONSTANT_OPERATIONS:
             return {}
         step = Step(f"`{name}`", self._span(callee_node.span))
@@ -578,6 +592,24 @@ class _Scan:
         if name in SMOOTH_OPERATIONS or name in UNRELATED_OPERATIONS:
             return joined
         self._assume(name, joined)
+        return joined
+
+    def _stage_function(self, node, joined: Deps) -> Deps:
+        """`map(f)` and `filter(f)` with a function given by name: f applied to what the
+        stage is given (lambdas were followed with the arguments)."""
+        for arg in getattr(node, "args", ()):
+            value = arg.value
+            if value.__class__ is not ast.Name or value.name in self.env:
+                continue
+            step = Step(f"`{value.name}`", self._span(value.span))
+            if value.name in self.local_functions:
+                summary = self.summary_of(value.name)
+                if summary is not None:
+                    joined = _join(joined, self._through_summary(summary, [(None, joined)], step))
+            elif value.name in DISCONTINUOUS_OPERATIONS:
+                joined = _raise(joined, DISCONTINUOUS, step)
+            elif value.name in PIECEWISE_OPERATIONS:
+                joined = _raise(joined, PIECEWISE, step)
         return joined
 
     def _through_summary(
