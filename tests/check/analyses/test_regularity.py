@@ -226,3 +226,15 @@ def test_a_loss_through_argmax_is_refused_with_the_path():
 def test_a_loss_through_relu_is_differentiated():
     checked = check_text(HEADER + MODELS + LOSS_THROUGH_RELU)
     assert [d.code for d in checked.diagnostics if d.code.startswith("E")] == []
+
+
+def test_a_deep_expression_in_a_loss_is_followed_without_a_recursion_error():
+    chain = " + ".join(["x"] * 5000)
+    body = (
+        f"fn deep(m: Net, x: [b D]) -> [] = sum(({chain}) @ m.w |> round)\n\n"
+        "fn step(m: Net, x: [b D]) -> Grad[Net]:\n"
+        "    l, g = value_and_grad(deep, m, x)\n"
+        "    return g\n"
+    )
+    checked = check_text(HEADER + MODELS + body)
+    assert [d.code for d in checked.diagnostics] == ["E3001"]
