@@ -395,7 +395,8 @@ class _Scan:
                 self.control = _join(outer, condition)
         elif kind is ast.For:
             iterated = self.expr(stmt.iterable)
-            for _ in range(64):
+            # Each pass only adds parameters or raises classes, so this ends.
+            while True:
                 before = dict(self.env)
                 self.env[stmt.var.name] = iterated
                 self.block(stmt.body)
