@@ -13,7 +13,7 @@ from shapescript.check.algebra.types import ModelType
 from shapescript.check.analyses.math_comments import CommentLine, Math, check_math, find_math
 from shapescript.check.analyses.padding import check_padding
 from shapescript.check.analyses.placement import place
-from shapescript.check.analyses.regularity import gradient_diagnostics
+from shapescript.check.analyses.regularity_errors import gradient_diagnostics
 from shapescript.check.bodies import builtin_rules, gradients
 from shapescript.check.bodies.body_checker import Program
 from shapescript.check.bodies.generics import instances_of, keep_instances

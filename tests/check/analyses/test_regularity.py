@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import re
 
-from shapescript.check.analyses.regularity import (
+from shapescript.check.analyses.regularity import analyse, describe
+from shapescript.check.analyses.regularity_operations import (
     CLASSIFIED,
     DISCONTINUOUS,
     PIECEWISE,
     SMOOTH,
-    analyse,
-    describe,
 )
 from shapescript.check.checker import check_text
 from shapescript.check.declarations.builtin_table import BUILTINS

@@ -12,7 +12,9 @@ discontinuous in it. It is conservative where the values cancel or don't matter:
 compared with 0, `where(x > 0, x, 0)` (which is relu), a mask made from values but used
 where the gradient is zero anyway. Calls it can't see into (Python functions, extern fns
 other than the library's, functions of other files) are assumed smooth, and the summary
-names them. `value_and_grad(f, m, ...)` of an f discontinuous in m is E3001.
+names them. `value_and_grad(f, m, ...)` of an f discontinuous in m is E3001
+(`regularity_errors.py`); the class of each library operation is in
+`regularity_operations.py`.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 
-from shapescript.check.algebra.reporter import Reporter
 from shapescript.check.algebra.syntax_facts import walk
 from shapescript.check.algebra.types import (
     FLOAT_DTYPES,
@@ -29,141 +30,21 @@ from shapescript.check.algebra.types import (
     TensorType,
     Type,
 )
-from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.check.analyses.regularity_operations import (
+    CLASS_NAMES,
+    CONSTANT_OPERATIONS,
+    DISCONTINUOUS,
+    DISCONTINUOUS_OPERATIONS,
+    PIECEWISE,
+    PIECEWISE_OPERATIONS,
+    SMOOTH,
+    SMOOTH_OPERATIONS,
+    UNRELATED_OPERATIONS,
+)
 from shapescript.records import field, record
 from shapescript.syntax import ast
-from shapescript.syntax.source import SourceFile, Span
+from shapescript.syntax.source import Span
 
-SMOOTH = 0
-PIECEWISE = 1
-DISCONTINUOUS = 2
-CLASS_NAMES = ("smooth", "piecewise-smooth", "discontinuous")
-
-#: Library operations that are piecewise-smooth in their real arguments: continuous, with
-#: kinks where the gradient jumps (torch takes one side there).
-PIECEWISE_OPERATIONS = frozenset(
-    {
-        "relu",
-        "leaky_relu",
-        "elu",
-        "abs",
-        "clamp",
-        "maximum",
-        "minimum",
-        "max",
-        "min",
-        "sort",
-        "topk",
-        "norm",
-        "max_pool2d",
-    }
-)
-#: Library operations whose result is discontinuous in every argument: they pick
-#: positions, or round to whole numbers.
-DISCONTINUOUS_OPERATIONS = frozenset(
-    {"argmax", "argmin", "argsort", "floor", "ceil", "round", "any", "all"}
-)
-#: Library operations whose result doesn't depend on the values of their arguments.
-CONSTANT_OPERATIONS = frozenset({"zeros_like", "causal", "positions", "load"})
-#: Library operations that are smooth in their real arguments. Integer and boolean
-#: arguments (the labels of cross_entropy, a mask, the ids of embedding) are
-#: discontinuous by the type rule, whatever the operation.
-SMOOTH_OPERATIONS = frozenset(
-    {
-        # reductions and operations along an axis
-        "sum",
-        "mean",
-        "prod",
-        "std",
-        "var",
-        "logsumexp",
-        "softmax",
-        "log_softmax",
-        "cumsum",
-        "cumprod",
-        "cross_entropy",
-        "cat",
-        "stack",
-        "gather",
-        "scatter",
-        # elementwise (a fixed mask only selects values, so where and masked_fill pass
-        # their values' class through; the mask's own dependencies are discontinuous)
-        "masked_fill",
-        "where",
-        "square",
-        "pow",
-        "add",
-        "sub",
-        "mul",
-        "div",
-        # patterns and matmul
-        "rearrange",
-        "reduce",
-        "repeat",
-        "einsum",
-        "split",
-        "matmul",
-        # prelude.ss
-        "exp",
-        "log",
-        "log1p",
-        "expm1",
-        "sqrt",
-        "rsqrt",
-        "sin",
-        "cos",
-        "tanh",
-        "sigmoid",
-        "erf",
-        "gelu",
-        "silu",
-        "softplus",
-        "log_sigmoid",
-        # nn.ss (dropout's mask is drawn from the mode's seed, not from the values)
-        "linear",
-        "layer_norm",
-        "rms_norm",
-        "batch_norm",
-        "conv2d",
-        "avg_pool2d",
-        "embedding",
-        "scaled_dot_product_attention",
-        "dropout",
-        # iterator stages, gradient transforms and the rest: their values' classes pass
-        # through (map and filter's functions are followed where they are lambdas or fns)
-        "map",
-        "filter",
-        "zip",
-        "enumerate",
-        "clip_norm",
-        "value_and_grad",
-    }
-)
-#: Library operations with no result a loss could be differentiated through.
-UNRELATED_OPERATIONS = frozenset(
-    {
-        "print",
-        "save",
-        "update",
-        "sgd",
-        "adamw",
-        "cosine",
-        "warmup",
-        "Train",
-        "Eval",
-        "shuffle",
-        "batches",
-    }
-)
-#: Every library name the analysis classifies; a built-in or library fn missing from it
-#: fails `tests/check/test_regularity.py`.
-CLASSIFIED = (
-    PIECEWISE_OPERATIONS
-    | DISCONTINUOUS_OPERATIONS
-    | CONSTANT_OPERATIONS
-    | SMOOTH_OPERATIONS
-    | UNRELATED_OPERATIONS
-)
 _COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
 #: Steps kept on a path: the first (the parameter) and the last ones.
 _MAX_PATH = 10
@@ -724,75 +605,6 @@ def _joined_summaries(found: list[Summary]) -> Summary:
         assumed = summary.assumed + tuple(n for n in other.assumed if n not in summary.assumed)
         summary = Summary(summary.name, summary.params, results, assumed)
     return summary
-
-
-# ---------------------------------------------------------------------- E3001
-
-_HELP_BY_CAUSE = {
-    "argmax": "to weigh positions by their scores, use `softmax` over the same axis instead "
-    "of picking one with `argmax`",
-    "argmin": "to weigh positions, use `softmax` of the negated values over the same axis "
-    "instead of `argmin`",
-    "argsort": "sort the values themselves (`sort` is piecewise-smooth) rather than "
-    "their positions",
-    "floor": "keep the value continuous: leave out the rounding inside the loss",
-    "ceil": "keep the value continuous: leave out the rounding inside the loss",
-    "round": "keep the value continuous: leave out the rounding inside the loss",
-}
-_GENERAL_HELP = (
-    "make the mask from sizes (`causal[n m]`, `positions`) rather than from values, use a "
-    "smooth gate such as `sigmoid` where a comparison of values is meant, and keep "
-    "values floats (not `to Index` or an int)"
-)
-
-
-def _cause_name(cause: Step) -> str:
-    return cause.text.strip("`").split("(")[0]
-
-
-def gradient_diagnostics(
-    items, differentiating, models: dict, source: SourceFile
-) -> list[Diagnostic]:
-    """E3001 at each `value_and_grad` of the bodies in `differentiating` whose function is
-    discontinuous in its model; spans are absolute."""
-    roots = sorted({name for facts in differentiating for _, name, _ in facts.body.facts.gradients})
-    regularity = analyse(items, models, source.text, roots)
-    return _report(differentiating, regularity, lambda offset: source.position(offset).line)
-
-
-def _report(items, regularity: Regularity, line_of: Callable[[int], int]) -> list[Diagnostic]:
-    reporter = Reporter()
-    for item in items:
-        if item.body is None:
-            continue
-        reporter.base = item.base
-        for span, name, model in item.body.facts.gradients:
-            summary = regularity.summaries.get(name)
-            if summary is None or not summary.results:
-                continue
-            dependence = summary.results[0]
-            if dependence is None or dependence.grade < DISCONTINUOUS:
-                continue
-            cause = dependence.cause or dependence.path[-1]
-            parameter = summary.params[0]
-            route = " → ".join(
-                step.text if step.text == "…" else f"{step.text} (line {line_of(step.span.start)})"
-                for step in dependence.path
-            )
-            what = _cause_name(cause)
-            reporter.report(
-                "E3001",
-                f"`{name}` can't be differentiated in its model `{parameter}` ({model}): its "
-                f"result goes through {cause.text} at line {line_of(cause.span.start)}, "
-                "which has no gradient",
-                span,
-                f"differentiated in `{parameter}` here",
-                notes=[f"the path from the model to the loss: {route} → the result of `{name}`"],
-                help=_HELP_BY_CAUSE.get(what, _GENERAL_HELP)
-                + "; ShapeScript has no detach, so a straight-through form can't be written",
-                secondary=[Label(reporter.local(cause.span), f"{cause.text} has no gradient")],
-            )
-    return reporter.diagnostics
 
 
 def describe(summary: Summary, line_of: Callable[[int], int], shown: Sequence[str]) -> str:
