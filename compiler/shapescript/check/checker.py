@@ -246,8 +246,17 @@ def _check_parsed(
         found_reads = read_diagnostics(program, differentiating)
         param_reads = reads_of_functions(program)
     diagnostics.extend(found_reads)
+    regularity_memo: dict = {}
     if differentiating:
-        diagnostics.extend(gradient_diagnostics(items, differentiating, scope.model_infos, source))
+        found, regularity_memo = gradient_diagnostics(
+            items,
+            differentiating,
+            scope.model_infos,
+            source,
+            fingerprint,
+            previous.memo.get("regularity") if previous is not None else None,
+        )
+        diagnostics.extend(found)
     placed = Reporter()
     placement = place(module, scope, items, placed)
     diagnostics.extend(placed.diagnostics)
@@ -285,6 +294,7 @@ def _check_parsed(
             "signatures": signature_memo,
             "reads": program.read_summaries,
             "param_reads": (fingerprint, functions, reads_memo(program)),
+            "regularity": regularity_memo,
             "reads_of_functions": (fingerprint, param_reads) if all_facts else None,
             "fingerprint_parts": fingerprint_parts,
             "dims": dims_memo,

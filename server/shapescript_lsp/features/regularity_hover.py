@@ -4,7 +4,7 @@ real-valued parameters (floats, models, batches), from the checker's regularity 
 from __future__ import annotations
 
 from shapescript.check.algebra.types import FLOAT_DTYPES, BatchType, ModelType, TensorType
-from shapescript.check.analyses.regularity import Summary, analyse, describe
+from shapescript.check.analyses.regularity import Regularity, Summary, analyse, describe
 from shapescript.check.program import Checked
 from shapescript.deep import run_deep
 from shapescript.syntax import ast
@@ -22,10 +22,12 @@ def regularity_line(checked: Checked, name: str) -> str:
     shown = [param.name for param in decl.params if _real_valued(types.get(param.name_span))]
     if not shown:
         return ""
-    summary = _summary(checked, name)
+    summary, regularity = _summary(checked, name)
     if summary is None:
         return ""
-    return describe(summary, lambda offset: checked.source.position(offset).line, shown)
+    return describe(
+        summary, lambda step: checked.source.position(regularity.start(step)).line, shown
+    )
 
 
 def _function(checked: Checked, name: str) -> tuple[ast.FnDecl | None, dict]:
@@ -41,9 +43,10 @@ def _real_valued(type_: object) -> bool:
     return isinstance(type_, ModelType | BatchType)
 
 
-def _summary(checked: Checked, name: str) -> Summary | None:
-    known: dict[str, Summary] = checked.memo.setdefault(_MEMO_KEY, {})
-    if name not in known:
+def _summary(checked: Checked, name: str) -> tuple[Summary | None, Regularity]:
+    known: Regularity = checked.memo.setdefault(_MEMO_KEY, Regularity())
+    if name not in known.summaries:
         found = run_deep(analyse, checked.items, checked.models, checked.source.text, [name])
-        known.update(found.summaries)
-    return known.get(name)
+        known.summaries.update(found.summaries)
+        known.bases.update(found.bases)
+    return known.summaries.get(name), known

@@ -177,7 +177,7 @@ def test_every_library_operation_has_a_class():
 
 def test_describe_writes_the_class_and_its_cause():
     found = summaries("fn f(m: Net, x: [b D], k: int) -> [b C] = x @ m.w |> relu\n")
-    line = describe(found["f"], lambda offset: 7, ["m", "x"])
+    line = describe(found["f"], lambda step: 7, ["m", "x"])
     assert line == (
         "Regularity: piecewise-smooth in `m` (`relu`, line 7), piecewise-smooth in `x` "
         "(`relu`, line 7)"
@@ -237,3 +237,63 @@ def test_a_deep_expression_in_a_loss_is_followed_without_a_recursion_error():
     )
     checked = check_text(HEADER + MODELS + body)
     assert [d.code for d in checked.diagnostics] == ["E3001"]
+
+
+# ---------------------------------------------------------------------- reuse
+
+EDITED = """
+fn scores(m: Net, x: [b D]) -> [b C] = x @ m.w |> relu
+
+fn loss(m: Net, x: [b D]) -> [] = mean(scores(m, x))
+
+fn other(m: Net, x: [b D]) -> [] = mean(x @ m.w)
+
+fn step(m: Net, x: [b D]) -> Grad[Net]:
+    l, g = value_and_grad(loss, m, x)
+    l2, g2 = value_and_grad(other, m, x)
+    return g
+"""
+
+
+def _scans(monkeypatch) -> list[str]:
+    from shapescript.check.analyses import regularity
+
+    scanned: list[str] = []
+    run = regularity._Scan.run
+
+    def counted(self):
+        scanned.append(self.function.owner)
+        return run(self)
+
+    monkeypatch.setattr(regularity._Scan, "run", counted)
+    return scanned
+
+
+def _check(text: str, previous=None):
+    from shapescript.check.checker import check_source
+    from shapescript.syntax.source import SourceFile
+
+    return check_source(SourceFile.from_text("edited.ss", text), previous)
+
+
+def test_an_edit_elsewhere_reuses_the_summaries_at_their_new_place(monkeypatch):
+    first = _check(HEADER + MODELS + EDITED.replace("|> relu", "|> round"))
+    scanned = _scans(monkeypatch)
+    moved_text = "# a comment that moves everything\n" + HEADER + MODELS
+    moved = _check(moved_text + EDITED.replace("|> relu", "|> round"), first)
+    assert scanned == []
+    (error,) = [d for d in moved.diagnostics if d.code == "E3001"]
+    text = moved.source.text
+    round_line = text[: text.index("|> round")].count("\n") + 1
+    assert f"at line {round_line}" in error.message
+    (secondary,) = error.secondary
+    assert text[secondary.span.start : secondary.span.end] == "round"
+
+
+def test_an_edit_in_a_callee_analyses_it_and_its_callers_again(monkeypatch):
+    first = _check(HEADER + MODELS + EDITED)
+    assert [d.code for d in first.diagnostics if d.code.startswith("E")] == []
+    scanned = _scans(monkeypatch)
+    edited = _check(HEADER + MODELS + EDITED.replace("|> relu", "|> round"), first)
+    assert sorted(scanned) == ["loss", "scores"]
+    assert [d.code for d in edited.diagnostics if d.code.startswith("E")] == ["E3001"]

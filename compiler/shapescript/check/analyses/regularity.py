@@ -52,10 +52,13 @@ _MAX_PATH = 10
 
 @record(frozen=True)
 class Step:
-    """One place on a path from a parameter: what it is (`m.w`, `h`, `argmax`) and its
-    absolute span in the file."""
+    """One place on a path from a parameter: what it is (`m.w`, `h`, `argmax`), the
+    function it is in (its name, with `#k` for the k-th overload after the first) and its
+    span within that function's item, so that a summary doesn't change when an edit above
+    moves the function."""
 
     text: str
+    owner: str
     span: Span
 
 
@@ -92,9 +95,20 @@ class Summary:
 
 @record
 class Regularity:
-    """Each analysed function's summary, by name."""
+    """Each analysed function's summary, by name; where each function's item starts, by
+    owner (see `Step`); and the summaries a later analysis may reuse (`memo`)."""
 
     summaries: dict[str, Summary] = field(default_factory=dict)
+    bases: dict[str, int] = field(default_factory=dict)
+    memo: dict = field(default_factory=dict)
+
+    def start(self, step: Step) -> int:
+        """Where `step` starts in the file."""
+        return self.bases.get(step.owner, 0) + step.span.start
+
+    def absolute(self, step: Step) -> Span:
+        base = self.bases.get(step.owner, 0)
+        return Span(step.span.start + base, step.span.end + base)
 
 
 @record
@@ -102,6 +116,10 @@ class _Function:
     decl: ast.FnDecl
     base: int
     types: dict
+    owner: str
+    #: The declaration as written, and where it starts in its item: with the context, what
+    #: its summary depends on besides its callees'.
+    written: tuple[str, int]
 
 
 def _join(left: Deps, right: Deps) -> Deps:
@@ -122,7 +140,7 @@ def _extend(path: tuple[Step, ...], step: Step) -> tuple[Step, ...]:
         return path
     path = (*path, step)
     if len(path) > _MAX_PATH:
-        path = (path[0], Step("…", path[1].span), *path[-(_MAX_PATH - 2) :])
+        path = (path[0], Step("…", path[1].owner, path[1].span), *path[-(_MAX_PATH - 2) :])
     return path
 
 
@@ -199,8 +217,8 @@ class _Scan:
 
     # ------------------------------------------------------------------ helpers
 
-    def _span(self, span: Span) -> Span:
-        return Span(span.start + self.base, span.end + self.base)
+    def _at(self, text: str, span: Span) -> Step:
+        return Step(text, self.function.owner, span)
 
     def _text(self, node) -> str:
         span = node.span
@@ -208,7 +226,7 @@ class _Scan:
         return written if len(written) <= 40 else written[:39] + "…"
 
     def _step(self, node, text: str | None = None) -> Step:
-        return Step(text if text is not None else f"`{self._text(node)}`", self._span(node.span))
+        return self._at(text if text is not None else f"`{self._text(node)}`", node.span)
 
     def _typed(self, node, deps: Deps, label: str | None = None) -> Deps:
         """The type rule: a whole-number or boolean value is discontinuous in what it
@@ -235,7 +253,7 @@ class _Scan:
     def run(self) -> Summary:
         decl = self.function.decl
         for param in decl.params:
-            start = Dependence(SMOOTH, (Step(f"`{param.name}`", self._span(param.name_span)),))
+            start = Dependence(SMOOTH, (self._at(f"`{param.name}`", param.name_span),))
             self.env[param.name] = {param.name: start}
         if decl.expr_body is not None:
             self.result = self.expr(decl.expr_body)
@@ -254,7 +272,7 @@ class _Scan:
         if kind is ast.Assign:
             value = _join(self.expr(stmt.value), self.control)
             for target in stmt.targets:
-                bound = _through(value, Step(f"`{target.name}`", self._span(target.span)))
+                bound = _through(value, self._at(f"`{target.name}`", target.span))
                 self.env[target.name] = self._typed(target, bound)
         elif kind is ast.Return:
             if stmt.value is not None:
@@ -456,12 +474,12 @@ class _Scan:
             summary = self.summary_of(name)
             if summary is None:
                 return {}
-            return self._through_summary(summary, args, Step(f"`{name}`", self._span(node.span)))
+            return self._through_summary(summary, args, self._at(f"`{name}`", node.span))
         if name == "map" or name == "filter":
             return self._stage_function(node, joined)
         if name in CONSTANT_OPERATIONS:
             return {}
-        step = Step(f"`{name}`", self._span(callee_node.span))
+        step = self._at(f"`{name}`", callee_node.span)
         if name in DISCONTINUOUS_OPERATIONS:
             return _raise(joined, DISCONTINUOUS, step)
         if name in PIECEWISE_OPERATIONS:
@@ -483,7 +501,7 @@ class _Scan:
             value = arg.value
             if value.__class__ is not ast.Name or value.name in self.env:
                 continue
-            step = Step(f"`{value.name}`", self._span(value.span))
+            step = self._at(f"`{value.name}`", value.span)
             if value.name in self.local_functions:
                 summary = self.summary_of(value.name)
                 if summary is not None:
@@ -519,32 +537,71 @@ class _Scan:
 # ---------------------------------------------------------------------- the whole file
 
 
-def _functions(items) -> dict[str, list[_Function]]:
-    functions: dict[str, list[_Function]] = {}
-    for item in items:
-        decl = item.item
-        if decl.__class__ is ast.FnDecl and item.body is not None:
-            functions.setdefault(decl.name, []).append(
-                _Function(decl, item.base, item.body.facts.types)
-            )
-    return functions
+class _Functions(dict):
+    """The file's checked functions by name, each made into a `_Function` when first asked
+    for (a keystroke's analysis looks at few of a big file's functions)."""
+
+    def __init__(self, items, text: str) -> None:
+        super().__init__()
+        self.text = text
+        self.items: dict[str, list] = {}
+        for item in items:
+            decl = item.item
+            if decl.__class__ is ast.FnDecl and item.body is not None:
+                self.items.setdefault(decl.name, []).append(item)
+
+    def names(self) -> frozenset[str]:
+        return frozenset(self.items)
+
+    def __missing__(self, name: str) -> list[_Function]:
+        made = []
+        for index, item in enumerate(self.items[name]):
+            decl = item.item
+            owner = name if index == 0 else f"{name}#{index}"
+            start, end = item.base + decl.span.start, item.base + decl.span.end
+            written = (self.text[start:end], decl.span.start)
+            made.append(_Function(decl, item.base, item.body.facts.types, owner, written))
+        self[name] = made
+        return made
 
 
-def _callees(functions: list[_Function], names: frozenset[str]) -> set[str]:
+def _callees(
+    functions: list[_Function], names: frozenset[str], previous: dict | None, memo: dict
+) -> set[str]:
+    """The file's functions that `functions` name, from the names each declaration uses
+    (kept by its text from `previous`, an earlier result's memo)."""
     found: set[str] = set()
     for function in functions:
-        for node in walk(function.decl):
-            if node.__class__ is ast.Name and node.name in names:
-                found.add(node.name)
+        key = ("names", *function.written)
+        used = previous.get(key) if previous is not None else None
+        if used is None:
+            used = frozenset(
+                node.name for node in walk(function.decl) if node.__class__ is ast.Name
+            )
+        memo[key] = used
+        found.update(used & names)
     return found
 
 
-def analyse(items, models: dict, text: str, roots: Iterable[str] | None = None) -> Regularity:
+def analyse(
+    items,
+    models: dict,
+    text: str,
+    roots: Iterable[str] | None = None,
+    context: object = None,
+    previous: dict | None = None,
+) -> Regularity:
     """The summaries of the functions named in `roots` and of those they call (all of the
-    file's functions when `roots` is None)."""
-    functions = _functions(items)
-    names = frozenset(functions)
-    wanted = [name for name in (roots if roots is not None else functions) if name in names]
+    file's functions when `roots` is None).
+
+    With `context` (what the bodies' types depend on besides their text: the
+    declarations' fingerprint), a function whose text, place in its item and callees'
+    summaries are those of `previous` (an earlier result's `memo`) keeps its summary.
+    """
+    functions = _Functions(items, text)
+    names = functions.names()
+    regularity = Regularity()
+    wanted = [name for name in (roots if roots is not None else sorted(names)) if name in names]
     callees: dict[str, set[str]] = {}
     order: list[str] = []
     seen: set[str] = set()
@@ -553,7 +610,7 @@ def analyse(items, models: dict, text: str, roots: Iterable[str] | None = None) 
             continue
         seen.add(root)
         stack: list[tuple[str, list[str]]] = []
-        callees[root] = _callees(functions[root], names)
+        callees[root] = _callees(functions[root], names, previous, regularity.memo)
         stack.append((root, sorted(callees[root])))
         while stack:
             name, pending = stack[-1]
@@ -561,7 +618,7 @@ def analyse(items, models: dict, text: str, roots: Iterable[str] | None = None) 
                 callee = pending.pop()
                 if callee not in seen:
                     seen.add(callee)
-                    callees[callee] = _callees(functions[callee], names)
+                    callees[callee] = _callees(functions[callee], names, previous, regularity.memo)
                     stack.append((callee, sorted(callees[callee])))
                 continue
             stack.pop()
@@ -570,21 +627,33 @@ def analyse(items, models: dict, text: str, roots: Iterable[str] | None = None) 
     for name, called in callees.items():
         for callee in called:
             callers.setdefault(callee, set()).add(name)
-    regularity = Regularity()
     summaries = regularity.summaries
+    for name in order:
+        for function in functions[name]:
+            regularity.bases[function.owner] = function.base
     queue = deque(order)
     queued = set(order)
     while queue:
         name = queue.popleft()
         queued.discard(name)
-        found = [
-            _Scan(function, summaries.get, names, models, text).run()
-            for function in functions[name]
-        ]
+        found = []
+        for function in functions[name]:
+            used = tuple((callee, summaries.get(callee)) for callee in sorted(callees[name]))
+            key = None
+            if context is not None:
+                key = (function.owner, *function.written, context)
+            kept = previous.get(key) if previous is not None and key is not None else None
+            if kept is not None and kept[1] == used:
+                summary = kept[0]
+            else:
+                summary = _Scan(function, summaries.get, names, models, text).run()
+            if key is not None:
+                regularity.memo[key] = (summary, used)
+            found.append(summary)
         summary = _joined_summaries(found)
-        previous = summaries.get(name)
+        before = summaries.get(name)
         summaries[name] = summary
-        if previous is None or previous.grades() != summary.grades():
+        if before is None or before.grades() != summary.grades():
             for caller in callers.get(name, ()):
                 if caller not in queued:
                     queued.add(caller)
@@ -607,7 +676,7 @@ def _joined_summaries(found: list[Summary]) -> Summary:
     return summary
 
 
-def describe(summary: Summary, line_of: Callable[[int], int], shown: Sequence[str]) -> str:
+def describe(summary: Summary, line_of: Callable[[Step], int], shown: Sequence[str]) -> str:
     """One line for a hover: the class of the result in each parameter named in `shown`."""
     parts = []
     for name, dependence in zip(summary.params, summary.results, strict=True):
@@ -618,7 +687,7 @@ def describe(summary: Summary, line_of: Callable[[int], int], shown: Sequence[st
             continue
         part = f"{dependence.class_name} in `{name}`"
         if dependence.cause is not None:
-            part += f" ({dependence.cause.text}, line {line_of(dependence.cause.span.start)})"
+            part += f" ({dependence.cause.text}, line {line_of(dependence.cause)})"
         parts.append(part)
     if not parts:
         return ""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from shapescript.check.algebra.reporter import Reporter
 from shapescript.check.analyses.regularity import Regularity, Step, analyse
 from shapescript.check.analyses.regularity_operations import DISCONTINUOUS
@@ -33,16 +31,25 @@ def _cause_name(cause: Step) -> str:
 
 
 def gradient_diagnostics(
-    items, differentiating, models: dict, source: SourceFile
-) -> list[Diagnostic]:
+    items,
+    differentiating,
+    models: dict,
+    source: SourceFile,
+    context: object = None,
+    previous: dict | None = None,
+) -> tuple[list[Diagnostic], dict]:
     """E3001 at each `value_and_grad` of the bodies in `differentiating` whose function is
-    discontinuous in its model; spans are absolute."""
+    discontinuous in its model (spans absolute), and the summaries a later analysis with
+    the same `context` may reuse (see `analyse`)."""
     roots = sorted({name for facts in differentiating for _, name, _ in facts.body.facts.gradients})
-    regularity = analyse(items, models, source.text, roots)
-    return _report(differentiating, regularity, lambda offset: source.position(offset).line)
+    regularity = analyse(items, models, source.text, roots, context, previous)
+    return _report(differentiating, regularity, source), regularity.memo
 
 
-def _report(items, regularity: Regularity, line_of: Callable[[int], int]) -> list[Diagnostic]:
+def _report(items, regularity: Regularity, source: SourceFile) -> list[Diagnostic]:
+    def line_of(step: Step) -> int:
+        return source.position(regularity.start(step)).line
+
     reporter = Reporter()
     for item in items:
         if item.body is None:
@@ -58,20 +65,25 @@ def _report(items, regularity: Regularity, line_of: Callable[[int], int]) -> lis
             cause = dependence.cause or dependence.path[-1]
             parameter = summary.params[0]
             route = " → ".join(
-                step.text if step.text == "…" else f"{step.text} (line {line_of(step.span.start)})"
+                step.text if step.text == "…" else f"{step.text} (line {line_of(step)})"
                 for step in dependence.path
             )
             what = _cause_name(cause)
             reporter.report(
                 "E3001",
                 f"`{name}` can't be differentiated in its model `{parameter}` ({model}): its "
-                f"result goes through {cause.text} at line {line_of(cause.span.start)}, "
+                f"result goes through {cause.text} at line {line_of(cause)}, "
                 "which has no gradient",
                 span,
                 f"differentiated in `{parameter}` here",
                 notes=[f"the path from the model to the loss: {route} → the result of `{name}`"],
                 help=_HELP_BY_CAUSE.get(what, _GENERAL_HELP)
                 + "; ShapeScript has no detach, so a straight-through form can't be written",
-                secondary=[Label(reporter.local(cause.span), f"{cause.text} has no gradient")],
+                secondary=[
+                    Label(
+                        reporter.local(regularity.absolute(cause)),
+                        f"{cause.text} has no gradient",
+                    )
+                ],
             )
     return reporter.diagnostics
