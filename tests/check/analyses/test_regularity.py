@@ -297,3 +297,24 @@ def test_an_edit_in_a_callee_analyses_it_and_its_callers_again(monkeypatch):
     edited = _check(HEADER + MODELS + EDITED.replace("|> relu", "|> round"), first)
     assert sorted(scanned) == ["loss", "scores"]
     assert [d.code for d in edited.diagnostics if d.code.startswith("E")] == ["E3001"]
+
+
+def test_a_run_of_edits_reports_as_a_fresh_check_does():
+    program = HEADER + MODELS + EDITED
+    edits = [
+        lambda t: t.replace("|> relu", "|> round"),
+        lambda t: "# moved\n" + t,
+        lambda t: t.replace("mean(x @ m.w)", "mean(argmax(x @ m.w, over=C) to f32)"),
+        lambda t: t.replace("|> round", "|> abs"),
+        lambda t: t.replace("fn scores", "## Scores.\nfn scores"),
+        lambda t: t.replace("mean(argmax(x @ m.w, over=C) to f32)", "mean(x @ m.w)"),
+    ]
+    previous = _check(program)
+    for edit in edits:
+        program = edit(program)
+        again = _check(program, previous)
+        fresh = _check(program)
+        assert [(d.code, d.span, d.message, d.secondary, d.notes) for d in again.diagnostics] == [
+            (d.code, d.span, d.message, d.secondary, d.notes) for d in fresh.diagnostics
+        ]
+        previous = again
