@@ -318,3 +318,16 @@ def test_a_run_of_edits_reports_as_a_fresh_check_does():
             (d.code, d.span, d.message, d.secondary, d.notes) for d in fresh.diagnostics
         ]
         previous = again
+
+
+def test_axis_names_that_are_also_parameter_names_are_not_values():
+    # `m` is the model and, from the einsum on, an axis too (as in examples/gpt.ss).
+    body = (
+        "fn f(m: Net, q: [b n D], k: [b n D]) -> [b n n]:\n"
+        "    return einsum(q, k: b n D, b m D -> b n m)\n"
+        "        |> masked_fill(!causal[n m], -inf)\n"
+        "        |> softmax(over=m)\n"
+    )
+    found = summaries(body)
+    assert found["f"].results[0] is None
+    assert found["f"].results[1].grade == SMOOTH

@@ -25,7 +25,9 @@ from collections.abc import Callable, Iterable, Sequence
 from shapescript.check.algebra.syntax_facts import walk
 from shapescript.check.algebra.types import (
     FLOAT_DTYPES,
+    BatchType,
     HostType,
+    LogsType,
     ModelType,
     TensorType,
     Type,
@@ -350,7 +352,14 @@ class _Scan:
         if kind is ast.Pipe:
             return self.pipe(node)
         if kind is ast.Index:
-            deps = self.expr(node.target)
+            target = node.target
+            if (
+                target.__class__ is ast.Name
+                and target.name in CONSTANT_OPERATIONS
+                and target.name not in self.env
+            ):
+                return {}  # `causal[n m]`, `positions[n]`: their brackets name axes
+            deps = self.expr(target)
             for item in node.items:
                 deps = _join(deps, self._index_item(item))
             return self._typed(node, deps)
@@ -432,8 +441,8 @@ class _Scan:
             elif value.__class__ is ast.Lambda:
                 inputs = piped if piped is not None else {}
                 args.append((arg.name, self.apply_lambda(value, inputs)))
-            elif value.__class__ in (ast.Pattern, ast.ToStage):
-                continue
+            elif value.__class__ in (ast.Pattern, ast.ToStage) or arg.name == "over":
+                continue  # patterns, types and axis names aren't values
             else:
                 args.append((arg.name, self.expr(value)))
         if piped is not None:
@@ -491,6 +500,8 @@ class _Scan:
             return _raise(joined, PIECEWISE, step)
         if name in SMOOTH_OPERATIONS or name in UNRELATED_OPERATIONS:
             return joined
+        if self.types.get(getattr(node, "span", None)).__class__ in (LogsType, BatchType):
+            return joined  # a record made of its fields
         self._assume(name, joined)
         return joined
 
