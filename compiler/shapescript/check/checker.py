@@ -13,6 +13,7 @@ from shapescript.check.algebra.types import ModelType
 from shapescript.check.analyses.math_comments import CommentLine, Math, check_math, find_math
 from shapescript.check.analyses.padding import check_padding
 from shapescript.check.analyses.placement import place
+from shapescript.check.analyses.regularity_errors import gradient_diagnostics
 from shapescript.check.bodies import builtin_rules, gradients
 from shapescript.check.bodies.body_checker import Program
 from shapescript.check.bodies.generics import instances_of, keep_instances
@@ -245,6 +246,17 @@ def _check_parsed(
         found_reads = read_diagnostics(program, differentiating)
         param_reads = reads_of_functions(program)
     diagnostics.extend(found_reads)
+    regularity_memo: dict = {}
+    if differentiating:
+        found, regularity_memo = gradient_diagnostics(
+            items,
+            differentiating,
+            scope.model_infos,
+            source,
+            fingerprint,
+            previous.memo.get("regularity") if previous is not None else None,
+        )
+        diagnostics.extend(found)
     placed = Reporter()
     placement = place(module, scope, items, placed)
     diagnostics.extend(placed.diagnostics)
@@ -282,6 +294,7 @@ def _check_parsed(
             "signatures": signature_memo,
             "reads": program.read_summaries,
             "param_reads": (fingerprint, functions, reads_memo(program)),
+            "regularity": regularity_memo,
             "reads_of_functions": (fingerprint, param_reads) if all_facts else None,
             "fingerprint_parts": fingerprint_parts,
             "dims": dims_memo,

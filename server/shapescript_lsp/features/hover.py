@@ -41,6 +41,7 @@ from shapescript_lsp.features.pattern_hover import (
     pattern_picture,
     stage_pattern,
 )
+from shapescript_lsp.features.regularity_hover import regularity_line
 from shapescript_lsp.positions import range_of
 from shapescript_lsp.render.math import render_doc
 from shapescript_lsp.render.patterns import PatternPicture, svg_pattern, text_pattern
@@ -274,6 +275,8 @@ class HoverRenderer:
             header = _function_declaration(checked, symbol)
             generic = generic_summary(checked, symbol.name) if kind == "fn" else ""
             parts = [_fence(header), self.doc(symbol.doc), generic]
+            if kind == "fn":
+                parts.append(regularity_line(checked, symbol.name))
             if kind == "fn" and is_export(checked, symbol.name):
                 parts.append(export_section(checked, symbol.name))
             return parts

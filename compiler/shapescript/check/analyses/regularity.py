@@ -1,0 +1,708 @@
+"""Regularity: how smooth each function's result is in each of its parameters.
+
+Each function's result gets a class per parameter on the lattice smooth < piecewise-smooth
+< discontinuous: the worst class of any operation on a path from the parameter to the
+result. Calls of the file's functions use the callee's summary, worked out on a worklist
+(callees first; a cycle is iterated to its fixpoint), so no walk over calls recurses.
+
+The analysis is syntactic and sound for what it sees: every value that depends on a
+parameter carries the class of the worst operation it went through, and any value of an
+integer or boolean type (an Index, a Mask, an int) that depends on a parameter is
+discontinuous in it. It is conservative where the values cancel or don't matter: `x - x`
+compared with 0, `where(x > 0, x, 0)` (which is relu), a mask made from values but used
+where the gradient is zero anyway. Calls it can't see into (Python functions, extern fns
+other than the library's, functions of other files) are assumed smooth, and the summary
+names them. `value_and_grad(f, m, ...)` of an f discontinuous in m is E3001
+(`regularity_errors.py`); the class of each library operation is in
+`regularity_operations.py`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+
+from shapescript.check.algebra.syntax_facts import walk
+from shapescript.check.algebra.types import (
+    FLOAT_DTYPES,
+    BatchType,
+    HostType,
+    LogsType,
+    ModelType,
+    TensorType,
+    Type,
+)
+from shapescript.check.analyses.regularity_operations import (
+    CLASS_NAMES,
+    CONSTANT_OPERATIONS,
+    DISCONTINUOUS,
+    DISCONTINUOUS_OPERATIONS,
+    PIECEWISE,
+    PIECEWISE_OPERATIONS,
+    SMOOTH,
+    SMOOTH_OPERATIONS,
+    UNRELATED_OPERATIONS,
+)
+from shapescript.records import field, record
+from shapescript.syntax import ast
+from shapescript.syntax.source import Span
+
+_COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
+#: Steps kept on a path: the first (the parameter) and the last ones.
+_MAX_PATH = 10
+
+
+@record(frozen=True)
+class Step:
+    """One place on a path from a parameter: what it is (`m.w`, `h`, `argmax`), the
+    function it is in (its name, with `#k` for the k-th overload after the first) and its
+    span within that function's item, so that a summary doesn't change when an edit above
+    moves the function."""
+
+    text: str
+    owner: str
+    span: Span
+
+
+@record(frozen=True)
+class Dependence:
+    """How a value depends on one parameter: its class, the steps from the parameter to
+    here, and the operation that made it piecewise-smooth or discontinuous."""
+
+    grade: int
+    path: tuple[Step, ...]
+    cause: Step | None = None
+
+    @property
+    def class_name(self) -> str:
+        return CLASS_NAMES[self.grade]
+
+
+Deps = dict[str, Dependence]
+
+
+@record
+class Summary:
+    """A function's result, per parameter (in order): how it depends on it, or None where it
+    doesn't; `assumed` names the calls assumed smooth, since the analysis can't see in."""
+
+    name: str
+    params: tuple[str, ...]
+    results: tuple[Dependence | None, ...]
+    assumed: tuple[str, ...] = ()
+
+    def grades(self) -> tuple[int, ...]:
+        return tuple(-1 if d is None else d.grade for d in self.results)
+
+
+@record
+class Regularity:
+    """Each analysed function's summary, by name; where each function's item starts, by
+    owner (see `Step`); and the summaries a later analysis may reuse (`memo`)."""
+
+    summaries: dict[str, Summary] = field(default_factory=dict)
+    bases: dict[str, int] = field(default_factory=dict)
+    memo: dict = field(default_factory=dict)
+
+    def start(self, step: Step) -> int:
+        """Where `step` starts in the file."""
+        return self.bases.get(step.owner, 0) + step.span.start
+
+    def absolute(self, step: Step) -> Span:
+        base = self.bases.get(step.owner, 0)
+        return Span(step.span.start + base, step.span.end + base)
+
+
+@record
+class _Function:
+    decl: ast.FnDecl
+    base: int
+    types: dict
+    owner: str
+    #: The declaration as written, and where it starts in its item: with the context, what
+    #: its summary depends on besides its callees'.
+    written: tuple[str, int]
+
+
+def _join(left: Deps, right: Deps) -> Deps:
+    if not right:
+        return left
+    if not left:
+        return right
+    joined = dict(left)
+    for name, dependence in right.items():
+        mine = joined.get(name)
+        if mine is None or dependence.grade > mine.grade:
+            joined[name] = dependence
+    return joined
+
+
+def _extend(path: tuple[Step, ...], step: Step) -> tuple[Step, ...]:
+    if path and path[-1] == step:
+        return path
+    path = (*path, step)
+    if len(path) > _MAX_PATH:
+        path = (path[0], Step("…", path[1].owner, path[1].span), *path[-(_MAX_PATH - 2) :])
+    return path
+
+
+def _through(deps: Deps, step: Step) -> Deps:
+    """`deps` after flowing through `step` (an assignment, a field read)."""
+    return {
+        name: Dependence(d.grade, _extend(d.path, step), d.cause) if d.grade < DISCONTINUOUS else d
+        for name, d in deps.items()
+    }
+
+
+def _raise(deps: Deps, grade: int, step: Step) -> Deps:
+    """`deps` after an operation of class `grade` at `step`."""
+    raised: Deps = {}
+    for name, d in deps.items():
+        if d.grade < grade:
+            raised[name] = Dependence(grade, _extend(d.path, step), step)
+        else:
+            raised[name] = d
+    return raised
+
+
+def _compose(deps: Deps, inner: Dependence, call: Step) -> Deps:
+    """An argument's `deps` through a callee whose result depends on the parameter as
+    `inner` does."""
+    composed: Deps = {}
+    for name, d in deps.items():
+        if inner.grade > d.grade:
+            path = _extend(d.path, call)
+            for step in inner.path[1:]:
+                path = _extend(path, step)
+            composed[name] = Dependence(inner.grade, path, inner.cause)
+        else:
+            composed[name] = Dependence(d.grade, _extend(d.path, call), d.cause)
+    return composed
+
+
+def _discrete(type_: Type | None) -> bool:
+    """A type whose values are whole numbers or truth values."""
+    if type_.__class__ is TensorType:
+        return type_.resolved_dtype not in FLOAT_DTYPES  # type: ignore[union-attr]
+    if type_.__class__ is HostType:
+        return type_.kind in ("int", "bool")  # type: ignore[union-attr]
+    return False
+
+
+def _contains_return(body: Iterable[ast.Stmt]) -> bool:
+    return any(node.__class__ is ast.Return for stmt in body for node in walk(stmt))
+
+
+class _Scan:
+    """Works out one function's summary from its body and its callees' summaries."""
+
+    def __init__(
+        self,
+        function: _Function,
+        summaries: Callable[[str], Summary | None],
+        local_functions: frozenset[str],
+        models: dict,
+        text: str,
+    ) -> None:
+        self.function = function
+        self.types = function.types
+        self.base = function.base
+        self.summary_of = summaries
+        self.local_functions = local_functions
+        self.models = models
+        self.text = text
+        self.env: dict[str, Deps] = {}
+        self.control: Deps = {}
+        self.result: Deps = {}
+        self.pipe_inputs: list[Deps] = []
+        self.assumed: list[str] = []
+
+    # ------------------------------------------------------------------ helpers
+
+    def _at(self, text: str, span: Span) -> Step:
+        return Step(text, self.function.owner, span)
+
+    def _text(self, node) -> str:
+        span = node.span
+        written = " ".join(self.text[self.base + span.start : self.base + span.end].split())
+        return written if len(written) <= 40 else written[:39] + "…"
+
+    def _step(self, node, text: str | None = None) -> Step:
+        return self._at(text if text is not None else f"`{self._text(node)}`", node.span)
+
+    def _typed(self, node, deps: Deps, label: str | None = None) -> Deps:
+        """The type rule: a whole-number or boolean value is discontinuous in what it
+        depends on."""
+        if not deps:
+            return deps
+        type_ = self.types.get(node.span)
+        if not _discrete(type_):
+            return deps
+        if label is None:
+            boolean = getattr(type_, "resolved_dtype", None) == "bool" or (
+                getattr(type_, "kind", None) == "bool"
+            )
+            held = "truth values" if boolean else "whole numbers"
+            label = f"`{self._text(node)}` (which holds {held})"
+        return _raise(deps, DISCONTINUOUS, self._step(node, label))
+
+    def _assume(self, name: str, deps: Deps) -> None:
+        if deps and name not in self.assumed:
+            self.assumed.append(name)
+
+    # ------------------------------------------------------------------ function
+
+    def run(self) -> Summary:
+        decl = self.function.decl
+        for param in decl.params:
+            start = Dependence(SMOOTH, (self._at(f"`{param.name}`", param.name_span),))
+            self.env[param.name] = {param.name: start}
+        if decl.expr_body is not None:
+            self.result = self.expr(decl.expr_body)
+        self.block(decl.body or [])
+        results = tuple(self.result.get(param.name) for param in decl.params)
+        return Summary(decl.name, tuple(p.name for p in decl.params), results, tuple(self.assumed))
+
+    # ------------------------------------------------------------------ statements
+
+    def block(self, body: Sequence[ast.Stmt]) -> None:
+        for stmt in body:
+            self.statement(stmt)
+
+    def statement(self, stmt) -> None:
+        kind = stmt.__class__
+        if kind is ast.Assign:
+            value = _join(self.expr(stmt.value), self.control)
+            for target in stmt.targets:
+                bound = _through(value, self._at(f"`{target.name}`", target.span))
+                self.env[target.name] = self._typed(target, bound)
+        elif kind is ast.Return:
+            if stmt.value is not None:
+                self.result = _join(self.result, _join(self.expr(stmt.value), self.control))
+        elif kind is ast.If:
+            condition = self.expr(stmt.condition)
+            condition = _raise(condition, DISCONTINUOUS, self._step(stmt.condition, None))
+            outer = self.control
+            self.control = _join(outer, condition)
+            before = dict(self.env)
+            self.block(stmt.then_body)
+            after_then = self.env
+            self.env = dict(before)
+            self.block(stmt.else_body or [])
+            self.env = self._merge(after_then, self.env)
+            self.control = outer
+            if _contains_return(stmt.then_body) or _contains_return(stmt.else_body or []):
+                # What follows runs only where the branch didn't return.
+                self.control = _join(outer, condition)
+        elif kind is ast.For:
+            iterated = self.expr(stmt.iterable)
+            # Each pass only adds parameters or raises classes, so this ends.
+            while True:
+                before = dict(self.env)
+                self.env[stmt.var.name] = iterated
+                self.block(stmt.body)
+                self.env = self._merge(before, self.env)
+                if self._grades(self.env) == self._grades(before):
+                    break
+        elif kind is ast.FieldAssign:
+            # `h.w = e` changes what `h` holds.
+            root = stmt.target
+            while root.__class__ is not ast.Name and hasattr(root, "target"):
+                root = root.target
+            if root.__class__ is ast.Name:
+                value = _join(self.expr(stmt.value), self.control)
+                self.env[root.name] = _join(self.env.get(root.name, {}), value)
+        elif kind is ast.ExprStmt:
+            self.expr(stmt.expr)
+
+    def _merge(self, left: dict, right: dict) -> dict:
+        merged = dict(left)
+        for name, deps in right.items():
+            merged[name] = _join(merged.get(name, {}), deps)
+        return merged
+
+    @staticmethod
+    def _grades(env: dict) -> dict:
+        return {
+            name: tuple(sorted((p, d.grade) for p, d in deps.items())) for name, deps in env.items()
+        }
+
+    # ------------------------------------------------------------------ expressions
+
+    def expr(self, node) -> Deps:
+        kind = node.__class__
+        if kind is ast.Name:
+            deps = self.env.get(node.name, {})
+            return self._typed(node, deps)
+        if kind is ast.Placeholder:
+            return self.pipe_inputs[-1] if self.pipe_inputs else {}
+        if kind is ast.Binary:
+            deps = _join(self.expr(node.left), self.expr(node.right))
+            if deps and node.op in _COMPARISONS:
+                label = f"the comparison `{self._text(node)}`"
+                return _raise(deps, DISCONTINUOUS, self._step(node, label))
+            return self._typed(node, deps)
+        if kind is ast.Unary:
+            return self._typed(node, self.expr(node.operand))
+        if kind is ast.Cast:
+            deps = self.expr(node.operand)
+            return self._typed(node, deps, f"`{node.kind} {self._text(node.type)}`")
+        if kind is ast.Call:
+            return self._typed(node, self.call(node, None))
+        if kind is ast.Pipe:
+            return self.pipe(node)
+        if kind is ast.Index:
+            target = node.target
+            if (
+                target.__class__ is ast.Name
+                and target.name in CONSTANT_OPERATIONS
+                and target.name not in self.env
+            ):
+                return {}  # `causal[n m]`, `positions[n]`: their brackets name axes
+            deps = self.expr(target)
+            for item in node.items:
+                deps = _join(deps, self._index_item(item))
+            return self._typed(node, deps)
+        if kind is ast.Member:
+            return self.member(node)
+        if kind is ast.Range:
+            return _join(self.expr(node.lo), self.expr(node.hi))
+        return {}
+
+    def _index_item(self, item) -> Deps:
+        kind = item.__class__
+        if kind is ast.Slice:
+            deps: Deps = {}
+            for part in (item.lo, item.hi, item.step):
+                if part is not None:
+                    deps = _join(deps, self.expr(part))
+            return _raise(deps, DISCONTINUOUS, self._step(item, "a computed index"))
+        if kind is ast.SpacedIndex:
+            deps = {}
+            for part in item.items:
+                deps = _join(deps, self.expr(part))
+            return _raise(deps, DISCONTINUOUS, self._step(item, "a computed index"))
+        return _raise(self.expr(item), DISCONTINUOUS, self._step(item, "a computed index"))
+
+    def member(self, node: ast.Member) -> Deps:
+        target_type = self.types.get(node.target.span)
+        if target_type.__class__ is ModelType:
+            info = self.models.get(target_type.name)  # type: ignore[union-attr]
+            field_info = info.fields.get(node.name) if info is not None else None
+            if field_info is not None and field_info.kind == "buffer":
+                return {}  # a buffer isn't trained: it holds no param
+            return _through(self.expr(node.target), self._step(node))
+        return self._typed(node, self.expr(node.target))
+
+    def pipe(self, node: ast.Pipe) -> Deps:
+        deps = self.expr(node.input)
+        for stage in node.stages:
+            kind = stage.__class__
+            if kind is ast.Call:
+                deps = self.call(stage, deps)
+            elif kind is ast.Name:
+                deps = self.call_named(stage.name, stage, [(None, deps)], stage)
+            elif kind is ast.Lambda:
+                deps = self.apply_lambda(stage, deps)
+            elif kind is ast.ToStage:
+                deps = self._typed(stage, deps, f"`{self._text(stage)}`")
+                continue
+            else:
+                self.pipe_inputs.append(deps)
+                deps = self.expr(stage)
+                self.pipe_inputs.pop()
+            deps = self._typed(stage, deps)
+        return deps
+
+    def apply_lambda(self, node: ast.Lambda, deps: Deps) -> Deps:
+        saved = {p.name: self.env.get(p.name) for p in node.params}
+        for param in node.params:
+            self.env[param.name] = deps
+        result = self.expr(node.body)
+        for name, value in saved.items():
+            if value is None:
+                self.env.pop(name, None)
+            else:
+                self.env[name] = value
+        return result
+
+    def _arguments(self, node: ast.Call, piped: Deps | None) -> list[tuple[str | None, Deps]]:
+        """Each argument's name (None by position) and dependencies; a piped value goes
+        where `_` is, else first."""
+        args: list[tuple[str | None, Deps]] = []
+        placed = piped is None
+        if piped is not None:
+            self.pipe_inputs.append(piped)
+        for arg in node.args:
+            value = arg.value
+            if value.__class__ is ast.Placeholder and piped is not None:
+                args.append((arg.name, piped))
+                placed = True
+            elif value.__class__ is ast.Lambda:
+                inputs = piped if piped is not None else {}
+                args.append((arg.name, self.apply_lambda(value, inputs)))
+            elif value.__class__ in (ast.Pattern, ast.ToStage) or arg.name == "over":
+                continue  # patterns, types and axis names aren't values
+            else:
+                args.append((arg.name, self.expr(value)))
+        if piped is not None:
+            self.pipe_inputs.pop()
+            if not placed:
+                args.insert(0, (None, piped))
+        return args
+
+    def call(self, node: ast.Call, piped: Deps | None) -> Deps:
+        args = self._arguments(node, piped)
+        callee = node.callee
+        if callee.__class__ is ast.Name:
+            deps = self.call_named(callee.name, node, args, callee)
+        else:
+            deps = self.expr(callee) if callee.__class__ is not ast.Member else {}
+            for _, arg in args:
+                deps = _join(deps, arg)
+            self._assume(self._text(callee), deps)
+        for arg in node.args:
+            # A `mut` argument may come back holding anything the call saw.
+            if arg.mut and arg.value.__class__ is ast.Name:
+                name = arg.value.name
+                self.env[name] = _join(self.env.get(name, {}), _join(deps, self.control))
+        return deps
+
+    def call_named(self, name: str, node, args: list[tuple[str | None, Deps]], callee_node) -> Deps:
+        joined: Deps = {}
+        for _, arg in args:
+            joined = _join(joined, arg)
+        if name == "value_and_grad" and args and node.__class__ is ast.Call:
+            first = node.args[0].value if node.args else None
+            if first.__class__ is ast.Name and first.name in self.local_functions:
+                return self.call_named(first.name, node, args[1:], first)
+        if name in self.env:
+            self._assume(name, joined)
+            return joined
+        if name in self.local_functions:
+            summary = self.summary_of(name)
+            if summary is None:
+                return {}
+            return self._through_summary(summary, args, self._at(f"`{name}`", node.span))
+        if name == "map" or name == "filter":
+            return self._stage_function(node, joined)
+        if name in CONSTANT_OPERATIONS:
+            return {}
+        step = self._at(f"`{name}`", callee_node.span)
+        if name in DISCONTINUOUS_OPERATIONS:
+            return _raise(joined, DISCONTINUOUS, step)
+        if name in PIECEWISE_OPERATIONS:
+            return _raise(joined, PIECEWISE, step)
+        if name == "reduce" and any(
+            arg.value.__class__ is ast.StringLit and arg.value.value in ("max", "min")
+            for arg in getattr(node, "args", ())
+        ):
+            return _raise(joined, PIECEWISE, step)
+        if name in SMOOTH_OPERATIONS or name in UNRELATED_OPERATIONS:
+            return joined
+        if self.types.get(getattr(node, "span", None)).__class__ in (LogsType, BatchType):
+            return joined  # a record made of its fields
+        self._assume(name, joined)
+        return joined
+
+    def _stage_function(self, node, joined: Deps) -> Deps:
+        """`map(f)` and `filter(f)` with a function given by name: f applied to what the
+        stage is given (lambdas were followed with the arguments)."""
+        for arg in getattr(node, "args", ()):
+            value = arg.value
+            if value.__class__ is not ast.Name or value.name in self.env:
+                continue
+            step = self._at(f"`{value.name}`", value.span)
+            if value.name in self.local_functions:
+                summary = self.summary_of(value.name)
+                if summary is not None:
+                    joined = _join(joined, self._through_summary(summary, [(None, joined)], step))
+            elif value.name in DISCONTINUOUS_OPERATIONS:
+                joined = _raise(joined, DISCONTINUOUS, step)
+            elif value.name in PIECEWISE_OPERATIONS:
+                joined = _raise(joined, PIECEWISE, step)
+        return joined
+
+    def _through_summary(
+        self, summary: Summary, args: list[tuple[str | None, Deps]], step: Step
+    ) -> Deps:
+        deps: Deps = {}
+        position = 0
+        for arg_name, arg in args:
+            if arg_name is not None and arg_name in summary.params:
+                index = summary.params.index(arg_name)
+            else:
+                index = position
+                position += 1
+            if index >= len(summary.results):
+                continue
+            inner = summary.results[index]
+            if inner is not None and arg:
+                deps = _join(deps, _compose(arg, inner, step))
+        for name in summary.assumed:
+            if deps and name not in self.assumed:
+                self.assumed.append(name)
+        return deps
+
+
+# ---------------------------------------------------------------------- the whole file
+
+
+class _Functions(dict):
+    """The file's checked functions by name, each made into a `_Function` when first asked
+    for (a keystroke's analysis looks at few of a big file's functions)."""
+
+    def __init__(self, items, text: str) -> None:
+        super().__init__()
+        self.text = text
+        self.items: dict[str, list] = {}
+        for item in items:
+            decl = item.item
+            if decl.__class__ is ast.FnDecl and item.body is not None:
+                self.items.setdefault(decl.name, []).append(item)
+
+    def names(self) -> frozenset[str]:
+        return frozenset(self.items)
+
+    def __missing__(self, name: str) -> list[_Function]:
+        made = []
+        for index, item in enumerate(self.items[name]):
+            decl = item.item
+            owner = name if index == 0 else f"{name}#{index}"
+            start, end = item.base + decl.span.start, item.base + decl.span.end
+            written = (self.text[start:end], decl.span.start)
+            made.append(_Function(decl, item.base, item.body.facts.types, owner, written))
+        self[name] = made
+        return made
+
+
+def _callees(
+    functions: list[_Function], names: frozenset[str], previous: dict | None, memo: dict
+) -> set[str]:
+    """The file's functions that `functions` name, from the names each declaration uses
+    (kept by its text from `previous`, an earlier result's memo)."""
+    found: set[str] = set()
+    for function in functions:
+        key = ("names", *function.written)
+        used = previous.get(key) if previous is not None else None
+        if used is None:
+            used = frozenset(
+                node.name for node in walk(function.decl) if node.__class__ is ast.Name
+            )
+        memo[key] = used
+        found.update(used & names)
+    return found
+
+
+def analyse(
+    items,
+    models: dict,
+    text: str,
+    roots: Iterable[str] | None = None,
+    context: object = None,
+    previous: dict | None = None,
+) -> Regularity:
+    """The summaries of the functions named in `roots` and of those they call (all of the
+    file's functions when `roots` is None).
+
+    With `context` (what the bodies' types depend on besides their text: the
+    declarations' fingerprint), a function whose text, place in its item and callees'
+    summaries are those of `previous` (an earlier result's `memo`) keeps its summary.
+    """
+    functions = _Functions(items, text)
+    names = functions.names()
+    regularity = Regularity()
+    wanted = [name for name in (roots if roots is not None else sorted(names)) if name in names]
+    callees: dict[str, set[str]] = {}
+    order: list[str] = []
+    seen: set[str] = set()
+    for root in wanted:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack: list[tuple[str, list[str]]] = []
+        callees[root] = _callees(functions[root], names, previous, regularity.memo)
+        stack.append((root, sorted(callees[root])))
+        while stack:
+            name, pending = stack[-1]
+            if pending:
+                callee = pending.pop()
+                if callee not in seen:
+                    seen.add(callee)
+                    callees[callee] = _callees(functions[callee], names, previous, regularity.memo)
+                    stack.append((callee, sorted(callees[callee])))
+                continue
+            stack.pop()
+            order.append(name)
+    callers: dict[str, set[str]] = {}
+    for name, called in callees.items():
+        for callee in called:
+            callers.setdefault(callee, set()).add(name)
+    summaries = regularity.summaries
+    for name in order:
+        for function in functions[name]:
+            regularity.bases[function.owner] = function.base
+    queue = deque(order)
+    queued = set(order)
+    while queue:
+        name = queue.popleft()
+        queued.discard(name)
+        found = []
+        for function in functions[name]:
+            used = tuple((callee, summaries.get(callee)) for callee in sorted(callees[name]))
+            key = None
+            if context is not None:
+                key = (function.owner, *function.written, context)
+            kept = previous.get(key) if previous is not None and key is not None else None
+            if kept is not None and kept[1] == used:
+                summary = kept[0]
+            else:
+                summary = _Scan(function, summaries.get, names, models, text).run()
+            if key is not None:
+                regularity.memo[key] = (summary, used)
+            found.append(summary)
+        summary = _joined_summaries(found)
+        before = summaries.get(name)
+        summaries[name] = summary
+        if before is None or before.grades() != summary.grades():
+            for caller in callers.get(name, ()):
+                if caller not in queued:
+                    queued.add(caller)
+                    queue.append(caller)
+    return regularity
+
+
+def _joined_summaries(found: list[Summary]) -> Summary:
+    """One summary for the functions of one name (overloads): the worse of each."""
+    summary = found[0]
+    for other in found[1:]:
+        if len(other.results) != len(summary.results):
+            continue
+        results = tuple(
+            b if a is None or (b is not None and b.grade > a.grade) else a
+            for a, b in zip(summary.results, other.results, strict=True)
+        )
+        assumed = summary.assumed + tuple(n for n in other.assumed if n not in summary.assumed)
+        summary = Summary(summary.name, summary.params, results, assumed)
+    return summary
+
+
+def describe(summary: Summary, line_of: Callable[[Step], int], shown: Sequence[str]) -> str:
+    """One line for a hover: the class of the result in each parameter named in `shown`."""
+    parts = []
+    for name, dependence in zip(summary.params, summary.results, strict=True):
+        if name not in shown:
+            continue
+        if dependence is None:
+            parts.append(f"constant in `{name}`")
+            continue
+        part = f"{dependence.class_name} in `{name}`"
+        if dependence.cause is not None:
+            part += f" ({dependence.cause.text}, line {line_of(dependence.cause)})"
+        parts.append(part)
+    if not parts:
+        return ""
+    line = "Regularity: " + ", ".join(parts)
+    if summary.assumed:
+        line += "; assumes " + ", ".join(f"`{n}`" for n in summary.assumed) + " smooth"
+    return line
