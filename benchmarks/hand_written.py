@@ -13,14 +13,14 @@ Expert is what someone who knows PyTorch's fast paths writes: weights stored `[o
 (`foreach=True` where this torch has no fused CPU AdamW).
 
 Each side's params are a dict of leaf tensors named as the ShapeScript program's fields; a
-GPT's stacked `[L ...]` params become one tensor per block, `name.l`, as an `nn.ModuleList`
-holds them.
+GPT's blocks, held models `h.l.name` in ShapeScript (`h: [L] Block`, an `nn.ModuleList`), are
+`name.l` here.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
@@ -33,37 +33,35 @@ HEAD = 64
 EPS = 1e-5
 
 
-def hand_params(state: Params, *, transposed: bool, stacked: Collection[str] = ()) -> Params:
-    """Leaf copies of a ShapeScript model's params for a hand-written side: the `stacked`
-    ones one per block, and linear weights `[out in]` when `transposed`."""
+def hand_params(state: Params, *, transposed: bool) -> Params:
+    """Leaf copies of a ShapeScript model's params for a hand-written side: a held block's
+    `h.l.name` as `name.l`, and linear weights `[out in]` when `transposed`."""
     params: Params = {}
-    for name, value in state.items():
-        parts = (
-            {f"{name}.{layer}": part for layer, part in enumerate(value.unbind(0))}
-            if name in stacked
-            else {name: value}
-        )
-        for key, part in parts.items():
-            if transposed and name in LINEAR_WEIGHTS:
-                part = part.t()
-            params[key] = part.detach().clone().contiguous().requires_grad_(True)
+    for key, value in state.items():
+        name, block = _hand_name(key)
+        if transposed and name in LINEAR_WEIGHTS:
+            value = value.t()
+        hand_key = f"{name}.{block}" if block is not None else name
+        params[hand_key] = value.detach().clone().contiguous().requires_grad_(True)
     return params
+
+
+def _hand_name(key: str) -> tuple[str, int | None]:
+    """A state-dict key's field name and block number: `h.1.w_o` is (`w_o`, 1)."""
+    parts = key.split(".")
+    if len(parts) == 3 and parts[0] == "h":
+        return parts[2], int(parts[1])
+    return key, None
 
 
 def as_written(values: Params, *, transposed: bool) -> Params:
     """Values named and laid out as the hand-written params are, back in the ShapeScript
-    program's layout: blocks stacked again, linear weights `[in out]`."""
-    blocks: dict[str, dict[int, torch.Tensor]] = {}
+    program's names and layout: `name.l` as `h.l.name`, linear weights `[in out]`."""
     result: Params = {}
     for key, value in values.items():
         name, _, block = key.partition(".")
         value = value.t() if transposed and name in LINEAR_WEIGHTS else value
-        if block:
-            blocks.setdefault(name, {})[int(block)] = value
-        else:
-            result[name] = value
-    for name, parts in blocks.items():
-        result[name] = torch.stack([parts[layer] for layer in sorted(parts)])
+        result[f"h.{block}.{name}" if block else name] = value
     return result
 
 

@@ -76,9 +76,6 @@ UPDATE_TOLERANCE = 1e-2
 LEARNING_RATE = 6e-4
 GPT_LAYERS = 2
 GPT_VOCAB = 512
-GPT_STACKED = frozenset(
-    {"ln1_w", "ln1_b", "w_qkv", "w_o", "ln2_w", "ln2_b", "w_fc", "b_fc", "w_proj", "b_proj"}
-)
 BATCH_SECONDS = 0.02
 
 SS, NAIVE, EXPERT, EXPERT_TC, SS_TC = (
@@ -263,7 +260,7 @@ def train_case(size: Size, *, torch_compile: bool) -> Case:
     mask = hw.causal_mask(size.n)
 
     def side(transposed: bool) -> tuple[hw.Params, torch.optim.Optimizer]:
-        params = hw.hand_params(state, transposed=transposed, stacked=GPT_STACKED)
+        params = hw.hand_params(state, transposed=transposed)
         return params, hw.adamw(params, LEARNING_RATE, expert=transposed)
 
     naive_p, naive_opt = side(False)

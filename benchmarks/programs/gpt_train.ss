@@ -1,5 +1,5 @@
-# A full training step of a 2-layer GPT, as examples/gpt.ss writes the model: the loss's
-# value and gradient, then an AdamW update.
+# A full training step of a 2-layer GPT whose blocks are held models, as gpt2_hf.ss and an
+# nn.ModuleList hold them: the loss's value and gradient, then an AdamW update.
 # benchmarks/vs_torch.py sets D for each size; each head has 64 features.
 
 ## Vocabulary size.
@@ -17,47 +17,51 @@ dim Dff = 4 * D
 ## Transformer blocks.
 dim L = 2
 
-## A GPT's weights; each block's params are stacked along a first axis of L.
+## One transformer block's weights.
+model Block:
+    param ln1_w: [D] = ones
+    param ln1_b: [D] = zeros
+    param w_qkv: [D 3*D] = normal(std=0.02)
+    param w_o: [D D] = normal(std=0.02)
+    param ln2_w: [D] = ones
+    param ln2_b: [D] = zeros
+    param w_fc: [D Dff] = normal(std=0.02)
+    param b_fc: [Dff] = zeros
+    param w_proj: [Dff D] = normal(std=0.02)
+    param b_proj: [D] = zeros
+
+## A GPT's weights: the blocks are held models, as an `nn.ModuleList` holds them.
 model Gpt:
     param wte: [V D] = normal(std=0.02)
     param wpe: [T D] = normal(std=0.01)
-    param ln1_w: [L D] = ones
-    param ln1_b: [L D] = zeros
-    param w_qkv: [L D 3*D] = normal(std=0.02)
-    param w_o: [L D D] = normal(std=0.02)
-    param ln2_w: [L D] = ones
-    param ln2_b: [L D] = zeros
-    param w_fc: [L D Dff] = normal(std=0.02)
-    param b_fc: [L Dff] = zeros
-    param w_proj: [L Dff D] = normal(std=0.02)
-    param b_proj: [L D] = zeros
+    h: [L] Block
     param lnf_w: [D] = ones
     param lnf_b: [D] = zeros
 
-## Causal multi-head self-attention of block l.
-fn attention(m: Gpt, x: [b n D], l: int) -> [b n D]:
-    q, k, v = x @ m.w_qkv[l] |> split(b n (3 H Dh) -> b H n Dh)
+## Causal multi-head self-attention.
+fn attention(blk: Block, x: [b n D]) -> [b n D]:
+    q, k, v = x @ blk.w_qkv |> split(b n (3 H Dh) -> b H n Dh)
     att = einsum(q, k: b H n Dh, b H m Dh -> b H n m) / sqrt(Dh)
         |> masked_fill(!causal[n m], -inf)
         |> softmax(over=m)
     return einsum(att, v: b H n m, b H m Dh -> b H n Dh)
         |> rearrange(b H n Dh -> b n (H Dh))
-        |> matmul(m.w_o[l])
+        |> matmul(blk.w_o)
 
-## The feed-forward layer of block l.
-fn mlp(m: Gpt, x: [b n D], l: int) -> [b n D]:
-    return x @ m.w_fc[l] + m.b_fc[l] |> gelu |> matmul(m.w_proj[l]) |> add(m.b_proj[l])
+## The feed-forward layer.
+fn mlp(blk: Block, x: [b n D]) -> [b n D]:
+    return x @ blk.w_fc + blk.b_fc |> gelu |> matmul(blk.w_proj) |> add(blk.b_proj)
 
-## Transformer block l: attention, then the MLP, each with a residual connection.
-fn block(m: Gpt, x: [b n D], l: int) -> [b n D]:
-    x = x + attention(m, layer_norm(x, over=D, weight=m.ln1_w[l], bias=m.ln1_b[l]), l)
-    return x + mlp(m, layer_norm(x, over=D, weight=m.ln2_w[l], bias=m.ln2_b[l]), l)
+## A transformer block: attention, then the MLP, each with a residual connection.
+fn block(blk: Block, x: [b n D]) -> [b n D]:
+    x = x + attention(blk, layer_norm(x, over=D, weight=blk.ln1_w, bias=blk.ln1_b))
+    return x + mlp(blk, layer_norm(x, over=D, weight=blk.ln2_w, bias=blk.ln2_b))
 
 ## Next-token logits; the output layer is tied to the token embedding.
 fn forward(m: Gpt, ids: [b n] Index[V]) -> [b n V] Logit over V:
     x = embedding(ids, m.wte) + (m.wpe[0:n] as [n D])
-    for l in 0..L:
-        x = block(m, x, l)
+    for blk in m.h:
+        x = block(blk, x)
     x = layer_norm(x, over=D, weight=m.lnf_w, bias=m.lnf_b)
     return linear(x, m.wte)
 
