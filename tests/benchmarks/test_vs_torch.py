@@ -59,7 +59,7 @@ def test_a_training_step_that_skips_the_update_is_caught(monkeypatch) -> None:
     monkeypatch.setattr(hand_written, "train_step", no_step)
     problems = vs_torch.disagreements(vs_torch.build_case("train", TINY, torch_compile=False))
     # Naive is the reference: now ShapeScript's step, which updates, is the one that differs.
-    assert any(problem.startswith("shapescript: w_qkv differs") for problem in problems)
+    assert any(problem.startswith("shapescript: h.0.w_qkv differs") for problem in problems)
     assert not any("loss" in problem for problem in problems)
 
 
@@ -69,7 +69,7 @@ def test_one_round_prints_the_budgets_and_writes_the_results(tmp_path, capsys) -
     argv = ["--sizes", "small", "--cases", "attention,mlp", "--rounds", "1", "--no-compile"]
     assert vs_torch.main([*argv, "--output", str(output)]) == 0
     printed = capsys.readouterr().out
-    assert "budgets:" in printed and "shapescript/expert" in printed
+    assert "budgets:" in printed and "ss/expert" in printed
     rows = json.loads(output.read_text(encoding="utf-8"))["rows"]
     assert [(row["case"], row["size"]) for row in rows] == [
         ("attention", "small"),
