@@ -52,6 +52,7 @@ from shapescript_lsp.features.highlights import document_highlights
 from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hints
 from shapescript_lsp.features.math_hover import math_hover
+from shapescript_lsp.features.padding_hover import wants_complete_facts
 from shapescript_lsp.features.python_members import PYTHON_NAMES, python_roots
 from shapescript_lsp.features.python_names import python_definition
 from shapescript_lsp.features.python_signatures import python_signature_help
@@ -472,8 +473,10 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
     math = math_hover(checked, offset, renderer.images, renderer.dark, renderer.html)
     if math is not None:
         return math
-    # The padding facts a hover shows are worked out when first read, off the event loop.
-    await asyncio.to_thread(complete_facts, checked)
+    # The padding facts only some hovers show are worked out when first read, off the
+    # event loop.
+    if wants_complete_facts(checked, offset):
+        await asyncio.to_thread(complete_facts, checked)
     answer = renderer.hover(checked, offset)
     room = [renderer.budget]
     drawing = architecture_hover(
@@ -492,8 +495,10 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
         answer.contents.value = drawing + "\n\n---\n\n" + answer.contents.value
     if answer is None and document.last_good is not None and document.last_good is not checked:
         good = document.last_good
-        await asyncio.to_thread(complete_facts, good)
-        answer = renderer.hover(good, min(offset, len(good.source.text)))
+        offset = min(offset, len(good.source.text))
+        if wants_complete_facts(good, offset):
+            await asyncio.to_thread(complete_facts, good)
+        answer = renderer.hover(good, offset)
         return answer
     picture = await function_picture(
         ls.picture_runs,
