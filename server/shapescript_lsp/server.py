@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import socket
 import sys
@@ -81,7 +80,6 @@ from shapescript_lsp.protocol import (
     DeclarationPath,
     ShapeScriptProtocol,
     Written,
-    WrittenJSON,
     strict_converter,
 )
 from shapescript_lsp.python_modules import ModuleWriter
@@ -750,10 +748,7 @@ async def semantic_tokens_full(ls: ShapeScriptServer, params: types.SemanticToke
     if checked is None:
         return types.SemanticTokens(data=[])
     read_only = ls.library.is_library_uri(params.text_document.uri)
-    tokens = semantic_tokens(checked, read_only=read_only, cache=token_cache)
-    answer = token_results.full(params.text_document.uri, tokens)
-    result_id = json.dumps(answer.result_id)
-    return WrittenJSON(f'{{"data": [{token_cache.text}], "resultId": {result_id}}}')
+    return token_results.full(params.text_document.uri, token_cache.answer(checked, read_only))
 
 
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, TOKEN_LEGEND)
@@ -763,8 +758,8 @@ async def semantic_tokens_delta(ls: ShapeScriptServer, params: types.SemanticTok
     checked, _ = await ls.analysis(uri)
     if checked is None:
         return types.SemanticTokens(data=[])
-    tokens = semantic_tokens(checked, read_only=ls.library.is_library_uri(uri), cache=token_cache)
-    return token_results.delta(uri, params.previous_result_id, tokens)
+    answer = token_cache.answer(checked, ls.library.is_library_uri(uri))
+    return token_results.delta(uri, params.previous_result_id, answer)
 
 
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, TOKEN_LEGEND)

@@ -10,6 +10,7 @@ the module's symbols; dtypes, sizes, domains and `mut` from the syntax tree.
 from __future__ import annotations
 
 import bisect
+import json
 
 from lsprotocol import types
 
@@ -21,6 +22,7 @@ from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript_lsp.features.name_spots import body_start_of, spots, written_names
 from shapescript_lsp.positions import line_index, utf16_length
+from shapescript_lsp.protocol import WrittenJSON
 
 TOKEN_TYPES = [
     "axis",
@@ -194,9 +196,11 @@ class _Cached:
 class _Encoded:
     """One item's tokens in LSP's numbers, lines counted from the item's first line: its
     first token (line, column, length, type, modifiers), the groups after it (relative, as
-    sent) and its last token's line and column; `key` is what the columns depend on."""
+    sent) and its last token's line and column; `key` is what the columns depend on. The
+    first group as sent depends on the token before the item: the last one written is
+    kept with its text (`group`, `written`)."""
 
-    __slots__ = ("cached", "key", "first", "rest", "last", "rest_text")
+    __slots__ = ("cached", "key", "first", "rest", "last", "rest_text", "group", "written")
 
     def __init__(self, cached: _Cached, key: tuple, first, rest: list[int], last) -> None:
         self.cached = cached
@@ -205,6 +209,38 @@ class _Encoded:
         self.rest = rest
         self.last = last
         self.rest_text = "".join(f", {number}" for number in rest)
+        self.group: tuple | None = None
+        self.written = ""
+
+    def text_after(self, group: tuple) -> str:
+        """The item's numbers as JSON text, its first group being `group`."""
+        if group != self.group:
+            self.group = group
+            self.written = ", ".join(map(str, group)) + self.rest_text
+        return self.written
+
+
+class TokenAnswer:
+    """A whole file's tokens as sent: each item's kept numbers with its first group as sent
+    (`entries`), and all of them as JSON text without the brackets (`text`)."""
+
+    __slots__ = ("checked", "read_only", "entries", "text")
+
+    def __init__(
+        self, checked: Checked, read_only: bool, entries: list[tuple[_Encoded, tuple]], text: str
+    ) -> None:
+        self.checked = checked
+        self.read_only = read_only
+        self.entries = entries
+        self.text = text
+
+    def data(self) -> list[int]:
+        """The numbers themselves."""
+        data: list[int] = []
+        for kept, group in self.entries:
+            data += group
+            data += kept.rest
+        return data
 
 
 def _encode_item(
@@ -242,56 +278,90 @@ class TokenCache:
 
     def __init__(self) -> None:
         self.names: tuple = ()
+        self.names_for: Checked | None = None
         self.items: dict[int, _Cached] = {}
         self.encoded: dict[int, _Encoded] = {}
-        #: The last `full` answer's numbers as JSON text, without the brackets.
-        self.text = ""
+        #: The last whole-file answer.
+        self.last: TokenAnswer | None = None
+        self.declared_for: Checked | None = None
+        self.declared_by_start: dict[int, Symbol] = {}
+        self.starts_for: Checked | None = None
+        self.item_starts: list[int] = []
 
     def full(self, checked: Checked, read_only: bool = False) -> list[int]:
         """The whole file's tokens as LSP's numbers, as `encode(tokens_in(...))` gives
-        them, re-encoding only the items whose tokens aren't kept; `text` holds them as
-        JSON."""
+        them; `text` holds them as JSON."""
+        return self.answer(checked, read_only).data()
+
+    @property
+    def text(self) -> str:
+        """The last whole-file answer's numbers as JSON text, without the brackets."""
+        return self.last.text if self.last is not None else ""
+
+    def answer(self, checked: Checked, read_only: bool = False) -> TokenAnswer:
+        """The whole file's tokens, re-encoding only the items whose tokens aren't kept;
+        the same answer again for the same analysis."""
+        last = self.last
+        if last is not None and last.checked is checked and last.read_only == read_only:
+            return last
         self.start(checked)
         text = checked.source.text
         starts = line_index(text).starts
         extra = READONLY if read_only else 0
         ascii_text = text.isascii()
-        declared: dict[int, Symbol] | None = None
+        kept_before = self.encoded
         encoded: dict[int, _Encoded] = {}
-        data: list[int] = []
+        entries: list[tuple[_Encoded, tuple]] = []
         parts: list[str] = []
         previous_line = previous_column = 0
         for item in checked.items:
-            base = item.base + item.item.span.start
+            node = item.item
+            base = item.base + node.span.start
             line = bisect.bisect_right(starts, base) - 1
             key = (extra, text[starts[line] : base])
-            kept = self.encoded.get(id(item.item))
+            kept = kept_before.get(id(node))
             if kept is None or kept.key != key or not kept.cached.fits(item):
-                if declared is None:
-                    declared = {s.span.start: s for s in checked.module_symbols.values()}
-                tokens = sorted(self.tokens(checked, item, declared))
+                tokens = sorted(self.tokens(checked, item, self.declared(checked)))
                 first, rest, (last_line, last_column) = _encode_item(
                     text, starts, line, tokens, extra, ascii_text
                 )
                 if first is not None:
                     first = (first[0] - line, *first[1:])
                 kept = _Encoded(
-                    self.items[id(item.item)], key, first, rest, (last_line - line, last_column)
+                    self.items[id(node)], key, first, rest, (last_line - line, last_column)
                 )
-            encoded[id(item.item)] = kept
+            encoded[id(node)] = kept
             if kept.first is None:
                 continue
             first_line, column, length, kind, modifiers = kept.first
             first_line += line
             delta_column = column - previous_column if first_line == previous_line else column
             group = (first_line - previous_line, delta_column, length, kind, modifiers)
-            data += group
-            data += kept.rest
-            parts.append(", ".join(map(str, group)) + kept.rest_text)
+            entries.append((kept, group))
+            parts.append(kept.text_after(group))
             previous_line, previous_column = kept.last[0] + line, kept.last[1]
         self.encoded = encoded
-        self.text = ", ".join(parts)
-        return data
+        self.last = TokenAnswer(checked, read_only, entries, ", ".join(parts))
+        return self.last
+
+    def declared(self, checked: Checked) -> dict[int, Symbol]:
+        """The module's symbols by where their names start (worked out once per analysis)."""
+        if self.declared_for is not checked:
+            self.declared_for = checked
+            self.declared_by_start = {s.span.start: s for s in checked.module_symbols.values()}
+        return self.declared_by_start
+
+    def starts_of(self, checked: Checked) -> list[int]:
+        """Where each item's span starts, as far as it is ordered: each the greatest so far
+        (worked out once per analysis)."""
+        if self.starts_for is not checked:
+            self.starts_for = checked
+            starts, highest = [], 0
+            for item in checked.items:
+                highest = max(highest, item.span.start)
+                starts.append(highest)
+            self.item_starts = starts
+        return self.item_starts
 
     def tokens(self, checked: Checked, item: ItemFacts, declared: dict[int, Symbol]):
         cached = self.items.get(id(item.item))
@@ -305,7 +375,11 @@ class TokenCache:
         return tokens
 
     def start(self, checked: Checked) -> None:
-        """Forget every item's tokens if a module name changed kind or came or went."""
+        """Forget every item's tokens if a module name changed kind or came or went (asked
+        once per analysis)."""
+        if self.names_for is checked:
+            return
+        self.names_for = checked
         names = tuple(
             sorted((name, symbol.kind) for name, symbol in checked.module_symbols.items())
         )
@@ -313,6 +387,7 @@ class TokenCache:
             self.names = names
             self.items = {}
             self.encoded = {}
+            self.last = None
         elif len(self.items) > 4 * len(checked.items) + 64:
             live = {id(item.item) for item in checked.items}
             self.items = {key: value for key, value in self.items.items() if key in live}
@@ -321,15 +396,21 @@ class TokenCache:
 def tokens_in(
     checked: Checked, start: int = 0, end: int | None = None, cache: TokenCache | None = None
 ) -> list[Token]:
-    """The file's tokens from `start` to `end` (offsets), in order."""
+    """The file's tokens from `start` to `end` (offsets), in order; only the items that
+    reach into the range are looked at."""
     end = len(checked.source.text) if end is None else end
-    declared = {symbol.span.start: symbol for symbol in checked.module_symbols.values()}
     cache = cache if cache is not None else TokenCache()
     cache.start(checked)
+    declared = cache.declared(checked)
+    items = checked.items
+    first = max(0, bisect.bisect_right(cache.starts_of(checked), start) - 1)
     found: list[Token] = []
-    for item in checked.items:
+    for index in range(first, len(items)):
+        item = items[index]
         span = item.span
-        if span.end < start or span.start > end:
+        if span.start > end:
+            break
+        if span.end < start:
             continue
         tokens = cache.tokens(checked, item, declared)
         if start <= span.start and span.end <= end:
@@ -383,44 +464,62 @@ def semantic_tokens(
 
 class TokenResults:
     """The last full answer of each document, by its `resultId`, for `full/delta`: the
-    edit from that answer to the new one is the changed run of numbers between the
-    longest common beginning and end."""
+    edit from that answer to the new one is the run of items between the longest common
+    beginning and end, found by the items' kept numbers, not number by number."""
 
     def __init__(self) -> None:
-        self.last: dict[str, tuple[str, list[int]]] = {}
+        self.last: dict[str, tuple[str, TokenAnswer]] = {}
         self.count = 0
 
-    def full(self, uri: str, tokens: types.SemanticTokens) -> types.SemanticTokens:
+    def keep(self, uri: str, answer: TokenAnswer) -> str:
+        """Keep the document's new full answer; its `resultId`."""
         self.count += 1
         result_id = str(self.count)
-        self.last[uri] = (result_id, tokens.data)
-        return types.SemanticTokens(data=tokens.data, result_id=result_id)
+        self.last[uri] = (result_id, answer)
+        return result_id
 
-    def delta(self, uri: str, previous: str, tokens: types.SemanticTokens):
+    def full(self, uri: str, answer: TokenAnswer) -> WrittenJSON:
+        """The whole answer as sent, with its `resultId`."""
+        result_id = json.dumps(self.keep(uri, answer))
+        return WrittenJSON(f'{{"data": [{answer.text}], "resultId": {result_id}}}')
+
+    def delta(self, uri: str, previous: str, answer: TokenAnswer):
         """The edits from the answer `previous` of the document, or the full answer if
         that isn't the last one given."""
         last = self.last.get(uri)
         if last is None or last[0] != previous:
-            return self.full(uri, tokens)
-        old, new = last[1], tokens.data
-        limit = min(len(old), len(new))
-        start = 0
-        while start < limit and old[start] == new[start]:
-            start += 1
-        end = 0
-        while end < limit - start and old[-1 - end] == new[-1 - end]:
-            end += 1
-        answer = self.full(uri, tokens)
-        edits = []
-        if start < len(old) - end or start < len(new) - end:
-            edits.append(
-                types.SemanticTokensEdit(
-                    start=start,
-                    delete_count=len(old) - end - start,
-                    data=new[start : len(new) - end],
-                )
-            )
-        return types.SemanticTokensDelta(edits=edits, result_id=answer.result_id)
+            return self.full(uri, answer)
+        edit = _edit(last[1].entries, answer.entries)
+        result_id = self.keep(uri, answer)
+        return types.SemanticTokensDelta(
+            edits=[edit] if edit is not None else [], result_id=result_id
+        )
 
     def forget(self, uri: str) -> None:
         self.last.pop(uri, None)
+
+
+def _same(old: tuple[_Encoded, tuple], new: tuple[_Encoded, tuple]) -> bool:
+    return old[0] is new[0] and old[1] == new[1]
+
+
+def _edit(
+    old: list[tuple[_Encoded, tuple]], new: list[tuple[_Encoded, tuple]]
+) -> types.SemanticTokensEdit | None:
+    """The one edit that turns the numbers of `old` into those of `new`, or None."""
+    limit = min(len(old), len(new))
+    head = 0
+    while head < limit and _same(old[head], new[head]):
+        head += 1
+    tail = 0
+    while tail < limit - head and _same(old[-1 - tail], new[-1 - tail]):
+        tail += 1
+    start = sum(len(group) + len(kept.rest) for kept, group in old[:head])
+    deleted = sum(len(group) + len(kept.rest) for kept, group in old[head : len(old) - tail])
+    data: list[int] = []
+    for kept, group in new[head : len(new) - tail]:
+        data += group
+        data += kept.rest
+    if not deleted and not data:
+        return None
+    return types.SemanticTokensEdit(start=start, delete_count=deleted, data=data)
