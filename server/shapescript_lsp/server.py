@@ -64,7 +64,6 @@ from shapescript_lsp.features.semantic_tokens import TokenCache, TokenResults, s
 from shapescript_lsp.features.signature_help import signature_help
 from shapescript_lsp.features.symbols import (
     OutlineCache,
-    document_symbols,
     outlines,
     workspace_symbols,
 )
@@ -671,15 +670,14 @@ async def document_symbol(ls: ShapeScriptServer, params: types.DocumentSymbolPar
     checked, _ = await ls.analysis(params.text_document.uri)
     if checked is None:
         return []
-    found = document_symbols(checked, outline_cache)
     capabilities = ls.client_capabilities.text_document
     outline = capabilities.document_symbol if capabilities is not None else None
-    if outline is None or not outline.hierarchical_document_symbol_support:
-        flat = outline_cache.written_flat(
-            found, params.text_document.uri, ls.protocol._converter.unstructure
+    hierarchical = outline is not None and bool(outline.hierarchical_document_symbol_support)
+    return Written(
+        outline_cache.answer(
+            checked, params.text_document.uri, hierarchical, ls.protocol._converter.unstructure
         )
-        return Written(flat)
-    return Written(outline_cache.written(found, ls.protocol._converter.unstructure))
+    )
 
 
 @server.feature(types.WORKSPACE_SYMBOL, types.WorkspaceSymbolOptions(work_done_progress=True))

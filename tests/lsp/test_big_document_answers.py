@@ -6,6 +6,8 @@ answer gives the full one, and asking again answers the same."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -19,8 +21,10 @@ from shapescript_lsp.features.semantic_tokens import (
     semantic_tokens,
     tokens_in,
 )
+from shapescript_lsp.features.symbols import OutlineCache, document_symbols, symbol_information
+from shapescript_lsp.protocol import strict_converter
 from tests.lsp.test_features import open_document, wait_for_diagnostics
-from tests.lsp.test_name_answers_reuse import PATH, TEXT, _edits
+from tests.lsp.test_name_answers_reuse import PATH, TEXT, URI, _edits
 from tests.lsp.test_names import PROGRAM
 from tests.lsp.test_names import client as client  # the server, with its capabilities
 
@@ -211,3 +215,21 @@ async def test_asking_again_answers_the_same(client: LanguageClient):
     ]
     assert tokens[0].data and tokens[0].data == tokens[1].data
     assert tokens[0].result_id != tokens[1].result_id
+
+
+@pytest.mark.parametrize("hierarchical", [True, False])
+def test_the_outline_of_one_analysis_is_written_once(hierarchical: bool):
+    converter = strict_converter()
+    checked = _checked(TEXT)
+    cache = OutlineCache()
+    first = cache.answer(checked, URI, hierarchical, converter.unstructure)
+    assert cache.answer(checked, URI, hierarchical, converter.unstructure) is first
+    fresh = document_symbols(_checked(TEXT))
+    written = (
+        [json.dumps(converter.unstructure(symbol)) for symbol in fresh]
+        if hierarchical
+        else [json.dumps(converter.unstructure(info)) for info in symbol_information(fresh, URI)]
+    )
+    assert first == written
+    edited = _checked(_edits(TEXT)[0], checked)
+    assert cache.answer(edited, URI, hierarchical, converter.unstructure) is not first

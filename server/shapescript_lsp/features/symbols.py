@@ -189,6 +189,23 @@ class OutlineCache:
         self.items: dict[int, tuple[object, tuple, types.DocumentSymbol | None]] = {}
         self.wire: dict[int, tuple[types.DocumentSymbol, str]] = {}
         self.flat: dict[int, tuple[types.DocumentSymbol, str, list[str]]] = {}
+        #: The last answer as sent, with the analysis, form and document it is of.
+        self.answered: tuple[Checked, bool, str, list[str]] | None = None
+
+    def answer(self, checked: Checked, uri: str, hierarchical: bool, unstructure) -> list[str]:
+        """The outline of an analysis as JSON text, the hierarchical or the flat form; the
+        same answer again for the same analysis."""
+        last = self.answered
+        if last is not None and last[0] is checked and last[1] == hierarchical and last[2] == uri:
+            return last[3]
+        found = document_symbols(checked, self)
+        written = (
+            self.written(found, unstructure)
+            if hierarchical
+            else self.written_flat(found, uri, unstructure)
+        )
+        self.answered = (checked, hierarchical, uri, written)
+        return written
 
     def get(self, node, key: tuple) -> types.DocumentSymbol | None:
         cached = self.items.get(id(node))
