@@ -7,11 +7,14 @@ answer gives the full one, and asking again answers the same."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from benchmarks.big_files import typed_edit_point
+from benchmarks.generate import generate_program
 from shapescript.check.checker import check_source
 from shapescript.syntax.source import SourceFile
 from shapescript_lsp.features.semantic_tokens import (
@@ -233,3 +236,47 @@ def test_the_outline_of_one_analysis_is_written_once(hierarchical: bool):
     assert first == written
     edited = _checked(_edits(TEXT)[0], checked)
     assert cache.answer(edited, URI, hierarchical, converter.unstructure) is not first
+
+
+def test_answers_over_random_edits_equal_a_fresh_analysis_s():
+    generator = random.Random(30)
+    text = generate_program(80, 0)
+    checked = _checked(text)
+    cache = TokenCache()
+    results = TokenResults()
+    results.full("file:///r.ss", cache.answer(checked))
+    data, result_id = cache.answer(checked).data(), results.last["file:///r.ss"][0]
+    for _ in range(40):
+        at = generator.randrange(len(text))
+        if generator.random() < 0.3:
+            text = text[:at] + text[at + 1 :]
+        else:
+            text = text[:at] + generator.choice((" ", "x", "\n", "\n\n", "# note\n")) + text[at:]
+        checked = _checked(text, checked)
+        answer = cache.answer(checked)
+        fresh = _checked(text)
+        expected = encode(fresh, tokens_in(fresh))
+        assert answer.data() == expected
+        assert json.loads(f"[{answer.text}]") == expected
+        delta = results.delta("file:///r.ss", result_id, answer)
+        data, result_id = _applied(data, delta), delta.result_id
+        assert data == expected
+
+
+def test_an_edit_inside_a_function_looks_at_that_function_and_the_next(monkeypatch):
+    text = generate_program(80, 0)
+    checked = _checked(text)
+    cache = TokenCache()
+    cache.answer(checked)
+    looked_at = []
+    add = TokenCache._add
+
+    def counted(self, checked, item, *rest):
+        looked_at.append(item.item.name)
+        return add(self, checked, item, *rest)
+
+    monkeypatch.setattr(TokenCache, "_add", counted)
+    at = typed_edit_point(text)
+    edited = _checked(text[:at] + "x" + text[at:], checked)
+    cache.answer(edited)
+    assert 1 <= len(looked_at) <= 2, looked_at

@@ -220,27 +220,75 @@ class _Encoded:
         return self.written
 
 
+class AnalysisKey:
+    """Tells an analysis again without keeping it alive (an old analysis of a big file is
+    a lot of memory): its id, with its text and module names, which are kept."""
+
+    __slots__ = ("number", "text", "names")
+
+    def __init__(self, checked: Checked) -> None:
+        self.number = id(checked)
+        self.text = checked.source.text
+        self.names = checked.module_symbols
+
+    def of(self, checked: Checked) -> bool:
+        return (
+            self.number == id(checked)
+            and self.text is checked.source.text
+            and self.names is checked.module_symbols
+        )
+
+
 class TokenAnswer:
-    """A whole file's tokens as sent: each item's kept numbers with its first group as sent
-    (`entries`), and all of them as JSON text without the brackets (`text`)."""
+    """A whole file's tokens as sent, item by item (in the order of the analysis's items):
+    what each item was worked out from (`rows`: its tree, body, references and how many,
+    where it starts), its line, its kept numbers with its first group as sent (`entries`;
+    no group: no tokens), its text (`parts`) and the line and column of the last token
+    up to it (`ends`); `text` is all the numbers as JSON text, without the brackets."""
 
-    __slots__ = ("checked", "read_only", "entries", "text")
+    __slots__ = ("key", "read_only", "rows", "lines", "entries", "parts", "ends", "text", "size")
 
-    def __init__(
-        self, checked: Checked, read_only: bool, entries: list[tuple[_Encoded, tuple]], text: str
-    ) -> None:
-        self.checked = checked
+    def __init__(self, checked: Checked, read_only: bool) -> None:
+        self.key = AnalysisKey(checked)
         self.read_only = read_only
-        self.entries = entries
-        self.text = text
+        self.rows: list[tuple] = []
+        self.lines: list[int] = []
+        self.entries: list[tuple[_Encoded, tuple | None]] = []
+        self.parts: list[str] = []
+        self.ends: list[tuple[int, int]] = []
+        self.text = ""
+        #: The text's length and line count.
+        self.size = (0, 0)
 
     def data(self) -> list[int]:
         """The numbers themselves."""
         data: list[int] = []
         for kept, group in self.entries:
-            data += group
-            data += kept.rest
+            if group is not None:
+                data += group
+                data += kept.rest
         return data
+
+
+def _row(item: ItemFacts) -> tuple:
+    """What an item's tokens are worked out from, to tell it unchanged in a newer analysis
+    by identity alone: its tree, body and references (and how many, as more may be added
+    to the same list), and where it starts."""
+    node = item.item
+    references = item.declaration.references
+    return (node, item.body, references, len(references), item.base + node.span.start)
+
+
+def _same(item: ItemFacts, row: tuple, shift: int) -> bool:
+    node = item.item
+    references = item.declaration.references
+    return (
+        node is row[0]
+        and item.body is row[1]
+        and references is row[2]
+        and len(references) == row[3]
+        and item.base + node.span.start == row[4] + shift
+    )
 
 
 def _encode_item(
@@ -299,50 +347,104 @@ class TokenCache:
         return self.last.text if self.last is not None else ""
 
     def answer(self, checked: Checked, read_only: bool = False) -> TokenAnswer:
-        """The whole file's tokens, re-encoding only the items whose tokens aren't kept;
-        the same answer again for the same analysis."""
+        """The whole file's tokens; the same answer again for the same analysis. Worked out
+        from the last answer: the items before and after those that changed (the same trees,
+        moved by the edit) keep their numbers and text; only the items between are looked at
+        (and re-encoded where their tokens aren't kept)."""
         last = self.last
-        if last is not None and last.checked is checked and last.read_only == read_only:
+        if last is not None and last.key.of(checked) and last.read_only == read_only:
             return last
         self.start(checked)
+        last = self.last
+        if last is not None and last.read_only != read_only:
+            last = None
+        answer = TokenAnswer(checked, read_only)
         text = checked.source.text
         starts = line_index(text).starts
-        extra = READONLY if read_only else 0
         ascii_text = text.isascii()
-        kept_before = self.encoded
-        encoded: dict[int, _Encoded] = {}
-        entries: list[tuple[_Encoded, tuple]] = []
-        parts: list[str] = []
-        previous_line = previous_column = 0
-        for item in checked.items:
-            node = item.item
-            base = item.base + node.span.start
-            line = bisect.bisect_right(starts, base) - 1
-            key = (extra, text[starts[line] : base])
-            kept = kept_before.get(id(node))
-            if kept is None or kept.key != key or not kept.cached.fits(item):
-                tokens = sorted(self.tokens(checked, item, self.declared(checked)))
-                first, rest, (last_line, last_column) = _encode_item(
-                    text, starts, line, tokens, extra, ascii_text
-                )
-                if first is not None:
-                    first = (first[0] - line, *first[1:])
-                kept = _Encoded(
-                    self.items[id(node)], key, first, rest, (last_line - line, last_column)
-                )
-            encoded[id(node)] = kept
-            if kept.first is None:
-                continue
-            first_line, column, length, kind, modifiers = kept.first
-            first_line += line
-            delta_column = column - previous_column if first_line == previous_line else column
-            group = (first_line - previous_line, delta_column, length, kind, modifiers)
-            entries.append((kept, group))
-            parts.append(kept.text_after(group))
-            previous_line, previous_column = kept.last[0] + line, kept.last[1]
-        self.encoded = encoded
-        self.last = TokenAnswer(checked, read_only, entries, ", ".join(parts))
-        return self.last
+        answer.size = (len(text), len(starts))
+        items = checked.items
+        head = tail = 0
+        if last is not None:
+            rows = last.rows
+            limit = min(len(items), len(rows))
+            while head < limit and _same(items[head], rows[head], 0):
+                head += 1
+            shift = len(text) - last.size[0]
+            while tail < limit - head and _same(items[-1 - tail], rows[-1 - tail], shift):
+                tail += 1
+            answer.rows = rows[:head]
+            answer.lines = last.lines[:head]
+            answer.entries = last.entries[:head]
+            answer.parts = last.parts[:head]
+            answer.ends = last.ends[:head]
+        else:
+            self.encoded = {}
+        stop = len(items) - tail
+        index = head
+        while index < len(items):
+            # Past the changed items, up to one with tokens: those after it are as they were.
+            if index > stop and answer.entries[-1][1] is not None:
+                break
+            self._add(checked, items[index], answer, text, starts, ascii_text)
+            index += 1
+        if index < len(items):
+            assert last is not None
+            old = len(last.rows) - (len(items) - index)
+            shift, lines = len(text) - last.size[0], len(starts) - last.size[1]
+            answer.rows += [(*row[:4], row[4] + shift) if shift else row for row in last.rows[old:]]
+            answer.lines += [line + lines for line in last.lines[old:]]
+            answer.entries += last.entries[old:]
+            answer.parts += last.parts[old:]
+            answer.ends += [(line + lines, column) for line, column in last.ends[old:]]
+        answer.text = ", ".join(filter(None, answer.parts))
+        if len(self.encoded) > 2 * len(items) + 64:
+            live = {id(row[0]) for row in answer.rows}
+            self.encoded = {key: kept for key, kept in self.encoded.items() if key in live}
+        self.last = answer
+        return answer
+
+    def _add(
+        self,
+        checked: Checked,
+        item: ItemFacts,
+        answer: TokenAnswer,
+        text: str,
+        starts: list[int],
+        ascii_text: bool,
+    ) -> None:
+        """Add one item to the answer, re-encoding its tokens unless they are kept."""
+        extra = READONLY if answer.read_only else 0
+        node = item.item
+        row = _row(item)
+        base = row[4]
+        line = bisect.bisect_right(starts, base) - 1
+        key = (extra, text[starts[line] : base])
+        kept = self.encoded.get(id(node))
+        if kept is None or kept.key != key or not kept.cached.fits(item):
+            tokens = sorted(self.tokens(checked, item, self.declared(checked)))
+            first, rest, (last_line, last_column) = _encode_item(
+                text, starts, line, tokens, extra, ascii_text
+            )
+            if first is not None:
+                first = (first[0] - line, *first[1:])
+            kept = _Encoded(self.items[id(node)], key, first, rest, (last_line - line, last_column))
+            self.encoded[id(node)] = kept
+        previous_line, previous_column = answer.ends[-1] if answer.ends else (0, 0)
+        answer.rows.append(row)
+        answer.lines.append(line)
+        if kept.first is None:
+            answer.entries.append((kept, None))
+            answer.parts.append("")
+            answer.ends.append((previous_line, previous_column))
+            return
+        first_line, column, length, kind, modifiers = kept.first
+        first_line += line
+        delta_column = column - previous_column if first_line == previous_line else column
+        group = (first_line - previous_line, delta_column, length, kind, modifiers)
+        answer.entries.append((kept, group))
+        answer.parts.append(kept.text_after(group))
+        answer.ends.append((kept.last[0] + line, kept.last[1]))
 
     def declared(self, checked: Checked) -> dict[int, Symbol]:
         """The module's symbols by where their names start (worked out once per analysis)."""
@@ -499,27 +601,32 @@ class TokenResults:
         self.last.pop(uri, None)
 
 
-def _same(old: tuple[_Encoded, tuple], new: tuple[_Encoded, tuple]) -> bool:
+def _unchanged(old: tuple[_Encoded, tuple | None], new: tuple[_Encoded, tuple | None]) -> bool:
     return old[0] is new[0] and old[1] == new[1]
 
 
 def _edit(
-    old: list[tuple[_Encoded, tuple]], new: list[tuple[_Encoded, tuple]]
+    old: list[tuple[_Encoded, tuple | None]], new: list[tuple[_Encoded, tuple | None]]
 ) -> types.SemanticTokensEdit | None:
     """The one edit that turns the numbers of `old` into those of `new`, or None."""
     limit = min(len(old), len(new))
     head = 0
-    while head < limit and _same(old[head], new[head]):
+    while head < limit and _unchanged(old[head], new[head]):
         head += 1
     tail = 0
-    while tail < limit - head and _same(old[-1 - tail], new[-1 - tail]):
+    while tail < limit - head and _unchanged(old[-1 - tail], new[-1 - tail]):
         tail += 1
-    start = sum(len(group) + len(kept.rest) for kept, group in old[:head])
-    deleted = sum(len(group) + len(kept.rest) for kept, group in old[head : len(old) - tail])
+    start = sum(len(group) + len(kept.rest) for kept, group in old[:head] if group is not None)
+    deleted = sum(
+        len(group) + len(kept.rest)
+        for kept, group in old[head : len(old) - tail]
+        if group is not None
+    )
     data: list[int] = []
     for kept, group in new[head : len(new) - tail]:
-        data += group
-        data += kept.rest
+        if group is not None:
+            data += group
+            data += kept.rest
     if not deleted and not data:
         return None
     return types.SemanticTokensEdit(start=start, delete_count=deleted, data=data)
