@@ -280,3 +280,49 @@ def test_an_edit_inside_a_function_looks_at_that_function_and_the_next(monkeypat
     edited = _checked(text[:at] + "x" + text[at:], checked)
     cache.answer(edited)
     assert 1 <= len(looked_at) <= 2, looked_at
+
+
+@pytest.mark.parametrize("hierarchical", [True, False])
+def test_outlines_over_random_edits_equal_a_fresh_analysis_s(hierarchical: bool):
+    converter = strict_converter()
+    generator = random.Random(32)
+    text = generate_program(80, 0)
+    checked = _checked(text)
+    cache = OutlineCache()
+    cache.answer(checked, URI, hierarchical, converter.unstructure)
+    for _ in range(40):
+        at = generator.randrange(len(text))
+        if generator.random() < 0.3:
+            text = text[:at] + text[at + 1 :]
+        else:
+            text = text[:at] + generator.choice((" ", "x", "\n", "# note\n", "1")) + text[at:]
+        checked = _checked(text, checked)
+        written = cache.answer(checked, URI, hierarchical, converter.unstructure)
+        fresh = document_symbols(_checked(text))
+        expected = (
+            [json.dumps(converter.unstructure(symbol)) for symbol in fresh]
+            if hierarchical
+            else [
+                json.dumps(converter.unstructure(info)) for info in symbol_information(fresh, URI)
+            ]
+        )
+        assert written == expected
+
+
+def test_an_outline_after_an_edit_inside_a_function_looks_at_few_items(monkeypatch):
+    converter = strict_converter()
+    text = generate_program(80, 0)
+    checked = _checked(text)
+    cache = OutlineCache()
+    cache.answer(checked, URI, True, converter.unstructure)
+    looked_at = []
+    get = OutlineCache.get
+
+    def counted(self, node, key):
+        looked_at.append(getattr(node, "name", type(node).__name__))
+        return get(self, node, key)
+
+    monkeypatch.setattr(OutlineCache, "get", counted)
+    at = typed_edit_point(text)
+    cache.answer(_checked(text[:at] + "x" + text[at:], checked), URI, True, converter.unstructure)
+    assert 1 <= len(looked_at) <= 2, looked_at

@@ -20,6 +20,7 @@ from shapescript.check.declarations.type_exprs import BUILTIN_DOMAINS
 from shapescript.check.program import Checked
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
+from shapescript_lsp.analysis_key import AnalysisKey
 from shapescript_lsp.features.name_spots import body_start_of, spots, written_names
 from shapescript_lsp.positions import line_index, utf16_length
 from shapescript_lsp.protocol import WrittenJSON
@@ -218,25 +219,6 @@ class _Encoded:
             self.group = group
             self.written = ", ".join(map(str, group)) + self.rest_text
         return self.written
-
-
-class AnalysisKey:
-    """Tells an analysis again without keeping it alive (an old analysis of a big file is
-    a lot of memory): its id, with its text and module names, which are kept."""
-
-    __slots__ = ("number", "text", "names")
-
-    def __init__(self, checked: Checked) -> None:
-        self.number = id(checked)
-        self.text = checked.source.text
-        self.names = checked.module_symbols
-
-    def of(self, checked: Checked) -> bool:
-        return (
-            self.number == id(checked)
-            and self.text is checked.source.text
-            and self.names is checked.module_symbols
-        )
 
 
 class TokenAnswer:
