@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import json
+from operator import eq, is_
 
 from lsprotocol import types
 
@@ -223,21 +224,39 @@ class _Encoded:
 
 class TokenAnswer:
     """A whole file's tokens as sent, item by item (in the order of the analysis's items):
-    what each item was worked out from (`rows`: its tree, body, references and how many,
-    where it starts), its line, its kept numbers with its first group as sent (`entries`;
-    no group: no tokens), its text (`parts`) and the line and column of the last token
-    up to it (`ends`); `text` is all the numbers as JSON text, without the brackets."""
+    what each item was worked out from, to tell it unchanged in a newer analysis by
+    identity alone (its tree, body, declaration facts and its chunk's base: an item checked
+    again gets a new body), its kept numbers with its
+    first group as sent (`entries`; no group: no tokens), its text (`parts`) and the line
+    and column of the last token up to it (`end_lines`, `end_columns`); `text` is all the
+    numbers as JSON text, without the brackets."""
 
-    __slots__ = ("key", "read_only", "rows", "lines", "entries", "parts", "ends", "text", "size")
+    __slots__ = (
+        "key",
+        "read_only",
+        "nodes",
+        "bodies",
+        "facts",
+        "bases",
+        "entries",
+        "parts",
+        "end_lines",
+        "end_columns",
+        "text",
+        "size",
+    )
 
     def __init__(self, checked: Checked, read_only: bool) -> None:
         self.key = AnalysisKey(checked)
         self.read_only = read_only
-        self.rows: list[tuple] = []
-        self.lines: list[int] = []
+        self.nodes: list = []
+        self.bodies: list = []
+        self.facts: list = []
+        self.bases: list[int] = []
         self.entries: list[tuple[_Encoded, tuple | None]] = []
         self.parts: list[str] = []
-        self.ends: list[tuple[int, int]] = []
+        self.end_lines: list[int] = []
+        self.end_columns: list[int] = []
         self.text = ""
         #: The text's length and line count.
         self.size = (0, 0)
@@ -251,26 +270,62 @@ class TokenAnswer:
                 data += kept.rest
         return data
 
+    def keep_first(self, last: TokenAnswer, count: int) -> None:
+        """Take the first `count` items of the last answer as they are."""
+        self.entries = last.entries[:count]
+        self.parts = last.parts[:count]
+        self.end_lines = last.end_lines[:count]
+        self.end_columns = last.end_columns[:count]
 
-def _row(item: ItemFacts) -> tuple:
-    """What an item's tokens are worked out from, to tell it unchanged in a newer analysis
-    by identity alone: its tree, body and references (and how many, as more may be added
-    to the same list), and where it starts."""
-    node = item.item
-    references = item.declaration.references
-    return (node, item.body, references, len(references), item.base + node.span.start)
+    def keep_last(self, last: TokenAnswer, count: int, lines: int) -> None:
+        """Take the last `count` items of the last answer, moved by `lines` lines."""
+        start = len(last.nodes) - count
+        self.entries += last.entries[start:]
+        self.parts += last.parts[start:]
+        self.end_lines += [line + lines for line in last.end_lines[start:]]
+        self.end_columns += last.end_columns[start:]
 
 
-def _same(item: ItemFacts, row: tuple, shift: int) -> bool:
-    node = item.item
-    references = item.declaration.references
-    return (
-        node is row[0]
-        and item.body is row[1]
-        and references is row[2]
-        and len(references) == row[3]
-        and item.base + node.span.start == row[4] + shift
+def _describe(answer: TokenAnswer, items: list[ItemFacts]) -> None:
+    """What the answer's items are worked out from (see `TokenAnswer`)."""
+    answer.nodes = [item.item for item in items]
+    answer.bodies = [item.body for item in items]
+    answer.bases = [item.base for item in items]
+    _describe_facts(answer, items)
+
+
+def _describe_facts(answer: TokenAnswer, items: list[ItemFacts]) -> None:
+    """The items' declaration facts (again once the tokens are worked out: that makes the
+    facts of an item that had none)."""
+    answer.facts = [item.made_declaration for item in items]
+
+
+def _agreeing(pairs) -> int:
+    """How many of the comparisons, from the first, are true."""
+    found = list(pairs)
+    try:
+        return found.index(False)
+    except ValueError:
+        return len(found)
+
+
+def _kept_ends(new: TokenAnswer, last: TokenAnswer, shift: int) -> tuple[int, int]:
+    """How many items at the start, and at the end (their chunks moved by `shift`), are
+    those of the last answer (compared by identity, field by field)."""
+    head = min(
+        _agreeing(map(is_, new.nodes, last.nodes)),
+        _agreeing(map(is_, new.bodies, last.bodies)),
+        _agreeing(map(is_, new.facts, last.facts)),
+        _agreeing(map(eq, new.bases, last.bases)),
     )
+    moved = [base + shift for base in last.bases] if shift else last.bases
+    tail = min(
+        _agreeing(map(is_, reversed(new.nodes), reversed(last.nodes))),
+        _agreeing(map(is_, reversed(new.bodies), reversed(last.bodies))),
+        _agreeing(map(is_, reversed(new.facts), reversed(last.facts))),
+        _agreeing(map(eq, reversed(new.bases), reversed(moved))),
+    )
+    return head, min(tail, min(len(new.nodes), len(last.nodes)) - head)
 
 
 def _encode_item(
@@ -307,7 +362,7 @@ class TokenCache:
     item's tokens as sent, so an unchanged item costs a few numbers."""
 
     def __init__(self) -> None:
-        self.names: tuple = ()
+        self.names: dict[str, str] = {}
         self.names_for: Checked | None = None
         self.items: dict[int, _Cached] = {}
         self.encoded: dict[int, _Encoded] = {}
@@ -346,20 +401,11 @@ class TokenCache:
         ascii_text = text.isascii()
         answer.size = (len(text), len(starts))
         items = checked.items
+        _describe(answer, items)
         head = tail = 0
         if last is not None:
-            rows = last.rows
-            limit = min(len(items), len(rows))
-            while head < limit and _same(items[head], rows[head], 0):
-                head += 1
-            shift = len(text) - last.size[0]
-            while tail < limit - head and _same(items[-1 - tail], rows[-1 - tail], shift):
-                tail += 1
-            answer.rows = rows[:head]
-            answer.lines = last.lines[:head]
-            answer.entries = last.entries[:head]
-            answer.parts = last.parts[:head]
-            answer.ends = last.ends[:head]
+            head, tail = _kept_ends(answer, last, len(text) - last.size[0])
+            answer.keep_first(last, head)
         else:
             self.encoded = {}
         stop = len(items) - tail
@@ -372,16 +418,11 @@ class TokenCache:
             index += 1
         if index < len(items):
             assert last is not None
-            old = len(last.rows) - (len(items) - index)
-            shift, lines = len(text) - last.size[0], len(starts) - last.size[1]
-            answer.rows += [(*row[:4], row[4] + shift) if shift else row for row in last.rows[old:]]
-            answer.lines += [line + lines for line in last.lines[old:]]
-            answer.entries += last.entries[old:]
-            answer.parts += last.parts[old:]
-            answer.ends += [(line + lines, column) for line, column in last.ends[old:]]
+            answer.keep_last(last, len(items) - index, len(starts) - last.size[1])
+        _describe_facts(answer, items)
         answer.text = ", ".join(filter(None, answer.parts))
         if len(self.encoded) > 2 * len(items) + 64:
-            live = {id(row[0]) for row in answer.rows}
+            live = {id(node) for node in answer.nodes}
             self.encoded = {key: kept for key, kept in self.encoded.items() if key in live}
         self.last = answer
         return answer
@@ -398,8 +439,7 @@ class TokenCache:
         """Add one item to the answer, re-encoding its tokens unless they are kept."""
         extra = READONLY if answer.read_only else 0
         node = item.item
-        row = _row(item)
-        base = row[4]
+        base = item.base + node.span.start
         line = bisect.bisect_right(starts, base) - 1
         key = (extra, text[starts[line] : base])
         kept = self.encoded.get(id(node))
@@ -412,13 +452,15 @@ class TokenCache:
                 first = (first[0] - line, *first[1:])
             kept = _Encoded(self.items[id(node)], key, first, rest, (last_line - line, last_column))
             self.encoded[id(node)] = kept
-        previous_line, previous_column = answer.ends[-1] if answer.ends else (0, 0)
-        answer.rows.append(row)
-        answer.lines.append(line)
+        if answer.end_lines:
+            previous_line, previous_column = answer.end_lines[-1], answer.end_columns[-1]
+        else:
+            previous_line = previous_column = 0
         if kept.first is None:
             answer.entries.append((kept, None))
             answer.parts.append("")
-            answer.ends.append((previous_line, previous_column))
+            answer.end_lines.append(previous_line)
+            answer.end_columns.append(previous_column)
             return
         first_line, column, length, kind, modifiers = kept.first
         first_line += line
@@ -426,7 +468,8 @@ class TokenCache:
         group = (first_line - previous_line, delta_column, length, kind, modifiers)
         answer.entries.append((kept, group))
         answer.parts.append(kept.text_after(group))
-        answer.ends.append((kept.last[0] + line, kept.last[1]))
+        answer.end_lines.append(kept.last[0] + line)
+        answer.end_columns.append(kept.last[1])
 
     def declared(self, checked: Checked) -> dict[int, Symbol]:
         """The module's symbols by where their names start (worked out once per analysis)."""
@@ -464,9 +507,7 @@ class TokenCache:
         if self.names_for is checked:
             return
         self.names_for = checked
-        names = tuple(
-            sorted((name, symbol.kind) for name, symbol in checked.module_symbols.items())
-        )
+        names = {name: symbol.kind for name, symbol in checked.module_symbols.items()}
         if names != self.names:
             self.names = names
             self.items = {}
@@ -592,12 +633,8 @@ def _edit(
 ) -> types.SemanticTokensEdit | None:
     """The one edit that turns the numbers of `old` into those of `new`, or None."""
     limit = min(len(old), len(new))
-    head = 0
-    while head < limit and _unchanged(old[head], new[head]):
-        head += 1
-    tail = 0
-    while tail < limit - head and _unchanged(old[-1 - tail], new[-1 - tail]):
-        tail += 1
+    head = _agreeing(map(_unchanged, old, new))
+    tail = min(_agreeing(map(_unchanged, reversed(old), reversed(new))), limit - head)
     start = sum(len(group) + len(kept.rest) for kept, group in old[:head] if group is not None)
     deleted = sum(
         len(group) + len(kept.rest)
