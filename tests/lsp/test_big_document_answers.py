@@ -6,8 +6,10 @@ answer gives the full one, and asking again answers the same."""
 
 from __future__ import annotations
 
+import gc
 import json
 import random
+from types import FrameType
 
 import pytest
 from lsprotocol import types
@@ -326,3 +328,18 @@ def test_an_outline_after_an_edit_inside_a_function_looks_at_few_items(monkeypat
     at = typed_edit_point(text)
     cache.answer(_checked(text[:at] + "x" + text[at:], checked), URI, True, converter.unstructure)
     assert 1 <= len(looked_at) <= 2, looked_at
+
+
+def test_the_kept_answers_keep_no_analysis_alive():
+    converter = strict_converter()
+    checked = _checked(TEXT)
+    cache, results, outline = TokenCache(), TokenResults(), OutlineCache()
+    results.full(URI, cache.answer(checked))
+    semantic_tokens(checked, 0, 200, cache=cache)
+    outline.answer(checked, URI, True, converter.unstructure)
+    holders = [
+        holder
+        for holder in gc.get_referrers(checked)
+        if not isinstance(holder, FrameType) and holder is not locals()
+    ]
+    assert holders == []

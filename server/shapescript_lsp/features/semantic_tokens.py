@@ -363,14 +363,14 @@ class TokenCache:
 
     def __init__(self) -> None:
         self.names: dict[str, str] = {}
-        self.names_for: Checked | None = None
+        self.names_for: AnalysisKey | None = None
         self.items: dict[int, _Cached] = {}
         self.encoded: dict[int, _Encoded] = {}
         #: The last whole-file answer.
         self.last: TokenAnswer | None = None
-        self.declared_for: Checked | None = None
+        self.declared_for: AnalysisKey | None = None
         self.declared_by_start: dict[int, Symbol] = {}
-        self.starts_for: Checked | None = None
+        self.starts_for: AnalysisKey | None = None
         self.item_starts: list[int] = []
 
     def full(self, checked: Checked, read_only: bool = False) -> list[int]:
@@ -473,16 +473,16 @@ class TokenCache:
 
     def declared(self, checked: Checked) -> dict[int, Symbol]:
         """The module's symbols by where their names start (worked out once per analysis)."""
-        if self.declared_for is not checked:
-            self.declared_for = checked
+        if self.declared_for is None or not self.declared_for.of(checked):
+            self.declared_for = AnalysisKey(checked)
             self.declared_by_start = {s.span.start: s for s in checked.module_symbols.values()}
         return self.declared_by_start
 
     def starts_of(self, checked: Checked) -> list[int]:
         """Where each item's span starts, as far as it is ordered: each the greatest so far
         (worked out once per analysis)."""
-        if self.starts_for is not checked:
-            self.starts_for = checked
+        if self.starts_for is None or not self.starts_for.of(checked):
+            self.starts_for = AnalysisKey(checked)
             starts, highest = [], 0
             for item in checked.items:
                 highest = max(highest, item.span.start)
@@ -504,9 +504,9 @@ class TokenCache:
     def start(self, checked: Checked) -> None:
         """Forget every item's tokens if a module name changed kind or came or went (asked
         once per analysis)."""
-        if self.names_for is checked:
+        if self.names_for is not None and self.names_for.of(checked):
             return
-        self.names_for = checked
+        self.names_for = AnalysisKey(checked)
         names = {name: symbol.kind for name, symbol in checked.module_symbols.items()}
         if names != self.names:
             self.names = names
@@ -554,7 +554,8 @@ def encode(checked: Checked, tokens: list[Token], read_only: bool = False) -> li
     starts = index.starts
     ascii_text = text.isascii()
     data: list[int] = []
-    line = 0
+    # A range deep in a big file starts at its first token's line, not at the first line.
+    line = bisect.bisect_right(starts, tokens[0][0]) - 1 if tokens else 0
     last_line = len(starts) - 1
     previous_line = previous_column = 0
     extra = READONLY if read_only else 0
