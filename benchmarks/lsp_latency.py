@@ -92,17 +92,19 @@ class Client:
     def notify(self, method: str, params: dict) -> None:
         self.send({"jsonrpc": "2.0", "method": method, "params": params})
 
-    def request(self, method: str, params: dict) -> dict:
+    def request(self, method: str, params: dict, timeout: float = 30) -> dict:
         self.next_id += 1
         self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
         while True:
-            message = self.messages.get(timeout=30)
+            message = self.messages.get(timeout=timeout)
             if message.get("id") == self.next_id:
                 return message
 
-    def wait_for(self, method: str, predicate=lambda params: True) -> dict:
+    def wait_for(self, method: str, predicate=lambda params: True, timeout: float = 30) -> dict:
+        """The params of the next notification `method` that `predicate` accepts; `timeout`
+        seconds at most between two messages."""
         while True:
-            message = self.messages.get(timeout=30)
+            message = self.messages.get(timeout=timeout)
             if message.get("method") == method and predicate(message["params"]):
                 return message["params"]
 
@@ -133,10 +135,15 @@ def started_client(folder: Path, options: dict | None = None) -> Client:
 
 
 def open_file(
-    folder: Path, uri: str, text: str, images: bool = False, **options: object
+    folder: Path,
+    uri: str,
+    text: str,
+    images: bool = False,
+    timeout: float = 30,
+    **options: object,
 ) -> tuple[Client, float]:
-    """Start a server, initialize it and open the file; return once its diagnostics came,
-    with the time `initialized` was sent."""
+    """Start a server, initialize it and open the file; return once its diagnostics came
+    (waiting up to `timeout` seconds), with the time `initialized` was sent."""
     client = started_client(folder, {"images": images, **options})
     initialized = time.perf_counter()
     client.notify("initialized", {})
@@ -144,7 +151,9 @@ def open_file(
         "textDocument/didOpen",
         {"textDocument": {"uri": uri, "languageId": "shapescript", "version": 1, "text": text}},
     )
-    client.wait_for("textDocument/publishDiagnostics", lambda p: p.get("version") == 1)
+    client.wait_for(
+        "textDocument/publishDiagnostics", lambda p: p.get("version") == 1, timeout=timeout
+    )
     return client, initialized
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import socket
 import sys
@@ -52,6 +51,7 @@ from shapescript_lsp.features.highlights import document_highlights
 from shapescript_lsp.features.hover import HoverRenderer
 from shapescript_lsp.features.inlay_hints import binding_hints_option, inlay_hints
 from shapescript_lsp.features.math_hover import math_hover
+from shapescript_lsp.features.padding_hover import wants_complete_facts
 from shapescript_lsp.features.python_members import PYTHON_NAMES, python_roots
 from shapescript_lsp.features.python_names import python_definition
 from shapescript_lsp.features.python_signatures import python_signature_help
@@ -64,7 +64,6 @@ from shapescript_lsp.features.semantic_tokens import TokenCache, TokenResults, s
 from shapescript_lsp.features.signature_help import signature_help
 from shapescript_lsp.features.symbols import (
     OutlineCache,
-    document_symbols,
     outlines,
     workspace_symbols,
 )
@@ -80,7 +79,6 @@ from shapescript_lsp.protocol import (
     DeclarationPath,
     ShapeScriptProtocol,
     Written,
-    WrittenJSON,
     strict_converter,
 )
 from shapescript_lsp.python_modules import ModuleWriter
@@ -472,8 +470,10 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
     math = math_hover(checked, offset, renderer.images, renderer.dark, renderer.html)
     if math is not None:
         return math
-    # The padding facts a hover shows are worked out when first read, off the event loop.
-    await asyncio.to_thread(complete_facts, checked)
+    # The padding facts only some hovers show are worked out when first read, off the
+    # event loop.
+    if wants_complete_facts(checked, offset):
+        await asyncio.to_thread(complete_facts, checked)
     answer = renderer.hover(checked, offset)
     room = [renderer.budget]
     drawing = architecture_hover(
@@ -492,8 +492,10 @@ async def hover(ls: ShapeScriptServer, params: types.HoverParams):
         answer.contents.value = drawing + "\n\n---\n\n" + answer.contents.value
     if answer is None and document.last_good is not None and document.last_good is not checked:
         good = document.last_good
-        await asyncio.to_thread(complete_facts, good)
-        answer = renderer.hover(good, min(offset, len(good.source.text)))
+        offset = min(offset, len(good.source.text))
+        if wants_complete_facts(good, offset):
+            await asyncio.to_thread(complete_facts, good)
+        answer = renderer.hover(good, offset)
         return answer
     picture = await function_picture(
         ls.picture_runs,
@@ -668,15 +670,14 @@ async def document_symbol(ls: ShapeScriptServer, params: types.DocumentSymbolPar
     checked, _ = await ls.analysis(params.text_document.uri)
     if checked is None:
         return []
-    found = document_symbols(checked, outline_cache)
     capabilities = ls.client_capabilities.text_document
     outline = capabilities.document_symbol if capabilities is not None else None
-    if outline is None or not outline.hierarchical_document_symbol_support:
-        flat = outline_cache.written_flat(
-            found, params.text_document.uri, ls.protocol._converter.unstructure
+    hierarchical = outline is not None and bool(outline.hierarchical_document_symbol_support)
+    return Written(
+        outline_cache.answer(
+            checked, params.text_document.uri, hierarchical, ls.protocol._converter.unstructure
         )
-        return Written(flat)
-    return Written(outline_cache.written(found, ls.protocol._converter.unstructure))
+    )
 
 
 @server.feature(types.WORKSPACE_SYMBOL, types.WorkspaceSymbolOptions(work_done_progress=True))
@@ -745,10 +746,7 @@ async def semantic_tokens_full(ls: ShapeScriptServer, params: types.SemanticToke
     if checked is None:
         return types.SemanticTokens(data=[])
     read_only = ls.library.is_library_uri(params.text_document.uri)
-    tokens = semantic_tokens(checked, read_only=read_only, cache=token_cache)
-    answer = token_results.full(params.text_document.uri, tokens)
-    result_id = json.dumps(answer.result_id)
-    return WrittenJSON(f'{{"data": [{token_cache.text}], "resultId": {result_id}}}')
+    return token_results.full(params.text_document.uri, token_cache.answer(checked, read_only))
 
 
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, TOKEN_LEGEND)
@@ -758,8 +756,8 @@ async def semantic_tokens_delta(ls: ShapeScriptServer, params: types.SemanticTok
     checked, _ = await ls.analysis(uri)
     if checked is None:
         return types.SemanticTokens(data=[])
-    tokens = semantic_tokens(checked, read_only=ls.library.is_library_uri(uri), cache=token_cache)
-    return token_results.delta(uri, params.previous_result_id, tokens)
+    answer = token_cache.answer(checked, ls.library.is_library_uri(uri))
+    return token_results.delta(uri, params.previous_result_id, answer)
 
 
 @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, TOKEN_LEGEND)

@@ -1,26 +1,64 @@
-"""Hover notes on fixed shapes: padded loops, what blocks padding, recorded steps."""
+"""Hover notes on fixed shapes: padded loops, what blocks padding, recorded steps.
+
+A check for diagnostics finds the loops over batches and the steps, with what blocks
+them; what each function's axes and each boolean selection allow is only worked out with
+every fact, over the whole file (`complete_facts`), which on a big file takes seconds. So
+that is asked for only where a hover shows it: on a function's name and inside an
+indexing (`wants_complete_facts`).
+"""
 
 from __future__ import annotations
 
+from shapescript.check.algebra.syntax_facts import walk
 from shapescript.check.analyses.padding import Blocker, PaddingFacts, complete_facts
 from shapescript.check.declarations.symbols import Symbol
 from shapescript.check.program import Checked
+from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
 
 def padding_notes(checked: Checked, word: str, span: Span, symbol: Symbol | None) -> str:
     """The hover's paragraph about padding and recording for the word at `span`, or ""."""
-    facts = complete_facts(checked)
+    facts = checked.padding
     if not isinstance(facts, PaddingFacts):
         return ""
     notes = []
     if word == "batches":
         notes += _loop_note(checked, facts, span)
-    if symbol is not None and symbol.kind == "fn" and symbol.path == checked.source.path:
-        notes += _function_notes(checked, facts, word)
-    notes += _selection_notes(checked, facts, span)
+    if _declared_function(checked, symbol):
+        complete = complete_facts(checked)
+        if complete is not None:
+            notes += _function_notes(checked, complete, word)
+    if _in_indexing(checked, span.start):
+        complete = complete_facts(checked)
+        if complete is not None:
+            notes += _selection_notes(checked, complete, span)
     notes += _blocker_notes(checked, facts, span)
     return "\n\n".join(notes)
+
+
+def wants_complete_facts(checked: Checked, offset: int) -> bool:
+    """Whether a hover at `offset` shows facts that only a complete padding analysis has:
+    on a function of this file, or inside an indexing that may be a boolean selection."""
+    return _declared_function(checked, checked.definition_at(offset)) or _in_indexing(
+        checked, offset
+    )
+
+
+def _declared_function(checked: Checked, symbol: Symbol | None) -> bool:
+    return symbol is not None and symbol.kind == "fn" and symbol.path == checked.source.path
+
+
+def _in_indexing(checked: Checked, offset: int) -> bool:
+    """Whether `offset` is inside an indexing `x[...]` of a function (a selection's span)."""
+    return any(
+        isinstance(item.item, ast.FnDecl)
+        and any(
+            isinstance(node, ast.Index) and node.span.start <= offset - item.base <= node.span.end
+            for node in walk(item.item)
+        )
+        for item in checked.items_at(offset)
+    )
 
 
 def _selection_notes(checked: Checked, facts: PaddingFacts, span: Span) -> list[str]:

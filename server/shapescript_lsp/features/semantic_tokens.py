@@ -10,6 +10,8 @@ the module's symbols; dtypes, sizes, domains and `mut` from the syntax tree.
 from __future__ import annotations
 
 import bisect
+import json
+from operator import eq, is_
 
 from lsprotocol import types
 
@@ -19,8 +21,10 @@ from shapescript.check.declarations.type_exprs import BUILTIN_DOMAINS
 from shapescript.check.program import Checked
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
+from shapescript_lsp.analysis_key import AnalysisKey
 from shapescript_lsp.features.name_spots import body_start_of, spots, written_names
 from shapescript_lsp.positions import line_index, utf16_length
+from shapescript_lsp.protocol import WrittenJSON
 
 TOKEN_TYPES = [
     "axis",
@@ -194,9 +198,11 @@ class _Cached:
 class _Encoded:
     """One item's tokens in LSP's numbers, lines counted from the item's first line: its
     first token (line, column, length, type, modifiers), the groups after it (relative, as
-    sent) and its last token's line and column; `key` is what the columns depend on."""
+    sent) and its last token's line and column; `key` is what the columns depend on. The
+    first group as sent depends on the token before the item: the last one written is
+    kept with its text (`group`, `written`)."""
 
-    __slots__ = ("cached", "key", "first", "rest", "last", "rest_text")
+    __slots__ = ("cached", "key", "first", "rest", "last", "rest_text", "group", "written")
 
     def __init__(self, cached: _Cached, key: tuple, first, rest: list[int], last) -> None:
         self.cached = cached
@@ -205,6 +211,121 @@ class _Encoded:
         self.rest = rest
         self.last = last
         self.rest_text = "".join(f", {number}" for number in rest)
+        self.group: tuple | None = None
+        self.written = ""
+
+    def text_after(self, group: tuple) -> str:
+        """The item's numbers as JSON text, its first group being `group`."""
+        if group != self.group:
+            self.group = group
+            self.written = ", ".join(map(str, group)) + self.rest_text
+        return self.written
+
+
+class TokenAnswer:
+    """A whole file's tokens as sent, item by item (in the order of the analysis's items):
+    what each item was worked out from, to tell it unchanged in a newer analysis by
+    identity alone (its tree, body, declaration facts and its chunk's base: an item checked
+    again gets a new body), its kept numbers with its
+    first group as sent (`entries`; no group: no tokens), its text (`parts`) and the line
+    and column of the last token up to it (`end_lines`, `end_columns`); `text` is all the
+    numbers as JSON text, without the brackets."""
+
+    __slots__ = (
+        "key",
+        "read_only",
+        "nodes",
+        "bodies",
+        "facts",
+        "bases",
+        "entries",
+        "parts",
+        "end_lines",
+        "end_columns",
+        "text",
+        "size",
+    )
+
+    def __init__(self, checked: Checked, read_only: bool) -> None:
+        self.key = AnalysisKey(checked)
+        self.read_only = read_only
+        self.nodes: list = []
+        self.bodies: list = []
+        self.facts: list = []
+        self.bases: list[int] = []
+        self.entries: list[tuple[_Encoded, tuple | None]] = []
+        self.parts: list[str] = []
+        self.end_lines: list[int] = []
+        self.end_columns: list[int] = []
+        self.text = ""
+        #: The text's length and line count.
+        self.size = (0, 0)
+
+    def data(self) -> list[int]:
+        """The numbers themselves."""
+        data: list[int] = []
+        for kept, group in self.entries:
+            if group is not None:
+                data += group
+                data += kept.rest
+        return data
+
+    def keep_first(self, last: TokenAnswer, count: int) -> None:
+        """Take the first `count` items of the last answer as they are."""
+        self.entries = last.entries[:count]
+        self.parts = last.parts[:count]
+        self.end_lines = last.end_lines[:count]
+        self.end_columns = last.end_columns[:count]
+
+    def keep_last(self, last: TokenAnswer, count: int, lines: int) -> None:
+        """Take the last `count` items of the last answer, moved by `lines` lines."""
+        start = len(last.nodes) - count
+        self.entries += last.entries[start:]
+        self.parts += last.parts[start:]
+        self.end_lines += [line + lines for line in last.end_lines[start:]]
+        self.end_columns += last.end_columns[start:]
+
+
+def _describe(answer: TokenAnswer, items: list[ItemFacts]) -> None:
+    """What the answer's items are worked out from (see `TokenAnswer`)."""
+    answer.nodes = [item.item for item in items]
+    answer.bodies = [item.body for item in items]
+    answer.bases = [item.base for item in items]
+    _describe_facts(answer, items)
+
+
+def _describe_facts(answer: TokenAnswer, items: list[ItemFacts]) -> None:
+    """The items' declaration facts (again once the tokens are worked out: that makes the
+    facts of an item that had none)."""
+    answer.facts = [item.made_declaration for item in items]
+
+
+def _agreeing(pairs) -> int:
+    """How many of the comparisons, from the first, are true."""
+    found = list(pairs)
+    try:
+        return found.index(False)
+    except ValueError:
+        return len(found)
+
+
+def _kept_ends(new: TokenAnswer, last: TokenAnswer, shift: int) -> tuple[int, int]:
+    """How many items at the start, and at the end (their chunks moved by `shift`), are
+    those of the last answer (compared by identity, field by field)."""
+    head = min(
+        _agreeing(map(is_, new.nodes, last.nodes)),
+        _agreeing(map(is_, new.bodies, last.bodies)),
+        _agreeing(map(is_, new.facts, last.facts)),
+        _agreeing(map(eq, new.bases, last.bases)),
+    )
+    moved = [base + shift for base in last.bases] if shift else last.bases
+    tail = min(
+        _agreeing(map(is_, reversed(new.nodes), reversed(last.nodes))),
+        _agreeing(map(is_, reversed(new.bodies), reversed(last.bodies))),
+        _agreeing(map(is_, reversed(new.facts), reversed(last.facts))),
+        _agreeing(map(eq, reversed(new.bases), reversed(moved))),
+    )
+    return head, min(tail, min(len(new.nodes), len(last.nodes)) - head)
 
 
 def _encode_item(
@@ -241,57 +362,133 @@ class TokenCache:
     item's tokens as sent, so an unchanged item costs a few numbers."""
 
     def __init__(self) -> None:
-        self.names: tuple = ()
+        self.names: dict[str, str] = {}
+        self.names_for: AnalysisKey | None = None
         self.items: dict[int, _Cached] = {}
         self.encoded: dict[int, _Encoded] = {}
-        #: The last `full` answer's numbers as JSON text, without the brackets.
-        self.text = ""
+        #: The last whole-file answer.
+        self.last: TokenAnswer | None = None
+        self.declared_for: AnalysisKey | None = None
+        self.declared_by_start: dict[int, Symbol] = {}
+        self.starts_for: AnalysisKey | None = None
+        self.item_starts: list[int] = []
 
     def full(self, checked: Checked, read_only: bool = False) -> list[int]:
         """The whole file's tokens as LSP's numbers, as `encode(tokens_in(...))` gives
-        them, re-encoding only the items whose tokens aren't kept; `text` holds them as
-        JSON."""
+        them; `text` holds them as JSON."""
+        return self.answer(checked, read_only).data()
+
+    @property
+    def text(self) -> str:
+        """The last whole-file answer's numbers as JSON text, without the brackets."""
+        return self.last.text if self.last is not None else ""
+
+    def answer(self, checked: Checked, read_only: bool = False) -> TokenAnswer:
+        """The whole file's tokens; the same answer again for the same analysis. Worked out
+        from the last answer: the items before and after those that changed (the same trees,
+        moved by the edit) keep their numbers and text; only the items between are looked at
+        (and re-encoded where their tokens aren't kept)."""
+        last = self.last
+        if last is not None and last.key.of(checked) and last.read_only == read_only:
+            return last
         self.start(checked)
+        last = self.last
+        if last is not None and last.read_only != read_only:
+            last = None
+        answer = TokenAnswer(checked, read_only)
         text = checked.source.text
         starts = line_index(text).starts
-        extra = READONLY if read_only else 0
         ascii_text = text.isascii()
-        declared: dict[int, Symbol] | None = None
-        encoded: dict[int, _Encoded] = {}
-        data: list[int] = []
-        parts: list[str] = []
-        previous_line = previous_column = 0
-        for item in checked.items:
-            base = item.base + item.item.span.start
-            line = bisect.bisect_right(starts, base) - 1
-            key = (extra, text[starts[line] : base])
-            kept = self.encoded.get(id(item.item))
-            if kept is None or kept.key != key or not kept.cached.fits(item):
-                if declared is None:
-                    declared = {s.span.start: s for s in checked.module_symbols.values()}
-                tokens = sorted(self.tokens(checked, item, declared))
-                first, rest, (last_line, last_column) = _encode_item(
-                    text, starts, line, tokens, extra, ascii_text
-                )
-                if first is not None:
-                    first = (first[0] - line, *first[1:])
-                kept = _Encoded(
-                    self.items[id(item.item)], key, first, rest, (last_line - line, last_column)
-                )
-            encoded[id(item.item)] = kept
-            if kept.first is None:
-                continue
-            first_line, column, length, kind, modifiers = kept.first
-            first_line += line
-            delta_column = column - previous_column if first_line == previous_line else column
-            group = (first_line - previous_line, delta_column, length, kind, modifiers)
-            data += group
-            data += kept.rest
-            parts.append(", ".join(map(str, group)) + kept.rest_text)
-            previous_line, previous_column = kept.last[0] + line, kept.last[1]
-        self.encoded = encoded
-        self.text = ", ".join(parts)
-        return data
+        answer.size = (len(text), len(starts))
+        items = checked.items
+        _describe(answer, items)
+        head = tail = 0
+        if last is not None:
+            head, tail = _kept_ends(answer, last, len(text) - last.size[0])
+            answer.keep_first(last, head)
+        else:
+            self.encoded = {}
+        stop = len(items) - tail
+        index = head
+        while index < len(items):
+            # Past the changed items, up to one with tokens: those after it are as they were.
+            if index > stop and answer.entries[-1][1] is not None:
+                break
+            self._add(checked, items[index], answer, text, starts, ascii_text)
+            index += 1
+        if index < len(items):
+            assert last is not None
+            answer.keep_last(last, len(items) - index, len(starts) - last.size[1])
+        _describe_facts(answer, items)
+        answer.text = ", ".join(filter(None, answer.parts))
+        if len(self.encoded) > 2 * len(items) + 64:
+            live = {id(node) for node in answer.nodes}
+            self.encoded = {key: kept for key, kept in self.encoded.items() if key in live}
+        self.last = answer
+        return answer
+
+    def _add(
+        self,
+        checked: Checked,
+        item: ItemFacts,
+        answer: TokenAnswer,
+        text: str,
+        starts: list[int],
+        ascii_text: bool,
+    ) -> None:
+        """Add one item to the answer, re-encoding its tokens unless they are kept."""
+        extra = READONLY if answer.read_only else 0
+        node = item.item
+        base = item.base + node.span.start
+        line = bisect.bisect_right(starts, base) - 1
+        key = (extra, text[starts[line] : base])
+        kept = self.encoded.get(id(node))
+        if kept is None or kept.key != key or not kept.cached.fits(item):
+            tokens = sorted(self.tokens(checked, item, self.declared(checked)))
+            first, rest, (last_line, last_column) = _encode_item(
+                text, starts, line, tokens, extra, ascii_text
+            )
+            if first is not None:
+                first = (first[0] - line, *first[1:])
+            kept = _Encoded(self.items[id(node)], key, first, rest, (last_line - line, last_column))
+            self.encoded[id(node)] = kept
+        if answer.end_lines:
+            previous_line, previous_column = answer.end_lines[-1], answer.end_columns[-1]
+        else:
+            previous_line = previous_column = 0
+        if kept.first is None:
+            answer.entries.append((kept, None))
+            answer.parts.append("")
+            answer.end_lines.append(previous_line)
+            answer.end_columns.append(previous_column)
+            return
+        first_line, column, length, kind, modifiers = kept.first
+        first_line += line
+        delta_column = column - previous_column if first_line == previous_line else column
+        group = (first_line - previous_line, delta_column, length, kind, modifiers)
+        answer.entries.append((kept, group))
+        answer.parts.append(kept.text_after(group))
+        answer.end_lines.append(kept.last[0] + line)
+        answer.end_columns.append(kept.last[1])
+
+    def declared(self, checked: Checked) -> dict[int, Symbol]:
+        """The module's symbols by where their names start (worked out once per analysis)."""
+        if self.declared_for is None or not self.declared_for.of(checked):
+            self.declared_for = AnalysisKey(checked)
+            self.declared_by_start = {s.span.start: s for s in checked.module_symbols.values()}
+        return self.declared_by_start
+
+    def starts_of(self, checked: Checked) -> list[int]:
+        """Where each item's span starts, as far as it is ordered: each the greatest so far
+        (worked out once per analysis)."""
+        if self.starts_for is None or not self.starts_for.of(checked):
+            self.starts_for = AnalysisKey(checked)
+            starts, highest = [], 0
+            for item in checked.items:
+                highest = max(highest, item.span.start)
+                starts.append(highest)
+            self.item_starts = starts
+        return self.item_starts
 
     def tokens(self, checked: Checked, item: ItemFacts, declared: dict[int, Symbol]):
         cached = self.items.get(id(item.item))
@@ -305,14 +502,17 @@ class TokenCache:
         return tokens
 
     def start(self, checked: Checked) -> None:
-        """Forget every item's tokens if a module name changed kind or came or went."""
-        names = tuple(
-            sorted((name, symbol.kind) for name, symbol in checked.module_symbols.items())
-        )
+        """Forget every item's tokens if a module name changed kind or came or went (asked
+        once per analysis)."""
+        if self.names_for is not None and self.names_for.of(checked):
+            return
+        self.names_for = AnalysisKey(checked)
+        names = {name: symbol.kind for name, symbol in checked.module_symbols.items()}
         if names != self.names:
             self.names = names
             self.items = {}
             self.encoded = {}
+            self.last = None
         elif len(self.items) > 4 * len(checked.items) + 64:
             live = {id(item.item) for item in checked.items}
             self.items = {key: value for key, value in self.items.items() if key in live}
@@ -321,15 +521,21 @@ class TokenCache:
 def tokens_in(
     checked: Checked, start: int = 0, end: int | None = None, cache: TokenCache | None = None
 ) -> list[Token]:
-    """The file's tokens from `start` to `end` (offsets), in order."""
+    """The file's tokens from `start` to `end` (offsets), in order; only the items that
+    reach into the range are looked at."""
     end = len(checked.source.text) if end is None else end
-    declared = {symbol.span.start: symbol for symbol in checked.module_symbols.values()}
     cache = cache if cache is not None else TokenCache()
     cache.start(checked)
+    declared = cache.declared(checked)
+    items = checked.items
+    first = max(0, bisect.bisect_right(cache.starts_of(checked), start) - 1)
     found: list[Token] = []
-    for item in checked.items:
+    for index in range(first, len(items)):
+        item = items[index]
         span = item.span
-        if span.end < start or span.start > end:
+        if span.start > end:
+            break
+        if span.end < start:
             continue
         tokens = cache.tokens(checked, item, declared)
         if start <= span.start and span.end <= end:
@@ -348,7 +554,8 @@ def encode(checked: Checked, tokens: list[Token], read_only: bool = False) -> li
     starts = index.starts
     ascii_text = text.isascii()
     data: list[int] = []
-    line = 0
+    # A range deep in a big file starts at its first token's line, not at the first line.
+    line = bisect.bisect_right(starts, tokens[0][0]) - 1 if tokens else 0
     last_line = len(starts) - 1
     previous_line = previous_column = 0
     extra = READONLY if read_only else 0
@@ -383,44 +590,63 @@ def semantic_tokens(
 
 class TokenResults:
     """The last full answer of each document, by its `resultId`, for `full/delta`: the
-    edit from that answer to the new one is the changed run of numbers between the
-    longest common beginning and end."""
+    edit from that answer to the new one is the run of items between the longest common
+    beginning and end, found by the items' kept numbers, not number by number."""
 
     def __init__(self) -> None:
-        self.last: dict[str, tuple[str, list[int]]] = {}
+        self.last: dict[str, tuple[str, TokenAnswer]] = {}
         self.count = 0
 
-    def full(self, uri: str, tokens: types.SemanticTokens) -> types.SemanticTokens:
+    def keep(self, uri: str, answer: TokenAnswer) -> str:
+        """Keep the document's new full answer; its `resultId`."""
         self.count += 1
         result_id = str(self.count)
-        self.last[uri] = (result_id, tokens.data)
-        return types.SemanticTokens(data=tokens.data, result_id=result_id)
+        self.last[uri] = (result_id, answer)
+        return result_id
 
-    def delta(self, uri: str, previous: str, tokens: types.SemanticTokens):
+    def full(self, uri: str, answer: TokenAnswer) -> WrittenJSON:
+        """The whole answer as sent, with its `resultId`."""
+        result_id = json.dumps(self.keep(uri, answer))
+        return WrittenJSON(f'{{"data": [{answer.text}], "resultId": {result_id}}}')
+
+    def delta(self, uri: str, previous: str, answer: TokenAnswer):
         """The edits from the answer `previous` of the document, or the full answer if
         that isn't the last one given."""
         last = self.last.get(uri)
         if last is None or last[0] != previous:
-            return self.full(uri, tokens)
-        old, new = last[1], tokens.data
-        limit = min(len(old), len(new))
-        start = 0
-        while start < limit and old[start] == new[start]:
-            start += 1
-        end = 0
-        while end < limit - start and old[-1 - end] == new[-1 - end]:
-            end += 1
-        answer = self.full(uri, tokens)
-        edits = []
-        if start < len(old) - end or start < len(new) - end:
-            edits.append(
-                types.SemanticTokensEdit(
-                    start=start,
-                    delete_count=len(old) - end - start,
-                    data=new[start : len(new) - end],
-                )
-            )
-        return types.SemanticTokensDelta(edits=edits, result_id=answer.result_id)
+            return self.full(uri, answer)
+        edit = _edit(last[1].entries, answer.entries)
+        result_id = self.keep(uri, answer)
+        return types.SemanticTokensDelta(
+            edits=[edit] if edit is not None else [], result_id=result_id
+        )
 
     def forget(self, uri: str) -> None:
         self.last.pop(uri, None)
+
+
+def _unchanged(old: tuple[_Encoded, tuple | None], new: tuple[_Encoded, tuple | None]) -> bool:
+    return old[0] is new[0] and old[1] == new[1]
+
+
+def _edit(
+    old: list[tuple[_Encoded, tuple | None]], new: list[tuple[_Encoded, tuple | None]]
+) -> types.SemanticTokensEdit | None:
+    """The one edit that turns the numbers of `old` into those of `new`, or None."""
+    limit = min(len(old), len(new))
+    head = _agreeing(map(_unchanged, old, new))
+    tail = min(_agreeing(map(_unchanged, reversed(old), reversed(new))), limit - head)
+    start = sum(len(group) + len(kept.rest) for kept, group in old[:head] if group is not None)
+    deleted = sum(
+        len(group) + len(kept.rest)
+        for kept, group in old[head : len(old) - tail]
+        if group is not None
+    )
+    data: list[int] = []
+    for kept, group in new[head : len(new) - tail]:
+        if group is not None:
+            data += group
+            data += kept.rest
+    if not deleted and not data:
+        return None
+    return types.SemanticTokensEdit(start=start, delete_count=deleted, data=data)

@@ -17,6 +17,7 @@ from shapescript.check.program import Checked
 from shapescript.syntax import ast
 from shapescript.syntax.parser import parse_text
 from shapescript.syntax.source import SourceFile, Span
+from shapescript_lsp.analysis_key import AnalysisKey
 from shapescript_lsp.features.completion import fuzzy
 from shapescript_lsp.features.imported import header
 from shapescript_lsp.positions import line_index, range_of
@@ -181,6 +182,24 @@ def outline(
     return found
 
 
+class _OutlineAnswer:
+    """An outline as sent, item by item: each item's tree, where its chunk starts and its
+    JSON text (none, one, or with its fields for the flat form: `chunks`), and what it
+    was worked out from: the analysis, the form (hierarchical, uri), the dim values, the
+    text's length and line count."""
+
+    def __init__(self, checked: Checked, form: tuple[bool, str], length: int, lines: int):
+        self.key = AnalysisKey(checked)
+        self.form = form
+        self.dims = dict(checked.dim_values)
+        self.length = length
+        self.lines = lines
+        self.nodes: list[ast.Item] = []
+        self.bases: list[int] = []
+        self.chunks: list[list[str]] = []
+        self.written: list[str] = []
+
+
 class OutlineCache:
     """Each item's symbol from the last outline, reused for the same parsed item on the
     same line (its text, so its symbol, is the same) with the same dim value."""
@@ -189,6 +208,78 @@ class OutlineCache:
         self.items: dict[int, tuple[object, tuple, types.DocumentSymbol | None]] = {}
         self.wire: dict[int, tuple[types.DocumentSymbol, str]] = {}
         self.flat: dict[int, tuple[types.DocumentSymbol, str, list[str]]] = {}
+        #: The last answer as sent.
+        self.answered: _OutlineAnswer | None = None
+
+    def answer(self, checked: Checked, uri: str, hierarchical: bool, unstructure) -> list[str]:
+        """The outline of an analysis as JSON text, the hierarchical or the flat form; the
+        same answer again for the same analysis. Worked out from the last answer: the items
+        before and after those that changed (the same trees, moved by an edit that added
+        or removed no line) keep their text; only the items between are written again."""
+        last = self.answered
+        if last is not None and last.form == (hierarchical, uri):
+            if last.key.of(checked):
+                return last.written
+        else:
+            last = None
+        if last is not None and last.dims != checked.dim_values:
+            last = None
+        module = checked.module
+        items, bases = module.items, module.bases or [0] * len(module.items)
+        text = checked.source.text
+        starts = line_index(text).starts
+        builder = _Outline(checked.source, checked.dim_values)
+        answer = _OutlineAnswer(checked, (hierarchical, uri), len(text), len(starts))
+        head = tail = 0
+        if last is not None:
+            limit = min(len(items), len(last.nodes))
+            old_nodes, old_bases = last.nodes, last.bases
+            while (
+                head < limit and items[head] is old_nodes[head] and bases[head] == old_bases[head]
+            ):
+                head += 1
+            if len(starts) == last.lines:
+                shift = len(text) - last.length
+                while (
+                    tail < limit - head
+                    and items[-1 - tail] is old_nodes[-1 - tail]
+                    and bases[-1 - tail] == old_bases[-1 - tail] + shift
+                ):
+                    tail += 1
+                # The first one after the changed items may share a line with them.
+                tail = max(0, tail - 1)
+            answer.nodes = old_nodes[:head]
+            answer.bases = old_bases[:head]
+            answer.chunks = last.chunks[:head]
+        for index in range(head, len(items) - tail):
+            node, base = items[index], bases[index]
+            key = (
+                bisect.bisect_right(starts, base + node.span.start),
+                checked.dim_values.get(node.name) if isinstance(node, ast.DimDecl) else None,
+            )
+            symbol = self.get(node, key)
+            if symbol is None:
+                symbol = builder.item(node, base)
+                self.put(node, key, symbol)
+            answer.nodes.append(node)
+            answer.bases.append(base)
+            if symbol is None:
+                answer.chunks.append([])
+            elif hierarchical:
+                answer.chunks.append([json.dumps(unstructure(symbol))])
+            else:
+                infos = symbol_information([symbol], uri)
+                answer.chunks.append([json.dumps(unstructure(info)) for info in infos])
+        if tail:
+            assert last is not None
+            shift = len(text) - last.length
+            answer.nodes += last.nodes[-tail:]
+            answer.bases += [base + shift for base in last.bases[-tail:]]
+            answer.chunks += last.chunks[-tail:]
+        answer.written = [part for chunk in answer.chunks for part in chunk]
+        self.keep(items)
+        self.answered = answer
+        return answer.written
 
     def get(self, node, key: tuple) -> types.DocumentSymbol | None:
         cached = self.items.get(id(node))
