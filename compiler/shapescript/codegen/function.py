@@ -112,6 +112,9 @@ class FunctionGenerator:
         #: each enclosing loop's iteration, outermost first.
         self.uses_calls = False
         self.loops: list[str] = []
+        #: The axes no mask reaches in the body being generated: in the plain body of a
+        #: function that takes masks, those its callers' masks would be for (padding.py).
+        self.unpadded: frozenset[str] = frozenset()
 
     def context_python_function(self, path: str) -> str:
         return self.context.python_function(path)
@@ -185,20 +188,19 @@ class FunctionGenerator:
         origin = self.origin(decl.name_span)
         plan = arguments.plan_arguments(self.signature, devices.argument_dims(self.context.checked))
         self.sizes = dict(plan.sizes) | data.batch_sizes(self)
-        outer = self.out
-        self.out = SourceBuilder()
-        self.body()
-        body, self.out = self.out, outer
+        bodies = self.bodies()
         self.out.add(0, f"def {self.python}({', '.join(params)}):", origin)
         doc = decl.doc.text if decl.doc is not None else None
         if doc:
             self.out.add(1, repr(doc), origin)
-        self.prologue(plan, body.text)
-        if padding.keeps_pads(self):
-            pads = "dict(_ss_pad or ())" if padding.takes_pads(self) else "{}"
-            self.out.add(1, f"_ss_pads = {pads}", origin)
-        self.out.lines.extend(body.lines)
-        self.out.origins.extend(body.origins)
+        self.prologue(plan, "".join(body.text for body in bodies))
+        if len(bodies) == 1:
+            self.out.extend(bodies[0])
+        else:
+            self.out.add(1, "if not _ss_pad:", origin)
+            self.out.extend(bodies[0])
+            self.out.add(1, "else:", origin)
+            self.out.extend(bodies[1])
         described = padding.metadata(self)
         if described is not None:
             self.out.add(0, described, origin)
@@ -219,20 +221,47 @@ class FunctionGenerator:
         mode, since a parameter then has a default that stands for no argument."""
         return self.context.checks != "never"
 
-    def body(self) -> None:
+    def bodies(self) -> list[SourceBuilder]:
+        """The function's body; for one that takes masks, its plain body (for a call given
+        none) and its padded body, each a level deeper, for `if not _ss_pad:` to choose."""
+        if not padding.takes_pads(self):
+            return [self.generated_body(1)]
+        locals_, sizes, temps = set(self.locals), dict(self.sizes), self.temp_count
+        self.unpadded = padding.taken(self)
+        plain = self.generated_body(2)
+        self.locals, self.sizes, self.temp_count = locals_, sizes, temps
+        self.unpadded = frozenset()
+        return [plain, self.generated_body(2)]
+
+    def generated_body(self, indent: int) -> SourceBuilder:
+        """The body's lines, after `_ss_pads` where the body reads it."""
+        outer = self.out
+        self.out = SourceBuilder()
+        if padding.keeps_pads(self):
+            origin = self.origin(self.decl.name_span)
+            if self.unpadded or not padding.takes_pads(self):
+                pads = "{}"
+            else:
+                pads = "dict(_ss_pad)" if padding.makes_pads(self) else "_ss_pad"
+            self.out.add(indent, f"_ss_pads = {pads}", origin)
+        self.body(indent)
+        body, self.out = self.out, outer
+        return body
+
+    def body(self, indent: int = 1) -> None:
         decl = self.decl
         origin = self.origin(decl.name_span)
         if decl.expr_body is not None:
-            value, last = self.statement_value(decl.expr_body, 1)
+            value, last = self.statement_value(decl.expr_body, indent)
             self.out.add(
-                1,
+                indent,
                 f"return {self.returned(value, decl.expr_body)}",
                 last or self.origin(decl.expr_body.span),
             )
         else:
-            self.block(decl.body or [], 1)
+            self.block(decl.body or [], indent)
             if not decl.body:
-                self.out.add(1, "pass", origin)
+                self.out.add(indent, "pass", origin)
 
     def default(self, node: ast.Expr) -> str:
         if isinstance(node, ast.Name) and node.name == "none":
