@@ -68,3 +68,19 @@ def test_padded_and_plain_calls_agree_through_a_call(tmp_path) -> None:
         x = torch.randn(2, n, 8, generator=generator)
         expected = module.forward(layer, x)
         assert torch.allclose(padded(layer, x), expected, rtol=0, atol=1e-5), n
+
+
+def test_a_function_that_makes_no_tensor_asks_for_no_device() -> None:
+    unchecked = build(
+        (EXAMPLES / "attention.ss").read_text(encoding="utf-8"),
+        "examples/attention.ss",
+        checks="never",
+        value_checks="never",
+    ).source
+    assert "_ss_dev" not in ast.unparse(_function(unchecked, "forward"))
+    assert "_ss_dev = " in ast.unparse(_function(unchecked, "causal_attention"))
+    optimizer = build(
+        "model M:\n    param w: [4] = zeros\n\nfn optimizer(m: M) -> AdamW[M] = adamw(m, lr=0.1)\n",
+        "optimizer.ss",
+    ).source
+    assert "_ss_dev" not in ast.unparse(_function(optimizer, "optimizer"))

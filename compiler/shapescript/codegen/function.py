@@ -45,6 +45,9 @@ HOST_TESTS = {
     "bool": "type({name}) is not bool",
 }
 
+#: A use of the device read at the function's start.
+_USES_DEVICE = re.compile(r"\b_ss_dev\b")
+
 #: The piped value in a list of call arguments.
 PIPED = object()
 
@@ -115,6 +118,8 @@ class FunctionGenerator:
         #: The axes no mask reaches in the body being generated: in the plain body of a
         #: function that takes masks, those its callers' masks would be for (padding.py).
         self.unpadded: frozenset[str] = frozenset()
+        #: Where the prologue reads the device into `_ss_dev`, dropped if nothing uses it.
+        self.device_line: int | None = None
 
     def context_python_function(self, path: str) -> str:
         return self.context.python_function(path)
@@ -201,6 +206,7 @@ class FunctionGenerator:
             self.out.extend(bodies[0])
             self.out.add(1, "else:", origin)
             self.out.extend(bodies[1])
+        self.drop_unused_device()
         described = padding.metadata(self)
         if described is not None:
             self.out.add(0, described, origin)
@@ -214,6 +220,14 @@ class FunctionGenerator:
                 else ("_ss_rt.calls.written_signature")
             )
             self.out.add(0, f"{self.python}.__signature__ = {helper}({self.python})", origin)
+
+    def drop_unused_device(self) -> None:
+        """Leave out the read of the device where nothing after it uses `_ss_dev`."""
+        at = self.device_line
+        if at is None or any(_USES_DEVICE.search(line) for line in self.out.lines[at + 1 :]):
+            return
+        del self.out.lines[at]
+        del self.out.origins[at]
 
     @property
     def checks_calls(self) -> bool:
@@ -286,6 +300,7 @@ class FunctionGenerator:
             self.spec(plan, spec)
             self.call_check(spec, origin)
         device = "_ss_device" if context.standalone else "_ss_devices._device or _ss_rt.device()"
+        self.device_line = len(self.out.lines)
         self.out.add(1, f"_ss_dev = {device}", origin)
         model_checks = [
             line
