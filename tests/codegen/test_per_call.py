@@ -6,9 +6,12 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
 import torch
 
 import shapescript
+from shapescript.rt import models
+from shapescript.rt.errors import ShapeError
 from tests.codegen.compiled import build, load
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -84,3 +87,54 @@ def test_a_function_that_makes_no_tensor_asks_for_no_device() -> None:
         "optimizer.ss",
     ).source
     assert "_ss_dev" not in ast.unparse(_function(optimizer, "optimizer"))
+
+
+TRAINING = """\
+dim D = 8
+
+model Mlp:
+    param w1: [D D] = normal(std=0.1)
+    param w2: [D D] = normal(std=0.1)
+
+fn hidden(m: Mlp, x: [b D]) -> [b D] = relu(x @ m.w1)
+
+fn forward(m: Mlp, x: [b D]) -> [b D] = hidden(m, x) @ m.w2
+
+fn loss(m: Mlp, x: [b D], y: [b] Index[D]) -> [] = cross_entropy(forward(m, x), y, over=D)
+
+fn optimizer(m: Mlp) -> AdamW[Mlp] = adamw(m, lr=1e-2)
+
+fn step(mut m: Mlp, mut opt: AdamW[Mlp], x: [b D], y: [b] Index[D]) -> []:
+    l, g = value_and_grad(loss, m, x, y)
+    update(mut m, mut opt, g)
+    return l
+"""
+
+
+def test_a_training_step_checks_its_model_once(monkeypatch) -> None:
+    module = load(TRAINING, "per_call_training.ss")
+    m = module.Mlp.init(seed=0)
+    opt = module.optimizer(m)
+    x, y = torch.randn(4, 8), torch.tensor([0, 1, 2, 3])
+    counted = []
+    real = models.check_model
+    monkeypatch.setattr(models, "check_model", lambda *a, **k: counted.append(1) or real(*a, **k))
+    module.step(m, opt, x, y)
+    assert len(counted) == 1
+    counted.clear()
+    module.forward(m, x)
+    assert len(counted) == 1
+
+
+def test_an_internal_call_checks_no_argument_but_a_python_call_does() -> None:
+    source = build(TRAINING, "per_call_training.ss").source
+    forward = ast.unparse(_function(source, "forward"))
+    assert "_ss_in_hidden(m, x)" in forward
+    copy = ast.unparse(_function(source, "_ss_in_hidden"))
+    assert "check_model" not in copy and "argument_error" not in copy
+    assert "_ss_rt.calls.shown_as(_ss_in_hidden, 'hidden')" in source
+    module = load(TRAINING, "per_call_training.ss")
+    m = module.Mlp.init(seed=0)
+    with pytest.raises(ShapeError, match="expected"):
+        module.hidden(m, torch.randn(4, 3))
+    assert module._ss_in_hidden.__name__ == "hidden"

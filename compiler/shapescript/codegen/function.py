@@ -32,6 +32,7 @@ from shapescript.codegen import (
     padding,
     training,
 )
+from shapescript.codegen import trusted as copies
 from shapescript.codegen.context import ItemView, ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import Origin, SourceBuilder
 from shapescript.codegen.sizes import MissingSize, size_expr
@@ -90,6 +91,7 @@ class FunctionGenerator:
         signature: Signature,
         out: SourceBuilder,
         python: str | None = None,
+        trusted: bool = False,
     ) -> None:
         self.context = context
         self.view = ItemView(item)
@@ -99,6 +101,13 @@ class FunctionGenerator:
         #: instance's (`_ss_forward__Mlp`); `key` names its module constants.
         self.python = python or python_name(self.decl.name)
         self.key = self.python.removeprefix("_ss_") if python else self.decl.name
+        #: Whether this is the unchecked copy that compiled callers call
+        #: (`codegen.trusted`): no checks, named `_ss_in_...`, shown as the function.
+        self.trusted = trusted
+        #: The name tracebacks show, the checked function's.
+        self.shown = self.python
+        if trusted:
+            self.python = copies.copy_name(self.python)
         self.out = out
         self.locals: set[str] = set()
         self.sizes: dict[str, str] = {}
@@ -195,7 +204,7 @@ class FunctionGenerator:
         self.sizes = dict(plan.sizes) | data.batch_sizes(self)
         bodies = self.bodies()
         self.out.add(0, f"def {self.python}({', '.join(params)}):", origin)
-        doc = decl.doc.text if decl.doc is not None else None
+        doc = decl.doc.text if decl.doc is not None and not self.trusted else None
         if doc:
             self.out.add(1, repr(doc), origin)
         self.prologue(plan, "".join(body.text for body in bodies))
@@ -207,6 +216,9 @@ class FunctionGenerator:
             self.out.add(1, "else:", origin)
             self.out.extend(bodies[1])
         self.drop_unused_device()
+        if self.trusted:
+            self.out.add(0, f"_ss_rt.calls.shown_as({self.python}, {self.shown!r})", origin)
+            return
         described = padding.metadata(self)
         if described is not None:
             self.out.add(0, described, origin)
@@ -232,8 +244,9 @@ class FunctionGenerator:
     @property
     def checks_calls(self) -> bool:
         """Whether the function checks its number of arguments: with checks on, in any
-        mode, since a parameter then has a default that stands for no argument."""
-        return self.context.checks != "never"
+        mode, since a parameter then has a default that stands for no argument; never in
+        the unchecked copy."""
+        return self.context.checks != "never" and not self.trusted
 
     def bodies(self) -> list[SourceBuilder]:
         """The function's body; for one that takes masks, its plain body (for a call given
@@ -309,7 +322,11 @@ class FunctionGenerator:
             is not None
         ]
         data_checks, data_lines, batch_checks = data.parameter_lines(self, plan.sizes)
-        self.guarded(model_checks + data_checks + self.host_checks(spec), context.checks, origin)
+        if self.trusted:
+            model_checks, data_checks, batch_checks = [], [], []
+        else:
+            model_checks += data_checks + self.host_checks(spec)
+        self.guarded(model_checks, context.checks, origin)
         for line in data_lines:
             self.out.add(1, line, origin)
         if self.uses_calls:
@@ -357,10 +374,10 @@ class FunctionGenerator:
         if not plan.tensors:
             return
         spec = f"_ss_fn_{self.key}"
-        value_lines = self.value_check_lines(spec)
-        if context.checks != "never" or value_lines:
+        value_lines = [] if self.trusted else self.value_check_lines(spec)
+        if (context.checks != "never" and not self.trusted) or value_lines:
             self.spec(plan, spec)
-        if context.checks == "never":
+        if context.checks == "never" or self.trusted:
             for line in arguments.used_reads(plan, body + "\n".join(value_lines)):
                 self.out.add(1, line, origin)
             self.guarded(value_lines, context.value_checks, origin)
@@ -847,7 +864,7 @@ class FunctionGenerator:
             parts.append(pads)
         target = self.view.call_target(node.callee.span)
         called = imports.called(target.python_name) if target else python_name(signature.name)
-        return f"{called}({', '.join(parts)})"
+        return f"{copies.called(self, called)}({', '.join(parts)})"
 
     def argument_plans(
         self, node: ast.Call, signature: Signature, args: CallArgs
