@@ -323,10 +323,10 @@ class FunctionGenerator:
         ]
         data_checks, data_lines, batch_checks = data.parameter_lines(self, plan.sizes)
         if self.trusted:
-            model_checks, data_checks, batch_checks = [], [], []
+            checks, batch_checks = [], []
         else:
-            model_checks += data_checks + self.host_checks(spec)
-        self.guarded(model_checks, context.checks, origin)
+            checks = model_checks + data_checks + self.host_checks(spec)
+        self.guarded(checks, context.checks, origin)
         for line in data_lines:
             self.out.add(1, line, origin)
         if self.uses_calls:
