@@ -266,10 +266,9 @@ class FunctionGenerator:
         self.out = SourceBuilder()
         if padding.keeps_pads(self):
             origin = self.origin(self.decl.name_span)
-            if self.unpadded or not padding.takes_pads(self):
-                pads = "{}"
-            else:
-                pads = "dict(_ss_pad)" if padding.makes_pads(self) else "_ss_pad"
+            # Masks come as a dict, or on a worker as (axis, mask) pairs.
+            taken = not self.unpadded and padding.takes_pads(self)
+            pads = "dict(_ss_pad)" if taken else "{}"
             self.out.add(indent, f"_ss_pads = {pads}", origin)
         self.body(indent)
         body, self.out = self.out, outer
