@@ -81,7 +81,7 @@ def test_a_batch_parameter_becomes_a_batch_and_gives_its_sizes() -> None:
         in source
     )
     assert "b = _ss_len(batch)" in source
-    assert "_ss_rt.padding.cross_entropy(forward(m, batch.img," in source
+    assert "_ss_rt.padding.cross_entropy(_ss_in_forward(m, batch.img," in source
     assert ", batch.label, -1, _ss_pads, ((0, 'b'),))" in source
 
 

@@ -117,9 +117,10 @@ def test_each_overload_and_instance_is_a_function_of_its_own() -> None:
         "_ss_step__Mlp",
     ):
         assert f"def {name}(" in source
-    # ShapeScript calls them directly; the plain names are for Python.
-    assert "value_and_grad(_ss_loss__Mlp, m" in source
-    assert "return _ss_step__Linear(m, opt, x, y" in source
+    # ShapeScript calls them directly, through their unchecked copies; the plain names
+    # are for Python.
+    assert "value_and_grad(_ss_in_loss__Mlp, m" in source
+    assert "return _ss_in_step__Linear(m, opt, x, y" in source
     assert "_ss_never_called__" not in source
 
 

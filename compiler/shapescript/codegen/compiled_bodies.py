@@ -71,11 +71,17 @@ def wanted(gen: FunctionGenerator, body: SourceBuilder) -> bool:
 
 
 def split(
-    gen: FunctionGenerator, plan: arguments.ArgumentPlan, body: SourceBuilder, origin: Origin
-) -> SourceBuilder:
-    """End the public function with a call of its body; return the body's definition,
-    to be added after the public function."""
-    prologue = _function_text(gen)
+    gen: FunctionGenerator,
+    plan: arguments.ArgumentPlan,
+    body: SourceBuilder,
+    origin: Origin,
+    indent: int = 1,
+) -> tuple[str, SourceBuilder]:
+    """The statement that returns the call of the body, for the public function, and the
+    body's definition, to go after the public function. `indent` is the body's depth in
+    the public function (2 for the plain body of a function that takes masks)."""
+    body = _dedented(body, indent - 1)
+    prologue = _function_text(gen, indent)
     defined = _defined_names(prologue)
     used = _used_names(body.text)
     reads = arguments.used_reads(plan, body.text)
@@ -87,7 +93,7 @@ def split(
         if (name in used or name in read_from) and name not in recomputed
     ]
     name = body_name(gen)
-    gen.out.add(1, f"return {name}({', '.join(params)})", origin)
+    call = f"return {name}({', '.join(params)})"
     out = SourceBuilder()
     out.add(0, f"def {name}({', '.join(params)}):", origin)
     for line in reads:
@@ -98,15 +104,27 @@ def split(
     where = f"{gen.context.source.path}:{where_line} {gen.decl.name}"
     dynamic = _dynamic_axes(plan, params)
     out.add(0, f"{name} = _ss_rt.torch_compile.compiled({name}, {where!r}, {dynamic!r})", origin)
+    return call, out
+
+
+def _dedented(body: SourceBuilder, levels: int) -> SourceBuilder:
+    """The body's lines moved `levels` blocks to the left."""
+    if not levels:
+        return body
+    prefix = "    " * levels
+    out = SourceBuilder()
+    out.lines = [line.removeprefix(prefix) for line in body.lines]
+    out.origins = list(body.origins)
     return out
 
 
-def _function_text(gen: FunctionGenerator) -> str:
-    """The public function generated so far: its `def` line and its prologue."""
+def _function_text(gen: FunctionGenerator, indent: int) -> str:
+    """The public function generated so far: its `def` line and its prologue (and the
+    `if` that chooses the plain body, when the body is `indent` 2)."""
     header = f"def {gen.python}("
     lines = gen.out.lines
     start = max(i for i, line in enumerate(lines) if line.startswith(header))
-    return "\n".join(lines[start:]) + "\n    pass\n"
+    return "\n".join(lines[start:]) + "\n" + "    " * indent + "pass\n"
 
 
 def _defined_names(text: str) -> dict[str, None]:

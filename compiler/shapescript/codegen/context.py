@@ -88,6 +88,8 @@ class ModuleContext:
     helpers: dict[str, None] = field(default_factory=dict)
     #: While an instance of another file's generic function is generated: where it is.
     foreign: Foreign | None = None
+    #: This module's functions that compiled callers call unchecked (`codegen.trusted`).
+    trusted_copies: dict[str, None] = field(default_factory=dict)
 
     @property
     def source(self) -> SourceFile:

@@ -40,6 +40,11 @@ class SourceBuilder:
         made while building one lands on its line."""
         self.notes.append(text)
 
+    def extend(self, other: SourceBuilder) -> None:
+        """Add another builder's lines, with their origins."""
+        self.lines.extend(other.lines)
+        self.origins.extend(other.origins)
+
     def blank(self) -> None:
         self.add(0, "")
 

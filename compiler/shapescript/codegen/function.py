@@ -33,6 +33,7 @@ from shapescript.codegen import (
     padding,
     training,
 )
+from shapescript.codegen import trusted as copies
 from shapescript.codegen.context import ItemView, ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import Origin, SourceBuilder
 from shapescript.codegen.lowering import attention, linear
@@ -46,6 +47,9 @@ HOST_TESTS = {
     "float": "type({name}) is not float and type({name}) is not int",
     "bool": "type({name}) is not bool",
 }
+
+#: A use of the device read at the function's start.
+_USES_DEVICE = re.compile(r"\b_ss_dev\b")
 
 #: The piped value in a list of call arguments.
 PIPED = object()
@@ -89,6 +93,7 @@ class FunctionGenerator:
         signature: Signature,
         out: SourceBuilder,
         python: str | None = None,
+        trusted: bool = False,
     ) -> None:
         self.context = context
         self.view = ItemView(item)
@@ -98,6 +103,13 @@ class FunctionGenerator:
         #: instance's (`_ss_forward__Mlp`); `key` names its module constants.
         self.python = python or python_name(self.decl.name)
         self.key = self.python.removeprefix("_ss_") if python else self.decl.name
+        #: Whether this is the unchecked copy that compiled callers call
+        #: (`codegen.trusted`): no checks, named `_ss_in_...`, shown as the function.
+        self.trusted = trusted
+        #: The name tracebacks show, the checked function's.
+        self.shown = self.python
+        if trusted:
+            self.python = copies.copy_name(self.python)
         self.out = out
         self.locals: set[str] = set()
         self.sizes: dict[str, str] = {}
@@ -120,6 +132,11 @@ class FunctionGenerator:
         self.absorbed: set[int] = set()
         #: The matmuls that may take a bias in one fused call, by their code.
         self.products: dict[str, linear.Product] = {}
+        #: The axes no mask reaches in the body being generated: in the plain body of a
+        #: function that takes masks, those its callers' masks would be for (padding.py).
+        self.unpadded: frozenset[str] = frozenset()
+        #: Where the prologue reads the device into `_ss_dev`, dropped if nothing uses it.
+        self.device_line: int | None = None
 
     def context_python_function(self, path: str) -> str:
         return self.context.python_function(path)
@@ -193,24 +210,26 @@ class FunctionGenerator:
         origin = self.origin(decl.name_span)
         plan = arguments.plan_arguments(self.signature, devices.argument_dims(self.context.checked))
         self.sizes = dict(plan.sizes) | data.batch_sizes(self)
-        outer = self.out
-        self.out = SourceBuilder()
-        self.body()
-        body, self.out = self.out, outer
+        bodies = self.bodies()
         self.out.add(0, f"def {self.python}({', '.join(params)}):", origin)
-        doc = decl.doc.text if decl.doc is not None else None
+        doc = decl.doc.text if decl.doc is not None and not self.trusted else None
         if doc:
             self.out.add(1, repr(doc), origin)
-        self.prologue(plan, body.text)
-        if padding.keeps_pads(self):
-            pads = "dict(_ss_pad or ())" if padding.takes_pads(self) else "{}"
-            self.out.add(1, f"_ss_pads = {pads}", origin)
+        self.prologue(plan, "".join(body.text for body in bodies))
         compiled_body = None
-        if compiled_bodies.wanted(self, body):
-            compiled_body = compiled_bodies.split(self, plan, body, origin)
+        if len(bodies) == 1:
+            compiled_body = self.plain_body(plan, bodies[0], origin, 1)
         else:
-            self.out.lines.extend(body.lines)
-            self.out.origins.extend(body.origins)
+            self.out.add(1, "if not _ss_pad:", origin)
+            compiled_body = self.plain_body(plan, bodies[0], origin, 2)
+            self.out.add(1, "else:", origin)
+            self.out.extend(bodies[1])
+        self.drop_unused_device()
+        if self.trusted:
+            self.out.add(0, f"_ss_rt.calls.shown_as({self.python}, {self.shown!r})", origin)
+            if compiled_body is not None:
+                self.out.extend(compiled_body)
+            return
         described = padding.metadata(self)
         if described is not None:
             self.out.add(0, described, origin)
@@ -228,27 +247,74 @@ class FunctionGenerator:
             self.out.lines.extend(compiled_body.lines)
             self.out.origins.extend(compiled_body.origins)
 
+    def plain_body(
+        self, plan: arguments.ArgumentPlan, body: SourceBuilder, origin: Origin, indent: int
+    ) -> SourceBuilder | None:
+        """Add the body given no masks; with the torch.compile switch, a call of it as a
+        function of its own instead, whose definition is returned to go after this one."""
+        if not compiled_bodies.wanted(self, body):
+            self.out.extend(body)
+            return None
+        call, definition = compiled_bodies.split(self, plan, body, origin, indent)
+        self.out.add(indent, call, origin)
+        return definition
+
+    def drop_unused_device(self) -> None:
+        """Leave out the read of the device where nothing after it uses `_ss_dev`."""
+        at = self.device_line
+        if at is None or any(_USES_DEVICE.search(line) for line in self.out.lines[at + 1 :]):
+            return
+        del self.out.lines[at]
+        del self.out.origins[at]
+
     @property
     def checks_calls(self) -> bool:
         """Whether the function checks its number of arguments: with checks on, in any
-        mode, since a parameter then has a default that stands for no argument."""
-        return self.context.checks != "never"
+        mode, since a parameter then has a default that stands for no argument; never in
+        the unchecked copy."""
+        return self.context.checks != "never" and not self.trusted
 
-    def body(self) -> None:
+    def bodies(self) -> list[SourceBuilder]:
+        """The function's body; for one that takes masks, its plain body (for a call given
+        none) and its padded body, each a level deeper, for `if not _ss_pad:` to choose."""
+        if not padding.takes_pads(self):
+            return [self.generated_body(1)]
+        locals_, sizes, temps = set(self.locals), dict(self.sizes), self.temp_count
+        self.unpadded = padding.taken(self)
+        plain = self.generated_body(2)
+        self.locals, self.sizes, self.temp_count = locals_, sizes, temps
+        self.unpadded = frozenset()
+        return [plain, self.generated_body(2)]
+
+    def generated_body(self, indent: int) -> SourceBuilder:
+        """The body's lines, after `_ss_pads` where the body reads it."""
+        outer = self.out
+        self.out = SourceBuilder()
+        if padding.keeps_pads(self):
+            origin = self.origin(self.decl.name_span)
+            # Masks come as a dict, or on a worker as (axis, mask) pairs.
+            taken = not self.unpadded and padding.takes_pads(self)
+            pads = "dict(_ss_pad)" if taken else "{}"
+            self.out.add(indent, f"_ss_pads = {pads}", origin)
+        self.body(indent)
+        body, self.out = self.out, outer
+        return body
+
+    def body(self, indent: int = 1) -> None:
         decl = self.decl
         origin = self.origin(decl.name_span)
         attention.plan(self)
         if decl.expr_body is not None:
-            value, last = self.statement_value(decl.expr_body, 1)
+            value, last = self.statement_value(decl.expr_body, indent)
             self.out.add(
-                1,
+                indent,
                 f"return {self.returned(value, decl.expr_body)}",
                 last or self.origin(decl.expr_body.span),
             )
         else:
-            self.block(decl.body or [], 1)
+            self.block(decl.body or [], indent)
             if not decl.body:
-                self.out.add(1, "pass", origin)
+                self.out.add(indent, "pass", origin)
 
     def default(self, node: ast.Expr) -> str:
         if isinstance(node, ast.Name) and node.name == "none":
@@ -273,6 +339,7 @@ class FunctionGenerator:
             self.spec(plan, spec)
             self.call_check(spec, origin)
         device = "_ss_device" if context.standalone else "_ss_devices._device or _ss_rt.device()"
+        self.device_line = len(self.out.lines)
         self.out.add(1, f"_ss_dev = {device}", origin)
         model_checks = [
             line
@@ -281,7 +348,11 @@ class FunctionGenerator:
             is not None
         ]
         data_checks, data_lines, batch_checks = data.parameter_lines(self, plan.sizes)
-        self.guarded(model_checks + data_checks + self.host_checks(spec), context.checks, origin)
+        if self.trusted:
+            checks, batch_checks = [], []
+        else:
+            checks = model_checks + data_checks + self.host_checks(spec)
+        self.guarded(checks, context.checks, origin)
         for line in data_lines:
             self.out.add(1, line, origin)
         if self.uses_calls:
@@ -329,10 +400,10 @@ class FunctionGenerator:
         if not plan.tensors:
             return
         spec = f"_ss_fn_{self.key}"
-        value_lines = self.value_check_lines(spec)
-        if context.checks != "never" or value_lines:
+        value_lines = [] if self.trusted else self.value_check_lines(spec)
+        if (context.checks != "never" and not self.trusted) or value_lines:
             self.spec(plan, spec)
-        if context.checks == "never":
+        if context.checks == "never" or self.trusted:
             for line in arguments.used_reads(plan, body + "\n".join(value_lines)):
                 self.out.add(1, line, origin)
             self.guarded(value_lines, context.value_checks, origin)
@@ -834,7 +905,7 @@ class FunctionGenerator:
             parts.append(pads)
         target = self.view.call_target(node.callee.span)
         called = imports.called(target.python_name) if target else python_name(signature.name)
-        return f"{called}({', '.join(parts)})"
+        return f"{copies.called(self, called)}({', '.join(parts)})"
 
     def argument_plans(
         self, node: ast.Call, signature: Signature, args: CallArgs

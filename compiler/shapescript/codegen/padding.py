@@ -4,6 +4,17 @@ A function that uses the mask of a padded axis takes `_ss_pad` (a dict of masks 
 own axis names; Python callers leave it out) and keeps its masks in `_ss_pads`; an
 operation across a padded axis calls its masked version in `_ss_rt.padding` with the
 mask, which is None, and the operation the plain one, where nothing was padded.
+
+Such a function has two bodies, chosen once at entry (`if not _ss_pad:`): the plain
+body, for a call given no masks, and the padded one. The generator's `unpadded` holds
+the axes that no mask reaches in the body being generated: in the plain body, every
+axis whose mask would come from `_ss_pad`. The helpers here consult it, so in the plain
+body `masked_symbol`, `reduction`, `cross_entropy` and `contracted` give the plain
+operation, `masked_operands` leaves those axes out, `selection` masks nothing by them,
+and `passed` passes no mask on, so that a callee takes its plain body too. A lowering to
+a faster torch function applies where these say no mask applies (`masked_symbol` None,
+no `masked_operands`). Masks made in the body itself (a padded loop over batches, a kept
+selection) apply in both bodies.
 """
 
 from __future__ import annotations
@@ -38,13 +49,29 @@ def takes_pads(gen: FunctionGenerator) -> bool:
     return found is not None and bool(found.needs.get(gen.decl.name))
 
 
+def taken(gen: FunctionGenerator) -> frozenset[str]:
+    """The axes whose masks the function takes from its callers (none in the plain body)."""
+    found = facts(gen)
+    return found.needs.get(gen.decl.name, frozenset()) if found is not None else frozenset()
+
+
 def keeps_pads(gen: FunctionGenerator) -> bool:
-    """Whether the function's body reads `_ss_pads`: it takes masks or pads a loop."""
+    """Whether the body being generated reads `_ss_pads`: it is the padded body of a
+    function that takes masks, or it makes masks of its own."""
     found = facts(gen)
     if found is None:
         return False
-    if takes_pads(gen):
+    if takes_pads(gen) and not gen.unpadded:
         return True
+    return makes_pads(gen)
+
+
+def makes_pads(gen: FunctionGenerator) -> bool:
+    """Whether the function's body writes masks of its own into `_ss_pads`: it pads a
+    loop over batches or keeps a selection at its target's size."""
+    found = facts(gen)
+    if found is None:
+        return False
     item = Span(gen.base + gen.decl.span.start, gen.base + gen.decl.span.end)
     return any(
         item.start <= span.start and span.end <= item.end
@@ -61,6 +88,8 @@ def selection(gen: FunctionGenerator, node: ast.Index, target: str, mask_value: 
     span = _absolute(gen, node.span)
     kept = found.selected.get(span)
     outer = found.masked.get(span)
+    if outer in gen.unpadded:
+        outer = None
     if kept is None and outer is None:
         return None
     outer_mask = mask(outer) if outer is not None else "None"
@@ -72,7 +101,8 @@ def masked_symbol(gen: FunctionGenerator, node) -> str | None:
     found = facts(gen)
     if found is None or not keeps_pads(gen):
         return None
-    return found.masked.get(_absolute(gen, node.span))
+    symbol = found.masked.get(_absolute(gen, node.span))
+    return None if symbol in gen.unpadded else symbol
 
 
 def mask(symbol: str) -> str:
@@ -125,7 +155,9 @@ def masked_operands(gen: FunctionGenerator, node) -> list[tuple[int, int, str]]:
     if found is None or not keeps_pads(gen):
         return []
     places = found.operands.get(_absolute(gen, node.span), [])
-    return [(index, dim, mask(symbol)) for index, dim, symbol in places]
+    return [
+        (index, dim, mask(symbol)) for index, dim, symbol in places if symbol not in gen.unpadded
+    ]
 
 
 def passed(gen: FunctionGenerator, node) -> str | None:
@@ -133,10 +165,11 @@ def passed(gen: FunctionGenerator, node) -> str | None:
     found = facts(gen)
     if found is None or not keeps_pads(gen):
         return None
-    passes = found.passes.get(_absolute(gen, node.span))
-    if not passes:
+    passes = found.passes.get(_absolute(gen, node.span)) or {}
+    masked = sorted((inner, outer) for inner, outer in passes.items() if outer not in gen.unpadded)
+    if not masked:
         return None
-    items = ", ".join(f"{inner!r}: {mask(outer)}" for inner, outer in sorted(passes.items()))
+    items = ", ".join(f"{inner!r}: {mask(outer)}" for inner, outer in masked)
     return f"_ss_pad={{{items}}}"
 
 

@@ -14,7 +14,7 @@ from shapescript.check.algebra.types import (
     Type,
 )
 from shapescript.check.declarations.model_info import ModelInfo
-from shapescript.codegen import imports, padding
+from shapescript.codegen import imports, padding, trusted
 from shapescript.codegen.context import ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import SourceBuilder
 from shapescript.syntax import ast
@@ -218,7 +218,8 @@ def _value_and_grad(gen: FunctionGenerator, node: ast.Call, args: CallArgs, pipe
         raise gen.unsupported("value_and_grad of this function", node.span)
     callee = function.name
     target = gen.view.call_target(function.span)
-    parts = [imports.called(target.python_name) if target is not None else python_name(callee)]
+    named = imports.called(target.python_name) if target is not None else python_name(callee)
+    parts = [trusted.called(gen, named)]
     parts += [passed(gen, v, gen.arg(v, piped), callee) for v in args.positional[1:]]
     parts += [
         f"{python_name(key)}={passed(gen, v, gen.arg(v, piped), callee)}"

@@ -8,6 +8,9 @@ to the one the `.ss` file writes (`written_signature`), so `inspect` and editors
 A host scalar parameter is tested inline with `type(v) is int` and the like; a value of
 another type comes here, which accepts the other Python numbers of the right kind (an int
 subclass, a numpy integer) and raises for the rest.
+
+A call from one compiled function to another checks nothing: it goes to the callee's
+unchecked copy (`codegen.trusted`), which `shown_as` names as the function it copies.
 """
 
 from __future__ import annotations
@@ -46,6 +49,13 @@ def written_signature(function: Any) -> inspect.Signature:
         if parameter.kind is not inspect.Parameter.VAR_POSITIONAL
     ]
     return signature.replace(parameters=parameters)
+
+
+def shown_as(function: Any, name: str) -> None:
+    """Name an unchecked copy of a compiled function as that function, so that its frames
+    in a traceback and its messages read as the function's own."""
+    function.__code__ = function.__code__.replace(co_name=name, co_qualname=name)
+    function.__name__ = function.__qualname__ = name
 
 
 def _names(names: list[str]) -> str:
@@ -146,4 +156,12 @@ def host_error(spec, index: int, value: Any, kind: str) -> None:
     raise ShapeError(f"expected {article} {kind}, got {_described(value)}{hint}", **where)
 
 
-__all__ = ["INT_MAX", "INT_MIN", "MISSING", "call_error", "host_error", "written_signature"]
+__all__ = [
+    "INT_MAX",
+    "INT_MIN",
+    "MISSING",
+    "call_error",
+    "host_error",
+    "shown_as",
+    "written_signature",
+]

@@ -1,0 +1,82 @@
+"""Calls between compiled functions, which skip the checks the checker already proved.
+
+A function's argument checks are for callers from Python: a call from another compiled
+function of the same module passes values the checker proved to fit. Such a call goes to
+the callee's unchecked copy, `_ss_in_<name>`, generated at the end of the module: the
+same body, with the argument count, model, tensor, host and value checks left out (the
+sizes the body uses are read as with `checks never`). Its code carries the function's
+own name, so a traceback reads as one through the checked function.
+
+Where no copy can be made (a recorded step, a stub, an instance of another file's
+function, a program on several devices, whose functions the controller rebinds), the
+copy's name is bound to the checked function itself.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from shapescript.codegen import padding
+from shapescript.codegen.context import ModuleContext, Unsupported
+from shapescript.codegen.emit import SourceBuilder
+
+if TYPE_CHECKING:
+    from shapescript.codegen.function import FunctionGenerator
+    from shapescript.codegen.instances import Compiled
+
+PREFIX = "_ss_in_"
+
+
+def copy_name(python: str) -> str:
+    """The unchecked copy's name of the compiled function `python`."""
+    return PREFIX + python.removeprefix("_ss_")
+
+
+def applies(context: ModuleContext) -> bool:
+    """Whether this module's calls between its functions go to unchecked copies: where
+    it checks anything, runs on the runtime, on one device."""
+    if context.standalone or context.foreign is not None:
+        return False
+    placement = getattr(context.checked, "placement", None)
+    if placement is not None and placement.several:
+        return False
+    return context.checks != "never" or context.value_checks != "never"
+
+
+def called(gen: FunctionGenerator, python: str) -> str:
+    """What a compiled caller calls for this module's function `python`: its unchecked
+    copy, asked for here; another module's function (`mod.f`) as it is."""
+    context = gen.context
+    if "." in python or not applies(context):
+        return python
+    context.trusted_copies.setdefault(python, None)
+    return copy_name(python)
+
+
+def emit_copies(
+    context: ModuleContext, functions: dict[str, Compiled], body: SourceBuilder
+) -> None:
+    """The unchecked copy of each function a compiled caller called, or its alias."""
+    from shapescript.codegen.function import FunctionGenerator
+
+    wanted = context.trusted_copies
+    done: set[str] = set()
+    while len(done) < len(wanted):
+        python = next(name for name in wanted if name not in done)
+        done.add(python)
+        compiled = functions.get(python)
+        out = SourceBuilder()
+        if compiled is not None:
+            generator = FunctionGenerator(
+                context, compiled.item, compiled.signature, out, compiled.python, trusted=True
+            )
+            try:
+                if padding.recorded(generator) is None:
+                    generator.generate()
+                    body.blank()
+                    body.extend(out)
+                    body.blank()
+                    continue
+            except Unsupported:
+                pass
+        body.add(0, f"{copy_name(python)} = {python}")
