@@ -95,3 +95,21 @@ def test_every_node_gets_the_position_of_its_ss_line(path: Path) -> None:
     assert ast.dump(generated.tree, include_attributes=True) == ast.dump(
         expected, include_attributes=True
     )
+
+
+def test_shallow_functions_are_not_parsed_to_see_whether_python_takes_them(
+    monkeypatch,
+) -> None:
+    from shapescript.codegen import module
+
+    parsed: list[str] = []
+
+    def counting_compile(text, *args, **kwargs):
+        parsed.append(text)
+        return compile(text, *args, **kwargs)
+
+    monkeypatch.setattr(module, "compile", counting_compile, raising=False)
+    checked = check(SourceFile.from_text("many.ss", dims_and_functions(5)))
+    generated = generate(checked, BuildOptions())
+    assert not generated.unsupported and generated.tree is not None
+    assert parsed == []
