@@ -20,7 +20,7 @@ from shapescript.syntax import ast, nodes
 from shapescript.syntax.doc_comments import attach_doc_comments
 from shapescript.syntax.lexer import LexResult, lex
 from shapescript.syntax.limits import MAX_NESTING, MAX_TREE_DEPTH, NODES_PER_TOKEN, too_deep
-from shapescript.syntax.source import SourceFile, Span
+from shapescript.syntax.source import SourceFile, Span, shared_span
 from shapescript.syntax.tokens import (
     DEDENT,
     DTYPES,
@@ -441,23 +441,9 @@ def parse_text(text: str, path: str = "<text>", *, notebook: bool = False) -> Pa
     return parse(SourceFile.from_text(path, text), notebook=notebook)
 
 
-#: The spans made so far, by their offsets: spans are relative to their chunk, so a file
-#: of many small functions makes the same few thousand again and again (a 1 MB file 430,000
-#: spans, 21,000 of them different), and a span never changes, so each is made once.
-_SPANS: dict[tuple[int, int], Span] = {}
-#: Past this many, `_SPANS` is emptied: a long-running server keeps a bounded number.
-_SPANS_KEPT = 1 << 16
-
-
-def _new_span(cls: type[Span], pair: tuple[int, int]) -> Span:
-    """The span of `pair`'s offsets, shared with every other span of the same offsets
-    (`make_span` without its call: a span is made for nearly every node and token)."""
-    found = _SPANS.get(pair)
-    if found is None:
-        if len(_SPANS) >= _SPANS_KEPT:
-            _SPANS.clear()
-        found = _SPANS[pair] = tuple.__new__(cls, pair)
-    return found
+#: `make_span` without its call, a span shared with every other of the same offsets
+#: (`source.shared_span`): a span is made for nearly every node and token.
+_new_span = shared_span
 
 
 class _Parser:
