@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from shapescript.check.analyses.padding import complete_facts
 from shapescript.check.program import Checked
 from shapescript.codegen.context import ModuleContext
+from shapescript.codegen.emit import SourceBuilder
 from shapescript.codegen.module import generate_module
 from shapescript.deep import run_deep
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
@@ -47,19 +48,29 @@ class BuildOptions:
 
 @dataclass(slots=True)
 class Generated:
-    """The compiled module: Python `ast` with the `.ss` lines, and readable source.
+    """The compiled module: readable source, and its Python `ast` with the `.ss` lines.
 
-    `tree` is None when `diagnostics` has errors. Declarations this compiler can't compile
-    yet (models, records, ...) are listed in `unsupported` and compiled to names that raise
-    NotImplementedError when used, so the rest of the file runs.
+    `built` is None when `diagnostics` has errors, and so is `tree`, which is parsed from
+    `built` when first read: `shapescript build` writes the source and never needs it.
+    Declarations this compiler can't compile yet (models, records, ...) are listed in
+    `unsupported` and compiled to names that raise NotImplementedError when used, so the
+    rest of the file runs.
     """
 
-    tree: ast.Module | None
+    built: SourceBuilder | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     source: str = ""
     #: Constructs this compiler can't compile yet: (message, absolute span or None).
     unsupported: list[tuple[str, object]] = field(default_factory=list)
     devices: str | None = None
+    _tree: ast.Module | None = field(default=None, init=False, repr=False)
+
+    @property
+    def tree(self) -> ast.Module | None:
+        """The module's `ast`, every node at its `.ss` position (None after errors)."""
+        if self._tree is None and self.built is not None:
+            self._tree = self.built.tree()
+        return self._tree
 
 
 def devices_line(checked: Checked) -> tuple[str | None, ss_ast.DevicesDecl | None]:
@@ -136,7 +147,7 @@ def _generate(checked: Checked, options: BuildOptions) -> Generated:
     context.torch_compile = options.torch_compile
     builder, unsupported = generate_module(checked, context, devices)
     return Generated(
-        builder.tree(),
+        builder,
         [],
         builder.text,
         unsupported=[(str(problem), problem.span) for problem in unsupported],

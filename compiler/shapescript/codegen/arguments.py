@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from shapescript.check.algebra.sizes import Poly
 from shapescript.check.algebra.types import TensorType, axis_text, format_type
 from shapescript.check.declarations.signatures import Signature
+from shapescript.codegen import devices
 from shapescript.codegen.context import ModuleContext, python_name
 from shapescript.codegen.sizes import MissingSize, size_expr
 
@@ -43,11 +44,33 @@ class ArgumentPlan:
     sizes: dict[str, str] = field(default_factory=dict)
 
 
-def plan_arguments(signature: Signature, dims: dict[str, int]) -> ArgumentPlan:
+@dataclass(slots=True)
+class ModuleDims:
+    """The dims that arguments are checked against (`devices.argument_dims`), made once per
+    module: each dim's value, and the Python name every function's sizes start from."""
+
+    values: dict[str, int]
+    names: dict[str, str]
+
+    def sizes_in(self, size: Poly) -> dict[str, Poly]:
+        """The values of the dims `size` names, as sizes to substitute."""
+        values = self.values
+        return {name: Poly.const(values[name]) for name in size.symbols() if name in values}
+
+
+def module_dims(context: ModuleContext) -> ModuleDims:
+    """The module's `ModuleDims`, made on first use: a file's dims grow with its length,
+    and so does its number of functions, so a table per function would cost their product."""
+    if context.argument_dims is None:
+        values = devices.argument_dims(context.checked)
+        context.argument_dims = ModuleDims(values, {name: python_name(name) for name in values})
+    return context.argument_dims
+
+
+def plan_arguments(signature: Signature, dims: ModuleDims) -> ArgumentPlan:
     """Decide which axis each generic size is read from and which axes are checked."""
     plan = ArgumentPlan()
-    dim_sizes = {name: Poly.const(value) for name, value in dims.items()}
-    known: dict[str, str] = {name: python_name(name) for name in dims}
+    known: dict[str, str] = dict(dims.names)
     pending: list[AxisPlan] = []
     for index, param in enumerate(signature.params):
         type_ = param.type
@@ -61,7 +84,7 @@ def plan_arguments(signature: Signature, dims: dict[str, int]) -> ArgumentPlan:
                 AxisPlan(
                     index,
                     position,
-                    axis.size.substitute(dim_sizes),
+                    axis.size.substitute(dims.sizes_in(axis.size)),
                     axis_text(axis),
                     axis.size,
                 )

@@ -58,7 +58,8 @@ def domain_test_with(
             top = size_expr(domain.size, sizes)
         except MissingSize:
             return None
-        dims = {key: Poly.const(value) for key, value in context.checked.dim_values.items()}
+        values = context.checked.dim_values
+        dims = {name: Poly.const(values[name]) for name in domain.size.symbols() if name in values}
         shown = domain.size.substitute(dims)
         return f"(({name} < 0) | ({name} >= {top})).any()", f"indices in [0, {shown})"
     if domain.name in ("Mask", "Logit", "Prob", "LogProb"):

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import keyword
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from shapescript.check.algebra.types import TensorType, Type
 from shapescript.check.declarations.symbols import CallTarget, ItemFacts
 from shapescript.check.program import Checked
 from shapescript.codegen.emit import Origin
 from shapescript.syntax.source import SourceFile, Span
+
+if TYPE_CHECKING:
+    from shapescript.codegen.arguments import ModuleDims
 
 #: torch's name for each ShapeScript dtype.
 TORCH_DTYPES = {
@@ -90,6 +94,8 @@ class ModuleContext:
     foreign: Foreign | None = None
     #: This module's functions that compiled callers call unchecked (`codegen.trusted`).
     trusted_copies: dict[str, None] = field(default_factory=dict)
+    #: The dims arguments are checked against, made once (`arguments.module_dims`).
+    argument_dims: ModuleDims | None = None
 
     @property
     def source(self) -> SourceFile:

@@ -208,7 +208,7 @@ class FunctionGenerator:
         if padding.takes_pads(self):
             params.append("_ss_pad=None")
         origin = self.origin(decl.name_span)
-        plan = arguments.plan_arguments(self.signature, devices.argument_dims(self.context.checked))
+        plan = arguments.plan_arguments(self.signature, arguments.module_dims(self.context))
         self.sizes = dict(plan.sizes) | data.batch_sizes(self)
         bodies = self.bodies()
         self.out.add(0, f"def {self.python}({', '.join(params)}):", origin)

@@ -252,11 +252,26 @@ def _class_maker(checked: Checked, item: ast.Item):
     return None
 
 
+#: Fewer brackets, operators and block colons than this in a function's code, together,
+#: and it can't nest anywhere near Python's limits (200 levels of brackets, 100 of blocks,
+#: the parser's own stack), which each take one of them a level.
+SHALLOW_NESTING = 100
+#: What each level of nesting in Python's grammar starts with, or needs: brackets, the
+#: unary and power operators, conditional expressions, lambdas, `not`, and blocks.
+_NESTING_MARKS = ("(", "[", "{", "-", "+", "~", "*", " if ", "lambda", "not ", ":")
+
+
 def _python_accepts(out: SourceBuilder, item: ast.FnDecl) -> None:
     """Python's own parser and compiler have nesting limits of their own (200 levels of
-    brackets): a function nested deeper than they allow is reported, not crashed on."""
+    brackets): a function nested deeper than they allow is reported, not crashed on.
+
+    Parsing a function to find out costs a fifth of building a big file, so a function
+    too shallow to reach them is not parsed."""
+    text = out.text
+    if sum(map(text.count, _NESTING_MARKS)) < SHALLOW_NESTING:
+        return
     try:
-        compile(out.text, "<check>", "exec", dont_inherit=True, flags=PyCF_ONLY_AST)
+        compile(text, "<check>", "exec", dont_inherit=True, flags=PyCF_ONLY_AST)
     except (SyntaxError, RecursionError, MemoryError) as error:
         reason = error.msg if isinstance(error, SyntaxError) else type(error).__name__
         raise Unsupported(

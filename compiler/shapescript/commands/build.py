@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     )
     generated = generate(checked, options)
     found = checked.diagnostics + generated.diagnostics
-    if generated.tree is None or any(diag.is_error for diag in found):
+    if generated.built is None or any(diag.is_error for diag in found):
         print_diagnostics(found, source)
         return EXIT_ERRORS
     if found:

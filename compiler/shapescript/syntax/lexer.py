@@ -8,6 +8,7 @@ reference describes and never has to look at whitespace itself.
 from __future__ import annotations
 
 import re
+from sys import intern
 
 from shapescript.diagnostics.diagnostic import Diagnostic, Edit, Fix, Label
 from shapescript.records import field, record
@@ -171,7 +172,9 @@ class _Layout:
                 end = pos + len(name)
                 token = new(Token)
                 token.kind = name_kinds.get(name, NAME)
-                token.text = name
+                # One string per name, however often the file writes it: the tree and
+                # the checker's facts keep names, and a big file repeats a few thousand.
+                token.text = name = intern(name)
                 token.start = pos
                 token.end = end
                 token.value = None

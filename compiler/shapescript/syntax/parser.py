@@ -20,7 +20,7 @@ from shapescript.syntax import ast, nodes
 from shapescript.syntax.doc_comments import attach_doc_comments
 from shapescript.syntax.lexer import LexResult, lex
 from shapescript.syntax.limits import MAX_NESTING, MAX_TREE_DEPTH, NODES_PER_TOKEN, too_deep
-from shapescript.syntax.source import SourceFile, Span
+from shapescript.syntax.source import SourceFile, Span, shared_span
 from shapescript.syntax.tokens import (
     DEDENT,
     DTYPES,
@@ -441,8 +441,9 @@ def parse_text(text: str, path: str = "<text>", *, notebook: bool = False) -> Pa
     return parse(SourceFile.from_text(path, text), notebook=notebook)
 
 
-#: `make_span` without its call: a span is made for nearly every node and token.
-_new_span = tuple.__new__
+#: `make_span` without its call, a span shared with every other of the same offsets
+#: (`source.shared_span`): a span is made for nearly every node and token.
+_new_span = shared_span
 
 
 class _Parser:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from shapescript.records import record
-from shapescript.syntax.source import Span
+from shapescript.syntax.source import Span, shared_span
 
-#: `make_span` without its call (the parser asks many tokens for their span).
-_new_span = tuple.__new__
+#: `make_span` without its call, shared with other spans of its offsets (the parser asks
+#: many tokens for their span).
+_new_span = shared_span
 
 # Kinds that carry a value. Operators, punctuation and keywords use their own text as kind.
 NAME = "name"

@@ -31,6 +31,12 @@ def _checked(value: int) -> int:
     return value
 
 
+#: `Poly.symbol`'s sizes by name, emptied when it reaches `_SYMBOLS_KEPT` names, so that
+#: a long-running language server keeps a bounded number.
+_SYMBOLS: dict[str, Poly] = {}
+_SYMBOLS_KEPT = 65536
+
+
 class Poly:
     """An immutable polynomial size. Build with `Poly.const`, `Poly.symbol` and operators."""
 
@@ -63,7 +69,16 @@ class Poly:
 
     @staticmethod
     def symbol(name: str) -> Poly:
-        return Poly._of({(name,): 1})
+        """The size of one symbol; the same object for the same name, since a Poly never
+        changes and a big file's types name the same few axes hundreds of thousands of
+        times (a new one each time was a tenth of a check's memory)."""
+        made = _SYMBOLS.get(name)
+        if made is None:
+            made = Poly._of({(name,): 1})
+            if len(_SYMBOLS) >= _SYMBOLS_KEPT:
+                _SYMBOLS.clear()
+            _SYMBOLS[name] = made
+        return made
 
     # ---------------------------------------------------------------- queries
 

@@ -28,31 +28,36 @@ def cover_spans(spans: list[Span]) -> Span:
 
 
 def type_names(written: ast.TypeExpr) -> list[tuple[str, Span]]:
+    """The size names a written type uses, with their spans, in the order written."""
     names: list[tuple[str, Span]] = []
-
-    def size(node) -> None:
-        if isinstance(node, ast.SizeName):
-            names.append((node.name, node.span))
-        elif isinstance(node, ast.SizeBinary):
-            size(node.left)
-            size(node.right)
-
-    def axis(node) -> None:
-        if isinstance(node, ast.SizeAxis):
-            size(node.size)
-        elif isinstance(node, ast.GroupAxis):
-            for item in node.items:
-                axis(item)
-        elif isinstance(node, ast.GroupedSizeAxis):
-            names.append((node.name, node.span))
-
     if written.shape is not None:
         for item in written.shape.axes:
-            axis(item)
+            _axis_names(item, names)
     for word in written.words:
         if word.arg is not None:
-            size(word.arg)
+            _size_names(word.arg, names)
     return names
+
+
+# Module functions, not closures inside `type_names`: a closure that calls itself is a
+# reference cycle, which only the cyclic collector frees, and checking pauses it (a 1 MB
+# file of small functions kept 11 MB of them).
+def _size_names(node, names: list[tuple[str, Span]]) -> None:
+    if isinstance(node, ast.SizeName):
+        names.append((node.name, node.span))
+    elif isinstance(node, ast.SizeBinary):
+        _size_names(node.left, names)
+        _size_names(node.right, names)
+
+
+def _axis_names(node, names: list[tuple[str, Span]]) -> None:
+    if isinstance(node, ast.SizeAxis):
+        _size_names(node.size, names)
+    elif isinstance(node, ast.GroupAxis):
+        for item in node.items:
+            _axis_names(item, names)
+    elif isinstance(node, ast.GroupedSizeAxis):
+        names.append((node.name, node.span))
 
 
 #: Each node class's slots that may hold a node, as `walk` reads them.

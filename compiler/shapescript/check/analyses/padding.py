@@ -11,6 +11,7 @@ the host (H3101).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection
 from typing import Any
 
@@ -125,9 +126,10 @@ class PaddingFacts:
     #: symbol).
     selections: dict[Span, Blocker | None] = field(default_factory=dict)
     selected: dict[Span, str] = field(default_factory=dict)
-    #: Set when only the diagnostics were worked out: what works out every fact (see
-    #: `complete_facts`).
-    complete_later: Callable[[], PaddingFacts] | None = field(
+    #: Set when only the diagnostics were worked out: what works out every fact from these
+    #: (see `complete_facts`). It is given them rather than holding them, which would be a
+    #: reference cycle that keeps the file's items after the check is dropped.
+    complete_later: Callable[[PaddingFacts], PaddingFacts] | None = field(
         default=None, repr=False, compare=False
     )
     #: The walks of the file's trees made for these facts, for the next check to reuse.
@@ -159,12 +161,15 @@ def check_padding(
     fixed = frozenset(dims)
     facts = _analysed(items, fixed, imports, several, complete, previous)
     if not complete:
-
-        def complete_later() -> PaddingFacts:
-            return _analysed(items, fixed, imports, several, True, facts)
-
-        facts.complete_later = complete_later
+        facts.complete_later = functools.partial(_complete, items, fixed, imports, several)
     return facts
+
+
+def _complete(
+    items: list, fixed: frozenset[str], imports: Any, several: bool, found: PaddingFacts
+) -> PaddingFacts:
+    """Every fact, reusing what the check for diagnostics found (`found`)."""
+    return _analysed(items, fixed, imports, several, True, found)
 
 
 def complete_facts(checked: Any) -> PaddingFacts | None:
@@ -172,7 +177,7 @@ def complete_facts(checked: Any) -> PaddingFacts | None:
     for later (a check for diagnostics only)."""
     facts = checked.padding
     if isinstance(facts, PaddingFacts) and facts.complete_later is not None:
-        facts = facts.complete_later()
+        facts = facts.complete_later(facts)
         checked.padding = facts
     return facts if isinstance(facts, PaddingFacts) else None
 
