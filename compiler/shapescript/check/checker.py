@@ -9,11 +9,13 @@ from collections.abc import Container, Sequence
 
 from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.check.algebra.reporter import Reporter
+from shapescript.check.algebra.sizes import Poly
 from shapescript.check.algebra.types import ModelType
 from shapescript.check.analyses.math_comments import CommentLine, Math, check_math, find_math
 from shapescript.check.analyses.padding import check_padding
 from shapescript.check.analyses.placement import place
 from shapescript.check.bodies import builtin_rules, gradients
+from shapescript.check.bodies.asserts import check_top_level
 from shapescript.check.bodies.body_checker import Program
 from shapescript.check.bodies.generics import instances_of, keep_instances
 from shapescript.check.bodies.gradients import read_diagnostics, reads_memo, reads_of_functions
@@ -219,6 +221,7 @@ def _check_parsed(
     program.item_texts = fingerprint_parts.texts
     program.editor_facts = all_facts
     diagnostics = parsed.diagnostics + reporter.diagnostics
+    diagnostics.extend(_top_level_asserts(module, items, scope.dim_values))
     for index, item in enumerate(module.items):
         if not isinstance(item, ast.FnDecl):
             continue
@@ -306,6 +309,21 @@ def _check_parsed(
         previous.memo.get("exports") if previous is not None else None,
     )
     return checked, scope
+
+
+def _top_level_asserts(
+    module: ast.Module, items: list[ItemFacts], dims: dict[str, Poly]
+) -> list[Diagnostic]:
+    """Decide each top-level assert over the dims; its verdict goes in its declaration facts."""
+    found: list[Diagnostic] = []
+    for index, item in enumerate(module.items):
+        if not isinstance(item, ast.Assert):
+            continue
+        reporter = Reporter()
+        items[index].declaration.asserts[item.span] = check_top_level(item, dims, reporter)
+        base = items[index].base
+        found.extend(shift_diagnostic(diagnostic, base) for diagnostic in reporter.diagnostics)
+    return found
 
 
 def _dims(

@@ -35,6 +35,7 @@ from shapescript.check.algebra.types import (
     range_domain,
 )
 from shapescript.check.bodies import (
+    asserts,
     axis_arguments,
     builtin_rules,
     checkpoints,
@@ -378,6 +379,7 @@ class CallChecker:
                 )
             return UNKNOWN
         values = {name: solution.apply(size) for name, size in variables.items()}
+        asserts.check_call(self, signature, values, node.span)
         unsolved = {
             name
             for name, size in values.items()
