@@ -5,6 +5,7 @@ from __future__ import annotations
 import keyword
 from dataclasses import dataclass, field
 
+from shapescript.check.algebra.assertions import Verdict
 from shapescript.check.algebra.types import TensorType, Type
 from shapescript.check.declarations.symbols import CallTarget, ItemFacts
 from shapescript.check.program import Checked
@@ -155,6 +156,13 @@ class ItemView:
         if facts is not None and span in facts.types:
             return facts.types[span]
         return self.item.declaration.types.get(span)
+
+    def assert_verdict(self, span: Span) -> Verdict | None:
+        """What the checker decided about the assert at `span`."""
+        facts = self.item.body.facts if self.item.body is not None else None
+        if facts is None:
+            return None
+        return facts.asserts.get(span)
 
     def tensor(self, span: Span) -> TensorType | None:
         found = self.type(span)
