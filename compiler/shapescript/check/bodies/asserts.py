@@ -149,20 +149,18 @@ def check_top_level(stmt: ast.Assert, dims: dict[str, Poly], reporter: Reporter)
             )
             return Verdict(RUNTIME, "not a comparison of dims")
         if decide(relation, dims) != PROVED:
-            detail = _counterexample(relation, dims)
             names = sorted(relation.left.symbols() | relation.right.symbols())
             values = ", ".join(f"{name} = {format_size(dims[name])}" for name in names)
+            shown = f"`{relation}` is `{evaluated(relation, {}, dims)}`"
+            detail = f"with {values}, {shown}" if values else shown
             reporter.report(
                 CODE,
-                f"this assert fails: with {values}, `{relation}` is "
-                f"`{evaluated(relation, {}, dims)}`"
-                if values
-                else f"this assert fails: {detail}",
+                f"this assert fails: {detail}",
                 part.span,
                 "false",
                 help="change the dims so that the relation holds, or the relation",
             )
-            return Verdict(REFUTED, detail if not values else f"with {values}")
+            return Verdict(REFUTED, detail)
     return Verdict(PROVED)
 
 
