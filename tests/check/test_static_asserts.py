@@ -35,7 +35,7 @@ def _verdicts(text: str) -> list[tuple[str, str]]:
     found = []
     for facts in checked.items:
         for table in facts.fact_tables():
-            for span, verdict in sorted(table.asserts.items(), key=lambda pair: pair[0].start):
+            for _, verdict in sorted(table.asserts.items(), key=lambda pair: pair[0].start):
                 found.append((verdict.kind, verdict.detail))
     return found
 
