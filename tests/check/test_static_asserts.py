@@ -8,11 +8,12 @@ import pytest
 import torch
 
 from shapescript.check.algebra.assertions import PROVED, REFUTED, RUNTIME
-from shapescript.check.checker import check_text
+from shapescript.check.checker import check_source, check_text
 from shapescript.codegen import generate
 from shapescript.rt.compiling import compile as compile_ss
 from shapescript.rt.errors import ShapeError
 from shapescript.syntax import ast
+from shapescript.syntax.source import SourceFile
 
 HEAD = """\
 dim T = 8
@@ -178,3 +179,22 @@ def test_the_parser_makes_an_assert_statement_and_item() -> None:
     items = checked.module.items
     assert isinstance(items[1], ast.Assert)
     assert isinstance(items[2].body[0], ast.Assert)
+
+
+def test_editing_a_callee_s_assert_checks_its_callers_again() -> None:
+    text = """\
+dim T = 8
+dim D = 4
+
+fn head(x: [n D]) -> [n D]:
+    assert n <= T
+    return x
+
+fn generate(z: [(T + 1) D]) -> [(T + 1) D]:
+    return head(z)
+"""
+    loose = text.replace("assert n <= T", "assert n <= T + 1")
+    before = check_source(SourceFile.from_text("main.ss", loose))
+    assert [d.code for d in before.diagnostics] == []
+    after = check_source(SourceFile.from_text("main.ss", text), before)
+    assert [d.code for d in after.diagnostics] == ["E3501"]

@@ -74,8 +74,20 @@ def declarations_fingerprint(
             and not looks_generic(item, declared)
         ):
             end = item.return_type.span.end
-        parts.append(text[base + item.span.start : base + end])
+        parts.append(text[base + item.span.start : base + end] + _asserts_text(item, base, text))
     return hash((tuple(parts), module.notebook))
+
+
+def _asserts_text(item: ast.Item, base: int, text: str) -> str:
+    """The text of the asserts directly in a function's body: its callers check them
+    (`asserts.check_call`), so they count for the callers' context."""
+    if not isinstance(item, ast.FnDecl) or not item.body:
+        return ""
+    return "".join(
+        "\n" + text[base + stmt.span.start : base + stmt.span.end]
+        for stmt in item.body
+        if isinstance(stmt, ast.Assert)
+    )
 
 
 def check_parsed(
@@ -550,7 +562,9 @@ def _part(
         and item.return_type is not None
         and not looks_generic(item, declared)
     ):
-        part = whole[: item.return_type.span.end - item.span.start]
+        part = whole[: item.return_type.span.end - item.span.start] + _asserts_text(
+            item, base, text
+        )
     return (item, part, isinstance(item, ast.FnDecl | ast.ExternFnDecl), whole)
 
 
