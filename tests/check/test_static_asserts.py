@@ -98,7 +98,8 @@ fn fits(pos: [T D], z: [(T - 1) D]) -> [(T - 1) D]:
     (error,) = [d for d in checked.diagnostics if d.code.startswith("E")]
     assert error.code == "E3501"
     assert error.message == (
-        "`assert n <= T` in `head` fails for n = 9 when called from `generate` at line 9"
+        "`assert n <= T` in `head` fails for n = 9 when called from `generate` at line 9, "
+        "where n = T + 1"
     )
     assert "the assert is at line 5, in `head`" in error.notes
 

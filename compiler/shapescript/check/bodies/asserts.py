@@ -11,6 +11,7 @@ the call gives them, and one that then fails is E3501 at the call.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from shapescript.check.algebra.assertions import (
@@ -236,9 +237,14 @@ def signature_relations(
 
 
 def check_call(
-    checker: BodyContext, signature: Signature, values: dict[str, Poly], span: Span
+    checker: BodyContext,
+    signature: Signature,
+    values: dict[str, Poly],
+    span: Span,
+    written: Callable[[], dict[str, Poly]],
 ) -> None:
-    """E3501 at a call whose sizes make one of the callee's asserts fail."""
+    """E3501 at a call whose sizes make one of the callee's asserts fail. `written` gives
+    the sizes as the caller writes them, for the message."""
     dims = checker.scope.dim_values
     for relation, stmt, text in signature_relations(signature, set(dims)):
         given = relation.substitute(values)
@@ -253,10 +259,13 @@ def check_call(
             for name in generics
         }
         at = ", ".join(f"{name} = {format_size(numbers[name])}" for name in generics)
+        shown = written()
         where = ", ".join(
-            f"{name} = {format_size(values[name])}"
+            f"{name} = {format_size(shown[name])}"
             for name in generics
-            if format_size(values[name]) != format_size(numbers[name])
+            if name in shown
+            and not any(symbol.startswith("$") for symbol in shown[name].symbols())
+            and format_size(shown[name]) != format_size(numbers[name])
         )
         line = _line_of(checker, span)
         message = (
