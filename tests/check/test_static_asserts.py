@@ -199,3 +199,14 @@ fn generate(z: [(T + 1) D]) -> [(T + 1) D]:
     assert [d.code for d in before.diagnostics] == []
     after = check_source(SourceFile.from_text("main.ss", text), before)
     assert [d.code for d in after.diagnostics] == ["E3501"]
+
+
+def test_an_assert_over_host_values_is_checked_at_run_time() -> None:
+    text = HEAD.replace("x: [n D])", "x: [n D], k: int)").replace(
+        "assert n <= T", "assert n <= T and k < n"
+    )
+    assert _verdicts(text) == [(RUNTIME, "`n <= T`, `k < n` depend on the values")]
+    module = _compiled(text)
+    assert module.head(torch.zeros(8, 4), torch.ones(3, 4), 2).shape == (3, 4)
+    with pytest.raises(ShapeError, match="failed for n = 3, T = 8, k = 5"):
+        module.head(torch.zeros(8, 4), torch.ones(3, 4), 5)

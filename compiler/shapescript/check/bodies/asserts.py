@@ -112,7 +112,8 @@ def check_assert(checker: BodyContext, stmt: ast.Assert) -> None:
         checker.size_facts.extend(facts_of(relation, dims))
     if undecided:
         shown = ", ".join(f"`{text}`" for text in undecided)
-        checker.facts.asserts[stmt.span] = Verdict(RUNTIME, f"{shown} depends on the values")
+        verb = "depends" if len(undecided) == 1 else "depend"
+        checker.facts.asserts[stmt.span] = Verdict(RUNTIME, f"{shown} {verb} on the values")
     else:
         checker.facts.asserts[stmt.span] = Verdict(PROVED)
 
