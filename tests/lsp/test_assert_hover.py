@@ -7,7 +7,9 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from shapescript_lsp.features.semantic_tokens import LEGEND
 from tests.lsp.test_features import markdown, open_document, position
+from tests.lsp.test_names import _decoded
 
 ASSERTS = """\
 dim T = 8
@@ -45,3 +47,14 @@ async def test_hover_on_each_assert_says_what_the_checker_decided(client: Langua
     assert "`n <= T` depends on the values" in runtime
     refuted = await _hover(client, uri, "assert n + 1")
     assert "**assert: fails** (for n = 1, `n + 1 <= n` is `2 <= 1`)" in refuted
+
+
+@pytest.mark.asyncio
+async def test_assert_is_a_keyword_in_the_semantic_tokens(client: LanguageClient):
+    uri = await open_document(client, ASSERTS, "assert_tokens.ss")
+    answer = await client.text_document_semantic_tokens_full_async(
+        types.SemanticTokensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    legend = LEGEND
+    tokens = _decoded(ASSERTS, answer.data, legend)
+    assert tokens.count(("assert", "keyword", ())) == 3
