@@ -219,3 +219,10 @@ def test_assert_is_a_keyword_only_at_the_start_of_an_assert(line: str) -> None:
     result = parse_text(f"fn f(pair, n: int):\n    {line}\n")
     (stmt,) = result.module.items[0].body
     assert not isinstance(stmt, ast.Assert)
+
+
+def test_a_notebook_cell_s_assert_is_one_of_its_statements() -> None:
+    result = parse_text("x = 3\nassert x > 1\n", notebook=True)
+    assert result.diagnostics == []
+    item = result.module.items[1]
+    assert isinstance(item, ast.StmtItem) and isinstance(item.stmt, ast.Assert)

@@ -655,7 +655,8 @@ class _Parser:
         if kind == NAME:
             following = self.peek(1)
             word = token.text
-            if word == "assert" and self._assert_ahead():
+            if word == "assert" and not self.notebook and self._assert_ahead():
+                # In a notebook cell a top-level assert is one of the cell's statements.
                 return self.parse_assert()
             if word == "export" and following.kind == "fn":
                 self.advance()
