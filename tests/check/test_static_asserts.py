@@ -210,3 +210,28 @@ def test_an_assert_over_host_values_is_checked_at_run_time() -> None:
     assert module.head(torch.zeros(8, 4), torch.ones(3, 4), 2).shape == (3, 4)
     with pytest.raises(ShapeError, match="failed for n = 3, T = 8, k = 5"):
         module.head(torch.zeros(8, 4), torch.ones(3, 4), 5)
+
+
+def test_a_call_that_breaks_an_assert_for_every_size_of_the_caller_says_so() -> None:
+    text = """\
+dim T = 8
+dim D = 4
+
+fn head(x: [n D]) -> [n D]:
+    assert n <= T
+    return x
+
+fn g(z: [(m + T) D]) -> [(m + T) D]:
+    return z |> head
+
+fn h(z: [m D]) -> [m D]:
+    assert m <= T
+    return head(z)
+"""
+    assert _errors(text) == [
+        (
+            "E3501",
+            "`assert n <= T` in `head` fails for n = 9 (with m = 1; it fails for every m) "
+            "when called from `g` at line 9, where n = T + m",
+        )
+    ]

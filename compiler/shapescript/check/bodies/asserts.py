@@ -260,6 +260,9 @@ def check_call(
             for name in generics
         }
         at = ", ".join(f"{name} = {format_size(numbers[name])}" for name in generics)
+        if sample:
+            chosen = ", ".join(f"{name} = {value}" for name, value in sample.items())
+            at += f" (with {chosen}; it fails for every {', '.join(sample)})"
         shown = written()
         where = ", ".join(
             f"{name} = {format_size(shown[name])}"
