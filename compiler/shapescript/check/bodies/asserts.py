@@ -237,6 +237,26 @@ def signature_relations(
     return found
 
 
+def _relations_memo(
+    checker: BodyContext, signature: Signature
+) -> list[tuple[Relation, ast.Assert, str]]:
+    """`signature_relations`, worked out once per function and analysis (a function is
+    called from many places)."""
+    if not signature.generics or not getattr(signature.decl, "body", None):
+        return []
+    memo = checker.program.memo.setdefault("assert_relations", {})
+    key = id(signature.decl)
+    found = memo.get(key)
+    if found is None or found[0] is not signature.decl or found[1] is not signature:
+        found = (
+            signature.decl,
+            signature,
+            signature_relations(signature, set(checker.scope.dim_values)),
+        )
+        memo[key] = found
+    return found[2]
+
+
 def check_call(
     checker: BodyContext,
     signature: Signature,
@@ -247,7 +267,7 @@ def check_call(
     """E3501 at a call whose sizes make one of the callee's asserts fail. `written` gives
     the sizes as the caller writes them, for the message."""
     dims = checker.scope.dim_values
-    for relation, stmt, text in signature_relations(signature, set(dims)):
+    for relation, stmt, text in _relations_memo(checker, signature):
         given = relation.substitute(values)
         if decide(given, dims, checker.size_facts) != REFUTED:
             continue
