@@ -130,6 +130,8 @@ class ShapeScriptLexer(Lexer):
             return Keyword.Declaration
         if word in _BEFORE_A_NAME_WORDS and _name_follows(text, end):
             return Keyword
+        if word == "assert" and line_start and _name_follows(text, end):
+            return Keyword
         if previous_word in _DECLARES_FUNCTION:
             return Name.Function
         if previous_word in _DECLARES_TYPE:

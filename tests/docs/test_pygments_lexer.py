@@ -81,3 +81,9 @@ def test_the_lexer_is_registered_with_pygments() -> None:
         "the `pygments.lexers` entry point is not installed: run `pip install -e .[dev]`"
     )
     assert type(get_lexer_by_name("shapescript")).__name__ == "ShapeScriptLexer"
+
+
+def test_assert_is_a_keyword_where_it_starts_a_statement() -> None:
+    text = "fn f(x: [n]) -> [n]:\n    assert n <= 8\n    return x\n"
+    assert kinds(text)["assert"] in Keyword
+    assert kinds("fn f() -> int = assert(3)\n")["assert"] not in Keyword

@@ -234,3 +234,14 @@ def test_line_edits_turn_the_old_text_into_the_new(old: list[str], new: list[str
     for edit in reversed(edits):
         result = result[: edit.start] + edit.text + result[edit.end :]
     assert result == new_text
+
+
+def test_asserts_are_laid_out_like_other_statements() -> None:
+    text = (
+        "dim T = 8\nassert   T>=4 and T<16\n\nfn f(x: [n T]) -> [n T]:\n"
+        "    assert n<=T\n    assert (n + 1)*2 >= 2\n    return x\n"
+    )
+    assert assert_formats_well(text) == (
+        "dim T = 8\n\nassert T >= 4 and T < 16\n\nfn f(x: [n T]) -> [n T]:\n"
+        "    assert n <= T\n    assert (n + 1) * 2 >= 2\n    return x\n"
+    )

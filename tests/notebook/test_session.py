@@ -169,3 +169,11 @@ def test_without_devices_cells_run_until_one_needs_a_device() -> None:
         assert notebook.cell("z = g(x)\nz\n").shown.tolist() == [2.0] * 4
     finally:
         devices._reset_for_tests()
+
+
+def test_a_cell_s_assert_is_decided_or_checked_when_the_cell_runs() -> None:
+    notebook = Notebook()
+    assert codes(notebook.cell("devices cpu\ndim D = 4\nassert D >= 2\n")) == []
+    assert codes(notebook.cell("k = 3\nassert D + 1 <= D\n")) == ["E3501"]
+    ran = notebook.cell("m = 2\nassert m < D\nz = m + 1\n")
+    assert codes(ran) == [] and ran.ran and notebook.namespace["z"] == 3

@@ -192,3 +192,37 @@ def test_every_node_has_a_span_inside_the_text() -> None:
                     walk(child)
 
     walk(result.module)
+
+
+def test_assert_is_a_statement_and_a_top_level_item() -> None:
+    result = parse_text(
+        "dim T = 8\nassert T > 1 and T < 9\nfn f(x: [n]) -> [n]:\n    assert n <= T\n    return x\n"
+    )
+    assert result.diagnostics == []
+    top = result.module.items[1]
+    assert isinstance(top, ast.Assert)
+    assert expr(top.condition) == "(and (> T 1) (< T 9))"
+    (inner, _) = result.module.items[2].body
+    assert isinstance(inner, ast.Assert)
+    assert expr(inner.condition) == "(<= n T)"
+    assert (inner.keyword_span.start, inner.keyword_span.end) == (
+        inner.span.start,
+        inner.span.start + 6,
+    )
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["assert = 3", "assert(n)", "assert.x", "assert, b = pair"],
+)
+def test_assert_is_a_keyword_only_at_the_start_of_an_assert(line: str) -> None:
+    result = parse_text(f"fn f(pair, n: int):\n    {line}\n")
+    (stmt,) = result.module.items[0].body
+    assert not isinstance(stmt, ast.Assert)
+
+
+def test_a_notebook_cell_s_assert_is_one_of_its_statements() -> None:
+    result = parse_text("x = 3\nassert x > 1\n", notebook=True)
+    assert result.diagnostics == []
+    item = result.module.items[1]
+    assert isinstance(item, ast.StmtItem) and isinstance(item.stmt, ast.Assert)

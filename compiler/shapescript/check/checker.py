@@ -9,12 +9,14 @@ from collections.abc import Container, Sequence
 
 from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.check.algebra.reporter import Reporter
+from shapescript.check.algebra.sizes import Poly
 from shapescript.check.algebra.types import ModelType
 from shapescript.check.analyses.math_comments import CommentLine, Math, check_math, find_math
 from shapescript.check.analyses.padding import check_padding
 from shapescript.check.analyses.placement import place
 from shapescript.check.analyses.regularity_errors import gradient_diagnostics
 from shapescript.check.bodies import builtin_rules, gradients
+from shapescript.check.bodies.asserts import check_top_level
 from shapescript.check.bodies.body_checker import Program
 from shapescript.check.bodies.generics import instances_of, keep_instances
 from shapescript.check.bodies.gradients import read_diagnostics, reads_memo, reads_of_functions
@@ -73,8 +75,20 @@ def declarations_fingerprint(
             and not looks_generic(item, declared)
         ):
             end = item.return_type.span.end
-        parts.append(text[base + item.span.start : base + end])
+        parts.append(text[base + item.span.start : base + end] + _asserts_text(item, base, text))
     return hash((tuple(parts), module.notebook))
+
+
+def _asserts_text(item: ast.Item, base: int, text: str) -> str:
+    """The text of the asserts directly in a function's body: its callers check them
+    (`asserts.check_call`), so they count for the callers' context."""
+    if not isinstance(item, ast.FnDecl) or not item.body:
+        return ""
+    return "".join(
+        "\n" + text[base + stmt.span.start : base + stmt.span.end]
+        for stmt in item.body
+        if isinstance(stmt, ast.Assert)
+    )
 
 
 def check_parsed(
@@ -220,6 +234,7 @@ def _check_parsed(
     program.item_texts = fingerprint_parts.texts
     program.editor_facts = all_facts
     diagnostics = parsed.diagnostics + reporter.diagnostics
+    diagnostics.extend(_top_level_asserts(module, items, scope.dim_values))
     for index, item in enumerate(module.items):
         if not isinstance(item, ast.FnDecl):
             continue
@@ -319,6 +334,21 @@ def _check_parsed(
         previous.memo.get("exports") if previous is not None else None,
     )
     return checked, scope
+
+
+def _top_level_asserts(
+    module: ast.Module, items: list[ItemFacts], dims: dict[str, Poly]
+) -> list[Diagnostic]:
+    """Decide each top-level assert over the dims; its verdict goes in its declaration facts."""
+    found: list[Diagnostic] = []
+    for index, item in enumerate(module.items):
+        if not isinstance(item, ast.Assert):
+            continue
+        reporter = Reporter()
+        items[index].declaration.asserts[item.span] = check_top_level(item, dims, reporter)
+        base = items[index].base
+        found.extend(shift_diagnostic(diagnostic, base) for diagnostic in reporter.diagnostics)
+    return found
 
 
 def _dims(
@@ -545,7 +575,9 @@ def _part(
         and item.return_type is not None
         and not looks_generic(item, declared)
     ):
-        part = whole[: item.return_type.span.end - item.span.start]
+        part = whole[: item.return_type.span.end - item.span.start] + _asserts_text(
+            item, base, text
+        )
     return (item, part, isinstance(item, ast.FnDecl | ast.ExternFnDecl), whole)
 
 

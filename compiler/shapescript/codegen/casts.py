@@ -178,6 +178,11 @@ def _mode(mode: str, checked: str, plain: str) -> str:
     return checked
 
 
+def site_constant(gen: FunctionGenerator, node) -> str:
+    """A module constant naming where a check is: the file, line, column and function."""
+    return _site(gen, node)
+
+
 def _site(gen: FunctionGenerator, node) -> str:
     """A module constant naming where a check is: the file, line, column and function."""
     line, column = gen.context.location(gen.base, node.span)

@@ -6,6 +6,7 @@ import keyword
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from shapescript.check.algebra.assertions import Verdict
 from shapescript.check.algebra.types import TensorType, Type
 from shapescript.check.declarations.symbols import CallTarget, ItemFacts
 from shapescript.check.program import Checked
@@ -165,6 +166,13 @@ class ItemView:
         if facts is not None and span in facts.types:
             return facts.types[span]
         return self.item.declaration.types.get(span)
+
+    def assert_verdict(self, span: Span) -> Verdict | None:
+        """What the checker decided about the assert at `span`."""
+        facts = self.item.body.facts if self.item.body is not None else None
+        if facts is None:
+            return None
+        return facts.asserts.get(span)
 
     def tensor(self, span: Span) -> TensorType | None:
         found = self.type(span)

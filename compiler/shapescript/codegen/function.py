@@ -22,6 +22,7 @@ from shapescript.check.declarations.signatures import Signature
 from shapescript.check.declarations.symbols import ItemFacts
 from shapescript.codegen import (
     arguments,
+    asserts,
     builtins,
     casts,
     chains,
@@ -520,6 +521,8 @@ class FunctionGenerator:
             self.for_loop(stmt, indent)
         elif isinstance(stmt, ast.FieldAssign):
             self.out.add(indent, training.field_assign(self, stmt), origin)
+        elif isinstance(stmt, ast.Assert):
+            asserts.emit_assert(self, stmt, indent)
         else:
             raise self.unsupported("this statement", stmt.span)
 

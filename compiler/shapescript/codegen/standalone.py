@@ -132,6 +132,15 @@ def _ss_host_error(spec, index, value, kind):
         )
 
 
+def _ss_assert_failed(text, values, site):
+    path, line, column, function = site
+    shown = ", ".join(f"{name} = {value!r}" for name, value in values.items())
+    raise ValueError(
+        f"{path}:{line}:{column}: in fn {function}: `assert {text}` failed"
+        + (f" for {shown}" if shown else "")
+    )
+
+
 def _ss_as_host(value, kind, site):
     types = {"int": int, "float": (int, float), "bool": bool}
     if not isinstance(value, types[kind]) or (kind != "bool" and isinstance(value, bool)):

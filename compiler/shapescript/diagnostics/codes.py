@@ -39,6 +39,7 @@ AREAS: dict[str, str] = {
     "32": "iterator chains: their syntax and stages",
     "33": "exporting models for Hugging Face and serving engines",
     "34": "models that hold models",
+    "35": "static asserts",
     "36": "optimizer param groups",
 }
 
@@ -215,6 +216,8 @@ _TITLES: dict[str, str] = {
     "E3402": "Stack of models whose size isn't a number or a dim",
     "E3403": "Index out of range in a stack of models",
     "E3404": "Models nested too deeply",
+    "E3501": "Assertion that fails",
+    "E3502": "Top-level assert that doesn't compare dims",
     "E3601": "Param group option that isn't a list of fields",
     "E3602": "Param group option that selects nothing",
     "E3603": "Param given two learning-rate factors",

@@ -214,6 +214,12 @@ def _site(site) -> dict[str, Any]:
     return {"path": path, "line": line, "column": column, "function": function}
 
 
+def assert_failed(text: str, values: dict[str, Any], site) -> None:
+    """An `assert` the checker left to run time that doesn't hold."""
+    shown = ", ".join(f"{name} = {value!r}" for name, value in values.items())
+    raise ShapeError(f"`assert {text}` failed" + (f" for {shown}" if shown else ""), **_site(site))
+
+
 def as_shape(value: Any, sizes: tuple, dtype: Any, site) -> Any:
     """`x as [..]`: the value, if its shape (and dtype, when written) fits."""
     shape = getattr(value, "shape", None)

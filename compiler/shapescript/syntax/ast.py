@@ -413,13 +413,23 @@ class ExprStmt:
 
 
 @record
+class Assert:
+    """`assert n <= T`: a relation of sizes and host values the checker decides for every
+    value it can (at the top level over dims, in a function over its sizes)."""
+
+    condition: Expr
+    span: Span
+    keyword_span: Span
+
+
+@record
 class ErrorStmt:
     """A statement that didn't parse."""
 
     span: Span
 
 
-Stmt = Return | Assign | FieldAssign | For | If | ExprStmt | ErrorStmt
+Stmt = Return | Assign | FieldAssign | For | If | ExprStmt | Assert | ErrorStmt
 
 # ---------------------------------------------------------------- declarations
 
@@ -638,6 +648,7 @@ Item = (
     | DataDecl
     | LogsDecl
     | StmtItem
+    | Assert
     | ErrorItem
 )
 

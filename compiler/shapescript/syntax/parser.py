@@ -656,6 +656,9 @@ class _Parser:
         if kind == NAME:
             following = self.peek(1)
             word = token.text
+            if word == "assert" and not self.notebook and self._assert_ahead():
+                # In a notebook cell a top-level assert is one of the cell's statements.
+                return self.parse_assert()
             if word == "export" and following.kind == "fn":
                 self.advance()
                 return self.parse_fn(export=True, start=token.start)
@@ -685,7 +688,7 @@ class _Parser:
             token.span,
             "statements can only be inside a function",
             help="at the top level a file holds devices, dim, domain, fn, extern fn, import, "
-            "model, data and logs declarations",
+            "assert, model, data and logs declarations",
             token=token,
         )
         return None
@@ -1216,6 +1219,8 @@ class _Parser:
             following = tokens[self.pos + 1].kind
             if following == "=" or following == ",":
                 return self.parse_assign()
+            if token.text == "assert" and self._assert_ahead():
+                return self.parse_assert()
             if following == "." and self.peek(2).kind == NAME and self.peek(3).kind == "=":
                 target = nodes.Name(token.text, token.span)
                 self.advance()
@@ -1241,6 +1246,23 @@ class _Parser:
         end = tokens[self.pos - 1].end
         self.expect_line_end()
         return nodes.ExprStmt(expr, _new_span(Span, (token.start, end)))
+
+    def _assert_ahead(self) -> bool:
+        """Whether the name `assert` here starts an assert statement: `assert` is a keyword
+        only at the start of a statement, followed on its line by a name, a number, `-`, or
+        `(` after a space (`assert(x)` stays a call of a function named `assert`)."""
+        word = self.tokens[self.pos]
+        following = self.tokens[self.pos + 1]
+        if following.kind in (NAME, INT, "-", "true", "false"):
+            return True
+        return following.kind == "(" and following.start > word.end
+
+    def parse_assert(self) -> ast.Assert:
+        keyword = self.advance()
+        condition = self.parse_expr()
+        end = self.previous_end()
+        self.expect_line_end()
+        return nodes.Assert(condition, _new_span(Span, (keyword.start, end)), keyword.span)
 
     def parse_assign(self) -> ast.Assign:
         tokens = self.tokens

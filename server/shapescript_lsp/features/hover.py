@@ -13,6 +13,11 @@ from shapescript.check.declarations.symbols import Symbol
 from shapescript.check.program import Checked
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
+from shapescript_lsp.features.assert_hover import (
+    assert_keyword_at,
+    assert_markdown,
+    verdict_of,
+)
 from shapescript_lsp.features.call_hover import (
     call_at,
     call_line,
@@ -177,6 +182,16 @@ class HoverRenderer:
                 answer = self._pattern(checked, item, *arrow, span)
                 if answer is not None:
                     return answer
+            asserted = assert_keyword_at(item, offset)
+            if asserted is not None:
+                stmt, keyword = asserted
+                return types.Hover(
+                    contents=types.MarkupContent(
+                        kind=types.MarkupKind.Markdown,
+                        value=assert_markdown(verdict_of(item, stmt)),
+                    ),
+                    range=range_of(checked.source, keyword),
+                )
             axis = pattern_axis_hover(checked, item, offset)
             if axis is not None:
                 markdown, span = axis

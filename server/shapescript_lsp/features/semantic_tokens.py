@@ -113,6 +113,8 @@ def _tree_tokens(checked: Checked, item: ItemFacts, taken: set[int]) -> list[Tok
             add(node.span.start, node.span.end, "size")
         elif isinstance(node, (ast.GroupedSizeAxis, ast.PatternGroupedSize)):
             add(node.span.start, node.span.end - len(node.name), "size")
+        elif isinstance(node, ast.Assert):
+            add(node.keyword_span.start, node.keyword_span.end, "keyword")
         elif isinstance(node, (ast.Param, ast.Arg)) and node.mut:
             start = node.span.start
             if text[base + start : base + start + 3] == "mut":

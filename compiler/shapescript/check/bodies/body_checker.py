@@ -60,6 +60,7 @@ from shapescript.check.algebra.types import (
     interval_of,
 )
 from shapescript.check.bodies import (
+    asserts,
     builtin_rules,
     chains,
     data_values,
@@ -318,6 +319,8 @@ class BodyChecker(CallChecker):
         #: generic function, that file's.
         self.source_text = program.source_text
         self.resolver = TypeResolver(self.reporter)
+        #: Sizes known to be at least 0 from the asserts before the current statement.
+        self.size_facts: list[Poly] = []
 
     def text_of(self, span: Span) -> str:
         """The source text of an item-relative span."""
@@ -635,8 +638,11 @@ class BodyChecker(CallChecker):
     # ------------------------------------------------------------------ statements
 
     def block(self, stmts: list[ast.Stmt]) -> None:
+        known = len(self.size_facts)
         for stmt in stmts:
             self.stmt(stmt)
+        # An assert's facts hold to the end of its block.
+        del self.size_facts[known:]
 
     def stmt(self, stmt: ast.Stmt) -> None:
         if isinstance(stmt, ast.Assign):
@@ -660,6 +666,8 @@ class BodyChecker(CallChecker):
             self.if_stmt(stmt)
         elif isinstance(stmt, ast.FieldAssign):
             mutation.field_assign(self, stmt)
+        elif isinstance(stmt, ast.Assert):
+            asserts.check_assert(self, stmt)
 
     def assign(self, stmt: ast.Assign) -> None:
         self._building = frozenset(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from shapescript.check.algebra import ranges
+from shapescript.check.algebra.assertions import non_negative
 from shapescript.check.algebra.broadcast import ShapeError, broadcast
 from shapescript.check.algebra.patterns import PatternError, check_pattern
 from shapescript.check.algebra.sizes import Poly
@@ -1101,10 +1102,11 @@ def _slice_size(checker: BodyContext, item: ast.Slice, axis: Axis) -> Poly | Non
         return Poly.const(len(range(numeric_length)[lo_value:hi_value:step_value]))
     start = Poly.const(0) if lo is None else _from_end(lo, length, dims)
     stop = length if hi is None else _from_end(hi, length, dims)
+    known = checker.size_facts
     if not (
-        _non_negative(start, dims)
-        and _non_negative(stop - start, dims)
-        and _non_negative(length - stop, dims)
+        _non_negative(start, dims, known)
+        and _non_negative(stop - start, dims, known)
+        and _non_negative(length - stop, dims, known)
     ):
         return unknown
     span = stop - start
@@ -1125,14 +1127,7 @@ def _from_end(bound: Poly, length: Poly, dims) -> Poly:
     return bound
 
 
-def _non_negative(size: Poly, dims) -> bool:
-    """Provably at least 0, taking generic sizes as at least 1 and unknown sizes at least 0."""
-    size = size.substitute(dims)
-    shifted = size.substitute(
-        {
-            name: Poly.symbol(name) + 1
-            for name in size.symbols()
-            if not name.startswith("?") and not name.startswith("$")
-        }
-    )
-    return all(coefficient >= 0 for coefficient in shifted.terms.values())
+def _non_negative(size: Poly, dims, known: list[Poly]) -> bool:
+    """Provably at least 0, taking generic sizes as at least 1, unknown sizes at least 0,
+    and the sizes `known` (from asserts before it) at least 0."""
+    return non_negative(size.substitute(dims), known)

@@ -35,6 +35,7 @@ from shapescript.check.algebra.types import (
     range_domain,
 )
 from shapescript.check.bodies import (
+    asserts,
     axis_arguments,
     builtin_rules,
     checkpoints,
@@ -378,6 +379,9 @@ class CallChecker:
                 )
             return UNKNOWN
         values = {name: solution.apply(size) for name, size in variables.items()}
+        asserts.check_call(
+            self, signature, values, node.span, lambda: _written_values(variables, equations)
+        )
         unsolved = {
             name
             for name, size in values.items()
@@ -885,3 +889,10 @@ def _has_rest(type_: Type | None) -> bool:
         and type_.axes is not None
         and any(axis.rest for axis in type_.axes)
     )
+
+
+def _written_values(variables: dict[str, Poly], equations: list[Equation]) -> dict[str, Poly]:
+    """The generic sizes of a call as the caller writes them, dims not replaced by their
+    values (`T + 1` rather than 33), where solving without the dims' values finds them."""
+    solution = solve(equations, {})
+    return {name: solution.apply(size) for name, size in variables.items()}

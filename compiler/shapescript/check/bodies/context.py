@@ -77,6 +77,8 @@ class BodyContext(Protocol):
     _mut_state: Any
     #: The bindings of the blocks around the statement being checked, innermost last.
     _block_outers: list
+    #: Sizes known to be at least 0 from the asserts before the current statement.
+    size_facts: list[Poly]
 
     def check(self) -> BodyResult: ...
 

@@ -17,6 +17,7 @@ from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
 if TYPE_CHECKING:
+    from shapescript.check.algebra.assertions import Verdict
     from shapescript.check.algebra.structures import Structure
 
 #: Kinds of symbol declared inside a function; their spans are relative to its item.
@@ -121,6 +122,9 @@ class Facts:
     #: For the editor and the Tensor view: the structure (`structures.Structure`) of each
     #: expression and binding (by the name's span) whose background the checker knows.
     structures: dict[Span, Structure] = field(default_factory=dict)
+    #: For the compiler and the editor: what the checker decided about each `assert`
+    #: (`assertions.Verdict`), by the statement's span: proved ones compile to nothing.
+    asserts: dict[Span, Verdict] = field(default_factory=dict)
 
 
 @record

@@ -1,0 +1,16 @@
+# An assert over dims that fails, one in a function that fails for every size, and a
+# call whose sizes break the callee's assert.
+dim T = 32
+dim D = 8
+assert T + 1 <= T  # E3501
+
+fn never(x: [n D]) -> [n D]:
+    assert n + 1 <= n  # E3501
+    return x
+
+fn head(pos: [T D], x: [n D]) -> [n D]:
+    assert n <= T
+    return pos[0:n] + x
+
+fn generate(pos: [T D], z: [(T + 1) D]) -> [(T + 1) D]:
+    return head(pos, z)  # E3501
