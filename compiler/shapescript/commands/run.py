@@ -8,6 +8,7 @@ import os
 
 from shapescript.commands.names import NAMES
 from shapescript.commands.support import PYTHON_VARIABLE, UsageError, python_for
+from shapescript.modal_run.options import add_modal_arguments, run_modal_from_args
 
 NAME = "run"
 HELP = "run a Python program or a .ss file's fn main() with .ss imports working"
@@ -25,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"the Python to run it with (default: ${PYTHON_VARIABLE}, else this Python)",
     )
     parser.add_argument("-m", dest="module", metavar="MODULE", help="run a module, as python -m")
+    add_modal_arguments(parser)
     parser.add_argument("program", nargs="?", metavar="PROGRAM", help="a .py or .ss file")
     parser.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the program's")
 
@@ -44,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"`{program}` isn't a program: give a .py or .ss file, or -m MODULE")
     if program in NAMES and os.path.exists(program):
         rest[0] = os.path.join(os.curdir, program)
+    if args.modal is not None:
+        return run_modal_from_args(args, rest)
     command = [python_for(args.python), "-m", "shapescript", *rest]
     try:
         child = subprocess.Popen(command)
