@@ -98,3 +98,20 @@ def test_a_file_outside_the_folder_is_refused(tmp_path: Path, path: str) -> None
     with pytest.raises(ValueError, match="outside"):
         sync.apply(str(inner), [sync.ChangedFile(path, b"x")])
     assert not (tmp_path / "escape.txt").exists()
+
+
+MPS_PROGRAM = """devices mps
+import python torch
+
+fn main():
+    print("on", torch.ones(2).device)
+"""
+
+
+def test_a_program_on_mps_runs_on_the_containers_cpu(tmp_path: Path) -> None:
+    (tmp_path / "prog.ss").write_text(MPS_PROGRAM)
+    environment = {"PYTHONPATH": os.pathsep.join(sys.path)}
+    events = list(run_in_container(["prog.ss"], str(tmp_path), str(tmp_path), environment))
+    errors = b"".join(event[1] for event in events if event[0] == "stderr").decode()
+    assert events[-1] == ("exit", 0), errors
+    assert b"".join(event[1] for event in events if event[0] == "stdout") == b"on cpu\n"

@@ -33,12 +33,12 @@ def _pump(stream: IO[bytes], name: str, events: queue.Queue[tuple[str, bytes] | 
 def run_in_container(
     argv: Sequence[str], cwd: str, sync_root: str, environment: dict[str, str]
 ) -> Iterator[Event]:
-    """Run `python -m shapescript ARGV` in `cwd`; yield its output, then the files it
+    """Run `python -m shapescript ARGV` in `cwd` (see `entry`); yield its output, then the files it
     created or changed under `sync_root`, then its exit status."""
     os.makedirs(cwd, exist_ok=True)
     before = snapshot(sync_root)
     child = subprocess.Popen(
-        [sys.executable, "-m", "shapescript", *argv],
+        [sys.executable, "-m", "shapescript.modal_run.entry", *argv],
         cwd=cwd,
         env={**os.environ, **environment},
         stdin=subprocess.DEVNULL,

@@ -265,4 +265,5 @@ def modal_run_from(
         shapescript=shapescript,
         exclude=tuple(exclude),
         max_upload_mb=max_upload_mb,
+        environment={"PYTHONUNBUFFERED": "1"},
     )
