@@ -81,28 +81,43 @@ class FakeDistribution:
         return None if self.direct_url is None else json.dumps(self.direct_url)
 
 
-@pytest.mark.parametrize(
-    ("direct_url", "expected_kind"),
-    [
-        (None, "requirement"),
-        ({"url": "file://CHECKOUT", "dir_info": {"editable": True}}, "checkout"),
-    ],
-)
-def test_default_shapescript_is_the_release_or_the_checkout(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    direct_url: dict[str, object] | None,
-    expected_kind: str,
-) -> None:
-    if direct_url is not None:
-        direct_url["url"] = f"file://{tmp_path}"
-    monkeypatch.setattr(
-        image_module.metadata, "distribution", lambda name: FakeDistribution(direct_url)
-    )
-    source = image_module.installed_source()
-    assert source.kind == expected_kind
-    expected = "shapescript==0.1.0" if expected_kind == "requirement" else str(tmp_path)
-    assert source.value == expected
+def installed_from(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, url: str | None
+) -> ShapeScriptSource:
+    """The source found for a ShapeScript installed in site-packages from `url`."""
+    site = tmp_path / "site-packages" / "shapescript"
+    site.mkdir(parents=True)
+    direct = None if url is None else {"url": url}
+    monkeypatch.setattr(image_module.metadata, "distribution", lambda _: FakeDistribution(direct))
+    return image_module.installed_source(str(site))
+
+
+def test_from_an_index_it_is_the_release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = installed_from(monkeypatch, tmp_path, None)
+    assert source == ShapeScriptSource("requirement", "shapescript==0.1.0")
+
+
+def test_from_a_folder_it_is_that_checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    checkout = tmp_path / "src"
+    checkout.mkdir()
+    (checkout / "pyproject.toml").write_text("[project]\n")
+    source = installed_from(monkeypatch, tmp_path, f"file://{checkout}")
+    assert source == ShapeScriptSource("checkout", str(checkout))
+
+
+def test_from_a_wheel_it_is_that_wheel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    wheel = tmp_path / "shapescript-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"PK")
+    source = installed_from(monkeypatch, tmp_path, f"file://{wheel}")
+    assert source == ShapeScriptSource("wheel", str(wheel))
+
+
+def test_imported_from_a_checkout_it_is_that_checkout() -> None:
+    import shapescript
+
+    here = Path(shapescript.__file__).resolve().parent
+    source = image_module.installed_source(str(here))
+    assert source == ShapeScriptSource("checkout", str(here.parent.parent))
 
 
 def test_the_plan_becomes_a_modal_image(tmp_path: Path) -> None:
@@ -154,3 +169,22 @@ def test_the_image_holds_python_then_packages_then_this_shapescript(tmp_path: Pa
         ("add_local_file", (str(wheel), inside), {"copy": True}),
         ("pip_install", (inside,), {}),
     ]
+
+
+@pytest.mark.slow
+def test_a_checkout_becomes_a_reproducible_wheel(tmp_path: Path) -> None:
+    import zipfile
+
+    checkout = tmp_path / "checkout"
+    (checkout / "tiny").mkdir(parents=True)
+    (checkout / "tiny" / "__init__.py").write_text("")
+    (checkout / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=68"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "tiny"\nversion = "1.0"\n[tool.setuptools]\npackages = ["tiny"]\n'
+    )
+    into = tmp_path / "wheels"
+    into.mkdir()
+    wheel = image_module.build_wheel(str(checkout), str(into))
+    assert Path(wheel).name == "tiny-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as archive:
+        assert {entry.date_time for entry in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}

@@ -17,6 +17,8 @@ from shapescript.commands.support import UsageError
 PINNED = ("torch", "numpy", "einops")
 #: Where a wheel of ShapeScript is put in the image before it is installed.
 WHEEL_FOLDER = "/opt/shapescript-wheels"
+#: The time stamp of the files in a wheel built here (1980-01-01, the earliest a zip holds).
+REPRODUCIBLE_EPOCH = "315532800"
 
 SourceKind = Literal["wheel", "checkout", "requirement"]
 
@@ -79,36 +81,41 @@ def _checkout_of(path: str) -> str | None:
         folder = parent
 
 
-def installed_source() -> ShapeScriptSource:
-    """This ShapeScript as pip installed it: the PyPI release when it came from an index,
-    else the source checkout it was installed (or is edited) from."""
-    import shapescript
+def _checkout_with_package(module_folder: str) -> str | None:
+    """The source checkout whose `compiler/shapescript` is `module_folder`, if it is one."""
+    checkout = _checkout_of(module_folder)
+    if checkout is None:
+        return None
+    inside = os.path.relpath(module_folder, checkout).replace(os.sep, "/")
+    return checkout if inside == "compiler/shapescript" else None
 
-    try:
-        distribution = metadata.distribution("shapescript")
-        direct = distribution.read_text("direct_url.json")
-    except metadata.PackageNotFoundError:
-        direct = None
-        distribution = None
-    if direct:
-        url = json.loads(direct).get("url", "")
-        if url.startswith("file://"):
-            local = url[len("file://") :]
-            if local.endswith(".whl") and os.path.isfile(local):
-                return ShapeScriptSource("wheel", local)
-            if os.path.isdir(local):
-                return ShapeScriptSource("checkout", local)
-    checkout = _checkout_of(os.path.dirname(shapescript.__file__))
-    if distribution is None and checkout is not None:
-        return ShapeScriptSource("checkout", checkout)
-    if direct is None and distribution is not None:
-        return ShapeScriptSource("requirement", f"shapescript=={distribution.version}")
+
+def installed_source(module_folder: str | None = None) -> ShapeScriptSource:
+    """This ShapeScript (its package in `module_folder`, default the imported one): the
+    source checkout it is imported from, else what pip installed it from (a wheel file or a
+    folder), else the release of its version on PyPI."""
+    if module_folder is None:
+        import shapescript
+
+        module_folder = os.path.dirname(os.path.abspath(shapescript.__file__))
+    checkout = _checkout_with_package(module_folder)
     if checkout is not None:
         return ShapeScriptSource("checkout", checkout)
-    raise UsageError(
-        "can't tell where this ShapeScript came from: "
-        "say it with --shapescript WHEEL, --shapescript CHECKOUT or --shapescript REQUIREMENT"
-    )
+    try:
+        distribution = metadata.distribution("shapescript")
+    except metadata.PackageNotFoundError as exc:
+        raise UsageError(
+            "can't tell where this ShapeScript came from: say it with --shapescript "
+            "WHEEL, --shapescript CHECKOUT or --shapescript REQUIREMENT"
+        ) from exc
+    direct = distribution.read_text("direct_url.json")
+    url = json.loads(direct).get("url", "") if direct else ""
+    local = url[len("file://") :] if url.startswith("file://") else ""
+    if local.endswith(".whl") and os.path.isfile(local):
+        return ShapeScriptSource("wheel", local)
+    if local and os.path.isfile(os.path.join(local, "pyproject.toml")):
+        return ShapeScriptSource("checkout", local)
+    return ShapeScriptSource("requirement", f"shapescript=={distribution.version}")
 
 
 def source_from_option(value: str) -> ShapeScriptSource:
@@ -137,23 +144,24 @@ def plan_image(extra: Sequence[str] = (), shapescript: str | None = None) -> Ima
 
 
 def build_wheel(checkout: str, into: str) -> str:
-    """Build a wheel of the checkout into `into` (no dependencies, no network); its path."""
+    """Build a wheel of the checkout into the empty folder `into` (no dependencies, no
+    network); its path. The build is reproducible (SOURCE_DATE_EPOCH), so the same source
+    makes the same wheel and Modal reuses the image built with it."""
     import subprocess
 
-    os.makedirs(into, exist_ok=True)
-    before = set(os.listdir(into))
     command = [
         sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
         "--quiet", "-w", into, checkout,
     ]  # fmt: skip
-    done = subprocess.run(command, stdout=sys.stderr, check=False)
-    made = sorted(set(os.listdir(into)) - before) or sorted(
-        name for name in os.listdir(into) if name.startswith("shapescript-")
-    )
-    wheels = [name for name in made if name.endswith(".whl")]
-    if done.returncode != 0 or not wheels:
-        raise UsageError(f"can't build a wheel of ShapeScript from `{checkout}` (pip failed)")
-    return os.path.join(into, wheels[-1])
+    environment = {**os.environ, "SOURCE_DATE_EPOCH": REPRODUCIBLE_EPOCH}
+    done = subprocess.run(command, stdout=sys.stderr, env=environment, check=False)
+    wheels = sorted(name for name in os.listdir(into) if name.endswith(".whl"))
+    if done.returncode != 0 or len(wheels) != 1:
+        raise UsageError(
+            f"can't build a wheel of ShapeScript from `{checkout}` (pip wheel failed); "
+            "name one with --shapescript WHEEL"
+        )
+    return os.path.join(into, wheels[0])
 
 
 def build_image(plan: ImagePlan, modal: Any, wheel: str | None = None) -> Any:

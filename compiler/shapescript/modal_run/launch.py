@@ -3,6 +3,7 @@ real `modal` package, stream its output and bring back the files it wrote."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -157,12 +158,6 @@ def play(events: Iterable[tuple], stdout: BinaryIO, stderr: BinaryIO, sync_root:
     return status
 
 
-def _wheel_folder() -> str:
-    from shapescript.cache_folder import cache_root
-
-    return os.path.join(cache_root(), "modal-wheels")
-
-
 def prepare(
     run: ModalRun, devices: tuple[str, tuple[int, ...] | None] | None
 ) -> tuple[ImagePlan, Upload]:
@@ -179,15 +174,26 @@ def prepare(
 
 def execute(run: ModalRun, plan: ImagePlan, upload: Upload, modal: Any) -> int:
     """Build the image, run the program in a container and play its events."""
-    wheel = None
-    if plan.shapescript.kind == "checkout":
-        wheel = build_wheel(plan.shapescript.value, _wheel_folder())
-    image = with_project(build_image(plan, modal, wheel), upload)
+    import shutil
+    import tempfile
+
+    from shapescript.cache_folder import cache_root
+
+    with contextlib.ExitStack() as cleanup:
+        wheel = None
+        if plan.shapescript.kind == "checkout":
+            os.makedirs(cache_root(), exist_ok=True)
+            folder = tempfile.mkdtemp(prefix="modal-wheel-", dir=cache_root())
+            cleanup.callback(shutil.rmtree, folder, True)
+            wheel = build_wheel(plan.shapescript.value, folder)
+        return _start(run, with_project(build_image(plan, modal, wheel), upload), modal)
+
+
+def _start(run: ModalRun, image: Any, modal: Any) -> int:
+    """Define the app and its function, run the program and play its events."""
     app = modal.App(APP_NAME)
     function = define_function(app, image, function_spec(run.gpu))
     stdout, stderr = sys.stdout.buffer, sys.stderr.buffer
-    import contextlib
-
     sys.stdout.flush()
     with contextlib.redirect_stdout(sys.stderr), modal.enable_output(), app.run():
         events = function.remote_gen(list(run.argv), run.cwd, run.sync_root, dict(run.environment))
