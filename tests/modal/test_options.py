@@ -60,3 +60,22 @@ def test_flags_that_cant_work_are_usage_errors(
     with pytest.raises(UsageError, match="--modal"):
         modal_run_from("T4", ["-m", "pkg"], project=None, pip=[], shapescript=None,
                        exclude=[], max_upload_mb=500.0)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [["--pip", "scipy"], ["--exclude", "*.bin"], ["--project", "."], ["--max-upload", "10"]],
+)
+def test_a_modal_flag_without_modal_is_refused(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    flags: list[str],
+) -> None:
+    from shapescript import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "prog.py").write_text("raise SystemExit('ran')\n")
+    assert cli.main(["run", *flags, "prog.py"]) == 2
+    err = capsys.readouterr().err
+    assert f"{flags[0]} goes with --modal" in err

@@ -8,7 +8,7 @@ import os
 
 from shapescript.commands.names import NAMES
 from shapescript.commands.support import PYTHON_VARIABLE, UsageError, python_for
-from shapescript.modal_run.options import add_modal_arguments, run_modal_from_args
+from shapescript.modal_run.options import add_modal_arguments, run_modal_from_args, uses_modal
 
 NAME = "run"
 HELP = "run a Python program or a .ss file's fn main() with .ss imports working"
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"`{program}` isn't a program: give a .py or .ss file, or -m MODULE")
     if program in NAMES and os.path.exists(program):
         rest[0] = os.path.join(os.curdir, program)
-    if args.modal is not None:
+    if uses_modal(args):
         return run_modal_from_args(args, rest)
     command = [python_for(args.python), "-m", "shapescript", *rest]
     try:

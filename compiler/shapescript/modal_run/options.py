@@ -49,6 +49,35 @@ def add_modal_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+#: The flags that only mean something with --modal, by their `args` names.
+_MODAL_ONLY = {
+    "pip": "--pip",
+    "shapescript": "--shapescript",
+    "project": "--project",
+    "exclude": "--exclude",
+    "max_upload": "--max-upload",
+}
+
+
+def uses_modal(args: argparse.Namespace) -> bool:
+    """Whether the run is on Modal; a flag that needs --modal without it is a usage error."""
+    if args.modal is not None:
+        return True
+    defaults: dict[str, object] = {
+        "pip": [],
+        "shapescript": None,
+        "project": None,
+        "exclude": [],
+        "max_upload": DEFAULT_MAX_UPLOAD_MB,
+    }
+    for name, flag in _MODAL_ONLY.items():
+        if getattr(args, name) != defaults[name]:
+            from shapescript.commands.support import UsageError
+
+            raise UsageError(f"{flag} goes with --modal GPU: without it the program runs here")
+    return False
+
+
 def run_modal_from_args(args: argparse.Namespace, program_argv: Sequence[str]) -> int:
     """`shapescript run --modal ...`: the exit status."""
     from shapescript.modal_run.launch import modal_run_from, run_on_modal
