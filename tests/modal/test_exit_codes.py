@@ -135,3 +135,22 @@ def test_the_network_error_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[
 
     assert guarded(unreachable, modal) == 2
     assert "can't reach Modal" in capsys.readouterr().err
+
+
+def test_a_request_modal_refuses_is_exit_2_and_a_failed_container_exit_1(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import modal
+
+    def refused() -> int:
+        raise modal.exception.InvalidError("unknown GPU type: T5")
+
+    def failed() -> int:
+        raise modal.exception.FunctionTimeoutError("the function timed out")
+
+    assert guarded(refused, modal) == 2
+    assert "Modal refused the request: unknown GPU type: T5" in capsys.readouterr().err
+    assert guarded(failed, modal) == 1
+    err = capsys.readouterr().err
+    assert "the run on Modal failed: FunctionTimeoutError: the function timed out" in err
+    assert len(err.strip().splitlines()) == 1

@@ -217,11 +217,14 @@ def run_on_modal(run: ModalRun, environ: Mapping[str, str] | None = None) -> int
 
 
 def guarded(start: Any, modal: Any) -> int:
-    """Run `start()`, turning Ctrl-C into 130 and Modal's connection and login errors into
-    one line and exit status 2."""
+    """Run `start()`, turning Ctrl-C into 130, Modal's connection, login and request errors
+    into one line and exit status 2, and its other errors (a container that failed or
+    timed out) into one line and exit status 1."""
     exception = getattr(modal, "exception", None)
     unreachable = getattr(exception, "ConnectionError", ())
     refused = getattr(exception, "AuthError", ())
+    invalid = (getattr(exception, "InvalidError", ()), getattr(exception, "NotFoundError", ()))
+    failed = getattr(exception, "Error", ())
     try:
         return start()
     except KeyboardInterrupt:
@@ -241,6 +244,14 @@ def guarded(start: Any, modal: Any) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    except invalid as exc:
+        print(f"{PROG}: error: Modal refused the request: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except failed as exc:
+        print(
+            f"{PROG}: error: the run on Modal failed: {type(exc).__name__}: {exc}", file=sys.stderr
+        )
+        return EXIT_ERRORS
 
 
 def modal_run_from(
