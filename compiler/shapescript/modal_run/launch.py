@@ -20,6 +20,8 @@ EXIT_INTERRUPTED = 130
 APP_NAME = "shapescript-run"
 #: How long a run may take, in seconds: Modal's longest function timeout (24 hours).
 RUN_TIMEOUT = 24 * 60 * 60
+#: Modal's errors for a request it won't serve (an unknown GPU type, say).
+_REFUSED = ("InvalidError", "NotFoundError")
 
 
 class NotReady(Exception):
@@ -223,7 +225,7 @@ def guarded(start: Any, modal: Any) -> int:
     exception = getattr(modal, "exception", None)
     unreachable = getattr(exception, "ConnectionError", ())
     refused = getattr(exception, "AuthError", ())
-    invalid = (getattr(exception, "InvalidError", ()), getattr(exception, "NotFoundError", ()))
+    invalid = tuple(getattr(exception, name) for name in _REFUSED if hasattr(exception, name))
     failed = getattr(exception, "Error", ())
     try:
         return start()
