@@ -23,6 +23,7 @@ READING_ORDER = (
     "pytorch-weights.md",
     "running.md",
     "several-devices.md",
+    "modal.md",
     "export.md",
     "editors",
     "json-format.md",

@@ -11,6 +11,7 @@ import os
 
 from shapescript.commands.names import NAMES
 from shapescript.commands.support import PYTHON_VARIABLE, UsageError, python_for
+from shapescript.modal_run.options import add_modal_arguments, run_modal_from_args, uses_modal
 
 #: The variable `rt.torch_compile` reads at start (a command doesn't import the runtime).
 TORCH_COMPILE_VARIABLE = "SHAPESCRIPT_TORCH_COMPILE"
@@ -36,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="run the bodies of the program's .ss functions through torch.compile (inductor)",
     )
     parser.add_argument("-m", dest="module", metavar="MODULE", help="run a module, as python -m")
+    add_modal_arguments(parser)
     parser.add_argument("program", nargs="?", metavar="PROGRAM", help="a .py or .ss file")
     parser.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the program's")
 
@@ -55,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"`{program}` isn't a program: give a .py or .ss file, or -m MODULE")
     if program in NAMES and os.path.exists(program):
         rest[0] = os.path.join(os.curdir, program)
+    if uses_modal(args):
+        return run_modal_from_args(args, rest)
     command = [python_for(args.python), "-m", "shapescript", *rest]
     try:
         if args.torch_compile:
