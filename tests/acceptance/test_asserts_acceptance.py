@@ -3,6 +3,8 @@ run time, one refuted with a counterexample at the call that breaks it."""
 
 from __future__ import annotations
 
+import re
+
 import subprocess
 import sys
 from pathlib import Path
@@ -36,5 +38,7 @@ def test_build_leaves_the_proved_assert_out_and_checks_the_other_at_run_time(
     fixed.write_text(PROGRAM.read_text(encoding="utf-8").replace("(T + 1)", "T"), encoding="utf-8")
     done = _shapescript("build", str(fixed))
     assert done.returncode == 0, done.stderr
-    assert done.stdout.count("assert_failed(") == 1
-    assert "assert_failed('n <= T'" in done.stdout
+    # Only the undecided assert is checked: in `window` and in the copy of it that compiled
+    # callers call; the proved one is left out of both.
+    checked = re.findall(r"assert_failed\('([^']*)'", done.stdout)
+    assert checked and set(checked) == {"n <= T"}

@@ -95,4 +95,4 @@ async def test_completion_documentation_is_the_hovers_markdown(client: LanguageC
     text = await _resolved(client, "swish", "fn")
     assert text.startswith("```shapescript\nfn swish(x: Real, beta = 1.5) -> Real\n```")
     total = await _resolved(client, "total", "fn")
-    assert total == "```shapescript\nfn total(x: [b D]) -> [b]\n```"
+    assert total == "```shapescript\nfn total(x: [b D]) -> [b]\n```\n\nRegularity: smooth in `x`"

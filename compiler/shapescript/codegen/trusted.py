@@ -43,11 +43,17 @@ def applies(context: ModuleContext) -> bool:
     return context.checks != "never" or context.value_checks != "never"
 
 
+#: The function a notebook cell's statements are compiled into (notebook.combine).
+NOTEBOOK_CELL = "_ss_cell"
+
+
 def called(gen: FunctionGenerator, python: str) -> str:
     """What a compiled caller calls for this module's function `python`: its unchecked
-    copy, asked for here; another module's function (`mod.f`) as it is."""
+    copy, asked for here; another module's function (`mod.f`) as it is. A notebook
+    cell's statements call the checked function: their values come from Python (`as`
+    gives a shape, not a device), and an earlier cell's function is the one they call."""
     context = gen.context
-    if "." in python or not applies(context):
+    if "." in python or not applies(context) or gen.decl.name == NOTEBOOK_CELL:
         return python
     context.trusted_copies.setdefault(python, None)
     return copy_name(python)

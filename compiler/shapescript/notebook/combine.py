@@ -4,12 +4,13 @@ values earlier cells made, with a map from the program's lines back to the cell'
 
 from __future__ import annotations
 
+from shapescript.codegen.trusted import NOTEBOOK_CELL
 from shapescript.records import field, record
 from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
 
 #: The function the new cell's statements become.
-CELL_FN = "_ss_cell"
+CELL_FN = NOTEBOOK_CELL
 INDENT = "    "
 
 
