@@ -214,11 +214,12 @@ def small_file(checked: Checked) -> Checked | None:
     return None
 
 
-def example(checked: Checked, name: str) -> Example | None:
-    """The function compiled with small dims and its arguments, or None if it can't run."""
+def example(checked: Checked, name: str, shrink: bool = True) -> Example | None:
+    """The function compiled with small dims (the file's own ones when not `shrink`) and
+    its arguments, or None if it can't run."""
     from shapescript.codegen import BuildOptions, generate
 
-    small = small_file(checked)
+    small = small_file(checked) if shrink else checked
     if small is None or why_not_run(small, name) is not None:
         return None
     generated = generate(small, BuildOptions(standalone=True, devices="cpu"))

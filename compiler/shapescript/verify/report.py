@@ -88,7 +88,7 @@ class Report:
                 f"{blame.line}, which {what} on the {blame.inputs} inputs."
             )
         if self.tolerance is not None:
-            verdict = "within" if self.passed else "exceeds"
+            verdict = "is within" if self.passed else "exceeds"
             lines.append(
                 f"The largest relative error, {_number(self.largest_relative())}, {verdict} "
                 f"the tolerance {_number(self.tolerance)}."

@@ -11,7 +11,7 @@ import numpy as np
 from shapescript.analysis import check
 from shapescript.check.algebra.types import ModelType, TensorType
 from shapescript.deep import run_deep
-from shapescript.small_examples import Example, example, why_not_run
+from shapescript.small_examples import Example, example, small_file, why_not_run
 from shapescript.syntax.source import SourceFile
 from shapescript.verify.arith import Exact
 from shapescript.verify.interpreter import Interpreter
@@ -48,26 +48,28 @@ def verify(
         if name not in INPUT_SETS:
             raise VerifyError(f"unknown input set `{name}`: use {', '.join(INPUT_SETS)}")
     source_text = Path(path).read_text(encoding="utf-8") if text is None else text
-    if dims:
-        source_text = _with_dims(source_text, dims)
     checked = check(SourceFile.from_text(str(path), source_text))
     if checked.errors:
         raise VerifyError(f"{path} has errors: run `shapescript check {path}` to see them")
-    reason = why_not_run(checked, fn)
+    small = small_file(checked)
+    if small is None:
+        raise VerifyError(f"{path} doesn't check with its dims made small: give them with dims")
+    if dims:
+        unknown = sorted(set(dims) - set(small.dim_values))
+        if unknown:
+            raise VerifyError(f"{path} has no literal dim {', '.join(unknown)}")
+        resized = SourceFile.from_text(str(path), _with_dims(small.source.text, dims))
+        small = check(resized)
+        if small.errors:
+            raise VerifyError(f"{path} doesn't check with the dims given")
+    reason = why_not_run(small, fn)
     if reason is not None:
         raise VerifyError(f"`{fn}` can't be verified: {reason}")
-    built = example(checked, fn)
+    built = example(small, fn, shrink=False)
     if built is None:
         raise VerifyError(f"`{fn}` can't be built with small dims for a reference run")
-    small = checked if dims else _small(checked)
     report = Report(fn, dict(built.dims), digits, seed, tolerance=tolerance)
     return run_deep(_fill, report, small, built, dtypes, inputs)
-
-
-def _small(checked: Any) -> Any:
-    from shapescript.small_examples import small_file
-
-    return small_file(checked)
 
 
 def _with_dims(text: str, dims: dict[str, int]) -> str:
