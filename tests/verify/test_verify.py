@@ -85,6 +85,18 @@ def test_an_operation_it_cannot_run_exactly_is_named_with_its_line(tmp_path):
         verify(_file(tmp_path, REDUCTIONS), "running", dtypes=("f32",))
 
 
+ATTENTION = """dim Dh = 4
+
+fn attend(q: [b n Dh], k: [b n Dh], v: [b n Dh]) -> [b n Dh]:
+    return scaled_dot_product_attention(q, k, v, attn_mask=causal[n n])
+"""
+
+
+def test_scaled_dot_product_attention_agrees_with_the_exact_run(tmp_path):
+    report = verify(_file(tmp_path, ATTENTION), "attend", dtypes=("f32",), inputs=("typical",))
+    assert report.largest_relative("f32") <= 1e-5
+
+
 @pytest.mark.slow
 def test_attention_f32_error_is_bounded():
     report = verify(ROOT / "examples/attention.ss", "forward", dtypes=("f32",), inputs=("typical",))

@@ -226,6 +226,24 @@ def _masked_fill(
     return interp.apply("masked_fill", node, lambda ar, v, f: np.where(mask, f, v), x, value)
 
 
+def _attention(
+    interp: Interpreter, node: Any, pos: list[Any], kw: dict[str, Any], pats: Any
+) -> Any:
+    names = ("q", "k", "v", "attn_mask", "scale")
+    values = dict(zip(names, pos, strict=False)) | kw
+    mask, scale = values.get("attn_mask"), values.get("scale")
+
+    def compute(ar: Any, q: np.ndarray, k: np.ndarray, v: np.ndarray, s: Any) -> np.ndarray:
+        factor = s if s is not None else 1 / ar.unary("sqrt", ar.array(float(q.shape[-1])))[()]
+        scores = np.matmul(q, np.swapaxes(k, -1, -2)) * factor
+        if mask is not None:
+            scores = np.where(mask, scores, ar.scalar(float("-inf")))
+        return np.matmul(_softmax(ar, scores, scores.ndim - 1), v)
+
+    q, k, v = values["q"], values["k"], values["v"]
+    return interp.apply("scaled_dot_product_attention", node, compute, q, k, v, scale)
+
+
 def _pattern(kind: str) -> Builtin:
     def run(interp: Interpreter, node: Any, pos: list[Any], kw: dict[str, Any], pats: Any) -> Any:
         if len(pats) != 1:
@@ -250,6 +268,7 @@ BUILTINS: dict[str, Builtin] = {
     "cross_entropy": _cross_entropy,
     "embedding": _embedding,
     "masked_fill": _masked_fill,
+    "scaled_dot_product_attention": _attention,
     "rearrange": _pattern("rearrange"),
     "split": _pattern("split"),
     "einsum": _pattern("einsum"),

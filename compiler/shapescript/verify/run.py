@@ -53,7 +53,9 @@ def verify(
         raise VerifyError(f"{path} has errors: run `shapescript check {path}` to see them")
     small = small_file(checked)
     if small is None:
-        raise VerifyError(f"{path} doesn't check with its dims made small: give them with dims")
+        raise VerifyError(
+            f"{path} doesn't check with its dims made small: give their sizes (--dims D=8,H=2)"
+        )
     if dims:
         unknown = sorted(set(dims) - set(small.dim_values))
         if unknown:
