@@ -15,16 +15,6 @@ if TYPE_CHECKING:
 Builtin = Callable[..., Any]
 
 
-def _axis(interp: Interpreter, node: Any, operand_node: Any, over: str | None, rank: int) -> int:
-    """The position of the `over=` axis in the operand (the last one without `over`)."""
-    if over is None:
-        return rank - 1
-    names = interp.names(operand_node) if operand_node is not None else None
-    if names is None or over not in names:
-        raise Unsupported(f"`over={over}` here", interp.line(node))
-    return names.index(over)
-
-
 def _operand_node(node: Any) -> Any:
     """The syntax of a call's first operand (None when piped in: the pipe's input so far)."""
     args = getattr(node, "args", None)
@@ -33,14 +23,14 @@ def _operand_node(node: Any) -> Any:
     return None
 
 
-def _piped_names(interp: Interpreter, node: Any, value: np.ndarray) -> Any:
+def _piped_names(interp: Interpreter) -> Any:
     """Where the operand came through a pipe: the names of the expression before the stage."""
     return interp.names(interp.piped_from) if interp.piped_from is not None else None
 
 
 def _along(interp: Interpreter, node: Any, x: np.ndarray, over: str | None) -> int:
     operand = _operand_node(node)
-    names = interp.names(operand) if operand is not None else _piped_names(interp, node, x)
+    names = interp.names(operand) if operand is not None else _piped_names(interp)
     if over is None:
         return x.ndim - 1
     if names is not None and over in names and len(names) == x.ndim:
@@ -107,7 +97,11 @@ def _unary(function: str) -> Builtin:
     def run(interp: Interpreter, node: Any, pos: list[Any], kw: dict[str, Any], pats: Any) -> Any:
         x = pos[0]
         if not isinstance(x, np.ndarray):
-            x = interp.ar.array(float(x)) if not hasattr(x, "ae") else np.array(x, dtype=object)
+            x = (
+                interp.ar.array(float(x))
+                if isinstance(x, int | float)
+                else np.array(x, dtype=object)
+            )
             return interp.ar.unary(function, x)[()]
         return interp.apply(function, node, lambda ar, v: ar.unary(function, v), x)
 

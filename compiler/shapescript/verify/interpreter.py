@@ -18,7 +18,7 @@ from shapescript.check.program import Checked
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript.verify import patterns
-from shapescript.verify.arith import Arithmetic, Exact, Float32
+from shapescript.verify.arith import Exact, Float32
 from shapescript.verify.values import ModelValue, Unsupported, Worst, compare
 
 Op = Callable[..., Any]
@@ -78,7 +78,8 @@ class Interpreter:
             for param in declaration.params:
                 if param.name not in values:
                     if param.default is None:
-                        raise Unsupported(f"calling `{name}` without `{param.name}`", 0)
+                        line = self.checked.source.position(base + param.span.start).line
+                        raise Unsupported(f"calling `{name}` without `{param.name}`", line)
                     values[param.name] = self.eval(param.default)
             for param in signature.params if signature is not None else ():
                 value = values.get(param.name)
@@ -388,4 +389,4 @@ def _overflowed(before: Any, after: Any) -> bool:
     )
 
 
-__all__ = ["Arithmetic", "Interpreter", "OpError"]
+__all__ = ["Interpreter", "OpError"]

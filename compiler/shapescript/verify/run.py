@@ -6,10 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from shapescript.analysis import check
-from shapescript.check.algebra.types import ModelType, TensorType
+from shapescript.check.algebra.types import TensorType
 from shapescript.deep import run_deep
 from shapescript.small_examples import Example, example, small_file, why_not_run
 from shapescript.syntax.source import SourceFile
@@ -200,4 +198,4 @@ def _exact_model(arithmetic: Exact, torch: Any, model: Any) -> ModelValue:
     return value
 
 
-__all__ = ["INPUT_SETS", "ModelType", "VerifyError", "np", "verify"]
+__all__ = ["INPUT_SETS", "VerifyError", "verify"]
