@@ -128,3 +128,10 @@ def test_the_command_takes_dims_and_refuses_bad_ones(tmp_path, capsys):
     assert "dims C=3" in capsys.readouterr().out
     assert main([*args, "--dims", "C"]) == 2
     assert "NAME=SIZE" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_models_holding_models_and_stacks_of_blocks_run_exactly():
+    path = ROOT / "examples/gpt2_hf.ss"
+    loss = verify(path, "loss", dtypes=("f32",), inputs=("typical",))
+    assert loss.largest_relative("f32") <= 1e-6

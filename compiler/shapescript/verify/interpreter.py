@@ -120,6 +120,14 @@ class Interpreter:
                 self.frame.variables[statement.var.name] = index
                 self.run_block(statement.body)
             return
+        if isinstance(statement, ast.For):
+            items = self.eval(statement.iterable)
+            if not isinstance(items, list):
+                raise Unsupported("a `for` over this", self.line(statement))
+            for item in items:
+                self.frame.variables[statement.var.name] = item
+                self.run_block(statement.body)
+            return
         if isinstance(statement, ast.If):
             if bool(self.eval(statement.condition)):
                 self.run_block(statement.then_body)
@@ -277,6 +285,8 @@ class Interpreter:
                 rows, columns = (self._size_of(item) for item in items)
                 return np.tril(np.ones((rows, columns), dtype=bool))
         target = self.eval(node.target)
+        if isinstance(target, list) and len(node.items) == 1:
+            return target[int(self.eval(node.items[0]))]
         index: list[Any] = []
         for item in node.items:
             if isinstance(item, ast.Slice):

@@ -180,22 +180,25 @@ def _exact_value(arithmetic: Exact, torch: Any, value: Any) -> Any:
 
 
 def _exact_model(arithmetic: Exact, torch: Any, model: Any) -> ModelValue:
-    """A compiled model's params and sub-models as exact values (nested without recursion)."""
+    """A compiled model's params, buffers and sub-models (a list of them for a stack) as
+    exact values, walked without recursion."""
     top = ModelValue(type(model).__name__)
     waiting = [(model, top)]
     while waiting:
         module, value = waiting.pop()
-        for name, _kind, *_rest in getattr(module, "_ss_fields", ()):
-            part = getattr(module, name, None)
-            if isinstance(part, torch.Tensor):
-                value.fields[name] = _exact_value(arithmetic, torch, part)
-            elif isinstance(part, torch.nn.Module):
-                inner = ModelValue(type(part).__name__)
-                value.fields[name] = inner
-                waiting.append((part, inner))
+        tensors = [*module.named_parameters(recurse=False), *module.named_buffers(recurse=False)]
+        for name, tensor in tensors:
+            value.fields[name] = _exact_value(arithmetic, torch, tensor)
+        for name, child in module.named_children():
+            if isinstance(child, torch.nn.ModuleList):
+                items = [ModelValue(type(part).__name__) for part in child]
+                value.fields[name] = items
+                waiting.extend(zip(child, items, strict=True))
             else:
-                value.fields[name] = part
-    return value
+                inner = ModelValue(type(child).__name__)
+                value.fields[name] = inner
+                waiting.append((child, inner))
+    return top
 
 
 __all__ = ["INPUT_SETS", "VerifyError", "verify"]
