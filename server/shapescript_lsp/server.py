@@ -32,6 +32,7 @@ from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp import indexing
 from shapescript_lsp.dependents import dependents
 from shapescript_lsp.documents import Document, DocumentStore, path_of
+from shapescript_lsp.features import verify_lens
 from shapescript_lsp.features.architecture import (
     ArchitectureSettings,
     architecture_hover,
@@ -68,6 +69,7 @@ from shapescript_lsp.features.symbols import (
     workspace_symbols,
 )
 from shapescript_lsp.features.triggers import TRIGGER_CHARACTERS, opens_list
+from shapescript_lsp.features.verify_lens import verify_lenses
 from shapescript_lsp.features.workspace_uses import workspace_uses
 from shapescript_lsp.import_graph import WorkspaceView
 from shapescript_lsp.import_reading import normalized, search_path
@@ -831,6 +833,25 @@ async def _format(ls: ShapeScriptServer, uri: str, lines: tuple[int, int] | None
             types.ShowMessageParams(type=types.MessageType.Warning, message=f"shapescript: {error}")
         )
         return []
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+@guarded([])
+async def code_lens(ls: ShapeScriptServer, params: types.CodeLensParams):
+    checked, _ = await ls.analysis(params.text_document.uri)
+    if checked is None or checked.errors:
+        return []
+    return verify_lenses(checked, params.text_document.uri)
+
+
+@server.feature(verify_lens.REQUEST)
+async def verify_request(ls: ShapeScriptServer, params):
+    """The reference run of `params.fn` in the open document `params.uri`."""
+    uri, fn = _get(params, "uri"), _get(params, "fn")
+    document = ls.store.get(uri) if uri else None
+    if document is None or not fn:
+        return {"ok": False, "markdown": "open the .ss file and name the function to verify"}
+    return await verify_lens.run_verify(document.path, document.text, str(fn))
 
 
 @server.feature("shapescript/declarationOf")

@@ -4,7 +4,6 @@ run time, one refuted with a counterexample at the call that breaks it."""
 from __future__ import annotations
 
 import re
-
 import subprocess
 import sys
 from pathlib import Path

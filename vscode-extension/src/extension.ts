@@ -279,6 +279,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ arch
     output,
     documents,
     vscode.workspace.registerTextDocumentContentProvider(LIBRARY_SCHEME, documents),
+    vscode.commands.registerCommand('shapescript.verify', (uri?: string, fn?: string) => verifyFunction(uri, fn)),
     vscode.commands.registerCommand('shapescript.restartServer', () => {
       log('restart requested');
       return restart();
@@ -320,6 +321,33 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ arch
   context.subscriptions.push(...architecture.register());
   await serialize(() => startClient(context, documents));
   return { architecture };
+}
+
+interface VerifyAnswer {
+  ok: boolean;
+  markdown: string;
+}
+
+/** The Verify lens's command (the server's `shapescript/verify`): the reference run's
+ * error table, opened as Markdown beside the file. From the palette, it asks which
+ * function of the active file. */
+async function verifyFunction(uri?: string, fn?: string): Promise<void> {
+  const target = uri ?? vscode.window.activeTextEditor?.document.uri.toString();
+  const name = fn ?? (await vscode.window.showInputBox({ prompt: 'Verify which function?' }));
+  if (!target || !name) {
+    return;
+  }
+  await queue;
+  if (!client?.isRunning()) {
+    void vscode.window.showWarningMessage('ShapeScript: the language server isn\'t running');
+    return;
+  }
+  const answer = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Verifying ${name}…` },
+    () => client!.sendRequest<VerifyAnswer>('shapescript/verify', { uri: target, fn: name }),
+  );
+  const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: answer.markdown });
+  await vscode.commands.executeCommand('markdown.showPreviewToSide', document.uri);
 }
 
 export function deactivate(): Promise<void> {

@@ -82,6 +82,13 @@ describe('package.json', () => {
     }
   });
 
+  it('contributes the command the server\'s Verify lenses call, which sends shapescript/verify', () => {
+    const commands = pkg.contributes.commands.map((c: { command: string }) => c.command);
+    assert.ok(commands.includes('shapescript.verify'));
+    const source = fs.readFileSync(path.join(ROOT, 'src', 'extension.ts'), 'utf8');
+    assert.ok(source.includes("sendRequest<VerifyAnswer>('shapescript/verify'"));
+  });
+
   it('contributes the Architecture tab: its commands, context menu entry and settings', () => {
     const menu = pkg.contributes.menus['editor/context'];
     assert.ok(menu.some((m: { command: string }) => m.command === 'shapescript.architecture.show'));
