@@ -26,8 +26,8 @@ from shapescript.check.declarations.module_paths import SearchPath, environment_
 PYTHON_VARIABLE = "SHAPESCRIPT_PYTHON"
 _CACHE_NAME = "interpreters.json"
 _ASK = "import json, sys; print(json.dumps(sys.path))"
-#: Answers already found in this process, by interpreter.
-_asked: dict[str, list[str]] = {}
+#: Answers already found in this process, by interpreter (checked like the cached ones).
+_asked: dict[str, dict] = {}
 
 
 def chosen_interpreter(python: str | None = None, environ: Mapping[str, str] | None = None) -> str:
@@ -106,8 +106,9 @@ def interpreter_folders(python: str | None = None) -> list[str]:
     chosen = chosen_interpreter(python)
     executable = shutil.which(chosen) or chosen
     executable = os.path.abspath(executable)
-    if executable in _asked:
-        return _asked[executable]
+    folders = _still_valid(_asked.get(executable))
+    if folders is not None:
+        return folders
     cache_file = _cache_file()
     entries = _read_cache(cache_file)
     folders = _still_valid(entries.get(executable))
@@ -122,7 +123,7 @@ def interpreter_folders(python: str | None = None) -> list[str]:
         if cache_file is not None:
             with contextlib.suppress(OSError):
                 atomic_write.write_text(cache_file, json.dumps(entries, indent=1, sort_keys=True))
-    _asked[executable] = folders
+    _asked[executable] = entries[executable]
     return folders
 
 

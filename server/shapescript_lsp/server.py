@@ -29,6 +29,7 @@ from shapescript.check.analyses.padding import complete_facts
 from shapescript.check.checker import check_source
 from shapescript.check.declarations.import_session import read_from_disk
 from shapescript.check.program import Checked
+from shapescript.pymodules.files import installed
 from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp import indexing
 from shapescript_lsp.dependents import dependents
@@ -237,6 +238,12 @@ class ShapeScriptServer(LanguageServer):
     def _publish(self, document: Document, checked: Checked) -> None:
         """The check's diagnostics, and W2501 if the file's Python module is hand-written;
         then the file's architecture pictures are drawn ahead for its hovers."""
+        if installed(document.path):
+            # An installed package's file is read-only here: nothing to fix in it.
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=document.uri, diagnostics=[])
+            )
+            return
         self._prepare_pictures(document, checked)
         extra = self.python_modules.extra(document.uri)
         self.text_document_publish_diagnostics(
@@ -339,7 +346,7 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     if not roots and params.root_uri:
         roots = [Path(path_of(params.root_uri))]
     ls.index.set_roots(roots)
-    ls.store.search_path = search_path(roots)
+    ls.store.search_path = search_path(roots, python=lambda: ls.python)
     if options.get("libraryDir"):
         ls.library = Library(Path(options["libraryDir"]))
     ls.index.excluded = ls.library.folder
@@ -871,6 +878,9 @@ def set_python(ls: ShapeScriptServer, params) -> None:
         PYTHON_NAMES.set_first_wait(float(first_wait))
     for document in list(ls.store.documents.values()):
         ls.list_python_imports(document)
+        # Installed packages are this interpreter's now: imports may find other files.
+        document.invalidate()
+        ls.schedule(document, DEPENDENT_DELAY_S)
 
 
 @server.feature("shapescript/setPictures")

@@ -39,6 +39,9 @@ class SearchPath(tuple):
         made.installed = installed
         return made
 
+    def __bool__(self) -> bool:
+        return len(self) > 0 or self.installed is not None
+
 
 def is_file_path(path: str) -> bool:
     """Whether a source's path names a place on disk (not `<text>`, `<cell 3>`...)."""
