@@ -16,7 +16,10 @@ from shapescript.check.declarations import module_paths
 from shapescript.check.declarations.module_paths import SearchPath
 
 LAYERS = "dim D = 4\n\nfn double(x: [D]) -> [D]:\n    return x + x\n"
-MAIN = "import shapes_extra.layers\n\nfn f(x: [layers.D]) -> [layers.D]:\n    return layers.double(x)\n"
+MAIN = (
+    "import shapes_extra.layers\n\n"
+    "fn f(x: [layers.D]) -> [layers.D]:\n    return layers.double(x)\n"
+)
 
 
 def make_site(root: Path, compiler: str | None = None) -> Path:

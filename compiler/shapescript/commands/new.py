@@ -65,9 +65,14 @@ fn double(x: [b D]) -> [b D]:
     return x + x
 """
 
-TEST = """import torch
+TEST = """import shapescript
+import torch
 
-from {package} import layers
+# The hook finds layers.ss in the source folder too, where no module was generated.
+shapescript.install()
+shapescript.devices("cpu")
+
+from {package} import layers  # noqa: E402
 
 
 def test_double() -> None:
