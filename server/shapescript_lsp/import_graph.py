@@ -75,6 +75,9 @@ class WorkspaceView:
         folders = ([os.path.dirname(self.own)] if os.path.isabs(self.own) else []) + list(
             self.search_path
         )
+        installed = getattr(self.search_path, "installed", None)
+        if installed is not None:
+            folders += list(installed())
         for folder in folders:
             relative = os.path.relpath(path, folder)
             if relative.startswith(os.pardir) or not relative.endswith(".ss"):

@@ -11,6 +11,7 @@ import asyncio
 import functools
 import json
 import logging
+import os
 import socket
 import sys
 import threading
@@ -74,6 +75,7 @@ from shapescript_lsp.features.workspace_uses import workspace_uses
 from shapescript_lsp.import_graph import WorkspaceView
 from shapescript_lsp.import_reading import normalized, search_path
 from shapescript_lsp.indexing import BackgroundIndexer
+from shapescript_lsp.installed_index import InstalledModules
 from shapescript_lsp.library import Library
 from shapescript_lsp.pictures.runs import PictureRuns
 from shapescript_lsp.positions import offset_of, range_of
@@ -88,7 +90,7 @@ from shapescript_lsp.python_modules import ModuleWriter
 from shapescript_lsp.render.themes import DEFAULT_THEME, theme_name
 from shapescript_lsp.transport import serve
 from shapescript_lsp.warmup import warm_messages, warm_up
-from shapescript_lsp.workspace import WorkspaceIndex
+from shapescript_lsp.workspace import IndexedFile, WorkspaceIndex
 
 log = logging.getLogger("shapescript_lsp")
 
@@ -132,6 +134,8 @@ class ShapeScriptServer(LanguageServer):
         self.pending: dict[str, asyncio.Task] = {}
         self.index = WorkspaceIndex()
         self.indexer = BackgroundIndexer(self, self.index)
+        #: Installed packages' `.ss` modules, for completion.
+        self.installed_index = InstalledModules()
         #: The Python modules written beside `.ss` files on open and save.
         self.python_modules = ModuleWriter()
         #: How model architectures are shown (features/architecture.py).
@@ -229,6 +233,22 @@ class ShapeScriptServer(LanguageServer):
             pass
         except Exception:
             log.error("checking %s failed:\n%s", document.uri, traceback.format_exc())
+
+    def installed_packages(
+        self, own_files: list[IndexedFile]
+    ) -> tuple[dict[str, str], list[IndexedFile]]:
+        """Installed packages' `.ss` modules by dotted name, and the indexed ones that aren't
+        the workspace's own files (in a thread: it may ask the interpreter and read files)."""
+        installed = getattr(self.store.search_path, "installed", None)
+        folders = list(installed()) if installed is not None else []
+        modules = self.installed_index.modules(folders)
+        own = {os.path.normpath(str(indexed.path)) for indexed in own_files}
+        files = [
+            indexed
+            for indexed in self.installed_index.indexed(folders)
+            if os.path.normpath(str(indexed.path)) not in own
+        ]
+        return modules, files
 
     def list_python_imports(self, document: Document) -> None:
         """Start listing the Python modules the document imports, for completion."""
@@ -551,8 +571,11 @@ async def completion(ls: ShapeScriptServer, params: types.CompletionParams):
     ):
         return types.CompletionList(is_incomplete=False, items=[])
     complete = await ls.indexer.settled()
-    workspace = WorkspaceView(document.path, ls.index.snapshot(), ls.store.search_path)
+    own_files = ls.index.snapshot()
+    installed_modules, installed_files = await asyncio.to_thread(ls.installed_packages, own_files)
+    workspace = WorkspaceView(document.path, own_files + installed_files, ls.store.search_path)
     completer = Completer(ls.snippets, workspace)
+    completer.installed_modules = installed_modules
     completer.python = ls.python
     completer.python_roots = python_roots(document.path, ls.index.roots)
     completer.current = checked

@@ -199,3 +199,44 @@ async def test_an_installed_file_is_read_only(editor: LanguageClient) -> None:
     await until(lambda: uri in editor.diagnostics, "layers.ss got no diagnostics at all")
     assert not editor.diagnostics[uri]
     assert sorted(path.name for path in folder.iterdir()) == before
+
+
+async def complete(client: LanguageClient, uri: str, text: str) -> list[types.CompletionItem]:
+    lines = text.split("\n")
+    position = types.Position(line=len(lines) - 1, character=len(lines[-1]))
+    answer = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=position
+        )
+    )
+    assert answer is not None
+    return answer.items if isinstance(answer, types.CompletionList) else answer
+
+
+async def test_completion_offers_installed_modules(editor: LanguageClient) -> None:
+    project = editor.installed["project"]
+    uri = await open_file(editor, project, "typing.ss", "import ")
+    labels = [item.label for item in await complete(editor, uri, "import ")]
+    assert "shapes_extra" in labels and "python" in labels
+    text = "import shapes_extra."
+    editor.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+    labels = [item.label for item in await complete(editor, uri, text)]
+    assert labels == ["layers"]
+
+
+async def test_completion_offers_installed_declarations_with_an_import(
+    editor: LanguageClient,
+) -> None:
+    project = editor.installed["project"]
+    text = "fn g(x: [b 16]) -> [b 16]:\n    return lay"
+    uri = await open_file(editor, project, "other.ss", text)
+    await until(lambda: uri in editor.diagnostics, "other.ss was never checked")
+    items = {item.label: item for item in await complete(editor, uri, text)}
+    assert "layers.double" in items
+    edits = items["layers.double"].additional_text_edits or []
+    assert [edit.new_text.strip() for edit in edits] == ["import shapes_extra.layers"]
