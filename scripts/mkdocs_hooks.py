@@ -24,6 +24,7 @@ READING_ORDER = (
     "running.md",
     "several-devices.md",
     "export.md",
+    "packages.md",
     "editors",
     "json-format.md",
     "diagnostics",
