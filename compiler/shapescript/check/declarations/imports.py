@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-import shapescript
 from shapescript.check.algebra.sizes import Poly
 from shapescript.check.algebra.types import ModelType
 from shapescript.check.declarations import module_paths
@@ -32,6 +31,7 @@ from shapescript.diagnostics.diagnostic import Diagnostic
 from shapescript.records import field, record, replace
 from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
+from shapescript.version import __version__
 
 if TYPE_CHECKING:
     from shapescript.check.algebra.reporter import Reporter
@@ -137,7 +137,7 @@ def _resolve(
             span,
             "package built by a newer compiler",
             notes=[
-                f"this is ShapeScript {shapescript.__version__}; the package's "
+                f"this is ShapeScript {__version__}; the package's "
                 f"{module_paths.BUILD_RECORD} says it needs {_major_minor_text(built)} or later"
             ],
             help=f"upgrade: pip install --upgrade 'shapescript>={_major_minor_text(built)}'",

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import shapescript
+from shapescript.version import __version__
 
 #: The standard library's `.ss` files, shipped inside the package.
 STD_FOLDER = str(Path(__file__).resolve().parent.parent.parent / "std")
@@ -111,7 +111,7 @@ def newer_build(ss_path: str, running: str | None = None) -> str | None:
     if built is None:
         return None
     needed = _major_minor(built)
-    have = _major_minor(running or shapescript.__version__)
+    have = _major_minor(running or __version__)
     if needed is None or have is None or needed <= have:
         return None
     return built
