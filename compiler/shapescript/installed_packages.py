@@ -1,8 +1,8 @@
 """Where installed packages are: the folders of a Python interpreter's sys.path.
 
 The command line asks `--python`, else the active virtual environment's Python
-($VIRTUAL_ENV), else $SHAPESCRIPT_PYTHON (which the `shapescript` command sets to its own
-Python), else `python3` (`python` on Windows). The answer is kept as JSON in the user
+($VIRTUAL_ENV), else $SHAPESCRIPT_PYTHON, else the Python the `shapescript` command runs
+on (elsewhere: `python3`, `python` on Windows). The answer is kept as JSON in the user
 cache folder until the interpreter or a folder of its path changes (its modification
 time), as installing a package or a `.pth` file does.
 """
@@ -30,8 +30,13 @@ _ASK = "import json, sys; print(json.dumps(sys.path))"
 _asked: dict[str, dict] = {}
 
 
-def chosen_interpreter(python: str | None = None, environ: Mapping[str, str] | None = None) -> str:
-    """The interpreter whose packages imports find, by the order the module docstring gives."""
+def chosen_interpreter(
+    python: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    fallback: str | None = None,
+) -> str:
+    """The interpreter whose packages imports find, by the order the module docstring
+    gives; `fallback` (the command line's own Python) comes before `python3`."""
     env = os.environ if environ is None else environ
     if python:
         return python
@@ -42,6 +47,8 @@ def chosen_interpreter(python: str | None = None, environ: Mapping[str, str] | N
         return os.path.join(venv, scripts, name)
     if env.get(PYTHON_VARIABLE):
         return env[PYTHON_VARIABLE]
+    if fallback:
+        return fallback
     return "python" if sys.platform == "win32" else "python3"
 
 
@@ -101,9 +108,9 @@ def _ask(executable: str) -> list[str]:
     return [folder for folder in found if isinstance(folder, str) and os.path.isdir(folder)]
 
 
-def interpreter_folders(python: str | None = None) -> list[str]:
+def interpreter_folders(python: str | None = None, fallback: str | None = None) -> list[str]:
     """The folders of the chosen interpreter's sys.path, from the cache when still valid."""
-    chosen = chosen_interpreter(python)
+    chosen = chosen_interpreter(python, fallback=fallback)
     executable = shutil.which(chosen) or chosen
     executable = os.path.abspath(executable)
     folders = _still_valid(_asked.get(executable))
@@ -130,7 +137,9 @@ def interpreter_folders(python: str | None = None) -> list[str]:
 def command_line_search_path(python: str | None = None) -> SearchPath:
     """The command line's search path: $PYTHONPATH, then (asked for only when needed) the
     chosen interpreter's folders."""
-    return SearchPath(environment_search_path(), lambda: interpreter_folders(python))
+    return SearchPath(
+        environment_search_path(), lambda: interpreter_folders(python, fallback=sys.executable)
+    )
 
 
 def running_search_path() -> SearchPath:

@@ -76,7 +76,9 @@ def test_interpreter_order() -> None:
     assert choose("/given", env) == "/given"
     assert choose(None, env) == os.path.join("/venv", "bin", "python")
     assert choose(None, {"SHAPESCRIPT_PYTHON": "/sp"}) == "/sp"
-    assert choose(None, {}) == "python3"
+    assert choose(None, {"SHAPESCRIPT_PYTHON": "/sp"}, fallback="/own") == "/sp"
+    assert choose(None, {}, fallback="/own") == "/own"
+    assert choose(None, {}) == ("python" if sys.platform == "win32" else "python3")
 
 
 def test_answer_is_cached_until_a_folder_changes(

@@ -174,7 +174,7 @@ def add_python_argument(parser: ArgumentParser) -> None:
         "--python",
         metavar="PY",
         help="find installed packages in this Python's sys.path (default: $VIRTUAL_ENV's "
-        f"Python, else ${PYTHON_VARIABLE}, else python3)",
+        f"Python, else ${PYTHON_VARIABLE}, else the Python shapescript runs on)",
     )
 
 
