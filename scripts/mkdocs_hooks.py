@@ -25,6 +25,7 @@ READING_ORDER = (
     "several-devices.md",
     "modal.md",
     "export.md",
+    "packages.md",
     "editors",
     "json-format.md",
     "diagnostics",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from shapescript.version import __version__
 
 #: Public names and the module that defines each.
 _LAZY = {

@@ -11,7 +11,7 @@ import gc
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from lsprotocol import types
@@ -99,7 +99,7 @@ def analyze(
     text: str,
     revision: int,
     closing: threading.Event,
-    search_path: list[str] | None = None,
+    search_path: Sequence[str] | None = None,
     read: OpenFirstReader | None = None,
 ) -> Checked:
     """Check `text` incrementally from the document's previous analysis (runs in a thread),
@@ -152,7 +152,7 @@ class DocumentStore:
         #: Set at shutdown: every analysis in progress stops at its next item.
         self.closing = threading.Event()
         #: Where imports are looked for after the file's folder (`import_reading`).
-        self.search_path: list[str] = []
+        self.search_path: Sequence[str] = ()
         self.reader = OpenFirstReader(self.by_path)
 
     def open(self, uri: str, text: str, version: int | None) -> Document:

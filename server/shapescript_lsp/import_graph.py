@@ -22,7 +22,9 @@ class WorkspaceView:
         search_path: Sequence[str],
     ) -> None:
         self.own = normalized(own) if os.path.isabs(own) else own
-        self.search_path = tuple(search_path)
+        self.search_path = (
+            search_path if isinstance(search_path, module_paths.SearchPath) else tuple(search_path)
+        )
         self.files = {
             path: indexed for indexed in files if (path := normalized(indexed.path)) != self.own
         }
@@ -73,6 +75,9 @@ class WorkspaceView:
         folders = ([os.path.dirname(self.own)] if os.path.isabs(self.own) else []) + list(
             self.search_path
         )
+        installed = getattr(self.search_path, "installed", None)
+        if installed is not None:
+            folders += list(installed())
         for folder in folders:
             relative = os.path.relpath(path, folder)
             if relative.startswith(os.pardir) or not relative.endswith(".ss"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
 import socket
 import sys
 import threading
@@ -28,6 +29,7 @@ from shapescript.check.analyses.padding import complete_facts
 from shapescript.check.checker import check_source
 from shapescript.check.declarations.import_session import read_from_disk
 from shapescript.check.program import Checked
+from shapescript.pymodules.files import installed
 from shapescript.syntax.source import SourceFile, Span
 from shapescript_lsp import indexing
 from shapescript_lsp.dependents import dependents
@@ -74,6 +76,7 @@ from shapescript_lsp.features.workspace_uses import workspace_uses
 from shapescript_lsp.import_graph import WorkspaceView
 from shapescript_lsp.import_reading import normalized, search_path
 from shapescript_lsp.indexing import BackgroundIndexer
+from shapescript_lsp.installed_index import InstalledModules
 from shapescript_lsp.library import Library
 from shapescript_lsp.pictures.runs import PictureRuns
 from shapescript_lsp.positions import offset_of, range_of
@@ -87,7 +90,7 @@ from shapescript_lsp.python_modules import ModuleWriter
 from shapescript_lsp.render.themes import DEFAULT_THEME, theme_name
 from shapescript_lsp.transport import serve
 from shapescript_lsp.warmup import warm_messages, warm_up
-from shapescript_lsp.workspace import WorkspaceIndex
+from shapescript_lsp.workspace import IndexedFile, WorkspaceIndex
 
 log = logging.getLogger("shapescript_lsp")
 
@@ -131,6 +134,8 @@ class ShapeScriptServer(LanguageServer):
         self.pending: dict[str, asyncio.Task] = {}
         self.index = WorkspaceIndex()
         self.indexer = BackgroundIndexer(self, self.index)
+        #: Installed packages' `.ss` modules, for completion.
+        self.installed_index = InstalledModules()
         #: The Python modules written beside `.ss` files on open and save.
         self.python_modules = ModuleWriter()
         #: How model architectures are shown (features/architecture.py).
@@ -229,6 +234,22 @@ class ShapeScriptServer(LanguageServer):
         except Exception:
             log.error("checking %s failed:\n%s", document.uri, traceback.format_exc())
 
+    def installed_packages(
+        self, own_files: list[IndexedFile]
+    ) -> tuple[dict[str, str], list[IndexedFile]]:
+        """Installed packages' `.ss` modules by dotted name, and the indexed ones that aren't
+        the workspace's own files (in a thread: it may ask the interpreter and read files)."""
+        installed = getattr(self.store.search_path, "installed", None)
+        folders = list(installed()) if installed is not None else []
+        modules = self.installed_index.modules(folders)
+        own = {os.path.normpath(str(indexed.path)) for indexed in own_files}
+        files = [
+            indexed
+            for indexed in self.installed_index.indexed(folders)
+            if os.path.normpath(str(indexed.path)) not in own
+        ]
+        return modules, files
+
     def list_python_imports(self, document: Document) -> None:
         """Start listing the Python modules the document imports, for completion."""
         roots = python_roots(document.path, self.index.roots)
@@ -237,6 +258,12 @@ class ShapeScriptServer(LanguageServer):
     def _publish(self, document: Document, checked: Checked) -> None:
         """The check's diagnostics, and W2501 if the file's Python module is hand-written;
         then the file's architecture pictures are drawn ahead for its hovers."""
+        if installed(document.path):
+            # An installed package's file is read-only here: nothing to fix in it.
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=document.uri, diagnostics=[])
+            )
+            return
         self._prepare_pictures(document, checked)
         extra = self.python_modules.extra(document.uri)
         self.text_document_publish_diagnostics(
@@ -339,7 +366,7 @@ def initialize(ls: ShapeScriptServer, params: types.InitializeParams) -> None:
     if not roots and params.root_uri:
         roots = [Path(path_of(params.root_uri))]
     ls.index.set_roots(roots)
-    ls.store.search_path = search_path(roots)
+    ls.store.search_path = search_path(roots, python=lambda: ls.python)
     if options.get("libraryDir"):
         ls.library = Library(Path(options["libraryDir"]))
     ls.index.excluded = ls.library.folder
@@ -548,8 +575,11 @@ async def completion(ls: ShapeScriptServer, params: types.CompletionParams):
     ):
         return types.CompletionList(is_incomplete=False, items=[])
     complete = await ls.indexer.settled()
-    workspace = WorkspaceView(document.path, ls.index.snapshot(), ls.store.search_path)
+    own_files = ls.index.snapshot()
+    installed_modules, installed_files = await asyncio.to_thread(ls.installed_packages, own_files)
+    workspace = WorkspaceView(document.path, own_files + installed_files, ls.store.search_path)
     completer = Completer(ls.snippets, workspace)
+    completer.installed_modules = installed_modules
     completer.python = ls.python
     completer.python_roots = python_roots(document.path, ls.index.roots)
     completer.current = checked
@@ -890,6 +920,9 @@ def set_python(ls: ShapeScriptServer, params) -> None:
         PYTHON_NAMES.set_first_wait(float(first_wait))
     for document in list(ls.store.documents.values()):
         ls.list_python_imports(document)
+        # Installed packages are this interpreter's now: imports may find other files.
+        document.invalidate()
+        ls.schedule(document, DEPENDENT_DELAY_S)
 
 
 @server.feature("shapescript/setPictures")

@@ -94,7 +94,7 @@ def test_files_that_import_the_document_directly_or_not_would_make_a_cycle(tmp_p
 def test_the_search_path_is_the_workspace_then_pythonpath(tmp_path: Path):
     roots = [tmp_path / "a", tmp_path / "b"]
     environ = {"PYTHONPATH": f"{tmp_path / 'c'}:{tmp_path / 'a'}"}
-    assert search_path(roots, environ) == [str(roots[0]), str(roots[1]), str(tmp_path / "c")]
+    assert list(search_path(roots, environ)) == [str(roots[0]), str(roots[1]), str(tmp_path / "c")]
 
 
 def test_the_reader_gives_an_open_documents_text_before_the_files(tmp_path: Path):

@@ -12,9 +12,11 @@ from shapescript.commands.support import (
     EXIT_ERRORS,
     EXIT_OK,
     UsageError,
+    add_python_argument,
     print_diagnostics,
     read_source,
     refuse_own_input,
+    search_path_for,
     write_output,
 )
 
@@ -24,6 +26,7 @@ DESCRIPTION = "Compile a .ss file to a Python module that calls PyTorch."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_python_argument(parser)
     modes = [*MODES, *ALIASES]
     parser.add_argument("file", metavar="FILE", help="the .ss file")
     parser.add_argument("-o", "--output", metavar="OUT", help="write here (default: stdout)")
@@ -72,7 +75,6 @@ def _print_unsupported(generated, source) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from shapescript import analysis
-    from shapescript.check.declarations.module_paths import environment_search_path
     from shapescript.codegen import BuildOptions, generate
     from shapescript.rt.devices import parse_devices
     from shapescript.rt.errors import DeviceError
@@ -86,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"`{args.file}` isn't a .ss file")
     refuse_own_input(args.output, args.file)
     source = read_source(args.file)
-    checked = analysis.check(source, search_path=environment_search_path(), devices=args.devices)
+    checked = analysis.check(source, search_path=search_path_for(args), devices=args.devices)
     if checked.errors:
         print_diagnostics(checked.diagnostics, source)
         return EXIT_ERRORS

@@ -7,16 +7,17 @@ import itertools
 import sys
 
 from shapescript import analysis
-from shapescript.check.declarations.module_paths import environment_search_path
 from shapescript.commands.support import (
     EXIT_ERRORS,
     EXIT_INTERNAL,
     EXIT_OK,
     UsageError,
+    add_python_argument,
     bug_hint,
     collect_files,
     internal_error,
     read_decoded,
+    search_path_for,
     wants_color,
 )
 from shapescript.diagnostics.diagnostic import Diagnostic, Severity
@@ -37,6 +38,7 @@ retained: list | None = None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_python_argument(parser)
     parser.add_argument("paths", nargs="*", metavar="PATH", help="a .ss file or a folder")
     parser.add_argument(
         "--format",
@@ -78,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     if args.max_diagnostics < 0:
         raise UsageError("--max-diagnostics takes a count of 0 or more (0 shows all)")
     sources = [read_decoded(path) for path in collect_files(args.paths)]
-    search_path = environment_search_path()
+    search_path = search_path_for(args)
     checked: list[tuple[Diagnostic, SourceFile]] = []
     crashed = 0
     files_checked = 0

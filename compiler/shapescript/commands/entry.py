@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 
 import shapescript
-from shapescript.commands import build, check, explain, export, fmt, pymodules, run, verify
+from shapescript.commands import build, check, explain, export, fmt, new, pymodules, run, verify
 from shapescript.commands.support import (
     EXIT_ERRORS,
     EXIT_INTERNAL,
@@ -24,7 +24,7 @@ from shapescript.commands.support import (
 from shapescript.shown_paths import shown as shown_path
 
 #: The commands, in the order `--help` lists them (`commands.names.NAMES`).
-COMMANDS = (check, explain, build, run, export, fmt, pymodules, verify)
+COMMANDS = (check, explain, build, run, export, fmt, pymodules, verify, new)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -25,6 +25,7 @@ from shapescript.commands.support import (
     python_for,
     read_source,
     refuse_own_input,
+    search_path_for,
     write_output,
 )
 from shapescript.shown_paths import shown
@@ -76,7 +77,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from shapescript import analysis
-    from shapescript.check.declarations.module_paths import environment_search_path
     from shapescript.export.module import BuildFailed, build_export, with_lines
     from shapescript.export.prepare import NoSuchFunction, choose_function, problems
     from shapescript.export.spec import SpecError
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     ):
         refuse_own_input(output, args.file, option)
     source = read_source(args.file)
-    checked = analysis.check(source, search_path=environment_search_path())
+    checked = analysis.check(source, search_path=search_path_for(args))
     if args.hf is not None:
         return _run_hf(args, checked, source)
     if args.gguf is not None:

@@ -6,4 +6,4 @@ imports nothing: running a program doesn't load the command line.
 
 from __future__ import annotations
 
-NAMES = ("check", "explain", "build", "run", "export", "fmt", "pymodules", "verify")
+NAMES = ("check", "explain", "build", "run", "export", "fmt", "pymodules", "verify", "new")

@@ -9,8 +9,10 @@ from pathlib import Path
 from shapescript.commands.support import (
     EXIT_ERRORS,
     EXIT_OK,
+    add_python_argument,
     collect_files,
     read_source,
+    search_path_for,
     wants_color,
 )
 from shapescript.diagnostics.diagnostic import Diagnostic
@@ -25,6 +27,7 @@ DESCRIPTION = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_python_argument(parser)
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a .ss file or a folder")
     parser.add_argument(
         "--check",
@@ -45,7 +48,6 @@ def diagnostics_for(ss_path: str, outcome=None) -> list[Diagnostic]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from shapescript.check.declarations.module_paths import environment_search_path
     from shapescript.diagnostics.render_text import render_diagnostic
     from shapescript.pymodules.files import write_module
     from shapescript.shown_paths import shown
@@ -53,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     status = EXIT_OK
     color = wants_color(sys.stderr)
     for path in collect_files(args.paths):
-        outcome = write_module(path, check_only=args.check, search_path=environment_search_path())
+        outcome = write_module(path, check_only=args.check, search_path=search_path_for(args))
         module_name = shown(Path(outcome.module_path).name)
         for diagnostic in diagnostics_for(path, outcome):
             print(render_diagnostic(diagnostic, read_source(path), color=color), file=sys.stderr)

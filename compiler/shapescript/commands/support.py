@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import os
 import sys
+from argparse import ArgumentParser, Namespace
 from collections.abc import Mapping, Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from shapescript.diagnostics.diagnostic import Diagnostic
 from shapescript.shown_paths import shown as shown_path
 from shapescript.source_files import read_regular, walk_folder
 from shapescript.syntax.encoding import decode
 from shapescript.syntax.source import SourceFile
+
+if TYPE_CHECKING:
+    from shapescript.check.declarations.module_paths import SearchPath
 
 PROG = "shapescript"
 EXIT_OK = 0
@@ -162,3 +166,20 @@ def write_output(output: str, text: str) -> None:
 def python_for(option: str | None) -> str:
     """The Python that runs a program: the option, else $SHAPESCRIPT_PYTHON, else this one."""
     return option or os.environ.get(PYTHON_VARIABLE) or sys.executable
+
+
+def add_python_argument(parser: ArgumentParser) -> None:
+    """`--python PY`: the interpreter whose installed packages imports find."""
+    parser.add_argument(
+        "--python",
+        metavar="PY",
+        help="find installed packages in this Python's sys.path (default: $VIRTUAL_ENV's "
+        f"Python, else ${PYTHON_VARIABLE}, else the Python shapescript runs on)",
+    )
+
+
+def search_path_for(args: Namespace) -> SearchPath:
+    """$PYTHONPATH, then the installed packages of `--python` (or the default interpreter)."""
+    from shapescript.installed_packages import command_line_search_path
+
+    return command_line_search_path(getattr(args, "python", None))

@@ -7,6 +7,9 @@ other `.ss` files, every import its check followed (directly or not): the import
 file, the module, the file found and a hash of its text. An entry whose header differs,
 whose imports would now find another file or text, or that doesn't load, is ignored and
 rewritten.
+
+Where `__pycache__` beside the file can't be written, as in a read-only site-packages,
+entries go to the user cache folder instead: `modules/<hash of the file's path>/`.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pathlib import Path
 
 import shapescript
 from shapescript import atomic_write
+from shapescript.cache_folder import cache_root, private_folder
 from shapescript.rt.modes import CheckModes
 
 MAGIC = b"SSC\x01"
@@ -43,15 +47,35 @@ def compiler_version() -> str:
     return f"{shapescript.__version__}+{digest.hexdigest()[:16]}"
 
 
+def writable(folder: str) -> bool:
+    """Whether entries can be written into `folder` (made if missing, in a writable parent)."""
+    if os.path.isdir(folder):
+        return os.access(folder, os.W_OK | os.X_OK)
+    return os.access(os.path.dirname(folder), os.W_OK | os.X_OK)
+
+
+def user_cache_folder(path: str) -> str | None:
+    """The user cache folder's place for entries of `path`; None when it can't be used."""
+    root = private_folder(cache_root())
+    if root is None:
+        return None
+    digest = hashlib.sha256(os.path.abspath(path).encode("utf-8", "surrogatepass"))
+    return str(root / "modules" / digest.hexdigest()[:24])
+
+
 def cache_path(path: str, modes: CheckModes, torch_compile: bool = False) -> str:
     """Where the compiled code of `path` is kept for these modes (and the torch.compile
-    switch, whose code differs)."""
+    switch, whose code differs): `__pycache__` beside it, else (when that can't be
+    written) the user cache folder."""
     folder, name = os.path.split(path)
     stem = os.path.splitext(name)[0]
     tag = f"{sys.implementation.cache_tag}-{modes.cache_key()}"
     if torch_compile:
         tag += "-tc"
-    return os.path.join(folder, "__pycache__", f"{stem}.{tag}.ssc")
+    beside = os.path.join(folder, "__pycache__")
+    if not writable(beside):
+        beside = user_cache_folder(path) or beside
+    return os.path.join(beside, f"{stem}.{tag}.ssc")
 
 
 def header(

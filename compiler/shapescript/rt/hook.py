@@ -11,9 +11,12 @@ import types
 from collections.abc import Sequence
 from pathlib import Path
 
+import shapescript
+from shapescript.check.declarations import module_paths
 from shapescript.rt import cache, modes
 from shapescript.rt import torch_compile as switch
-from shapescript.rt.compiling import compile_code
+from shapescript.rt.compiling import compile_code, raise_from_source
+from shapescript.rt.errors import ShapeScriptError
 
 
 def read_text(path: str) -> tuple[bytes, str]:
@@ -32,6 +35,9 @@ def load_code(path: str, check_modes: modes.CheckModes) -> types.CodeType:
     from shapescript.rt import imports
 
     data, text = read_text(path)
+    built = module_paths.newer_build(path)
+    if built is not None:
+        raise_from_source(newer_build_error(path, text, built))
     compiled = switch.enabled()
     expected = cache.header(data, check_modes, torch_compile=compiled)
     entry = cache.cache_path(path, check_modes, compiled)
@@ -41,6 +47,26 @@ def load_code(path: str, check_modes: modes.CheckModes) -> types.CodeType:
         code = compile_code(text, path, modes=check_modes, imports=followed, torch_compile=compiled)
         cache.store(entry, cache.header(data, check_modes, followed, compiled), code)
     return code
+
+
+def newer_build_error(path: str, text: str, built: str) -> ShapeScriptError:
+    """E2901 for a file of a package built by a newer compiler than this one."""
+    from shapescript.diagnostics.diagnostic import Diagnostic, Label
+    from shapescript.syntax.source import SourceFile, Span
+
+    needed = ".".join(built.split(".")[:2])
+    diagnostic = Diagnostic(
+        "E2901",
+        f"`{os.path.basename(path)}` was built by a newer compiler ({built})",
+        Label(Span(0, 0), "package built by a newer compiler"),
+        notes=[
+            f"this is ShapeScript {shapescript.__version__}; the package's "
+            f"{module_paths.BUILD_RECORD} says it needs {needed} or later"
+        ],
+        help=f"upgrade: pip install --upgrade 'shapescript>={needed}'",
+        path=path,
+    )
+    return ShapeScriptError([diagnostic], SourceFile.from_text(path, text))
 
 
 class ShapeScriptLoader(importlib.abc.Loader):

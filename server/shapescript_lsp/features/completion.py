@@ -46,6 +46,7 @@ PYTHON_KINDS = {
     "variable": types.CompletionItemKind.Variable,
 }
 _IMPORT_PYTHON_HEAD = re.compile(r"^\s*import\s+python\s+((?:[^\W\d]\w*\.)*)$")
+_IMPORT_HEAD = re.compile(r"^\s*import\s+((?:[^\W\d]\w*\.)*)$")
 STAGE_KINDS = frozenset({"reduction", "along_axis", "elementwise", "pattern", "matmul"})
 KIND_OF_SYMBOL = {
     "dim": types.CompletionItemKind.Constant,
@@ -156,6 +157,8 @@ class Completer:
         #: is an earlier version's (the text has errors): locals are looked up in it first,
         #: since the earlier version may not have the line being typed.
         self.current: Checked | None = None
+        #: Installed packages' `.ss` modules by dotted name (`installed_index`).
+        self.installed_modules: dict[str, str] = {}
 
     def complete(self, checked: Checked | None, text: str, offset: int) -> types.CompletionList:
         self.dims = frozenset(checked.dim_values) if checked is not None else frozenset()
@@ -229,6 +232,9 @@ class Completer:
         importing = _IMPORT_PYTHON_HEAD.match(head)
         if importing is not None:
             return self._python_modules(importing.group(1).rstrip("."))
+        importing = _IMPORT_HEAD.match(head)
+        if importing is not None:
+            return self._ss_modules(importing.group(1).rstrip("."))
         site = call_site(text, offset)
         if re.search(r"\bover\s*=\s*$", head) and site is not None:
             return self._axes_of_operand(checked, text, site, last_first=True)
@@ -478,6 +484,43 @@ class Completer:
             self.snippets,
             self.workspace,
         )
+
+    def _ss_modules(self, package: str) -> list[Candidate]:
+        """After `import `: the next part of the workspace's and installed packages'
+        `.ss` modules (and `python`, for a Python module)."""
+        sources: dict[str, str] = {}
+        workspace = self.workspace
+        if workspace is not None:
+            for path in workspace.files:
+                if path in self.installed_modules.values():
+                    continue
+                dotted = workspace.module_name(path)
+                if dotted is not None:
+                    sources.setdefault(dotted, "")
+        for dotted in self.installed_modules:
+            sources.setdefault(dotted, "installed package")
+        start = f"{package}." if package else ""
+        parts: dict[str, tuple[bool, str]] = {}
+        for dotted, origin in sources.items():
+            if not dotted.startswith(start):
+                continue
+            rest = dotted[len(start) :].split(".")
+            leaf = len(rest) == 1
+            known = parts.get(rest[0])
+            if known is None or (leaf and not known[0]):
+                parts[rest[0]] = (leaf, origin)
+        candidates = [
+            Candidate(
+                name,
+                types.CompletionItemKind.File if leaf else types.CompletionItemKind.Module,
+                " ".join(filter(None, [origin, f"{start}{name}.ss" if leaf else "package"])),
+                rank=2,
+            )
+            for name, (leaf, origin) in sorted(parts.items())
+        ]
+        if not package:
+            candidates.append(Candidate("python", types.CompletionItemKind.Keyword, rank=3))
+        return candidates
 
     def _python_members(self, dotted: str) -> list[Candidate]:
         """A Python module's names, as far as they are known now: filtered by the typed

@@ -79,7 +79,9 @@ class ImportSession:
         *,
         check_module: ModuleCheck,
     ) -> None:
-        self.search_path = tuple(search_path)
+        self.search_path = (
+            search_path if isinstance(search_path, module_paths.SearchPath) else tuple(search_path)
+        )
         self.check_module = check_module
         self.reader = read or read_from_disk
         self.cancelled = cancelled

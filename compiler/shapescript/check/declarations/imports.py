@@ -3,8 +3,8 @@
 Each imported file is checked on its own (see `import_session`, which keeps those checks),
 and what it declares is added to the importing file's module scope under qualified names
 (see `qualified` and `renaming`). Problems are reported at the import line: no such file
-(E2301), files that import each other (E2302), an imported file with errors (E2303), and
-an import where none can be (E2306).
+(E2301), files that import each other (E2302), an imported file with errors (E2303), an
+import where none can be (E2306), and an installed package built by a newer compiler (E2901).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from shapescript.diagnostics.diagnostic import Diagnostic
 from shapescript.records import field, record, replace
 from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
+from shapescript.version import __version__
 
 if TYPE_CHECKING:
     from shapescript.check.algebra.reporter import Reporter
@@ -127,6 +128,21 @@ def _resolve(
         )
         return None
     info.path = path
+    built = module_paths.newer_build(path)
+    if built is not None:
+        dotted = ".".join(item.parts)
+        reporter.report(
+            "E2901",
+            f"`{dotted}` was built by a newer compiler ({built})",
+            span,
+            "package built by a newer compiler",
+            notes=[
+                f"this is ShapeScript {__version__}; the package's "
+                f"{module_paths.BUILD_RECORD} says it needs {_major_minor_text(built)} or later"
+            ],
+            help=f"upgrade: pip install --upgrade 'shapescript>={_major_minor_text(built)}'",
+        )
+        return None
     own = os.path.normpath(os.path.abspath(scope.path)) if scope.path else ""
     chain = session.cycle(path, own) if module_paths.is_file_path(scope.path) else None
     if chain is None and path in session.checking:
@@ -150,6 +166,10 @@ def _resolve(
             help="fix the imported file; `shapescript check` on it shows the errors in full",
         )
     return exports
+
+
+def _major_minor_text(version: str) -> str:
+    return ".".join(version.split(".")[:2])
 
 
 def _devices_agree(

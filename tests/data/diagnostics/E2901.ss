@@ -1,0 +1,1 @@
+import newer_build.layers  # E2901
