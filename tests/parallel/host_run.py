@@ -48,6 +48,10 @@ def main() -> None:
     module = compiled(readme_on("cpu[0 1]", BATCH), Path.cwd() / "hosts.ss")
     m = module.Mlp.init(seed=0)
     module.fit(m, ListDigits(examples), _Recorder(out, module), epochs, shapescript.Eval)
+    # A result along the batch axis, which each host's workers hold only part of.
+    images = torch.stack([item["img"] for item in ListDigits(11, seed=1).items])
+    logits = module.forward(m, images, shapescript.Eval)
+    out.with_suffix(".forward.json").write_text(json.dumps(logits.tolist()), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -93,7 +93,7 @@ def _rows(folder: Path) -> list[dict]:
     return [json.loads(line) for line in lines if line.endswith("}")]
 
 
-def _one_device(tmp_path: Path, epochs: int) -> list[float]:
+def _one_device(tmp_path: Path, epochs: int) -> tuple[list[float], torch.Tensor]:
     threads = torch.get_num_threads()
     loaders = rt_data.loader_workers()
     torch.set_num_threads(1)
@@ -104,11 +104,13 @@ def _one_device(tmp_path: Path, epochs: int) -> list[float]:
         m = module.Mlp.init(seed=0)
         os.chdir(tmp_path)
         module.fit(m, ListDigits(host_run.EXAMPLES), sink, epochs, shapescript.Eval)
+        images = torch.stack([item["img"] for item in ListDigits(11, seed=1).items])
+        logits = module.forward(m, images, shapescript.Eval)
     finally:
         os.chdir(ROOT)
         rt_data.loader_workers(loaders)
         torch.set_num_threads(threads)
-    return [row["loss"] for row in sink.rows]
+    return [row["loss"] for row in sink.rows], logits
 
 
 def _two_hosts(launch, tmp_path: Path, epochs: int) -> tuple[list[list[dict]], list[str]]:
@@ -130,7 +132,7 @@ def _two_hosts(launch, tmp_path: Path, epochs: int) -> tuple[list[list[dict]], l
 
 
 def _check_same_losses(tmp_path: Path, rows: list[list[dict]], epochs: int) -> None:
-    losses = _one_device(tmp_path, epochs)
+    losses, logits = _one_device(tmp_path, epochs)
     assert len(losses) == 2 * epochs
     for host, mine in enumerate(rows):
         theirs = [row["loss"] for row in mine]
@@ -142,6 +144,10 @@ def _check_same_losses(tmp_path: Path, rows: list[list[dict]], epochs: int) -> N
         pids = mine[-1]["pids"]
         assert len(pids) == 2
         assert not any(alive(pid) for pid in pids)
+        # Every host gets the whole result of a function returning one row per example.
+        forward = tmp_path / f"host{host}" / "out.forward.json"
+        theirs_logits = torch.tensor(json.loads(forward.read_text(encoding="utf-8")))
+        assert torch.allclose(theirs_logits, logits, atol=1e-5, rtol=0), f"host {host}"
 
 
 @pytest.mark.slow
