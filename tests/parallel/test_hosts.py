@@ -85,6 +85,12 @@ def _by_torchrun(rank: int, port: int, folder: Path, epochs: int) -> subprocess.
     return _launch(command, folder, {})
 
 
+def _workers(folder: Path) -> dict:
+    """The host's workers' process ids and the group's size, as host_run noted them."""
+    noted = folder / "out.workers.json"
+    return json.loads(noted.read_text(encoding="utf-8")) if noted.exists() else {}
+
+
 def _rows(folder: Path) -> list[dict]:
     out = folder / "out.jsonl"
     if not out.exists():
@@ -134,20 +140,22 @@ def _two_hosts(launch, tmp_path: Path, epochs: int) -> tuple[list[list[dict]], l
 def _check_same_losses(tmp_path: Path, rows: list[list[dict]], epochs: int) -> None:
     losses, logits = _one_device(tmp_path, epochs)
     assert len(losses) == 2 * epochs
-    for host, mine in enumerate(rows):
-        theirs = [row["loss"] for row in mine]
-        assert len(theirs) == len(losses), f"host {host}: {theirs}"
-        for step, (one, two) in enumerate(zip(losses, theirs, strict=True)):
-            assert abs(one - two) <= 1e-5, f"host {host}, step {step}: {one} vs {two}"
-        # One group of four workers, two on each host.
-        assert {row["world"] for row in mine} == {4}
-        pids = mine[-1]["pids"]
-        assert len(pids) == 2
-        assert not any(alive(pid) for pid in pids)
+    theirs = [row["loss"] for row in rows[0]]
+    assert len(theirs) == len(losses), theirs
+    for step, (one, two) in enumerate(zip(losses, theirs, strict=True)):
+        assert abs(one - two) <= 1e-5, f"step {step}: {one} vs {two}"
+    # Sinks are written on host 0 alone.
+    assert rows[1] == []
+    for host in range(2):
+        folder = tmp_path / f"host{host}"
+        # One group of four workers, two on each host, all stopped at the end.
+        noted = _workers(folder)
+        assert noted["world"] == 4
+        assert len(noted["pids"]) == 2
+        assert not any(alive(pid) for pid in noted["pids"])
         # Every host gets the whole result of a function returning one row per example.
-        forward = tmp_path / f"host{host}" / "out.forward.json"
-        theirs_logits = torch.tensor(json.loads(forward.read_text(encoding="utf-8")))
-        assert torch.allclose(theirs_logits, logits, atol=1e-5, rtol=0), f"host {host}"
+        forward = json.loads((folder / "out.forward.json").read_text(encoding="utf-8"))
+        assert torch.allclose(torch.tensor(forward), logits, atol=1e-5, rtol=0), f"host {host}"
 
 
 @pytest.mark.slow
@@ -179,7 +187,7 @@ def test_a_killed_host_ends_the_other_cleanly(tmp_path) -> None:
     hosts = [_by_env(rank, port, folders[rank], 100, 600) for rank in range(2)]
     try:
         deadline = time.monotonic() + 180
-        while len(_rows(folders[1])) < 3 or not _rows(folders[0]):
+        while len(_rows(folders[0])) < 3 or not _workers(folders[1]):
             assert time.monotonic() < deadline, "the hosts didn't start training"
             assert all(host.poll() is None for host in hosts)
             time.sleep(0.2)
@@ -194,6 +202,6 @@ def test_a_killed_host_ends_the_other_cleanly(tmp_path) -> None:
     assert hosts[0].returncode != 0
     assert "WorkerError" in output, output
     assert "another host" in output, output
-    pids = [pid for folder in folders for pid in _rows(folder)[-1]["pids"]]
+    pids = [pid for folder in folders for pid in _workers(folder)["pids"]]
     assert len(pids) == 4
     assert not any(alive(pid) for pid in pids)
