@@ -86,3 +86,23 @@ def test_the_run_flags_are_the_env_variables() -> None:
 def test_flags_that_dont_make_hosts_are_named(words, named) -> None:
     with pytest.raises(UsageError, match=named):
         run_hosts.environment(_flags(*words))
+
+
+class _Store:
+    """The two calls of a torch.distributed store that the devices check makes."""
+
+    def __init__(self, values: dict[str, str]) -> None:
+        self.values = values
+
+    def set(self, key: str, value: str) -> None:
+        self.values[key] = value
+
+    def get(self, key: str) -> bytes:
+        return self.values[key].encode()
+
+
+def test_hosts_with_different_numbers_of_devices_are_refused() -> None:
+    one = hosts.Hosts(2, 1, "a", 1, agent_store=False)
+    hosts._same_devices(_Store({"d/0": "cpu[0 1]"}), one, "cpu[2 3]", "d")
+    with pytest.raises(DeviceError, match=r"host 0 runs the program on `cpu\[0 1 2\]`"):
+        hosts._same_devices(_Store({"d/0": "cpu[0 1 2]"}), one, "cpu[0 1]", "d")

@@ -371,11 +371,11 @@ class Program:
         timeout = collective_timeout()
         self.timeout = timeout
         several = hosts.current()
-        self._folder = tempfile.mkdtemp(prefix="ss-workers-")
         if several is None:
+            self._folder = tempfile.mkdtemp(prefix="ss-workers-")
             rendezvous: Any = os.path.join(self._folder, "rendezvous")
         else:
-            rendezvous = hosts.worker_rendezvous(timeout)
+            rendezvous = hosts.worker_rendezvous(spec.text, timeout)
             self.world = self.count * several.count
             self.first = self.count * several.rank
         text = "".join(linecache.getlines(self.path)) or _read(self.path)

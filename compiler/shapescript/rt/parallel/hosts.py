@@ -115,15 +115,34 @@ def store(timeout: float) -> Any:
     return _store
 
 
-def worker_rendezvous(timeout: float) -> tuple[str, int, str]:
+def worker_rendezvous(devices: str, timeout: float) -> tuple[str, int, str]:
     """What this host's workers join the group by: host 0's address and port and the
-    prefix of this start's keys (the controllers start their workers in the same order)."""
+    prefix of this start's keys (the controllers start their workers in the same order);
+    DeviceError if the hosts' `devices` have different numbers of devices."""
     global _generation
     hosts = current()
     assert hosts is not None
-    store(timeout)  # host 0's store is up before any worker looks for it
+    shared = store(timeout)  # host 0's store is up before any worker looks for it
     _generation += 1
+    _same_devices(shared, hosts, devices, f"devices/{_generation}")
     return hosts.address, hosts.port, f"{_PREFIX}/workers/{_generation}"
+
+
+def _same_devices(shared: Any, hosts: Hosts, devices: str, key: str) -> None:
+    """DeviceError unless every host starts as many workers as this one."""
+    shared.set(f"{key}/{hosts.rank}", devices)
+    for rank in range(hosts.count):
+        theirs = shared.get(f"{key}/{rank}").decode()
+        if _count(theirs) != _count(devices):
+            raise DeviceError(
+                f"host {rank} runs the program on `{theirs}` and this host (host "
+                f"{hosts.rank}) on `{devices}`: every host needs as many devices, since "
+                "each batch is split evenly across all their workers"
+            )
+
+
+def _count(devices: str) -> int:
+    return len(devices[devices.index("[") + 1 : -1].split()) if "[" in devices else 1
 
 
 def join(address: str, port: int, prefix: str, timeout: float) -> Any:
