@@ -43,7 +43,7 @@ class _Recorder:
 
 def _note_workers(program, out: Path) -> None:
     """Write the workers' ids and the group's size once the workers are there."""
-    while not program.pids():
+    while len(program.pids()) < program.count:
         time.sleep(0.05)
     text = json.dumps({"pids": program.pids(), "world": getattr(program, "world", None)})
     write_text(out.with_suffix(".workers.json"), text)

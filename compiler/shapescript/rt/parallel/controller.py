@@ -484,10 +484,12 @@ class Program:
         ]
         if silent and not own:
             raise WorkerError(self._timeout_text(answers, silent))
-        if not silent and not own and self.world > self.count:
-            # Every worker here was waiting at a collective: a worker of another host
-            # stopped, or its host did.
-            raise WorkerError(self._other_host_text(errors))
+        if self.world > self.count:
+            # Every worker here waiting at a collective, or one that lost its connection
+            # to another host's: a worker of another host stopped, or its host did.
+            lost = [rank for rank, answer in errors.items() if _lost_connection(answer[1])]
+            if lost or (not silent and not own):
+                raise WorkerError(self._other_host_text(errors, min(lost or errors)))
         rank = min(own or errors)
         if silent:
             # One worker's own error left the others waiting at a collective: they can't
@@ -520,12 +522,13 @@ class Program:
                 lines.append(f"  worker {rank}: finished")
         return "\n".join(lines)
 
-    def _other_host_text(self, errors: dict[int, Any]) -> str:
-        rank = min(errors)
-        first = str(errors[rank][1]).splitlines()[0] if str(errors[rank][1]) else ""
+    def _other_host_text(self, errors: dict[int, Any], rank: int) -> str:
+        text = str(errors[rank][1])
+        first = text.splitlines()[0] if text else type(errors[rank][1]).__name__
+        at = f" at {errors[rank][3]}" if errors[rank][3] else ""
         return (
-            f"the workers on another host stopped answering {self._while()}: this host's "
-            f"workers were waiting for them at {errors[rank][3]} ({first}); every host's "
+            f"the workers on another host stopped answering {self._while()}: worker "
+            f"{self.first + rank} here was waiting for them{at} ({first}); this host's "
             "workers are stopped, so run the program again on every host (from a checkpoint)"
         )
 
@@ -585,6 +588,19 @@ class Program:
     def pids(self) -> list[int]:
         """The workers' process ids (for tests that check none is left)."""
         return [worker.process.pid for worker in self.workers]
+
+
+#: What Gloo's and NCCL's errors say when a peer's connection is gone.
+_LOST = ("Connection reset by peer", "Connection closed by peer", "gloo/transport", "NCCL")
+
+
+def _lost_connection(error: Any) -> bool:
+    """Whether a worker's error is its group losing another worker (on another host)."""
+    import torch.distributed as dist
+
+    if isinstance(error, dist.DistError):
+        return True
+    return isinstance(error, RuntimeError | str) and any(mark in str(error) for mark in _LOST)
 
 
 def _reference(value: Any) -> Any:
