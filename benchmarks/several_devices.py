@@ -18,6 +18,15 @@ kept running between them; each side's figure is the median of per-step wall tim
 warm-up steps); the budget is a ratio of medians, ShapeScript's loop / DDP, of at most 1.0.
 Results go to benchmarks/results/several_devices.json. On this machine's shared cores both
 sides are noisy: compare ratios from the same run only.
+
+    python -m benchmarks.several_devices --hosts [--steps N] [--rounds R]
+
+is the two-host row: two launches on the loopback (127.0.0.1), each running the program
+with `devices cpu[0 1]` (four workers in one group, batches of 64 split 16 each), started as
+torchrun starts a host's process (the env:// variables), against DDP on four Gloo processes
+launched with torchrun the same way (`--nnodes 2 --nproc-per-node 2`). Each round starts
+both sides afresh, one after the other; a side's figure is the median of host 0's per-step
+wall times after warm-up steps. Results go to benchmarks/results/several_devices_hosts.json.
 """
 
 from __future__ import annotations
@@ -25,8 +34,12 @@ from __future__ import annotations
 import argparse
 import datetime
 import itertools
+import json
 import os
+import socket
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -199,11 +212,147 @@ class DdpSide:
             process.join(timeout=60)
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _host_side(rank: int, steps: int, out: str) -> None:
+    """One host of ShapeScript's two: the loop on cpu[0 1], host 0 noting its step times."""
+    from torch.utils.data import TensorDataset
+
+    import shapescript
+    from shapescript.atomic_write import write_text
+
+    torch.set_num_threads(1)
+    text = README.read_text(encoding="utf-8").replace(
+        "## Pixels in one", "devices cpu[0 1]\n\n## Pixels in one", 1
+    )
+    text += LOOP
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, f"host{rank}.ss")
+        Path(path).write_text(text, encoding="utf-8")
+        module = shapescript.compile(text, path)
+        m = module.Mlp.init(seed=0)
+        opt = shapescript.rt.optimizers.adamw(m, lr=3e-4)
+        dataset = TensorDataset(*_batch(64 * (WARMUP + steps), seed=1).values())
+        clock = _Clock()  # written on host 0 alone, as every sink on several hosts
+        start = time.perf_counter()
+        module.steps(m, opt, dataset, clock, shapescript.Eval)
+        module._ss_program.stop()
+    times = [start, *clock.times]
+    if rank == 0:
+        ms = [(after - before) * 1000 for before, after in itertools.pairwise(times)]
+        write_text(out, json.dumps(ms[WARMUP:]))
+
+
+def _ddp_host_side(steps: int, out: str) -> None:
+    """One of DDP's four processes under torchrun (env://), rank 0 noting its step times."""
+    from shapescript.atomic_write import write_text
+
+    torch.set_num_threads(1)
+    torch.distributed.init_process_group("gloo", timeout=datetime.timedelta(seconds=300))
+    rank, world = torch.distributed.get_rank(), torch.distributed.get_world_size()
+    torch.manual_seed(0)
+    model = torch.nn.parallel.DistributedDataParallel(_Mlp())
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    share = 64 // world
+    times = []
+    for step in range(WARMUP + steps):
+        batch = _batch(64, seed=step)
+        x = batch["img"][rank * share : (rank + 1) * share]
+        y = batch["label"][rank * share : (rank + 1) * share]
+        start = time.perf_counter()
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        logged = loss.detach() / world
+        torch.distributed.all_reduce(logged)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        times.append((time.perf_counter() - start) * 1000)
+    torch.distributed.destroy_process_group()
+    if rank == 0:
+        write_text(out, json.dumps(times[WARMUP:]))
+
+
+def _run_pair(commands: list[list[str]], extra: list[dict[str, str]]) -> None:
+    base = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    launched = [
+        subprocess.Popen(command, env=base | more)
+        for command, more in zip(commands, extra, strict=True)
+    ]
+    codes = [process.wait(timeout=900) for process in launched]
+    if any(codes):
+        raise SystemExit(f"a host failed: exit codes {codes}")
+
+
+def hosts_main(steps: int, rounds: int) -> None:
+    """The two-host row: ShapeScript on two loopback hosts against DDP under torchrun."""
+    ours: list[float] = []
+    theirs: list[float] = []
+    me = [sys.executable, "-m", "benchmarks.several_devices"]
+    with tempfile.TemporaryDirectory() as folder:
+        out = os.path.join(folder, "times.json")
+        for _ in range(rounds):
+            port = str(_free_port())
+            variables = [
+                {"WORLD_SIZE": "2", "RANK": str(rank), "LOCAL_RANK": "0"}
+                | {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": port}
+                for rank in range(2)
+            ]
+            side = ["--host-side", str(steps), out]
+            _run_pair([[*me, *side, str(rank)] for rank in range(2)], variables)
+            ours += json.loads(Path(out).read_text(encoding="utf-8"))
+            port = str(_free_port())
+            torchrun = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "2"]
+            torchrun += ["--nproc-per-node", "2", "--master-addr", "127.0.0.1"]
+            torchrun += ["--master-port", port]
+            ddp = ["--ddp-host-side", str(steps), out]
+            program = ["-m", "benchmarks.several_devices", *ddp]
+            commands = [[*torchrun, "--node-rank", str(rank), *program] for rank in range(2)]
+            _run_pair(commands, [{}, {}])
+            theirs += json.loads(Path(out).read_text(encoding="utf-8"))
+    ours_median, theirs_median = statistics.median(ours), statistics.median(theirs)
+    ratio = ours_median / theirs_median
+    result = {
+        **environment(),
+        "hosts": 2,
+        "devices_per_host": "cpu[0 1]",
+        "steps": len(ours),
+        "rounds": rounds,
+        "shapescript_median_ms": round(ours_median, 3),
+        "ddp_torchrun_median_ms": round(theirs_median, 3),
+        "ratio": round(ratio, 3),
+        "budget_ratio": BUDGET,
+        "pass": ratio <= BUDGET,
+    }
+    path = write_results("several_devices_hosts", result)
+    verdict = "PASS" if ratio <= BUDGET else "FAIL"
+    print(
+        f"2 hosts x cpu[0 1] step: ShapeScript {ours_median:.2f} ms, DDP under torchrun "
+        f"{theirs_median:.2f} ms, ratio {ratio:.2f} (budget {BUDGET:.1f}: {verdict})  -> {path}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=100)
-    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=None)
+    parser.add_argument("--hosts", action="store_true", help="the two-host row")
+    parser.add_argument("--host-side", nargs=3, metavar=("STEPS", "OUT", "RANK"))
+    parser.add_argument("--ddp-host-side", nargs=2, metavar=("STEPS", "OUT"))
     args = parser.parse_args()
+    if args.host_side:
+        steps, out, rank = args.host_side
+        return _host_side(int(rank), int(steps), out)
+    if args.ddp_host_side:
+        steps, out = args.ddp_host_side
+        return _ddp_host_side(int(steps), out)
+    if args.hosts:
+        return hosts_main(args.steps, args.rounds or 2)
+    args.rounds = args.rounds or 10
     torch.set_num_threads(1)
     ours: list[float] = []
     called: list[float] = []

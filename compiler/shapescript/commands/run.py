@@ -2,13 +2,15 @@
 which runs the program with the import hook installed (see `commands.runner`).
 
 `--torch-compile` sets SHAPESCRIPT_TORCH_COMPILE=1 for it, which turns the torch.compile
-switch on in that process (`shapescript.torch_compile`)."""
+switch on in that process (`shapescript.torch_compile`); `--nnodes`/`--node-rank` run it
+as one of several hosts (commands/run_hosts.py)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 
+from shapescript.commands import run_hosts
 from shapescript.commands.names import NAMES
 from shapescript.commands.support import PYTHON_VARIABLE, UsageError, python_for
 from shapescript.modal_run.options import add_modal_arguments, run_modal_from_args, uses_modal
@@ -36,6 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="run the bodies of the program's .ss functions through torch.compile (inductor)",
     )
+    run_hosts.add_arguments(parser)
     parser.add_argument("-m", dest="module", metavar="MODULE", help="run a module, as python -m")
     add_modal_arguments(parser)
     parser.add_argument("program", nargs="?", metavar="PROGRAM", help="a .py or .ss file")
@@ -60,9 +63,12 @@ def run(args: argparse.Namespace) -> int:
     if uses_modal(args):
         return run_modal_from_args(args, rest)
     command = [python_for(args.python), "-m", "shapescript", *rest]
+    variables = run_hosts.environment(args)
+    if args.torch_compile:
+        variables[TORCH_COMPILE_VARIABLE] = "1"
     try:
-        if args.torch_compile:
-            child = subprocess.Popen(command, env={**os.environ, TORCH_COMPILE_VARIABLE: "1"})
+        if variables:
+            child = subprocess.Popen(command, env={**os.environ, **variables})
         else:
             child = subprocess.Popen(command)
     except OSError as exc:

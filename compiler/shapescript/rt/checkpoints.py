@@ -207,7 +207,15 @@ def save(path: str | os.PathLike[str], *values: Any, where: str | None = None) -
         "tensors": [tensor_checksum(tensor) for _path, tensor in tensors],
     }
     checkpoint = {"format": FORMAT, "version": VERSION, "values": entries, "checksums": checksums}
-    _write_atomically(text, checkpoint)
+    from shapescript.rt.parallel import controller, hosts
+
+    if hosts.current() is None:
+        _write_atomically(text, checkpoint)
+        return
+    # On several hosts host 0 writes it, and the others go on once it has (to load it).
+    if hosts.is_first():
+        _write_atomically(text, checkpoint)
+    hosts.barrier(f"save(`{text}`)", controller.collective_timeout())
 
 
 # ---- load: reading and checking the file

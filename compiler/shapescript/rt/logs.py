@@ -22,6 +22,7 @@ import torch
 
 from shapescript.rt.errors import ShapeError
 from shapescript.rt.locations import location
+from shapescript.rt.parallel.hosts import is_first as _first_host
 
 #: How a metric's values combine when a sink reports several records as one row.
 RULES = ("mean", "sum", "max", "min", "last")
@@ -175,13 +176,14 @@ def write(sink: Any, record: Any) -> None:
     """`sink.write(record)`: the record as a LogRecord of Python numbers, to `sink.write`."""
     if not isinstance(record, Logs):
         raise TypeError(f"sink.write takes a logs record, not {type(record).__name__}")
-    sink.write(record._ss_record())
+    if _first_host():  # on several hosts, host 0 alone writes (they have the same records)
+        sink.write(record._ss_record())
 
 
 def flush(sink: Any) -> None:
     """`sink.flush()`: the sink's `flush()`, if it has one."""
     method = getattr(sink, "flush", None)
-    if callable(method):
+    if callable(method) and _first_host():
         method()
 
 
@@ -206,8 +208,9 @@ def _printable(value: Any) -> Any:
 
 def print_values(*values: Any) -> None:
     """ShapeScript's `print`: Python's, with tensors copied to the CPU, a `[]` tensor as a
-    number and a logs record as a dict of numbers."""
-    print(*(_printable(value) for value in values))
+    number and a logs record as a dict of numbers; on several hosts, host 0's alone."""
+    if _first_host():
+        print(*(_printable(value) for value in values))
 
 
 __all__ = ["RULES", "LogRecord", "Logs", "check_sink", "flush", "print_values", "write"]

@@ -33,7 +33,7 @@ from shapescript.rt.data import Batch
 from shapescript.rt.errors import DeviceError
 from shapescript.rt.models import Model
 from shapescript.rt.optimizers import Optimizer
-from shapescript.rt.parallel import batches, remote, returns, wire
+from shapescript.rt.parallel import batches, hosts, remote, returns, wire
 from shapescript.rt.parallel import worker as worker_side
 from shapescript.rt.parallel.batches import RemoteBatch
 from shapescript.rt.parallel.errors import WorkerError
@@ -107,6 +107,9 @@ class Program:
         self.names = names
         self.workers: list[_Worker] = []
         self.count = len(devices_text[devices_text.index("[") + 1 : -1].split())
+        #: The workers of every host, and this host's first one's global rank (hosts.py).
+        self.world = self.count
+        self.first = 0
         self.sent: dict[int, tuple[int, int]] = {}
         #: The models and optimizer state sent to the workers, by number and by id.
         self.objects: dict[int, Any] = {}
@@ -172,25 +175,27 @@ class Program:
         for value in bound.values():
             self._check_usable(value)
         self.start()
-        count = self.count
+        count, first = self.count, self.first
+        mine_only = slice(first, first + count)
         parts: list[dict[str, Any]] = [{} for _ in range(count)]
         whole = 0
         shares = [0] * count
+        every = shares
         changed: list[tuple[int, Any]] = []
         for key, value in bound.items():
             if key == "_ss_pad" and whole and value:
                 # The masks of a padded batch, split with it (see rt/padding.py).
-                for rank, masks in enumerate(split_pads(value, shares, whole)):
+                for rank, masks in enumerate(split_pads(value, every, whole)[mine_only]):
                     parts[rank][key] = masks
                 continue
             if key in split and isinstance(value, RemoteBatch):
                 dataset, indices, where_loop = value.__dict__["_ss_source"]
                 number = self._send_dataset(dataset)
-                sizes = split_sizes(len(indices), count)
-                whole, shares = len(indices), sizes
+                every = split_sizes(len(indices), self.world)
+                whole, shares = len(indices), every[mine_only]
                 record = value.__dict__["_ss_record"]._ss_name
-                start = 0
-                for rank, size in enumerate(sizes):
+                start = sum(every[:first])
+                for rank, size in enumerate(shares):
                     mine = indices[start : start + size].tobytes()
                     parts[rank][key] = wire.Part(number, mine, record, where_loop)
                     start += size
@@ -201,16 +206,16 @@ class Program:
                 known = self.kept.get(slot)
                 if known is not None and _unchanged(known, split[key], tensors):
                     # The workers have this very batch from the last call: not sent again.
-                    whole, shares = sum(known[3]), known[3]
+                    every = known[3]
+                    whole, shares = sum(every), every[mine_only]
                     for rank in range(count):
                         parts[rank][key] = wire.Again(slot)
                     continue
-                pieces, sizes = _split(value, split[key], count)
-                whole = sum(sizes)
-                shares = sizes
+                pieces, every = _split(value, split[key], self.world)
+                whole, shares = sum(every), every[mine_only]
                 for rank in range(count):
-                    parts[rank][key] = wire.Kept(slot, wire.encode(pieces[rank]))
-                self.kept[slot] = _keeping(split[key], tensors, sizes)
+                    parts[rank][key] = wire.Kept(slot, wire.encode(pieces[first + rank]))
+                self.kept[slot] = _keeping(split[key], tensors, every)
                 continue
             sent = self._send_object(value)
             if sent is not None:
@@ -228,10 +233,14 @@ class Program:
         for number, value in changed:
             make_handle(value, self, number)
             self.stale.add(number)
+        # Across hosts, the first worker gathers every worker's part of a result.
+        gather = result_axis is not None and self.world > count
         messages = []
         for rank in range(count):
             share = (shares[rank], whole) if whole else (1, 1)
-            answer = rank == 0 or result_axis is not None
+            answer: bool | str = rank == 0 or (result_axis is not None and not gather)
+            if gather:
+                answer = "gather" if rank == 0 else "gather-only"
             messages.append(("call", name, [], parts[rank], share, answer))
         self._post_all(messages)
         try:
@@ -244,7 +253,10 @@ class Program:
         cpu = torch.device("cpu")
         if result_axis is None:
             return returns.restore(wire.decode(answers[0][1], self.names, cpu), self)
-        results = [wire.decode(answer[1], self.names, cpu) for answer in answers]
+        if gather:
+            results = [wire.decode(part, self.names, cpu) for part in answers[0][1]]
+        else:
+            results = [wire.decode(answer[1], self.names, cpu) for answer in answers]
         return _join(results, result_axis)
 
     # ------------------------------------------------------------------ objects
@@ -356,27 +368,34 @@ class Program:
                     f"{have} CUDA GPU{'s' if have != 1 else ''}"
                 )
         backend = "nccl" if spec.kind == "cuda" else "gloo"
-        self._folder = tempfile.mkdtemp(prefix="ss-workers-")
-        init_file = os.path.join(self._folder, "rendezvous")
-        text = "".join(linecache.getlines(self.path)) or _read(self.path)
-        context = multiprocessing.get_context("spawn")
         timeout = collective_timeout()
         self.timeout = timeout
+        several = hosts.current()
+        if several is None:
+            self._folder = tempfile.mkdtemp(prefix="ss-workers-")
+            rendezvous: Any = os.path.join(self._folder, "rendezvous")
+        else:
+            rendezvous = hosts.worker_rendezvous(spec.text, timeout)
+            self.world = self.count * several.count
+            self.first = self.count * several.rank
+        text = "".join(linecache.getlines(self.path)) or _read(self.path)
+        context = multiprocessing.get_context("spawn")
         for rank in range(self.count):
             mine, theirs = context.Pipe()
             watch, watched = context.Pipe()
             process = context.Process(
                 target=_worker_main,
                 args=(
-                    rank,
-                    self.count,
-                    init_file,
+                    self.first + rank,
+                    self.world,
+                    rendezvous,
                     theirs,
                     (self.path, text, self.devices_text),
                     backend,
                     timeout,
                     list(sys.path),
                     watched,
+                    rank,
                 ),
                 daemon=True,
                 name=f"shapescript-worker-{rank}",
@@ -465,6 +484,12 @@ class Program:
         ]
         if silent and not own:
             raise WorkerError(self._timeout_text(answers, silent))
+        if self.world > self.count:
+            # Every worker here waiting at a collective, or one that lost its connection
+            # to another host's: a worker of another host stopped, or its host did.
+            lost = [rank for rank, answer in errors.items() if _lost_connection(answer[1])]
+            if lost or (not silent and not own):
+                raise WorkerError(self._other_host_text(errors, min(lost or errors)))
         rank = min(own or errors)
         if silent:
             # One worker's own error left the others waiting at a collective: they can't
@@ -496,6 +521,16 @@ class Program:
             else:
                 lines.append(f"  worker {rank}: finished")
         return "\n".join(lines)
+
+    def _other_host_text(self, errors: dict[int, Any], rank: int) -> str:
+        text = str(errors[rank][1])
+        first = text.splitlines()[0] if text else type(errors[rank][1]).__name__
+        at = f" at {errors[rank][3]}" if errors[rank][3] else ""
+        return (
+            f"the workers on another host stopped answering {self._while()}: worker "
+            f"{self.first + rank} here was waiting for them{at} ({first}); this host's "
+            "workers are stopped, so run the program again on every host (from a checkpoint)"
+        )
 
     def _whereabouts(self, worker: _Worker) -> str | None:
         """Where a worker that didn't answer is, as its watch thread says, or None if that
@@ -553,6 +588,19 @@ class Program:
     def pids(self) -> list[int]:
         """The workers' process ids (for tests that check none is left)."""
         return [worker.process.pid for worker in self.workers]
+
+
+#: What Gloo's and NCCL's errors say when a peer's connection is gone.
+_LOST = ("Connection reset by peer", "Connection closed by peer", "gloo/transport", "NCCL")
+
+
+def _lost_connection(error: Any) -> bool:
+    """Whether a worker's error is its group losing another worker (on another host)."""
+    import torch.distributed as dist
+
+    if isinstance(error, dist.DistError):
+        return True
+    return isinstance(error, RuntimeError | str) and any(mark in str(error) for mark in _LOST)
 
 
 def _reference(value: Any) -> Any:

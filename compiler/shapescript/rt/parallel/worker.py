@@ -21,15 +21,18 @@ running: str | None = None
 def main(
     rank: int,
     world: int,
-    init_file: str,
+    rendezvous: str | tuple[str, int, str],
     connection: Any,
     program: tuple[str, str, str],
     backend: str,
     timeout: float,
     search_path: list[str],
     watch: Any = None,
+    local: int | None = None,
 ) -> None:
-    """Serve the controller until it says stop or the pipe closes."""
+    """Serve the controller until it says stop or the pipe closes. `rank` is the worker's
+    in the group of every host's workers, `local` its device's on this host; `rendezvous`
+    is the group's file on one host, or host 0's store (address, port, prefix) on several."""
     import torch
 
     from shapescript.rt.parallel import wire
@@ -40,7 +43,8 @@ def main(
     if watch is not None:
         _watch(watch, program[0])
     try:
-        state = _start(rank, world, init_file, program, backend, timeout)
+        local = rank if local is None else local
+        state = _start(rank, world, rendezvous, program, backend, timeout, local)
     except BaseException as error:  # noqa: BLE001 - every failure goes to the controller
         wire.send(connection, ("error", _portable(error), traceback.format_exc(), _where()))
         return
@@ -58,9 +62,11 @@ class _State:
         self.kept: dict[str, Any] = {}
         #: The datasets the controller sent, by number.
         self.datasets: dict[int, Any] = {}
+        #: Whether this is its host's first worker, the one whose answers are read.
+        self.first_here = True
 
 
-def _start(rank, world, init_file, program, backend, timeout) -> _State:
+def _start(rank, world, rendezvous, program, backend, timeout, local) -> _State:
     import torch
     import torch.distributed as dist
 
@@ -72,16 +78,22 @@ def _start(rank, world, init_file, program, backend, timeout) -> _State:
     path, text, devices_text = program
     spec = devices.parse_devices(devices_text)
     if spec.kind == "cuda":
-        device = torch.device("cuda", spec.numbers[rank])
+        device = torch.device("cuda", spec.numbers[local])
         torch.cuda.set_device(device)
     else:
         device = torch.device("cpu")
+    if isinstance(rendezvous, str):
+        joined: dict[str, Any] = {"init_method": f"file://{rendezvous}"}
+    else:
+        from shapescript.rt.parallel import hosts
+
+        joined = {"store": hosts.join(*rendezvous, timeout)}
     dist.init_process_group(
         backend,
-        init_method=f"file://{init_file}",
         rank=rank,
         world_size=world,
         timeout=datetime.timedelta(seconds=timeout),
+        **joined,
     )
     devices.declare_worker(devices_text, device)
     # A worker loads its parts of batches itself, never through loader processes of its own.
@@ -99,7 +111,9 @@ def _start(rank, world, init_file, program, backend, timeout) -> _State:
     module.__file__ = path
     exec(code, module.__dict__)
     sharding.setup(module.__dict__)
-    return _State(module, device)
+    state = _State(module, device)
+    state.first_here = local == 0
+    return state
 
 
 def _watch(connection: Any, path: str) -> None:
@@ -187,11 +201,25 @@ def _serve(state: _State, connection: Any) -> None:
                     # Models and optimizer state as what they hold (gathered whole by every
                     # worker when laid out over them).
                     result = returns.portable(result, state.objects, _pull)
-                wire.send(connection, ("ok", wire.encode(result) if answer else None, {}))
+                encoded = wire.encode(result) if answer else None
+                if answer in ("gather", "gather-only"):
+                    every = _gathered(encoded)
+                    encoded = every if answer == "gather" else None
+                wire.send(connection, ("ok", encoded, {}))
         except _OthersFailed:
             wire.send(connection, ("error", OTHERS_FAILED, "", None))
         except BaseException as error:  # noqa: BLE001 - every failure goes to the controller
             wire.send(connection, ("error", _portable(error), traceback.format_exc(), _where()))
+
+
+def _gathered(encoded: Any) -> list[Any]:
+    """Every worker's part of a result, by global rank (across hosts, where this host's
+    controller has only its own workers' parts)."""
+    import torch.distributed as dist
+
+    parts: list[Any] = [None] * dist.get_world_size()
+    dist.all_gather_object(parts, encoded)
+    return parts
 
 
 #: A worker's answer when another worker couldn't load its part of a batch.
@@ -314,10 +342,8 @@ def _optimizer(state: _State, model_number: int, name: str, lr, options, saved) 
 def _pulled(state: _State, numbers: list[int]) -> dict[int, Any]:
     """The objects the controller copies back; with shard params every worker gathers, and
     only the first answers with them."""
-    import torch.distributed as dist
-
     found = {number: _pull(state.objects[number]) for number in numbers}
-    return found if dist.get_rank() == 0 else {}
+    return found if state.first_here else {}
 
 
 def _pull(value: Any) -> Any:

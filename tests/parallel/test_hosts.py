@@ -1,0 +1,207 @@
+"""Two hosts as two launches on the loopback, each with `cpu[0 1]`: four workers in one
+group, training the README example to one device's losses; a host killed midway ends the
+other cleanly; checkpoints are written by host 0 only."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+import shapescript
+from shapescript.rt import data as rt_data
+from tests.parallel import host_run
+from tests.parallel.programs import alive, compiled, readme_on
+from tests.python.datasets import ListDigits, ListSink
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _environment(extra: dict[str, str]) -> dict[str, str]:
+    paths = [str(ROOT), str(ROOT / "compiler"), str(ROOT / "server")]
+    old = os.environ.get("PYTHONPATH")
+    variables = {**os.environ, "PYTHONPATH": os.pathsep.join([*paths, *([old] if old else [])])}
+    for name in ("WORLD_SIZE", "RANK", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR"):
+        variables.pop(name, None)
+    variables["SHAPESCRIPT_COLLECTIVE_TIMEOUT"] = "30"
+    return variables | extra
+
+
+def _launch(command: list[str], folder: Path, extra: dict[str, str]) -> subprocess.Popen:
+    folder.mkdir(parents=True, exist_ok=True)
+    return subprocess.Popen(
+        command,
+        cwd=folder,
+        env=_environment(extra),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def _by_env(
+    rank: int, port: int, folder: Path, epochs: int, examples: int = host_run.EXAMPLES
+) -> subprocess.Popen:
+    """A host started as torchrun starts its process: the env:// variables set."""
+    variables = {
+        "WORLD_SIZE": "2",
+        "RANK": str(rank),
+        "LOCAL_RANK": "0",
+        "MASTER_ADDR": "127.0.0.1",
+        "MASTER_PORT": str(port),
+    }
+    program = ["-m", "tests.parallel.host_run", "out.jsonl", str(epochs), str(examples)]
+    return _launch([sys.executable, *program], folder, variables)
+
+
+def _by_flags(rank: int, port: int, folder: Path, epochs: int) -> subprocess.Popen:
+    """A host started with `shapescript run --nnodes 2 --node-rank R`."""
+    flags = ["--nnodes", "2", "--node-rank", str(rank), "--master-port", str(port)]
+    command = [sys.executable, "-m", "shapescript", "run", *flags, "-m", "tests.parallel.host_run"]
+    return _launch([*command, "out.jsonl", str(epochs)], folder, {})
+
+
+def _by_torchrun(rank: int, port: int, folder: Path, epochs: int) -> subprocess.Popen:
+    """A host started by torchrun itself, its agent keeping the store."""
+    flags = ["--nnodes", "2", "--nproc-per-node", "1", "--node-rank", str(rank)]
+    where = ["--master-addr", "127.0.0.1", "--master-port", str(port)]
+    program = ["-m", "tests.parallel.host_run", "out.jsonl", str(epochs)]
+    command = [sys.executable, "-m", "torch.distributed.run", *flags, *where, *program]
+    return _launch(command, folder, {})
+
+
+def _workers(folder: Path) -> dict:
+    """The host's workers' process ids and the group's size, as host_run noted them."""
+    noted = folder / "out.workers.json"
+    return json.loads(noted.read_text(encoding="utf-8")) if noted.exists() else {}
+
+
+def _rows(folder: Path) -> list[dict]:
+    out = folder / "out.jsonl"
+    if not out.exists():
+        return []
+    lines = out.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.endswith("}")]
+
+
+def _one_device(tmp_path: Path, epochs: int) -> tuple[list[float], torch.Tensor]:
+    threads = torch.get_num_threads()
+    loaders = rt_data.loader_workers()
+    torch.set_num_threads(1)
+    rt_data.loader_workers(0)
+    try:
+        module = compiled(readme_on("cpu", host_run.BATCH), tmp_path / "one.ss")
+        sink = ListSink()
+        m = module.Mlp.init(seed=0)
+        os.chdir(tmp_path)
+        module.fit(m, ListDigits(host_run.EXAMPLES), sink, epochs, shapescript.Eval)
+        images = torch.stack([item["img"] for item in ListDigits(11, seed=1).items])
+        logits = module.forward(m, images, shapescript.Eval)
+    finally:
+        os.chdir(ROOT)
+        rt_data.loader_workers(loaders)
+        torch.set_num_threads(threads)
+    return [row["loss"] for row in sink.rows], logits
+
+
+def _two_hosts(launch, tmp_path: Path, epochs: int) -> tuple[list[list[dict]], list[str]]:
+    port = _free_port()
+    folders = [tmp_path / f"host{rank}" for rank in range(2)]
+    hosts = [launch(rank, port, folders[rank], epochs) for rank in range(2)]
+    outputs = []
+    try:
+        for host in hosts:
+            outputs.append(host.communicate(timeout=240)[0])
+    finally:
+        for host in hosts:
+            if host.poll() is None:
+                os.killpg(host.pid, signal.SIGKILL)
+                host.wait()
+    for host, output in zip(hosts, outputs, strict=True):
+        assert host.returncode == 0, output
+    return [_rows(folder) for folder in folders], outputs
+
+
+def _check_same_losses(tmp_path: Path, rows: list[list[dict]], epochs: int) -> None:
+    losses, logits = _one_device(tmp_path, epochs)
+    assert len(losses) == 2 * epochs
+    theirs = [row["loss"] for row in rows[0]]
+    assert len(theirs) == len(losses), theirs
+    for step, (one, two) in enumerate(zip(losses, theirs, strict=True)):
+        assert abs(one - two) <= 1e-5, f"step {step}: {one} vs {two}"
+    # Sinks are written on host 0 alone.
+    assert rows[1] == []
+    for host in range(2):
+        folder = tmp_path / f"host{host}"
+        # One group of four workers, two on each host, all stopped at the end.
+        noted = _workers(folder)
+        assert noted["world"] == 4
+        assert len(noted["pids"]) == 2
+        assert not any(alive(pid) for pid in noted["pids"])
+        # Every host gets the whole result of a function returning one row per example.
+        forward = json.loads((folder / "out.forward.json").read_text(encoding="utf-8"))
+        assert torch.allclose(torch.tensor(forward), logits, atol=1e-5, rtol=0), f"host {host}"
+
+
+@pytest.mark.slow
+def test_two_hosts_train_as_one_device_does(tmp_path) -> None:
+    rows, _ = _two_hosts(_by_env, tmp_path, 2)
+    _check_same_losses(tmp_path, rows, 2)
+    # The checkpoint of each epoch is written by host 0 alone.
+    assert (tmp_path / "host0" / "ckpt.pt").exists()
+    assert not (tmp_path / "host1" / "ckpt.pt").exists()
+
+
+@pytest.mark.slow
+def test_two_hosts_started_with_the_run_flags(tmp_path) -> None:
+    rows, _ = _two_hosts(_by_flags, tmp_path, 2)
+    _check_same_losses(tmp_path, rows, 2)
+
+
+@pytest.mark.slow
+def test_two_hosts_started_by_torchrun(tmp_path) -> None:
+    rows, _ = _two_hosts(_by_torchrun, tmp_path, 2)
+    _check_same_losses(tmp_path, rows, 2)
+
+
+@pytest.mark.slow
+def test_a_killed_host_ends_the_other_cleanly(tmp_path) -> None:
+    port = _free_port()
+    folders = [tmp_path / f"host{rank}" for rank in range(2)]
+    # 20 steps an epoch: host 1 is killed between two steps, host 0 left at a collective.
+    hosts = [_by_env(rank, port, folders[rank], 100, 600) for rank in range(2)]
+    try:
+        deadline = time.monotonic() + 180
+        while len(_rows(folders[0])) < 3 or not _workers(folders[1]):
+            assert time.monotonic() < deadline, "the hosts didn't start training"
+            assert all(host.poll() is None for host in hosts)
+            time.sleep(0.2)
+        os.killpg(hosts[1].pid, signal.SIGKILL)
+        hosts[1].wait()
+        output = hosts[0].communicate(timeout=120)[0]
+    finally:
+        for host in hosts:
+            if host.poll() is None:
+                os.killpg(host.pid, signal.SIGKILL)
+                host.wait()
+    assert hosts[0].returncode != 0
+    assert "WorkerError" in output, output
+    assert "another host" in output, output
+    pids = [pid for folder in folders for pid in _workers(folder)["pids"]]
+    assert len(pids) == 4
+    assert not any(alive(pid) for pid in pids)
