@@ -11,6 +11,8 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+from shapescript import atomic_write
+
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -46,7 +48,7 @@ def environment() -> dict[str, Any]:
 def write_results(name: str, result: dict[str, Any]) -> Path:
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"{name}.json"
-    path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    atomic_write.write_text(path, json.dumps(result, indent=2) + "\n")
     return path
 
 

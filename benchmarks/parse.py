@@ -112,8 +112,10 @@ def main(argv: list[str] | None = None) -> int:
 
     result = summarize(samples, diagnostics, lines, len(text), args.seed)
     print(report(result))
+    from shapescript import atomic_write
+
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    atomic_write.write_text(args.output, json.dumps(result, indent=2) + "\n")
     print(f"  written to {args.output}")
     return 0
 
