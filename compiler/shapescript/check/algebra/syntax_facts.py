@@ -6,6 +6,27 @@ from __future__ import annotations
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
+#: The prelude's math functions of one value (prelude.ss), each elementwise and smooth.
+PRELUDE_MATH = frozenset(
+    {
+        "exp",
+        "log",
+        "log1p",
+        "expm1",
+        "sqrt",
+        "rsqrt",
+        "sin",
+        "cos",
+        "tanh",
+        "sigmoid",
+        "erf",
+        "gelu",
+        "silu",
+        "softplus",
+        "log_sigmoid",
+    }
+)
+
 
 def always_returns(stmts: list[ast.Stmt]) -> bool:
     for stmt in stmts:

@@ -3,6 +3,8 @@ built-ins, prelude and nn.ss functions in each."""
 
 from __future__ import annotations
 
+from shapescript.check.algebra.syntax_facts import PRELUDE_MATH
+
 SMOOTH = 0
 PIECEWISE = 1
 DISCONTINUOUS = 2
@@ -73,21 +75,7 @@ SMOOTH_OPERATIONS = frozenset(
         "split",
         "matmul",
         # prelude.ss
-        "exp",
-        "log",
-        "log1p",
-        "expm1",
-        "sqrt",
-        "rsqrt",
-        "sin",
-        "cos",
-        "tanh",
-        "sigmoid",
-        "erf",
-        "gelu",
-        "silu",
-        "softplus",
-        "log_sigmoid",
+        *PRELUDE_MATH,
         # nn.ss (dropout's mask is drawn from the mode's seed, not from the values)
         "linear",
         "layer_norm",

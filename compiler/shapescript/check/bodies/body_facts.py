@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shapescript.check.algebra.syntax_facts import walk
+from shapescript.check.algebra.syntax_facts import PRELUDE_MATH, walk
 from shapescript.check.bodies import builtin_rules, chains
 from shapescript.syntax import ast
 
@@ -54,23 +54,7 @@ def elementwise_body(expr: ast.Expr) -> bool:
     """Whether a lambda body is made only of elementwise parts (so no vmap is needed)."""
     global _ELEMENTWISE_CALLS
     if _ELEMENTWISE_CALLS is None:
-        _ELEMENTWISE_CALLS = builtin_rules.ELEMENTWISE | {
-            "exp",
-            "log",
-            "log1p",
-            "expm1",
-            "sqrt",
-            "rsqrt",
-            "sin",
-            "cos",
-            "tanh",
-            "sigmoid",
-            "erf",
-            "gelu",
-            "silu",
-            "softplus",
-            "log_sigmoid",
-        }
+        _ELEMENTWISE_CALLS = builtin_rules.ELEMENTWISE | PRELUDE_MATH
     if isinstance(expr, ast.Name | ast.IntLit | ast.FloatLit | ast.BoolLit | ast.InfLit):
         return True
     if isinstance(expr, ast.Binary):
