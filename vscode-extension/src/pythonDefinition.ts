@@ -124,8 +124,10 @@ export class PythonDefinitions implements vscode.DefinitionProvider, vscode.Disp
       case 'own':
         return target;
       case 'await-landing':
+        // Timed from now, when the other answers are in: asking our server and the others
+        // can take seconds on a busy machine, and VS Code only opens the answer after that.
         this.landing = {
-          generated, origin: document.uri.fsPath, at: now, generatedWasOpen: isOpenInTab(generated), target,
+          generated, origin: document.uri.fsPath, at: Date.now(), generatedWasOpen: isOpenInTab(generated), target,
         };
         return undefined;
       case 'none':

@@ -6,7 +6,8 @@
 // and puts the `.ss` file there instead. These functions decide, from what the extension
 // saw, what to answer and whether an editor that became active is such a landing.
 
-/** How long after a definition request an editor landing on its generated module counts. */
+/** How long after the other answers to a definition request come in an editor landing on
+ * their generated module counts. */
 export const LANDING_MS = 5000;
 /** How long after a click (or F12) at a place a definition request there counts as its own. */
 export const CLICK_MS = 1500;
@@ -24,7 +25,7 @@ export interface Landing {
   generated: string;
   /** The file the request was made in. */
   origin: string;
-  /** When the request was made (ms). */
+  /** When the other providers' answers came in (ms); the landing follows soon after. */
   at: number;
   /** Whether the generated module was open in a tab when the request was made. */
   generatedWasOpen: boolean;
