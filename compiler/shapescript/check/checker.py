@@ -14,6 +14,7 @@ from shapescript.check.algebra.types import ModelType
 from shapescript.check.analyses.math_comments import CommentLine, Math, check_math, find_math
 from shapescript.check.analyses.padding import check_padding
 from shapescript.check.analyses.placement import place
+from shapescript.check.analyses.regularity import outside_of
 from shapescript.check.analyses.regularity_errors import gradient_diagnostics
 from shapescript.check.bodies import builtin_rules, gradients
 from shapescript.check.bodies.asserts import check_top_level
@@ -270,6 +271,7 @@ def _check_parsed(
             source,
             fingerprint,
             previous.memo.get("regularity") if previous is not None else None,
+            outside_of(items, scope.symbols, scope.imports),
         )
         diagnostics.extend(found)
     placed = Reporter()

@@ -4,7 +4,13 @@ real-valued parameters (floats, models, batches), from the checker's regularity 
 from __future__ import annotations
 
 from shapescript.check.algebra.types import FLOAT_DTYPES, BatchType, ModelType, TensorType
-from shapescript.check.analyses.regularity import Regularity, Summary, analyse, describe
+from shapescript.check.analyses.regularity import (
+    Regularity,
+    Summary,
+    analyse,
+    describe,
+    outside_of,
+)
 from shapescript.check.program import Checked
 from shapescript.deep import run_deep
 from shapescript.syntax import ast
@@ -46,7 +52,11 @@ def _real_valued(type_: object) -> bool:
 def _summary(checked: Checked, name: str) -> tuple[Summary | None, Regularity]:
     known: Regularity = checked.memo.setdefault(_MEMO_KEY, Regularity())
     if name not in known.summaries:
-        found = run_deep(analyse, checked.items, checked.models, checked.source.text, [name])
+        outside = outside_of(checked.items, checked.module_symbols, checked.imports)
+        found = run_deep(
+            analyse, checked.items, checked.models, checked.source.text, [name], outside=outside
+        )
         known.summaries.update(found.summaries)
         known.bases.update(found.bases)
+        known.imported = found.imported
     return known.summaries.get(name), known

@@ -10,11 +10,14 @@ parameter carries the class of the worst operation it went through, and any valu
 integer or boolean type (an Index, a Mask, an int) that depends on a parameter is
 discontinuous in it. It is conservative where the values cancel or don't matter: `x - x`
 compared with 0, `where(x > 0, x, 0)` (which is relu), a mask made from values but used
-where the gradient is zero anyway. Calls it can't see into (Python functions, extern fns
-other than the library's, functions of other files) are assumed smooth, and the summary
-names them. `value_and_grad(f, m, ...)` of an f discontinuous in m is E3001
-(`regularity_errors.py`); the class of each library operation is in
-`regularity_operations.py`.
+where the gradient is zero anyway. A call of another `.ss` file's function uses the
+summary that file's check exported (`regularity_exports.py`), whose steps keep their file
+and line; a Python function (an extern fn's, or one called through `import python`) has
+the class the checker knows for it or its extern's doc comment declares, and is otherwise
+discontinuous (`regularity_externs.py`). Only calls of function values held in names are
+assumed smooth, and the summary names them. `value_and_grad(f, m, ...)` of an f
+discontinuous in m is E3001 (`regularity_errors.py`); the class of each library operation
+is in `regularity_operations.py`.
 """
 
 from __future__ import annotations
@@ -29,8 +32,15 @@ from shapescript.check.algebra.types import (
     HostType,
     LogsType,
     ModelType,
+    PythonType,
     TensorType,
     Type,
+)
+from shapescript.check.analyses.regularity_externs import (
+    PythonClass,
+    extern_class,
+    python_class,
+    unvouched_help,
 )
 from shapescript.check.analyses.regularity_operations import (
     CLASS_NAMES,
@@ -57,11 +67,19 @@ class Step:
     """One place on a path from a parameter: what it is (`m.w`, `h`, `argmax`), the
     function it is in (its name, with `#k` for the k-th overload after the first) and its
     span within that function's item, so that a summary doesn't change when an edit above
-    moves the function."""
+    moves the function.
+
+    A step in another file (of an imported function's summary) has that file's name in
+    `file` and its line in `line`, and its span is absolute in that file. `help` is what
+    E3001 suggests where the step is the cause, when the cause's name doesn't say.
+    """
 
     text: str
     owner: str
     span: Span
+    file: str = ""
+    line: int = 0
+    help: str = ""
 
 
 @record(frozen=True)
@@ -96,16 +114,62 @@ class Summary:
 
 
 @record
+class Outside:
+    """What a file's functions call besides each other and the library: other files'
+    functions and extern fns (by qualified name, their steps in their files), the file's
+    own extern fns' classes, and the names `import python` binds."""
+
+    imported: dict[str, Summary] = field(default_factory=dict)
+    externs: dict[str, PythonClass] = field(default_factory=dict)
+    python_modules: frozenset[str] = frozenset()
+
+    def key(self) -> tuple:
+        """What summaries depend on here besides the file's text and the imported files'
+        (which the checker's context already counts): the extern fns' classes."""
+        return tuple(sorted(self.externs.items()))
+
+
+def outside_of(items, symbols: dict, table) -> Outside:
+    """The `Outside` of a file from its items, its module symbols and its `ImportTable`."""
+    externs = {
+        item.item.name: extern_class(item.item)
+        for item in items
+        if item.item.__class__ is ast.ExternFnDecl
+    }
+    modules = frozenset(
+        name for name, symbol in symbols.items() if symbol.kind == "python_module"
+    )
+    imported = dict(getattr(table, "regularity", None) or {})
+    return Outside(imported, externs, modules)
+
+
+def where(step: Step, line_of: Callable[[Step], int]) -> str:
+    """`line 7`, or `line 3 of lib.ss` for a step in another file."""
+    if step.file:
+        return f"line {step.line} of {step.file}"
+    return f"line {line_of(step)}"
+
+
+@record
 class Regularity:
     """Each analysed function's summary, by name; where each function's item starts, by
-    owner (see `Step`); and the summaries a later analysis may reuse (`memo`)."""
+    owner (see `Step`); the summaries a later analysis may reuse (`memo`); and the other
+    files' summaries the file's calls used (`imported`)."""
 
     summaries: dict[str, Summary] = field(default_factory=dict)
     bases: dict[str, int] = field(default_factory=dict)
     memo: dict = field(default_factory=dict)
+    imported: dict[str, Summary] = field(default_factory=dict)
+
+    def summary(self, name: str) -> Summary | None:
+        """The summary of a function of the file, or of another file's by qualified name."""
+        found = self.summaries.get(name)
+        return found if found is not None else self.imported.get(name)
 
     def start(self, step: Step) -> int:
-        """Where `step` starts in the file."""
+        """Where `step` starts in the file (a step of another file: where its span starts)."""
+        if step.file:
+            return step.span.start
         return self.bases.get(step.owner, 0) + step.span.start
 
     def absolute(self, step: Step) -> Span:
@@ -122,6 +186,10 @@ class _Function:
     #: The declaration as written, and where it starts in its item: with the context, what
     #: its summary depends on besides its callees'.
     written: tuple[str, int]
+    #: The body's facts: other files' names (`lib.f`) by the member's span, and the
+    #: function each call of a shared name means, by the callee's span.
+    qualified: dict
+    call_targets: dict
 
 
 def _join(left: Deps, right: Deps) -> Deps:
@@ -203,8 +271,10 @@ class _Scan:
         local_functions: frozenset[str],
         models: dict,
         text: str,
+        outside: Outside,
     ) -> None:
         self.function = function
+        self.outside = outside
         self.types = function.types
         self.base = function.base
         self.summary_of = summaries
@@ -404,6 +474,10 @@ class _Scan:
                 deps = self.call_named(stage.name, stage, [(None, deps)], stage)
             elif kind is ast.Lambda:
                 deps = self.apply_lambda(stage, deps)
+            elif kind is ast.Member and (
+                stage.span in self.function.qualified or self._dotted(stage) is not None
+            ):
+                deps = self.call_member(stage, stage, [(None, deps)])
             elif kind is ast.ToStage:
                 deps = self._typed(stage, deps, f"`{self._text(stage)}`")
                 continue
@@ -456,8 +530,10 @@ class _Scan:
         callee = node.callee
         if callee.__class__ is ast.Name:
             deps = self.call_named(callee.name, node, args, callee)
+        elif callee.__class__ is ast.Member:
+            deps = self.call_member(callee, node, args)
         else:
-            deps = self.expr(callee) if callee.__class__ is not ast.Member else {}
+            deps = self.expr(callee)
             for _, arg in args:
                 deps = _join(deps, arg)
             self._assume(self._text(callee), deps)
@@ -468,13 +544,70 @@ class _Scan:
                 self.env[name] = _join(self.env.get(name, {}), _join(deps, self.control))
         return deps
 
+    def _dotted(self, node) -> str | None:
+        """`torch.nn.functional.gelu` for a member chain on an `import python` name."""
+        parts = []
+        while node.__class__ is ast.Member:
+            parts.append(node.name)
+            node = node.target
+        if node.__class__ is not ast.Name or node.name in self.env:
+            return None
+        if node.name not in self.outside.python_modules:
+            return None
+        return ".".join([node.name, *reversed(parts)])
+
+    def call_member(self, callee: ast.Member, node, args: list[tuple[str | None, Deps]]) -> Deps:
+        """A call of another file's function (`lib.f(x)`), of a Python function
+        (`torch.tanh(x)`), or of something a value holds."""
+        qualified = self.function.qualified.get(callee.span)
+        if qualified is not None:
+            return self.call_named(qualified, node, args, callee)
+        joined: Deps = {}
+        for _, arg in args:
+            joined = _join(joined, arg)
+        dotted = self._dotted(callee)
+        if dotted is not None:
+            return self._python(python_class(dotted), joined, callee, extern=None)
+        joined = _join(joined, self.expr(callee.target))
+        if joined and self.types.get(callee.target.span).__class__ is PythonType:
+            text = f"`{self._text(callee)}`"
+            return self._python(PythonClass(DISCONTINUOUS, text), joined, callee, extern=None)
+        self._assume(self._text(callee), joined)
+        return joined
+
+    def _python(
+        self, found: PythonClass, joined: Deps, callee_node, extern: str | None
+    ) -> Deps:
+        """`joined` through a Python function of class `found`, called at `callee_node`
+        (by the extern fn `extern`, or through `import python`)."""
+        if found.grade == SMOOTH or not joined:
+            return joined
+        if found.vouched:
+            text = f"`{extern or found.python}`"
+            return _raise(joined, found.grade, self._at(text, callee_node.span))
+        python = found.python if found.python.startswith("`") else f"`{found.python}`"
+        if extern is not None:
+            text = f"`{extern}` (an extern fn for {python}, not known to be smooth)"
+            help = unvouched_help(f"`{extern}`", extern=True)
+        else:
+            text = f"{python} (a Python function, not known to be smooth)"
+            help = unvouched_help(python, extern=False)
+        step = Step(text, self.function.owner, callee_node.span, help=help)
+        return _raise(joined, found.grade, step)
+
     def call_named(self, name: str, node, args: list[tuple[str | None, Deps]], callee_node) -> Deps:
         joined: Deps = {}
         for _, arg in args:
             joined = _join(joined, arg)
         if name == "value_and_grad" and args and node.__class__ is ast.Call:
             first = node.args[0].value if node.args else None
-            if first.__class__ is ast.Name and first.name in self.local_functions:
+            if first.__class__ is ast.Member:
+                qualified = self.function.qualified.get(first.span)
+                if qualified is not None:
+                    return self.call_named(qualified, node, args[1:], first)
+            if first.__class__ is ast.Name and (
+                first.name in self.local_functions or first.name in self.outside.imported
+            ):
                 return self.call_named(first.name, node, args[1:], first)
         if name in self.env:
             self._assume(name, joined)
@@ -484,6 +617,16 @@ class _Scan:
             if summary is None:
                 return {}
             return self._through_summary(summary, args, self._at(f"`{name}`", node.span))
+        imported = self.outside.imported.get(name)
+        target = self.function.call_targets.get(getattr(callee_node, "span", None))
+        if imported is None and target is not None:
+            imported = self.outside.imported.get(target.function)
+        if imported is not None:
+            step = self._at(f"`{name}`", callee_node.span)
+            return self._through_summary(imported, args, step)
+        extern = self.outside.externs.get(name)
+        if extern is not None:
+            return self._python(extern, joined, callee_node, extern=name)
         if name == "map" or name == "filter":
             return self._stage_function(node, joined)
         if name in CONSTANT_OPERATIONS:
@@ -510,6 +653,9 @@ class _Scan:
         stage is given (lambdas were followed with the arguments)."""
         for arg in getattr(node, "args", ()):
             value = arg.value
+            if value.__class__ is ast.Member and value.span in self.function.qualified:
+                joined = _join(joined, self.call_member(value, value, [(None, joined)]))
+                continue
             if value.__class__ is not ast.Name or value.name in self.env:
                 continue
             step = self._at(f"`{value.name}`", value.span)
@@ -517,6 +663,9 @@ class _Scan:
                 summary = self.summary_of(value.name)
                 if summary is not None:
                     joined = _join(joined, self._through_summary(summary, [(None, joined)], step))
+            elif value.name in self.outside.externs:
+                extern = self.outside.externs[value.name]
+                joined = self._python(extern, joined, value, extern=value.name)
             elif value.name in DISCONTINUOUS_OPERATIONS:
                 joined = _raise(joined, DISCONTINUOUS, step)
             elif value.name in PIECEWISE_OPERATIONS:
@@ -571,7 +720,18 @@ class _Functions(dict):
             owner = name if index == 0 else f"{name}#{index}"
             start, end = item.base + decl.span.start, item.base + decl.span.end
             written = (self.text[start:end], decl.span.start)
-            made.append(_Function(decl, item.base, item.body.facts.types, owner, written))
+            facts = item.body.facts
+            made.append(
+                _Function(
+                    decl,
+                    item.base,
+                    facts.types,
+                    owner,
+                    written,
+                    facts.qualified,
+                    facts.call_targets,
+                )
+            )
         self[name] = made
         return made
 
@@ -601,9 +761,10 @@ def analyse(
     roots: Iterable[str] | None = None,
     context: object = None,
     previous: dict | None = None,
+    outside: Outside | None = None,
 ) -> Regularity:
     """The summaries of the functions named in `roots` and of those they call (all of the
-    file's functions when `roots` is None).
+    file's functions when `roots` is None); `outside` is what else they may call.
 
     With `context` (what the bodies' types depend on besides their text: the
     declarations' fingerprint), a function whose text, place in its item and callees'
@@ -611,7 +772,11 @@ def analyse(
     """
     functions = _Functions(items, text)
     names = functions.names()
-    regularity = Regularity()
+    if outside is None:
+        outside = Outside()
+    elif context is not None:
+        context = (context, outside.key())
+    regularity = Regularity(imported=outside.imported)
     wanted = [name for name in (roots if roots is not None else sorted(names)) if name in names]
     callees: dict[str, set[str]] = {}
     order: list[str] = []
@@ -657,7 +822,7 @@ def analyse(
             if kept is not None and kept[1] == used:
                 summary = kept[0]
             else:
-                summary = _Scan(function, summaries.get, names, models, text).run()
+                summary = _Scan(function, summaries.get, names, models, text, outside).run()
             if key is not None:
                 regularity.memo[key] = (summary, used)
             found.append(summary)
@@ -698,7 +863,7 @@ def describe(summary: Summary, line_of: Callable[[Step], int], shown: Sequence[s
             continue
         part = f"{dependence.class_name} in `{name}`"
         if dependence.cause is not None:
-            part += f" ({dependence.cause.text}, line {line_of(dependence.cause)})"
+            part += f" ({dependence.cause.text}, {where(dependence.cause, line_of)})"
         parts.append(part)
     if not parts:
         return ""
@@ -706,3 +871,12 @@ def describe(summary: Summary, line_of: Callable[[Step], int], shown: Sequence[s
     if summary.assumed:
         line += "; assumes " + ", ".join(f"`{n}`" for n in summary.assumed) + " smooth"
     return line
+
+
+
+def analyse_checked(checked, roots: Iterable[str] | None = None) -> Regularity:
+    """`analyse` over a checked file, with what it imports and its extern fns."""
+    outside = outside_of(checked.items, checked.module_symbols, checked.imports)
+    return analyse(
+        checked.items, checked.models, checked.source.text, roots, outside=outside
+    )

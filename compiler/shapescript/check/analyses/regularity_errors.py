@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from shapescript.check.algebra.reporter import Reporter
-from shapescript.check.analyses.regularity import Regularity, Step, analyse
+from shapescript.check.analyses.regularity import Outside, Regularity, Step, analyse, where
 from shapescript.check.analyses.regularity_operations import DISCONTINUOUS
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
 from shapescript.syntax.source import SourceFile
@@ -30,6 +30,35 @@ def _cause_name(cause: Step) -> str:
     return cause.text.strip("`").split("(")[0]
 
 
+def _help(cause: Step) -> str:
+    if cause.help:
+        return cause.help
+    return (
+        _HELP_BY_CAUSE.get(_cause_name(cause), _GENERAL_HELP)
+        + "; ShapeScript has no detach, so a straight-through form can't be written"
+    )
+
+
+def _secondary(
+    reporter: Reporter, regularity: Regularity, path, cause: Step, line_of
+) -> list[Label]:
+    """A label at the cause, or, where it is in another file, at the last step of the path
+    in this one (the call that leads there)."""
+    if not cause.file:
+        message = f"{cause.text} has no gradient" if not cause.help else "no known gradient"
+        return [Label(reporter.local(regularity.absolute(cause)), message)]
+    local = [step for step in path if not step.file and step.text != "…"]
+    if not local:
+        return []
+    step = local[-1]
+    return [
+        Label(
+            reporter.local(regularity.absolute(step)),
+            f"goes through {cause.text} ({where(cause, line_of)})",
+        )
+    ]
+
+
 def gradient_diagnostics(
     items,
     differentiating,
@@ -37,12 +66,14 @@ def gradient_diagnostics(
     source: SourceFile,
     context: object = None,
     previous: dict | None = None,
+    outside: Outside | None = None,
 ) -> tuple[list[Diagnostic], dict]:
     """E3001 at each `value_and_grad` of the bodies in `differentiating` whose function is
     discontinuous in its model (spans absolute), and the summaries a later analysis with
-    the same `context` may reuse (see `analyse`)."""
+    the same `context` may reuse (see `analyse`); `outside` is what the file's functions
+    call in other files and in Python."""
     roots = sorted({name for facts in differentiating for _, name, _ in facts.body.facts.gradients})
-    regularity = analyse(items, models, source.text, roots, context, previous)
+    regularity = analyse(items, models, source.text, roots, context, previous, outside)
     return _report(differentiating, regularity, source), regularity.memo
 
 
@@ -56,7 +87,7 @@ def _report(items, regularity: Regularity, source: SourceFile) -> list[Diagnosti
             continue
         reporter.base = item.base
         for span, name, model in item.body.facts.gradients:
-            summary = regularity.summaries.get(name)
+            summary = regularity.summary(name)
             if summary is None or not summary.results:
                 continue
             dependence = summary.results[0]
@@ -65,25 +96,18 @@ def _report(items, regularity: Regularity, source: SourceFile) -> list[Diagnosti
             cause = dependence.cause or dependence.path[-1]
             parameter = summary.params[0]
             route = " → ".join(
-                step.text if step.text == "…" else f"{step.text} (line {line_of(step)})"
+                step.text if step.text == "…" else f"{step.text} ({where(step, line_of)})"
                 for step in dependence.path
             )
-            what = _cause_name(cause)
+            which = "which has no gradient" if not cause.help else "counted as discontinuous"
             reporter.report(
                 "E3001",
                 f"`{name}` can't be differentiated in its model `{parameter}` ({model}): its "
-                f"result goes through {cause.text} at line {line_of(cause)}, "
-                "which has no gradient",
+                f"result goes through {cause.text} at {where(cause, line_of)}, {which}",
                 span,
                 f"differentiated in `{parameter}` here",
                 notes=[f"the path from the model to the loss: {route} → the result of `{name}`"],
-                help=_HELP_BY_CAUSE.get(what, _GENERAL_HELP)
-                + "; ShapeScript has no detach, so a straight-through form can't be written",
-                secondary=[
-                    Label(
-                        reporter.local(regularity.absolute(cause)),
-                        f"{cause.text} has no gradient",
-                    )
-                ],
+                help=_help(cause),
+                secondary=_secondary(reporter, regularity, dependence.path, cause, line_of),
             )
     return reporter.diagnostics

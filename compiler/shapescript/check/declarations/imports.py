@@ -374,6 +374,8 @@ def _add_module(
     table.overloads.update(renamed.overloads)
     for name, reads in exports.param_reads.items():
         table.param_reads[f"{prefix}.{name}"] = reads
+    for name, summary in exports.regularity.items():
+        table.regularity[f"{prefix}.{name}"] = summary
     if direct:
         table.symbols.update(renamed.symbols)
         scope.symbols.update(renamed.symbols)

@@ -92,6 +92,9 @@ class ModuleExports:
     bases: dict[str, int] = field(default_factory=dict)
     #: The names its own imports bind -> the prefix its declarations are known by.
     import_prefixes: dict[str, str] = field(default_factory=dict)
+    #: Each fn's and extern fn's regularity summary (`regularity.Summary`), its steps
+    #: placed in their files, so that calls into it are followed.
+    regularity: dict = field(default_factory=dict)
     #: Its declarations as importing files name them, by the prefixes they give it
     #: (`imports._Renamed`).
     renamed: dict = field(default_factory=dict, repr=False, compare=False)
@@ -117,6 +120,8 @@ class ImportTable:
     model_infos: dict = field(default_factory=dict)
     #: Every imported fn's `param_reads`, by qualified name.
     param_reads: dict = field(default_factory=dict)
+    #: Every imported fn's and extern fn's regularity summary, by qualified name.
+    regularity: dict = field(default_factory=dict)
     #: Every imported logs record's metrics (`logs_info.LogsInfo`), by qualified name.
     logs_infos: dict = field(default_factory=dict)
     #: Every imported data record's fields (`data_info.DataInfo`), by qualified name.
