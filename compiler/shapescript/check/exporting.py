@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from shapescript.check.algebra.types import UNKNOWN
 from shapescript.check.analyses.padding import complete_facts
-from shapescript.check.analyses.regularity_exports import exported_summaries
+from shapescript.check.analyses.regularity_exports import ExportedSummaries
 from shapescript.check.declarations.module_exports import EXPORTED_KINDS, ModuleExports, devices_of
 from shapescript.records import replace
 
@@ -57,5 +57,5 @@ def exports_of(checked: Checked, scope: ModuleScope) -> ModuleExports:
     exports.padding = complete_facts(checked)
     exports.overloads = {name: dict(found) for name, found in checked.overloads.items()}
     exports.bases = dict(scope.function_bases)
-    exports.regularity = exported_summaries(checked, scope.symbols, table)
+    exports.regularity = ExportedSummaries(checked, scope.symbols, table)
     return exports

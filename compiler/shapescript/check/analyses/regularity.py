@@ -23,7 +23,7 @@ is in `regularity_operations.py`.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from shapescript.check.algebra.syntax_facts import walk
 from shapescript.check.algebra.types import (
@@ -113,13 +113,31 @@ class Summary:
         return tuple(-1 if d is None else d.grade for d in self.results)
 
 
+class Imported:
+    """Other files' summaries by qualified name (`lib.f`, `lib.layers.g`), looked up in
+    each file's exported summaries by its prefix."""
+
+    def __init__(self, by_prefix: Mapping[str, Mapping[str, Summary]] | None = None) -> None:
+        self.by_prefix = by_prefix or {}
+
+    def get(self, name: str) -> Summary | None:
+        prefix, dot, own = name.rpartition(".")
+        if not dot:
+            return None
+        summaries = self.by_prefix.get(prefix)
+        return None if summaries is None else summaries.get(own)
+
+    def __contains__(self, name: str) -> bool:
+        return self.get(name) is not None
+
+
 @record
 class Outside:
     """What a file's functions call besides each other and the library: other files'
     functions and extern fns (by qualified name, their steps in their files), the file's
     own extern fns' classes, and the names `import python` binds."""
 
-    imported: dict[str, Summary] = field(default_factory=dict)
+    imported: Imported = field(default_factory=Imported)
     externs: dict[str, PythonClass] = field(default_factory=dict)
     python_modules: frozenset[str] = frozenset()
 
@@ -136,10 +154,8 @@ def outside_of(items, symbols: dict, table) -> Outside:
         for item in items
         if item.item.__class__ is ast.ExternFnDecl
     }
-    modules = frozenset(
-        name for name, symbol in symbols.items() if symbol.kind == "python_module"
-    )
-    imported = dict(getattr(table, "regularity", None) or {})
+    modules = frozenset(name for name, symbol in symbols.items() if symbol.kind == "python_module")
+    imported = Imported(getattr(table, "regularity", None))
     return Outside(imported, externs, modules)
 
 
@@ -159,7 +175,7 @@ class Regularity:
     summaries: dict[str, Summary] = field(default_factory=dict)
     bases: dict[str, int] = field(default_factory=dict)
     memo: dict = field(default_factory=dict)
-    imported: dict[str, Summary] = field(default_factory=dict)
+    imported: Imported = field(default_factory=Imported)
 
     def summary(self, name: str) -> Summary | None:
         """The summary of a function of the file, or of another file's by qualified name."""
@@ -575,9 +591,7 @@ class _Scan:
         self._assume(self._text(callee), joined)
         return joined
 
-    def _python(
-        self, found: PythonClass, joined: Deps, callee_node, extern: str | None
-    ) -> Deps:
+    def _python(self, found: PythonClass, joined: Deps, callee_node, extern: str | None) -> Deps:
         """`joined` through a Python function of class `found`, called at `callee_node`
         (by the extern fn `extern`, or through `import python`)."""
         if found.grade == SMOOTH or not joined:
@@ -873,10 +887,7 @@ def describe(summary: Summary, line_of: Callable[[Step], int], shown: Sequence[s
     return line
 
 
-
 def analyse_checked(checked, roots: Iterable[str] | None = None) -> Regularity:
     """`analyse` over a checked file, with what it imports and its extern fns."""
     outside = outside_of(checked.items, checked.module_symbols, checked.imports)
-    return analyse(
-        checked.items, checked.models, checked.source.text, roots, outside=outside
-    )
+    return analyse(checked.items, checked.models, checked.source.text, roots, outside=outside)

@@ -5,6 +5,8 @@ can't place steps by the item bases of a file it doesn't hold."""
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Iterator, Mapping
 
 from shapescript.check.analyses.regularity import (
     Dependence,
@@ -21,21 +23,66 @@ from shapescript.syntax import ast
 from shapescript.syntax.source import SourceFile, Span
 
 
-def exported_summaries(checked, symbols: dict, table) -> dict[str, Summary]:
-    """Every fn's and extern fn's summary, by its name in the file, steps placed."""
-    source = checked.source
-    shown = os.path.basename(source.path) or source.path
-    outside = outside_of(checked.items, symbols, table)
-    regularity = run_deep(analyse, checked.items, checked.models, source.text, outside=outside)
-    exported = {
-        name: _placed(summary, regularity, source, shown)
-        for name, summary in regularity.summaries.items()
-    }
-    for item in checked.items:
-        decl = item.item
-        if decl.__class__ is ast.ExternFnDecl and decl.name not in exported:
-            exported[decl.name] = _extern_summary(decl, item.base, source, shown)
-    return exported
+class ExportedSummaries(Mapping):
+    """Every fn's and extern fn's summary, by its name in the file, steps placed: each
+    worked out when an importing file first asks for it (most imported functions are never
+    differentiated through), under a lock, since the language server's checks share the
+    imported files' checks."""
+
+    def __init__(self, checked, symbols: dict, table) -> None:
+        source = checked.source
+        self._source = source
+        self._shown = os.path.basename(source.path) or source.path
+        self._checked = checked
+        self._outside = outside_of(checked.items, symbols, table)
+        self._externs = {
+            item.item.name: item
+            for item in checked.items
+            if item.item.__class__ is ast.ExternFnDecl
+        }
+        self._functions = frozenset(
+            item.item.name
+            for item in checked.items
+            if item.item.__class__ is ast.FnDecl and item.body is not None
+        )
+        self._names = self._functions | frozenset(self._externs)
+        self._known = Regularity()
+        self._placed: dict[str, Summary] = {}
+        self._lock = threading.Lock()
+
+    def __getitem__(self, name: str) -> Summary:
+        if name not in self._names:
+            raise KeyError(name)
+        with self._lock:
+            found = self._placed.get(name)
+            if found is None:
+                found = self._placed[name] = self._work_out(name)
+            return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._names))
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def _work_out(self, name: str) -> Summary:
+        known = self._known
+        if name not in known.summaries:
+            extern = self._externs.get(name)
+            if extern is not None and name not in self._functions:
+                return _extern_summary(extern.item, extern.base, self._source, self._shown)
+            checked = self._checked
+            found = run_deep(
+                analyse,
+                checked.items,
+                checked.models,
+                self._source.text,
+                [name],
+                outside=self._outside,
+            )
+            known.summaries.update(found.summaries)
+            known.bases.update(found.bases)
+        return _placed(known.summaries[name], known, self._source, self._shown)
 
 
 def _placed(summary: Summary, regularity: Regularity, source: SourceFile, shown: str) -> Summary:
@@ -64,9 +111,7 @@ def _placed(summary: Summary, regularity: Regularity, source: SourceFile, shown:
     return Summary(summary.name, summary.params, results, summary.assumed)
 
 
-def _extern_summary(
-    decl: ast.ExternFnDecl, base: int, source: SourceFile, shown: str
-) -> Summary:
+def _extern_summary(decl: ast.ExternFnDecl, base: int, source: SourceFile, shown: str) -> Summary:
     """An extern fn's summary: its class in every parameter, caused by the fn itself."""
     found = extern_class(decl)
     span = Span(decl.name_span.start + base, decl.name_span.end + base)

@@ -22,29 +22,135 @@ from shapescript.check.analyses.regularity_operations import (
 from shapescript.records import record
 from shapescript.syntax import ast
 
-_TORCH_SMOOTH = (
-    "exp exp2 log log2 log10 log1p expm1 sqrt rsqrt sin cos tan sinh cosh tanh asinh atan "
-    "sigmoid erf erfc erfinv special.erf special.erfc special.expit special.log1p "
-    "special.logsumexp special.log_softmax special.softmax special.xlogy square pow matmul "
-    "mm bmm einsum sum mean prod std var logsumexp softmax log_softmax cumsum cumprod cat "
-    "stack add sub mul div reciprocal neg lerp addmm outer linalg.matmul"
-).split()
-_FUNCTIONAL_SMOOTH = (
-    "gelu silu softplus logsigmoid mish tanh sigmoid softmax log_softmax softmin linear "
-    "bilinear layer_norm rms_norm group_norm batch_norm instance_norm conv1d conv2d conv3d "
-    "conv_transpose1d conv_transpose2d avg_pool1d avg_pool2d adaptive_avg_pool2d "
-    "scaled_dot_product_attention cross_entropy nll_loss mse_loss kl_div "
-    "binary_cross_entropy_with_logits cosine_similarity normalize pad"
-).split()
-_TORCH_PIECEWISE = (
-    "relu abs clamp clip maximum minimum fmax fmin amax amin norm linalg.norm "
-    "linalg.vector_norm"
-).split()
-_FUNCTIONAL_PIECEWISE = (
-    "relu relu6 leaky_relu elu selu celu hardtanh hardswish hardsigmoid softshrink "
-    "hardshrink l1_loss smooth_l1_loss huber_loss max_pool1d max_pool2d "
-    "adaptive_max_pool2d"
-).split()
+_TORCH_SMOOTH = [
+    "exp",
+    "exp2",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "expm1",
+    "sqrt",
+    "rsqrt",
+    "sin",
+    "cos",
+    "tan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "atan",
+    "sigmoid",
+    "erf",
+    "erfc",
+    "erfinv",
+    "special.erf",
+    "special.erfc",
+    "special.expit",
+    "special.log1p",
+    "special.logsumexp",
+    "special.log_softmax",
+    "special.softmax",
+    "special.xlogy",
+    "square",
+    "pow",
+    "matmul",
+    "mm",
+    "bmm",
+    "einsum",
+    "sum",
+    "mean",
+    "prod",
+    "std",
+    "var",
+    "logsumexp",
+    "softmax",
+    "log_softmax",
+    "cumsum",
+    "cumprod",
+    "cat",
+    "stack",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "reciprocal",
+    "neg",
+    "lerp",
+    "addmm",
+    "outer",
+    "linalg.matmul",
+]
+_FUNCTIONAL_SMOOTH = [
+    "gelu",
+    "silu",
+    "softplus",
+    "logsigmoid",
+    "mish",
+    "tanh",
+    "sigmoid",
+    "softmax",
+    "log_softmax",
+    "softmin",
+    "linear",
+    "bilinear",
+    "layer_norm",
+    "rms_norm",
+    "group_norm",
+    "batch_norm",
+    "instance_norm",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "adaptive_avg_pool2d",
+    "scaled_dot_product_attention",
+    "cross_entropy",
+    "nll_loss",
+    "mse_loss",
+    "kl_div",
+    "binary_cross_entropy_with_logits",
+    "cosine_similarity",
+    "pad",
+]
+_TORCH_PIECEWISE = [
+    "relu",
+    "abs",
+    "clamp",
+    "clip",
+    "maximum",
+    "minimum",
+    "fmax",
+    "fmin",
+    "amax",
+    "amin",
+    "norm",
+    "linalg.norm",
+    "linalg.vector_norm",
+]
+_FUNCTIONAL_PIECEWISE = [
+    "relu",
+    "relu6",
+    "leaky_relu",
+    "elu",
+    "selu",
+    "celu",
+    "hardtanh",
+    "hardswish",
+    "hardsigmoid",
+    "softshrink",
+    "hardshrink",
+    "l1_loss",
+    "smooth_l1_loss",
+    "huber_loss",
+    "max_pool1d",
+    "max_pool2d",
+    "adaptive_max_pool2d",
+    "normalize",
+]
 
 #: Python functions whose class the checker knows, by dotted name. torch's functions that
 #: give indices as well (`torch.max` with a dim, `torch.sort`, `torch.topk`) aren't here:
@@ -56,7 +162,17 @@ PYTHON_CLASSES: dict[str, int] = {
     **{f"torch.nn.functional.{name}": PIECEWISE for name in _FUNCTIONAL_PIECEWISE},
     **{
         f"torch.{name}": DISCONTINUOUS
-        for name in "argmax argmin argsort round floor ceil trunc sign bucketize".split()
+        for name in [
+            "argmax",
+            "argmin",
+            "argsort",
+            "round",
+            "floor",
+            "ceil",
+            "trunc",
+            "sign",
+            "bucketize",
+        ]
     },
     "torch.nn.functional.one_hot": DISCONTINUOUS,
     # the prelude's stubs into shapescript.rt

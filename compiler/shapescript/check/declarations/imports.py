@@ -374,8 +374,7 @@ def _add_module(
     table.overloads.update(renamed.overloads)
     for name, reads in exports.param_reads.items():
         table.param_reads[f"{prefix}.{name}"] = reads
-    for name, summary in exports.regularity.items():
-        table.regularity[f"{prefix}.{name}"] = summary
+    table.regularity[prefix] = exports.regularity
     if direct:
         table.symbols.update(renamed.symbols)
         scope.symbols.update(renamed.symbols)

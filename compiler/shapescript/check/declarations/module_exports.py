@@ -6,6 +6,7 @@ A file's `ModuleExports` names everything as the file itself does; the importing
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from shapescript.check.algebra.sizes import Poly
@@ -93,8 +94,9 @@ class ModuleExports:
     #: The names its own imports bind -> the prefix its declarations are known by.
     import_prefixes: dict[str, str] = field(default_factory=dict)
     #: Each fn's and extern fn's regularity summary (`regularity.Summary`), its steps
-    #: placed in their files, so that calls into it are followed.
-    regularity: dict = field(default_factory=dict)
+    #: placed in their files, so that calls into it are followed: a mapping that works
+    #: each out when first asked for (`regularity_exports.ExportedSummaries`).
+    regularity: Mapping = field(default_factory=dict)
     #: Its declarations as importing files name them, by the prefixes they give it
     #: (`imports._Renamed`).
     renamed: dict = field(default_factory=dict, repr=False, compare=False)
@@ -120,8 +122,9 @@ class ImportTable:
     model_infos: dict = field(default_factory=dict)
     #: Every imported fn's `param_reads`, by qualified name.
     param_reads: dict = field(default_factory=dict)
-    #: Every imported fn's and extern fn's regularity summary, by qualified name.
-    regularity: dict = field(default_factory=dict)
+    #: Every imported file's regularity summaries (`ModuleExports.regularity`), by the
+    #: file's canonical prefix.
+    regularity: dict[str, Mapping] = field(default_factory=dict)
     #: Every imported logs record's metrics (`logs_info.LogsInfo`), by qualified name.
     logs_infos: dict = field(default_factory=dict)
     #: Every imported data record's fields (`data_info.DataInfo`), by qualified name.
