@@ -116,6 +116,17 @@ def test_a_function_of_the_models_file_found_by_its_model_is_followed(tmp_path):
     checked = check_text(main, str(tmp_path / "main.ss"))
     (error,) = [d for d in checked.diagnostics if d.code == "E3001"]
     assert "line 7 of net.ss" in error.message
+    # `loss(m, x)` named without the file: found next to the model, in net.ss.
+    found_by_model = (
+        "import net\n\n"
+        "fn mine(m: net.Net, x: [b net.D]) -> [] = loss(m, x) + 1.0\n\n"
+        "fn step(m: net.Net, x: [b net.D]) -> Grad[net.Net]:\n"
+        "    l, g = value_and_grad(mine, m, x)\n"
+        "    return g\n"
+    )
+    checked = check_text(found_by_model, str(tmp_path / "main.ss"))
+    (error,) = [d for d in checked.diagnostics if d.code == "E3001"]
+    assert "`argmax` at line 7 of net.ss" in error.message
 
 
 def test_the_hover_of_a_caller_gives_the_imported_functions_class(tmp_path):
