@@ -214,3 +214,15 @@ def test_a_python_call_is_classed_by_the_torch_function_it_names():
     (error,) = [d for d in checked.diagnostics if d.code == "E3001"]
     assert "torch.special.zeta" in error.message
     assert "extern fn" in (error.help or "")
+
+
+def test_a_python_function_held_in_a_name_is_not_assumed_smooth():
+    program = EXTERN.replace("{declaration}", "import python torch").replace(
+        "fn loss(m: Net, x: [b D]) -> [] = mean(f(x @ m.w))",
+        "fn loss(m: Net, x: [b D]) -> []:\n"
+        "    f = torch.special.zeta\n"
+        "    return mean(f(x @ m.w) as [b C])",
+    )
+    checked = check_text(program)
+    (error,) = [d for d in checked.diagnostics if d.code == "E3001"]
+    assert "`f` (a Python function, not known to be smooth)" in error.message

@@ -623,9 +623,9 @@ class _Scan:
                 first.name in self.local_functions or first.name in self.outside.imported
             ):
                 return self.call_named(first.name, node, args[1:], first)
-        if name in self.env:
-            self._assume(name, joined)
-            return joined
+        callee_type = self.types.get(getattr(callee_node, "span", None))
+        if name in self.env or callee_type.__class__ is PythonType:
+            return self._held(name, joined, callee_node)
         if name in self.local_functions:
             summary = self.summary_of(name)
             if summary is None:
@@ -659,6 +659,14 @@ class _Scan:
             return joined
         if self.types.get(getattr(node, "span", None)).__class__ in (LogsType, BatchType):
             return joined  # a record made of its fields
+        self._assume(name, joined)
+        return joined
+
+    def _held(self, name: str, joined: Deps, callee_node) -> Deps:
+        """A call of what a name holds: a Python value is a Python function no one vouched
+        for; a function value is assumed smooth (the analysis doesn't follow which it is)."""
+        if self.types.get(getattr(callee_node, "span", None)).__class__ is PythonType:
+            return self._python(PythonClass(DISCONTINUOUS, f"`{name}`"), joined, callee_node, None)
         self._assume(name, joined)
         return joined
 

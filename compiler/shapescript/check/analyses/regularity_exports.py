@@ -33,7 +33,9 @@ class ExportedSummaries(Mapping):
         source = checked.source
         self._source = source
         self._shown = os.path.basename(source.path) or source.path
-        self._checked = checked
+        # Only what the analysis reads, not the whole check.
+        self._items = checked.items
+        self._models = checked.models
         self._outside = outside_of(checked.items, symbols, table)
         self._externs = {
             item.item.name: item
@@ -71,11 +73,10 @@ class ExportedSummaries(Mapping):
             extern = self._externs.get(name)
             if extern is not None and name not in self._functions:
                 return _extern_summary(extern.item, extern.base, self._source, self._shown)
-            checked = self._checked
             found = run_deep(
                 analyse,
-                checked.items,
-                checked.models,
+                self._items,
+                self._models,
                 self._source.text,
                 [name],
                 outside=self._outside,
