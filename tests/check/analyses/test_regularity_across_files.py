@@ -214,6 +214,8 @@ def test_a_python_call_is_classed_by_the_torch_function_it_names():
     (error,) = [d for d in checked.diagnostics if d.code == "E3001"]
     assert "torch.special.zeta" in error.message
     assert "extern fn" in (error.help or "")
+    piped = program.replace("mean(f(x @ m.w))", "mean((x @ m.w |> torch.special.zeta) as [b C])")
+    assert [d.code for d in check_text(piped).diagnostics] == ["E3001"]
 
 
 def test_a_python_function_held_in_a_name_is_not_assumed_smooth():

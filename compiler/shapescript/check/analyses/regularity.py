@@ -491,7 +491,9 @@ class _Scan:
             elif kind is ast.Lambda:
                 deps = self.apply_lambda(stage, deps)
             elif kind is ast.Member and (
-                stage.span in self.function.qualified or self._dotted(stage) is not None
+                stage.span in self.function.qualified
+                or self._dotted(stage) is not None
+                or self.types.get(stage.target.span).__class__ is PythonType
             ):
                 deps = self.call_member(stage, stage, [(None, deps)])
             elif kind is ast.ToStage:
