@@ -621,9 +621,7 @@ class _Scan:
                 qualified = self.function.qualified.get(first.span)
                 if qualified is not None:
                     return self.call_named(qualified, node, args[1:], first)
-            if first.__class__ is ast.Name and (
-                first.name in self.local_functions or first.name in self.outside.imported
-            ):
+            if first.__class__ is ast.Name and first.name in self.local_functions:
                 return self.call_named(first.name, node, args[1:], first)
         callee_type = self.types.get(getattr(callee_node, "span", None))
         if name in self.env or callee_type.__class__ is PythonType:
