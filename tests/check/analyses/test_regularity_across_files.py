@@ -9,9 +9,17 @@ import re
 from pathlib import Path
 
 from shapescript.check.analyses.regularity import analyse_checked
-from shapescript.check.analyses.regularity_operations import DISCONTINUOUS, PIECEWISE, SMOOTH
+from shapescript.check.analyses.regularity_externs import PYTHON_CLASSES
+from shapescript.check.analyses.regularity_operations import (
+    DISCONTINUOUS,
+    DISCONTINUOUS_OPERATIONS,
+    PIECEWISE,
+    PIECEWISE_OPERATIONS,
+    SMOOTH,
+)
 from shapescript.check.checker import check_source, check_text
 from shapescript.check.declarations.import_session import clear_cache
+from shapescript.check.declarations.prelude import load_prelude
 from shapescript.syntax.source import SourceFile
 from shapescript_lsp.features.regularity_hover import regularity_line
 
@@ -228,3 +236,16 @@ def test_a_python_function_held_in_a_name_is_not_assumed_smooth():
     checked = check_text(program)
     (error,) = [d for d in checked.diagnostics if d.code == "E3001"]
     assert "`f` (a Python function, not known to be smooth)" in error.message
+
+
+def test_the_preludes_python_functions_have_the_class_of_their_stubs():
+    for name, signature in load_prelude().signatures.items():
+        python = signature.decl.python_path.value
+        expected = (
+            PIECEWISE
+            if name in PIECEWISE_OPERATIONS
+            else DISCONTINUOUS
+            if name in DISCONTINUOUS_OPERATIONS
+            else SMOOTH
+        )
+        assert PYTHON_CLASSES.get(python) == expected, (name, python)

@@ -115,6 +115,7 @@ _FUNCTIONAL_SMOOTH = [
     "binary_cross_entropy_with_logits",
     "cosine_similarity",
     "pad",
+    "embedding",
 ]
 _TORCH_PIECEWISE = [
     "relu",
@@ -180,7 +181,6 @@ PYTHON_CLASSES: dict[str, int] = {
     "shapescript.rt.rms_norm": SMOOTH,
     "shapescript.rt.batch_norm": SMOOTH,
     "shapescript.rt.dropout": SMOOTH,
-    "shapescript.rt.max_pool2d": PIECEWISE,
     "math.exp": SMOOTH,
     "math.log": SMOOTH,
     "math.sqrt": SMOOTH,
