@@ -208,9 +208,27 @@ class Interpreter:
         return self.ar.scalar(float("inf"))
 
     def eval_Cast(self, node: ast.Cast) -> Any:
+        if node.kind == "to":
+            return self.convert(node, node.type, self.eval(node.operand))
         if node.kind != "as":
             raise Unsupported(f"`{node.kind}`", self.line(node))
         return self.eval(node.operand)
+
+    def convert(self, node: Any, written: ast.TypeExpr, value: Any) -> Any:
+        """`value to T` for a dtype T: rounded to the dtype as torch rounds."""
+        if written.words:
+            raise Unsupported("`to` a domain", self.line(node))
+        span = Span(node.span.start + self.frame.base, node.span.end + self.frame.base)
+        type_ = self.checked.type_of(span)
+        dtype = type_.resolved_dtype if isinstance(type_, TensorType) else written.dtype
+        if dtype is None:
+            return value
+        if isinstance(value, np.ndarray):
+            return self.apply(f"to {dtype}", node, lambda ar, v: ar.convert(v, dtype), value)
+        array = np.asarray(value) if isinstance(value, bool | int) else self.ar.array(0.0)
+        if not isinstance(value, bool | int):
+            array[()] = value
+        return self.apply(f"to {dtype}", node, lambda ar, v: ar.convert(v, dtype), array)[()]
 
     def eval_Member(self, node: ast.Member) -> Any:
         target = self.eval(node.target)
@@ -316,7 +334,7 @@ class Interpreter:
             elif isinstance(stage, ast.Name):
                 value = self.call_named(stage.name, stage, [value], {}, [])
             elif isinstance(stage, ast.ToStage):
-                raise Unsupported("`to`", self.line(stage))
+                value = self.convert(stage, stage.type, value)
             else:
                 raise Unsupported("this pipe stage", self.line(stage))
         return value

@@ -30,6 +30,13 @@ class ModelValue:
 
 
 @dataclass
+class ModeValue:
+    """`Eval()` (seed None) or `Train(seed=s)` written in the body."""
+
+    seed: int | None = None
+
+
+@dataclass
 class Worst:
     """The largest relative and absolute error of one array against the exact one."""
 
