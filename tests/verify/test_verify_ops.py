@@ -117,3 +117,26 @@ def test_dropout_under_train_is_refused_with_the_reason(ops):
 
 def test_a_convolution_agrees_with_the_exact_run(ops):
     assert _f32(ops, "convolved").largest_relative("f32") <= 1e-5
+
+
+ASSERTS = """dim D = 12
+
+fn heads(x: [b D], w: [h]) -> [b D]:
+    assert D % h == 0 and h <= D
+    return x * 2.0
+
+fn too_long(x: [b D]) -> [b D]:
+    assert b > 100
+    return x
+"""
+
+
+def test_a_function_with_asserts_runs_exactly_when_they_hold(tmp_path):
+    path = tmp_path / "asserts.ss"
+    path.write_text(ASSERTS, encoding="utf-8")
+    # The drawn sizes don't look at asserts: D made small (6) and h (5) break it.
+    with pytest.raises(VerifyError, match=r"line 4: `assert D % h == 0 and h <= D` fails"):
+        _f32(path, "heads")
+    assert _f32(path, "heads", dims={"D": 60}).largest_relative("f32") == 0.0
+    with pytest.raises(VerifyError, match=r"line 8: `assert b > 100` fails for the drawn"):
+        _f32(path, "too_long")

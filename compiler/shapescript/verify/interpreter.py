@@ -19,7 +19,7 @@ from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript.verify import patterns
 from shapescript.verify.arith import Exact, Float32
-from shapescript.verify.values import ModelValue, Unsupported, Worst, compare
+from shapescript.verify.values import AssertFailed, ModelValue, Unsupported, Worst, compare
 
 Op = Callable[..., Any]
 FLOAT32 = Float32()
@@ -136,6 +136,13 @@ class Interpreter:
             return
         if isinstance(statement, ast.ExprStmt):
             self.eval(statement.expr)
+            return
+        if isinstance(statement, ast.Assert):
+            if not bool(self.eval(statement.condition)):
+                span = statement.condition.span
+                start = self.frame.base + span.start
+                text = self.checked.source.text[start : self.frame.base + span.end]
+                raise AssertFailed(text, self.line(statement))
             return
         raise Unsupported(f"the statement `{type(statement).__name__}`", self.line(statement))
 
@@ -258,6 +265,7 @@ class Interpreter:
             "*": lambda ar, a, b: a * b,
             "/": lambda ar, a, b: a / b,
             "**": lambda ar, a, b: a**b,
+            "%": lambda ar, a, b: a % b,
         }
         comparisons: dict[str, Op] = {
             "<": np.less,
@@ -268,6 +276,8 @@ class Interpreter:
             "!=": np.not_equal,
             "&&": np.logical_and,
             "||": np.logical_or,
+            "and": np.logical_and,
+            "or": np.logical_or,
         }
         if node.op in comparisons:
             result = comparisons[node.op](left, right)
