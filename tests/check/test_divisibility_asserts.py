@@ -135,3 +135,15 @@ def test_the_formatter_spaces_percent_as_the_other_binary_operators() -> None:
 
     text = "fn f(x: [n], w: [h]) -> [n]:\n    assert n%h == 0\n    return x\n"
     assert format_text(text) == text.replace("n%h", "n % h")
+
+
+def test_an_assert_starting_with_parentheses_is_shown_as_written() -> None:
+    text = """\
+fn f(x: [n], w: [h]) -> [n]:
+    assert (n + 1) % h == 0
+    return x
+"""
+    assert _verdicts(text) == [(RUNTIME, "`(n + 1) % h == 0` depends on the values")]
+    module = compile_ss("devices cpu\n" + text, "parens.ss")
+    with pytest.raises(ShapeError, match=r"`assert \(n \+ 1\) % h == 0` failed for n = 2, h = 2"):
+        module.f(torch.ones(2), torch.ones(2))

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from shapescript.check.algebra.assertions import written_text
 from shapescript.check.algebra.types import TensorType
 from shapescript.check.program import Checked
 from shapescript.syntax import ast
@@ -140,8 +141,8 @@ class Interpreter:
         if isinstance(statement, ast.Assert):
             if not bool(self.eval(statement.condition)):
                 span = statement.condition.span
-                start = self.frame.base + span.start
-                text = self.checked.source.text[start : self.frame.base + span.end]
+                base = self.frame.base
+                text = written_text(self.checked.source.text, base + span.start, base + span.end)
                 raise AssertFailed(text, self.line(statement))
             return
         raise Unsupported(f"the statement `{type(statement).__name__}`", self.line(statement))

@@ -220,6 +220,35 @@ def example(relation: Relation, dims: Mapping[str, Poly]) -> dict[str, int]:
     return {name: 1 if _is_free(name) else 0 for name in names}
 
 
+def written_text(text: str, start: int, end: int) -> str:
+    """The source of an assert's part from `start` to `end`, widened to the parentheses it
+    opens or closes: a part's span starts inside `(n + 1) % h` when it is written first."""
+    while _lowest_depth(text, start, end) < 0:
+        opening = text.rfind("(", 0, start)
+        if opening < 0:
+            break
+        start = opening
+    while text.count("(", start, end) > text.count(")", start, end):
+        closing = text.find(")", end)
+        if closing < 0:
+            break
+        end = closing + 1
+    return text[start:end]
+
+
+def _lowest_depth(text: str, start: int, end: int) -> int:
+    """The least nesting of parentheses reached from `start` to `end` (below 0: a `)`
+    closes one opened before `start`)."""
+    depth = lowest = 0
+    for character in text[start:end]:
+        if character == "(":
+            depth += 1
+        elif character == ")":
+            depth -= 1
+            lowest = min(lowest, depth)
+    return lowest
+
+
 def evaluated(relation: Relation, values: Mapping[str, int], dims: Mapping[str, Poly]) -> str:
     """`33 <= 32`: the relation with dims and `values` put in."""
     constants = {name: Poly.const(value) for name, value in values.items()}

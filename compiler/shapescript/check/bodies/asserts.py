@@ -27,6 +27,7 @@ from shapescript.check.algebra.assertions import (
     evaluated,
     example,
     facts_of,
+    written_text,
 )
 from shapescript.check.algebra.sizes import Poly, format_size
 from shapescript.check.algebra.types import HostType, PythonType, Type, UnknownType, format_type
@@ -122,7 +123,7 @@ def check_assert(checker: BodyContext, stmt: ast.Assert) -> None:
     for part in conjuncts(stmt.condition):
         relation = relation_in_body(checker, part)
         if relation is None:
-            undecided.append(checker.text_of(part.span))
+            undecided.append(_part_text(checker, part.span))
             continue
         verdict = decide(relation, dims, checker.size_facts, checker.divisibility_facts)
         if verdict == REFUTED:
@@ -138,7 +139,7 @@ def check_assert(checker: BodyContext, stmt: ast.Assert) -> None:
             checker.facts.asserts[stmt.span] = Verdict(REFUTED, detail)
             return
         if verdict == RUNTIME:
-            undecided.append(checker.text_of(part.span))
+            undecided.append(_part_text(checker, part.span))
         checker.size_facts.extend(facts_of(relation, dims))
         if relation.op == DIVIDES:
             checker.divisibility_facts.append(relation)
@@ -148,6 +149,11 @@ def check_assert(checker: BodyContext, stmt: ast.Assert) -> None:
         checker.facts.asserts[stmt.span] = Verdict(RUNTIME, f"{shown} {verb} on the values")
     else:
         checker.facts.asserts[stmt.span] = Verdict(PROVED)
+
+
+def _part_text(checker: BodyContext, span: Span) -> str:
+    base = checker.base
+    return written_text(checker.source_text, base + span.start, base + span.end)
 
 
 def _counterexample(relation: Relation, dims) -> str:
