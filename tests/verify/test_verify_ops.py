@@ -84,6 +84,7 @@ def test_conversion_to_an_integer_truncates_toward_zero():
     exact = Exact(30)
     got = exact.convert(exact.array(np.array([2.7, -2.7, -0.5, 3.0])), "i32")
     assert got.tolist() == [2, -2, 0, 3]
+    assert exact.convert(exact.array(np.array([300.5, 1e30])), "u8").tolist()[0] == 44
 
 
 def test_cumsum_agrees_with_the_exact_run(ops):

@@ -84,8 +84,9 @@ class Exact(Arithmetic):
         if dtype in INT_TYPES:
             if data.dtype != object:
                 return data.astype(INT_TYPES[dtype]).astype(np.int64)
-            whole = [self._toward_zero(item) for item in data.reshape(-1)]
-            wrapped = np.array(whole, dtype=object).astype(np.int64).astype(INT_TYPES[dtype])
+            # Out of i64's range torch's result is undefined; wrapping keeps the run going.
+            whole = [(self._toward_zero(item) + 2**63) % 2**64 - 2**63 for item in data.reshape(-1)]
+            wrapped = np.array(whole, dtype=np.int64).astype(INT_TYPES[dtype])
             return wrapped.astype(np.int64).reshape(data.shape)
         bits, lowest, highest = FLOAT_FORMATS[dtype]
         out = np.empty(data.shape, dtype=object)
