@@ -26,7 +26,7 @@ from tests.syntax.test_properties import FRAGMENTS, PROGRAMS, edited_program, ti
 _MATCH_RE = re.compile(
     r"[ \t\f\r]*(?:"
     r"(?P<name>[^\W\d]\w*)"
-    r"|(?P<op>\.\.\.|\|>|->|=>|\.\.|==|!=|<=|>=|[-+*/@!<>=(),:.\[\]])"
+    r"|(?P<op>\.\.\.|\|>|->|=>|\.\.|==|!=|<=|>=|[-+*/%@!<>=(),:.\[\]])"
     r"|(?P<nl>\n)"
     r"|(?P<float>\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)"
     r"|(?P<grouped>\d+[^\W\d]\w*)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shapescript.check.algebra.assertions import PROVED
+from shapescript.check.algebra.assertions import PROVED, written_text
 from shapescript.check.algebra.types import HostType
 from shapescript.codegen.casts import site_constant
 from shapescript.syntax import ast
@@ -45,7 +45,7 @@ def emit_assert(gen: FunctionGenerator, stmt: ast.Assert, indent: int) -> None:
     names = _named_values(gen, stmt.condition)
     values = ", ".join(f"{name.name!r}: {gen.expr(name)}" for name in names)
     span = stmt.condition.span
-    text = gen.context.source.text[gen.base + span.start : gen.base + span.end]
+    text = written_text(gen.context.source.text, gen.base + span.start, gen.base + span.end)
     fail = "_ss_assert_failed" if gen.context.standalone else "_ss_rt.assert_failed"
     gen.out.add(indent, f"if {guard}:", origin)
     gen.out.add(indent + 1, f"{fail}({text!r}, {{{values}}}, {site})", origin)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from shapescript.syntax.tokens import FLOAT, GROUPED_SIZE, INT, NAME, STRING, UNKNOWN_SIZE, Token
 
 #: Operators written with a space on each side outside square brackets.
-BINARY = frozenset({"+", "-", "*", "/", "@", "==", "!=", "<", "<=", ">", ">="})
+BINARY = frozenset({"+", "-", "*", "/", "%", "@", "==", "!=", "<", "<=", ">", ">="})
 #: Arrows and the pipe: always a space on each side.
 ARROWS = frozenset({"|>", "->", "=>"})
 _OPERAND_ENDS = frozenset({NAME, INT, FLOAT, STRING, UNKNOWN_SIZE, GROUPED_SIZE})

@@ -53,7 +53,7 @@ _OTHER_TOKENS = (
     ("bad", r"[^\s]"),
 )
 _NAME_TOKEN = r"[^\W\d]\w*"
-_OPERATOR_TOKEN = r"\.\.\.|\|>|->|=>|\.\.|==|!=|<=|>=|[-+*/@!<>=(),:.\[\]]"
+_OPERATOR_TOKEN = r"\.\.\.|\|>|->|=>|\.\.|==|!=|<=|>=|[-+*/%@!<>=(),:.\[\]]"
 #: One token of any kind at a known position (no whitespace before it), by group.
 _TOKEN_RE = re.compile(
     rf"(?P<name>{_NAME_TOKEN})|(?P<op>{_OPERATOR_TOKEN})|(?P<nl>\n)|"

@@ -53,6 +53,7 @@ _BINARY_PRECEDENCE = {
     "-": 4,
     "*": 5,
     "/": 5,
+    "%": 5,
     "@": 5,
 }
 _COMPARISON_PRECEDENCE = 3
@@ -458,6 +459,8 @@ class _Parser:
         self.quiet_regions: list[Span] = []
         self.in_function = False
         self.nesting = 0
+        #: Whether an assert's condition is being parsed, the one place `%` may appear.
+        self.in_assert = False
 
     # ------------------------------------------------------------ token helpers
 
@@ -1259,7 +1262,11 @@ class _Parser:
 
     def parse_assert(self) -> ast.Assert:
         keyword = self.advance()
-        condition = self.parse_expr()
+        self.in_assert = True
+        try:
+            condition = self.parse_expr()
+        finally:
+            self.in_assert = False
         end = self.previous_end()
         self.expect_line_end()
         return nodes.Assert(condition, _new_span(Span, (keyword.start, end)), keyword.span)
@@ -1483,6 +1490,14 @@ class _Parser:
             if precedence is None or precedence < min_precedence:
                 return left
             self.pos += 1
+            if op_token.kind == "%" and not self.in_assert:
+                self.report(
+                    "E0101",
+                    "`%` is allowed only in an assert, to test divisibility",
+                    op_token.span,
+                    "not in an assert",
+                    help="state that a size divides another as `assert D % h == 0`",
+                )
             if precedence == _COMPARISON_PRECEDENCE:
                 if compared:
                     self.report(

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from shapescript.verify.values import Unsupported
+from shapescript.verify.values import ModeValue, Unsupported
 
 if TYPE_CHECKING:
     from shapescript.verify.interpreter import Interpreter
@@ -238,6 +238,65 @@ def _attention(
     return interp.apply("scaled_dot_product_attention", node, compute, q, k, v, scale)
 
 
+def _running(kind: str) -> Builtin:
+    """cumsum, sort (values) and argsort (positions, ties in their order) along `over`."""
+
+    def run(interp: Interpreter, node: Any, pos: list[Any], kw: dict[str, Any], pats: Any) -> Any:
+        x = pos[0]
+        axis = _along(interp, node, x, kw.get("over"))
+
+        def compute(ar: Any, value: np.ndarray) -> np.ndarray:
+            if kind == "cumsum":
+                return np.cumsum(value, axis=axis)
+            if kind == "sort":
+                return np.sort(value, axis=axis, kind="stable")
+            return np.argsort(value, axis=axis, kind="stable").astype(np.int64)
+
+        return interp.apply(kind, node, compute, x)
+
+    return run
+
+
+def _mode(seed: bool) -> Builtin:
+    def run(interp: Interpreter, node: Any, pos: list[Any], kw: dict[str, Any], pats: Any) -> Any:
+        return ModeValue(int(kw.get("seed", pos[0] if pos else 0)) if seed else None)
+
+    return run
+
+
+def _dropout(interp: Interpreter, node: Any, pos: list[Any], kw: dict[str, Any], pats: Any) -> Any:
+    """dropout under Eval: its input unchanged. Under Train its masks are random draws,
+    which have no exact value, so the run stops there."""
+    values = dict(zip(("x", "p", "mode"), pos, strict=False)) | kw
+    if getattr(values.get("mode"), "seed", None) is not None:
+        raise Unsupported(
+            "`dropout` under `Train` (its random masks have no exact value: verify the "
+            "function with the mode `Eval()`, where dropout passes its input through)",
+            interp.line(node),
+        )
+    return interp.apply("dropout", node, lambda ar, v: v, values["x"])
+
+
+def _conv2d(interp: Interpreter, node: Any, pos: list[Any], kw: dict[str, Any], pats: Any) -> Any:
+    """conv2d as the exact sum, over input channels and the kernel's window, of each output."""
+    names = ("input", "weight", "bias", "stride", "padding")
+    values = dict(zip(names, pos, strict=False)) | kw
+    stride, padding = int(values.get("stride", 1)), int(values.get("padding", 0))
+
+    def compute(ar: Any, x: np.ndarray, w: np.ndarray, bias: Any) -> np.ndarray:
+        zero = ar.scalar(0.0)
+        edges = ((0, 0), (0, 0), (padding, padding), (padding, padding))
+        padded = np.pad(x, edges, constant_values=zero) if padding else x
+        windows = np.lib.stride_tricks.sliding_window_view(padded, w.shape[2:], axis=(2, 3))
+        windows = windows[:, :, ::stride, ::stride]
+        out = np.einsum("bchwij,ocij->bohw", windows, w)
+        return out + bias[None, :, None, None] if bias is not None else out
+
+    return interp.apply(
+        "conv2d", node, compute, values["input"], values["weight"], values.get("bias")
+    )
+
+
 def _pattern(kind: str) -> Builtin:
     def run(interp: Interpreter, node: Any, pos: list[Any], kw: dict[str, Any], pats: Any) -> Any:
         if len(pats) != 1:
@@ -263,6 +322,11 @@ BUILTINS: dict[str, Builtin] = {
     "embedding": _embedding,
     "masked_fill": _masked_fill,
     "scaled_dot_product_attention": _attention,
+    **{name: _running(name) for name in ("cumsum", "sort", "argsort")},
+    "Eval": _mode(seed=False),
+    "Train": _mode(seed=True),
+    "dropout": _dropout,
+    "conv2d": _conv2d,
     "rearrange": _pattern("rearrange"),
     "split": _pattern("split"),
     "einsum": _pattern("einsum"),

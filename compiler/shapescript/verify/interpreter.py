@@ -13,13 +13,14 @@ from typing import Any
 
 import numpy as np
 
+from shapescript.check.algebra.assertions import written_text
 from shapescript.check.algebra.types import TensorType
 from shapescript.check.program import Checked
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 from shapescript.verify import patterns
 from shapescript.verify.arith import Exact, Float32
-from shapescript.verify.values import ModelValue, Unsupported, Worst, compare
+from shapescript.verify.values import AssertFailed, ModelValue, Unsupported, Worst, compare
 
 Op = Callable[..., Any]
 FLOAT32 = Float32()
@@ -137,6 +138,13 @@ class Interpreter:
         if isinstance(statement, ast.ExprStmt):
             self.eval(statement.expr)
             return
+        if isinstance(statement, ast.Assert):
+            if not bool(self.eval(statement.condition)):
+                span = statement.condition.span
+                base = self.frame.base
+                text = written_text(self.checked.source.text, base + span.start, base + span.end)
+                raise AssertFailed(text, self.line(statement))
+            return
         raise Unsupported(f"the statement `{type(statement).__name__}`", self.line(statement))
 
     # -- expressions ---------------------------------------------------------------
@@ -208,9 +216,27 @@ class Interpreter:
         return self.ar.scalar(float("inf"))
 
     def eval_Cast(self, node: ast.Cast) -> Any:
+        if node.kind == "to":
+            return self.convert(node, node.type, self.eval(node.operand))
         if node.kind != "as":
             raise Unsupported(f"`{node.kind}`", self.line(node))
         return self.eval(node.operand)
+
+    def convert(self, node: Any, written: ast.TypeExpr, value: Any) -> Any:
+        """`value to T` for a dtype T: rounded to the dtype as torch rounds."""
+        if written.words:
+            raise Unsupported("`to` a domain", self.line(node))
+        span = Span(node.span.start + self.frame.base, node.span.end + self.frame.base)
+        type_ = self.checked.type_of(span)
+        dtype = type_.resolved_dtype if isinstance(type_, TensorType) else written.dtype
+        if dtype is None:
+            return value
+        if isinstance(value, np.ndarray):
+            return self.apply(f"to {dtype}", node, lambda ar, v: ar.convert(v, dtype), value)
+        array = np.asarray(value) if isinstance(value, bool | int) else self.ar.array(0.0)
+        if not isinstance(value, bool | int):
+            array[()] = value
+        return self.apply(f"to {dtype}", node, lambda ar, v: ar.convert(v, dtype), array)[()]
 
     def eval_Member(self, node: ast.Member) -> Any:
         target = self.eval(node.target)
@@ -240,6 +266,7 @@ class Interpreter:
             "*": lambda ar, a, b: a * b,
             "/": lambda ar, a, b: a / b,
             "**": lambda ar, a, b: a**b,
+            "%": lambda ar, a, b: a % b,
         }
         comparisons: dict[str, Op] = {
             "<": np.less,
@@ -250,6 +277,8 @@ class Interpreter:
             "!=": np.not_equal,
             "&&": np.logical_and,
             "||": np.logical_or,
+            "and": np.logical_and,
+            "or": np.logical_or,
         }
         if node.op in comparisons:
             result = comparisons[node.op](left, right)
@@ -316,7 +345,7 @@ class Interpreter:
             elif isinstance(stage, ast.Name):
                 value = self.call_named(stage.name, stage, [value], {}, [])
             elif isinstance(stage, ast.ToStage):
-                raise Unsupported("`to`", self.line(stage))
+                value = self.convert(stage, stage.type, value)
             else:
                 raise Unsupported("this pipe stage", self.line(stage))
         return value

@@ -49,6 +49,15 @@ class Report:
         ]
         return max(chosen, default=0.0)
 
+    def largest_absolute(self, dtype: str | None = None, inputs: str | None = None) -> float:
+        """The largest absolute error over the rows of a dtype and input set (all: None)."""
+        chosen = [
+            row.worst.absolute
+            for row in self.rows
+            if (dtype is None or row.dtype == dtype) and (inputs is None or row.inputs == inputs)
+        ]
+        return max(chosen, default=0.0)
+
     @property
     def passed(self) -> bool:
         return self.tolerance is None or self.largest_relative() <= self.tolerance

@@ -14,7 +14,7 @@ from shapescript.syntax.source import SourceFile
 from shapescript.verify.arith import Exact
 from shapescript.verify.interpreter import Interpreter
 from shapescript.verify.report import Blame, Report, Row
-from shapescript.verify.values import ModelValue, Unsupported, compare
+from shapescript.verify.values import AssertFailed, ModelValue, Unsupported, compare
 
 DTYPES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "f64": "float64"}
 #: The input sets: the drawn values as they are, scaled up (exp overflows), and shifted
@@ -108,7 +108,7 @@ def _fill(report: Report, checked: Any, built: Example, dtypes: Any, inputs: Any
         exact_args = [_exact_value(exact_arithmetic, torch, value) for value in arguments]
         try:
             exact = interpreter.call(built.function, exact_args)
-        except Unsupported as exc:
+        except (Unsupported, AssertFailed) as exc:
             raise VerifyError(str(exc)) from exc
         outputs = _outputs(exact)
         for dtype in dtypes:

@@ -21,12 +21,30 @@ class Unsupported(Exception):
         self.line = line
 
 
+class AssertFailed(Exception):
+    """An `assert` of the function that the drawn inputs break: nothing to compare."""
+
+    def __init__(self, text: str, line: int) -> None:
+        super().__init__(
+            f"line {line}: `assert {text}` fails for the drawn inputs: give sizes for which "
+            "it holds (--dims)"
+        )
+        self.line = line
+
+
 @dataclass
 class ModelValue:
     """A model's params (and nested models) by name."""
 
     name: str
     fields: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ModeValue:
+    """`Eval()` (seed None) or `Train(seed=s)` written in the body."""
+
+    seed: int | None = None
 
 
 @dataclass

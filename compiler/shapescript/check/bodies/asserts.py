@@ -4,7 +4,8 @@ In the body, each comparison of the condition whose sides are sizes (ints whose 
 the checker knows) is decided by `algebra.assertions`: proved ones vanish from the
 compiled code, one that fails for every value is E3501, and the rest are checked at run
 time. A relation that holds once proved or asserted is a fact the later statements of
-the same block use (`size_facts`: a slice `x[0:n]` of a `[T D]` after `assert n <= T`).
+the same block use (`size_facts`: a slice `x[0:n]` of a `[T D]` after `assert n <= T`;
+`divisibility_facts`: `assert n % h == 0` proves a later `(3*n) % h == 0`).
 At a call the callee's asserts over its generic sizes are decided again with the sizes
 the call gives them, and one that then fails is E3501 at the call.
 """
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from shapescript.check.algebra.assertions import (
+    DIVIDES,
     PROVED,
     REFUTED,
     RUNTIME,
@@ -25,6 +27,7 @@ from shapescript.check.algebra.assertions import (
     evaluated,
     example,
     facts_of,
+    written_text,
 )
 from shapescript.check.algebra.sizes import Poly, format_size
 from shapescript.check.algebra.types import HostType, PythonType, Type, UnknownType, format_type
@@ -59,15 +62,43 @@ def _size_of(type_: Type | None) -> Poly | None:
     return None
 
 
-def relation_in_body(checker: BodyContext, part: ast.Expr) -> Relation | None:
-    """A comparison of two ints whose sizes the checker knows, as a relation."""
-    if not isinstance(part, ast.Binary) or part.op not in SWAPPED:
+def divisibility_operands(part: ast.Expr) -> tuple[ast.Expr, ast.Expr] | None:
+    """`a` and `b` of `a % b == 0` (or `0 == a % b`), else None."""
+    if not isinstance(part, ast.Binary) or part.op != "==":
         return None
-    left = _size_of(checker.facts.types.get(part.left.span))
-    right = _size_of(checker.facts.types.get(part.right.span))
+    for remainder, zero in ((part.left, part.right), (part.right, part.left)):
+        if (
+            isinstance(zero, ast.IntLit)
+            and zero.value == 0
+            and isinstance(remainder, ast.Binary)
+            and remainder.op == DIVIDES
+        ):
+            return remainder.left, remainder.right
+    return None
+
+
+def _written_relation(
+    part: ast.Expr, size_of: Callable[[ast.Expr], Poly | None]
+) -> Relation | None:
+    """A comparison or divisibility of two sizes (as `size_of` reads them), as a relation."""
+    operands = divisibility_operands(part)
+    if operands is not None:
+        op, left_node, right_node = DIVIDES, operands[0], operands[1]
+    elif isinstance(part, ast.Binary) and part.op in SWAPPED:
+        op, left_node, right_node = part.op, part.left, part.right
+    else:
+        return None
+    left = size_of(left_node)
+    right = size_of(right_node)
     if left is None or right is None:
         return None
-    return Relation(part.op, left, right)
+    return Relation(op, left, right)
+
+
+def relation_in_body(checker: BodyContext, part: ast.Expr) -> Relation | None:
+    """A comparison (or divisibility) of two ints whose sizes the checker knows."""
+    types = checker.facts.types
+    return _written_relation(part, lambda node: _size_of(types.get(node.span)))
 
 
 def check_assert(checker: BodyContext, stmt: ast.Assert) -> None:
@@ -92,9 +123,9 @@ def check_assert(checker: BodyContext, stmt: ast.Assert) -> None:
     for part in conjuncts(stmt.condition):
         relation = relation_in_body(checker, part)
         if relation is None:
-            undecided.append(checker.text_of(part.span))
+            undecided.append(_part_text(checker, part.span))
             continue
-        verdict = decide(relation, dims, checker.size_facts)
+        verdict = decide(relation, dims, checker.size_facts, checker.divisibility_facts)
         if verdict == REFUTED:
             detail = _counterexample(relation, dims)
             checker.reporter.report(
@@ -108,14 +139,21 @@ def check_assert(checker: BodyContext, stmt: ast.Assert) -> None:
             checker.facts.asserts[stmt.span] = Verdict(REFUTED, detail)
             return
         if verdict == RUNTIME:
-            undecided.append(checker.text_of(part.span))
+            undecided.append(_part_text(checker, part.span))
         checker.size_facts.extend(facts_of(relation, dims))
+        if relation.op == DIVIDES:
+            checker.divisibility_facts.append(relation)
     if undecided:
         shown = ", ".join(f"`{text}`" for text in undecided)
         verb = "depends" if len(undecided) == 1 else "depend"
         checker.facts.asserts[stmt.span] = Verdict(RUNTIME, f"{shown} {verb} on the values")
     else:
         checker.facts.asserts[stmt.span] = Verdict(PROVED)
+
+
+def _part_text(checker: BodyContext, span: Span) -> str:
+    base = checker.base
+    return written_text(checker.source_text, base + span.start, base + span.end)
 
 
 def _counterexample(relation: Relation, dims) -> str:
@@ -133,18 +171,18 @@ def _counterexample(relation: Relation, dims) -> str:
 def check_top_level(stmt: ast.Assert, dims: dict[str, Poly], reporter: Reporter) -> Verdict:
     """A top-level assert compares dims, whose values are known: proved or E3501.
     Anything but a comparison of sizes over dims is E3502."""
+    names = set(dims)
+
+    def size_of(node: ast.Expr) -> Poly | None:
+        return _size_expr(node, names)
+
     for part in conjuncts(stmt.condition):
-        relation = None
-        if isinstance(part, ast.Binary) and part.op in SWAPPED:
-            left = _size_expr(part.left, set(dims))
-            right = _size_expr(part.right, set(dims))
-            if left is not None and right is not None:
-                relation = Relation(part.op, left, right)
+        relation = _written_relation(part, size_of)
         if relation is None:
             reporter.report(
                 "E3502",
                 "a top-level assert compares dims: sizes made of dims and integers with "
-                "+, - and *, joined by `and`",
+                "+, - and *, by a comparison or as `a % b == 0`, joined by `and`",
                 part.span,
                 "not a comparison of dims",
                 help="move an assert about values into the function that has them",
@@ -223,17 +261,12 @@ def signature_relations(
         if not isinstance(stmt, ast.Assert):
             continue
         for part in conjuncts(stmt.condition):
-            if not isinstance(part, ast.Binary) or part.op not in SWAPPED:
+            relation = _written_relation(part, lambda node: _size_expr(node, names))
+            if relation is None:
                 continue
-            left = _size_expr(part.left, names)
-            right = _size_expr(part.right, names)
-            if left is None or right is None:
+            if not (relation.left.symbols() | relation.right.symbols()) & set(signature.generics):
                 continue
-            if not (left.symbols() | right.symbols()) & set(signature.generics):
-                continue
-            found.append(
-                (Relation(part.op, left, right), stmt, str(Relation(part.op, left, right)))
-            )
+            found.append((relation, stmt, str(relation)))
     return found
 
 
@@ -269,7 +302,7 @@ def check_call(
     dims = checker.scope.dim_values
     for relation, stmt, text in _relations_memo(checker, signature):
         given = relation.substitute(values)
-        if decide(given, dims, checker.size_facts) != REFUTED:
+        if decide(given, dims, checker.size_facts, checker.divisibility_facts) != REFUTED:
             continue
         generics = sorted((relation.left.symbols() | relation.right.symbols()) & set(values))
         sample = example(given, dims)

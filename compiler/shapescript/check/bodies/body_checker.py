@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from shapescript.check.algebra import domains, fixes, ranges
+from shapescript.check.algebra.assertions import Relation
 from shapescript.check.algebra.broadcast import ShapeError, broadcast, matmul, positions_in
 from shapescript.check.algebra.limits import inference_too_deep
 from shapescript.check.algebra.reporter import Reporter
@@ -321,6 +322,8 @@ class BodyChecker(CallChecker):
         self.resolver = TypeResolver(self.reporter)
         #: Sizes known to be at least 0 from the asserts before the current statement.
         self.size_facts: list[Poly] = []
+        #: The divisibility relations (`n % h == 0`) asserted before the current statement.
+        self.divisibility_facts: list[Relation] = []
 
     def text_of(self, span: Span) -> str:
         """The source text of an item-relative span."""
@@ -639,10 +642,12 @@ class BodyChecker(CallChecker):
 
     def block(self, stmts: list[ast.Stmt]) -> None:
         known = len(self.size_facts)
+        known_divisions = len(self.divisibility_facts)
         for stmt in stmts:
             self.stmt(stmt)
         # An assert's facts hold to the end of its block.
         del self.size_facts[known:]
+        del self.divisibility_facts[known_divisions:]
 
     def stmt(self, stmt: ast.Stmt) -> None:
         if isinstance(stmt, ast.Assign):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from shapescript.check.algebra.assertions import Relation
     from shapescript.check.algebra.reporter import Reporter
     from shapescript.check.algebra.sizes import Poly
     from shapescript.check.algebra.types import Axis, Type
@@ -79,6 +80,8 @@ class BodyContext(Protocol):
     _block_outers: list
     #: Sizes known to be at least 0 from the asserts before the current statement.
     size_facts: list[Poly]
+    #: The divisibility relations (`n % h == 0`) asserted before the current statement.
+    divisibility_facts: list[Relation]
 
     def check(self) -> BodyResult: ...
 
