@@ -15,10 +15,11 @@ workspace, with the package shapes_extra installed in its site-packages (its fil
 as a wheel would put them; how pip installs a wheel is tests/packages' business). Its
 layers.ss has one deliberate error, and the workspace's uses.ss, which imports it, the same
 one. In the run without a Python server, F12 from uses.ss opens the installed layers.ss, as a
-person reaches it: VS Code shows it read-only (typing shows "Cannot edit in read-only
-editor", changes nothing, marks nothing dirty), the error in it has no squiggle and no row in
-Problems while the same error in uses.ss has both, hover works in it, and nothing is written
-into site-packages.
+person reaches it: VS Code shows it read-only (a lock on its tab; a key typed in it brings
+"Editor is read-only because the file was set read-only via settings", changes nothing and
+marks nothing unsaved), the error in it has no squiggle and no row in Problems while the
+same error in uses.ss has both, hover works in it, and nothing is written into site-packages.
+Those steps add about 15 s to that run, and no VS Code launch.
 
 python_drive.js replaces the probe's drive.js (same packaging, same skip when the probe's
 own install is missing); each step reports the window's title (the file shown), the cursor
