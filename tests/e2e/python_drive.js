@@ -5,8 +5,10 @@
 // F12 on `double`, Go Back (Ctrl+Alt+-), Go Forward (Ctrl+Shift+-); then model.py opened on
 // purpose from the explorer, F12 and Ctrl-click on its own `def double`; then Peek
 // Definition (Ctrl+Shift+F10) in app.py. After each step it reads the window's title (the file shown), the
-// cursor and the active group's tabs, and takes a screenshot. Writes result.json as
-// drive.js does.
+// cursor and the active group's tabs, and takes a screenshot. With cfg.installed (the path
+// of an installed package's layers.ss), it then goes from uses.ss into that file with F12,
+// types in it, hovers in it and reads the Problems panel. Writes result.json as drive.js
+// does.
 'use strict';
 const fs = require('fs');
 const path = require('path');
