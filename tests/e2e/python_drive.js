@@ -5,8 +5,10 @@
 // F12 on `double`, Go Back (Ctrl+Alt+-), Go Forward (Ctrl+Shift+-); then model.py opened on
 // purpose from the explorer, F12 and Ctrl-click on its own `def double`; then Peek
 // Definition (Ctrl+Shift+F10) in app.py. After each step it reads the window's title (the file shown), the
-// cursor and the active group's tabs, and takes a screenshot. Writes result.json as
-// drive.js does.
+// cursor and the active group's tabs, and takes a screenshot. With cfg.installed (the path
+// of an installed package's layers.ss), it then goes from uses.ss into that file with F12,
+// types in it, hovers in it and reads the Problems panel. Writes result.json as drive.js
+// does.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -49,6 +51,83 @@ run(async () => {
     const ui = since(t);
     await page.waitForTimeout(2000);
     return { ui_ms: ui };
+  }
+
+  // An installed package's file, opened by going to a definition in it: read-only, no
+  // diagnostics, hover still there.
+  async function installedSteps() {
+    const uses = fs.readFileSync(path.join(cfg.workspace, 'uses.ss'), 'utf8');
+    const installed = fs.readFileSync(cfg.installed, 'utf8');
+    const squiggles = () => editor.locator('.squiggly-error').count();
+    const visibleText = async () => (await editor.locator('.view-lines').innerText()).replace(/\u00a0/g, ' ');
+    const problemRows = async () => {
+      await page.keyboard.press('Control+Shift+M');            // Problems panel
+      await page.locator('.markers-panel').first().waitFor({ state: 'visible', timeout: cfg.timeout_ms });
+      await page.waitForTimeout(500);
+      return page.locator('.markers-panel .monaco-list-row').evaluateAll((rows) => rows.map((r) => ({
+        text: r.innerText.replace(/\s+/g, ' ').trim(), label: r.getAttribute('aria-label') || '',
+      })));
+    };
+
+    // The workspace's own file with the error: its squiggle shows, so the server is working.
+    await step('open-importer', async () => {
+      await quickOpen('uses.ss');
+      const t = Date.now();
+      while (since(t) < cfg.timeout_ms && (await squiggles()) === 0) await page.waitForTimeout(200);
+      return { squiggles: await squiggles(), ui_ms: since(t) };
+    });
+
+    const call = locate(uses, 'layers.double', 1, 8);
+    await step('definition-installed', async () => {
+      await gotoPos(call);
+      const before = await page.title();
+      await page.keyboard.press('F12');                        // Go to Definition
+      return { at: call, ...(await settle(before)) };
+    });
+
+    await step('installed-read-only', async () => {
+      await page.waitForTimeout(1000);
+      const textBefore = await visibleText();
+      const squigglesBefore = await squiggles();
+      const at = locate(installed, 'return x', 1, 6);
+      await gotoPos(at);
+      await page.keyboard.type('Z', { delay: 20 });
+      const message = page.locator('.monaco-editor-overlaymessage').first();
+      const shown = await message.waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false);
+      const messageText = shown ? (await message.innerText()).trim() : '';
+      // The tab's badge: VS Code draws a lock (the codicon lock-small) after a read-only
+      // file's name, in a ::after of its label.
+      const tab = await page.locator('.editor-group-container.active .tab.active').first().evaluate((el) => {
+        const after = getComputedStyle(el.querySelector('.monaco-icon-label'), '::after');
+        return { classes: el.className, label: el.getAttribute('aria-label') || '', badge: after.content, badge_font: after.fontFamily };
+      });
+      return {
+        at, typed: 'Z', message: messageText, text_before: textBefore, text_after: await visibleText(),
+        tab, squiggles_before: squigglesBefore, squiggles_after: await squiggles(),
+      };
+    }, 'installed-read-only.png');
+
+    const use = locate(installed, 'x + x', 1, 0);
+    await step('hover-installed', async () => {
+      await editor.click();
+      await gotoPos(use);
+      await page.keyboard.press('Control+K');
+      await page.keyboard.press('Control+I');                 // Show Hover
+      const hover = page.locator('.monaco-hover:not(.hidden) .monaco-hover-content').first();
+      await hover.waitFor({ state: 'visible', timeout: cfg.timeout_ms });
+      await page.waitForFunction(() => !/Loading/.test(document.querySelector('.monaco-hover:not(.hidden) .monaco-hover-content')?.innerText || 'Loading'),
+        null, { timeout: cfg.timeout_ms });
+      await page.waitForTimeout(400);
+      return { at: use, text: (await hover.innerText()).trim() };
+    }, 'hover-installed.png');
+    await page.keyboard.press('Escape');
+
+    // Last, once the hover has shown that the server checked the file: had it published the
+    // file's error, the squiggle and the Problems row would be there by now.
+    await step('installed-problems', async () => {
+      const rows = await problemRows();
+      return { rows, problems_status: await statusText(page, 'status.problems'), squiggles: await squiggles() };
+    }, 'installed-problems.png');
   }
 
   const open = await step('open-workbench', async () => {
@@ -127,6 +206,11 @@ run(async () => {
     return { peek_title: head };
   });
   await page.keyboard.press('Escape');
+
+  // With cfg.installed (a package installed in the workspace's Python, whose layers.ss has
+  // one deliberate error, and uses.ss importing it with the same error): F12 from uses.ss
+  // into the installed layers.ss, a key typed in it, the Problems panel and a hover there.
+  if (cfg.installed) await installedSteps();
 
   await step('output-channel', async () => {
     await page.keyboard.press('F1');

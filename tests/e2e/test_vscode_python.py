@@ -10,6 +10,17 @@ pressed and Go Forward to model.ss; model.py opened on purpose stays open, and F
 Ctrl-click on its own `def double` opens model.ss. With the stand-in, Peek Definition still
 shows its answer, model.py.
 
+The workspace's Python (`shapescript.python`) is a virtual environment beside the
+workspace, with the package shapes_extra installed in its site-packages (its files put there
+as a wheel would put them; how pip installs a wheel is tests/packages' business). Its
+layers.ss has one deliberate error, and the workspace's uses.ss, which imports it, the same
+one. In the run without a Python server, F12 from uses.ss opens the installed layers.ss, as a
+person reaches it: VS Code shows it read-only (a lock on its tab; a key typed in it brings
+"Editor is read-only because the file was set read-only via settings", changes nothing and
+marks nothing unsaved), the error in it has no squiggle and no row in Problems while the
+same error in uses.ss has both, hover works in it, and nothing is written into site-packages.
+Those steps add about 15 s to that run, and no VS Code launch.
+
 python_drive.js replaces the probe's drive.js (same packaging, same skip when the probe's
 own install is missing); each step reports the window's title (the file shown), the cursor
 and the tabs.
@@ -21,8 +32,10 @@ import importlib.util
 import json
 import os
 import re
+import site
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -57,6 +70,30 @@ from model import double
 print(double)
 """
 DECLARATION_LINE = 2  # fn double, in model.ss
+#: The installed package's module: `double`, and a deliberate error (E0301, unknown `y`).
+LAYERS = """\
+dim D = 4
+
+## Twice the input.
+fn double(x: [D]) -> [D]:
+    return x + x
+
+fn broken(x: [D]) -> [D] = x + y
+"""
+LAYERS_DECLARATION_LINE = 4  # fn double, in layers.ss
+#: The workspace's file that imports it, with the same error of its own.
+USES = """\
+import shapes_extra.layers
+
+fn twice(x: [layers.D]) -> [layers.D] = layers.double(x)
+
+fn broken(x: [layers.D]) -> [layers.D] = x + y
+"""
+SAME_ERROR = "E0301"
+#: The badge VS Code draws after a read-only file's name in its tab: the codicon lock-small.
+LOCK_ICON = "\uebe7"
+#: Each UI step's limit; the whole drive gets 60 s plus ten of them.
+STEP_TIMEOUT_MS = 20000
 USE = "Ln 3, Col 9"  # the cursor on `double` in print(double), where F12 is pressed
 
 
@@ -87,28 +124,59 @@ def pack_fake_server(dest: Path) -> Path:
     return probe.build_vsix(None, dest)
 
 
-def make_workspace(root: Path) -> Path:
+def make_environment(root: Path) -> tuple[Path, Path]:
+    """A virtual environment with shapes_extra installed: its Python and the installed
+    layers.ss. A .pth file lets it see this Python's packages (the server's included),
+    which --system-site-packages would miss when this Python is itself in a venv."""
+    venv = root / "venv"
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120
+    )
+    python = venv / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout.strip()
+    ours = [*site.getsitepackages(), sysconfig.get_paths()["purelib"]]
+    (Path(purelib) / "outer.pth").write_text("\n".join(dict.fromkeys(ours)) + "\n")
+    package = Path(purelib) / "shapes_extra"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "layers.ss").write_text(LAYERS)
+    return python, package / "layers.ss"
+
+
+def make_workspace(root: Path, python: Path) -> Path:
     ws = root / "python-e2e"
     (ws / ".vscode").mkdir(parents=True)
     (ws / "model.ss").write_text(MODEL)
     (ws / "app.py").write_text(APP)
+    (ws / "uses.ss").write_text(USES)
     assert shapescript_main(["pymodules", str(ws / "model.ss")]) == 0  # model.py, generated
     (ws / ".vscode" / "settings.json").write_text(
-        json.dumps({"shapescript.python": sys.executable}, indent=2)
+        json.dumps({"shapescript.python": str(python)}, indent=2)
     )
     return ws
 
 
-def run_probe(vsix: Path, work: Path, more_vsix: Path | None) -> dict:
+def run_probe(
+    vsix: Path, work: Path, python: Path, more_vsix: Path | None, installed: Path | None
+) -> dict:
+    """One VS Code run with `python` as the workspace's Python; with `installed` (the
+    installed layers.ss), the drive's steps in it too."""
     runner = work / "run_probe.py"
     runner.write_text(PYTHON_RUNNER)
-    ws = make_workspace(work)
+    ws = make_workspace(work, python)
     cmd = [
         sys.executable, str(runner), str(PROBE_DIR), str(vsix), OUTPUT_CHANNEL,
         QUICK_OPEN_RACE, QUICK_OPEN_WAIT,
         "--workspace", str(ws), "--file", "app.py",
         "--server-cmd", f"{sys.executable} -m shapescript_lsp",
         "--home", str(PROBE_HOME), "--out", str(work / "shots"),
+        "--timeout-ms", str(STEP_TIMEOUT_MS),
         "--hover", "", "--completion", "", "--edit", "", "--definition", "",
     ]  # fmt: skip
     environment = dict(os.environ)
@@ -117,6 +185,7 @@ def run_probe(vsix: Path, work: Path, more_vsix: Path | None) -> dict:
         [str(REPO / "compiler"), str(REPO / "server"), environment.get("PYTHONPATH", "")]
     )
     environment["SS_E2E_DRIVE"] = str(DRIVE)
+    environment["SS_E2E_CONFIG"] = json.dumps({"installed": str(installed) if installed else ""})
     if more_vsix is not None:
         environment["SS_E2E_MORE_VSIX"] = str(more_vsix)
     else:
@@ -219,6 +288,98 @@ def check_navigation(report: dict, with_server: bool) -> list[str]:
     return failures
 
 
+def check_installed(report: dict, layers: Path) -> list[str]:
+    """What a person sees in the installed layers.ss, each thing wrong as one line."""
+    failures: list[str] = []
+
+    def expect(name: str, ok: bool, what: str, *fields: str) -> None:
+        if not ok:
+            step = _step(report, name)
+            seen = {k: step.get(k) for k in ("error", *fields)}
+            failures.append(f"{name}: {what}; saw {json.dumps(seen)[:1500]}")
+
+    importer = _step(report, "open-importer")
+    expect(
+        "open-importer",
+        (importer.get("squiggles") or 0) > 0,
+        "the error in the workspace's uses.ss has a squiggle",
+        "squiggles",
+        "title",
+    )
+    landed = _step(report, "definition-installed")
+    expect(
+        "definition-installed",
+        shown(landed) == "layers.ss"
+        and bool(re.match(rf"Ln {LAYERS_DECLARATION_LINE}\b", landed.get("cursor") or "")),
+        f"F12 on layers.double opens the installed layers.ss at line {LAYERS_DECLARATION_LINE}",
+        "title",
+        "cursor",
+        "tabs",
+    )
+    typed = _step(report, "installed-read-only")
+    fields = ("message", "title", "tab")
+    expect(
+        "installed-read-only",
+        "read-only" in (typed.get("message") or "").lower(),
+        "typing shows VS Code's read-only message",
+        *fields,
+    )
+    tab = typed.get("tab") or {}
+    expect(
+        "installed-read-only",
+        tab.get("badge") == f'"{LOCK_ICON}"' and tab.get("badge_font") == "codicon",
+        "the tab shows the lock of a read-only file",
+        *fields,
+    )
+    expect(
+        "installed-read-only",
+        bool(typed.get("text_before")) and typed.get("text_after") == typed.get("text_before"),
+        "the text shown didn't change",
+        "text_before",
+        "text_after",
+    )
+    expect(
+        "installed-read-only",
+        not (typed.get("title") or "").startswith("●") and "dirty" not in tab.get("classes", ""),
+        "nothing is marked unsaved",
+        *fields,
+    )
+    problems = _step(report, "installed-problems")
+    expect(
+        "installed-problems",
+        problems.get("squiggles") == 0,
+        "the error in the installed file has no squiggle",
+        "squiggles",
+    )
+    rows = problems.get("rows") or []
+    # A file's own row is labelled "N problems in file NAME of folder …"; its markers follow.
+    files = [row.get("label", "") for row in rows if " in file " in row.get("label", "")]
+    expect(
+        "installed-problems",
+        any(" in file uses.ss " in label for label in files)
+        and any(f"{SAME_ERROR} [Ln 5" in row.get("text", "") for row in rows)
+        and not any(" in file layers.ss " in label for label in files),
+        f"Problems lists uses.ss with its {SAME_ERROR} on line 5, and no layers.ss",
+        "rows",
+        "problems_status",
+    )
+    hover = _step(report, "hover-installed")
+    expect(
+        "hover-installed",
+        (hover.get("text") or "").startswith("x: [D]"),
+        "hover on x in the installed file shows its type, x: [D]",
+        "text",
+    )
+    if layers.read_text() != LAYERS:
+        failures.append("the installed layers.ss changed on disk")
+    written = sorted(p.name for p in layers.parent.iterdir()) != ["__init__.py", "layers.ss"]
+    if written:
+        failures.append(
+            f"something was written into site-packages: {sorted(layers.parent.iterdir())}"
+        )
+    return failures
+
+
 @pytest.fixture(scope="module")
 def packed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The packaged extension and the stand-in Python server, once for both runs."""
@@ -234,8 +395,14 @@ def test_going_between_python_and_shapescript(
     packed: tuple[Path, Path], with_server: bool, tmp_path: Path
 ) -> None:
     vsix, fake = packed
-    report = run_probe(vsix, tmp_path, fake if with_server else None)
-    failures = check_navigation(report, with_server)
+    python, layers = make_environment(tmp_path)
+    if with_server:
+        report = run_probe(vsix, tmp_path, python, fake, None)
+        failures = check_navigation(report, with_server)
+    else:
+        # The installed package's steps run in this run only: one VS Code launch fewer.
+        report = run_probe(vsix, tmp_path, python, None, layers)
+        failures = check_navigation(report, with_server) + check_installed(report, layers)
     if failures:
         pytest.fail(
             "going between app.py and model.ss isn't right:\n- "
