@@ -146,7 +146,7 @@ CASES: dict[str, list[Case]] = {
     "cumsum": [one("b_cumsum", lambda x: torch.cumsum(x, 1), 3, 4)],
     "cumprod": [one("b_cumprod", lambda x: torch.cumprod(x, 0), 3, 4)],
     "sort": [one("b_sort", lambda x: torch.sort(x, 1).values, 3, 4)],
-    "argsort": [one("b_argsort", lambda x: torch.argsort(x, 1), 3, 4)],
+    "argsort": [one("b_argsort", lambda x: torch.argsort(x, dim=1, stable=True), 3, 4)],
     "argmax": [one("b_argmax", lambda x: torch.argmax(x, 1), 3, 4)],
     "argmin": [one("b_argmin", lambda x: torch.argmin(x, 0), 3, 4)],
     "topk": [
@@ -312,6 +312,18 @@ def test_builtin_matches_torch(name: str, capsys: pytest.CaptureFixture[str]) ->
         torch.testing.assert_close(actual, expected, rtol=0, atol=1e-10, msg=case.function)
     if name == "print":
         assert capsys.readouterr().out.startswith("x is tensor(")
+
+
+def test_argsort_keeps_ties_in_order() -> None:
+    """Equal values keep their order, as `verify`'s exact run orders them (torch's default
+    sort on CPU reorders ties in long rows)."""
+    module = load(PROGRAM, "builtins_test.ss")
+    x = torch.zeros(3, 5000, dtype=torch.float64)
+    x[:, ::2] = 1
+    order = module.b_argsort(x)
+    evens = torch.arange(0, 5000, 2)
+    odds = torch.arange(1, 5000, 2)
+    assert torch.equal(order, torch.cat([odds, evens]).expand(3, -1))
 
 
 @pytest.mark.parametrize("name", sorted(LATER))

@@ -143,7 +143,7 @@ def _along(gen, name, node, piped):
     if name == "sort":
         return f"_ss_torch.sort({value}, {dim}).values"
     if name == "argsort":
-        return f"_ss_torch.argsort({value}, dim={dim})"
+        return f"_ss_torch.argsort({value}, dim={dim}, stable=True)"
     if name in ("argmax", "argmin"):
         return f"_ss_torch.{name}({value}, {dim})"
     if name == "topk":
