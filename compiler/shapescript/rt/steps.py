@@ -107,11 +107,11 @@ def _groups_of(
     opt: torch.optim.Optimizer, params: Sequence[torch.Tensor], rate: float
 ) -> list[tuple[dict[str, Any], float]]:
     """Each param's group and the learning rate it steps at: `rate` times the group's factor."""
-    by_param = {
-        id(param): (group, rate * scale_of(group))
-        for group in opt.param_groups
-        for param in group["params"]
-    }
+    by_param = {}
+    for group in opt.param_groups:
+        chosen = (group, rate * scale_of(group))
+        for param in group["params"]:
+            by_param[id(param)] = chosen
     return [by_param[id(param)] for param in params]
 
 
@@ -424,20 +424,39 @@ def _prepare_fused_adamw(
     groups = _groups_of(opt, params, lr)
     batches: dict[tuple[int, torch.dtype], list[int]] = {}
     entries = []
+    cpu = torch.Tensor
     for index, (param, grad) in enumerate(zip(params, grads, strict=True)):
-        group, _ = groups[index]
+        group = groups[index][0]
+        amsgrad = group["amsgrad"]
         entry = state.get(param)
         if not entry:
-            entry = _adamw_state(param, group["amsgrad"], fused=True)
+            entry = _adamw_state(param, amsgrad, fused=True)
             prepared.put(param, entry)
-        _check_count(entry["step"])
-        _check(param, grad, written=False)
-        _check(param, entry["exp_avg"])
-        _check(param, entry["exp_avg_sq"])
-        if group["amsgrad"]:
-            _check(param, entry["max_exp_avg_sq"])
+        count, average, square = entry["step"], entry["exp_avg"], entry["exp_avg_sq"]
+        shape, dtype = param.shape, param.dtype
+        # The checks of `_check` and `_check_count` inline: this loop runs for every param
+        # of every step.
+        if not (
+            type(count) is cpu
+            and count.dtype is torch.float32
+            and count.numel() == 1
+            and count.is_cpu
+            and not count.is_inference()
+        ):
+            _check_count(count)
+        if not (type(grad) is cpu and grad.shape == shape and grad.dtype is dtype and grad.is_cpu):
+            _check(param, grad, written=False)
+        for tensor in (average, square, entry["max_exp_avg_sq"]) if amsgrad else (average, square):
+            if not (
+                type(tensor) is cpu
+                and tensor.shape == shape
+                and tensor.dtype is dtype
+                and tensor.is_cpu
+                and not tensor.is_inference()
+            ):
+                _check(param, tensor)
         entries.append(entry)
-        batches.setdefault((id(group), param.dtype), []).append(index)
+        batches.setdefault((id(group), dtype), []).append(index)
     for indices in batches.values():
         group, rate = groups[indices[0]]
         chosen = [entries[i] for i in indices]
