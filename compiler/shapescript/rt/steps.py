@@ -22,8 +22,14 @@ two ops, never inside one, and each op adds one to the version counter of each t
 writes, so the versions say how many ops have run, and the rest run. The step is then
 counted.
 
+An AdamW made with `fused=True` (`adamw(m, lr=..., fused=true)`) steps as torch's fused
+AdamW does instead: each group's step counts go up by one, then one `torch._fused_adamw_`
+call steps its params of each dtype, after the same checks. That kernel leaves the
+version counters as they were, so the op that calls it moves the params' on, with SIGINT
+held back between the two, and the versions still say whether it ran.
+
 `update` takes this path when `supported` says so (no step hooks, CPU params, torch's
-single-tensor algorithm); otherwise it calls the optimizer's `step()`.
+single-tensor algorithm or its fused AdamW); otherwise it calls the optimizer's `step()`.
 """
 
 from __future__ import annotations
