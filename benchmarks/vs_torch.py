@@ -13,7 +13,9 @@ default checks:
   forward and backward;
 - train: a full training step of a 2-layer GPT as examples/gpt.ss writes it (V = 512, its
   per-block params stacked along `[L ...]`): `value_and_grad` of the cross-entropy, then an
-  AdamW `update` (lr 6e-4, PyTorch's other defaults).
+  AdamW `update` (lr 6e-4, PyTorch's other defaults) with `fused=true`, torch's fused
+  kernel, as the expert's `torch.optim.AdamW(fused=True)`; the naive side steps with
+  torch's default AdamW, whose numbers ShapeScript's default `adamw` gives bit for bit.
 
 Sizes: small b=2 n=16 D=64, medium b=8 n=128 D=256, large b=4 n=512 D=256; heads of 64
 features, so H = D / 64 (1, 4 and 4 heads).

@@ -19,7 +19,7 @@ fn make(m: Mlp) -> AdamW[Mlp]:
     return adamw(m, lr=3e-4, )
 """
 
-ADAMW_OPTIONS = ("beta1", "beta2", "eps", "weight_decay", "amsgrad", "maximize")
+ADAMW_OPTIONS = ("beta1", "beta2", "eps", "weight_decay", "amsgrad", "maximize", "fused")
 
 
 def _documentation(value) -> str:

@@ -398,3 +398,16 @@ def test_state_loads_into_a_model_whose_fields_are_declared_in_another_order(
     _train(m2, opt2, 2, first=2)
     for name, tensor in fields_of(m).items():
         assert torch.equal(fields_of(m2)[name], tensor), name
+
+
+def test_fused_adamw_state_loads_fused_and_steps_on_as_if_never_saved(tmp_path: Path) -> None:
+    m, opt = _trained_tiny(fused=True)
+    twin, twin_opt = _trained_tiny(fused=True)
+    path = tmp_path / "ckpt.pt"
+    save(path, m, opt)
+    m2, opt2 = load(path, Tiny, AdamW[Tiny])
+    assert all(group["fused"] for group in opt2.torch.param_groups)
+    _assert_same_torch_state(opt, opt2)
+    _train(m2, opt2, 2, first=3)
+    _train(twin, twin_opt, 2, first=3)
+    _assert_same_fields(m2, twin)

@@ -166,3 +166,64 @@ def test_norm_of_inference_tensors() -> None:
     with torch.inference_mode():
         g = Grad(Tiny, {"w": torch.ones(4, 3), "b": torch.ones(4), "unused": torch.zeros(4)})
     assert torch.equal(norm(g), torch.tensor(4.0))
+
+
+def test_value_and_grad_of_plain_tensors_skips_autograd_grads_python_checks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # torch.autograd.grad's own checks cost more than a small model's backward pass; with
+    # a plain [] float loss and plain params nothing they catch can happen, so the
+    # backward pass is run without them, to the same numbers.
+    m = Tiny.init(seed=1)
+    x = torch.randn(5, 3, generator=torch.Generator().manual_seed(0))
+    expected = torch.autograd.grad(tiny_loss(m, x), [m.w, m.b])
+
+    def refused(*args: object, **kw: object) -> None:
+        raise AssertionError("torch.autograd.grad called for plain tensors")
+
+    monkeypatch.setattr(torch.autograd, "grad", refused)
+    value, g = value_and_grad(tiny_loss, m, x)
+    assert torch.equal(g.w, expected[0])
+    assert torch.equal(g.b, expected[1])
+    assert torch.equal(g.unused, torch.zeros(4))
+    assert not value.requires_grad
+
+
+class _Logged(torch.overrides.TorchFunctionMode):
+    """A torch function mode that counts the calls it sees."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        return func(*args, **(kwargs or {}))
+
+
+def test_value_and_grad_under_a_torch_function_mode_goes_through_autograd_grad(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    m = Tiny.init(seed=1)
+    x = torch.randn(5, 3, generator=torch.Generator().manual_seed(0))
+    _, plain = value_and_grad(tiny_loss, m, x)
+    calls: list[object] = []
+    grad = torch.autograd.grad
+
+    def counted(*args: object, **kw: object) -> object:
+        calls.append(args)
+        return grad(*args, **kw)
+
+    monkeypatch.setattr(torch.autograd, "grad", counted)
+    mode = _Logged()
+    with mode:
+        _, seen = value_and_grad(tiny_loss, m, x)
+    assert calls
+    assert mode.calls > 0
+    _same(seen, plain)
+
+
+def test_value_and_grad_of_a_complex_loss_is_refused_as_autograd_refuses() -> None:
+    m = Tiny.init(seed=1)
+    with pytest.raises(RuntimeError):
+        value_and_grad(lambda model: model.w.sum().to(torch.complex64), m)

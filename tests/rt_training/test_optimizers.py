@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from shapescript import ShapeError
+from shapescript.rt.errors import ShapeScriptError
 from shapescript.rt.gradients import Grad, value_and_grad
 from shapescript.rt.optimizers import (
     Optimizer,
@@ -237,3 +238,47 @@ def test_check_optimizer() -> None:
         check_optimizer(adamw(Other.init(seed=0), lr=0.1), "adamw", Tiny, WHERE)
     with pytest.raises(ShapeError, match="got float"):
         check_optimizer(0.1, "sgd", Tiny, WHERE)
+
+
+FUSED_PROGRAM = """\
+dim D = 4
+
+model Lin:
+    param w: [D D] = normal(std=0.5)
+
+fn loss(m: Lin, x: [b D]) -> [] = x @ m.w |> square |> mean
+
+fn optimizer(m: Lin) -> AdamW[Lin] = adamw(m, lr=0.1, fused=true)
+
+fn step(mut m: Lin, mut opt: AdamW[Lin], x: [b D]) -> []:
+    l, g = value_and_grad(loss, m, x)
+    update(mut m, mut opt, g)
+    return l
+"""
+
+
+def test_a_program_asks_for_the_fused_adamw_and_steps_as_torchs_fused_adamw() -> None:
+    import shapescript
+
+    module = shapescript.compile(FUSED_PROGRAM, "fused.ss", devices="cpu")
+    m = module.Lin.init(seed=0)
+    opt = module.optimizer(m)
+    assert opt.torch.param_groups[0]["fused"]
+    reference = m.w.detach().clone().requires_grad_()
+    torch_opt = torch.optim.AdamW([reference], lr=0.1, fused=True)
+    x = torch.randn(3, 4, generator=torch.Generator().manual_seed(0))
+    for _ in range(3):
+        module.step(m, opt, x)
+        torch_opt.zero_grad()
+        ((x @ reference) ** 2).mean().backward()
+        torch_opt.step()
+        assert torch.equal(m.w, reference)
+
+
+def test_fused_is_a_bool() -> None:
+    import shapescript
+
+    with pytest.raises(ShapeScriptError, match="E0502.*takes a bool as `fused`"):
+        shapescript.compile(
+            FUSED_PROGRAM.replace("fused=true", "fused=1"), "fused_int.ss", devices="cpu"
+        )

@@ -346,3 +346,92 @@ def test_a_gradient_sharing_a_params_memory_steps_as_torch_does() -> None:
         param.grad = param.detach()
     torch_opt.step()
     assert all(torch.equal(a, b) for a, b in zip(m.parameters(), reference, strict=True))
+
+
+def _fused_reference(params: list[torch.Tensor], options: dict) -> torch.optim.Optimizer:
+    options = dict(options)
+    betas = (options.pop("beta1", 0.9), options.pop("beta2", 0.999))
+    return torch.optim.AdamW(params, lr=0.0, betas=betas, fused=True, **options)
+
+
+@pytest.mark.parametrize("options", ADAMW_OPTIONS)
+def test_a_fused_adamw_steps_as_torchs_fused_adamw_bit_for_bit(options: dict) -> None:
+    for model in (Mixed, Many):
+        m = model.init(seed=0)
+        schedule = warmup(2, cosine(0.05, 5))
+        opt = adamw(m, lr=schedule, fused=True, **options)
+        assert opt.torch.param_groups[0]["fused"]
+        reference = [p.detach().clone().requires_grad_() for p in m.parameters()]
+        torch_opt = _fused_reference(reference, options)
+        for step in range(5):
+            g = _random_grad(model, 300 + step)
+            assert steps.supported(opt.torch, params_of(m), g.values())
+            _step_both(m, opt, torch_opt, reference, g, schedule(step))
+        assert opt.steps == 5
+
+
+def test_a_fused_adamw_with_param_groups_steps_each_group_at_its_rate() -> None:
+    m = Tiny.init(seed=0)
+    opt = adamw(m, lr=0.1, fused=True, no_decay="vectors", lr_scale="w=0.5")
+    reference = [p.detach().clone().requires_grad_() for p in m.parameters()]
+    groups = [
+        {"params": [reference[0]], "lr": 0.05, "weight_decay": 0.01},
+        {"params": reference[1:], "lr": 0.1, "weight_decay": 0.0},
+    ]
+    torch_opt = torch.optim.AdamW(groups, lr=0.1, fused=True)
+    for step in range(3):
+        g = _tiny_grad(m, step)
+        update(m, opt, g)
+        for param, value in zip(reference, g.values(), strict=True):
+            param.grad = value.clone()
+        torch_opt.step()
+        for mine, theirs in zip(m.parameters(), reference, strict=True):
+            assert torch.equal(mine, theirs)
+
+
+def test_a_fused_step_that_doesnt_fit_changes_nothing() -> None:
+    m = Tiny.init(seed=0)
+    opt = adamw(m, lr=0.1, fused=True)
+    update(m, opt, _tiny_grad(m, 0))
+    opt.torch.state[m.b]["exp_avg"] = torch.zeros(3)
+    before = _snapshot(m, opt)
+    with pytest.raises(ShapeError, match=r"a tensor \[3\] torch.float32 on cpu in the step"):
+        update(m, opt, _tiny_grad(m, 1))
+    assert _same(_snapshot(m, opt), before)
+    opt.torch.state[m.b]["exp_avg"] = torch.zeros(2)
+    opt.torch.state[m.w]["step"] = torch.tensor(1.0, dtype=torch.float64)
+    with pytest.raises(ShapeError, match="fused AdamW step count"):
+        update(m, opt, _tiny_grad(m, 1))
+
+
+FUSED = lambda m: adamw(m, lr=0.1, fused=True)  # noqa: E731
+
+
+def test_an_interrupt_after_any_op_of_a_fused_step_finishes_it_then_raises() -> None:
+    number = 1
+    while _interrupted_step(FUSED, number):
+        number += 1
+    assert number == 3
+
+
+def test_sigint_during_the_fused_kernel_waits_until_the_versions_say_it_ran(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = torch._fused_adamw_
+    m, twin = Tiny.init(seed=0), Tiny.init(seed=0)
+    opt, reference = FUSED(m), FUSED(twin)
+
+    def interrupted(*args: object, **kw: object) -> None:
+        real(*args, **kw)
+        signal.raise_signal(signal.SIGINT)
+
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        monkeypatch.setattr(torch, "_fused_adamw_", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            update(m, opt, _tiny_grad(m, 0))
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    monkeypatch.undo()
+    update(twin, reference, _tiny_grad(twin, 0))
+    assert _same(_snapshot(m, opt), _snapshot(twin, reference))

@@ -620,7 +620,8 @@ def _hyperparameters(name: str, group: dict[str, Any]) -> dict[str, Any]:
     if name == "adamw":
         beta1, beta2 = group["betas"]
         keys = ("eps", "weight_decay", "amsgrad", "maximize")
-        return {"beta1": beta1, "beta2": beta2, **{key: group[key] for key in keys}}
+        chosen = {key: group[key] for key in keys}
+        return {"beta1": beta1, "beta2": beta2, **chosen, "fused": bool(group.get("fused"))}
     keys = ("momentum", "dampening", "weight_decay", "nesterov", "maximize")
     return {key: group[key] for key in keys}
 

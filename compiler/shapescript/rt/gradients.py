@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
+from torch.overrides import has_torch_function
 
 from shapescript.rt.errors import ShapeError
 from shapescript.rt.models import (
@@ -221,7 +222,7 @@ def value_and_grad(
         if start.requires_grad and wanted:
             if seeded is not None and pending is None:
                 seeded(value)
-            found = torch.autograd.grad(start, [params[i] for i in wanted], allow_unused=True)
+            found = _backward(start, tuple(params[i] for i in wanted))
     grads: list[torch.Tensor | None] = [None] * len(params)
     for index, grad in zip(wanted, found, strict=False):
         grads[index] = grad
@@ -234,6 +235,34 @@ def value_and_grad(
     elif combine is not None:
         values = combine(values)
     return value.detach(), Grad(type(m), values)
+
+
+#: The call `torch.autograd.grad` makes once its checks pass (private to torch: where a
+#: version lacks it, every backward pass goes through `torch.autograd.grad`).
+_run_backward: Callable[..., tuple[torch.Tensor | None, ...]] | None = getattr(
+    torch.autograd.graph, "_engine_run_backward", None
+)
+
+
+def _backward(
+    start: torch.Tensor, inputs: tuple[torch.Tensor, ...]
+) -> tuple[torch.Tensor | None, ...]:
+    """`torch.autograd.grad(start, inputs, allow_unused=True)`.
+
+    Its Python checks (torch function overrides, the implicit gradient of a [] loss) cost
+    more than a small model's backward pass; for a plain real [] tensor and params that no
+    torch function override or mode can see, they can't find anything, so the engine is
+    called as `grad` would call it.
+    """
+    if (
+        _run_backward is None
+        or type(start) is not torch.Tensor
+        or not start.is_floating_point()
+        or has_torch_function((start, *inputs))
+    ):
+        return torch.autograd.grad(start, inputs, allow_unused=True)
+    seed = torch.ones_like(start, memory_format=torch.preserve_format)
+    return _run_backward((start,), (seed,), False, False, inputs, True, accumulate_grad=False)
 
 
 def _name(f: Callable[..., Any]) -> str:

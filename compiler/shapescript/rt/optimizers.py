@@ -42,6 +42,12 @@ def _capturable_devices() -> tuple[str, ...]:
     return tuple(listed()) if listed is not None else ("cuda", "xpu", "hpu", "xla")
 
 
+def _fused_devices() -> tuple[str, ...]:
+    """The device types with a fused AdamW kernel, as torch lists them."""
+    listed = getattr(torch_optimizer, "_get_fused_kernels_supported_devices", None)
+    return tuple(listed()) if listed is not None else ("cuda",)
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -280,11 +286,17 @@ def adamw(
     weight_decay: float = 0.01,
     amsgrad: bool = False,
     maximize: bool = False,
+    fused: bool = False,
     no_decay: str | list[str] | None = None,
     lr_scale: str | dict[str, float] | None = None,
 ) -> Optimizer:
     """AdamW state for `m`: torch.optim.AdamW, capturable where PyTorch allows it;
-    `no_decay` and `lr_scale` make param groups, as for `sgd`."""
+    `no_decay` and `lr_scale` make param groups, as for `sgd`.
+
+    `fused` steps with torch's fused kernel (`torch.optim.AdamW(fused=True)`) where the
+    params' device has one: several times faster for a model of many small params, and
+    torch's fused numbers, which differ from its default AdamW's in the last bits.
+    """
     options: dict[str, Any] = {
         "betas": (beta1, beta2),
         "eps": eps,
@@ -296,6 +308,8 @@ def adamw(
         params = params_of(m)
         if params and params[0].device.type in _capturable_devices():
             options["capturable"] = True
+        if fused and params and params[0].device.type in _fused_devices():
+            options["fused"] = True
     groups = {"no_decay": no_decay, "lr_scale": lr_scale}
     return Optimizer("adamw", m, lr, torch.optim.AdamW, options, groups)
 

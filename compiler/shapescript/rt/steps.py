@@ -22,12 +22,19 @@ two ops, never inside one, and each op adds one to the version counter of each t
 writes, so the versions say how many ops have run, and the rest run. The step is then
 counted.
 
+An AdamW made with `fused=True` (`adamw(m, lr=..., fused=true)`) steps as torch's fused
+AdamW does instead: each group's step counts go up by one, then one `torch._fused_adamw_`
+call steps its params of each dtype, after the same checks. That kernel leaves the
+version counters as they were, so the op that calls it moves the params' on, with SIGINT
+held back between the two, and the versions still say whether it ran.
+
 `update` takes this path when `supported` says so (no step hooks, CPU params, torch's
-single-tensor algorithm); otherwise it calls the optimizer's `step()`.
+single-tensor algorithm or its fused AdamW); otherwise it calls the optimizer's `step()`.
 """
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -54,7 +61,8 @@ def supported(opt: torch.optim.Optimizer, params: Sequence[torch.Tensor], grads:
 
     So: an exact AdamW or SGD, no step hooks and no `step` of its
     own (an LR scheduler's wrapper), and torch's single-tensor algorithm (CPU params, not
-    foreach, fused, capturable or differentiable) on plain dense tensors. A sparse gradient
+    foreach, capturable or differentiable) on plain dense tensors, or, for an AdamW whose
+    every group is fused, torch's fused CPU kernel. A sparse gradient
     or an inference-mode param goes to `step()` too, which handles or refuses it as it does.
     """
     kind = type(opt)
@@ -67,6 +75,8 @@ def supported(opt: torch.optim.Optimizer, params: Sequence[torch.Tensor], grads:
     if getattr(opt, "grad_scale", None) is not None:
         return False
     if not all(_plain_group(kind, group) for group in opt.param_groups):
+        return False
+    if len({bool(group.get("fused")) for group in opt.param_groups}) > 1:
         return False
     for param, grad in zip(params, grads, strict=True):
         if (
@@ -86,7 +96,7 @@ def _plain_group(kind: type, group: dict[str, Any]) -> bool:
     """Whether a param group's settings leave torch's single-tensor algorithm as it is."""
     if (
         group.get("foreach")
-        or group.get("fused")
+        or (group.get("fused") and kind is not torch.optim.AdamW)
         or group.get("differentiable")
         or group.get("capturable")
         or isinstance(group["weight_decay"], torch.Tensor)
@@ -103,11 +113,11 @@ def _groups_of(
     opt: torch.optim.Optimizer, params: Sequence[torch.Tensor], rate: float
 ) -> list[tuple[dict[str, Any], float]]:
     """Each param's group and the learning rate it steps at: `rate` times the group's factor."""
-    by_param = {
-        id(param): (group, rate * scale_of(group))
-        for group in opt.param_groups
-        for param in group["params"]
-    }
+    by_param = {}
+    for group in opt.param_groups:
+        chosen = (group, rate * scale_of(group))
+        for param in group["params"]:
+            by_param[id(param)] = chosen
     return [by_param[id(param)] for param in params]
 
 
@@ -232,10 +242,12 @@ def _next_count(step_t: Any) -> float:
     return (step_t + 1).item()
 
 
-def _adamw_state(param: torch.Tensor, amsgrad: bool) -> dict[str, torch.Tensor]:
-    """A first step's state, as `Adam._init_group` makes it."""
+def _adamw_state(
+    param: torch.Tensor, amsgrad: bool, fused: bool = False
+) -> dict[str, torch.Tensor]:
+    """A first step's state, as `Adam._init_group` makes it (a fused step counts in f32)."""
     entry = {
-        "step": torch.tensor(0.0, dtype=_scalar_dtype(), device="cpu"),
+        "step": torch.tensor(0.0, dtype=torch.float32 if fused else _scalar_dtype(), device="cpu"),
         "exp_avg": torch.zeros_like(param, memory_format=torch.preserve_format),
         "exp_avg_sq": torch.zeros_like(param, memory_format=torch.preserve_format),
     }
@@ -368,6 +380,118 @@ def _prepare_adamw(
     return prepared
 
 
+def _check_count(step_t: Any) -> None:
+    """ShapeError unless a fused AdamW step count is one f32 on the CPU, as its kernel reads."""
+    if (
+        type(step_t) is not torch.Tensor
+        or step_t.numel() != 1
+        or step_t.dtype is not torch.float32
+        or not step_t.is_cpu
+        or step_t.is_inference()
+    ):
+        raise ShapeError("update: a fused AdamW step count that isn't one f32 on the CPU")
+
+
+def _fused_kernel(params: list[torch.Tensor], *args: Any, **options: Any) -> None:
+    """`torch._fused_adamw_`, then the params' version counters moved on, as an op that
+    writes them does: the kernel leaves them as they were. SIGINT waits until both are done,
+    so that the versions always say whether the kernel ran."""
+    blocked = _block_interrupts()
+    try:
+        torch._fused_adamw_(params, *args, **options)
+        torch.autograd.graph.increment_version(params)
+    finally:
+        if blocked:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPTS)
+
+
+#: The signals held back while a fused kernel and its version counts are written.
+_INTERRUPTS = {signal.SIGINT}
+
+
+def _block_interrupts() -> bool:
+    """Hold SIGINT back (where the platform can); whether it was."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return False
+    return signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
+
+
+def _prepare_fused_adamw(
+    opt: torch.optim.Optimizer,
+    params: Sequence[torch.Tensor],
+    grads: list[torch.Tensor],
+    lr: float,
+) -> Prepared:
+    """`_fused_adam` with decoupled weight decay, for AdamW built with `fused=True`: each
+    group's step counts go up by one, then its params of each dtype step in one kernel call,
+    with the group's settings."""
+    state = opt.state
+    prepared = Prepared(opt)
+    groups = _groups_of(opt, params, lr)
+    batches: dict[tuple[int, torch.dtype], list[int]] = {}
+    entries = []
+    cpu = torch.Tensor
+    for index, (param, grad) in enumerate(zip(params, grads, strict=True)):
+        group = groups[index][0]
+        amsgrad = group["amsgrad"]
+        entry = state.get(param)
+        if not entry:
+            entry = _adamw_state(param, amsgrad, fused=True)
+            prepared.put(param, entry)
+        count, average, square = entry["step"], entry["exp_avg"], entry["exp_avg_sq"]
+        shape, dtype = param.shape, param.dtype
+        # The checks of `_check` and `_check_count` inline: this loop runs for every param
+        # of every step.
+        if not (
+            type(count) is cpu
+            and count.dtype is torch.float32
+            and count.numel() == 1
+            and count.is_cpu
+            and not count.is_inference()
+        ):
+            _check_count(count)
+        if not (type(grad) is cpu and grad.shape == shape and grad.dtype is dtype and grad.is_cpu):
+            _check(param, grad, written=False)
+        for tensor in (average, square, entry["max_exp_avg_sq"]) if amsgrad else (average, square):
+            if not (
+                type(tensor) is cpu
+                and tensor.shape == shape
+                and tensor.dtype is dtype
+                and tensor.is_cpu
+                and not tensor.is_inference()
+            ):
+                _check(param, tensor)
+        entries.append(entry)
+        batches.setdefault((id(group), dtype), []).append(index)
+    for indices in batches.values():
+        group, rate = groups[indices[0]]
+        chosen = [entries[i] for i in indices]
+        counts = [entry["step"] for entry in chosen]
+        prepared.write(counts, torch._foreach_add_, counts, 1)
+        beta1, beta2 = group["betas"]
+        written = [params[i] for i in indices]
+        prepared.write(
+            written,
+            _fused_kernel,
+            written,
+            [grads[i] for i in indices],
+            [entry["exp_avg"] for entry in chosen],
+            [entry["exp_avg_sq"] for entry in chosen],
+            [entry["max_exp_avg_sq"] for entry in chosen] if group["amsgrad"] else [],
+            counts,
+            amsgrad=group["amsgrad"],
+            lr=rate,
+            beta1=beta1,
+            beta2=beta2,
+            weight_decay=group["weight_decay"],
+            eps=group["eps"],
+            maximize=group["maximize"],
+            grad_scale=None,
+            found_inf=None,
+        )
+    return prepared
+
+
 def _prepare_sgd(
     opt: torch.optim.Optimizer,
     params: Sequence[torch.Tensor],
@@ -424,6 +548,8 @@ def prepare(
     """The step `opt.step()` would take at `lr` (times each group's factor) with `grads`,
     checked whole; nothing changes."""
     with torch.no_grad():
+        if type(opt) is torch.optim.AdamW and opt.param_groups[0].get("fused"):
+            return _prepare_fused_adamw(opt, params, grads, lr)
         if type(opt) is torch.optim.AdamW:
             return _prepare_adamw(opt, params, grads, lr, buffers)
         return _prepare_sgd(opt, params, grads, lr, buffers)

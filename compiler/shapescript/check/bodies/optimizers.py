@@ -55,6 +55,7 @@ OPTIMIZERS: dict[str, tuple[str, dict[str, str]]] = {
             "weight_decay": "float",
             "amsgrad": "bool",
             "maximize": "bool",
+            "fused": "bool",
         },
     ),
 }

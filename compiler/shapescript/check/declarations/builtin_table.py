@@ -700,7 +700,8 @@ _TRAINING: tuple[Builtin, ...] = (
         kind="training",
         signature="fn adamw(m: Model, lr: Schedule, beta1: float = 0.9, beta2: float = 0.999, "
         "eps: float = 1e-8, weight_decay: float = 0.01, amsgrad: bool = false, "
-        'maximize: bool = false, no_decay: str = "", lr_scale: str = "") -> AdamW[Model]',
+        'maximize: bool = false, fused: bool = false, no_decay: str = "", lr_scale: str = "") '
+        "-> AdamW[Model]",
         summary="New AdamW state (moments and a step count) for every param of m. lr, a "
         "number or a Schedule, is required; it and the other settings are given by name, with "
         "PyTorch's defaults. no_decay lists the params without weight decay (`vectors`: biases and "
@@ -715,6 +716,7 @@ _TRAINING: tuple[Builtin, ...] = (
             "weight_decay",
             "amsgrad",
             "maximize",
+            "fused",
             "no_decay",
             "lr_scale",
         ),
@@ -728,6 +730,7 @@ _TRAINING: tuple[Builtin, ...] = (
             "weight_decay",
             "amsgrad",
             "maximize",
+            "fused",
             "no_decay",
             "lr_scale",
         ),
@@ -753,6 +756,12 @@ _TRAINING: tuple[Builtin, ...] = (
             ),
             ("amsgrad", "keep the largest second moment seen so far (the AMSGrad variant)"),
             ("maximize", "step up the gradient instead of down"),
+            (
+                "fused",
+                "step with PyTorch's fused kernel (`torch.optim.AdamW(fused=True)`) where the "
+                "device has one: faster, and the fused kernel's numbers, which differ from the "
+                "default AdamW's in the last bits",
+            ),
         ),
     ),
     Builtin(
