@@ -367,10 +367,12 @@ class Program:
                     f"`{spec.text}` (declared by {self.path}) can't be used: this machine has "
                     f"{have} CUDA GPU{'s' if have != 1 else ''}"
                 )
-        backend = "nccl" if spec.kind == "cuda" else "gloo"
+        backend = hosts.backend_for(spec.kind)
         timeout = collective_timeout()
         self.timeout = timeout
         several = hosts.current()
+        # Each host refuses a split its workers can't share by itself, before meeting the others.
+        hosts.check_split(self.names, self.count, 1 if several is None else several.count)
         if several is None:
             self._folder = tempfile.mkdtemp(prefix="ss-workers-")
             rendezvous: Any = os.path.join(self._folder, "rendezvous")
