@@ -161,15 +161,34 @@ def test_a_split_dim_the_world_size_doesnt_divide_is_refused() -> None:
     assert "2, 3, 6" in text
 
 
+SPLIT_H = """devices cpu[0 1]
+    split H
+
+dim D = 12
+dim H = 6
+dim Dh = D / H
+
+model Heads:
+    param w: [D (H Dh)] = normal(std=0.3)
+
+fn heads(m: Heads, x: [b D]) -> [b H Dh] = x @ m.w |> rearrange(b (H Dh) -> b H Dh)
+"""
+
+
 def test_hosts_refuse_the_split_before_starting_workers(monkeypatch, tmp_path) -> None:
-    """Every host refuses it by itself, before it waits for the others: no hang, no worker."""
-    from shapescript.rt.parallel import controller
+    """Each host refuses it by itself, before it waits for the others: no hang, no worker.
+    (6 heads over the 2 devices of the devices line pass the checker.)"""
+    import torch
+
+    import shapescript
 
     _set(monkeypatch, WORLD_SIZE="2", RANK="1", MASTER_ADDR="127.0.0.1", MASTER_PORT="1")
     monkeypatch.setenv("SHAPESCRIPT_COLLECTIVE_TIMEOUT", "1")
     monkeypatch.setattr(hosts, "_store", None)
-    names = {"_ss_split_heads": ("H", {}), "H": 6}
-    program = controller.Program(str(tmp_path / "heads.ss"), "cpu[0 1]", names)
+    path = tmp_path / "heads.ss"
+    path.write_text(SPLIT_H, encoding="utf-8")
+    module = shapescript.compile(SPLIT_H, str(path))
+    m = module.Heads.init(seed=0)
     with pytest.raises(DeviceError, match=r"`split H`: H = 6 .*\(2 hosts × 2 devices"):
-        program.start()
-    assert program.workers == []
+        module.heads(m, torch.zeros(3, 12))
+    assert module._ss_program.workers == []
