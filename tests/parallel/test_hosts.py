@@ -11,6 +11,7 @@ store) and what the flags set in the program's process are tested without two ho
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import signal
 import socket
@@ -261,3 +262,55 @@ def test_a_killed_host_ends_the_other_cleanly(tmp_path) -> None:
     pids = [pid for folder in folders for pid in _workers(folder)["pids"]]
     assert len(pids) == 4
     assert not any(alive(pid) for pid in pids)
+
+
+class _Alive:
+    """A worker process that is still running (its sentinel never ready)."""
+
+    def __init__(self) -> None:
+        self._ends = multiprocessing.Pipe()
+        self.sentinel = self._ends[0].fileno()
+
+
+def _host_of_two_with_one_answer(error: Exception):
+    """A controller of host 0 of two, `cpu[0 1]` each, running `train_step`: its worker 1
+    answered with `error` at a collective, its worker 0 (alive) hasn't answered."""
+    from shapescript.rt.parallel import controller, wire
+
+    program = controller.Program("hosts.ss", "cpu[0 1]", {})
+    program.world, program.first = 4, 0
+    program.running = "`train_step` (hosts.ss:54:4)"
+    # Each worker's pipe and its watch thread's: the test keeps the other ends.
+    ends = [multiprocessing.Pipe() for _ in range(4)]
+    program.workers = [
+        controller._Worker(rank, _Alive(), ends[rank][0], ends[2 + rank][0]) for rank in range(2)
+    ]
+    program._ends = ends
+    wire.send(ends[1][1], ("error", error, "Traceback ...", "hosts.ss:46:12"))
+    return program
+
+
+def test_a_lost_host_is_named_though_a_worker_here_is_slow_to_answer(monkeypatch) -> None:
+    """One of this host's workers lost its connection to another host's; the other, on a
+    busy machine, hasn't answered yet when the grace time ends: the error still says that
+    another host stopped (it once said a worker here didn't finish)."""
+    from shapescript.rt.parallel import controller
+
+    monkeypatch.setattr(controller, "_GRACE", 0.1)
+    lost = RuntimeError("[gloo/transport/tcp/pair.cc:534] Connection closed by peer [::1]:4")
+    program = _host_of_two_with_one_answer(lost)
+    with pytest.raises(controller.WorkerError, match="the workers on another host stopped"):
+        program._answers()
+
+
+def test_a_timeout_here_with_a_silent_worker_names_the_worker(monkeypatch) -> None:
+    """A worker here that timed out while the other, alive, doesn't answer: that may be
+    this host's own worker stuck, so the error names it, as on one host."""
+    from shapescript.rt.parallel import controller
+
+    monkeypatch.setattr(controller, "_GRACE", 0.1)
+    monkeypatch.setattr(controller, "_ASK", 0.1)
+    late = RuntimeError("[gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 1000ms")
+    program = _host_of_two_with_one_answer(late)
+    with pytest.raises(controller.WorkerError, match="worker 0: didn't answer"):
+        program._answers()
