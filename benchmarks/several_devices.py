@@ -25,8 +25,13 @@ is the two-host row: two launches on the loopback (127.0.0.1), each running the 
 with `devices cpu[0 1]` (four workers in one group, batches of 64 split 16 each), started as
 torchrun starts a host's process (the env:// variables), against DDP on four Gloo processes
 launched with torchrun the same way (`--nnodes 2 --nproc-per-node 2`). Each round starts
-both sides afresh, one after the other; a side's figure is the median of host 0's per-step
-wall times after warm-up steps. Results go to benchmarks/results/several_devices_hosts.json.
+both sides afresh, one after the other, the side going first changing every round
+(`--rounds`, 4 unless given); a side's figure is the median of host 0's per-step wall times
+after warm-up steps. Both sides' steps are timed from the end of the step before, so that
+both include taking the step's rows from the same dataset (each DDP process slicing its
+rows, each ShapeScript worker gathering its own); DDP's step alone, the batch on hand
+(what the first version of this row timed), is given too (`ratio_to_step_alone`). Results
+go to benchmarks/results/several_devices_hosts.json.
 """
 
 from __future__ import annotations
@@ -248,7 +253,10 @@ def _host_side(rank: int, steps: int, out: str) -> None:
 
 
 def _ddp_host_side(steps: int, out: str) -> None:
-    """One of DDP's four processes under torchrun (env://), rank 0 noting its step times."""
+    """One of DDP's four processes under torchrun (env://), rank 0 noting its step times:
+    each step from the end of the last one, taking its rows of the batch from the same
+    dataset as ShapeScript's hosts (as each of their workers does), and, apart, the step
+    alone (forward to optimizer step, the batch on hand)."""
     from shapescript.atomic_write import write_text
 
     torch.set_num_threads(1)
@@ -257,12 +265,13 @@ def _ddp_host_side(steps: int, out: str) -> None:
     torch.manual_seed(0)
     model = torch.nn.parallel.DistributedDataParallel(_Mlp())
     opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    data = _batch(64 * (WARMUP + steps), seed=1)
     share = 64 // world
-    times = []
+    loop, alone = [], []
+    last = time.perf_counter()
     for step in range(WARMUP + steps):
-        batch = _batch(64, seed=step)
-        x = batch["img"][rank * share : (rank + 1) * share]
-        y = batch["label"][rank * share : (rank + 1) * share]
+        rows = slice(step * 64 + rank * share, step * 64 + (rank + 1) * share)
+        x, y = data["img"][rows], data["label"][rows]
         start = time.perf_counter()
         opt.zero_grad()
         loss = torch.nn.functional.cross_entropy(model(x), y)
@@ -271,10 +280,13 @@ def _ddp_host_side(steps: int, out: str) -> None:
         torch.distributed.all_reduce(logged)
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
-        times.append((time.perf_counter() - start) * 1000)
+        end = time.perf_counter()
+        alone.append((end - start) * 1000)
+        loop.append((end - last) * 1000)
+        last = end
     torch.distributed.destroy_process_group()
     if rank == 0:
-        write_text(out, json.dumps(times[WARMUP:]))
+        write_text(out, json.dumps({"loop": loop[WARMUP:], "alone": alone[WARMUP:]}))
 
 
 def _run_pair(commands: list[list[str]], extra: list[dict[str, str]]) -> None:
@@ -289,13 +301,16 @@ def _run_pair(commands: list[list[str]], extra: list[dict[str, str]]) -> None:
 
 
 def hosts_main(steps: int, rounds: int) -> None:
-    """The two-host row: ShapeScript on two loopback hosts against DDP under torchrun."""
+    """The two-host row: ShapeScript on two loopback hosts against DDP under torchrun, the
+    sides taking turns to go first, round after round."""
     ours: list[float] = []
     theirs: list[float] = []
+    theirs_alone: list[float] = []
     me = [sys.executable, "-m", "benchmarks.several_devices"]
     with tempfile.TemporaryDirectory() as folder:
         out = os.path.join(folder, "times.json")
-        for _ in range(rounds):
+
+        def ours_round() -> None:
             port = str(_free_port())
             variables = [
                 {"WORLD_SIZE": "2", "RANK": str(rank), "LOCAL_RANK": "0"}
@@ -304,7 +319,9 @@ def hosts_main(steps: int, rounds: int) -> None:
             ]
             side = ["--host-side", str(steps), out]
             _run_pair([[*me, *side, str(rank)] for rank in range(2)], variables)
-            ours += json.loads(Path(out).read_text(encoding="utf-8"))
+            ours.extend(json.loads(Path(out).read_text(encoding="utf-8")))
+
+        def ddp_round() -> None:
             port = str(_free_port())
             torchrun = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "2"]
             torchrun += ["--nproc-per-node", "2", "--master-addr", "127.0.0.1"]
@@ -313,8 +330,15 @@ def hosts_main(steps: int, rounds: int) -> None:
             program = ["-m", "benchmarks.several_devices", *ddp]
             commands = [[*torchrun, "--node-rank", str(rank), *program] for rank in range(2)]
             _run_pair(commands, [{}, {}])
-            theirs += json.loads(Path(out).read_text(encoding="utf-8"))
+            found = json.loads(Path(out).read_text(encoding="utf-8"))
+            theirs.extend(found["loop"])
+            theirs_alone.extend(found["alone"])
+
+        for turn in range(rounds):
+            for side in (ours_round, ddp_round) if turn % 2 == 0 else (ddp_round, ours_round):
+                side()
     ours_median, theirs_median = statistics.median(ours), statistics.median(theirs)
+    alone_median = statistics.median(theirs_alone)
     ratio = ours_median / theirs_median
     result = {
         **environment(),
@@ -324,7 +348,9 @@ def hosts_main(steps: int, rounds: int) -> None:
         "rounds": rounds,
         "shapescript_median_ms": round(ours_median, 3),
         "ddp_torchrun_median_ms": round(theirs_median, 3),
+        "ddp_torchrun_step_alone_median_ms": round(alone_median, 3),
         "ratio": round(ratio, 3),
+        "ratio_to_step_alone": round(ours_median / alone_median, 3),
         "budget_ratio": BUDGET,
         "pass": ratio <= BUDGET,
     }
@@ -332,7 +358,9 @@ def hosts_main(steps: int, rounds: int) -> None:
     verdict = "PASS" if ratio <= BUDGET else "FAIL"
     print(
         f"2 hosts x cpu[0 1] step: ShapeScript {ours_median:.2f} ms, DDP under torchrun "
-        f"{theirs_median:.2f} ms, ratio {ratio:.2f} (budget {BUDGET:.1f}: {verdict})  -> {path}"
+        f"{theirs_median:.2f} ms, ratio {ratio:.2f} (budget {BUDGET:.1f}: {verdict}); to DDP's "
+        f"step alone, without taking its rows ({alone_median:.2f} ms), "
+        f"{ours_median / alone_median:.2f}  -> {path}"
     )
 
 
@@ -351,7 +379,7 @@ def main() -> None:
         steps, out = args.ddp_host_side
         return _ddp_host_side(int(steps), out)
     if args.hosts:
-        return hosts_main(args.steps, args.rounds or 2)
+        return hosts_main(args.steps, args.rounds or 4)
     args.rounds = args.rounds or 10
     torch.set_num_threads(1)
     ours: list[float] = []

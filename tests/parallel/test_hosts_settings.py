@@ -106,3 +106,89 @@ def test_hosts_with_different_numbers_of_devices_are_refused() -> None:
     hosts._same_devices(_Store({"d/0": "cpu[0 1]"}), one, "cpu[2 3]", "d")
     with pytest.raises(DeviceError, match=r"host 0 runs the program on `cpu\[0 1 2\]`"):
         hosts._same_devices(_Store({"d/0": "cpu[0 1 2]"}), one, "cpu[0 1]", "d")
+
+
+@pytest.mark.parametrize(
+    ("kind", "backend"), [("cuda", "nccl"), ("cpu", "gloo")], ids=["cuda", "cpu"]
+)
+def test_gpus_are_joined_by_nccl_and_cpus_by_gloo(kind, backend) -> None:
+    from shapescript.rt import devices
+
+    spec = devices.parse_devices(f"{kind}[0 1]")
+    assert hosts.backend_for(spec.kind) == backend
+
+
+def test_torchrun_variables_and_the_run_flags_meet_at_the_same_rendezvous(monkeypatch) -> None:
+    """A host started by torchrun (its variables as torchrun sets them for
+    `--nnodes 2 --nproc-per-node 1 --node-rank 1`) and one started with the run flags find
+    the same hosts, and their workers the same store and keys."""
+    found = []
+    flags = ("--nnodes", "2", "--node-rank", "1", "--master-addr", "10.0.0.5")
+    by_flags = run_hosts.environment(_flags(*flags, "--master-port", "4000"))
+    by_torchrun = {
+        "WORLD_SIZE": "2",
+        "RANK": "1",
+        "LOCAL_RANK": "0",
+        "LOCAL_WORLD_SIZE": "1",
+        "GROUP_RANK": "1",
+        "MASTER_ADDR": "10.0.0.5",
+        "MASTER_PORT": "4000",
+    }
+    for variables in (by_flags, by_torchrun):
+        with monkeypatch.context() as patch:
+            for name, value in variables.items():
+                patch.setenv(name, value)
+            patch.setattr(hosts, "_store", _Store({}))
+            patch.setattr(hosts, "_generation", 0)
+            # Host 0 said it runs `cpu[0 1]` too.
+            hosts._store.set("devices/1/0", "cpu[0 1]")
+            found.append((hosts.current(), hosts.worker_rendezvous("cpu[0 1]", 5.0)))
+    assert found[0] == found[1]
+    assert found[0][0] == hosts.Hosts(2, 1, "10.0.0.5", 4000, agent_store=False)
+    assert found[0][1] == ("10.0.0.5", 4000, "shapescript/workers/1")
+
+
+def test_a_split_dim_the_world_size_doesnt_divide_is_refused() -> None:
+    names = {"_ss_split_heads": ("H", {}), "H": 6}
+    hosts.check_split(names, devices_per_host=2, host_count=1)
+    hosts.check_split(names, devices_per_host=3, host_count=2)
+    hosts.check_split({"H": 6}, devices_per_host=2, host_count=2)
+    with pytest.raises(DeviceError) as caught:
+        hosts.check_split(names, devices_per_host=2, host_count=2)
+    text = str(caught.value)
+    assert "`split H`: H = 6" in text
+    assert "4 workers (2 hosts × 2 devices each)" in text
+    assert "2, 3, 6" in text
+
+
+SPLIT_H = """devices cpu[0 1]
+    split H
+
+dim D = 12
+dim H = 6
+dim Dh = D / H
+
+model Heads:
+    param w: [D (H Dh)] = normal(std=0.3)
+
+fn heads(m: Heads, x: [b D]) -> [b H Dh] = x @ m.w |> rearrange(b (H Dh) -> b H Dh)
+"""
+
+
+def test_hosts_refuse_the_split_before_starting_workers(monkeypatch, tmp_path) -> None:
+    """Each host refuses it by itself, before it waits for the others: no hang, no worker.
+    (6 heads over the 2 devices of the devices line pass the checker.)"""
+    import torch
+
+    import shapescript
+
+    _set(monkeypatch, WORLD_SIZE="2", RANK="1", MASTER_ADDR="127.0.0.1", MASTER_PORT="1")
+    monkeypatch.setenv("SHAPESCRIPT_COLLECTIVE_TIMEOUT", "1")
+    monkeypatch.setattr(hosts, "_store", None)
+    path = tmp_path / "heads.ss"
+    path.write_text(SPLIT_H, encoding="utf-8")
+    module = shapescript.compile(SPLIT_H, str(path))
+    m = module.Heads.init(seed=0)
+    with pytest.raises(DeviceError, match=r"`split H`: H = 6 .*\(2 hosts × 2 devices"):
+        module.heads(m, torch.zeros(3, 12))
+    assert module._ss_program.workers == []

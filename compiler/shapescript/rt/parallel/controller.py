@@ -367,10 +367,12 @@ class Program:
                     f"`{spec.text}` (declared by {self.path}) can't be used: this machine has "
                     f"{have} CUDA GPU{'s' if have != 1 else ''}"
                 )
-        backend = "nccl" if spec.kind == "cuda" else "gloo"
+        backend = hosts.backend_for(spec.kind)
         timeout = collective_timeout()
         self.timeout = timeout
         several = hosts.current()
+        # Each host refuses a split its workers can't share by itself, before meeting the others.
+        hosts.check_split(self.names, self.count, 1 if several is None else several.count)
         if several is None:
             self._folder = tempfile.mkdtemp(prefix="ss-workers-")
             rendezvous: Any = os.path.join(self._folder, "rendezvous")
@@ -482,14 +484,20 @@ class Program:
             for rank, answer in errors.items()
             if answer[3] is None and answer[1] != worker_side.OTHERS_FAILED
         ]
-        if silent and not own:
-            raise WorkerError(self._timeout_text(answers, silent))
         if self.world > self.count:
             # Every worker here waiting at a collective, or one that lost its connection
             # to another host's: a worker of another host stopped, or its host did.
             lost = [rank for rank, answer in errors.items() if _lost_connection(answer[1])]
+            if silent and not own:
+                # A worker here hasn't answered yet: on a busy machine it may not have
+                # noticed. A connection closed by its other end says that a process
+                # stopped, and this host's are alive (one that stopped was named already);
+                # a timeout may be the silent worker's own doing.
+                lost = [rank for rank in lost if _closed_by_peer(errors[rank][1])]
             if lost or (not silent and not own):
                 raise WorkerError(self._other_host_text(errors, min(lost or errors)))
+        if silent and not own:
+            raise WorkerError(self._timeout_text(answers, silent))
         rank = min(own or errors)
         if silent:
             # One worker's own error left the others waiting at a collective: they can't
@@ -592,6 +600,11 @@ class Program:
 
 #: What Gloo's and NCCL's errors say when a peer's connection is gone.
 _LOST = ("Connection reset by peer", "Connection closed by peer", "gloo/transport", "NCCL")
+
+
+def _closed_by_peer(error: Any) -> bool:
+    """Whether a worker's error is a connection that the process at its other end closed."""
+    return any(mark in str(error) for mark in _LOST[:2])
 
 
 def _lost_connection(error: Any) -> bool:

@@ -84,6 +84,36 @@ def _number(name: str, default: int | None) -> int | None:
         raise DeviceError(f"${name} is {text!r}, not a whole number") from None
 
 
+def backend_for(kind: str) -> str:
+    """The torch.distributed backend of the workers of a `devices` line of this kind (on one
+    host or several): NCCL between CUDA GPUs, Gloo between CPU workers."""
+    return "nccl" if kind == "cuda" else "gloo"
+
+
+def check_split(names: dict[str, Any], devices_per_host: int, host_count: int) -> None:
+    """DeviceError, before any worker starts, unless every worker of every host gets as much
+    of a `split H` dim: its size must be a multiple of hosts × devices per host."""
+    found = names.get("_ss_split_heads")
+    if found is None:
+        return
+    dim = found[0]
+    size = names.get(dim)
+    world = devices_per_host * host_count
+    if not isinstance(size, int) or world <= 1 or size % world == 0:
+        return
+    fits = [count for count in range(2, size + 1) if size % count == 0]
+    workers = (
+        f"{world} workers ({host_count} hosts × {devices_per_host} devices each)"
+        if host_count > 1
+        else f"{world} workers (devices)"
+    )
+    raise DeviceError(
+        f"`split {dim}`: {dim} = {size} is split across all {workers}, and {world} doesn't "
+        f"divide {size}; run on a number of hosts × devices per host that divides {size} "
+        f"({', '.join(map(str, fits))}), or split another dim"
+    )
+
+
 def is_first() -> bool:
     """Whether this is host 0 (or the only one): the one that writes checkpoints."""
     found = current()
