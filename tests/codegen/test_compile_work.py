@@ -46,3 +46,20 @@ def test_the_attention_planner_counts_a_functions_names_once(monkeypatch) -> Non
     # Its names are counted once for both bodies and the causal mask (the searches for
     # patterns start from a statement's expressions, not the statement).
     assert len(visits) == 1
+
+
+def test_each_line_is_read_once_for_the_positions_of_the_generated_code(monkeypatch) -> None:
+    text = PROGRAM.replace("-> b n D)\n", "-> b n D)  # après\n")
+    checked = check(SourceFile.from_text("work.ss", text))
+    assert not checked.errors
+    read: list[int] = []
+    line_text = SourceFile.line_text
+
+    def counting(self, line: int) -> str:
+        read.append(line)
+        return line_text(self, line)
+
+    monkeypatch.setattr(SourceFile, "line_text", counting)
+    generate(checked, BuildOptions())
+    assert len(read) == len(set(read)) > 3
+    assert 7 in read  # the line with non-ASCII text

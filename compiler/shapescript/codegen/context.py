@@ -102,6 +102,9 @@ class ModuleContext:
     name_counts: dict[int, tuple[object, dict[str, int], dict[str, int]]] = field(
         default_factory=dict
     )
+    #: Each line of the file that an origin was asked on: its text without the line
+    #: break, whether it is ASCII, and its length in UTF-8 bytes.
+    origin_lines: dict[int, tuple[str, bool, int]] = field(default_factory=dict)
 
     @property
     def source(self) -> SourceFile:
@@ -146,10 +149,18 @@ class ModuleContext:
     def origin(self, base: int, span: Span) -> Origin:
         if self.foreign is not None:
             return self.foreign.origin
-        position = self.checked.source.position(base + span.start)
-        text = self.checked.source.line_text(position.line).rstrip("\r\n")
-        column = len(text[: position.column - 1].encode())
-        return Origin(position.line, column, max(len(text.encode()), column))
+        source = self.checked.source
+        position = source.position(base + span.start)
+        line = self.origin_lines.get(position.line)
+        if line is None:
+            text = source.line_text(position.line).rstrip("\r\n")
+            line = self.origin_lines[position.line] = (text, text.isascii(), len(text.encode()))
+        text, ascii_only, line_bytes = line
+        if ascii_only:
+            column = min(position.column - 1, len(text))
+        else:
+            column = len(text[: position.column - 1].encode())
+        return Origin(position.line, column, max(line_bytes, column))
 
     def location(self, base: int, span: Span) -> tuple[int, int]:
         position = self.source.position(base + span.start)
