@@ -105,6 +105,9 @@ class ModuleContext:
     #: Each line of the file that an origin was asked on: its text without the line
     #: break, whether it is ASCII, and its length in UTF-8 bytes.
     origin_lines: dict[int, tuple[str, bool, int]] = field(default_factory=dict)
+    #: Whether each function of this file makes masks of its own (`padding.makes_pads`),
+    #: by its declaration's id, with the declaration: asked several times per body.
+    pads_made: dict[int, tuple[object, bool]] = field(default_factory=dict)
 
     @property
     def source(self) -> SourceFile:

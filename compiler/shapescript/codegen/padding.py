@@ -72,22 +72,16 @@ def makes_pads(gen: FunctionGenerator) -> bool:
     found = facts(gen)
     if found is None:
         return False
-    global _last_makes
-    last = _last_makes
-    if last is not None and last[0] is found and last[1] is gen.decl and last[2] == gen.base:
-        return last[3]
+    known = gen.context.pads_made.get(id(gen.decl))
+    if known is not None and known[0] is gen.decl:
+        return known[1]
     item = Span(gen.base + gen.decl.span.start, gen.base + gen.decl.span.end)
     makes = any(
         item.start <= span.start and span.end <= item.end
         for span in (*found.loop_symbols, *found.selected)
     )
-    _last_makes = (found, gen.decl, gen.base, makes)
+    gen.context.pads_made[id(gen.decl)] = (gen.decl, makes)
     return makes
-
-
-#: The facts, declaration and base `makes_pads` answered for last, with its answer: each
-#: body of a function asks it several times.
-_last_makes: tuple[PaddingFacts, ast.FnDecl, int, bool] | None = None
 
 
 def selection(gen: FunctionGenerator, node: ast.Index, target: str, mask_value: str) -> str | None:
