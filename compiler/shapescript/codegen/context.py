@@ -102,9 +102,9 @@ class ModuleContext:
     name_counts: dict[int, tuple[object, dict[str, int], dict[str, int]]] = field(
         default_factory=dict
     )
-    #: Each line of the file that an origin was asked on: its text without the line
-    #: break, whether it is ASCII, and its length in UTF-8 bytes.
-    origin_lines: dict[int, tuple[str, bool, int]] = field(default_factory=dict)
+    #: Each line of the file that an origin was asked on: its length when it is ASCII
+    #: (-1 when not), and its length in UTF-8 bytes, without the line break.
+    origin_lines: dict[int, tuple[int, int]] = field(default_factory=dict)
     #: Whether each function of this file makes masks of its own (`padding.makes_pads`),
     #: by its declaration's id, with the declaration: asked several times per body.
     pads_made: dict[int, tuple[object, bool]] = field(default_factory=dict)
@@ -157,11 +157,17 @@ class ModuleContext:
         line = self.origin_lines.get(position.line)
         if line is None:
             text = source.line_text(position.line).rstrip("\r\n")
-            line = self.origin_lines[position.line] = (text, text.isascii(), len(text.encode()))
-        text, ascii_only, line_bytes = line
-        if ascii_only:
-            column = min(position.column - 1, len(text))
+            line_bytes = len(text.encode())
+            # An ASCII line's byte columns are its character columns.
+            line = self.origin_lines[position.line] = (
+                len(text) if line_bytes == len(text) else -1,
+                line_bytes,
+            )
+        ascii_length, line_bytes = line
+        if ascii_length >= 0:
+            column = min(position.column - 1, ascii_length)
         else:
+            text = source.line_text(position.line).rstrip("\r\n")
             column = len(text[: position.column - 1].encode())
         return Origin(position.line, column, max(line_bytes, column))
 

@@ -161,9 +161,16 @@ def _names(gen: FunctionGenerator) -> tuple[dict[str, int], dict[str, int]]:
     decl = gen.decl
     counted = gen.context.name_counts.get(id(decl))
     if counted is None or counted[0] is not decl:
-        counted = (decl, *_count_names(decl))
-        gen.context.name_counts[id(decl)] = counted
+        uses, bindings = _count_names(decl)
+        if "einsum" not in uses:
+            # No pattern to find, so no mask to ask about: only that is kept.
+            uses = bindings = _NO_EINSUM
+        counted = gen.context.name_counts[id(decl)] = (decl, uses, bindings)
     return counted[1], counted[2]
+
+
+#: The counts kept for a function that never names `einsum`.
+_NO_EINSUM: dict[str, int] = {}
 
 
 def _count_names(decl: ast.FnDecl) -> tuple[dict[str, int], dict[str, int]]:
