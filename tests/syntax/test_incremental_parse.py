@@ -9,7 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.generate import generate_program
-from shapescript.syntax.parser import ParseResult, parse, split_chunks
+from shapescript.syntax import parser
+from shapescript.syntax.parser import ParseResult, parse, split_chunks, split_chunks_after
 from shapescript.syntax.source import SourceFile
 
 PROGRAM = generate_program(120, 3)
@@ -152,3 +153,47 @@ def test_a_previous_parse_of_the_other_mode_is_not_reused() -> None:
     as_cell = parsed(text, as_file, notebook=True)
     same_parse(as_cell, parsed(text, notebook=True))
     assert as_cell.module.items[0] is not as_file.module.items[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(SPLIT_PIECES), max_size=40),
+    st.floats(0, 1),
+    st.integers(0, 6),
+    st.lists(st.sampled_from(SPLIT_PIECES), max_size=4),
+)
+def test_chunks_of_an_edited_text_are_found_as_a_fresh_split_finds_them(
+    pieces: list[str], where: float, length: int, inserted: list[str]
+) -> None:
+    old = "".join(pieces)
+    at = int(where * len(old))
+    text = old[:at] + "".join(inserted) + old[at + length :]
+    assert split_chunks_after(old, split_chunks(old), text) == split_chunks(text)
+
+
+class _CountingPattern:
+    """A compiled pattern that counts the matches `finditer` gives."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self.matches = 0
+
+    def finditer(self, text: str, *args: int):
+        for match in self.pattern.finditer(text, *args):
+            self.matches += 1
+            yield match
+
+
+def test_a_keystroke_scans_the_chunks_near_it_not_the_whole_file(monkeypatch) -> None:
+    first = parsed(PROGRAM)
+    starts = first.chunks.starts
+    at = starts[len(starts) // 2] + 4
+    counting = _CountingPattern(parser._CHUNK_START)
+    monkeypatch.setattr(parser, "_CHUNK_START", counting)
+    edited = PROGRAM[:at] + "x" + PROGRAM[at:]
+    incremental = parsed(edited, first)
+    scanned = counting.matches
+    same_parse(incremental, parsed(edited))
+    assert counting.matches - scanned >= len(starts) > 20
+    # A fresh parse scans every chunk start; the edit's, those around the edit.
+    assert scanned <= 5

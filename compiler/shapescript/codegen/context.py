@@ -97,6 +97,17 @@ class ModuleContext:
     trusted_copies: dict[str, None] = field(default_factory=dict)
     #: The dims arguments are checked against, made once (`arguments.module_dims`).
     argument_dims: ModuleDims | None = None
+    #: Each function's name uses and bindings, by its declaration's id, with the
+    #: declaration: counted once for all its bodies (`lowering.attention`).
+    name_counts: dict[int, tuple[object, dict[str, int], dict[str, int]]] = field(
+        default_factory=dict
+    )
+    #: Each line of the file that an origin was asked on: its length when it is ASCII
+    #: (-1 when not), and its length in UTF-8 bytes, without the line break.
+    origin_lines: dict[int, tuple[int, int]] = field(default_factory=dict)
+    #: Whether each function of this file makes masks of its own (`padding.makes_pads`),
+    #: by its declaration's id, with the declaration: asked several times per body.
+    pads_made: dict[int, tuple[object, bool]] = field(default_factory=dict)
 
     @property
     def source(self) -> SourceFile:
@@ -141,10 +152,24 @@ class ModuleContext:
     def origin(self, base: int, span: Span) -> Origin:
         if self.foreign is not None:
             return self.foreign.origin
-        position = self.checked.source.position(base + span.start)
-        text = self.checked.source.line_text(position.line).rstrip("\r\n")
-        column = len(text[: position.column - 1].encode())
-        return Origin(position.line, column, max(len(text.encode()), column))
+        source = self.checked.source
+        position = source.position(base + span.start)
+        line = self.origin_lines.get(position.line)
+        if line is None:
+            text = source.line_text(position.line).rstrip("\r\n")
+            line_bytes = len(text.encode())
+            # An ASCII line's byte columns are its character columns.
+            line = self.origin_lines[position.line] = (
+                len(text) if line_bytes == len(text) else -1,
+                line_bytes,
+            )
+        ascii_length, line_bytes = line
+        if ascii_length >= 0:
+            column = min(position.column - 1, ascii_length)
+        else:
+            text = source.line_text(position.line).rstrip("\r\n")
+            column = len(text[: position.column - 1].encode())
+        return Origin(position.line, column, max(line_bytes, column))
 
     def location(self, base: int, span: Span) -> tuple[int, int]:
         position = self.source.position(base + span.start)

@@ -72,11 +72,16 @@ def makes_pads(gen: FunctionGenerator) -> bool:
     found = facts(gen)
     if found is None:
         return False
+    known = gen.context.pads_made.get(id(gen.decl))
+    if known is not None and known[0] is gen.decl:
+        return known[1]
     item = Span(gen.base + gen.decl.span.start, gen.base + gen.decl.span.end)
-    return any(
+    makes = any(
         item.start <= span.start and span.end <= item.end
         for span in (*found.loop_symbols, *found.selected)
     )
+    gen.context.pads_made[id(gen.decl)] = (gen.decl, makes)
+    return makes
 
 
 def selection(gen: FunctionGenerator, node: ast.Index, target: str, mask_value: str) -> str | None:

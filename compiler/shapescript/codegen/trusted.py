@@ -63,26 +63,36 @@ def emit_copies(
     context: ModuleContext, functions: dict[str, Compiled], body: SourceBuilder
 ) -> None:
     """The unchecked copy of each function a compiled caller called, or its alias."""
+    wanted = context.trusted_copies
+    # A copy's body may ask for more copies: they join the end of `wanted` (a dict keeps
+    # its order), so each round makes those the previous rounds asked for.
+    made = 0
+    while made < len(wanted):
+        batch = list(wanted)[made:]
+        made += len(batch)
+        for python in batch:
+            _emit_copy(context, functions, body, python)
+
+
+def _emit_copy(
+    context: ModuleContext, functions: dict[str, Compiled], body: SourceBuilder, python: str
+) -> None:
+    """The unchecked copy of one function, or its alias where none can be made."""
     from shapescript.codegen.function import FunctionGenerator
 
-    wanted = context.trusted_copies
-    done: set[str] = set()
-    while len(done) < len(wanted):
-        python = next(name for name in wanted if name not in done)
-        done.add(python)
-        compiled = functions.get(python)
-        out = SourceBuilder()
-        if compiled is not None:
-            generator = FunctionGenerator(
-                context, compiled.item, compiled.signature, out, compiled.python, trusted=True
-            )
-            try:
-                if padding.recorded(generator) is None:
-                    generator.generate()
-                    body.blank()
-                    body.extend(out)
-                    body.blank()
-                    continue
-            except Unsupported:
-                pass
-        body.add(0, f"{copy_name(python)} = {python}")
+    compiled = functions.get(python)
+    out = SourceBuilder()
+    if compiled is not None:
+        generator = FunctionGenerator(
+            context, compiled.item, compiled.signature, out, compiled.python, trusted=True
+        )
+        try:
+            if padding.recorded(generator) is None:
+                generator.generate()
+                body.blank()
+                body.extend(out)
+                body.blank()
+                return
+        except Unsupported:
+            pass
+    body.add(0, f"{copy_name(python)} = {python}")

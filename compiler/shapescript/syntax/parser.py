@@ -148,7 +148,11 @@ def _parse_file(
     cancelled: IsCancelled | None,
 ) -> ParseResult:
     text = source.text
-    starts = split_chunks(text)
+    starts = (
+        split_chunks_after(previous.source.text, previous.chunks.starts, text)
+        if _reusable(previous, notebook)
+        else split_chunks(text)
+    )
     # Parsing allocates many small objects that all stay alive, so the cyclic collector
     # would only scan them again and again; pausing it makes parsing about a quarter faster.
     collecting = gc.isenabled()
@@ -181,6 +185,37 @@ def _parse_file(
     diagnostics.sort(key=lambda d: (d.primary.span.start, d.code))
     module = nodes.Module(items, Span(0, len(text)), notebook, bases)
     return ParseResult(module, diagnostics, source, layout, comments)
+
+
+def split_chunks_after(old: str, old_starts: list[int], text: str) -> list[int]:
+    """`split_chunks(text)`, given those of `old`, an earlier text of the file: only the
+    text from two chunks before the first change up to the first chunk after the last
+    change found again (an edit on a big file scans one chunk, not the whole file)."""
+    prefix = _common_prefix(old, text)
+    # A chunk's match reads from the newline before its start to the next chunk's start
+    # at most: one whose match ends before the change is found alike in both texts, and
+    # the scan goes on from it as the full scan does.
+    index = bisect.bisect_right(old_starts, prefix) - 2
+    if index < 1:
+        return split_chunks(text)
+    suffix = _common_suffix(old, text, min(len(old), len(text)) - prefix)
+    delta = len(text) - len(old)
+    unchanged_from = len(text) - suffix
+    starts = old_starts[:index]
+    append = starts.append
+    for match in _CHUNK_START.finditer(text, old_starts[index] - 1):
+        if match.start("item") == -1:
+            continue
+        start = match.start() + 1
+        if match.start() >= unchanged_from:
+            # The same match as the earlier text's there, on the same text after it: the
+            # rest are the earlier text's, moved.
+            place = bisect.bisect_left(old_starts, start - delta)
+            if place < len(old_starts) and old_starts[place] == start - delta:
+                starts.extend(old + delta for old in old_starts[place:])
+                return starts
+        append(start)
+    return starts
 
 
 def _common_prefix(old: str, new: str) -> int:

@@ -128,6 +128,28 @@ def _is_node(value: object) -> bool:
 _NODE_CLASSES: dict[type, bool] = {list: False, str: False, int: False, type(None): False}
 
 
+def children(node) -> list:
+    """The syntax nodes directly inside a node, in the order of its fields."""
+    found: list = []
+    names = _SLOTS.get(node.__class__)
+    if names is None:
+        names = _SLOTS[node.__class__] = _node_slots(node)
+    node_classes = _NODE_CLASSES
+    for name in names:
+        value = getattr(node, name, None)
+        if value.__class__ is list:
+            for child in value:
+                if node_classes.get(child.__class__) or (
+                    child.__class__ not in node_classes and _is_node(child)
+                ):
+                    found.append(child)
+        elif node_classes.get(value.__class__) or (
+            value.__class__ not in node_classes and _is_node(value)
+        ):
+            found.append(value)
+    return found
+
+
 def walk(node):
     """Every syntax node inside a node, depth first."""
     stack = [node]

@@ -169,8 +169,9 @@ def report_cycles(infos: dict[str, ModelInfo], reporter: Reporter) -> dict[str, 
     """E3401 for each model that holds itself, directly or through others, named with the
     path, and E3404 for models nested past `MAX_MODEL_DEPTH`; those models are returned
     not ok, so nothing builds them."""
-    on_cycle = _report_cycles(infos, reporter)
-    too_deep = _report_depth(infos, reporter, on_cycle)
+    held = {name: _held(info) for name, info in infos.items()}
+    on_cycle = _report_cycles(infos, held, reporter)
+    too_deep = _report_depth(infos, held, reporter, on_cycle)
     bad = on_cycle | too_deep
     return {name: replace(info, ok=False) if name in bad else info for name, info in infos.items()}
 
@@ -179,7 +180,9 @@ def _held(info: ModelInfo) -> list[FieldInfo]:
     return [field for field in info.nested if field.model is not None]
 
 
-def _report_cycles(infos: dict[str, ModelInfo], reporter: Reporter) -> set[str]:
+def _report_cycles(
+    infos: dict[str, ModelInfo], held_by: dict[str, list[FieldInfo]], reporter: Reporter
+) -> set[str]:
     """One depth-first walk (an explicit stack, linear in models and fields): a field that
     leads back to a model still on the walk's path closes a cycle."""
     position = {name: index for index, name in enumerate(infos)}
@@ -190,7 +193,7 @@ def _report_cycles(infos: dict[str, ModelInfo], reporter: Reporter) -> set[str]:
         if root in state:
             continue
         # (model, its fields that hold models, the next one to follow)
-        path: list[tuple[str, list[FieldInfo], int]] = [(root, _held(infos[root]), 0)]
+        path: list[tuple[str, list[FieldInfo], int]] = [(root, held_by[root], 0)]
         state[root] = 1
         while path:
             name, fields, next_index = path[-1]
@@ -215,11 +218,16 @@ def _report_cycles(infos: dict[str, ModelInfo], reporter: Reporter) -> set[str]:
                     _report_cycle(infos, reporter, tuple(step[start:] + step[:start]))
                 continue
             state[target] = 1
-            path.append((target, _held(infos[target]), 0))
+            path.append((target, held_by[target], 0))
     return on_cycle
 
 
-def _report_depth(infos: dict[str, ModelInfo], reporter: Reporter, on_cycle: set[str]) -> set[str]:
+def _report_depth(
+    infos: dict[str, ModelInfo],
+    held_by: dict[str, list[FieldInfo]],
+    reporter: Reporter,
+    on_cycle: set[str],
+) -> set[str]:
     """How many levels each model's nesting has, worked out leaves first without recursion;
     E3404 where a model's levels first pass the limit."""
     levels: dict[str, int] = {}
@@ -231,20 +239,20 @@ def _report_depth(infos: dict[str, ModelInfo], reporter: Reporter, on_cycle: set
             name = pending[-1]
             inner = [
                 f.model
-                for f in _held(infos[name])
+                for f in held_by[name]
                 if f.model in infos and f.model not in on_cycle and f.model not in levels
             ]
             if inner:
                 pending += inner
                 continue
             pending.pop()
-            held = [levels.get(f.model, 0) for f in _held(infos[name]) if f.model in levels]
+            held = [levels.get(f.model, 0) for f in held_by[name] if f.model in levels]
             levels[name] = 1 + max(held, default=0)
     # A model that holds none has one level; one that holds it, two: it holds models 1 deep.
     too_deep = {name for name, level in levels.items() if level - 1 > MAX_MODEL_DEPTH}
     for name in too_deep:
         deepest = max(
-            (f for f in _held(infos[name]) if f.model in levels),
+            (f for f in held_by[name] if f.model in levels),
             key=lambda f: levels[f.model or ""],
         )
         if levels[name] - 1 != MAX_MODEL_DEPTH + 1:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from shapescript.check.algebra.syntax_facts import children as _children
 from shapescript.check.algebra.types import FunctionType, HostType, TensorType
 from shapescript.codegen import builtins, padding
 from shapescript.syntax import ast
@@ -120,7 +121,9 @@ def plan(gen: FunctionGenerator) -> None:
     if not gen.context.lower or _several_devices(gen):
         return
     decl = gen.decl
-    uses, bindings = _names(decl)
+    uses, bindings = _names(gen)
+    if "einsum" not in uses:
+        return
     blocks: list[list[ast.Stmt]] = [decl.body] if decl.body else []
     if decl.expr_body is not None:
         _find(gen, [], -1, [decl.expr_body], uses, bindings)
@@ -152,19 +155,25 @@ def _expressions(stmt: ast.Stmt) -> list[ast.Expr]:
     return []
 
 
-def _children(node) -> list:
-    found = []
-    for name in getattr(node, "__slots__", ()):
-        child = getattr(node, name, None)
-        if isinstance(child, list):
-            found.extend(c for c in child if hasattr(c, "__slots__") and not isinstance(c, Span))
-        elif hasattr(child, "__slots__") and not isinstance(child, Span):
-            found.append(child)
-    return found
+def _names(gen: FunctionGenerator) -> tuple[dict[str, int], dict[str, int]]:
+    """How often each name of the function is used, and bound (parameters, targets,
+    lambda parameters): counted once for all its bodies and the causal masks in it."""
+    decl = gen.decl
+    counted = gen.context.name_counts.get(id(decl))
+    if counted is None or counted[0] is not decl:
+        uses, bindings = _count_names(decl)
+        if "einsum" not in uses:
+            # No pattern to find, so no mask to ask about: only that is kept.
+            uses = bindings = _NO_EINSUM
+        counted = gen.context.name_counts[id(decl)] = (decl, uses, bindings)
+    return counted[1], counted[2]
 
 
-def _names(decl: ast.FnDecl) -> tuple[dict[str, int], dict[str, int]]:
-    """How often each name is used, and bound (parameters, targets, lambda parameters)."""
+#: The counts kept for a function that never names `einsum`.
+_NO_EINSUM: dict[str, int] = {}
+
+
+def _count_names(decl: ast.FnDecl) -> tuple[dict[str, int], dict[str, int]]:
     uses: dict[str, int] = {}
     bindings: dict[str, int] = {}
     for param in decl.params:
@@ -499,7 +508,7 @@ def _is_causal(gen: FunctionGenerator, node: ast.Index) -> bool:
     return (
         isinstance(target, ast.Name)
         and target.name == "causal"
-        and "causal" not in _names(gen.decl)[1]
+        and "causal" not in _names(gen)[1]
         and isinstance(type_, TensorType)
         and type_.axes is not None
         and len(type_.axes) == 2

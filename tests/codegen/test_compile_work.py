@@ -1,0 +1,67 @@
+"""How much work code generation does per function, counted rather than timed: a big
+file's build pays each walk once per function, not once per body compiled of it."""
+
+from __future__ import annotations
+
+from shapescript.analysis import check
+from shapescript.codegen import BuildOptions, generate
+from shapescript.codegen.lowering import attention
+from shapescript.syntax import ast
+from shapescript.syntax.source import SourceFile
+
+#: `attend` gets two bodies (the checked one and the unchecked copy `outer` calls), made
+#: with `outer` between them; it holds an attention pattern with a causal mask.
+PROGRAM = """
+dim D = 8
+
+fn attend(q: [b n D], k: [b n D], v: [b n D]) -> [b n D]:
+    scores = einsum(q, k: b n D, b m D -> b n m) / sqrt(D)
+    p = scores |> masked_fill(!causal[n m], -inf) |> softmax(over=m)
+    return einsum(p, v: b n m, b m D -> b n D)
+
+fn outer(x: [b n D]) -> [b n D] = attend(x, x, x)
+"""
+
+
+def test_the_attention_planner_counts_a_functions_names_once(monkeypatch) -> None:
+    checked = check(SourceFile.from_text("work.ss", PROGRAM))
+    assert not checked.errors
+    first = next(
+        item.body[0]
+        for item in checked.module.items
+        if isinstance(item, ast.FnDecl) and item.name == "attend"
+    )
+    visits: list[object] = []
+    children = attention._children
+
+    def counting(node):
+        if node is first:
+            visits.append(node)
+        return children(node)
+
+    monkeypatch.setattr(attention, "_children", counting)
+    generated = generate(checked, BuildOptions())
+    assert "scaled_dot_product_attention" in generated.source
+    assert "_ss_in_attend" in generated.source
+    # Its names are counted once for both bodies and the causal mask (the searches for
+    # patterns start from a statement's expressions, not the statement).
+    assert len(visits) == 1
+
+
+def test_each_line_is_read_once_for_the_positions_of_the_generated_code(monkeypatch) -> None:
+    text = PROGRAM.replace("-> b n D)\n", "-> b n D)  # après\n")
+    checked = check(SourceFile.from_text("work.ss", text))
+    assert not checked.errors
+    read: list[int] = []
+    line_text = SourceFile.line_text
+
+    def counting(self, line: int) -> str:
+        read.append(line)
+        return line_text(self, line)
+
+    monkeypatch.setattr(SourceFile, "line_text", counting)
+    generate(checked, BuildOptions())
+    # A line with non-ASCII text (line 7) is read again to count its columns in bytes.
+    assert 7 in read
+    ascii_lines = [line for line in read if line != 7]
+    assert len(ascii_lines) == len(set(ascii_lines)) >= 3
