@@ -14,7 +14,7 @@ dim C = 10
 
 fn probs(x: [b C]) -> [b C] = softmax(x, over=C)
 
-fn running(x: [b C]) -> [b C] = cumsum(x, over=C)
+fn running(x: [b C]) -> [b C] = cumprod(x, over=C)
 """
 
 
@@ -47,4 +47,4 @@ async def test_the_verify_request_answers_with_the_error_table(client: LanguageC
         "shapescript/verify", {"uri": uri, "fn": "running"}
     )
     assert refused.ok is False
-    assert "line 5: `cumsum` isn't supported" in refused.markdown
+    assert "line 5: `cumprod` isn't supported" in refused.markdown
