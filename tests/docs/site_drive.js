@@ -53,8 +53,17 @@ async function main() {
         .map((image) => [image.getAttribute('src'), image.complete ? image.naturalWidth : 0]));
     }
     await page.goto(cfg.base, { waitUntil: 'networkidle' });
-    await page.locator('input.md-search__input').fill(cfg.search);
-    await page.locator('.md-search-result__item').first().waitFor({ timeout: 20000 });
+    // The search index is built in a web worker; under load that takes a while, so the
+    // query is typed, key by key as a person types it (Material searches on key presses,
+    // not on a value set at once), once the panel no longer says "Initializing search".
+    const input = page.locator('input.md-search__input');
+    await input.click();
+    await page.waitForFunction(() => {
+      const meta = document.querySelector('.md-search-result__meta');
+      return meta !== null && !/Initializing/i.test(meta.textContent || '');
+    }, null, { timeout: 120000 });
+    await input.pressSequentially(cfg.search, { delay: 30 });
+    await page.locator('.md-search-result__item').first().waitFor({ timeout: 60000 });
     out.search = await page.locator('.md-search-result__item').allInnerTexts();
     await page.screenshot({ path: path.join(cfg.out_dir, 'site-search.png') });
     await context.close();

@@ -257,6 +257,7 @@ def _backward(
     if (
         _run_backward is None
         or type(start) is not torch.Tensor
+        or start.dim() != 0
         or not start.is_floating_point()
         or has_torch_function((start, *inputs))
     ):
