@@ -40,23 +40,21 @@ class Report:
     blame: Blame | None = None
     tolerance: float | None = None
 
-    def largest_relative(self, dtype: str | None = None, inputs: str | None = None) -> float:
-        """The largest relative error over the rows of a dtype and input set (all: None)."""
-        chosen = [
-            row.worst.relative
+    def _chosen(self, dtype: str | None, inputs: str | None) -> list[Row]:
+        """The rows of a dtype and input set (all: None)."""
+        return [
+            row
             for row in self.rows
             if (dtype is None or row.dtype == dtype) and (inputs is None or row.inputs == inputs)
         ]
-        return max(chosen, default=0.0)
+
+    def largest_relative(self, dtype: str | None = None, inputs: str | None = None) -> float:
+        """The largest relative error over the rows of a dtype and input set (all: None)."""
+        return max((row.worst.relative for row in self._chosen(dtype, inputs)), default=0.0)
 
     def largest_absolute(self, dtype: str | None = None, inputs: str | None = None) -> float:
         """The largest absolute error over the rows of a dtype and input set (all: None)."""
-        chosen = [
-            row.worst.absolute
-            for row in self.rows
-            if (dtype is None or row.dtype == dtype) and (inputs is None or row.inputs == inputs)
-        ]
-        return max(chosen, default=0.0)
+        return max((row.worst.absolute for row in self._chosen(dtype, inputs)), default=0.0)
 
     @property
     def passed(self) -> bool:
