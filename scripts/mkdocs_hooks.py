@@ -4,9 +4,15 @@ The navigation is made from the folders (no `nav:` in mkdocs.yml, so a new page 
 edit); this only puts its top level in reading order: the home page, the guide and the
 reference first, the topic pages, the editors, then a page per diagnostic code. Pages and
 folders not named here come after the named ones that precede `diagnostics`.
+
+The pages' `<picture>` elements pick their dark image by the reader's system theme, which is
+right on GitHub; on the site the palette toggle decides, so they become one image per palette
+(Material shows `#only-light` and `#only-dark` images in their palette only).
 """
 
 from __future__ import annotations
+
+import re
 
 from mkdocs.structure.nav import Navigation, Section
 
@@ -26,6 +32,9 @@ READING_ORDER = (
     "modal.md",
     "export.md",
     "packages.md",
+    "verify.md",
+    "lowering.md",
+    "torch-compile.md",
     "editors",
     "json-format.md",
     "diagnostics",
@@ -56,3 +65,24 @@ def _place(item: object) -> float:
 def on_nav(nav: Navigation, config: object, files: object) -> Navigation:
     nav.items.sort(key=_place)
     return nav
+
+
+_PICTURE = re.compile(
+    r"<picture>\s*"
+    r'<source media="\(prefers-color-scheme: dark\)" srcset="(?P<dark>[^"]+)">\s*'
+    r'<img (?P<before>(?:[\w-]+="[^"]*"\s*)*)src="(?P<light>[^"]+)"'
+    r'(?P<after>(?:\s*[\w-]+="[^"]*")*)\s*>\s*'
+    r"</picture>"
+)
+
+
+def _one_image_per_palette(match: re.Match[str]) -> str:
+    before, after = match["before"], match["after"]
+    return (
+        f'<img {before}src="{match["light"]}#only-light"{after}>'
+        f'<img {before}src="{match["dark"]}#only-dark"{after}>'
+    )
+
+
+def on_page_content(html: str, page: object, config: object, files: object) -> str:
+    return _PICTURE.sub(_one_image_per_palette, html)

@@ -49,9 +49,20 @@ async function main() {
     for (const address of cfg.picture_pages) {
       await page.goto(cfg.base + address, { waitUntil: 'networkidle' });
       out.images[address] = await page.evaluate(() => [...document.images]
-        .filter((image) => image.getAttribute('src').endsWith('.png'))
+        .filter((image) => image.getAttribute('src').split('#')[0].endsWith('.png'))
         .map((image) => [image.getAttribute('src'), image.complete ? image.naturalWidth : 0]));
     }
+    // With the system theme light, the palette toggle alone decides which of a picture's
+    // two images is shown.
+    const shown = () => page.evaluate(() => [...document.images]
+      .filter((image) => image.offsetWidth > 0 && image.getAttribute('src').includes('pictures/'))
+      .map((image) => image.getAttribute('src')));
+    await page.goto(cfg.base + cfg.picture_pages[0], { waitUntil: 'networkidle' });
+    out.shown = { light: await shown() };
+    await page.locator('label.md-header__button[for^="__palette"]:visible').first().click();
+    await page.waitForTimeout(300);
+    out.shown.dark = await shown();
+    await page.evaluate(() => localStorage.clear());
     await page.goto(cfg.base, { waitUntil: 'networkidle' });
     // The search index is built in a web worker; under load that takes a while, so the
     // query is typed, key by key as a person types it (Material searches on key presses,

@@ -98,8 +98,12 @@ def test_the_editor_pictures_are_shown(site: Path) -> None:
         assert (site / picture.relative_to(DOCS)).is_file(), picture
     vscode = site / "editors" / "vscode.html"
     html = vscode.read_text(encoding="utf-8")
-    for source in ("pictures/call-hover-light.png", "pictures/call-hover-dark.png"):
-        assert f'="{source}"' in html and (vscode.parent / source).is_file(), source
+    for source, palette in (
+        ("pictures/call-hover-light.png", "light"),
+        ("pictures/call-hover-dark.png", "dark"),
+    ):
+        assert f'="{source}#only-{palette}"' in html and (vscode.parent / source).is_file(), source
+    assert "<picture>" not in html, "a <picture> follows the system theme, not the palette toggle"
 
 
 @pytest.fixture(scope="module")
@@ -179,6 +183,10 @@ def test_the_site_in_headless_chromium(served: str, tmp_path: Path) -> None:
     for address, pictures in result["images"].items():
         assert pictures, f"no pictures on {address}"
         assert [src for src, width in pictures if width == 0] == [], f"not shown on {address}"
+    assert result["shown"]["light"], "no picture shown in the light palette"
+    assert all(src.endswith("-light.png#only-light") for src in result["shown"]["light"])
+    assert result["shown"]["dark"], "no picture shown after toggling to the dark palette"
+    assert all(src.endswith("-dark.png#only-dark") for src in result["shown"]["dark"])
     for name in ("home", "guide"):
         light = _brightness(tmp_path / f"site-{name}-light.png")
         dark = _brightness(tmp_path / f"site-{name}-dark.png")
