@@ -108,6 +108,12 @@ describe('grammar', () => {
     assert.ok(!scopesAt(line, '# c').includes('meta.function-call.shapescript'), 'the call ended at )');
   });
 
+  it('scopes % in an assert as arithmetic', () => {
+    const [line] = tokenize('    assert D % H == 0');
+    expectScope(line, '%', 'keyword.operator.arithmetic.shapescript');
+    expectScope(line, '==', 'keyword.operator.comparison.shapescript');
+  });
+
   it('scopes keywords, declarations, dtypes, numbers, strings and operators', () => {
     const lines = tokenize([
       'import python torch.nn',
