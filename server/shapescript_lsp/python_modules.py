@@ -47,7 +47,7 @@ class ModuleWriter:
             return False
         had = uri in self.warnings
         if outcome.state == "hand_written":
-            self.warnings[uri] = hand_written(checked.source, Path(outcome.module_path).name)
+            self.warnings[uri] = hand_written(checked.source, Path(outcome.module_path))
         else:
             self.warnings.pop(uri, None)
         return had or uri in self.warnings

@@ -44,7 +44,7 @@ def diagnostics_for(ss_path: str, outcome=None) -> list[Diagnostic]:
     outcome = outcome or write_module(ss_path)
     if outcome.state != "hand_written":
         return []
-    return [hand_written(read_source(ss_path), Path(outcome.module_path).name)]
+    return [hand_written(read_source(ss_path), Path(outcome.module_path))]
 
 
 def run(args: argparse.Namespace) -> int:
