@@ -227,7 +227,7 @@ def example(checked: Checked, name: str, shrink: bool = True) -> Example | None:
         return None
     signature = small.signatures[name]
     dims = dict(small.dim_values)
-    generics: dict[str, Poly] = {}
+    generics = _sizes_the_asserts_divide(small, name, dims)
     rng = random.Random(SEED)
     arguments = []
     for param in signature.params:
@@ -239,6 +239,76 @@ def example(checked: Checked, name: str, shrink: bool = True) -> Example | None:
         arguments.append(Argument(param.name, param.type, value, weight))
     returns = signature.return_type or _returned_type(small, name)
     return Example(name, generated.source, arguments, dims, returns)
+
+
+def _sizes_the_asserts_divide(checked: Checked, name: str, dims: dict[str, int]) -> dict[str, Poly]:
+    """Generic sizes that the function's asserts ask to divide or be divided: for
+    `assert D % H == 0` at the top of its body, a generic D is the least common multiple of
+    its known divisors (at least 2), and a generic H with D known is D's largest divisor up
+    to the usual small size, so the example passes the assert."""
+    multiples: dict[str, list[int]] = {}
+    divisors: dict[str, list[int]] = {}
+    for condition in _top_level_asserts(checked, name):
+        for relation in _conjuncts(condition):
+            parts = _divisibility(relation)
+            if parts is None:
+                continue
+            dividend, divisor = parts
+            if isinstance(divisor, int) or divisor in dims:
+                value = divisor if isinstance(divisor, int) else dims[divisor]
+                if dividend not in dims and value > 0:
+                    multiples.setdefault(dividend, []).append(value)
+            elif dividend in dims:
+                divisors.setdefault(divisor, []).append(dims[dividend])
+    sizes = {size: max(2, math.lcm(*values)) for size, values in multiples.items()}
+    for size, values in divisors.items():
+        common = math.gcd(*values)
+        sizes[size] = max(d for d in range(1, min(common, OTHER_AXES) + 1) if common % d == 0)
+    return {size: Poly.const(value) for size, value in sizes.items()}
+
+
+def _top_level_asserts(checked: Checked, name: str) -> list[ast.Expr]:
+    for item in checked.items:
+        declaration = item.item
+        if isinstance(declaration, ast.FnDecl) and declaration.name == name:
+            return [
+                statement.condition
+                for statement in declaration.body or ()
+                if isinstance(statement, ast.Assert)
+            ]
+    return []
+
+
+def _conjuncts(condition: ast.Expr) -> list[ast.Expr]:
+    """The relations joined by `and` (a loop, not recursion: `and` chains can be long)."""
+    found, pending = [], [condition]
+    while pending:
+        expression = pending.pop()
+        if isinstance(expression, ast.Binary) and expression.op == "and":
+            pending.extend((expression.right, expression.left))
+        else:
+            found.append(expression)
+    return found
+
+
+def _divisibility(relation: ast.Expr) -> tuple[str, str | int] | None:
+    """`A % B == 0` with A a name and B a name or a literal: (A, B)."""
+    if not (
+        isinstance(relation, ast.Binary)
+        and relation.op == "=="
+        and isinstance(relation.right, ast.IntLit)
+        and relation.right.value == 0
+        and isinstance(relation.left, ast.Binary)
+        and relation.left.op == "%"
+        and isinstance(relation.left.left, ast.Name)
+    ):
+        return None
+    divisor = relation.left.right
+    if isinstance(divisor, ast.IntLit):
+        return relation.left.left.name, divisor.value
+    if isinstance(divisor, ast.Name):
+        return relation.left.left.name, divisor.name
+    return None
 
 
 def _returned_type(checked: Checked, name: str) -> object:
