@@ -56,3 +56,25 @@ def test_images_are_typeset_glyphs_in_the_themes_colour():
     assert "#1e1e1e" in light and "#e8e8e8" in dark
     shown = render_doc("Scale $\\epsilon$.", images=True)
     assert shown.startswith("Scale ![ε](data:image/png;base64,") and "|width=" in shown
+
+
+def test_images_are_transparent_around_the_glyphs():
+    """The hover's background shows around the math: no white box on a light grey hover."""
+    import base64
+    import io
+    import re
+
+    from PIL import Image
+
+    for dark in (False, True):
+        shown = render_doc("Scale $\\frac{1}{D}$.", images=True, dark=dark)
+        data = re.search(r"data:image/png;base64,([A-Za-z0-9+/=]+)", shown)
+        assert data is not None, shown
+        with Image.open(io.BytesIO(base64.b64decode(data.group(1)))) as image:
+            rgba = image.convert("RGBA")
+            corners = [
+                rgba.getpixel((x, y)) for x in (0, rgba.width - 1) for y in (0, rgba.height - 1)
+            ]
+            glyphs = rgba.getchannel("A").getextrema()
+        assert all(pixel[3] == 0 for pixel in corners), (dark, corners)
+        assert glyphs[1] == 255, "the glyphs are opaque"

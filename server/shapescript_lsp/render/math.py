@@ -293,8 +293,9 @@ def _math_image(math: Math, dark: bool, html: bool) -> MathImage | None:
         svg = math_svg(math.source.replace("\n", " "), dark, centred=html)
     except Exception:  # noqa: BLE001 - a typesetting failure falls back to text
         return None
-    background = "#1e1e1e" if dark else "#ffffff"
-    uri = png_from_svg(svg, background)
+    # Transparent: the math sits in a line of text on the hover's own background, which
+    # differs from theme to theme (an opaque white showed as a box on a light grey hover).
+    uri = png_from_svg(svg, None)
     root = _ROOT.search(svg)
     width = _WIDTH.search(root.group(0)) if root is not None else None
     height = _HEIGHT.search(root.group(0)) if root is not None else None

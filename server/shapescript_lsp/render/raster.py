@@ -6,8 +6,9 @@ import base64
 import sys
 
 
-def png_from_svg(svg: str, background: str) -> str | None:
-    """The SVG at 2x on `background`, as a `data:` URI; None when cairosvg can't run here."""
+def png_from_svg(svg: str, background: str | None) -> str | None:
+    """The SVG at 2x on `background` (transparent for None), as a `data:` URI; None when
+    cairosvg can't run here."""
     try:
         import cairosvg
     except (ImportError, OSError):
