@@ -152,6 +152,29 @@ def test_each_attention_goes_through_transformers_attention_table() -> None:
     assert result["difference"] < 1e-5
 
 
+def test_weights_from_a_checkpoint_that_also_holds_an_optimizer(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A training checkpoint (model and optimizer) gives its first model of the type, as
+    `-o x.pt2 --weights` does; a file without one says so, naming no code of ours."""
+    from safetensors.torch import load_file
+
+    from shapescript.rt.checkpoints import save
+    from shapescript.rt.optimizers import adamw
+
+    Path("enc.ss").write_text(ENCODER)
+    source = shapescript.compile(ENCODER, "enc.ss", devices="cpu")
+    trained = source.Encoder.init(seed=7)
+    save("ckpt.pt", trained, adamw(trained, lr=1e-3))
+    assert cli.main(["export", "enc.ss", "--hf", "enc_hf", "--weights", "ckpt.pt"]) == 0
+    torch.testing.assert_close(load_file("enc_hf/model.safetensors")["w"], trained.w.detach())
+    save("steps.pt", 3)
+    assert cli.main(["export", "enc.ss", "--hf", "enc_hf2", "--weights", "steps.pt"]) == 1
+    err = capsys.readouterr().err
+    assert "`steps.pt` holds no `Encoder` model: it holds 1 value (int)" in err
+    assert ".py:" not in err
+
+
 def test_weights_from_a_checkpoint_in_bfloat16_are_verified() -> None:
     from safetensors.torch import load_file
 

@@ -323,7 +323,7 @@ def _model(module, model_name: str, weights, seed: int):
     state dict is copied into this compile's class."""
     import torch
 
-    import shapescript
+    from shapescript.rt.checkpoints import load_model
 
     cls = getattr(module, model_name)
     if weights is None:
@@ -334,7 +334,7 @@ def _model(module, model_name: str, weights, seed: int):
         return _copied(cls, model_name, weights)
     if not isinstance(weights, str | Path):
         raise ValueError(f"weights is a checkpoint's path or a model, not {type(weights).__name__}")
-    return shapescript.load(weights, cls)
+    return load_model(weights, cls)
 
 
 def _copied(cls, model_name: str, weights):

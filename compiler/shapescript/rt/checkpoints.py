@@ -703,4 +703,29 @@ def load(path: str | os.PathLike[str], *types: Any, where: str | None = None) ->
     return made[0] if len(made) == 1 else tuple(made)
 
 
-__all__ = ["SGD", "AdamW", "OptimizerFamily", "OptimizerType", "load", "save"]
+def load_model(path: str | os.PathLike[str], cls: type[Model], where: str | None = None) -> Model:
+    """The first `cls` model of the checkpoint at `path`, whatever else it holds (an
+    optimizer saved with it, say): how an export takes a model's weights from a checkpoint.
+    ShapeError when the file holds no `cls` model or its fields differ from `cls`'s; it names
+    `where` when given (not the export's own code, which the user didn't write)."""
+    fields = location(where)
+    text = _path_text(path, "load", fields)
+    device = devices.device()
+    data = _read(text, fields)
+    try:
+        entries = _check_entries(data)
+    except _Damaged as damage:
+        raise ShapeError(f"`{text}` isn't a checkpoint save wrote: {damage}", **fields) from None
+    _check_sums(text, data, entries, fields)
+    for entry in entries:
+        if entry["kind"] == "model" and _same_type(cls, entry):
+            lines = _field_differences(f"`{_type_text(cls)}`", entry["fields"], cls, False)
+            if lines:
+                listed = "".join(f"\n  {line}" for line in lines)
+                raise ShapeError(f"`{text}` doesn't match `{_type_text(cls)}`:{listed}", **fields)
+            return _model_from(cls, entry["tensors"], device)
+    held = _listed(len(entries), "value", [_entry_text(entry) for entry in entries])
+    raise ShapeError(f"`{text}` holds no `{_type_text(cls)}` model: it holds {held}", **fields)
+
+
+__all__ = ["SGD", "AdamW", "OptimizerFamily", "OptimizerType", "load", "load_model", "save"]
