@@ -49,6 +49,10 @@ fn every_product(x: [n D] f64) -> [] f64 = prod(x)
 
 fn imported(x: [n D] f64) -> [D] f64 = lib.pool(x) * 2.0
 
+fn column_slice(x: [n D] f64) -> [] f64 = mean(x[:, 0:2])
+
+fn column_slice_kept(x: [n D] f64) -> [n 2] f64 = x[:, 1:3] * 2.0
+
 fn imported_ranked(x: [n D] f64) -> [n D] f64 = lib.ranked(x)
 """
 
@@ -66,6 +70,8 @@ PADDED = [
     "product",
     "every_product",
     "imported",
+    "column_slice",
+    "column_slice_kept",
 ]
 
 

@@ -48,6 +48,17 @@ def test_an_operation_along_another_axis_does_not_block() -> None:
     assert padding.padded_axes("f") == ["n"]
 
 
+def test_indexing_that_keeps_the_padded_axis_whole_does_not_block() -> None:
+    padding, _ = facts(
+        "fn kept(x: [n D]) -> [n 4] = x[:, 0:4]\n"
+        "fn sliced(x: [n D]) -> [?k D] = x[0:4]\n"
+        "fn stepped(x: [n D]) -> [?k D] = x[::2]\n"
+    )
+    assert padding.padded_axes("kept") == ["n"]
+    assert padding.axes["sliced"]["n"] is not None
+    assert padding.axes["stepped"]["n"] is not None
+
+
 def test_cross_entropy_over_the_classes_is_masked_but_over_the_axis_is_not() -> None:
     padding, _ = facts(
         "fn f(z: [n C], y: [n] Index[C]) -> [] = cross_entropy(z, y, over=C)\n"
