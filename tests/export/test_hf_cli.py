@@ -188,6 +188,31 @@ def test_positions_sliced_by_n_are_e3304_with_vllm_and_gguf(
     assert not Path("lm_hf").exists() and not Path("lm.gguf").exists()
 
 
+#: gpt2's forward with positions made by `positions(n)` and looked up in the table.
+POSITIONS_MADE = POSITIONS_FROM_N.replace(
+    "m.wpe[0:n] as [n D]\n", "m.wpe[positions(n) as [n] Index[P]]\n"
+)
+
+
+def test_positions_made_from_n_are_e3304_with_vllm_and_gguf(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert POSITIONS_MADE != POSITIONS_FROM_N
+    Path("lm.ss").write_text(POSITIONS_MADE)
+    assert cli.main(["check", "lm.ss"]) == 0
+    capsys.readouterr()
+    for target in (["--hf", "lm_hf", "--vllm"], ["--gguf", "lm.gguf"]):
+        assert cli.main(["export", "lm.ss", *target]) == 1
+        err = capsys.readouterr().err
+        assert "error[E3304]" in err and "lm.ss:63:" in err and "positions computed from `n`" in err
+    assert not Path("lm_hf").exists() and not Path("lm.gguf").exists()
+    # Without --vllm the folder is written, unservable, with the table's 128 positions.
+    assert cli.main(["export", "lm.ss", "--hf", "lm_hf", "--no-verify"]) == 0
+    config = json.loads(Path("lm_hf/config.json").read_text())
+    assert config["shapescript"]["vllm"] is False
+    assert config["max_position_embeddings"] == 128
+
+
 def test_positions_sliced_by_n_are_never_reported_servable(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

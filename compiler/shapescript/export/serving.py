@@ -431,8 +431,8 @@ def _is_causal(node) -> bool:
     )
 
 
-#: Calls that make positions from a size: positions must come in as a parameter.
-_POSITIONS = frozenset({"arange", "iota", "range"})
+#: Built-ins that make positions from a size: positions must come in as a parameter.
+_POSITIONS = frozenset({"positions"})
 
 
 #: Functions whose `over=` axis they sum, normalize or scan along.
@@ -547,12 +547,31 @@ def positions_bound(checked: Checked, name: str) -> int | None:
         while stack:
             node = stack.pop()
             stack.extend(_children(node))
-            found = sliced_table(node, dims, types)
+            found = sliced_table(node, dims, types) or _made_positions_lookup(node, types)
             if found is not None:
                 size = types[node.target.span].axes[found[1]].size.substitute(values)
                 if size.value is not None:
                     return size.value
     return None
+
+
+def _made_positions_lookup(node, types: dict) -> tuple[str, int] | None:
+    """`("positions", 0)` when `node` looks rows of a table up by `positions(n)` (through an
+    `as`, say `m.wpe[positions(n) as [n] Index[P]]`), or None."""
+    if not isinstance(node, ast.Index) or len(node.items) != 1:
+        return None
+    target = types.get(getattr(node.target, "span", None))
+    if not isinstance(target, TensorType) or not target.axes:
+        return None
+    item = node.items[0]
+    while isinstance(item, ast.Cast):
+        item = item.operand
+    made = (
+        isinstance(item, ast.Call)
+        and isinstance(item.callee, ast.Name)
+        and item.callee.name in _POSITIONS
+    )
+    return ("positions", 0) if made else None
 
 
 def _matmul(node, dims: set[str], types: dict) -> str | None:
