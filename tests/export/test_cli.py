@@ -83,7 +83,11 @@ def test_an_unmarked_function_taking_a_model_first_bakes_the_model_in(
 def test_an_export_fn_taking_a_model_is_still_e1705(capsys: pytest.CaptureFixture[str]) -> None:
     Path("marked.ss").write_text(MARKED_MODEL)
     assert cli.main(["export", "marked.ss"]) == 1
-    assert "E1705" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "E1705" in err and "is a model (`Encoder`), which isn't a tensor" in err
+    # The help says how a model's forward is exported: unmarked, by name.
+    assert "leave `export` off" in err and "shapescript export marked.ss --fn forward" in err
+    assert cli.main(["export", "marked.ss", "--fn", "forward", "-o", "m.pt2"]) == 1
 
 
 def test_weights_that_are_not_the_models_are_a_plain_error(

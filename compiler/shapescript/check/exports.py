@@ -10,12 +10,14 @@ the exported function that reaches it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from pathlib import PurePath
 
 from shapescript.check.algebra.types import (
     DATA_TYPES,
     LOGGING_TYPES,
     TRAINING_TYPES,
     HostType,
+    ModelType,
     ModeType,
     PythonType,
     StackType,
@@ -281,6 +283,19 @@ class _Walker:
                 help = (
                     f"give it a default (`{param.name}: {type_.kind} = ...`), which the "
                     "exported program keeps, or make it a tensor with a shape"
+                )
+            elif isinstance(type_, ModelType):
+                why = f"is a model (`{self.text(param.type.span)}`), which isn't a tensor"
+                file = PurePath(self.checked.source.path).name
+                help = (
+                    "leave `export` off and export the function by name, "
+                    f"`shapescript export {file} --fn {self.root}`: a function that takes "
+                    "its model first is exported with the model's weights in it "
+                    "(`--weights` gives a checkpoint)"
+                    if param is self.decl.params[0]
+                    else "take the model as the first parameter and export the function by "
+                    f"name (`shapescript export {file} --fn {self.root}`), which puts the "
+                    "model's weights in the exported program"
                 )
             else:
                 why = f"has type `{self.text(param.type.span)}`, which isn't a tensor"
