@@ -346,6 +346,10 @@ def extern_call(
         raise gen.unsupported(f"`{signature.name}`", node.span)
     else:
         function = gen.context_python_function(path)
+        if not keywords and signature.is_elementwise:
+            rows = linear.on_rows(gen, path, function, positional)
+            if rows is not None:
+                return rows
     parts = positional + [f"{python_name(key)}={value}" for key, value in keywords.items()]
     return f"{function}({', '.join(parts)})"
 
