@@ -474,6 +474,15 @@ class FunctionGenerator:
             if not isinstance(type_, TensorType) or type_.axes is None:
                 continue
             name = python_name(param.name)
+            bound = (
+                None
+                if self.context.standalone
+                else casts.index_bound(self.context, self.sizes, type_)
+            )
+            if bound is not None:
+                top, what = bound
+                lines.append(f"_ss_rt.index_error({name}, {top}, {spec}, {index}, {what!r})")
+                continue
             test = casts.domain_test(self, name, type_)
             if test is None:
                 continue
