@@ -83,6 +83,8 @@ fn mlp(x: [b n D] {d}, w1: [D F] {d}, b1: [F] {d}, w2: [F D] {d}, b2: [D] {d}) -
     return x @ w1 + b1 |> gelu |> matmul(w2) |> add(b2)
 fn hidden(x: [b n D] {d}, w1: [D F] {d}, b1: [F] {d}) -> [b n F] {d}:
     return tanh(x @ w1 + b1)
+fn relu_mlp(x: [b n D] {d}, w1: [D F] {d}, b1: [F] {d}, w2: [F D] {d}, b2: [D] {d}) -> [b n D] {d}:
+    return x @ w1 + b1 |> relu |> matmul(w2) |> add(b2)
 """
 
 
@@ -115,7 +117,8 @@ def test_an_activation_on_addmm_rows_equals_the_written_mlp(b, n, width, hidden,
         randn(hidden, width) / hidden**0.5,
         randn(width),
     ]
-    lowering.assert_same(text, "mlp", [randn(b, n, width), *weights], dtype, tolerance)
+    for function in ("mlp", "relu_mlp"):
+        lowering.assert_same(text, function, [randn(b, n, width), *weights], dtype, tolerance)
     lowering.assert_same(text, "hidden", [randn(b, n, width), *weights[:2]], dtype)
 
 
@@ -128,4 +131,5 @@ def test_an_activation_between_two_addmms_runs_on_their_rows() -> None:
     assert returns == [
         f"return _ss_torch.addmm(b2, {gelu}({first}), w2).view(b, n, D){note}",
         f"return {tanh}({first}).view(b, n, F){note}",
+        f"return _ss_torch.addmm(b2, _ss_torch.relu({first}), w2).view(b, n, D){note}",
     ]

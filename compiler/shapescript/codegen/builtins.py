@@ -224,7 +224,13 @@ def _elementwise(gen, name, node, piped):
         if host:
             for builtin in re.findall(r"_ss_(abs|max|round)\(", host_form):
                 gen.context.builtin(builtin)
-        return (host_form if host else tensor_form).format(texts[0])
+        if host:
+            return host_form.format(texts[0])
+        if name in linear.ROW_BUILTINS:
+            rows = linear.form_on_rows(gen, tensor_form, texts[0])
+            if rows is not None:
+                return rows
+        return tensor_form.format(texts[0])
     keywords = {key: gen.arg(value, piped) for key, value in args.keywords.items()}
     if name == "pow":
         return f"({texts[0]} ** {texts[1] if len(texts) > 1 else keywords['p']})"

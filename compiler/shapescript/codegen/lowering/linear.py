@@ -13,10 +13,10 @@ a vector of the same dtype lined up with the product's last axis, becomes addmm 
 product's operands.
 
 Where the left operand has more than two axes, addmm's result is its rows viewed back to
-the product's shape. An elementwise activation of that (`|> gelu`) runs on the rows and is
-viewed back in turn, so that a second addmm on it (an MLP's `|> matmul(w2) |> add(b2)`)
-takes those rows as they are: no view of the hidden layer and no flattening of it again,
-in the forward pass or the backward one.
+the product's shape. An elementwise activation of that (`|> gelu`, `|> relu`) runs on the
+rows and is viewed back in turn, so that a second addmm on it (an MLP's
+`|> matmul(w2) |> add(b2)`) takes those rows as they are: no view of the hidden layer and
+no flattening of it again, in the forward pass or the backward one.
 """
 
 from __future__ import annotations
@@ -137,10 +137,20 @@ def on_rows(gen: FunctionGenerator, path: str, function: str, arguments: list[st
     is addmm's rows viewed back and the function one of `ROW_FUNCTIONS`; else None."""
     if path not in ROW_FUNCTIONS or len(arguments) != 1:
         return None
-    viewed = gen.row_views.get(arguments[0])
+    return form_on_rows(gen, function + "({0})", arguments[0])
+
+
+#: The built-in elementwise functions of one tensor that may run on addmm's rows.
+ROW_BUILTINS = frozenset({"relu", "abs", "square"})
+
+
+def form_on_rows(gen: FunctionGenerator, form: str, argument: str) -> str | None:
+    """`form` (code with `{0}` for its one tensor, elementwise) of `argument` run on the
+    rows, when `argument` is addmm's rows viewed back; else None."""
+    viewed = gen.row_views.get(argument)
     if viewed is None:
         return None
-    return _viewed(gen, RowView(f"{function}({viewed.rows})", viewed.shape))
+    return _viewed(gen, RowView(form.format(viewed.rows), viewed.shape))
 
 
 def either_side(
