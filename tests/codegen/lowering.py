@@ -40,9 +40,14 @@ def module(text: str, *, lower: bool) -> types.ModuleType:
 
 
 def assert_same(
-    text: str, function: str, inputs: Sequence[torch.Tensor], dtype: torch.dtype
+    text: str,
+    function: str,
+    inputs: Sequence[torch.Tensor],
+    dtype: torch.dtype,
+    tolerance: dict[str, float] | None = None,
 ) -> None:
-    """The function gives the same result and the same input gradients lowered as written."""
+    """The function gives the same result and the same input gradients lowered as written,
+    within `tolerance` (the dtype's in TOLERANCES unless given)."""
     results = []
     for lower in (True, False):
         leaves = [
@@ -54,7 +59,7 @@ def assert_same(
         grads = [leaf.grad for leaf in leaves if leaf.requires_grad]
         results.append((value.detach(), grads))
     (lowered, lowered_grads), (written, written_grads) = results
-    tolerance = TOLERANCES[dtype]
+    tolerance = tolerance or TOLERANCES[dtype]
     torch.testing.assert_close(lowered, written, **tolerance)
     for got, expected in zip(lowered_grads, written_grads, strict=True):
         torch.testing.assert_close(got, expected, **tolerance)

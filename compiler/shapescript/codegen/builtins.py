@@ -224,7 +224,13 @@ def _elementwise(gen, name, node, piped):
         if host:
             for builtin in re.findall(r"_ss_(abs|max|round)\(", host_form):
                 gen.context.builtin(builtin)
-        return (host_form if host else tensor_form).format(texts[0])
+        if host:
+            return host_form.format(texts[0])
+        if name in linear.ROW_BUILTINS:
+            rows = linear.form_on_rows(gen, tensor_form, texts[0])
+            if rows is not None:
+                return rows
+        return tensor_form.format(texts[0])
     keywords = {key: gen.arg(value, piped) for key, value in args.keywords.items()}
     if name == "pow":
         return f"({texts[0]} ** {texts[1] if len(texts) > 1 else keywords['p']})"
@@ -346,6 +352,10 @@ def extern_call(
         raise gen.unsupported(f"`{signature.name}`", node.span)
     else:
         function = gen.context_python_function(path)
+        if not keywords and signature.is_elementwise:
+            rows = linear.on_rows(gen, path, function, positional)
+            if rows is not None:
+                return rows
     parts = positional + [f"{python_name(key)}={value}" for key, value in keywords.items()]
     return f"{function}({', '.join(parts)})"
 

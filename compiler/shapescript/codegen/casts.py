@@ -23,6 +23,23 @@ def domain_test(gen: FunctionGenerator, name: str, type_: TensorType) -> tuple[s
     return domain_test_with(gen.context, gen.sizes, name, type_)
 
 
+def index_bound(
+    context: ModuleContext, sizes: dict[str, str], type_: TensorType
+) -> tuple[str, str] | None:
+    """For an `Index[V]` type, V's Python expression and what the domain promises; None for
+    another domain or a V the sizes can't say."""
+    domain = type_.domain
+    if domain.name != "Index" or domain.size is None:
+        return None
+    try:
+        top = size_expr(domain.size, sizes)
+    except MissingSize:
+        return None
+    values = context.checked.dim_values
+    dims = {name: Poly.const(values[name]) for name in domain.size.symbols() if name in values}
+    return top, f"indices in [0, {domain.size.substitute(dims)})"
+
+
 def domain_test_with(
     context: ModuleContext, sizes: dict[str, str], name: str, type_: TensorType
 ) -> tuple[str, str] | None:
@@ -54,14 +71,11 @@ def domain_test_with(
     if domain.name == "Additive":
         return f"(({name} != 0) & ({name} != float('-inf'))).any()", "only 0 and -inf"
     if domain.name == "Index" and domain.size is not None:
-        try:
-            top = size_expr(domain.size, sizes)
-        except MissingSize:
+        bound = index_bound(context, sizes, type_)
+        if bound is None:
             return None
-        values = context.checked.dim_values
-        dims = {name: Poly.const(values[name]) for name in domain.size.symbols() if name in values}
-        shown = domain.size.substitute(dims)
-        return f"(({name} < 0) | ({name} >= {top})).any()", f"indices in [0, {shown})"
+        top, what = bound
+        return f"(({name} < 0) | ({name} >= {top})).any()", what
     if domain.name in ("Mask", "Logit", "Prob", "LogProb"):
         return None
     interval = interval_of(type_)

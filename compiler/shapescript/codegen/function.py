@@ -133,6 +133,9 @@ class FunctionGenerator:
         self.absorbed: set[int] = set()
         #: The matmuls that may take a bias in one fused call, by their code.
         self.products: dict[str, linear.Product] = {}
+        #: The code of addmm's rows viewed back to a product's shape, and of elementwise
+        #: functions of those, by their code: what a next addmm takes the rows of.
+        self.row_views: dict[str, linear.RowView] = {}
         #: The axes no mask reaches in the body being generated: in the plain body of a
         #: function that takes masks, those its callers' masks would be for (padding.py).
         self.unpadded: frozenset[str] = frozenset()
@@ -471,6 +474,15 @@ class FunctionGenerator:
             if not isinstance(type_, TensorType) or type_.axes is None:
                 continue
             name = python_name(param.name)
+            bound = (
+                None
+                if self.context.standalone
+                else casts.index_bound(self.context, self.sizes, type_)
+            )
+            if bound is not None:
+                top, what = bound
+                lines.append(f"_ss_rt.index_error({name}, {top}, {spec}, {index}, {what!r})")
+                continue
             test = casts.domain_test(self, name, type_)
             if test is None:
                 continue

@@ -209,6 +209,26 @@ def domain_error(bad: torch.Tensor, spec, index: int, what: str, value: Any = No
         )
 
 
+def index_error(value: torch.Tensor, top: int, spec, index: int, what: str) -> None:
+    """Raise DomainError unless every value of `value` is in [0, top): `domain_error` of
+    `((value < 0) | (value >= top)).any()`, as one pass (torch.aminmax) and two numbers
+    read back instead of four ops over the values. Off the CPU (on CUDA an assert on the
+    device, not a wait for it), or for a dtype aminmax doesn't take, it is that test itself."""
+    whole = _whole(value)
+    if whole.device.type != "cpu" or whole.dtype not in _ORDERED_INDEX_DTYPES:
+        domain_error((whole < 0) | (whole >= top), spec, index, what, value)
+        return
+    if whole.numel() == 0:
+        return
+    low, high = torch.aminmax(whole)
+    if low.item() < 0 or high.item() >= top:
+        domain_error(torch.tensor(True), spec, index, what, value)
+
+
+#: The dtypes whose least and greatest value `index_error` reads with torch.aminmax.
+_ORDERED_INDEX_DTYPES = frozenset({torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8})
+
+
 def _site(site) -> dict[str, Any]:
     path, line, column, function = site
     return {"path": path, "line": line, "column": column, "function": function}

@@ -11,6 +11,12 @@ A matmul is remembered by its code when its right operand is a matrix that the
 checker's alignment left as it is; a sum whose one side is such a product, and the other
 a vector of the same dtype lined up with the product's last axis, becomes addmm of the
 product's operands.
+
+Where the left operand has more than two axes, addmm's result is its rows viewed back to
+the product's shape. An elementwise activation of that (`|> gelu`, `|> relu`) runs on the
+rows and is viewed back in turn, so that a second addmm on it (an MLP's
+`|> matmul(w2) |> add(b2)`) takes those rows as they are: no view of the hidden layer and
+no flattening of it again, in the forward pass or the backward one.
 """
 
 from __future__ import annotations
@@ -27,18 +33,46 @@ if TYPE_CHECKING:
 #: What the line of a fused `x @ w + b` says.
 LABEL = "x @ w + b as addmm"
 
+#: The prelude's elementwise functions of one tensor (whatever shape they are given, each
+#: value depends on its element alone) that may run on addmm's rows.
+ROW_FUNCTIONS = frozenset(
+    {
+        "torch.nn.functional.gelu",
+        "torch.nn.functional.silu",
+        "torch.nn.functional.softplus",
+        "torch.nn.functional.logsigmoid",
+        "torch.tanh",
+        "torch.sigmoid",
+        "torch.exp",
+        "torch.erf",
+    }
+)
+
 FLOATS = ("f16", "bf16", "f32", "f64")
 
 
 @dataclass(frozen=True, slots=True)
 class Product:
     """A matmul's operands' code, the dtype all of it has, and the result's shape when
-    the left operand has more than two axes (its rows are flattened for addmm)."""
+    the left operand has more than two axes (its rows are flattened for addmm); `rows`,
+    when the left operand is a view of rows already made, those rows' code."""
 
     left: str
     right: str
     dtype: str
     shape: tuple[str, ...] | None
+    rows: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RowView:
+    """Code that is a 2-d tensor of rows (`rows`) viewed back to `shape`."""
+
+    rows: str
+    shape: tuple[str, ...]
+
+    def code(self) -> str:
+        return f"{self.rows}.view({', '.join(self.shape)})"
 
 
 def remember(
@@ -64,7 +98,9 @@ def remember(
             shape = tuple(gen.size(axis.size) for axis in result.axes)
         except Unsupported:
             return
-    gen.products[text] = Product(left, right, next(iter(dtypes)), shape)
+    viewed = gen.row_views.get(left)
+    rows = viewed.rows if viewed is not None and len(left_type.axes) > 2 else None
+    gen.products[text] = Product(left, right, next(iter(dtypes)), shape, rows)
 
 
 def fused(
@@ -85,8 +121,36 @@ def fused(
         return None
     if found.shape is None:
         return f"_ss_torch.addmm({bias}, {found.left}, {found.right})"
-    rows = f"{found.left}.flatten(0, -2)"
-    return f"_ss_torch.addmm({bias}, {rows}, {found.right}).view({', '.join(found.shape)})"
+    rows = found.rows or f"{found.left}.flatten(0, -2)"
+    return _viewed(gen, RowView(f"_ss_torch.addmm({bias}, {rows}, {found.right})", found.shape))
+
+
+def _viewed(gen: FunctionGenerator, view: RowView) -> str:
+    """The code of `view`, remembered as such."""
+    code = view.code()
+    gen.row_views[code] = view
+    return code
+
+
+def on_rows(gen: FunctionGenerator, path: str, function: str, arguments: list[str]) -> str | None:
+    """`function(argument)` as the function of the rows viewed back, when the one argument
+    is addmm's rows viewed back and the function one of `ROW_FUNCTIONS`; else None."""
+    if path not in ROW_FUNCTIONS or len(arguments) != 1:
+        return None
+    return form_on_rows(gen, function + "({0})", arguments[0])
+
+
+#: The built-in elementwise functions of one tensor that may run on addmm's rows.
+ROW_BUILTINS = frozenset({"relu", "abs", "square"})
+
+
+def form_on_rows(gen: FunctionGenerator, form: str, argument: str) -> str | None:
+    """`form` (code with `{0}` for its one tensor, elementwise) of `argument` run on the
+    rows, when `argument` is addmm's rows viewed back; else None."""
+    viewed = gen.row_views.get(argument)
+    if viewed is None:
+        return None
+    return _viewed(gen, RowView(form.format(viewed.rows), viewed.shape))
 
 
 def either_side(
