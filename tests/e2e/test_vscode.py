@@ -211,17 +211,29 @@ def package_extension(work: Path) -> Path:
     Packaging (npm ci, compile, vsce package) takes about a minute, and every real-VS Code
     test needs the same package; a failed build fails each test that asks for it.
     """
-    if "vsix" not in _PACKAGED:
-        build = Path(tempfile.mkdtemp(prefix="shapescript-vsix-"))
-        atexit.register(shutil.rmtree, build, ignore_errors=True)
-        _PACKAGED["vsix"] = _build_package(build)
     vsix = work / "shapescript.vsix"
-    shutil.copyfile(_PACKAGED["vsix"], vsix)
+    shutil.copyfile(_packaged() / "shapescript.vsix", vsix)
     return vsix
 
 
+def compiled_extension() -> Path:
+    """The copy of vscode-extension/ that was packaged, with its compiled out/ folder."""
+    return _packaged() / "vscode-extension"
+
+
+def _packaged() -> Path:
+    """The folder of the session's package: the .vsix and the extension it was built from."""
+    if "build" not in _PACKAGED:
+        build = Path(tempfile.mkdtemp(prefix="shapescript-vsix-"))
+        atexit.register(shutil.rmtree, build, ignore_errors=True)
+        _build_package(build)
+        _PACKAGED["build"] = build
+    return _PACKAGED["build"]
+
+
 def _build_package(work: Path) -> Path:
-    """npm ci, compile and vsce package in a copy of vscode-extension/; returns the .vsix."""
+    """npm ci (or a link to the installed packages) and vsce package, which compiles, in a
+    copy of vscode-extension/ in `work`; returns the .vsix."""
     src = work / "vscode-extension"
     shutil.copytree(
         EXTENSION,
@@ -235,8 +247,8 @@ def _build_package(work: Path) -> Path:
         (src / "node_modules").symlink_to(installed, target_is_directory=True)
     else:
         _run(["npm", "ci", "--no-audit", "--no-fund"], src, timeout=600)
-    _run(["npm", "run", "compile"], src, timeout=300)
     vsix = work / "shapescript.vsix"
+    # vsce compiles first: package.json's `vscode:prepublish` runs `npm run compile`.
     _run(["npx", "--no-install", "vsce", "package", "--out", str(vsix)], src, timeout=300)
     assert vsix.is_file(), "vsce package wrote no .vsix"
     return vsix
@@ -470,6 +482,8 @@ HOVERS = [
     ("gelu-stage", {"find": "|> gelu", "offset": 0}, "Values: (−∞, ∞) → [−0.17, ∞)"),
 ]
 THEMES = {"light": "Default Light Modern", "dark": "Default Dark Modern"}
+#: The class VS Code's workbench has in each theme of THEMES.
+WORKBENCH_KINDS = {"light": "vs", "dark": "vs-dark"}
 #: A label is visible when pixels of a colour this far from the background (WCAG contrast
 #: ratio) make up at least this share of the image.
 LABEL_CONTRAST = 4.5
