@@ -548,15 +548,21 @@ def make_pictures_workspace(root: Path) -> Path:
     return ws
 
 
-def run_hover_probe(vsix: Path, ws: Path, theme: str, work: Path) -> dict:
+def run_hover_probe(vsix: Path, ws: Path, work: Path) -> dict:
+    """One VS Code for both themes: it starts in the first of THEMES, and the drive switches
+    to the next (Ctrl+K Ctrl+T) before hovering again."""
     runner = work / "run_probe.py"
     runner.write_text(RUNNER)
     shots = work / "shots"
     hovers = [{"name": name, **spot} for name, spot, _ in HOVERS]
+    themes = [
+        {"prefix": theme, "theme": name, "kind": WORKBENCH_KINDS[theme]}
+        for theme, name in THEMES.items()
+    ]
     env = dict(os.environ)
     env["SS_E2E_DRIVE"] = str(HOVER_DRIVE)
-    env["SS_E2E_SETTINGS"] = json.dumps({"workbench.colorTheme": THEMES[theme]})
-    env["SS_E2E_CONFIG"] = json.dumps({"hovers": hovers, "shot_prefix": f"{theme}-"})
+    env["SS_E2E_SETTINGS"] = json.dumps({"workbench.colorTheme": themes[0]["theme"]})
+    env["SS_E2E_CONFIG"] = json.dumps({"hovers": hovers, "themes": themes})
     cmd = [
         sys.executable, str(runner), str(PROBE_DIR), str(vsix), OUTPUT_CHANNEL,
         QUICK_OPEN_RACE, QUICK_OPEN_WAIT,
@@ -583,17 +589,19 @@ def run_hover_probe(vsix: Path, ws: Path, theme: str, work: Path) -> dict:
 
 
 def check_pictures(report: dict, theme: str) -> list[str]:
-    """Each hover holds an image drawn on the theme's background, with legible labels."""
+    """Each hover in `theme` holds an image drawn on the theme's background, with legible
+    labels."""
     failures: list[str] = []
-    if report.get("error"):
-        failures.append(f"the probe stopped: {report['error'][:1000]}")
-    opened = _step(report, "open-file")
-    workbench = opened.get("workbench_class") or ""
-    if ("vs-dark" in workbench) != (theme == "dark"):
-        failures.append(f"VS Code isn't in the {theme} theme: workbench class {workbench!r}")
+    switched = _step(report, f"theme-{theme}")
+    workbench = switched.get("workbench_class") or ""
+    if not switched.get("ok") or ("vs-dark" in workbench) != (theme == "dark"):
+        failures.append(
+            f"VS Code isn't in the {theme} theme ({switched.get('error')}): "
+            f"workbench class {workbench!r}"
+        )
     shots = Path(report["_shots"])
     for name, _, expected in HOVERS:
-        step = _step(report, f"hover-{name}")
+        step = _step(report, f"{theme}-hover-{name}")
         if not step.get("ok"):
             failures.append(f"hover {name}: no image ({step.get('error')}): {step.get('text')!r}")
             continue
@@ -625,14 +633,13 @@ def test_hover_pictures_are_legible_in_the_light_and_dark_themes(tmp_path: Path)
     if reason:
         pytest.skip(reason)
     vsix = package_extension(tmp_path)
+    report = run_hover_probe(vsix, make_pictures_workspace(tmp_path), tmp_path)
     failures: list[str] = []
+    if report.get("error"):
+        failures.append(f"the probe stopped: {report['error'][:1000]}")
     for theme in THEMES:
-        work = tmp_path / theme
-        work.mkdir()
-        report = run_hover_probe(vsix, make_pictures_workspace(work), theme, work)
-        found = check_pictures(report, theme)
-        (ARTIFACTS / f"{theme}-report.json").write_text(json.dumps(report, indent=2))
-        failures.extend(f"{theme}: {failure}" for failure in found)
+        failures.extend(f"{theme}: {failure}" for failure in check_pictures(report, theme))
+    (ARTIFACTS / "hover-pictures-report.json").write_text(json.dumps(report, indent=2))
     if failures:
         pytest.fail(
             "the hover pictures VS Code showed aren't right:\n- "
