@@ -1,7 +1,7 @@
 // hover_drive.js -- replaces the probe's drive.js for test_vscode.py's picture test.
 //
 // Opens the workspace and the file as a person would (Quick Open). Then, for each theme in
-// cfg.themes ([prefix, theme name] pairs; VS Code starts in the first, from its settings),
+// cfg.themes ({prefix, theme, label, kind}: VS Code starts in the first, from its settings),
 // it switches to that theme with Ctrl+K Ctrl+T (after the first) and, for each hover in
 // cfg.hovers, puts the cursor there, asks for the hover (Ctrl+K Ctrl+I), waits for its
 // images to load, and saves a screenshot of the page and one of each image as it is shown
@@ -26,13 +26,13 @@ run(async () => {
   const { opened } = await openSteps(step, page, editor, async () => ({ workbench_class: await workbenchClass() }));
   if (!opened || !opened.ok) return;
 
-  for (const [index, { prefix, theme, kind }] of (cfg.themes || []).entries()) {
+  for (const [index, { prefix, theme, label, kind }] of (cfg.themes || []).entries()) {
     const switched = await step(`theme-${prefix}`, async () => {
       if (index > 0) {
         await page.keyboard.press('Escape');
         await page.keyboard.press('Control+K');
         await page.keyboard.press('Control+T');                 // Preferences: Color Theme
-        await quickPick(page, theme, theme);
+        await quickPick(page, label, label);                    // the picker's name for it
       }
       // The workbench's class names the kind of theme applied (vs, vs-dark).
       await page.waitForFunction((k) => document.querySelector('.monaco-workbench')?.classList.contains(k),

@@ -482,7 +482,9 @@ HOVERS = [
     ("gelu-stage", {"find": "|> gelu", "offset": 0}, "Values: (−∞, ∞) → [−0.17, ∞)"),
 ]
 THEMES = {"light": "Default Light Modern", "dark": "Default Dark Modern"}
-#: The class VS Code's workbench has in each theme of THEMES.
+#: Each theme of THEMES as the colour theme picker (Ctrl+K Ctrl+T) names it, and the class
+#: VS Code's workbench has in it.
+THEME_LABELS = {"light": "Light Modern", "dark": "Dark Modern"}
 WORKBENCH_KINDS = {"light": "vs", "dark": "vs-dark"}
 #: A label is visible when pixels of a colour this far from the background (WCAG contrast
 #: ratio) make up at least this share of the image.
@@ -556,7 +558,12 @@ def run_hover_probe(vsix: Path, ws: Path, work: Path) -> dict:
     shots = work / "shots"
     hovers = [{"name": name, **spot} for name, spot, _ in HOVERS]
     themes = [
-        {"prefix": theme, "theme": name, "kind": WORKBENCH_KINDS[theme]}
+        {
+            "prefix": theme,
+            "theme": name,
+            "label": THEME_LABELS[theme],
+            "kind": WORKBENCH_KINDS[theme],
+        }
         for theme, name in THEMES.items()
     ]
     env = dict(os.environ)
