@@ -38,6 +38,7 @@ from tests.e2e.test_vscode import (
 )
 
 DRIVE_COMMON = Path(__file__).with_name("drive_common.js")
+ARTIFACTS = Path(__file__).with_name("artifacts")  # screenshots are copied here, editing-*
 #: Where drive.js's last step (the output channel) starts: the added steps go before it.
 ANCHOR = "\n  // the client's output channel"
 NAMES_FILE = "attention.ss"
@@ -45,7 +46,8 @@ NOTEBOOK_FILE = "analysis.ipynb"
 #: Each UI step's limit; the whole drive gets 60 s plus ten of them.
 STEP_TIMEOUT_MS = 20000
 
-#: Opens `file` with Quick Open once it is listed and waits for `expect` in the active editor.
+#: Opens `file` with Quick Open once it is listed, and waits for the window's title to name it
+#: and for `expect`, a text only that file has, to be shown.
 OPEN_FILE = r"""
   async function openOther(file, expect) {
     await page.keyboard.press('Escape');
@@ -56,8 +58,9 @@ OPEN_FILE = r"""
     await page.locator('.quick-input-widget .monaco-list-row', { hasText: file })
       .first().waitFor({ state: 'visible', timeout: cfg.timeout_ms });
     await page.keyboard.press('Enter');
+    // A notebook's cells are editors of their own: any editor on the page with the text.
     await page.waitForFunction(([f, text]) => document.title.startsWith(f)
-      && [...document.querySelectorAll('.editor-group-container.active .view-lines')]
+      && [...document.querySelectorAll('.view-lines')]
         .some((e) => e.innerText.replace(/\u00a0/g, ' ').includes(text)),
       [file, expect], { timeout: cfg.timeout_ms });
     return { title: await page.title() };
@@ -73,7 +76,7 @@ NAMES_STEPS = r"""
 #: The notebook test's step: the notebook opened, then Problems until its cell's error shows.
 NOTEBOOK_STEP = r"""
   await step('notebook', async () => {
-    const opened = await openOther(cfg.notebook_file, 'torch');
+    const opened = await openOther(cfg.notebook_file, 'x + nope');
     await page.keyboard.press('Control+Shift+M');              // Problems panel
     const t = Date.now();
     let rows = [];
@@ -154,4 +157,7 @@ def run_session(work: Path) -> dict:
         )
     report["_shots"] = str(shots)
     (work / "report.json").write_text(json.dumps(report, indent=2))
+    ARTIFACTS.mkdir(exist_ok=True)
+    for shot in shots.glob("*.png"):
+        shutil.copy(shot, ARTIFACTS / f"editing-{shot.name}")
     return report
