@@ -211,17 +211,29 @@ def package_extension(work: Path) -> Path:
     Packaging (npm ci, compile, vsce package) takes about a minute, and every real-VS Code
     test needs the same package; a failed build fails each test that asks for it.
     """
-    if "vsix" not in _PACKAGED:
-        build = Path(tempfile.mkdtemp(prefix="shapescript-vsix-"))
-        atexit.register(shutil.rmtree, build, ignore_errors=True)
-        _PACKAGED["vsix"] = _build_package(build)
     vsix = work / "shapescript.vsix"
-    shutil.copyfile(_PACKAGED["vsix"], vsix)
+    shutil.copyfile(_packaged() / "shapescript.vsix", vsix)
     return vsix
 
 
+def compiled_extension() -> Path:
+    """The copy of vscode-extension/ that was packaged, with its compiled out/ folder."""
+    return _packaged() / "vscode-extension"
+
+
+def _packaged() -> Path:
+    """The folder of the session's package: the .vsix and the extension it was built from."""
+    if "build" not in _PACKAGED:
+        build = Path(tempfile.mkdtemp(prefix="shapescript-vsix-"))
+        atexit.register(shutil.rmtree, build, ignore_errors=True)
+        _build_package(build)
+        _PACKAGED["build"] = build
+    return _PACKAGED["build"]
+
+
 def _build_package(work: Path) -> Path:
-    """npm ci, compile and vsce package in a copy of vscode-extension/; returns the .vsix."""
+    """npm ci (or a link to the installed packages) and vsce package, which compiles, in a
+    copy of vscode-extension/ in `work`; returns the .vsix."""
     src = work / "vscode-extension"
     shutil.copytree(
         EXTENSION,
@@ -235,8 +247,8 @@ def _build_package(work: Path) -> Path:
         (src / "node_modules").symlink_to(installed, target_is_directory=True)
     else:
         _run(["npm", "ci", "--no-audit", "--no-fund"], src, timeout=600)
-    _run(["npm", "run", "compile"], src, timeout=300)
     vsix = work / "shapescript.vsix"
+    # vsce compiles first: package.json's `vscode:prepublish` runs `npm run compile`.
     _run(["npx", "--no-install", "vsce", "package", "--out", str(vsix)], src, timeout=300)
     assert vsix.is_file(), "vsce package wrote no .vsix"
     return vsix
@@ -470,6 +482,10 @@ HOVERS = [
     ("gelu-stage", {"find": "|> gelu", "offset": 0}, "Values: (−∞, ∞) → [−0.17, ∞)"),
 ]
 THEMES = {"light": "Default Light Modern", "dark": "Default Dark Modern"}
+#: Each theme of THEMES as the colour theme picker (Ctrl+K Ctrl+T) names it, and the class
+#: VS Code's workbench has in it.
+THEME_LABELS = {"light": "Light Modern", "dark": "Dark Modern"}
+WORKBENCH_KINDS = {"light": "vs", "dark": "vs-dark"}
 #: A label is visible when pixels of a colour this far from the background (WCAG contrast
 #: ratio) make up at least this share of the image.
 LABEL_CONTRAST = 4.5
@@ -534,15 +550,26 @@ def make_pictures_workspace(root: Path) -> Path:
     return ws
 
 
-def run_hover_probe(vsix: Path, ws: Path, theme: str, work: Path) -> dict:
+def run_hover_probe(vsix: Path, ws: Path, work: Path) -> dict:
+    """One VS Code for both themes: it starts in the first of THEMES, and the drive switches
+    to the next (Ctrl+K Ctrl+T) before hovering again."""
     runner = work / "run_probe.py"
     runner.write_text(RUNNER)
     shots = work / "shots"
     hovers = [{"name": name, **spot} for name, spot, _ in HOVERS]
+    themes = [
+        {
+            "prefix": theme,
+            "theme": name,
+            "label": THEME_LABELS[theme],
+            "kind": WORKBENCH_KINDS[theme],
+        }
+        for theme, name in THEMES.items()
+    ]
     env = dict(os.environ)
     env["SS_E2E_DRIVE"] = str(HOVER_DRIVE)
-    env["SS_E2E_SETTINGS"] = json.dumps({"workbench.colorTheme": THEMES[theme]})
-    env["SS_E2E_CONFIG"] = json.dumps({"hovers": hovers, "shot_prefix": f"{theme}-"})
+    env["SS_E2E_SETTINGS"] = json.dumps({"workbench.colorTheme": themes[0]["theme"]})
+    env["SS_E2E_CONFIG"] = json.dumps({"hovers": hovers, "themes": themes})
     cmd = [
         sys.executable, str(runner), str(PROBE_DIR), str(vsix), OUTPUT_CHANNEL,
         QUICK_OPEN_RACE, QUICK_OPEN_WAIT,
@@ -569,17 +596,19 @@ def run_hover_probe(vsix: Path, ws: Path, theme: str, work: Path) -> dict:
 
 
 def check_pictures(report: dict, theme: str) -> list[str]:
-    """Each hover holds an image drawn on the theme's background, with legible labels."""
+    """Each hover in `theme` holds an image drawn on the theme's background, with legible
+    labels."""
     failures: list[str] = []
-    if report.get("error"):
-        failures.append(f"the probe stopped: {report['error'][:1000]}")
-    opened = _step(report, "open-file")
-    workbench = opened.get("workbench_class") or ""
-    if ("vs-dark" in workbench) != (theme == "dark"):
-        failures.append(f"VS Code isn't in the {theme} theme: workbench class {workbench!r}")
+    switched = _step(report, f"theme-{theme}")
+    workbench = switched.get("workbench_class") or ""
+    if not switched.get("ok") or ("vs-dark" in workbench) != (theme == "dark"):
+        failures.append(
+            f"VS Code isn't in the {theme} theme ({switched.get('error')}): "
+            f"workbench class {workbench!r}"
+        )
     shots = Path(report["_shots"])
     for name, _, expected in HOVERS:
-        step = _step(report, f"hover-{name}")
+        step = _step(report, f"{theme}-hover-{name}")
         if not step.get("ok"):
             failures.append(f"hover {name}: no image ({step.get('error')}): {step.get('text')!r}")
             continue
@@ -611,14 +640,13 @@ def test_hover_pictures_are_legible_in_the_light_and_dark_themes(tmp_path: Path)
     if reason:
         pytest.skip(reason)
     vsix = package_extension(tmp_path)
+    report = run_hover_probe(vsix, make_pictures_workspace(tmp_path), tmp_path)
     failures: list[str] = []
+    if report.get("error"):
+        failures.append(f"the probe stopped: {report['error'][:1000]}")
     for theme in THEMES:
-        work = tmp_path / theme
-        work.mkdir()
-        report = run_hover_probe(vsix, make_pictures_workspace(work), theme, work)
-        found = check_pictures(report, theme)
-        (ARTIFACTS / f"{theme}-report.json").write_text(json.dumps(report, indent=2))
-        failures.extend(f"{theme}: {failure}" for failure in found)
+        failures.extend(f"{theme}: {failure}" for failure in check_pictures(report, theme))
+    (ARTIFACTS / "hover-pictures-report.json").write_text(json.dumps(report, indent=2))
     if failures:
         pytest.fail(
             "the hover pictures VS Code showed aren't right:\n- "

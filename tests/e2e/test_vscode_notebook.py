@@ -2,30 +2,17 @@
 notebook editor of a real VS Code with the packaged extension, shows the error of a cell
 in the Problems panel (the language server checks each cell after the cells above it).
 
-Runs the shared probe as tests/e2e/test_vscode.py does, with the notebook as the file and
-no editor steps; skipped where the probe's install is missing."""
+The notebook is opened, and the Problems panel read, in the VS Code this test shares with
+the quick fix and names tests (editing_session.py), after their steps; skipped where the
+probe's install is missing."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_vscode import (
-    OUTPUT_CHANNEL,
-    PROBE_DIR,
-    PROBE_HOME,
-    QUICK_OPEN_RACE,
-    QUICK_OPEN_WAIT,
-    RUNNER,
-    _missing_prerequisites,
-    _step,
-    package_extension,
-)
+from tests.e2e.test_vscode import _step
 
 pytestmark = pytest.mark.slow
 
@@ -58,33 +45,8 @@ def notebook() -> str:
     )
 
 
-def test_a_shapescript_cell_s_error_is_in_the_problems_panel() -> None:
-    missing = _missing_prerequisites()
-    if missing:
-        pytest.skip(missing)
-    with tempfile.TemporaryDirectory(prefix="shapescript-nb-e2e-") as tmp:
-        work = Path(tmp)
-        vsix = package_extension(work)
-        ws = work / "notebook-e2e"
-        (ws / ".vscode").mkdir(parents=True)
-        (ws / "analysis.ipynb").write_text(notebook())
-        (ws / ".vscode" / "settings.json").write_text(
-            json.dumps({"shapescript.python": sys.executable})
-        )
-        runner = work / "run_probe.py"
-        runner.write_text(RUNNER)
-        cmd = [
-            sys.executable, str(runner), str(PROBE_DIR), str(vsix), OUTPUT_CHANNEL,
-            QUICK_OPEN_RACE, QUICK_OPEN_WAIT,
-            "--workspace", str(ws), "--file", "analysis.ipynb",
-            "--server-cmd", f"{sys.executable} -m shapescript_lsp",
-            "--home", str(PROBE_HOME), "--out", str(work / "shots"),
-            "--hover", "", "--completion", "", "--definition", "", "--edit", "",
-        ]  # fmt: skip
-        proc = subprocess.run(
-            cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL
-        )
-        report = json.loads(proc.stdout)
-    rows = _step(report, "diagnostics").get("problems") or []
+def test_a_shapescript_cell_s_error_is_in_the_problems_panel(editing_session: dict) -> None:
+    report = editing_session
+    rows = _step(report, "notebook").get("problems") or []
     assert any("E0301" in row and "nope" in row for row in rows), (rows, report.get("error"))
     assert report.get("server_crashes") == 0

@@ -1,14 +1,15 @@
 """The Tensor view's page in headless Chromium, in a light and a dark theme.
 
-Compiles `vscode-extension/`, then `tensorview_drive.js` renders the page that
-`tensorViewPage.ts` builds, with a fake VS Code API answering tile requests as the
-server does: an attention `[b H n m] Prob over m` (a causal softmax whose background above
-the diagonal is hatched) with a NaN and a row that doesn't sum
-to 1, a 1500 × 1200 matrix it zooms into with the wheel, a line of 3000 values and
-two `[b 3 h w] Unit` images, a grid of patches `[b (gh gw) D]`, `Index[C]` labels with
-five classes and one out of range, and a matrix whose few huge outliers leave the colors
-to the percentiles; tabs for several expressions. Screenshots go to
-tests/e2e/artifacts/. Skipped only when the probe's playwright-core or Chromium is missing.
+With the extension as the session's package compiled it (test_vscode.py's
+`compiled_extension`), `tensorview_drive.js` renders the page that `tensorViewPage.ts`
+builds, with a fake VS Code API answering tile requests as the server does: an attention
+`[b H n m] Prob over m` (a causal softmax whose background above the diagonal is hatched)
+with a NaN and a row that doesn't sum to 1, a 1500 × 1200 matrix it zooms into with the
+wheel, a line of 3000 values and two `[b 3 h w] Unit` images, a grid of patches
+`[b (gh gw) D]`, `Index[C]` labels with five classes and one out of range, and a matrix
+whose few huge outliers leave the colors to the percentiles; tabs for several
+expressions. Screenshots go to tests/e2e/artifacts/. Skipped only when the probe's
+playwright-core or Chromium is missing.
 """
 
 from __future__ import annotations
@@ -30,13 +31,13 @@ from tests.e2e.test_vscode import (
     QUICK_OPEN_WAIT,
     RUNNER,
     _missing_prerequisites,
+    compiled_extension,
     package_extension,
 )
 
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
-EXTENSION = REPO / "vscode-extension"
 DRIVE = Path(__file__).with_name("tensorview_drive.js")
 ARTIFACTS = Path(__file__).with_name("artifacts")
 PLAYWRIGHT = PROBE_HOME / "pw" / "node_modules" / "playwright-core"
@@ -47,9 +48,8 @@ CHROMIUM = os.environ.get("CHROMIUM_BIN") or shutil.which("chromium") or ""
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict:
     if not PLAYWRIGHT.is_dir() or not CHROMIUM or shutil.which("node") is None:
         pytest.skip("the vscode_probe install (playwright-core, chromium, node) is missing")
-    if not (EXTENSION / "node_modules").is_dir():
-        subprocess.run(["npm", "ci"], cwd=EXTENSION, check=True, capture_output=True)
-    subprocess.run(["npm", "run", "compile"], cwd=EXTENSION, check=True, capture_output=True)
+    # The page as the packaged extension has it: the session's package compiled it once.
+    extension = compiled_extension()
     ARTIFACTS.mkdir(exist_ok=True)
     config = tmp_path_factory.mktemp("tensorview") / "config.json"
     config.write_text(
@@ -57,7 +57,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict:
             {
                 "playwright": str(PLAYWRIGHT),
                 "chromium": CHROMIUM,
-                "extension": str(EXTENSION),
+                "extension": str(extension),
                 "out": str(ARTIFACTS),
             }
         )

@@ -1,0 +1,163 @@
+"""One real VS Code for three tests: the quick fix (test_vscode_fixes.py), the outline and
+rename (test_vscode_names.py) and the notebook cell's error (test_vscode_notebook.py).
+
+Each of them used to start its own code-server, Chromium and language server, which took
+most of each test's time. Here one workspace holds the three files, and one run of the
+probe's drive.js opens typo.ss (the probe's own open and Problems steps), applies the quick
+fix, opens attention.ss for the outline and the rename, then opens the notebook and reads
+the Problems panel, in that order, ending with the probe's output channel step. Each test
+reads its own steps from the one report (`tests/e2e/conftest.py` makes it once per session).
+
+The steps are those each test added to drive.js before, unchanged but for where they find
+their file's text; the language server closes nothing in between, so every diagnostic each
+step waits for is its own file's."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e import test_vscode_fixes as fixes
+from tests.e2e import test_vscode_names as names
+from tests.e2e import test_vscode_notebook as notebook
+from tests.e2e.test_vscode import (
+    OUTPUT_CHANNEL,
+    PROBE_DIR,
+    PROBE_HOME,
+    QUICK_OPEN_RACE,
+    QUICK_OPEN_WAIT,
+    REPO,
+    RUNNER,
+    package_extension,
+)
+
+DRIVE_COMMON = Path(__file__).with_name("drive_common.js")
+ARTIFACTS = Path(__file__).with_name("artifacts")  # screenshots are copied here, editing-*
+#: Where drive.js's last step (the output channel) starts: the added steps go before it.
+ANCHOR = "\n  // the client's output channel"
+NAMES_FILE = "attention.ss"
+NOTEBOOK_FILE = "analysis.ipynb"
+#: Each UI step's limit; the whole drive gets 60 s plus ten of them.
+STEP_TIMEOUT_MS = 20000
+
+#: Opens `file` with Quick Open once it is listed, and waits for the window's title to name it
+#: and for `expect`, a text only that file has, to be shown.
+OPEN_FILE = r"""
+  async function openOther(file, expect) {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+P');
+    await page.locator('.quick-input-widget input')
+      .waitFor({ state: 'visible', timeout: cfg.timeout_ms });
+    await page.keyboard.type(file);
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: file })
+      .first().waitFor({ state: 'visible', timeout: cfg.timeout_ms });
+    await page.keyboard.press('Enter');
+    // A notebook's cells are editors of their own: any editor on the page with the text.
+    await page.waitForFunction(([f, text]) => document.title.startsWith(f)
+      && [...document.querySelectorAll('.view-lines')]
+        .some((e) => e.innerText.replace(/\u00a0/g, ' ').includes(text)),
+      [file, expect], { timeout: cfg.timeout_ms });
+    return { title: await page.title() };
+  }
+"""
+
+#: The names test's steps, after attention.ss is opened.
+NAMES_STEPS = r"""
+  const namesText = fs.readFileSync(path.join(cfg.workspace, cfg.names_file), 'utf8');
+  await step('open-names-file', async () => openOther(cfg.names_file, 'causal_attention'));
+"""
+
+#: The notebook test's step: the notebook opened, then Problems until its cell's error shows.
+NOTEBOOK_STEP = r"""
+  await step('notebook', async () => {
+    const opened = await openOther(cfg.notebook_file, 'x + nope');
+    await page.keyboard.press('Control+Shift+M');              // Problems panel
+    const t = Date.now();
+    let rows = [];
+    while (since(t) < cfg.timeout_ms && !rows.some((r) => r.includes(cfg.notebook_expect))) {
+      await page.waitForTimeout(100);
+      rows = (await page.locator('.markers-panel .monaco-list-row').allInnerTexts())
+        .map((r) => r.replace(/\s+/g, ' ').trim());
+    }
+    return { ...opened, problems: rows, ui_ms: since(t) };
+  });
+"""
+
+
+def _replaced(text: str, old: str, new: str) -> str:
+    """`text` with `old` replaced; fails when the text it changes is no longer there."""
+    assert old in text, f"the text to change is no longer there: {old!r}"
+    return text.replace(old, new)
+
+
+def session_drive() -> str:
+    """The probe's drive.js with the quick fix, the names and the notebook steps added."""
+    drive = _replaced((PROBE_DIR / "drive.js").read_text(), QUICK_OPEN_RACE, QUICK_OPEN_WAIT)
+    name_steps = _replaced(names.STEPS, "locate(fileText, ", "locate(namesText, ")
+    added = OPEN_FILE + fixes.QUICK_FIX_STEP + NAMES_STEPS + name_steps + NOTEBOOK_STEP
+    return _replaced(drive, ANCHOR, added + ANCHOR)
+
+
+def make_workspace(root: Path) -> Path:
+    """typo.ss, attention.ss with a mistake, and the notebook, in one workspace."""
+    ws = root / "shapescript-editing"
+    (ws / ".vscode").mkdir(parents=True)
+    (ws / "typo.ss").write_text(fixes.TYPO, encoding="utf-8")
+    text = (REPO / "examples" / "attention.ss").read_text(encoding="utf-8") + names.MISTAKE
+    (ws / NAMES_FILE).write_text(text, encoding="utf-8")
+    (ws / NOTEBOOK_FILE).write_text(notebook.notebook(), encoding="utf-8")
+    (ws / ".vscode" / "settings.json").write_text(
+        json.dumps({"shapescript.python": sys.executable}, indent=2)
+    )
+    return ws
+
+
+def run_session(work: Path) -> dict:
+    """One VS Code through the three tests' steps; its report, with `_shots` added."""
+    vsix = package_extension(work)
+    ws = make_workspace(work)
+    drive = work / "drive" / "session_drive.js"
+    drive.parent.mkdir()
+    drive.write_text(session_drive())
+    shutil.copy(DRIVE_COMMON, drive.parent)  # the runner copies it from beside the drive
+    runner = work / "run_probe.py"
+    runner.write_text(RUNNER)
+    shots = work / "shots"
+    config = {
+        "quickfix": {"find": fixes.FIX_AT, "title": fixes.FIX_TITLE, "expect": "|> gelu"},
+        "names_file": NAMES_FILE,
+        "notebook_file": NOTEBOOK_FILE,
+        "notebook_expect": "nope",
+    }
+    env = {**os.environ, "SS_E2E_DRIVE": str(drive), "SS_E2E_CONFIG": json.dumps(config)}
+    cmd = [
+        sys.executable, str(runner), str(PROBE_DIR), str(vsix), OUTPUT_CHANNEL,
+        QUICK_OPEN_RACE, QUICK_OPEN_WAIT,
+        "--workspace", str(ws), "--file", "typo.ss",
+        "--server-cmd", f"{sys.executable} -m shapescript_lsp",
+        "--home", str(PROBE_HOME), "--out", str(shots),
+        "--timeout-ms", str(STEP_TIMEOUT_MS),
+        "--hover", "", "--completion", "", "--definition", "", "--edit", "",
+    ]  # fmt: skip
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, env=env
+    )
+    try:
+        report = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        pytest.fail(
+            f"the probe printed no JSON (exit {proc.returncode}):\n"
+            f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
+    report["_shots"] = str(shots)
+    (work / "report.json").write_text(json.dumps(report, indent=2))
+    ARTIFACTS.mkdir(exist_ok=True)
+    for shot in shots.glob("*.png"):
+        shutil.copy(shot, ARTIFACTS / f"editing-{shot.name}")
+    return report
