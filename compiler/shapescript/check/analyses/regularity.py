@@ -758,6 +758,10 @@ class _Functions(dict):
         return made
 
 
+#: The memo's entry for the context its summaries were made in (see `analyse`).
+_CONTEXT = ("context",)
+
+
 def _callees(
     functions: list[_Function], names: frozenset[str], previous: dict | None, memo: dict
 ) -> set[str]:
@@ -799,6 +803,13 @@ def analyse(
     elif context is not None:
         context = (context, outside.key())
     regularity = Regularity(imported=outside.imported)
+    # The context is the same for every function: kept once in the memo and compared
+    # once, rather than hashed into each function's key (it holds every extern's class).
+    reusable = previous if context is not None and previous is not None else None
+    if reusable is not None and reusable.get(_CONTEXT) != context:
+        reusable = None
+    if context is not None:
+        regularity.memo[_CONTEXT] = context
     wanted = [name for name in (roots if roots is not None else sorted(names)) if name in names]
     callees: dict[str, set[str]] = {}
     order: list[str] = []
@@ -837,15 +848,13 @@ def analyse(
         found = []
         for function in functions[name]:
             used = tuple((callee, summaries.get(callee)) for callee in sorted(callees[name]))
-            key = None
-            if context is not None:
-                key = (function.owner, *function.written, context)
-            kept = previous.get(key) if previous is not None and key is not None else None
+            key = ("summary", function.owner, *function.written)
+            kept = reusable.get(key) if reusable is not None else None
             if kept is not None and kept[1] == used:
                 summary = kept[0]
             else:
                 summary = _Scan(function, summaries.get, names, models, text, outside).run()
-            if key is not None:
+            if context is not None:
                 regularity.memo[key] = (summary, used)
             found.append(summary)
         summary = _joined_summaries(found)
