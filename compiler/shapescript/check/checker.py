@@ -233,6 +233,13 @@ def _check_parsed(
         previous.memo if previous is not None else None,
     )
     program.item_texts = fingerprint_parts.texts
+    if (
+        all_facts
+        and previous is not None
+        and previous.memo.get("declarations") == declarations_key
+        and len(previous.items) == len(items)
+    ):
+        program.previous_items = previous.items
     program.editor_facts = all_facts
     diagnostics = parsed.diagnostics + reporter.diagnostics
     diagnostics.extend(_top_level_asserts(module, items, scope.dim_values))
