@@ -370,3 +370,36 @@ def test_a_keystroke_compares_the_extern_classes_once_not_per_function(monkeypat
     # The extern fns' classes are part of every summary's context: a keystroke looks at
     # them once, not once per differentiated function.
     assert len(hashed) < 40
+
+
+UNRELATED = """
+fn unrelated(x: [b D]) -> [b D]:
+    y = x * 2.0
+    return y
+"""
+
+
+def test_an_edit_no_differentiated_function_reaches_analyses_nothing_again(monkeypatch):
+    from shapescript.check.analyses import regularity
+
+    program = HEADER + MODELS + EDITED.replace("|> relu", "|> round") + UNRELATED
+    first = _check(program)
+    looked_at: list[str] = []
+    callees = regularity._callees
+
+    def counted(functions, names, previous, memo):
+        looked_at.extend(function.owner for function in functions)
+        return callees(functions, names, previous, memo)
+
+    monkeypatch.setattr(regularity, "_callees", counted)
+    edited = program.replace("y = x * 2.0", "y = x * 3.0")
+    again = _check(edited, first)
+    assert looked_at == []
+    again_twice = _check(edited.replace("y = x * 3.0", "y = x * 4.0"), again)
+    assert looked_at == []
+    monkeypatch.undo()
+    fresh = _check(edited.replace("y = x * 3.0", "y = x * 4.0"))
+    assert [(d.code, d.span, d.message, d.secondary, d.notes) for d in again_twice.diagnostics] == [
+        (d.code, d.span, d.message, d.secondary, d.notes) for d in fresh.diagnostics
+    ]
+    assert [d.code for d in fresh.diagnostics if d.code.startswith("E")] == ["E3001"]
