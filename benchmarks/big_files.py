@@ -12,7 +12,8 @@ takes to be answered (100 ms) and how long the process takes to end after `exit`
 Results go to `benchmarks/results/big_files.json`.
 
     python -m benchmarks.big_files [--runs 10] [--open-runs 3] [--shutdown-runs 3]
-                                   [--check-runs 5]
+                                   [--check-runs 5] [--request-runs 5] [--open-timeout 600]
+                                   [--requests-only | --in-process-only]
 """
 
 from __future__ import annotations
@@ -186,14 +187,16 @@ def timed(client: Client, method: str, params: dict) -> tuple[float, float | Non
     return elapsed, None if used is None or after is None else after - used, answer
 
 
-def requests_on(text: str, folder: Path, runs: int) -> dict[str, list[float]]:
+def requests_on(
+    text: str, folder: Path, runs: int, open_timeout: float = OPEN_10MB_TIMEOUT_S
+) -> dict[str, list[float]]:
     """On a document of `text`: after each keystroke (as `keystrokes`) and its diagnostics,
     a hover over the edited binding's name, the semantic tokens of the whole file and of
     about a screen around the edit, and the outline; wall and server CPU milliseconds of
     each, the first analysis's, and the server's peak memory at the end."""
     uri = (folder / "huge.ss").as_uri()
     start = time.perf_counter()
-    client, _ = open_file(folder, uri, text, timeout=OPEN_10MB_TIMEOUT_S)
+    client, _ = open_file(folder, uri, text, timeout=open_timeout)
     samples: dict[str, list[float]] = {"first_diagnostics": [(time.perf_counter() - start) * 1000]}
     at = typed_edit_point(text)
     name_end = text.rindex(" = ", 0, at)
@@ -374,7 +377,25 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only the requests on 10 MB and 1 MB, printed and not written",
     )
+    parser.add_argument(
+        "--in-process-only",
+        action="store_true",
+        help="only the keystrokes' analysis in this process on 1 MB and 10 MB (CPU time, "
+        "as a loaded machine leaves it), printed and not written",
+    )
+    parser.add_argument(
+        "--open-timeout",
+        type=float,
+        default=OPEN_10MB_TIMEOUT_S,
+        help="seconds to wait for a 10 MB document's first diagnostics",
+    )
     args = parser.parse_args(argv)
+    if args.in_process_only:
+        for name, size in (("1mb", MB), ("10mb", 10 * MB)):
+            here, here_cpu = in_process_keystrokes(program_of_size(size), args.runs)
+            print(line(f"keystroke {name} in process, CPU", figures(here_cpu, None)))
+            print(line(f"keystroke {name} in process, wall", figures(here, None)))
+        return 0
     subprocess.run(
         [sys.executable, "-m", "compileall", "-q", str(REPO / "compiler"), str(REPO / "server")],
         check=False,
@@ -386,8 +407,8 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as name:
             folder = Path(name)
             requests = request_figures(
-                requests_on(ten, folder, args.request_runs),
-                requests_on(one, folder, args.request_runs),
+                requests_on(ten, folder, args.request_runs, args.open_timeout),
+                requests_on(one, folder, args.request_runs, args.open_timeout),
             )
         print_requests(requests)
         return 0
@@ -399,8 +420,8 @@ def main(argv: list[str] | None = None) -> int:
         here, here_cpu = in_process_keystrokes(one, args.runs)
         during = shutdowns(ten, folder, args.shutdown_runs)
         requests = request_figures(
-            requests_on(ten, folder, args.request_runs),
-            requests_on(one, folder, args.request_runs),
+            requests_on(ten, folder, args.request_runs, args.open_timeout),
+            requests_on(one, folder, args.request_runs, args.open_timeout),
         )
     result = (
         {

@@ -36,3 +36,31 @@ def test_the_nesting_checks_read_each_models_held_models_once(monkeypatch) -> No
     checked = check(SourceFile.from_text("models.ss", MODELS))
     assert not checked.errors
     assert sorted(read) == ["Inner", "Middle", "Outer"]
+
+
+def test_a_keystroke_in_one_body_looks_up_the_signature_of_that_function_alone(
+    monkeypatch,
+) -> None:
+    from benchmarks.generate import generate_program
+    from shapescript.check.checker import check_source
+    from shapescript.check.declarations import overloads
+
+    text = generate_program(300, 0)
+    previous = check_source(SourceFile.from_text("big.ss", text), padding_later=True)
+    looked_up: list[str] = []
+    signature_of = overloads.signature_of
+
+    def counted(scope, decl):
+        looked_up.append(decl.name)
+        return signature_of(scope, decl)
+
+    monkeypatch.setattr(overloads, "signature_of", counted)
+    body = text.index("\n    ", text.index("\nfn ") + 1) + 5
+    edited = text[:body] + "zz = 1\n    " + text[body:]
+    again = check_source(SourceFile.from_text("big.ss", edited), previous, padding_later=True)
+    # The other bodies are the previous analysis's: nothing of theirs is looked up again.
+    assert looked_up == ["attention1"]
+    functions = sum(1 for item in again.module.items if item.__class__.__name__ == "FnDecl")
+    assert functions > 20
+    fresh = check_source(SourceFile.from_text("big.ss", edited), padding_later=True)
+    assert again.diagnostics == fresh.diagnostics

@@ -421,3 +421,10 @@ def test_signatures_are_reused_with_their_diagnostics_reported_once_where_they_a
         previous = same_as_fresh(text, previous)
         assert previous.signatures.keys() == checked(text).signatures.keys()
         assert list(previous.signatures) == list(checked(text).signatures)
+
+
+def test_analyses_share_the_one_table_of_built_in_symbols() -> None:
+    first = check_source(SourceFile.from_text("f.ss", DIMS))
+    again = check_source(SourceFile.from_text("f.ss", DIMS + "\n"), first)
+    assert first.builtin_symbols is again.builtin_symbols
+    assert "softmax" in again.builtin_symbols

@@ -81,3 +81,39 @@ def test_keystrokes_answer_as_a_fresh_analysis(seed: int) -> None:
         names = [m.start() for m in re.finditer(r"\b[A-Za-z_]\w*", text)]
         offsets = sorted(rng.sample(names, 25))
         assert _answers(checked, offsets) == _answers(_analysis(text), offsets)
+
+
+def _other_keystroke(text: str, rng: random.Random) -> str:
+    """The edits `_keystroke` leaves out: a deletion in a body, a changed return type, a
+    line that doesn't parse, a deleted line above everything, a renamed function."""
+    kind = rng.randrange(5)
+    if kind == 0:
+        bodies = [m.end() for m in re.finditer(r"^fn [^\n]*->[^\n]*:\n    ", text, re.M)]
+        at = rng.choice(bodies)
+        return text[:at] + text[at + 1 :]
+    if kind == 1:
+        arrows = [m.end() for m in re.finditer(r"^fn [^\n]*-> ", text, re.M)]
+        at = rng.choice(arrows)
+        return text[:at] + "[] " + text[at:]
+    if kind == 2:
+        bodies = [m.end() for m in re.finditer(r"^fn [^\n]*->[^\n]*:\n    ", text, re.M)]
+        at = rng.choice(bodies)
+        return text[:at] + "y = (1 +\n    " + text[at:]
+    if kind == 3:
+        return text[text.index("\n") + 1 :]
+    names = [m for m in re.finditer(r"^fn (\w+)", text, re.M)]
+    found = rng.choice(names)
+    return text[: found.end()] + "_r" + text[found.end() :]
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_deletions_signatures_and_broken_lines_answer_as_a_fresh_analysis(seed: int) -> None:
+    rng = random.Random(seed)
+    text = generate_program(400, seed)
+    checked = _analysis(text)
+    for _ in range(6):
+        text = _other_keystroke(text, rng)
+        checked = _analysis(text, checked)
+        names = [m.start() for m in re.finditer(r"\b[A-Za-z_]\w*", text)]
+        offsets = sorted(rng.sample(names, 25))
+        assert _answers(checked, offsets) == _answers(_analysis(text), offsets)

@@ -38,8 +38,8 @@ from shapescript.check.declarations.module_scope import (
 )
 from shapescript.check.declarations.nested_models import report_cycles
 from shapescript.check.declarations.overloads import overload_members
-from shapescript.check.declarations.prelude import load_prelude
-from shapescript.check.declarations.symbols import ItemFacts, Reference
+from shapescript.check.declarations.prelude import Prelude, load_prelude
+from shapescript.check.declarations.symbols import ItemFacts, Reference, Symbol
 from shapescript.check.declarations.type_exprs import TypeResolver
 from shapescript.check.declarations.type_variables import declared_type_names, looks_generic
 from shapescript.check.exporting import exports_of
@@ -233,6 +233,13 @@ def _check_parsed(
         previous.memo if previous is not None else None,
     )
     program.item_texts = fingerprint_parts.texts
+    if (
+        all_facts
+        and previous is not None
+        and previous.memo.get("declarations") == declarations_key
+        and len(previous.items) == len(items)
+    ):
+        program.previous_items = previous.items
     program.editor_facts = all_facts
     diagnostics = parsed.diagnostics + reporter.diagnostics
     diagnostics.extend(_top_level_asserts(module, items, scope.dim_values))
@@ -299,8 +306,7 @@ def _check_parsed(
         module,
         diagnostics,
         module_symbols={name: symbol for name, symbol in scope.symbols.items() if "." not in name},
-        builtin_symbols={name: builtin_rules.symbol(name) for name in builtin_rules.KNOWN}
-        | dict(program.prelude.symbols),
+        builtin_symbols=_builtin_symbols(program.prelude),
         items=items,
         dim_values={name: value.value for name, value in scope.dim_values.items() if value.value},
         signatures=dict(program.prelude.signatures) | dict(scope.signatures),
@@ -397,6 +403,22 @@ class _AllBut:
 
     def __bool__(self) -> bool:
         return True
+
+
+def _builtin_symbols(prelude: Prelude) -> dict[str, Symbol]:
+    """The built-ins' and the prelude's symbols: one table, read only, for every analysis
+    made with the same prelude (it is built once per process, `load_prelude`)."""
+    made_for, symbols = _BUILTIN_SYMBOLS[0]
+    if made_for is not prelude:
+        symbols = {name: builtin_rules.symbol(name) for name in builtin_rules.KNOWN}
+        symbols |= dict(prelude.symbols)
+        _BUILTIN_SYMBOLS[0] = (prelude, symbols)
+    return symbols
+
+
+#: The prelude `_builtin_symbols` last made its table for, and the table (one tuple,
+#: replaced whole, so that threads read a consistent pair).
+_BUILTIN_SYMBOLS: list[tuple[object, dict[str, Symbol]]] = [(None, {})]
 
 
 def _item_facts(

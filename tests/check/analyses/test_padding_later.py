@@ -91,3 +91,23 @@ def test_an_edit_inside_one_function_takes_again_what_the_others_found(monkeypat
     ((taken, functions),) = counts
     # The edited function and those that call it are worked out again; the rest is taken.
     assert functions > 20 and functions // 2 <= taken < functions
+
+
+def test_a_keystroke_moves_only_the_loops_of_functions_that_have_loops(monkeypatch) -> None:
+    text = generate_program(300, 0)
+    previous = check_source(SourceFile.from_text("f.ss", text), padding_later=True)
+    with_loops = sum(1 for found in previous.padding.found.found.values() if found.loops)
+    moved: list[str] = []
+    rebased_loops = reuse.rebased_loops
+
+    def counted(analysis, item, found):
+        moved.append(item.item.name)
+        return rebased_loops(analysis, item, found)
+
+    monkeypatch.setattr(reuse, "rebased_loops", counted)
+    edited = "# a line above\n" + text
+    again = check_source(SourceFile.from_text("f.ss", edited), previous, padding_later=True)
+    fresh = check_source(SourceFile.from_text("f.ss", edited), padding_later=True)
+    assert again.diagnostics == fresh.diagnostics
+    assert len(previous.padding.found.found) > 2 * with_loops
+    assert len(moved) <= with_loops

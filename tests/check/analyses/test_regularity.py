@@ -331,3 +331,75 @@ def test_axis_names_that_are_also_parameter_names_are_not_values():
     found = summaries(body)
     assert found["f"].results[0] is None
     assert found["f"].results[1].grade == SMOOTH
+
+
+EXTERNS = "".join(
+    f'extern fn ext{index}(x: [b C]) -> [b C] = "mylib.ops.f{index}"\n' for index in range(8)
+)
+
+
+def _differentiated(count: int) -> str:
+    """`count` losses through the extern fns, each differentiated by a step of its own."""
+    return "".join(
+        f"fn loss{index}(m: Net, x: [b D]) -> [] = mean(ext{index % 8}(x @ m.w))\n\n"
+        f"fn step{index}(m: Net, x: [b D]) -> Grad[Net]:\n"
+        f"    l, g = value_and_grad(loss{index}, m, x)\n"
+        "    return g\n\n"
+        for index in range(count)
+    )
+
+
+def test_a_keystroke_compares_the_extern_classes_once_not_per_function(monkeypatch):
+    from shapescript.check.analyses import regularity_externs
+
+    program = HEADER + MODELS + EXTERNS + _differentiated(40)
+    first = _check(program)
+    assert [d.code for d in first.diagnostics if d.code.startswith("E")] == ["E3001"] * 40
+    hashed: list[object] = []
+    python_class = regularity_externs.PythonClass
+    original = python_class.__hash__
+
+    def counted(self) -> int:
+        hashed.append(self)
+        return original(self)
+
+    monkeypatch.setattr(python_class, "__hash__", counted)
+    edited = program.replace("    return g\n", "    return  g\n", 1)
+    again = _check(edited, first)
+    assert [d.code for d in again.diagnostics if d.code.startswith("E")] == ["E3001"] * 40
+    # The extern fns' classes are part of every summary's context: a keystroke looks at
+    # them once, not once per differentiated function.
+    assert len(hashed) < 40
+
+
+UNRELATED = """
+fn unrelated(x: [b D]) -> [b D]:
+    y = x * 2.0
+    return y
+"""
+
+
+def test_an_edit_no_differentiated_function_reaches_analyses_nothing_again(monkeypatch):
+    from shapescript.check.analyses import regularity
+
+    program = HEADER + MODELS + EDITED.replace("|> relu", "|> round") + UNRELATED
+    first = _check(program)
+    looked_at: list[str] = []
+    callees = regularity._callees
+
+    def counted(functions, names, previous, memo):
+        looked_at.extend(function.owner for function in functions)
+        return callees(functions, names, previous, memo)
+
+    monkeypatch.setattr(regularity, "_callees", counted)
+    edited = program.replace("y = x * 2.0", "y = x * 3.0")
+    again = _check(edited, first)
+    assert looked_at == []
+    again_twice = _check(edited.replace("y = x * 3.0", "y = x * 4.0"), again)
+    assert looked_at == []
+    monkeypatch.undo()
+    fresh = _check(edited.replace("y = x * 3.0", "y = x * 4.0"))
+    assert [(d.code, d.span, d.message, d.secondary, d.notes) for d in again_twice.diagnostics] == [
+        (d.code, d.span, d.message, d.secondary, d.notes) for d in fresh.diagnostics
+    ]
+    assert [d.code for d in fresh.diagnostics if d.code.startswith("E")] == ["E3001"]

@@ -1346,8 +1346,9 @@ class _Analysis:
                 continue
             old = reused.get(name)
             if old is not None:
-                for span, blocker, symbol in reuse.rebased_loops(self, item, old):
-                    self.put_loop(span, blocker, symbol)
+                if old.loops:
+                    for span, blocker, symbol in reuse.rebased_loops(self, item, old):
+                        self.put_loop(span, blocker, symbol)
                 found[name] = old
             else:
                 found[name] = reuse.Found(reuse.relative_loops(self, item, self.loops_of(item)))

@@ -758,6 +758,13 @@ class _Functions(dict):
         return made
 
 
+#: The memo's entry for the context its summaries were made in (see `analyse`).
+_CONTEXT = ("context",)
+#: The memo's entry for the whole result: the file's function names, the roots, each
+#: analysed function's declarations and the summaries (see `_reused_whole`).
+_WHOLE = ("whole",)
+
+
 def _callees(
     functions: list[_Function], names: frozenset[str], previous: dict | None, memo: dict
 ) -> set[str]:
@@ -799,7 +806,16 @@ def analyse(
     elif context is not None:
         context = (context, outside.key())
     regularity = Regularity(imported=outside.imported)
+    # The context is the same for every function: kept once in the memo and compared
+    # once, rather than hashed into each function's key (it holds every extern's class).
+    reusable = previous if context is not None and previous is not None else None
+    if reusable is not None and reusable.get(_CONTEXT) != context:
+        reusable = None
+    if context is not None:
+        regularity.memo[_CONTEXT] = context
     wanted = [name for name in (roots if roots is not None else sorted(names)) if name in names]
+    if reusable is not None and _reused_whole(functions, names, wanted, reusable, regularity):
+        return regularity
     callees: dict[str, set[str]] = {}
     order: list[str] = []
     seen: set[str] = set()
@@ -837,15 +853,13 @@ def analyse(
         found = []
         for function in functions[name]:
             used = tuple((callee, summaries.get(callee)) for callee in sorted(callees[name]))
-            key = None
-            if context is not None:
-                key = (function.owner, *function.written, context)
-            kept = previous.get(key) if previous is not None and key is not None else None
+            key = ("summary", function.owner, *function.written)
+            kept = reusable.get(key) if reusable is not None else None
             if kept is not None and kept[1] == used:
                 summary = kept[0]
             else:
                 summary = _Scan(function, summaries.get, names, models, text, outside).run()
-            if key is not None:
+            if context is not None:
                 regularity.memo[key] = (summary, used)
             found.append(summary)
         summary = _joined_summaries(found)
@@ -856,7 +870,51 @@ def analyse(
                 if caller not in queued:
                     queued.add(caller)
                     queue.append(caller)
+    if context is not None:
+        regularity.memo[_WHOLE] = (
+            names,
+            tuple(wanted),
+            {name: tuple(item.item for item in functions.items[name]) for name in order},
+            dict(summaries),
+        )
     return regularity
+
+
+def _reused_whole(
+    functions: _Functions,
+    names: frozenset[str],
+    wanted: list[str],
+    previous: dict,
+    regularity: Regularity,
+) -> bool:
+    """Take the previous analysis's summaries whole, with the functions' bases now, when
+    it analysed the same roots among the same function names in the same context (the
+    caller checked that) and every function it analysed is the same declaration object
+    (an edit elsewhere, or above, which moves items but leaves their trees). Whether it
+    could: nothing else but the edited functions needs looking at."""
+    found = previous.get(_WHOLE)
+    if found is None:
+        return False
+    old_names, old_wanted, declarations, summaries = found
+    if old_wanted != tuple(wanted) or old_names != names:
+        return False
+    items = functions.items
+    for name, decls in declarations.items():
+        now = items.get(name)
+        if now is None or len(now) != len(decls):
+            return False
+        for item, decl in zip(now, decls, strict=True):
+            if item.item is not decl:
+                return False
+    bases = regularity.bases
+    for name in declarations:
+        for index, item in enumerate(items[name]):
+            bases[name if index == 0 else f"{name}#{index}"] = item.base
+    regularity.summaries.update(summaries)
+    context = regularity.memo[_CONTEXT]
+    regularity.memo.update(previous)
+    regularity.memo[_CONTEXT] = context
+    return True
 
 
 def _joined_summaries(found: list[Summary]) -> Summary:

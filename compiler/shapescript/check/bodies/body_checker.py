@@ -136,6 +136,10 @@ class Program:
         self.previous_read_summaries: dict = self.previous_memo.get("reads", {})
         #: Each item's text, when the caller has it already.
         self.item_texts: list[str] | None = None
+        #: The previous analysis's item facts, in the same order, when it was made with
+        #: the same declarations (`fingerprint`): an item that is the same object there
+        #: has its body's check already (`check_item`).
+        self.previous_items: list | None = None
         #: `id(signature)` -> (signature, the names and positions of its Axis[..] and
         #: Axes[..] parameters), worked out once per signature rather than per call.
         self.axis_parameters: dict[int, tuple] = {}
@@ -174,6 +178,9 @@ class Program:
         decl = self.module.items[index]
         if not isinstance(decl, ast.FnDecl):
             return None
+        kept = self._kept_body(index, decl)
+        if kept is not None:
+            return kept
         signature = overloads.signature_of(self.scope, decl)
         if signature is None or decl.name in self.inferring:
             return None
@@ -192,6 +199,25 @@ class Program:
                 result = BodyChecker(self, decl, signature).check()
             finally:
                 self.inferring.pop()
+        self.memo[key] = result
+        self.results[index] = result
+        return result
+
+    def _kept_body(self, index: int, decl: ast.FnDecl) -> BodyResult | None:
+        """The previous analysis's check of the body at `index` when the item is the same
+        object (so the same text at the same place in its chunk) and its memo holds that
+        check under this analysis's key: what `check_item` would find there, without
+        looking up the function's signature."""
+        previous = self.previous_items
+        if previous is None:
+            return None
+        old = previous[index]
+        result = old.body
+        if old.item is not decl or result is None:
+            return None
+        key = (self.item_text(index), decl.span.start, self.fingerprint)
+        if self.previous_memo.get(key) is not result or not generics.body_reusable(self, result):
+            return None
         self.memo[key] = result
         self.results[index] = result
         return result
