@@ -69,3 +69,41 @@ def test_an_error_on_every_worker_is_still_raised_and_they_go_on(module):
     assert program.pids() == pids
     assert all(alive(pid) for pid in pids)
     assert controller.ON_WORKER is False
+
+
+LATE = """devices cpu[0 1]
+
+dim D = 4
+
+data Ex:
+    x: [D]
+
+extern fn fail_later(x: []) -> [] = "tests.parallel.late.fail_later"
+
+fn total(batch: [b] Ex) -> []:
+    return fail_later(mean(batch.x))
+"""
+
+
+@pytest.mark.slow
+def test_a_quiet_workers_error_after_its_call_returned_stops_the_workers(tmp_path):
+    # Worker 1 fails after the call's last collective, once worker 0 has answered: the
+    # next call finds its error and stops every worker, naming the call it came from.
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    late = compiled(LATE, tmp_path / "late.ss")
+    program = late._ss_program
+    batch = {"x": torch.ones(4, 4)}
+    try:
+        assert float(late.total(batch)) == 1.0
+        pids = program.pids()
+        with pytest.raises(shapescript.WorkerError) as caught:
+            late.total(batch)
+    finally:
+        program.stop(keep=False)
+        torch.set_num_threads(threads)
+    message = str(caught.value)
+    assert message.startswith("worker 1 failed running `total` (")
+    assert "after its result was returned (worker 1 ran out of something)" in message
+    assert program.pids() == []
+    assert not any(alive(pid) for pid in pids)
