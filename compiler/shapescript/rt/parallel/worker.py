@@ -46,7 +46,9 @@ def main(
         local = rank if local is None else local
         state = _start(rank, world, rendezvous, program, backend, timeout, local)
     except BaseException as error:  # noqa: BLE001 - every failure goes to the controller
-        wire.send(connection, ("error", _portable(error), traceback.format_exc(), _where(), 1))
+        # An error before any call is the first call's (see _call_of).
+        failed = ("error", _portable(error), traceback.format_exc(), _where(), _call_of("", 0))
+        wire.send(connection, failed)
         return
     wire.send(connection, ("ready", rank))
     _serve(state, connection)
