@@ -286,7 +286,9 @@ def _host_of_two_with_one_answer(error: Exception):
         controller._Worker(rank, _Alive(), ends[rank][0], ends[2 + rank][0]) for rank in range(2)
     ]
     program._ends = ends
-    wire.send(ends[1][1], ("error", error, "Traceback ...", "hosts.ss:46:12"))
+    # The first call: worker 1, which answers only when it fails, failed in it.
+    program.calls = 1
+    wire.send(ends[1][1], ("error", error, "Traceback ...", "hosts.ss:46:12", 1))
     return program
 
 
@@ -300,7 +302,7 @@ def test_a_lost_host_is_named_though_a_worker_here_is_slow_to_answer(monkeypatch
     lost = RuntimeError("[gloo/transport/tcp/pair.cc:534] Connection closed by peer [::1]:4")
     program = _host_of_two_with_one_answer(lost)
     with pytest.raises(controller.WorkerError, match="the workers on another host stopped"):
-        program._answers()
+        program._answers([0])
 
 
 def test_a_timeout_here_with_a_silent_worker_names_the_worker(monkeypatch) -> None:
@@ -313,4 +315,4 @@ def test_a_timeout_here_with_a_silent_worker_names_the_worker(monkeypatch) -> No
     late = RuntimeError("[gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 1000ms")
     program = _host_of_two_with_one_answer(late)
     with pytest.raises(controller.WorkerError, match="worker 0: didn't answer"):
-        program._answers()
+        program._answers([0])

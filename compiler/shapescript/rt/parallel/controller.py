@@ -46,6 +46,8 @@ _DEFAULT_TIMEOUT = 600.0
 _GRACE = 5.0
 #: Seconds a worker's watch thread gets to say where the worker is.
 _ASK = 2.0
+#: How many calls back a worker's late error can still be named by its function.
+_REMEMBERED = 16
 _timeout: float | None = None
 #: Every program with workers started, to stop them at exit.
 _RUNNING: weakref.WeakSet[Program] = weakref.WeakSet()
@@ -127,6 +129,10 @@ class Program:
         self._folder: str | None = None
         self.timeout = _DEFAULT_TIMEOUT
         self.running: str | None = None
+        #: The calls posted to the current workers, and what the last few were (by number
+        #: modulo _REMEMBERED), to name a call whose error a worker sends late.
+        self.calls = 0
+        self.called: dict[int, str | None] = {}
 
     @property
     def sharded(self) -> bool:
@@ -236,15 +242,21 @@ class Program:
         # Across hosts, the first worker gathers every worker's part of a result.
         gather = result_axis is not None and self.world > count
         messages = []
+        # The workers whose answer is read; the others answer only if they fail.
+        loud = []
         for rank in range(count):
             share = (shares[rank], whole) if whole else (1, 1)
             answer: bool | str = rank == 0 or (result_axis is not None and not gather)
             if gather:
                 answer = "gather" if rank == 0 else "gather-only"
+            if answer in (True, "gather"):
+                loud.append(rank)
             messages.append(("call", name, [], parts[rank], share, answer))
+        self.calls += 1
+        self.called[self.calls % _REMEMBERED] = self.running
         self._post_all(messages)
         try:
-            answers = self._gather()
+            answers = self._gather(loud)
         except BaseException:
             # A worker may not have kept what this call sent it.
             self.kept.clear()
@@ -425,12 +437,14 @@ class Program:
             except (BrokenPipeError, OSError):
                 self._failed(worker)
 
-    def _gather(self) -> list[Any]:
-        """Each worker's answer, in order. WorkerError as soon as a worker stops; once one
-        has failed, the others get a few seconds to answer, and those that don't are named
-        with where each worker was. Ctrl-C stops the workers too."""
+    def _gather(self, loud: list[int] | None = None) -> list[Any]:
+        """Each worker's answer, in order. For a call, only the `loud` workers answer
+        unless one fails (the others' answers are then ("ok", None, {})). WorkerError as
+        soon as a worker stops; once one has failed, the others get a few seconds to
+        answer, and those that don't are named with where each worker was. Ctrl-C stops
+        the workers too."""
         try:
-            return self._answers()
+            return self._answers(loud)
         except _Answered as answered:
             # Every worker answered, so they can go on; the error is the program's.
             raise answered.error from None
@@ -445,40 +459,62 @@ class Program:
     def _while(self) -> str:
         return f"while running {self.running or 'nothing'}"
 
-    def _answers(self) -> list[Any]:
+    def _answers(self, loud: list[int] | None) -> list[Any]:
         answers: dict[int, Any] = {}
-        pending = {w.connection: w for w in self.workers}
+        # A call's errors carry its number; anything else's, the next call's.
+        current = self.calls if loud is not None else self.calls + 1
+        pending = {w.connection: w for w in self.workers if loud is None or w.rank in loud}
+        quiet = {w.connection: w for w in self.workers if w.connection not in pending}
+        syncing: set[Any] = set()
         sentinels = {w.process.sentinel: w for w in self.workers}
         deadline: float | None = None
         while pending:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            ready = wait(list(pending) + list(sentinels), timeout=left)
+            ready = wait(list(pending) + list(quiet) + list(sentinels), timeout=left)
             if not ready:
                 break
             for item in ready:
-                if item in pending:
-                    worker = pending.pop(item)
+                if item in pending or item in quiet:
+                    worker = pending.get(item) or quiet[item]
                     try:
-                        answers[worker.rank] = wire.receive(item)
+                        answer = wire.receive(item)
                     except (EOFError, OSError):
                         self._failed(worker)
+                    if answer[0] == "error" and answer[4] < current:
+                        self._late(worker, answer)
+                    if answer[0] == "synced":
+                        pending.pop(item, None)
+                        answers.setdefault(worker.rank, ("ok", None, {}))
+                        continue
+                    answers.setdefault(worker.rank, answer)
+                    if item not in syncing and item not in quiet:
+                        del pending[item]
+                    failed = answer[0] == "error"
+                    if failed and quiet:
+                        # The quiet workers say how their part went once it is done: a
+                        # "synced" after the error they may have sent.
+                        for other in quiet.values():
+                            self._post(other, ("sync",))
+                        syncing.update(quiet)
+                        pending.update(quiet)
+                        quiet.clear()
                     # Once one worker has answered, the others have the collective
                     # timeout to answer too (a few seconds, if it failed): one that
                     # doesn't is stuck, at a collective or outside one.
                     # (Starting, which compiles the program in each, varies too much.)
-                    failed = answers[worker.rank][0] == "error"
                     if failed or self.running != "starting":
                         wait_for = _GRACE if failed else self.timeout + _GRACE
                         soon = time.monotonic() + wait_for
                         deadline = soon if deadline is None else min(deadline, soon)
                 elif item in sentinels:
                     worker = sentinels.pop(item)
-                    if worker.connection in pending:
+                    # A quiet worker is needed alive for the calls to come.
+                    if worker.connection in pending or worker.connection in quiet:
                         self._failed(worker)
         errors = {rank: a for rank, a in answers.items() if a[0] == "error"}
         silent = sorted(w.rank for w in pending.values())
         if not errors and not silent:
-            return [answers[rank] for rank in range(len(self.workers))]
+            return [answers.get(rank, ("ok", None, {})) for rank in range(len(self.workers))]
         own = [
             rank
             for rank, answer in errors.items()
@@ -504,7 +540,7 @@ class Program:
             # go on, so they are stopped, and the error is raised as on one device.
             kind = type(errors[rank][1]).__name__
             self.stop(keep=False, why=f"worker {rank} failed ({kind}) {self._while()}")
-        _, raised, text, _where = errors[rank]
+        raised, text = errors[rank][1], errors[rank][2]
         if isinstance(raised, BaseException):
             raised.add_note(f"raised on worker {rank}:\n{text.rstrip()}")
             if silent:
@@ -551,6 +587,36 @@ class Program:
             pass
         return None
 
+    def _post(self, worker: _Worker, message: Any) -> None:
+        try:
+            worker.connection.send_bytes(wire.dumps(message))
+        except (BrokenPipeError, OSError):
+            self._failed(worker)
+
+    def _late(self, worker: _Worker, answer: Any) -> None:
+        """WorkerError for a quiet worker's error in a call whose result was already
+        returned: the workers no longer agree, so they are stopped."""
+        _, raised, text, _where, number = answer
+        first = str(raised).splitlines()[0] if str(raised) else type(raised).__name__
+        running = None
+        if self.calls - number < _REMEMBERED:
+            running = self.called.get(number % _REMEMBERED)
+        call = f"running {running}" if running else "an earlier call"
+        what = f"worker {worker.rank} failed {call} after its result was returned ({first})"
+        self.stop(keep=False, why=what)
+        raise WorkerError(
+            f"{what}; the other workers were stopped, and the models on the devices are gone: "
+            "those the workers had changed raise WorkerError when used; make new ones, or load "
+            f"a checkpoint, to go on\n{text}"
+        )
+
+    def _settle(self) -> None:
+        """Wait until every worker has finished the calls it was sent, raising any error
+        a quiet worker had."""
+        if self.workers and self.calls:
+            self._post_all([("sync",)] * len(self.workers))
+            self._gather()
+
     def _failed(self, worker: _Worker) -> None:
         worker.process.join(timeout=1)
         what = f"worker {worker.rank} stopped ({_how(worker.process.exitcode)}) {self._while()}"
@@ -567,12 +633,15 @@ class Program:
         those the workers had changed are lost (`why` says what happened), and using them
         raises WorkerError."""
         if keep and self.workers:
+            self._settle()
             for number in sorted(self.stale):
                 self.sync(number)
         if self.workers:
             reason = why or f"the workers were stopped {self._while()}"
             self.lost.update(dict.fromkeys(self.stale, reason))
         self.stale.clear()
+        self.calls = 0
+        self.called.clear()
         workers, self.workers = self.workers, []
         for worker in workers:
             with contextlib.suppress(BrokenPipeError, OSError):

@@ -46,7 +46,9 @@ def main(
         local = rank if local is None else local
         state = _start(rank, world, rendezvous, program, backend, timeout, local)
     except BaseException as error:  # noqa: BLE001 - every failure goes to the controller
-        wire.send(connection, ("error", _portable(error), traceback.format_exc(), _where()))
+        # An error before any call is the first call's (see _call_of).
+        failed = ("error", _portable(error), traceback.format_exc(), _where(), _call_of("", 0))
+        wire.send(connection, failed)
         return
     wire.send(connection, ("ready", rank))
     _serve(state, connection)
@@ -154,9 +156,16 @@ def whereabouts(thread: int | None, path: str) -> str:
 
 
 def _serve(state: _State, connection: Any) -> None:
+    """Answer each message that asks for an answer. A call this worker needn't answer
+    (nothing of its result is read here) is answered only if it fails; "sync" then asks
+    whether it did, once the calls before it are done. Each error says which call (by
+    count) it belongs to, so that one the controller reads late isn't taken for a later
+    call's."""
     global running
     from shapescript.rt.parallel import collectives, wire
 
+    #: The calls received so far: the number of the current (or, between calls, next) one.
+    calls = 0
     while True:
         running = None
         try:
@@ -167,6 +176,9 @@ def _serve(state: _State, connection: Any) -> None:
         running = kind
         if kind == "stop":
             return
+        if kind == "sync":
+            wire.send(connection, ("synced", calls))
+            continue
         try:
             if kind == "model":
                 _, number, class_name, fields = message
@@ -191,6 +203,7 @@ def _serve(state: _State, connection: Any) -> None:
                 from shapescript.rt.parallel import returns, sharding
 
                 _, name, args, kwargs, share, answer = message
+                calls += 1
                 running = name
                 collectives.set_share(*share)
                 function = state.names[name]
@@ -205,11 +218,20 @@ def _serve(state: _State, connection: Any) -> None:
                 if answer in ("gather", "gather-only"):
                     every = _gathered(encoded)
                     encoded = every if answer == "gather" else None
-                wire.send(connection, ("ok", encoded, {}))
+                if answer in (True, "gather"):
+                    wire.send(connection, ("ok", encoded, {}))
         except _OthersFailed:
-            wire.send(connection, ("error", OTHERS_FAILED, "", None))
+            wire.send(connection, ("error", OTHERS_FAILED, "", None, _call_of(kind, calls)))
         except BaseException as error:  # noqa: BLE001 - every failure goes to the controller
-            wire.send(connection, ("error", _portable(error), traceback.format_exc(), _where()))
+            text = traceback.format_exc()
+            failed = ("error", _portable(error), text, _where(), _call_of(kind, calls))
+            wire.send(connection, failed)
+
+
+def _call_of(kind: str, calls: int) -> int:
+    """The number of the call an error belongs to: the one running, or for what the
+    controller sends ahead of a call (a model, a dataset), the next one."""
+    return calls if kind == "call" else calls + 1
 
 
 def _gathered(encoded: Any) -> list[Any]:
