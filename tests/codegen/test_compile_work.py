@@ -65,3 +65,22 @@ def test_each_line_is_read_once_for_the_positions_of_the_generated_code(monkeypa
     assert 7 in read
     ascii_lines = [line for line in read if line != 7]
     assert len(ascii_lines) == len(set(ascii_lines)) >= 3
+
+
+def test_an_unchecked_copy_takes_its_functions_generated_body(monkeypatch) -> None:
+    checked = check(SourceFile.from_text("work.ss", PROGRAM))
+    assert not checked.errors
+    from shapescript.codegen.function import FunctionGenerator
+
+    made: list[tuple[str, bool]] = []
+    bodies = FunctionGenerator.bodies
+
+    def counting(self):
+        made.append((self.decl.name, self.trusted))
+        return bodies(self)
+
+    monkeypatch.setattr(FunctionGenerator, "bodies", counting)
+    generated = generate(checked, BuildOptions())
+    assert "def _ss_in_attend(" in generated.source
+    # `attend` and its copy share one generation of the body; `outer` has no copy.
+    assert made == [("attend", False), ("outer", False)]

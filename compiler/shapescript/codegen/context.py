@@ -10,7 +10,7 @@ from shapescript.check.algebra.assertions import Verdict
 from shapescript.check.algebra.types import TensorType, Type
 from shapescript.check.declarations.symbols import CallTarget, ItemFacts
 from shapescript.check.program import Checked
-from shapescript.codegen.emit import Origin
+from shapescript.codegen.emit import Origin, SourceBuilder
 from shapescript.syntax.source import SourceFile, Span
 
 if TYPE_CHECKING:
@@ -108,6 +108,12 @@ class ModuleContext:
     #: Whether each function of this file makes masks of its own (`padding.makes_pads`),
     #: by its declaration's id, with the declaration: asked several times per body.
     pads_made: dict[int, tuple[object, bool]] = field(default_factory=dict)
+    #: The bodies of the checked functions whose unchecked copies may be asked for, by
+    #: compiled name: the declaration, the bodies and the generator's state after them
+    #: (`FunctionGenerator.made_bodies`); a copy takes them instead of generating again.
+    made_bodies: dict[str, tuple[object, list[SourceBuilder], dict[str, object]]] = field(
+        default_factory=dict
+    )
 
     @property
     def source(self) -> SourceFile:
