@@ -36,3 +36,39 @@ def test_the_nesting_checks_read_each_models_held_models_once(monkeypatch) -> No
     checked = check(SourceFile.from_text("models.ss", MODELS))
     assert not checked.errors
     assert sorted(read) == ["Inner", "Middle", "Outer"]
+
+
+#: Two functions whose parameters are written alike: each written type is a type object of
+#: its own, and the padding analysis meets them all; neither needs a mask.
+ALIKE = """
+dim D = 4
+
+fn first(x: [b n D], y: [b n D]) -> [b n D] = x + y
+
+fn second(x: [b n D]) -> [b n D] = x * 2.0
+"""
+
+
+def test_the_padding_analysis_keeps_one_value_per_shape_and_per_empty_need(
+    monkeypatch,
+) -> None:
+    from shapescript.check.analyses import padding
+
+    found: list[object] = []
+    shape_of = padding._shape_of
+
+    def recording(type_):
+        shape = shape_of(type_)
+        if shape[0]:
+            found.append(shape)
+        return shape
+
+    monkeypatch.setattr(padding, "_shape_of", recording)
+    checked = check(SourceFile.from_text("alike.ss", ALIKE))
+    assert not checked.errors
+    # Several type objects of the shape `[b n D]`, one value for their shape.
+    assert len(found) >= 2
+    assert len({id(shape) for shape in found}) == 1
+    needs = checked.padding.needs
+    assert needs["first"] == needs["second"] == frozenset()
+    assert needs["first"] is needs["second"]
