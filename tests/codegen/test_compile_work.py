@@ -84,3 +84,23 @@ def test_an_unchecked_copy_takes_its_functions_generated_body(monkeypatch) -> No
     assert "def _ss_in_attend(" in generated.source
     # `attend` and its copy share one generation of the body; `outer` has no copy.
     assert made == [("attend", False), ("outer", False)]
+
+
+def test_each_place_of_the_file_is_positioned_once_for_the_generated_code(monkeypatch) -> None:
+    import sys
+
+    checked = check(SourceFile.from_text("work.ss", PROGRAM))
+    assert not checked.errors
+    asked: list[int] = []
+    position = SourceFile.position
+
+    def counting(self, offset: int):
+        if sys._getframe(1).f_code.co_name == "origin":
+            asked.append(offset)
+        return position(self, offset)
+
+    monkeypatch.setattr(SourceFile, "position", counting)
+    generate(checked, BuildOptions())
+    # Many generated lines come from one `.ss` place (a function's name, a statement).
+    assert len(asked) >= 5
+    assert len(asked) == len(set(asked))
