@@ -299,9 +299,17 @@ class FunctionGenerator:
                 _, bodies, state = found
                 vars(self).update(_copied(state))
                 return bodies
+        stores = not self.trusted and copies.applies(self.context)
+        # The sizes before the body hold every dim of the file: they are kept only where
+        # the body changed them, since the copy starts from the same ones.
+        before = dict(self.sizes) if stores else None
         bodies = self.bodies()
-        if not self.trusted and copies.applies(self.context):
-            state = {name: value for name, value in vars(self).items() if name not in _OWN_STATE}
+        if stores:
+            state = {
+                name: value
+                for name, value in vars(self).items()
+                if name not in _OWN_STATE and not (name == "sizes" and value == before)
+            }
             made[self.python] = (self.decl, bodies, _copied(state))
         return bodies
 
