@@ -104,3 +104,25 @@ def test_each_place_of_the_file_is_positioned_once_for_the_generated_code(monkey
     # Many generated lines come from one `.ss` place (a function's name, a statement).
     assert len(asked) >= 5
     assert len(asked) == len(set(asked))
+
+
+def test_a_kept_body_state_leaves_out_the_files_dims(monkeypatch) -> None:
+    from shapescript.codegen import module, trusted
+
+    checked = check(
+        SourceFile.from_text("work.ss", PROGRAM.replace("dim D = 8", "dim D = 8\ndim E = 2"))
+    )
+    assert not checked.errors
+    kept: dict[str, dict[str, object]] = {}
+    emit_copies = trusted.emit_copies
+
+    def looking(context, functions, body):
+        kept.update({name: state for name, (_, _, state) in context.made_bodies.items()})
+        return emit_copies(context, functions, body)
+
+    monkeypatch.setattr(module.trusted, "emit_copies", looking)
+    generate(checked, BuildOptions())
+    # What a function's copy needs is kept, but not the sizes every body starts from
+    # (all the file's dims: a copy per function grew with the file's length squared).
+    assert any("attend" in name for name in kept)
+    assert all("sizes" not in state for state in kept.values())
