@@ -65,3 +65,64 @@ def test_each_line_is_read_once_for_the_positions_of_the_generated_code(monkeypa
     assert 7 in read
     ascii_lines = [line for line in read if line != 7]
     assert len(ascii_lines) == len(set(ascii_lines)) >= 3
+
+
+def test_an_unchecked_copy_takes_its_functions_generated_body(monkeypatch) -> None:
+    checked = check(SourceFile.from_text("work.ss", PROGRAM))
+    assert not checked.errors
+    from shapescript.codegen.function import FunctionGenerator
+
+    made: list[tuple[str, bool]] = []
+    bodies = FunctionGenerator.bodies
+
+    def counting(self):
+        made.append((self.decl.name, self.trusted))
+        return bodies(self)
+
+    monkeypatch.setattr(FunctionGenerator, "bodies", counting)
+    generated = generate(checked, BuildOptions())
+    assert "def _ss_in_attend(" in generated.source
+    # `attend` and its copy share one generation of the body; `outer` has no copy.
+    assert made == [("attend", False), ("outer", False)]
+
+
+def test_each_place_of_the_file_is_positioned_once_for_the_generated_code(monkeypatch) -> None:
+    import sys
+
+    checked = check(SourceFile.from_text("work.ss", PROGRAM))
+    assert not checked.errors
+    asked: list[int] = []
+    position = SourceFile.position
+
+    def counting(self, offset: int):
+        if sys._getframe(1).f_code.co_name == "origin":
+            asked.append(offset)
+        return position(self, offset)
+
+    monkeypatch.setattr(SourceFile, "position", counting)
+    generate(checked, BuildOptions())
+    # Many generated lines come from one `.ss` place (a function's name, a statement).
+    assert len(asked) >= 5
+    assert len(asked) == len(set(asked))
+
+
+def test_a_kept_body_state_leaves_out_the_files_dims(monkeypatch) -> None:
+    from shapescript.codegen import module, trusted
+
+    checked = check(
+        SourceFile.from_text("work.ss", PROGRAM.replace("dim D = 8", "dim D = 8\ndim E = 2"))
+    )
+    assert not checked.errors
+    kept: dict[str, dict[str, object]] = {}
+    emit_copies = trusted.emit_copies
+
+    def looking(context, functions, body):
+        kept.update({name: state for name, (_, _, state) in context.made_bodies.items()})
+        return emit_copies(context, functions, body)
+
+    monkeypatch.setattr(module.trusted, "emit_copies", looking)
+    generate(checked, BuildOptions())
+    # What a function's copy needs is kept, but not the sizes every body starts from
+    # (all the file's dims: a copy per function grew with the file's length squared).
+    assert any("attend" in name for name in kept)
+    assert all("sizes" not in state for state in kept.values())

@@ -10,7 +10,7 @@ from shapescript.check.algebra.assertions import Verdict
 from shapescript.check.algebra.types import TensorType, Type
 from shapescript.check.declarations.symbols import CallTarget, ItemFacts
 from shapescript.check.program import Checked
-from shapescript.codegen.emit import Origin
+from shapescript.codegen.emit import Origin, SourceBuilder
 from shapescript.syntax.source import SourceFile, Span
 
 if TYPE_CHECKING:
@@ -105,9 +105,18 @@ class ModuleContext:
     #: Each line of the file that an origin was asked on: its length when it is ASCII
     #: (-1 when not), and its length in UTF-8 bytes, without the line break.
     origin_lines: dict[int, tuple[int, int]] = field(default_factory=dict)
+    #: The origin of each offset of this file asked for (one object per place: the
+    #: lines of a statement share it).
+    origins: dict[int, Origin] = field(default_factory=dict)
     #: Whether each function of this file makes masks of its own (`padding.makes_pads`),
     #: by its declaration's id, with the declaration: asked several times per body.
     pads_made: dict[int, tuple[object, bool]] = field(default_factory=dict)
+    #: The bodies of the checked functions whose unchecked copies may be asked for, by
+    #: compiled name: the declaration, the bodies and the generator's state after them
+    #: (`FunctionGenerator.made_bodies`); a copy takes them instead of generating again.
+    made_bodies: dict[str, tuple[object, list[SourceBuilder], dict[str, object]]] = field(
+        default_factory=dict
+    )
 
     @property
     def source(self) -> SourceFile:
@@ -152,8 +161,12 @@ class ModuleContext:
     def origin(self, base: int, span: Span) -> Origin:
         if self.foreign is not None:
             return self.foreign.origin
+        offset = base + span.start
+        made = self.origins.get(offset)
+        if made is not None:
+            return made
         source = self.checked.source
-        position = source.position(base + span.start)
+        position = source.position(offset)
         line = self.origin_lines.get(position.line)
         if line is None:
             text = source.line_text(position.line).rstrip("\r\n")
@@ -169,7 +182,8 @@ class ModuleContext:
         else:
             text = source.line_text(position.line).rstrip("\r\n")
             column = len(text[: position.column - 1].encode())
-        return Origin(position.line, column, max(line_bytes, column))
+        made = self.origins[offset] = Origin(position.line, column, max(line_bytes, column))
+        return made
 
     def location(self, base: int, span: Span) -> tuple[int, int]:
         position = self.source.position(base + span.start)

@@ -84,6 +84,19 @@ class CallArgs:
     spans: dict[str, Span] = field(default_factory=dict)
 
 
+#: The generator's attributes that say which function it makes, not what its body left.
+_OWN_STATE = frozenset({"context", "out", "trusted", "python", "shown"})
+
+
+def _copied(state: dict[str, object]) -> dict[str, object]:
+    """`state` with its lists, dicts and sets copied, so neither generator changes the
+    other's."""
+    return {
+        name: value.copy() if isinstance(value, list | dict | set) else value
+        for name, value in state.items()
+    }
+
+
 class FunctionGenerator:
     """Generates one `fn`: its `def`, argument checks and body."""
 
@@ -214,7 +227,7 @@ class FunctionGenerator:
         origin = self.origin(decl.name_span)
         plan = arguments.plan_arguments(self.signature, arguments.module_dims(self.context))
         self.sizes = dict(plan.sizes) | data.batch_sizes(self)
-        bodies = self.bodies()
+        bodies = self.made_bodies()
         self.out.add(0, f"def {self.python}({', '.join(params)}):", origin)
         doc = decl.doc.text if decl.doc is not None and not self.trusted else None
         if doc:
@@ -277,6 +290,31 @@ class FunctionGenerator:
         mode, since a parameter then has a default that stands for no argument; never in
         the unchecked copy."""
         return self.context.checks != "never" and not self.trusted
+
+    def made_bodies(self) -> list[SourceBuilder]:
+        """`bodies`, generated once for a function and its unchecked copy: the copy's body is
+        the same code (only its `def` and prologue differ), so the copy takes the checked
+        function's bodies and the generator's state after them."""
+        made = self.context.made_bodies
+        if self.trusted:
+            found = made.pop(self.shown, None)
+            if found is not None and found[0] is self.decl:
+                _, bodies, state = found
+                vars(self).update(_copied(state))
+                return bodies
+        stores = not self.trusted and copies.applies(self.context)
+        # The sizes before the body hold every dim of the file: they are kept only where
+        # the body changed them, since the copy starts from the same ones.
+        before = dict(self.sizes) if stores else None
+        bodies = self.bodies()
+        if stores:
+            state = {
+                name: value
+                for name, value in vars(self).items()
+                if name not in _OWN_STATE and not (name == "sizes" and value == before)
+            }
+            made[self.python] = (self.decl, bodies, _copied(state))
+        return bodies
 
     def bodies(self) -> list[SourceBuilder]:
         """The function's body; for one that takes masks, its plain body (for a call given

@@ -72,6 +72,7 @@ def emit_copies(
         made += len(batch)
         for python in batch:
             _emit_copy(context, functions, body, python)
+    context.made_bodies.clear()
 
 
 def _emit_copy(

@@ -211,6 +211,7 @@ def _analysed(
     _LOOPS.clear()
     _NAMES.clear()
     _SHAPES.clear()
+    _SHAPE_VALUES.clear()
     lent = previous.walks if previous is not None else None
     carried = lent is not None and len(lent.walked) <= 2 * lent.fresh
     if carried:
@@ -235,6 +236,7 @@ def _analysed(
         _LOOPS.clear()
         _NAMES.clear()
         _SHAPES.clear()
+        _SHAPE_VALUES.clear()
 
 
 #: The types with axes a padded axis can be among.
@@ -279,10 +281,13 @@ def _shape_of(type_: Type | None) -> tuple[frozenset[str], tuple[str | None, ...
                 single = monomial[0]
         singles.append(single)
     found = (frozenset(symbols), tuple(singles))
+    # Most types of a file share a few shapes: one value per shape, not per type.
+    found = _SHAPE_VALUES.setdefault(found, found)
     _SHAPES[id(type_)] = (type_, found)
     return found
 
 
+_NO_NEEDS: frozenset[str] = frozenset()
 _NO_SHAPE: tuple[frozenset[str], tuple[str | None, ...]] = (frozenset(), ())
 
 
@@ -327,6 +332,10 @@ _CALLS: dict[int, tuple[object, list[_Call]]] = {}
 _LOOPS: dict[int, tuple[object, list[ast.For]]] = {}
 _NAMES: dict[int, tuple[object, frozenset[str]]] = {}
 _SHAPES: dict[int, tuple[object, tuple[frozenset[str], tuple[str | None, ...]]]] = {}
+#: Each shape `_shape_of` found in this analysis, kept once (the key is the value).
+_SHAPE_VALUES: dict[
+    tuple[frozenset[str], tuple[str | None, ...]], tuple[frozenset[str], tuple[str | None, ...]]
+] = {}
 
 
 def _expressions(node: object) -> list[object]:
@@ -1316,11 +1325,13 @@ class _Analysis:
             for symbol in list(axes):
                 axes[symbol] = self.axis_blocker(name, symbol)
             facts.axes[name] = axes
-            facts.needs[name] = frozenset(
+            needs = frozenset(
                 symbol
                 for symbol, blocker in axes.items()
                 if blocker is None and self.needs_mask(name, symbol)
             )
+            # Most functions need no mask: they share one empty set.
+            facts.needs[name] = needs or _NO_NEEDS
             self.loops_of(item)
             self.selections_of(item)
         for name, item in self.functions.items():
