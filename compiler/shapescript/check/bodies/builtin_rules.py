@@ -1002,10 +1002,13 @@ def index(checker: BodyContext, node: ast.Index, target: Type) -> Type:
     for position, item in enumerate(node.items):
         axis = axes[position]
         if isinstance(item, ast.Slice):
+            if item.lo is None and item.hi is None and item.step is None:
+                result.append(axis)  # `:` keeps the axis, its name included
+                continue
             size = _slice_size(checker, item, axis)
             if size is None:
                 return UNKNOWN
-            result.append(Axis(size))
+            result.append(axis if _same_size(checker, size, axis.size) else Axis(size))
             continue
         if isinstance(item, ast.SpacedIndex):
             checker.reporter.report(
@@ -1069,6 +1072,15 @@ def _bound(checker: BodyContext, expr: ast.Expr | None) -> Poly | None | bool:
 
 class _BadSlice(Exception):
     pass
+
+
+def _same_size(checker: BodyContext, size: Poly, other: Poly) -> bool:
+    """Whether two sizes are surely equal: the same, or the same number once dims are known."""
+    if size == other:
+        return True
+    dims = checker.scope.dim_values
+    value = size.substitute(dims).value
+    return value is not None and value == other.substitute(dims).value
 
 
 def _slice_size(checker: BodyContext, item: ast.Slice, axis: Axis) -> Poly | None:
