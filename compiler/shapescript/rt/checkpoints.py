@@ -676,6 +676,17 @@ def _make(entries: list[dict[str, Any]], types: tuple[Any, ...], device: torch.d
     return made
 
 
+def _checked_entries(text: str, fields: dict[str, Any]) -> list[dict[str, Any]]:
+    """The entries of the checkpoint at `text`, its structure and checksums checked."""
+    data = _read(text, fields)
+    try:
+        entries = _check_entries(data)
+    except _Damaged as damage:
+        raise ShapeError(f"`{text}` isn't a checkpoint save wrote: {damage}", **fields) from None
+    _check_sums(text, data, entries, fields)
+    return entries
+
+
 def load(path: str | os.PathLike[str], *types: Any, where: str | None = None) -> Any:
     """The values of the checkpoint at `path`, made as `types` say: one value for one type,
     else a tuple. ShapeError listing every difference when the file doesn't match them."""
@@ -685,12 +696,7 @@ def load(path: str | os.PathLike[str], *types: Any, where: str | None = None) ->
         raise TypeError(str(CheckFailure("load: give at least one type after the path", **fields)))
     _check_types(types, fields)
     device = devices.device()
-    data = _read(text, fields)
-    try:
-        entries = _check_entries(data)
-    except _Damaged as damage:
-        raise ShapeError(f"`{text}` isn't a checkpoint save wrote: {damage}", **fields) from None
-    _check_sums(text, data, entries, fields)
+    entries = _checked_entries(text, fields)
     if len(entries) != len(types):
         held = _listed(len(entries), "value", [_entry_text(entry) for entry in entries])
         given = _listed(len(types), "type", [_type_text(declared) for declared in types])
@@ -711,12 +717,7 @@ def load_model(path: str | os.PathLike[str], cls: type[Model], where: str | None
     fields = location(where)
     text = _path_text(path, "load", fields)
     device = devices.device()
-    data = _read(text, fields)
-    try:
-        entries = _check_entries(data)
-    except _Damaged as damage:
-        raise ShapeError(f"`{text}` isn't a checkpoint save wrote: {damage}", **fields) from None
-    _check_sums(text, data, entries, fields)
+    entries = _checked_entries(text, fields)
     for entry in entries:
         if entry["kind"] == "model" and _same_type(cls, entry):
             lines = _field_differences(f"`{_type_text(cls)}`", entry["fields"], cls, False)
