@@ -694,3 +694,8 @@ def path_root(expr: Expr) -> Name | None:
     while isinstance(node, Member | Index):
         node = node.target
     return node if isinstance(node, Name) else None
+
+
+def whole_slice(item: object) -> bool:
+    """Whether an index is `:`, which keeps its axis as it is."""
+    return isinstance(item, Slice) and item.lo is None and item.hi is None and item.step is None

@@ -243,16 +243,6 @@ def _analysed(
 _SHAPED = (TensorType, BatchType)
 
 
-def _whole(index: object) -> bool:
-    """`:`, which keeps its axis as it is (padded rows included)."""
-    return (
-        isinstance(index, ast.Slice)
-        and index.lo is None
-        and index.hi is None
-        and index.step is None
-    )
-
-
 def _has(type_: Type | None, symbol: str) -> bool:
     known = _SHAPES.get(id(type_))
     if known is not None and known[0] is type_:
@@ -872,7 +862,7 @@ class _Analysis:
                 for position, index in enumerate(expr.items):
                     if isinstance(index, ast.SpacedIndex) or position >= len(axes or ()):
                         break
-                    if _whole(index):
+                    if ast.whole_slice(index):
                         continue
                     index_type = types.get(index.span)
                     is_mask = (

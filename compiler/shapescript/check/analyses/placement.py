@@ -503,7 +503,8 @@ def _report(function, functions, placement, params, split, reporter, externs) ->
             _check_matmul(node, function, placement, mine)
         if isinstance(node, ast.Index) and placement.places.get(name) != CONTROLLER:
             axis = _split_axis(types.get(node.target.span), mine)
-            if axis is not None and axis < len(node.items) and not _whole(node.items[axis]):
+            sliced = axis is not None and axis < len(node.items)
+            if sliced and not ast.whole_slice(node.items[axis]):
                 reporter.report(
                     "E1801",
                     "indexing the batch axis, which is split across the "
@@ -624,10 +625,6 @@ def _statistics_across(node: ast.Call, operand: Type | None, split) -> bool:
     names = [a.name for a in operand.axes] if isinstance(operand, TensorType) else []
     over = _over(node)
     return axis is not None and not (over in names and names.index(over) == axis)
-
-
-def _whole(item) -> bool:
-    return isinstance(item, ast.Slice) and item.lo is None and item.hi is None and item.step is None
 
 
 def _operand(node: ast.Call, types: dict) -> tuple[ast.Expr | None, Type | None]:

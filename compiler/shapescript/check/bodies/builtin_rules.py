@@ -1002,8 +1002,8 @@ def index(checker: BodyContext, node: ast.Index, target: Type) -> Type:
     for position, item in enumerate(node.items):
         axis = axes[position]
         if isinstance(item, ast.Slice):
-            if item.lo is None and item.hi is None and item.step is None:
-                result.append(axis)  # `:` keeps the axis, its name included
+            if ast.whole_slice(item):
+                result.append(axis)  # its name included
                 continue
             size = _slice_size(checker, item, axis)
             if size is None:
