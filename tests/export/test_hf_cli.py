@@ -286,3 +286,18 @@ def test_weights_may_be_a_model_of_the_same_source_imported_elsewhere(
         hook.uninstall()
         sys.modules.pop("nanogpt", None)
         devices._reset_for_tests()
+
+
+def test_export_hf_from_python_warns_of_each_serving_note(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from shapescript.export.hf import ServingWarning, export_hf
+
+    Path("lm.ss").write_text(POSITIONS_FROM_N)
+    with pytest.warns(ServingWarning, match=r"lm\.ss:63: \[E3304\].*transformers only"):
+        export_hf("lm.ss", "lm_hf", verify=False)
+    assert json.loads(Path("lm_hf/config.json").read_text())["shapescript"]["vllm"] is False
+    # The command line prints the note with its line once, not also as a Python warning.
+    assert cli.main(["export", "lm.ss", "--hf", "lm_hf2", "--no-verify"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("[E3304]") == 1 and "ServingWarning" not in err

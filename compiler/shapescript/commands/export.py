@@ -163,7 +163,7 @@ def _model_function(args: argparse.Namespace, checked, source) -> str | None:
 
 def _run_hf(args: argparse.Namespace, checked, source) -> int:
     """`--hf DIR`: the folder, or the diagnostics that say why it can't be written."""
-    from shapescript.export.hf import NotOurFolder, export_hf
+    from shapescript.export.hf import NotOurFolder, ServingWarning, export_hf
     from shapescript.export.serving import vllm_diagnostics
     from shapescript.rt.errors import ShapeScriptError
 
@@ -182,18 +182,20 @@ def _run_hf(args: argparse.Namespace, checked, source) -> int:
             file=sys.stderr,
         )
     try:
-        export_hf(
-            args.file,
-            args.hf,
-            fn=name,
-            weights=args.weights,
-            seed=args.seed,
-            dtype=args.dtype,
-            tokenizer=args.tokenizer,
-            max_len=args.max_len,
-            verify=not args.no_verify,
-            vllm=args.vllm,
-        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ServingWarning)
+            export_hf(
+                args.file,
+                args.hf,
+                fn=name,
+                weights=args.weights,
+                seed=args.seed,
+                dtype=args.dtype,
+                tokenizer=args.tokenizer,
+                max_len=args.max_len,
+                verify=not args.no_verify,
+                vllm=args.vllm,
+            )
     except ShapeScriptError as exc:
         print_diagnostics(exc.diagnostics, source)
         return EXIT_ERRORS

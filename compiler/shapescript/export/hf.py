@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import warnings
 from pathlib import Path
 
 from shapescript import atomic_write
@@ -21,6 +22,10 @@ from shapescript.syntax.source import Span
 DTYPES = {"float32": "float32", "bfloat16": "bfloat16", "float16": "float16"}
 #: How close the folder's outputs must be to the source's, relative to their size.
 TOLERANCE = {"float32": 1e-4, "bfloat16": 5e-2, "float16": 5e-2}
+
+
+class ServingWarning(UserWarning):
+    """A serving rule the exported folder breaks: transformers loads it, vLLM would not."""
 
 
 class NotOurFolder(ValueError):
@@ -135,6 +140,13 @@ def export_hf(
     if vllm and serving:
         raise ShapeScriptError(serving, source)
     unservable = f"{serving[0].code}: {serving[0].message}" if serving else None
+    for diag in serving:
+        line = source.position(diag.span.start).line
+        warnings.warn(
+            f"{path}:{line}: [{diag.code}] {diag.message}; the folder is for transformers only",
+            ServingWarning,
+            stacklevel=2,
+        )
     model_name = checked.signatures[name].params[0].type.name
     _claim(Path(output))
     if rt_devices._device is None:
