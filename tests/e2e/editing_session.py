@@ -15,26 +15,20 @@ step waits for is its own file's."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 from tests.e2e import test_vscode_fixes as fixes
 from tests.e2e import test_vscode_names as names
 from tests.e2e import test_vscode_notebook as notebook
 from tests.e2e.test_vscode import (
-    OUTPUT_CHANNEL,
     PROBE_DIR,
-    PROBE_HOME,
     QUICK_OPEN_RACE,
     QUICK_OPEN_WAIT,
     REPO,
-    RUNNER,
     package_extension,
+    run_vscode_probe,
 )
 
 DRIVE_COMMON = Path(__file__).with_name("drive_common.js")
@@ -126,38 +120,17 @@ def run_session(work: Path) -> dict:
     drive.parent.mkdir()
     drive.write_text(session_drive())
     shutil.copy(DRIVE_COMMON, drive.parent)  # the runner copies it from beside the drive
-    runner = work / "run_probe.py"
-    runner.write_text(RUNNER)
-    shots = work / "shots"
     config = {
         "quickfix": {"find": fixes.FIX_AT, "title": fixes.FIX_TITLE, "expect": "|> gelu"},
         "names_file": NAMES_FILE,
         "notebook_file": NOTEBOOK_FILE,
         "notebook_expect": "nope",
     }
-    env = {**os.environ, "SS_E2E_DRIVE": str(drive), "SS_E2E_CONFIG": json.dumps(config)}
-    cmd = [
-        sys.executable, str(runner), str(PROBE_DIR), str(vsix), OUTPUT_CHANNEL,
-        QUICK_OPEN_RACE, QUICK_OPEN_WAIT,
-        "--workspace", str(ws), "--file", "typo.ss",
-        "--server-cmd", f"{sys.executable} -m shapescript_lsp",
-        "--home", str(PROBE_HOME), "--out", str(shots),
-        "--timeout-ms", str(STEP_TIMEOUT_MS),
-        "--hover", "", "--completion", "", "--definition", "", "--edit", "",
-    ]  # fmt: skip
-    proc = subprocess.run(
-        cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, env=env
+    report = run_vscode_probe(
+        vsix, ws, "typo.ss", work, timeout_ms=STEP_TIMEOUT_MS, drive=drive, config=config
     )
-    try:
-        report = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        pytest.fail(
-            f"the probe printed no JSON (exit {proc.returncode}):\n"
-            f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-        )
-    report["_shots"] = str(shots)
     (work / "report.json").write_text(json.dumps(report, indent=2))
     ARTIFACTS.mkdir(exist_ok=True)
-    for shot in shots.glob("*.png"):
+    for shot in Path(report["_shots"]).glob("*.png"):
         shutil.copy(shot, ARTIFACTS / f"editing-{shot.name}")
     return report

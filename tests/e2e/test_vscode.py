@@ -281,34 +281,95 @@ def make_workspace(root: Path) -> Path:
     return ws
 
 
-def run_probe(vsix: Path, ws: Path, file: str, work: Path) -> dict:
-    runner = work / "run_probe.py"
-    runner.write_text(RUNNER)
+#: The probe's own steps after opening the file, each TEXT#OCCURRENCE+OFFSET; "" skips one.
+NO_PROBE_STEPS = {"hover": "", "completion": "", "definition": "", "edit": ""}
+
+
+def run_vscode_probe(
+    vsix: Path,
+    workspace: Path,
+    file: str,
+    work: Path,
+    *,
+    probe_steps: dict[str, str] = NO_PROBE_STEPS,
+    timeout_ms: int | None = None,
+    drive: Path | None = None,
+    config: dict | None = None,
+    settings: dict | None = None,
+    environment: dict[str, str] | None = None,
+    runner: str = RUNNER,
+) -> dict:
+    """One run of the shared probe through `runner` (RUNNER, or a copy that adds to it): VS
+    Code with the packaged `vsix`, opening `file` in `workspace`, screenshots in work/shots.
+
+    `drive` replaces the probe's drive.js, `config` is added to drive.js's config and
+    `settings` to VS Code's; `environment` is added to this process's for the probe. Returns
+    the probe's report, with `_shots`, `_exit` and `_stderr` added; fails the test when the
+    probe printed no report."""
+    script = work / "run_probe.py"
+    script.write_text(runner)
     shots = work / "shots"
     cmd = [
-        sys.executable, str(runner), str(PROBE_DIR), str(vsix), OUTPUT_CHANNEL,
+        sys.executable, str(script), str(PROBE_DIR), str(vsix), OUTPUT_CHANNEL,
         QUICK_OPEN_RACE, QUICK_OPEN_WAIT,
-        "--workspace", str(ws), "--file", file,
+        "--workspace", str(workspace), "--file", file,
         "--server-cmd", f"{sys.executable} -m shapescript_lsp",
         "--home", str(PROBE_HOME), "--out", str(shots),
-        "--hover", HOVER_AT, "--completion", COMPLETION_AT,
-        "--definition", DEFINITION_AT, "--edit", EDIT_AT,
     ]  # fmt: skip
-    config = {"min_token_classes": MIN_TOKEN_CLASSES, "edit_expect": EDIT_CODE}
-    env = {**os.environ, "SS_E2E_CONFIG": json.dumps(config)}
+    if timeout_ms is not None:
+        cmd += ["--timeout-ms", str(timeout_ms)]
+    for name, spot in {**NO_PROBE_STEPS, **probe_steps}.items():
+        cmd += [f"--{name}", spot]
+    env = {**os.environ, **(environment or {})}
+    for variable, value in (
+        ("SS_E2E_DRIVE", str(drive) if drive else None),
+        ("SS_E2E_CONFIG", json.dumps(config) if config else None),
+        ("SS_E2E_SETTINGS", json.dumps(settings) if settings else None),
+    ):
+        if value is None:
+            env.pop(variable, None)
+        else:
+            env[variable] = value
     proc = subprocess.run(
         cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, env=env
     )
-    try:
-        report = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        pytest.fail(
-            f"the probe printed no JSON (exit {proc.returncode}):\n"
-            f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-        )
+    report = probe_report(proc)
+    report["_shots"] = str(shots)
     report["_exit"] = proc.returncode
     report["_stderr"] = proc.stderr[-2000:]
     return report
+
+
+def probe_report(proc: subprocess.CompletedProcess[str]) -> dict:
+    """The JSON report a probe run printed; fails the test, with the run's output, if none."""
+    try:
+        report = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        report = None
+    if not isinstance(report, dict):
+        pytest.fail(
+            f"the VS Code probe printed no JSON report (exit {proc.returncode}):\n"
+            f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
+    return report
+
+
+def run_probe(vsix: Path, ws: Path, file: str, work: Path) -> dict:
+    """The probe's own drive.js in `ws`, with the hover, completion, definition and edit steps
+    at this file's spots."""
+    return run_vscode_probe(
+        vsix,
+        ws,
+        file,
+        work,
+        probe_steps={
+            "hover": HOVER_AT,
+            "completion": COMPLETION_AT,
+            "definition": DEFINITION_AT,
+            "edit": EDIT_AT,
+        },
+        config={"min_token_classes": MIN_TOKEN_CLASSES, "edit_expect": EDIT_CODE},
+    )
 
 
 def _step(report: dict, name: str) -> dict:
@@ -553,9 +614,6 @@ def make_pictures_workspace(root: Path) -> Path:
 def run_hover_probe(vsix: Path, ws: Path, work: Path) -> dict:
     """One VS Code for both themes: it starts in the first of THEMES, and the drive switches
     to the next (Ctrl+K Ctrl+T) before hovering again."""
-    runner = work / "run_probe.py"
-    runner.write_text(RUNNER)
-    shots = work / "shots"
     hovers = [{"name": name, **spot} for name, spot, _ in HOVERS]
     themes = [
         {
@@ -566,32 +624,19 @@ def run_hover_probe(vsix: Path, ws: Path, work: Path) -> dict:
         }
         for theme, name in THEMES.items()
     ]
-    env = dict(os.environ)
-    env["SS_E2E_DRIVE"] = str(HOVER_DRIVE)
-    env["SS_E2E_SETTINGS"] = json.dumps({"workbench.colorTheme": themes[0]["theme"]})
-    env["SS_E2E_CONFIG"] = json.dumps({"hovers": hovers, "themes": themes})
-    cmd = [
-        sys.executable, str(runner), str(PROBE_DIR), str(vsix), OUTPUT_CHANNEL,
-        QUICK_OPEN_RACE, QUICK_OPEN_WAIT,
-        "--workspace", str(ws), "--file", "pictures.ss",
-        "--server-cmd", f"{sys.executable} -m shapescript_lsp",
-        "--home", str(PROBE_HOME), "--out", str(shots), "--timeout-ms", "20000",
-        "--hover", "", "--completion", "", "--definition", "", "--edit", "",
-    ]  # fmt: skip
-    proc = subprocess.run(
-        cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, env=env
+    report = run_vscode_probe(
+        vsix,
+        ws,
+        "pictures.ss",
+        work,
+        timeout_ms=20000,
+        drive=HOVER_DRIVE,
+        config={"hovers": hovers, "themes": themes},
+        settings={"workbench.colorTheme": themes[0]["theme"]},
     )
-    try:
-        report = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        pytest.fail(
-            f"the probe printed no JSON (exit {proc.returncode}):\n"
-            f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-        )
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for shot in shots.glob("*.png"):
+    for shot in Path(report["_shots"]).glob("*.png"):
         shutil.copy(shot, ARTIFACTS / shot.name)
-    report["_shots"] = str(shots)
     return report
 
 

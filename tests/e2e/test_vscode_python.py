@@ -42,15 +42,12 @@ import pytest
 
 from shapescript.cli import main as shapescript_main
 from tests.e2e.test_vscode import (
-    OUTPUT_CHANNEL,
     PROBE_DIR,
-    PROBE_HOME,
-    QUICK_OPEN_RACE,
-    QUICK_OPEN_WAIT,
     RUNNER,
     _missing_prerequisites,
     _step,
     package_extension,
+    run_vscode_probe,
 )
 
 pytestmark = pytest.mark.slow
@@ -167,44 +164,26 @@ def run_probe(
 ) -> dict:
     """One VS Code run with `python` as the workspace's Python; with `installed` (the
     installed layers.ss), the drive's steps in it too."""
-    runner = work / "run_probe.py"
-    runner.write_text(PYTHON_RUNNER)
     ws = make_workspace(work, python)
-    cmd = [
-        sys.executable, str(runner), str(PROBE_DIR), str(vsix), OUTPUT_CHANNEL,
-        QUICK_OPEN_RACE, QUICK_OPEN_WAIT,
-        "--workspace", str(ws), "--file", "app.py",
-        "--server-cmd", f"{sys.executable} -m shapescript_lsp",
-        "--home", str(PROBE_HOME), "--out", str(work / "shots"),
-        "--timeout-ms", str(STEP_TIMEOUT_MS),
-        "--hover", "", "--completion", "", "--edit", "", "--definition", "",
-    ]  # fmt: skip
-    environment = dict(os.environ)
     # The server is this checkout's, whatever the installed package points at.
-    environment["PYTHONPATH"] = os.pathsep.join(
-        [str(REPO / "compiler"), str(REPO / "server"), environment.get("PYTHONPATH", "")]
-    )
-    environment["SS_E2E_DRIVE"] = str(DRIVE)
-    environment["SS_E2E_CONFIG"] = json.dumps({"installed": str(installed) if installed else ""})
+    environment = {
+        "PYTHONPATH": os.pathsep.join(
+            [str(REPO / "compiler"), str(REPO / "server"), os.environ.get("PYTHONPATH", "")]
+        )
+    }
     if more_vsix is not None:
         environment["SS_E2E_MORE_VSIX"] = str(more_vsix)
-    else:
-        environment.pop("SS_E2E_MORE_VSIX", None)
-    proc = subprocess.run(
-        cmd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        stdin=subprocess.DEVNULL,
-        env=environment,
+    report = run_vscode_probe(
+        vsix,
+        ws,
+        "app.py",
+        work,
+        timeout_ms=STEP_TIMEOUT_MS,
+        drive=DRIVE,
+        config={"installed": str(installed) if installed else ""},
+        environment=environment,
+        runner=PYTHON_RUNNER,
     )
-    try:
-        report = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        pytest.fail(
-            f"the probe printed no JSON (exit {proc.returncode}):\n"
-            f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-        )
     (work / "report.json").write_text(json.dumps(report, indent=2))
     return report
 
