@@ -13,7 +13,7 @@
 const fs = require('fs');
 const path = require('path');
 const {
-  cfg, since, locate, launch, stepper, quickPick, goToLine, openSteps, run,
+  cfg, since, locate, launch, stepper, quickPick, goToLine, hoverSettled, openSteps, run,
 } = require('./drive_common');
 
 run(async () => {
@@ -70,7 +70,7 @@ run(async () => {
             await page.waitForTimeout(500);
             continue;
           }
-          await page.waitForTimeout(400);                       // the fade-in, for the screenshots
+          await hoverSettled(page);                             // the fade-in, for the screenshots
           text = (await widget.innerText()).trim();
           // The whole hover too, from its top, to see how its parts sit together at the size
           // shown: the box VS Code draws, so that taking it scrolls nothing.
