@@ -1,14 +1,16 @@
-"""One real VS Code for four tests: the end-to-end checks (test_vscode.py), the quick fix
-(test_vscode_fixes.py), the outline and rename (test_vscode_names.py) and the notebook
-cell's error (test_vscode_notebook.py).
+"""One real VS Code for five tests: the end-to-end checks and the hover pictures
+(test_vscode.py), the quick fix (test_vscode_fixes.py), the outline and rename
+(test_vscode_names.py) and the notebook cell's error (test_vscode_notebook.py).
 
 Each of them used to start its own code-server, Chromium and language server, which took
 most of each test's time. Here one workspace holds their files, and one run of the probe's
 drive.js opens broken.ss and goes through the probe's own steps in it (open, Problems,
 hover, completion, go to definition, an edit), then opens typo.ss and applies the quick
-fix, opens attention.ss for the outline and the rename, then opens the notebook and reads
-the Problems panel, in that order, ending with the probe's output channel step. Each test
-reads its own steps from the one report (`tests/e2e/conftest.py` makes it once per session).
+fix, opens attention.ss for the outline and the rename, opens the notebook and reads the
+Problems panel, then opens pictures.ss and hovers over each picture in the light theme VS
+Code starts in and again in the dark one, in that order, ending with the probe's output
+channel step. Each test reads its own steps from the one report (`tests/e2e/conftest.py`
+makes it once per session).
 
 The steps are those each test added to drive.js before, unchanged but for where they find
 their file's text; the language server closes nothing in between, so every diagnostic each
@@ -29,11 +31,16 @@ from tests.e2e.test_vscode import (
     BROKEN,
     E2E_CONFIG,
     E2E_STEPS,
+    PICTURE_SETTINGS,
+    PICTURE_STEPS,
+    PICTURES,
+    PICTURES_FILE,
     PROBE_DIR,
     QUICK_OPEN_RACE,
     QUICK_OPEN_WAIT,
     REPO,
     package_extension,
+    picture_config,
     run_vscode_probe,
 )
 
@@ -45,8 +52,11 @@ FILE = "broken.ss"  # the probe's file: test_vscode.py's steps
 QUICKFIX_FILE = "typo.ss"
 NAMES_FILE = "attention.ss"
 NOTEBOOK_FILE = "analysis.ipynb"
-#: Each UI step's limit; the whole drive gets 60 s plus ten of them.
+#: Each UI step's limit.
 STEP_TIMEOUT_MS = 20000
+#: The whole drive's limit: the probe gives 60 s and ten steps' time, and this drive has about
+#: forty steps, most of them a few seconds long.
+DRIVE_TIMEOUT_S = 480
 
 #: Opens `file` with Quick Open once it is listed, and waits for the window's title to name it
 #: and for `expect`, a text only that file has, to be shown.
@@ -103,7 +113,9 @@ def session_drive() -> str:
     notebook steps added."""
     drive = _replaced((PROBE_DIR / "drive.js").read_text(), QUICK_OPEN_RACE, QUICK_OPEN_WAIT)
     name_steps = _replaced(names.STEPS, "locate(fileText, ", "locate(namesText, ")
-    added = OPEN_FILE + fixes.QUICK_FIX_STEP + NAMES_STEPS + name_steps + NOTEBOOK_STEP
+    added = (
+        OPEN_FILE + fixes.QUICK_FIX_STEP + NAMES_STEPS + name_steps + NOTEBOOK_STEP + PICTURE_STEPS
+    )
     return _replaced(drive, ANCHOR, added + ANCHOR)
 
 
@@ -116,6 +128,7 @@ def make_workspace(root: Path) -> Path:
     text = (REPO / "examples" / "attention.ss").read_text(encoding="utf-8") + names.MISTAKE
     (ws / NAMES_FILE).write_text(text, encoding="utf-8")
     (ws / NOTEBOOK_FILE).write_text(notebook.notebook(), encoding="utf-8")
+    (ws / PICTURES_FILE).write_text(PICTURES, encoding="utf-8")
     (ws / ".vscode" / "settings.json").write_text(
         json.dumps({"shapescript.python": sys.executable}, indent=2)
     )
@@ -141,6 +154,7 @@ def run_session(work: Path) -> dict:
         "names_file": NAMES_FILE,
         "notebook_file": NOTEBOOK_FILE,
         "notebook_expect": "nope",
+        **picture_config(),
     }
     report = run_vscode_probe(
         vsix,
@@ -151,6 +165,8 @@ def run_session(work: Path) -> dict:
         timeout_ms=STEP_TIMEOUT_MS,
         drive=drive,
         config=config,
+        settings=PICTURE_SETTINGS,
+        environment={"SS_E2E_DRIVE_TIMEOUT": str(DRIVE_TIMEOUT_S)},
     )
     (work / "report.json").write_text(json.dumps(report, indent=2))
     ARTIFACTS.mkdir(exist_ok=True)

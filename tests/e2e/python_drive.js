@@ -1,17 +1,17 @@
 // python_drive.js -- the browser half of test_vscode_python.py, run by the shared probe
 // (vscode_probe.py) in place of its drive.js, with the same config.
 //
-// One VS Code, in phases (cfg.phases: {prefix, stop_command, installed}), each phase's steps
-// named PREFIX-STEP. In each, in app.py, which imports `double` from model.ss through its
-// generated module model.py: F12 on `double`, Go Back (Ctrl+Alt+-), Go Forward
+// One VS Code, in phases (cfg.phases: {prefix, stop_command, stop_typed, installed}), each
+// phase's steps named PREFIX-STEP. In each, in app.py, which imports `double` from model.ss
+// through its generated module model.py: F12 on `double`, Go Back (Ctrl+Alt+-), Go Forward
 // (Ctrl+Shift+-); then model.py opened on purpose from the explorer, F12 and Ctrl-click on
 // its own `def double`; then Peek Definition (Ctrl+Shift+F10) in app.py. After each step it
 // reads the window's title (the file shown), the cursor and the active group's tabs, and
 // takes a screenshot. A phase with a stop_command first runs it from the Command Palette
 // (the stand-in Python server's command that takes its answers away) and closes every
-// editor (Ctrl+K Ctrl+W). With `installed` (the path of an installed package's layers.ss), the phase then
-// goes from uses.ss into that file with F12, types in it, hovers in it and reads the
-// Problems panel. Last, the output channel. Writes result.json as drive.js does.
+// editor (Ctrl+K Ctrl+W). With `installed` (the path of an installed package's layers.ss),
+// the phase then goes from uses.ss into that file with F12, types in it, hovers in it and
+// reads the Problems panel. Last, the output channel. Writes result.json as drive.js does.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -140,11 +140,11 @@ run(async () => {
   });
   if (!open.ok) return;
 
-  // Runs `command` from the Command Palette (F1), by its title.
-  async function runCommand(title) {
+  // Runs a command from the Command Palette (F1): `typed` there, then its row, `title`.
+  async function runCommand(typed, title) {
     await page.keyboard.press('Escape');
     await page.keyboard.press('F1');
-    await quickPick(page, title, title);
+    await quickPick(page, typed, title);
   }
 
   async function navigationSteps(prefix, first) {
@@ -222,7 +222,7 @@ run(async () => {
   for (const [index, phase] of (cfg.phases || [{ prefix: 'only' }]).entries()) {
     if (phase.stop_command) {
       const stopped = await step(`${phase.prefix}-stop-python-server`, async () => {
-        await runCommand(phase.stop_command);
+        await runCommand(phase.stop_typed, phase.stop_command);
         await page.keyboard.press('Control+K');
         await page.keyboard.press('Control+W');                  // Close All Editors
         await page.waitForFunction(() => document.querySelectorAll('.editor-group-container .tab').length === 0,

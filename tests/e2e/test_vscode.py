@@ -2,10 +2,16 @@
 
 Packages `vscode-extension/` (npm ci, compile, vsce package) into a .vsix,
 installs it into VS Code 1.100 (code-server in headless Chromium) with the
-shared probe, `vscode_probe.py`, opens a workspace holding a copy of
-examples/attention.ss and a file with one deliberate error, and checks what
-is on the screen: the language mode, the Problems panel, a hover, completion,
-go to definition, and Problems after typing.
+shared probe, `vscode_probe.py`, opens a file with one deliberate error,
+broken.ss, and checks what is on the screen: the language mode, the Problems
+panel, a hover, completion, go to definition, and Problems after typing.
+
+Those steps run first in the VS Code the editing tests share
+(editing_session.py), whose workspace also holds their files; if what they see
+isn't right, they run once more in a VS Code of their own, in a workspace with
+broken.ss and a copy of examples/attention.ss, and the test fails only if that
+run sees something wrong too. The hover-pictures test below has its own VS
+Code, since it starts in a colour theme of its own.
 
 The server runs as `<this Python> -m shapescript_lsp` (the workspace's
 `shapescript.python` setting). The probe lives outside the repository, in
@@ -131,8 +137,8 @@ sys.path.insert(0, probe_dir)
 import vscode_probe as probe
 
 probe.build_vsix = lambda node_modules, dest: Path(vsix)
-# Optional, for the pictures test: VS Code settings added to the probe's, a drive script
-# that replaces drive.js, and entries added to drive.js's config.
+# Optional: VS Code settings added to the probe's, a drive script that replaces drive.js,
+# and entries added to drive.js's config.
 probe.SETTINGS = {**probe.SETTINGS, **json.loads(os.environ.get("SS_E2E_SETTINGS") or "{}")}
 extra = json.loads(os.environ.get("SS_E2E_CONFIG") or "{}")
 drive = (Path(probe_dir) / "drive.js").read_text()
@@ -154,6 +160,9 @@ def run(cmd, *args, **kwargs):
         cfg = Path(cmd[2])
         config = {**json.loads(cfg.read_text()), "output_channel": channel, **extra}
         cfg.write_text(json.dumps(config))
+        # The probe gives drive.js 60 s and ten steps' time; a drive of more steps asks for more.
+        if os.environ.get("SS_E2E_DRIVE_TIMEOUT"):
+            kwargs["timeout"] = float(os.environ["SS_E2E_DRIVE_TIMEOUT"])
     return _run(cmd, *args, **kwargs)
 
 
@@ -509,7 +518,7 @@ def test_vscode_extension_end_to_end(editing_session: dict, tmp_path: Path) -> N
 # ---------------------------------------------------------------------- hover pictures
 
 ARTIFACTS = REPO / "tests" / "e2e" / "artifacts"
-HOVER_DRIVE = Path(__file__).resolve().parent / "hover_drive.js"
+PICTURES_FILE = "pictures.ss"
 PICTURES = """\
 dim D = 64
 dim H = 4
@@ -612,19 +621,114 @@ def worker_picture(alt: str) -> bool:
     return ": [" in alt
 
 
-def make_pictures_workspace(root: Path) -> Path:
-    ws = root / "shapescript-pictures"
-    (ws / ".vscode").mkdir(parents=True)
-    (ws / "pictures.ss").write_text(PICTURES)
-    (ws / ".vscode" / "settings.json").write_text(
-        json.dumps({"shapescript.python": sys.executable}, indent=2)
-    )
-    return ws
+#: The steps added to drive.js in the editing session (editing_session.py), after the others:
+#: pictures.ss opened (`openOther`, editing_session.OPEN_FILE) and the Problems panel closed,
+#: for the hovers' room. Then, for each theme in cfg.pictures.themes ({prefix, theme, label,
+#: kind}; VS Code starts in the first, from its settings), a switch to that theme with
+#: Ctrl+K Ctrl+T (after the first) and, for each hover in cfg.pictures.hovers, the cursor put
+#: there, the hover asked for (Ctrl+K Ctrl+I) until its images have loaded, and screenshots
+#: of the hover box and of each image as it is shown, named after the theme's prefix. One
+#: VS Code serves both themes, so the pictures also show that the server follows a theme
+#: changed while it runs.
+PICTURE_STEPS = r"""
+  if (cfg.pictures) {
+    const common = require('./drive_common');
+    const picturesText = fs.readFileSync(path.join(cfg.workspace, cfg.pictures.file), 'utf8');
+    const workbenchClass = () => page.locator('.monaco-workbench').first().getAttribute('class');
+    const opened = await step('open-pictures-file', async () => {
+      const shown = await openOther(cfg.pictures.file, cfg.pictures.expect);
+      const panel = page.locator('[id="workbench.parts.panel"]');
+      if (await panel.isVisible()) {
+        await page.keyboard.press('Control+J');                // View: Toggle Panel
+        await panel.waitFor({ state: 'hidden', timeout: cfg.timeout_ms });
+      }
+      return { ...shown, workbench_class: await workbenchClass() };
+    });
+    async function hoverPictures(prefix) {
+      for (const hover of cfg.pictures.hovers) {
+        const at = locate(picturesText, hover.find, hover.occurrence || 1, hover.offset || 0);
+        await step(`${prefix}-hover-${hover.name}`, async () => {
+          // The worker may still be starting: ask again until the hover shows an image.
+          let images = [];
+          let text = '';
+          const t = Date.now();
+          while (since(t) < cfg.timeout_ms * 2) {
+            await page.keyboard.press('Escape');
+            await editor.click();
+            await common.goToLine(page, `${at.line}:${at.column}`);
+            await page.keyboard.press('Control+K');
+            await page.keyboard.press('Control+I');
+            const widget = page.locator('.monaco-hover:not(.hidden) .monaco-hover-content').first();
+            try {
+              await widget.waitFor({ state: 'visible', timeout: 5000 });
+              await page.waitForFunction(() => {
+                const el = document.querySelector(
+                  '.monaco-hover:not(.hidden) .monaco-hover-content');
+                if (!el || /Loading/.test(el.innerText)) return false;
+                const imgs = [...el.querySelectorAll('img')];
+                return imgs.length > 0 && imgs.every((i) => i.complete && i.naturalWidth > 0);
+              }, null, { timeout: 5000 });
+            } catch (e) {
+              await page.waitForTimeout(500);
+              continue;
+            }
+            await common.hoverSettled(page);              // the fade-in, for the screenshots
+            text = (await widget.innerText()).trim();
+            // The whole hover too, from its top, to see how its parts sit together at the size
+            // shown: the box VS Code draws, so that taking it scrolls nothing.
+            await widget.evaluate((e) => {
+              for (let p = e; p; p = p.parentElement) p.scrollTop = 0;
+            });
+            const box = page.locator('.monaco-hover:not(.hidden)').first();
+            const boxShot = `${prefix}-${hover.name}-hover.png`;
+            await box.screenshot({ path: path.join(cfg.out_dir, boxShot) });
+            const found = widget.locator('img');
+            const count = await found.count();
+            images = [];
+            for (let i = 0; i < count; i++) {
+              const img = found.nth(i);
+              const file = `${prefix}-${hover.name}-image${i}.png`;
+              await img.screenshot({ path: path.join(cfg.out_dir, file) });
+              images.push({
+                file,
+                ...(await img.evaluate((e) => ({
+                  natural: [e.naturalWidth, e.naturalHeight],
+                  shown: [e.getBoundingClientRect().width, e.getBoundingClientRect().height],
+                  alt: e.alt,
+                }))),
+              });
+            }
+            break;
+          }
+          return { at, ok: images.length > 0, text, images, ui_ms: since(t) };
+        });
+      }
+    }
+
+    for (const [index, { prefix, theme, label, kind }] of cfg.pictures.themes.entries()) {
+      if (!opened.ok) break;
+      const switched = await step(`theme-${prefix}`, async () => {
+        if (index > 0) {
+          await page.keyboard.press('Escape');
+          await page.keyboard.press('Control+K');
+          await page.keyboard.press('Control+T');               // Preferences: Color Theme
+          await common.quickPick(page, label, label);           // the picker's name for it
+        }
+        // The workbench's class names the kind of theme applied (vs, vs-dark).
+        await page.waitForFunction(
+          (k) => document.querySelector('.monaco-workbench')?.classList.contains(k),
+          kind, { timeout: cfg.timeout_ms });
+        return { theme, workbench_class: await workbenchClass() };
+      });
+      if (switched.ok) await hoverPictures(prefix);
+    }
+    await page.keyboard.press('Escape');
+  }
+"""
 
 
-def run_hover_probe(vsix: Path, ws: Path, work: Path) -> dict:
-    """One VS Code for both themes: it starts in the first of THEMES, and the drive switches
-    to the next (Ctrl+K Ctrl+T) before hovering again."""
+def picture_config() -> dict:
+    """What PICTURE_STEPS read from drive.js's config (`pictures`), and the page's size."""
     hovers = [{"name": name, **spot} for name, spot, _ in HOVERS]
     themes = [
         {
@@ -635,20 +739,12 @@ def run_hover_probe(vsix: Path, ws: Path, work: Path) -> dict:
         }
         for theme, name in THEMES.items()
     ]
-    report = run_vscode_probe(
-        vsix,
-        ws,
-        "pictures.ss",
-        work,
-        timeout_ms=20000,
-        drive=HOVER_DRIVE,
-        config={"hovers": hovers, "themes": themes},
-        settings={"workbench.colorTheme": themes[0]["theme"]},
-    )
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for shot in Path(report["_shots"]).glob("*.png"):
-        shutil.copy(shot, ARTIFACTS / shot.name)
-    return report
+    pictures = {"file": PICTURES_FILE, "expect": "fn shrink", "hovers": hovers, "themes": themes}
+    return {"pictures": pictures, "width": 1400, "height": 900}
+
+
+#: VS Code starts in the first theme of THEMES.
+PICTURE_SETTINGS = {"workbench.colorTheme": next(iter(THEMES.values()))}
 
 
 def check_pictures(report: dict, theme: str) -> list[str]:
@@ -691,12 +787,15 @@ def check_pictures(report: dict, theme: str) -> list[str]:
     return failures
 
 
-def test_hover_pictures_are_legible_in_the_light_and_dark_themes(tmp_path: Path) -> None:
-    reason = _missing_prerequisites()
-    if reason:
-        pytest.skip(reason)
-    vsix = package_extension(tmp_path)
-    report = run_hover_probe(vsix, make_pictures_workspace(tmp_path), tmp_path)
+def test_hover_pictures_are_legible_in_the_light_and_dark_themes(editing_session: dict) -> None:
+    """The hovers in pictures.ss, in the VS Code the editing tests share (editing_session.py),
+    after their steps."""
+    report = editing_session
+    shots = Path(report["_shots"])
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for theme in THEMES:
+        for shot in shots.glob(f"{theme}-*.png"):
+            shutil.copy(shot, ARTIFACTS / shot.name)
     failures: list[str] = []
     if report.get("error"):
         failures.append(f"the probe stopped: {report['error'][:1000]}")

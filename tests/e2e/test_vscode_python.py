@@ -165,6 +165,7 @@ def make_workspace(root: Path, python: Path) -> Path:
 #: The halves of the one run, as python_drive.js's phases: the prefix of each one's steps.
 WITH_SERVER, ALONE = "python-server", "alone"
 STOP_COMMAND = "Fake Python: Stop Answering Go to Definition"
+STOP_TYPED = "stop answering"  # what is typed in the Command Palette to find it
 
 
 def run_probe(vsix: Path, work: Path, python: Path, fake: Path, installed: Path) -> dict:
@@ -184,6 +185,7 @@ def run_probe(vsix: Path, work: Path, python: Path, fake: Path, installed: Path)
         {
             "prefix": ALONE,
             "stop_command": STOP_COMMAND,
+            "stop_typed": STOP_TYPED,
             "installed": str(installed),
         },
     ]
