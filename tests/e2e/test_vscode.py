@@ -10,8 +10,9 @@ Those steps run first in the VS Code the editing tests share
 (editing_session.py), whose workspace also holds their files; if what they see
 isn't right, they run once more in a VS Code of their own, in a workspace with
 broken.ss and a copy of examples/attention.ss, and the test fails only if that
-run sees something wrong too. The hover-pictures test below has its own VS
-Code, since it starts in a colour theme of its own.
+run sees something wrong too. The hover-pictures test below reads its steps
+from the same VS Code: pictures.ss hovered in the light theme the session
+starts in, then in the dark one.
 
 The server runs as `<this Python> -m shapescript_lsp` (the workspace's
 `shapescript.python` setting). The probe lives outside the repository, in
