@@ -7,8 +7,8 @@ import pytest
 
 @pytest.fixture(scope="session")
 def editing_session(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """The report of one VS Code run through the quick fix, the outline and rename, and the
-    notebook steps; skipped only where the probe's own install is missing."""
+    """The report of one VS Code run through the end-to-end, quick fix, outline and rename,
+    notebook and hover-picture steps; skipped only where the probe's own install is missing."""
     from tests.e2e.editing_session import run_session
     from tests.e2e.test_vscode import _missing_prerequisites
 

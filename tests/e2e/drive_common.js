@@ -94,13 +94,36 @@ async function quickPick(page, typed, row) {
   await page.keyboard.press('Enter');
 }
 
-/** Go to Line/Column (Ctrl+G) with `target` ("LINE" or "LINE:COLUMN"), then a pause. */
-async function goToLine(page, target, pauseMs = 200) {
+/**
+ * Go to Line/Column (Ctrl+G) with `target` ("LINE" or "LINE:COLUMN"); returns once the box
+ * has closed and the status bar shows the cursor there (5 s at most: a column past the
+ * line's end puts it at the end), then after `pauseMs`.
+ */
+async function goToLine(page, target, pauseMs = 0) {
   await page.keyboard.press('Control+G');
   await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 5000 });
   await page.keyboard.type(String(target));
   await page.keyboard.press('Enter');
-  await page.waitForTimeout(pauseMs);
+  const [line, column] = String(target).split(':');
+  const cursor = column ? `^Ln ${line}, Col ${column}\\b` : `^Ln ${line}\\b`;
+  await page.waitForFunction((pattern) => {
+    const box = document.querySelector('.quick-input-widget');
+    const el = document.getElementById('status.editor.selection');
+    const shown = el ? (el.getAttribute('aria-label') || el.innerText).trim() : '';
+    return (!box || box.offsetParent === null || getComputedStyle(box).display === 'none')
+      && new RegExp(pattern).test(shown);
+  }, cursor, { timeout: 5000 }).catch(() => {});
+  if (pauseMs) await page.waitForTimeout(pauseMs);
+}
+
+/** Waits until the hover shown has stopped moving: fully opaque, no animation running. */
+async function hoverSettled(page) {
+  await page.waitForFunction(() => {
+    const box = document.querySelector('.monaco-hover:not(.hidden)');
+    if (!box) return false;
+    for (let e = box; e; e = e.parentElement) if (getComputedStyle(e).opacity !== '1') return false;
+    return box.getAnimations({ subtree: true }).every((a) => a.playState !== 'running');
+  }, null, { timeout: 2000 }).catch(() => {});
 }
 
 /** Opens the workspace folder and waits for the workbench and its status bar. */
@@ -147,5 +170,6 @@ function run(main) {
 }
 
 module.exports = {
-  cfg, since, locate, launch, stepper, statusText, quickPick, goToLine, openWorkbench, openFile, openSteps, run,
+  cfg, since, locate, launch, stepper, statusText, quickPick, goToLine, hoverSettled, openWorkbench, openFile,
+  openSteps, run,
 };

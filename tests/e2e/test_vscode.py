@@ -2,10 +2,17 @@
 
 Packages `vscode-extension/` (npm ci, compile, vsce package) into a .vsix,
 installs it into VS Code 1.100 (code-server in headless Chromium) with the
-shared probe, `vscode_probe.py`, opens a workspace holding a copy of
-examples/attention.ss and a file with one deliberate error, and checks what
-is on the screen: the language mode, the Problems panel, a hover, completion,
-go to definition, and Problems after typing.
+shared probe, `vscode_probe.py`, opens a file with one deliberate error,
+broken.ss, and checks what is on the screen: the language mode, the Problems
+panel, a hover, completion, go to definition, and Problems after typing.
+
+Those steps run first in the VS Code the editing tests share
+(editing_session.py), whose workspace also holds their files; if what they see
+isn't right, they run once more in a VS Code of their own, in a workspace with
+broken.ss and a copy of examples/attention.ss, and the test fails only if that
+run sees something wrong too. The hover-pictures test below reads its steps
+from the same VS Code: pictures.ss hovered in the light theme the session
+starts in, then in the dark one.
 
 The server runs as `<this Python> -m shapescript_lsp` (the workspace's
 `shapescript.python` setting). The probe lives outside the repository, in
@@ -131,8 +138,8 @@ sys.path.insert(0, probe_dir)
 import vscode_probe as probe
 
 probe.build_vsix = lambda node_modules, dest: Path(vsix)
-# Optional, for the pictures test: VS Code settings added to the probe's, a drive script
-# that replaces drive.js, and entries added to drive.js's config.
+# Optional: VS Code settings added to the probe's, a drive script that replaces drive.js,
+# and entries added to drive.js's config.
 probe.SETTINGS = {**probe.SETTINGS, **json.loads(os.environ.get("SS_E2E_SETTINGS") or "{}")}
 extra = json.loads(os.environ.get("SS_E2E_CONFIG") or "{}")
 drive = (Path(probe_dir) / "drive.js").read_text()
@@ -154,6 +161,9 @@ def run(cmd, *args, **kwargs):
         cfg = Path(cmd[2])
         config = {**json.loads(cfg.read_text()), "output_channel": channel, **extra}
         cfg.write_text(json.dumps(config))
+        # The probe gives drive.js 60 s and ten steps' time; a drive of more steps asks for more.
+        if os.environ.get("SS_E2E_DRIVE_TIMEOUT"):
+            kwargs["timeout"] = float(os.environ["SS_E2E_DRIVE_TIMEOUT"])
     return _run(cmd, *args, **kwargs)
 
 
@@ -281,34 +291,106 @@ def make_workspace(root: Path) -> Path:
     return ws
 
 
-def run_probe(vsix: Path, ws: Path, file: str, work: Path) -> dict:
-    runner = work / "run_probe.py"
-    runner.write_text(RUNNER)
+#: The probe's own steps after opening the file, each TEXT#OCCURRENCE+OFFSET; "" skips one.
+NO_PROBE_STEPS = {"hover": "", "completion": "", "definition": "", "edit": ""}
+
+
+def run_vscode_probe(
+    vsix: Path,
+    workspace: Path,
+    file: str,
+    work: Path,
+    *,
+    probe_steps: dict[str, str] = NO_PROBE_STEPS,
+    timeout_ms: int | None = None,
+    drive: Path | None = None,
+    config: dict | None = None,
+    settings: dict | None = None,
+    environment: dict[str, str] | None = None,
+    runner: str = RUNNER,
+) -> dict:
+    """One run of the shared probe through `runner` (RUNNER, or a copy that adds to it): VS
+    Code with the packaged `vsix`, opening `file` in `workspace`, screenshots in work/shots.
+
+    `drive` replaces the probe's drive.js, `config` is added to drive.js's config and
+    `settings` to VS Code's; `environment` is added to this process's for the probe. Returns
+    the probe's report, with `_shots`, `_exit` and `_stderr` added; fails the test when the
+    probe printed no report."""
+    script = work / "run_probe.py"
+    script.write_text(runner)
     shots = work / "shots"
     cmd = [
-        sys.executable, str(runner), str(PROBE_DIR), str(vsix), OUTPUT_CHANNEL,
+        sys.executable, str(script), str(PROBE_DIR), str(vsix), OUTPUT_CHANNEL,
         QUICK_OPEN_RACE, QUICK_OPEN_WAIT,
-        "--workspace", str(ws), "--file", file,
+        "--workspace", str(workspace), "--file", file,
         "--server-cmd", f"{sys.executable} -m shapescript_lsp",
         "--home", str(PROBE_HOME), "--out", str(shots),
-        "--hover", HOVER_AT, "--completion", COMPLETION_AT,
-        "--definition", DEFINITION_AT, "--edit", EDIT_AT,
     ]  # fmt: skip
-    config = {"min_token_classes": MIN_TOKEN_CLASSES, "edit_expect": EDIT_CODE}
-    env = {**os.environ, "SS_E2E_CONFIG": json.dumps(config)}
+    if timeout_ms is not None:
+        cmd += ["--timeout-ms", str(timeout_ms)]
+    for name, spot in {**NO_PROBE_STEPS, **probe_steps}.items():
+        cmd += [f"--{name}", spot]
+    env = {**os.environ, **(environment or {})}
+    for variable, value in (
+        ("SS_E2E_DRIVE", str(drive) if drive else None),
+        ("SS_E2E_CONFIG", json.dumps(config) if config else None),
+        ("SS_E2E_SETTINGS", json.dumps(settings) if settings else None),
+    ):
+        if value is None:
+            env.pop(variable, None)
+        else:
+            env[variable] = value
     proc = subprocess.run(
         cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, env=env
     )
-    try:
-        report = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        pytest.fail(
-            f"the probe printed no JSON (exit {proc.returncode}):\n"
-            f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-        )
+    report = probe_report(proc)
+    report["_shots"] = str(shots)
     report["_exit"] = proc.returncode
     report["_stderr"] = proc.stderr[-2000:]
     return report
+
+
+def probe_report(proc: subprocess.CompletedProcess[str]) -> dict:
+    """The JSON report a probe run printed; fails the test, with the run's output, if none."""
+    try:
+        report = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        report = None
+    if not isinstance(report, dict):
+        pytest.fail(
+            f"the VS Code probe printed no JSON report (exit {proc.returncode}):\n"
+            f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
+    return report
+
+
+#: The probe's steps in BROKEN, and what they add to drive.js's config.
+E2E_STEPS = {
+    "hover": HOVER_AT,
+    "completion": COMPLETION_AT,
+    "definition": DEFINITION_AT,
+    "edit": EDIT_AT,
+}
+E2E_CONFIG = {"min_token_classes": MIN_TOKEN_CLASSES, "edit_expect": EDIT_CODE}
+#: The probe's own steps, which check_report reads: the editing session adds others.
+E2E_STEP_NAMES = (
+    "open-workbench",
+    "open-file",
+    "diagnostics",
+    "hover",
+    "completion",
+    "definition",
+    "edit",
+    "output-channel",
+)
+
+
+def run_probe(vsix: Path, ws: Path, file: str, work: Path) -> dict:
+    """The probe's own drive.js in `ws`, with the hover, completion, definition and edit steps
+    at this file's spots."""
+    return run_vscode_probe(
+        vsix, ws, file, work, probe_steps=E2E_STEPS, config=E2E_CONFIG, timeout_ms=20000
+    )
 
 
 def _step(report: dict, name: str) -> dict:
@@ -397,30 +479,30 @@ def check_report(report: dict) -> list[str]:
         "the language server never crashed",
         _step(report, "output-channel").get("text"),
     )
-    failed_steps = [s for s in report.get("summary", []) if ": FAIL" in s]
+    failed_steps = [
+        s for s in report.get("summary", []) if ": FAIL" in s and s.split(":")[0] in E2E_STEP_NAMES
+    ]
     expect(not failed_steps, "every probe step succeeded", failed_steps)
     return failures
 
 
-def test_vscode_extension_end_to_end(tmp_path: Path) -> None:
-    reason = _missing_prerequisites()
-    if reason:
-        pytest.skip(reason)
-    vsix = package_extension(tmp_path)
-    # A real editor driven through its UI: the Problems panel can be read a moment before
-    # it updates. One more run, in a fresh workspace, tells a slow panel from a wrong one;
-    # the test fails only if both runs see something wrong.
-    for attempt in (1, 2):
-        work = tmp_path / f"run{attempt}"
+def test_vscode_extension_end_to_end(editing_session: dict, tmp_path: Path) -> None:
+    """The probe's steps in broken.ss, read from the VS Code the editing tests share
+    (editing_session.py), which opens broken.ss first."""
+    report = editing_session
+    (tmp_path / "report.json").write_text(json.dumps(report, indent=2))
+    failures = check_report(report)
+    if failures:
+        # A real editor driven through its UI: the Problems panel can be read a moment
+        # before it updates. One more run, a VS Code of its own in a fresh workspace, tells
+        # a slow panel from a wrong one; the test fails only if both runs see something wrong.
+        warnings.warn(f"VS Code run 1 saw: {failures}; running it again", stacklevel=1)
+        vsix = package_extension(tmp_path)
+        work = tmp_path / "run2"
         work.mkdir()
-        ws = make_workspace(work)
-        report = run_probe(vsix, ws, "broken.ss", work)
+        report = run_probe(vsix, make_workspace(work), "broken.ss", work)
         (tmp_path / "report.json").write_text(json.dumps(report, indent=2))
         failures = check_report(report)
-        if not failures:
-            break
-        if attempt == 1:
-            warnings.warn(f"VS Code run 1 saw: {failures}; running it again", stacklevel=1)
     if failures:
         channel = _step(report, "output-channel").get("text")
         pytest.fail(
@@ -437,7 +519,7 @@ def test_vscode_extension_end_to_end(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------- hover pictures
 
 ARTIFACTS = REPO / "tests" / "e2e" / "artifacts"
-HOVER_DRIVE = Path(__file__).resolve().parent / "hover_drive.js"
+PICTURES_FILE = "pictures.ss"
 PICTURES = """\
 dim D = 64
 dim H = 4
@@ -540,22 +622,114 @@ def worker_picture(alt: str) -> bool:
     return ": [" in alt
 
 
-def make_pictures_workspace(root: Path) -> Path:
-    ws = root / "shapescript-pictures"
-    (ws / ".vscode").mkdir(parents=True)
-    (ws / "pictures.ss").write_text(PICTURES)
-    (ws / ".vscode" / "settings.json").write_text(
-        json.dumps({"shapescript.python": sys.executable}, indent=2)
-    )
-    return ws
+#: The steps added to drive.js in the editing session (editing_session.py), after the others:
+#: pictures.ss opened (`openOther`, editing_session.OPEN_FILE) and the Problems panel closed,
+#: for the hovers' room. Then, for each theme in cfg.pictures.themes ({prefix, theme, label,
+#: kind}; VS Code starts in the first, from its settings), a switch to that theme with
+#: Ctrl+K Ctrl+T (after the first) and, for each hover in cfg.pictures.hovers, the cursor put
+#: there, the hover asked for (Ctrl+K Ctrl+I) until its images have loaded, and screenshots
+#: of the hover box and of each image as it is shown, named after the theme's prefix. One
+#: VS Code serves both themes, so the pictures also show that the server follows a theme
+#: changed while it runs.
+PICTURE_STEPS = r"""
+  if (cfg.pictures) {
+    const common = require('./drive_common');
+    const picturesText = fs.readFileSync(path.join(cfg.workspace, cfg.pictures.file), 'utf8');
+    const workbenchClass = () => page.locator('.monaco-workbench').first().getAttribute('class');
+    const opened = await step('open-pictures-file', async () => {
+      const shown = await openOther(cfg.pictures.file, cfg.pictures.expect);
+      const panel = page.locator('[id="workbench.parts.panel"]');
+      if (await panel.isVisible()) {
+        await page.keyboard.press('Control+J');                // View: Toggle Panel
+        await panel.waitFor({ state: 'hidden', timeout: cfg.timeout_ms });
+      }
+      return { ...shown, workbench_class: await workbenchClass() };
+    });
+    async function hoverPictures(prefix) {
+      for (const hover of cfg.pictures.hovers) {
+        const at = locate(picturesText, hover.find, hover.occurrence || 1, hover.offset || 0);
+        await step(`${prefix}-hover-${hover.name}`, async () => {
+          // The worker may still be starting: ask again until the hover shows an image.
+          let images = [];
+          let text = '';
+          const t = Date.now();
+          while (since(t) < cfg.timeout_ms * 2) {
+            await page.keyboard.press('Escape');
+            await editor.click();
+            await common.goToLine(page, `${at.line}:${at.column}`);
+            await page.keyboard.press('Control+K');
+            await page.keyboard.press('Control+I');
+            const widget = page.locator('.monaco-hover:not(.hidden) .monaco-hover-content').first();
+            try {
+              await widget.waitFor({ state: 'visible', timeout: 5000 });
+              await page.waitForFunction(() => {
+                const el = document.querySelector(
+                  '.monaco-hover:not(.hidden) .monaco-hover-content');
+                if (!el || /Loading/.test(el.innerText)) return false;
+                const imgs = [...el.querySelectorAll('img')];
+                return imgs.length > 0 && imgs.every((i) => i.complete && i.naturalWidth > 0);
+              }, null, { timeout: 5000 });
+            } catch (e) {
+              await page.waitForTimeout(500);
+              continue;
+            }
+            await common.hoverSettled(page);              // the fade-in, for the screenshots
+            text = (await widget.innerText()).trim();
+            // The whole hover too, from its top, to see how its parts sit together at the size
+            // shown: the box VS Code draws, so that taking it scrolls nothing.
+            await widget.evaluate((e) => {
+              for (let p = e; p; p = p.parentElement) p.scrollTop = 0;
+            });
+            const box = page.locator('.monaco-hover:not(.hidden)').first();
+            const boxShot = `${prefix}-${hover.name}-hover.png`;
+            await box.screenshot({ path: path.join(cfg.out_dir, boxShot) });
+            const found = widget.locator('img');
+            const count = await found.count();
+            images = [];
+            for (let i = 0; i < count; i++) {
+              const img = found.nth(i);
+              const file = `${prefix}-${hover.name}-image${i}.png`;
+              await img.screenshot({ path: path.join(cfg.out_dir, file) });
+              images.push({
+                file,
+                ...(await img.evaluate((e) => ({
+                  natural: [e.naturalWidth, e.naturalHeight],
+                  shown: [e.getBoundingClientRect().width, e.getBoundingClientRect().height],
+                  alt: e.alt,
+                }))),
+              });
+            }
+            break;
+          }
+          return { at, ok: images.length > 0, text, images, ui_ms: since(t) };
+        });
+      }
+    }
+
+    for (const [index, { prefix, theme, label, kind }] of cfg.pictures.themes.entries()) {
+      if (!opened.ok) break;
+      const switched = await step(`theme-${prefix}`, async () => {
+        if (index > 0) {
+          await page.keyboard.press('Escape');
+          await page.keyboard.press('Control+K');
+          await page.keyboard.press('Control+T');               // Preferences: Color Theme
+          await common.quickPick(page, label, label);           // the picker's name for it
+        }
+        // The workbench's class names the kind of theme applied (vs, vs-dark).
+        await page.waitForFunction(
+          (k) => document.querySelector('.monaco-workbench')?.classList.contains(k),
+          kind, { timeout: cfg.timeout_ms });
+        return { theme, workbench_class: await workbenchClass() };
+      });
+      if (switched.ok) await hoverPictures(prefix);
+    }
+    await page.keyboard.press('Escape');
+  }
+"""
 
 
-def run_hover_probe(vsix: Path, ws: Path, work: Path) -> dict:
-    """One VS Code for both themes: it starts in the first of THEMES, and the drive switches
-    to the next (Ctrl+K Ctrl+T) before hovering again."""
-    runner = work / "run_probe.py"
-    runner.write_text(RUNNER)
-    shots = work / "shots"
+def picture_config() -> dict:
+    """What PICTURE_STEPS read from drive.js's config (`pictures`), and the page's size."""
     hovers = [{"name": name, **spot} for name, spot, _ in HOVERS]
     themes = [
         {
@@ -566,33 +740,12 @@ def run_hover_probe(vsix: Path, ws: Path, work: Path) -> dict:
         }
         for theme, name in THEMES.items()
     ]
-    env = dict(os.environ)
-    env["SS_E2E_DRIVE"] = str(HOVER_DRIVE)
-    env["SS_E2E_SETTINGS"] = json.dumps({"workbench.colorTheme": themes[0]["theme"]})
-    env["SS_E2E_CONFIG"] = json.dumps({"hovers": hovers, "themes": themes})
-    cmd = [
-        sys.executable, str(runner), str(PROBE_DIR), str(vsix), OUTPUT_CHANNEL,
-        QUICK_OPEN_RACE, QUICK_OPEN_WAIT,
-        "--workspace", str(ws), "--file", "pictures.ss",
-        "--server-cmd", f"{sys.executable} -m shapescript_lsp",
-        "--home", str(PROBE_HOME), "--out", str(shots), "--timeout-ms", "20000",
-        "--hover", "", "--completion", "", "--definition", "", "--edit", "",
-    ]  # fmt: skip
-    proc = subprocess.run(
-        cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, env=env
-    )
-    try:
-        report = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        pytest.fail(
-            f"the probe printed no JSON (exit {proc.returncode}):\n"
-            f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-        )
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for shot in shots.glob("*.png"):
-        shutil.copy(shot, ARTIFACTS / shot.name)
-    report["_shots"] = str(shots)
-    return report
+    pictures = {"file": PICTURES_FILE, "expect": "fn shrink", "hovers": hovers, "themes": themes}
+    return {"pictures": pictures, "width": 1400, "height": 900}
+
+
+#: VS Code starts in the first theme of THEMES.
+PICTURE_SETTINGS = {"workbench.colorTheme": next(iter(THEMES.values()))}
 
 
 def check_pictures(report: dict, theme: str) -> list[str]:
@@ -635,12 +788,15 @@ def check_pictures(report: dict, theme: str) -> list[str]:
     return failures
 
 
-def test_hover_pictures_are_legible_in_the_light_and_dark_themes(tmp_path: Path) -> None:
-    reason = _missing_prerequisites()
-    if reason:
-        pytest.skip(reason)
-    vsix = package_extension(tmp_path)
-    report = run_hover_probe(vsix, make_pictures_workspace(tmp_path), tmp_path)
+def test_hover_pictures_are_legible_in_the_light_and_dark_themes(editing_session: dict) -> None:
+    """The hovers in pictures.ss, in the VS Code the editing tests share (editing_session.py),
+    after their steps."""
+    report = editing_session
+    shots = Path(report["_shots"])
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for theme in THEMES:
+        for shot in shots.glob(f"{theme}-*.png"):
+            shutil.copy(shot, ARTIFACTS / shot.name)
     failures: list[str] = []
     if report.get("error"):
         failures.append(f"the probe stopped: {report['error'][:1000]}")

@@ -3,8 +3,8 @@
 Ctrl+Shift+O lists the file's declarations from the server's outline and F2 on an axis
 renames it in its function's patterns and `over=`.
 
-The steps run in the VS Code this test shares with the quick fix and notebook tests
-(editing_session.py), after the quick fix: attention.ss opened, then the two steps this
+The steps run in the VS Code this test shares with the end-to-end, quick fix and notebook
+tests (editing_session.py), after the quick fix: attention.ss opened, then the two steps this
 file adds to the probe's drive.js. Prerequisites and packaging as in test_vscode.py.
 """
 

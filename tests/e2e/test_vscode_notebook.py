@@ -3,7 +3,7 @@ notebook editor of a real VS Code with the packaged extension, shows the error o
 in the Problems panel (the language server checks each cell after the cells above it).
 
 The notebook is opened, and the Problems panel read, in the VS Code this test shares with
-the quick fix and names tests (editing_session.py), after their steps; skipped where the
+the end-to-end, quick fix and names tests (editing_session.py), after their steps; skipped where the
 probe's install is missing."""
 
 from __future__ import annotations

@@ -1,25 +1,28 @@
 """VS Code end to end, between Python and ShapeScript, in a real VS Code with the packaged
 extension (code-server in headless Chromium, driven by the shared probe like a person).
 
-app.py imports `double` from model.ss through its generated module model.py. Two runs, one
-VS Code each: with a stand-in for Pylance (fake_python_server/, a few lines that answer go to
-definition in Python files with the generated module's declaration, installed beside the
-extension), and without a Python language server. In both, F12 on `double` in app.py lands
-on its declaration in model.ss, never in model.py; Go Back returns to app.py where F12 was
-pressed and Go Forward to model.ss; model.py opened on purpose stays open, and F12 or
-Ctrl-click on its own `def double` opens model.ss. With the stand-in, Peek Definition still
-shows its answer, model.py.
+app.py imports `double` from model.ss through its generated module model.py. One VS Code,
+in two halves: first with a stand-in for Pylance (fake_python_server/, a few lines that
+answer go to definition in Python files with the generated module's declaration, installed
+beside the extension), then, once its command "Fake Python: Stop Answering Go to Definition"
+has taken its answers away and every editor is closed, without a Python language server. In
+both, F12 on `double` in app.py lands on its declaration in model.ss, never in model.py; Go
+Back returns to app.py where F12 was pressed and Go Forward to model.ss; model.py opened on
+purpose stays open, and F12 or Ctrl-click on its own `def double` opens model.ss. With the
+stand-in, Peek Definition still shows its answer, model.py; without it, model.ss. The two
+halves used to be two VS Code launches; one saves a launch (half a minute or more), and each
+test below still checks its own half.
 
 The workspace's Python (`shapescript.python`) is a virtual environment beside the
 workspace, with the package shapes_extra installed in its site-packages (its files put there
 as a wheel would put them; how pip installs a wheel is tests/packages' business). Its
 layers.ss has one deliberate error, and the workspace's uses.ss, which imports it, the same
-one. In the run without a Python server, F12 from uses.ss opens the installed layers.ss, as a
+one. In the half without a Python server, F12 from uses.ss opens the installed layers.ss, as a
 person reaches it: VS Code shows it read-only (a lock on its tab; a key typed in it brings
 "Editor is read-only because the file was set read-only via settings", changes nothing and
 marks nothing unsaved), the error in it has no squiggle and no row in Problems while the
 same error in uses.ss has both, hover works in it, and nothing is written into site-packages.
-Those steps add about 15 s to that run, and no VS Code launch.
+Those steps add about 15 s to that half, and no VS Code launch.
 
 python_drive.js replaces the probe's drive.js (same packaging, same skip when the probe's
 own install is missing); each step reports the window's title (the file shown), the cursor
@@ -42,15 +45,12 @@ import pytest
 
 from shapescript.cli import main as shapescript_main
 from tests.e2e.test_vscode import (
-    OUTPUT_CHANNEL,
     PROBE_DIR,
-    PROBE_HOME,
-    QUICK_OPEN_RACE,
-    QUICK_OPEN_WAIT,
     RUNNER,
     _missing_prerequisites,
     _step,
     package_extension,
+    run_vscode_probe,
 )
 
 pytestmark = pytest.mark.slow
@@ -162,51 +162,60 @@ def make_workspace(root: Path, python: Path) -> Path:
     return ws
 
 
-def run_probe(
-    vsix: Path, work: Path, python: Path, more_vsix: Path | None, installed: Path | None
-) -> dict:
-    """One VS Code run with `python` as the workspace's Python; with `installed` (the
-    installed layers.ss), the drive's steps in it too."""
-    runner = work / "run_probe.py"
-    runner.write_text(PYTHON_RUNNER)
+#: The halves of the one run, as python_drive.js's phases: the prefix of each one's steps.
+WITH_SERVER, ALONE = "python-server", "alone"
+STOP_COMMAND = "Fake Python: Stop Answering Go to Definition"
+STOP_TYPED = "stop answering"  # what is typed in the Command Palette to find it
+
+
+def run_probe(vsix: Path, work: Path, python: Path, fake: Path, installed: Path) -> dict:
+    """One VS Code run with `python` as the workspace's Python and the stand-in Python server
+    installed: the navigation steps with the stand-in answering, then without it, and then
+    the steps in `installed` (the installed layers.ss)."""
     ws = make_workspace(work, python)
-    cmd = [
-        sys.executable, str(runner), str(PROBE_DIR), str(vsix), OUTPUT_CHANNEL,
-        QUICK_OPEN_RACE, QUICK_OPEN_WAIT,
-        "--workspace", str(ws), "--file", "app.py",
-        "--server-cmd", f"{sys.executable} -m shapescript_lsp",
-        "--home", str(PROBE_HOME), "--out", str(work / "shots"),
-        "--timeout-ms", str(STEP_TIMEOUT_MS),
-        "--hover", "", "--completion", "", "--edit", "", "--definition", "",
-    ]  # fmt: skip
-    environment = dict(os.environ)
     # The server is this checkout's, whatever the installed package points at.
-    environment["PYTHONPATH"] = os.pathsep.join(
-        [str(REPO / "compiler"), str(REPO / "server"), environment.get("PYTHONPATH", "")]
+    environment = {
+        "PYTHONPATH": os.pathsep.join(
+            [str(REPO / "compiler"), str(REPO / "server"), os.environ.get("PYTHONPATH", "")]
+        ),
+        "SS_E2E_MORE_VSIX": str(fake),
+    }
+    phases = [
+        {"prefix": WITH_SERVER},
+        {
+            "prefix": ALONE,
+            "stop_command": STOP_COMMAND,
+            "stop_typed": STOP_TYPED,
+            "installed": str(installed),
+        },
+    ]
+    report = run_vscode_probe(
+        vsix,
+        ws,
+        "app.py",
+        work,
+        timeout_ms=STEP_TIMEOUT_MS,
+        drive=DRIVE,
+        config={"phases": phases},
+        environment=environment,
+        runner=PYTHON_RUNNER,
     )
-    environment["SS_E2E_DRIVE"] = str(DRIVE)
-    environment["SS_E2E_CONFIG"] = json.dumps({"installed": str(installed) if installed else ""})
-    if more_vsix is not None:
-        environment["SS_E2E_MORE_VSIX"] = str(more_vsix)
-    else:
-        environment.pop("SS_E2E_MORE_VSIX", None)
-    proc = subprocess.run(
-        cmd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        stdin=subprocess.DEVNULL,
-        env=environment,
-    )
-    try:
-        report = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        pytest.fail(
-            f"the probe printed no JSON (exit {proc.returncode}):\n"
-            f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-        )
     (work / "report.json").write_text(json.dumps(report, indent=2))
     return report
+
+
+def half(report: dict, prefix: str) -> dict:
+    """The report as one half of the run saw it: that half's steps (their prefix taken off)
+    and the steps the halves share (opening the workbench, the output channel)."""
+    prefixes = (f"{WITH_SERVER}-", f"{ALONE}-")
+    steps = []
+    for step in report.get("steps", []):
+        name = step.get("name", "")
+        if name.startswith(f"{prefix}-"):
+            steps.append({**step, "name": name.removeprefix(f"{prefix}-")})
+        elif not name.startswith(prefixes):
+            steps.append(step)
+    return {**report, "steps": steps}
 
 
 def shown(step: dict) -> str:
@@ -381,35 +390,34 @@ def check_installed(report: dict, layers: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def packed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The packaged extension and the stand-in Python server, once for both runs."""
+def navigation_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path, Path]:
+    """The one VS Code run both halves are read from: its report, the installed layers.ss
+    and the folder of the run."""
     reason = _missing_prerequisites()
     if reason:
         pytest.skip(reason)
-    work = tmp_path_factory.mktemp("packed")
-    return package_extension(work), pack_fake_server(work)
+    work = tmp_path_factory.mktemp("python-navigation")
+    vsix, fake = package_extension(work), pack_fake_server(work)
+    python, layers = make_environment(work)
+    return run_probe(vsix, work, python, fake, layers), layers, work
 
 
-@pytest.mark.parametrize("with_server", [True, False], ids=["python-server", "alone"])
+@pytest.mark.parametrize("with_server", [True, False], ids=[WITH_SERVER, ALONE])
 def test_going_between_python_and_shapescript(
-    packed: tuple[Path, Path], with_server: bool, tmp_path: Path
+    navigation_run: tuple[dict, Path, Path], with_server: bool
 ) -> None:
-    vsix, fake = packed
-    python, layers = make_environment(tmp_path)
-    if with_server:
-        report = run_probe(vsix, tmp_path, python, fake, None)
-        failures = check_navigation(report, with_server)
-    else:
-        # The installed package's steps run in this run only: one VS Code launch fewer.
-        report = run_probe(vsix, tmp_path, python, None, layers)
-        failures = check_navigation(report, with_server) + check_installed(report, layers)
+    whole, layers, work = navigation_run
+    report = half(whole, WITH_SERVER if with_server else ALONE)
+    failures = check_navigation(report, with_server)
+    if not with_server:
+        failures += check_installed(report, layers)
     if failures:
         pytest.fail(
             "going between app.py and model.ss isn't right:\n- "
             + "\n- ".join(failures)
-            + f"\n\nprobe summary: {json.dumps(report.get('summary'), indent=1)}"
+            + f"\n\nprobe summary: {json.dumps(whole.get('summary'), indent=1)}"
             + f"\noutput channel:\n{_step(report, 'output-channel').get('text')}"
             + f"\nextension host log:\n{report.get('exthost_log_tail')}"
-            + f"\nscreenshots: {report.get('out_dir')}, report: {tmp_path / 'report.json'}",
+            + f"\nscreenshots: {report.get('out_dir')}, report: {work / 'report.json'}",
             pytrace=False,
         )

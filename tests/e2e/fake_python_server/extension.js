@@ -2,6 +2,8 @@
 // definition in a Python file answers, as a Python language server does, with the
 // declaration in the module the name comes from, `from M import name` read as M.py next
 // to the file, or in the file itself (so in a generated module, its own declaration).
+// The command "Fake Python: Stop Answering Go to Definition" takes its answers away, as if
+// no Python language server were installed, for the test's second half in the same VS Code.
 'use strict';
 const path = require('path');
 const vscode = require('vscode');
@@ -38,8 +40,10 @@ async function provideDefinition(document, position) {
 }
 
 function activate(context) {
+  const provider = vscode.languages.registerDefinitionProvider(
+    { language: 'python', scheme: 'file' }, { provideDefinition });
   context.subscriptions.push(
-    vscode.languages.registerDefinitionProvider({ language: 'python', scheme: 'file' }, { provideDefinition }));
+    provider, vscode.commands.registerCommand('fakePythonServer.stop', () => provider.dispose()));
 }
 
 module.exports = { activate };
