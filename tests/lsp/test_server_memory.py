@@ -4,10 +4,27 @@ per-line and per-token numbers in compact arrays rather than lists of Python int
 from __future__ import annotations
 
 import gc
+import tracemalloc
 import weakref
 from array import array
 
+import pytest
+
+from benchmarks.generate import generate_program
+from shapescript.check.checker import check_source
+from shapescript.syntax.source import SourceFile
+from shapescript_lsp.features.semantic_tokens import TokenCache, TokenResults
+from shapescript_lsp.features.symbols import OutlineCache
 from shapescript_lsp.positions import line_index
+from shapescript_lsp.protocol import strict_converter
+
+URI = "file:///tmp/lsp-tests/memory.ss"
+#: What the token cache and the last full answer may keep per token: before they were
+#: compacted, about 275 bytes.
+BYTES_PER_TOKEN = 100
+#: What the outline cache may keep per top-level item: before it kept JSON alone, about
+#: 1,750 bytes.
+BYTES_PER_OUTLINE_ITEM = 800
 
 
 def _text(number: int) -> str:
@@ -37,3 +54,53 @@ def test_line_starts_are_a_compact_array():
     starts = line_index(_text(30)).starts
     assert isinstance(starts, array)
     assert starts.itemsize <= 8
+
+
+def _kept_bytes(make) -> tuple[object, int]:
+    """What `make()` returns and the bytes it left allocated (held by what it returned)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        made = make()
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    return made, kept
+
+
+@pytest.fixture(scope="module")
+def generated():
+    text = generate_program(600, 0)
+    checked = check_source(SourceFile.from_text("/tmp/lsp-tests/memory.ss", text))
+    line_index(checked.source.text)
+    return checked
+
+
+def test_the_kept_semantic_tokens_take_few_bytes_a_token(generated):
+    """The cache and the last answer hold each token's numbers in arrays and its text
+    once, not as tuples and lists of Python ints and two copies of the text."""
+
+    def answer():
+        cache, results = TokenCache(), TokenResults()
+        results.full(URI, cache.answer(generated))
+        return cache, results
+
+    (cache, _), kept = _kept_bytes(answer)
+    count = len(cache.last.data()) // 5
+    assert count > 1000
+    assert kept / count <= BYTES_PER_TOKEN
+
+
+def test_the_kept_outline_takes_few_bytes_an_item(generated):
+    """The outline cache holds each item's JSON text, not its `DocumentSymbol` too."""
+    converter = strict_converter()
+
+    def answer():
+        cache = OutlineCache()
+        cache.answer(generated, URI, True, converter.unstructure)
+        return cache
+
+    _, kept = _kept_bytes(answer)
+    assert len(generated.items) > 100
+    assert kept / len(generated.items) <= BYTES_PER_OUTLINE_ITEM
