@@ -13,7 +13,7 @@ import pytest
 from benchmarks.generate import generate_program
 from shapescript.check.checker import check_source
 from shapescript.syntax.source import SourceFile
-from shapescript_lsp.features.semantic_tokens import TokenCache, TokenResults
+from shapescript_lsp.features.semantic_tokens import TokenCache, TokenResults, semantic_tokens
 from shapescript_lsp.features.symbols import OutlineCache
 from shapescript_lsp.positions import line_index
 from shapescript_lsp.protocol import strict_converter
@@ -106,3 +106,15 @@ def test_the_kept_outline_takes_few_bytes_an_item(generated):
     _, kept = _kept_bytes(answer)
     assert len(generated.items) > 100
     assert kept / len(generated.items) <= BYTES_PER_OUTLINE_ITEM
+
+
+def test_semantic_tokens_make_no_declaration_facts(generated):
+    """Most items have no declaration facts, which the checker makes only on first use; the
+    token cache reads their references without making them."""
+    checked = check_source(generated.source)
+    without = [item for item in checked.items if item.made_declaration is None]
+    assert without
+    cache, results = TokenCache(), TokenResults()
+    results.full(URI, cache.answer(checked))
+    semantic_tokens(checked, 0, len(checked.source.text) // 2, cache=cache)
+    assert [item for item in without if item.made_declaration is not None] == []

@@ -182,6 +182,13 @@ def _declares_field(item: ItemFacts, span: Span) -> bool:
     return any(member.name_span.start + item.base == span.start for member in members)
 
 
+def _references(item: ItemFacts) -> list:
+    """The references in an item's declaration, without making it facts it doesn't have
+    (`ItemFacts.declaration` makes them on first use)."""
+    facts = item.made_declaration
+    return facts.references if facts is not None else []
+
+
 class _Source:
     """What an item's tokens are worked out from: its tree, body and references."""
 
@@ -190,10 +197,10 @@ class _Source:
     def __init__(self, item: ItemFacts) -> None:
         self.node = item.item
         self.body = item.body
-        self.references = tuple(item.declaration.references)
+        self.references = tuple(_references(item))
 
     def fits(self, item: ItemFacts) -> bool:
-        references = item.declaration.references
+        references = _references(item)
         return (
             item.item is self.node
             and item.body is self.body
@@ -327,8 +334,8 @@ def _describe(answer: TokenAnswer, items: list[ItemFacts]) -> None:
 
 
 def _describe_facts(answer: TokenAnswer, items: list[ItemFacts]) -> None:
-    """The items' declaration facts (again once the tokens are worked out: that makes the
-    facts of an item that had none)."""
+    """The items' declaration facts (again once the tokens are worked out, in case that
+    made any)."""
     answer.facts = [item.made_declaration for item in items]
 
 
@@ -523,7 +530,9 @@ class TokenCache:
             self.starts_for = AnalysisKey(checked)
             starts, highest = [], 0
             for item in checked.items:
-                highest = max(highest, item.span.start)
+                start = item.base + item.item.span.start
+                if start > highest:
+                    highest = start
                 starts.append(highest)
             self.item_starts = starts
         return self.item_starts
