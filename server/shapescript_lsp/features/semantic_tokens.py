@@ -13,7 +13,7 @@ import bisect
 import json
 from array import array
 from itertools import chain
-from operator import eq, is_, itemgetter
+from operator import eq, is_
 
 from lsprotocol import types
 
@@ -264,9 +264,10 @@ class TokenAnswer:
     what each item was worked out from, to tell it unchanged in a newer analysis by
     identity alone (its tree, body, declaration facts and its chunk's base: an item checked
     again gets a new body), its kept numbers with its
-    first group as sent (`entries`; no group: no tokens) and the line and column of the
-    last token up to it (`end_lines`, `end_columns`). The JSON text of the numbers is
-    written when asked (`text`) rather than kept: on a big file it is tens of MB."""
+    first group as sent (`entries`; no group: no tokens) with that group's text (`heads`)
+    and the line and column of the last token up to it (`end_lines`, `end_columns`). The
+    JSON text of all the numbers is joined when asked (`text`) rather than kept: on a big
+    file it is tens of MB."""
 
     __slots__ = (
         "key",
@@ -276,6 +277,7 @@ class TokenAnswer:
         "facts",
         "bases",
         "entries",
+        "heads",
         "end_lines",
         "end_columns",
         "size",
@@ -289,6 +291,7 @@ class TokenAnswer:
         self.facts: list = []
         self.bases: list[int] = []
         self.entries: list[tuple[_Encoded, tuple | None]] = []
+        self.heads: list[str] = []
         self.end_lines: list[int] = []
         self.end_columns: list[int] = []
         #: The text's length and line count.
@@ -306,14 +309,16 @@ class TokenAnswer:
     @property
     def text(self) -> str:
         """All the numbers as JSON text, without the brackets."""
-        return ", ".join(
-            f"{line}, {column}, {length}, {kind}, {bits}{kept.rest_text}"
-            for kept, (line, column, length, kind, bits) in filter(itemgetter(1), self.entries)
-        )
+        pieces: list[str] = []
+        for (kept, group), head in zip(self.entries, self.heads, strict=True):
+            if group is not None:
+                pieces += (", ", head, kept.rest_text)
+        return "".join(pieces[1:])
 
     def keep_first(self, last: TokenAnswer, count: int) -> None:
         """Take the first `count` items of the last answer as they are."""
         self.entries = last.entries[:count]
+        self.heads = last.heads[:count]
         self.end_lines = last.end_lines[:count]
         self.end_columns = last.end_columns[:count]
 
@@ -321,6 +326,7 @@ class TokenAnswer:
         """Take the last `count` items of the last answer, moved by `lines` lines."""
         start = len(last.nodes) - count
         self.entries += last.entries[start:]
+        self.heads += last.heads[start:]
         self.end_lines += [line + lines for line in last.end_lines[start:]]
         self.end_columns += last.end_columns[start:]
 
@@ -505,6 +511,7 @@ class TokenCache:
             previous_line = previous_column = 0
         if kept.first is None:
             answer.entries.append((kept, None))
+            answer.heads.append("")
             answer.end_lines.append(previous_line)
             answer.end_columns.append(previous_column)
             return
@@ -513,6 +520,7 @@ class TokenCache:
         delta_column = column - previous_column if first_line == previous_line else column
         group = (first_line - previous_line, delta_column, length, kind, modifiers)
         answer.entries.append((kept, group))
+        answer.heads.append(", ".join(map(str, group)))
         answer.end_lines.append(kept.last[0] + line)
         answer.end_columns.append(kept.last[1])
 
