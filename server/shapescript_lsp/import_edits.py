@@ -15,7 +15,7 @@ _BREAK = re.compile(r"\r\n?|\n")
 
 def _lines(text: str) -> list[str]:
     starts = line_starts(text)
-    ends = starts[1:] + [len(text)]
+    ends = [*starts[1:], len(text)]
     return [_BREAK.sub("", text[start:end]) for start, end in zip(starts, ends, strict=True)]
 
 

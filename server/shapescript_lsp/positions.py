@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import bisect
 import re
+import sys
 import threading
+from array import array
 from itertools import accumulate
 
 from lsprotocol import types
@@ -18,6 +20,12 @@ from shapescript.syntax.source import SourceFile, Span
 
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 _CACHE_SIZE = 8
+#: Line starts are kept as unsigned 32-bit numbers: 4 bytes a line rather than a list's
+#: pointer and int object (36 bytes); a message, so a text, is at most 64 MiB.
+_STARTS_TYPE = "I"
+#: References to a text that only an index of the cache holds: its `text` slot and the
+#: argument of `sys.getrefcount`.
+_ONLY_THE_INDEX = 2
 
 
 def utf16_length(text: str) -> int:
@@ -27,17 +35,23 @@ def utf16_length(text: str) -> int:
     return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
 
 
-def line_starts(text: str) -> list[int]:
+def line_starts(text: str) -> array:
     """The offset where each line begins, by LSP's rules."""
     if "\r" in text:
-        return [0] + [match.end() for match in _LINE_BREAK.finditer(text)]
-    return [0, *accumulate(len(line) + 1 for line in text.split("\n"))][:-1]
+        starts = array(_STARTS_TYPE, [0])
+        starts.extend(match.end() for match in _LINE_BREAK.finditer(text))
+        return starts
+    starts = array(
+        _STARTS_TYPE, accumulate((len(line) + 1 for line in text.split("\n")), initial=0)
+    )
+    starts.pop()
+    return starts
 
 
 class LineIndex:
     """A text's lines by LSP's rules, to turn offsets into positions and back."""
 
-    __slots__ = ("text", "starts")
+    __slots__ = ("text", "starts", "__weakref__")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -53,10 +67,13 @@ class LineIndex:
         delta = len(new_text) - (end - start)
         window_start = starts[first]
         window_end = starts[last] + delta if last < len(starts) else len(text)
-        inside = [window_start + offset for offset in line_starts(text[window_start:window_end])]
+        inside = array(
+            _STARTS_TYPE,
+            (window_start + offset for offset in line_starts(text[window_start:window_end])),
+        )
         after = starts[last + 1 :]
         if delta:
-            after = [offset + delta for offset in after]
+            after = array(_STARTS_TYPE, [offset + delta for offset in after])
         index = LineIndex.__new__(LineIndex)
         index.text = text
         index.starts = starts[:first] + inside + after
@@ -126,10 +143,16 @@ class _IndexCache:
         return index
 
     def put(self, index: LineIndex) -> None:
+        """Keep the index, letting go of those whose texts no one else holds any more (a
+        big document's old versions: each its text and its lines)."""
         with self._lock:
-            if len(self._entries) >= _CACHE_SIZE:
-                self._entries.pop(next(iter(self._entries)))
-            self._entries[id(index.text)] = index
+            entries = self._entries
+            for key, kept in list(entries.items()):
+                if sys.getrefcount(kept.text) <= _ONLY_THE_INDEX:
+                    del entries[key]
+            if len(entries) >= _CACHE_SIZE:
+                entries.pop(next(iter(entries)))
+            entries[id(index.text)] = index
 
 
 _indexes = _IndexCache()

@@ -318,13 +318,13 @@ def test_an_outline_after_an_edit_inside_a_function_looks_at_few_items(monkeypat
     cache = OutlineCache()
     cache.answer(checked, URI, True, converter.unstructure)
     looked_at = []
-    get = OutlineCache.get
+    written_chunk = OutlineCache.written_chunk
 
     def counted(self, node, key):
         looked_at.append(getattr(node, "name", type(node).__name__))
-        return get(self, node, key)
+        return written_chunk(self, node, key)
 
-    monkeypatch.setattr(OutlineCache, "get", counted)
+    monkeypatch.setattr(OutlineCache, "written_chunk", counted)
     at = typed_edit_point(text)
     cache.answer(_checked(text[:at] + "x" + text[at:], checked), URI, True, converter.unstructure)
     assert 1 <= len(looked_at) <= 2, looked_at

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import bisect
 import json
+from array import array
+from itertools import chain
 from operator import eq, is_
 
 from lsprotocol import types
@@ -73,6 +75,9 @@ _BUILT_IN_PATHS = frozenset({"<builtins>", "<prelude>", "<nn>"})
 
 #: A token: start offset, end offset, type index, modifier bits.
 Token = tuple[int, int, int, int]
+#: Kept tokens and their numbers as sent are unsigned 32-bit arrays (LSP's numbers are
+#: `uinteger`s): 4 bytes a number rather than a list's pointer and int object.
+_NUMBERS = "I"
 
 
 def _symbol_token(span: Span, symbol: Symbol, declaration: bool, generic_axes) -> Token | None:
@@ -177,51 +182,81 @@ def _declares_field(item: ItemFacts, span: Span) -> bool:
     return any(member.name_span.start + item.base == span.start for member in members)
 
 
-class _Cached:
-    """One item's tokens, relative to its base, with what they were worked out from."""
+def _references(item: ItemFacts) -> list:
+    """The references in an item's declaration, without making it facts it doesn't have
+    (`ItemFacts.declaration` makes them on first use)."""
+    facts = item.made_declaration
+    return facts.references if facts is not None else []
 
-    __slots__ = ("node", "body", "references", "tokens")
 
-    def __init__(self, item: ItemFacts, tokens: list[Token]) -> None:
+class _Source:
+    """What an item's tokens are worked out from: its tree, body and references."""
+
+    __slots__ = ("node", "body", "references")
+
+    def __init__(self, item: ItemFacts) -> None:
         self.node = item.item
         self.body = item.body
-        self.references = list(item.declaration.references)
-        base = item.base
-        self.tokens = [(start - base, end - base, kind, bits) for start, end, kind, bits in tokens]
+        self.references = tuple(_references(item))
 
     def fits(self, item: ItemFacts) -> bool:
+        references = _references(item)
         return (
             item.item is self.node
             and item.body is self.body
-            and item.declaration.references == self.references
+            and len(references) == len(self.references)
+            and all(map(eq, references, self.references))
         )
+
+
+class _Cached(_Source):
+    """One item's tokens, relative to its base (four numbers each, in one array), with what
+    they were worked out from."""
+
+    __slots__ = ("tokens",)
+
+    def __init__(self, item: ItemFacts, tokens: list[Token]) -> None:
+        super().__init__(item)
+        base = item.base
+        self.tokens = array(
+            _NUMBERS,
+            chain.from_iterable(
+                (start - base, end - base, kind, bits) for start, end, kind, bits in tokens
+            ),
+        )
+
+    def moved_to(self, base: int) -> list[Token]:
+        """The tokens, at an item whose chunk starts at `base`."""
+        numbers = iter(self.tokens)
+        return [
+            (start + base, end + base, kind, bits)
+            for start, end, kind, bits in zip(numbers, numbers, numbers, numbers, strict=True)
+        ]
 
 
 class _Encoded:
     """One item's tokens in LSP's numbers, lines counted from the item's first line: its
     first token (line, column, length, type, modifiers), the groups after it (relative, as
-    sent) and its last token's line and column; `key` is what the columns depend on. The
-    first group as sent depends on the token before the item: the last one written is
-    kept with its text (`group`, `written`)."""
+    sent) as JSON text and how many numbers they are, and its last token's line and column;
+    `key` is what the columns depend on, `source` what the tokens came from. The first
+    group as sent depends on the token before the item, so an answer keeps it
+    (`TokenAnswer.entries`). The numbers themselves are kept once, as the text: a full
+    answer sends the text, a delta the numbers of the few items that changed."""
 
-    __slots__ = ("cached", "key", "first", "rest", "last", "rest_text", "group", "written")
+    __slots__ = ("source", "key", "first", "count", "last", "rest_text")
 
-    def __init__(self, cached: _Cached, key: tuple, first, rest: list[int], last) -> None:
-        self.cached = cached
+    def __init__(self, source: _Source, key: tuple, first, rest: list[int], last) -> None:
+        self.source = source
         self.key = key
         self.first = first
-        self.rest = rest
+        self.count = len(rest)
         self.last = last
         self.rest_text = "".join(f", {number}" for number in rest)
-        self.group: tuple | None = None
-        self.written = ""
 
-    def text_after(self, group: tuple) -> str:
-        """The item's numbers as JSON text, its first group being `group`."""
-        if group != self.group:
-            self.group = group
-            self.written = ", ".join(map(str, group)) + self.rest_text
-        return self.written
+    @property
+    def rest(self) -> list[int]:
+        """The groups after the first, as numbers."""
+        return json.loads(f"[{self.rest_text[2:]}]")
 
 
 class TokenAnswer:
@@ -229,9 +264,10 @@ class TokenAnswer:
     what each item was worked out from, to tell it unchanged in a newer analysis by
     identity alone (its tree, body, declaration facts and its chunk's base: an item checked
     again gets a new body), its kept numbers with its
-    first group as sent (`entries`; no group: no tokens), its text (`parts`) and the line
-    and column of the last token up to it (`end_lines`, `end_columns`); `text` is all the
-    numbers as JSON text, without the brackets."""
+    first group as sent (`entries`; no group: no tokens) with that group's text (`heads`)
+    and the line and column of the last token up to it (`end_lines`, `end_columns`). The
+    JSON text of all the numbers is joined when asked (`text`) rather than kept: on a big
+    file it is tens of MB."""
 
     __slots__ = (
         "key",
@@ -241,10 +277,9 @@ class TokenAnswer:
         "facts",
         "bases",
         "entries",
-        "parts",
+        "heads",
         "end_lines",
         "end_columns",
-        "text",
         "size",
     )
 
@@ -256,10 +291,9 @@ class TokenAnswer:
         self.facts: list = []
         self.bases: list[int] = []
         self.entries: list[tuple[_Encoded, tuple | None]] = []
-        self.parts: list[str] = []
+        self.heads: list[str] = []
         self.end_lines: list[int] = []
         self.end_columns: list[int] = []
-        self.text = ""
         #: The text's length and line count.
         self.size = (0, 0)
 
@@ -272,10 +306,19 @@ class TokenAnswer:
                 data += kept.rest
         return data
 
+    @property
+    def text(self) -> str:
+        """All the numbers as JSON text, without the brackets."""
+        pieces: list[str] = []
+        for (kept, group), head in zip(self.entries, self.heads, strict=True):
+            if group is not None:
+                pieces += (", ", head, kept.rest_text)
+        return "".join(pieces[1:])
+
     def keep_first(self, last: TokenAnswer, count: int) -> None:
         """Take the first `count` items of the last answer as they are."""
         self.entries = last.entries[:count]
-        self.parts = last.parts[:count]
+        self.heads = last.heads[:count]
         self.end_lines = last.end_lines[:count]
         self.end_columns = last.end_columns[:count]
 
@@ -283,7 +326,7 @@ class TokenAnswer:
         """Take the last `count` items of the last answer, moved by `lines` lines."""
         start = len(last.nodes) - count
         self.entries += last.entries[start:]
-        self.parts += last.parts[start:]
+        self.heads += last.heads[start:]
         self.end_lines += [line + lines for line in last.end_lines[start:]]
         self.end_columns += last.end_columns[start:]
 
@@ -297,8 +340,8 @@ def _describe(answer: TokenAnswer, items: list[ItemFacts]) -> None:
 
 
 def _describe_facts(answer: TokenAnswer, items: list[ItemFacts]) -> None:
-    """The items' declaration facts (again once the tokens are worked out: that makes the
-    facts of an item that had none)."""
+    """The items' declaration facts (again once the tokens are worked out, in case that
+    made any)."""
     answer.facts = [item.made_declaration for item in items]
 
 
@@ -422,7 +465,6 @@ class TokenCache:
             assert last is not None
             answer.keep_last(last, len(items) - index, len(starts) - last.size[1])
         _describe_facts(answer, items)
-        answer.text = ", ".join(filter(None, answer.parts))
         if len(self.encoded) > 2 * len(items) + 64:
             live = {id(node) for node in answer.nodes}
             self.encoded = {key: kept for key, kept in self.encoded.items() if key in live}
@@ -445,14 +487,23 @@ class TokenCache:
         line = bisect.bisect_right(starts, base) - 1
         key = (extra, text[starts[line] : base])
         kept = self.encoded.get(id(node))
-        if kept is None or kept.key != key or not kept.cached.fits(item):
-            tokens = sorted(self.tokens(checked, item, self.declared(checked)))
+        if kept is None or kept.key != key or not kept.source.fits(item):
+            # Tokens a range request kept are used, but the whole file's aren't kept: its
+            # encoded numbers are.
+            cached = self.items.get(id(node))
+            source: _Source
+            if cached is not None and cached.fits(item):
+                tokens, source = cached.moved_to(item.base), cached
+            else:
+                tokens = item_tokens(checked, item, self.declared(checked))
+                source = _Source(item)
+            tokens.sort()
             first, rest, (last_line, last_column) = _encode_item(
                 text, starts, line, tokens, extra, ascii_text
             )
             if first is not None:
                 first = (first[0] - line, *first[1:])
-            kept = _Encoded(self.items[id(node)], key, first, rest, (last_line - line, last_column))
+            kept = _Encoded(source, key, first, rest, (last_line - line, last_column))
             self.encoded[id(node)] = kept
         if answer.end_lines:
             previous_line, previous_column = answer.end_lines[-1], answer.end_columns[-1]
@@ -460,7 +511,7 @@ class TokenCache:
             previous_line = previous_column = 0
         if kept.first is None:
             answer.entries.append((kept, None))
-            answer.parts.append("")
+            answer.heads.append("")
             answer.end_lines.append(previous_line)
             answer.end_columns.append(previous_column)
             return
@@ -469,7 +520,7 @@ class TokenCache:
         delta_column = column - previous_column if first_line == previous_line else column
         group = (first_line - previous_line, delta_column, length, kind, modifiers)
         answer.entries.append((kept, group))
-        answer.parts.append(kept.text_after(group))
+        answer.heads.append(", ".join(map(str, group)))
         answer.end_lines.append(kept.last[0] + line)
         answer.end_columns.append(kept.last[1])
 
@@ -487,7 +538,9 @@ class TokenCache:
             self.starts_for = AnalysisKey(checked)
             starts, highest = [], 0
             for item in checked.items:
-                highest = max(highest, item.span.start)
+                start = item.base + item.item.span.start
+                if start > highest:
+                    highest = start
                 starts.append(highest)
             self.item_starts = starts
         return self.item_starts
@@ -495,10 +548,7 @@ class TokenCache:
     def tokens(self, checked: Checked, item: ItemFacts, declared: dict[int, Symbol]):
         cached = self.items.get(id(item.item))
         if cached is not None and cached.fits(item):
-            base = item.base
-            return [
-                (start + base, end + base, kind, bits) for start, end, kind, bits in cached.tokens
-            ]
+            return cached.moved_to(item.base)
         tokens = item_tokens(checked, item, declared)
         self.items[id(item.item)] = _Cached(item, tokens)
         return tokens
@@ -638,11 +688,9 @@ def _edit(
     limit = min(len(old), len(new))
     head = _agreeing(map(_unchanged, old, new))
     tail = min(_agreeing(map(_unchanged, reversed(old), reversed(new))), limit - head)
-    start = sum(len(group) + len(kept.rest) for kept, group in old[:head] if group is not None)
+    start = sum(len(group) + kept.count for kept, group in old[:head] if group is not None)
     deleted = sum(
-        len(group) + len(kept.rest)
-        for kept, group in old[head : len(old) - tail]
-        if group is not None
+        len(group) + kept.count for kept, group in old[head : len(old) - tail] if group is not None
     )
     data: list[int] = []
     for kept, group in new[head : len(new) - tail]:

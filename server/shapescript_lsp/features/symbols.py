@@ -196,7 +196,7 @@ class _OutlineAnswer:
         self.lines = lines
         self.nodes: list[ast.Item] = []
         self.bases: list[int] = []
-        self.chunks: list[list[str]] = []
+        self.chunks: list[tuple[str, ...]] = []
         self.written: list[str] = []
 
 
@@ -206,6 +206,9 @@ class OutlineCache:
 
     def __init__(self) -> None:
         self.items: dict[int, tuple[object, tuple, types.DocumentSymbol | None]] = {}
+        #: Each item's JSON text from the last answers (by its tree: the tree, the key of
+        #: `get` with the answer's form, the text), without its `DocumentSymbol`.
+        self.chunks: dict[int, tuple[object, tuple, tuple[str, ...]]] = {}
         self.wire: dict[int, tuple[types.DocumentSymbol, str]] = {}
         self.flat: dict[int, tuple[types.DocumentSymbol, str, list[str]]] = {}
         #: The last answer as sent.
@@ -257,19 +260,14 @@ class OutlineCache:
                 bisect.bisect_right(starts, base + node.span.start),
                 checked.dim_values.get(node.name) if isinstance(node, ast.DimDecl) else None,
             )
-            symbol = self.get(node, key)
-            if symbol is None:
-                symbol = builder.item(node, base)
-                self.put(node, key, symbol)
+            key += (hierarchical, uri)
+            chunk = self.written_chunk(node, key)
+            if chunk is None:
+                chunk = _chunk(builder.item(node, base), hierarchical, uri, unstructure)
+                self.chunks[id(node)] = (node, key, chunk)
             answer.nodes.append(node)
             answer.bases.append(base)
-            if symbol is None:
-                answer.chunks.append([])
-            elif hierarchical:
-                answer.chunks.append([json.dumps(unstructure(symbol))])
-            else:
-                infos = symbol_information([symbol], uri)
-                answer.chunks.append([json.dumps(unstructure(info)) for info in infos])
+            answer.chunks.append(chunk)
         if tail:
             assert last is not None
             shift = len(text) - last.length
@@ -277,9 +275,18 @@ class OutlineCache:
             answer.bases += [base + shift for base in last.bases[-tail:]]
             answer.chunks += last.chunks[-tail:]
         answer.written = [part for chunk in answer.chunks for part in chunk]
-        self.keep(items)
+        if len(self.chunks) > 4 * len(items) + 64:
+            live = {id(node) for node in items}
+            self.chunks = {key: value for key, value in self.chunks.items() if key in live}
         self.answered = answer
         return answer.written
+
+    def written_chunk(self, node, key: tuple) -> tuple[str, ...] | None:
+        """An item's JSON texts from an earlier answer of the same form, if still true."""
+        cached = self.chunks.get(id(node))
+        if cached is not None and cached[0] is node and cached[1] == key:
+            return cached[2]
+        return None
 
     def get(self, node, key: tuple) -> types.DocumentSymbol | None:
         cached = self.items.get(id(node))
@@ -323,6 +330,18 @@ class OutlineCache:
         if len(self.items) > 4 * len(nodes) + 64:
             live = {id(node) for node in nodes}
             self.items = {key: value for key, value in self.items.items() if key in live}
+
+
+def _chunk(
+    symbol: types.DocumentSymbol | None, hierarchical: bool, uri: str, unstructure
+) -> tuple[str, ...]:
+    """An item's symbol as the JSON texts of an answer: none, one, or (flat) one for it and
+    one for each of its fields."""
+    if symbol is None:
+        return ()
+    if hierarchical:
+        return (json.dumps(unstructure(symbol)),)
+    return tuple(json.dumps(unstructure(info)) for info in symbol_information([symbol], uri))
 
 
 def document_symbols(
