@@ -33,11 +33,15 @@ gradient, so a gradient near zero may flip). Variants that disagree are not time
 command exits 1. Where torch.compile refuses the expert code (no C compiler, say), its
 column is left out with a note and the rest runs.
 
-Timing: one torch thread, two warm-up calls, then `--rounds` rounds in which each variant in
-turn makes a short batch of calls (about 20 ms), so that other work on the machine falls on
-all of them; each figure is the median time per call, of the wall clock and of the process's
-CPU time (`--clock` says which the budgets are judged on: wall by default; on a machine that
-other work keeps busy the CPU time moves less). Budgets (issue 30, item 4): ShapeScript
+Timing: one torch thread; each variant gets two warm-up calls and a timed call that sizes
+its batch (as many calls as fill about 20 ms, and at least three); then `--rounds` rounds in
+which each variant in turn runs its batch, the order turning by one each round, so that
+other work on the machine falls on all of them and none always runs first. Each figure in
+the table is the median over the rounds of the time per call, of the wall clock and of the
+process's CPU time (`--clock` says which the budgets are judged on: wall by default; on a
+machine that other work keeps busy the CPU time moves less). A budget's ratio is the median
+over the rounds of that round's own ratio (the rounds' lowest and highest are recorded).
+Budgets (issue 30, item 4): ShapeScript
 <= 1.00x naive and <= 1.05x expert at every case and size; with the switch, <= 1.05x
 torch.compile of the expert code. A budget that fails is printed FAIL; the command still
 exits 0. Results go to benchmarks/results/vs_torch.json.
@@ -79,6 +83,7 @@ LEARNING_RATE = 6e-4
 GPT_LAYERS = 2
 GPT_VOCAB = 512
 BATCH_SECONDS = 0.02
+MIN_CALLS = 3
 
 SS, NAIVE, EXPERT, EXPERT_TC, SS_TC = (
     "shapescript",
@@ -380,17 +385,38 @@ def _batch(run: Callable[[], Any], calls: int) -> tuple[float, float]:
     return (time.perf_counter() - wall) / calls, (time.process_time() - cpu) / calls
 
 
-def medians(variants: dict[str, Variant], rounds: int) -> dict[str, dict[str, float]]:
-    """Median wall and CPU seconds per call of each variant (`{clock: {variant: s}}`), from
-    interleaved rounds of short batches."""
+def rotated(names: list[str], index: int) -> list[str]:
+    """The order the variants run in round `index`: each round starts one further along,
+    so that no variant always runs first, or always right after the same other one."""
+    shift = index % len(names) if names else 0
+    return names[shift:] + names[:shift]
+
+
+#: Samples of a case: per variant, one (wall, CPU) seconds per call for each round.
+Samples = dict[str, list[tuple[float, float]]]
+
+
+def measure(variants: dict[str, Variant], rounds: int) -> Samples:
+    """Each variant's time per call in each of `rounds` interleaved rounds.
+
+    Every variant gets two warm-up calls and a timed call that sizes its batch: as many
+    calls as fill about BATCH_SECONDS, and never fewer than MIN_CALLS, so a sample at the
+    large sizes isn't one call's luck. The variants' order turns by one each round.
+    """
     calls = {}
     for name, variant in variants.items():
         _batch(variant.run, 2)
-        calls[name] = max(1, round(BATCH_SECONDS / _batch(variant.run, 1)[0]))
-    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
-    for _ in range(rounds):
-        for name, variant in variants.items():
-            samples[name].append(_batch(variant.run, calls[name]))
+        calls[name] = max(MIN_CALLS, round(BATCH_SECONDS / _batch(variant.run, 1)[0]))
+    names = list(variants)
+    samples: Samples = {name: [] for name in names}
+    for index in range(rounds):
+        for name in rotated(names, index):
+            samples[name].append(_batch(variants[name].run, calls[name]))
+    return samples
+
+
+def medians(samples: Samples) -> dict[str, dict[str, float]]:
+    """Median seconds per call of each variant over the rounds, `{clock: {variant: s}}`."""
     return {
         clock: {
             name: statistics.median(s[index] for s in values) for name, values in samples.items()
@@ -399,13 +425,32 @@ def medians(variants: dict[str, Variant], rounds: int) -> dict[str, dict[str, fl
     }
 
 
-def verdicts(times: dict[str, float]) -> list[dict[str, Any]]:
-    """Each budget's ratio and whether it holds; None where a side wasn't run."""
+def verdicts(samples: Samples, clock: str) -> list[dict[str, Any]]:
+    """Each budget's ratio and whether it holds; None where a side wasn't run.
+
+    The ratio is the median over the rounds of each round's own ratio: both sides of a
+    round ran within moments of each other, so a change of load between rounds moves
+    both, where a ratio of two medians would mix different moments. The rounds' lowest
+    and highest ratios are kept with it."""
+    index = tuple(CLOCKS).index(clock)
     found = []
     for name, numerator, denominator, most in BUDGETS:
-        if numerator in times and denominator in times:
-            ratio = times[numerator] / times[denominator]
-            found.append({"budget": name, "ratio": ratio, "most": most, "pass": ratio <= most})
+        if numerator in samples and denominator in samples:
+            ratios = [
+                top[index] / bottom[index]
+                for top, bottom in zip(samples[numerator], samples[denominator], strict=True)
+            ]
+            ratio = statistics.median(ratios)
+            found.append(
+                {
+                    "budget": name,
+                    "ratio": ratio,
+                    "lowest": min(ratios),
+                    "highest": max(ratios),
+                    "most": most,
+                    "pass": ratio <= most,
+                }
+            )
         else:
             found.append({"budget": name, "ratio": None, "most": most, "pass": None})
     return found
@@ -455,10 +500,10 @@ def run_case(
         "budgets": [],
     }
     if not row["disagreements"]:
-        times = medians(built.variants, rounds)
-        for name, seconds in times.items():
+        samples = measure(built.variants, rounds)
+        for name, seconds in medians(samples).items():
             row[f"median_us_{name}"] = {variant: s * 1e6 for variant, s in seconds.items()}
-        row["budgets"] = verdicts(times[clock])
+        row["budgets"] = verdicts(samples, clock)
     return row
 
 
