@@ -24,8 +24,11 @@ Each case runs against naive and expert eager PyTorch (benchmarks/hand_written.p
 each writes), `torch.compile` of the expert code (inductor, static shapes; for the backward
 and training cases the loss is compiled and the optimizer step stays eager), and the
 ShapeScript program compiled with `shapescript.torch_compile(True)` when that switch exists
-("n/a" otherwise). All variants start from the same weights and inputs, and before anything
-is timed each one's result is compared with the naive one's: outputs and gradients within
+("n/a" otherwise). All variants start from the same weights and inputs (the switch from a
+copy of the inputs: it marks their varying axes dynamic for torch.compile, and
+torch.compile of the expert code, asked for static shapes, would see those marks on
+tensors it shares and trace them dynamic too). Before anything is timed each one's
+result is compared with the naive one's: outputs and gradients within
 a relative error (the norm of the difference over the norm of the naive value) of 1e-4 in
 f32, and for the training step the loss within 1e-4 and each param's change by the step
 within 1e-2 (AdamW's first step moves each value by about lr times the sign of its
@@ -199,8 +202,8 @@ def attention_case(size: Size, *, torch_compile: bool) -> Case:
         expert = torch.compile(hw.expert_attention, dynamic=False)
         variants[EXPERT_TC] = Variant(lambda: expert(x, w_qkv_t, w_o_t), output)
         if switch_available():
-            switched = compiled_module("attention", size, switch=True)
-            variants[SS_TC] = Variant(lambda: switched.causal_attention(x, w_qkv, w_o), output)
+            switched, x_tc = compiled_module("attention", size, switch=True), x.clone()
+            variants[SS_TC] = Variant(lambda: switched.causal_attention(x_tc, w_qkv, w_o), output)
     return Case(variants)
 
 
@@ -250,8 +253,8 @@ def _grads_case(case: str, size: Size, *, torch_compile: bool) -> Case:
         )
         if switch_available():
             switched = compiled_module(case, size, switch=True)
-            m_tc = _same_model(switched, model, state)
-            variants[SS_TC] = Variant(lambda: switched.grads(m_tc, x), written)
+            m_tc, x_tc = _same_model(switched, model, state), x.clone()
+            variants[SS_TC] = Variant(lambda: switched.grads(m_tc, x_tc), written)
     return Case(variants)
 
 
@@ -308,8 +311,9 @@ def train_case(size: Size, *, torch_compile: bool) -> Case:
             switched = compiled_module("train", size, switch=True)
             m_tc = _same_model(switched, "Gpt", state)
             opt_tc = switched.optimizer(m_tc)
+            inputs_tc, targets_tc = inputs.clone(), targets.clone()
             variants[SS_TC] = Variant(
-                lambda: switched.train_step(m_tc, opt_tc, inputs, targets), ss_after(m_tc)
+                lambda: switched.train_step(m_tc, opt_tc, inputs_tc, targets_tc), ss_after(m_tc)
             )
     return Case(variants, start=state, notes=notes)
 

@@ -170,3 +170,37 @@ def test_a_budget_is_judged_on_the_median_of_each_rounds_own_ratio() -> None:
     assert expert["pass"] is False
     assert found["shapescript/naive"]["ratio"] == 0.25
     assert found["switch/torch.compile(expert)"]["ratio"] is None
+
+
+def _tensors_reached(function) -> list[torch.Tensor]:
+    """The tensors a variant's closures hold, through the functions and dicts they hold."""
+    found, seen, stack = [], set(), [function]
+    while stack:
+        value = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, torch.Tensor):
+            found.append(value)
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif callable(value) and getattr(value, "__closure__", None):
+            stack.extend(cell.cell_contents for cell in value.__closure__)
+    return found
+
+
+@pytest.mark.parametrize("case", ["attention", "mlp"])
+def test_the_switch_marks_no_tensor_the_expert_code_reads(monkeypatch, case: str) -> None:
+    # The switch marks its inputs' varying axes dynamic for torch.compile; a tensor the
+    # compiled expert code also read would be traced dynamic there too, not as asked.
+    monkeypatch.setattr(vs_torch.torch, "compile", lambda function, **options: function)
+    built = vs_torch.build_case(case, TINY, torch_compile=True)
+    assert vs_torch.disagreements(built) == []
+    marked = [
+        tensor
+        for name in (vs_torch.EXPERT, vs_torch.EXPERT_TC)
+        for tensor in _tensors_reached(built.variants[name].run)
+        if hasattr(tensor, "_dynamo_weak_dynamic_indices")
+    ]
+    assert _tensors_reached(built.variants[vs_torch.EXPERT_TC].run)
+    assert marked == []
