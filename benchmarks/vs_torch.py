@@ -25,8 +25,8 @@ each writes), `torch.compile` of the expert code (inductor, static shapes; for t
 and training cases the loss is compiled and the optimizer step stays eager), and the
 ShapeScript program compiled with `shapescript.torch_compile(True)` when that switch exists
 ("n/a" otherwise). All variants start from the same weights and inputs (the switch from a
-copy of the inputs: it marks their varying axes dynamic for torch.compile, and
-torch.compile of the expert code, asked for static shapes, would see those marks on
+copy of the inputs: once their sizes vary it marks those axes dynamic for torch.compile,
+and torch.compile of the expert code, asked for static shapes, would see those marks on
 tensors it shares and trace them dynamic too). Before anything is timed each one's
 result is compared with the naive one's: outputs and gradients within
 a relative error (the norm of the difference over the norm of the naive value) of 1e-4 in
