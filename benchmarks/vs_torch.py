@@ -24,8 +24,11 @@ Each case runs against naive and expert eager PyTorch (benchmarks/hand_written.p
 each writes), `torch.compile` of the expert code (inductor, static shapes; for the backward
 and training cases the loss is compiled and the optimizer step stays eager), and the
 ShapeScript program compiled with `shapescript.torch_compile(True)` when that switch exists
-("n/a" otherwise). All variants start from the same weights and inputs, and before anything
-is timed each one's result is compared with the naive one's: outputs and gradients within
+("n/a" otherwise). All variants start from the same weights and inputs (the switch from a
+copy of the inputs: once their sizes vary it marks those axes dynamic for torch.compile,
+and torch.compile of the expert code, asked for static shapes, would see those marks on
+tensors it shares and trace them dynamic too). Before anything is timed each one's
+result is compared with the naive one's: outputs and gradients within
 a relative error (the norm of the difference over the norm of the naive value) of 1e-4 in
 f32, and for the training step the loss within 1e-4 and each param's change by the step
 within 1e-2 (AdamW's first step moves each value by about lr times the sign of its
@@ -33,11 +36,15 @@ gradient, so a gradient near zero may flip). Variants that disagree are not time
 command exits 1. Where torch.compile refuses the expert code (no C compiler, say), its
 column is left out with a note and the rest runs.
 
-Timing: one torch thread, two warm-up calls, then `--rounds` rounds in which each variant in
-turn makes a short batch of calls (about 20 ms), so that other work on the machine falls on
-all of them; each figure is the median time per call, of the wall clock and of the process's
-CPU time (`--clock` says which the budgets are judged on: wall by default; on a machine that
-other work keeps busy the CPU time moves less). Budgets (issue 30, item 4): ShapeScript
+Timing: one torch thread; each variant gets two warm-up calls and a timed call that sizes
+its batch (as many calls as fill about 20 ms, and at least three); then `--rounds` rounds in
+which each variant in turn runs its batch, the order turning by one each round, so that
+other work on the machine falls on all of them and none always runs first. Each figure in
+the table is the median over the rounds of the time per call, of the wall clock and of the
+process's CPU time (`--clock` says which the budgets are judged on: wall by default; on a
+machine that other work keeps busy the CPU time moves less). A budget's ratio is the median
+over the rounds of that round's own ratio (the rounds' lowest and highest are recorded).
+Budgets (issue 30, item 4): ShapeScript
 <= 1.00x naive and <= 1.05x expert at every case and size; with the switch, <= 1.05x
 torch.compile of the expert code. A budget that fails is printed FAIL; the command still
 exits 0. Results go to benchmarks/results/vs_torch.json.
@@ -79,6 +86,7 @@ LEARNING_RATE = 6e-4
 GPT_LAYERS = 2
 GPT_VOCAB = 512
 BATCH_SECONDS = 0.02
+MIN_CALLS = 3
 
 SS, NAIVE, EXPERT, EXPERT_TC, SS_TC = (
     "shapescript",
@@ -194,8 +202,8 @@ def attention_case(size: Size, *, torch_compile: bool) -> Case:
         expert = torch.compile(hw.expert_attention, dynamic=False)
         variants[EXPERT_TC] = Variant(lambda: expert(x, w_qkv_t, w_o_t), output)
         if switch_available():
-            switched = compiled_module("attention", size, switch=True)
-            variants[SS_TC] = Variant(lambda: switched.causal_attention(x, w_qkv, w_o), output)
+            switched, x_tc = compiled_module("attention", size, switch=True), x.clone()
+            variants[SS_TC] = Variant(lambda: switched.causal_attention(x_tc, w_qkv, w_o), output)
     return Case(variants)
 
 
@@ -245,8 +253,8 @@ def _grads_case(case: str, size: Size, *, torch_compile: bool) -> Case:
         )
         if switch_available():
             switched = compiled_module(case, size, switch=True)
-            m_tc = _same_model(switched, model, state)
-            variants[SS_TC] = Variant(lambda: switched.grads(m_tc, x), written)
+            m_tc, x_tc = _same_model(switched, model, state), x.clone()
+            variants[SS_TC] = Variant(lambda: switched.grads(m_tc, x_tc), written)
     return Case(variants)
 
 
@@ -303,8 +311,9 @@ def train_case(size: Size, *, torch_compile: bool) -> Case:
             switched = compiled_module("train", size, switch=True)
             m_tc = _same_model(switched, "Gpt", state)
             opt_tc = switched.optimizer(m_tc)
+            inputs_tc, targets_tc = inputs.clone(), targets.clone()
             variants[SS_TC] = Variant(
-                lambda: switched.train_step(m_tc, opt_tc, inputs, targets), ss_after(m_tc)
+                lambda: switched.train_step(m_tc, opt_tc, inputs_tc, targets_tc), ss_after(m_tc)
             )
     return Case(variants, start=state, notes=notes)
 
@@ -380,17 +389,38 @@ def _batch(run: Callable[[], Any], calls: int) -> tuple[float, float]:
     return (time.perf_counter() - wall) / calls, (time.process_time() - cpu) / calls
 
 
-def medians(variants: dict[str, Variant], rounds: int) -> dict[str, dict[str, float]]:
-    """Median wall and CPU seconds per call of each variant (`{clock: {variant: s}}`), from
-    interleaved rounds of short batches."""
+def rotated(names: list[str], index: int) -> list[str]:
+    """The order the variants run in round `index`: each round starts one further along,
+    so that no variant always runs first, or always right after the same other one."""
+    shift = index % len(names) if names else 0
+    return names[shift:] + names[:shift]
+
+
+#: Samples of a case: per variant, one (wall, CPU) seconds per call for each round.
+Samples = dict[str, list[tuple[float, float]]]
+
+
+def measure(variants: dict[str, Variant], rounds: int) -> Samples:
+    """Each variant's time per call in each of `rounds` interleaved rounds.
+
+    Every variant gets two warm-up calls and a timed call that sizes its batch: as many
+    calls as fill about BATCH_SECONDS, and never fewer than MIN_CALLS, so a sample at the
+    large sizes isn't one call's luck. The variants' order turns by one each round.
+    """
     calls = {}
     for name, variant in variants.items():
         _batch(variant.run, 2)
-        calls[name] = max(1, round(BATCH_SECONDS / _batch(variant.run, 1)[0]))
-    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
-    for _ in range(rounds):
-        for name, variant in variants.items():
-            samples[name].append(_batch(variant.run, calls[name]))
+        calls[name] = max(MIN_CALLS, round(BATCH_SECONDS / _batch(variant.run, 1)[0]))
+    names = list(variants)
+    samples: Samples = {name: [] for name in names}
+    for index in range(rounds):
+        for name in rotated(names, index):
+            samples[name].append(_batch(variants[name].run, calls[name]))
+    return samples
+
+
+def medians(samples: Samples) -> dict[str, dict[str, float]]:
+    """Median seconds per call of each variant over the rounds, `{clock: {variant: s}}`."""
     return {
         clock: {
             name: statistics.median(s[index] for s in values) for name, values in samples.items()
@@ -399,13 +429,32 @@ def medians(variants: dict[str, Variant], rounds: int) -> dict[str, dict[str, fl
     }
 
 
-def verdicts(times: dict[str, float]) -> list[dict[str, Any]]:
-    """Each budget's ratio and whether it holds; None where a side wasn't run."""
+def verdicts(samples: Samples, clock: str) -> list[dict[str, Any]]:
+    """Each budget's ratio and whether it holds; None where a side wasn't run.
+
+    The ratio is the median over the rounds of each round's own ratio: both sides of a
+    round ran within moments of each other, so a change of load between rounds moves
+    both, where a ratio of two medians would mix different moments. The rounds' lowest
+    and highest ratios are kept with it."""
+    index = tuple(CLOCKS).index(clock)
     found = []
     for name, numerator, denominator, most in BUDGETS:
-        if numerator in times and denominator in times:
-            ratio = times[numerator] / times[denominator]
-            found.append({"budget": name, "ratio": ratio, "most": most, "pass": ratio <= most})
+        if numerator in samples and denominator in samples:
+            ratios = [
+                top[index] / bottom[index]
+                for top, bottom in zip(samples[numerator], samples[denominator], strict=True)
+            ]
+            ratio = statistics.median(ratios)
+            found.append(
+                {
+                    "budget": name,
+                    "ratio": ratio,
+                    "lowest": min(ratios),
+                    "highest": max(ratios),
+                    "most": most,
+                    "pass": ratio <= most,
+                }
+            )
         else:
             found.append({"budget": name, "ratio": None, "most": most, "pass": None})
     return found
@@ -455,10 +504,10 @@ def run_case(
         "budgets": [],
     }
     if not row["disagreements"]:
-        times = medians(built.variants, rounds)
-        for name, seconds in times.items():
+        samples = measure(built.variants, rounds)
+        for name, seconds in medians(samples).items():
             row[f"median_us_{name}"] = {variant: s * 1e6 for variant, s in seconds.items()}
-        row["budgets"] = verdicts(times[clock])
+        row["budgets"] = verdicts(samples, clock)
     return row
 
 

@@ -127,3 +127,80 @@ def test_where_torch_compile_refuses_the_expert_code_its_column_is_left_out(monk
     assert vs_torch.disagreements(built) == []
     assert vs_torch.EXPERT_TC not in built.variants
     assert built.notes == ["torch.compile(expert) left out: RuntimeError: no C compiler"]
+
+
+def _counting_variants(names: list[str], log: list[str]) -> dict[str, vs_torch.Variant]:
+    def runner(name: str):
+        return lambda: log.append(name)
+
+    return {name: vs_torch.Variant(runner(name), lambda result: {}) for name in names}
+
+
+def test_each_round_starts_with_another_variant(monkeypatch) -> None:
+    monkeypatch.setattr(vs_torch, "BATCH_SECONDS", 0.0)
+    names = [vs_torch.SS, vs_torch.NAIVE, vs_torch.EXPERT]
+    log: list[str] = []
+    samples = vs_torch.measure(_counting_variants(names, log), rounds=3)
+    timed = log[3 * len(names) :]  # after each variant's warm-up and sizing calls
+    per_round = vs_torch.MIN_CALLS * len(names)
+    firsts = [timed[start] for start in range(0, len(timed), per_round)]
+    assert sorted(firsts) == sorted(names)
+    assert all(len(values) == 3 for values in samples.values())
+
+
+def test_a_variant_slower_than_a_batch_still_gets_several_calls_a_round(monkeypatch) -> None:
+    monkeypatch.setattr(vs_torch, "BATCH_SECONDS", 0.0)
+    log: list[str] = []
+    vs_torch.measure(_counting_variants([vs_torch.SS, vs_torch.NAIVE], log), rounds=2)
+    timed = log[3 * 2 :]
+    assert timed.count(vs_torch.SS) == timed.count(vs_torch.NAIVE) >= 2 * 3
+
+
+def test_a_budget_is_judged_on_the_median_of_each_rounds_own_ratio() -> None:
+    # Three rounds: ShapeScript twice as slow as expert in two of them. The medians of the
+    # times alone (2 against 2) would call them equal.
+    samples = {
+        vs_torch.SS: [(1.0, 1.0), (2.0, 2.0), (10.0, 10.0)],
+        vs_torch.NAIVE: [(4.0, 4.0), (4.0, 4.0), (40.0, 40.0)],
+        vs_torch.EXPERT: [(2.0, 2.0), (1.0, 1.0), (5.0, 5.0)],
+    }
+    found = {v["budget"]: v for v in vs_torch.verdicts(samples, "cpu")}
+    expert = found["shapescript/expert"]
+    assert (expert["ratio"], expert["lowest"], expert["highest"]) == (2.0, 0.5, 2.0)
+    assert expert["pass"] is False
+    assert found["shapescript/naive"]["ratio"] == 0.25
+    assert found["switch/torch.compile(expert)"]["ratio"] is None
+
+
+def _tensors_reached(function) -> list[torch.Tensor]:
+    """The tensors a variant's closures hold, through the functions and dicts they hold."""
+    found, seen, stack = [], set(), [function]
+    while stack:
+        value = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, torch.Tensor):
+            found.append(value)
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif callable(value) and getattr(value, "__closure__", None):
+            stack.extend(cell.cell_contents for cell in value.__closure__)
+    return found
+
+
+@pytest.mark.parametrize("case", ["attention", "mlp"])
+def test_the_switch_marks_no_tensor_the_expert_code_reads(monkeypatch, case: str) -> None:
+    # The switch marks its inputs' varying axes dynamic for torch.compile; a tensor the
+    # compiled expert code also read would be traced dynamic there too, not as asked.
+    monkeypatch.setattr(vs_torch.torch, "compile", lambda function, **options: function)
+    built = vs_torch.build_case(case, TINY, torch_compile=True)
+    assert vs_torch.disagreements(built) == []
+    marked = [
+        tensor
+        for name in (vs_torch.EXPERT, vs_torch.EXPERT_TC)
+        for tensor in _tensors_reached(built.variants[name].run)
+        if hasattr(tensor, "_dynamo_weak_dynamic_indices")
+    ]
+    assert _tensors_reached(built.variants[vs_torch.EXPERT_TC].run)
+    assert marked == []

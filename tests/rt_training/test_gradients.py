@@ -2,12 +2,16 @@ from __future__ import annotations
 
 import copy
 import pickle
+import sys
+from collections.abc import Callable
+from types import FrameType
 
 import pytest
 import torch
 
 from shapescript import ShapeError
 from shapescript.rt.gradients import Grad, check_grad, clip_norm, norm, value_and_grad
+from tests.rt_training import nets
 from tests.rt_training.nets import Other, Tiny, tiny_loss
 
 WHERE = {"path": "t.ss", "line": 3, "column": 1, "function": "step", "parameter": "g"}
@@ -227,3 +231,48 @@ def test_value_and_grad_of_a_complex_loss_is_refused_as_autograd_refuses() -> No
     m = Tiny.init(seed=1)
     with pytest.raises(RuntimeError):
         value_and_grad(lambda model: model.w.sum().to(torch.complex64), m)
+
+
+def _runtime_calls(run: Callable[[], object]) -> list[str]:
+    """The Python-level calls `run` makes outside the test's own code: the runtime's and
+    torch's Python, one entry per call (a generator counts each time it resumes)."""
+    here = __file__
+    seen: list[str] = []
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        if event == "call" and frame.f_code.co_filename not in (here, nets.__file__):
+            seen.append(f"{frame.f_code.co_filename}:{frame.f_code.co_name}")
+
+    sys.setprofile(profile)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return [call for call in seen if not call.endswith("module.py:__getattr__")]
+
+
+def test_value_and_grad_makes_the_same_few_python_calls_whatever_the_model() -> None:
+    # Per call, value_and_grad's own Python is a fixed cost on top of the loss's torch ops:
+    # it must not grow with the number of params (a generator or comprehension per param)
+    # nor go through a context manager's Python to turn gradients on.
+    tiny, x = Tiny.init(seed=1), torch.randn(5, 3)
+    mlp = nets.Mlp.init(seed=1)
+    features = torch.randn(2, nets.D)
+
+    def small_loss(m: Tiny, x: torch.Tensor) -> torch.Tensor:
+        return (x @ m.w + m.b).square().mean()
+
+    def mlp_loss(m: nets.Mlp, x: torch.Tensor) -> torch.Tensor:
+        return nets.forward(m, x).mean()
+
+    value_and_grad(small_loss, tiny, x)
+    value_and_grad(mlp_loss, mlp, features)
+    small = _runtime_calls(lambda: value_and_grad(small_loss, tiny, x))
+    larger = _runtime_calls(lambda: value_and_grad(mlp_loss, mlp, features))
+    ours = [call for call in larger if "/shapescript/" in call]
+    torch_python = [call for call in larger if "/shapescript/" not in call]
+    assert len(small) == len(larger), (small, larger)
+    assert not any("grad_mode" in call or "_contextlib" in call for call in larger), larger
+    assert len(ours) <= 4, ours
+    # torch's own: the engine's entry (`_engine_run_backward`) and its logging level check.
+    assert len(torch_python) <= 2, torch_python

@@ -6,6 +6,7 @@ Nothing here reads or writes a param's `.grad`: gradients are values, made by
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -200,12 +201,20 @@ deferral: Any = None
 def value_and_grad(
     f: Callable[..., torch.Tensor], m: Model, *args: Any, **kwargs: Any
 ) -> tuple[torch.Tensor, Grad]:
-    """`f(m, *args, **kwargs)`, detached, and its gradient with respect to `m`'s params."""
+    """`f(m, *args, **kwargs)`, detached, and its gradient with respect to `m`'s params.
+
+    Called once per training step, so its own Python is kept to a fixed few operations
+    whatever the model: loops in this frame rather than comprehensions or generators (each
+    a call of its own), and gradients turned on without a context manager's Python.
+    """
     if not isinstance(m, Model):
         raise TypeError(f"value_and_grad takes a model second, not {type(m).__name__}")
     names = m._ss_params
     params = params_of(m)
-    with torch.enable_grad():
+    grad_was_off = not torch.is_grad_enabled()
+    if grad_was_off:
+        torch._C._set_grad_enabled(True)
+    try:
         pending = None
         if deferral is not None:
             value, pending = deferral.run(f, m, args, kwargs)
@@ -214,27 +223,33 @@ def value_and_grad(
         if not isinstance(value, torch.Tensor) or value.dim() != 0:
             shown = list(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
             raise ShapeError(f"value_and_grad: {_name(f)} must return a [] tensor, not {shown}")
-        wanted = [index for index, param in enumerate(params) if param.requires_grad]
-        found: tuple[torch.Tensor | None, ...] = ()
         # With the loss's all-reduce left for later, the backward pass starts from this
         # worker's own numerator.
         start = pending.numerator if pending is not None else value
-        if start.requires_grad and wanted:
+        inputs = params
+        if False in map(_requires_grad, params):
+            inputs = tuple(param for param in params if param.requires_grad)
+        found: tuple[torch.Tensor | None, ...] = ()
+        if start.requires_grad and inputs:
             if seeded is not None and pending is None:
                 seeded(value)
-            found = _backward(start, tuple(params[i] for i in wanted))
-    grads: list[torch.Tensor | None] = [None] * len(params)
-    for index, grad in zip(wanted, found, strict=False):
-        grads[index] = grad
-    values = {
-        name: torch.zeros_like(param) if grad is None else grad
-        for name, param, grad in zip(names, params, grads, strict=True)
-    }
+            found = _backward(start, inputs)
+    finally:
+        if grad_was_off:
+            torch._C._set_grad_enabled(False)
+    values: dict[str, torch.Tensor] = {}
+    given = iter(found)
+    for name, param in zip(names, params, strict=True):
+        grad = next(given, None) if param.requires_grad else None
+        values[name] = torch.zeros_like(param) if grad is None else grad
     if pending is not None:
         values, value = deferral.combine(values, pending)
     elif combine is not None:
         values = combine(values)
     return value.detach(), Grad(type(m), values)
+
+
+_requires_grad = operator.attrgetter("requires_grad")
 
 
 #: The call `torch.autograd.grad` makes once its checks pass (private to torch: where a

@@ -275,8 +275,7 @@ def params_of(model: Model) -> tuple[torch.nn.Parameter, ...]:
     """The model's params in declaration order, then the held models' (the order of
     `named_parameters()` and of `_ss_params`)."""
     if not model._ss_held:
-        parameters = model._parameters
-        return tuple(parameters[name] for name in model._ss_params)
+        return tuple(map(model._parameters.__getitem__, model._ss_params))
     found: list[torch.nn.Parameter] = []
     # Depth first on a stack of its own, children pushed in reverse so they come off in
     # order; the declared structure is walked directly, a few times faster than
@@ -285,7 +284,7 @@ def params_of(model: Model) -> tuple[torch.nn.Parameter, ...]:
     while stack:
         current = stack.pop()
         parameters = current._parameters
-        found.extend(parameters[name] for name in current._ss_own_params)
+        found.extend(map(parameters.__getitem__, current._ss_own_params))
         modules = current._modules
         for held in reversed(current._ss_held):
             inner = modules[held.name]
@@ -359,7 +358,8 @@ def check_model(value: Any, cls: type[Model], where: dict[str, Any], path: str =
     """ShapeError unless `value` is a `cls` whose fields, and those of the models it holds,
     have their declared shapes and dtypes."""
     if not cls._ss_held:
-        _check_one(value, cls, where, path)
+        if not (isinstance(value, cls) and (value._ss_sharded or _fits(value, cls))):
+            _check_one(value, cls, where, path)
         return
     # The models it holds, on a stack of its own. Each entry keeps the index of the entry
     # that holds it and its name there, so a path is made only for a problem.

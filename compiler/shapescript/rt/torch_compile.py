@@ -7,12 +7,14 @@ always, and its body, which it calls and which runs through `torch.compile` (`co
 So a wrong argument fails before anything is traced, with the usual message, and the
 compiled region holds only the body's tensor code.
 
-Each body is compiled on its first call. The axes of its tensor arguments that the
-checker knows vary across calls (a function's size variables, `b` and `n`) are marked
-dynamic for that first trace, and the dims (`D = 768`) stay static, so calls with another
-`n` reuse the graph. Where torch refuses (no C compiler, an op inductor can't lower, an
-error while tracing), the body warns once, naming the function and why, and runs eagerly
-from then on.
+Each body is compiled on its first call, for that call's shapes, every size static: a
+program whose shapes never change gets inductor's kernels for them. The first call whose
+size variables (the axes of its tensor arguments that the checker knows may vary across
+calls, `b` and `n`) differ from the first call's marks those axes dynamic, all of them at
+once, and torch traces the body again; the dims (`D = 768`) stay static, so that second
+graph serves every later `b` and `n`. Where torch refuses (no C compiler, an op inductor
+can't lower, an error while tracing), the body warns once, naming the function and why,
+and runs eagerly from then on.
 
 Importing this module doesn't import torch; a body imports it when first called.
 """
@@ -120,11 +122,21 @@ def _reason(error: BaseException) -> str:
 class CompiledBody:
     """A function's body, run through torch.compile from its first call, eagerly if refused.
 
-    `dynamic` lists, per tensor argument of the body, its position and the axes that vary
-    across calls (negative after a `...`); those are marked dynamic for the first trace.
+    `dynamic` lists, per tensor argument of the body, its position and the axes that may
+    vary across calls (negative after a `...`); the first trace has them static, and the
+    first call where one differs from the first call's marks them all dynamic.
     """
 
-    __slots__ = ("__name__", "__wrapped__", "_compiled", "_refusals", "dynamic", "eager", "where")
+    __slots__ = (
+        "__name__",
+        "__wrapped__",
+        "_compiled",
+        "_first_sizes",
+        "_refusals",
+        "dynamic",
+        "eager",
+        "where",
+    )
 
     def __init__(
         self,
@@ -139,6 +151,9 @@ class CompiledBody:
         self.__name__ = getattr(eager, "__name__", "body")
         self._compiled: Callable[..., Any] | None = None
         self._refusals: tuple[type[BaseException], ...] = ()
+        #: The first call's sizes on the axes that may vary, until a call differs (None
+        #: from then on, and for a body with no such axes).
+        self._first_sizes: tuple[int, ...] | None = None
 
     def __call__(self, *args: Any) -> Any:
         # Called from another body that is being traced: trace this one into it.
@@ -149,6 +164,10 @@ class CompiledBody:
             return self._first(args)
         if compiled is self.eager:
             return compiled(*args)
+        first = self._first_sizes
+        if first is not None and self._sizes(args) != first:
+            self._first_sizes = None
+            self._mark(args)
         try:
             return compiled(*args)
         except self._refusals as error:
@@ -163,27 +182,38 @@ class CompiledBody:
             self._compiled = torch.compile(self.eager, backend=chosen.backend, mode=chosen.mode)
         except Exception as error:  # torch.compile itself refused: an old Python, a platform
             return self._refused(error, args)
-        self._mark(args)
+        if self.dynamic:
+            self._first_sizes = self._sizes(args)
         try:
             return self._compiled(*args)
         except self._refusals as error:
             return self._refused(error, args)
 
-    def _mark(self, args: tuple[Any, ...]) -> None:
-        """Mark the axes that vary across calls dynamic, for the first trace."""
-        import torch
-
+    def _axes(self, args: tuple[Any, ...]) -> list[tuple[Any, int]]:
+        """Each tensor argument with an axis that may vary, and that axis's index."""
+        found = []
         for position, axes in self.dynamic:
-            if position >= len(args):
+            tensor = args[position] if position < len(args) else None
+            shape = getattr(tensor, "shape", None)
+            if shape is None:
                 continue
-            tensor = args[position]
-            if not isinstance(tensor, torch.Tensor):
-                continue
-            rank = tensor.dim()
+            rank = len(shape)
             for axis in axes:
                 index = axis + rank if axis < 0 else axis
                 if 0 <= index < rank:
-                    torch._dynamo.maybe_mark_dynamic(tensor, index)
+                    found.append((tensor, index))
+        return found
+
+    def _sizes(self, args: tuple[Any, ...]) -> tuple[int, ...]:
+        """The sizes of the axes that may vary, in this call."""
+        return tuple(tensor.shape[index] for tensor, index in self._axes(args))
+
+    def _mark(self, args: tuple[Any, ...]) -> None:
+        """Mark the axes that may vary dynamic, for the trace this call makes."""
+        import torch
+
+        for tensor, index in self._axes(args):
+            torch._dynamo.maybe_mark_dynamic(tensor, index)
 
     def _refused(self, error: BaseException, args: tuple[Any, ...]) -> Any:
         self._compiled = self.eager
