@@ -97,6 +97,9 @@ class ModuleContext:
     trusted_copies: dict[str, None] = field(default_factory=dict)
     #: The dims arguments are checked against, made once (`arguments.module_dims`).
     argument_dims: ModuleDims | None = None
+    #: Each dim's value as Python, made once for the domain tests of records' fields
+    #: (`data.dim_numbers`).
+    dim_numbers: dict[str, str] | None = None
     #: Each function's name uses and bindings, by its declaration's id, with the
     #: declaration: counted once for all its bodies (`lowering.attention`).
     name_counts: dict[int, tuple[object, dict[str, int], dict[str, int]]] = field(
