@@ -100,3 +100,33 @@ def test_the_padding_analysis_keeps_one_value_per_shape_and_per_empty_need(
     needs = checked.padding.needs
     assert needs["first"] == needs["second"] == frozenset()
     assert needs["first"] is needs["second"]
+
+
+def test_calls_of_functions_without_asserts_look_for_no_assert_relations(monkeypatch) -> None:
+    from shapescript.check.bodies import asserts
+
+    text = """
+dim D = 4
+fn plain(x: [b D]) -> [b D]:
+    y = x * 2.0
+    return y
+fn checked(x: [b n]) -> [b n]:
+    assert n > 1
+    return x
+fn caller(x: [b D]) -> [b D]:
+    y = plain(x) + plain(x)
+    return checked(y)
+"""
+    looked: list[str] = []
+    relations = asserts.signature_relations
+
+    def counting(signature, dims):
+        looked.append(signature.name)
+        return relations(signature, dims)
+
+    monkeypatch.setattr(asserts, "signature_relations", counting)
+    checked = check(SourceFile.from_text("asserts.ss", text))
+    assert not checked.errors
+    # Only the callee with an assert has its relations worked out (each one needs a set
+    # of every dim of the file).
+    assert looked == ["checked"]
