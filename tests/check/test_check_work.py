@@ -66,14 +66,14 @@ def test_a_keystroke_in_one_body_looks_up_the_signature_of_that_function_alone(
     assert again.diagnostics == fresh.diagnostics
 
 
-#: Two functions whose parameters are written alike: each written type is a type object of
-#: its own, and the padding analysis meets them all; neither needs a mask.
+#: Two functions whose parameters have one shape in several type objects (a domain apart),
+#: and the padding analysis meets them all; neither needs a mask.
 ALIKE = """
 dim D = 4
 
 fn first(x: [b n D], y: [b n D]) -> [b n D] = x + y
 
-fn second(x: [b n D]) -> [b n D] = x * 2.0
+fn second(x: [b n D] Unit) -> [b n D] = x * 2.0
 """
 
 
@@ -94,7 +94,8 @@ def test_the_padding_analysis_keeps_one_value_per_shape_and_per_empty_need(
     monkeypatch.setattr(padding, "_shape_of", recording)
     checked = check(SourceFile.from_text("alike.ss", ALIKE))
     assert not checked.errors
-    # Several type objects of the shape `[b n D]`, one value for their shape.
+    # Several type objects of the shape `[b n D]` (equal written types are one object,
+    # so one of them is in another domain), one value for their shape.
     assert len(found) >= 2
     assert len({id(shape) for shape in found}) == 1
     needs = checked.padding.needs

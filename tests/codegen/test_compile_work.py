@@ -202,3 +202,21 @@ def test_each_functions_spec_is_made_once(monkeypatch) -> None:
     assert "_ss_fn_attend = " in generated.source
     # The checked functions each describe themselves once; the unchecked copy not at all.
     assert sorted(made) == ["attend", "outer"]
+
+
+def test_a_function_and_its_unchecked_copy_share_one_argument_plan(monkeypatch) -> None:
+    from shapescript.codegen import arguments
+
+    checked = check(SourceFile.from_text("work.ss", PROGRAM))
+    assert not checked.errors
+    planned: list[str] = []
+    plan_arguments = arguments.plan_arguments
+
+    def counting(signature, dims):
+        planned.append(signature.name)
+        return plan_arguments(signature, dims)
+
+    monkeypatch.setattr(arguments, "plan_arguments", counting)
+    generated = generate(checked, BuildOptions())
+    assert "def _ss_in_attend(" in generated.source
+    assert sorted(planned) == ["attend", "outer"]

@@ -67,6 +67,16 @@ def module_dims(context: ModuleContext) -> ModuleDims:
     return context.argument_dims
 
 
+def planned(context: ModuleContext, signature: Signature) -> ArgumentPlan:
+    """`plan_arguments` for the module's dims, made once per signature: a function and
+    its unchecked copy share it (nothing changes a plan once made)."""
+    found = context.argument_plans.get(id(signature))
+    if found is None or found[0] is not signature:
+        found = (signature, plan_arguments(signature, module_dims(context)))
+        context.argument_plans[id(signature)] = found
+    return found[1]
+
+
 def plan_arguments(signature: Signature, dims: ModuleDims) -> ArgumentPlan:
     """Decide which axis each generic size is read from and which axes are checked."""
     plan = ArgumentPlan()

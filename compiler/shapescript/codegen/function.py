@@ -88,6 +88,9 @@ class CallArgs:
 _OWN_STATE = frozenset({"context", "out", "trusted", "python", "shown"})
 
 
+#: The literal nodes, which `FunctionGenerator.literal` writes.
+_LITERALS = frozenset({ast.IntLit, ast.FloatLit, ast.BoolLit, ast.StringLit})
+
 #: The kinds of state `_copied` copies (a tuple: isinstance is slower with a union).
 _MUTABLE = (list, dict, set, SizeNames)
 
@@ -229,7 +232,7 @@ class FunctionGenerator:
         if padding.takes_pads(self):
             params.append("_ss_pad=None")
         origin = self.origin(decl.name_span)
-        plan = arguments.plan_arguments(self.signature, arguments.module_dims(self.context))
+        plan = arguments.planned(self.context, self.signature)
         batch = data.batch_sizes(self)
         self.sizes = plan.sizes.copy()
         self.sizes.update(batch)
@@ -664,28 +667,30 @@ class FunctionGenerator:
         return devices.gathered(self, node.span, self._expr(node))
 
     def _expr(self, node: ast.Expr) -> str:
-        if isinstance(node, ast.Name):
+        # The node classes have no subclasses: `type(x) is C` is `isinstance(x, C)`.
+        kind = type(node)
+        if kind is ast.Name:
             return self.name(node)
-        if isinstance(node, ast.IntLit | ast.FloatLit | ast.BoolLit | ast.StringLit):
+        if kind in _LITERALS:
             return self.literal(node)
-        if isinstance(node, ast.InfLit):
+        if kind is ast.InfLit:
             return "_ss_inf"
-        if isinstance(node, ast.Unary):
+        if kind is ast.Unary:
             return self.unary(node)
-        if isinstance(node, ast.Binary):
+        if kind is ast.Binary:
             return self.binary(node)
-        if isinstance(node, ast.Call):
+        if kind is ast.Call:
             return devices.wrap(self, node, self.call(node, None))
-        if isinstance(node, ast.Pipe):
+        if kind is ast.Pipe:
             return self.pipe(node)
-        if isinstance(node, ast.Cast):
+        if kind is ast.Cast:
             return casts.cast(self, node, self.expr(node.operand))
-        if isinstance(node, ast.Index):
+        if kind is ast.Index:
             return self.index(node)
-        if isinstance(node, ast.Member):
+        if kind is ast.Member:
             named = imports.unqualified(self, node)
             return self.name(named) if named is not node else self.member(node)
-        if isinstance(node, ast.Placeholder) and self.piped:
+        if kind is ast.Placeholder and self.piped:
             return self.piped[-1]
         raise self.unsupported("this expression", node.span)
 
