@@ -66,14 +66,14 @@ def test_a_keystroke_in_one_body_looks_up_the_signature_of_that_function_alone(
     assert again.diagnostics == fresh.diagnostics
 
 
-#: Two functions whose parameters are written alike: each written type is a type object of
-#: its own, and the padding analysis meets them all; neither needs a mask.
+#: Two functions whose parameters have one shape in several type objects (a domain apart),
+#: and the padding analysis meets them all; neither needs a mask.
 ALIKE = """
 dim D = 4
 
 fn first(x: [b n D], y: [b n D]) -> [b n D] = x + y
 
-fn second(x: [b n D]) -> [b n D] = x * 2.0
+fn second(x: [b n D] Unit) -> [b n D] = x * 2.0
 """
 
 
@@ -94,9 +94,40 @@ def test_the_padding_analysis_keeps_one_value_per_shape_and_per_empty_need(
     monkeypatch.setattr(padding, "_shape_of", recording)
     checked = check(SourceFile.from_text("alike.ss", ALIKE))
     assert not checked.errors
-    # Several type objects of the shape `[b n D]`, one value for their shape.
+    # Several type objects of the shape `[b n D]` (equal written types are one object,
+    # so one of them is in another domain), one value for their shape.
     assert len(found) >= 2
     assert len({id(shape) for shape in found}) == 1
     needs = checked.padding.needs
     assert needs["first"] == needs["second"] == frozenset()
     assert needs["first"] is needs["second"]
+
+
+def test_calls_of_functions_without_asserts_look_for_no_assert_relations(monkeypatch) -> None:
+    from shapescript.check.bodies import asserts
+
+    text = """
+dim D = 4
+fn plain(x: [b D]) -> [b D]:
+    y = x * 2.0
+    return y
+fn checked(x: [b n]) -> [b n]:
+    assert n > 1
+    return x
+fn caller(x: [b D]) -> [b D]:
+    y = plain(x) + plain(x)
+    return checked(y)
+"""
+    looked: list[str] = []
+    relations = asserts.signature_relations
+
+    def counting(signature, dims):
+        looked.append(signature.name)
+        return relations(signature, dims)
+
+    monkeypatch.setattr(asserts, "signature_relations", counting)
+    checked = check(SourceFile.from_text("asserts.ss", text))
+    assert not checked.errors
+    # Only the callee with an assert has its relations worked out (each one needs a set
+    # of every dim of the file).
+    assert looked == ["checked"]

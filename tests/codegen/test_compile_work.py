@@ -126,3 +126,97 @@ def test_a_kept_body_state_leaves_out_the_files_dims(monkeypatch) -> None:
     # (all the file's dims: a copy per function grew with the file's length squared).
     assert any("attend" in name for name in kept)
     assert all("sizes" not in state for state in kept.values())
+
+
+def test_each_functions_sizes_share_one_table_of_the_files_dims(monkeypatch) -> None:
+    from shapescript.codegen.function import FunctionGenerator
+
+    checked = check(
+        SourceFile.from_text("work.ss", PROGRAM.replace("dim D = 8", "dim D = 8\ndim E = 2"))
+    )
+    assert not checked.errors
+    tables: list[object] = []
+    bodies = FunctionGenerator.bodies
+
+    def looking(self):
+        tables.append(self.sizes)
+        return bodies(self)
+
+    monkeypatch.setattr(FunctionGenerator, "bodies", looking)
+    generate(checked, BuildOptions())
+    assert len(tables) == 2
+    # Every body reads the file's dims and its own sizes (`b`, `n`), but the dims are one
+    # table for the whole module, not a copy per function (their product grew with the
+    # file's length squared).
+    for sizes in tables:
+        assert {"D", "E", "b", "n"} <= set(sizes)
+        assert set(sizes.own) == {"b", "n"}
+        assert sizes.base is tables[0].base
+
+
+def test_a_size_table_reads_as_the_dims_updated_by_its_own_sizes() -> None:
+    from shapescript.codegen.sizes import SizeNames
+
+    dims = {"D": "D", "E": "E"}
+    sizes = SizeNames(dims)
+    sizes["n"] = "n"
+    sizes["D"] = "_ss_rt.padding.real_size(x)"
+    expected = dims | {"n": "n", "D": "_ss_rt.padding.real_size(x)"}
+    assert dict(sizes) == expected
+    assert list(sizes) == list(expected)
+    assert len(sizes) == 3
+    assert sizes["E"] == "E" and sizes.get("D") == expected["D"] and sizes.get("m") is None
+    assert "n" in sizes and "m" not in sizes
+    copy = sizes.copy()
+    copy["m"] = "m"
+    assert "m" not in sizes and copy != sizes and copy.base is dims
+    assert dims == {"D": "D", "E": "E"}
+    assert sizes == expected and sizes.copy() == sizes
+
+
+def test_size_tables_over_one_base_compare_by_what_they_read() -> None:
+    from shapescript.codegen.sizes import SizeNames
+
+    dims = {"D": "D"}
+    written = SizeNames(dims, {"D": "D", "n": "n"})
+    assert written == SizeNames(dims, {"n": "n"})
+    assert written != SizeNames(dims, {"n": "x.shape[0]"})
+    assert written != SizeNames(dims, {"D": "D"})
+    assert written == SizeNames({"D": "D"}, {"n": "n"}) == {"D": "D", "n": "n"}
+
+
+def test_each_functions_spec_is_made_once(monkeypatch) -> None:
+    from shapescript.codegen import arguments
+
+    checked = check(SourceFile.from_text("work.ss", PROGRAM))
+    assert not checked.errors
+    made: list[str] = []
+    function_spec = arguments.function_spec
+
+    def counting(context, signature, *rest):
+        made.append(signature.name)
+        return function_spec(context, signature, *rest)
+
+    monkeypatch.setattr(arguments, "function_spec", counting)
+    generated = generate(checked, BuildOptions())
+    assert "_ss_fn_attend = " in generated.source
+    # The checked functions each describe themselves once; the unchecked copy not at all.
+    assert sorted(made) == ["attend", "outer"]
+
+
+def test_a_function_and_its_unchecked_copy_share_one_argument_plan(monkeypatch) -> None:
+    from shapescript.codegen import arguments
+
+    checked = check(SourceFile.from_text("work.ss", PROGRAM))
+    assert not checked.errors
+    planned: list[str] = []
+    plan_arguments = arguments.plan_arguments
+
+    def counting(signature, dims):
+        planned.append(signature.name)
+        return plan_arguments(signature, dims)
+
+    monkeypatch.setattr(arguments, "plan_arguments", counting)
+    generated = generate(checked, BuildOptions())
+    assert "def _ss_in_attend(" in generated.source
+    assert sorted(planned) == ["attend", "outer"]

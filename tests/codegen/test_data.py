@@ -188,3 +188,22 @@ fn total(m: digits.Net, train: Dataset[digits.Digit], mode: Mode) -> []:
         f"'{path}:6:46')"
     ) in source
     assert "class Digit" not in source
+
+
+def test_a_records_fields_share_one_table_of_the_dims_values(monkeypatch) -> None:
+    from shapescript.codegen import casts
+
+    tables: list[object] = []
+    domain_test_with = casts.domain_test_with
+
+    def looking(context, sizes, name, type_):
+        if name == "v":  # a record field's test, not a parameter's
+            tables.append(sizes)
+        return domain_test_with(context, sizes, name, type_)
+
+    monkeypatch.setattr(casts, "domain_test_with", looking)
+    _source(value_checks="always")
+    # One table of the file's dims for every field (each field used to make its own).
+    assert len(tables) == 3
+    assert all(table is tables[0] for table in tables)
+    assert tables[0] == {"D": "4", "C": "3"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import gc
 import os
-from collections.abc import Container, Sequence
+from collections.abc import Container, Iterable, Sequence
 
 from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.check.algebra.reporter import Reporter
@@ -39,7 +39,7 @@ from shapescript.check.declarations.module_scope import (
 from shapescript.check.declarations.nested_models import report_cycles
 from shapescript.check.declarations.overloads import overload_members
 from shapescript.check.declarations.prelude import Prelude, load_prelude
-from shapescript.check.declarations.symbols import ItemFacts, Reference, Symbol
+from shapescript.check.declarations.symbols import ItemFacts, Reference, Symbol, read_table
 from shapescript.check.declarations.type_exprs import TypeResolver
 from shapescript.check.declarations.type_variables import declared_type_names, looks_generic
 from shapescript.check.exporting import exports_of
@@ -194,7 +194,7 @@ def _check_parsed(
     scope.data_infos = check_data_records(scope, declarations)
     imports.finish(scope)
 
-    def on_references(references: list[tuple[str, Span]], base: int) -> None:
+    def on_references(references: Iterable[tuple[str, Span]], base: int) -> None:
         # A declaration's references go to the first item of its chunk, unless it kept
         # its declaration facts.
         index = bisect.bisect_left(bases, base)
@@ -259,7 +259,9 @@ def _check_parsed(
     stale = _reuse_param_reads(program, previous, fingerprint, functions)
     # Only the bodies that differentiate something have reads to check.
     differentiating = [
-        facts for facts in items if facts.body is not None and facts.body.facts.gradients
+        facts
+        for facts in items
+        if facts.body is not None and read_table(facts.body.facts, "gradients")
     ]
     found_reads = read_diagnostics(program, differentiating)
     param_reads = _reads_of_functions(program, previous, fingerprint, stale) if all_facts else {}

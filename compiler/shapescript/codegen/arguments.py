@@ -15,7 +15,7 @@ from shapescript.check.algebra.types import TensorType, axis_text, format_type
 from shapescript.check.declarations.signatures import Signature
 from shapescript.codegen import devices
 from shapescript.codegen.context import ModuleContext, python_name
-from shapescript.codegen.sizes import MissingSize, size_expr
+from shapescript.codegen.sizes import MissingSize, SizeNames, size_expr
 
 
 @dataclass(slots=True)
@@ -41,7 +41,7 @@ class ArgumentPlan:
     tensors: list[tuple[int, str, TensorType]] = field(default_factory=list)
     axes: list[AxisPlan] = field(default_factory=list)
     #: Symbol -> Python expression, for every size the body may use.
-    sizes: dict[str, str] = field(default_factory=dict)
+    sizes: SizeNames = field(default_factory=lambda: SizeNames({}))
 
 
 @dataclass(slots=True)
@@ -67,10 +67,20 @@ def module_dims(context: ModuleContext) -> ModuleDims:
     return context.argument_dims
 
 
+def planned(context: ModuleContext, signature: Signature) -> ArgumentPlan:
+    """`plan_arguments` for the module's dims, made once per signature: a function and
+    its unchecked copy share it (nothing changes a plan once made)."""
+    found = context.argument_plans.get(id(signature))
+    if found is None or found[0] is not signature:
+        found = (signature, plan_arguments(signature, module_dims(context)))
+        context.argument_plans[id(signature)] = found
+    return found[1]
+
+
 def plan_arguments(signature: Signature, dims: ModuleDims) -> ArgumentPlan:
     """Decide which axis each generic size is read from and which axes are checked."""
     plan = ArgumentPlan()
-    known: dict[str, str] = dict(dims.names)
+    known = SizeNames(dims.names)
     pending: list[AxisPlan] = []
     for index, param in enumerate(signature.params):
         type_ = param.type
@@ -123,7 +133,7 @@ def plan_arguments(signature: Signature, dims: ModuleDims) -> ArgumentPlan:
     return plan
 
 
-def axis_spec(axis: AxisPlan, known: dict[str, str]) -> str:
+def axis_spec(axis: AxisPlan, known: SizeNames) -> str:
     """The axis as the runtime's failure path reads it: a tuple of Python expressions."""
     if axis.reads is not None:
         factor_text = axis.factor

@@ -4,6 +4,7 @@ domains that runtime checks use."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from shapescript.check.algebra.ranges import name_of
@@ -24,7 +25,7 @@ def domain_test(gen: FunctionGenerator, name: str, type_: TensorType) -> tuple[s
 
 
 def index_bound(
-    context: ModuleContext, sizes: dict[str, str], type_: TensorType
+    context: ModuleContext, sizes: Mapping[str, str], type_: TensorType
 ) -> tuple[str, str] | None:
     """For an `Index[V]` type, V's Python expression and what the domain promises; None for
     another domain or a V the sizes can't say."""
@@ -41,7 +42,7 @@ def index_bound(
 
 
 def domain_test_with(
-    context: ModuleContext, sizes: dict[str, str], name: str, type_: TensorType
+    context: ModuleContext, sizes: Mapping[str, str], name: str, type_: TensorType
 ) -> tuple[str, str] | None:
     """`domain_test` where `sizes` gives each size symbol's Python expression.
 

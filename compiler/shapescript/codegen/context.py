@@ -14,7 +14,7 @@ from shapescript.codegen.emit import Origin, SourceBuilder
 from shapescript.syntax.source import SourceFile, Span
 
 if TYPE_CHECKING:
-    from shapescript.codegen.arguments import ModuleDims
+    from shapescript.codegen.arguments import ArgumentPlan, ModuleDims
 
 #: torch's name for each ShapeScript dtype.
 TORCH_DTYPES = {
@@ -97,6 +97,12 @@ class ModuleContext:
     trusted_copies: dict[str, None] = field(default_factory=dict)
     #: The dims arguments are checked against, made once (`arguments.module_dims`).
     argument_dims: ModuleDims | None = None
+    #: Each signature's argument plan, by its id, with the signature
+    #: (`arguments.planned`).
+    argument_plans: dict[int, tuple[object, ArgumentPlan]] = field(default_factory=dict)
+    #: Each dim's value as Python, made once for the domain tests of records' fields
+    #: (`data.dim_numbers`).
+    dim_numbers: dict[str, str] | None = None
     #: Each function's name uses and bindings, by its declaration's id, with the
     #: declaration: counted once for all its bodies (`lowering.attention`).
     name_counts: dict[int, tuple[object, dict[str, int], dict[str, int]]] = field(

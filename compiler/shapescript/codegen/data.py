@@ -10,7 +10,7 @@ from shapescript.check.declarations.data_info import DataInfo
 from shapescript.codegen import casts
 from shapescript.codegen.context import ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import SourceBuilder
-from shapescript.codegen.sizes import MissingSize, size_expr
+from shapescript.codegen.sizes import MissingSize, SizeNames, size_expr
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
@@ -63,8 +63,7 @@ def _domain_test(context: ModuleContext, type_) -> tuple[str, str | None]:
     `None` where the domain has no test or value checks are compiled out."""
     if context.value_checks == "never":
         return "None", None
-    sizes = {name: str(value) for name, value in context.checked.dim_values.items()}
-    test = casts.domain_test_with(context, sizes, "v", type_)
+    test = casts.domain_test_with(context, dim_numbers(context), "v", type_)
     if test is None:
         return "None", None
     condition, promise = test
@@ -74,11 +73,20 @@ def _domain_test(context: ModuleContext, type_) -> tuple[str, str | None]:
     return function, promise
 
 
+def dim_numbers(context: ModuleContext) -> dict[str, str]:
+    """Each dim's value as Python, made once per module: every field asks for it."""
+    if context.dim_numbers is None:
+        context.dim_numbers = {
+            name: str(value) for name, value in context.checked.dim_values.items()
+        }
+    return context.dim_numbers
+
+
 # ---------------------------------------------------------------------- parameters
 
 
 def parameter_lines(
-    gen: FunctionGenerator, known: dict[str, str]
+    gen: FunctionGenerator, known: SizeNames
 ) -> tuple[list[str], list[str], list[str]]:
     """The lines batch and dataset parameters add to a function's prologue: each dataset
     parameter's check; each batch parameter's conversion to a batch, which checks its
@@ -89,7 +97,7 @@ def parameter_lines(
     checks: list[str] = []
     lines: list[str] = []
     later: list[str] = []
-    known = dict(known)
+    known = known.copy()
     for param in gen.signature.params:
         type_ = param.type
         if not is_data(type_):

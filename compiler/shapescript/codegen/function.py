@@ -38,7 +38,7 @@ from shapescript.codegen import trusted as copies
 from shapescript.codegen.context import ItemView, ModuleContext, Unsupported, python_name
 from shapescript.codegen.emit import Origin, SourceBuilder
 from shapescript.codegen.lowering import attention, linear
-from shapescript.codegen.sizes import MissingSize, size_expr
+from shapescript.codegen.sizes import MissingSize, SizeNames, size_expr
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
@@ -88,11 +88,18 @@ class CallArgs:
 _OWN_STATE = frozenset({"context", "out", "trusted", "python", "shown"})
 
 
+#: The literal nodes, which `FunctionGenerator.literal` writes.
+_LITERALS = frozenset({ast.IntLit, ast.FloatLit, ast.BoolLit, ast.StringLit})
+
+#: The kinds of state `_copied` copies (a tuple: isinstance is slower with a union).
+_MUTABLE = (list, dict, set, SizeNames)
+
+
 def _copied(state: dict[str, object]) -> dict[str, object]:
     """`state` with its lists, dicts and sets copied, so neither generator changes the
     other's."""
     return {
-        name: value.copy() if isinstance(value, list | dict | set) else value
+        name: value.copy() if isinstance(value, _MUTABLE) else value
         for name, value in state.items()
     }
 
@@ -126,7 +133,7 @@ class FunctionGenerator:
             self.python = copies.copy_name(self.python)
         self.out = out
         self.locals: set[str] = set()
-        self.sizes: dict[str, str] = {}
+        self.sizes = SizeNames({})
         self.lowered: dict[str, Lowered] = {}
         self.temp_count = 0
         self.piped: list[str] = []
@@ -225,8 +232,10 @@ class FunctionGenerator:
         if padding.takes_pads(self):
             params.append("_ss_pad=None")
         origin = self.origin(decl.name_span)
-        plan = arguments.plan_arguments(self.signature, arguments.module_dims(self.context))
-        self.sizes = dict(plan.sizes) | data.batch_sizes(self)
+        plan = arguments.planned(self.context, self.signature)
+        batch = data.batch_sizes(self)
+        self.sizes = plan.sizes.copy()
+        self.sizes.update(batch)
         bodies = self.made_bodies()
         self.out.add(0, f"def {self.python}({', '.join(params)}):", origin)
         doc = decl.doc.text if decl.doc is not None and not self.trusted else None
@@ -305,7 +314,7 @@ class FunctionGenerator:
         stores = not self.trusted and copies.applies(self.context)
         # The sizes before the body hold every dim of the file: they are kept only where
         # the body changed them, since the copy starts from the same ones.
-        before = dict(self.sizes) if stores else None
+        before = self.sizes.copy() if stores else None
         bodies = self.bodies()
         if stores:
             state = {
@@ -321,7 +330,7 @@ class FunctionGenerator:
         none) and its padded body, each a level deeper, for `if not _ss_pad:` to choose."""
         if not padding.takes_pads(self):
             return [self.generated_body(1)]
-        locals_, sizes, temps = set(self.locals), dict(self.sizes), self.temp_count
+        locals_, sizes, temps = set(self.locals), self.sizes.copy(), self.temp_count
         self.unpadded = padding.taken(self)
         plain = self.generated_body(2)
         self.locals, self.sizes, self.temp_count = locals_, sizes, temps
@@ -443,7 +452,8 @@ class FunctionGenerator:
             return
         spec = f"_ss_fn_{self.key}"
         value_lines = [] if self.trusted else self.value_check_lines(spec)
-        if (context.checks != "never" and not self.trusted) or value_lines:
+        if value_lines and not self.checks_calls:
+            # A function that checks its calls made its spec in `prologue` already.
             self.spec(plan, spec)
         if context.checks == "never" or self.trusted:
             for line in arguments.used_reads(plan, body + "\n".join(value_lines)):
@@ -657,28 +667,30 @@ class FunctionGenerator:
         return devices.gathered(self, node.span, self._expr(node))
 
     def _expr(self, node: ast.Expr) -> str:
-        if isinstance(node, ast.Name):
+        # The node classes have no subclasses: `type(x) is C` is `isinstance(x, C)`.
+        kind = type(node)
+        if kind is ast.Name:
             return self.name(node)
-        if isinstance(node, ast.IntLit | ast.FloatLit | ast.BoolLit | ast.StringLit):
+        if kind in _LITERALS:
             return self.literal(node)
-        if isinstance(node, ast.InfLit):
+        if kind is ast.InfLit:
             return "_ss_inf"
-        if isinstance(node, ast.Unary):
+        if kind is ast.Unary:
             return self.unary(node)
-        if isinstance(node, ast.Binary):
+        if kind is ast.Binary:
             return self.binary(node)
-        if isinstance(node, ast.Call):
+        if kind is ast.Call:
             return devices.wrap(self, node, self.call(node, None))
-        if isinstance(node, ast.Pipe):
+        if kind is ast.Pipe:
             return self.pipe(node)
-        if isinstance(node, ast.Cast):
+        if kind is ast.Cast:
             return casts.cast(self, node, self.expr(node.operand))
-        if isinstance(node, ast.Index):
+        if kind is ast.Index:
             return self.index(node)
-        if isinstance(node, ast.Member):
+        if kind is ast.Member:
             named = imports.unqualified(self, node)
             return self.name(named) if named is not node else self.member(node)
-        if isinstance(node, ast.Placeholder) and self.piped:
+        if kind is ast.Placeholder and self.piped:
             return self.piped[-1]
         raise self.unsupported("this expression", node.span)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from shapescript.check.algebra.sizes import Poly
@@ -15,6 +15,65 @@ if TYPE_CHECKING:
 
 class MissingSize(Exception):
     """A size symbol with no Python value where the code needs one."""
+
+
+class SizeNames(Mapping[str, str]):
+    """Each size symbol's Python expression in one function: its own entries over the
+    module's dims, which every function shares unchanged.
+
+    It reads as the dict `base | own` would, in that order, and a copy copies only the
+    function's own entries: a file's dims grow with its length, and so does its number of
+    functions, so a full table per function would cost their product.
+    """
+
+    __slots__ = ("base", "own")
+
+    def __init__(self, base: Mapping[str, str], own: dict[str, str] | None = None) -> None:
+        self.base = base
+        self.own: dict[str, str] = {} if own is None else own
+
+    def __getitem__(self, symbol: str) -> str:
+        own = self.own
+        if symbol in own:
+            return own[symbol]
+        return self.base[symbol]
+
+    def __contains__(self, symbol: object) -> bool:
+        return symbol in self.own or symbol in self.base
+
+    def get(self, symbol: str, default: str | None = None) -> str | None:  # type: ignore[override]
+        own = self.own
+        if symbol in own:
+            return own[symbol]
+        return self.base.get(symbol, default)
+
+    def __setitem__(self, symbol: str, python: str) -> None:
+        self.own[symbol] = python
+
+    def __iter__(self) -> Iterator[str]:
+        base = self.base
+        yield from base
+        yield from (symbol for symbol in self.own if symbol not in base)
+
+    def __len__(self) -> int:
+        base = self.base
+        return len(base) + sum(1 for symbol in self.own if symbol not in base)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SizeNames) and other.base is self.base:
+            # Over one base, only the symbols either table has of its own can differ.
+            return self.own == other.own or all(
+                self.get(symbol) == other.get(symbol) for symbol in self.own.keys() | other.own
+            )
+        return Mapping.__eq__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def copy(self) -> SizeNames:
+        return SizeNames(self.base, dict(self.own))
+
+    def update(self, entries: Mapping[str, str]) -> None:
+        self.own.update(entries)
 
 
 def size_expr(size: Poly, names: Mapping[str, str]) -> str:

@@ -275,7 +275,9 @@ def _relations_memo(
 ) -> list[tuple[Relation, ast.Assert, str]]:
     """`signature_relations`, worked out once per function and analysis (a function is
     called from many places)."""
-    if not signature.generics or not getattr(signature.decl, "body", None):
+    body = getattr(signature.decl, "body", None)
+    if not signature.generics or not body or not any(type(stmt) is ast.Assert for stmt in body):
+        # Most functions assert nothing: no need for a set of every dim of the file.
         return []
     memo = checker.program.memo.setdefault("assert_relations", {})
     key = id(signature.decl)

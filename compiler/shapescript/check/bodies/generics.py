@@ -34,6 +34,7 @@ from shapescript.check.declarations.symbols import (
     Home,
     Instance,
     ItemFacts,
+    read_table,
 )
 from shapescript.check.declarations.type_exprs import TypeResolver
 from shapescript.check.declarations.type_variables import MODEL, RECORD, binding_of, with_types
@@ -552,7 +553,9 @@ def instances_of(items: list[ItemFacts]) -> list[Instance]:
     stack = [item.body for item in reversed(items) if item.body is not None]
     while stack:
         body = stack.pop()
-        targets = [t for t in body.facts.call_targets.values() if t.instance is not None]
+        targets = [
+            t for t in read_table(body.facts, "call_targets").values() if t.instance is not None
+        ]
         for target in reversed(targets):
             instance = target.instance
             if instance.python_name in found:

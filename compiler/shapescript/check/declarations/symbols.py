@@ -8,11 +8,12 @@ body's facts can be reused unchanged when an edit elsewhere moves it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from shapescript.check.algebra.types import Type
 from shapescript.diagnostics.diagnostic import Diagnostic
-from shapescript.records import field, record
+from shapescript.records import record
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
@@ -83,48 +84,122 @@ class CallTarget:
     instance: Instance | None = None
 
 
-@record
-class Facts:
-    """Types, references and bindings found in one item, with item-relative spans."""
+#: The tables of `Facts`, each with the kind of container it is.
+_FACT_TABLES: dict[str, type] = {
+    "types": dict,
+    "references": list,
+    "entries": list,
+    "stage_kinds": dict,
+    "stage_elements": dict,
+    "zip_axes": dict,
+    "alignments": dict,
+    "fields": dict,
+    "gradients": list,
+    "qualified": dict,
+    "call_targets": dict,
+    "structures": dict,
+    "asserts": dict,
+}
 
-    types: dict[Span, Type] = field(default_factory=dict)
-    references: list[Reference] = field(default_factory=list)
-    entries: list[ScopeEntry] = field(default_factory=list)
+
+class Facts:
+    """Types, references and bindings found in one item, with item-relative spans.
+
+    Each table is made the first time it is read or written: an item fills two or three of
+    them, and a big file has thousands of items, so thirteen empty containers apiece were
+    about a sixth of a whole-file check's memory.
+    """
+
+    __slots__ = tuple(_FACT_TABLES)
+
+    types: dict[Span, Type]
+    references: list[Reference]
+    entries: list[ScopeEntry]
     #: For the compiler: how each iterator stage's function runs, "elementwise" (one
     #: operation on whole tensors) or "vmap" (torch.vmap over the elements).
-    stage_kinds: dict[Span, str] = field(default_factory=dict)
+    stage_kinds: dict[Span, str]
     #: For the compiler: the element type a stage's function given by name (not a lambda)
     #: is applied to, by the function's span, so its `over=` finds the element's axes.
-    stage_elements: dict[Span, Type] = field(default_factory=dict)
+    stage_elements: dict[Span, Type]
     #: For the compiler: the axis of zip's other tensor that is iterated, by zip stage.
-    zip_axes: dict[Span, int] = field(default_factory=dict)
+    zip_axes: dict[Span, int]
     #: For the compiler: how the operands of each elementwise operation (by its span) line
     #: up with its result. One entry per operand, in order: the result position of each of
     #: the operand's axes, or None when it lines up from the right as it is.
-    alignments: dict[Span, tuple[tuple[int, ...] | None, ...]] = field(default_factory=dict)
+    alignments: dict[Span, tuple[tuple[int, ...] | None, ...]]
     #: For the compiler and the editor: each field read, `m.w1` or `g.w1` (by the span of
     #: the whole member expression, and of a field assignment `m.w1 = e`), as the model's
     #: name and the field's name; `Checked.models` has the field itself.
-    fields: dict[Span, tuple[str, str]] = field(default_factory=dict)
+    fields: dict[Span, tuple[str, str]]
     #: Each `value_and_grad` whose function could be differentiated: the span of its
     #: function argument, the fn's name and the model's. Which params the fn reads is
     #: worked out after every body is checked (E1107, W1101), since it depends on the
     #: bodies of other functions.
-    gradients: list[tuple[Span, str, str]] = field(default_factory=list)
+    gradients: list[tuple[Span, str, str]]
     #: For the compiler and the editor: each use of another file's name, `attention.f`
     #: (by the span of the member expression), as the checker names it (`attention.f`;
     #: `b.f` for `c.f` when the file is also imported as `b`).
-    qualified: dict[Span, str] = field(default_factory=dict)
+    qualified: dict[Span, str]
     #: For the compiler: the overload or generic instance a call means, by the span of the
     #: name that says which function (a call's callee, value_and_grad's first argument).
     #: Calls of a function that doesn't share its name have none.
-    call_targets: dict[Span, CallTarget] = field(default_factory=dict)
+    call_targets: dict[Span, CallTarget]
     #: For the editor and the Tensor view: the structure (`structures.Structure`) of each
     #: expression and binding (by the name's span) whose background the checker knows.
-    structures: dict[Span, Structure] = field(default_factory=dict)
+    structures: dict[Span, Structure]
     #: For the compiler and the editor: what the checker decided about each `assert`
     #: (`assertions.Verdict`), by the statement's span: proved ones compile to nothing.
-    asserts: dict[Span, Verdict] = field(default_factory=dict)
+    asserts: dict[Span, Verdict]
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for a table not made yet (a slot with no value).
+        kind = _FACT_TABLES.get(name)
+        if kind is None:
+            raise AttributeError(f"'Facts' object has no attribute {name!r}")
+        table = kind()
+        setattr(self, name, table)
+        return table
+
+    def _tables(self) -> list[object]:
+        """Every table, without making the ones not made yet (they read as empty)."""
+        return [
+            made if (made := _made(self, name)) is not None else kind()
+            for name, kind in _FACT_TABLES.items()
+        ]
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Facts:
+            return NotImplemented
+        return self._tables() == other._tables()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{name}={table!r}" for name, table in zip(_FACT_TABLES, self._tables(), strict=True)
+        )
+        return f"Facts({shown})"
+
+
+def read_table(facts: Facts, name: str) -> Any:
+    """A table of `facts` to read, not to change: one that was never made reads as an
+    empty one, without making it."""
+    made = _made(facts, name)
+    return made if made is not None else _EMPTY_TABLES[name]
+
+
+#: What `read_table` gives for a table not made: an empty one that can't be changed.
+_EMPTY_TABLES: dict[str, object] = {
+    name: () if kind is list else MappingProxyType({}) for name, kind in _FACT_TABLES.items()
+}
+
+
+def _made(facts: Facts, name: str) -> object | None:
+    """A table of `facts` if it was made, else None (reading it would make it)."""
+    try:
+        return object.__getattribute__(facts, name)
+    except AttributeError:
+        return None
 
 
 @record

@@ -109,6 +109,37 @@ class TypeContext:
 class TypeResolver:
     def __init__(self, reporter: Reporter) -> None:
         self.reporter = reporter
+        #: One object per distinct plain axis and tensor type resolved (`_plain_axis`,
+        #: `_tensor`): a big file writes the same few types thousands of times, and
+        #: every signature keeps its own.
+        self._axes_made: dict[tuple[Poly, str | None], Axis] = {}
+        self._tensors_made: dict[
+            tuple[tuple[Axis, ...] | None, Domain, str | None], TensorType
+        ] = {}
+
+    def _plain_axis(self, size: Poly, name: str | None = None) -> Axis:
+        """`Axis(size, name)`, the same object for equal sizes and names."""
+        key = (size, name)
+        found = self._axes_made.get(key)
+        if found is None:
+            found = self._axes_made[key] = Axis(size, name)
+        return found
+
+    def _tensor(
+        self, axes: tuple[Axis, ...] | None, domain: Domain, dtype: str | None
+    ) -> TensorType:
+        """`TensorType(axes, domain, dtype)`, the same object for equal ones. Only types
+        whose every part prints as it compares are shared: axes compare without how a
+        group was written, and an interval's bounds compare -0.0 equal to 0.0."""
+        if domain.interval is not None or (
+            axes is not None and any(axis.parts is not None or axis.written for axis in axes)
+        ):
+            return TensorType(axes, domain, dtype)
+        key = (axes, domain, dtype)
+        found = self._tensors_made.get(key)
+        if found is None:
+            found = self._tensors_made[key] = TensorType(axes, domain, dtype)
+        return found
 
     # ------------------------------------------------------------------ types
 
@@ -155,7 +186,7 @@ class TypeResolver:
         if written.dtype == "bool" and domain.name == "Real" and domain.interval is None:
             domain = Domain("Mask")
         self._check_domain_and_dtype(written, domain, axes, ctx)
-        return TensorType(axes, domain, written.dtype)
+        return self._tensor(axes, domain, written.dtype)
 
     def _single_word_type(self, word: ast.TypeWord, ctx: TypeContext) -> Type | None:
         name = word.name
@@ -437,10 +468,10 @@ class TypeResolver:
                 name = size.name
                 if name in ctx.dims:
                     self._note_reference(ctx, name, size.span)
-                    return Axis(Poly.symbol(name), name)
-                return Axis(self._axis_name_size(name, size.span, ctx), name)
+                    return self._plain_axis(Poly.symbol(name), name)
+                return self._plain_axis(self._axis_name_size(name, size.span, ctx), name)
             self._check_no_alias(size, ctx)
-            return Axis(self.size(size, ctx))
+            return self._plain_axis(self.size(size, ctx))
         if isinstance(axis, ast.GroupedSizeAxis):
             part = self._axis_name_size(axis.name, axis.span, ctx)
             parts = (Axis(part, axis.name), Axis(Poly.const(axis.count)))
