@@ -113,6 +113,8 @@ def test_a_steps_error_is_raised_one_call_late_and_the_next_call_doesnt_run(tmp_
         # is each worker's fourth call of `counted`.
         again = module.step({"x": torch.ones(2, 4)})
         assert float(again.calls) == 4.0
+        assert program.pids() == pids
+        assert all(alive(pid) for pid in pids)
     finally:
         program.stop()
         torch.set_num_threads(threads)
@@ -120,5 +122,4 @@ def test_a_steps_error_is_raised_one_call_late_and_the_next_call_doesnt_run(tmp_
     assert "the step before: `step` (" in notes, notes
     assert "failing.ss:" in notes
     assert sink.rows == [1.0, 2.0]
-    assert all(alive(pid) for pid in pids)
     assert controller.ON_WORKER is False
