@@ -162,7 +162,9 @@ def _serve(state: _State, connection: Any) -> None:
     count) it belongs to, so that one the controller reads late isn't taken for a later
     call's. A call posted "blind" (in a loop's steps, before the controller read the answer
     of the one before) doesn't run when that one failed here: the controller raises that
-    one's error, as if the loop had stopped there."""
+    one's error, as if the loop had stopped there. Nor does a call whose model, optimizer
+    state or dataset (sent ahead of it) failed to load here: that error, which carries the
+    call's number, is this worker's one answer to the call."""
     global running
     from shapescript.rt.parallel import collectives, wire
 
@@ -170,6 +172,8 @@ def _serve(state: _State, connection: Any) -> None:
     calls = 0
     #: Whether the last call, or what was sent since, failed.
     failed = False
+    #: Whether what was sent ahead of the next call failed (its error is that call's).
+    failed_ahead = False
     while True:
         running = None
         try:
@@ -208,7 +212,8 @@ def _serve(state: _State, connection: Any) -> None:
 
                 _, name, args, kwargs, share, answer, blind = message
                 calls += 1
-                if blind and failed:
+                if (blind and failed) or failed_ahead:
+                    failed_ahead = False
                     continue
                 failed = True  # until it returns
                 running = name
@@ -232,9 +237,14 @@ def _serve(state: _State, connection: Any) -> None:
             wire.send(connection, ("error", OTHERS_FAILED, "", None, _call_of(kind, calls)))
         except BaseException as error:  # noqa: BLE001 - every failure goes to the controller
             failed = True
+            failed_ahead = kind in _AHEAD
             text = traceback.format_exc()
             answer = ("error", _portable(error), text, _where(), _call_of(kind, calls))
             wire.send(connection, answer)
+
+
+#: What the controller sends ahead of a call, without waiting for an answer.
+_AHEAD = frozenset({"model", "optimizer", "dataset", "forget"})
 
 
 def _call_of(kind: str, calls: int) -> int:
