@@ -27,7 +27,10 @@ torchrun starts a host's process (the env:// variables), against DDP on four Glo
 launched with torchrun the same way (`--nnodes 2 --nproc-per-node 2`). Each round starts
 both sides afresh, one after the other, the side going first changing every round
 (`--rounds`, 4 unless given); a side's figure is the median of host 0's per-step wall times
-after warm-up steps. Both sides' steps are timed from the end of the step before, so that
+after warm-up steps. Every process of both sides runs torch in one thread
+(OMP_NUM_THREADS=1, as torchrun sets it for DDP, and torch.set_num_threads(1)); ShapeScript's
+loop posts each step before reading the step before's answer (docs/several-devices.md).
+Both sides' steps are timed from the end of the step before, so that
 both include taking the step's rows from the same dataset (each DDP process slicing its
 rows, each ShapeScript worker gathering its own); DDP's step alone, the batch on hand
 (what the first version of this row timed), is given too (`ratio_to_step_alone`). Results
@@ -312,8 +315,10 @@ def hosts_main(steps: int, rounds: int) -> None:
 
         def ours_round() -> None:
             port = str(_free_port())
+            # One thread per process on both sides: torchrun sets OMP_NUM_THREADS=1 for
+            # DDP's processes, and every process of both sides sets torch's to 1 too.
             variables = [
-                {"WORLD_SIZE": "2", "RANK": str(rank), "LOCAL_RANK": "0"}
+                {"WORLD_SIZE": "2", "RANK": str(rank), "LOCAL_RANK": "0", "OMP_NUM_THREADS": "1"}
                 | {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": port}
                 for rank in range(2)
             ]

@@ -107,3 +107,29 @@ def test_a_quiet_workers_error_after_its_call_returned_stops_the_workers(tmp_pat
     assert "after its result was returned (worker 1 ran out of something)" in message
     assert program.pids() == []
     assert not any(alive(pid) for pid in pids)
+
+
+def test_a_dataset_the_workers_cant_load_is_the_calls_one_answer(module, tmp_path):
+    """Every worker fails to load the dataset sent ahead of a loop's first step: that error
+    is the step's answer, and the next call gets its own (it once got the step's)."""
+    from tests.parallel.unloadable import Unloadable
+
+    program = module._ss_program
+    m = module.Mlp.init(seed=0)
+    sink = _Sink()
+    pids = program.pids()
+    with pytest.raises(RuntimeError, match="can't be loaded on a worker"):
+        module.fit(m, Unloadable(), sink, 1, shapescript.Eval)
+    opt = shapescript.rt.optimizers.adamw(m, lr=3e-4)
+    logs = module.train_step(m, opt, _batch(), shapescript.Eval)
+    assert torch.isfinite(logs.loss)
+    assert program.pids() == pids
+    assert sink.rows == []
+
+
+class _Sink:
+    def __init__(self) -> None:
+        self.rows: list[dict] = []
+
+    def write(self, record: dict) -> None:
+        self.rows.append(dict(record))

@@ -22,6 +22,7 @@ import torch
 
 from shapescript.rt.errors import ShapeError
 from shapescript.rt.locations import location
+from shapescript.rt.parallel import later as _later
 from shapescript.rt.parallel.hosts import is_first as _first_host
 
 #: How a metric's values combine when a sink reports several records as one row.
@@ -176,7 +177,9 @@ def write(sink: Any, record: Any) -> None:
     """`sink.write(record)`: the record as a LogRecord of Python numbers, to `sink.write`."""
     if not isinstance(record, Logs):
         raise TypeError(f"sink.write takes a logs record, not {type(record).__name__}")
-    if _first_host():  # on several hosts, host 0 alone writes (they have the same records)
+    # On several hosts, host 0 alone writes (they have the same records); a record of a
+    # loop's step that the workers haven't answered yet is written once they have.
+    if _first_host() and not _later.write_later(sink, record):
         sink.write(record._ss_record())
 
 
@@ -184,6 +187,7 @@ def flush(sink: Any) -> None:
     """`sink.flush()`: the sink's `flush()`, if it has one."""
     method = getattr(sink, "flush", None)
     if callable(method) and _first_host():
+        _later.settle()
         method()
 
 
@@ -210,6 +214,7 @@ def print_values(*values: Any) -> None:
     """ShapeScript's `print`: Python's, with tensors copied to the CPU, a `[]` tensor as a
     number and a logs record as a dict of numbers; on several hosts, host 0's alone."""
     if _first_host():
+        _later.settle()
         print(*(_printable(value) for value in values))
 
 

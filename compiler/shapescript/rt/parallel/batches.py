@@ -116,10 +116,23 @@ def remote_loop(
         )
         return None
     indices = np.arange(count, dtype=np.int64) if order is None else order.numpy()
-    return (
-        RemoteBatch(base, indices[start : start + size], record, where)
-        for start in range(0, count, size)
-    )
+    return _remote_batches(base, indices, size, record, where)
+
+
+def _remote_batches(
+    base: Any, indices: np.ndarray, size: int, record: type[Record], where: str
+) -> Iterator[Batch]:
+    """The loop's batches; once the loop ends, or is left, the answer of its last step
+    is read (later.py)."""
+    from shapescript.rt.parallel import later
+
+    try:
+        for start in range(0, len(indices), size):
+            yield RemoteBatch(base, indices[start : start + size], record, where)
+    except GeneratorExit:
+        later.loop_left()
+        raise
+    later.loop_ended()
 
 
 def load_part(dataset: Any, indices: np.ndarray, record: type[Record], where: str) -> Batch:

@@ -31,9 +31,10 @@ import torch
 
 from shapescript.rt.data import Batch
 from shapescript.rt.errors import DeviceError
+from shapescript.rt.logs import Logs
 from shapescript.rt.models import Model
 from shapescript.rt.optimizers import Optimizer
-from shapescript.rt.parallel import batches, hosts, remote, returns, wire
+from shapescript.rt.parallel import batches, hosts, later, remote, returns, wire
 from shapescript.rt.parallel import worker as worker_side
 from shapescript.rt.parallel.batches import RemoteBatch
 from shapescript.rt.parallel.errors import WorkerError
@@ -49,6 +50,8 @@ _ASK = 2.0
 #: How many calls back a worker's late error can still be named by its function.
 _REMEMBERED = 16
 _timeout: float | None = None
+#: Whether a loop's steps are posted before the answer of the step before is read.
+pipelined = True
 #: Every program with workers started, to stop them at exit.
 _RUNNING: weakref.WeakSet[Program] = weakref.WeakSet()
 
@@ -89,6 +92,17 @@ class _Answered(Exception):
     def __init__(self, error: BaseException) -> None:
         super().__init__(str(error))
         self.error = error
+
+
+class _Unread:
+    """A loop's step whose answer isn't read yet: its call's number, the workers that
+    answer it, what it runs, and the record it returns."""
+
+    def __init__(self, number: int, loud: list[int], running: str | None, result: Any) -> None:
+        self.number = number
+        self.loud = loud
+        self.running = running
+        self.result = result
 
 
 class _Worker:
@@ -133,6 +147,13 @@ class Program:
         #: modulo _REMEMBERED), to name a call whose error a worker sends late.
         self.calls = 0
         self.called: dict[int, str | None] = {}
+        #: The loop's step whose answer is read once the next call is posted (later.py).
+        self.unread: _Unread | None = None
+        #: The logs class each function returned last time, by name: a loop's step of one
+        #: is posted before the step before is answered.
+        self.logs_classes: dict[str, type] = {}
+        #: An error a quiet worker sent for a call after the one being read, by rank.
+        self.ahead: dict[int, Any] = {}
 
     @property
     def sharded(self) -> bool:
@@ -180,11 +201,13 @@ class Program:
     ) -> Any:
         for value in bound.values():
             self._check_usable(value)
+        later.raise_held()
         self.start()
         count, first = self.count, self.first
         mine_only = slice(first, first + count)
         parts: list[dict[str, Any]] = [{} for _ in range(count)]
         whole = 0
+        looped = False
         shares = [0] * count
         every = shares
         changed: list[tuple[int, Any]] = []
@@ -195,6 +218,7 @@ class Program:
                     parts[rank][key] = masks
                 continue
             if key in split and isinstance(value, RemoteBatch):
+                looped = True
                 dataset, indices, where_loop = value.__dict__["_ss_source"]
                 number = self._send_dataset(dataset)
                 every = split_sizes(len(indices), self.world)
@@ -251,10 +275,22 @@ class Program:
                 answer = "gather" if rank == 0 else "gather-only"
             if answer in (True, "gather"):
                 loud.append(rank)
-            messages.append(("call", name, [], parts[rank], share, answer))
+            # Posted before the answer of the call before is read: not run if that failed.
+            blind = self.unread is not None
+            messages.append(("call", name, [], parts[rank], share, answer, blind))
         self.calls += 1
         self.called[self.calls % _REMEMBERED] = self.running
         self._post_all(messages)
+        if self.unread is not None:
+            self._read_unread(next_call=True)
+        logs_class = self.logs_classes.get(name) if result_axis is None else None
+        if pipelined and looped and logs_class is not None:
+            # A loop's step: its record is read once the next call is posted.
+            result = later.record(logs_class, self)
+            self.unread = _Unread(self.calls, loud, self.running, result)
+            later.unread(self)
+            self.running = None
+            return result
         try:
             answers = self._gather(loud)
         except BaseException:
@@ -264,7 +300,12 @@ class Program:
         self.running = None
         cpu = torch.device("cpu")
         if result_axis is None:
-            return returns.restore(wire.decode(answers[0][1], self.names, cpu), self)
+            result = returns.restore(wire.decode(answers[0][1], self.names, cpu), self)
+            if isinstance(result, Logs):
+                self.logs_classes[name] = type(result)
+            else:
+                self.logs_classes.pop(name, None)
+            return result
         if gather:
             results = [wire.decode(part, self.names, cpu) for part in answers[0][1]]
         else:
@@ -343,11 +384,46 @@ class Program:
             "to go on"
         )
 
+    def read_unread(self) -> None:
+        """Read the answer of a loop's step left unread, if there is one."""
+        self._read_unread(next_call=False)
+
+    def _read_unread(self, next_call: bool) -> None:
+        """Read the answer of the loop's step left unread, fill its record in, and make
+        the writes that waited for it; its error, if it failed, named as that step's (with
+        `next_call`, posted since: the workers that failed don't run that one)."""
+        unread, self.unread = self.unread, None
+        if unread is None:
+            return
+        later.read(self)
+        running, self.running = self.running, unread.running
+        try:
+            answers = self._gather(unread.loud, unread.number)
+        except BaseException as error:
+            self.kept.clear()
+            unread.result._ss_fail(error)
+            later.made()
+            if isinstance(error, Exception):
+                if next_call:
+                    error.add_note(
+                        f"this is the error of the step before: {unread.running}, whose "
+                        "answer was read once this call was posted; this call didn't run"
+                    )
+                else:
+                    error.add_note(f"this is the error of a loop's step: {unread.running}")
+            raise
+        finally:
+            self.running = running
+        cpu = torch.device("cpu")
+        unread.result._ss_fill(returns.restore(wire.decode(answers[0][1], self.names, cpu), self))
+        later.made()
+
     def sync(self, number: int) -> None:
         """Copy the first worker's object `number` back into the controller's, if it is
         ahead; WorkerError if the workers stopped before it could be."""
         if number in self.lost:
             self._check_usable(self.objects[number])
+        self.read_unread()
         if number not in self.stale or not self.workers:
             self.stale.discard(number)
             return
@@ -437,14 +513,14 @@ class Program:
             except (BrokenPipeError, OSError):
                 self._failed(worker)
 
-    def _gather(self, loud: list[int] | None = None) -> list[Any]:
-        """Each worker's answer, in order. For a call, only the `loud` workers answer
-        unless one fails (the others' answers are then ("ok", None, {})). WorkerError as
-        soon as a worker stops; once one has failed, the others get a few seconds to
-        answer, and those that don't are named with where each worker was. Ctrl-C stops
-        the workers too."""
+    def _gather(self, loud: list[int] | None = None, number: int | None = None) -> list[Any]:
+        """Each worker's answer, in order. For a call (the last one posted, or call
+        `number`), only the `loud` workers answer unless one fails (the others' answers are
+        then ("ok", None, {})). WorkerError as soon as a worker stops; once one has failed,
+        the others get a few seconds to answer, and those that don't are named with where
+        each worker was. Ctrl-C stops the workers too."""
         try:
-            return self._answers(loud)
+            return self._answers(loud, number)
         except _Answered as answered:
             # Every worker answered, so they can go on; the error is the program's.
             raise answered.error from None
@@ -459,27 +535,42 @@ class Program:
     def _while(self) -> str:
         return f"while running {self.running or 'nothing'}"
 
-    def _answers(self, loud: list[int] | None) -> list[Any]:
+    def _answers(self, loud: list[int] | None, number: int | None = None) -> list[Any]:
         answers: dict[int, Any] = {}
         # A call's errors carry its number; anything else's, the next call's.
         current = self.calls if loud is not None else self.calls + 1
+        current = current if number is None else number
         pending = {w.connection: w for w in self.workers if loud is None or w.rank in loud}
         quiet = {w.connection: w for w in self.workers if w.connection not in pending}
         syncing: set[Any] = set()
         sentinels = {w.process.sentinel: w for w in self.workers}
         deadline: float | None = None
+        # Errors quiet workers sent for this call while an earlier one was read.
+        early = [
+            (self.workers[rank].connection, self.ahead.pop(rank))
+            for rank in sorted(self.ahead)
+            if self.ahead[rank][4] <= current
+        ]
         while pending:
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            ready = wait(list(pending) + list(quiet) + list(sentinels), timeout=left)
-            if not ready:
-                break
+            if early:
+                ready = [early[0][0]]
+            else:
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                ready = wait(list(pending) + list(quiet) + list(sentinels), timeout=left)
+                if not ready:
+                    break
             for item in ready:
                 if item in pending or item in quiet:
                     worker = pending.get(item) or quiet[item]
                     try:
-                        answer = wire.receive(item)
+                        answer = early.pop(0)[1] if early else wire.receive(item)
                     except (EOFError, OSError):
                         self._failed(worker)
+                    if answer[0] == "error" and answer[4] > current:
+                        # A quiet worker's error in a call posted after this one.
+                        self.ahead[worker.rank] = answer
+                        quiet.pop(item, None)
+                        continue
                     if answer[0] == "error" and answer[4] < current:
                         self._late(worker, answer)
                     if answer[0] == "synced":
@@ -613,6 +704,7 @@ class Program:
     def _settle(self) -> None:
         """Wait until every worker has finished the calls it was sent, raising any error
         a quiet worker had."""
+        self.read_unread()
         if self.workers and self.calls:
             self._post_all([("sync",)] * len(self.workers))
             self._gather()
@@ -642,6 +734,11 @@ class Program:
         self.stale.clear()
         self.calls = 0
         self.called.clear()
+        self.ahead.clear()
+        unread, self.unread = self.unread, None
+        if unread is not None:
+            unread.result._ss_fail(WorkerError(f"{why or 'the workers were stopped'}"))
+        later.forget(self)
         workers, self.workers = self.workers, []
         for worker in workers:
             with contextlib.suppress(BrokenPipeError, OSError):

@@ -160,12 +160,20 @@ def _serve(state: _State, connection: Any) -> None:
     (nothing of its result is read here) is answered only if it fails; "sync" then asks
     whether it did, once the calls before it are done. Each error says which call (by
     count) it belongs to, so that one the controller reads late isn't taken for a later
-    call's."""
+    call's. A call posted "blind" (in a loop's steps, before the controller read the answer
+    of the one before) doesn't run when that one failed here: the controller raises that
+    one's error, as if the loop had stopped there. Nor does a call whose model, optimizer
+    state or dataset (sent ahead of it) failed to load here: that error, which carries the
+    call's number, is this worker's one answer to the call."""
     global running
     from shapescript.rt.parallel import collectives, wire
 
     #: The calls received so far: the number of the current (or, between calls, next) one.
     calls = 0
+    #: Whether the last call, or what was sent since, failed.
+    failed = False
+    #: Whether what was sent ahead of the next call failed (its error is that call's).
+    failed_ahead = False
     while True:
         running = None
         try:
@@ -202,8 +210,12 @@ def _serve(state: _State, connection: Any) -> None:
             if kind == "call":
                 from shapescript.rt.parallel import returns, sharding
 
-                _, name, args, kwargs, share, answer = message
+                _, name, args, kwargs, share, answer, blind = message
                 calls += 1
+                if (blind and failed) or failed_ahead:
+                    failed_ahead = False
+                    continue
+                failed = True  # until it returns
                 running = name
                 collectives.set_share(*share)
                 function = state.names[name]
@@ -220,12 +232,19 @@ def _serve(state: _State, connection: Any) -> None:
                     encoded = every if answer == "gather" else None
                 if answer in (True, "gather"):
                     wire.send(connection, ("ok", encoded, {}))
+                failed = False
         except _OthersFailed:
             wire.send(connection, ("error", OTHERS_FAILED, "", None, _call_of(kind, calls)))
         except BaseException as error:  # noqa: BLE001 - every failure goes to the controller
+            failed = True
+            failed_ahead = kind in _AHEAD
             text = traceback.format_exc()
-            failed = ("error", _portable(error), text, _where(), _call_of(kind, calls))
-            wire.send(connection, failed)
+            answer = ("error", _portable(error), text, _where(), _call_of(kind, calls))
+            wire.send(connection, answer)
+
+
+#: What the controller sends ahead of a call, without waiting for an answer.
+_AHEAD = frozenset({"model", "optimizer", "dataset", "forget"})
 
 
 def _call_of(kind: str, calls: int) -> int:

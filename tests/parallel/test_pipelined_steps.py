@@ -1,0 +1,125 @@
+"""A loop's steps on the workers don't wait for the controller: the controller posts a
+step's call before it reads the answer of the step before, so the workers always have their
+next call at hand. A record that a step returns for a sink is written once its answer is
+read, in order, at the latest when the loop ends; an error of a step is raised one call
+late, naming its call, and the call posted after it doesn't run."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch.utils.data import TensorDataset
+
+import shapescript
+from shapescript.rt.parallel import controller
+from tests.parallel.programs import alive, compiled, readme_on
+
+LOOP = """
+fn steps(mut m: Mlp, mut opt: AdamW[Mlp], train: Dataset[Digit], sink: LogSink, mode: Mode):
+    for batch in train |> batches(8):
+        sink.write(train_step(mut m, mut opt, batch, mode))
+"""
+
+
+class _Noting:
+    """A sink that notes each record's loss and how many calls the controller had posted
+    when it was written."""
+
+    def __init__(self, program) -> None:
+        self.program = program
+        self.rows: list[tuple[int, float]] = []
+
+    def write(self, record: dict) -> None:
+        calls = self.program.calls if self.program is not None else 0
+        self.rows.append((calls, record["loss"]))
+
+
+def _dataset(count: int) -> TensorDataset:
+    generator = torch.Generator().manual_seed(3)
+    images = torch.rand(count, 784, generator=generator)
+    return TensorDataset(images, torch.randint(0, 10, (count,), generator=generator))
+
+
+def _losses(module, program) -> list[tuple[int, float]]:
+    m = module.Mlp.init(seed=0)
+    opt = shapescript.rt.optimizers.adamw(m, lr=3e-4)
+    sink = _Noting(program)
+    module.steps(m, opt, _dataset(40), sink, shapescript.Eval)
+    return sink.rows
+
+
+def test_a_loops_next_step_is_posted_before_its_answer_is_read(tmp_path):
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        one = compiled(readme_on("cpu", 8, LOOP), tmp_path / "one.ss")
+        expected = [loss for _, loss in _losses(one, None)]
+        two = compiled(readme_on("cpu[0 1]", 8, LOOP), tmp_path / "two.ss")
+        program = two._ss_program
+        try:
+            rows = _losses(two, program)
+        finally:
+            program.stop()
+    finally:
+        torch.set_num_threads(threads)
+    # Five steps: each record is written once the next step's call is posted (the first
+    # call of train_step is answered at once), the last one when the loop ends.
+    assert [calls for calls, _ in rows] == [1, 3, 4, 5, 5]
+    assert len(rows) == len(expected)
+    for step, ((_, got), want) in enumerate(zip(rows, expected, strict=True)):
+        assert abs(got - want) <= 1e-5, f"step {step}: {got} vs {want}"
+
+
+FAILING = """devices cpu[0 1]
+
+dim D = 4
+
+data Ex:
+    x: [D]
+
+logs Seen:
+    calls: [] mean
+
+extern fn counted(x: []) -> [] = "tests.parallel.counting.counted"
+
+fn step(batch: [b] Ex) -> Seen:
+    return Seen(calls=counted(mean(batch.x)))
+
+fn steps(train: Dataset[Ex], sink: LogSink):
+    for batch in train |> batches(2):
+        sink.write(step(batch))
+"""
+
+
+class _Rows:
+    def __init__(self) -> None:
+        self.rows: list[float] = []
+
+    def write(self, record: dict) -> None:
+        self.rows.append(record["calls"])
+
+
+def test_a_steps_error_is_raised_one_call_late_and_the_next_call_doesnt_run(tmp_path):
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    module = compiled(FAILING, tmp_path / "failing.ss")
+    program = module._ss_program
+    sink = _Rows()
+    try:
+        with pytest.raises(RuntimeError, match="the third call fails") as caught:
+            module.steps(TensorDataset(torch.ones(10, 4)), sink)
+        pids = program.pids()
+        # The workers go on, and the call posted after the failed one didn't run: this
+        # is each worker's fourth call of `counted`.
+        again = module.step({"x": torch.ones(2, 4)})
+        assert float(again.calls) == 4.0
+        assert program.pids() == pids
+        assert all(alive(pid) for pid in pids)
+    finally:
+        program.stop()
+        torch.set_num_threads(threads)
+    notes = "\n".join(getattr(caught.value, "__notes__", []))
+    assert "the step before: `step` (" in notes, notes
+    assert "failing.ss:" in notes
+    assert sink.rows == [1.0, 2.0]
+    assert controller.ON_WORKER is False
