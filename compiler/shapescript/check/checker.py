@@ -324,6 +324,7 @@ def _check_parsed(
             **declarations.memos,
             "collect": collect_memo,
             "declarations": declarations_key,
+            "names": program.names or program.previous_memo.get("names"),
         },
         math=math,
         models={name: info for name, info in scope.model_infos.items() if "." not in name},

@@ -147,6 +147,20 @@ class Program:
         #: entries (completion), each binding's type as text (hover), how the operands of
         #: elementwise operations line up (codegen). A check for diagnostics alone skips them.
         self.editor_facts = True
+        #: The index of the file's names (`name_index`), once made or taken again.
+        self.names: fixes.NameIndex | None = None
+
+    def name_index(self) -> fixes.NameIndex:
+        """The index of the file's names for did-you-mean help, made when a body first
+        reads an unknown name: the previous analysis's while the names are the same."""
+        if self.names is None:
+            kept = self.previous_memo.get("names")
+            names = self.scope.symbols.keys()
+            if isinstance(kept, fixes.NameIndex) and kept.names == names:
+                self.names = kept
+            else:
+                self.names = fixes.NameIndex(names)
+        return self.names
 
     def body_checker(
         self, decl: ast.FnDecl, signature: Signature, arguments: dict[str, Type] | None = None
@@ -1135,20 +1149,21 @@ class BodyChecker(CallChecker):
             return UNKNOWN
         if name in PYTHON_NAMES.get():
             return PythonType(name)
+        # The file's names are many: they are looked through by length (`NameIndex`).
         candidates = (
             list(self.env.values)
             + list(self.env.axes)
-            + list(self.scope.symbols)
             + list(builtin_rules.KNOWN)
             + list(self.program.prelude.signatures)
         )
+        index = self.program.name_index()
         self.reporter.report(
             "E0301",
             f"unknown name `{name}`",
             node.span,
             "not found",
-            help=suggestion(name, candidates),
-            fixes=fixes.spelling(name, candidates, node.span),
+            help=suggestion(name, candidates, index),
+            fixes=fixes.spelling(name, candidates, node.span, index),
         )
         return UNKNOWN
 
