@@ -91,6 +91,13 @@ def test_models_moved_by_a_body_edit_above_move_only_the_fields_read(monkeypatch
         f"    buffer c: [D] = zeros\n\n"
         for index in range(40)
     )
+    # Each model's loss is differentiated: W1101 looks for params it doesn't read.
+    models += "".join(
+        f"fn loss{index}(m: M{index}, x: [b D]) -> [] = sum(x * m.w)\n\n"
+        f"fn grad{index}(m: M{index}, x: [b D]) -> Grad[M{index}]:\n"
+        f"    l, g = value_and_grad(loss{index}, m, x)\n    return g\n\n"
+        for index in range(40)
+    )
     text = "dim D = 4\n\nfn f(x: [n D]) -> [n D]:\n    return x\n\n" + models
     first = checked(text)
     moved = []

@@ -77,6 +77,12 @@ class ModelInfo:
         return _fields_where(self.fields, "param")
 
     @property
+    def param_names(self) -> list[str]:
+        """The names of the model's own params, in order (no field is moved for them)."""
+        fields = getattr(self.fields, "found", self.fields)  # a moved model's, unmoved
+        return [name for name, info in fields.items() if info.kind == "param"]
+
+    @property
     def nested(self) -> list[FieldInfo]:
         """The fields that hold models, `attn: Attention` and `h: [L] Block`."""
         return _fields_where(self.fields, "model")
