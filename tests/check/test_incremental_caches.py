@@ -428,3 +428,27 @@ def test_analyses_share_the_one_table_of_built_in_symbols() -> None:
     again = check_source(SourceFile.from_text("f.ss", DIMS + "\n"), first)
     assert first.builtin_symbols is again.builtin_symbols
     assert "softmax" in again.builtin_symbols
+
+
+def test_a_body_edit_looks_again_only_at_the_bodies_that_report_something(monkeypatch) -> None:
+    from shapescript.check.bodies import generics
+
+    functions = "".join(
+        f"fn f{index}(x: [n D]) -> [n D]:\n    return x * {index}.0\n\n" for index in range(60)
+    )
+    text = "dim D = 4\n\n" + functions + "fn bad(x: [n D]) -> [n D]:\n    return y\n"
+    first = checked(text)
+    asked = []
+    reusable = generics.body_reusable
+
+    def counted(program, result):
+        asked.append(result)
+        return reusable(program, result)
+
+    monkeypatch.setattr(generics, "body_reusable", counted)
+    edited = text.replace("x * 7.0", "x * 7.5")
+    again = same_as_fresh(edited, first)
+    # Of 61 bodies kept, only the one with a diagnostic is looked at again (whether it
+    # reports an instance's error, which names lines elsewhere).
+    assert [[d.code for d in result.diagnostics] for result in asked] == [["E0301"]]
+    assert codes(again) == ["E0301"]

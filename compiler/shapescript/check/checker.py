@@ -243,13 +243,17 @@ def _check_parsed(
     program.editor_facts = all_facts
     diagnostics = parsed.diagnostics + reporter.diagnostics
     diagnostics.extend(_top_level_asserts(module, items, scope.dim_values))
+    program.keep_bodies()
+    kept_bodies = program.results
     for index, item in enumerate(module.items):
-        if not isinstance(item, ast.FnDecl):
+        if type(item) is not ast.FnDecl:
             continue
-        stop_if(cancelled)
-        result = program.check_item(index)
+        result = kept_bodies.get(index)
         if result is None:
-            continue
+            stop_if(cancelled)
+            result = program.check_item(index)
+            if result is None:
+                continue
         item_facts = items[index]
         item_facts.body = result
         if result.diagnostics:
