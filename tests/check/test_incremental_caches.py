@@ -452,3 +452,36 @@ def test_a_body_edit_looks_again_only_at_the_bodies_that_report_something(monkey
     # reports an instance's error, which names lines elsewhere).
     assert [[d.code for d in result.diagnostics] for result in asked] == [["E0301"]]
     assert codes(again) == ["E0301"]
+
+
+class _CountedSymbols(dict):
+    """A dict that counts the entries its `items()` gives."""
+
+    given = 0
+
+    def items(self):
+        for pair in super().items():
+            _CountedSymbols.given += 1
+            yield pair
+
+
+def test_the_gradient_check_finds_python_modules_without_reading_every_name(
+    monkeypatch,
+) -> None:
+    from shapescript.check import checker as checker_module
+
+    outside_of = checker_module.outside_of
+    seen = []
+
+    def counted(items, symbols, table, **named):
+        found = outside_of(items, _CountedSymbols(symbols), table, **named)
+        seen.append(found.python_modules)
+        return found
+
+    monkeypatch.setattr(checker_module, "outside_of", counted)
+    functions = "".join(f"fn f{index}(x: [n D]) -> [n D] = x\n\n" for index in range(40))
+    text = "import python math\n\n" + READS + "\n" + functions
+    _CountedSymbols.given = 0
+    checked(text)
+    assert seen == [frozenset({"math"})]
+    assert _CountedSymbols.given == 0

@@ -282,7 +282,7 @@ def _check_parsed(
             source,
             fingerprint,
             previous.memo.get("regularity") if previous is not None else None,
-            outside_of(items, scope.symbols, scope.imports),
+            outside_of(items, scope.symbols, scope.imports, python_modules=scope.python_modules),
         )
         diagnostics.extend(found)
     placed = Reporter()
