@@ -485,3 +485,38 @@ def test_the_gradient_check_finds_python_modules_without_reading_every_name(
     checked(text)
     assert seen == [frozenset({"math"})]
     assert _CountedSymbols.given == 0
+
+
+class _CountedResults(dict):
+    """A dict that counts the entries its `items()` and iteration give."""
+
+    given = 0
+
+    def items(self):
+        for pair in super().items():
+            _CountedResults.given += 1
+            yield pair
+
+    def __iter__(self):
+        for key in super().__iter__():
+            _CountedResults.given += 1
+            yield key
+
+
+def test_a_body_edit_drops_the_params_read_results_it_reaches_without_reading_the_others() -> None:
+    functions = "".join(
+        f"fn loss{index}(m: Mlp, x: [b D]) -> [] = sum(x @ m.w)\n\n"
+        f"fn grad{index}(m: Mlp, x: [b D]) -> Grad[Mlp]:\n"
+        f"    l, g = value_and_grad(loss{index}, m, x)\n    return g\n\n"
+        for index in range(30)
+    )
+    text = READS + "\n" + functions
+    first = checked(text)
+    memo = first.memo["param_reads"][2]
+    assert len(memo.results) > 30
+    memo.results = _CountedResults(memo.results)
+    _CountedResults.given = 0
+    edited = text.replace("sum(x @ m.w)\n\nfn grad7", "sum(x @ m.w + m.v)\n\nfn grad7")
+    again = same_as_fresh(edited, first)
+    assert _CountedResults.given == 0
+    assert again.param_reads["loss7"] == {"m": ("w", "v")}

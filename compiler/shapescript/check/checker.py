@@ -517,8 +517,7 @@ def _reuse_param_reads(
         # For a later analysis that can't reuse the memo; the summaries an analysis
         # works out are those of the functions it reaches, so that one prunes them.
         program.read_summaries.update(summaries)
-    kept_results = kept.results
-    return edited | {key[0] for key in memo.results if key not in kept_results}
+    return edited | {key[0] for key in kept.dropped}
 
 
 def _reads_of_functions(
