@@ -152,3 +152,21 @@ def test_a_keystroke_looks_once_at_each_function_and_again_only_at_those_it_reac
     fresh = check_source(SourceFile.from_text("f.ss", edited))
     assert again.diagnostics == fresh.diagnostics
     assert _facts(complete_facts(again)) == _facts(fresh.padding)
+
+
+def test_an_edited_extern_fn_is_looked_at_again_with_the_functions_that_call_it() -> None:
+    text = (
+        "dim D = 4\n\n"
+        'extern fn flipped(x: [k]) -> [k] = "torch.flipud"\n\n'
+        "fn f(x: [n D]) -> [n D]:\n    return x\n\n"
+        "fn g(x: [n]) -> [n] = flipped(x)\n"
+    )
+    previous = check_source(SourceFile.from_text("f.ss", text), padding_later=True)
+    for edited in (
+        text.replace('"torch.flipud"', '"torch.fliplr"'),
+        text.replace("return x", "return x * 2.0"),
+    ):
+        previous = check_source(SourceFile.from_text("f.ss", edited), previous, padding_later=True)
+        fresh = check_source(SourceFile.from_text("f.ss", edited))
+        assert previous.diagnostics == fresh.diagnostics
+        assert _facts(complete_facts(previous)) == _facts(fresh.padding)

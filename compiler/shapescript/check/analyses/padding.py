@@ -1347,9 +1347,14 @@ class _Analysis:
         if reused.again is None:
             again = [name for name, item in functions.items() if item.body is not None]
         else:
-            # In the file's order, as a fresh check looks at them.
+            # In the file's order, as a fresh check looks at them; extern fns (which
+            # have versions too) have no findings.
             again = sorted(
-                (name for name in reused.again if functions[name].body is not None),
+                (
+                    name
+                    for name in reused.again
+                    if (item := functions.get(name)) is not None and item.body is not None
+                ),
                 key=lambda name: functions[name].base,
             )
         for name in reused.notable:
