@@ -428,3 +428,95 @@ def test_analyses_share_the_one_table_of_built_in_symbols() -> None:
     again = check_source(SourceFile.from_text("f.ss", DIMS + "\n"), first)
     assert first.builtin_symbols is again.builtin_symbols
     assert "softmax" in again.builtin_symbols
+
+
+def test_a_body_edit_looks_again_only_at_the_bodies_that_report_something(monkeypatch) -> None:
+    from shapescript.check.bodies import generics
+
+    functions = "".join(
+        f"fn f{index}(x: [n D]) -> [n D]:\n    return x * {index}.0\n\n" for index in range(60)
+    )
+    text = "dim D = 4\n\n" + functions + "fn bad(x: [n D]) -> [n D]:\n    return y\n"
+    first = checked(text)
+    asked = []
+    reusable = generics.body_reusable
+
+    def counted(program, result):
+        asked.append(result)
+        return reusable(program, result)
+
+    monkeypatch.setattr(generics, "body_reusable", counted)
+    edited = text.replace("x * 7.0", "x * 7.5")
+    again = same_as_fresh(edited, first)
+    # Of 61 bodies kept, only the one with a diagnostic is looked at again (whether it
+    # reports an instance's error, which names lines elsewhere).
+    assert [[d.code for d in result.diagnostics] for result in asked] == [["E0301"]]
+    assert codes(again) == ["E0301"]
+
+
+class _CountedSymbols(dict):
+    """A dict that counts the entries its `items()` gives."""
+
+    given = 0
+
+    def items(self):
+        for pair in super().items():
+            _CountedSymbols.given += 1
+            yield pair
+
+
+def test_the_gradient_check_finds_python_modules_without_reading_every_name(
+    monkeypatch,
+) -> None:
+    from shapescript.check import checker as checker_module
+
+    outside_of = checker_module.outside_of
+    seen = []
+
+    def counted(items, symbols, table, **named):
+        found = outside_of(items, _CountedSymbols(symbols), table, **named)
+        seen.append(found.python_modules)
+        return found
+
+    monkeypatch.setattr(checker_module, "outside_of", counted)
+    functions = "".join(f"fn f{index}(x: [n D]) -> [n D] = x\n\n" for index in range(40))
+    text = "import python math\n\n" + READS + "\n" + functions
+    _CountedSymbols.given = 0
+    checked(text)
+    assert seen == [frozenset({"math"})]
+    assert _CountedSymbols.given == 0
+
+
+class _CountedResults(dict):
+    """A dict that counts the entries its `items()` and iteration give."""
+
+    given = 0
+
+    def items(self):
+        for pair in super().items():
+            _CountedResults.given += 1
+            yield pair
+
+    def __iter__(self):
+        for key in super().__iter__():
+            _CountedResults.given += 1
+            yield key
+
+
+def test_a_body_edit_drops_the_params_read_results_it_reaches_without_reading_the_others() -> None:
+    functions = "".join(
+        f"fn loss{index}(m: Mlp, x: [b D]) -> [] = sum(x @ m.w)\n\n"
+        f"fn grad{index}(m: Mlp, x: [b D]) -> Grad[Mlp]:\n"
+        f"    l, g = value_and_grad(loss{index}, m, x)\n    return g\n\n"
+        for index in range(30)
+    )
+    text = READS + "\n" + functions
+    first = checked(text)
+    memo = first.memo["param_reads"][2]
+    assert len(memo.results) > 30
+    memo.results = _CountedResults(memo.results)
+    _CountedResults.given = 0
+    edited = text.replace("sum(x @ m.w)\n\nfn grad7", "sum(x @ m.w + m.v)\n\nfn grad7")
+    again = same_as_fresh(edited, first)
+    assert _CountedResults.given == 0
+    assert again.param_reads["loss7"] == {"m": ("w", "v")}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from shapescript.check.checker import check_source
+from shapescript.check.declarations import model_memo
 from shapescript.syntax.source import SourceFile
 
 PROGRAM = """\
@@ -82,3 +83,41 @@ def test_random_edits_agree_with_a_fresh_check() -> None:
             text = text.replace(old, new, 1)
             previous = checked(text, previous)
             assert facts(previous) == facts(checked(text))
+
+
+def test_models_moved_by_a_body_edit_above_move_only_the_fields_read(monkeypatch) -> None:
+    models = "".join(
+        f"model M{index}:\n    param w: [D] = zeros\n    param v: [D] = ones\n"
+        f"    buffer c: [D] = zeros\n\n"
+        for index in range(40)
+    )
+    # Each model's loss is differentiated: W1101 looks for params it doesn't read.
+    models += "".join(
+        f"fn loss{index}(m: M{index}, x: [b D]) -> [] = sum(x * m.w)\n\n"
+        f"fn grad{index}(m: M{index}, x: [b D]) -> Grad[M{index}]:\n"
+        f"    l, g = value_and_grad(loss{index}, m, x)\n    return g\n\n"
+        for index in range(40)
+    )
+    text = "dim D = 4\n\nfn f(x: [n D]) -> [n D]:\n    return x\n\n" + models
+    first = checked(text)
+    moved = []
+    move = model_memo._shift_member
+
+    def counted(member, offset):
+        moved.append(member.name)
+        return move(member, offset)
+
+    monkeypatch.setattr(model_memo, "_shift_member", counted)
+    edited = text.replace("return x", "return x * 2.0")
+    again = checked(edited, first)
+    # 120 fields moved down by the edit; none is read by the analysis itself.
+    assert moved == []
+    fresh = checked(edited)
+    assert again.models["M7"].fields["v"].span == fresh.models["M7"].fields["v"].span
+    assert again.models["M7"].fields["v"].symbol == fresh.models["M7"].fields["v"].symbol
+    assert moved == ["v"]
+    assert facts(again) == facts(fresh)
+    # Moved again by the next edit, from where the first check found them.
+    edited_twice = edited.replace("return x * 2.0", "return x * 3.0 + 1.0")
+    twice = checked(edited_twice, again)
+    assert facts(twice) == facts(checked(edited_twice))

@@ -243,13 +243,17 @@ def _check_parsed(
     program.editor_facts = all_facts
     diagnostics = parsed.diagnostics + reporter.diagnostics
     diagnostics.extend(_top_level_asserts(module, items, scope.dim_values))
+    program.keep_bodies()
+    kept_bodies = program.results
     for index, item in enumerate(module.items):
-        if not isinstance(item, ast.FnDecl):
+        if type(item) is not ast.FnDecl:
             continue
-        stop_if(cancelled)
-        result = program.check_item(index)
+        result = kept_bodies.get(index)
         if result is None:
-            continue
+            stop_if(cancelled)
+            result = program.check_item(index)
+            if result is None:
+                continue
         item_facts = items[index]
         item_facts.body = result
         if result.diagnostics:
@@ -280,7 +284,7 @@ def _check_parsed(
             source,
             fingerprint,
             previous.memo.get("regularity") if previous is not None else None,
-            outside_of(items, scope.symbols, scope.imports),
+            outside_of(items, scope.symbols, scope.imports, python_modules=scope.python_modules),
         )
         diagnostics.extend(found)
     placed = Reporter()
@@ -326,6 +330,7 @@ def _check_parsed(
             **declarations.memos,
             "collect": collect_memo,
             "declarations": declarations_key,
+            "names": program.names or program.previous_memo.get("names"),
         },
         math=math,
         models={name: info for name, info in scope.model_infos.items() if "." not in name},
@@ -514,8 +519,7 @@ def _reuse_param_reads(
         # For a later analysis that can't reuse the memo; the summaries an analysis
         # works out are those of the functions it reaches, so that one prunes them.
         program.read_summaries.update(summaries)
-    kept_results = kept.results
-    return edited | {key[0] for key in memo.results if key not in kept_results}
+    return edited | {key[0] for key in kept.dropped}
 
 
 def _reads_of_functions(

@@ -7,7 +7,9 @@ import difflib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shapescript.check.algebra.fixes import closest
+from shapescript.check.algebra.fixes import NameIndex, closest
+from shapescript.check.checker import check_source, check_text
+from shapescript.syntax.source import SourceFile
 
 NAMES = st.text(alphabet="abcdeé_xy01", min_size=1, max_size=9)
 
@@ -31,3 +33,34 @@ def test_a_near_miss_is_found_and_a_far_one_is_not() -> None:
     assert closest("zzz", ["hidden", "output"]) is None
     assert closest("hidden", ["hiden"]) == "hiden"
     assert closest("hidden", ["other"]) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(NAMES, st.lists(NAMES, max_size=10), st.lists(NAMES, max_size=40))
+def test_a_name_index_answers_as_difflib_over_all_the_names(
+    name: str, few: list[str], many: list[str]
+) -> None:
+    assert closest(name, few, NameIndex(many)) == by_difflib(name, few + many)
+
+
+def test_the_index_reads_only_names_of_a_length_that_can_be_close() -> None:
+    short = [f"f{number}" for number in range(3000)]
+    index = NameIndex(short + ["value_and_grad"])
+    # A ratio of 0.75 needs lengths within 3/5 and 5/3 of each other: of 3,001 names, a
+    # 15-character name looks at the one of 14 alone, a 4-character one at those of 3
+    # to 6 (all but f0 to f9).
+    assert list(index.near(len("xvalue_and_grad"))) == ["value_and_grad"]
+    assert len(list(index.near(len("f123")))) == 2990
+    assert closest("xvalue_and_grad", [], index) == "value_and_grad"
+
+
+def test_analyses_of_the_same_names_share_one_index() -> None:
+    text = "fn helper(x: [n]) -> [n] = x\n\nfn f(x: [n]) -> [n]:\n    return helpr(x)\n"
+    first = check_text(text)
+    second = check_source(SourceFile.from_text("<text>", text.replace("helpr", "helpe")), first)
+    assert [d.help for d in second.diagnostics if d.code == "E0301"] == ["did you mean `helper`?"]
+    assert second.memo["names"] is first.memo["names"]
+    renamed = check_source(
+        SourceFile.from_text("<text>", text.replace("helper", "helper2")), second
+    )
+    assert renamed.memo["names"] is not second.memo["names"]

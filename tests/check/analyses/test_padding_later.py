@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.generate import generate_program
+from shapescript.check.analyses import padding
 from shapescript.check.analyses import padding_reuse as reuse
 from shapescript.check.analyses.padding import PaddingFacts, complete_facts
 from shapescript.check.checker import check_source
@@ -78,7 +79,7 @@ def test_an_edit_inside_one_function_takes_again_what_the_others_found(monkeypat
 
     def counted(analysis, memo, now):
         found = unaffected(analysis, memo, now)
-        counts.append((len(found[0]), len(analysis.functions)))
+        counts.append((len(found.found), len(analysis.functions)))
         return found
 
     monkeypatch.setattr(reuse, "unaffected", counted)
@@ -111,3 +112,61 @@ def test_a_keystroke_moves_only_the_loops_of_functions_that_have_loops(monkeypat
     assert again.diagnostics == fresh.diagnostics
     assert len(previous.padding.found.found) > 2 * with_loops
     assert len(moved) <= with_loops
+
+
+class _CountedItems(dict):
+    """A dict that counts the entries its `items()` gives."""
+
+    given = 0
+
+    def items(self):
+        for pair in super().items():
+            _CountedItems.given += 1
+            yield pair
+
+
+def test_a_keystroke_looks_once_at_each_function_and_again_only_at_those_it_reaches(
+    monkeypatch,
+) -> None:
+    text = generate_program(1200, 0)
+    at = text.index("\n", text.index("\nfn ", len(text) // 2) + 1) + 1
+    previous = check_source(SourceFile.from_text("f.ss", text), padding_later=True)
+    # A first edit finds which functions use which; the second is timed by counting.
+    edited = text[:at] + "    zz = 1\n" + text[at:]
+    previous = check_source(SourceFile.from_text("f.ss", edited), previous, padding_later=True)
+    run_diagnostics = padding._Analysis.run_diagnostics
+
+    def counted(analysis, found=None):
+        analysis.functions = _CountedItems(analysis.functions)
+        return run_diagnostics(analysis, found)
+
+    monkeypatch.setattr(padding._Analysis, "run_diagnostics", counted)
+    _CountedItems.given = 0
+    edited = text[:at] + "    zz = 2\n" + text[at:]
+    again = check_source(SourceFile.from_text("f.ss", edited), previous, padding_later=True)
+    functions = len(again.padding.found.versions)
+    # What each function's findings depend on is listed once (`versions`); the others'
+    # findings are taken whole, not visited one by one.
+    assert functions > 100
+    assert _CountedItems.given <= functions
+    fresh = check_source(SourceFile.from_text("f.ss", edited))
+    assert again.diagnostics == fresh.diagnostics
+    assert _facts(complete_facts(again)) == _facts(fresh.padding)
+
+
+def test_an_edited_extern_fn_is_looked_at_again_with_the_functions_that_call_it() -> None:
+    text = (
+        "dim D = 4\n\n"
+        'extern fn flipped(x: [k]) -> [k] = "torch.flipud"\n\n'
+        "fn f(x: [n D]) -> [n D]:\n    return x\n\n"
+        "fn g(x: [n]) -> [n] = flipped(x)\n"
+    )
+    previous = check_source(SourceFile.from_text("f.ss", text), padding_later=True)
+    for edited in (
+        text.replace('"torch.flipud"', '"torch.fliplr"'),
+        text.replace("return x", "return x * 2.0"),
+    ):
+        previous = check_source(SourceFile.from_text("f.ss", edited), previous, padding_later=True)
+        fresh = check_source(SourceFile.from_text("f.ss", edited))
+        assert previous.diagnostics == fresh.diagnostics
+        assert _facts(complete_facts(previous)) == _facts(fresh.padding)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
+from collections.abc import Iterable, Iterator
 
 from shapescript.diagnostics.diagnostic import Edit, Fix
 from shapescript.syntax import ast
@@ -22,16 +24,37 @@ _TIGHT = (
 )
 
 
-def closest(name: str, candidates) -> str | None:
-    """The candidate a misspelt name is closest to, if one is close enough."""
-    asked = (name, tuple(candidates))
+class NameIndex:
+    """A fixed set of names grouped by length, for `closest`: made once for a file's
+    names and asked for each misspelt one, it gives only the names whose length can be
+    close enough, so a file of 50,000 names isn't read whole for every unknown name."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = frozenset(names)
+        by_length: dict[int, list[str]] = {}
+        for name in sorted(self.names):
+            by_length.setdefault(len(name), []).append(name)
+        self.by_length = by_length
+
+    def near(self, size: int) -> Iterator[str]:
+        """The names whose length allows a ratio of 0.75 with a name of `size`
+        characters: from 3/5 of it to 5/3 of it (see `closest`)."""
+        for length in range(-(-3 * size // 5), 5 * size // 3 + 1):
+            yield from self.by_length.get(length, ())
+
+
+def closest(name: str, candidates, index: NameIndex | None = None) -> str | None:
+    """The candidate a misspelt name is closest to, if one is close enough; the names of
+    `index` are candidates too."""
+    asked = (name, tuple(candidates), index)
     last_asked, last_found = _last[0]
     if last_asked == asked:
         return last_found
     # A ratio of at least 0.75 needs lengths within that ratio: the bound difflib's
     # real_quick_ratio checks, here without making a matcher for each candidate.
     size = len(name)
-    close = [c for c in asked[1] if 8 * min(len(c), size) >= 3 * (len(c) + size)]
+    pool = asked[1] if index is None else itertools.chain(asked[1], index.near(size))
+    close = [c for c in pool if 8 * min(len(c), size) >= 3 * (len(c) + size)]
     # Likewise a ratio counts only the characters a candidate shares with the name; the
     # ones it doesn't are counted by `str.translate`, without a loop over characters.
     others = dict.fromkeys(map(ord, name))
@@ -52,9 +75,10 @@ def replace(span: Span, text: str, title: str) -> list[Fix]:
     return [Fix(title, (Edit(span, text),))]
 
 
-def spelling(name: str, candidates, span: Span) -> list[Fix]:
-    """The did-you-mean fix for a misspelt name at `span`, if a close name exists."""
-    match = closest(name, candidates)
+def spelling(name: str, candidates, span: Span, index: NameIndex | None = None) -> list[Fix]:
+    """The did-you-mean fix for a misspelt name at `span`, if a close name exists among
+    `candidates` and `index`."""
+    match = closest(name, candidates, index)
     if match is None:
         return []
     return replace(span, match, f"Change `{name}` to `{match}`")

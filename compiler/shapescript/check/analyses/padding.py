@@ -1336,45 +1336,68 @@ class _Analysis:
         """H2001 and H3101 alone, as `run` finds them: the loops over batches, then the
         steps (whose selections are worked out as the steps reach them). What `previous`
         found for a function is taken again when neither it nor anything it calls
-        changed."""
+        changed; of those findings only the ones with loops or a step are looked at
+        (moved to where their function now is)."""
         facts = self.facts
+        functions = self.functions
         now = reuse.versions(self)
         memo = previous.found if previous is not None else None
-        reused, refs, callers = reuse.unaffected(self, memo, now)
-        found: dict[str, reuse.Found] = {}
-        for name, item in self.functions.items():
-            if item.body is None:
+        reused = reuse.unaffected(self, memo, now)
+        found = reused.found
+        if reused.again is None:
+            again = [name for name, item in functions.items() if item.body is not None]
+        else:
+            # In the file's order, as a fresh check looks at them; extern fns (which
+            # have versions too) have no findings.
+            again = sorted(
+                (
+                    name
+                    for name in reused.again
+                    if (item := functions.get(name)) is not None and item.body is not None
+                ),
+                key=lambda name: functions[name].base,
+            )
+        for name in reused.notable:
+            old = found[name]
+            if old.loops:
+                for span, blocker, symbol in reuse.rebased_loops(self, functions[name], old):
+                    self.put_loop(span, blocker, symbol)
+        for name in again:
+            item = functions[name]
+            found[name] = reuse.Found(reuse.relative_loops(self, item, self.loops_of(item)))
+        for name in reused.notable:
+            old = found[name]
+            if old.step:
+                self.put_step(name, reuse.rebased(self, old.blocker))
+        for name in again:
+            item = functions[name]
+            if not self.is_step(item):
                 continue
-            old = reused.get(name)
-            if old is not None:
-                if old.loops:
-                    for span, blocker, symbol in reuse.rebased_loops(self, item, old):
-                        self.put_loop(span, blocker, symbol)
-                found[name] = old
-            else:
-                found[name] = reuse.Found(reuse.relative_loops(self, item, self.loops_of(item)))
-        for name, item in self.functions.items():
-            if item.body is None:
-                continue
-            old = reused.get(name)
-            if old is not None:
-                if not old.step:
-                    continue
-                blocker = reuse.rebased(self, old.blocker)
-            elif self.is_step(item):
-                blocker = self.host_blocker(name)
-                found[name].step = True
-                try:
-                    found[name].blocker = reuse.relative(self, blocker)
-                except reuse.Elsewhere:
-                    found[name].loops = None
-            else:
-                continue
-            facts.steps[name] = blocker
-            if blocker is not None:
-                facts.diagnostics.append(_h3101(item, blocker))
-        facts.found = reuse.Memo(now, reuse.context(self), found, refs, callers)
+            blocker = self.host_blocker(name)
+            found[name].step = True
+            try:
+                found[name].blocker = reuse.relative(self, blocker)
+            except reuse.Elsewhere:
+                found[name].loops = None
+            self.put_step(name, blocker)
+        notable = set(reused.notable)
+        notable.update(name for name in again if found[name].loops or found[name].step)
+        unkept = frozenset(name for name in again if found[name].loops is None)
+        facts.found = reuse.Memo(
+            now,
+            reuse.context(self),
+            found,
+            reused.refs,
+            reused.callers,
+            frozenset(notable),
+            unkept,
+        )
         return facts
+
+    def put_step(self, name: str, blocker: Blocker | None) -> None:
+        self.facts.steps[name] = blocker
+        if blocker is not None:
+            self.facts.diagnostics.append(_h3101(self.functions[name], blocker))
 
     def selections_of(self, item: ItemFacts) -> None:
         """Keep each boolean selection of one axis at its target's size when every

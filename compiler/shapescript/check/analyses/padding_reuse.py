@@ -45,6 +45,26 @@ class Memo:
     found: dict[str, Found] = field(default_factory=dict)
     refs: dict[str, frozenset[str]] | None = None
     callers: dict[str, frozenset[str]] | None = None
+    #: The functions whose findings have loops or a step: the others' findings are
+    #: empty, so they are taken again as they are, without a look at each.
+    notable: frozenset[str] = frozenset()
+    #: The functions whose findings couldn't be kept (a blocker in another file's
+    #: function): found again every time.
+    unkept: frozenset[str] = frozenset()
+
+
+@record
+class Reused:
+    """What a check takes again from the previous one: the findings `found` (the
+    `notable` ones among them still to be moved to where their functions now are), the
+    functions to look at afresh (`again`, in no order; None: every one), and the `refs`
+    and `callers` of `Memo` for this version."""
+
+    found: dict[str, Found]
+    notable: list[str]
+    again: set[str] | None
+    refs: dict[str, frozenset[str]] | None
+    callers: dict[str, frozenset[str]] | None
 
 
 def versions(analysis: _Analysis) -> dict[str, tuple[object, object]]:
@@ -66,14 +86,14 @@ def context(analysis: _Analysis) -> tuple[object, ...]:
     return (analysis.dims, analysis.several, key)
 
 
-def unaffected(
-    analysis: _Analysis, memo: Any, now: dict[str, tuple[object, object]]
-) -> tuple[dict[str, Found], dict[str, frozenset[str]] | None, dict[str, frozenset[str]] | None]:
+def unaffected(analysis: _Analysis, memo: Any, now: dict[str, tuple[object, object]]) -> Reused:
     """The previous findings of the functions that neither changed nor reach one that did
-    (`now` is the functions' `versions`), with this version's `refs` and `callers`."""
+    (`now` is the functions' `versions`), with the functions to look at again and this
+    version's `refs` and `callers`. The work is in the functions that changed and those
+    that reach them, besides one comparison of `now` with the previous versions."""
     if not isinstance(memo, Memo) or memo.context != context(analysis):
         # Nothing to take again; the names are found when an edit first needs them.
-        return {}, None, None
+        return Reused({}, [], None, None, None)
     before = memo.versions
     changed = {
         name
@@ -81,37 +101,37 @@ def unaffected(
         if (old := before.get(name)) is None or old[0] is not decl or old[1] is not body
     }
     changed.update(before.keys() - now.keys())
-    if not changed:
-        return dict(memo.found), memo.refs, memo.callers
-    if memo.refs is None or memo.callers is None:
-        # Found for the functions as they are now: those that changed are counted below
-        # as new, with nothing used before.
-        refs, callers_now = _links(analysis, changed)
-    else:
-        refs, callers_now = dict(memo.refs), dict(memo.callers)
-    for name in changed:
-        item = analysis.functions.get(name)
-        used = analysis.referenced(item) if item is not None else frozenset()
-        old_used = refs.pop(name, frozenset())
-        if item is not None:
-            refs[name] = used
-        for callee in old_used - used:
-            callers_now[callee] = callers_now.get(callee, frozenset()) - {name}
-        for callee in used - old_used:
-            callers_now[callee] = callers_now.get(callee, frozenset()) | {name}
+    refs, callers_now = memo.refs, memo.callers
     affected = set(changed)
-    stack = list(changed)
-    while stack:
-        for caller in callers_now.get(stack.pop(), ()):
-            if caller not in affected:
-                affected.add(caller)
-                stack.append(caller)
-    kept = {
-        name: found
-        for name, found in memo.found.items()
-        if name not in affected and found.loops is not None
-    }
-    return kept, refs, callers_now
+    if changed:
+        if refs is None or callers_now is None:
+            # Found for the functions as they are now: those that changed are counted
+            # below as new, with nothing used before.
+            refs, callers_now = _links(analysis, changed)
+        else:
+            refs, callers_now = dict(refs), dict(callers_now)
+        for name in changed:
+            item = analysis.functions.get(name)
+            used = analysis.referenced(item) if item is not None else frozenset()
+            old_used = refs.pop(name, frozenset())
+            if item is not None:
+                refs[name] = used
+            for callee in old_used - used:
+                callers_now[callee] = callers_now.get(callee, frozenset()) - {name}
+            for callee in used - old_used:
+                callers_now[callee] = callers_now.get(callee, frozenset()) | {name}
+        stack = list(changed)
+        while stack:
+            for caller in callers_now.get(stack.pop(), ()):
+                if caller not in affected:
+                    affected.add(caller)
+                    stack.append(caller)
+    again = affected | memo.unkept
+    found = dict(memo.found)
+    for name in again:
+        found.pop(name, None)
+    notable = [name for name in memo.notable if name in found]
+    return Reused(found, notable, again & now.keys(), refs, callers_now)
 
 
 def _links(

@@ -147,14 +147,26 @@ class Outside:
         return tuple(sorted(self.externs.items()))
 
 
-def outside_of(items, symbols: dict, table) -> Outside:
-    """The `Outside` of a file from its items, its module symbols and its `ImportTable`."""
+def outside_of(
+    items, symbols: dict, table, *, python_modules: Iterable[str] | None = None
+) -> Outside:
+    """The `Outside` of a file from its items, its module symbols and its `ImportTable`;
+    given the names its `import python` lines bind (`python_modules`), only their symbols
+    are read, not every name of the file."""
     externs = {
         item.item.name: extern_class(item.item)
         for item in items
         if item.item.__class__ is ast.ExternFnDecl
     }
-    modules = frozenset(name for name, symbol in symbols.items() if symbol.kind == "python_module")
+    if python_modules is None:
+        named = (name for name, symbol in symbols.items() if symbol.kind == "python_module")
+    else:
+        named = (
+            name
+            for name in python_modules
+            if (symbol := symbols.get(name)) is not None and symbol.kind == "python_module"
+        )
+    modules = frozenset(named)
     imported = Imported(getattr(table, "regularity", None))
     return Outside(imported, externs, modules)
 

@@ -156,13 +156,13 @@ def _check_reads(reporter, program: ProgramContext, name: str, model: str, span)
             help="differentiate a function that uses the model's params",
         )
         return
-    for param in info.params:
-        if param.name not in reads:
+    for param in info.param_names:
+        if param not in reads:
             reporter.report(
                 "W1101",
-                f"`{name}` never reads the param `{param.name}`, so its gradient is always zero",
+                f"`{name}` never reads the param `{param}`, so its gradient is always zero",
                 span,
-                f"doesn't read `{param.name}`",
+                f"doesn't read `{param}`",
                 help="remove the param, or make it a buffer if it isn't trained",
             )
 

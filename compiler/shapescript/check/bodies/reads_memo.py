@@ -29,6 +29,8 @@ class ReadsMemo:
     cyclic: bool = False
     #: Whether results were carried over from an earlier analysis.
     reused: bool = False
+    #: When carried over: the keys of the earlier analysis's results left out.
+    dropped: set = field(default_factory=set)
 
     def note_use(self, name: str) -> None:
         """The result being worked out (if any) consults function `name`."""
@@ -49,9 +51,15 @@ def carried_over(previous: ReadsMemo, edited: set[str]) -> ReadsMemo | None:
             if key not in dead:
                 dead.add(key)
                 pending.append(key[0])
-    results = {key: value for key, value in previous.results.items() if key not in dead}
+    # A copy, less the dead results: the work is in those, not in every result kept.
+    results = dict(previous.results)
+    dropped = {key for key in dead if results.pop(key, _GONE) is not _GONE}
     if not results:
         return None
     # The sets are shared, not copied: what this analysis adds to one only makes the
     # previous memo, which is done with, drop more if it were ever reused again.
-    return ReadsMemo(results, dict(users), reused=True)
+    return ReadsMemo(results, dict(users), reused=True, dropped=dropped)
+
+
+#: What `dict.pop` gives for a key the results don't hold.
+_GONE = object()

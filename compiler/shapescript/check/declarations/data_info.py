@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from shapescript.check.algebra.types import Axis, TensorType
 from shapescript.check.declarations.symbols import Symbol
 from shapescript.records import record
@@ -42,6 +44,7 @@ class DataInfo:
 
     name: str
     span: Span
-    fields: dict[str, DataFieldInfo]
+    #: A dict, or for a record an edit above moved, `model_memo.MovedMembers`.
+    fields: Mapping[str, DataFieldInfo]
     doc: str | None = None
     ok: bool = True

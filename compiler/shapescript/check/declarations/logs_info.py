@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from shapescript.check.algebra.types import Type
 from shapescript.check.declarations.symbols import Symbol
 from shapescript.records import record
@@ -39,6 +41,7 @@ class LogsInfo:
 
     name: str
     span: Span
-    metrics: dict[str, MetricInfo]
+    #: A dict, or for a record an edit above moved, `model_memo.MovedMembers`.
+    metrics: Mapping[str, MetricInfo]
     doc: str | None = None
     ok: bool = True

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from shapescript.check.algebra.types import Type
 from shapescript.check.declarations.symbols import Symbol
 from shapescript.records import field, record
@@ -64,19 +66,35 @@ class ModelInfo:
 
     name: str
     span: Span
-    fields: dict[str, FieldInfo]
+    #: A dict, or for a model an edit above moved, `model_memo.MovedMembers`.
+    fields: Mapping[str, FieldInfo]
     doc: str | None = None
     ok: bool = True
 
     @property
     def params(self) -> list[FieldInfo]:
         """The model's own params, not those of the models it holds."""
-        return [info for info in self.fields.values() if info.is_param]
+        return _fields_where(self.fields, "param")
+
+    @property
+    def param_names(self) -> list[str]:
+        """The names of the model's own params, in order (no field is moved for them)."""
+        fields = getattr(self.fields, "found", self.fields)  # a moved model's, unmoved
+        return [name for name, info in fields.items() if info.kind == "param"]
 
     @property
     def nested(self) -> list[FieldInfo]:
         """The fields that hold models, `attn: Attention` and `h: [L] Block`."""
-        return [info for info in self.fields.values() if info.is_model]
+        return _fields_where(self.fields, "model")
+
+
+def _fields_where(fields: Mapping[str, FieldInfo], kind: str) -> list[FieldInfo]:
+    """The fields of one kind, in order; of a moved model's fields
+    (`model_memo.MovedMembers`), only those are moved."""
+    where = getattr(fields, "where", None)
+    if where is not None:
+        return where(lambda info: info.kind == kind)
+    return [info for info in fields.values() if info.kind == kind]
 
 
 #: Most field paths `every_field` lists: stacks of stacks multiply, and a checker listing

@@ -8,7 +8,7 @@ an edit above has moved the declaration.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Iterator, Mapping
 from typing import Any
 
 from shapescript.check.algebra.reporter import Reporter
@@ -67,14 +67,56 @@ def _with_span(cls: type) -> Callable[[Any, Span, Symbol], Any]:
 _WITH_SPAN: dict[type, Callable[[Any, Span, Symbol], Any]] = {}
 
 
+class MovedMembers(Mapping[str, Any]):
+    """The fields of a moved model or data record, or the metrics of a moved logs record:
+    those the check found, each moved by `offset` when first read. A keystroke moves
+    every declaration below it, and most of their fields are never read before the next
+    one moves them again."""
+
+    __slots__ = ("found", "offset", "made")
+
+    def __init__(self, found: Mapping[str, Any], offset: int) -> None:
+        if isinstance(found, MovedMembers):
+            # Moved again: from where the check found them, never a chain of moves.
+            offset += found.offset
+            found = found.found
+        self.found = found
+        self.offset = offset
+        self.made: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        made = self.made.get(name)
+        if made is None:
+            made = self.made[name] = _shift_member(self.found[name], self.offset)
+        return made
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.found)
+
+    def __len__(self) -> int:
+        return len(self.found)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.found
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+    def where(self, keep: Callable[[Any], bool]) -> list[Any]:
+        """The members `keep` accepts, in order, judged by what moving leaves as it was
+        (kinds, types, names): only those are moved."""
+        return [self[name] for name, one in self.found.items() if keep(one)]
+
+
 def moved(result: ModelResult, base: int) -> ModelResult:
-    """The same check for the declaration now starting at `base`."""
+    """The same check for the declaration now starting at `base`; its fields (or
+    metrics) are moved as they are read (`MovedMembers`)."""
     offset = base - result.base
     if offset == 0:
         return result
     info = result.info
     members = "metrics" if isinstance(info, LogsInfo) else "fields"
-    shifted = {name: _shift_member(one, offset) for name, one in getattr(info, members).items()}
+    shifted = MovedMembers(getattr(info, members), offset)
     return ModelResult(
         replace(info, span=_shift(info.span, offset), **{members: shifted}),
         result.references,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Iterator, Sequence
 
-from shapescript.check.algebra.fixes import closest, replace, spelling
+from shapescript.check.algebra.fixes import NameIndex, closest, replace, spelling
 from shapescript.check.algebra.ranges import Interval
 from shapescript.check.algebra.reporter import Reporter
 from shapescript.check.algebra.sizes import InexactDivision, Poly, SizeOverflow
@@ -104,9 +104,10 @@ class ModuleScope:
         )
 
 
-def suggestion(name: str, candidates) -> str | None:
-    """A did-you-mean help for a misspelt name, if a close one exists."""
-    match = closest(name, candidates)
+def suggestion(name: str, candidates, index: NameIndex | None = None) -> str | None:
+    """A did-you-mean help for a misspelt name, if a close one exists among `candidates`
+    and `index`."""
+    match = closest(name, candidates, index)
     return f"did you mean `{match}`?" if match is not None else None
 
 
