@@ -116,11 +116,13 @@ def test_a_dataset_the_workers_cant_load_is_the_calls_one_answer(module, tmp_pat
 
     program = module._ss_program
     m = module.Mlp.init(seed=0)
+    opt = shapescript.rt.optimizers.adamw(m, lr=3e-4)
+    module.train_step(m, opt, _batch(), shapescript.Eval)
     sink = _Sink()
     pids = program.pids()
+    assert pids, "the workers run before the dataset is sent"
     with pytest.raises(RuntimeError, match="can't be loaded on a worker"):
         module.fit(m, Unloadable(), sink, 1, shapescript.Eval)
-    opt = shapescript.rt.optimizers.adamw(m, lr=3e-4)
     logs = module.train_step(m, opt, _batch(), shapescript.Eval)
     assert torch.isfinite(logs.loss)
     assert program.pids() == pids
