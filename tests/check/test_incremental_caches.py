@@ -520,3 +520,32 @@ def test_a_body_edit_drops_the_params_read_results_it_reaches_without_reading_th
     again = same_as_fresh(edited, first)
     assert _CountedResults.given == 0
     assert again.param_reads["loss7"] == {"m": ("w", "v")}
+
+
+def test_a_line_that_breaks_out_of_a_body_keeps_the_other_bodies() -> None:
+    # Enter typed at the start of a body line makes the rest of the line a top-level line
+    # that doesn't parse. It declares nothing, so every other function's check is kept.
+    text = generate_program(150, 0)
+    at = text.index("    y = x\n") + len("    y = ")
+    previous = checked(text)
+    broken = text[:at] + "\n" + text[at:]
+    after = same_as_fresh(broken, previous)
+    assert any(type(item.item).__name__ == "ErrorItem" for item in after.items)
+    kept_before = {id(item.body) for item in previous.items if item.body is not None}
+    bodies = [item.body for item in after.items if item.body is not None]
+    assert sum(id(body) not in kept_before for body in bodies) <= 1
+    mended = same_as_fresh(text, after)
+    bodies = [item.body for item in mended.items if item.body is not None]
+    assert sum(id(body) not in kept_before for body in bodies) <= 1
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_lines_typed_at_the_start_of_body_lines_answer_as_a_fresh_check(seed: int) -> None:
+    rng = random.Random(seed)
+    text = generate_program(150, seed)
+    previous = checked(text)
+    for _ in range(8):
+        starts = [i + 1 for i, c in enumerate(text) if c == "\n" and text[i + 1 : i + 5] == "    "]
+        at = rng.choice(starts) + rng.choice([0, 4, 8])
+        text = text[:at] + rng.choice(["\n", "\nx", "\nfn", "\ndim", "\n)"]) + text[at:]
+        previous = same_as_fresh(text, previous)

@@ -58,9 +58,10 @@ def declarations_fingerprint(
 ) -> int:
     """A hash of everything a function body's check depends on outside the body itself.
 
-    That is every item's text, except that a function with a declared return type
-    counts only up to its body: editing inside such a body leaves the fingerprint, and so
-    every other function's memoized result, as it is. A generic function's body counts:
+    That is every item's text but the lines that didn't parse (they declare nothing),
+    except that a function with a declared return type counts only up to its body:
+    editing inside such a body leaves the fingerprint, and so every other function's
+    memoized result, as it is. A generic function's body counts:
     its callers check its instances. `declared` is `declared_type_names(module)`, when
     already known.
     """
@@ -68,6 +69,8 @@ def declarations_fingerprint(
     if declared is None:
         declared = declared_type_names(module)
     for index, item in enumerate(module.items):
+        if isinstance(item, ast.ErrorItem):
+            continue
         base = module.base_of(index)
         end = item.span.end
         if (
@@ -585,8 +588,11 @@ def _fingerprints(
                 if found is not None and found[0] is item
                 else _part(item, base, text, declared)
             )
-    fingerprint = hash((tuple([part[1] for part in parts]), module.notebook))
-    context = hash(tuple([part[1] for part in parts if not part[2]]))
+    # A line that didn't parse declares nothing a body or a signature could depend on:
+    # typing one (Enter at the start of a body line) keeps every other result.
+    counted = [part for part in parts if type(part[0]) is not ast.ErrorItem]
+    fingerprint = hash((tuple([part[1] for part in counted]), module.notebook))
+    context = hash(tuple([part[1] for part in counted if not part[2]]))
     return (
         fingerprint,
         context,
