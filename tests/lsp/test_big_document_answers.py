@@ -343,3 +343,35 @@ def test_the_kept_answers_keep_no_analysis_alive():
         if not isinstance(holder, FrameType) and holder is not locals()
     ]
     assert holders == []
+
+
+@pytest.mark.parametrize("hierarchical", [True, False])
+@pytest.mark.parametrize("typed", ["\n    y = x", "\n\n", "\n# a note\n"])
+def test_an_outline_after_an_edit_that_adds_lines_looks_at_few_items(
+    monkeypatch, hierarchical: bool, typed: str
+):
+    # The items after the edit are the same, a line or two lower: their text is moved,
+    # not written again, and the answer is the one a fresh outline gives.
+    converter = strict_converter()
+    text = generate_program(80, 0)
+    checked = _checked(text)
+    cache = OutlineCache()
+    cache.answer(checked, URI, hierarchical, converter.unstructure)
+    looked_at = []
+    written_chunk = OutlineCache.written_chunk
+
+    def counted(self, node, key):
+        looked_at.append(getattr(node, "name", type(node).__name__))
+        return written_chunk(self, node, key)
+
+    monkeypatch.setattr(OutlineCache, "written_chunk", counted)
+    at = text.index("\n", typed_edit_point(text))
+    edited = text[:at] + typed + text[at:]
+    after = _checked(edited, checked)
+    answer = cache.answer(after, URI, hierarchical, converter.unstructure)
+    assert 1 <= len(looked_at) <= 2, looked_at
+    assert answer == OutlineCache().answer(after, URI, hierarchical, converter.unstructure)
+    undone = _checked(text, after)
+    assert cache.answer(undone, URI, hierarchical, converter.unstructure) == OutlineCache().answer(
+        undone, URI, hierarchical, converter.unstructure
+    )

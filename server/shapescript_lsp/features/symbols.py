@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from collections.abc import Iterable
 
 from lsprotocol import types
@@ -241,16 +242,15 @@ class OutlineCache:
                 head < limit and items[head] is old_nodes[head] and bases[head] == old_bases[head]
             ):
                 head += 1
-            if len(starts) == last.lines:
-                shift = len(text) - last.length
-                while (
-                    tail < limit - head
-                    and items[-1 - tail] is old_nodes[-1 - tail]
-                    and bases[-1 - tail] == old_bases[-1 - tail] + shift
-                ):
-                    tail += 1
-                # The first one after the changed items may share a line with them.
-                tail = max(0, tail - 1)
+            shift = len(text) - last.length
+            while (
+                tail < limit - head
+                and items[-1 - tail] is old_nodes[-1 - tail]
+                and bases[-1 - tail] == old_bases[-1 - tail] + shift
+            ):
+                tail += 1
+            # The first one after the changed items may share a line with them.
+            tail = max(0, tail - 1)
             answer.nodes = old_nodes[:head]
             answer.bases = old_bases[:head]
             answer.chunks = last.chunks[:head]
@@ -273,7 +273,11 @@ class OutlineCache:
             shift = len(text) - last.length
             answer.nodes += last.nodes[-tail:]
             answer.bases += [base + shift for base in last.bases[-tail:]]
-            answer.chunks += last.chunks[-tail:]
+            lines = len(starts) - last.lines
+            if lines:
+                answer.chunks += [_moved(chunk, lines) for chunk in last.chunks[-tail:]]
+            else:
+                answer.chunks += last.chunks[-tail:]
         answer.written = [part for chunk in answer.chunks for part in chunk]
         if len(self.chunks) > 4 * len(items) + 64:
             live = {id(node) for node in items}
@@ -330,6 +334,19 @@ class OutlineCache:
         if len(self.items) > 4 * len(nodes) + 64:
             live = {id(node) for node in nodes}
             self.items = {key: value for key, value in self.items.items() if key in live}
+
+
+#: A position's line in an item's JSON text. A quote inside a string has a backslash
+#: before it, so only the key of a position's line matches.
+_LINE = re.compile(r'"line": (\d+)')
+
+
+def _moved(chunk: tuple[str, ...], lines: int) -> tuple[str, ...]:
+    """An item's JSON texts for the same item `lines` lines lower (higher if negative):
+    an edit above it added or removed lines and left its own text as it was."""
+    return tuple(
+        _LINE.sub(lambda found: f'"line": {int(found.group(1)) + lines}', part) for part in chunk
+    )
 
 
 def _chunk(
