@@ -13,6 +13,7 @@ import torch.nn.functional as F
 import shapescript
 from benchmarks import hand_written, vs_torch
 from shapescript.rt import devices as rt_devices
+from shapescript.rt.torch_compile import CompiledBody
 
 #: Smaller than the benchmark's small size, so that the check runs fast.
 TINY = vs_torch.Size("tiny", 2, 8, 64)
@@ -191,16 +192,28 @@ def _tensors_reached(function) -> list[torch.Tensor]:
 
 @pytest.mark.parametrize("case", ["attention", "mlp"])
 def test_the_switch_marks_no_tensor_the_expert_code_reads(monkeypatch, case: str) -> None:
-    # The switch marks its inputs' varying axes dynamic for torch.compile; a tensor the
-    # compiled expert code also read would be traced dynamic there too, not as asked.
-    monkeypatch.setattr(vs_torch.torch, "compile", lambda function, **options: function)
+    # The switch marks its inputs' varying axes dynamic for torch.compile once their sizes
+    # change; a tensor the compiled expert code also read would be traced dynamic there too,
+    # not as asked. Every call here looks like a new size, so the switch marks at once (a
+    # "compiled" body that is the eager one itself would never get that far).
+    monkeypatch.setattr(
+        vs_torch.torch, "compile", lambda function, **options: lambda *a: function(*a)
+    )
+    calls = iter(range(1_000_000))
+    monkeypatch.setattr(CompiledBody, "_sizes", lambda self, args: (next(calls),))
     built = vs_torch.build_case(case, TINY, torch_compile=True)
     assert vs_torch.disagreements(built) == []
-    marked = [
-        tensor
-        for name in (vs_torch.EXPERT, vs_torch.EXPERT_TC)
-        for tensor in _tensors_reached(built.variants[name].run)
-        if hasattr(tensor, "_dynamo_weak_dynamic_indices")
-    ]
-    assert _tensors_reached(built.variants[vs_torch.EXPERT_TC].run)
-    assert marked == []
+    switched = built.variants[vs_torch.SS_TC].run
+    switched()
+    switched()
+
+    def marked(name: str) -> list[torch.Tensor]:
+        return [
+            tensor
+            for tensor in _tensors_reached(built.variants[name].run)
+            if hasattr(tensor, "_dynamo_weak_dynamic_indices")
+        ]
+
+    assert marked(vs_torch.SS_TC)
+    assert marked(vs_torch.EXPERT) == []
+    assert marked(vs_torch.EXPERT_TC) == []
