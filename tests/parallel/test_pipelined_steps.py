@@ -123,3 +123,39 @@ def test_a_steps_error_is_raised_one_call_late_and_the_next_call_doesnt_run(tmp_
     assert "failing.ss:" in notes
     assert sink.rows == [1.0, 2.0]
     assert controller.ON_WORKER is False
+
+
+LEAVING = (
+    FAILING
+    + """
+fn first_step(train: Dataset[Ex], sink: LogSink) -> []:
+    for batch in train |> batches(2):
+        sink.write(step(batch))
+        return 0.0
+    return 1.0
+"""
+)
+
+
+def test_a_loop_left_by_return_reads_its_last_step_and_the_next_call_raises_its_error(tmp_path):
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    module = compiled(LEAVING, tmp_path / "leaving.ss")
+    program = module._ss_program
+    sink = _Rows()
+    try:
+        # Calls from Python are answered at once: the workers' first and second calls.
+        assert float(module.step({"x": torch.ones(2, 4)}).calls) == 1.0
+        assert float(module.step({"x": torch.ones(2, 4)}).calls) == 2.0
+        # The loop's one step (each worker's third call, which fails) is posted, and the
+        # loop is left by its `return` before the answer is read.
+        assert float(module.first_step(TensorDataset(torch.ones(10, 4)), sink)) == 0.0
+        assert program.unread is None
+        with pytest.raises(RuntimeError, match="the third call fails"):
+            module.step({"x": torch.ones(2, 4)})
+        # The call that raised the held error didn't run: this is each worker's fourth.
+        assert float(module.step({"x": torch.ones(2, 4)}).calls) == 4.0
+    finally:
+        program.stop()
+        torch.set_num_threads(threads)
+    assert sink.rows == []
