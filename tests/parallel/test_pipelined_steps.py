@@ -6,12 +6,16 @@ late, naming its call, and the call posted after it doesn't run."""
 
 from __future__ import annotations
 
+import copy
+import pickle
+import sys
+
 import pytest
 import torch
 from torch.utils.data import TensorDataset
 
 import shapescript
-from shapescript.rt.parallel import controller
+from shapescript.rt.parallel import controller, later
 from tests.parallel.programs import alive, compiled, readme_on
 
 LOOP = """
@@ -159,3 +163,61 @@ def test_a_loop_left_by_return_reads_its_last_step_and_the_next_call_raises_its_
         program.stop()
         torch.set_num_threads(threads)
     assert sink.rows == []
+
+
+SEEN = """devices cpu
+
+logs Seen:
+    calls: [] mean
+
+fn seen(x: []) -> Seen:
+    return Seen(calls=x)
+"""
+
+
+class _Answering:
+    """A program whose one unread call answers with `answer` (or fails with `error`)."""
+
+    def __init__(self, answer=None, error: BaseException | None = None) -> None:
+        self.answer, self.error, self.record = answer, error, None
+
+    def read_unread(self) -> None:
+        if self.record is None:
+            return
+        record, self.record = self.record, None
+        if self.error is not None:
+            record._ss_fail(self.error)
+            raise self.error
+        record._ss_fill(self.answer)
+
+
+def _placeholder(seen_class, program: _Answering):
+    program.record = later.record(seen_class, program)
+    return program.record
+
+
+def test_a_placeholder_read_becomes_a_record_of_the_logs_class_itself(tmp_path, monkeypatch):
+    module = compiled(SEEN, tmp_path / "seen.ss")
+    # Importable by its name, as a program imported by the import hook is, for pickle.
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    answer = module.seen(torch.tensor(2.0))
+    record = _placeholder(module.Seen, _Answering(answer))
+    assert isinstance(record, module.Seen) and type(record) is not module.Seen
+    assert float(record.calls) == 2.0
+    assert type(record) is module.Seen
+    assert vars(record) == vars(answer)
+    copied = copy.deepcopy(_placeholder(module.Seen, _Answering(answer)))
+    assert type(copied) is module.Seen and float(copied.calls) == 2.0
+    pickled_text = pickle.dumps(_placeholder(module.Seen, _Answering(answer)))
+    assert pickled_text == pickle.dumps(answer)
+    pickled = pickle.loads(pickled_text)
+    assert type(pickled) is module.Seen and float(pickled.calls) == 2.0
+
+
+def test_a_failed_placeholder_raises_its_error_when_read_or_copied(tmp_path):
+    module = compiled(SEEN, tmp_path / "seen.ss")
+    record = _placeholder(module.Seen, _Answering(error=RuntimeError("the step failed")))
+    with pytest.raises(RuntimeError, match="the step failed"):
+        _ = record.calls
+    with pytest.raises(RuntimeError, match="the step failed"):
+        copy.copy(record)

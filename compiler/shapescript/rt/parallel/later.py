@@ -7,15 +7,17 @@ record: an instance of the program's logs class whose values come with the answe
 `sink.write` of one waits in `_writes`, in order, and is made once the answer is read:
 when the next step is posted, when the loop ends, or before anything else the program
 shows (another write, a flush, a print, a checkpoint). Reading one of its values reads
-the answer at once.
+the answer at once. Once filled in, a record becomes an instance of the logs class itself,
+so `type(record)`, `pickle` and `copy` see the record a call from Python returns.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-#: The writes waiting for their records' answers, in the order they were made.
-_writes: list[tuple[Any, Later]] = []
+#: The writes waiting for their records' answers, in the order they were made, each with
+#: the program whose workers answer it.
+_writes: list[tuple[Any, Any, Any]] = []
 #: The programs with a call whose answer isn't read yet.
 _unread: list[Any] = []
 #: Each logs class's subclass for records read later.
@@ -30,29 +32,44 @@ class Later:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        state = self.__dict__
-        if "_ss_failed" in state:
-            raise state["_ss_failed"]
-        if not state.get("_ss_filled"):
-            state["_ss_program"].read_unread()
-            if "_ss_failed" in state:
-                raise state["_ss_failed"]
+        Later._ss_wait(self)
         return object.__getattribute__(self, name)
 
+    def __reduce__(self) -> Any:
+        """Pickled or copied: the record with its values, once they are read."""
+        Later._ss_wait(self)
+        return self.__reduce_ex__(2)
+
+    def _ss_wait(self) -> None:
+        """Read the call's answer, or raise the call's error."""
+        state = self.__dict__
+        if "_ss_failed" not in state:
+            state["_ss_program"].read_unread()
+        if "_ss_failed" in state:
+            raise state["_ss_failed"]
+
     def _ss_fill(self, record: Any) -> None:
-        """Take the values of the record the workers answered with."""
-        self.__dict__.update(record.__dict__)
-        self.__dict__["_ss_filled"] = True
+        """Take the values of the record the workers answered with, and become a record of
+        the logs class itself."""
+        state = self.__dict__
+        state.clear()
+        state.update(record.__dict__)
+        object.__setattr__(self, "__class__", type(self)._ss_logs_class)
 
     def _ss_fail(self, error: BaseException) -> None:
         self.__dict__["_ss_failed"] = error
+
+
+def pending(value: Any) -> bool:
+    """Whether `value` is a record whose call's answer isn't read yet (nor failed)."""
+    return isinstance(value, Later) and "_ss_failed" not in value.__dict__
 
 
 def record(cls: type, program: Any) -> Later:
     """A record of the logs class `cls` to be read later from `program`'s workers."""
     later_cls = _classes.get(cls)
     if later_cls is None:
-        namespace = {"_ss_name": cls._ss_name, "__module__": cls.__module__}
+        namespace = {"_ss_name": cls._ss_name, "_ss_logs_class": cls, "__module__": cls.__module__}
         later_cls = type(cls.__name__, (Later, cls), namespace)
         later_cls.__qualname__ = cls.__qualname__
         _classes[cls] = later_cls
@@ -76,9 +93,9 @@ def read(program: Any) -> None:
 def write_later(sink: Any, value: Any) -> bool:
     """Keep `sink.write(value)` until its record's answer is read (True), or, for a record
     at hand, make the writes waiting before it first (False: the caller writes it)."""
-    if isinstance(value, Later) and not value.__dict__.get("_ss_filled"):
-        if "_ss_failed" not in value.__dict__:
-            _writes.append((sink, value))
+    if isinstance(value, Later):
+        if pending(value):
+            _writes.append((sink, value, value.__dict__["_ss_program"]))
         return True
     settle()
     return False
@@ -95,12 +112,11 @@ def made() -> None:
     """Make the waiting writes whose records have their values, in order, up to the first
     that hasn't; drop those whose call failed."""
     while _writes:
-        sink, value = _writes[0]
-        state = value.__dict__
-        if not state.get("_ss_filled") and "_ss_failed" not in state:
+        sink, value, _program = _writes[0]
+        if pending(value):
             return
         _writes.pop(0)
-        if state.get("_ss_filled"):
+        if not isinstance(value, Later):
             sink.write(value._ss_record())
 
 
@@ -127,4 +143,4 @@ def raise_held() -> None:
 def forget(program: Any) -> None:
     """Drop what waits for `program`'s workers once they are stopped."""
     read(program)
-    _writes[:] = [(s, v) for s, v in _writes if v.__dict__["_ss_program"] is not program]
+    _writes[:] = [waiting for waiting in _writes if waiting[2] is not program]
