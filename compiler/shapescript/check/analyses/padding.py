@@ -12,6 +12,7 @@ the host (H3101).
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Collection
 from typing import Any
 
@@ -198,6 +199,11 @@ class _Walks:
     fresh: int
 
 
+#: Held through an analysis: its tables are module-wide, and the language server runs
+#: analyses of a document on several threads (diagnostics, and the facts a request needs).
+_ANALYSING = threading.RLock()
+
+
 def _analysed(
     items: list[ItemFacts],
     dims: frozenset[str],
@@ -206,37 +212,38 @@ def _analysed(
     complete: bool,
     previous: PaddingFacts | None,
 ) -> PaddingFacts:
-    _WALKED.clear()
-    _CALLS.clear()
-    _LOOPS.clear()
-    _NAMES.clear()
-    _SHAPES.clear()
-    _SHAPE_VALUES.clear()
-    lent = previous.walks if previous is not None else None
-    carried = lent is not None and len(lent.walked) <= 2 * lent.fresh
-    if carried:
-        assert lent is not None
-        _WALKED.update(lent.walked)
-        _CALLS.update(lent.calls)
-        _LOOPS.update(lent.loops)
-        _NAMES.update(lent.names)
-        _SHAPES.update(lent.shapes)
-    try:
-        analysis = _Analysis(items, dims, imports)
-        analysis.several = several
-        facts = analysis.run() if complete else analysis.run_diagnostics(previous)
-        fresh = lent.fresh if carried and lent is not None else len(_WALKED)
-        facts.walks = _Walks(
-            dict(_WALKED), dict(_CALLS), dict(_LOOPS), dict(_NAMES), dict(_SHAPES), fresh
-        )
-        return facts
-    finally:
+    with _ANALYSING:
         _WALKED.clear()
         _CALLS.clear()
         _LOOPS.clear()
         _NAMES.clear()
         _SHAPES.clear()
         _SHAPE_VALUES.clear()
+        lent = previous.walks if previous is not None else None
+        carried = lent is not None and len(lent.walked) <= 2 * lent.fresh
+        if carried:
+            assert lent is not None
+            _WALKED.update(lent.walked)
+            _CALLS.update(lent.calls)
+            _LOOPS.update(lent.loops)
+            _NAMES.update(lent.names)
+            _SHAPES.update(lent.shapes)
+        try:
+            analysis = _Analysis(items, dims, imports)
+            analysis.several = several
+            facts = analysis.run() if complete else analysis.run_diagnostics(previous)
+            fresh = lent.fresh if carried and lent is not None else len(_WALKED)
+            facts.walks = _Walks(
+                dict(_WALKED), dict(_CALLS), dict(_LOOPS), dict(_NAMES), dict(_SHAPES), fresh
+            )
+            return facts
+        finally:
+            _WALKED.clear()
+            _CALLS.clear()
+            _LOOPS.clear()
+            _NAMES.clear()
+            _SHAPES.clear()
+            _SHAPE_VALUES.clear()
 
 
 #: The types with axes a padded axis can be among.
