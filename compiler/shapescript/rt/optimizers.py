@@ -167,6 +167,7 @@ class Optimizer:
         "name",
         "steps",
         "torch",
+        "__weakref__",
     )
 
     def __init__(

@@ -127,9 +127,12 @@ class Program:
         self.world = self.count
         self.first = 0
         self.sent: dict[int, tuple[int, int]] = {}
-        #: The models and optimizer state sent to the workers, by number and by id.
-        self.objects: dict[int, Any] = {}
+        #: The models and optimizer state sent to the workers, by number and by id, while
+        #: the program using them keeps them (`_dropped` forgets the others).
+        self.objects: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
         self.numbers: dict[int, int] = {}
+        #: The numbers of objects the program no longer has, for the workers to drop.
+        self.dropped: list[int] = []
         #: The objects the workers have changed since the controller's copy was made.
         self.stale: set[int] = set()
         #: Objects that were stale when the workers stopped without giving them back: why.
@@ -203,6 +206,9 @@ class Program:
             self._check_usable(value)
         later.raise_held()
         self.start()
+        if self.dropped:
+            dropped, self.dropped = self.dropped, []
+            self._post_all([("drop", dropped)] * len(self.workers))
         count, first = self.count, self.first
         mine_only = slice(first, first + count)
         parts: list[dict[str, Any]] = [{} for _ in range(count)]
@@ -346,6 +352,7 @@ class Program:
             number = self._next
             self.numbers[id(value)] = number
             self.objects[number] = value
+            weakref.finalize(value, _dropped, weakref.ref(self), number, id(value))
         version = _version(value) if number not in self.stale else 0
         known = self.sent.get(number)
         if number not in self.stale and (known is None or known[1] != version):
@@ -751,6 +758,7 @@ class Program:
             worker.connection.close()
             worker.watch.close()
         self.sent.clear()
+        self.dropped.clear()
         self.datasets.clear()
         self.kept.clear()
         if self._folder is not None:
@@ -780,6 +788,22 @@ def _lost_connection(error: Any) -> bool:
     if isinstance(error, dist.DistError):
         return True
     return isinstance(error, RuntimeError | str) and any(mark in str(error) for mark in _LOST)
+
+
+def _dropped(program_reference: Any, number: int, key: int) -> None:
+    """Forget the object `number`, which the program no longer has (`key` was its id): the
+    workers drop their copy before the next call."""
+    program = program_reference()
+    if program is None:
+        return
+    if program.numbers.get(key) == number:
+        del program.numbers[key]
+    remote.forget(key, number)
+    program.sent.pop(number, None)
+    program.stale.discard(number)
+    program.lost.pop(number, None)
+    if program.workers:
+        program.dropped.append(number)
 
 
 def _reference(value: Any) -> Any:

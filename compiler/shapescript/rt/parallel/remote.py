@@ -74,6 +74,13 @@ class RemoteOptimizer(Optimizer):
         _STEPS.__set__(self, value)
 
 
+def forget(key: int, number: int) -> None:
+    """Drop the handle of the object whose id was `key`, once it is gone."""
+    found = _HANDLES.get(key)
+    if found is not None and found[1] == number:
+        del _HANDLES[key]
+
+
 def make_handle(value: Any, program: Any, number: int) -> None:
     """Turn the controller's object into a handle of `program`'s object `number`."""
     _HANDLES[id(value)] = (program, number)

@@ -207,6 +207,10 @@ def _serve(state: _State, connection: Any) -> None:
             if kind == "forget":
                 state.datasets.pop(message[1], None)
                 continue
+            if kind == "drop":
+                for number in message[1]:
+                    state.objects.pop(number, None)
+                continue
             if kind == "call":
                 from shapescript.rt.parallel import returns, sharding
 
@@ -244,7 +248,7 @@ def _serve(state: _State, connection: Any) -> None:
 
 
 #: What the controller sends ahead of a call, without waiting for an answer.
-_AHEAD = frozenset({"model", "optimizer", "dataset", "forget"})
+_AHEAD = frozenset({"model", "optimizer", "dataset", "forget", "drop"})
 
 
 def _call_of(kind: str, calls: int) -> int:
