@@ -404,6 +404,35 @@ def test_a_fused_step_that_doesnt_fit_changes_nothing() -> None:
         update(m, opt, _tiny_grad(m, 1))
 
 
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("exp_avg_sq", lambda: torch.zeros(2, dtype=torch.float64)),
+        ("exp_avg", lambda: _inference(torch.zeros(2))),
+        ("exp_avg", lambda: torch.nn.Parameter(torch.zeros(2))),
+        ("step", lambda: torch.zeros(2)),
+        ("step", lambda: _inference(torch.tensor(1.0))),
+    ],
+    ids=["wrong dtype", "inference", "not a plain tensor", "two counts", "inference count"],
+)
+def test_fused_state_of_any_kind_that_doesnt_fit_is_refused_before_anything_changes(
+    key: str, value
+) -> None:
+    m = Tiny.init(seed=0)
+    opt = adamw(m, lr=0.1, fused=True)
+    update(m, opt, _tiny_grad(m, 0))
+    opt.torch.state[m.b][key] = value()
+    before = _snapshot(m, opt)
+    with pytest.raises(ShapeError):
+        update(m, opt, _tiny_grad(m, 1))
+    assert _same(_snapshot(m, opt), before)
+
+
+def _inference(tensor: torch.Tensor) -> torch.Tensor:
+    with torch.inference_mode():
+        return tensor.clone()
+
+
 FUSED = lambda m: adamw(m, lr=0.1, fused=True)  # noqa: E731
 
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Callable, Sequence
+from itertools import chain
 from typing import Any
 
 import torch
@@ -78,18 +79,17 @@ def supported(opt: torch.optim.Optimizer, params: Sequence[torch.Tensor], grads:
         return False
     if len({bool(group.get("fused")) for group in opt.param_groups}) > 1:
         return False
-    for param, grad in zip(params, grads, strict=True):
-        if (
-            type(param) is not torch.nn.Parameter
-            or type(grad) is not torch.Tensor
-            or param.layout is not torch.strided
-            or grad.layout is not torch.strided
-            or not param.is_cpu
-            or param.is_complex()
-            or param.is_inference()
-        ):
-            return False
-    return True
+    if len(params) != len(grads):
+        raise ValueError("supported: as many grads as params")
+    # Each kind of check over every tensor at once: this runs on every step.
+    strided, parameter, tensor = torch.strided, torch.nn.Parameter, torch.Tensor
+    return (
+        all(type(param) is parameter for param in params)
+        and all(type(grad) is tensor for grad in grads)
+        and all(each.layout is strided for each in chain(params, grads))
+        and all(param.is_cpu for param in params)
+        and not any(param.is_complex() or param.is_inference() for param in params)
+    )
 
 
 def _plain_group(kind: type, group: dict[str, Any]) -> bool:
@@ -129,10 +129,13 @@ class Prepared:
     how many of the ops have run, whatever interrupted them.
     """
 
-    __slots__ = ("_ops", "_opt", "_puts", "_starts")
+    __slots__ = ("_disjoint", "_ops", "_opt", "_puts", "_starts")
 
-    def __init__(self, opt: torch.optim.Optimizer) -> None:
+    def __init__(self, opt: torch.optim.Optimizer, *, disjoint: bool = False) -> None:
         self._opt = opt
+        #: Whether no tensor is written by two ops: then each op's first tensor alone says
+        #: whether it ran (an op is one call into torch, which an exception can't split).
+        self._disjoint = disjoint
         self._ops: list[tuple[tuple[torch.Tensor, ...], Callable[..., object], tuple, dict]] = []
         self._puts: list[tuple[torch.Tensor, dict[str, torch.Tensor]]] = []
         self._starts: dict[int, tuple[torch.Tensor, int]] = {}
@@ -154,9 +157,16 @@ class Prepared:
 
     def apply(self, then: Callable[[], object]) -> None:
         """Run the step, then `then`; if an exception interrupts it, finish it and raise."""
-        self._starts = {
-            id(tensor): (tensor, tensor._version) for written, *_ in self._ops for tensor in written
-        }
+        if self._disjoint:
+            self._starts = {
+                id(written[0]): (written[0], written[0]._version) for written, *_ in self._ops
+            }
+        else:
+            self._starts = {
+                id(tensor): (tensor, tensor._version)
+                for written, *_ in self._ops
+                for tensor in written
+            }
         try:
             self._finish(0, then)
         except BaseException:
@@ -166,6 +176,14 @@ class Prepared:
     def _done(self) -> int:
         """How many of the ops have run: the first ones whose writes add up to what the
         tensors' versions have gained."""
+        if self._disjoint:
+            done = 0
+            for written, *_ in self._ops:
+                tensor, start = self._starts[id(written[0])]
+                if tensor._version == start:
+                    break
+                done += 1
+            return done
         gained = sum(tensor._version - start for tensor, start in self._starts.values())
         done = 0
         for written, *_ in self._ops:
@@ -426,9 +444,15 @@ def _prepare_fused_adamw(
     group's step counts go up by one, then its params of each dtype step in one kernel call,
     with the group's settings."""
     state = opt.state
-    prepared = Prepared(opt)
+    # Each op writes one batch's step counts or params, which no other op writes.
+    prepared = Prepared(opt, disjoint=True)
     groups = _groups_of(opt, params, lr)
     batches: dict[tuple[int, torch.dtype], list[int]] = {}
+    entries = _checked_fused_entries(state, params, grads, groups)
+    if entries is not None:
+        for index, param in enumerate(params):
+            batches.setdefault((id(groups[index][0]), param.dtype), []).append(index)
+        return _write_fused_adamw(prepared, params, grads, groups, entries, batches)
     entries = []
     cpu = torch.Tensor
     for index, (param, grad) in enumerate(zip(params, grads, strict=True)):
@@ -463,6 +487,51 @@ def _prepare_fused_adamw(
                 _check(param, tensor)
         entries.append(entry)
         batches.setdefault((id(group), dtype), []).append(index)
+    return _write_fused_adamw(prepared, params, grads, groups, entries, batches)
+
+
+def _checked_fused_entries(
+    state: Any,
+    params: Sequence[torch.Tensor],
+    grads: list[torch.Tensor],
+    groups: list[tuple[dict[str, Any], float]],
+) -> list[dict[str, Any]] | None:
+    """Each param's fused AdamW state where every param has one and every check of the
+    step by step loop passes (each kind of check made over all the tensors at once, which
+    is about half the time); None for that loop to make (and raise on) the checks."""
+    entries = [state.get(param) for param in params]
+    if not all(entries) or any(group["amsgrad"] for group, _ in groups):
+        return None
+    counts = [entry["step"] for entry in entries]
+    averages = [entry["exp_avg"] for entry in entries]
+    squares = [entry["exp_avg_sq"] for entry in entries]
+    shapes = [param.shape for param in params]
+    dtypes = [param.dtype for param in params]
+    cpu, f32 = torch.Tensor, torch.float32
+    ok = (
+        all(type(tensor) is cpu for tensor in chain(counts, averages, squares, grads))
+        and all(count.dtype is f32 and count.numel() == 1 for count in counts)
+        and [grad.shape for grad in grads] == shapes
+        and [average.shape for average in averages] == shapes
+        and [square.shape for square in squares] == shapes
+        and [grad.dtype for grad in grads] == dtypes
+        and [average.dtype for average in averages] == dtypes
+        and [square.dtype for square in squares] == dtypes
+        and all(tensor.is_cpu for tensor in chain(counts, grads, averages, squares))
+        and not any(tensor.is_inference() for tensor in chain(counts, averages, squares))
+    )
+    return entries if ok else None
+
+
+def _write_fused_adamw(
+    prepared: Prepared,
+    params: Sequence[torch.Tensor],
+    grads: list[torch.Tensor],
+    groups: list[tuple[dict[str, Any], float]],
+    entries: list[dict[str, Any]],
+    batches: dict[tuple[int, torch.dtype], list[int]],
+) -> Prepared:
+    """The step's ops: for each group and dtype, the step counts up by one, then the kernel."""
     for indices in batches.values():
         group, rate = groups[indices[0]]
         chosen = [entries[i] for i in indices]
