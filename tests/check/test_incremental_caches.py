@@ -243,6 +243,28 @@ def test_a_body_edit_reuses_the_collected_names_and_moves_them() -> None:
     assert second.module_symbols["M"].span.start == edited.index("M:")
 
 
+def test_names_moved_by_several_edits_in_a_row_are_where_a_fresh_check_puts_them() -> None:
+    # Each edit moves the names below it from where the first check put them (they are
+    # moved as read), an edited function's name among them: typed in `f`, typed in `g`,
+    # then a line added to `f`, which moves `g` after its edit.
+    first = checked(COLLECTED)
+    one = COLLECTED.replace("y = x * 2.0", "y = x * 2.0 + 1.0")
+    two = one.replace("= f(x)", "= f(x) * 2.0")
+    three = two.replace("y = x * 2.0 + 1.0", "y = x * 2.0 + 1.0\n    y = y + 1.0")
+    texts = [one, two, three]
+    previous = first
+    for text in texts:
+        previous = same_as_fresh(text, previous)
+        assert previous.memo["collect"] is not None
+        assert not isinstance(previous.module_symbols, dict)  # the names were not all moved
+        for name, at in (("f", "f(x:"), ("g", "g(x"), ("ext", "ext("), ("M", "M:")):
+            assert previous.module_symbols[name].span.start == text.index(at)
+        assert previous.module_symbols.get("torch").span.start == text.index("torch")
+        assert "D" in previous.module_symbols and "nothing" not in previous.module_symbols
+        assert previous.module_symbols.get("nothing") is None
+    assert list(previous.module_symbols) == list(checked(texts[-1]).module_symbols)
+
+
 def test_a_doc_or_name_edit_changes_the_collected_names() -> None:
     first = checked(COLLECTED)
     second = same_as_fresh(COLLECTED.replace("## Doubles.", "## Twice."), first)

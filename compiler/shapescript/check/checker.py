@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import gc
 import os
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 
 from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.check.algebra.reporter import Reporter
@@ -38,6 +38,7 @@ from shapescript.check.declarations.module_scope import (
 )
 from shapescript.check.declarations.nested_models import report_cycles
 from shapescript.check.declarations.overloads import overload_members
+from shapescript.check.declarations.placed_symbols import PlacedSymbols
 from shapescript.check.declarations.prelude import Prelude, load_prelude
 from shapescript.check.declarations.symbols import ItemFacts, Reference, Symbol, read_table
 from shapescript.check.declarations.type_exprs import TypeResolver
@@ -314,7 +315,7 @@ def _check_parsed(
         source,
         module,
         diagnostics,
-        module_symbols={name: symbol for name, symbol in scope.symbols.items() if "." not in name},
+        module_symbols=_module_symbols(scope),
         builtin_symbols=_builtin_symbols(program.prelude),
         items=items,
         dim_values={name: value.value for name, value in scope.dim_values.items() if value.value},
@@ -352,6 +353,14 @@ def _check_parsed(
         previous.memo.get("exports") if previous is not None else None,
     )
     return checked, scope
+
+
+def _module_symbols(scope: ModuleScope) -> Mapping[str, Symbol]:
+    """The scope's symbols without the names with a `.` (another file's, `mlp.f`)."""
+    symbols = scope.symbols
+    if isinstance(symbols, PlacedSymbols):
+        return symbols.unqualified()
+    return {name: symbol for name, symbol in symbols.items() if "." not in name}
 
 
 def _top_level_asserts(
