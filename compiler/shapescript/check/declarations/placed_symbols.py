@@ -72,14 +72,16 @@ class PlacedSymbols(Mapping[str, Symbol]):
     def __contains__(self, name: object) -> bool:
         return name in self.made or name in self.found
 
+    # A reader on another thread may add to `made` meanwhile: it is walked as a copy.
+
     def __iter__(self) -> Iterator[str]:
         yield from self.found
-        for name in self.made:
+        for name in list(self.made):
             if name not in self.found:
                 yield name
 
     def __len__(self) -> int:
-        return len(self.found) + sum(1 for name in self.made if name not in self.found)
+        return len(self.found) + sum(1 for name in list(self.made) if name not in self.found)
 
     def __repr__(self) -> str:
         return f"PlacedSymbols({dict(self.items())!r})"
@@ -112,5 +114,5 @@ class PlacedSymbols(Mapping[str, Symbol]):
             self.owners,
             self.found_bases,
             self.bases,
-            {name: symbol for name, symbol in self.made.items() if "." not in name},
+            {name: symbol for name, symbol in list(self.made.items()) if "." not in name},
         )
