@@ -40,7 +40,7 @@ from shapescript.check.declarations.nested_models import report_cycles
 from shapescript.check.declarations.overloads import overload_members
 from shapescript.check.declarations.placed_symbols import PlacedSymbols
 from shapescript.check.declarations.prelude import Prelude, load_prelude
-from shapescript.check.declarations.symbols import ItemFacts, Reference, Symbol, read_table
+from shapescript.check.declarations.symbols import ItemFacts, Reference, Symbol, has_table
 from shapescript.check.declarations.type_exprs import TypeResolver
 from shapescript.check.declarations.type_variables import declared_type_names, looks_generic
 from shapescript.check.exporting import exports_of
@@ -269,7 +269,9 @@ def _check_parsed(
     differentiating = [
         facts
         for facts in items
-        if facts.body is not None and read_table(facts.body.facts, "gradients")
+        if (body := facts.body) is not None
+        and has_table(body.facts, "gradients")
+        and body.facts.gradients
     ]
     found_reads = read_diagnostics(program, differentiating)
     param_reads = _reads_of_functions(program, previous, fingerprint, stale) if all_facts else {}
@@ -318,7 +320,7 @@ def _check_parsed(
         module_symbols=_module_symbols(scope),
         builtin_symbols=_builtin_symbols(program.prelude),
         items=items,
-        dim_values={name: value.value for name, value in scope.dim_values.items() if value.value},
+        dim_values=_dim_numbers(scope, dims_memo, previous),
         signatures=dict(program.prelude.signatures) | dict(scope.signatures),
         parse=parsed,
         # Bodies checked without the editor's facts are never lent to a later analysis.
@@ -361,6 +363,16 @@ def _module_symbols(scope: ModuleScope) -> Mapping[str, Symbol]:
     if isinstance(symbols, PlacedSymbols):
         return symbols.unqualified()
     return {name: symbol for name, symbol in symbols.items() if "." not in name}
+
+
+def _dim_numbers(
+    scope: ModuleScope, dims_memo: tuple | None, previous: Checked | None
+) -> dict[str, int]:
+    """The dims' values that are numbers: the previous analysis's table when the dims
+    were taken from it (`_dims`), which nothing changes after."""
+    if dims_memo is not None and previous is not None and previous.memo.get("dims") is dims_memo:
+        return previous.dim_values
+    return {name: value.value for name, value in scope.dim_values.items() if value.value}
 
 
 def _top_level_asserts(

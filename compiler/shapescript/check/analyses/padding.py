@@ -717,11 +717,18 @@ class _Analysis:
         self.several = False
         self.functions: dict[str, ItemFacts] = {}
         self.externs: dict[str, ast.ExternFnDecl] = {}
+        # A keystroke's analysis of a big file runs this over every item: by class, with
+        # the first function of a name kept as `setdefault` would.
+        functions, externs = self.functions, self.externs
+        function_class, extern_class = ast.FnDecl, ast.ExternFnDecl
         for item in items:
-            if isinstance(item.item, ast.FnDecl):
-                self.functions.setdefault(item.item.name, item)
-            elif isinstance(item.item, ast.ExternFnDecl):
-                self.externs[item.item.name] = item.item
+            decl = item.item
+            kind = decl.__class__
+            if kind is function_class:
+                if decl.name not in functions:
+                    functions[decl.name] = item
+            elif kind is extern_class:
+                externs[decl.name] = decl
         self.axis_memo: dict[tuple[str, str, bool], Blocker | None] = {}
         #: Whether the axis followed is a boolean selection's (whose positions aren't
         #: in order, so `causal` and running sums along it have no masked version).

@@ -350,25 +350,32 @@ def _collected_before(
         return None
     old_bases = previous.bases or [0] * len(old_items)
     new_bases = module.bases or [0] * len(new_items)
-    changed = []
-    replaced = []
-    for index, (old, new) in enumerate(zip(old_items, new_items, strict=True)):
-        if old is not new:
-            if type(new) is not ast.FnDecl or type(old) is not ast.FnDecl or old.name != new.name:
-                return None
-            changed.append(index)
-            replaced.append(index)
-        elif old_bases[index] != new_bases[index]:
-            changed.append(index)
-    scope = _copy(previous.scope)
-    if not changed:
-        return scope, replaced
     owned = previous.owned
     if owned is None:
         owned = {}
         for name, index in previous.owners.items():
             owned.setdefault(index, []).append(name)
         previous.owned = owned  # whole, for a reader on another thread
+    scope = _copy(previous.scope)
+    functions, function_bases = scope.functions, scope.function_bases
+    replaced = []
+    moved = False
+    # One pass over the items (tens of thousands in a big file, per keystroke).
+    for index, (old, new, old_base, base) in enumerate(
+        zip(old_items, new_items, old_bases, new_bases, strict=True)
+    ):
+        if old is not new:
+            if type(new) is not ast.FnDecl or type(old) is not ast.FnDecl or old.name != new.name:
+                return None
+            replaced.append(index)
+            functions[new.name] = new
+        elif old_base == base:
+            continue
+        moved = True
+        if new.__class__ in _FUNCTION_CLASSES and index in owned:
+            function_bases[new.name] = base
+    if not moved:
+        return scope, replaced
     # The symbols are moved as they are read (`PlacedSymbols`), from where a check last
     # collected them; a function in place of one of the same name is placed there too.
     collected = previous.scope.symbols
@@ -382,18 +389,11 @@ def _collected_before(
             item = new_items[index]
             found[item.name] = _function_symbol(item, found_bases[index], path)  # type: ignore[arg-type]
     scope.symbols = PlacedSymbols(found, previous.owners, found_bases, new_bases)
-    functions, function_bases = scope.functions, scope.function_bases
-    for index in changed:
-        item = new_items[index]
-        if item is not old_items[index]:
-            functions[item.name] = item
-        if isinstance(item, _FUNCTION_ITEMS) and owned.get(index):
-            function_bases[item.name] = new_bases[index]
     return scope, replaced
 
 
-#: The items that declare functions.
-_FUNCTION_ITEMS = (ast.FnDecl, ast.ExternFnDecl)
+#: The classes of the items that declare functions (neither has subclasses).
+_FUNCTION_CLASSES = frozenset({ast.FnDecl, ast.ExternFnDecl})
 
 
 def _function_symbol(item: ast.FnDecl, base: int, path: str) -> Symbol:

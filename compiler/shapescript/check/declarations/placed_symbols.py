@@ -101,6 +101,11 @@ class PlacedSymbols(Mapping[str, Symbol]):
         for name, symbol in pairs:
             self.made[name] = symbol
 
+    def names(self) -> set[str]:
+        """The names, as a set (`keys()` is a view whose comparisons test name by name)."""
+        found = self.found
+        return found.keys() | [name for name in list(self.made) if name not in found]
+
     def copy(self) -> PlacedSymbols:
         """Another mapping of the same symbols, which writes apart from this one."""
         return PlacedSymbols(self.found, self.owners, self.found_bases, self.bases, dict(self.made))

@@ -206,6 +206,11 @@ def read_table(facts: Facts, name: str) -> Any:
     return _EMPTY_TABLES[name]
 
 
+def has_table(facts: Facts, name: str) -> bool:
+    """Whether `facts` has made its table `name` (it may be empty)."""
+    return bool(facts._made_tables & _BITS[name])
+
+
 #: What `read_table` gives for a table not made: an empty one that can't be changed.
 _EMPTY_TABLES: dict[str, object] = {
     name: () if kind is list else MappingProxyType({}) for name, kind in _FACT_TABLES.items()
