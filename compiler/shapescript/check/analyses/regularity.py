@@ -148,7 +148,7 @@ class Outside:
 
 
 def outside_of(
-    items, symbols: dict, table, *, python_modules: Iterable[str] | None = None
+    items, symbols: Mapping, table, *, python_modules: Iterable[str] | None = None
 ) -> Outside:
     """The `Outside` of a file from its items, its module symbols and its `ImportTable`;
     given the names its `import python` lines bind (`python_modules`), only their symbols
