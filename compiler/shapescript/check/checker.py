@@ -172,15 +172,11 @@ def _check_parsed(
     if table.infos:
         fingerprint = hash((fingerprint, table.key))
     dims_memo = _dims(module, scope, reporter, (fingerprint, source.path), previous)
-    # The indexes of the aliases, models and records, for their passes.
-    by_kind: dict[type, list[int]] = {}
-    for index, item in enumerate(module.items):
-        if type(item) in _KINDS_BY_INDEX:
-            by_kind.setdefault(type(item), []).append(index)
+    replaced = collect_memo.replaced if collect_memo is not None else None
+    by_kind = _indexes_by_kind(module, previous if replaced is not None else None)
     check_aliases(module, scope, reporter, by_kind.get(ast.AliasDecl, ()))
     bases = module.bases or [0] * len(module.items)
     declarations_key = (fingerprint, source.path)
-    replaced = collect_memo.replaced if collect_memo is not None else None
     items, kept = _item_facts(module, bases, previous, declarations_key, replaced)
     declarations = DeclarationPass(
         module,
@@ -246,12 +242,12 @@ def _check_parsed(
         program.previous_items = previous.items
     program.editor_facts = all_facts
     diagnostics = parsed.diagnostics + reporter.diagnostics
-    diagnostics.extend(_top_level_asserts(module, items, scope.dim_values))
+    diagnostics.extend(
+        _top_level_asserts(module, items, scope.dim_values, by_kind.get(ast.Assert, ()))
+    )
     program.keep_bodies()
     kept_bodies = program.results
-    for index, item in enumerate(module.items):
-        if type(item) is not ast.FnDecl:
-            continue
+    for index in by_kind.get(ast.FnDecl, ()):
         result = kept_bodies.get(index)
         if result is None:
             stop_if(cancelled)
@@ -336,6 +332,7 @@ def _check_parsed(
             **declarations.memos,
             "collect": collect_memo,
             "declarations": declarations_key,
+            "by_kind": by_kind,
             "names": program.names or program.previous_memo.get("names"),
         },
         math=math,
@@ -376,13 +373,14 @@ def _dim_numbers(
 
 
 def _top_level_asserts(
-    module: ast.Module, items: list[ItemFacts], dims: dict[str, Poly]
+    module: ast.Module, items: list[ItemFacts], dims: dict[str, Poly], indexes: Iterable[int]
 ) -> list[Diagnostic]:
-    """Decide each top-level assert over the dims; its verdict goes in its declaration facts."""
+    """Decide each top-level assert (at `indexes`) over the dims; its verdict goes in its
+    declaration facts."""
     found: list[Diagnostic] = []
-    for index, item in enumerate(module.items):
-        if not isinstance(item, ast.Assert):
-            continue
+    for index in indexes:
+        item = module.items[index]
+        assert isinstance(item, ast.Assert)
         reporter = Reporter()
         items[index].declaration.asserts[item.span] = check_top_level(item, dims, reporter)
         base = items[index].base
@@ -417,8 +415,30 @@ def _dims(
 
 
 #: The items whose declarations `check_aliases`, `check_models`, `check_logs` and
-#: `check_data_records` check, each pass given the indexes of its own.
-_KINDS_BY_INDEX = frozenset({ast.AliasDecl, ast.ModelDecl, ast.LogsDecl, ast.DataDecl})
+#: `check_data_records` check, each pass given the indexes of its own; and the functions
+#: and top-level asserts, whose bodies and verdicts are worked out by index.
+_KINDS_BY_INDEX = frozenset(
+    {ast.AliasDecl, ast.ModelDecl, ast.LogsDecl, ast.DataDecl, ast.FnDecl, ast.Assert}
+)
+
+
+def _indexes_by_kind(module: ast.Module, previous: Checked | None) -> dict[type, list[int]]:
+    """The indexes of the items of each class of `_KINDS_BY_INDEX`, in order. `previous`
+    is given when every item is of the class of the item at its index there (its items,
+    or functions in place of functions, as `collect_reusing` found): its table holds."""
+    found = previous.memo.get("by_kind") if previous is not None else None
+    if found is not None:
+        return found
+    by_kind: dict[type, list[int]] = {}
+    for index, item in enumerate(module.items):
+        kind = item.__class__
+        if kind in _KINDS_BY_INDEX:
+            indexes = by_kind.get(kind)
+            if indexes is None:
+                by_kind[kind] = [index]
+            else:
+                indexes.append(index)
+    return by_kind
 
 
 class _AllBut:
