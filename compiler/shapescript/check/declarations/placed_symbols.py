@@ -10,10 +10,13 @@ once per analysis when first read.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
 
 from shapescript.check.declarations.symbols import Symbol
 from shapescript.syntax.source import Span
+
+#: Makes a `Span` without its Python-level `__new__`: thousands are made at once.
+_new_tuple = tuple.__new__
 
 
 class PlacedSymbols(Mapping[str, Symbol]):
@@ -26,7 +29,7 @@ class PlacedSymbols(Mapping[str, Symbol]):
     order a dict would keep them: `found`'s, then the ones written anew.
     """
 
-    __slots__ = ("found", "owners", "found_bases", "bases", "made")
+    __slots__ = ("found", "owners", "found_bases", "bases", "made", "whole")
 
     def __init__(
         self,
@@ -41,6 +44,8 @@ class PlacedSymbols(Mapping[str, Symbol]):
         self.found_bases = found_bases
         self.bases = bases
         self.made: dict[str, Symbol] = {} if made is None else made
+        #: Whether `made` holds every symbol, in order (`_whole`).
+        self.whole = False
 
     def __getitem__(self, name: str) -> Symbol:
         made = self.made.get(name)
@@ -82,6 +87,44 @@ class PlacedSymbols(Mapping[str, Symbol]):
 
     def __len__(self) -> int:
         return len(self.found) + sum(1 for name in list(self.made) if name not in self.found)
+
+    def items(self) -> ItemsView[str, Symbol]:
+        return self._whole().items()
+
+    def values(self) -> ValuesView[Symbol]:
+        return self._whole().values()
+
+    def _whole(self) -> dict[str, Symbol]:
+        """Every symbol, moved, in order: made in one pass when first asked for (a reader
+        of them all, as the editor's tokens are, would otherwise move each by name)."""
+        made, found, owners = self.made, self.found, self.owners
+        if self.whole:
+            return made
+        bases, found_bases = self.bases, self.found_bases
+        whole: dict[str, Symbol] = {}
+        for name, symbol in found.items():
+            kept = made.get(name)
+            if kept is None:
+                index = owners.get(name)
+                offset = 0 if index is None else bases[index] - found_bases[index]
+                if offset:
+                    start, end = symbol.span
+                    kept = Symbol(
+                        name,
+                        symbol.kind,
+                        _new_tuple(Span, (start + offset, end + offset)),
+                        symbol.path,
+                        symbol.detail,
+                        symbol.doc,
+                    )
+                else:
+                    kept = symbol
+            whole[name] = kept
+        for name, symbol in list(made.items()):
+            whole.setdefault(name, symbol)
+        self.made = whole
+        self.whole = True
+        return whole
 
     def __repr__(self) -> str:
         return f"PlacedSymbols({dict(self.items())!r})"
