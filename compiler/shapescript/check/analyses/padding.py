@@ -720,14 +720,12 @@ class _Analysis:
         # A keystroke's analysis of a big file runs this over every item: by class, with
         # the first function of a name kept as `setdefault` would.
         functions, externs = self.functions, self.externs
-        function_class, extern_class = ast.FnDecl, ast.ExternFnDecl
         for item in items:
             decl = item.item
-            kind = decl.__class__
-            if kind is function_class:
+            if type(decl) is ast.FnDecl:
                 if decl.name not in functions:
                     functions[decl.name] = item
-            elif kind is extern_class:
+            elif type(decl) is ast.ExternFnDecl:
                 externs[decl.name] = decl
         self.axis_memo: dict[tuple[str, str, bool], Blocker | None] = {}
         #: Whether the axis followed is a boolean selection's (whose positions aren't
