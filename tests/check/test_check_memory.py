@@ -4,7 +4,7 @@ many small functions keeps only the tables each one fills."""
 from __future__ import annotations
 
 from shapescript.check.checker import check_source
-from shapescript.check.declarations.symbols import Facts, read_table
+from shapescript.check.declarations.symbols import _BITS, _FACT_TABLES, Facts, read_table
 from shapescript.syntax.source import SourceFile
 
 SMALL = """
@@ -19,13 +19,15 @@ fn shift(x: [b n D], y: [b n D]) -> [b n D]:
 
 
 def _made_tables(facts: Facts) -> set[str]:
+    """The tables `facts` holds, which its bits of made tables say too."""
     made = set()
-    for name in Facts.__slots__:
+    for name in _FACT_TABLES:
         try:
             object.__getattribute__(facts, name)
         except AttributeError:
             continue
         made.add(name)
+    assert {name for name in _FACT_TABLES if facts._made_tables & _BITS[name]} == made
     return made
 
 

@@ -243,6 +243,48 @@ def test_a_body_edit_reuses_the_collected_names_and_moves_them() -> None:
     assert second.module_symbols["M"].span.start == edited.index("M:")
 
 
+def test_names_moved_by_several_edits_in_a_row_are_where_a_fresh_check_puts_them() -> None:
+    # Each edit moves the names below it from where the first check put them (they are
+    # moved as read), an edited function's name among them: typed in `f`, typed in `g`,
+    # then a line added to `f`, which moves `g` after its edit.
+    first = checked(COLLECTED)
+    one = COLLECTED.replace("y = x * 2.0", "y = x * 2.0 + 1.0")
+    two = one.replace("= f(x)", "= f(x) * 2.0")
+    three = two.replace("y = x * 2.0 + 1.0", "y = x * 2.0 + 1.0\n    y = y + 1.0")
+    texts = [one, two, three]
+    previous = first
+    for text in texts:
+        previous = same_as_fresh(text, previous)
+        assert previous.memo["collect"] is not None
+        assert not isinstance(previous.module_symbols, dict)  # the names were not all moved
+        for name, at in (("f", "f(x:"), ("g", "g(x"), ("ext", "ext("), ("M", "M:")):
+            assert previous.module_symbols[name].span.start == text.index(at)
+        assert previous.module_symbols.get("torch").span.start == text.index("torch")
+        assert "D" in previous.module_symbols and "nothing" not in previous.module_symbols
+        assert previous.module_symbols.get("nothing") is None
+    assert list(previous.module_symbols) == list(checked(texts[-1]).module_symbols)
+
+
+def test_items_taken_by_kind_from_the_previous_analysis_answer_where_they_now_are() -> None:
+    # The indexes of the functions, models and top-level asserts are the previous
+    # analysis's while every item keeps its kind: a failing assert below an edited body
+    # is reported where it now is, and a line that turns a dim into an assert is not
+    # taken for a dim.
+    text = COLLECTED + "\ndim H = 5\nassert D % H == 0\nfn h(x: [n D]) -> [n D] = g(x)\n"
+    first = checked(text)
+    assert [(d.code, d.span.start) for d in first.diagnostics] == [("E3501", text.index("D % H"))]
+    edited = text.replace("y = x * 2.0", "y = x * 2.0\n    y = y + 1.0")
+    second = same_as_fresh(edited, first)
+    assert second.memo["by_kind"] is first.memo["by_kind"]
+    assert [(d.code, d.span.start) for d in second.diagnostics] == [
+        ("E3501", edited.index("D % H"))
+    ]
+    assert (
+        same_as_fresh(edited.replace("dim H = 5", "assert D > 5"), second).memo["by_kind"]
+        is not first.memo["by_kind"]
+    )
+
+
 def test_a_doc_or_name_edit_changes_the_collected_names() -> None:
     first = checked(COLLECTED)
     second = same_as_fresh(COLLECTED.replace("## Doubles.", "## Twice."), first)

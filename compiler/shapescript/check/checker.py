@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import gc
 import os
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 
 from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.check.algebra.reporter import Reporter
@@ -38,8 +38,9 @@ from shapescript.check.declarations.module_scope import (
 )
 from shapescript.check.declarations.nested_models import report_cycles
 from shapescript.check.declarations.overloads import overload_members
+from shapescript.check.declarations.placed_symbols import PlacedSymbols
 from shapescript.check.declarations.prelude import Prelude, load_prelude
-from shapescript.check.declarations.symbols import ItemFacts, Reference, Symbol, read_table
+from shapescript.check.declarations.symbols import ItemFacts, Reference, Symbol, has_table
 from shapescript.check.declarations.type_exprs import TypeResolver
 from shapescript.check.declarations.type_variables import declared_type_names, looks_generic
 from shapescript.check.exporting import exports_of
@@ -171,15 +172,11 @@ def _check_parsed(
     if table.infos:
         fingerprint = hash((fingerprint, table.key))
     dims_memo = _dims(module, scope, reporter, (fingerprint, source.path), previous)
-    # The indexes of the aliases, models and records, for their passes.
-    by_kind: dict[type, list[int]] = {}
-    for index, item in enumerate(module.items):
-        if type(item) in _KINDS_BY_INDEX:
-            by_kind.setdefault(type(item), []).append(index)
+    replaced = collect_memo.replaced if collect_memo is not None else None
+    by_kind = _indexes_by_kind(module, previous if replaced is not None else None)
     check_aliases(module, scope, reporter, by_kind.get(ast.AliasDecl, ()))
     bases = module.bases or [0] * len(module.items)
     declarations_key = (fingerprint, source.path)
-    replaced = collect_memo.replaced if collect_memo is not None else None
     items, kept = _item_facts(module, bases, previous, declarations_key, replaced)
     declarations = DeclarationPass(
         module,
@@ -245,12 +242,12 @@ def _check_parsed(
         program.previous_items = previous.items
     program.editor_facts = all_facts
     diagnostics = parsed.diagnostics + reporter.diagnostics
-    diagnostics.extend(_top_level_asserts(module, items, scope.dim_values))
+    diagnostics.extend(
+        _top_level_asserts(module, items, scope.dim_values, by_kind.get(ast.Assert, ()))
+    )
     program.keep_bodies()
     kept_bodies = program.results
-    for index, item in enumerate(module.items):
-        if type(item) is not ast.FnDecl:
-            continue
+    for index in by_kind.get(ast.FnDecl, ()):
         result = kept_bodies.get(index)
         if result is None:
             stop_if(cancelled)
@@ -268,7 +265,9 @@ def _check_parsed(
     differentiating = [
         facts
         for facts in items
-        if facts.body is not None and read_table(facts.body.facts, "gradients")
+        if (body := facts.body) is not None
+        and has_table(body.facts, "gradients")
+        and body.facts.gradients
     ]
     found_reads = read_diagnostics(program, differentiating)
     param_reads = _reads_of_functions(program, previous, fingerprint, stale) if all_facts else {}
@@ -314,10 +313,10 @@ def _check_parsed(
         source,
         module,
         diagnostics,
-        module_symbols={name: symbol for name, symbol in scope.symbols.items() if "." not in name},
+        module_symbols=_module_symbols(scope),
         builtin_symbols=_builtin_symbols(program.prelude),
         items=items,
-        dim_values={name: value.value for name, value in scope.dim_values.items() if value.value},
+        dim_values=_dim_numbers(scope, dims_memo, previous),
         signatures=dict(program.prelude.signatures) | dict(scope.signatures),
         parse=parsed,
         # Bodies checked without the editor's facts are never lent to a later analysis.
@@ -333,6 +332,7 @@ def _check_parsed(
             **declarations.memos,
             "collect": collect_memo,
             "declarations": declarations_key,
+            "by_kind": by_kind,
             "names": program.names or program.previous_memo.get("names"),
         },
         math=math,
@@ -354,14 +354,33 @@ def _check_parsed(
     return checked, scope
 
 
+def _module_symbols(scope: ModuleScope) -> Mapping[str, Symbol]:
+    """The scope's symbols without the names with a `.` (another file's, `mlp.f`)."""
+    symbols = scope.symbols
+    if isinstance(symbols, PlacedSymbols):
+        return symbols.unqualified()
+    return {name: symbol for name, symbol in symbols.items() if "." not in name}
+
+
+def _dim_numbers(
+    scope: ModuleScope, dims_memo: tuple | None, previous: Checked | None
+) -> dict[str, int]:
+    """The dims' values that are numbers: the previous analysis's table when the dims
+    were taken from it (`_dims`), which nothing changes after."""
+    if dims_memo is not None and previous is not None and previous.memo.get("dims") is dims_memo:
+        return previous.dim_values
+    return {name: value.value for name, value in scope.dim_values.items() if value.value}
+
+
 def _top_level_asserts(
-    module: ast.Module, items: list[ItemFacts], dims: dict[str, Poly]
+    module: ast.Module, items: list[ItemFacts], dims: dict[str, Poly], indexes: Iterable[int]
 ) -> list[Diagnostic]:
-    """Decide each top-level assert over the dims; its verdict goes in its declaration facts."""
+    """Decide each top-level assert (at `indexes`) over the dims; its verdict goes in its
+    declaration facts."""
     found: list[Diagnostic] = []
-    for index, item in enumerate(module.items):
-        if not isinstance(item, ast.Assert):
-            continue
+    for index in indexes:
+        item = module.items[index]
+        assert isinstance(item, ast.Assert)
         reporter = Reporter()
         items[index].declaration.asserts[item.span] = check_top_level(item, dims, reporter)
         base = items[index].base
@@ -396,8 +415,30 @@ def _dims(
 
 
 #: The items whose declarations `check_aliases`, `check_models`, `check_logs` and
-#: `check_data_records` check, each pass given the indexes of its own.
-_KINDS_BY_INDEX = frozenset({ast.AliasDecl, ast.ModelDecl, ast.LogsDecl, ast.DataDecl})
+#: `check_data_records` check, each pass given the indexes of its own; and the functions
+#: and top-level asserts, whose bodies and verdicts are worked out by index.
+_KINDS_BY_INDEX = frozenset(
+    {ast.AliasDecl, ast.ModelDecl, ast.LogsDecl, ast.DataDecl, ast.FnDecl, ast.Assert}
+)
+
+
+def _indexes_by_kind(module: ast.Module, previous: Checked | None) -> dict[type, list[int]]:
+    """The indexes of the items of each class of `_KINDS_BY_INDEX`, in order. `previous`
+    is given when every item is of the class of the item at its index there (its items,
+    or functions in place of functions, as `collect_reusing` found): its table holds."""
+    found = previous.memo.get("by_kind") if previous is not None else None
+    if found is not None:
+        return found
+    by_kind: dict[type, list[int]] = {}
+    for index, item in enumerate(module.items):
+        kind = item.__class__
+        if kind in _KINDS_BY_INDEX:
+            indexes = by_kind.get(kind)
+            if indexes is None:
+                by_kind[kind] = [index]
+            else:
+                indexes.append(index)
+    return by_kind
 
 
 class _AllBut:

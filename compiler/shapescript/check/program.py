@@ -12,6 +12,7 @@ elsewhere moves it. The queries take and give absolute offsets.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from shapescript.check.algebra.types import Type, format_type
@@ -47,7 +48,9 @@ class Checked:
     source: SourceFile
     module: ast.Module
     diagnostics: list[Diagnostic]
-    module_symbols: dict[str, Symbol] = field(default_factory=dict)
+    #: A dict, or after an edit that moved items a mapping that moves them as read
+    #: (`placed_symbols.PlacedSymbols`).
+    module_symbols: Mapping[str, Symbol] = field(default_factory=dict)
     builtin_symbols: dict[str, Symbol] = field(default_factory=dict)
     items: list[ItemFacts] = field(default_factory=list)
     dim_values: dict[str, int] = field(default_factory=dict)

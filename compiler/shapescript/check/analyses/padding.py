@@ -724,11 +724,16 @@ class _Analysis:
         self.several = False
         self.functions: dict[str, ItemFacts] = {}
         self.externs: dict[str, ast.ExternFnDecl] = {}
+        # A keystroke's analysis of a big file runs this over every item: by class, with
+        # the first function of a name kept as `setdefault` would.
+        functions, externs = self.functions, self.externs
         for item in items:
-            if isinstance(item.item, ast.FnDecl):
-                self.functions.setdefault(item.item.name, item)
-            elif isinstance(item.item, ast.ExternFnDecl):
-                self.externs[item.item.name] = item.item
+            decl = item.item
+            if type(decl) is ast.FnDecl:
+                if decl.name not in functions:
+                    functions[decl.name] = item
+            elif type(decl) is ast.ExternFnDecl:
+                externs[decl.name] = decl
         self.axis_memo: dict[tuple[str, str, bool], Blocker | None] = {}
         #: Whether the axis followed is a boolean selection's (whose positions aren't
         #: in order, so `causal` and running sums along it have no masked version).

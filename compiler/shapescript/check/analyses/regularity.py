@@ -148,7 +148,7 @@ class Outside:
 
 
 def outside_of(
-    items, symbols: dict, table, *, python_modules: Iterable[str] | None = None
+    items, symbols: Mapping, table, *, python_modules: Iterable[str] | None = None
 ) -> Outside:
     """The `Outside` of a file from its items, its module symbols and its `ImportTable`;
     given the names its `import python` lines bind (`python_modules`), only their symbols
@@ -739,10 +739,16 @@ class _Functions(dict):
         super().__init__()
         self.text = text
         self.items: dict[str, list] = {}
+        # Run over every item of a big file per keystroke: one list made per name.
+        found, function_class = self.items, ast.FnDecl
         for item in items:
             decl = item.item
-            if decl.__class__ is ast.FnDecl and item.body is not None:
-                self.items.setdefault(decl.name, []).append(item)
+            if decl.__class__ is function_class and item.body is not None:
+                same = found.get(decl.name)
+                if same is None:
+                    found[decl.name] = [item]
+                else:
+                    same.append(item)
 
     def names(self) -> frozenset[str]:
         return frozenset(self.items)

@@ -81,6 +81,7 @@ from shapescript.check.bodies.read_summary import ReadSummary
 from shapescript.check.bodies.transposed import transposed_weight
 from shapescript.check.declarations import imports, overloads
 from shapescript.check.declarations.module_scope import KIND_WORDS, ModuleScope, suggestion
+from shapescript.check.declarations.placed_symbols import PlacedSymbols
 from shapescript.check.declarations.signatures import Signature
 from shapescript.check.declarations.symbols import (
     LOCAL_KINDS,
@@ -155,7 +156,8 @@ class Program:
         reads an unknown name: the previous analysis's while the names are the same."""
         if self.names is None:
             kept = self.previous_memo.get("names")
-            names = self.scope.symbols.keys()
+            symbols = self.scope.symbols
+            names = symbols.names() if isinstance(symbols, PlacedSymbols) else symbols.keys()
             if isinstance(kept, fixes.NameIndex) and kept.names == names:
                 self.names = kept
             else:

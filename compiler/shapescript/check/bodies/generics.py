@@ -34,6 +34,7 @@ from shapescript.check.declarations.symbols import (
     Home,
     Instance,
     ItemFacts,
+    has_table,
     read_table,
 )
 from shapescript.check.declarations.type_exprs import TypeResolver
@@ -550,7 +551,12 @@ def body_reusable(program: ProgramContext, result: BodyResult) -> bool:
 def instances_of(items: list[ItemFacts]) -> list[Instance]:
     """Every instance the items' bodies call, directly or through other instances."""
     found: dict[str, Instance] = {}
-    stack = [item.body for item in reversed(items) if item.body is not None]
+    # Most bodies call nothing by a shared name: they have no table of call targets.
+    stack = [
+        body
+        for item in reversed(items)
+        if (body := item.body) is not None and has_table(body.facts, "call_targets")
+    ]
     while stack:
         body = stack.pop()
         targets = [

@@ -14,6 +14,7 @@ from shapescript.check.algebra.ranges import Interval
 from shapescript.check.algebra.reporter import Reporter
 from shapescript.check.algebra.sizes import InexactDivision, Poly, SizeOverflow
 from shapescript.check.declarations.overloads import FunctionNames, note_signature, overload_members
+from shapescript.check.declarations.placed_symbols import PlacedSymbols
 from shapescript.check.declarations.signatures import Signature, build_signature
 from shapescript.check.declarations.symbols import Symbol
 from shapescript.check.declarations.type_exprs import BUILTIN_DOMAINS, TypeContext, TypeResolver
@@ -50,7 +51,8 @@ class ModuleScope:
     """What the file declares, resolved."""
 
     path: str
-    symbols: dict[str, Symbol] = field(default_factory=dict)
+    #: A dict, or after an edit that moved items `PlacedSymbols`.
+    symbols: dict[str, Symbol] | PlacedSymbols = field(default_factory=dict)
     dims: dict[str, Poly] = field(default_factory=dict)
     dim_values: dict[str, Poly] = field(default_factory=dict)
     aliases: dict[str, list[ast.Axis]] = field(default_factory=dict)
@@ -314,7 +316,7 @@ def _copy(scope: ModuleScope) -> ModuleScope:
     """A scope with copies of the containers `collect` fills, which later passes change."""
     return ModuleScope(
         scope.path,
-        symbols=dict(scope.symbols),
+        symbols=scope.symbols.copy(),
         aliases=dict(scope.aliases),
         domains=set(scope.domains),
         named_types=set(scope.named_types),
@@ -348,50 +350,50 @@ def _collected_before(
         return None
     old_bases = previous.bases or [0] * len(old_items)
     new_bases = module.bases or [0] * len(new_items)
-    changed = []
-    replaced = []
-    for index, (old, new) in enumerate(zip(old_items, new_items, strict=True)):
-        if old is not new:
-            if type(new) is not ast.FnDecl or type(old) is not ast.FnDecl or old.name != new.name:
-                return None
-            changed.append(index)
-            replaced.append(index)
-        elif old_bases[index] != new_bases[index]:
-            changed.append(index)
-    scope = _copy(previous.scope)
-    if not changed:
-        return scope, replaced
     owned = previous.owned
     if owned is None:
         owned = {}
         for name, index in previous.owners.items():
             owned.setdefault(index, []).append(name)
         previous.owned = owned  # whole, for a reader on another thread
-    symbols, functions, function_bases = scope.symbols, scope.functions, scope.function_bases
-    new_tuple = tuple.__new__
-    for index in changed:
-        item, base = new_items[index], new_bases[index]
-        names = owned.get(index, ())
-        if item is old_items[index]:
-            offset = base - old_bases[index]
-            for name in names:
-                symbol = symbols[name]
-                start, end = symbol.span
-                # `Span(...)` without its Python-level `__new__`: thousands move per edit.
-                span = new_tuple(Span, (start + offset, end + offset))
-                symbols[name] = Symbol(
-                    name, symbol.kind, span, symbol.path, symbol.detail, symbol.doc
-                )
-        else:
-            symbols[item.name] = _function_symbol(item, base, path)
-            functions[item.name] = item
-        if names and isinstance(item, _FUNCTION_ITEMS):
-            function_bases[item.name] = base
+    scope = _copy(previous.scope)
+    functions, function_bases = scope.functions, scope.function_bases
+    replaced = []
+    moved = False
+    # One pass over the items (tens of thousands in a big file, per keystroke).
+    for index, (old, new, old_base, base) in enumerate(
+        zip(old_items, new_items, old_bases, new_bases, strict=True)
+    ):
+        if old is not new:
+            if type(new) is not ast.FnDecl or type(old) is not ast.FnDecl or old.name != new.name:
+                return None
+            replaced.append(index)
+            functions[new.name] = new
+        elif old_base == base:
+            continue
+        moved = True
+        if new.__class__ in _FUNCTION_CLASSES and index in owned:
+            function_bases[new.name] = base
+    if not moved:
+        return scope, replaced
+    # The symbols are moved as they are read (`PlacedSymbols`), from where a check last
+    # collected them; a function in place of one of the same name is placed there too.
+    collected = previous.scope.symbols
+    if isinstance(collected, PlacedSymbols):
+        found, found_bases = collected.found, collected.found_bases
+    else:
+        found, found_bases = collected, old_bases
+    if replaced:
+        found = dict(found)
+        for index in replaced:
+            item = new_items[index]
+            found[item.name] = _function_symbol(item, found_bases[index], path)  # type: ignore[arg-type]
+    scope.symbols = PlacedSymbols(found, previous.owners, found_bases, new_bases)
     return scope, replaced
 
 
-#: The items that declare functions.
-_FUNCTION_ITEMS = (ast.FnDecl, ast.ExternFnDecl)
+#: The classes of the items that declare functions (neither has subclasses).
+_FUNCTION_CLASSES = frozenset({ast.FnDecl, ast.ExternFnDecl})
 
 
 def _function_symbol(item: ast.FnDecl, base: int, path: str) -> Symbol:

@@ -102,15 +102,20 @@ _FACT_TABLES: dict[str, type] = {
 }
 
 
+#: Each table's bit in `Facts._made_tables`.
+_BITS: dict[str, int] = {name: 1 << number for number, name in enumerate(_FACT_TABLES)}
+
+
 class Facts:
     """Types, references and bindings found in one item, with item-relative spans.
 
     Each table is made the first time it is read or written: an item fills two or three of
     them, and a big file has thousands of items, so thirteen empty containers apiece were
-    about a sixth of a whole-file check's memory.
+    about a sixth of a whole-file check's memory. Which tables are made is kept as bits
+    (`_BITS`), so that asking for one never made (`read_table`) raises nothing.
     """
 
-    __slots__ = tuple(_FACT_TABLES)
+    __slots__ = (*_FACT_TABLES, "_made_tables")
 
     types: dict[Span, Type]
     references: list[Reference]
@@ -151,10 +156,22 @@ class Facts:
     #: (`assertions.Verdict`), by the statement's span: proved ones compile to nothing.
     asserts: dict[Span, Verdict]
 
+    def __init__(self) -> None:
+        object.__setattr__(self, "_made_tables", 0)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        object.__setattr__(self, name, value)
+        bit = _BITS.get(name)
+        if bit is not None:
+            object.__setattr__(self, "_made_tables", self._made_tables | bit)
+
     def __getattr__(self, name: str) -> Any:
-        # Only called for a table not made yet (a slot with no value).
+        # Only called for a table not made yet (a slot with no value), or for the bits of
+        # one made without `__init__` (as a copy is, before its slots are set).
         kind = _FACT_TABLES.get(name)
         if kind is None:
+            if name == "_made_tables":
+                return 0
             raise AttributeError(f"'Facts' object has no attribute {name!r}")
         table = kind()
         setattr(self, name, table)
@@ -184,8 +201,14 @@ class Facts:
 def read_table(facts: Facts, name: str) -> Any:
     """A table of `facts` to read, not to change: one that was never made reads as an
     empty one, without making it."""
-    made = _made(facts, name)
-    return made if made is not None else _EMPTY_TABLES[name]
+    if facts._made_tables & _BITS[name]:
+        return getattr(facts, name)
+    return _EMPTY_TABLES[name]
+
+
+def has_table(facts: Facts, name: str) -> bool:
+    """Whether `facts` has made its table `name` (it may be empty)."""
+    return bool(facts._made_tables & _BITS[name])
 
 
 #: What `read_table` gives for a table not made: an empty one that can't be changed.
@@ -196,10 +219,9 @@ _EMPTY_TABLES: dict[str, object] = {
 
 def _made(facts: Facts, name: str) -> object | None:
     """A table of `facts` if it was made, else None (reading it would make it)."""
-    try:
+    if facts._made_tables & _BITS.get(name, 0):
         return object.__getattribute__(facts, name)
-    except AttributeError:
-        return None
+    return None
 
 
 @record
