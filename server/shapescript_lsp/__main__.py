@@ -7,6 +7,7 @@ import logging
 import sys
 
 from shapescript import __version__
+from shapescript_lsp.allocator import fix_mmap_threshold
 from shapescript_lsp.quiet_logs import quiet_cancellations
 
 
@@ -20,6 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-file", help="write the server's log here")
     parser.add_argument("--version", action="version", version=f"shapescript-lsp {__version__}")
     args, _unknown = parser.parse_known_args(argv)
+    fix_mmap_threshold()
     handler = (
         logging.FileHandler(args.log_file) if args.log_file else logging.StreamHandler(sys.stderr)
     )
