@@ -1,5 +1,5 @@
 """The server keeps glibc's bar for giving a block its own mapping where it starts: after
-a big text is freed, a block of a megabyte is still mapped on its own, not carved out
+a big text is freed, a block of a few megabytes is still mapped on its own, not carved out
 of the heap (where its hole, once freed, would stay in the process)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(
     reason="glibc's malloc only",
 )
 
-#: Frees a 10 MB block, then says whether a new 1 MB block lies in the `[heap]` mapping.
+#: Frees a 10 MB block, then says whether a new 4 MB block lies in the `[heap]` mapping.
 PROBE = """
 import sys
 from shapescript_lsp.allocator import fix_mmap_threshold
@@ -24,7 +24,7 @@ if sys.argv[1] == "fixed":
     assert fix_mmap_threshold()
 big = bytes(10_000_000)
 del big
-block = bytes(1_000_000)
+block = bytes(4_000_000)
 address = id(block)
 with open("/proc/self/maps") as maps:
     heaps = [line.split()[0].split("-") for line in maps if line.rstrip().endswith("[heap]")]
