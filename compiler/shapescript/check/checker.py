@@ -247,6 +247,11 @@ def _check_parsed(
     )
     program.keep_bodies()
     kept_bodies = program.results
+    # Only the bodies that differentiate something have reads to check: found as the
+    # bodies are given to their items (only functions have bodies), in the file's order.
+    differentiating: list[ItemFacts] = []
+    # The functions with bodies, in order: all the regularity analysis looks through.
+    with_bodies: list[ItemFacts] = []
     for index in by_kind.get(ast.FnDecl, ()):
         result = kept_bodies.get(index)
         if result is None:
@@ -256,19 +261,14 @@ def _check_parsed(
                 continue
         item_facts = items[index]
         item_facts.body = result
+        with_bodies.append(item_facts)
+        if has_table(result.facts, "gradients") and result.facts.gradients:
+            differentiating.append(item_facts)
         if result.diagnostics:
             base = item_facts.base
             diagnostics.extend(shift_diagnostic(d, base) for d in result.diagnostics)
     functions = _function_decls(scope)
     stale = _reuse_param_reads(program, previous, fingerprint, functions)
-    # Only the bodies that differentiate something have reads to check.
-    differentiating = [
-        facts
-        for facts in items
-        if (body := facts.body) is not None
-        and has_table(body.facts, "gradients")
-        and body.facts.gradients
-    ]
     found_reads = read_diagnostics(program, differentiating)
     param_reads = _reads_of_functions(program, previous, fingerprint, stale) if all_facts else {}
     if reads_memo(program).reused and reads_memo(program).cyclic:
@@ -280,7 +280,7 @@ def _check_parsed(
     regularity_memo: dict = {}
     if differentiating:
         found, regularity_memo = gradient_diagnostics(
-            items,
+            with_bodies,
             differentiating,
             scope.model_infos,
             source,

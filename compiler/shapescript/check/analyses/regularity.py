@@ -811,7 +811,9 @@ def analyse(
     outside: Outside | None = None,
 ) -> Regularity:
     """The summaries of the functions named in `roots` and of those they call (all of the
-    file's functions when `roots` is None); `outside` is what else they may call.
+    file's functions when `roots` is None); `outside` is what else they may call. `items`
+    are the file's item facts, or only those of its functions with bodies, in order (the
+    only ones looked at).
 
     With `context` (what the bodies' types depend on besides their text: the
     declarations' fingerprint), a function whose text, place in its item and callees'
