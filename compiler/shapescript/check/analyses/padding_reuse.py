@@ -73,13 +73,9 @@ def versions(analysis: _Analysis) -> dict[str, tuple[object, object]]:
     """What each function's findings depend on besides its callees: its declaration and
     the check of its body (the objects, compared by identity; a body is checked again
     whenever the declarations it depends on change)."""
-    functions = analysis.functions
-    items = list(functions.values())
-    # Tens of thousands of functions in a big file, each keystroke: the pairs are made
-    # without a Python loop.
-    found: dict[str, tuple[object, object]] = dict(
-        zip(functions, zip(map(_DECL, items), map(_BODY, items), strict=True), strict=True)
-    )
+    found: dict[str, tuple[object, object]] = {
+        name: (item.item, item.body) for name, item in analysis.functions.items()
+    }
     for name, decl in analysis.externs.items():
         found[name] = (decl, None)
     return found
@@ -160,8 +156,6 @@ def _changed(
     return changed
 
 
-_DECL = operator.attrgetter("item")
-_BODY = operator.attrgetter("body")
 _FIRST = operator.itemgetter(0)
 _SECOND = operator.itemgetter(1)
 
