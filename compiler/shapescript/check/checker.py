@@ -250,7 +250,8 @@ def _check_parsed(
     # Only the bodies that differentiate something have reads to check: found as the
     # bodies are given to their items (only functions have bodies), in the file's order.
     differentiating: list[ItemFacts] = []
-    # The functions with bodies, in order: all the regularity analysis looks through.
+    # The functions with bodies, in order: all the regularity analysis and the search for
+    # the instances the bodies call look through.
     with_bodies: list[ItemFacts] = []
     for index in by_kind.get(ast.FnDecl, ()):
         result = kept_bodies.get(index)
@@ -341,7 +342,7 @@ def _check_parsed(
         data={name: info for name, info in scope.data_infos.items() if "." not in name},
         param_reads=param_reads,
         overloads={name: overloads.signatures() for name, overloads in scope.overload_sets.items()},
-        instances=instances_of(items),
+        instances=instances_of(with_bodies),
         imports=table,
         placement=placement,
         padding=padding,

@@ -549,7 +549,8 @@ def body_reusable(program: ProgramContext, result: BodyResult) -> bool:
 
 
 def instances_of(items: list[ItemFacts]) -> list[Instance]:
-    """Every instance the items' bodies call, directly or through other instances."""
+    """Every instance the items' bodies call, directly or through other instances (the
+    items without bodies may be left out)."""
     found: dict[str, Instance] = {}
     # Most bodies call nothing by a shared name: they have no table of call targets.
     stack = [
