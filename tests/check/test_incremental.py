@@ -106,3 +106,16 @@ def test_a_keystroke_moves_the_bases_of_the_functions_below_it() -> None:
         assert scope.function_bases == fresh.function_bases
         assert scope.function_bases["g"] == first_bases["g"] + len(line)
         assert scope.function_bases["flipped"] == first_bases["flipped"] + len(line)
+
+
+def test_the_items_index_after_an_edit_is_a_fresh_checks() -> None:
+    text = "fn f(x: [n]) -> [n]:\n    y = x\n    return y\n\nfn g(x: [n]) -> [n] = f(x)\n"
+    previous = check_source(SourceFile.from_text("f.ss", text))
+    for line in ("    z = 1\n", "    z = 12\n"):
+        edited = text.replace("    y = x\n", "    y = x\n" + line)
+        previous = check_source(SourceFile.from_text("f.ss", edited), previous)
+        items, index = previous.memo["item_index"]
+        assert items is previous.module.items
+        assert index == {id(item): at for at, item in enumerate(items)}
+    fresh = check_source(SourceFile.from_text("f.ss", edited))
+    assert previous.diagnostics == fresh.diagnostics

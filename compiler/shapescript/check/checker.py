@@ -231,6 +231,7 @@ def _check_parsed(
         source.text,
         fingerprint,
         previous.memo if previous is not None else None,
+        _item_index(module, previous, replaced),
     )
     program.item_texts = fingerprint_parts.texts
     if (
@@ -334,6 +335,7 @@ def _check_parsed(
             "collect": collect_memo,
             "declarations": declarations_key,
             "by_kind": by_kind,
+            "item_index": (module.items, program.item_index),
             "names": program.names or program.previous_memo.get("names"),
         },
         math=math,
@@ -440,6 +442,27 @@ def _indexes_by_kind(module: ast.Module, previous: Checked | None) -> dict[type,
             else:
                 indexes.append(index)
     return by_kind
+
+
+def _item_index(
+    module: ast.Module, previous: Checked | None, replaced: list[int] | None
+) -> dict[int, int] | None:
+    """Each item's index by the item's id: the previous analysis's table with the entries
+    of the items at `replaced` changed, when every other item is the previous analysis's
+    at the same index (as `collect_reusing` found); None to make it afresh."""
+    kept = previous.memo.get("item_index") if previous is not None else None
+    if replaced is None or kept is None:
+        return None
+    old_items, old_index = kept
+    items = module.items
+    if len(old_items) != len(items):
+        return None
+    found = dict(old_index)
+    for index in replaced:
+        del found[id(old_items[index])]
+    for index in replaced:
+        found[id(items[index])] = index
+    return found
 
 
 class _AllBut:
