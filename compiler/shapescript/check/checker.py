@@ -303,6 +303,10 @@ def _check_parsed(
         several=placement.several,
         complete=all_facts and not padding_later,
         previous=previous.padding if previous is not None else None,  # type: ignore[arg-type]
+        functions=(
+            [items[index] for index in by_kind.get(ast.FnDecl, ())],
+            [items[index] for index in by_kind.get(ast.ExternFnDecl, ())],
+        ),
     )
     diagnostics.extend(padding.diagnostics)
     keep_instances(program)
@@ -421,7 +425,15 @@ def _dims(
 #: `check_data_records` check, each pass given the indexes of its own; and the functions
 #: and top-level asserts, whose bodies and verdicts are worked out by index.
 _KINDS_BY_INDEX = frozenset(
-    {ast.AliasDecl, ast.ModelDecl, ast.LogsDecl, ast.DataDecl, ast.FnDecl, ast.Assert}
+    {
+        ast.AliasDecl,
+        ast.ModelDecl,
+        ast.LogsDecl,
+        ast.DataDecl,
+        ast.FnDecl,
+        ast.ExternFnDecl,
+        ast.Assert,
+    }
 )
 
 

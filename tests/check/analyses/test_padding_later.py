@@ -186,3 +186,22 @@ def test_versions_compared_side_by_side_find_each_change() -> None:
         "g",
         "k",
     }
+
+
+def test_the_functions_given_apart_are_those_found_among_all_the_items() -> None:
+    text = (
+        "dim D = 4\n\n"
+        'extern fn flipped(x: [k]) -> [k] = "torch.flipud"\n\n'
+        "fn f(x: [D]) -> [D] = flipped(x)\n\n"
+        "fn g(x: [D]) -> [D] = f(x)\n"
+    )
+    items = check_source(SourceFile.from_text("f.ss", text)).items
+    kinds = (
+        [item for item in items if type(item.item).__name__ == "FnDecl"],
+        [item for item in items if type(item.item).__name__ == "ExternFnDecl"],
+    )
+    alone = padding._Analysis(items, frozenset(), None, kinds)
+    whole = padding._Analysis(items, frozenset(), None)
+    assert list(alone.functions.items()) == list(whole.functions.items())
+    assert list(alone.externs.items()) == list(whole.externs.items())
+    assert list(whole.functions) == ["f", "g"] and list(whole.externs) == ["flipped"]
