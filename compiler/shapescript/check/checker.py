@@ -280,6 +280,7 @@ def _check_parsed(
         param_reads = reads_of_functions(program)
     diagnostics.extend(found_reads)
     regularity_memo: dict = {}
+    extern_items = [items[index] for index in by_kind.get(ast.ExternFnDecl, ())]
     if differentiating:
         found, regularity_memo = gradient_diagnostics(
             with_bodies,
@@ -288,7 +289,9 @@ def _check_parsed(
             source,
             fingerprint,
             previous.memo.get("regularity") if previous is not None else None,
-            outside_of(items, scope.symbols, scope.imports, python_modules=scope.python_modules),
+            outside_of(
+                extern_items, scope.symbols, scope.imports, python_modules=scope.python_modules
+            ),
         )
         diagnostics.extend(found)
     placed = Reporter()
@@ -305,7 +308,7 @@ def _check_parsed(
         previous=previous.padding if previous is not None else None,  # type: ignore[arg-type]
         functions=(
             [items[index] for index in by_kind.get(ast.FnDecl, ())],
-            [items[index] for index in by_kind.get(ast.ExternFnDecl, ())],
+            extern_items,
         ),
     )
     diagnostics.extend(padding.diagnostics)

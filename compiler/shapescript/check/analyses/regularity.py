@@ -150,9 +150,9 @@ class Outside:
 def outside_of(
     items, symbols: Mapping, table, *, python_modules: Iterable[str] | None = None
 ) -> Outside:
-    """The `Outside` of a file from its items, its module symbols and its `ImportTable`;
-    given the names its `import python` lines bind (`python_modules`), only their symbols
-    are read, not every name of the file."""
+    """The `Outside` of a file from its items (or only those of its extern fns), its
+    module symbols and its `ImportTable`; given the names its `import python` lines bind
+    (`python_modules`), only their symbols are read, not every name of the file."""
     externs = {
         item.item.name: extern_class(item.item)
         for item in items
