@@ -740,12 +740,15 @@ class _Analysis:
         # by class.
         functions, externs = self.functions, self.externs
         if kinds is not None:
+            # The type() tests hold (the caller sorted the items so): they narrow for mypy.
             for item in kinds[0]:
                 decl = item.item
-                if decl.name not in functions:
+                if type(decl) is ast.FnDecl and decl.name not in functions:
                     functions[decl.name] = item
             for item in kinds[1]:
-                externs[item.item.name] = item.item
+                decl = item.item
+                if type(decl) is ast.ExternFnDecl:
+                    externs[decl.name] = decl
         else:
             for item in items:
                 decl = item.item
