@@ -82,3 +82,40 @@ def test_signature_errors_of_reused_declarations_move_with_them() -> None:
     after = checked(edited, before)
     assert summary(after) == summary(checked(edited))
     assert [code for code, _, _ in summary(after)] == ["E0306"]
+
+
+def test_a_keystroke_moves_the_bases_of_the_functions_below_it() -> None:
+    from shapescript.check.algebra.reporter import Reporter
+    from shapescript.check.declarations.module_scope import collect, collect_reusing
+    from shapescript.syntax.parser import parse
+
+    text = (
+        "fn f(x: [n]) -> [n]:\n    y = x\n    return y\n\n"
+        'extern fn flipped(x: [k]) -> [k] = "torch.flipud"\n\n'
+        "fn g(x: [n]) -> [n] = x\n"
+    )
+    parsed = parse(SourceFile.from_text("f.ss", text))
+    scope, memo = collect_reusing(parsed.module, "f.ss", Reporter(), None)
+    first_bases = dict(scope.function_bases)
+    for line in ("    z = 1\n", "    z = 12\n"):
+        edited = text.replace("    y = x\n", "    y = x\n" + line)
+        parsed = parse(SourceFile.from_text("f.ss", edited), previous=parsed)
+        scope, memo = collect_reusing(parsed.module, "f.ss", Reporter(), memo)
+        assert memo is not None and memo.replaced == [0]
+        fresh = collect(parsed.module, "f.ss", Reporter())
+        assert scope.function_bases == fresh.function_bases
+        assert scope.function_bases["g"] == first_bases["g"] + len(line)
+        assert scope.function_bases["flipped"] == first_bases["flipped"] + len(line)
+
+
+def test_the_items_index_after_an_edit_is_a_fresh_checks() -> None:
+    text = "fn f(x: [n]) -> [n]:\n    y = x\n    return y\n\nfn g(x: [n]) -> [n] = f(x)\n"
+    previous = check_source(SourceFile.from_text("f.ss", text))
+    for line in ("    z = 1\n", "    z = 12\n"):
+        edited = text.replace("    y = x\n", "    y = x\n" + line)
+        previous = check_source(SourceFile.from_text("f.ss", edited), previous)
+        items, index = previous.memo["item_index"]
+        assert items is previous.module.items
+        assert index == {id(item): at for at, item in enumerate(items)}
+    fresh = check_source(SourceFile.from_text("f.ss", edited))
+    assert previous.diagnostics == fresh.diagnostics

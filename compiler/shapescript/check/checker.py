@@ -231,6 +231,7 @@ def _check_parsed(
         source.text,
         fingerprint,
         previous.memo if previous is not None else None,
+        _item_index(module, previous, replaced),
     )
     program.item_texts = fingerprint_parts.texts
     if (
@@ -247,6 +248,12 @@ def _check_parsed(
     )
     program.keep_bodies()
     kept_bodies = program.results
+    # Only the bodies that differentiate something have reads to check: found as the
+    # bodies are given to their items (only functions have bodies), in the file's order.
+    differentiating: list[ItemFacts] = []
+    # The functions with bodies, in order: all the regularity analysis and the search for
+    # the instances the bodies call look through.
+    with_bodies: list[ItemFacts] = []
     for index in by_kind.get(ast.FnDecl, ()):
         result = kept_bodies.get(index)
         if result is None:
@@ -256,19 +263,14 @@ def _check_parsed(
                 continue
         item_facts = items[index]
         item_facts.body = result
+        with_bodies.append(item_facts)
+        if has_table(result.facts, "gradients") and result.facts.gradients:
+            differentiating.append(item_facts)
         if result.diagnostics:
             base = item_facts.base
             diagnostics.extend(shift_diagnostic(d, base) for d in result.diagnostics)
     functions = _function_decls(scope)
     stale = _reuse_param_reads(program, previous, fingerprint, functions)
-    # Only the bodies that differentiate something have reads to check.
-    differentiating = [
-        facts
-        for facts in items
-        if (body := facts.body) is not None
-        and has_table(body.facts, "gradients")
-        and body.facts.gradients
-    ]
     found_reads = read_diagnostics(program, differentiating)
     param_reads = _reads_of_functions(program, previous, fingerprint, stale) if all_facts else {}
     if reads_memo(program).reused and reads_memo(program).cyclic:
@@ -278,15 +280,18 @@ def _check_parsed(
         param_reads = reads_of_functions(program)
     diagnostics.extend(found_reads)
     regularity_memo: dict = {}
+    extern_items = [items[index] for index in by_kind.get(ast.ExternFnDecl, ())]
     if differentiating:
         found, regularity_memo = gradient_diagnostics(
-            items,
+            with_bodies,
             differentiating,
             scope.model_infos,
             source,
             fingerprint,
             previous.memo.get("regularity") if previous is not None else None,
-            outside_of(items, scope.symbols, scope.imports, python_modules=scope.python_modules),
+            outside_of(
+                extern_items, scope.symbols, scope.imports, python_modules=scope.python_modules
+            ),
         )
         diagnostics.extend(found)
     placed = Reporter()
@@ -301,6 +306,10 @@ def _check_parsed(
         several=placement.several,
         complete=all_facts and not padding_later,
         previous=previous.padding if previous is not None else None,  # type: ignore[arg-type]
+        functions=(
+            [items[index] for index in by_kind.get(ast.FnDecl, ())],
+            extern_items,
+        ),
     )
     diagnostics.extend(padding.diagnostics)
     keep_instances(program)
@@ -333,6 +342,7 @@ def _check_parsed(
             "collect": collect_memo,
             "declarations": declarations_key,
             "by_kind": by_kind,
+            "item_index": (module.items, program.item_index),
             "names": program.names or program.previous_memo.get("names"),
         },
         math=math,
@@ -341,7 +351,7 @@ def _check_parsed(
         data={name: info for name, info in scope.data_infos.items() if "." not in name},
         param_reads=param_reads,
         overloads={name: overloads.signatures() for name, overloads in scope.overload_sets.items()},
-        instances=instances_of(items),
+        instances=instances_of(with_bodies),
         imports=table,
         placement=placement,
         padding=padding,
@@ -418,7 +428,15 @@ def _dims(
 #: `check_data_records` check, each pass given the indexes of its own; and the functions
 #: and top-level asserts, whose bodies and verdicts are worked out by index.
 _KINDS_BY_INDEX = frozenset(
-    {ast.AliasDecl, ast.ModelDecl, ast.LogsDecl, ast.DataDecl, ast.FnDecl, ast.Assert}
+    {
+        ast.AliasDecl,
+        ast.ModelDecl,
+        ast.LogsDecl,
+        ast.DataDecl,
+        ast.FnDecl,
+        ast.ExternFnDecl,
+        ast.Assert,
+    }
 )
 
 
@@ -439,6 +457,27 @@ def _indexes_by_kind(module: ast.Module, previous: Checked | None) -> dict[type,
             else:
                 indexes.append(index)
     return by_kind
+
+
+def _item_index(
+    module: ast.Module, previous: Checked | None, replaced: list[int] | None
+) -> dict[int, int] | None:
+    """Each item's index by the item's id: the previous analysis's table with the entries
+    of the items at `replaced` changed, when every other item is the previous analysis's
+    at the same index (as `collect_reusing` found); None to make it afresh."""
+    kept = previous.memo.get("item_index") if previous is not None else None
+    if replaced is None or kept is None:
+        return None
+    old_items, old_index = kept
+    items = module.items
+    if len(old_items) != len(items):
+        return None
+    found = dict(old_index)
+    for index in replaced:
+        del found[id(old_items[index])]
+    for index in replaced:
+        found[id(items[index])] = index
+    return found
 
 
 class _AllBut:

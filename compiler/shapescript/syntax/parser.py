@@ -377,9 +377,16 @@ def _join(
         item_shift = len(items) - item_from
         comment_shift = len(comments) - comment_from
         parses.extend(layout.parses[old_last:])
-        first_items.extend([index + item_shift for index in layout.first_items[old_last:-1]])
+        # An edit inside one item (most keystrokes) leaves the counts before each chunk.
+        later_items = layout.first_items[old_last:-1]
+        first_items.extend(
+            later_items if item_shift == 0 else [index + item_shift for index in later_items]
+        )
+        later_comments = layout.first_comments[old_last:-1]
         first_comments.extend(
-            [index + comment_shift for index in layout.first_comments[old_last:-1]]
+            later_comments
+            if comment_shift == 0
+            else [index + comment_shift for index in later_comments]
         )
         items.extend(previous.module.items[item_from:])
         bases.extend([base + delta for base in previous.module.bases[item_from:]])

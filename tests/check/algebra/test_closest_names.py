@@ -64,3 +64,13 @@ def test_analyses_of_the_same_names_share_one_index() -> None:
         SourceFile.from_text("<text>", text.replace("helper", "helper2")), second
     )
     assert renamed.memo["names"] is not second.memo["names"]
+
+
+def test_names_with_a_line_break_are_compared_too() -> None:
+    # The index compares a length's names as lines of one string: a name that holds a
+    # line break is compared on its own, and a misspelt name's line breaks don't split
+    # the lines.
+    index = NameIndex(["hid\nden", "hidden", "output"])
+    assert closest("hid\nde", [], index) == by_difflib("hid\nde", ["hid\nden", "hidden", "output"])
+    assert closest("hidde\n", [], index) == by_difflib("hidde\n", ["hid\nden", "hidden", "output"])
+    assert closest("hid\nde", [], index) is not None

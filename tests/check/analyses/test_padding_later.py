@@ -170,3 +170,38 @@ def test_an_edited_extern_fn_is_looked_at_again_with_the_functions_that_call_it(
         fresh = check_source(SourceFile.from_text("f.ss", edited))
         assert previous.diagnostics == fresh.diagnostics
         assert _facts(complete_facts(previous)) == _facts(fresh.padding)
+
+
+def test_versions_compared_side_by_side_find_each_change() -> None:
+    decl, body, other = object(), object(), object()
+    before = {"f": (decl, body), "g": (decl, body), "h": (decl, None)}
+    # The same names in the same order: compared side by side, each part by identity.
+    assert reuse._changed(before, dict(before)) == set()
+    assert reuse._changed(before, before | {"g": (decl, other)}) == {"g"}
+    assert reuse._changed(before, before | {"h": (other, None)}) == {"h"}
+    # Names in another order, added or gone: compared by name.
+    reordered = {"g": (decl, body), "f": (decl, other), "h": (decl, None)}
+    assert reuse._changed(before, reordered) == {"f"}
+    assert reuse._changed(before, {"f": (decl, body), "k": (decl, body), "h": (decl, None)}) == {
+        "g",
+        "k",
+    }
+
+
+def test_the_functions_given_apart_are_those_found_among_all_the_items() -> None:
+    text = (
+        "dim D = 4\n\n"
+        'extern fn flipped(x: [k]) -> [k] = "torch.flipud"\n\n'
+        "fn f(x: [D]) -> [D] = flipped(x)\n\n"
+        "fn g(x: [D]) -> [D] = f(x)\n"
+    )
+    items = check_source(SourceFile.from_text("f.ss", text)).items
+    kinds = (
+        [item for item in items if type(item.item).__name__ == "FnDecl"],
+        [item for item in items if type(item.item).__name__ == "ExternFnDecl"],
+    )
+    alone = padding._Analysis(items, frozenset(), None, kinds)
+    whole = padding._Analysis(items, frozenset(), None)
+    assert list(alone.functions.items()) == list(whole.functions.items())
+    assert list(alone.externs.items()) == list(whole.externs.items())
+    assert list(whole.functions) == ["f", "g"] and list(whole.externs) == ["flipped"]

@@ -401,3 +401,30 @@ def test_instances_stay_remembered_while_their_callers_are_reused() -> None:
     caller_edit = loss_edit.replace("opt = sgd(m, lr=0.1)", "opt = sgd(m, lr=0.2)")
     third = check_source(SourceFile.from_text("step.ss", caller_edit), second)
     assert third.instances[0] is first.instances[0]
+
+
+def test_instances_are_carried_through_edits_that_ask_for_none_of_them() -> None:
+    text = (
+        STEP
+        + "fn twice(mut m: A, batch: [b] Ex) -> []:\n"
+        + "    opt = sgd(m, lr=0.1)\n"
+        + "    return step(mut m, mut opt, batch)\n\n"
+        + "fn other(x: [D]) -> [D]:\n"
+        + "    return x\n"
+    )
+    first = check_text(text)
+    ((key, outcome),) = [(k, v) for k, v in first.memo.items() if k[0:1] == ("instance",)]
+    # Edits elsewhere, one above the instance's caller: no body asks for the instance.
+    previous, moved = first, text
+    for edit in ("    y = x\n    return y\n", "    z = x\n    return z\n"):
+        moved = "## Moved.\n" + moved.replace(moved[moved.index("fn other") :], "")
+        moved += "fn other(x: [D]) -> [D]:\n" + edit
+        previous = check_source(SourceFile.from_text("<text>", moved), previous)
+        assert previous.memo.get(key) is outcome
+    # Then an edit of the caller finds it still, as a fresh check does.
+    edited = moved.replace("lr=0.1", "lr=0.2")
+    last = check_source(SourceFile.from_text("<text>", edited), previous)
+    fresh = check_text(edited)
+    assert [i.python_name for i in last.instances] == [i.python_name for i in fresh.instances]
+    assert _codes(last) == _codes(fresh) == []
+    assert last.memo.get(key) is outcome

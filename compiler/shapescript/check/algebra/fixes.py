@@ -35,12 +35,66 @@ class NameIndex:
         for name in sorted(self.names):
             by_length.setdefault(len(name), []).append(name)
         self.by_length = by_length
+        #: Each length's names one a line, made when first read (`sharing`); names with
+        #: a line break in them are left out, to `loose`.
+        self._lines: dict[int, tuple[list[str], str]] = {}
+        self.loose = sorted(name for name in self.names if _SEPARATOR in name)
 
     def near(self, size: int) -> Iterator[str]:
         """The names whose length allows a ratio of 0.75 with a name of `size`
         characters: from 3/5 of it to 5/3 of it (see `closest`)."""
-        for length in range(-(-3 * size // 5), 5 * size // 3 + 1):
+        for length in _lengths_near(size):
             yield from self.by_length.get(length, ())
+
+    def sharing(self, name: str) -> Iterator[str]:
+        """The names that can have a ratio of 0.75 with `name`: of a length that allows
+        it (`near`), and with enough of their characters among the name's.
+
+        The characters are counted as `closest` counts them, but a whole length's names
+        at once: their lines lose the name's characters in one `str.translate`, and each
+        line's length left is what that name doesn't share.
+        """
+        size = len(name)
+        others = dict.fromkeys(map(ord, name))
+        others.pop(ord(_SEPARATOR), None)
+        for length in _lengths_near(size):
+            # 8 * (length - left) >= 3 * (length + size), as a bound on what is left.
+            most_left = (5 * length - 3 * size) // 8
+            if most_left < 0 or length not in self.by_length:
+                continue
+            names, lines = self._lines_of(length)
+            left = lines.translate(others).split(_SEPARATOR)
+            yield from itertools.compress(names, map(most_left.__ge__, map(len, left)))
+        yield from _sharing(name, self.loose)
+
+    def _lines_of(self, length: int) -> tuple[list[str], str]:
+        lines = self._lines.get(length)
+        if lines is None:
+            names = [name for name in self.by_length[length] if _SEPARATOR not in name]
+            lines = self._lines[length] = (names, _SEPARATOR.join(names))
+        return lines
+
+
+#: What separates the names of one length in `NameIndex`'s lines.
+_SEPARATOR = "\n"
+
+
+def _lengths_near(size: int) -> range:
+    """The lengths a name needs for a ratio of 0.75 with one of `size` characters."""
+    return range(-(-3 * size // 5), 5 * size // 3 + 1)
+
+
+def _sharing(name: str, candidates: Iterable[str]) -> list[str]:
+    """The candidates of a length and with enough characters shared with `name` to have
+    a ratio of 0.75 with it (see `closest`)."""
+    # A ratio of at least 0.75 needs lengths within that ratio: the bound difflib's
+    # real_quick_ratio checks, here without making a matcher for each candidate.
+    size = len(name)
+    close = [c for c in candidates if 8 * min(len(c), size) >= 3 * (len(c) + size)]
+    # Likewise a ratio counts only the characters a candidate shares with the name; the
+    # ones it doesn't are counted by `str.translate`, without a loop over characters.
+    others = dict.fromkeys(map(ord, name))
+    return [c for c in close if 8 * (len(c) - len(c.translate(others))) >= 3 * (len(c) + size)]
 
 
 def closest(name: str, candidates, index: NameIndex | None = None) -> str | None:
@@ -50,15 +104,9 @@ def closest(name: str, candidates, index: NameIndex | None = None) -> str | None
     last_asked, last_found = _last[0]
     if last_asked == asked:
         return last_found
-    # A ratio of at least 0.75 needs lengths within that ratio: the bound difflib's
-    # real_quick_ratio checks, here without making a matcher for each candidate.
-    size = len(name)
-    pool = asked[1] if index is None else itertools.chain(asked[1], index.near(size))
-    close = [c for c in pool if 8 * min(len(c), size) >= 3 * (len(c) + size)]
-    # Likewise a ratio counts only the characters a candidate shares with the name; the
-    # ones it doesn't are counted by `str.translate`, without a loop over characters.
-    others = dict.fromkeys(map(ord, name))
-    close = [c for c in close if 8 * (len(c) - len(c.translate(others))) >= 3 * (len(c) + size)]
+    close = _sharing(name, asked[1])
+    if index is not None:
+        close.extend(index.sharing(name))
     matches = difflib.get_close_matches(name, close, n=1, cutoff=0.75)
     found = matches[0] if matches else None
     _last[0] = (asked, found)

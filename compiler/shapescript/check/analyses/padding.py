@@ -150,6 +150,7 @@ def check_padding(
     several: bool = False,
     complete: bool = True,
     previous: PaddingFacts | None = None,
+    functions: tuple[list[ItemFacts], list[ItemFacts]] | None = None,
 ) -> PaddingFacts:
     """Padding and recording facts for a checked file's functions, with H2001 and H3101.
 
@@ -158,9 +159,11 @@ def check_padding(
     those files' own facts; `several`: whether it runs on several devices. Without
     `complete`, only what H2001 and H3101 need is worked out: the same diagnostics, and
     `complete_later` to work out the rest when it is read. `previous`, the facts of an
-    earlier version of the file, lends its walks of the trees that haven't changed."""
+    earlier version of the file, lends its walks of the trees that haven't changed.
+    `functions`, when the caller has them: the items of `items` that declare functions
+    and those that declare extern fns, each in order (the only ones looked at)."""
     fixed = frozenset(dims)
-    facts = _analysed(items, fixed, imports, several, complete, previous)
+    facts = _analysed(items, fixed, imports, several, complete, previous, functions)
     if not complete:
         facts.complete_later = functools.partial(_complete, items, fixed, imports, several)
     return facts
@@ -211,6 +214,7 @@ def _analysed(
     several: bool,
     complete: bool,
     previous: PaddingFacts | None,
+    functions: tuple[list[ItemFacts], list[ItemFacts]] | None = None,
 ) -> PaddingFacts:
     with _ANALYSING:
         _WALKED.clear()
@@ -229,7 +233,7 @@ def _analysed(
             _NAMES.update(lent.names)
             _SHAPES.update(lent.shapes)
         try:
-            analysis = _Analysis(items, dims, imports)
+            analysis = _Analysis(items, dims, imports, functions)
             analysis.several = several
             facts = analysis.run() if complete else analysis.run_diagnostics(previous)
             fresh = lent.fresh if carried and lent is not None else len(_WALKED)
@@ -717,23 +721,42 @@ def _keys_padded(types: dict[Span, Type], call: _Call, symbol: str) -> bool:
 
 
 class _Analysis:
-    def __init__(self, items: list[ItemFacts], dims: frozenset[str], imports: object) -> None:
+    def __init__(
+        self,
+        items: list[ItemFacts],
+        dims: frozenset[str],
+        imports: object,
+        kinds: tuple[list[ItemFacts], list[ItemFacts]] | None = None,
+    ) -> None:
         self.dims = dims
         self.imports = imports
         #: Whether the file runs on several devices.
         self.several = False
         self.functions: dict[str, ItemFacts] = {}
         self.externs: dict[str, ast.ExternFnDecl] = {}
-        # A keystroke's analysis of a big file runs this over every item: by class, with
-        # the first function of a name kept as `setdefault` would.
+        # A keystroke's analysis of a big file runs this over every function: the first
+        # function of a name is kept as `setdefault` would. Given `kinds` (the functions'
+        # and the extern fns' items, apart), only those are looked at; else every item,
+        # by class.
         functions, externs = self.functions, self.externs
-        for item in items:
-            decl = item.item
-            if type(decl) is ast.FnDecl:
-                if decl.name not in functions:
+        if kinds is not None:
+            # The type() tests hold (the caller sorted the items so): they narrow for mypy.
+            for item in kinds[0]:
+                decl = item.item
+                if type(decl) is ast.FnDecl and decl.name not in functions:
                     functions[decl.name] = item
-            elif type(decl) is ast.ExternFnDecl:
-                externs[decl.name] = decl
+            for item in kinds[1]:
+                decl = item.item
+                if type(decl) is ast.ExternFnDecl:
+                    externs[decl.name] = decl
+        else:
+            for item in items:
+                decl = item.item
+                if type(decl) is ast.FnDecl:
+                    if decl.name not in functions:
+                        functions[decl.name] = item
+                elif type(decl) is ast.ExternFnDecl:
+                    externs[decl.name] = decl
         self.axis_memo: dict[tuple[str, str, bool], Blocker | None] = {}
         #: Whether the axis followed is a boolean selection's (whose positions aren't
         #: in order, so `causal` and running sums along it have no masked version).

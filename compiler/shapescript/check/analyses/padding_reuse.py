@@ -10,6 +10,8 @@ to where those functions now are.
 
 from __future__ import annotations
 
+import itertools
+import operator
 from typing import TYPE_CHECKING, Any
 
 from shapescript.records import field, record, replace
@@ -94,13 +96,7 @@ def unaffected(analysis: _Analysis, memo: Any, now: dict[str, tuple[object, obje
     if not isinstance(memo, Memo) or memo.context != context(analysis):
         # Nothing to take again; the names are found when an edit first needs them.
         return Reused({}, [], None, None, None)
-    before = memo.versions
-    changed = {
-        name
-        for name, (decl, body) in now.items()
-        if (old := before.get(name)) is None or old[0] is not decl or old[1] is not body
-    }
-    changed.update(before.keys() - now.keys())
+    changed = _changed(memo.versions, now)
     refs, callers_now = memo.refs, memo.callers
     affected = set(changed)
     if changed:
@@ -132,6 +128,36 @@ def unaffected(analysis: _Analysis, memo: Any, now: dict[str, tuple[object, obje
         found.pop(name, None)
     notable = [name for name in memo.notable if name in found]
     return Reused(found, notable, again & now.keys(), refs, callers_now)
+
+
+def _changed(
+    before: dict[str, tuple[object, object]], now: dict[str, tuple[object, object]]
+) -> set[str]:
+    """The functions and externs whose versions differ between `before` and `now`, or that
+    only one of them has."""
+    if len(before) == len(now) and list(before) == list(now):
+        # The same names in the same order (any keystroke that renames nothing): the
+        # versions are compared side by side, each part by identity, without a Python loop.
+        new, old = now.values(), before.values()
+        differs = map(
+            operator.or_,
+            map(operator.is_not, map(_FIRST, new), map(_FIRST, old)),
+            map(operator.is_not, map(_SECOND, new), map(_SECOND, old)),
+        )
+        return set(itertools.compress(now, differs))
+    changed = {
+        name
+        for name, (decl, body) in now.items()
+        if (old_version := before.get(name)) is None
+        or old_version[0] is not decl
+        or old_version[1] is not body
+    }
+    changed.update(before.keys() - now.keys())
+    return changed
+
+
+_FIRST = operator.itemgetter(0)
+_SECOND = operator.itemgetter(1)
 
 
 def _links(

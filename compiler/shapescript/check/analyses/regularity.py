@@ -150,9 +150,9 @@ class Outside:
 def outside_of(
     items, symbols: Mapping, table, *, python_modules: Iterable[str] | None = None
 ) -> Outside:
-    """The `Outside` of a file from its items, its module symbols and its `ImportTable`;
-    given the names its `import python` lines bind (`python_modules`), only their symbols
-    are read, not every name of the file."""
+    """The `Outside` of a file from its items (or only those of its extern fns), its
+    module symbols and its `ImportTable`; given the names its `import python` lines bind
+    (`python_modules`), only their symbols are read, not every name of the file."""
     externs = {
         item.item.name: extern_class(item.item)
         for item in items
@@ -811,7 +811,9 @@ def analyse(
     outside: Outside | None = None,
 ) -> Regularity:
     """The summaries of the functions named in `roots` and of those they call (all of the
-    file's functions when `roots` is None); `outside` is what else they may call.
+    file's functions when `roots` is None); `outside` is what else they may call. `items`
+    are the file's item facts, or only those of its functions with bodies, in order (the
+    only ones looked at).
 
     With `context` (what the bodies' types depend on besides their text: the
     declarations' fingerprint), a function whose text, place in its item and callees'

@@ -114,6 +114,7 @@ class Program:
         source_text: str,
         fingerprint: int,
         previous_memo: dict | None = None,
+        item_index: dict[int, int] | None = None,
     ) -> None:
         self.module = module
         self.scope = scope
@@ -130,7 +131,12 @@ class Program:
         self.refused: set[str] = set()
         self.range_cache: dict = {}
         self.effects: dict = {}
-        self.item_index = {id(item): index for index, item in enumerate(module.items)}
+        #: Each item's index by the item's id: `item_index` when the caller has it.
+        self.item_index = (
+            item_index
+            if item_index is not None
+            else {id(item): index for index, item in enumerate(module.items)}
+        )
         #: `read_summary.ReadSummary` by function text and parameter, this analysis's and
         #: the previous one's.
         self.read_summaries: dict[tuple[str, str], ReadSummary] = {}

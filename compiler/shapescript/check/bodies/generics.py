@@ -296,7 +296,7 @@ def instantiate(
     remembered = program.previous_memo.get(memo_key) or program.memo.get(memo_key)
     if isinstance(remembered, Outcome) and _reusable(program, remembered):
         table[key] = remembered
-        program.memo[memo_key] = remembered
+        _remember(program, memo_key, remembered)
         return remembered
     table[key] = _IN_PROGRESS
     variables = {variable: name for variable, (_, name) in bindings.items()}
@@ -304,7 +304,7 @@ def instantiate(
     outcome = _check_instance(program, signature, bindings, pairs, depth, checked, home)
     if outcome.too_deep is None:
         table[key] = outcome
-        program.memo[memo_key] = outcome
+        _remember(program, memo_key, outcome)
     else:
         del table[key]
     return outcome
@@ -549,7 +549,8 @@ def body_reusable(program: ProgramContext, result: BodyResult) -> bool:
 
 
 def instances_of(items: list[ItemFacts]) -> list[Instance]:
-    """Every instance the items' bodies call, directly or through other instances."""
+    """Every instance the items' bodies call, directly or through other instances (the
+    items without bodies may be left out)."""
     found: dict[str, Instance] = {}
     # Most bodies call nothing by a shared name: they have no table of call targets.
     stack = [
@@ -615,12 +616,31 @@ def _of_variable(facts: Facts, node, is_type_variable) -> bool:
 def keep_instances(program: ProgramContext) -> None:
     """Carry the previous check's instances into this one's memo while the declarations
     are the same, also those no body was checked again to ask for (their callers' results
-    were reused), so that a later edit of a caller still finds them."""
-    for key, value in program.previous_memo.items():
-        if (
-            isinstance(key, tuple)
-            and len(key) == 5
-            and key[0] == "instance"
-            and key[4] == program.fingerprint
-        ):
-            program.memo.setdefault(key, value)
+    were reused), so that a later edit of a caller still finds them.
+
+    The memo lists its instances' keys (`_INSTANCE_KEYS`): a keystroke in a big file
+    looks at those, not at every entry of a memo of tens of thousands of bodies."""
+    previous = program.previous_memo
+    keys = previous.get(_INSTANCE_KEYS)
+    if not isinstance(keys, dict):
+        keys = {key: None for key in previous if _is_instance_key(key)}
+    kept = program.memo.setdefault(_INSTANCE_KEYS, {})
+    fingerprint = program.fingerprint
+    for key in keys:
+        if key[4] == fingerprint and key in previous:
+            program.memo.setdefault(key, previous[key])
+            kept[key] = None
+
+
+def _remember(program: ProgramContext, key: tuple, outcome: Outcome) -> None:
+    """Put an instance's outcome in the memo, and its key in the memo's list of them."""
+    program.memo[key] = outcome
+    program.memo.setdefault(_INSTANCE_KEYS, {})[key] = None
+
+
+def _is_instance_key(key: object) -> bool:
+    return isinstance(key, tuple) and len(key) == 5 and key[0] == "instance"
+
+
+#: The memo's entry that lists the keys of its instances, as a dict's keys (in order).
+_INSTANCE_KEYS = "instance keys"

@@ -6,7 +6,9 @@ time against what it found.
 
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 from collections.abc import Collection, Iterator, Sequence
 
 from shapescript.check.algebra.fixes import NameIndex, closest, replace, spelling
@@ -282,6 +284,9 @@ class CollectMemo:
     #: items that are not the previous analysis's own (functions of the same names, as
     #: the others are the same objects, in the same order). None when collected afresh.
     replaced: list[int] | None = None
+    #: The indexes of the items that declared a function or extern fn, and those names,
+    #: in two lists (from `owned`, once needed).
+    owned_functions: tuple[list[int], list[str]] | None = None
 
 
 def collect_reusing(
@@ -301,6 +306,7 @@ def collect_reusing(
             previous.owners,
             previous.owned,
             replaced,
+            previous.owned_functions,
         )
     reported = len(reporter.diagnostics)
     owners: dict[str, int] = {}
@@ -358,24 +364,22 @@ def _collected_before(
         previous.owned = owned  # whole, for a reader on another thread
     scope = _copy(previous.scope)
     functions, function_bases = scope.functions, scope.function_bases
-    replaced = []
-    moved = False
-    # One pass over the items (tens of thousands in a big file, per keystroke).
-    for index, (old, new, old_base, base) in enumerate(
-        zip(old_items, new_items, old_bases, new_bases, strict=True)
-    ):
-        if old is not new:
-            if type(new) is not ast.FnDecl or type(old) is not ast.FnDecl or old.name != new.name:
-                return None
-            replaced.append(index)
-            functions[new.name] = new
-        elif old_base == base:
-            continue
-        moved = True
-        if new.__class__ in _FUNCTION_CLASSES and index in owned:
-            function_bases[new.name] = base
-    if not moved:
+    # Tens of thousands of items in a big file, per keystroke: the items and bases are
+    # compared without a Python loop, and only the items replaced are looked at.
+    replaced = list(
+        itertools.compress(range(len(new_items)), map(operator.is_not, old_items, new_items))
+    )
+    for index in replaced:
+        old, new = old_items[index], new_items[index]
+        if type(new) is not ast.FnDecl or type(old) is not ast.FnDecl or old.name != new.name:
+            return None
+        functions[new.name] = new
+    if not replaced and old_bases == new_bases:
         return scope, replaced
+    # Each function's base is where its declaring item now is: set for all of them, as
+    # those that didn't move have theirs already.
+    indexes, names = _owned_functions(previous, owned, new_items)
+    function_bases.update(zip(names, map(new_bases.__getitem__, indexes), strict=True))
     # The symbols are moved as they are read (`PlacedSymbols`), from where a check last
     # collected them; a function in place of one of the same name is placed there too.
     collected = previous.scope.symbols
@@ -390,6 +394,20 @@ def _collected_before(
             found[item.name] = _function_symbol(item, found_bases[index], path)  # type: ignore[arg-type]
     scope.symbols = PlacedSymbols(found, previous.owners, found_bases, new_bases)
     return scope, replaced
+
+
+def _owned_functions(
+    previous: CollectMemo, owned: dict[int, list[str]], items: list
+) -> tuple[list[int], list[str]]:
+    """The indexes of the items that declared a function or extern fn, and their names:
+    the same for `items` as for the previous items, whose functions they are or have
+    the names of."""
+    found = previous.owned_functions
+    if found is None:
+        indexes = sorted(index for index in owned if items[index].__class__ in _FUNCTION_CLASSES)
+        found = (indexes, [items[index].name for index in indexes])
+        previous.owned_functions = found  # whole, for a reader on another thread
+    return found
 
 
 #: The classes of the items that declare functions (neither has subclasses).
