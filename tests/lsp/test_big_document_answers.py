@@ -18,6 +18,7 @@ from pytest_lsp import LanguageClient
 from benchmarks.big_files import typed_edit_point
 from benchmarks.generate import generate_program
 from shapescript.check.checker import check_source
+from shapescript.check.declarations.placed_symbols import PlacedSymbols
 from shapescript.syntax.source import SourceFile
 from shapescript_lsp.features.semantic_tokens import (
     TokenCache,
@@ -375,3 +376,26 @@ def test_an_outline_after_an_edit_that_adds_lines_looks_at_few_items(
     assert cache.answer(undone, URI, hierarchical, converter.unstructure) == OutlineCache().answer(
         undone, URI, hierarchical, converter.unstructure
     )
+
+
+def test_tokens_after_an_edit_move_only_the_module_symbols_they_read(monkeypatch):
+    text = generate_program(80, 0)
+    checked = _checked(text)
+    cache = TokenCache()
+    cache.answer(checked)
+    at = typed_edit_point(text)
+    edited_text = text[:at] + "x" + text[at:]
+    edited = _checked(edited_text, checked)
+    assert isinstance(edited.module_symbols, PlacedSymbols)
+    moved_all = []
+    whole = PlacedSymbols._whole
+
+    def counted(self):
+        moved_all.append(self)
+        return whole(self)
+
+    monkeypatch.setattr(PlacedSymbols, "_whole", counted)
+    answer = cache.answer(edited)
+    assert moved_all == []
+    fresh = _checked(edited_text)
+    assert answer.data() == encode(fresh, tokens_in(fresh))

@@ -18,6 +18,7 @@ from operator import eq, is_
 from lsprotocol import types
 
 from shapescript.check.algebra.syntax_facts import walk
+from shapescript.check.declarations.placed_symbols import DeclaredHere, PlacedSymbols
 from shapescript.check.declarations.symbols import ItemFacts, Symbol
 from shapescript.check.declarations.type_exprs import BUILTIN_DOMAINS
 from shapescript.check.program import Checked
@@ -127,7 +128,9 @@ def _tree_tokens(checked: Checked, item: ItemFacts, taken: set[int]) -> list[Tok
     return found
 
 
-def item_tokens(checked: Checked, item: ItemFacts, declared: dict[int, Symbol]) -> list[Token]:
+def item_tokens(
+    checked: Checked, item: ItemFacts, declared: dict[int, Symbol] | DeclaredHere
+) -> list[Token]:
     """The tokens of one top-level item, unsorted, one per start; `declared` holds the
     module's symbols by where their names start."""
     item_span = item.span
@@ -414,7 +417,7 @@ class TokenCache:
         #: The last whole-file answer.
         self.last: TokenAnswer | None = None
         self.declared_for: AnalysisKey | None = None
-        self.declared_by_start: dict[int, Symbol] = {}
+        self.declared_by_start: dict[int, Symbol] | DeclaredHere = {}
         self.starts_for: AnalysisKey | None = None
         self.item_starts: list[int] = []
 
@@ -524,11 +527,18 @@ class TokenCache:
         answer.end_lines.append(kept.last[0] + line)
         answer.end_columns.append(kept.last[1])
 
-    def declared(self, checked: Checked) -> dict[int, Symbol]:
+    def declared(self, checked: Checked) -> dict[int, Symbol] | DeclaredHere:
         """The module's symbols by where their names start (worked out once per analysis)."""
         if self.declared_for is None or not self.declared_for.of(checked):
             self.declared_for = AnalysisKey(checked)
-            self.declared_by_start = {s.span.start: s for s in checked.module_symbols.values()}
+            symbols = checked.module_symbols
+            if isinstance(symbols, PlacedSymbols):
+                # After an edit: the edited items' symbols are found without moving all.
+                self.declared_by_start = DeclaredHere(symbols, checked.source.path)
+            else:
+                self.declared_by_start = {
+                    s.span.start: s for s in symbols.values() if s.path == checked.source.path
+                }
         return self.declared_by_start
 
     def starts_of(self, checked: Checked) -> list[int]:
@@ -545,7 +555,7 @@ class TokenCache:
             self.item_starts = starts
         return self.item_starts
 
-    def tokens(self, checked: Checked, item: ItemFacts, declared: dict[int, Symbol]):
+    def tokens(self, checked: Checked, item: ItemFacts, declared: dict[int, Symbol] | DeclaredHere):
         cached = self.items.get(id(item.item))
         if cached is not None and cached.fits(item):
             return cached.moved_to(item.base)
@@ -559,7 +569,11 @@ class TokenCache:
         if self.names_for is not None and self.names_for.of(checked):
             return
         self.names_for = AnalysisKey(checked)
-        names = {name: symbol.kind for name, symbol in checked.module_symbols.items()}
+        symbols = checked.module_symbols
+        if isinstance(symbols, PlacedSymbols):
+            names = symbols.kinds()
+        else:
+            names = {name: symbol.kind for name, symbol in symbols.items()}
         if names != self.names:
             self.names = names
             self.items = {}
