@@ -25,6 +25,7 @@ import torch
 
 import shapescript
 from shapescript.rt import data as rt_data
+from shapescript.rt.parallel import controller
 from tests.parallel import host_run
 from tests.parallel.programs import alive, compiled, readme_on
 from tests.python.datasets import ListDigits, ListSink
@@ -316,3 +317,24 @@ def test_a_timeout_here_with_a_silent_worker_names_the_worker(monkeypatch) -> No
     program = _host_of_two_with_one_answer(late)
     with pytest.raises(controller.WorkerError, match="worker 0: didn't answer"):
         program._answers([0])
+
+
+@pytest.mark.parametrize(
+    ("world", "expected"),
+    [(4, "the workers on another host stopped answering"), (2, "after its result was returned")],
+)
+def test_a_late_error_of_a_lost_connection_names_another_host(world: int, expected: str) -> None:
+    # A quiet worker's all-reduce fails after the first worker answered the step: with
+    # workers on other hosts, the connection it lost was to another host's.
+    program = controller.Program.__new__(controller.Program)
+    program.world, program.count, program.first = world, 2, 0
+    program.calls, program.called, program.running = 5, {5: "`train_step` (t.ss:54:4)"}, None
+    stopped = []
+    program.stop = lambda keep=True, why=None: stopped.append(why)
+    worker = controller._Worker.__new__(controller._Worker)
+    worker.rank = 1
+    error = RuntimeError("[gloo/transport/tcp/pair.cc:537] Read error: Connection reset by peer")
+    answer = ("error", error, "Traceback ...", None, 5)
+    with pytest.raises(controller.WorkerError, match=expected):
+        program._late(worker, answer)
+    assert len(stopped) == 1

@@ -701,6 +701,11 @@ class Program:
             running = self.called.get(number % _REMEMBERED)
         call = f"running {running}" if running else "an earlier call"
         what = f"worker {worker.rank} failed {call} after its result was returned ({first})"
+        if self.world > self.count and _lost_connection(raised):
+            # Its group lost a worker of another host: that host stopped, not this one.
+            text_of_host = self._other_host_text({worker.rank: answer}, worker.rank)
+            self.stop(keep=False, why=what)
+            raise WorkerError(text_of_host)
         self.stop(keep=False, why=what)
         raise WorkerError(
             f"{what}; the other workers were stopped, and the models on the devices are gone: "
