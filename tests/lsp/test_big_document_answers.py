@@ -312,13 +312,9 @@ def test_outlines_over_random_edits_equal_a_fresh_analysis_s(hierarchical: bool)
         assert written == expected
 
 
-def test_an_outline_after_an_edit_inside_a_function_looks_at_few_items(monkeypatch):
-    converter = strict_converter()
-    text = generate_program(80, 0)
-    checked = _checked(text)
-    cache = OutlineCache()
-    cache.answer(checked, URI, True, converter.unstructure)
-    looked_at = []
+def _written_chunks(monkeypatch) -> list[str]:
+    """The names of the outline items written from now on, in order."""
+    looked_at: list[str] = []
     written_chunk = OutlineCache.written_chunk
 
     def counted(self, node, key):
@@ -326,6 +322,16 @@ def test_an_outline_after_an_edit_inside_a_function_looks_at_few_items(monkeypat
         return written_chunk(self, node, key)
 
     monkeypatch.setattr(OutlineCache, "written_chunk", counted)
+    return looked_at
+
+
+def test_an_outline_after_an_edit_inside_a_function_looks_at_few_items(monkeypatch):
+    converter = strict_converter()
+    text = generate_program(80, 0)
+    checked = _checked(text)
+    cache = OutlineCache()
+    cache.answer(checked, URI, True, converter.unstructure)
+    looked_at = _written_chunks(monkeypatch)
     at = typed_edit_point(text)
     cache.answer(_checked(text[:at] + "x" + text[at:], checked), URI, True, converter.unstructure)
     assert 1 <= len(looked_at) <= 2, looked_at
@@ -358,14 +364,7 @@ def test_an_outline_after_an_edit_that_adds_lines_looks_at_few_items(
     checked = _checked(text)
     cache = OutlineCache()
     cache.answer(checked, URI, hierarchical, converter.unstructure)
-    looked_at = []
-    written_chunk = OutlineCache.written_chunk
-
-    def counted(self, node, key):
-        looked_at.append(getattr(node, "name", type(node).__name__))
-        return written_chunk(self, node, key)
-
-    monkeypatch.setattr(OutlineCache, "written_chunk", counted)
+    looked_at = _written_chunks(monkeypatch)
     at = text.index("\n", typed_edit_point(text))
     edited = text[:at] + typed + text[at:]
     after = _checked(edited, checked)

@@ -217,12 +217,7 @@ def _analysed(
     functions: tuple[list[ItemFacts], list[ItemFacts]] | None = None,
 ) -> PaddingFacts:
     with _ANALYSING:
-        _WALKED.clear()
-        _CALLS.clear()
-        _LOOPS.clear()
-        _NAMES.clear()
-        _SHAPES.clear()
-        _SHAPE_VALUES.clear()
+        _clear_tables()
         lent = previous.walks if previous is not None else None
         carried = lent is not None and len(lent.walked) <= 2 * lent.fresh
         if carried:
@@ -242,12 +237,13 @@ def _analysed(
             )
             return facts
         finally:
-            _WALKED.clear()
-            _CALLS.clear()
-            _LOOPS.clear()
-            _NAMES.clear()
-            _SHAPES.clear()
-            _SHAPE_VALUES.clear()
+            _clear_tables()
+
+
+def _clear_tables() -> None:
+    """Empty the module-wide tables an analysis fills (held under `_ANALYSING`)."""
+    for table in (_WALKED, _CALLS, _LOOPS, _NAMES, _SHAPES, _SHAPE_VALUES):
+        table.clear()
 
 
 #: The types with axes a padded axis can be among.
