@@ -21,6 +21,7 @@ from shapescript.check.bodies.asserts import check_top_level
 from shapescript.check.bodies.body_checker import Program
 from shapescript.check.bodies.generics import instances_of, keep_instances
 from shapescript.check.bodies.gradients import read_diagnostics, reads_memo, reads_of_functions
+from shapescript.check.bodies.kept_bodies import BodiesMemo, memo_of, patched
 from shapescript.check.bodies.reads_memo import carried_over
 from shapescript.check.declarations import imports
 from shapescript.check.declarations.data_records import check_data_records
@@ -40,7 +41,7 @@ from shapescript.check.declarations.nested_models import report_cycles
 from shapescript.check.declarations.overloads import overload_members
 from shapescript.check.declarations.placed_symbols import PlacedSymbols
 from shapescript.check.declarations.prelude import Prelude, load_prelude
-from shapescript.check.declarations.symbols import ItemFacts, Reference, Symbol, has_table
+from shapescript.check.declarations.symbols import ItemFacts, Reference, Symbol
 from shapescript.check.declarations.type_exprs import TypeResolver
 from shapescript.check.declarations.type_variables import declared_type_names, looks_generic
 from shapescript.check.exporting import exports_of
@@ -168,6 +169,7 @@ def _check_parsed(
         source.text,
         scope.declared_types,
         previous.memo.get("fingerprint_parts") if previous is not None else None,
+        collect_memo.replaced if collect_memo is not None else None,
     )
     if table.infos:
         fingerprint = hash((fingerprint, table.key))
@@ -246,29 +248,16 @@ def _check_parsed(
     diagnostics.extend(
         _top_level_asserts(module, items, scope.dim_values, by_kind.get(ast.Assert, ()))
     )
-    program.keep_bodies()
-    kept_bodies = program.results
-    # Only the bodies that differentiate something have reads to check: found as the
-    # bodies are given to their items (only functions have bodies), in the file's order.
-    differentiating: list[ItemFacts] = []
+    bodies = _check_bodies(program, items, by_kind.get(ast.FnDecl, []), replaced, cancelled)
+    for index in bodies.with_diagnostics:
+        base = items[index].base
+        diagnostics.extend(shift_diagnostic(d, base) for d in bodies.by_index[index].diagnostics)
+    # Only the bodies that differentiate something have reads to check.
+    differentiating = [items[index] for index in bodies.differentiating]
     # The functions with bodies, in order: all the regularity analysis and the search for
     # the instances the bodies call look through.
-    with_bodies: list[ItemFacts] = []
-    for index in by_kind.get(ast.FnDecl, ()):
-        result = kept_bodies.get(index)
-        if result is None:
-            stop_if(cancelled)
-            result = program.check_item(index)
-            if result is None:
-                continue
-        item_facts = items[index]
-        item_facts.body = result
-        with_bodies.append(item_facts)
-        if has_table(result.facts, "gradients") and result.facts.gradients:
-            differentiating.append(item_facts)
-        if result.diagnostics:
-            base = item_facts.base
-            diagnostics.extend(shift_diagnostic(d, base) for d in result.diagnostics)
+    results = bodies.by_index
+    with_bodies = [items[index] for index in by_kind.get(ast.FnDecl, ()) if index in results]
     functions = _function_decls(scope)
     stale = _reuse_param_reads(program, previous, fingerprint, functions)
     found_reads = read_diagnostics(program, differentiating)
@@ -342,6 +331,7 @@ def _check_parsed(
             "collect": collect_memo,
             "declarations": declarations_key,
             "by_kind": by_kind,
+            "bodies": bodies if all_facts else None,
             "item_index": (module.items, program.item_index),
             "names": program.names or program.previous_memo.get("names"),
         },
@@ -351,7 +341,7 @@ def _check_parsed(
         data={name: info for name, info in scope.data_infos.items() if "." not in name},
         param_reads=param_reads,
         overloads={name: overloads.signatures() for name, overloads in scope.overload_sets.items()},
-        instances=instances_of(with_bodies),
+        instances=instances_of([items[index] for index in bodies.calling]),
         imports=table,
         placement=placement,
         padding=padding,
@@ -362,6 +352,31 @@ def _check_parsed(
         previous.memo.get("exports") if previous is not None else None,
     )
     return checked, scope
+
+
+def _check_bodies(
+    program: Program,
+    items: list[ItemFacts],
+    functions: list[int],
+    replaced: list[int] | None,
+    cancelled: IsCancelled | None,
+) -> BodiesMemo:
+    """Check each function's body at the indexes `functions` (ascending), or keep its
+    previous check, and give each body to its item. A keystroke in a big file checks
+    the edited body and copies the previous tables (`Program.keep_bodies`)."""
+    again = program.keep_bodies(replaced)
+    results = program.results
+    for index in functions if again is None else again:
+        if index not in results:
+            stop_if(cancelled)
+            program.check_item(index)
+    # The items were given the previous analysis's bodies (`_item_facts`): those that
+    # may have changed are given theirs now.
+    for index in functions if again is None else again:
+        items[index].body = results.get(index)
+    if again is None or program.previous_bodies is None:
+        return memo_of(program.bodies, results, program.body_keys, functions)
+    return patched(program.previous_bodies, program.bodies, results, program.body_keys, again)
 
 
 def _module_symbols(scope: ModuleScope) -> Mapping[str, Symbol]:
@@ -531,12 +546,15 @@ def _item_facts(
         and previous.memo.get("declarations") == key
         and len(previous.items) == len(items)
     ):
+        # Each function keeps its body's check too, until `_check_bodies` says which
+        # bodies are checked again.
         facts = [
-            ItemFacts(item, base, old.made_declaration)
+            ItemFacts(item, base, old.made_declaration, old.body)
             for item, base, old in zip(items, bases, previous.items, strict=True)
         ]
         for index in replaced:
             facts[index].made_declaration = None
+            facts[index].body = None
         return facts, _AllBut(set(replaced))
     facts = [ItemFacts(item, base) for item, base in zip(items, bases, strict=True)]
     return facts, _carry_declarations(previous, key, facts)
@@ -638,17 +656,30 @@ class _FingerprintParts:
     parts: list[tuple[ast.Item, str, bool, str]]
     #: Each item's text, in order.
     texts: list[str]
+    #: The two fingerprints they gave, and the notebook flag they were hashed with.
+    fingerprint: int | None = None
+    context: int | None = None
+    notebook: object = None
 
 
 def _fingerprints(
-    module: ast.Module, text: str, declared: set[str], previous: _FingerprintParts | None
+    module: ast.Module,
+    text: str,
+    declared: set[str],
+    previous: _FingerprintParts | None,
+    replaced: list[int] | None = None,
 ) -> tuple[int, int, _FingerprintParts]:
     """`declarations_fingerprint`, and a hash of what a signature can depend on (every
     item but the functions), taking each item's part from `previous` when the item is the
     same object (the parser reuses an unchanged chunk's items, so their text is the same)
-    and so are the declared names."""
+    and so are the declared names. `replaced` is given when every item but those at
+    these indexes is the previous analysis's own (`collect_reusing`)."""
     items = module.items
     bases = module.bases or [0] * len(items)
+    if replaced is not None and previous is not None:
+        patched = _patched_fingerprints(module, text, declared, previous, replaced)
+        if patched is not None:
+            return patched.fingerprint, patched.context, patched
     before: list = []
     if previous is not None and previous.declared == declared:
         before = previous.parts
@@ -676,7 +707,58 @@ def _fingerprints(
     return (
         fingerprint,
         context,
-        _FingerprintParts(frozenset(declared), parts, [part[3] for part in parts]),
+        _FingerprintParts(
+            frozenset(declared),
+            parts,
+            [part[3] for part in parts],
+            fingerprint,
+            context,
+            module.notebook,
+        ),
+    )
+
+
+def _patched_fingerprints(
+    module: ast.Module,
+    text: str,
+    declared: set[str],
+    previous: _FingerprintParts,
+    replaced: list[int],
+) -> _FingerprintParts | None:
+    """The previous parts with those of the items at `replaced` made again, and the
+    previous fingerprints, when those items' parts hash as before (an edit inside a typed
+    function's body); None when the fingerprints must be hashed again. A keystroke in a
+    big file thus copies two lists rather than going over every item."""
+    items = module.items
+    if (
+        previous.declared != declared
+        or len(previous.parts) != len(items)
+        or previous.notebook != module.notebook
+        or previous.fingerprint is None
+        or previous.context is None
+    ):
+        return None
+    bases = module.bases or [0] * len(items)
+    parts, texts = previous.parts.copy(), previous.texts.copy()
+    for index in replaced:
+        item, old = items[index], parts[index]
+        if old[0] is item:
+            continue
+        part = _part(item, bases[index], text, declared)
+        if (
+            part[1] != old[1]
+            or part[2] != old[2]
+            or (type(item) is ast.ErrorItem) != (type(old[0]) is ast.ErrorItem)
+        ):
+            return None
+        parts[index], texts[index] = part, part[3]
+    return _FingerprintParts(
+        previous.declared,
+        parts,
+        texts,
+        previous.fingerprint,
+        previous.context,
+        previous.notebook,
     )
 
 

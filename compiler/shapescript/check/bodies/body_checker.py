@@ -77,6 +77,7 @@ from shapescript.check.bodies import (
 from shapescript.check.bodies.body_facts import elementwise_body, independent_term, python_call
 from shapescript.check.bodies.calls import CallChecker
 from shapescript.check.bodies.env import Arg, Env
+from shapescript.check.bodies.kept_bodies import BodiesMemo, BodyKey
 from shapescript.check.bodies.read_summary import ReadSummary
 from shapescript.check.bodies.transposed import transposed_weight
 from shapescript.check.declarations import imports, overloads
@@ -123,8 +124,16 @@ class Program:
         self.source_text = source_text
         self.fingerprint = fingerprint
         self.previous_memo = previous_memo or {}
-        self.memo: dict[tuple[str, int, int], BodyResult] = {}
+        #: What the analysis remembers for the next one, but the function bodies.
+        self.memo: dict = {}
+        #: The function bodies checked or kept: by key (`check_item`), by the index of
+        #: their function's item, and each index's key.
+        self.bodies: dict[BodyKey, BodyResult] = {}
         self.results: dict[int, BodyResult] = {}
+        self.body_keys: dict[int, BodyKey] = {}
+        kept = self.previous_memo.get("bodies")
+        #: The previous analysis's bodies, when it kept them (with the editor's facts).
+        self.previous_bodies: BodiesMemo | None = kept if isinstance(kept, BodiesMemo) else None
         self.variable_counter = 0
         self.inferring: list[str] = []
         #: Functions whose return type wasn't inferred, because that went too deep.
@@ -209,7 +218,8 @@ class Program:
         # Facts and diagnostics count from the item's chunk, so the item's place in its
         # chunk is part of the key: comment lines added above it move it there.
         key = (self.item_text(index), decl.span.start, self.fingerprint)
-        result = self.previous_memo.get(key) or self.memo.get(key)
+        lent = self.previous_bodies.by_key.get(key) if self.previous_bodies else None
+        result = lent or self.bodies.get(key)
         if result is not None and not generics.body_reusable(self, result):
             result = None
         if result is None:
@@ -221,20 +231,33 @@ class Program:
                 result = BodyChecker(self, decl, signature).check()
             finally:
                 self.inferring.pop()
-        self.memo[key] = result
-        self.results[index] = result
+        self._keep(index, key, result)
         return result
 
-    def keep_bodies(self) -> None:
-        """Take, in one pass, what `_kept_body` would find for every function: the
-        previous analysis's check of each body whose item is the same object, while its
-        memo holds that check under this analysis's key. A keystroke in a big file keeps
-        tens of thousands; only the edited bodies are left to `check_item`."""
+    def _keep(self, index: int, key: BodyKey, result: BodyResult) -> None:
+        self.bodies[key] = result
+        self.results[index] = result
+        self.body_keys[index] = key
+
+    def keep_bodies(self, replaced: list[int] | None = None) -> list[int] | None:
+        """Take what `_kept_body` would find for every function: the previous analysis's
+        check of each body whose item is the same object, while its memo holds that
+        check under this analysis's key. A keystroke in a big file keeps tens of
+        thousands; only the edited bodies are left to `check_item`.
+
+        Given `replaced` (every item but those at these indexes is the previous
+        analysis's own, `collect_reusing`), the previous tables are copied whole and the
+        indexes of the functions left to look at again are given (ascending: those
+        replaced, those without a body, those whose result can't be reused); else None,
+        after looking at each function."""
         previous = self.previous_items
-        if previous is None or not self.previous_memo:
-            return
+        kept = self.previous_bodies
+        if previous is None or kept is None:
+            return None
+        if replaced is not None and len(kept.by_key) == len(kept.by_index) == len(kept.keys):
+            return self._take_bodies(kept, replaced)
         items, texts, fingerprint = self.module.items, self.item_texts, self.fingerprint
-        lent, memo, results = self.previous_memo.get, self.memo, self.results
+        lent = kept.by_key.get
         for index, old in enumerate(previous):
             result = old.body
             if result is None:
@@ -248,8 +271,25 @@ class Program:
                 continue
             if result.diagnostics and not generics.body_reusable(self, result):
                 continue
-            memo[key] = result
-            results[index] = result
+            self._keep(index, key, result)
+        return None
+
+    def _take_bodies(self, kept: BodiesMemo, replaced: list[int]) -> list[int]:
+        """`keep_bodies` from copies of the previous tables, with one key per body (so
+        dropping a body's key drops no other body's)."""
+        by_key, by_index, keys = dict(kept.by_key), dict(kept.by_index), dict(kept.keys)
+        again = set(replaced)
+        again.update(kept.unchecked)
+        for index in kept.located:
+            if index not in again and not generics.body_reusable(self, by_index[index]):
+                again.add(index)
+        for index in again:
+            by_index.pop(index, None)
+            key = keys.pop(index, None)
+            if key is not None:
+                del by_key[key]
+        self.bodies, self.results, self.body_keys = by_key, by_index, keys
+        return sorted(again)
 
     def _kept_body(self, index: int, decl: ast.FnDecl) -> BodyResult | None:
         """The previous analysis's check of the body at `index` when the item is the same
@@ -264,10 +304,10 @@ class Program:
         if old.item is not decl or result is None:
             return None
         key = (self.item_text(index), decl.span.start, self.fingerprint)
-        if self.previous_memo.get(key) is not result or not generics.body_reusable(self, result):
+        lent = self.previous_bodies.by_key.get(key) if self.previous_bodies else None
+        if lent is not result or not generics.body_reusable(self, result):
             return None
-        self.memo[key] = result
-        self.results[index] = result
+        self._keep(index, key, result)
         return result
 
     def body_range(self, signature: Signature, arguments: dict[str, Type]):
