@@ -641,3 +641,24 @@ def test_the_fingerprints_patched_after_an_edit_are_those_hashed_afresh() -> Non
         assert again.memo["declarations"] == fresh.memo["declarations"]
         assert again.memo["fingerprint_parts"].texts == fresh.memo["fingerprint_parts"].texts
         previous = again
+
+
+def test_an_analysis_leaves_the_previous_one_as_it_was() -> None:
+    # The items before an edit are shared with the previous analysis, which a request on
+    # the previous version may still be reading.
+    text = GENERIC_STEP + "\nfn last(x: [D]) -> [D]:\n    return x\n"
+    previous = checked(text)
+    edits = [
+        text.replace("    return x\n", "    return x + x\n"),  # the last function's body
+        text.replace("opt = sgd(m, lr=0.1)", "opt = sgd(m, lr=0.2)"),  # the caller's
+        text.replace("    return x\n", "    y = x\n    return y\n", 1),  # the first one's
+        "\n" + text.replace("    return x\n", "    y = x\n    return y\n", 1),  # all move
+    ]
+    for edited in edits:
+        before = facts(previous)
+        bodies = [item.body for item in previous.items]
+        again = same_as_fresh(edited, previous)
+        assert facts(previous) == before
+        assert [item.body for item in previous.items] == bodies
+        previous = again
+    assert any(a is b for a, b in zip(previous.items, checked(edits[-1], previous).items))

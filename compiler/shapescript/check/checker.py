@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import bisect
 import gc
+import itertools
+import operator
 import os
 from collections.abc import Container, Iterable, Mapping, Sequence
 
@@ -21,7 +23,7 @@ from shapescript.check.bodies.asserts import check_top_level
 from shapescript.check.bodies.body_checker import Program
 from shapescript.check.bodies.generics import instances_of, keep_instances
 from shapescript.check.bodies.gradients import read_diagnostics, reads_memo, reads_of_functions
-from shapescript.check.bodies.kept_bodies import BodiesMemo, memo_of, patched
+from shapescript.check.bodies.kept_bodies import BodiesMemo, lendable, memo_of, patched
 from shapescript.check.bodies.reads_memo import carried_over
 from shapescript.check.declarations import imports
 from shapescript.check.declarations.data_records import check_data_records
@@ -179,7 +181,7 @@ def _check_parsed(
     check_aliases(module, scope, reporter, by_kind.get(ast.AliasDecl, ()))
     bases = module.bases or [0] * len(module.items)
     declarations_key = (fingerprint, source.path)
-    items, kept = _item_facts(module, bases, previous, declarations_key, replaced)
+    items, kept = _item_facts(module, bases, previous, declarations_key, replaced, all_facts)
     declarations = DeclarationPass(
         module,
         source.path,
@@ -243,6 +245,8 @@ def _check_parsed(
         and len(previous.items) == len(items)
     ):
         program.previous_items = previous.items
+        found = previous.memo.get("fingerprint_parts")
+        program.previous_texts = found.texts if isinstance(found, _FingerprintParts) else None
     program.editor_facts = all_facts
     diagnostics = parsed.diagnostics + reporter.diagnostics
     diagnostics.extend(
@@ -251,13 +255,13 @@ def _check_parsed(
     bodies = _check_bodies(program, items, by_kind.get(ast.FnDecl, []), replaced, cancelled)
     for index in bodies.with_diagnostics:
         base = items[index].base
-        diagnostics.extend(shift_diagnostic(d, base) for d in bodies.by_index[index].diagnostics)
+        diagnostics.extend(shift_diagnostic(d, base) for d in items[index].body.diagnostics)  # type: ignore[union-attr]
     # Only the bodies that differentiate something have reads to check.
     differentiating = [items[index] for index in bodies.differentiating]
     # The functions with bodies, in order: all the regularity analysis and the search for
     # the instances the bodies call look through.
-    results = bodies.by_index
-    with_bodies = [items[index] for index in by_kind.get(ast.FnDecl, ()) if index in results]
+    function_items = list(map(items.__getitem__, by_kind.get(ast.FnDecl, ())))
+    with_bodies = list(itertools.compress(function_items, map(_BODY, function_items)))
     functions = _function_decls(scope)
     stale = _reuse_param_reads(program, previous, fingerprint, functions)
     found_reads = read_diagnostics(program, differentiating)
@@ -296,7 +300,7 @@ def _check_parsed(
         complete=all_facts and not padding_later,
         previous=previous.padding if previous is not None else None,  # type: ignore[arg-type]
         functions=(
-            [items[index] for index in by_kind.get(ast.FnDecl, ())],
+            function_items,
             extern_items,
         ),
     )
@@ -375,8 +379,8 @@ def _check_bodies(
     for index in functions if again is None else again:
         items[index].body = results.get(index)
     if again is None or program.previous_bodies is None:
-        return memo_of(program.bodies, results, program.body_keys, functions)
-    return patched(program.previous_bodies, program.bodies, results, program.body_keys, again)
+        return memo_of(program.bodies, results, functions)
+    return patched(program.previous_bodies, program.bodies, results, again, program.dropped)
 
 
 def _module_symbols(scope: ModuleScope) -> Mapping[str, Symbol]:
@@ -532,13 +536,18 @@ def _item_facts(
     previous: Checked | None,
     key: tuple[int, str],
     replaced: list[int] | None,
+    all_facts: bool = True,
 ) -> tuple[list[ItemFacts], Container[int]]:
     """Each item's facts, to be filled; and the indexes of those that have their
     declaration facts from the previous analysis already (`_carry_declarations`).
 
     When the declarations pass found every item but those at the indexes `replaced` to be
     the previous analysis's own, in order, each of the others is given its facts as it
-    is made."""
+    is made, and its body's check (until `_check_bodies` says which bodies are checked
+    again). When, besides, the bodies are taken from the previous analysis's tables
+    (`Program.keep_bodies`), the items before the first one replaced, moved or looked at
+    again are the previous analysis's facts themselves: in the same place, with the same
+    facts, and given nothing new by this analysis."""
     items = module.items
     if (
         replaced is not None
@@ -546,18 +555,36 @@ def _item_facts(
         and previous.memo.get("declarations") == key
         and len(previous.items) == len(items)
     ):
-        # Each function keeps its body's check too, until `_check_bodies` says which
-        # bodies are checked again.
-        facts = [
-            ItemFacts(item, base, old.made_declaration, old.body)
-            for item, base, old in zip(items, bases, previous.items, strict=True)
-        ]
+        start = 0
+        lent = lendable(previous.memo.get("bodies")) if all_facts else None
+        if lent is not None and isinstance(
+            previous.memo.get("fingerprint_parts"), _FingerprintParts
+        ):
+            old_bases = previous.module.bases or [0] * len(items)
+            moved = itertools.compress(itertools.count(), map(operator.ne, old_bases, bases))
+            start = min(
+                replaced + lent.unchecked[:1] + lent.located[:1] + [next(moved, len(items))]
+            )
+        facts = previous.items[:start]
+        facts.extend(
+            map(
+                ItemFacts,
+                items[start:],
+                bases[start:],
+                map(_DECLARATION, previous.items[start:]),
+                map(_BODY, previous.items[start:]),
+            )
+        )
         for index in replaced:
             facts[index].made_declaration = None
             facts[index].body = None
         return facts, _AllBut(set(replaced))
     facts = [ItemFacts(item, base) for item, base in zip(items, bases, strict=True)]
     return facts, _carry_declarations(previous, key, facts)
+
+
+_DECLARATION = operator.attrgetter("made_declaration")
+_BODY = operator.attrgetter("body")
 
 
 def _carry_declarations(
@@ -606,11 +633,14 @@ def _reuse_param_reads(
     if old_fingerprint != fingerprint or len(old_functions) != len(functions):
         return None
     edited = set()
-    for old, new in zip(old_functions, functions, strict=True):
-        if old is not new:
-            if old.name != new.name:
-                return None
-            edited.add(new.name)
+    # Compared by identity without a Python loop: a keystroke edits one of thousands.
+    for index in itertools.compress(
+        range(len(functions)), map(operator.is_not, old_functions, functions)
+    ):
+        old, new = old_functions[index], functions[index]
+        if old.name != new.name:
+            return None
+        edited.add(new.name)
     kept = carried_over(memo, edited)
     if kept is None:
         return None
@@ -633,15 +663,15 @@ def _reads_of_functions(
     if stale is None or found is None or found[0] != fingerprint:
         return reads_of_functions(program)
     signatures = program.scope.signatures
-    reads: dict[str, dict[str, tuple[str, ...] | None]] = {}
-    for name, entry in found[1].items():
-        if name in stale:
-            entry = {
+    # Copied whole (a big file has thousands of entries), then the stale ones made again.
+    reads: dict[str, dict[str, tuple[str, ...] | None]] = dict(found[1])
+    for name in stale:
+        if name in reads:
+            reads[name] = {
                 param.name: gradients.param_reads(program, name, index)
                 for index, param in enumerate(signatures[name].params)
                 if isinstance(param.type, ModelType)
             }
-        reads[name] = entry
     return reads
 
 

@@ -77,7 +77,7 @@ from shapescript.check.bodies import (
 from shapescript.check.bodies.body_facts import elementwise_body, independent_term, python_call
 from shapescript.check.bodies.calls import CallChecker
 from shapescript.check.bodies.env import Arg, Env
-from shapescript.check.bodies.kept_bodies import BodiesMemo, BodyKey
+from shapescript.check.bodies.kept_bodies import BodiesMemo, BodyKey, lendable
 from shapescript.check.bodies.read_summary import ReadSummary
 from shapescript.check.bodies.transposed import transposed_weight
 from shapescript.check.declarations import imports, overloads
@@ -126,11 +126,15 @@ class Program:
         self.previous_memo = previous_memo or {}
         #: What the analysis remembers for the next one, but the function bodies.
         self.memo: dict = {}
-        #: The function bodies checked or kept: by key (`check_item`), by the index of
-        #: their function's item, and each index's key.
+        #: The function bodies checked or kept: by key (`check_item`), and by the index
+        #: of their function's item (only those checked or looked at by this analysis,
+        #: when it copied the previous one's table: `keep_bodies`).
         self.bodies: dict[BodyKey, BodyResult] = {}
         self.results: dict[int, BodyResult] = {}
-        self.body_keys: dict[int, BodyKey] = {}
+        #: The previous analysis's item texts, the first part of its bodies' keys.
+        self.previous_texts: list[str] | None = None
+        #: How many of the previous analysis's bodies `keep_bodies` dropped.
+        self.dropped = 0
         kept = self.previous_memo.get("bodies")
         #: The previous analysis's bodies, when it kept them (with the editor's facts).
         self.previous_bodies: BodiesMemo | None = kept if isinstance(kept, BodiesMemo) else None
@@ -237,7 +241,6 @@ class Program:
     def _keep(self, index: int, key: BodyKey, result: BodyResult) -> None:
         self.bodies[key] = result
         self.results[index] = result
-        self.body_keys[index] = key
 
     def keep_bodies(self, replaced: list[int] | None = None) -> list[int] | None:
         """Take what `_kept_body` would find for every function: the previous analysis's
@@ -246,16 +249,16 @@ class Program:
         thousands; only the edited bodies are left to `check_item`.
 
         Given `replaced` (every item but those at these indexes is the previous
-        analysis's own, `collect_reusing`), the previous tables are copied whole and the
-        indexes of the functions left to look at again are given (ascending: those
-        replaced, those without a body, those whose result can't be reused); else None,
-        after looking at each function."""
+        analysis's own, `collect_reusing`), the previous table by key is copied whole and
+        the indexes of the functions left to look at again are given (ascending: those
+        replaced, those without a body, those whose result can't be reused): the others
+        keep the bodies their items have. Else None, after looking at each function."""
         previous = self.previous_items
         kept = self.previous_bodies
         if previous is None or kept is None:
             return None
-        if replaced is not None and len(kept.by_key) == len(kept.by_index) == len(kept.keys):
-            return self._take_bodies(kept, replaced)
+        if replaced is not None and self.previous_texts is not None and lendable(kept):
+            return self._take_bodies(kept, previous, self.previous_texts, replaced)
         items, texts, fingerprint = self.module.items, self.item_texts, self.fingerprint
         lent = kept.by_key.get
         for index, old in enumerate(previous):
@@ -274,21 +277,24 @@ class Program:
             self._keep(index, key, result)
         return None
 
-    def _take_bodies(self, kept: BodiesMemo, replaced: list[int]) -> list[int]:
-        """`keep_bodies` from copies of the previous tables, with one key per body (so
-        dropping a body's key drops no other body's)."""
-        by_key, by_index, keys = dict(kept.by_key), dict(kept.by_index), dict(kept.keys)
+    def _take_bodies(
+        self, kept: BodiesMemo, previous: list, texts: list[str], replaced: list[int]
+    ) -> list[int]:
+        """`keep_bodies` from a copy of the previous table by key, with one key per body
+        (so dropping a body's key drops no other body's)."""
         again = set(replaced)
         again.update(kept.unchecked)
         for index in kept.located:
-            if index not in again and not generics.body_reusable(self, by_index[index]):
+            if index not in again and not generics.body_reusable(self, previous[index].body):
                 again.add(index)
+        by_key = dict(kept.by_key)
+        fingerprint = self.fingerprint
+        self.dropped = 0
         for index in again:
-            by_index.pop(index, None)
-            key = keys.pop(index, None)
-            if key is not None:
-                del by_key[key]
-        self.bodies, self.results, self.body_keys = by_key, by_index, keys
+            if previous[index].body is not None:
+                del by_key[(texts[index], previous[index].item.span.start, fingerprint)]
+                self.dropped += 1
+        self.bodies = by_key
         return sorted(again)
 
     def _kept_body(self, index: int, decl: ast.FnDecl) -> BodyResult | None:

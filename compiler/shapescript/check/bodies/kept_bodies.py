@@ -1,9 +1,10 @@
 """The function bodies an analysis checked, kept whole for the next analysis.
 
 A keystroke in a big file changes one function of tens of thousands. The next analysis
-copies these tables (at C speed) and drops the entries of the functions that are not the
-same objects any more, rather than looking at every function in turn: the work left is
-the edited bodies' check and the few bodies whose results must be looked at each time.
+copies the table of bodies by key (at C speed) and drops the entries of the functions that
+are not the same objects any more, rather than looking at every function in turn: the work
+left is the edited bodies' check and the few bodies whose results must be looked at each
+time. The other functions' items keep their bodies (`checker._item_facts`).
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ BodyKey = tuple[str, int, int]
 
 @record
 class BodiesMemo:
-    """The bodies of one analysis, by key and by the index of their function's item, and
-    the indexes (ascending) of those the next analysis must look at apart."""
+    """The bodies of one analysis by key, how many functions have one, and the indexes
+    (ascending) of the functions the next analysis must look at apart. (Each body is
+    also its function's `ItemFacts.body`.)"""
 
     by_key: dict[BodyKey, BodyResult]
-    by_index: dict[int, BodyResult]
-    keys: dict[int, BodyKey]
+    count: int
     #: The functions left without a body (one whose return type couldn't be inferred):
     #: the next analysis tries them again.
     unchecked: list[int]
@@ -39,36 +40,41 @@ class BodiesMemo:
     calling: list[int]
 
 
+def lendable(memo: object) -> BodiesMemo | None:
+    """The previous analysis's bodies memo when a keystroke's analysis may copy its table
+    (`Program.keep_bodies`): it has one, with one key per body."""
+    if isinstance(memo, BodiesMemo) and len(memo.by_key) == memo.count:
+        return memo
+    return None
+
+
 def memo_of(
-    by_key: dict[BodyKey, BodyResult],
-    by_index: dict[int, BodyResult],
-    keys: dict[int, BodyKey],
-    functions: list[int],
+    by_key: dict[BodyKey, BodyResult], results: dict[int, BodyResult], functions: list[int]
 ) -> BodiesMemo:
-    """The memo of a whole analysis's bodies; `functions` are the indexes of its
-    functions, in order."""
+    """The memo of a whole analysis's bodies (`results`, by index); `functions` are the
+    indexes of its functions, in order."""
     with_diagnostics, located, differentiating, calling, unchecked = [], [], [], [], []
     for index in functions:
-        result = by_index.get(index)
+        result = results.get(index)
         if result is None:
             unchecked.append(index)
             continue
         _sort(index, result, with_diagnostics, located, differentiating, calling)
     return BodiesMemo(
-        by_key, by_index, keys, unchecked, with_diagnostics, located, differentiating, calling
+        by_key, len(results), unchecked, with_diagnostics, located, differentiating, calling
     )
 
 
 def patched(
     previous: BodiesMemo,
     by_key: dict[BodyKey, BodyResult],
-    by_index: dict[int, BodyResult],
-    keys: dict[int, BodyKey],
+    results: dict[int, BodyResult],
     looked_at: list[int],
+    dropped: int,
 ) -> BodiesMemo:
-    """The memo of an analysis that took `previous` and looked again at the functions at
-    `looked_at` (ascending): its lists are the previous ones with those indexes sorted
-    again."""
+    """The memo of an analysis that took `previous`, dropped `dropped` of its bodies and
+    looked again at the functions at `looked_at` (ascending), finding `results`: its
+    lists are the previous ones with those indexes sorted again."""
     again = set(looked_at)
     with_diagnostics = [index for index in previous.with_diagnostics if index not in again]
     located = [index for index in previous.located if index not in again]
@@ -76,16 +82,17 @@ def patched(
     calling = [index for index in previous.calling if index not in again]
     unchecked = [index for index in previous.unchecked if index not in again]
     fresh: tuple[list[int], ...] = ([], [], [], [], [])
+    count = previous.count - dropped
     for index in looked_at:
-        result = by_index.get(index)
+        result = results.get(index)
         if result is None:
             fresh[4].append(index)
             continue
+        count += 1
         _sort(index, result, *fresh[:4])
     return BodiesMemo(
         by_key,
-        by_index,
-        keys,
+        count,
         _merged(unchecked, fresh[4]),
         _merged(with_diagnostics, fresh[0]),
         _merged(located, fresh[1]),
