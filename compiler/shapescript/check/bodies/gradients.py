@@ -3,6 +3,8 @@ what a `Grad[M]` supports (E1108, E0904)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from shapescript.check.algebra.types import (
@@ -23,9 +25,10 @@ from shapescript.check.algebra.types import (
     is_type_variable,
     is_unknown,
 )
+from shapescript.check.analyses.regularity_layout import changed_positions
 from shapescript.check.bodies import overload_calls, qualified_uses
 from shapescript.check.bodies.read_summary import ReadSummary, summarise
-from shapescript.check.bodies.reads_memo import ReadsMemo
+from shapescript.check.bodies.reads_memo import ReadsMemo, ReadsReported
 from shapescript.check.declarations import imports, overloads
 from shapescript.syntax import ast
 
@@ -129,17 +132,65 @@ def _differentiable(checker: BodyContext, function: Arg, args: list[Arg]):
 
 def read_diagnostics(program: ProgramContext, items: list) -> list:
     """E1107 where a differentiated fn reads no param of its model, W1101 for each param
-    it never reads; reported after every body is checked, with absolute spans."""
+    it never reads; reported after every body is checked, with absolute spans. `items`
+    are the item facts of the bodies that differentiate, in order.
+
+    When the params-read memo was carried over from the previous analysis, which bodies
+    get a diagnostic is kept for each body that is the same object at the same place in
+    `items` and whose differentiated functions' results the memo kept: only those
+    bodies' diagnostics are made again, where they are now."""
     from shapescript.check.algebra.reporter import Reporter
 
+    state = reads_memo(program)
+    before = state.earlier if state.reused else None
+    state.earlier = None
+    bodies = list(map(_BODY, items))
+    changed = changed_positions(before.bodies, bodies) if before is not None else None
+    if before is not None and changed is not None:
+        old = before.bodies
+        if any(_differentiated(bodies[index]) != _differentiated(old[index]) for index in changed):
+            changed = None
+    if before is None or changed is None:
+        by_name: dict[str, list[int]] = {}
+        for position, body in enumerate(bodies):
+            for name in _differentiated(body):
+                by_name.setdefault(name, []).append(position)
+        looked_at: Iterable[int] = range(len(items))
+        flagged = []
+    else:
+        by_name = before.by_name
+        affected = set(changed)
+        for key in state.dropped:
+            affected.update(by_name.get(key[0], ()))
+        looked_at = sorted(affected)
+        flagged = [position for position in before.flagged if position not in affected]
     reporter = Reporter()
-    for item in items:
-        if item.body is None:
-            continue
-        reporter.base = item.base
-        for span, name, model in item.body.facts.gradients:
-            _check_reads(reporter, program, name, model, span)
-    return reporter.diagnostics
+    found: dict[int, list] = {}
+    for position in looked_at:
+        made = _reads_reported(reporter, program, items[position])
+        if made:
+            found[position] = made
+    for position in flagged:
+        found[position] = _reads_reported(reporter, program, items[position])
+    state.reported = ReadsReported(bodies, by_name, sorted(found))
+    return [diagnostic for position in sorted(found) for diagnostic in found[position]]
+
+
+_BODY = attrgetter("body")
+
+
+def _differentiated(body) -> list[str]:
+    """The names of the functions a body gives to value_and_grad, in order."""
+    return [name for _, name, _ in body.facts.gradients]
+
+
+def _reads_reported(reporter, program: ProgramContext, item) -> list:
+    """The diagnostics `_check_reads` gives for one differentiating body."""
+    reporter.base = item.base
+    count = len(reporter.diagnostics)
+    for span, name, model in item.body.facts.gradients:
+        _check_reads(reporter, program, name, model, span)
+    return reporter.diagnostics[count:]
 
 
 def _check_reads(reporter, program: ProgramContext, name: str, model: str, span) -> None:
