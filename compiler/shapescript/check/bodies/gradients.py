@@ -4,7 +4,8 @@ what a `Grad[M]` supports (E1108, E0904)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from operator import attrgetter
+from itertools import compress
+from operator import attrgetter, is_not
 from typing import TYPE_CHECKING
 
 from shapescript.check.algebra.types import (
@@ -25,7 +26,6 @@ from shapescript.check.algebra.types import (
     is_type_variable,
     is_unknown,
 )
-from shapescript.check.analyses.regularity_layout import changed_positions
 from shapescript.check.bodies import overload_calls, qualified_uses
 from shapescript.check.bodies.read_summary import ReadSummary, summarise
 from shapescript.check.bodies.reads_memo import ReadsMemo, ReadsReported
@@ -142,28 +142,8 @@ def read_diagnostics(program: ProgramContext, items: list) -> list:
     from shapescript.check.algebra.reporter import Reporter
 
     state = reads_memo(program)
-    before = state.earlier if state.reused else None
-    state.earlier = None
     bodies = list(map(_BODY, items))
-    changed = changed_positions(before.bodies, bodies) if before is not None else None
-    if before is not None and changed is not None:
-        old = before.bodies
-        if any(_differentiated(bodies[index]) != _differentiated(old[index]) for index in changed):
-            changed = None
-    if before is None or changed is None:
-        by_name: dict[str, list[int]] = {}
-        for position, body in enumerate(bodies):
-            for name in _differentiated(body):
-                by_name.setdefault(name, []).append(position)
-        looked_at: Iterable[int] = range(len(items))
-        flagged = []
-    else:
-        by_name = before.by_name
-        affected = set(changed)
-        for key in state.dropped:
-            affected.update(by_name.get(key[0], ()))
-        looked_at = sorted(affected)
-        flagged = [position for position in before.flagged if position not in affected]
+    by_name, looked_at, flagged = _to_look_at(state, bodies)
     reporter = Reporter()
     found: dict[int, list] = {}
     for position in looked_at:
@@ -174,6 +154,31 @@ def read_diagnostics(program: ProgramContext, items: list) -> list:
         found[position] = _reads_reported(reporter, program, items[position])
     state.reported = ReadsReported(bodies, by_name, sorted(found))
     return [diagnostic for position in sorted(found) for diagnostic in found[position]]
+
+
+def _to_look_at(
+    state: ReadsMemo, bodies: list
+) -> tuple[dict[str, list[int]], Iterable[int], list[int]]:
+    """For `read_diagnostics`: the positions of the bodies that differentiate each
+    function, the positions of the bodies to look at, and those of the bodies that report
+    what they did before (when the memo was carried over, the bodies align with the
+    earlier analysis's and the new ones differentiate the same functions)."""
+    before = state.earlier if state.reused else None
+    state.earlier = None
+    if before is not None and len(before.bodies) == len(bodies):
+        old = before.bodies
+        changed = list(compress(range(len(bodies)), map(is_not, old, bodies)))
+        if all(_differentiated(bodies[index]) == _differentiated(old[index]) for index in changed):
+            affected = set(changed)
+            for key in state.dropped:
+                affected.update(before.by_name.get(key[0], ()))
+            kept = [position for position in before.flagged if position not in affected]
+            return before.by_name, sorted(affected), kept
+    by_name: dict[str, list[int]] = {}
+    for position, body in enumerate(bodies):
+        for name in _differentiated(body):
+            by_name.setdefault(name, []).append(position)
+    return by_name, range(len(bodies)), []
 
 
 _BODY = attrgetter("body")
