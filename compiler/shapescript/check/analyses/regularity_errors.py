@@ -82,22 +82,20 @@ def gradient_diagnostics(
     summaries didn't change: only the diagnostics are made again, where they are now."""
     bodies = list(map(_BODY, differentiating))
     before: _Reported | None = previous.get(_REPORTED) if previous is not None else None
-    changed = changed_positions(before.bodies, bodies) if before is not None else None
+    changed = _aligned(before, bodies)
     if before is not None and changed is not None:
-        old = before.bodies
-        if any(_differentiated(bodies[index]) != _differentiated(old[index]) for index in changed):
-            changed = None
-    if before is None or changed is None:
-        by_name: dict[str, list[int]] = {}
+        by_name, roots = before.by_name, before.roots
+    else:
+        by_name = {}
         for position, body in enumerate(bodies):
             for name in _differentiated(body):
                 by_name.setdefault(name, []).append(position)
         roots = sorted(by_name)
-    else:
-        by_name, roots = before.by_name, before.roots
     regularity = analyse(items, models, source.text, roots, context, previous, outside)
     if before is None or changed is None or regularity.changed is None:
-        hits = [position for position, body in enumerate(bodies) if _hit(body, regularity)]
+        hits: list[int] = [
+            position for position, body in enumerate(bodies) if _hit(body, regularity)
+        ]
     else:
         affected = set(changed)
         for name in regularity.changed:
@@ -125,6 +123,20 @@ class _Reported:
     roots: list[str]
     by_name: dict[str, list[int]]
     hits: list[int]
+
+
+def _aligned(before: _Reported | None, bodies: list) -> list[int] | None:
+    """The positions of the bodies that aren't `before`'s there, where the bodies align
+    with its and those differentiate the same functions; else None."""
+    if before is None:
+        return None
+    changed = changed_positions(before.bodies, bodies)
+    if changed is None:
+        return None
+    old = before.bodies
+    if any(_differentiated(bodies[index]) != _differentiated(old[index]) for index in changed):
+        return None
+    return changed
 
 
 def _differentiated(body) -> list[str]:
