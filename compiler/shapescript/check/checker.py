@@ -283,7 +283,11 @@ def _check_parsed(
             fingerprint,
             previous.memo.get("regularity") if previous is not None else None,
             outside_of(
-                extern_items, scope.symbols, scope.imports, python_modules=scope.python_modules
+                extern_items,
+                scope.symbols,
+                scope.imports,
+                python_modules=scope.python_modules,
+                previous=previous.memo.get("regularity") if previous is not None else None,
             ),
         )
         diagnostics.extend(found)

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from heapq import heappop, heappush
+from operator import attrgetter
 
 from shapescript.check.algebra.syntax_facts import walk
 from shapescript.check.algebra.types import (
@@ -42,6 +44,13 @@ from shapescript.check.analyses.regularity_externs import (
     python_class,
     unvouched_help,
 )
+from shapescript.check.analyses.regularity_layout import (
+    Bases,
+    Layout,
+    changed_positions,
+    layout_of,
+    owner_of,
+)
 from shapescript.check.analyses.regularity_operations import (
     CLASS_NAMES,
     CONSTANT_OPERATIONS,
@@ -53,10 +62,11 @@ from shapescript.check.analyses.regularity_operations import (
     SMOOTH_OPERATIONS,
     UNRELATED_OPERATIONS,
 )
-from shapescript.records import field, record
+from shapescript.records import field, record, replace
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
+_DECLARATION = attrgetter("item")
 _COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
 #: Steps kept on a path: the first (the parameter) and the last ones.
 _MAX_PATH = 10
@@ -140,24 +150,44 @@ class Outside:
     imported: Imported = field(default_factory=Imported)
     externs: dict[str, PythonClass] = field(default_factory=dict)
     python_modules: frozenset[str] = frozenset()
+    #: The declarations `externs` was made from, in order, and `key()` once worked out.
+    decls: list = field(default_factory=list, compare=False)
+    keyed: tuple | None = field(default=None, compare=False)
 
     def key(self) -> tuple:
         """What summaries depend on here besides the file's text and the imported files'
         (which the checker's context already counts): the extern fns' classes."""
-        return tuple(sorted(self.externs.items()))
+        if self.keyed is None:
+            self.keyed = tuple(sorted(self.externs.items()))
+        return self.keyed
+
+
+#: The memo's entry for the `Outside` an analysis was made with.
+_OUTSIDE = ("outside",)
 
 
 def outside_of(
-    items, symbols: Mapping, table, *, python_modules: Iterable[str] | None = None
+    items,
+    symbols: Mapping,
+    table,
+    *,
+    python_modules: Iterable[str] | None = None,
+    previous: dict | None = None,
 ) -> Outside:
     """The `Outside` of a file from its items (or only those of its extern fns), its
     module symbols and its `ImportTable`; given the names its `import python` lines bind
-    (`python_modules`), only their symbols are read, not every name of the file."""
-    externs = {
-        item.item.name: extern_class(item.item)
-        for item in items
-        if item.item.__class__ is ast.ExternFnDecl
-    }
+    (`python_modules`), only their symbols are read, not every name of the file. With
+    `previous` (an earlier analysis's memo), its extern fns' classes are taken while
+    their declarations are the same objects, in the same order."""
+    decls = list(map(_DECLARATION, items))
+    before = previous.get(_OUTSIDE) if previous is not None else None
+    if before is not None and changed_positions(before.decls, decls) == []:
+        externs, keyed = before.externs, before.keyed
+    else:
+        externs = {
+            decl.name: extern_class(decl) for decl in decls if decl.__class__ is ast.ExternFnDecl
+        }
+        keyed = None
     if python_modules is None:
         named = (name for name, symbol in symbols.items() if symbol.kind == "python_module")
     else:
@@ -168,7 +198,7 @@ def outside_of(
         )
     modules = frozenset(named)
     imported = Imported(getattr(table, "regularity", None))
-    return Outside(imported, externs, modules)
+    return Outside(imported, externs, modules, decls, keyed)
 
 
 def where(step: Step, line_of: Callable[[Step], int]) -> str:
@@ -181,13 +211,15 @@ def where(step: Step, line_of: Callable[[Step], int]) -> str:
 @record
 class Regularity:
     """Each analysed function's summary, by name; where each function's item starts, by
-    owner (see `Step`); the summaries a later analysis may reuse (`memo`); and the other
-    files' summaries the file's calls used (`imported`)."""
+    owner (see `Step`); the summaries a later analysis may reuse (`memo`); the other
+    files' summaries the file's calls used (`imported`); and the functions whose summary
+    differs from the previous analysis's (`changed`; None where not known)."""
 
     summaries: dict[str, Summary] = field(default_factory=dict)
-    bases: dict[str, int] = field(default_factory=dict)
+    bases: Mapping[str, int] = field(default_factory=dict)
     memo: dict = field(default_factory=dict)
     imported: Imported = field(default_factory=Imported)
+    changed: frozenset[str] | None = None
 
     def summary(self, name: str) -> Summary | None:
         """The summary of a function of the file, or of another file's by qualified name."""
@@ -735,29 +767,18 @@ class _Functions(dict):
     """The file's checked functions by name, each made into a `_Function` when first asked
     for (a keystroke's analysis looks at few of a big file's functions)."""
 
-    def __init__(self, items, text: str) -> None:
+    def __init__(self, items, text: str, layout: Layout) -> None:
         super().__init__()
         self.text = text
-        self.items: dict[str, list] = {}
-        # Run over every item of a big file per keystroke: one list made per name.
-        found, function_class = self.items, ast.FnDecl
-        for item in items:
-            decl = item.item
-            if decl.__class__ is function_class and item.body is not None:
-                same = found.get(decl.name)
-                if same is None:
-                    found[decl.name] = [item]
-                else:
-                    same.append(item)
-
-    def names(self) -> frozenset[str]:
-        return frozenset(self.items)
+        self.facts = items
+        self.positions = layout.positions
+        self.names = layout.names
 
     def __missing__(self, name: str) -> list[_Function]:
         made = []
-        for index, item in enumerate(self.items[name]):
+        for overload, position in enumerate(self.positions[name]):
+            item = self.facts[position]
             decl = item.item
-            owner = name if index == 0 else f"{name}#{index}"
             start, end = item.base + decl.span.start, item.base + decl.span.end
             written = (self.text[start:end], decl.span.start)
             facts = item.body.facts
@@ -766,7 +787,7 @@ class _Functions(dict):
                     decl,
                     item.base,
                     facts.types,
-                    owner,
+                    owner_of(name, overload),
                     written,
                     facts.qualified,
                     facts.call_targets,
@@ -776,27 +797,47 @@ class _Functions(dict):
         return made
 
 
-#: The memo's entry for the context its summaries were made in (see `analyse`).
-_CONTEXT = ("context",)
-#: The memo's entry for the whole result: the file's function names, the roots, each
-#: analysed function's declarations and the summaries (see `_reused_whole`).
-_WHOLE = ("whole",)
+#: The memo's entry for what a later analysis may reuse (`_Kept`).
+_KEPT = ("kept",)
+
+
+@record
+class _Kept:
+    """An analysis as a later one reuses it: where the file's functions were; the context
+    its summaries were made in (None: they are not for reuse); the roots; the summaries of
+    the functions analysed, with what each calls, what calls it, and its place in a
+    callees-first order, and whether any of them call each other in a cycle; and by owner,
+    each one's text with the file's names it uses (`_callees`) and its summary with the
+    callees' summaries it was made with (`_summary_of`)."""
+
+    layout: Layout
+    context: object
+    wanted: tuple[str, ...]
+    summaries: dict[str, Summary]
+    callees: dict[str, set[str]]
+    callers: dict[str, set[str]]
+    order: dict[str, int]
+    acyclic: bool
+    entries: dict
 
 
 def _callees(
     functions: list[_Function], names: frozenset[str], previous: dict | None, memo: dict
 ) -> set[str]:
     """The file's functions that `functions` name, from the names each declaration uses
-    (kept by its text from `previous`, an earlier result's memo)."""
+    (kept while its text is the one in `previous`, an earlier analysis's entries); the
+    names are noted in `memo`, the entries being made."""
     found: set[str] = set()
     for function in functions:
-        key = ("names", *function.written)
-        used = previous.get(key) if previous is not None else None
-        if used is None:
+        key = ("names", function.owner)
+        kept = previous.get(key) if previous is not None else None
+        if kept is not None and kept[0] == function.written:
+            used = kept[1]
+        else:
             used = frozenset(
                 node.name for node in walk(function.decl) if node.__class__ is ast.Name
             )
-        memo[key] = used
+        memo[key] = (function.written, used)
         found.update(used & names)
     return found
 
@@ -815,74 +856,119 @@ def analyse(
     are the file's item facts, or only those of its functions with bodies, in order (the
     only ones looked at).
 
-    With `context` (what the bodies' types depend on besides their text: the
-    declarations' fingerprint), a function whose text, place in its item and callees'
-    summaries are those of `previous` (an earlier result's `memo`) keeps its summary.
+    With `previous` (an earlier result's `memo`), the table of the functions by name is
+    patched where the items' declarations are new objects. With `context` (what the
+    bodies' types depend on besides their text: the declarations' fingerprint), a
+    function whose text, place in its item and callees' summaries are those of
+    `previous` keeps its summary, and when the edited functions are none of those
+    analysed, the whole result is taken.
     """
-    functions = _Functions(items, text)
-    names = functions.names()
+    kept = previous.get(_KEPT) if previous is not None else None
+    layout, changed = layout_of(items, kept.layout if kept is not None else None)
+    functions = _Functions(items, text, layout)
+    names = layout.names
     if outside is None:
         outside = Outside()
     elif context is not None:
         context = (context, outside.key())
     regularity = Regularity(imported=outside.imported)
-    # The context is the same for every function: kept once in the memo and compared
-    # once, rather than hashed into each function's key (it holds every extern's class).
-    reusable = previous if context is not None and previous is not None else None
-    if reusable is not None and reusable.get(_CONTEXT) != context:
+    # The context is the same for every function: compared once, rather than hashed into
+    # each function's key (it holds every extern's class).
+    reusable = kept if context is not None and kept is not None else None
+    if reusable is not None and reusable.context != context:
         reusable = None
-    if context is not None:
-        regularity.memo[_CONTEXT] = context
     wanted = [name for name in (roots if roots is not None else sorted(names)) if name in names]
-    if reusable is not None and _reused_whole(functions, names, wanted, reusable, regularity):
+    if (
+        reusable is not None
+        and changed is not None
+        and reusable.wanted == tuple(wanted)
+        and (reusable.layout.names is names or reusable.layout.names == names)
+        and _reused(functions, layout, changed, reusable, regularity, models, text, outside)
+    ):
+        regularity.memo[_OUTSIDE] = outside
         return regularity
+    graph = _analyse_all(
+        functions,
+        wanted,
+        models,
+        text,
+        outside,
+        regularity,
+        kept.entries if kept is not None else None,
+        reusable.entries if reusable is not None else None,
+    )
+    regularity.bases = Bases(items, layout.positions, regularity.summaries)
+    if context is not None:
+        summaries = dict(regularity.summaries)
+        regularity.memo[_KEPT] = _Kept(layout, context, tuple(wanted), summaries, *graph)
+        regularity.memo[_OUTSIDE] = outside
+    return regularity
+
+
+def _analyse_all(
+    functions: _Functions,
+    wanted: list[str],
+    models: dict,
+    text: str,
+    outside: Outside,
+    regularity: Regularity,
+    named: dict | None,
+    reusable: dict | None,
+) -> tuple[dict, dict, dict, bool, dict]:
+    """Every function `wanted` reaches, callees first (a cycle iterated to its fixpoint),
+    into `regularity`; `named` and `reusable` are an earlier analysis's entries, for the
+    names used and (in the same context) for the summaries. Gives what `_Kept` keeps of
+    the functions analysed: their callees, callers, places in the order, whether they
+    make no cycle, and the entries."""
+    names = functions.names
+    entries: dict = {}
     callees: dict[str, set[str]] = {}
     order: list[str] = []
     seen: set[str] = set()
+    acyclic = True
     for root in wanted:
         if root in seen:
             continue
         seen.add(root)
-        stack: list[tuple[str, list[str]]] = []
-        callees[root] = _callees(functions[root], names, previous, regularity.memo)
-        stack.append((root, sorted(callees[root])))
+        callees[root] = _callees(functions[root], names, named, entries)
+        stack: list[tuple[str, list[str]]] = [(root, sorted(callees[root]))]
+        on_stack = {root}
         while stack:
             name, pending = stack[-1]
             if pending:
                 callee = pending.pop()
                 if callee not in seen:
                     seen.add(callee)
-                    callees[callee] = _callees(functions[callee], names, previous, regularity.memo)
+                    on_stack.add(callee)
+                    callees[callee] = _callees(functions[callee], names, named, entries)
                     stack.append((callee, sorted(callees[callee])))
+                elif callee in on_stack:
+                    acyclic = False
                 continue
             stack.pop()
+            on_stack.discard(name)
             order.append(name)
     callers: dict[str, set[str]] = {}
     for name, called in callees.items():
         for callee in called:
             callers.setdefault(callee, set()).add(name)
     summaries = regularity.summaries
-    for name in order:
-        for function in functions[name]:
-            regularity.bases[function.owner] = function.base
     queue = deque(order)
     queued = set(order)
     while queue:
         name = queue.popleft()
         queued.discard(name)
-        found = []
-        for function in functions[name]:
-            used = tuple((callee, summaries.get(callee)) for callee in sorted(callees[name]))
-            key = ("summary", function.owner, *function.written)
-            kept = reusable.get(key) if reusable is not None else None
-            if kept is not None and kept[1] == used:
-                summary = kept[0]
-            else:
-                summary = _Scan(function, summaries.get, names, models, text, outside).run()
-            if context is not None:
-                regularity.memo[key] = (summary, used)
-            found.append(summary)
-        summary = _joined_summaries(found)
+        summary = _summary_of(
+            functions[name],
+            callees[name],
+            summaries,
+            functions,
+            models,
+            text,
+            outside,
+            reusable,
+            entries,
+        )
         before = summaries.get(name)
         summaries[name] = summary
         if before is None or before.grades() != summary.grades():
@@ -890,50 +976,109 @@ def analyse(
                 if caller not in queued:
                     queued.add(caller)
                     queue.append(caller)
-    if context is not None:
-        regularity.memo[_WHOLE] = (
-            names,
-            tuple(wanted),
-            {name: tuple(item.item for item in functions.items[name]) for name in order},
-            dict(summaries),
-        )
-    return regularity
+    position = {name: index for index, name in enumerate(order)}
+    return callees, callers, position, acyclic, entries
 
 
-def _reused_whole(
+def _summary_of(
+    found: list[_Function],
+    called: set[str],
+    summaries: dict[str, Summary],
     functions: _Functions,
-    names: frozenset[str],
-    wanted: list[str],
-    previous: dict,
+    models: dict,
+    text: str,
+    outside: Outside,
+    reusable: dict | None,
+    entries: dict,
+) -> Summary:
+    """The summary of the functions of one name, from their callees' `summaries` now;
+    each function's kept from `reusable` (an earlier analysis's entries in the same
+    context) while its text and its callees' summaries are the same. Noted in `entries`."""
+    used = tuple((callee, summaries.get(callee)) for callee in sorted(called))
+    made = []
+    names = functions.names
+    for function in found:
+        key = ("summary", function.owner)
+        kept = reusable.get(key) if reusable is not None else None
+        if kept is not None and kept[0] == function.written and kept[2] == used:
+            summary = kept[1]
+        else:
+            summary = _Scan(function, summaries.get, names, models, text, outside).run()
+        entries[key] = (function.written, summary, used)
+        made.append(summary)
+    return _joined_summaries(made)
+
+
+def _reused(
+    functions: _Functions,
+    layout: Layout,
+    changed: list[int],
+    previous: _Kept,
     regularity: Regularity,
+    models: dict,
+    text: str,
+    outside: Outside,
 ) -> bool:
-    """Take the previous analysis's summaries whole, with the functions' bases now, when
-    it analysed the same roots among the same function names in the same context (the
-    caller checked that) and every function it analysed is the same declaration object
-    (an edit elsewhere, or above, which moves items but leaves their trees). Whether it
-    could: nothing else but the edited functions needs looking at."""
-    found = previous.get(_WHOLE)
-    if found is None:
+    """Take the previous analysis (made in the same context, of the same roots among the
+    same names), where the items at `changed` are the only new ones: whole when none of
+    them is a function it analysed (an edit elsewhere, or above, which moves items but
+    leaves their trees), else with the edited functions analysed again and then those
+    whose callees' summaries changed, callees first. Whether it could: not where an
+    edited function calls other functions than it did, has a different number of
+    overloads, or the functions analysed call each other in a cycle (whose summaries
+    depend on the order they are worked out in)."""
+    summaries = previous.summaries
+    touched: set[str] = set()
+    old_decls, new_decls = previous.layout.decls, layout.decls
+    for index in changed:
+        for decl in (old_decls[index], new_decls[index]):
+            name = getattr(decl, "name", None)
+            if name in summaries:
+                touched.add(name)
+    if not touched:
+        regularity.summaries.update(summaries)
+        regularity.bases = Bases(functions.facts, layout.positions, summaries)
+        regularity.changed = frozenset()
+        regularity.memo[_KEPT] = replace(previous, layout=layout)
+        return True
+    if not previous.acyclic:
         return False
-    old_names, old_wanted, declarations, summaries = found
-    if old_wanted != tuple(wanted) or old_names != names:
-        return False
-    items = functions.items
-    for name, decls in declarations.items():
-        now = items.get(name)
-        if now is None or len(now) != len(decls):
+    old_positions, names = previous.layout.positions, layout.names
+    entries = dict(previous.entries)
+    for name in touched:
+        if len(old_positions.get(name, ())) != len(layout.positions.get(name, ())):
             return False
-        for item, decl in zip(now, decls, strict=True):
-            if item.item is not decl:
-                return False
-    bases = regularity.bases
-    for name in declarations:
-        for index, item in enumerate(items[name]):
-            bases[name if index == 0 else f"{name}#{index}"] = item.base
-    regularity.summaries.update(summaries)
-    context = regularity.memo[_CONTEXT]
-    regularity.memo.update(previous)
-    regularity.memo[_CONTEXT] = context
+        if _callees(functions[name], names, previous.entries, entries) != previous.callees[name]:
+            return False
+    now = dict(summaries)
+    order, callers = previous.order, previous.callers
+    pending = sorted((order[name], name) for name in touched)
+    queued = set(touched)
+    differ: set[str] = set()
+    while pending:
+        _, name = heappop(pending)
+        summary = _summary_of(
+            functions[name],
+            previous.callees[name],
+            now,
+            functions,
+            models,
+            text,
+            outside,
+            previous.entries,
+            entries,
+        )
+        if summary != now[name]:
+            now[name] = summary
+            differ.add(name)
+            for caller in callers.get(name, ()):
+                if caller not in queued:
+                    queued.add(caller)
+                    heappush(pending, (order[caller], caller))
+    regularity.summaries.update(now)
+    regularity.bases = Bases(functions.facts, layout.positions, regularity.summaries)
+    regularity.changed = frozenset(differ)
+    regularity.memo[_KEPT] = replace(previous, layout=layout, summaries=now, entries=entries)
     return True
 
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from shapescript.check.algebra.reporter import Reporter
 from shapescript.check.analyses.regularity import Outside, Regularity, Step, analyse, where
+from shapescript.check.analyses.regularity_layout import changed_positions
 from shapescript.check.analyses.regularity_operations import DISCONTINUOUS
 from shapescript.diagnostics.diagnostic import Diagnostic, Label
+from shapescript.records import record
 from shapescript.syntax.source import SourceFile
 
 _HELP_BY_CAUSE = {
@@ -71,10 +75,85 @@ def gradient_diagnostics(
     """E3001 at each `value_and_grad` of the bodies in `differentiating` whose function is
     discontinuous in its model (spans absolute), and the summaries a later analysis with
     the same `context` may reuse (see `analyse`); `outside` is what the file's functions
-    call in other files and in Python."""
-    roots = sorted({name for facts in differentiating for _, name, _ in facts.body.facts.gradients})
+    call in other files and in Python.
+
+    Which bodies get an E3001 is kept from `previous` for each body that is the same
+    object at the same place in `differentiating` and whose differentiated functions'
+    summaries didn't change: only the diagnostics are made again, where they are now."""
+    bodies = list(map(_BODY, differentiating))
+    before: _Reported | None = previous.get(_REPORTED) if previous is not None else None
+    changed = _aligned(before, bodies)
+    if before is not None and changed is not None:
+        by_name, roots = before.by_name, before.roots
+    else:
+        by_name = {}
+        for position, body in enumerate(bodies):
+            for name in _differentiated(body):
+                by_name.setdefault(name, []).append(position)
+        roots = sorted(by_name)
     regularity = analyse(items, models, source.text, roots, context, previous, outside)
-    return _report(differentiating, regularity, source), regularity.memo
+    if before is None or changed is None or regularity.changed is None:
+        hits: list[int] = [
+            position for position, body in enumerate(bodies) if _hit(body, regularity)
+        ]
+    else:
+        affected = set(changed)
+        for name in regularity.changed:
+            affected.update(by_name.get(name, ()))
+        hits = [position for position in before.hits if position not in affected]
+        hits.extend(position for position in affected if _hit(bodies[position], regularity))
+        hits.sort()
+    regularity.memo[_REPORTED] = _Reported(bodies, roots, by_name, hits)
+    found = _report([differentiating[position] for position in hits], regularity, source)
+    return found, regularity.memo
+
+
+_BODY = attrgetter("body")
+#: The memo's entry for which bodies got an E3001 (`_Reported`).
+_REPORTED = ("reported",)
+
+
+@record
+class _Reported:
+    """The bodies that differentiate, in order; the functions they differentiate (the
+    analysis's roots), with the positions of the bodies that differentiate each; and the
+    positions of those that got an E3001."""
+
+    bodies: list
+    roots: list[str]
+    by_name: dict[str, list[int]]
+    hits: list[int]
+
+
+def _aligned(before: _Reported | None, bodies: list) -> list[int] | None:
+    """The positions of the bodies that aren't `before`'s there, where the bodies align
+    with its and those differentiate the same functions; else None."""
+    if before is None:
+        return None
+    changed = changed_positions(before.bodies, bodies)
+    if changed is None:
+        return None
+    old = before.bodies
+    if any(_differentiated(bodies[index]) != _differentiated(old[index]) for index in changed):
+        return None
+    return changed
+
+
+def _differentiated(body) -> list[str]:
+    """The names of the functions a body gives to value_and_grad, in order."""
+    return [name for _, name, _ in body.facts.gradients]
+
+
+def _hit(body, regularity: Regularity) -> bool:
+    """Whether a body differentiates a function discontinuous in its model (E3001)."""
+    for _, name, _ in body.facts.gradients:
+        summary = regularity.summary(name)
+        if summary is None or not summary.results:
+            continue
+        dependence = summary.results[0]
+        if dependence is not None and dependence.grade >= DISCONTINUOUS:
+            return True
+    return False
 
 
 def _report(items, regularity: Regularity, source: SourceFile) -> list[Diagnostic]:

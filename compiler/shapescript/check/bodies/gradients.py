@@ -3,6 +3,9 @@ what a `Grad[M]` supports (E1108, E0904)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from itertools import compress
+from operator import attrgetter, is_not
 from typing import TYPE_CHECKING
 
 from shapescript.check.algebra.types import (
@@ -25,7 +28,7 @@ from shapescript.check.algebra.types import (
 )
 from shapescript.check.bodies import overload_calls, qualified_uses
 from shapescript.check.bodies.read_summary import ReadSummary, summarise
-from shapescript.check.bodies.reads_memo import ReadsMemo
+from shapescript.check.bodies.reads_memo import ReadsMemo, ReadsReported
 from shapescript.check.declarations import imports, overloads
 from shapescript.syntax import ast
 
@@ -129,17 +132,70 @@ def _differentiable(checker: BodyContext, function: Arg, args: list[Arg]):
 
 def read_diagnostics(program: ProgramContext, items: list) -> list:
     """E1107 where a differentiated fn reads no param of its model, W1101 for each param
-    it never reads; reported after every body is checked, with absolute spans."""
+    it never reads; reported after every body is checked, with absolute spans. `items`
+    are the item facts of the bodies that differentiate, in order.
+
+    When the params-read memo was carried over from the previous analysis, which bodies
+    get a diagnostic is kept for each body that is the same object at the same place in
+    `items` and whose differentiated functions' results the memo kept: only those
+    bodies' diagnostics are made again, where they are now."""
     from shapescript.check.algebra.reporter import Reporter
 
+    state = reads_memo(program)
+    bodies = list(map(_BODY, items))
+    by_name, looked_at, flagged = _to_look_at(state, bodies)
     reporter = Reporter()
-    for item in items:
-        if item.body is None:
-            continue
-        reporter.base = item.base
-        for span, name, model in item.body.facts.gradients:
-            _check_reads(reporter, program, name, model, span)
-    return reporter.diagnostics
+    found: dict[int, list] = {}
+    for position in looked_at:
+        made = _reads_reported(reporter, program, items[position])
+        if made:
+            found[position] = made
+    for position in flagged:
+        found[position] = _reads_reported(reporter, program, items[position])
+    state.reported = ReadsReported(bodies, by_name, sorted(found))
+    return [diagnostic for position in sorted(found) for diagnostic in found[position]]
+
+
+def _to_look_at(
+    state: ReadsMemo, bodies: list
+) -> tuple[dict[str, list[int]], Iterable[int], list[int]]:
+    """For `read_diagnostics`: the positions of the bodies that differentiate each
+    function, the positions of the bodies to look at, and those of the bodies that report
+    what they did before (when the memo was carried over, the bodies align with the
+    earlier analysis's and the new ones differentiate the same functions)."""
+    before = state.earlier if state.reused else None
+    state.earlier = None
+    if before is not None and len(before.bodies) == len(bodies):
+        old = before.bodies
+        changed = list(compress(range(len(bodies)), map(is_not, old, bodies)))
+        if all(_differentiated(bodies[index]) == _differentiated(old[index]) for index in changed):
+            affected = set(changed)
+            for key in state.dropped:
+                affected.update(before.by_name.get(key[0], ()))
+            kept = [position for position in before.flagged if position not in affected]
+            return before.by_name, sorted(affected), kept
+    by_name: dict[str, list[int]] = {}
+    for position, body in enumerate(bodies):
+        for name in _differentiated(body):
+            by_name.setdefault(name, []).append(position)
+    return by_name, range(len(bodies)), []
+
+
+_BODY = attrgetter("body")
+
+
+def _differentiated(body) -> list[str]:
+    """The names of the functions a body gives to value_and_grad, in order."""
+    return [name for _, name, _ in body.facts.gradients]
+
+
+def _reads_reported(reporter, program: ProgramContext, item) -> list:
+    """The diagnostics `_check_reads` gives for one differentiating body."""
+    reporter.base = item.base
+    count = len(reporter.diagnostics)
+    for span, name, model in item.body.facts.gradients:
+        _check_reads(reporter, program, name, model, span)
+    return reporter.diagnostics[count:]
 
 
 def _check_reads(reporter, program: ProgramContext, name: str, model: str, span) -> None:

@@ -16,6 +16,16 @@ ReadsKey = tuple[str, int, "str | None"]
 
 
 @record
+class ReadsReported:
+    """The bodies that differentiate, in order; for each function they differentiate, the
+    positions of those that do; and the positions of those that got E1107 or W1101."""
+
+    bodies: list
+    by_name: dict[str, list[int]]
+    flagged: list[int]
+
+
+@record
 class ReadsMemo:
     """Results by key; for each function name, the keys whose result consulted it."""
 
@@ -31,6 +41,10 @@ class ReadsMemo:
     reused: bool = False
     #: When carried over: the keys of the earlier analysis's results left out.
     dropped: set = field(default_factory=set)
+    #: Which bodies got E1107 or W1101 (`ReadsReported`): this analysis's, once made, and
+    #: when carried over, the earlier analysis's until then.
+    reported: ReadsReported | None = None
+    earlier: ReadsReported | None = None
 
     def note_use(self, name: str) -> None:
         """The result being worked out (if any) consults function `name`."""
@@ -58,7 +72,7 @@ def carried_over(previous: ReadsMemo, edited: set[str]) -> ReadsMemo | None:
         return None
     # The sets are shared, not copied: what this analysis adds to one only makes the
     # previous memo, which is done with, drop more if it were ever reused again.
-    return ReadsMemo(results, dict(users), reused=True, dropped=dropped)
+    return ReadsMemo(results, dict(users), reused=True, dropped=dropped, earlier=previous.reported)
 
 
 #: What `dict.pop` gives for a key the results don't hold.
