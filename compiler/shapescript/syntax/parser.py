@@ -120,8 +120,9 @@ class ChunkParse:
     diagnostics: list[Diagnostic]
     comments: list[Comment] = field(default_factory=list)
     #: What later passes found from this chunk alone, relative to its start, by the
-    #: pass's name: the chunk is reused while its text is unchanged, and this with it.
-    derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: pass's name (made when first needed): the chunk is reused while its text is
+    #: unchanged, and this with it.
+    derived: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
 
 #: A chunk's start: a line at column 0 that begins with a name or keyword (not `else`),

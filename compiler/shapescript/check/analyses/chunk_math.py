@@ -91,7 +91,8 @@ class _Gathering:
             if joined and (index in joined or index + 1 in joined or index == self.covered):
                 self.gather_across(index)
                 continue
-            entry: _ChunkMath | None = parses[index].derived.get(_KEY)
+            derived = parses[index].derived
+            entry: _ChunkMath | None = derived.get(_KEY) if derived is not None else None
             if entry is None:
                 entry = self.entry(index)
             start = starts[index]
@@ -161,9 +162,12 @@ class _Gathering:
 
     def entry(self, index: int) -> _ChunkMath:
         chunk = self.parses[index]
-        found: _ChunkMath | None = chunk.derived.get(_KEY)
+        derived = chunk.derived
+        if derived is None:
+            derived = chunk.derived = {}
+        found: _ChunkMath | None = derived.get(_KEY)
         if found is None:
-            found = chunk.derived[_KEY] = _chunk_math(chunk, self.text, self.starts[index])
+            found = derived[_KEY] = _chunk_math(chunk, self.text, self.starts[index])
         return found
 
 
