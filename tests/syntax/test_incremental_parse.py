@@ -197,3 +197,17 @@ def test_a_keystroke_scans_the_chunks_near_it_not_the_whole_file(monkeypatch) ->
     assert counting.matches - scanned >= len(starts) > 20
     # A fresh parse scans every chunk start; the edit's, those around the edit.
     assert scanned <= 5
+
+
+def test_a_comment_typed_at_the_end_of_a_chunk_joins_the_next_chunks_first_comment() -> None:
+    text = "fn f() -> int:\n    return 1\n    x\n# note\nfn g() -> int = 2\n"
+    first = parsed(text)
+    assert first.chunks.joined == []
+    at = text.index("    x") + 4
+    commented = text[:at] + "#" + text[at:]
+    second = parsed(commented, first)
+    same_parse(second, parsed(commented))
+    assert second.chunks.joined == [1]
+    third = parsed(text, second)
+    same_parse(third, parsed(text))
+    assert third.chunks.joined == []

@@ -13,7 +13,8 @@ from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.check.algebra.reporter import Reporter
 from shapescript.check.algebra.sizes import Poly
 from shapescript.check.algebra.types import ModelType
-from shapescript.check.analyses.math_comments import CommentLine, Math, check_math, find_math
+from shapescript.check.analyses.chunk_math import math_in_comments
+from shapescript.check.analyses.math_comments import MathProblem
 from shapescript.check.analyses.padding import check_padding
 from shapescript.check.analyses.placement import place
 from shapescript.check.analyses.regularity import outside_of
@@ -53,7 +54,7 @@ from shapescript.deep import run_deep
 from shapescript.diagnostics.diagnostic import Diagnostic, Edit, Fix, Label
 from shapescript.records import record
 from shapescript.syntax import ast
-from shapescript.syntax.parser import Chunks, ParseResult, parse, shift_diagnostic
+from shapescript.syntax.parser import ParseResult, parse, shift_diagnostic
 from shapescript.syntax.source import SourceFile, Span
 
 
@@ -310,8 +311,8 @@ def _check_parsed(
     )
     diagnostics.extend(padding.diagnostics)
     keep_instances(program)
-    math = find_math(_comment_lines(parsed))
-    diagnostics.extend(_math_hints(math))
+    math, math_problems = math_in_comments(parsed)
+    diagnostics.extend(_math_hints(math_problems))
     diagnostics.sort(key=lambda d: (d.span.start, d.code))
     for diagnostic in diagnostics:
         diagnostic.path = source.path
@@ -813,84 +814,7 @@ def _part(
     return (item, part, isinstance(item, ast.FnDecl | ast.ExternFnDecl), whole)
 
 
-def _comment_lines(parsed: ParseResult) -> list[CommentLine]:
-    """The comments that may hold math, with file offsets and lines, as the math finder
-    reads them: only blocks of consecutive comment lines of one kind with a `$` in them,
-    since math never reaches past such a block. Only the blocks around a `$` are looked
-    at, found from the `$` signs of the text."""
-    comments = parsed.comments
-    marked = _comments_with_dollars(parsed)
-    if not marked:
-        return []
-    text = parsed.source.text
-
-    def start_of(index: int) -> int:
-        base, comment = comments[index]
-        return base + comment.span.start + (2 if comment.is_doc else 1)
-
-    def joins(index: int) -> bool:
-        """Whether comment `index` continues the block of the comment before it."""
-        previous, comment = comments[index - 1][1], comments[index][1]
-        return (
-            not comment.after_code
-            and not previous.after_code
-            and previous.is_doc == comment.is_doc
-            and text.count("\n", start_of(index - 1), start_of(index)) == 1
-        )
-
-    found: list[CommentLine] = []
-    line, counted = 1, 0
-    covered = -1
-    for index in marked:
-        if index <= covered:
-            continue
-        first = index
-        while first > 0 and joins(first):
-            first -= 1
-        last = index
-        while last + 1 < len(comments) and joins(last + 1):
-            last += 1
-        covered = last
-        for member in range(first, last + 1):
-            start = start_of(member)
-            line += text.count("\n", counted, start)
-            counted = start
-            comment = comments[member][1]
-            found.append(CommentLine(comment.text, start, line, comment.is_doc, comment.after_code))
-    return found
-
-
-def _comments_with_dollars(parsed: ParseResult) -> list[int]:
-    """The indexes in `parsed.comments` of the comments with a `$` in their text, in
-    order: each `$` of the file is looked up in the comments of its chunk, so a file's
-    many comments without one cost nothing. (A comment's text is its source after the
-    `#` or `##`.)"""
-    comments = parsed.comments
-    layout = parsed.chunks
-    if not isinstance(layout, Chunks):
-        # No chunks (a notebook's cells keep their own): every comment is looked at.
-        return [index for index, (_, comment) in enumerate(comments) if "$" in comment.text]
-    text = parsed.source.text
-    starts, parses, first_comments = layout.starts, layout.parses, layout.first_comments
-    marked: list[int] = []
-    at = text.find("$")
-    while at != -1:
-        chunk = bisect.bisect_right(starts, at) - 1
-        base = starts[chunk]
-        for number, comment in enumerate(parses[chunk].comments):
-            span = comment.span
-            if base + span.start <= at < base + span.end:
-                index = first_comments[chunk] + number
-                if not marked or marked[-1] != index:
-                    marked.append(index)
-                # The rest of the comment holds no other comment's `$`.
-                at = base + span.end - 1
-                break
-        at = text.find("$", at + 1)
-    return marked
-
-
-def _math_hints(math: list[Math]) -> list[Diagnostic]:
+def _math_hints(problems: list[MathProblem]) -> list[Diagnostic]:
     return [
         Diagnostic(
             problem.code,
@@ -906,7 +830,7 @@ def _math_hints(math: list[Math]) -> list[Diagnostic]:
                 )
             ],
         )
-        for problem in check_math(math)
+        for problem in problems
     ]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import gc
 import re
-from itertools import repeat
+from typing import Any
 
 from shapescript.cancellation import IsCancelled, stop_if
 from shapescript.deep import run_deep
@@ -75,21 +75,41 @@ class ParseResult:
     source: SourceFile
     #: The chunks and what parsing each gave, for the next parse of an edited file.
     chunks: Chunks | None = None
-    #: Every comment, with the start of its chunk (its span counts from there).
-    comments: list[tuple[int, Comment]] = field(default_factory=list)
+    #: The comments as `comments` gives them, or the chunks to read them from when first
+    #: asked for (a keystroke's parse would otherwise move every comment after the edit).
+    comments_or_chunks: list[tuple[int, Comment]] | Chunks = field(
+        default_factory=list, repr=False, compare=False
+    )
+
+    @property
+    def comments(self) -> list[tuple[int, Comment]]:
+        """Every comment, with the start of its chunk (its span counts from there)."""
+        found = self.comments_or_chunks
+        if isinstance(found, Chunks):
+            found = self.comments_or_chunks = [
+                (start, comment)
+                for start, chunk in zip(found.starts, found.parses, strict=True)
+                for comment in chunk.comments
+            ]
+        return found
 
 
 @record
 class Chunks:
     """A file's chunks in order: where each starts, what parsing it gave, and the index
     of its first item in `module.items` and of its first comment in `comments`; also the
-    chunks that gave diagnostics, as (index, start) pairs."""
+    chunks that gave diagnostics, as (index, start) pairs, the indexes of those with a
+    `$` in a comment's text (which may hold math), and of those whose first comment line
+    goes on with the block of comment lines that ends the chunk before (`_joins_before`).
+    The lists are never changed once made: a parse may share them with the previous one."""
 
     starts: list[int]
     parses: list[ChunkParse]
     first_items: list[int]
     first_comments: list[int]
     with_diagnostics: list[tuple[int, int]]
+    with_dollars: list[int] = field(default_factory=list)
+    joined: list[int] = field(default_factory=list)
 
 
 @record
@@ -99,6 +119,10 @@ class ChunkParse:
     items: list[ast.Item]
     diagnostics: list[Diagnostic]
     comments: list[Comment] = field(default_factory=list)
+    #: What later passes found from this chunk alone, relative to its start, by the
+    #: pass's name (made when first needed): the chunk is reused while its text is
+    #: unchanged, and this with it.
+    derived: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
 
 #: A chunk's start: a line at column 0 that begins with a name or keyword (not `else`),
@@ -148,26 +172,20 @@ def _parse_file(
     cancelled: IsCancelled | None,
 ) -> ParseResult:
     text = source.text
-    starts = (
-        split_chunks_after(previous.source.text, previous.chunks.starts, text)
-        if _reusable(previous, notebook)
-        else split_chunks(text)
-    )
+    if not _reusable(previous, notebook):
+        previous = None
     # Parsing allocates many small objects that all stay alive, so the cyclic collector
     # would only scan them again and again; pausing it makes parsing about a quarter faster.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        first, last, old_last = 0, len(starts), 0
-        if _reusable(previous, notebook):
-            reused = _reuse_ends(previous, text, starts)
-            old_last = len(previous.chunks.starts)
-            if reused is not None:
-                first, last, old_last = reused
-        middle = _parse_middle(
-            source, notebook, starts, (first, last, old_last), previous, cancelled
-        )
-        chunks = _join(previous, middle, starts, first, last, old_last)
+        if previous is None:
+            starts = split_chunks(text)
+            span = (0, len(starts), 0)
+        else:
+            starts, span = _rechunk(previous, text)
+        middle = _parse_middle(source, notebook, starts, span, previous, cancelled)
+        layout, items, bases = _join(previous, middle, text, starts, span)
     finally:
         if collecting:
             # Everything made meanwhile is still in the youngest generation, so the
@@ -175,8 +193,6 @@ def _parse_file(
             # reference cycles to find, so it is moved out of the collector's way.
             gc.freeze()
             gc.enable()
-    items, bases, comments = chunks.pop("items"), chunks.pop("bases"), chunks.pop("comments")
-    layout = Chunks(**chunks)
     diagnostics = [
         shift_diagnostic(d, start)
         for index, start in layout.with_diagnostics
@@ -184,26 +200,38 @@ def _parse_file(
     ]
     diagnostics.sort(key=lambda d: (d.primary.span.start, d.code))
     module = nodes.Module(items, Span(0, len(text)), notebook, bases)
-    return ParseResult(module, diagnostics, source, layout, comments)
+    return ParseResult(module, diagnostics, source, layout, layout)
 
 
 def split_chunks_after(old: str, old_starts: list[int], text: str) -> list[int]:
-    """`split_chunks(text)`, given those of `old`, an earlier text of the file: only the
-    text from two chunks before the first change up to the first chunk after the last
-    change found again (an edit on a big file scans one chunk, not the whole file)."""
+    """`split_chunks(text)`, given those of `old`, an earlier text of the file."""
     prefix = _common_prefix(old, text)
+    suffix = _common_suffix(old, text, min(len(old), len(text)) - prefix)
+    return _starts_after(old_starts, text, prefix, suffix, len(text) - len(old))[0]
+
+
+def _starts_after(
+    old_starts: list[int], text: str, prefix: int, suffix: int, delta: int
+) -> tuple[list[int], int, int]:
+    """`split_chunks(text)`, given the chunk starts of an earlier text that `text` begins
+    with `prefix` characters of and ends with `suffix` of: only the text from two chunks
+    before the first change up to the first chunk after the last change found again (an
+    edit on a big file scans one chunk, not the whole file). Also gives where the
+    earlier text's starts, moved, begin in the new ones, and their index in the earlier
+    ones (the ends of both lists when none are)."""
     # A chunk's match reads from the newline before its start to the next chunk's start
     # at most: one whose match ends before the change is found alike in both texts, and
     # the scan goes on from it as the full scan does.
     index = bisect.bisect_right(old_starts, prefix) - 2
     if index < 1:
-        return split_chunks(text)
-    suffix = _common_suffix(old, text, min(len(old), len(text)) - prefix)
-    delta = len(text) - len(old)
+        starts = [0]
+        scan_from = max(_FIRST_CHUNK.match(text).end() - 1, 0)
+    else:
+        starts = old_starts[:index]
+        scan_from = old_starts[index] - 1
     unchanged_from = len(text) - suffix
-    starts = old_starts[:index]
     append = starts.append
-    for match in _CHUNK_START.finditer(text, old_starts[index] - 1):
+    for match in _CHUNK_START.finditer(text, scan_from):
         if match.start("item") == -1:
             continue
         start = match.start() + 1
@@ -212,19 +240,31 @@ def split_chunks_after(old: str, old_starts: list[int], text: str) -> list[int]:
             # rest are the earlier text's, moved.
             place = bisect.bisect_left(old_starts, start - delta)
             if place < len(old_starts) and old_starts[place] == start - delta:
-                starts.extend(old + delta for old in old_starts[place:])
-                return starts
+                moved_from = len(starts)
+                later = old_starts[place:]
+                starts.extend([old + delta for old in later] if delta else later)
+                return starts, moved_from, place
         append(start)
-    return starts
+    return starts, len(starts), len(old_starts)
+
+
+#: How many characters `_common_prefix` and `_common_suffix` compare at a time: a copy
+#: this size stays in the processor's cache, where one of half a big file would not.
+_BLOCK = 1 << 14
 
 
 def _common_prefix(old: str, new: str) -> int:
-    """How many characters the two texts start with in common (a binary search that
-    compares halves, so each character is copied about once)."""
-    low, high = 0, min(len(old), len(new))
+    """How many characters the two texts start with in common. A block of `old` at a
+    time is copied and compared in place with `new`, so each character of the common
+    part is copied once; the block that differs is halved down to the character."""
+    limit = min(len(old), len(new))
+    low = 0
+    while low + _BLOCK <= limit and new.startswith(old[low : low + _BLOCK], low):
+        low += _BLOCK
+    high = min(low + _BLOCK, limit)
     while high - low > 32:
         middle = (low + high) // 2
-        if old[low:middle] == new[low:middle]:
+        if new.startswith(old[low:middle], low):
             low = middle
         else:
             high = middle
@@ -234,12 +274,18 @@ def _common_prefix(old: str, new: str) -> int:
 
 
 def _common_suffix(old: str, new: str, limit: int) -> int:
-    """How many characters the two texts end with in common, at most `limit`."""
-    low, high = 0, limit
+    """How many characters the two texts end with in common, at most `limit` (as
+    `_common_prefix`, from the ends)."""
     old_end, new_end = len(old), len(new)
+    low = 0
+    while low + _BLOCK <= limit and new.startswith(
+        old[old_end - low - _BLOCK : old_end - low], new_end - low - _BLOCK
+    ):
+        low += _BLOCK
+    high = min(low + _BLOCK, limit)
     while high - low > 32:
         middle = (low + high) // 2
-        if old[old_end - middle : old_end - low] == new[new_end - middle : new_end - low]:
+        if new.startswith(old[old_end - middle : old_end - low], new_end - middle):
             low = middle
         else:
             high = middle
@@ -248,29 +294,36 @@ def _common_suffix(old: str, new: str, limit: int) -> int:
     return low
 
 
-def _reuse_ends(previous: ParseResult, text: str, starts: list[int]) -> tuple[int, int, int] | None:
-    """Which chunks of the new text are the previous text's own, unchanged: those before
-    the first changed character and those after the last, where the chunks start at the
-    same places (moved by the edit, after it). Gives the first chunk to parse, the first
-    after it that is reused, and that chunk's index in the previous parse; None when no
-    chunk is reused by place."""
+def _rechunk(previous: ParseResult, text: str) -> tuple[list[int], tuple[int, int, int]]:
+    """The chunk starts of `text`, an edit of the previous parse's, and which chunks to
+    parse: the first, the first after it that is the previous parse's own chunk by
+    place, and that chunk's index in the previous parse (see `_parse_middle`). The
+    previous chunks before the first changed character are kept, and those after the
+    last where the chunks start at the same places, moved by the edit; when none are
+    kept by place, every chunk is to be parsed."""
     old = previous.source.text
     old_starts = previous.chunks.starts
     prefix = _common_prefix(old, text)
     suffix = _common_suffix(old, text, min(len(old), len(text)) - prefix)
     delta = len(text) - len(old)
-    # Chunks that end by the first change; the chunk holding it is parsed again.
+    starts, moved_from, moved_old = _starts_after(old_starts, text, prefix, suffix, delta)
+    everything = (0, len(starts), len(old_starts))
+    # Chunks that end by the first change; the chunk holding it is parsed again. Those
+    # before the scan's first are the previous parse's starts, copied.
     first = max(bisect.bisect_right(starts, prefix) - 1, 0)
-    if starts[: first + 1] != old_starts[: first + 1]:
-        return None
-    # Chunks that start after the last change (past the newline before them too).
+    kept = min(max(bisect.bisect_right(old_starts, prefix) - 2, 0), first + 1)
+    if starts[kept : first + 1] != old_starts[kept : first + 1]:
+        return starts, everything
+    # Chunks that start after the last change (past the newline before them too). Those
+    # from `moved_from` on are the previous parse's, moved, by the scan.
     last = bisect.bisect_left(starts, len(text) - suffix + 1)
     old_last = bisect.bisect_left(old_starts, len(old) - suffix + 1)
-    if len(starts) - last != len(old_starts) - old_last or any(
-        new - delta != old for new, old in zip(starts[last:], old_starts[old_last:], strict=True)
+    if moved_from - last != moved_old - old_last or any(
+        new - delta != old
+        for new, old in zip(starts[last:moved_from], old_starts[old_last:moved_old], strict=True)
     ):
-        return None
-    return first, last, old_last
+        return starts, everything
+    return starts, (first, last, old_last)
 
 
 def _reusable(previous: ParseResult | None, notebook: bool) -> bool:
@@ -329,36 +382,54 @@ def _chunks_by_text(previous: ParseResult, first: int, last: int) -> dict[str, C
 def _join(
     previous: ParseResult | None,
     middle: list[ChunkParse],
+    text: str,
     starts: list[int],
-    first: int,
-    last: int,
-    old_last: int,
-) -> dict:
-    """The new parse's chunk lists, items, bases and comments: the previous parse's
-    before `first` as they were, the `middle` chunks, and the previous parse's from
-    `old_last` on, moved by the edit."""
-    parses: list[ChunkParse] = []
-    items: list[ast.Item] = []
-    bases: list[int] = []
-    comments: list[tuple[int, Comment]] = []
-    first_items: list[int] = []
-    first_comments: list[int] = []
-    with_diagnostics: list[tuple[int, int]] = []
-    if previous is not None and first > 0:
-        layout = previous.chunks
-        parses = layout.parses[:first]
-        item_count = layout.first_items[first]
-        comment_count = layout.first_comments[first]
-        items = previous.module.items[:item_count]
-        bases = previous.module.bases[:item_count]
-        comments = previous.comments[:comment_count]
-        first_items = layout.first_items[:first]
-        first_comments = layout.first_comments[:first]
-        with_diagnostics = [pair for pair in layout.with_diagnostics if pair[0] < first]
-    for index, (start, chunk) in enumerate(zip(starts[first:last], middle, strict=True), first):
-        parses.append(chunk)
-        first_items.append(len(items))
-        first_comments.append(len(comments))
+    span: tuple[int, int, int],
+) -> tuple[Chunks, list[ast.Item], list[int]]:
+    """The new parse's chunks, items and bases: the previous parse's before `first` as
+    they were, the `middle` chunks, and the previous parse's from `old_last` on, moved
+    by the edit."""
+    first, last, old_last = span
+    own = _middle_lists(middle, starts, first)
+    if previous is None or (first == 0 and last == len(starts)):
+        own.first_items.append(len(own.items))
+        own.first_comments.append(own.comment_count)
+        layout = Chunks(
+            starts,
+            middle,
+            own.first_items,
+            own.first_comments,
+            own.with_diagnostics,
+            own.with_dollars,
+            _joined(text, starts, middle, 1, len(starts)),
+        )
+        return layout, own.items, own.bases
+    return _join_edit(previous, own, text, starts, span)
+
+
+@record
+class _Middle:
+    """What `_join` needs of the chunks parsed anew: as `Chunks` and `Module` hold it,
+    with the counts before each chunk counted from the first of them."""
+
+    parses: list[ChunkParse]
+    items: list[ast.Item] = field(default_factory=list)
+    bases: list[int] = field(default_factory=list)
+    first_items: list[int] = field(default_factory=list)
+    first_comments: list[int] = field(default_factory=list)
+    comment_count: int = 0
+    with_diagnostics: list[tuple[int, int]] = field(default_factory=list)
+    with_dollars: list[int] = field(default_factory=list)
+
+
+def _middle_lists(middle: list[ChunkParse], starts: list[int], first: int) -> _Middle:
+    own = _Middle(middle)
+    items, bases = own.items, own.bases
+    ends = first + len(middle)
+    for index, (start, chunk) in enumerate(zip(starts[first:ends], middle, strict=True), first):
+        own.first_items.append(len(items))
+        own.first_comments.append(own.comment_count)
+        # A chunk's items share its start, the same int object: see `_moved_bases`.
         if len(chunk.items) == 1:
             items.append(chunk.items[0])
             bases.append(start)
@@ -366,51 +437,130 @@ def _join(
             items.extend(chunk.items)
             bases.extend([start] * len(chunk.items))
         if chunk.comments:
-            comments.extend(zip(repeat(start), chunk.comments))
+            own.comment_count += len(chunk.comments)
+            if any("$" in comment.text for comment in chunk.comments):
+                own.with_dollars.append(index)
         if chunk.diagnostics:
-            with_diagnostics.append((index, start))
-    if previous is not None and last < len(starts):
-        layout = previous.chunks
-        delta = starts[last] - layout.starts[old_last]
-        item_from = layout.first_items[old_last]
-        comment_from = layout.first_comments[old_last]
-        item_shift = len(items) - item_from
-        comment_shift = len(comments) - comment_from
-        parses.extend(layout.parses[old_last:])
-        # An edit inside one item (most keystrokes) leaves the counts before each chunk.
-        later_items = layout.first_items[old_last:-1]
-        first_items.extend(
-            later_items if item_shift == 0 else [index + item_shift for index in later_items]
-        )
-        later_comments = layout.first_comments[old_last:-1]
-        first_comments.extend(
-            later_comments
-            if comment_shift == 0
-            else [index + comment_shift for index in later_comments]
-        )
-        items.extend(previous.module.items[item_from:])
-        bases.extend([base + delta for base in previous.module.bases[item_from:]])
-        comments.extend(
-            [(base + delta, comment) for base, comment in previous.comments[comment_from:]]
-        )
-        chunk_shift = last - old_last
-        with_diagnostics.extend(
-            (index + chunk_shift, start + delta)
-            for index, start in layout.with_diagnostics
-            if index >= old_last
-        )
-    first_items.append(len(items))
-    first_comments.append(len(comments))
-    return {
-        "starts": starts,
-        "parses": parses,
-        "first_items": first_items,
-        "first_comments": first_comments,
-        "with_diagnostics": with_diagnostics,
-        "items": items,
-        "bases": bases,
-        "comments": comments,
-    }
+            own.with_diagnostics.append((index, start))
+    return own
+
+
+def _join_edit(
+    previous: ParseResult,
+    own: _Middle,
+    text: str,
+    starts: list[int],
+    span: tuple[int, int, int],
+) -> tuple[Chunks, list[ast.Item], list[int]]:
+    """`_join` after an edit: the previous parse's lists are copied whole (a keystroke's
+    parse of a big file copies lists, it doesn't loop over their items) with the middle
+    chunks' entries put in place of theirs, and the lists that the edit leaves as they
+    were are the previous parse's own (no one changes them)."""
+    first, last, old_last = span
+    layout, module = previous.chunks, previous.module
+    head, old_tail = layout.first_items[first], layout.first_items[old_last]
+    items = module.items.copy()
+    items[head:old_tail] = own.items
+    parses = layout.parses.copy()
+    parses[first:old_last] = own.parses
+    bases = module.bases[:head]
+    bases += own.bases
+    chunk_shift = last - old_last
+    delta = starts[last] - layout.starts[old_last] if last < len(starts) else 0
+    if last < len(starts):
+        bases += _moved_bases(previous, old_last, starts, last)
+    item_shift = len(own.items) - (old_tail - head)
+    first_items = _patched(layout.first_items, first, old_last, own.first_items, head, item_shift)
+    comment_head = layout.first_comments[first]
+    comment_shift = own.comment_count - (layout.first_comments[old_last] - comment_head)
+    first_comments = _patched(
+        layout.first_comments, first, old_last, own.first_comments, comment_head, comment_shift
+    )
+    with_diagnostics = [pair for pair in layout.with_diagnostics if pair[0] < first]
+    with_diagnostics += own.with_diagnostics
+    with_diagnostics += [
+        (index + chunk_shift, start + delta)
+        for index, start in layout.with_diagnostics
+        if index >= old_last
+    ]
+    dollars = layout.with_dollars
+    dollars_from = bisect.bisect_left(dollars, first)
+    dollars_to = bisect.bisect_left(dollars, old_last)
+    if chunk_shift == 0 and dollars[dollars_from:dollars_to] == own.with_dollars:
+        with_dollars = dollars
+    else:
+        with_dollars = dollars[:dollars_from] + own.with_dollars
+        with_dollars += [index + chunk_shift for index in dollars[dollars_to:]]
+    # Whether a chunk's first comment goes on from the chunk before depends on both: the
+    # chunks from `first` to `last` are looked at again, each with the one before it.
+    joined = layout.joined
+    joined_from = bisect.bisect_left(joined, first)
+    joined_to = bisect.bisect_right(joined, old_last)
+    found = _joined(text, starts, parses, max(first, 1), min(last + 1, len(starts)))
+    if chunk_shift or joined[joined_from:joined_to] != found:
+        joined = joined[:joined_from] + found
+        joined += [index + chunk_shift for index in layout.joined[joined_to:]]
+    chunks = Chunks(
+        starts, parses, first_items, first_comments, with_diagnostics, with_dollars, joined
+    )
+    return chunks, items, bases
+
+
+def _patched(
+    counts: list[int], first: int, old_last: int, middle: list[int], head: int, shift: int
+) -> list[int]:
+    """A list of counts before each chunk (and a total last), the previous parse's with
+    the chunks from `first` to `old_last` replaced by those counted in `middle` from
+    `head`, and the later ones moved by `shift`: the previous list itself when that
+    changes nothing (an edit inside one item)."""
+    counted = [head + count for count in middle] if head else middle
+    if shift == 0 and len(counted) == old_last - first and counts[first:old_last] == counted:
+        return counts
+    later = counts[old_last:]
+    return counts[:first] + counted + ([count + shift for count in later] if shift else later)
+
+
+def _joined(
+    text: str, starts: list[int], parses: list[ChunkParse], first: int, end: int
+) -> list[int]:
+    """The chunks from `first` to `end` whose first comment goes on with the block of
+    comment lines that ends the chunk before (see `_joins_before`)."""
+    return [
+        index
+        for index in range(first, end)
+        if parses[index].comments
+        and parses[index].comments[0].span.start == 0
+        and _joins_before(text, starts, parses, index)
+    ]
+
+
+def _joins_before(text: str, starts: list[int], parses: list[ChunkParse], index: int) -> bool:
+    """Whether chunk `index`, which starts with a comment, starts with a line that goes on
+    with the comment lines that end the chunk before: both lines hold only a comment, of
+    the same kind (doc or plain). A block of comment lines is otherwise within a chunk."""
+    before = parses[index - 1].comments
+    if not before:
+        return False
+    last, first = before[-1], parses[index].comments[0]
+    return (
+        not last.after_code
+        and last.is_doc == first.is_doc
+        and text.count("\n", starts[index - 1] + last.span.start, starts[index]) == 1
+    )
+
+
+def _moved_bases(previous: ParseResult, old_last: int, starts: list[int], last: int) -> list[int]:
+    """The bases of the previous parse's items from its chunk `old_last` on, moved to
+    where those chunks start now (from `last` on in `starts`). Where each of those chunks
+    has one item (as is usual), its items' bases are its chunks' starts: the same int
+    objects, since both lists are made from the same starts, so comparing them takes an
+    identity check each, and the new ones are the new starts themselves."""
+    layout = previous.chunks
+    later = previous.module.bases[layout.first_items[old_last] :]
+    if later == layout.starts[old_last:]:
+        return starts[last:]
+    delta = starts[last] - layout.starts[old_last]
+    return [base + delta for base in later]
 
 
 #: `SourceFile` and `ChunkParse` as their classes make them, by plain functions (see

@@ -131,6 +131,17 @@ class Math:
             base_index, base_offset = piece_index, piece_offset
         return base_offset + index - base_index
 
+    def moved(self, offset: int) -> Math:
+        """The same math `offset` characters further on in the file."""
+        if len(self.pieces) == 1:
+            ((index, start),) = self.pieces
+            pieces: tuple[tuple[int, int], ...] = ((index, start + offset),)
+        else:
+            pieces = tuple([(index, start + offset) for index, start in self.pieces])
+        return Math(
+            self.source, self.start + offset, self.end + offset, self.display, self.tree, pieces
+        )
+
 
 @record(frozen=True)
 class MathProblem:
@@ -141,6 +152,17 @@ class MathProblem:
     help: str | None
     #: The command to write instead, when the help names one.
     replacement: str | None = None
+
+    def moved(self, offset: int) -> MathProblem:
+        """The same problem `offset` characters further on in the file."""
+        return MathProblem(
+            self.code,
+            self.message,
+            self.start + offset,
+            self.end + offset,
+            self.help,
+            self.replacement,
+        )
 
 
 # --------------------------------------------------------------------------------------------
