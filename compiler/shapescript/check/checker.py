@@ -26,7 +26,7 @@ from shapescript.check.declarations import imports
 from shapescript.check.declarations.data_records import check_data_records
 from shapescript.check.declarations.import_session import ImportSession, Reader
 from shapescript.check.declarations.logs_records import check_logs
-from shapescript.check.declarations.model_memo import DeclarationPass
+from shapescript.check.declarations.model_memo import DeclarationPass, own_infos
 from shapescript.check.declarations.models import check_models
 from shapescript.check.declarations.module_exports import ModuleExports
 from shapescript.check.declarations.module_scope import (
@@ -188,6 +188,7 @@ def _check_parsed(
         kept,
         by_kind,
         reporter,
+        replaced,
     )
     scope.model_infos = report_cycles(check_models(scope, declarations), reporter)
     scope.logs_infos = check_logs(scope, declarations)
@@ -346,9 +347,9 @@ def _check_parsed(
             "names": program.names or program.previous_memo.get("names"),
         },
         math=math,
-        models={name: info for name, info in scope.model_infos.items() if "." not in name},
-        logs={name: info for name, info in scope.logs_infos.items() if "." not in name},
-        data={name: info for name, info in scope.data_infos.items() if "." not in name},
+        models=own_infos(scope.model_infos),
+        logs=own_infos(scope.logs_infos),
+        data=own_infos(scope.data_infos),
         param_reads=param_reads,
         overloads={name: overloads.signatures() for name, overloads in scope.overload_sets.items()},
         instances=instances_of(with_bodies),

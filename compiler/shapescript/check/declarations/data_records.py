@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import keyword
+from collections.abc import Mapping
 
 from shapescript.check.algebra.reporter import Reporter
 from shapescript.check.algebra.types import (
@@ -27,7 +28,7 @@ FIELD_HELP = (
 )
 
 
-def check_data_records(scope: ModuleScope, run: DeclarationPass) -> dict[str, DataInfo]:
+def check_data_records(scope: ModuleScope, run: DeclarationPass) -> Mapping[str, DataInfo]:
     """Check every data record, as `check_models` checks models."""
     return run.check(
         ast.DataDecl,

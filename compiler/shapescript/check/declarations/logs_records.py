@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import keyword
+from collections.abc import Mapping
 
 from shapescript.check.algebra.types import HostType, TensorType, Type, UnknownType, format_type
 from shapescript.check.declarations.declaration_checker import DeclarationChecker
@@ -17,7 +18,7 @@ from shapescript.syntax.source import Span
 COMBINE_HELP = "end the metric with how its values combine: mean, sum, max, min or last"
 
 
-def check_logs(scope: ModuleScope, run: DeclarationPass) -> dict[str, LogsInfo]:
+def check_logs(scope: ModuleScope, run: DeclarationPass) -> Mapping[str, LogsInfo]:
     """Check every logs declaration, as `check_models` checks models."""
     return run.check(
         ast.LogsDecl,

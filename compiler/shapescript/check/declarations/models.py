@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import keyword
 import math
+from collections.abc import Mapping
 
 from shapescript.check.algebra import fixes
 from shapescript.check.algebra.ranges import Interval
@@ -104,7 +105,7 @@ MODULE_ATTRIBUTES = frozenset(
 BUFFER_FORBIDDEN_DOMAINS = frozenset({"Logit", "Prob", "LogProb", "Binary", "Additive"})
 
 
-def check_models(scope: ModuleScope, run: DeclarationPass) -> dict[str, ModelInfo]:
+def check_models(scope: ModuleScope, run: DeclarationPass) -> Mapping[str, ModelInfo]:
     """Check every model declaration; the declaration facts of each go to its item, and a
     model unchanged since the previous analysis reuses its result (`DeclarationPass`)."""
     return run.check(

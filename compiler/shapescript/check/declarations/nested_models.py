@@ -6,11 +6,13 @@ Their types (E0902, E3402), the help for a model written as a `param` or `buffer
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from shapescript.check.algebra.reporter import Reporter
 from shapescript.check.algebra.types import UNKNOWN, ModelType, StackType, Type
 from shapescript.check.declarations.model_info import FieldInfo, ModelInfo
+from shapescript.check.declarations.model_memo import PlacedInfos
 from shapescript.check.declarations.symbols import Reference
 from shapescript.diagnostics.diagnostic import Label
 from shapescript.records import replace
@@ -165,14 +167,23 @@ def _size_text(size: ast.SizeExpr) -> str:
 MAX_MODEL_DEPTH = 64
 
 
-def report_cycles(infos: dict[str, ModelInfo], reporter: Reporter) -> dict[str, ModelInfo]:
+def report_cycles(infos: Mapping[str, ModelInfo], reporter: Reporter) -> Mapping[str, ModelInfo]:
     """E3401 for each model that holds itself, directly or through others, named with the
     path, and E3404 for models nested past `MAX_MODEL_DEPTH`; those models are returned
-    not ok, so nothing builds them."""
+    not ok, so nothing builds them.
+
+    Infos a check found clean (`PlacedInfos.clean`, which infos taken whole from the
+    previous analysis keep) are returned as they are, unread; so are infos found clean
+    now, marked so."""
+    if isinstance(infos, PlacedInfos) and infos.clean:
+        return infos
     held = {name: _held(info) for name, info in infos.items()}
     on_cycle = _report_cycles(infos, held, reporter)
     too_deep = _report_depth(infos, held, reporter, on_cycle)
     bad = on_cycle | too_deep
+    if not bad and isinstance(infos, PlacedInfos):
+        infos.clean = True
+        return infos
     return {name: replace(info, ok=False) if name in bad else info for name, info in infos.items()}
 
 
