@@ -162,7 +162,13 @@ def _check_parsed(
         reporter,
         previous.memo.get("collect") if previous is not None else None,
     )
-    table = imports.attach(module, scope, reporter, session)
+    table = imports.attach(
+        module,
+        scope,
+        reporter,
+        session,
+        collect_memo.import_indexes() if collect_memo is not None else None,
+    )
     fingerprint, context_key, fingerprint_parts = _fingerprints(
         module,
         source.text,

@@ -9,20 +9,21 @@ from __future__ import annotations
 import itertools
 import math
 import operator
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from shapescript.check.algebra.fixes import NameIndex, closest, replace, spelling
 from shapescript.check.algebra.ranges import Interval
 from shapescript.check.algebra.reporter import Reporter
 from shapescript.check.algebra.sizes import InexactDivision, Poly, SizeOverflow
 from shapescript.check.declarations.overloads import FunctionNames, note_signature, overload_members
-from shapescript.check.declarations.placed_symbols import PlacedSymbols
+from shapescript.check.declarations.placed_symbols import ItemBases, PlacedSymbols
 from shapescript.check.declarations.signatures import Signature, build_signature
 from shapescript.check.declarations.symbols import Symbol
 from shapescript.check.declarations.type_exprs import BUILTIN_DOMAINS, TypeContext, TypeResolver
 from shapescript.check.declarations.type_variables import declared_type_names
 from shapescript.diagnostics.diagnostic import Fix, Label
 from shapescript.records import field, record
+from shapescript.records import replace as with_fields
 from shapescript.syntax import ast
 from shapescript.syntax.lexer import MAX_INT_LITERAL
 from shapescript.syntax.parser import shift_diagnostic
@@ -61,7 +62,8 @@ class ModuleScope:
     domains: set[str] = field(default_factory=set)
     named_types: set[str] = field(default_factory=set)
     functions: dict[str, ast.FnDecl | ast.ExternFnDecl] = field(default_factory=dict)
-    function_bases: dict[str, int] = field(default_factory=dict)
+    #: A dict, or after an edit that moved items `ItemBases`.
+    function_bases: Mapping[str, int] = field(default_factory=dict)
     signatures: dict[str, Signature] = field(default_factory=dict)
     python_modules: set[str] = field(default_factory=set)
     models: dict[str, ast.ModelDecl] = field(default_factory=dict)
@@ -269,8 +271,8 @@ class _DevicesLines:
 @record
 class CollectMemo:
     """What `collect` found, kept for the next analysis of the file: the items and bases
-    it read, copies of the scope's containers as it left them, and which item declared
-    each name."""
+    it read, the scope as it left it (copies of the containers later passes change), and
+    which item declared each name."""
 
     path: str
     items: list
@@ -278,15 +280,26 @@ class CollectMemo:
     scope: ModuleScope
     #: The index of the item that declared each name.
     owners: dict[str, int]
-    #: The names each item declared, by the item's index (from `owners`, once needed).
-    owned: dict[int, list[str]] | None = None
     #: When the scope was the previous analysis's brought up to date: the indexes of the
     #: items that are not the previous analysis's own (functions of the same names, as
     #: the others are the same objects, in the same order). None when collected afresh.
     replaced: list[int] | None = None
-    #: The indexes of the items that declared a function or extern fn, and those names,
-    #: in two lists (from `owned`, once needed).
-    owned_functions: tuple[list[int], list[str]] | None = None
+    #: The index of the item that declared each function or extern fn, in the order of
+    #: `scope.functions` (from `owners`, once needed).
+    function_owners: dict[str, int] | None = None
+    #: The indexes of the `import` items, in order (from `owners`, once needed).
+    imports: list[int] | None = None
+
+    def import_indexes(self) -> list[int]:
+        """The indexes of the items that import another `.ss` file, in order."""
+        found = self.imports
+        if found is None:
+            items = self.items
+            found = sorted(
+                index for index in self.owners.values() if type(items[index]) is ast.ImportDecl
+            )
+            self.imports = found  # whole, for a reader on another thread
+        return found
 
 
 def collect_reusing(
@@ -297,16 +310,16 @@ def collect_reusing(
     found = _collected_before(module, path, previous) if previous is not None else None
     if found is not None:
         assert previous is not None
-        scope, replaced = found
-        return scope, CollectMemo(
+        kept, replaced, function_owners = found
+        return _copy(kept), CollectMemo(
             path,
             module.items,
             module.bases,
-            _copy(scope),
+            kept,
             previous.owners,
-            previous.owned,
             replaced,
-            previous.owned_functions,
+            function_owners,
+            previous.imports,
         )
     reported = len(reporter.diagnostics)
     owners: dict[str, int] = {}
@@ -319,16 +332,18 @@ def collect_reusing(
 
 
 def _copy(scope: ModuleScope) -> ModuleScope:
-    """A scope with copies of the containers `collect` fills, which later passes change."""
+    """A scope with copies of the containers that passes after `collect` change; the
+    others (the functions, their bases, the declared type names, the Python modules)
+    are shared, as nothing changes them after `collect`."""
     return ModuleScope(
         scope.path,
         symbols=scope.symbols.copy(),
         aliases=dict(scope.aliases),
         domains=set(scope.domains),
         named_types=set(scope.named_types),
-        functions=dict(scope.functions),
-        function_bases=dict(scope.function_bases),
-        python_modules=set(scope.python_modules),
+        functions=scope.functions,
+        function_bases=scope.function_bases,
+        python_modules=scope.python_modules,
         models=dict(scope.models),
         records=dict(scope.records),
         logs=set(scope.logs),
@@ -336,16 +351,18 @@ def _copy(scope: ModuleScope) -> ModuleScope:
         broken_names=set(scope.broken_names),
         domain_intervals=dict(scope.domain_intervals),
         device_count=scope.device_count,
-        declared_types=set(scope.declared_types),
+        declared_types=scope.declared_types,
     )
 
 
 def _collected_before(
     module: ast.Module, path: str, previous: CollectMemo
-) -> tuple[ModuleScope, list[int]] | None:
+) -> tuple[ModuleScope, list[int], dict[str, int] | None] | None:
     """The scope `previous` holds, brought up to date, when every item is the one it read
     (perhaps moved) or a function of the same name in its place, with the indexes of
-    those functions; else None.
+    those functions and the index of each function's item; else None. The scope is as
+    `collect` leaves it, for the memo: it shares the containers that did not change
+    with the previous one, which nothing changes.
 
     The items other than functions being the same objects, so are the names they declare
     and what they declare them as; a function in place of one of the same name declares
@@ -356,14 +373,7 @@ def _collected_before(
         return None
     old_bases = previous.bases or [0] * len(old_items)
     new_bases = module.bases or [0] * len(new_items)
-    owned = previous.owned
-    if owned is None:
-        owned = {}
-        for name, index in previous.owners.items():
-            owned.setdefault(index, []).append(name)
-        previous.owned = owned  # whole, for a reader on another thread
-    scope = _copy(previous.scope)
-    functions, function_bases = scope.functions, scope.function_bases
+    before = previous.scope
     # Tens of thousands of items in a big file, per keystroke: the items and bases are
     # compared without a Python loop, and only the items replaced are looked at.
     replaced = list(
@@ -373,40 +383,54 @@ def _collected_before(
         old, new = old_items[index], new_items[index]
         if type(new) is not ast.FnDecl or type(old) is not ast.FnDecl or old.name != new.name:
             return None
-        functions[new.name] = new
     if not replaced and old_bases == new_bases:
-        return scope, replaced
-    # Each function's base is where its declaring item now is: set for all of them, as
-    # those that didn't move have theirs already.
-    indexes, names = _owned_functions(previous, owned, new_items)
-    function_bases.update(zip(names, map(new_bases.__getitem__, indexes), strict=True))
+        return before, replaced, previous.function_owners
+    functions = before.functions
+    if replaced:
+        functions = dict(functions)
+        for index in replaced:
+            item = new_items[index]
+            functions[item.name] = item  # type: ignore[union-attr]
+    # Each function's base is looked up where its declaring item now is, when read.
+    owners = _function_owners(previous)
     # The symbols are moved as they are read (`PlacedSymbols`), from where a check last
-    # collected them; a function in place of one of the same name is placed there too.
-    collected = previous.scope.symbols
+    # collected them; a function in place of one of the same name is placed there too,
+    # unless its symbol is the same (a body edit leaves its name and doc).
+    collected = before.symbols
     if isinstance(collected, PlacedSymbols):
         found, found_bases = collected.found, collected.found_bases
     else:
         found, found_bases = collected, old_bases
-    if replaced:
-        found = dict(found)
-        for index in replaced:
-            item = new_items[index]
-            found[item.name] = _function_symbol(item, found_bases[index], path)  # type: ignore[arg-type]
-    scope.symbols = PlacedSymbols(found, previous.owners, found_bases, new_bases)
-    return scope, replaced
+    copied = False
+    for index in replaced:
+        item = new_items[index]
+        symbol = _function_symbol(item, found_bases[index], path)  # type: ignore[arg-type]
+        if found.get(item.name) != symbol:  # type: ignore[union-attr]
+            if not copied:
+                found, copied = dict(found), True
+            found[item.name] = symbol  # type: ignore[index, union-attr]
+    scope = with_fields(
+        before,
+        symbols=PlacedSymbols(found, previous.owners, found_bases, new_bases),
+        functions=functions,
+        function_bases=ItemBases(owners, new_bases),
+    )
+    return scope, replaced, owners
 
 
-def _owned_functions(
-    previous: CollectMemo, owned: dict[int, list[str]], items: list
-) -> tuple[list[int], list[str]]:
-    """The indexes of the items that declared a function or extern fn, and their names:
-    the same for `items` as for the previous items, whose functions they are or have
-    the names of."""
-    found = previous.owned_functions
+def _function_owners(previous: CollectMemo) -> dict[str, int]:
+    """The index of the item that declared each function or extern fn, in the order of
+    `scope.functions`: the same for the new items as for the previous ones, whose
+    functions they are or have the names of."""
+    found = previous.function_owners
     if found is None:
-        indexes = sorted(index for index in owned if items[index].__class__ in _FUNCTION_CLASSES)
-        found = (indexes, [items[index].name for index in indexes])
-        previous.owned_functions = found  # whole, for a reader on another thread
+        items = previous.items
+        found = {
+            name: index
+            for name, index in previous.owners.items()
+            if items[index].__class__ in _FUNCTION_CLASSES
+        }
+        previous.function_owners = found  # whole, for a reader on another thread
     return found
 
 

@@ -230,3 +230,34 @@ class DeclaredHere:
         if index >= 0:
             self.low = bases[index]
             self.high = bases[index + 1] if index + 1 < len(bases) else sys.maxsize
+
+
+class ItemBases(Mapping[str, int]):
+    """Where the item that declared each name starts now (`bases[owners[name]]`), looked
+    up when read: a keystroke moves every item below it, and a table of every function's
+    base rewritten per keystroke is mostly never read."""
+
+    __slots__ = ("owners", "bases")
+
+    def __init__(self, owners: Mapping[str, int], bases: list[int]) -> None:
+        self.owners = owners
+        self.bases = bases
+
+    def __getitem__(self, name: str) -> int:
+        return self.bases[self.owners[name]]
+
+    def get(self, name: str, default: int | None = None) -> int | None:  # type: ignore[override]
+        index = self.owners.get(name)
+        return default if index is None else self.bases[index]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.owners
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.owners)
+
+    def __len__(self) -> int:
+        return len(self.owners)
+
+    def __repr__(self) -> str:
+        return f"ItemBases({dict(self)!r})"
