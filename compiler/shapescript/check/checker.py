@@ -180,7 +180,7 @@ def _check_parsed(
     dims_memo = _dims(module, scope, reporter, (fingerprint, source.path), previous)
     replaced = collect_memo.replaced if collect_memo is not None else None
     by_kind = _indexes_by_kind(module, previous if replaced is not None else None)
-    check_aliases(module, scope, reporter, by_kind.get(ast.AliasDecl, ()))
+    check_aliases(module, scope, reporter, by_kind.get(ast.AliasDecl, ()), collect_memo)
     bases = module.bases or [0] * len(module.items)
     declarations_key = (fingerprint, source.path)
     items, kept = _item_facts(module, bases, previous, declarations_key, replaced)

@@ -289,6 +289,10 @@ class CollectMemo:
     function_owners: dict[str, int] | None = None
     #: The indexes of the `import` items, in order (from `owners`, once needed).
     imports: list[int] | None = None
+    #: Whether `check_aliases` found no alias defined in terms of itself among these
+    #: items' aliases (the same items as the memo it was brought up to date from, when
+    #: it found that there).
+    aliases_clean: bool = False
 
     def import_indexes(self) -> list[int]:
         """The indexes of the items that import another `.ss` file, in order."""
@@ -320,6 +324,8 @@ def collect_reusing(
             replaced,
             function_owners,
             previous.imports,
+            # Only functions are replaced: the aliases are the same items.
+            previous.aliases_clean,
         )
     reported = len(reporter.diagnostics)
     owners: dict[str, int] = {}
@@ -771,9 +777,16 @@ def check_aliases(
     scope: ModuleScope,
     reporter: Reporter,
     indexes: Sequence[int] | None = None,
+    memo: CollectMemo | None = None,
 ) -> None:
     """Report aliases defined in terms of themselves (E2201), each alias of a cycle once;
-    with `indexes`, the aliases are among the items at those indexes."""
+    with `indexes`, the aliases are among the items at those indexes.
+
+    With the memo `collect_reusing` made for the scope, nothing is looked at when it
+    says that the aliases, the same items as when it was made, have no cycle; when
+    none is found, it is noted there."""
+    if memo is not None and memo.aliases_clean:
+        return
     decls: dict[str, ast.AliasDecl] = {}
     bases: dict[str, int] = {}
     items = module.items
@@ -827,6 +840,8 @@ def check_aliases(
             scope.aliases.pop(name, None)
             scope.broken_names.add(name)
     reporter.base = 0
+    if memo is not None and not in_cycle:
+        memo.aliases_clean = True
 
 
 # ---------------------------------------------------------------------- signatures
@@ -927,7 +942,8 @@ def build_signatures(
     reporter.base = 0
     if overload_sets:
         return SignaturesMemo(context_key, entries)
-    return SignaturesMemo(context_key, entries, dict(declared), dict(signatures), reporting)
+    # Nothing changes the functions after `collect`, nor the signatures after this pass.
+    return SignaturesMemo(context_key, entries, declared, signatures, reporting)
 
 
 def _new_signature(
@@ -1000,4 +1016,4 @@ def _signatures_again(
         base = bases[name]
         entry = entries[id(functions[name])]
         reporter.diagnostics.extend(shift_diagnostic(d, base) for d in entry.diagnostics)
-    return SignaturesMemo(previous.context, entries, dict(functions), dict(signatures), reporting)
+    return SignaturesMemo(previous.context, entries, functions, signatures, reporting)
