@@ -403,8 +403,9 @@ def _collected_before(
     # collected them; a function in place of one of the same name is placed there too,
     # unless its symbol is the same (a body edit leaves its name and doc).
     collected = before.symbols
+    names = None
     if isinstance(collected, PlacedSymbols):
-        found, found_bases = collected.found, collected.found_bases
+        found, found_bases, names = collected.found, collected.found_bases, collected.found_names
     else:
         found, found_bases = collected, old_bases
     copied = False
@@ -413,11 +414,11 @@ def _collected_before(
         symbol = _function_symbol(item, found_bases[index], path)  # type: ignore[arg-type]
         if found.get(item.name) != symbol:  # type: ignore[union-attr]
             if not copied:
-                found, copied = dict(found), True
+                found, copied, names = dict(found), True, None
             found[item.name] = symbol  # type: ignore[index, union-attr]
     scope = with_fields(
         before,
-        symbols=PlacedSymbols(found, previous.owners, found_bases, new_bases),
+        symbols=PlacedSymbols(found, previous.owners, found_bases, new_bases, None, names),
         functions=functions,
         function_bases=ItemBases(owners, new_bases),
     )
