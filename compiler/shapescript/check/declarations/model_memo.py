@@ -8,7 +8,15 @@ an edit above has moved the declaration.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, ItemsView, Iterable, Iterator, Mapping, ValuesView
+from collections.abc import (
+    Callable,
+    Container,
+    ItemsView,
+    Iterator,
+    Mapping,
+    MutableMapping,
+    ValuesView,
+)
 from typing import Any
 
 from shapescript.check.algebra.reporter import Reporter
@@ -126,7 +134,7 @@ def moved(result: ModelResult, base: int) -> ModelResult:
     )
 
 
-class PlacedInfos(Mapping[str, Any]):
+class PlacedInfos(MutableMapping[str, Any]):
     """The infos one pass of `DeclarationPass` found (`ModelInfo`, `DataInfo` or
     `LogsInfo`, by name), each moved to where its item now is when first read.
 
@@ -213,10 +221,8 @@ class PlacedInfos(Mapping[str, Any]):
     def __setitem__(self, name: str, info: Any) -> None:
         self.made[name] = info
 
-    def update(self, infos: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> None:
-        pairs = infos.items() if isinstance(infos, Mapping) else infos
-        for name, info in pairs:
-            self.made[name] = info
+    def __delitem__(self, name: str) -> None:
+        raise TypeError("a declaration's info is never taken out")
 
     def own(self) -> PlacedInfos:
         """The infos of the file's own declarations: without another file's (`mlp.Mlp`),

@@ -9,7 +9,8 @@ from __future__ import annotations
 import itertools
 import math
 import operator
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, MutableMapping, Sequence
+from typing import Any, cast
 
 from shapescript.check.algebra.fixes import NameIndex, closest, replace, spelling
 from shapescript.check.algebra.ranges import Interval
@@ -68,7 +69,7 @@ class ModuleScope:
     python_modules: set[str] = field(default_factory=set)
     models: dict[str, ast.ModelDecl] = field(default_factory=dict)
     #: Each model's checked fields (`models.check_models`), by the model's name.
-    model_infos: dict = field(default_factory=dict)
+    model_infos: MutableMapping[str, Any] = field(default_factory=dict)
     #: Functions declared more than once, each taking another model first, by name
     #: (`overloads.OverloadSet`); `functions` and `signatures` hold the first of each.
     overload_sets: dict = field(default_factory=dict)
@@ -76,11 +77,11 @@ class ModuleScope:
     #: The names of the logs records, and each one's checked metrics
     #: (`logs_records.check_logs`), by the record's name.
     logs: set[str] = field(default_factory=set)
-    logs_infos: dict = field(default_factory=dict)
+    logs_infos: MutableMapping[str, Any] = field(default_factory=dict)
     #: The names of the data records (a subset of `records`).
     data_records: set[str] = field(default_factory=set)
     #: Each data record's checked fields (`data_records.check_data_records`), by name.
-    data_infos: dict = field(default_factory=dict)
+    data_infos: MutableMapping[str, Any] = field(default_factory=dict)
     #: Dims and aliases whose declaration failed: their uses are unknown, silently.
     broken_names: set[str] = field(default_factory=set)
     domain_intervals: dict[str, Interval] = field(default_factory=dict)
@@ -395,8 +396,8 @@ def _collected_before(
     if replaced:
         functions = dict(functions)
         for index in replaced:
-            item = new_items[index]
-            functions[item.name] = item  # type: ignore[union-attr]
+            function = cast(ast.FnDecl, new_items[index])
+            functions[function.name] = function
     # Each function's base is looked up where its declaring item now is, when read.
     owners = _function_owners(previous)
     # The symbols are moved as they are read (`PlacedSymbols`), from where a check last
@@ -469,7 +470,9 @@ def collect(
     scope.declared_types = declared_type_names(module)
     function_names = FunctionNames(models, scope.declared_types)
     devices = _DevicesLines()
-    symbols, functions, function_bases = scope.symbols, scope.functions, scope.function_bases
+    function_bases: dict[str, int] = {}
+    scope.function_bases = function_bases
+    symbols, functions = scope.symbols, scope.functions
     bases = module.bases or [0] * len(module.items)
     for index, (item, base) in enumerate(zip(module.items, bases, strict=True)):
         reporter.base = base
@@ -559,7 +562,7 @@ def collect(
             owners[name] = index
             if kind in ("fn", "extern"):
                 scope.functions[name] = item
-                scope.function_bases[name] = base
+                function_bases[name] = base
     reporter.base = 0
     return scope
 

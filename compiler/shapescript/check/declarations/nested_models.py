@@ -6,7 +6,7 @@ Their types (E0902, E3402), the help for a model written as a `param` or `buffer
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from typing import TYPE_CHECKING
 
 from shapescript.check.algebra.reporter import Reporter
@@ -167,7 +167,9 @@ def _size_text(size: ast.SizeExpr) -> str:
 MAX_MODEL_DEPTH = 64
 
 
-def report_cycles(infos: Mapping[str, ModelInfo], reporter: Reporter) -> Mapping[str, ModelInfo]:
+def report_cycles(
+    infos: MutableMapping[str, ModelInfo], reporter: Reporter
+) -> MutableMapping[str, ModelInfo]:
     """E3401 for each model that holds itself, directly or through others, named with the
     path, and E3404 for models nested past `MAX_MODEL_DEPTH`; those models are returned
     not ok, so nothing builds them.
@@ -192,7 +194,7 @@ def _held(info: ModelInfo) -> list[FieldInfo]:
 
 
 def _report_cycles(
-    infos: dict[str, ModelInfo], held_by: dict[str, list[FieldInfo]], reporter: Reporter
+    infos: Mapping[str, ModelInfo], held_by: dict[str, list[FieldInfo]], reporter: Reporter
 ) -> set[str]:
     """One depth-first walk (an explicit stack, linear in models and fields): a field that
     leads back to a model still on the walk's path closes a cycle."""
@@ -234,7 +236,7 @@ def _report_cycles(
 
 
 def _report_depth(
-    infos: dict[str, ModelInfo],
+    infos: Mapping[str, ModelInfo],
     held_by: dict[str, list[FieldInfo]],
     reporter: Reporter,
     on_cycle: set[str],
@@ -251,7 +253,10 @@ def _report_depth(
             inner = [
                 f.model
                 for f in held_by[name]
-                if f.model in infos and f.model not in on_cycle and f.model not in levels
+                if f.model is not None
+                and f.model in infos
+                and f.model not in on_cycle
+                and f.model not in levels
             ]
             if inner:
                 pending += inner
@@ -280,7 +285,7 @@ def _report_depth(
 
 
 def _report_cycle(
-    infos: dict[str, ModelInfo], reporter: Reporter, step: tuple[tuple[str, str], ...]
+    infos: Mapping[str, ModelInfo], reporter: Reporter, step: tuple[tuple[str, str], ...]
 ) -> None:
     owner, field_name = step[0]
     held = infos[owner].fields[field_name]
