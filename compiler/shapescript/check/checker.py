@@ -30,7 +30,7 @@ from shapescript.check.declarations import imports
 from shapescript.check.declarations.data_records import check_data_records
 from shapescript.check.declarations.import_session import ImportSession, Reader
 from shapescript.check.declarations.logs_records import check_logs
-from shapescript.check.declarations.model_memo import DeclarationPass
+from shapescript.check.declarations.model_memo import DeclarationPass, own_infos
 from shapescript.check.declarations.models import check_models
 from shapescript.check.declarations.module_exports import ModuleExports
 from shapescript.check.declarations.module_scope import (
@@ -166,7 +166,13 @@ def _check_parsed(
         reporter,
         previous.memo.get("collect") if previous is not None else None,
     )
-    table = imports.attach(module, scope, reporter, session)
+    table = imports.attach(
+        module,
+        scope,
+        reporter,
+        session,
+        collect_memo.import_indexes() if collect_memo is not None else None,
+    )
     fingerprint, context_key, fingerprint_parts = _fingerprints(
         module,
         source.text,
@@ -179,7 +185,7 @@ def _check_parsed(
     dims_memo = _dims(module, scope, reporter, (fingerprint, source.path), previous)
     replaced = collect_memo.replaced if collect_memo is not None else None
     by_kind = _indexes_by_kind(module, previous if replaced is not None else None)
-    check_aliases(module, scope, reporter, by_kind.get(ast.AliasDecl, ()))
+    check_aliases(module, scope, reporter, by_kind.get(ast.AliasDecl, ()), collect_memo)
     bases = module.bases or [0] * len(module.items)
     declarations_key = (fingerprint, source.path)
     items, kept = _item_facts(module, bases, previous, declarations_key, replaced, all_facts)
@@ -193,6 +199,7 @@ def _check_parsed(
         kept,
         by_kind,
         reporter,
+        replaced,
     )
     scope.model_infos = report_cycles(check_models(scope, declarations), reporter)
     scope.logs_infos = check_logs(scope, declarations)
@@ -345,9 +352,9 @@ def _check_parsed(
             "names": program.names or program.previous_memo.get("names"),
         },
         math=math,
-        models={name: info for name, info in scope.model_infos.items() if "." not in name},
-        logs={name: info for name, info in scope.logs_infos.items() if "." not in name},
-        data={name: info for name, info in scope.data_infos.items() if "." not in name},
+        models=own_infos(scope.model_infos),
+        logs=own_infos(scope.logs_infos),
+        data=own_infos(scope.data_infos),
         param_reads=param_reads,
         overloads={name: overloads.signatures() for name, overloads in scope.overload_sets.items()},
         instances=instances_of([items[index] for index in bodies.calling]),

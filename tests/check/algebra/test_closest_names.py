@@ -74,3 +74,22 @@ def test_names_with_a_line_break_are_compared_too() -> None:
     assert closest("hid\nde", [], index) == by_difflib("hid\nde", ["hid\nden", "hidden", "output"])
     assert closest("hidde\n", [], index) == by_difflib("hidde\n", ["hid\nden", "hidden", "output"])
     assert closest("hid\nde", [], index) is not None
+
+
+def test_names_too_long_for_the_columns_are_compared_too() -> None:
+    long = "a" * 280 + "b" * 20
+    index = NameIndex([long, "c" * 300, "short"])
+    assert closest(long[:-1] + "c", [], index) == long
+
+
+def test_an_index_remembers_what_it_answered(monkeypatch) -> None:
+    index = NameIndex(["hidden", "output"])
+    assert closest("hiden", ["x"], index) == "hidden"
+    assert closest("outpt", [], index) == "output"
+
+    def searched(self, name):
+        raise AssertionError(f"searched again for {name}")
+
+    monkeypatch.setattr(NameIndex, "sharing", searched)
+    assert closest("hiden", ["x"], index) == "hidden"
+    assert closest("outpt", [], index) == "output"

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import difflib
-import itertools
 import re
 from collections.abc import Iterable, Iterator
 
 from shapescript.diagnostics.diagnostic import Edit, Fix
+from shapescript.records import record
 from shapescript.syntax import ast
 from shapescript.syntax.source import Span
 
@@ -35,10 +35,12 @@ class NameIndex:
         for name in sorted(self.names):
             by_length.setdefault(len(name), []).append(name)
         self.by_length = by_length
-        #: Each length's names one a line, made when first read (`sharing`); names with
-        #: a line break in them are left out, to `loose`.
-        self._lines: dict[int, tuple[list[str], str]] = {}
-        self.loose = sorted(name for name in self.names if _SEPARATOR in name)
+        #: Each length's names as columns of bytes, made when first read (`_columns_of`).
+        self._columns: dict[int, _Columns] = {}
+        #: What `closest` answered, by the misspelt name and the other candidates: an
+        #: index is kept from one analysis to the next while the names are the same, and
+        #: a re-checked body asks again about the unknown names it still has.
+        self.answers: dict[tuple[str, tuple[str, ...]], str | None] = {}
 
     def near(self, size: int) -> Iterator[str]:
         """The names whose length allows a ratio of 0.75 with a name of `size`
@@ -51,32 +53,77 @@ class NameIndex:
         it (`near`), and with enough of their characters among the name's.
 
         The characters are counted as `closest` counts them, but a whole length's names
-        at once: their lines lose the name's characters in one `str.translate`, and each
-        line's length left is what that name doesn't share.
+        at once: the names' characters at each position are one string of bytes, whose
+        `bytes.translate` marks those among the name's, and the marks of every position
+        add up as the bytes of one integer, one byte a name.
         """
         size = len(name)
-        others = dict.fromkeys(map(ord, name))
-        others.pop(ord(_SEPARATOR), None)
+        marks = _marks(name)
         for length in _lengths_near(size):
             # 8 * (length - left) >= 3 * (length + size), as a bound on what is left.
             most_left = (5 * length - 3 * size) // 8
             if most_left < 0 or length not in self.by_length:
                 continue
-            names, lines = self._lines_of(length)
-            left = lines.translate(others).split(_SEPARATOR)
-            yield from itertools.compress(names, map(most_left.__ge__, map(len, left)))
-        yield from _sharing(name, self.loose)
+            columns = self._columns_of(length)
+            names = columns.names
+            if names:
+                total = 0
+                for column in columns.columns:
+                    total += int.from_bytes(column.translate(marks), "little")
+                shared = total.to_bytes(len(names), "little")
+                enough = shared.translate(_at_least(length - most_left))
+                at = enough.find(1)
+                while at != -1:
+                    yield names[at]
+                    at = enough.find(1, at + 1)
+            yield from _sharing(name, columns.others)
 
-    def _lines_of(self, length: int) -> tuple[list[str], str]:
-        lines = self._lines.get(length)
-        if lines is None:
-            names = [name for name in self.by_length[length] if _SEPARATOR not in name]
-            lines = self._lines[length] = (names, _SEPARATOR.join(names))
-        return lines
+    def _columns_of(self, length: int) -> _Columns:
+        found = self._columns.get(length)
+        if found is None:
+            names = self.by_length[length]
+            plain = [name for name in names if name.isascii()] if length <= _MOST_LENGTH else []
+            others = [name for name in names if not name.isascii()] if plain else names
+            joined = "".join(plain).encode("ascii")
+            columns = [joined[position::length] for position in range(length)]
+            found = self._columns[length] = _Columns(plain, columns, others)
+        return found
 
 
-#: What separates the names of one length in `NameIndex`'s lines.
-_SEPARATOR = "\n"
+@record(frozen=True)
+class _Columns:
+    """The ASCII names of one length, and their characters at each position as bytes
+    (one byte a name); and the other names of the length, compared one by one."""
+
+    names: list[str]
+    columns: list[bytes]
+    others: list[str]
+
+
+#: The longest names compared by columns: a name's count of shared characters is one
+#: byte of a sum.
+_MOST_LENGTH = 255
+
+
+def _marks(name: str) -> bytes:
+    """A `bytes.translate` table marking the ASCII characters of `name` with 1."""
+    table = bytearray(256)
+    for character in set(name):
+        code = ord(character)
+        if code < 128:
+            table[code] = 1
+    return bytes(table)
+
+
+def _at_least(count: int) -> bytes:
+    """A `bytes.translate` table marking the bytes of at least `count` with 1."""
+    found = _AT_LEAST.get(count)
+    if found is None:
+        found = _AT_LEAST[count] = bytes(int(value >= count) for value in range(256))
+    return found
+
+
+_AT_LEAST: dict[int, bytes] = {}
 
 
 def _lengths_near(size: int) -> range:
@@ -104,13 +151,27 @@ def closest(name: str, candidates, index: NameIndex | None = None) -> str | None
     last_asked, last_found = _last[0]
     if last_asked == asked:
         return last_found
+    answers = index.answers if index is not None else None
+    if answers is not None and (found := answers.get(asked[:2], _NOT_ASKED)) is not _NOT_ASKED:
+        _last[0] = (asked, found)
+        return found  # type: ignore[return-value]
     close = _sharing(name, asked[1])
     if index is not None:
         close.extend(index.sharing(name))
     matches = difflib.get_close_matches(name, close, n=1, cutoff=0.75)
     found = matches[0] if matches else None
     _last[0] = (asked, found)
+    if answers is not None:
+        if len(answers) >= _MOST_ANSWERS:
+            answers.clear()
+        answers[asked[:2]] = found
     return found
+
+
+#: What `NameIndex.answers` gives for a question never asked.
+_NOT_ASKED = object()
+#: How many answers an index keeps: past it, they are forgotten all at once.
+_MOST_ANSWERS = 256
 
 
 #: The last question `closest` answered, with its answer (one tuple, replaced whole, so

@@ -16,7 +16,7 @@ from shapescript.check.algebra.types import (
 )
 from shapescript.check.declarations.data_info import DataFieldInfo, DataInfo
 from shapescript.check.declarations.declaration_checker import DeclarationChecker, has_unknown_axis
-from shapescript.check.declarations.model_memo import DeclarationPass
+from shapescript.check.declarations.model_memo import DeclarationPass, PlacedInfos
 from shapescript.check.declarations.module_scope import ModuleScope
 from shapescript.check.declarations.symbols import Facts
 from shapescript.diagnostics.diagnostic import Label
@@ -27,7 +27,7 @@ FIELD_HELP = (
 )
 
 
-def check_data_records(scope: ModuleScope, run: DeclarationPass) -> dict[str, DataInfo]:
+def check_data_records(scope: ModuleScope, run: DeclarationPass) -> PlacedInfos:
     """Check every data record, as `check_models` checks models."""
     return run.check(
         ast.DataDecl,

@@ -10,6 +10,7 @@ import where none can be (E2306), and an installed package built by a newer comp
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from shapescript.check.algebra.sizes import Poly
@@ -40,15 +41,22 @@ if TYPE_CHECKING:
 
 
 def attach(
-    module: ast.Module, scope: ModuleScope, reporter: Reporter, session: ImportSession
+    module: ast.Module,
+    scope: ModuleScope,
+    reporter: Reporter,
+    session: ImportSession,
+    indexes: Sequence[int] | None = None,
 ) -> ImportTable:
-    """Resolve and check the file's imports and add what they declare to its scope."""
+    """Resolve and check the file's imports and add what they declare to its scope; with
+    `indexes`, the imports are among the items at those indexes."""
     table = ImportTable()
     scope.imports = table
     names = table.names
     dependencies: list[Dependency] = []
     loaded: list[tuple[ImportInfo, ModuleExports]] = []
-    for index, item in enumerate(module.items):
+    items = module.items
+    for index in range(len(items)) if indexes is None else indexes:
+        item = items[index]
         if not isinstance(item, ast.ImportDecl):
             continue
         base = module.base_of(index)

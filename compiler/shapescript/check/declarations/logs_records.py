@@ -7,7 +7,7 @@ import keyword
 from shapescript.check.algebra.types import HostType, TensorType, Type, UnknownType, format_type
 from shapescript.check.declarations.declaration_checker import DeclarationChecker
 from shapescript.check.declarations.logs_info import COMBINE_RULES, LogsInfo, MetricInfo
-from shapescript.check.declarations.model_memo import DeclarationPass
+from shapescript.check.declarations.model_memo import DeclarationPass, PlacedInfos
 from shapescript.check.declarations.module_scope import ModuleScope, suggestion
 from shapescript.check.declarations.symbols import Reference, Symbol
 from shapescript.diagnostics.diagnostic import Label
@@ -17,7 +17,7 @@ from shapescript.syntax.source import Span
 COMBINE_HELP = "end the metric with how its values combine: mean, sum, max, min or last"
 
 
-def check_logs(scope: ModuleScope, run: DeclarationPass) -> dict[str, LogsInfo]:
+def check_logs(scope: ModuleScope, run: DeclarationPass) -> PlacedInfos:
     """Check every logs declaration, as `check_models` checks models."""
     return run.check(
         ast.LogsDecl,

@@ -8,7 +8,15 @@ an edit above has moved the declaration.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Iterator, Mapping
+from collections.abc import (
+    Callable,
+    Container,
+    ItemsView,
+    Iterator,
+    Mapping,
+    MutableMapping,
+    ValuesView,
+)
 from typing import Any
 
 from shapescript.check.algebra.reporter import Reporter
@@ -126,6 +134,126 @@ def moved(result: ModelResult, base: int) -> ModelResult:
     )
 
 
+class PlacedInfos(MutableMapping[str, Any]):
+    """The infos one pass of `DeclarationPass` found (`ModelInfo`, `DataInfo` or
+    `LogsInfo`, by name), each moved to where its item now is when first read.
+
+    `results` holds each declaration's item index and its `ModelResult`, which says at
+    which base it was made; it is shared by the analyses that take the pass's results
+    whole, and a result moved on reading replaces the one there (a result is right at any
+    base, moved by the difference). `bases` are the items' bases now. `made` holds what
+    this analysis read (moved) or wrote (another file's infos, `imports.finish`), which
+    overrides `results`; names are kept in a dict's order: `results`', then those
+    written anew.
+    """
+
+    __slots__ = ("results", "bases", "made", "whole", "clean")
+
+    def __init__(
+        self,
+        results: dict[str, tuple[int, ModelResult]],
+        bases: list[int],
+        made: dict[str, Any] | None = None,
+        whole: bool = False,
+    ) -> None:
+        self.results = results
+        self.bases = bases
+        self.made: dict[str, Any] = {} if made is None else made
+        #: Whether `made` holds every info, in order (`_whole`).
+        self.whole = whole
+        #: Whether `nested_models.report_cycles` found no model holding itself and none
+        #: nested too deep among these (or the ones they are moved from).
+        self.clean = False
+
+    def _moved(self, name: str) -> Any:
+        index, result = self.results[name]
+        base = self.bases[index]
+        if base != result.base:
+            result = moved(result, base)
+            self.results[name] = (index, result)
+        return result.info
+
+    def __getitem__(self, name: str) -> Any:
+        made = self.made.get(name)
+        if made is None:
+            made = self.made[name] = self._moved(name)
+        return made
+
+    def get(self, name: str, default: Any = None) -> Any:
+        made = self.made.get(name)
+        if made is not None:
+            return made
+        return self[name] if name in self.results else default
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.made or name in self.results
+
+    # A reader on another thread may add to `made` meanwhile: it is walked as a copy.
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.results
+        for name in list(self.made):
+            if name not in self.results:
+                yield name
+
+    def __len__(self) -> int:
+        results = self.results
+        return len(results) + sum(1 for name in list(self.made) if name not in results)
+
+    def items(self) -> ItemsView[str, Any]:
+        return self._whole().items()
+
+    def values(self) -> ValuesView[Any]:
+        return self._whole().values()
+
+    def _whole(self) -> dict[str, Any]:
+        """Every info, moved, in order: made in one pass when first asked for."""
+        if self.whole:
+            return self.made
+        made = self.made
+        whole = {name: made.get(name) or self._moved(name) for name in self.results}
+        for name, info in list(made.items()):
+            whole.setdefault(name, info)
+        self.made = whole
+        self.whole = True
+        return whole
+
+    def __setitem__(self, name: str, info: Any) -> None:
+        self.made[name] = info
+
+    def __delitem__(self, name: str) -> None:
+        raise TypeError("a declaration's info is never taken out")
+
+    def own(self) -> PlacedInfos:
+        """The infos of the file's own declarations: without another file's (`mlp.Mlp`),
+        which have a `.` in their names."""
+        made = {name: info for name, info in list(self.made.items()) if "." not in name}
+        return PlacedInfos(self.results, self.bases, made, self.whole)
+
+    def __repr__(self) -> str:
+        return f"PlacedInfos({dict(self.items())!r})"
+
+
+def own_infos(infos: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The infos of the file's own declarations, without another file's."""
+    if isinstance(infos, PlacedInfos):
+        return infos.own()
+    return {name: info for name, info in infos.items() if "." not in name}
+
+
+@record
+class PassMemo:
+    """What one kind's pass of `DeclarationPass` leaves for the next analysis, to be
+    taken whole while no declaration it read changed: the context and file it checked
+    under, its infos (`PlacedInfos`, whose `results` are each declaration's check) and
+    the names of the declarations that reported something, in order."""
+
+    context: int
+    path: str
+    infos: PlacedInfos
+    reporting: list[str]
+
+
 def declaration_key(
     text: str, item: ast.Item, base: int, context: int, path: str, previous: dict
 ) -> tuple:
@@ -198,7 +326,8 @@ class DeclarationPass:
     kept: Container[int]
     indexes: dict[type, list[int]]
     reporter: Reporter
-    memos: dict[str, dict] = field(default_factory=dict)
+    replaced: list[int] | None = None
+    memos: dict[str, Any] = field(default_factory=dict)
 
     def check(
         self,
@@ -206,11 +335,20 @@ class DeclarationPass:
         declared: dict,
         memo_name: str,
         check: Callable[[Any, Reporter, Facts, int], Any],
-    ) -> dict[str, Any]:
+    ) -> PlacedInfos:
         """Check the declarations of class `kind` that `declared` (the scope's table of
         them, by name) holds, `check(item, reporter, facts, base)` checking one; each
-        one's declaration facts go to its item. Gives each one's info, by name."""
+        one's declaration facts go to its item. Gives each one's info, by name.
+
+        When no item of the class is new since the previous analysis, and its check was
+        made under the same context, its infos are taken whole, moved as they are read,
+        and its diagnostics reported again where their items now are."""
+        whole = self._taken_whole(kind, memo_name)
+        if whole is not None:
+            return whole
         infos: dict[str, Any] = {}
+        results: dict[str, tuple[int, ModelResult]] = {}
+        reporting: list[str] = []
         memo = self.memos[memo_name] = {}
         previous = self.previous.get(memo_name) or {}
         module, text, context, path = self.module, self.text, self.context, self.path
@@ -231,4 +369,38 @@ class DeclarationPass:
             facts = None if index in self.kept else self.items_facts[index].declaration
             record_result(result, facts, self.reporter)
             infos[item.name] = result.info
+            results[item.name] = (index, result)
+            if result.diagnostics:
+                reporting.append(item.name)
+        placed = PlacedInfos(results, module.bases or [0] * len(items), infos, whole=True)
+        self.memos[memo_name + " whole"] = PassMemo(context, path, placed, reporting)
+        return placed
+
+    def _taken_whole(self, kind: type, memo_name: str) -> PlacedInfos | None:
+        """The previous analysis's infos of class `kind`, moved, with their diagnostics
+        reported again, when no item of the class was replaced since and the context is
+        the same; else None."""
+        found = self.previous.get(memo_name + " whole")
+        replaced = self.replaced
+        if (
+            found is None
+            or replaced is None
+            or found.context != self.context
+            or found.path != self.path
+        ):
+            return None
+        items = self.module.items
+        if any(type(items[index]) is kind for index in replaced):
+            return None
+        before = found.infos
+        bases = self.module.bases or [0] * len(items)
+        infos = PlacedInfos(before.results, bases)
+        infos.clean = before.clean
+        diagnostics = self.reporter.diagnostics
+        for name in found.reporting:
+            index, result = before.results[name]
+            offset = bases[index] - result.base
+            diagnostics.extend(shift_diagnostic(d, offset) for d in result.diagnostics)
+        self.memos[memo_name] = self.previous.get(memo_name) or {}
+        self.memos[memo_name + " whole"] = PassMemo(self.context, self.path, infos, found.reporting)
         return infos

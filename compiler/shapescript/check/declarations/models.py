@@ -20,7 +20,7 @@ from shapescript.check.algebra.types import (
 from shapescript.check.declarations.constant_numbers import ALLOWED, constant_number
 from shapescript.check.declarations.declaration_checker import DeclarationChecker, has_unknown_axis
 from shapescript.check.declarations.model_info import FieldInfo, Initializer, ModelInfo, Number
-from shapescript.check.declarations.model_memo import DeclarationPass
+from shapescript.check.declarations.model_memo import DeclarationPass, PlacedInfos
 from shapescript.check.declarations.module_scope import ModuleScope, suggestion
 from shapescript.check.declarations.nested_models import (
     held_model_misdeclared,
@@ -104,7 +104,7 @@ MODULE_ATTRIBUTES = frozenset(
 BUFFER_FORBIDDEN_DOMAINS = frozenset({"Logit", "Prob", "LogProb", "Binary", "Additive"})
 
 
-def check_models(scope: ModuleScope, run: DeclarationPass) -> dict[str, ModelInfo]:
+def check_models(scope: ModuleScope, run: DeclarationPass) -> PlacedInfos:
     """Check every model declaration; the declaration facts of each go to its item, and a
     model unchanged since the previous analysis reuses its result (`DeclarationPass`)."""
     return run.check(

@@ -9,20 +9,22 @@ from __future__ import annotations
 import itertools
 import math
 import operator
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, MutableMapping, Sequence
+from typing import Any, cast
 
 from shapescript.check.algebra.fixes import NameIndex, closest, replace, spelling
 from shapescript.check.algebra.ranges import Interval
 from shapescript.check.algebra.reporter import Reporter
 from shapescript.check.algebra.sizes import InexactDivision, Poly, SizeOverflow
 from shapescript.check.declarations.overloads import FunctionNames, note_signature, overload_members
-from shapescript.check.declarations.placed_symbols import PlacedSymbols
+from shapescript.check.declarations.placed_symbols import ItemBases, PlacedSymbols
 from shapescript.check.declarations.signatures import Signature, build_signature
 from shapescript.check.declarations.symbols import Symbol
 from shapescript.check.declarations.type_exprs import BUILTIN_DOMAINS, TypeContext, TypeResolver
 from shapescript.check.declarations.type_variables import declared_type_names
 from shapescript.diagnostics.diagnostic import Fix, Label
 from shapescript.records import field, record
+from shapescript.records import replace as with_fields
 from shapescript.syntax import ast
 from shapescript.syntax.lexer import MAX_INT_LITERAL
 from shapescript.syntax.parser import shift_diagnostic
@@ -61,12 +63,13 @@ class ModuleScope:
     domains: set[str] = field(default_factory=set)
     named_types: set[str] = field(default_factory=set)
     functions: dict[str, ast.FnDecl | ast.ExternFnDecl] = field(default_factory=dict)
-    function_bases: dict[str, int] = field(default_factory=dict)
+    #: A dict, or after an edit that moved items `ItemBases`.
+    function_bases: Mapping[str, int] = field(default_factory=dict)
     signatures: dict[str, Signature] = field(default_factory=dict)
     python_modules: set[str] = field(default_factory=set)
     models: dict[str, ast.ModelDecl] = field(default_factory=dict)
     #: Each model's checked fields (`models.check_models`), by the model's name.
-    model_infos: dict = field(default_factory=dict)
+    model_infos: MutableMapping[str, Any] = field(default_factory=dict)
     #: Functions declared more than once, each taking another model first, by name
     #: (`overloads.OverloadSet`); `functions` and `signatures` hold the first of each.
     overload_sets: dict = field(default_factory=dict)
@@ -74,11 +77,11 @@ class ModuleScope:
     #: The names of the logs records, and each one's checked metrics
     #: (`logs_records.check_logs`), by the record's name.
     logs: set[str] = field(default_factory=set)
-    logs_infos: dict = field(default_factory=dict)
+    logs_infos: MutableMapping[str, Any] = field(default_factory=dict)
     #: The names of the data records (a subset of `records`).
     data_records: set[str] = field(default_factory=set)
     #: Each data record's checked fields (`data_records.check_data_records`), by name.
-    data_infos: dict = field(default_factory=dict)
+    data_infos: MutableMapping[str, Any] = field(default_factory=dict)
     #: Dims and aliases whose declaration failed: their uses are unknown, silently.
     broken_names: set[str] = field(default_factory=set)
     domain_intervals: dict[str, Interval] = field(default_factory=dict)
@@ -269,8 +272,8 @@ class _DevicesLines:
 @record
 class CollectMemo:
     """What `collect` found, kept for the next analysis of the file: the items and bases
-    it read, copies of the scope's containers as it left them, and which item declared
-    each name."""
+    it read, the scope as it left it (copies of the containers later passes change), and
+    which item declared each name."""
 
     path: str
     items: list
@@ -278,15 +281,30 @@ class CollectMemo:
     scope: ModuleScope
     #: The index of the item that declared each name.
     owners: dict[str, int]
-    #: The names each item declared, by the item's index (from `owners`, once needed).
-    owned: dict[int, list[str]] | None = None
     #: When the scope was the previous analysis's brought up to date: the indexes of the
     #: items that are not the previous analysis's own (functions of the same names, as
     #: the others are the same objects, in the same order). None when collected afresh.
     replaced: list[int] | None = None
-    #: The indexes of the items that declared a function or extern fn, and those names,
-    #: in two lists (from `owned`, once needed).
-    owned_functions: tuple[list[int], list[str]] | None = None
+    #: The index of the item that declared each function or extern fn, in the order of
+    #: `scope.functions` (from `owners`, once needed).
+    function_owners: dict[str, int] | None = None
+    #: The indexes of the `import` items, in order (from `owners`, once needed).
+    imports: list[int] | None = None
+    #: Whether `check_aliases` found no alias defined in terms of itself among these
+    #: items' aliases (the same items as the memo it was brought up to date from, when
+    #: it found that there).
+    aliases_clean: bool = False
+
+    def import_indexes(self) -> list[int]:
+        """The indexes of the items that import another `.ss` file, in order."""
+        found = self.imports
+        if found is None:
+            items = self.items
+            found = sorted(
+                index for index in self.owners.values() if type(items[index]) is ast.ImportDecl
+            )
+            self.imports = found  # whole, for a reader on another thread
+        return found
 
 
 def collect_reusing(
@@ -297,16 +315,18 @@ def collect_reusing(
     found = _collected_before(module, path, previous) if previous is not None else None
     if found is not None:
         assert previous is not None
-        scope, replaced = found
-        return scope, CollectMemo(
+        kept, replaced, function_owners = found
+        return _copy(kept), CollectMemo(
             path,
             module.items,
             module.bases,
-            _copy(scope),
+            kept,
             previous.owners,
-            previous.owned,
             replaced,
-            previous.owned_functions,
+            function_owners,
+            previous.imports,
+            # Only functions are replaced: the aliases are the same items.
+            previous.aliases_clean,
         )
     reported = len(reporter.diagnostics)
     owners: dict[str, int] = {}
@@ -319,16 +339,18 @@ def collect_reusing(
 
 
 def _copy(scope: ModuleScope) -> ModuleScope:
-    """A scope with copies of the containers `collect` fills, which later passes change."""
+    """A scope with copies of the containers that passes after `collect` change; the
+    others (the functions, their bases, the declared type names, the Python modules)
+    are shared, as nothing changes them after `collect`."""
     return ModuleScope(
         scope.path,
         symbols=scope.symbols.copy(),
         aliases=dict(scope.aliases),
         domains=set(scope.domains),
         named_types=set(scope.named_types),
-        functions=dict(scope.functions),
-        function_bases=dict(scope.function_bases),
-        python_modules=set(scope.python_modules),
+        functions=scope.functions,
+        function_bases=scope.function_bases,
+        python_modules=scope.python_modules,
         models=dict(scope.models),
         records=dict(scope.records),
         logs=set(scope.logs),
@@ -336,16 +358,18 @@ def _copy(scope: ModuleScope) -> ModuleScope:
         broken_names=set(scope.broken_names),
         domain_intervals=dict(scope.domain_intervals),
         device_count=scope.device_count,
-        declared_types=set(scope.declared_types),
+        declared_types=scope.declared_types,
     )
 
 
 def _collected_before(
     module: ast.Module, path: str, previous: CollectMemo
-) -> tuple[ModuleScope, list[int]] | None:
+) -> tuple[ModuleScope, list[int], dict[str, int] | None] | None:
     """The scope `previous` holds, brought up to date, when every item is the one it read
     (perhaps moved) or a function of the same name in its place, with the indexes of
-    those functions; else None.
+    those functions and the index of each function's item; else None. The scope is as
+    `collect` leaves it, for the memo: it shares the containers that did not change
+    with the previous one, which nothing changes.
 
     The items other than functions being the same objects, so are the names they declare
     and what they declare them as; a function in place of one of the same name declares
@@ -356,14 +380,7 @@ def _collected_before(
         return None
     old_bases = previous.bases or [0] * len(old_items)
     new_bases = module.bases or [0] * len(new_items)
-    owned = previous.owned
-    if owned is None:
-        owned = {}
-        for name, index in previous.owners.items():
-            owned.setdefault(index, []).append(name)
-        previous.owned = owned  # whole, for a reader on another thread
-    scope = _copy(previous.scope)
-    functions, function_bases = scope.functions, scope.function_bases
+    before = previous.scope
     # Tens of thousands of items in a big file, per keystroke: the items and bases are
     # compared without a Python loop, and only the items replaced are looked at.
     replaced = list(
@@ -373,40 +390,55 @@ def _collected_before(
         old, new = old_items[index], new_items[index]
         if type(new) is not ast.FnDecl or type(old) is not ast.FnDecl or old.name != new.name:
             return None
-        functions[new.name] = new
     if not replaced and old_bases == new_bases:
-        return scope, replaced
-    # Each function's base is where its declaring item now is: set for all of them, as
-    # those that didn't move have theirs already.
-    indexes, names = _owned_functions(previous, owned, new_items)
-    function_bases.update(zip(names, map(new_bases.__getitem__, indexes), strict=True))
+        return before, replaced, previous.function_owners
+    functions = before.functions
+    if replaced:
+        functions = dict(functions)
+        for index in replaced:
+            function = cast(ast.FnDecl, new_items[index])
+            functions[function.name] = function
+    # Each function's base is looked up where its declaring item now is, when read.
+    owners = _function_owners(previous)
     # The symbols are moved as they are read (`PlacedSymbols`), from where a check last
-    # collected them; a function in place of one of the same name is placed there too.
-    collected = previous.scope.symbols
+    # collected them; a function in place of one of the same name is placed there too,
+    # unless its symbol is the same (a body edit leaves its name and doc).
+    collected = before.symbols
+    names = None
     if isinstance(collected, PlacedSymbols):
-        found, found_bases = collected.found, collected.found_bases
+        found, found_bases, names = collected.found, collected.found_bases, collected.found_names
     else:
         found, found_bases = collected, old_bases
-    if replaced:
-        found = dict(found)
-        for index in replaced:
-            item = new_items[index]
-            found[item.name] = _function_symbol(item, found_bases[index], path)  # type: ignore[arg-type]
-    scope.symbols = PlacedSymbols(found, previous.owners, found_bases, new_bases)
-    return scope, replaced
+    copied = False
+    for index in replaced:
+        item = new_items[index]
+        symbol = _function_symbol(item, found_bases[index], path)  # type: ignore[arg-type]
+        if found.get(item.name) != symbol:  # type: ignore[union-attr]
+            if not copied:
+                found, copied, names = dict(found), True, None
+            found[item.name] = symbol  # type: ignore[index, union-attr]
+    scope = with_fields(
+        before,
+        symbols=PlacedSymbols(found, previous.owners, found_bases, new_bases, None, names),
+        functions=functions,
+        function_bases=ItemBases(owners, new_bases),
+    )
+    return scope, replaced, owners
 
 
-def _owned_functions(
-    previous: CollectMemo, owned: dict[int, list[str]], items: list
-) -> tuple[list[int], list[str]]:
-    """The indexes of the items that declared a function or extern fn, and their names:
-    the same for `items` as for the previous items, whose functions they are or have
-    the names of."""
-    found = previous.owned_functions
+def _function_owners(previous: CollectMemo) -> dict[str, int]:
+    """The index of the item that declared each function or extern fn, in the order of
+    `scope.functions`: the same for the new items as for the previous ones, whose
+    functions they are or have the names of."""
+    found = previous.function_owners
     if found is None:
-        indexes = sorted(index for index in owned if items[index].__class__ in _FUNCTION_CLASSES)
-        found = (indexes, [items[index].name for index in indexes])
-        previous.owned_functions = found  # whole, for a reader on another thread
+        items = previous.items
+        found = {
+            name: index
+            for name, index in previous.owners.items()
+            if items[index].__class__ in _FUNCTION_CLASSES
+        }
+        previous.function_owners = found  # whole, for a reader on another thread
     return found
 
 
@@ -438,7 +470,9 @@ def collect(
     scope.declared_types = declared_type_names(module)
     function_names = FunctionNames(models, scope.declared_types)
     devices = _DevicesLines()
-    symbols, functions, function_bases = scope.symbols, scope.functions, scope.function_bases
+    function_bases: dict[str, int] = {}
+    scope.function_bases = function_bases
+    symbols, functions = scope.symbols, scope.functions
     bases = module.bases or [0] * len(module.items)
     for index, (item, base) in enumerate(zip(module.items, bases, strict=True)):
         reporter.base = base
@@ -528,7 +562,7 @@ def collect(
             owners[name] = index
             if kind in ("fn", "extern"):
                 scope.functions[name] = item
-                scope.function_bases[name] = base
+                function_bases[name] = base
     reporter.base = 0
     return scope
 
@@ -747,9 +781,16 @@ def check_aliases(
     scope: ModuleScope,
     reporter: Reporter,
     indexes: Sequence[int] | None = None,
+    memo: CollectMemo | None = None,
 ) -> None:
     """Report aliases defined in terms of themselves (E2201), each alias of a cycle once;
-    with `indexes`, the aliases are among the items at those indexes."""
+    with `indexes`, the aliases are among the items at those indexes.
+
+    With the memo `collect_reusing` made for the scope, nothing is looked at when it
+    says that the aliases, the same items as when it was made, have no cycle; when
+    none is found, it is noted there."""
+    if memo is not None and memo.aliases_clean:
+        return
     decls: dict[str, ast.AliasDecl] = {}
     bases: dict[str, int] = {}
     items = module.items
@@ -803,6 +844,8 @@ def check_aliases(
             scope.aliases.pop(name, None)
             scope.broken_names.add(name)
     reporter.base = 0
+    if memo is not None and not in_cycle:
+        memo.aliases_clean = True
 
 
 # ---------------------------------------------------------------------- signatures
@@ -903,7 +946,8 @@ def build_signatures(
     reporter.base = 0
     if overload_sets:
         return SignaturesMemo(context_key, entries)
-    return SignaturesMemo(context_key, entries, dict(declared), dict(signatures), reporting)
+    # Nothing changes the functions after `collect`, nor the signatures after this pass.
+    return SignaturesMemo(context_key, entries, declared, signatures, reporting)
 
 
 def _new_signature(
@@ -976,4 +1020,4 @@ def _signatures_again(
         base = bases[name]
         entry = entries[id(functions[name])]
         reporter.diagnostics.extend(shift_diagnostic(d, base) for d in entry.diagnostics)
-    return SignaturesMemo(previous.context, entries, dict(functions), dict(signatures), reporting)
+    return SignaturesMemo(previous.context, entries, functions, signatures, reporting)

@@ -6,11 +6,13 @@ Their types (E0902, E3402), the help for a model written as a `param` or `buffer
 
 from __future__ import annotations
 
+from collections.abc import Mapping, MutableMapping
 from typing import TYPE_CHECKING
 
 from shapescript.check.algebra.reporter import Reporter
 from shapescript.check.algebra.types import UNKNOWN, ModelType, StackType, Type
 from shapescript.check.declarations.model_info import FieldInfo, ModelInfo
+from shapescript.check.declarations.model_memo import PlacedInfos
 from shapescript.check.declarations.symbols import Reference
 from shapescript.diagnostics.diagnostic import Label
 from shapescript.records import replace
@@ -165,14 +167,25 @@ def _size_text(size: ast.SizeExpr) -> str:
 MAX_MODEL_DEPTH = 64
 
 
-def report_cycles(infos: dict[str, ModelInfo], reporter: Reporter) -> dict[str, ModelInfo]:
+def report_cycles(
+    infos: MutableMapping[str, ModelInfo], reporter: Reporter
+) -> MutableMapping[str, ModelInfo]:
     """E3401 for each model that holds itself, directly or through others, named with the
     path, and E3404 for models nested past `MAX_MODEL_DEPTH`; those models are returned
-    not ok, so nothing builds them."""
+    not ok, so nothing builds them.
+
+    Infos a check found clean (`PlacedInfos.clean`, which infos taken whole from the
+    previous analysis keep) are returned as they are, unread; so are infos found clean
+    now, marked so."""
+    if isinstance(infos, PlacedInfos) and infos.clean:
+        return infos
     held = {name: _held(info) for name, info in infos.items()}
     on_cycle = _report_cycles(infos, held, reporter)
     too_deep = _report_depth(infos, held, reporter, on_cycle)
     bad = on_cycle | too_deep
+    if not bad and isinstance(infos, PlacedInfos):
+        infos.clean = True
+        return infos
     return {name: replace(info, ok=False) if name in bad else info for name, info in infos.items()}
 
 
@@ -181,7 +194,7 @@ def _held(info: ModelInfo) -> list[FieldInfo]:
 
 
 def _report_cycles(
-    infos: dict[str, ModelInfo], held_by: dict[str, list[FieldInfo]], reporter: Reporter
+    infos: Mapping[str, ModelInfo], held_by: dict[str, list[FieldInfo]], reporter: Reporter
 ) -> set[str]:
     """One depth-first walk (an explicit stack, linear in models and fields): a field that
     leads back to a model still on the walk's path closes a cycle."""
@@ -223,7 +236,7 @@ def _report_cycles(
 
 
 def _report_depth(
-    infos: dict[str, ModelInfo],
+    infos: Mapping[str, ModelInfo],
     held_by: dict[str, list[FieldInfo]],
     reporter: Reporter,
     on_cycle: set[str],
@@ -240,7 +253,10 @@ def _report_depth(
             inner = [
                 f.model
                 for f in held_by[name]
-                if f.model in infos and f.model not in on_cycle and f.model not in levels
+                if f.model is not None
+                and f.model in infos
+                and f.model not in on_cycle
+                and f.model not in levels
             ]
             if inner:
                 pending += inner
@@ -269,7 +285,7 @@ def _report_depth(
 
 
 def _report_cycle(
-    infos: dict[str, ModelInfo], reporter: Reporter, step: tuple[tuple[str, str], ...]
+    infos: Mapping[str, ModelInfo], reporter: Reporter, step: tuple[tuple[str, str], ...]
 ) -> None:
     owner, field_name = step[0]
     held = infos[owner].fields[field_name]

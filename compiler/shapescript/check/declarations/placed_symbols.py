@@ -31,7 +31,7 @@ class PlacedSymbols(Mapping[str, Symbol]):
     order a dict would keep them: `found`'s, then the ones written anew.
     """
 
-    __slots__ = ("found", "owners", "found_bases", "bases", "made", "whole")
+    __slots__ = ("found", "owners", "found_bases", "bases", "made", "whole", "found_names")
 
     def __init__(
         self,
@@ -40,6 +40,7 @@ class PlacedSymbols(Mapping[str, Symbol]):
         found_bases: list[int],
         bases: list[int],
         made: dict[str, Symbol] | None = None,
+        found_names: list[frozenset[str] | None] | None = None,
     ) -> None:
         self.found = found
         self.owners = owners
@@ -48,6 +49,11 @@ class PlacedSymbols(Mapping[str, Symbol]):
         self.made: dict[str, Symbol] = {} if made is None else made
         #: Whether `made` holds every symbol, in order (`_whole`).
         self.whole = False
+        #: The names of `found`, once made (`names`), in a box shared by every mapping of
+        #: the same `found`: a keystroke's analysis is given the one its previous made.
+        self.found_names: list[frozenset[str] | None] = (
+            [None] if found_names is None else found_names
+        )
 
     def __getitem__(self, name: str) -> Symbol:
         made = self.made.get(name)
@@ -153,14 +159,28 @@ class PlacedSymbols(Mapping[str, Symbol]):
             kinds[name] = symbol.kind
         return kinds
 
-    def names(self) -> set[str]:
-        """The names, as a set (`keys()` is a view whose comparisons test name by name)."""
+    def names(self) -> frozenset[str]:
+        """The names, as a set (`keys()` is a view whose comparisons test name by name):
+        those of `found`, made once for every mapping that shares it, when this one
+        wrote no others."""
         found = self.found
-        return found.keys() | [name for name in list(self.made) if name not in found]
+        others = [name for name in list(self.made) if name not in found]
+        box = self.found_names
+        names = box[0]
+        if names is None:
+            names = box[0] = frozenset(found)
+        return names.union(others) if others else names
 
     def copy(self) -> PlacedSymbols:
         """Another mapping of the same symbols, which writes apart from this one."""
-        return PlacedSymbols(self.found, self.owners, self.found_bases, self.bases, dict(self.made))
+        return PlacedSymbols(
+            self.found,
+            self.owners,
+            self.found_bases,
+            self.bases,
+            dict(self.made),
+            self.found_names,
+        )
 
     def unqualified(self) -> PlacedSymbols:
         """The names without a `.` (those of the file itself and the names it imports
@@ -172,6 +192,7 @@ class PlacedSymbols(Mapping[str, Symbol]):
             self.found_bases,
             self.bases,
             {name: symbol for name, symbol in list(self.made.items()) if "." not in name},
+            self.found_names,
         )
 
 
@@ -230,3 +251,34 @@ class DeclaredHere:
         if index >= 0:
             self.low = bases[index]
             self.high = bases[index + 1] if index + 1 < len(bases) else sys.maxsize
+
+
+class ItemBases(Mapping[str, int]):
+    """Where the item that declared each name starts now (`bases[owners[name]]`), looked
+    up when read: a keystroke moves every item below it, and a table of every function's
+    base rewritten per keystroke is mostly never read."""
+
+    __slots__ = ("owners", "bases")
+
+    def __init__(self, owners: Mapping[str, int], bases: list[int]) -> None:
+        self.owners = owners
+        self.bases = bases
+
+    def __getitem__(self, name: str) -> int:
+        return self.bases[self.owners[name]]
+
+    def get(self, name: str, default: int | None = None) -> int | None:  # type: ignore[override]
+        index = self.owners.get(name)
+        return default if index is None else self.bases[index]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.owners
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.owners)
+
+    def __len__(self) -> int:
+        return len(self.owners)
+
+    def __repr__(self) -> str:
+        return f"ItemBases({dict(self)!r})"
