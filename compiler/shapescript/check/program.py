@@ -64,7 +64,7 @@ class Checked:
     #: For the compiler and the editor: each model declaration, by name, with its fields
     #: in order (`model_info.ModelInfo`: kind, type, shape as ints, dtype, initializer
     #: with its arguments as Python numbers, doc, span).
-    models: dict[str, ModelInfo] = field(default_factory=dict)
+    models: Mapping[str, ModelInfo] = field(default_factory=dict)
     #: For the compiler and the editor: each data record, by name, with its valid fields in
     #: order (`data_info.DataInfo`: type, shape as ints, dtype, the type as written, doc,
     #: span). A batch's or example's type is `BatchType` (the record's name and the batch
@@ -72,7 +72,7 @@ class Checked:
     #: type whose axis is a fresh unknown size (`?b`, `?b2`, ...), named `b` when that name
     #: is free; a field read `batch.img` has the field's type with the batch axes first,
     #: and its name is a `Reference.field`.
-    data: dict[str, DataInfo] = field(default_factory=dict)
+    data: Mapping[str, DataInfo] = field(default_factory=dict)
     #: For the compiler and the architecture view: for each fn of the file, for each of
     #: its parameters whose type is a model, the names of the params of that model its
     #: body reads (directly as `m.w1`, or through the fns, pipes and `value_and_grad` it
@@ -85,7 +85,7 @@ class Checked:
     imports: object = None
     #: For the compiler and the editor: each logs record, by name, with its metrics in
     #: order (`logs_info.LogsInfo`: type, dtype as the runtime names it, combining rule).
-    logs: dict[str, LogsInfo] = field(default_factory=dict)
+    logs: Mapping[str, LogsInfo] = field(default_factory=dict)
     #: Functions that share a name, each taking another model first: by name, each
     #: overload's signature by its model (the name's entry in `signatures` is the first).
     overloads: dict[str, dict[str, object]] = field(default_factory=dict)

@@ -329,7 +329,7 @@ class _Scan:
         function: _Function,
         summaries: Callable[[str], Summary | None],
         local_functions: frozenset[str],
-        models: dict,
+        models: Mapping,
         text: str,
         outside: Outside,
     ) -> None:
@@ -844,7 +844,7 @@ def _callees(
 
 def analyse(
     items,
-    models: dict,
+    models: Mapping,
     text: str,
     roots: Iterable[str] | None = None,
     context: object = None,
@@ -908,7 +908,7 @@ def analyse(
 def _analyse_all(
     functions: _Functions,
     wanted: list[str],
-    models: dict,
+    models: Mapping,
     text: str,
     outside: Outside,
     regularity: Regularity,
@@ -985,7 +985,7 @@ def _summary_of(
     called: set[str],
     summaries: dict[str, Summary],
     functions: _Functions,
-    models: dict,
+    models: Mapping,
     text: str,
     outside: Outside,
     reusable: dict | None,
@@ -1015,7 +1015,7 @@ def _reused(
     changed: list[int],
     previous: _Kept,
     regularity: Regularity,
-    models: dict,
+    models: Mapping,
     text: str,
     outside: Outside,
 ) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from operator import attrgetter
 
 from shapescript.check.algebra.reporter import Reporter
@@ -66,7 +67,7 @@ def _secondary(
 def gradient_diagnostics(
     items,
     differentiating,
-    models: dict,
+    models: Mapping,
     source: SourceFile,
     context: object = None,
     previous: dict | None = None,

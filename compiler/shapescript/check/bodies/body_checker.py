@@ -177,7 +177,7 @@ class Program:
             kept = self.previous_memo.get("names")
             symbols = self.scope.symbols
             names = symbols.names() if isinstance(symbols, PlacedSymbols) else symbols.keys()
-            if isinstance(kept, fixes.NameIndex) and kept.names == names:
+            if isinstance(kept, fixes.NameIndex) and (kept.names is names or kept.names == names):
                 self.names = kept
             else:
                 self.names = fixes.NameIndex(names)

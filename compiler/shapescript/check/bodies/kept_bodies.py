@@ -53,7 +53,11 @@ def memo_of(
 ) -> BodiesMemo:
     """The memo of a whole analysis's bodies (`results`, by index); `functions` are the
     indexes of its functions, in order."""
-    with_diagnostics, located, differentiating, calling, unchecked = [], [], [], [], []
+    with_diagnostics: list[int] = []
+    located: list[int] = []
+    differentiating: list[int] = []
+    calling: list[int] = []
+    unchecked: list[int] = []
     for index in functions:
         result = results.get(index)
         if result is None:
