@@ -311,10 +311,9 @@ def _check_parsed(
         several=placement.several,
         complete=all_facts and not padding_later,
         previous=previous.padding if previous is not None else None,  # type: ignore[arg-type]
-        functions=(
-            function_items,
-            extern_items,
-        ),
+        functions=(function_items, extern_items),
+        function_indexes=by_kind.get(ast.FnDecl, ()),
+        replaced=replaced,
     )
     diagnostics.extend(padding.diagnostics)
     keep_instances(program)

@@ -13,7 +13,9 @@ from shapescript.check.analyses import padding
 from shapescript.check.analyses import padding_reuse as reuse
 from shapescript.check.analyses.padding import PaddingFacts, complete_facts
 from shapescript.check.checker import check_source
-from shapescript.syntax.source import SourceFile
+from shapescript.check.declarations.symbols import ItemFacts
+from shapescript.syntax import ast
+from shapescript.syntax.source import SourceFile, Span
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = sorted((ROOT / "examples").glob("*.ss"))
@@ -77,9 +79,10 @@ def test_an_edit_inside_one_function_takes_again_what_the_others_found(monkeypat
     counts: list[tuple[int, int]] = []
     unaffected = reuse.unaffected
 
-    def counted(analysis, memo, now):
-        found = unaffected(analysis, memo, now)
-        counts.append((len(found.found), len(analysis.functions)))
+    def counted(analysis, memo, changed):
+        found = unaffected(analysis, memo, changed)
+        assert found.again is not None
+        counts.append((len(analysis.functions) - len(found.again), len(analysis.functions)))
         return found
 
     monkeypatch.setattr(reuse, "unaffected", counted)
@@ -94,24 +97,20 @@ def test_an_edit_inside_one_function_takes_again_what_the_others_found(monkeypat
     assert functions > 20 and functions // 2 <= taken < functions
 
 
-def test_a_keystroke_moves_only_the_loops_of_functions_that_have_loops(monkeypatch) -> None:
-    text = generate_program(300, 0)
+def test_a_keystroke_moves_the_loops_taken_again_and_keeps_only_notable_findings() -> None:
+    text = generate_program(1200, 0)
     previous = check_source(SourceFile.from_text("f.ss", text), padding_later=True)
-    with_loops = sum(1 for found in previous.padding.found.found.values() if found.loops)
-    moved: list[str] = []
-    rebased_loops = reuse.rebased_loops
-
-    def counted(analysis, item, found):
-        moved.append(item.item.name)
-        return rebased_loops(analysis, item, found)
-
-    monkeypatch.setattr(reuse, "rebased_loops", counted)
+    memo = previous.padding.found
+    # Only the functions with loops or that are steps have findings kept.
+    assert memo.found and all(found.loops or found.step for found in memo.found.values())
+    assert len(memo.names.decls) > 2 * len(memo.found)
     edited = "# a line above\n" + text
     again = check_source(SourceFile.from_text("f.ss", edited), previous, padding_later=True)
     fresh = check_source(SourceFile.from_text("f.ss", edited), padding_later=True)
     assert again.diagnostics == fresh.diagnostics
-    assert len(previous.padding.found.found) > 2 * with_loops
-    assert len(moved) <= with_loops
+    assert again.padding.loops and again.padding.loops == fresh.padding.loops
+    assert again.padding.loop_symbols == fresh.padding.loop_symbols
+    assert again.padding.steps == fresh.padding.steps
 
 
 class _CountedItems(dict):
@@ -144,11 +143,11 @@ def test_a_keystroke_looks_once_at_each_function_and_again_only_at_those_it_reac
     _CountedItems.given = 0
     edited = text[:at] + "    zz = 2\n" + text[at:]
     again = check_source(SourceFile.from_text("f.ss", edited), previous, padding_later=True)
-    functions = len(again.padding.found.versions)
-    # What each function's findings depend on is listed once (`versions`); the others'
-    # findings are taken whole, not visited one by one.
+    functions = len(again.padding.found.names.decls)
+    # The functions are compared with the previous ones side by side (`names_of`); the
+    # others' findings are taken whole, not visited one by one.
     assert functions > 100
-    assert _CountedItems.given <= functions
+    assert _CountedItems.given == 0
     fresh = check_source(SourceFile.from_text("f.ss", edited))
     assert again.diagnostics == fresh.diagnostics
     assert _facts(complete_facts(again)) == _facts(fresh.padding)
@@ -172,20 +171,40 @@ def test_an_edited_extern_fn_is_looked_at_again_with_the_functions_that_call_it(
         assert _facts(complete_facts(previous)) == _facts(fresh.padding)
 
 
-def test_versions_compared_side_by_side_find_each_change() -> None:
-    decl, body, other = object(), object(), object()
-    before = {"f": (decl, body), "g": (decl, body), "h": (decl, None)}
-    # The same names in the same order: compared side by side, each part by identity.
-    assert reuse._changed(before, dict(before)) == set()
-    assert reuse._changed(before, before | {"g": (decl, other)}) == {"g"}
-    assert reuse._changed(before, before | {"h": (other, None)}) == {"h"}
-    # Names in another order, added or gone: compared by name.
-    reordered = {"g": (decl, body), "f": (decl, other), "h": (decl, None)}
-    assert reuse._changed(before, reordered) == {"f"}
-    assert reuse._changed(before, {"f": (decl, body), "k": (decl, body), "h": (decl, None)}) == {
-        "g",
-        "k",
-    }
+def _function(name: str, body: object) -> ItemFacts:
+    return ItemFacts(ast.FnDecl(name, Span(0, 1), [], None, None, None, Span(0, 1)), 0, None, body)
+
+
+def test_functions_compared_side_by_side_find_each_change() -> None:
+    f, g, h = (_function(name, object()) for name in "fgh")
+
+    def memo() -> reuse.Memo:
+        return reuse.Memo(reuse.names_of(([f, g, h], []), None)[0], ())
+
+    before = memo()
+    same, changed = reuse.names_of(([f, g, h], []), before)
+    # Nothing changed: the previous tables themselves.
+    assert changed == set() and same is before.names and not same.spent
+    # A body checked again: that function, the previous lists taken over and patched.
+    before = memo()
+    other = ItemFacts(g.item, 0, None, object())
+    patched, changed = reuse.names_of(([f, other, h], []), before)
+    assert changed == {"g"} and patched.bodies[1] is other.body
+    assert before.names.spent and patched.index is before.names.index
+    # A spent memo is no memo: every name is new.
+    assert reuse.names_of(([f, other, h], []), before)[1] is None
+    # Renamed: the old name and the new one, and the positions found again.
+    renamed, changed = reuse.names_of(([f, _function("k", object()), h], []), memo())
+    assert changed == {"g", "k"} and renamed.index == {"f": 0, "k": 1, "h": 2}
+    # Where the caller knows which were replaced, only the bodies are compared.
+    k = _function("k", g.body)
+    known, changed = reuse.names_of(([f, k, h], []), memo(), [1])
+    assert changed == {"g", "k"} and known.index == {"f": 0, "k": 1, "h": 2}
+    # A function more, or one fewer: compared by name.
+    added, changed = reuse.names_of(([f, g, _function("k", object()), h], []), memo())
+    assert changed == {"k"} and added.index == {"f": 0, "g": 1, "k": 2, "h": 3}
+    gone, changed = reuse.names_of(([f, h], []), memo())
+    assert changed == {"g"} and gone.index == {"f": 0, "h": 1}
 
 
 def test_the_functions_given_apart_are_those_found_among_all_the_items() -> None:

@@ -11,9 +11,10 @@ the host (H3101).
 
 from __future__ import annotations
 
+import bisect
 import functools
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from shapescript.check.algebra.stacked import Walk, run_stacked
@@ -151,6 +152,8 @@ def check_padding(
     complete: bool = True,
     previous: PaddingFacts | None = None,
     functions: tuple[list[ItemFacts], list[ItemFacts]] | None = None,
+    function_indexes: Sequence[int] | None = None,
+    replaced: Collection[int] | None = None,
 ) -> PaddingFacts:
     """Padding and recording facts for a checked file's functions, with H2001 and H3101.
 
@@ -161,19 +164,37 @@ def check_padding(
     `complete_later` to work out the rest when it is read. `previous`, the facts of an
     earlier version of the file, lends its walks of the trees that haven't changed.
     `functions`, when the caller has them: the items of `items` that declare functions
-    and those that declare extern fns, each in order (the only ones looked at)."""
+    and those that declare extern fns, each in order (the only ones looked at), with the
+    indexes in `items` of the functions (`function_indexes`) and of the items that aren't
+    the previous check's own (`replaced`), when every other one is."""
     fixed = frozenset(dims)
-    facts = _analysed(items, fixed, imports, several, complete, previous, functions)
+    moved = None
+    if functions is not None and function_indexes is not None and replaced is not None:
+        moved = _positions(function_indexes, replaced)
+    facts = _analysed(items, fixed, imports, several, complete, previous, functions, moved)
     if not complete:
         facts.complete_later = functools.partial(_complete, items, fixed, imports, several)
     return facts
 
 
+def _positions(indexes: Sequence[int], among: Collection[int]) -> list[int]:
+    """The positions in `indexes` (in order) of those that are `among` them."""
+    found = []
+    for index in among:
+        at = bisect.bisect_left(indexes, index)
+        if at < len(indexes) and indexes[at] == index:
+            found.append(at)
+    return found
+
+
 def _complete(
     items: list, fixed: frozenset[str], imports: Any, several: bool, found: PaddingFacts
 ) -> PaddingFacts:
-    """Every fact, reusing what the check for diagnostics found (`found`)."""
-    return _analysed(items, fixed, imports, several, True, found)
+    """Every fact, reusing what the check for diagnostics found (`found`), whose findings
+    the complete facts keep for the next check (they are of the same items)."""
+    facts = _analysed(items, fixed, imports, several, True, found)
+    facts.found = found.found
+    return facts
 
 
 def complete_facts(checked: Any) -> PaddingFacts | None:
@@ -215,35 +236,51 @@ def _analysed(
     complete: bool,
     previous: PaddingFacts | None,
     functions: tuple[list[ItemFacts], list[ItemFacts]] | None = None,
+    replaced: list[int] | None = None,
 ) -> PaddingFacts:
     with _ANALYSING:
-        _clear_tables()
         lent = previous.walks if previous is not None else None
         carried = lent is not None and len(lent.walked) <= 2 * lent.fresh
-        if carried:
-            assert lent is not None
-            _WALKED.update(lent.walked)
-            _CALLS.update(lent.calls)
-            _LOOPS.update(lent.loops)
-            _NAMES.update(lent.names)
-            _SHAPES.update(lent.shapes)
+        # The previous facts' walks become the tables themselves, not a copy: an entry
+        # holds its node, so it is right in any version that has the node, and the
+        # tables are only read and filled under the lock.
+        _set_tables(lent if carried else None)
         try:
-            analysis = _Analysis(items, dims, imports, functions)
+            names, changed = None, None
+            if not complete:
+                if functions is None:
+                    functions = _kinds(items)
+                memo = previous.found if previous is not None else None
+                names, changed = reuse.names_of(functions, memo, replaced)
+            analysis = _Analysis(items, dims, imports, functions, names)
             analysis.several = several
+            analysis.changed = changed
             facts = analysis.run() if complete else analysis.run_diagnostics(previous)
             fresh = lent.fresh if carried and lent is not None else len(_WALKED)
-            facts.walks = _Walks(
-                dict(_WALKED), dict(_CALLS), dict(_LOOPS), dict(_NAMES), dict(_SHAPES), fresh
-            )
+            facts.walks = _Walks(_WALKED, _CALLS, _LOOPS, _NAMES, _SHAPES, fresh)
             return facts
         finally:
-            _clear_tables()
+            _set_tables(None)
 
 
-def _clear_tables() -> None:
-    """Empty the module-wide tables an analysis fills (held under `_ANALYSING`)."""
-    for table in (_WALKED, _CALLS, _LOOPS, _NAMES, _SHAPES, _SHAPE_VALUES):
-        table.clear()
+def _set_tables(walks: _Walks | None) -> None:
+    """Make the module-wide tables an analysis fills those of `walks`, or empty ones
+    (held under `_ANALYSING`)."""
+    global _WALKED, _CALLS, _LOOPS, _NAMES, _SHAPES
+    if walks is None:
+        _WALKED, _CALLS, _LOOPS, _NAMES, _SHAPES = {}, {}, {}, {}, {}
+    else:
+        _WALKED, _CALLS, _LOOPS = walks.walked, walks.calls, walks.loops
+        _NAMES, _SHAPES = walks.names, walks.shapes
+    _SHAPE_VALUES.clear()
+
+
+def _kinds(items: list[ItemFacts]) -> tuple[list[ItemFacts], list[ItemFacts]]:
+    """The items that declare functions, and those that declare extern fns, in order."""
+    return (
+        [item for item in items if type(item.item) is ast.FnDecl],
+        [item for item in items if type(item.item) is ast.ExternFnDecl],
+    )
 
 
 #: The types with axes a padded axis can be among.
@@ -723,18 +760,46 @@ class _Analysis:
         dims: frozenset[str],
         imports: object,
         kinds: tuple[list[ItemFacts], list[ItemFacts]] | None = None,
+        names: reuse.Names | None = None,
     ) -> None:
         self.dims = dims
         self.imports = imports
         #: Whether the file runs on several devices.
         self.several = False
-        self.functions: dict[str, ItemFacts] = {}
-        self.externs: dict[str, ast.ExternFnDecl] = {}
-        # A keystroke's analysis of a big file runs this over every function: the first
-        # function of a name is kept as `setdefault` would. Given `kinds` (the functions'
-        # and the extern fns' items, apart), only those are looked at; else every item,
-        # by class.
-        functions, externs = self.functions, self.externs
+        #: The functions and extern fns that changed since the previous check (see
+        #: `reuse.names_of`); None: every one is looked at.
+        self.changed: set[str] | None = None
+        self.items, self.kinds, self.names = items, kinds, names
+        self.functions: Mapping[str, ItemFacts]
+        self.externs: dict[str, ast.ExternFnDecl]
+        if names is not None and kinds is not None:
+            # A keystroke's analysis: the names are the previous check's, patched.
+            self.functions = reuse.Functions(names.index, kinds[0])
+            self.externs = names.externs
+        else:
+            self.functions, self.externs = self._by_name(items, kinds)
+        self.axis_memo: dict[tuple[str, str, bool], Blocker | None] = {}
+        #: Whether the axis followed is a boolean selection's (whose positions aren't
+        #: in order, so `causal` and running sums along it have no masked version).
+        self.selection = False
+        self.need_memo: dict[tuple[str, str], bool] = {}
+        self.host_memo: dict[str, Blocker | None] = {}
+        self.selections_done: set[int] = set()
+        self.type_memo: dict[int, tuple[ItemFacts, dict[Span, Type]]] = {}
+        self.node_memo: dict[int, tuple[object, list[object]]] = {}
+        self.elementwise_memo: dict[str, bool] = {}
+        self.reached: dict[tuple[int, str], tuple[object, list[tuple[_Call, list[object]]]]] = {}
+        self.facts = PaddingFacts()
+
+    @staticmethod
+    def _by_name(
+        items: list[ItemFacts], kinds: tuple[list[ItemFacts], list[ItemFacts]] | None
+    ) -> tuple[dict[str, ItemFacts], dict[str, ast.ExternFnDecl]]:
+        """The functions and extern fns by name, the first function of a name kept as
+        `setdefault` would. Given `kinds` (the functions' and the extern fns' items,
+        apart), only those are looked at; else every item, by class."""
+        functions: dict[str, ItemFacts] = {}
+        externs: dict[str, ast.ExternFnDecl] = {}
         if kinds is not None:
             # The type() tests hold (the caller sorted the items so): they narrow for mypy.
             for item in kinds[0]:
@@ -753,18 +818,7 @@ class _Analysis:
                         functions[decl.name] = item
                 elif type(decl) is ast.ExternFnDecl:
                     externs[decl.name] = decl
-        self.axis_memo: dict[tuple[str, str, bool], Blocker | None] = {}
-        #: Whether the axis followed is a boolean selection's (whose positions aren't
-        #: in order, so `causal` and running sums along it have no masked version).
-        self.selection = False
-        self.need_memo: dict[tuple[str, str], bool] = {}
-        self.host_memo: dict[str, Blocker | None] = {}
-        self.selections_done: set[int] = set()
-        self.type_memo: dict[int, tuple[ItemFacts, dict[Span, Type]]] = {}
-        self.node_memo: dict[int, tuple[object, list[object]]] = {}
-        self.elementwise_memo: dict[str, bool] = {}
-        self.reached: dict[tuple[int, str], tuple[object, list[tuple[_Call, list[object]]]]] = {}
-        self.facts = PaddingFacts()
+        return functions, externs
 
     # ------------------------------------------------------------------ helpers
 
@@ -1367,61 +1421,71 @@ class _Analysis:
         """H2001 and H3101 alone, as `run` finds them: the loops over batches, then the
         steps (whose selections are worked out as the steps reach them). What `previous`
         found for a function is taken again when neither it nor anything it calls
-        changed; of those findings only the ones with loops or a step are looked at
-        (moved to where their function now is)."""
+        changed (`changed`, found before the analysis): the functions with loops are
+        moved to where they now are, the steps are taken whole and only those with a
+        blocker moved."""
         facts = self.facts
         functions = self.functions
-        now = reuse.versions(self)
         memo = previous.found if previous is not None else None
-        reused = reuse.unaffected(self, memo, now)
+        reused = reuse.unaffected(self, memo, self.changed)
         found = reused.found
         if reused.again is None:
             again = [name for name, item in functions.items() if item.body is not None]
         else:
-            # In the file's order, as a fresh check looks at them; extern fns (which
-            # have versions too) have no findings.
+            # In the file's order, as a fresh check looks at them.
             again = sorted(
-                (
-                    name
-                    for name in reused.again
-                    if (item := functions.get(name)) is not None and item.body is not None
-                ),
+                (name for name in reused.again if functions[name].body is not None),
                 key=lambda name: functions[name].base,
             )
-        for name in reused.notable:
-            old = found[name]
-            if old.loops:
-                for span, blocker, symbol in reuse.rebased_loops(self, functions[name], old):
-                    self.put_loop(span, blocker, symbol)
+        loops, loop_symbols = facts.loops, facts.loop_symbols
+        for name, old in found.items():
+            if not old.loops:
+                continue
+            base = functions[name].base
+            for span, kept, symbol in old.loops:
+                where = Span(span.start + base, span.end + base)
+                if kept is not None:
+                    self.put_loop(where, reuse.rebased(self, kept), symbol)
+                else:
+                    # `put_loop` of a padded loop, written out: most loops are.
+                    loops[where] = None
+                    if symbol is not None:
+                        loop_symbols[where] = symbol
+        fresh: dict[str, reuse.Found] = {}
         for name in again:
             item = functions[name]
-            found[name] = reuse.Found(reuse.relative_loops(self, item, self.loops_of(item)))
-        for name in reused.notable:
-            old = found[name]
-            if old.step:
-                self.put_step(name, reuse.rebased(self, old.blocker))
+            fresh[name] = reuse.Found(reuse.relative_loops(self, item, self.loops_of(item)))
+        facts.steps = reused.steps
+        for name in reused.blocked:
+            self.put_step(name, reuse.rebased(self, found[name].blocker))
         for name in again:
             item = functions[name]
             if not self.is_step(item):
                 continue
             blocker = self.host_blocker(name)
-            found[name].step = True
+            finding = fresh[name]
+            finding.step = True
             try:
-                found[name].blocker = reuse.relative(self, blocker)
+                finding.blocker = reuse.relative(self, blocker)
             except reuse.Elsewhere:
-                found[name].loops = None
+                finding.loops = None
             self.put_step(name, blocker)
-        notable = set(reused.notable)
-        notable.update(name for name in again if found[name].loops or found[name].step)
-        unkept = frozenset(name for name in again if found[name].loops is None)
+        for name, finding in fresh.items():
+            if finding.loops or finding.step:
+                found[name] = finding
+        if self.names is None:
+            self.names = reuse.names_of(self.kinds or _kinds(self.items), None)[0]
         facts.found = reuse.Memo(
-            now,
+            self.names,
             reuse.context(self),
             found,
             reused.refs,
             reused.callers,
-            frozenset(notable),
-            unkept,
+            frozenset(name for name, finding in fresh.items() if finding.loops is None),
+            facts.steps,
+            frozenset(name for name, blocker in facts.steps.items() if blocker is not None)
+            if reused.again is None
+            else reused.blocked.union(name for name in again if facts.steps.get(name) is not None),
         )
         return facts
 
