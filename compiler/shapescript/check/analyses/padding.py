@@ -168,10 +168,10 @@ def check_padding(
     indexes in `items` of the functions (`function_indexes`) and of the items that aren't
     the previous check's own (`replaced`), when every other one is."""
     fixed = frozenset(dims)
-    moved = None
+    replaced_at = None
     if functions is not None and function_indexes is not None and replaced is not None:
-        moved = _positions(function_indexes, replaced)
-    facts = _analysed(items, fixed, imports, several, complete, previous, functions, moved)
+        replaced_at = _positions(function_indexes, replaced)
+    facts = _analysed(items, fixed, imports, several, complete, previous, functions, replaced_at)
     if not complete:
         facts.complete_later = functools.partial(_complete, items, fixed, imports, several)
     return facts
@@ -236,7 +236,7 @@ def _analysed(
     complete: bool,
     previous: PaddingFacts | None,
     functions: tuple[list[ItemFacts], list[ItemFacts]] | None = None,
-    replaced: list[int] | None = None,
+    replaced_at: list[int] | None = None,
 ) -> PaddingFacts:
     with _ANALYSING:
         lent = previous.walks if previous is not None else None
@@ -251,7 +251,7 @@ def _analysed(
                 if functions is None:
                     functions = _kinds(items)
                 memo = previous.found if previous is not None else None
-                names, changed = reuse.names_of(functions, memo, replaced)
+                names, changed = reuse.names_of(functions, memo, replaced_at)
             analysis = _Analysis(items, dims, imports, functions, names)
             analysis.several = several
             analysis.changed = changed

@@ -6,8 +6,9 @@ batches or that is a step, those findings, with spans counted from the start of 
 function they are in; the next check takes them again for every function that neither
 changed nor calls, directly or through others, one that changed. The work of a keystroke
 is in the functions it reaches: the functions are compared with the previous ones in one
-pass by identity, the previous tables are copied whole and patched, and only the loops
-and the steps with blockers are moved to where their functions now are.
+pass by identity (`names_of`); the previous tables are taken over, shared or copied whole
+(the small ones), then patched; and only the loops and the steps with blockers are moved
+to where their functions now are.
 """
 
 from __future__ import annotations
@@ -81,6 +82,12 @@ class Functions(Mapping[str, "ItemFacts"]):
 
     def __len__(self) -> int:
         return len(self.positions)
+
+    def items(self) -> Iterator[tuple[str, ItemFacts]]:  # type: ignore[override]
+        """Each name with its function, made without a Python loop."""
+        return zip(
+            self.positions, map(self.in_order.__getitem__, self.positions.values()), strict=True
+        )
 
 
 _NOTHING: frozenset[str] = frozenset()
@@ -192,12 +199,14 @@ def names_of(
             )
         renamed = False
         for at in positions:
+            # Every item given is a function's (the caller sorted them so).
             item = functions[at]
-            before = decls[at]
-            decls[at], bodies[at] = item.item, item.body
-            changed.add(before.name)  # type: ignore[attr-defined]
-            changed.add(item.item.name)  # type: ignore[attr-defined]
-            renamed = renamed or before.name != item.item.name  # type: ignore[attr-defined]
+            before: Any = decls[at]
+            decl: Any = item.item
+            decls[at], bodies[at] = decl, item.body
+            changed.add(before.name)
+            changed.add(decl.name)
+            renamed = renamed or before.name != decl.name
         if renamed:
             index = _index(decls)
     else:
