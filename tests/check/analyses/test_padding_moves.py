@@ -56,6 +56,9 @@ EDITS = [
     ("    print(x)\n    return x\n", "    w = x\n    print(x)\n    return x\n"),
     ("    print(x)\n    return x\n", "    return x\n"),
     ("fn above(x: [n D]) -> [n D]:\n", "# a comment\nfn above(x: [n D]) -> [n D]:\n"),
+    # A function more above them (the functions are then compared by name), one renamed.
+    ("fn above(", "fn added(x: [n D]) -> [n D] = x\n\nfn above("),
+    ("fn noisy(x: [b D]) -> [b D]:\n", "fn noisier(x: [b D]) -> [b D]:\n"),
 ]
 
 
