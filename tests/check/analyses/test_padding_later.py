@@ -184,15 +184,15 @@ def test_functions_compared_side_by_side_find_each_change() -> None:
     before = memo()
     same, changed = reuse.names_of(([f, g, h], []), before)
     # Nothing changed: the previous tables themselves.
-    assert changed == set() and same is before.names and not same.spent
-    # A body checked again: that function, the previous lists taken over and patched.
+    assert changed == set() and same is before.names
+    # A body checked again: that function, in copies of the previous lists, patched.
     before = memo()
     other = ItemFacts(g.item, 0, None, object())
     patched, changed = reuse.names_of(([f, other, h], []), before)
     assert changed == {"g"} and patched.bodies[1] is other.body
-    assert before.names.spent and patched.index is before.names.index
-    # A spent memo is no memo: every name is new.
-    assert reuse.names_of(([f, other, h], []), before)[1] is None
+    assert before.names.bodies[1] is g.body and patched.index is before.names.index
+    # The previous memo can be started from again.
+    assert reuse.names_of(([f, other, h], []), before)[1] == {"g"}
     # Renamed: the old name and the new one, and the positions found again.
     renamed, changed = reuse.names_of(([f, _function("k", object()), h], []), memo())
     assert changed == {"g", "k"} and renamed.index == {"f": 0, "k": 1, "h": 2}

@@ -124,14 +124,16 @@ def test_a_line_above_takes_every_finding_again_moved(monkeypatch) -> None:
     _same_as_fresh(checked, edited)
 
 
-def test_a_check_from_a_version_another_check_started_from_finds_it_all_again() -> None:
+def test_a_check_from_a_version_another_check_started_from_is_as_fresh() -> None:
     previous = _check(TEXT)
     previous = _check(TEXT + "\n", previous)
     first = TEXT.replace("    print(x)\n    return x\n", "    return x\n") + "\n"
     second = TEXT.replace("    y = x * 2.0\n", "    y = x * 3.0\n") + "\n"
+    names = previous.padding.found.names
+    decls, bodies = list(names.decls), list(names.bodies)
     _same_as_fresh(_check(first, previous), first)
-    # `previous`'s tables were taken over by the first: the second finds them afresh.
-    assert previous.padding.found.names.spent
+    # The first check left `previous`'s tables as they were: the second starts from them.
+    assert names.decls == decls and names.bodies == bodies
     _same_as_fresh(_check(second, previous), second)
 
 

@@ -53,8 +53,6 @@ class Names:
     index: dict[str, int]
     extern_decls: list[object]
     externs: dict[str, ast.ExternFnDecl]
-    #: Set once a later check has taken over `decls` and `bodies`, which now are its.
-    spent: bool = False
 
 
 class Functions(Mapping[str, "ItemFacts"]):
@@ -177,12 +175,12 @@ def names_of(
     identity, in one pass without a Python loop: each body, and each declaration but
     where the caller knows which were `replaced` (their positions among the functions,
     every other one being the previous check's own). Where nothing changed, the previous
-    `Names` is this version's too; else its lists are taken over and patched (a copy
-    would touch every declaration of the file), and it is marked `spent`: a check that
-    starts from it again finds every name afresh. Called under `_ANALYSING`."""
+    `Names` is this version's too; else its lists are copied and patched (never
+    changed in place: the previous check's result may still be read, and another check
+    may start from it again once this one is cancelled). Called under `_ANALYSING`."""
     functions, extern_items = kinds
     old = memo.names if isinstance(memo, Memo) else None
-    if old is None or old.spent:
+    if old is None:
         return _names(functions, extern_items), None
     changed: set[str] = set()
     decls, bodies, index = old.decls, old.bodies, old.index
@@ -198,6 +196,8 @@ def names_of(
                 set(itertools.compress(range(len(functions)), bodies_differ)).union(replaced)
             )
         renamed = False
+        if positions:
+            decls, bodies = decls.copy(), bodies.copy()
         for at in positions:
             # Every item given is a function's (the caller sorted them so).
             item = functions[at]
@@ -223,7 +223,6 @@ def names_of(
         changed.update(old.externs.keys() - externs.keys())
     if not changed and decls is old.decls and extern_decls is old.extern_decls:
         return old, changed
-    old.spent = True
     return Names(decls, bodies, index, extern_decls, externs), changed
 
 
