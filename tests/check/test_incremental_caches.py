@@ -661,4 +661,5 @@ def test_an_analysis_leaves_the_previous_one_as_it_was() -> None:
         assert facts(previous) == before
         assert [item.body for item in previous.items] == bodies
         previous = again
-    assert any(a is b for a, b in zip(previous.items, checked(edits[-1], previous).items))
+    shared = zip(previous.items, checked(edits[-1], previous).items, strict=True)
+    assert any(a is b for a, b in shared)
