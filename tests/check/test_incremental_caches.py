@@ -663,3 +663,29 @@ def test_an_analysis_leaves_the_previous_one_as_it_was() -> None:
         previous = again
     shared = zip(previous.items, checked(edits[-1], previous).items, strict=True)
     assert any(a is b for a, b in shared)
+
+
+EFFECT = """\
+dim D = 4
+
+fn helper(x: [D], mode: Mode) -> [D] = dropout(x, 0.1, mode)
+
+fn other(x: [D]) -> [D] = x
+
+fn noisy(x: [n D], mode: Mode) -> [n D] = x |> map(row => helper(row, mode), over=n)
+"""
+
+
+def _here(result) -> str:
+    [diagnostic] = result.diagnostics
+    assert diagnostic.code == "E2403"
+    [label] = diagnostic.secondary
+    return result.source.text[label.span.start : label.span.end]
+
+
+def test_e2403_points_at_the_effect_in_the_function_called_also_after_an_edit_between() -> None:
+    first = checked(EFFECT)
+    assert _here(first) == "dropout(x, 0.1, mode)"
+    # A body between the two grows: the caller moves, the callee's effect doesn't.
+    moved = EFFECT.replace("-> [D] = x\n", "-> [D] = x + x\n")
+    assert _here(checked(moved, first)) == "dropout(x, 0.1, mode)"

@@ -1739,8 +1739,17 @@ class BodyChecker(CallChecker):
             f"an iterator stage's function may only compute a value: {problem}",
             node.span,
             "not independent",
+            # The effect's span counts from the file's start (`effect_of`), this body's
+            # diagnostics from its item's: one in another file's text has no place here.
             secondary=[
-                Label(self.reporter.local(label.span), label.message) for label in secondary
+                Label(
+                    self.reporter.local(
+                        Span(label.span.start - self.base, label.span.end - self.base)
+                    ),
+                    label.message,
+                )
+                for label in secondary
+                if self.source_text is self.program.source_text
             ],
             help="do this outside the chain, or use a for loop",
         )

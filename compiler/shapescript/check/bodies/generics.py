@@ -535,14 +535,18 @@ def _reusable(program: ProgramContext, outcome: Outcome) -> bool:
 
 
 #: The codes whose notes name lines in generic functions.
-LOCATED_CODES = frozenset({"E2311", "E2312"})
+LOCATED_CODES = frozenset({"E2311", "E2312", "E2403"})
 
 
 def body_reusable(program: ProgramContext, result: BodyResult) -> bool:
     """Whether a function body's result from an earlier check may be reused: unless it
-    reports errors of instances it calls, which name their lines, it can."""
-    if not any(diagnostic.code in LOCATED_CODES for diagnostic in result.diagnostics):
+    reports errors of instances it calls, which name their lines, or points into another
+    function (E2403's "here", which an edit between the two moves), it can."""
+    located = [d for d in result.diagnostics if d.code in LOCATED_CODES]
+    if not located:
         return True
+    if any(diagnostic.code == "E2403" and diagnostic.secondary for diagnostic in located):
+        return False
     return all(
         _same_place(program, target.instance) for target in result.facts.call_targets.values()
     )
