@@ -109,18 +109,31 @@ class CallChecker:
                     return PythonType()
                 if isinstance(what, UnknownType):
                     return UNKNOWN
+                axis = local is None and name in self.env.axes
                 kind = (
                     "a value"
                     if local is not None
+                    else "an axis name"
+                    if axis
                     else KIND_WORDS.get(self.scope.symbols[name].kind, "an axis name")
                     if name in self.scope.symbols
                     else "an axis name"
+                )
+                hidden = name in self.scope.symbols and self.scope.symbols[name].kind in (
+                    "fn",
+                    "extern",
                 )
                 self.reporter.report(
                     "E0303",
                     f"`{name}` is {kind}, not a function",
                     callee.span,
                     "called here",
+                    help=(
+                        f"the {'axis' if axis else 'value'} `{name}` here hides the "
+                        f"function `{name}`: rename one of them"
+                    )
+                    if hidden and (axis or local is not None)
+                    else None,
                 )
                 return UNKNOWN
             symbol = None if builtin else self.scope.symbols.get(name)
