@@ -168,3 +168,26 @@ def test_links_keep_their_changes_apart_until_they_are_many() -> None:
     folded = changed.changed(many | {"f": frozenset()})
     assert not folded.changes and "f" not in folded.base and folded.get("n7") == {"f"}
     assert base == {"f": frozenset({"g"}), "g": frozenset()}
+
+
+def test_the_walk_tables_are_dropped_once_they_have_doubled() -> None:
+    from benchmarks.generate import generate_program
+
+    # Changing a dim checks every body again, with new types: the shapes of the old ones
+    # would otherwise be kept for ever, one table's worth per edit.
+    text = generate_program(600, 0)
+    checked = _check(text)
+    sizes = []
+    for number in range(24):
+        edited = text.replace("dim D1 = 1024", f"dim D1 = {2048 if number % 2 == 0 else 1024}")
+        checked = _check(edited, checked)
+        walks = checked.padding.walks
+        sizes.append(
+            len(walks.walked)
+            + len(walks.calls)
+            + len(walks.loops)
+            + len(walks.names)
+            + len(walks.shapes)
+        )
+    assert "dim D1 = 1024" in text
+    assert max(sizes) <= 3 * sizes[0], sizes

@@ -211,9 +211,9 @@ def complete_facts(checked: Any) -> PaddingFacts | None:
 class _Walks:
     """The walks of a file's trees (`_expressions`, `_calls`, `_loops`, `_names`) and the
     shapes of its types, by the id of each node or type, kept with it so that an id is
-    never taken for another's. `fresh` is how many walks there were when none was reused:
-    entries of trees an edit replaced are carried along until there are twice as many,
-    then dropped."""
+    never taken for another's. `fresh` is how many entries the tables had when none was
+    reused: entries of trees and types an edit replaced are carried along until there
+    are twice as many, then dropped."""
 
     walked: dict[int, tuple[object, list[object]]]
     calls: dict[int, tuple[object, list[_Call]]]
@@ -221,6 +221,16 @@ class _Walks:
     names: dict[int, tuple[object, frozenset[str]]]
     shapes: dict[int, tuple[object, tuple[frozenset[str], tuple[str | None, ...]]]]
     fresh: int
+
+    def size(self) -> int:
+        """How many entries the tables hold."""
+        return (
+            len(self.walked)
+            + len(self.calls)
+            + len(self.loops)
+            + len(self.names)
+            + len(self.shapes)
+        )
 
 
 #: Held through an analysis: its tables are module-wide, and the language server runs
@@ -240,7 +250,9 @@ def _analysed(
 ) -> PaddingFacts:
     with _ANALYSING:
         lent = previous.walks if previous is not None else None
-        carried = lent is not None and len(lent.walked) <= 2 * lent.fresh
+        # Each keystroke's new body makes new nodes and types: the tables are dropped
+        # once they have doubled, or they would keep every version's.
+        carried = lent is not None and lent.size() <= 2 * lent.fresh
         # The previous facts' walks become the tables themselves, not a copy: an entry
         # holds its node, so it is right in any version that has the node, and the
         # tables are only read and filled under the lock.
@@ -256,8 +268,9 @@ def _analysed(
             analysis.several = several
             analysis.changed = changed
             facts = analysis.run() if complete else analysis.run_diagnostics(previous)
-            fresh = lent.fresh if carried and lent is not None else len(_WALKED)
-            facts.walks = _Walks(_WALKED, _CALLS, _LOOPS, _NAMES, _SHAPES, fresh)
+            walks = _Walks(_WALKED, _CALLS, _LOOPS, _NAMES, _SHAPES, 0)
+            walks.fresh = lent.fresh if carried and lent is not None else walks.size()
+            facts.walks = walks
             return facts
         finally:
             _set_tables(None)
